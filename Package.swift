@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The module graph of ARCHITECTURE.md §2. Dependencies point one way:
+// DataModel (YAML → compiled model) and Mapping (inference) never see SQLite;
+// only SQLiteStore touches the C API; ModelMigration ties them together; the CLI
+// parses, calls and renders.
+let package = Package(
+    name: "ModelMigration",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "ModelMigration", targets: ["ModelMigration"]),
+        .executable(name: "migrate", targets: ["MigrateCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        .target(
+            name: "DataModel",
+            dependencies: [
+                "CYAML",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "Mapping", dependencies: ["DataModel"]),
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel"]),
+        .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "SQLiteStore"]),
+        .target(
+            name: "Migrations",
+            dependencies: ["ModelMigration"],
+            path: "Migrations",
+            exclude: ["Contacts"],
+            sources: ["Policies"]
+        ),
+        .executableTarget(
+            name: "MigrateCLI",
+            dependencies: [
+                "ModelMigration",
+                "Migrations",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "TestSupport", dependencies: ["ModelMigration"]),
+        .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestSupport"]),
+        .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

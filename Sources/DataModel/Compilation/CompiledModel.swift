@@ -1,0 +1,111 @@
+/// A compiled attribute: the description plus where it is declared and its hash.
+public struct CompiledAttribute: Sendable, Hashable, Codable {
+    /// The attribute as written (in the entity that declares it).
+    public var declaration: AttributeDescription
+    /// The entity that declares it (an ancestor for inherited attributes).
+    public var declaredIn: String
+    /// Core Data's property version hash.
+    public var versionHash: VersionHash
+
+    /// The attribute's name.
+    public var name: String { declaration.name }
+}
+
+/// A compiled relationship: the description plus where it is declared, its hash and
+/// its resolved inverse.
+public struct CompiledRelationship: Sendable, Hashable, Codable {
+    /// The relationship as written.
+    public var declaration: RelationshipDescription
+    /// The entity that declares it.
+    public var declaredIn: String
+    /// The entity that declares the inverse relationship, when there is one.
+    public var inverseEntity: String?
+    /// Core Data's property version hash.
+    public var versionHash: VersionHash
+
+    /// The relationship's name.
+    public var name: String { declaration.name }
+    /// True when both this side and its inverse are to-many.
+    public var isManyToMany: Bool
+}
+
+/// A compiled entity: inheritance resolved, every property (own and inherited),
+/// and Core Data's entity version hash.
+public struct CompiledEntity: Sendable, Hashable, Codable {
+    /// The entity's name.
+    public var name: String
+    /// The parent entity.
+    public var parent: String?
+    /// The topmost ancestor (itself for a root): its table holds this entity's rows.
+    public var root: String
+    /// Direct subentities, by name.
+    public var subentities: [String]
+    /// Abstract entities have no instances of their own.
+    public var isAbstract: Bool
+    /// Every attribute, inherited ones included, sorted by name.
+    public var attributes: [CompiledAttribute]
+    /// Every relationship, inherited ones included, sorted by name.
+    public var relationships: [CompiledRelationship]
+    /// Own uniqueness constraints.
+    public var uniqueness: [[String]]
+    /// Own fetch indexes.
+    public var indexes: [IndexDescription]
+    /// The previous name (`renamedFrom`).
+    public var renamedFrom: String?
+    /// `hashModifier`.
+    public var hashModifier: String?
+    /// Core Data's entity version hash (`NSEntityDescription.versionHash`).
+    public var versionHash: VersionHash
+    /// Where the entity is written.
+    public var location: SourceLocation
+
+    /// An attribute by name (own or inherited).
+    public func attribute(named name: String) -> CompiledAttribute? { attributes.first { $0.name == name } }
+    /// A relationship by name (own or inherited).
+    public func relationship(named name: String) -> CompiledRelationship? { relationships.first { $0.name == name } }
+}
+
+/// One compiled model version: entities, hashes and storage layout.
+public struct CompiledVersion: Sendable, Hashable, Codable {
+    /// The model's name.
+    public var model: String
+    /// The version number.
+    public var version: Int
+    /// The `identifier:` label, if any.
+    public var identifier: String?
+    /// Entities sorted by name.
+    public var entities: [CompiledEntity]
+    /// Entity name → version hash (`NSStoreModelVersionHashes`).
+    public var versionHashes: [String: VersionHash]
+    /// `NSStoreModelVersionHashesDigest`: base64 SHA-512 over name ‖ hash, in name order.
+    public var versionHashesDigest: String
+    /// Our layout hash: also covers what Core Data does not hash (defaults, indexes,
+    /// renames, delete rules, transformers), so index-only changes are recognised.
+    public var layoutHash: VersionHash
+    /// Tables, columns, join tables and indexes of a new store of this version.
+    public var layout: StorageLayout
+    /// The file it was compiled from.
+    public var file: String
+
+    /// The entity with this name.
+    public func entity(named name: String) -> CompiledEntity? {
+        entities.first { $0.name == name }
+    }
+}
+
+/// Every version of a model, compiled: what `migrate compile` writes and the other
+/// modules consume.
+public struct CompiledModel: Sendable, Hashable, Codable {
+    /// The model's name.
+    public var name: String
+    /// Versions in ascending order.
+    public var versions: [CompiledVersion]
+
+    /// The highest version.
+    public var current: CompiledVersion { versions[versions.count - 1] }
+
+    /// A version by number.
+    public func version(_ number: Int) -> CompiledVersion? {
+        versions.first { $0.version == number }
+    }
+}

@@ -1,0 +1,216 @@
+/// Builds the `StorageLayout` of a compiled version with Core Data's naming:
+/// `Z<ENTITY>` tables, `Z<PROPERTY>` columns (numeric suffixes on clashes within a
+/// table), `Z_<n><RELATIONSHIP>` join tables, `Z_FOK_` order columns, and indexes
+/// named as Core Data names them (`ZCAR_ZOWNER_INDEX`, `Z_Car_UNIQUE_numberPlate`).
+struct LayoutBuilder {
+    let entities: [CompiledEntity]
+    let byName: [String: CompiledEntity]
+    let numbers: [String: Int]
+
+    init(entities: [CompiledEntity], entityNumbers: [String: Int]? = nil) {
+        self.entities = entities
+        byName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+        if let entityNumbers {
+            numbers = entityNumbers
+        } else {
+            let order = ModelCompiler.defaultEntityOrder(entities.map { ($0.name, $0.parent) })
+            numbers = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($0.element, $0.offset + 1) })
+        }
+    }
+
+    /// The SQL type a column of this attribute type is declared with. Decimals are
+    /// declared TEXT so that SQLite's NUMERIC affinity cannot round them (it keeps
+    /// 15 digits); Core Data's own stores say DECIMAL and are read as they are.
+    static func columnType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .decimal: "TEXT"
+        case .double, .float: "FLOAT"
+        case .string, .uri: "VARCHAR"
+        case .date: "TIMESTAMP"
+        case .binary, .uuid, .transformable: "BLOB"
+        }
+    }
+
+    /// Column order within a table, as Core Data writes it: foreign keys, then by type.
+    private static func rank(_ column: StorageLayout.Column) -> Int {
+        switch column.role {
+        case .primaryKey: return 0
+        case .entityNumber: return 1
+        case .changeCounter: return 2
+        case .toOne: return 3
+        case .order: return 4
+        case .joinKey: return 3
+        case .attribute:
+            switch column.type {
+            case "INTEGER": return 5
+            case "TEXT": return 6
+            case "FLOAT": return 7
+            case "TIMESTAMP": return 8
+            case "VARCHAR": return 9
+            default: return 10
+            }
+        }
+    }
+
+    func build() -> StorageLayout {
+        let order = numbers.sorted { $0.value < $1.value }.map(\.key)
+        var tables: [StorageLayout.Table] = []
+        var indexes: [StorageLayout.Index] = []
+        var usedNames: [String: Set<String>] = [:]
+
+        func unique(_ base: String, in table: String) -> String {
+            var name = base
+            var suffix = 1
+            while usedNames[table, default: []].contains(name) {
+                name = "\(base)\(suffix)"
+                suffix += 1
+            }
+            usedNames[table, default: []].insert(name)
+            return name
+        }
+
+        // Entity tables: one per root, holding the columns of the whole hierarchy.
+        var columnsByTable: [String: [StorageLayout.Column]] = [:]
+        var tableOrder: [String] = []
+        for name in order {
+            guard let entity = byName[name] else { continue }
+            let table = "Z" + entity.root.uppercased()
+            if entity.parent == nil {
+                tableOrder.append(table)
+                usedNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
+                columnsByTable[table] = [
+                    .init(name: "Z_PK", type: "INTEGER", role: .primaryKey),
+                    .init(name: "Z_ENT", type: "INTEGER", role: .entityNumber),
+                    .init(name: "Z_OPT", type: "INTEGER", role: .changeCounter),
+                ]
+            }
+            var own: [StorageLayout.Column] = []
+            for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient {
+                own.append(.init(name: a.name, type: Self.columnType(a.declaration.type), role: .attribute(entity: name, property: a.name)))
+            }
+            for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient && !r.declaration.isToMany {
+                own.append(.init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name)))
+            }
+            own.sort { ($0.name.utf16.lexicographicallyPrecedes($1.name.utf16)) }
+            for var column in own {
+                column.name = unique("Z" + column.name.uppercased(), in: table)
+                columnsByTable[table, default: []].append(column)
+            }
+        }
+        // Order columns of ordered one-to-many relationships live with the to-one side.
+        for name in order {
+            guard let entity = byName[name] else { continue }
+            for r in entity.relationships where r.declaredIn == name && r.declaration.isOrdered && !r.isManyToMany && !r.declaration.isTransient {
+                guard let inverse = r.declaration.inverse, let destination = byName[r.declaration.destination] else { continue }
+                let table = "Z" + destination.root.uppercased()
+                let column = StorageLayout.Column(name: unique("Z_FOK_" + inverse.uppercased(), in: table), type: "INTEGER",
+                                                  role: .order(entity: name, relationship: r.name))
+                columnsByTable[table, default: []].append(column)
+            }
+        }
+        for table in tableOrder {
+            let root = byName.values.first { "Z" + $0.root.uppercased() == table && $0.parent == nil }!
+            var columns = columnsByTable[table] ?? []
+            columns = columns.enumerated().sorted {
+                let (l, r) = (Self.rank($0.element), Self.rank($1.element))
+                return l != r ? l < r : $0.offset < $1.offset
+            }.map(\.element)
+            tables.append(.init(name: table, entity: root.name, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
+        }
+
+        // Join tables: one per many-to-many pair (stored by the side whose entity,
+        // then relationship, sorts first) and one per to-many without an inverse.
+        for name in order {
+            guard let entity = byName[name] else { continue }
+            for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && !r.declaration.isTransient {
+                let d = r.declaration
+                let hasToOneInverse = d.inverse != nil && !r.isManyToMany
+                if hasToOneInverse { continue }
+                if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity {
+                    let me = (name, r.name), other = (inverseOwner, inverseName)
+                    let mineFirst = me.0 != other.0 ? me.0.utf16.lexicographicallyPrecedes(other.0.utf16)
+                                                    : !other.1.utf16.lexicographicallyPrecedes(me.1.utf16)
+                    if !mineFirst { continue }
+                }
+                let sourceNumber = numbers[name] ?? 0
+                let destinationNumber = numbers[d.destination] ?? 0
+                let tableName = "Z_\(sourceNumber)\(r.name.uppercased())"
+                usedNames[tableName] = []
+                let sourceColumnBase = "Z_\(sourceNumber)" + (d.inverse ?? name).uppercased()
+                let sourceColumn = unique(sourceColumnBase, in: tableName)
+                let destinationColumn = unique("Z_\(destinationNumber)\(r.name.uppercased())", in: tableName)
+                var columns: [StorageLayout.Column] = [
+                    .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: name, relationship: d.inverse ?? "")),
+                    .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
+                ]
+                if d.isOrdered {
+                    columns.append(.init(name: unique("Z_FOK_" + destinationColumn.dropFirst(2), in: tableName), type: "INTEGER",
+                                         role: .order(entity: name, relationship: r.name)))
+                }
+                if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
+                   let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.isOrdered {
+                    columns.append(.init(name: unique("Z_FOK_" + sourceColumn.dropFirst(2), in: tableName), type: "INTEGER",
+                                         role: .order(entity: inverseOwner, relationship: inverseName)))
+                }
+                tables.append(.init(name: tableName, entity: name, joinRelationship: "\(name).\(r.name)",
+                                    columns: columns, primaryKey: [sourceColumn, destinationColumn]))
+                indexes.append(.init(name: "\(tableName)_\(destinationColumn)_INDEX", table: tableName,
+                                     columns: [.init(name: destinationColumn, isDescending: false), .init(name: sourceColumn, isDescending: false)],
+                                     isUnique: false, condition: nil))
+            }
+        }
+
+        // Indexes of entity tables.
+        for table in tables where table.joinRelationship == nil {
+            let hierarchy = entities.filter { $0.root == table.entity }
+            for column in table.columns {
+                if case .toOne = column.role {
+                    indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
+                }
+            }
+            if hierarchy.count > 1 {
+                indexes.append(.init(name: "\(table.name)_Z_ENT_INDEX", table: table.name,
+                                     columns: [.init(name: "Z_ENT", isDescending: false)], isUnique: false, condition: nil))
+            }
+            for column in table.columns {
+                if case .attribute(let entityName, let property) = column.role,
+                   byName[entityName]?.attribute(named: property)?.declaration.isIndexed == true {
+                    indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
+                }
+            }
+            for name in order {
+                guard let entity = byName[name], entity.root == table.entity else { continue }
+                let condition = entity.parent == nil ? nil : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
+                for constraint in entity.uniqueness {
+                    let columns = constraint.compactMap { columnName(for: $0, of: entity, in: table) }
+                    indexes.append(.init(name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
+                                         columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition))
+                }
+                for index in entity.indexes {
+                    let columns = index.elements.compactMap { element in
+                        columnName(for: element.property, of: entity, in: table).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
+                    }
+                    indexes.append(.init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil))
+                }
+            }
+        }
+        return StorageLayout(entityNumbers: numbers, tables: tables, indexes: indexes)
+    }
+
+    func subtree(of name: String) -> [String] {
+        [name] + (byName[name]?.subentities ?? []).flatMap { subtree(of: $0) }
+    }
+
+    func columnName(for property: String, of entity: CompiledEntity, in table: StorageLayout.Table) -> String? {
+        if let a = entity.attribute(named: property) {
+            return table.column(for: .attribute(entity: a.declaredIn, property: property))?.name
+        }
+        if let r = entity.relationship(named: property) {
+            return table.column(for: .toOne(entity: r.declaredIn, relationship: property))?.name
+        }
+        return nil
+    }
+}

@@ -1,0 +1,88 @@
+/// The SQLite layout of a model version, following Core Data's conventions
+/// (ARCHITECTURE.md §5): one table per root entity, `Z`-prefixed columns, join
+/// tables for many-to-many relationships, `Z_FOK_` order columns.
+public struct StorageLayout: Sendable, Hashable, Codable {
+    /// What a column stores.
+    public enum Role: Sendable, Hashable, Codable {
+        /// `Z_PK`, the row's primary key.
+        case primaryKey
+        /// `Z_ENT`, the row's entity number.
+        case entityNumber
+        /// `Z_OPT`, Core Data's change counter.
+        case changeCounter
+        /// An attribute's value.
+        case attribute(entity: String, property: String)
+        /// A to-one relationship's destination primary key.
+        case toOne(entity: String, relationship: String)
+        /// The position of a row in an ordered to-many relationship (`Z_FOK_…`).
+        case order(entity: String, relationship: String)
+        /// A join table column holding the primary keys of `entity`'s rows, which
+        /// `relationship` (of the other end) points to.
+        case joinKey(entity: String, relationship: String)
+    }
+
+    /// One column.
+    public struct Column: Sendable, Hashable, Codable {
+        /// The column name, e.g. `ZFIRSTNAME`.
+        public var name: String
+        /// The declared SQL type, e.g. `VARCHAR`.
+        public var type: String
+        /// What it stores.
+        public var role: Role
+    }
+
+    /// One table.
+    public struct Table: Sendable, Hashable, Codable {
+        /// The table name, e.g. `ZPERSON` or `Z_2TAGS`.
+        public var name: String
+        /// The root entity whose hierarchy the table stores; for a join table, the
+        /// entity declaring the relationship it stores.
+        public var entity: String
+        /// For a join table, the relationship it stores (as `Entity.relationship`).
+        public var joinRelationship: String?
+        /// Columns in declaration order.
+        public var columns: [Column]
+        /// Primary key columns (join tables: both key columns).
+        public var primaryKey: [String]
+
+        /// The column storing a role, if any.
+        public func column(for role: Role) -> Column? { columns.first { $0.role == role } }
+    }
+
+    /// One index.
+    public struct Index: Sendable, Hashable, Codable {
+        /// The index name.
+        public var name: String
+        /// The indexed table.
+        public var table: String
+        /// Indexed columns with their order.
+        public var columns: [IndexColumn]
+        /// Unique index (uniqueness constraints).
+        public var isUnique: Bool
+        /// A partial index condition, for constraints of subentities (`Z_ENT IN (…)`).
+        public var condition: String?
+    }
+
+    /// One column of an index.
+    public struct IndexColumn: Sendable, Hashable, Codable {
+        /// The column name.
+        public var name: String
+        /// Descending order when true.
+        public var isDescending: Bool
+    }
+
+    /// Entity name → `Z_ENT` number.
+    public var entityNumbers: [String: Int]
+    /// Tables: entity tables in entity-number order, then join tables.
+    public var tables: [Table]
+    /// Indexes, in creation order.
+    public var indexes: [Index]
+
+    /// The table of a root entity or a join table, by table name.
+    public func table(named name: String) -> Table? { tables.first { $0.name == name } }
+
+    /// The table storing an entity's rows (its root's table).
+    public func table(forEntity root: String) -> Table? {
+        tables.first { $0.joinRelationship == nil && $0.entity == root }
+    }
+}

@@ -1,0 +1,395 @@
+/// Turns the YAML tree of one version file into a `ModelVersionDescription`, with a
+/// diagnostic for every problem the file shows on its own (cross-entity checks are
+/// the validator's).
+struct ModelDecoder {
+    static let versionKeys = ["model", "version", "identifier", "entities"]
+    static let entityKeys = ["parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier"]
+    static let attributeKeys = ["type", "optional", "default", "transient", "indexed", "renamedFrom", "hashModifier",
+                                "externalStorage", "preserveAfterDeletion", "transformer", "min", "max"]
+    static let relationshipKeys = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "transient",
+                                   "minCount", "maxCount", "renamedFrom", "hashModifier"]
+    static let indexKeys = ["name", "properties"]
+    static let indexElementKeys = ["property", "order"]
+
+    var reader: NodeReader
+
+    init(file: String) {
+        reader = NodeReader(file: file)
+    }
+
+    /// Decodes a version; `nil` only when the root is unusable (diagnostics say why).
+    mutating func decode(_ root: YAMLNode) -> ModelVersionDescription? {
+        guard let pairs = reader.mapping(root, subject: "model file", allowed: Self.versionKeys) else { return nil }
+        var model: String?
+        var version: Int?
+        var identifier: String?
+        var entities: [EntityDescription] = []
+        var sawEntities = false
+        var modelLocation: SourceLocation?
+        var versionLocation: SourceLocation?
+        for (key, _, value) in pairs {
+            switch key {
+            case "model":
+                modelLocation = value.location
+                if let name = reader.string(value, subject: "model") {
+                    if Identifier.isModelName(name) { model = name } else {
+                        reader.error("model: '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter)", at: value)
+                    }
+                }
+            case "version":
+                versionLocation = value.location
+                if let number = reader.integer(value, subject: "version") {
+                    if number >= 1 { version = number } else { reader.error("version: must be 1 or more, found \(number)", at: value) }
+                }
+            case "identifier":
+                identifier = reader.string(value, subject: "identifier")
+            case "entities":
+                sawEntities = true
+                entities = decodeEntities(value)
+            default: break
+            }
+        }
+        if model == nil, !pairs.contains(where: { $0.key == "model" }) {
+            reader.error("model file: missing required key 'model'", at: root)
+        }
+        if version == nil, !pairs.contains(where: { $0.key == "version" }) {
+            reader.error("model file: missing required key 'version'", at: root)
+        }
+        if !sawEntities {
+            reader.error("model file: missing required key 'entities'", at: root)
+        }
+        return ModelVersionDescription(model: model ?? "", version: version ?? 0, identifier: identifier,
+                                       entities: entities, file: reader.file,
+                                       modelLocation: modelLocation, versionLocation: versionLocation)
+    }
+
+    private mutating func decodeEntities(_ node: YAMLNode) -> [EntityDescription] {
+        guard let pairs = reader.mapping(node, subject: "entities", allowed: []) else { return [] }
+        if pairs.isEmpty {
+            reader.error("entities: a model version needs at least one entity", at: node)
+        }
+        return pairs.compactMap { decodeEntity(name: $0.key, keyNode: $0.keyNode, body: $0.value) }
+    }
+
+    private mutating func decodeEntity(name: String, keyNode: YAMLNode, body: YAMLNode) -> EntityDescription? {
+        let subject = "entity '\(name)'"
+        if !Identifier.isEntityName(name) {
+            reader.error("\(subject): not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)", at: keyNode)
+        }
+        var entity = EntityDescription(name: name, location: keyNode.location)
+        guard let pairs = reader.mapping(body, subject: subject, allowed: Self.entityKeys) else { return entity }
+        for (key, _, value) in pairs {
+            switch key {
+            case "parent":
+                entity.parent = reader.string(value, subject: "\(subject): parent")
+            case "abstract":
+                entity.isAbstract = reader.bool(value, subject: "\(subject): abstract") ?? false
+            case "attributes":
+                guard let attributes = reader.mapping(value, subject: "\(subject): attributes", allowed: []) else { break }
+                entity.attributes = attributes.compactMap { decodeAttribute(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value) }
+            case "relationships":
+                guard let relationships = reader.mapping(value, subject: "\(subject): relationships", allowed: []) else { break }
+                entity.relationships = relationships.compactMap { decodeRelationship(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value) }
+            case "uniqueness":
+                entity.uniqueness = decodeUniqueness(value, subject: "\(subject): uniqueness")
+            case "indexes":
+                entity.indexes = decodeIndexes(value, entity: name, subject: "\(subject): indexes")
+            case "renamedFrom":
+                entity.renamedFrom = reader.string(value, subject: "\(subject): renamedFrom")
+            case "hashModifier":
+                entity.hashModifier = reader.string(value, subject: "\(subject): hashModifier")
+            default: break
+            }
+        }
+        return entity
+    }
+
+    private mutating func decodeAttribute(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> AttributeDescription? {
+        let subject = "attribute '\(entity).\(name)'"
+        if !Identifier.isPropertyName(name) {
+            reader.error("\(subject): not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", at: keyNode)
+        }
+        // Short form: `name: string` or `name: string?`.
+        if case .scalar = value.content, !value.isNull {
+            guard let (type, optional) = parseType(value, subject: subject) else { return nil }
+            return AttributeDescription(name: name, type: type, isOptional: optional, location: keyNode.location)
+        }
+        guard let pairs = reader.mapping(value, subject: subject, allowed: Self.attributeKeys) else { return nil }
+        guard let typePair = pairs.first(where: { $0.key == "type" }) else {
+            reader.error("\(subject): missing required key 'type'", at: value.isNull ? keyNode : value,
+                         hint: "write `\(name): string` or `\(name): { type: string, … }`")
+            return nil
+        }
+        guard let (type, optionalFromType) = parseType(typePair.value, subject: subject) else { return nil }
+        var attribute = AttributeDescription(name: name, type: type, isOptional: optionalFromType, location: keyNode.location)
+        var defaultNode: YAMLNode?
+        var limitNodes: [(String, YAMLNode)] = []
+        for (key, keyNode, node) in pairs {
+            switch key {
+            case "optional":
+                if let flag = reader.bool(node, subject: "\(subject): optional") {
+                    if optionalFromType, !flag {
+                        reader.error("\(subject): 'optional: false' contradicts the type '\(type.rawValue)?'", at: keyNode)
+                    }
+                    attribute.isOptional = flag || optionalFromType
+                }
+            case "default": defaultNode = node
+            case "transient": attribute.isTransient = reader.bool(node, subject: "\(subject): transient") ?? false
+            case "indexed": attribute.isIndexed = reader.bool(node, subject: "\(subject): indexed") ?? false
+            case "renamedFrom": attribute.renamedFrom = reader.string(node, subject: "\(subject): renamedFrom")
+            case "hashModifier": attribute.hashModifier = reader.string(node, subject: "\(subject): hashModifier")
+            case "externalStorage":
+                attribute.allowsExternalStorage = reader.bool(node, subject: "\(subject): externalStorage") ?? false
+                if attribute.allowsExternalStorage, type != .binary {
+                    reader.error("\(subject): externalStorage applies to binary attributes only, not \(type.rawValue)", at: keyNode)
+                }
+            case "preserveAfterDeletion":
+                attribute.preservesValueInHistoryOnDeletion = reader.bool(node, subject: "\(subject): preserveAfterDeletion") ?? false
+            case "transformer":
+                attribute.transformer = reader.string(node, subject: "\(subject): transformer")
+                if type != .transformable {
+                    reader.error("\(subject): transformer applies to transformable attributes only, not \(type.rawValue)", at: keyNode)
+                }
+            case "min", "max": limitNodes.append((key, node))
+            default: break
+            }
+        }
+        if let node = defaultNode, !node.isNull {
+            attribute.defaultValue = parseValue(node, type: type, subject: "\(subject): default")
+        }
+        for (key, node) in limitNodes {
+            let limit = parseLimit(node, type: type, subject: "\(subject): \(key)")
+            if key == "min" { attribute.minimum = limit } else { attribute.maximum = limit }
+        }
+        checkLimits(attribute, subject: subject, defaultNode: defaultNode)
+        return attribute
+    }
+
+    private mutating func parseType(_ node: YAMLNode, subject: String) -> (AttributeType, Bool)? {
+        guard let text = reader.string(node, subject: "\(subject): type") else { return nil }
+        let optional = text.hasSuffix("?")
+        let bare = optional ? String(text.dropLast()) : text
+        if let type = AttributeType(rawValue: bare) { return (type, optional) }
+        let names = AttributeType.allCases.map(\.rawValue)
+        reader.error("\(subject): unknown type '\(bare)'", at: node,
+                     hint: Suggestions.hint(for: bare, in: names) ?? "types are: \(names.joined(separator: ", "))")
+        return nil
+    }
+
+    private mutating func parseValue(_ node: YAMLNode, type: AttributeType, subject: String) -> AttributeValue? {
+        guard case .scalar(let text, let style) = node.content else {
+            reader.error("\(subject): expected a \(type.rawValue) value, found \(reader.describe(node))", at: node)
+            return nil
+        }
+        // A quoted "true" for a boolean is a string someone meant as text; accept it
+        // anyway, the parse per type decides.
+        _ = style
+        switch DefaultValueParser.parse(text, as: type) {
+        case .success(let value): return value
+        case .failure(let failure):
+            reader.error("\(subject): \(failure.message)", at: node)
+            return nil
+        }
+    }
+
+    private mutating func parseLimit(_ node: YAMLNode, type: AttributeType, subject: String) -> AttributeValue? {
+        switch type {
+        case .string, .binary, .uri:
+            guard let length = reader.unsignedInteger(node, subject: "\(subject) (a length)") else { return nil }
+            return .integer(Int64(clamping: length))
+        case .integer16, .integer32, .integer64, .decimal, .double, .float, .date:
+            return parseValue(node, type: type, subject: subject)
+        case .boolean, .uuid, .transformable:
+            reader.error("\(subject): \(type.rawValue) attributes have no limits", at: node)
+            return nil
+        }
+    }
+
+    private mutating func checkLimits(_ attribute: AttributeDescription, subject: String, defaultNode: YAMLNode?) {
+        func number(_ value: AttributeValue?) -> Double? {
+            switch value {
+            case .integer(let v)?: Double(v)
+            case .double(let v)?, .date(let v)?: v
+            case .decimal(let v)?: Double(v)
+            default: nil
+            }
+        }
+        let lower = number(attribute.minimum), upper = number(attribute.maximum)
+        if let lower, let upper, lower > upper {
+            reader.error("\(subject): min is greater than max", at: attribute.location)
+        }
+        guard let node = defaultNode, let value = attribute.defaultValue else { return }
+        var measured: Double?
+        switch value {
+        case .string(let s): measured = Double(s.count)
+        case .binary(let b): measured = Double(b.count)
+        case .uri(let u): measured = Double(u.count)
+        default: measured = number(value)
+        }
+        if let measured, let lower, measured < lower {
+            reader.error("\(subject): default \(value) is below min \(attribute.minimum!)", at: node)
+        } else if let measured, let upper, measured > upper {
+            reader.error("\(subject): default \(value) is above max \(attribute.maximum!)", at: node)
+        }
+    }
+
+    private mutating func decodeRelationship(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> RelationshipDescription? {
+        let subject = "relationship '\(entity).\(name)'"
+        if !Identifier.isPropertyName(name) {
+            reader.error("\(subject): not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", at: keyNode)
+        }
+        guard let pairs = reader.mapping(value, subject: subject, allowed: Self.relationshipKeys) else { return nil }
+        guard let destinationPair = pairs.first(where: { $0.key == "destination" }),
+              let destination = reader.string(destinationPair.value, subject: "\(subject): destination") else {
+            if !pairs.contains(where: { $0.key == "destination" }) {
+                reader.error("\(subject): missing required key 'destination'", at: value.isNull ? keyNode : value)
+            }
+            return nil
+        }
+        var relationship = RelationshipDescription(name: name, destination: destination, location: keyNode.location)
+        var orderedNode: YAMLNode?
+        var maxCountNode: YAMLNode?
+        for (key, keyNode, node) in pairs {
+            switch key {
+            case "toMany": relationship.isToMany = reader.bool(node, subject: "\(subject): toMany") ?? false
+            case "ordered":
+                relationship.isOrdered = reader.bool(node, subject: "\(subject): ordered") ?? false
+                orderedNode = keyNode
+            case "inverse": relationship.inverse = reader.string(node, subject: "\(subject): inverse")
+            case "deleteRule":
+                guard let text = reader.string(node, subject: "\(subject): deleteRule") else { break }
+                if let rule = DeleteRule(rawValue: text) {
+                    relationship.deleteRule = rule
+                } else {
+                    let names = DeleteRule.allCases.map(\.rawValue)
+                    reader.error("\(subject): unknown delete rule '\(text)'", at: node,
+                                 hint: Suggestions.hint(for: text, in: names) ?? "delete rules are: \(names.joined(separator: ", "))")
+                }
+            case "optional": relationship.isOptional = reader.bool(node, subject: "\(subject): optional") ?? true
+            case "transient": relationship.isTransient = reader.bool(node, subject: "\(subject): transient") ?? false
+            case "minCount": relationship.minCount = reader.unsignedInteger(node, subject: "\(subject): minCount")
+            case "maxCount":
+                relationship.maxCount = reader.unsignedInteger(node, subject: "\(subject): maxCount")
+                maxCountNode = node
+            case "renamedFrom": relationship.renamedFrom = reader.string(node, subject: "\(subject): renamedFrom")
+            case "hashModifier": relationship.hashModifier = reader.string(node, subject: "\(subject): hashModifier")
+            default: break
+            }
+        }
+        if relationship.isOrdered, !relationship.isToMany, let orderedNode {
+            reader.error("\(subject): only to-many relationships can be ordered", at: orderedNode, hint: "add `toMany: true` or remove `ordered`")
+        }
+        if !relationship.isToMany, let maxCount = relationship.maxCount, maxCount != 1, let maxCountNode {
+            reader.error("\(subject): a to-one relationship has maxCount 1, found \(maxCount)", at: maxCountNode, hint: "add `toMany: true`")
+        }
+        if let minCount = relationship.minCount, let maxCount = relationship.maxCount, maxCount > 0, minCount > maxCount {
+            reader.error("\(subject): minCount \(minCount) is greater than maxCount \(maxCount)", at: maxCountNode ?? keyNode)
+        }
+        return relationship
+    }
+
+    private mutating func decodeUniqueness(_ node: YAMLNode, subject: String) -> [UniquenessConstraint] {
+        guard let items = reader.sequence(node, subject: subject) else { return [] }
+        var result: [UniquenessConstraint] = []
+        for item in items {
+            // `[[email]]` or the shorthand `[email]` for single-property constraints.
+            if case .scalar = item.content, let name = reader.string(item, subject: subject) {
+                result.append(UniquenessConstraint(properties: [name], location: item.location))
+                continue
+            }
+            guard let names = reader.sequence(item, subject: subject) else { continue }
+            let properties = names.compactMap { reader.string($0, subject: subject) }
+            if properties.isEmpty {
+                reader.error("\(subject): a constraint needs at least one property", at: item)
+            } else if properties.count == names.count {
+                result.append(UniquenessConstraint(properties: properties, location: item.location))
+            }
+        }
+        return result
+    }
+
+    private mutating func decodeIndexes(_ node: YAMLNode, entity: String, subject: String) -> [IndexDescription] {
+        guard let items = reader.sequence(node, subject: subject) else { return [] }
+        var result: [IndexDescription] = []
+        for item in items {
+            var name: String?
+            var elementNodes: [YAMLNode] = []
+            switch item.content {
+            case .scalar:
+                elementNodes = [item]
+            case .sequence(let nodes):
+                elementNodes = nodes
+            case .mapping:
+                guard let pairs = reader.mapping(item, subject: subject, allowed: Self.indexKeys) else { continue }
+                for (key, _, value) in pairs {
+                    if key == "name" { name = reader.string(value, subject: "\(subject): name") }
+                    if key == "properties" { elementNodes = reader.sequence(value, subject: "\(subject): properties") ?? [] }
+                }
+                if !pairs.contains(where: { $0.key == "properties" }) {
+                    reader.error("\(subject): missing required key 'properties'", at: item)
+                    continue
+                }
+            }
+            var elements: [IndexDescription.Element] = []
+            for elementNode in elementNodes {
+                if case .mapping = elementNode.content {
+                    guard let pairs = reader.mapping(elementNode, subject: subject, allowed: Self.indexElementKeys) else { continue }
+                    var property: String?
+                    var descending = false
+                    for (key, _, value) in pairs {
+                        if key == "property" { property = reader.string(value, subject: "\(subject): property") }
+                        if key == "order", let order = reader.string(value, subject: "\(subject): order") {
+                            switch order {
+                            case "ascending": descending = false
+                            case "descending": descending = true
+                            default: reader.error("\(subject): order must be ascending or descending, found '\(order)'", at: value)
+                            }
+                        }
+                    }
+                    if let property { elements.append(.init(property: property, isDescending: descending, location: elementNode.location)) }
+                } else if let property = reader.string(elementNode, subject: subject) {
+                    elements.append(.init(property: property, isDescending: false, location: elementNode.location))
+                }
+            }
+            guard !elements.isEmpty else {
+                if elementNodes.isEmpty { reader.error("\(subject): an index needs at least one property", at: item) }
+                continue
+            }
+            let generated = "by" + elements.map { $0.property.prefix(1).uppercased() + $0.property.dropFirst() }.joined()
+            if let name, !Identifier.isIndexName(name) {
+                reader.error("\(subject): '\(name)' is not a valid index name (ASCII letters, digits and '_')", at: item)
+            }
+            result.append(IndexDescription(name: name ?? generated, elements: elements, location: item.location))
+        }
+        return result
+    }
+}
+
+/// Name rules shared by decoding and validation.
+enum Identifier {
+    private static func isASCIIWord(_ text: Substring) -> Bool {
+        text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    }
+
+    /// `Person`, `FavoriteProduct`: an uppercase ASCII letter, then letters, digits, '_'.
+    static func isEntityName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isUppercase else { return false }
+        return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
+    }
+
+    /// `firstName`: a lowercase ASCII letter, then letters, digits, '_'.
+    static func isPropertyName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLowercase else { return false }
+        return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
+    }
+
+    static func isIndexName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return isASCIIWord(text.dropFirst())
+    }
+
+    static func isModelName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return text.dropFirst().allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+}

@@ -1,0 +1,102 @@
+/// Reads typed values out of YAML nodes, collecting a diagnostic for every problem
+/// instead of stopping at the first.
+struct NodeReader {
+    var file: String
+    var diagnostics: [Diagnostic] = []
+
+    mutating func error(_ message: String, at node: YAMLNode, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.error, message, at: node.location, hint: hint))
+    }
+
+    mutating func error(_ message: String, at location: SourceLocation?, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.error, message, at: location, hint: hint))
+    }
+
+    mutating func warning(_ message: String, at location: SourceLocation?, hint: String? = nil) {
+        diagnostics.append(Diagnostic(.warning, message, at: location, hint: hint))
+    }
+
+    /// The pairs of a mapping (null counts as empty), reporting unknown keys.
+    mutating func mapping(_ node: YAMLNode, subject: String, allowed: [String]) -> [(key: String, keyNode: YAMLNode, value: YAMLNode)]? {
+        if node.isNull { return [] }
+        guard let pairs = node.mappingPairs else {
+            error("\(subject): expected a mapping, found \(describe(node))", at: node)
+            return nil
+        }
+        var result: [(String, YAMLNode, YAMLNode)] = []
+        for pair in pairs {
+            guard let key = pair.key.scalarText else {
+                error("\(subject): keys must be plain names, found \(pair.key.kindDescription)", at: pair.key)
+                continue
+            }
+            if !allowed.isEmpty, !allowed.contains(key) {
+                error("\(subject): unknown key '\(key)'", at: pair.key,
+                      hint: Suggestions.hint(for: key, in: allowed) ?? "expected one of: \(allowed.joined(separator: ", "))")
+                continue
+            }
+            result.append((key, pair.key, pair.value))
+        }
+        return result
+    }
+
+    /// A non-empty string scalar.
+    mutating func string(_ node: YAMLNode, subject: String) -> String? {
+        guard case .scalar(let text, _) = node.content, !node.isNull else {
+            error("\(subject): expected a string, found \(describe(node))", at: node)
+            return nil
+        }
+        guard !text.isEmpty else {
+            error("\(subject): must not be empty", at: node)
+            return nil
+        }
+        return text
+    }
+
+    /// A plain `true`/`false` (also `yes`/`no`, as YAML 1.1 reads them).
+    mutating func bool(_ node: YAMLNode, subject: String) -> Bool? {
+        if case .scalar(let text, .plain) = node.content {
+            switch text.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: break
+            }
+        }
+        error("\(subject): expected true or false, found \(describe(node))", at: node)
+        return nil
+    }
+
+    /// A plain non-negative integer.
+    mutating func unsignedInteger(_ node: YAMLNode, subject: String) -> UInt64? {
+        if case .scalar(let text, .plain) = node.content, let value = UInt64(text) { return value }
+        error("\(subject): expected a non-negative integer, found \(describe(node))", at: node)
+        return nil
+    }
+
+    /// A plain integer.
+    mutating func integer(_ node: YAMLNode, subject: String) -> Int? {
+        if case .scalar(let text, .plain) = node.content, let value = Int(text) { return value }
+        error("\(subject): expected an integer, found \(describe(node))", at: node)
+        return nil
+    }
+
+    /// A sequence's items; a single scalar counts as a one-item sequence when `allowScalar`.
+    mutating func sequence(_ node: YAMLNode, subject: String) -> [YAMLNode]? {
+        if node.isNull { return [] }
+        guard let items = node.sequenceItems else {
+            error("\(subject): expected a list, found \(describe(node))", at: node)
+            return nil
+        }
+        return items
+    }
+
+    func describe(_ node: YAMLNode) -> String {
+        switch node.content {
+        case .scalar(let text, _):
+            if node.isNull { return "nothing (null)" }
+            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+            return "'\(shown)'"
+        case .sequence: return "a list"
+        case .mapping: return "a mapping"
+        }
+    }
+}

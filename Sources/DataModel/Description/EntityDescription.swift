@@ -1,0 +1,101 @@
+/// A fetch index on an entity (Core Data's `NSFetchIndexDescription`): not hashed,
+/// part of the layout hash.
+public struct IndexDescription: Sendable, Hashable, Codable {
+    /// One indexed property and its direction.
+    public struct Element: Sendable, Hashable, Codable {
+        /// The property's name.
+        public var property: String
+        /// Descending order when true.
+        public var isDescending: Bool
+        /// Where the element is written.
+        public var location: SourceLocation
+    }
+
+    /// The index name; generated from the property names when the file gives none.
+    public var name: String
+    /// The indexed properties, in order.
+    public var elements: [Element]
+    /// Where the index is written.
+    public var location: SourceLocation
+}
+
+/// A uniqueness constraint: a set of property names whose values are unique together.
+public struct UniquenessConstraint: Sendable, Hashable, Codable {
+    /// The property names, in the order written.
+    public var properties: [String]
+    /// Where the constraint is written.
+    public var location: SourceLocation
+
+    /// How Core Data hashes it: the names joined with ".".
+    public var hashText: String { properties.joined(separator: ".") }
+}
+
+/// An entity as written in one model version file.
+public struct EntityDescription: Sendable, Hashable, Codable {
+    /// The entity's name (starts with an uppercase letter).
+    public var name: String
+    /// The parent entity, for inheritance.
+    public var parent: String?
+    /// Abstract entities have no instances of their own.
+    public var isAbstract: Bool = false
+    /// Attributes in file order.
+    public var attributes: [AttributeDescription] = []
+    /// Relationships in file order.
+    public var relationships: [RelationshipDescription] = []
+    /// Uniqueness constraints (hashed).
+    public var uniqueness: [UniquenessConstraint] = []
+    /// Fetch indexes (not hashed).
+    public var indexes: [IndexDescription] = []
+    /// Core Data's `renamingIdentifier`: the entity's name in the previous version.
+    public var renamedFrom: String?
+    /// Core Data's `versionHashModifier`.
+    public var hashModifier: String?
+    /// Where the entity's name is written.
+    public var location: SourceLocation
+
+    /// Creates an entity description.
+    public init(name: String, location: SourceLocation) {
+        self.name = name
+        self.location = location
+    }
+
+    /// The location of a declared property, attribute or relationship.
+    public func location(ofProperty name: String) -> SourceLocation? {
+        attributes.first { $0.name == name }?.location ?? relationships.first { $0.name == name }?.location
+    }
+}
+
+/// One version of a model, as written in `Models/<Model>/<N>.yaml`.
+public struct ModelVersionDescription: Sendable, Hashable, Codable {
+    /// The model's name (`model:` key).
+    public var model: String
+    /// The version number (`version:` key; equals the file name).
+    public var version: Int
+    /// The optional `identifier:` label (→ `NSStoreModelVersionIdentifiers`).
+    public var identifier: String?
+    /// Entities in file order.
+    public var entities: [EntityDescription]
+    /// The file it was read from.
+    public var file: String
+    /// Where the `model:` value is written.
+    public var modelLocation: SourceLocation
+    /// Where the `version:` value is written.
+    public var versionLocation: SourceLocation
+
+    /// Creates a version description.
+    public init(model: String, version: Int, identifier: String? = nil, entities: [EntityDescription], file: String,
+                modelLocation: SourceLocation? = nil, versionLocation: SourceLocation? = nil) {
+        self.model = model
+        self.version = version
+        self.identifier = identifier
+        self.entities = entities
+        self.file = file
+        self.modelLocation = modelLocation ?? SourceLocation(file: file, line: 1, column: 1)
+        self.versionLocation = versionLocation ?? SourceLocation(file: file, line: 1, column: 1)
+    }
+
+    /// The entity with a given name.
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+}

@@ -1,0 +1,144 @@
+/// Why a text is not a value of an attribute type.
+public struct ValueParseFailure: Error, Sendable, Hashable {
+    /// `expected …`-style detail, for people.
+    public var message: String
+}
+
+/// Parses attribute values (defaults, limits) from their text, per type, exactly.
+public enum DefaultValueParser {
+    /// Largest significand `NSDecimalNumber` holds: 38 decimal digits.
+    public static let maximumDecimalDigits = 38
+
+    /// Parses `text` as a value of `type`.
+    public static func parse(_ text: String, as type: AttributeType) -> Result<AttributeValue, ValueParseFailure> {
+        func fail(_ message: String) -> Result<AttributeValue, ValueParseFailure> { .failure(.init(message: message)) }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            guard let range = type.integerRange, let value = parseInteger(text) else {
+                return fail("'\(text)' is not an integer")
+            }
+            guard range.contains(value.clamped) , !value.overflowed else {
+                return fail("\(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))")
+            }
+            return .success(.integer(value.clamped))
+        case .decimal:
+            guard let canonical = canonicalDecimal(text) else {
+                return fail("'\(text)' is not an exact decimal number (digits with an optional sign, point and exponent)")
+            }
+            let digits = canonical.filter(\.isNumber).drop(while: { $0 == "0" })
+            let significand = digits.prefix(while: { $0 != "e" && $0 != "E" })
+            if significand.count > maximumDecimalDigits {
+                return fail("'\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold exactly")
+            }
+            return .success(.decimal(canonical))
+        case .double, .float:
+            guard isDecimalNumberSyntax(text), let value = Double(text), value.isFinite else {
+                return fail("'\(text)' is not a finite number")
+            }
+            if type == .float, !Float(value).isFinite {
+                return fail("\(text) is out of range for float")
+            }
+            return .success(.double(value))
+        case .string:
+            return .success(.string(text))
+        case .boolean:
+            switch text.lowercased() {
+            case "true", "yes": return .success(.boolean(true))
+            case "false", "no": return .success(.boolean(false))
+            default: return fail("'\(text)' is not a boolean (true or false)")
+            }
+        case .date:
+            guard let seconds = ISO8601.parse(text) else {
+                return fail("'\(text)' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)")
+            }
+            return .success(.date(seconds))
+        case .uuid:
+            guard let uuid = canonicalUUID(text) else {
+                return fail("'\(text)' is not a UUID (8-4-4-4-12 hexadecimal digits)")
+            }
+            return .success(.uuid(uuid))
+        case .uri:
+            guard isURI(text) else {
+                return fail("'\(text)' is not an absolute URI (scheme:rest, e.g. https://example.com)")
+            }
+            return .success(.uri(text))
+        case .binary:
+            guard let bytes = Base64.decode(text) else {
+                return fail("'\(text)' is not base64-encoded binary data")
+            }
+            return .success(.binary(bytes))
+        case .transformable:
+            return fail("transformable attributes cannot have a default value")
+        }
+    }
+
+    private static func parseInteger(_ text: String) -> (clamped: Int64, overflowed: Bool)? {
+        var scalars = Substring(text)
+        var negative = false
+        if let first = scalars.first, first == "-" || first == "+" {
+            negative = first == "-"
+            scalars = scalars.dropFirst()
+        }
+        guard !scalars.isEmpty, scalars.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        var value: Int64 = 0
+        for digit in scalars {
+            let d = Int64(digit.asciiValue! - 48)
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = negative ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
+            if o1 || o2 { return (negative ? Int64.min : Int64.max, true) }
+            value = a
+        }
+        return (value, false)
+    }
+
+    private static func isDecimalNumberSyntax(_ text: String) -> Bool {
+        canonicalDecimal(text) != nil
+    }
+
+    /// `[+-]digits[.digits][e[+-]digits]`, returned without a leading `+`.
+    static func canonicalDecimal(_ text: String) -> String? {
+        let chars = Array(text.utf8)
+        var i = 0
+        var out = ""
+        if i < chars.count, chars[i] == UInt8(ascii: "-") || chars[i] == UInt8(ascii: "+") {
+            if chars[i] == UInt8(ascii: "-") { out.append("-") }
+            i += 1
+        }
+        func digits() -> Int {
+            let start = i
+            while i < chars.count, chars[i] >= 48, chars[i] <= 57 { i += 1 }
+            return i - start
+        }
+        let start = i
+        let intDigits = digits()
+        var fracDigits = 0
+        if i < chars.count, chars[i] == UInt8(ascii: ".") {
+            i += 1
+            fracDigits = digits()
+        }
+        guard intDigits + fracDigits > 0 else { return nil }
+        if i < chars.count, chars[i] == UInt8(ascii: "e") || chars[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < chars.count, chars[i] == UInt8(ascii: "-") || chars[i] == UInt8(ascii: "+") { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard i == chars.count else { return nil }
+        out += String(decoding: chars[start...], as: UTF8.self)
+        return out
+    }
+
+    static func canonicalUUID(_ text: String) -> String? {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12],
+              groups.allSatisfy({ $0.allSatisfy(\.isHexDigit) && $0.allSatisfy(\.isASCII) }) else { return nil }
+        return text.lowercased()
+    }
+
+    static func isURI(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+            && !text.contains(where: { $0.isWhitespace })
+    }
+}

@@ -1,0 +1,103 @@
+import DataModel
+
+/// How one destination property gets its value.
+public enum PropertySource: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Copied from a source property of the same or another name (`$source.name`).
+    case copy(from: String)
+    /// Copied from a source property and converted (numeric widening, to-one ↔ to-many…).
+    case convert(from: String, conversion: Conversion)
+    /// A new property, filled with its default (or nil when optional).
+    case defaultValue(AttributeValue?)
+    /// Computed by the entity's custom policy.
+    case policy
+
+    public var description: String {
+        switch self {
+        case .copy(let name): "$source.\(name)"
+        case .convert(let name, let conversion): "\(conversion)($source.\(name))"
+        case .defaultValue(let value?): "default \(value)"
+        case .defaultValue(nil): "nil"
+        case .policy: "policy"
+        }
+    }
+}
+
+/// A value conversion inference may apply while copying.
+public enum Conversion: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A wider integer, or integer/float to double or decimal.
+    case widen
+    /// Optional to required: nil values take the destination's default.
+    case fillDefault
+    /// To-one becomes to-many or the reverse (a shape change of the relationship storage).
+    case reshape
+    /// Unordered becomes ordered (order of primary keys) or the reverse.
+    case reorder
+
+    public var description: String { rawValue }
+}
+
+/// One destination property and where its value comes from.
+public struct PropertyMapping: Sendable, Hashable, Codable {
+    /// The destination property's name.
+    public var name: String
+    /// Where the value comes from.
+    public var source: PropertySource
+    /// True for relationships.
+    public var isRelationship: Bool
+}
+
+/// How one destination entity is produced.
+public struct EntityMapping: Sendable, Hashable, Codable {
+    /// The kind of mapping, as Core Data's `NSEntityMappingType`.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// Same shape: rows carried over as they are.
+        case copy
+        /// A new entity, no source rows.
+        case add
+        /// A removed entity: its rows are dropped.
+        case remove
+        /// Rows carried over with property changes.
+        case transform
+        /// Rows produced by a user policy.
+        case custom
+    }
+
+    /// The mapping's name (`SourceToDestination`, as Core Data names them).
+    public var name: String
+    /// The kind.
+    public var kind: Kind
+    /// The source entity (nil for `add`).
+    public var source: String?
+    /// The destination entity (nil for `remove`).
+    public var destination: String?
+    /// The policy name for `custom`.
+    public var policy: String?
+    /// Destination properties in name order (empty for `remove`).
+    public var properties: [PropertyMapping]
+    /// Source properties that have no destination (dropped data).
+    public var droppedProperties: [String]
+}
+
+/// The mapping between two versions of a model: what `migrate diff` prints and the
+/// planner turns into SQL.
+public struct MappingModel: Sendable, Hashable, Codable {
+    /// The model's name.
+    public var model: String
+    /// The source version.
+    public var sourceVersion: Int
+    /// The destination version.
+    public var destinationVersion: Int
+    /// Entity mappings in destination entity name order, removals last.
+    public var entityMappings: [EntityMapping]
+    /// The mapping file it came from, when any (otherwise fully inferred).
+    public var mappingFile: String?
+
+    /// Creates a mapping model.
+    public init(model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil) {
+        self.model = model
+        self.sourceVersion = sourceVersion
+        self.destinationVersion = destinationVersion
+        self.entityMappings = entityMappings
+        self.mappingFile = mappingFile
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ArgumentParser
+import DataModel
+
+/// `migrate compile [PATH] [-o FILE]`: the compiled model as JSON, or a summary.
+struct Compile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compile every version into entity metadata, version hashes and storage layout.",
+        discussion: "Writes JSON with a stable key order to stdout, or to FILE with -o (then a summary is printed). Exit 1 when a model has errors."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("A models folder, a model folder or a version file.", valueName: "path"))
+    var path: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the JSON to this file.", valueName: "file"))
+    var output: String?
+
+    @Flag(name: .long, help: "Print a human summary (versions, entities, abbreviated hashes) instead of JSON.")
+    var summary = false
+
+    func run() throws {
+        let result = ModelLoader.load(path: path ?? global.models)
+        let models: [CompiledModel]
+        do {
+            models = try result.compiledModels()
+        } catch {
+            Output.err(DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+            throw ExitStatus.failure
+        }
+        let warnings = result.diagnostics.filter { $0.severity != .error }
+        if !warnings.isEmpty, !global.json {
+            Output.err(DiagnosticRenderer(sources: result.sources).render(warnings))
+        }
+        let json = try CompiledModel.json(models)
+        if let output {
+            do {
+                try json.write(toFile: output, atomically: true, encoding: .utf8)
+            } catch {
+                Output.err("\(output): cannot write: \(error.localizedDescription)")
+                throw ExitStatus.failure
+            }
+        }
+        if summary || (output != nil && !global.json) {
+            Output.out(models.map(\.summary).joined(separator: "\n"))
+            if let output { Output.out("wrote \(output)") }
+        } else if output == nil {
+            Output.out(json)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// The `migrate` command: Core Data model versioning and store migration for
+/// deploy pipelines. Exit codes are part of the interface (README, "Exit codes").
+@main
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
+        version: "0.1.0",
+        subcommands: [Validate.self, Compile.self]
+    )
+}
+
+/// Options every subcommand shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The folder of models (Models/<Model>/<N>.yaml).", valueName: "path"))
+    var models: String = "./Models"
+
+    @Option(name: .long, help: ArgumentHelp("The folder of mapping files and policies.", valueName: "path"))
+    var migrations: String = "./Migrations"
+
+    @Flag(name: .long, help: "Write machine-readable JSON to stdout instead of text.")
+    var json = false
+}
+
+/// Stable exit codes (README, "Exit codes").
+enum ExitStatus {
+    static let failure = ExitCode(1)
+    static let migrationNeeded = ExitCode(3)
+    static let noMigrationPath = ExitCode(4)
+    static let unknownVersion = ExitCode(5)
+    static let usage = ExitCode(64)
+}

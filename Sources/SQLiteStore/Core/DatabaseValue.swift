@@ -1,0 +1,112 @@
+/// A value as SQLite stores it: one of its five storage classes.
+///
+/// Its `description` is an SQL literal (`NULL`, `42`, `1.5`, `'it''s'`, `X'0A0B'`), so
+/// values can be shown in plans and messages as they would be written in SQL.
+public enum DatabaseValue: Sendable, Hashable {
+    /// SQL `NULL`.
+    case null
+    /// A 64-bit signed integer.
+    case integer(Int64)
+    /// An IEEE 754 double. SQLite stores NaN as `NULL`.
+    case real(Double)
+    /// UTF-8 text; may contain NUL characters.
+    case text(String)
+    /// Bytes; an empty blob is not `NULL`.
+    case blob([UInt8])
+}
+
+extension DatabaseValue {
+    /// An integer value.
+    public init(_ value: Int64) { self = .integer(value) }
+    /// An integer value.
+    public init(_ value: Int) { self = .integer(Int64(value)) }
+    /// A boolean stored as 0 or 1, as Core Data stores it.
+    public init(_ value: Bool) { self = .integer(value ? 1 : 0) }
+    /// A real value.
+    public init(_ value: Double) { self = .real(value) }
+    /// A text value.
+    public init(_ value: String) { self = .text(value) }
+    /// A blob value.
+    public init(_ value: [UInt8]) { self = .blob(value) }
+
+    /// Whether the value is `NULL`.
+    public var isNull: Bool { self == .null }
+
+    /// The integer, for `.integer` only.
+    public var int64: Int64? {
+        if case .integer(let value) = self { value } else { nil }
+    }
+
+    /// The number, for `.real` and for `.integer` (converted): a column without REAL
+    /// affinity keeps integral doubles as integers.
+    public var double: Double? {
+        switch self {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        default: nil
+        }
+    }
+
+    /// The text, for `.text` only.
+    public var string: String? {
+        if case .text(let value) = self { value } else { nil }
+    }
+
+    /// The bytes, for `.blob` only.
+    public var blob: [UInt8]? {
+        if case .blob(let value) = self { value } else { nil }
+    }
+}
+
+extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByStringLiteral
+{
+    /// An integer literal as `.integer`.
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A float literal as `.real`.
+    public init(floatLiteral value: Double) { self = .real(value) }
+    /// A string literal as `.text`.
+    public init(stringLiteral value: String) { self = .text(value) }
+}
+
+extension DatabaseValue: CustomStringConvertible {
+    /// The value as an SQL literal.
+    public var description: String {
+        switch self {
+        case .null:
+            return "NULL"
+        case .integer(let value):
+            return String(value)
+        case .real(let value):
+            // SQLite has no literal for infinity or NaN; 9e999 overflows to infinity when
+            // parsed (the trick sqlite3's own `.dump` uses), and NaN is stored as NULL.
+            if value.isNaN { return "NULL" }
+            if value.isInfinite { return value < 0 ? "-9e999" : "9e999" }
+            return String(value)  // "3.0", "1e-05": still REAL when parsed back
+        case .text(let value):
+            return quotedSQLText(value)
+        case .blob(let bytes):
+            let digits: [Character] = Array("0123456789ABCDEF")
+            var hex = "X'"
+            hex.reserveCapacity(bytes.count * 2 + 3)
+            for byte in bytes {
+                hex.append(digits[Int(byte >> 4)])
+                hex.append(digits[Int(byte & 0x0F)])
+            }
+            return hex + "'"
+        }
+    }
+}
+
+/// `text` between single quotes, inner quotes doubled. Works on Unicode scalars: a quote
+/// followed by a combining mark is one `Character` but still a quote to SQLite.
+private func quotedSQLText(_ text: String) -> String {
+    var result = String.UnicodeScalarView()
+    result.append("'")
+    for scalar in text.unicodeScalars {
+        result.append(scalar)
+        if scalar == "'" { result.append("'") }
+    }
+    result.append("'")
+    return String(result)
+}
