@@ -144,6 +144,15 @@ private typealias SourceLocation = DataModel.SourceLocation
         ]))
     }
 
+    @Test func anAliasRefersToTheLatestAnchorOfItsName() throws {
+        let root = try load("a: &x 1\nb: &x [&x 2, *x]\nc: *x\n")
+        #expect(root == mapping(1, 1, [
+            (key("a", 1, 1), scalar("1", 1, 4)),
+            (key("b", 2, 1), sequence(2, 4, [scalar("2", 2, 8), scalar("2", 2, 8)])),
+            (key("c", 3, 1), scalar("2", 2, 8)),
+        ]))
+    }
+
     @Test func explicitTagsAreKeptAsLibYAMLResolvesThem() throws {
         let root = try load("""
             %TAG !e! tag:example.com,2024:
@@ -339,6 +348,7 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(recursive?.kind == .unsupported)
         #expect(recursive?.description
             == "test.yaml:1:11: error: alias '*x' refers to a node that contains it; recursive aliases are not supported")
+        #expect(failure("a: &x 1\nb: &x [*x]\n")?.kind == .unsupported)
         let version = failure("%YAML 2.0\n---\na: 1\n")
         #expect(version?.kind == .unsupported)
         #expect(version?.description

@@ -214,3 +214,19 @@ struct LayoutBuilder {
         return nil
     }
 }
+
+extension CompiledVersion {
+    /// The layout of this version in a store whose entities carry the given numbers
+    /// (stores keep their numbers for life; new entities get new numbers). Entities
+    /// missing from `entityNumbers` are numbered after the highest one, in Core
+    /// Data's default order.
+    public func layout(entityNumbers: [String: Int]) -> StorageLayout {
+        var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
+        var next = (entityNumbers.values.max() ?? 0) + 1
+        for name in ModelCompiler.defaultEntityOrder(entities.map { ($0.name, $0.parent) }) where numbers[name] == nil {
+            numbers[name] = next
+            next += 1
+        }
+        return LayoutBuilder(entities: entities, entityNumbers: numbers).build()
+    }
+}

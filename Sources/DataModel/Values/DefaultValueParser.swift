@@ -127,6 +127,9 @@ public enum DefaultValueParser {
         return out
     }
 
+    /// The canonical lowercase form of a UUID string, or nil.
+    public static func canonicalUUIDValue(_ text: String) -> String? { canonicalUUID(text) }
+
     static func canonicalUUID(_ text: String) -> String? {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         guard groups.map(\.count) == [8, 4, 4, 4, 12],

@@ -12,6 +12,8 @@ struct YAMLTreeBuilder {
         var location: SourceLocation
         var tag: String?
         var anchor: String?
+        /// The position of `anchor` among all anchors of the document.
+        var anchorOccurrence = 0
         var items: [YAMLNode] = []
         var pairs: [YAMLNode.Pair] = []
         /// A mapping's key waiting for its value.
@@ -24,8 +26,12 @@ struct YAMLTreeBuilder {
 
     private let source: YAMLSourceText
     private var stack: [OpenCollection] = []
-    /// Anchored nodes by name, with their node counts; a later anchor of the same name wins.
+    /// Finished anchored nodes by name, with their node counts.
     private var anchors: [String: (node: YAMLNode, nodeCount: Int)] = [:]
+    /// The latest occurrence of each anchor name: an alias refers to the anchor written
+    /// last before it, even when that anchor's collection is still open.
+    private var latestAnchorOccurrence: [String: Int] = [:]
+    private var anchorOccurrences = 0
     private var nodeCount = 0
     private var aliasedNodeCount = 0
 
@@ -41,14 +47,17 @@ struct YAMLTreeBuilder {
                             at mark: LibYAMLParser.Mark) throws(YAMLError) {
         try count(1, at: mark)
         let node = YAMLNode(.scalar(text, style), at: source.location(mark), tag: tag)
-        if let anchor { anchors[anchor] = (node, 1) }
+        if let anchor {
+            _ = occur(anchor)
+            anchors[anchor] = (node, 1)
+        }
         try attach(node, nodeCount: 1, reportedAt: node.location)
     }
 
     /// Adds an alias event: a copy of the anchored node, with the anchor's location.
     mutating func addAlias(_ name: String, at mark: LibYAMLParser.Mark) throws(YAMLError) {
         let location = source.location(mark)
-        if stack.contains(where: { $0.anchor == name }) {
+        if let occurrence = latestAnchorOccurrence[name], stack.contains(where: { $0.anchorOccurrence == occurrence }) {
             throw YAMLError(.unsupported,
                             "alias '*\(name)' refers to a node that contains it; recursive aliases are not supported",
                             file: source.file, at: location)
@@ -76,7 +85,9 @@ struct YAMLTreeBuilder {
                             file: source.file, at: location)
         }
         try count(1, at: mark)
-        stack.append(OpenCollection(isMapping: isMapping, location: location, tag: tag, anchor: anchor))
+        var collection = OpenCollection(isMapping: isMapping, location: location, tag: tag, anchor: anchor)
+        if let anchor { collection.anchorOccurrence = occur(anchor) }
+        stack.append(collection)
     }
 
     /// Adds a sequence or mapping end event.
@@ -85,8 +96,18 @@ struct YAMLTreeBuilder {
         guard let collection = stack.popLast() else { return }
         let content: YAMLNode.Content = collection.isMapping ? .mapping(collection.pairs) : .sequence(collection.items)
         let node = YAMLNode(content, at: collection.location, tag: collection.tag)
-        if let anchor = collection.anchor { anchors[anchor] = (node, collection.nodeCount) }
+        if let anchor = collection.anchor, latestAnchorOccurrence[anchor] == collection.anchorOccurrence {
+            anchors[anchor] = (node, collection.nodeCount)
+        }
         try attach(node, nodeCount: collection.nodeCount, reportedAt: node.location)
+    }
+
+    /// Records that an anchor is written here, hiding earlier anchors of the same name.
+    private mutating func occur(_ anchor: String) -> Int {
+        anchorOccurrences += 1
+        latestAnchorOccurrence[anchor] = anchorOccurrences
+        anchors[anchor] = nil
+        return anchorOccurrences
     }
 
     /// Counts nodes against the limit; `mark` is where the node that crosses it starts.

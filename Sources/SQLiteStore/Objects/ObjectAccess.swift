@@ -1,0 +1,341 @@
+import DataModel
+
+/// Reads and writes objects of one model version in a store, with the store's own
+/// entity numbers. Prepared statements are cached, so loops insert and fetch
+/// without building SQL per row.
+public final class ObjectAccess {
+    /// The store.
+    public let store: Store
+    /// The model version the store holds.
+    public let version: CompiledVersion
+    /// The store's layout of that version.
+    public let layout: StorageLayout
+    private var connection: Connection { store.connection }
+
+    /// Binds a store to the version it holds.
+    public init(store: Store, version: CompiledVersion) throws(StoreError) {
+        self.store = store
+        self.version = version
+        layout = try store.layout(for: version)
+    }
+
+    // MARK: Lookup
+
+    func entity(_ name: String) throws(StoreError) -> CompiledEntity {
+        guard let entity = version.entity(named: name) else {
+            throw StoreError(.unknownEntity, "unknown entity '\(name)' (model \(version.model) version \(version.version) has \(version.entities.map(\.name).joined(separator: ", ")))", path: store.path)
+        }
+        return entity
+    }
+
+    func table(of entity: CompiledEntity) -> StorageLayout.Table {
+        layout.table(forEntity: entity.root)!
+    }
+
+    /// The entity numbers of `entity` and, when asked, all its subentities.
+    func entityNumbers(_ entity: CompiledEntity, includeSubentities: Bool) -> [Int] {
+        var names = [entity.name]
+        if includeSubentities {
+            var queue = entity.subentities
+            while let next = queue.popLast() {
+                names.append(next)
+                queue += version.entity(named: next)?.subentities ?? []
+            }
+        }
+        return names.compactMap { layout.entityNumbers[$0] }.sorted()
+    }
+
+    func nameOfEntity(number: Int) -> String? {
+        layout.entityNumbers.first { $0.value == number }?.key
+    }
+
+    private func quote(_ name: String) -> String { SchemaSQL.quote(name) }
+
+    private func run(_ sql: String, _ values: [DatabaseValue]) throws(StoreError) {
+        do {
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind(values)
+            try statement.execute()
+        } catch {
+            throw StoreError.from(error, path: store.path)
+        }
+    }
+
+    private func wrap<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw StoreError.from(error, path: store.path) }
+    }
+
+    // MARK: Counting and fetching
+
+    /// The number of objects of an entity (and its subentities, by default).
+    public func count(_ entityName: String, includeSubentities: Bool = true) throws(StoreError) -> Int64 {
+        let entity = try entity(entityName)
+        let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
+        let table = table(of: entity)
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            try connection.scalarInt64("SELECT count(*) FROM \(quote(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))") ?? 0
+        }
+    }
+
+    /// Whether a row with this primary key exists among `entity` and its subentities.
+    public func exists(_ entityName: String, primaryKey: Int64) throws(StoreError) -> Bool {
+        let entity = try entity(entityName)
+        let numbers = entityNumbers(entity, includeSubentities: true)
+        let sql = "SELECT 1 FROM \(quote(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))"
+        return try wrap { () throws(SQLiteError) -> Bool in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(primaryKey)])
+            defer { statement.reset() }
+            return try statement.step()
+        }
+    }
+
+    /// Calls `body` with each object of an entity in primary-key order, reading one
+    /// row at a time (memory does not grow with the table).
+    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
+                        includeRelationships: Bool = true, _ body: (StoredObject) throws -> Void) throws {
+        let entity = try entity(entityName)
+        let table = table(of: entity)
+        let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
+        var sql = "SELECT * FROM \(quote(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) ORDER BY Z_PK"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        let statement = try connection.prepare(sql)
+        let names = statement.columnNames
+        let index = Dictionary(names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        while try statement.step() {
+            let number = Int(statement.int64(at: index["Z_ENT"]!))
+            guard let name = nameOfEntity(number: number), let rowEntity = version.entity(named: name) else { continue }
+            var object = StoredObject(entity: name, primaryKey: statement.int64(at: index["Z_PK"]!))
+            for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
+                guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
+                      let i = index[column.name] else { continue }
+                if let value = ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration.type) {
+                    object.values[attribute.name] = value
+                }
+            }
+            if includeRelationships {
+                for relationship in rowEntity.relationships where !relationship.declaration.isTransient {
+                    object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey, row: statement, index: index, table: table)
+                }
+            }
+            try body(object)
+        }
+    }
+
+    /// Every object of an entity, in primary-key order.
+    public func fetch(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil) throws -> [StoredObject] {
+        var result: [StoredObject] = []
+        try forEach(entityName, includeSubentities: includeSubentities, limit: limit) { result.append($0) }
+        return result
+    }
+
+    /// One object by primary key.
+    public func object(_ entityName: String, primaryKey: Int64) throws -> StoredObject? {
+        let entity = try entity(entityName)
+        let table = table(of: entity)
+        let numbers = entityNumbers(entity, includeSubentities: true)
+        var found: StoredObject?
+        let statement = try connection.prepare("SELECT Z_ENT FROM \(quote(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))")
+        try statement.bind([.integer(primaryKey)])
+        guard try statement.step(), let name = nameOfEntity(number: Int(statement.int64(at: 0))) else { return nil }
+        try forEach(name, includeSubentities: false, limit: nil) { object in
+            if object.primaryKey == primaryKey { found = object }
+        }
+        return found
+    }
+
+    private func destinations(of relationship: CompiledRelationship, from primaryKey: Int64, row: Statement,
+                              index: [String: Int32], table: StorageLayout.Table) throws -> [Int64] {
+        let r = relationship.declaration
+        if !r.isToMany {
+            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)),
+                  let i = index[column.name], !row.isNull(at: i) else { return [] }
+            return [row.int64(at: i)]
+        }
+        guard let destination = version.entity(named: r.destination) else { return [] }
+        let destinationTable = self.table(of: destination)
+        if let inverse = r.inverse, !relationship.isManyToMany, let inverseOwner = relationship.inverseEntity {
+            guard let column = destinationTable.column(for: .toOne(entity: inverseOwner, relationship: inverse)) else { return [] }
+            let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+            let sql = "SELECT Z_PK FROM \(quote(destinationTable.name)) WHERE \(quote(column.name)) = ? ORDER BY \(order.map { "\(quote($0.name)), " } ?? "")Z_PK"
+            return try primaryKeys(sql, primaryKey)
+        }
+        guard let (join, mine, theirs) = joinTable(for: relationship) else { return [] }
+        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+        let sql = "SELECT \(quote(theirs)) FROM \(quote(join.name)) WHERE \(quote(mine)) = ? ORDER BY \(order.map { "\(quote($0.name)), " } ?? "")\(quote(theirs))"
+        return try primaryKeys(sql, primaryKey)
+    }
+
+    private func primaryKeys(_ sql: String, _ key: Int64) throws -> [Int64] {
+        let statement = try connection.cachedStatement(sql)
+        try statement.bind([.integer(key)])
+        var keys: [Int64] = []
+        while try statement.step() { keys.append(statement.int64(at: 0)) }
+        return keys
+    }
+
+    /// The join table storing a to-many relationship, with the column holding this
+    /// side's keys and the column holding the destination's keys.
+    func joinTable(for relationship: CompiledRelationship) -> (StorageLayout.Table, mine: String, theirs: String)? {
+        let r = relationship.declaration
+        let own = "\(relationship.declaredIn).\(r.name)"
+        let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
+        for table in layout.tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse) {
+            guard table.columns.count >= 2 else { continue }
+            let first = table.columns[0], second = table.columns[1]
+            // The second column holds the keys of the stored relationship's destination.
+            if table.joinRelationship == own { return (table, first.name, second.name) }
+            return (table, second.name, first.name)
+        }
+        return nil
+    }
+
+    // MARK: Inserting
+
+    /// Inserts an object, checking it against the model: value types and ranges,
+    /// required attributes (defaults fill missing ones), relationship targets and
+    /// cardinality. Returns the new primary key (allocated through `Z_PRIMARYKEY`
+    /// unless given).
+    @discardableResult
+    public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
+                       primaryKey requested: Int64? = nil) throws(StoreError) -> Int64 {
+        let entity = try entity(entityName)
+        let subject = "\(entityName)"
+        if entity.isAbstract {
+            throw StoreError(.invalidObject, "\(subject): the entity is abstract and cannot have objects of its own", path: store.path)
+        }
+        for name in values.keys where entity.attribute(named: name) == nil {
+            throw StoreError(.invalidObject, "\(subject).\(name): no such attribute", path: store.path)
+        }
+        for name in relationships.keys where entity.relationship(named: name) == nil {
+            throw StoreError(.invalidObject, "\(subject).\(name): no such relationship", path: store.path)
+        }
+        let table = table(of: entity)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        let key = try allocateKey(for: entity, requested: requested)
+        var bindings: [DatabaseValue] = [.integer(key), .integer(Int64(layout.entityNumbers[entity.name]!)), .integer(1)]
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            let a = attribute.declaration
+            var value: AttributeValue? = values[a.name] ?? nil
+            if values[a.name] == nil { value = a.defaultValue }
+            if let v = value, let problem = ValueCoding.check(v, fits: a.type) {
+                throw StoreError(.invalidObject, "\(subject).\(a.name): \(problem)", path: store.path)
+            }
+            if value == nil, !a.isOptional {
+                throw StoreError(.invalidObject, "\(subject).\(a.name): a value is required", path: store.path)
+            }
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: a.name)) else { continue }
+            columns.append(column.name)
+            bindings.append(ValueCoding.databaseValue(value, as: a.type))
+        }
+        var later: [(CompiledRelationship, [Int64])] = []
+        for relationship in entity.relationships where !relationship.declaration.isTransient {
+            let r = relationship.declaration
+            let targets = relationships[r.name] ?? []
+            if !r.isToMany, targets.count > 1 {
+                throw StoreError(.invalidObject, "\(subject).\(r.name): a to-one relationship takes one key, found \(targets.count)", path: store.path)
+            }
+            if targets.isEmpty, !r.isOptional {
+                throw StoreError(.invalidObject, "\(subject).\(r.name): the relationship is required", path: store.path)
+            }
+            if let min = r.minCount, targets.count < min, !(targets.isEmpty && r.isOptional) {
+                throw StoreError(.invalidObject, "\(subject).\(r.name): needs at least \(min) objects, found \(targets.count)", path: store.path)
+            }
+            if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
+                throw StoreError(.invalidObject, "\(subject).\(r.name): allows at most \(max) objects, found \(targets.count)", path: store.path)
+            }
+            if Set(targets).count != targets.count {
+                throw StoreError(.invalidObject, "\(subject).\(r.name): the same object is listed twice", path: store.path)
+            }
+            for target in targets where try !exists(r.destination, primaryKey: target) {
+                throw StoreError(.invalidObject, "\(subject).\(r.name): no \(r.destination) with primary key \(target)", path: store.path)
+            }
+            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                columns.append(column.name)
+                bindings.append(targets.first.map { .integer($0) } ?? .null)
+            } else if !targets.isEmpty {
+                later.append((relationship, targets))
+            }
+        }
+        let sql = "INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        try run(sql, bindings)
+        for (relationship, targets) in later {
+            try connectToMany(relationship, from: key, to: targets)
+        }
+        // One-to-one: both sides hold a column; keep the other side pointing back.
+        for relationship in entity.relationships where !relationship.declaration.isToMany {
+            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
+                  let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
+                  let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
+                  let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
+            try run("UPDATE \(quote(self.table(of: ownerEntity).name)) SET \(quote(column.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    [.integer(key), .integer(target)])
+        }
+        // A to-one whose inverse is ordered: append at the end of the destination's list.
+        for relationship in entity.relationships where !relationship.declaration.isToMany {
+            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
+                  let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
+                  inverseRelationship.declaration.isOrdered,
+                  let order = table.column(for: .order(entity: owner, relationship: inverse)),
+                  let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
+            try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) WHERE Z_PK = ?",
+                    [.integer(target), .integer(key), .integer(key)])
+        }
+        return key
+    }
+
+    private func allocateKey(for entity: CompiledEntity, requested: Int64?) throws(StoreError) -> Int64 {
+        let table = table(of: entity)
+        let rootNumber = Int64(layout.entityNumbers[entity.root]!)
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            let current = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(rootNumber)) ?? 0
+            if let requested {
+                guard requested > 0 else {
+                    throw SQLiteError(resultCode: 19, message: "primary keys start at 1, found \(requested)", sql: nil, path: nil)
+                }
+                if try connection.scalarInt64("SELECT 1 FROM \(quote(table.name)) WHERE Z_PK = ?", .integer(requested)) != nil {
+                    throw SQLiteError(resultCode: 1555, message: "\(entity.name): primary key \(requested) is already used in \(table.name)", sql: nil, path: nil)
+                }
+                if requested > current {
+                    let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+                    try update.bind([.integer(requested), .integer(rootNumber)])
+                    try update.execute()
+                }
+                return requested
+            }
+            let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+            try update.bind([.integer(current + 1), .integer(rootNumber)])
+            try update.execute()
+            return current + 1
+        }
+    }
+
+    private func connectToMany(_ relationship: CompiledRelationship, from key: Int64, to targets: [Int64]) throws(StoreError) {
+        let r = relationship.declaration
+        guard let destination = version.entity(named: r.destination) else { return }
+        let destinationTable = table(of: destination)
+        if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
+           let column = destinationTable.column(for: .toOne(entity: owner, relationship: inverse)) {
+            let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+            for (position, target) in targets.enumerated() {
+                if let order {
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?, \(quote(order.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                            [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+                } else {
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
+                }
+            }
+            return
+        }
+        guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
+        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+        for (position, target) in targets.enumerated() {
+            if let order {
+                try run("INSERT OR REPLACE INTO \(quote(join.name)) (\(quote(mine)), \(quote(theirs)), \(quote(order.name))) VALUES (?, ?, ?)",
+                        [.integer(key), .integer(target), .integer(Int64(position + 1))])
+            } else {
+                try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(quote(mine)), \(quote(theirs))) VALUES (?, ?)", [.integer(key), .integer(target)])
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import DataModel
+
+/// Exact conversion between attribute values and SQLite values, per attribute type
+/// (ARCHITECTURE.md §5): dates as seconds since 2001-01-01 (REAL), booleans 0/1,
+/// UUIDs as 16-byte blobs, decimals as text that round-trips exactly.
+public enum ValueCoding {
+    /// The SQLite value stored for `value` in a column of `type`.
+    public static func databaseValue(_ value: AttributeValue?, as type: AttributeType) -> DatabaseValue {
+        guard let value else { return .null }
+        switch value {
+        case .integer(let v): return type == .double || type == .float ? .real(Double(v)) : type == .decimal ? .text(String(v)) : .integer(v)
+        case .boolean(let v): return .integer(v ? 1 : 0)
+        case .decimal(let v): return .text(v)
+        case .double(let v): return .real(type == .float ? Double(Float(v)) : v)
+        case .string(let v): return .text(v)
+        case .date(let v): return .real(v)
+        case .binary(let v): return .blob(v)
+        case .uuid(let v): return .blob(uuidBytes(v) ?? [])
+        case .uri(let v): return .text(v)
+        }
+    }
+
+    /// The attribute value read from a column of `type`; `nil` for NULL. Values of
+    /// another storage class (as Apple's stores may hold) are converted exactly.
+    public static func attributeValue(_ value: DatabaseValue, as type: AttributeType) -> AttributeValue? {
+        switch (type, value) {
+        case (_, .null): return nil
+        case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)): return .integer(v)
+        case (.integer16, .real(let v)), (.integer32, .real(let v)), (.integer64, .real(let v)): return .integer(Int64(exactly: v) ?? Int64(v))
+        case (.boolean, .integer(let v)): return .boolean(v != 0)
+        case (.boolean, .real(let v)): return .boolean(v != 0)
+        case (.decimal, .text(let v)): return .decimal(v)
+        case (.decimal, .integer(let v)): return .decimal(String(v))
+        case (.decimal, .real(let v)): return .decimal(v.description)
+        case (.double, .real(let v)), (.float, .real(let v)), (.date, .real(let v)): return type == .date ? .date(v) : .double(v)
+        case (.double, .integer(let v)), (.float, .integer(let v)): return .double(Double(v))
+        case (.date, .integer(let v)): return .date(Double(v))
+        case (.string, .text(let v)), (.uri, .text(let v)): return type == .uri ? .uri(v) : .string(v)
+        case (.binary, .blob(let v)), (.transformable, .blob(let v)): return .binary(v)
+        case (.uuid, .blob(let v)) where v.count == 16: return .uuid(uuidString(v))
+        case (.uuid, .text(let v)): return DefaultValueParser.canonicalUUIDValue(v).map { .uuid($0) } ?? .string(v)
+        case (_, .text(let v)): return .string(v)
+        case (_, .blob(let v)): return .binary(v)
+        case (_, .integer(let v)): return .integer(v)
+        case (_, .real(let v)): return .double(v)
+        }
+    }
+
+    /// 16 bytes from a canonical UUID string.
+    public static func uuidBytes(_ text: String) -> [UInt8]? {
+        let hex = text.filter { $0 != "-" }
+        guard hex.count == 32 else { return nil }
+        return VersionHash(hex: hex)?.bytes
+    }
+
+    /// The canonical lowercase string of 16 UUID bytes.
+    public static func uuidString(_ bytes: [UInt8]) -> String {
+        let hex = VersionHash(bytes: bytes).hex
+        let h = Array(hex)
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+    }
+
+    /// Whether `value` fits an attribute of `type` (kind and range), with the reason when not.
+    public static func check(_ value: AttributeValue, fits type: AttributeType) -> String? {
+        switch (type, value) {
+        case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
+            return type.integerRange!.contains(v) ? nil : "\(v) is out of range for \(type.rawValue)"
+        case (.decimal, .decimal), (.decimal, .integer), (.double, .double), (.double, .integer),
+             (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary), (.transformable, .binary),
+             (.uuid, .uuid), (.uri, .uri):
+            return nil
+        case (.float, .double(let v)):
+            return Float(v).isFinite || !v.isFinite ? nil : "\(v) is out of range for float"
+        case (.float, .integer):
+            return nil
+        default:
+            return "expected a \(type.rawValue) value"
+        }
+    }
+}

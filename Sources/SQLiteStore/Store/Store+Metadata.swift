@@ -1,0 +1,119 @@
+import DataModel
+import Foundation
+
+/// One row of `Z_PRIMARYKEY`: an entity's number, parent and key counter.
+public struct EntityKeyRow: Sendable, Hashable, Codable {
+    /// `Z_ENT`.
+    public var number: Int
+    /// `Z_NAME`.
+    public var name: String
+    /// `Z_SUPER`: the parent's number, 0 for a root.
+    public var parent: Int
+    /// `Z_MAX`: the highest primary key handed out.
+    public var maxKey: Int64
+}
+
+extension Store {
+    /// Reads and decodes `Z_METADATA.Z_PLIST`.
+    public func readMetadata() throws(StoreError) -> StoreMetadata {
+        let blob: DatabaseValue?
+        do {
+            blob = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        guard let bytes = blob?.blob, !bytes.isEmpty else {
+            throw StoreError(.invalidMetadata, "Z_METADATA holds no metadata plist", path: path)
+        }
+        let plist: PropertyListValue
+        do {
+            plist = try BinaryPropertyList.decode(bytes)
+        } catch {
+            throw StoreError(.invalidMetadata, "the metadata plist is malformed: \(error.message)", path: path)
+        }
+        do {
+            return try StoreMetadata(plist: plist)
+        } catch {
+            throw StoreError(error.kind, error.message, path: path)
+        }
+    }
+
+    /// Replaces the metadata (inside the caller's transaction, if any).
+    public func writeMetadata(_ metadata: StoreMetadata) throws(SQLiteError) {
+        let bytes = BinaryPropertyList.encode(metadata.plist)
+        try connection.execute("DELETE FROM Z_METADATA")
+        let statement = try connection.cachedStatement("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+        try statement.bind([.text(metadata.storeUUID), .blob(bytes)])
+        try statement.execute()
+    }
+
+    /// The rows of `Z_PRIMARYKEY`, by entity number.
+    public func entityKeyRows() throws(StoreError) -> [EntityKeyRow] {
+        do {
+            let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+            var rows: [EntityKeyRow] = []
+            while try statement.step() {
+                rows.append(EntityKeyRow(number: Int(statement.int64(at: 0)), name: statement.string(at: 1),
+                                         parent: Int(statement.int64(at: 2)), maxKey: statement.int64(at: 3)))
+            }
+            return rows
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Entity name → `Z_ENT`, as this store numbers them.
+    public func entityNumbers() throws(StoreError) -> [String: Int] {
+        Dictionary(try entityKeyRows().map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Writes `Z_PRIMARYKEY` rows for every entity of `layout` not yet listed, keeping
+    /// existing numbers and counters (entity numbers are stable for the store's life).
+    public func writeEntityNumbers(layout: StorageLayout, version: CompiledVersion) throws(SQLiteError) {
+        let existing = Set(((try? entityKeyRows()) ?? []).map(\.name))
+        let insert = try connection.cachedStatement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+        for (name, number) in layout.entityNumbers.sorted(by: { $0.value < $1.value }) where !existing.contains(name) {
+            let parent = version.entity(named: name)?.parent.flatMap { layout.entityNumbers[$0] } ?? 0
+            try insert.bind([.integer(Int64(number)), .text(name), .integer(Int64(parent))])
+            try insert.execute()
+        }
+    }
+
+    /// Stores the compiled model of the store's own version, so the store can be
+    /// inspected and migrated even when its YAML is gone or was edited.
+    public func writeModelCache(_ version: CompiledVersion) throws(SQLiteError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(version)) ?? Data()
+        try connection.execute("DELETE FROM \(SchemaSQL.modelCacheTable)")
+        let statement = try connection.cachedStatement("INSERT INTO \(SchemaSQL.modelCacheTable) (Z_VERSION, Z_CONTENT) VALUES (?, ?)")
+        try statement.bind([.integer(Int64(version.version)), .blob([UInt8](data))])
+        try statement.execute()
+    }
+
+    /// The compiled model cached in the store, when it has one (stores written by
+    /// Apple's Core Data do not).
+    public func readModelCache() throws(StoreError) -> CompiledVersion? {
+        do {
+            guard try connection.tableExists(SchemaSQL.modelCacheTable) else { return nil }
+            guard let bytes = try connection.scalar("SELECT Z_CONTENT FROM \(SchemaSQL.modelCacheTable) LIMIT 1")?.blob else { return nil }
+            do {
+                return try JSONDecoder().decode(CompiledVersion.self, from: Data(bytes))
+            } catch {
+                throw StoreError(.invalidMetadata, "the cached model in \(SchemaSQL.modelCacheTable) cannot be read: \(error)", path: path)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError.from(error, path: path)
+        } catch {
+            throw StoreError(.sqlite, "\(error)", path: path)
+        }
+    }
+
+    /// The layout `version` has in this store: its entity numbers, and the join
+    /// table names that follow from them.
+    public func layout(for version: CompiledVersion) throws(StoreError) -> StorageLayout {
+        version.layout(entityNumbers: try entityNumbers())
+    }
+}

@@ -1,0 +1,172 @@
+import DataModel
+import Foundation
+
+/// A Core Data-style SQLite store: its connection, metadata, entity numbers and the
+/// layout of the model version it holds.
+///
+/// Owns its `Connection` (not `Sendable`). Open read-only to inspect: nothing is
+/// written, not even a journal, except when SQLite must roll back a crashed
+/// writer's hot journal first (then the store returns to exactly its previous state).
+public final class Store {
+    /// The file path.
+    public let path: String
+    /// The connection; exposed to the migrator, which runs its SQL through it.
+    public let connection: Connection
+
+    /// How to open a store.
+    public enum Access: Sendable {
+        /// Reads only.
+        case readOnly
+        /// Reads and writes an existing store.
+        case readWrite
+    }
+
+    private init(path: String, connection: Connection) {
+        self.path = path
+        self.connection = connection
+    }
+
+    deinit {
+        try? connection.close()
+    }
+
+    /// Closes the connection, reporting any failure.
+    public func close() throws(StoreError) {
+        do { try connection.close() } catch { throw StoreError.from(error, path: path) }
+    }
+
+    // MARK: Opening
+
+    /// Opens an existing store and checks that it is a Core Data-style store.
+    public static func open(path: String, access: Access = .readOnly, busyTimeout: Double = 5) throws(StoreError) -> Store {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw StoreError(.notFound, isDirectory.boolValue ? "is a folder, not a store" : "no such file", path: path)
+        }
+        try checkHeader(path: path)
+        let connection: Connection
+        do {
+            connection = try openConnection(path: path, access: access, busyTimeout: busyTimeout)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+        let store = Store(path: path, connection: connection)
+        do {
+            let tables = try connection.tables()
+            guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
+                throw StoreError(.notAStore, "an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; found \(tables.isEmpty ? "no tables" : tables.prefix(5).joined(separator: ", ")))", path: path)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError.from(error, path: path)
+        } catch {
+            throw StoreError(.sqlite, "\(error)", path: path)
+        }
+        return store
+    }
+
+    /// SQLite's 100-byte header: a file that does not start with it is not a database,
+    /// and one shorter than its page count says is truncated.
+    private static func checkHeader(path: String) throws(StoreError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError(.notFound, "cannot read the file", path: path)
+        }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        let magic = Array("SQLite format 3\0".utf8)
+        if header.isEmpty {
+            throw StoreError(.notADatabase, "the file is empty, not an SQLite database", path: path)
+        }
+        guard header.count >= 100, Array(header.prefix(16)) == magic else {
+            throw StoreError(.notADatabase, "not an SQLite database (the file does not start with SQLite's header)", path: path)
+        }
+        var pageSize = Int(header[16]) << 8 | Int(header[17])
+        if pageSize == 1 { pageSize = 65_536 }
+        let pageCount = Int(header[28]) << 24 | Int(header[29]) << 16 | Int(header[30]) << 8 | Int(header[31])
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        // The page count is valid when the change counters agree (SQLite's rule).
+        let counterValid = header[24..<28] == header[92..<96]
+        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
+        if counterValid, pageCount > 0, size < pageCount * pageSize, !hasWAL {
+            throw StoreError(.corrupt, "the file is truncated (\(size) bytes; its header promises \(pageCount) pages of \(pageSize) bytes)", path: path)
+        }
+    }
+
+    private static func openConnection(path: String, access: Access, busyTimeout: Double) throws(SQLiteError) -> Connection {
+        switch access {
+        case .readWrite:
+            return try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+        case .readOnly:
+            // A WAL store without a -wal file is complete in the main file: open it
+            // immutable so that SQLite creates no -wal/-shm beside it (read-only
+            // folders, and "reading never writes").
+            let isWAL = walHeader(path: path)
+            if isWAL, !FileManager.default.fileExists(atPath: path + "-wal") {
+                return try Connection(path: "file:\(percentEncoded(path))?immutable=1", mode: .readOnly, busyTimeout: busyTimeout)
+            }
+            let connection = try Connection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+            do {
+                _ = try connection.scalarInt64("SELECT count(*) FROM sqlite_schema")
+                return connection
+            } catch where error.resultCode == 776 /* SQLITE_READONLY_ROLLBACK */ || error.resultCode == 264 /* SQLITE_READONLY_RECOVERY */ {
+                // A crashed writer left a hot journal: let a read-write connection roll
+                // it back (restoring the store exactly as it was), then read.
+                try? connection.close()
+                let recovering = try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
+                _ = try recovering.scalarInt64("SELECT count(*) FROM sqlite_schema")
+                try recovering.close()
+                return try Connection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
+            }
+        }
+    }
+
+    private static func walHeader(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
+        return header.count >= 20 && header[18] == 2 && header[19] == 2
+    }
+
+    private static func percentEncoded(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    }
+
+    // MARK: Creating
+
+    /// Creates a new empty store of `version`: tables, indexes, `Z_PRIMARYKEY`,
+    /// metadata and the model cache, in one transaction.
+    @discardableResult
+    public static func create(path: String, version: CompiledVersion, overwrite: Bool = false) throws(StoreError) -> Store {
+        if FileManager.default.fileExists(atPath: path) {
+            guard overwrite else {
+                throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
+            }
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        do {
+            let connection = try Connection(path: path, mode: .readWriteCreate)
+            let store = Store(path: path, connection: connection)
+            try connection.execute("PRAGMA journal_mode = DELETE")
+            try connection.transaction(.exclusive) {
+                for sql in SchemaSQL.bookkeeping { try connection.execute(sql) }
+                let layout = version.layout
+                for sql in SchemaSQL.create(layout) { try connection.execute(sql) }
+                try store.writeEntityNumbers(layout: layout, version: version)
+                try store.writeMetadata(StoreMetadata(version: version, storeUUID: UUID().uuidString))
+                try store.writeModelCache(version)
+            }
+            return store
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            try? FileManager.default.removeItem(atPath: path)
+            throw StoreError.from(error, path: path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw StoreError(.sqlite, "\(error)", path: path)
+        }
+    }
+}
