@@ -6,6 +6,11 @@ enum Output {
         FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
+    /// Writes text as it is (no newline added).
+    static func write(_ text: String) {
+        if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
+    }
+
     static func err(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }

@@ -222,6 +222,13 @@ extension CompiledVersion {
     /// Data's default order.
     public func layout(entityNumbers: [String: Int]) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
+        // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow
+        // `renamedFrom` so that a renamed entity keeps its number and its rows.
+        for entity in entities where numbers[entity.name] == nil {
+            if let old = entity.renamedFrom, let number = entityNumbers[old], !numbers.values.contains(number) {
+                numbers[entity.name] = number
+            }
+        }
         var next = (entityNumbers.values.max() ?? 0) + 1
         for name in ModelCompiler.defaultEntityOrder(entities.map { ($0.name, $0.parent) }) where numbers[name] == nil {
             numbers[name] = next

@@ -2,6 +2,9 @@
 public struct ValueParseFailure: Error, Sendable, Hashable {
     /// `expected …`-style detail, for people.
     public var message: String
+
+    /// Creates a failure with its reason.
+    public init(message: String) { self.message = message }
 }
 
 /// Parses attribute values (defaults, limits) from their text, per type, exactly.
@@ -25,8 +28,8 @@ public enum DefaultValueParser {
             guard let canonical = canonicalDecimal(text) else {
                 return fail("'\(text)' is not an exact decimal number (digits with an optional sign, point and exponent)")
             }
-            let digits = canonical.filter(\.isNumber).drop(while: { $0 == "0" })
-            let significand = digits.prefix(while: { $0 != "e" && $0 != "E" })
+            // The significand's digits only: the exponent's digits are not significant.
+            let significand = canonical.prefix(while: { $0 != "e" && $0 != "E" }).filter(\.isNumber).drop(while: { $0 == "0" })
             if significand.count > maximumDecimalDigits {
                 return fail("'\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold exactly")
             }

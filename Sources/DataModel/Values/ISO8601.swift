@@ -27,45 +27,58 @@ public enum ISO8601 {
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
-        var seconds = Double(daysFromCivil(year, month, day)) * 86_400
-        if i == s.count { return seconds - referenceDateOffset }
+        // Whole seconds stay integers and the fraction stays digits until the end, so
+        // that `.1` becomes the double nearest 0.1 (summing tenths drifts by 2e-8 s).
+        var seconds = daysFromCivil(year, month, day) * 86_400 - Int(referenceDateOffset)
+        if i == s.count { return Double(seconds) }
         guard expect("T") || expect(" ") else { return nil }
         guard let hour = number(2), expect(":"), let minute = number(2), hour < 24, minute < 60 else { return nil }
-        var second = 0.0
+        var fraction: [UInt8] = []
         if expect(":") {
             guard let whole = number(2), whole < 60 else { return nil }
-            second = Double(whole)
+            seconds += whole
             if expect(".") {
-                var scale = 0.1
                 let start = i
-                while i < s.count, s[i] >= 48, s[i] <= 57 {
-                    second += Double(s[i] - 48) * scale
-                    scale /= 10
-                    i += 1
-                }
+                while i < s.count, s[i] >= 48, s[i] <= 57 { i += 1 }
                 guard i > start else { return nil }
+                fraction = Array(s[start..<i])
             }
         }
-        seconds += Double(hour * 3600 + minute * 60) + second
+        seconds += hour * 3600 + minute * 60
         if i == s.count || expect("Z") {
-            return i == s.count ? seconds - referenceDateOffset : nil
+            return i == s.count ? exactly(seconds, fraction: fraction) : nil
         }
         guard i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") else { return nil }
-        let sign = s[i] == UInt8(ascii: "+") ? 1.0 : -1.0
+        let sign = s[i] == UInt8(ascii: "+") ? 1 : -1
         i += 1
         guard let oh = number(2) else { return nil }
         _ = expect(":")
         guard let om = number(2), oh < 24, om < 60, i == s.count else { return nil }
-        seconds -= sign * Double(oh * 3600 + om * 60)
-        return seconds - referenceDateOffset
+        seconds -= sign * (oh * 3600 + om * 60)
+        return exactly(seconds, fraction: fraction)
+    }
+
+    /// `whole + 0.<fraction digits>`, correctly rounded: the decimal text is parsed once.
+    private static func exactly(_ whole: Int, fraction: [UInt8]) -> Double {
+        var digits = fraction
+        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        guard !digits.isEmpty else { return Double(whole) }
+        if whole >= 0 { return Double("\(whole).\(String(decoding: digits, as: UTF8.self))")! }
+        // whole + 0.f = -((-whole - 1) + (1 - 0.f)); the digits of 1 - 0.f are the nines'
+        // complement of f plus one in the last place (which is not 0, so nothing carries).
+        var complement = digits.map { UInt8(ascii: "9") - ($0 - UInt8(ascii: "0")) }
+        complement[complement.count - 1] += 1
+        return -Double("\(-whole - 1).\(String(decoding: complement, as: UTF8.self))")!
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.fff…` when there are fractional seconds.
     public static func format(secondsSinceReferenceDate value: Double) -> String {
-        let unix = value + referenceDateOffset
-        let whole = unix.rounded(.down)
-        let fraction = unix - whole
-        let total = Int64(whole)
+        // Rounded to whole microseconds first, so that 0.9999996 carries into the
+        // next second instead of printing as ".1".
+        let micros = Int64((value * 1_000_000).rounded()) + Int64(referenceDateOffset) * 1_000_000
+        var total = micros / 1_000_000
+        var fraction = micros % 1_000_000
+        if fraction < 0 { fraction += 1_000_000; total -= 1 }
         var days = total / 86_400
         var rest = total % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
@@ -73,7 +86,7 @@ public enum ISO8601 {
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var text = "\(y < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(y)).count)))\(abs(y))-\(two(m))-\(two(d))T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))"
         if fraction > 0 {
-            var digits = String(Int((fraction * 1_000_000).rounded()))
+            var digits = String(fraction)
             digits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits
             while digits.hasSuffix("0") { digits.removeLast() }
             if !digits.isEmpty { text += "." + digits }

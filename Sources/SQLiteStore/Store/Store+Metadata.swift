@@ -17,8 +17,10 @@ extension Store {
     /// Reads and decodes `Z_METADATA.Z_PLIST`.
     public func readMetadata() throws(StoreError) -> StoreMetadata {
         let blob: DatabaseValue?
+        let uuid: String?
         do {
             blob = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+            uuid = try connection.scalarString("SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
         } catch {
             throw StoreError.from(error, path: path)
         }
@@ -32,7 +34,7 @@ extension Store {
             throw StoreError(.invalidMetadata, "the metadata plist is malformed: \(error.message)", path: path)
         }
         do {
-            return try StoreMetadata(plist: plist)
+            return try StoreMetadata(plist: plist, storeUUID: uuid)
         } catch {
             throw StoreError(error.kind, error.message, path: path)
         }
@@ -40,7 +42,13 @@ extension Store {
 
     /// Replaces the metadata (inside the caller's transaction, if any).
     public func writeMetadata(_ metadata: StoreMetadata) throws(SQLiteError) {
-        let bytes = BinaryPropertyList.encode(metadata.plist)
+        var plist = metadata.plist
+        // Core Data keeps the UUID in the Z_UUID column only; do the same for its stores.
+        if metadata.frameworkVersion != nil, !metadata.isManagedByToolkit, case .dictionary(var d) = plist {
+            d[StoreMetadata.Key.storeUUID] = nil
+            plist = .dictionary(d)
+        }
+        let bytes = BinaryPropertyList.encode(plist)
         try connection.execute("DELETE FROM Z_METADATA")
         let statement = try connection.cachedStatement("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
         try statement.bind([.text(metadata.storeUUID), .blob(bytes)])

@@ -121,7 +121,7 @@ public final class Store {
         }
     }
 
-    private static func walHeader(path: String) -> Bool {
+    static func walHeader(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())

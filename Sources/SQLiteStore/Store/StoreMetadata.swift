@@ -98,13 +98,14 @@ public struct StoreMetadata: Sendable, Hashable {
         layoutHash = version.layoutHash
     }
 
-    /// Reads metadata from a decoded plist.
-    public init(plist: PropertyListValue) throws(StoreError) {
+    /// Reads metadata from a decoded plist. Core Data keeps the UUID in
+    /// `Z_METADATA.Z_UUID` rather than in the plist; pass it as `storeUUID`.
+    public init(plist: PropertyListValue, storeUUID fallbackUUID: String? = nil) throws(StoreError) {
         guard let dictionary = plist.dictionaryValue else {
             throw StoreError(.invalidMetadata, "metadata: the plist's root is not a dictionary")
         }
         func string(_ key: String) -> String? { dictionary[key]?.stringValue }
-        guard let uuid = string(Key.storeUUID) else {
+        guard let uuid = string(Key.storeUUID) ?? fallbackUUID else {
             throw StoreError(.invalidMetadata, "metadata: \(Key.storeUUID) is missing")
         }
         storeUUID = uuid

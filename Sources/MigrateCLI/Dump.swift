@@ -1,0 +1,44 @@
+import ArgumentParser
+import ModelMigration
+
+/// `migrate dump STORE ENTITY`: objects as JSON Lines on stdout.
+struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write an entity's objects (and its subentities') as JSON Lines, in primary-key order.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The store.", valueName: "store"))
+    var store: String
+
+    @Argument(help: ArgumentHelp("The entity.", valueName: "entity"))
+    var entity: String
+
+    @Option(name: .long, help: ArgumentHelp("At most this many objects.", valueName: "n"))
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    func run() throws {
+        let models = global.loadModelsIfPresent()
+        do {
+            let opened = try Store.open(path: store, access: .readOnly)
+            let version = try opened.currentVersion(among: models)
+            let access = try ObjectAccess(store: opened, version: version)
+            var buffer = ""
+            try ObjectJSONLines.dump(access, entity: entity, limit: limit) { line in
+                buffer += line + "\n"
+                if buffer.utf8.count > 1 << 16 { Output.write(buffer); buffer = "" }
+            }
+            Output.write(buffer)
+        } catch let error as UnknownVersionError {
+            Output.err("error: \(error)")
+            throw ExitStatus.unknownVersion
+        } catch let error as StoreError {
+            Output.err("error: \(error)")
+            throw ExitStatus.failure
+        }
+    }
+}

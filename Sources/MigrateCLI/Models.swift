@@ -1,0 +1,42 @@
+import Foundation
+import DataModel
+
+extension GlobalOptions {
+    /// The compiled models under --models; on errors, prints them and exits 1.
+    func loadModels() throws -> [CompiledModel] {
+        let result = ModelLoader.load(path: models)
+        do {
+            return try result.compiledModels()
+        } catch {
+            Output.err(DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+            throw ExitStatus.failure
+        }
+    }
+
+    /// The compiled models, or none (with a warning) when --models has none: for
+    /// commands that work without models.
+    func loadModelsIfPresent() -> [CompiledModel] {
+        guard FileManager.default.fileExists(atPath: models) else { return [] }
+        let result = ModelLoader.load(path: models)
+        if result.hasErrors {
+            Output.err("warning: \(models): models not loaded (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `migrate validate`)")
+        }
+        return result.models.compactMap(\.compiled)
+    }
+
+    /// One model: the one named, or the only one.
+    func model(named name: String?, in models: [CompiledModel]) throws -> CompiledModel {
+        if let name {
+            guard let model = models.first(where: { $0.name == name }) else {
+                Output.err("error: no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))")
+                throw ExitStatus.usage
+            }
+            return model
+        }
+        guard models.count == 1 else {
+            Output.err("error: \(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose one with --model")
+            throw ExitStatus.usage
+        }
+        return models[0]
+    }
+}

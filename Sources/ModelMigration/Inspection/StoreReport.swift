@@ -1,0 +1,100 @@
+import DataModel
+import SQLiteStore
+
+/// Everything `migrate inspect` reports about a store: what the file holds and which
+/// model version that is.
+public struct StoreReport: Sendable, Codable {
+    /// One entity's line.
+    public struct Entity: Sendable, Codable {
+        /// The entity's name.
+        public var name: String
+        /// `Z_ENT`.
+        public var number: Int
+        /// The parent entity.
+        public var parent: String?
+        /// Rows of exactly this entity.
+        public var rows: Int64?
+        /// The hash in the metadata (hex).
+        public var storedHash: String?
+        /// Whether it equals the hash of the recognised (or closest) version.
+        public var matches: Bool?
+        /// Versions whose entity of this name has exactly this hash.
+        public var matchingVersions: [Int]
+    }
+
+    /// The store file.
+    public var path: String
+    /// "toolkit" for stores this toolkit wrote, "core-data" for Apple's.
+    public var writtenBy: String
+    /// `NSPersistenceFrameworkVersion`, for Apple's stores.
+    public var frameworkVersion: Int64?
+    /// `NSStoreUUID`.
+    public var storeUUID: String
+    /// `NSStoreType`.
+    public var storeType: String
+    /// The model the metadata names, or the one recognised.
+    public var model: String?
+    /// The version number stamped in the metadata (ours).
+    public var stampedVersion: Int?
+    /// The version recognised from the hashes; nil when unknown.
+    public var recognizedVersion: Int?
+    /// The closest version when unknown.
+    public var closestVersion: Int?
+    /// `NSStoreModelVersionIdentifiers`.
+    public var versionIdentifiers: [String]
+    /// `NSStoreModelVersionHashesVersion`.
+    public var hashesVersion: Int
+    /// The layout hash stamped (ours).
+    public var layoutHash: String?
+    /// SQLite's journal mode.
+    public var journalMode: String
+    /// Bytes in the main file.
+    public var fileSize: Int64
+    /// Entities with row counts and hash matches.
+    public var entities: [Entity]
+    /// Tables as they are in the file.
+    public var tables: [StoreInspection.Table]
+    /// Migrations applied, oldest first.
+    public var history: [MigrationRecord]
+    /// Metadata keys neither Core Data's main ones nor ours, as text.
+    public var otherMetadata: [String: String]
+    /// Why the version could not be recognised, when it could not.
+    public var problem: String?
+
+    /// Builds the report of an inspected store against the models found.
+    public init(inspection: StoreInspection, models: [CompiledModel]) {
+        let metadata = inspection.metadata
+        let recognition = VersionRecognition.recognize(metadata, among: models)
+        path = inspection.path
+        writtenBy = metadata.isManagedByToolkit ? "toolkit" : (metadata.frameworkVersion != nil ? "core-data" : "unknown")
+        frameworkVersion = metadata.frameworkVersion
+        storeUUID = metadata.storeUUID
+        storeType = metadata.storeType
+        model = metadata.modelName ?? recognition?.model
+        stampedVersion = metadata.modelVersion
+        recognizedVersion = recognition?.version
+        closestVersion = recognition?.closestVersion
+        versionIdentifiers = metadata.versionIdentifiers
+        hashesVersion = metadata.hashesVersion
+        layoutHash = metadata.layoutHash?.hex
+        journalMode = inspection.journalMode
+        fileSize = inspection.fileSize
+        let comparisons = Dictionary((recognition?.entities ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        entities = inspection.entities.map { entity in
+            let comparison = comparisons[entity.name]
+            return Entity(name: entity.name, number: entity.number, parent: entity.parent, rows: entity.rowCount,
+                          storedHash: entity.storedHash?.hex, matches: comparison.map(\.matches),
+                          matchingVersions: comparison?.matchingVersions ?? [])
+        }
+        tables = inspection.tables
+        history = metadata.history
+        otherMetadata = metadata.otherKeys.mapValues { "\($0)" }
+        if models.isEmpty {
+            problem = "no models to compare with (see --models)"
+        } else if let recognition, recognition.version == nil {
+            problem = recognition.unknownExplanation
+        } else {
+            problem = nil
+        }
+    }
+}

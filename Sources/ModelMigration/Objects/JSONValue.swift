@@ -1,0 +1,255 @@
+/// A JSON value that keeps numbers as their exact text, so that 64-bit integers and
+/// decimals survive loading (Foundation's parser turns them into doubles).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// The number exactly as written.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Keys in document order.
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.number(a), .number(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let b): hasher.combine(b)
+        case .number(let n): hasher.combine(n)
+        case .string(let s): hasher.combine(s)
+        case .array(let a): hasher.combine(a)
+        case .object(let o): for (k, v) in o { hasher.combine(k); hasher.combine(v) }
+        }
+    }
+
+    /// A short description of the kind, for messages.
+    public var kind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// Compact JSON text (keys in the stored order).
+    public var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += n
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let pairs):
+            out += "{"
+            for (i, (key, value)) in pairs.enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.writeString(key, to: &out)
+                out += ":"
+                value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    /// Parses one JSON text (RFC 8259); the error says what was expected and where.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        var parser = Parser(bytes: Array(text.utf8))
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the value") }
+        return value
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        var index = 0
+
+        func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index + 1) }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        }
+
+        mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+            guard depth < 200 else { throw error("nested more than 200 levels") }
+            guard index < bytes.count else { throw error("expected a value, found the end of the line") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                index += 1
+                var pairs: [(String, JSONValue)] = []
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(pairs) }
+                while true {
+                    skipWhitespace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+                    let key = try string()
+                    skipWhitespace()
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
+                    index += 1
+                    skipWhitespace()
+                    pairs.append((key, try value(depth: depth + 1)))
+                    skipWhitespace()
+                    guard index < bytes.count else { throw error("expected ',' or '}'") }
+                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                    if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(pairs) }
+                    throw error("expected ',' or '}'")
+                }
+            case UInt8(ascii: "["):
+                index += 1
+                var items: [JSONValue] = []
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                while true {
+                    skipWhitespace()
+                    items.append(try value(depth: depth + 1))
+                    skipWhitespace()
+                    guard index < bytes.count else { throw error("expected ',' or ']'") }
+                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                    if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                    throw error("expected ',' or ']'")
+                }
+            case UInt8(ascii: "\""):
+                return .string(try string())
+            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "n"): try literal("null"); return .null
+            default:
+                return .number(try number())
+            }
+        }
+
+        mutating func literal(_ word: String) throws(JSONParseError) {
+            let w = Array(word.utf8)
+            guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else { throw error("expected a value") }
+            index += w.count
+        }
+
+        mutating func number() throws(JSONParseError) -> String {
+            let start = index
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+            func digits() -> Int {
+                let s = index
+                while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 { index += 1 }
+                return index - s
+            }
+            guard digits() > 0 else { throw error("expected a value") }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() > 0 else { throw error("expected digits after '.'") }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits() > 0 else { throw error("expected digits in the exponent") }
+            }
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+
+        mutating func string() throws(JSONParseError) -> String {
+            index += 1
+            var scalars = String.UnicodeScalarView()
+            var raw: [UInt8] = []
+            func flush() {
+                if !raw.isEmpty { scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars); raw.removeAll() }
+            }
+            while index < bytes.count {
+                let b = bytes[index]
+                if b == UInt8(ascii: "\"") { index += 1; flush(); return String(scalars) }
+                if b < 0x20 { throw error("control character in a string") }
+                if b == UInt8(ascii: "\\") {
+                    flush()
+                    index += 1
+                    guard index < bytes.count else { break }
+                    let e = bytes[index]
+                    index += 1
+                    switch e {
+                    case UInt8(ascii: "\""): scalars.append("\"")
+                    case UInt8(ascii: "\\"): scalars.append("\\")
+                    case UInt8(ascii: "/"): scalars.append("/")
+                    case UInt8(ascii: "b"): scalars.append("\u{08}")
+                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                    case UInt8(ascii: "n"): scalars.append("\n")
+                    case UInt8(ascii: "r"): scalars.append("\r")
+                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "u"):
+                        var code = try hex4()
+                        if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                            index += 2
+                            let low = try hex4()
+                            guard (0xDC00..<0xE000).contains(low) else { throw error("invalid surrogate pair") }
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                        scalars.append(scalar)
+                    default: throw error("invalid escape")
+                    }
+                    continue
+                }
+                raw.append(b)
+                index += 1
+            }
+            throw error("unclosed string")
+        }
+
+        mutating func hex4() throws(JSONParseError) -> UInt32 {
+            guard index + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+                throw error("expected 4 hex digits")
+            }
+            index += 4
+            return v
+        }
+    }
+}
+
+/// A JSON syntax error: what was expected and at which byte (1-based) of the line.
+public struct JSONParseError: Error, Sendable, Hashable {
+    /// What was expected.
+    public var message: String
+    /// 1-based byte offset.
+    public var offset: Int
+}
