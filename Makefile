@@ -1,7 +1,8 @@
 # ModelMigration: the two quick-start commands are `make demo` and `make test`.
 SWIFT ?= swift
 BUILD_FLAGS ?=
-MIGRATE = .build/debug/migrate
+BIN = .build/debug
+MIGRATE = $(BIN)/migrate
 DEMO = demo
 
 .PHONY: all build demo test clean
@@ -11,15 +12,24 @@ all: build
 build:
 	$(SWIFT) build $(BUILD_FLAGS)
 
-# The main job on the bundled example: validate and compile Models/Contacts.
+# The main job on the bundled example, end to end.
 demo: build
-	@echo "== migrate validate"
-	$(MIGRATE) validate --models Models
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== 1. validate and compile the example model (Models/Contacts)"
+	$(MIGRATE) validate
+	$(MIGRATE) compile --summary -o $(DEMO)/Contacts.compiled.json
 	@echo
-	@echo "== migrate compile --summary"
-	$(MIGRATE) compile Models --summary
-	@mkdir -p $(DEMO)
-	$(MIGRATE) compile Models -o $(DEMO)/Contacts.compiled.json
+	@echo "== 2. create a version-1 store and load sample data"
+	$(BIN)/DemoData $(DEMO) 3000
+	$(MIGRATE) create $(DEMO)/Contacts.sqlite --version 1
+	$(MIGRATE) load $(DEMO)/Contacts.sqlite Person $(DEMO)/people.jsonl
+	$(MIGRATE) load $(DEMO)/Contacts.sqlite Post $(DEMO)/posts.jsonl
+	@echo
+	@echo "== 3. inspect it"
+	$(MIGRATE) inspect $(DEMO)/Contacts.sqlite
+	@echo
+	@echo "== 4. a few people, as JSON Lines"
+	$(MIGRATE) dump $(DEMO)/Contacts.sqlite Person --limit 5
 
 test:
 	$(SWIFT) build $(BUILD_FLAGS)

@@ -52,9 +52,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Generates the example's sample data for `make demo`.
+        .executableTarget(name: "DemoData", path: "Sources/DemoData"),
         .target(name: "TestSupport", dependencies: ["ModelMigration"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestSupport"]),
+        .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "TestSupport"]),
         .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

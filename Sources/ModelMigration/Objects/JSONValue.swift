@@ -177,7 +177,12 @@ public enum JSONValue: Sendable, Hashable {
                 while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 { index += 1 }
                 return index - s
             }
+            let first = index
             guard digits() > 0 else { throw error("expected a value") }
+            if index - first > 1, bytes[first] == UInt8(ascii: "0") {
+                index = first + 1
+                throw error("a number cannot start with 0")
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 guard digits() > 0 else { throw error("expected digits after '.'") }

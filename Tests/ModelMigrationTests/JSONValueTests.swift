@@ -1,0 +1,31 @@
+import Testing
+@testable import ModelMigration
+
+@Suite struct JSONValueTests {
+    @Test func keepsNumbersExactly() throws {
+        let value = try JSONValue.parse(#"{"a": 9223372036854775807, "b": 0.10, "c": -1e-7}"#)
+        #expect(value == .object([("a", .number("9223372036854775807")), ("b", .number("0.10")), ("c", .number("-1e-7"))]))
+    }
+
+    @Test func decodesEscapesAndSurrogates() throws {
+        let value = try JSONValue.parse(#"["a\"b\\c\n", "\u00e9\ud83d\ude00", true, false, null]"#)
+        #expect(value == .array([.string("a\"b\\c\n"), .string("é😀"), .bool(true), .bool(false), .null]))
+    }
+
+    @Test func writesCompactTextThatParsesBack() throws {
+        let value = JSONValue.object([("name", .string("Zoë \"Z\"\t")), ("n", .number("12")), ("list", .array([.null]))])
+        #expect(value.text == #"{"name":"Zoë \"Z\"\t","n":12,"list":[null]}"#)
+        #expect(try JSONValue.parse(value.text) == value)
+    }
+
+    @Test(arguments: [
+        ("{\"a\" 1}", "expected ':' after a key", 6),
+        ("[1, 2", "expected ',' or ']'", 6),
+        ("\"open", "unclosed string", 6),
+        ("{} x", "unexpected text after the value", 4),
+        ("01", "a number cannot start with 0", 2),
+    ])
+    func reportsWhatWasExpectedAndWhere(text: String, message: String, offset: Int) {
+        #expect(throws: JSONParseError(message: message, offset: offset)) { try JSONValue.parse(text) }
+    }
+}
