@@ -300,20 +300,20 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: author }
                   cache: { destination: Post, transient: true }
-                uniqueness: [[emial], nick, posts, [cache, email]]
+                uniqueness: [[emal], nick, posts, [cache, email]]
                 indexes: [[firstNme], [nick], { name: byPosts, properties: [posts] }]
               Post:
                 relationships:
                   author: { destination: Person, inverse: posts }
 
             """, reports: [
-            error("entity 'Person': uniqueness constraint names unknown property 'emial'", 12, 18, hint: "did you mean 'email'?"),
-            error("entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12, 27),
-            error("entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)", 12, 33),
-            error("entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)", 12, 40),
+            error("entity 'Person': uniqueness constraint names unknown property 'emal'", 12, 18, hint: "did you mean 'email'?"),
+            error("entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12, 26),
+            error("entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)", 12, 32),
+            error("entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)", 12, 39),
             error("entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16, hint: "did you mean 'firstName'?"),
             error("entity 'Person': index 'byNick' names transient attribute 'nick', which is not stored", 13, 28),
-            error("entity 'Person': index 'byPosts' names relationship 'posts', which has no column (only stored to-one relationships can be used)", 13, 67),
+            error("entity 'Person': index 'byPosts' names relationship 'posts', which has no column (only stored to-one relationships can be used)", 13, 65),
         ])
     }
 

@@ -82,6 +82,11 @@ public enum VersionHasher {
         return Base64.encode(Array(SHA512.hash(data: buffer.bytes)))
     }
 
+    /// SHA-256 of arbitrary bytes, as lowercase hex (file digests).
+    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+        VersionHash(bytes: Array(SHA256.hash(data: bytes))).hex
+    }
+
     /// SHA-256 of arbitrary canonical bytes (the layout hash).
     static func sha256(_ bytes: [UInt8]) -> VersionHash {
         VersionHash(bytes: Array(SHA256.hash(data: bytes)))

@@ -1,23 +1,25 @@
 /// Reads typed values out of YAML nodes, collecting a diagnostic for every problem
 /// instead of stopping at the first.
-struct NodeReader {
-    var file: String
-    var diagnostics: [Diagnostic] = []
+package struct NodeReader {
+    package var file: String
+    package var diagnostics: [Diagnostic] = []
 
-    mutating func error(_ message: String, at node: YAMLNode, hint: String? = nil) {
+    package init(file: String) { self.file = file }
+
+    package mutating func error(_ message: String, at node: YAMLNode, hint: String? = nil) {
         diagnostics.append(Diagnostic(.error, message, at: node.location, hint: hint))
     }
 
-    mutating func error(_ message: String, at location: SourceLocation?, hint: String? = nil) {
+    package mutating func error(_ message: String, at location: SourceLocation?, hint: String? = nil) {
         diagnostics.append(Diagnostic(.error, message, at: location, hint: hint))
     }
 
-    mutating func warning(_ message: String, at location: SourceLocation?, hint: String? = nil) {
+    package mutating func warning(_ message: String, at location: SourceLocation?, hint: String? = nil) {
         diagnostics.append(Diagnostic(.warning, message, at: location, hint: hint))
     }
 
     /// The pairs of a mapping (null counts as empty), reporting unknown keys.
-    mutating func mapping(_ node: YAMLNode, subject: String, allowed: [String]) -> [(key: String, keyNode: YAMLNode, value: YAMLNode)]? {
+    package mutating func mapping(_ node: YAMLNode, subject: String, allowed: [String]) -> [(key: String, keyNode: YAMLNode, value: YAMLNode)]? {
         if node.isNull { return [] }
         guard let pairs = node.mappingPairs else {
             error("\(subject): expected a mapping, found \(describe(node))", at: node)
@@ -40,7 +42,7 @@ struct NodeReader {
     }
 
     /// A non-empty string scalar.
-    mutating func string(_ node: YAMLNode, subject: String) -> String? {
+    package mutating func string(_ node: YAMLNode, subject: String) -> String? {
         guard case .scalar(let text, _) = node.content, !node.isNull else {
             error("\(subject): expected a string, found \(describe(node))", at: node)
             return nil
@@ -53,7 +55,7 @@ struct NodeReader {
     }
 
     /// A plain `true`/`false` (also `yes`/`no`, as YAML 1.1 reads them).
-    mutating func bool(_ node: YAMLNode, subject: String) -> Bool? {
+    package mutating func bool(_ node: YAMLNode, subject: String) -> Bool? {
         if case .scalar(let text, .plain) = node.content {
             switch text.lowercased() {
             case "true", "yes", "on": return true
@@ -66,21 +68,21 @@ struct NodeReader {
     }
 
     /// A plain non-negative integer.
-    mutating func unsignedInteger(_ node: YAMLNode, subject: String) -> UInt64? {
+    package mutating func unsignedInteger(_ node: YAMLNode, subject: String) -> UInt64? {
         if case .scalar(let text, .plain) = node.content, let value = UInt64(text) { return value }
         error("\(subject): expected a non-negative integer, found \(describe(node))", at: node)
         return nil
     }
 
     /// A plain integer.
-    mutating func integer(_ node: YAMLNode, subject: String) -> Int? {
+    package mutating func integer(_ node: YAMLNode, subject: String) -> Int? {
         if case .scalar(let text, .plain) = node.content, let value = Int(text) { return value }
         error("\(subject): expected an integer, found \(describe(node))", at: node)
         return nil
     }
 
     /// A sequence's items; a single scalar counts as a one-item sequence when `allowScalar`.
-    mutating func sequence(_ node: YAMLNode, subject: String) -> [YAMLNode]? {
+    package mutating func sequence(_ node: YAMLNode, subject: String) -> [YAMLNode]? {
         if node.isNull { return [] }
         guard let items = node.sequenceItems else {
             error("\(subject): expected a list, found \(describe(node))", at: node)
@@ -89,7 +91,7 @@ struct NodeReader {
         return items
     }
 
-    func describe(_ node: YAMLNode) -> String {
+    package func describe(_ node: YAMLNode) -> String {
         switch node.content {
         case .scalar(let text, _):
             if node.isNull { return "nothing (null)" }

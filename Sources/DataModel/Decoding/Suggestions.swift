@@ -1,7 +1,7 @@
 /// Did-you-mean suggestions for misspelt keys, types and names.
-enum Suggestions {
+package enum Suggestions {
     /// The closest candidate within a small edit distance, compared case-insensitively.
-    static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
+    package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lowered = Array(word.lowercased().unicodeScalars)
         var best: (String, Int)?
         for candidate in candidates {
@@ -13,7 +13,7 @@ enum Suggestions {
     }
 
     /// `did you mean 'x'?`, or nil.
-    static func hint(for word: String, in candidates: some Sequence<String>) -> String? {
+    package static func hint(for word: String, in candidates: some Sequence<String>) -> String? {
         closest(to: word, in: candidates).map { "did you mean '\($0)'?" }
     }
 

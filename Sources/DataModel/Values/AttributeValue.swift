@@ -32,6 +32,14 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         }
     }
 
+    /// Like `description`, with strings quoted so that empty and padded strings show.
+    public var displayText: String {
+        switch self {
+        case .string(let v): return "\"\(v)\""
+        default: return description
+        }
+    }
+
     /// Shortest round-tripping rendering of a double (`1.0` prints as `1.0`).
     static func canonical(_ value: Double) -> String {
         value.description

@@ -15,7 +15,7 @@ public enum PropertySource: Sendable, Hashable, Codable, CustomStringConvertible
         switch self {
         case .copy(let name): "$source.\(name)"
         case .convert(let name, let conversion): "\(conversion)($source.\(name))"
-        case .defaultValue(let value?): "default \(value)"
+        case .defaultValue(let value?): "default \(value.displayText)"
         case .defaultValue(nil): "nil"
         case .policy: "policy"
         }
@@ -44,6 +44,24 @@ public struct PropertyMapping: Sendable, Hashable, Codable {
     public var source: PropertySource
     /// True for relationships.
     public var isRelationship: Bool
+
+    /// Creates a property mapping.
+    public init(name: String, source: PropertySource, isRelationship: Bool) {
+        self.name = name
+        self.source = source
+        self.isRelationship = isRelationship
+    }
+
+    /// How the property changed, for people: kept, renamed, added, converted, policy.
+    public var change: String {
+        switch source {
+        case .copy(let from): from == name ? "kept" : "renamed from \(from)"
+        case .convert(let from, let conversion): from == name ? "converted (\(conversion))" : "renamed from \(from), converted (\(conversion))"
+        case .defaultValue(let value?): "added (default \(value.displayText))"
+        case .defaultValue(nil): "added"
+        case .policy: "by policy"
+        }
+    }
 }
 
 /// How one destination entity is produced.
@@ -76,6 +94,24 @@ public struct EntityMapping: Sendable, Hashable, Codable {
     public var properties: [PropertyMapping]
     /// Source properties that have no destination (dropped data).
     public var droppedProperties: [String]
+    /// Changes that need no data migration: indexes, defaults, delete rules, limits.
+    public var layoutChanges: [String]
+
+    /// Creates an entity mapping.
+    public init(name: String, kind: Kind, source: String?, destination: String?, policy: String? = nil,
+                properties: [PropertyMapping] = [], droppedProperties: [String] = [], layoutChanges: [String] = []) {
+        self.name = name
+        self.kind = kind
+        self.source = source
+        self.destination = destination
+        self.policy = policy
+        self.properties = properties
+        self.droppedProperties = droppedProperties
+        self.layoutChanges = layoutChanges
+    }
+
+    /// The property mapping of a destination property.
+    public func property(_ name: String) -> PropertyMapping? { properties.first { $0.name == name } }
 }
 
 /// The mapping between two versions of a model: what `migrate diff` prints and the
@@ -91,6 +127,14 @@ public struct MappingModel: Sendable, Hashable, Codable {
     public var entityMappings: [EntityMapping]
     /// The mapping file it came from, when any (otherwise fully inferred).
     public var mappingFile: String?
+
+    /// The entity mapping producing a destination entity.
+    public func mapping(forDestination name: String) -> EntityMapping? {
+        entityMappings.first { $0.destination == name }
+    }
+
+    /// True when some entity is produced by a policy.
+    public var usesPolicies: Bool { entityMappings.contains { $0.kind == .custom } }
 
     /// Creates a mapping model.
     public init(model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil) {

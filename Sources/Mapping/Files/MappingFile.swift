@@ -1,0 +1,124 @@
+import DataModel
+import Foundation
+
+/// A user-written mapping for one hop, `Migrations/<Model>/<A>-to-<B>.yaml`: names a
+/// policy per entity and may override property mappings. Everything it does not
+/// mention stays inferred.
+///
+/// ```yaml
+/// entities:
+///   Person:                      # a destination entity
+///     policy: SplitFullName      # rows produced by this policy
+///     source: Person             # optional: the source entity (default: inferred)
+///     properties:
+///       firstName: policy        # set by the policy
+///       nickname: $source.handle # copied from another source property
+///       score: { default: 0 }    # a constant
+/// ```
+public struct MappingFile: Sendable, Hashable {
+    /// A property override.
+    public enum Override: Sendable, Hashable {
+        case policy
+        case copy(from: String)
+        case value(AttributeValue?)
+    }
+
+    /// What the file says about one destination entity.
+    public struct EntityOverride: Sendable, Hashable {
+        /// The destination entity.
+        public var name: String
+        /// The policy producing its rows.
+        public var policy: String?
+        /// The source entity, when given.
+        public var source: String?
+        /// Property overrides with their locations.
+        public var properties: [String: Override]
+        /// Where the entity is named.
+        public var location: SourceLocation
+        /// Where each property override is written.
+        public var propertyLocations: [String: SourceLocation]
+    }
+
+    /// The file's path.
+    public var path: String
+    /// The source version (A).
+    public var sourceVersion: Int
+    /// The destination version (B).
+    public var destinationVersion: Int
+    /// Entity overrides, in file order.
+    public var entities: [EntityOverride]
+    /// SHA-256 of the file's bytes (hex): recorded in the migration history.
+    public var digest: String
+
+    /// `A-to-B.yaml` → (A, B).
+    public static func versions(ofFile path: String) -> (Int, Int)? {
+        let name = (path as NSString).lastPathComponent
+        let stem = name.hasSuffix(".yaml") ? name.dropLast(5) : name.hasSuffix(".yml") ? name.dropLast(4) : Substring(name)
+        let parts = stem.components(separatedBy: "-to-")
+        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a >= 1, b >= 1 else { return nil }
+        return (a, b)
+    }
+
+    /// Parses a mapping file; problems come back as diagnostics with file:line:column.
+    public static func parse(path: String) -> (MappingFile?, [Diagnostic], String?) {
+        guard let (a, b) = versions(ofFile: path) else {
+            return (nil, [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)], nil)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return (nil, [Diagnostic(.error, "\(path): cannot read the file", at: nil)], nil)
+        }
+        let bytes = [UInt8](data)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let root: YAMLNode
+        do {
+            root = try YAMLLoader.load(bytes: bytes, file: path)
+        } catch {
+            return (nil, [Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))], text)
+        }
+        var reader = NodeReader(file: path)
+        var entities: [EntityOverride] = []
+        for (key, _, value) in reader.mapping(root, subject: "mapping file", allowed: ["entities"]) ?? [] where key == "entities" {
+            for (name, keyNode, body) in reader.mapping(value, subject: "entities", allowed: []) ?? [] {
+                let subject = "entity '\(name)'"
+                var entity = EntityOverride(name: name, policy: nil, source: nil, properties: [:], location: keyNode.location, propertyLocations: [:])
+                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: ["policy", "source", "properties"]) ?? [] {
+                    switch entityKey {
+                    case "policy": entity.policy = reader.string(entityValue, subject: "\(subject): policy")
+                    case "source": entity.source = reader.string(entityValue, subject: "\(subject): source")
+                    case "properties":
+                        for (property, propertyKey, node) in reader.mapping(entityValue, subject: "\(subject): properties", allowed: []) ?? [] {
+                            entity.propertyLocations[property] = propertyKey.location
+                            if let override = parseOverride(node, subject: "property '\(name).\(property)'", reader: &reader) {
+                                entity.properties[property] = override
+                            }
+                        }
+                    default: break
+                    }
+                }
+                entities.append(entity)
+            }
+        }
+        if !(root.mappingPairs ?? []).contains(where: { $0.key.scalarText == "entities" }) {
+            reader.error("mapping file: missing required key 'entities'", at: root)
+        }
+        let file = MappingFile(path: path, sourceVersion: a, destinationVersion: b, entities: entities,
+                               digest: VersionHasher.sha256Hex(bytes))
+        return (reader.diagnostics.contains { $0.severity == .error } ? nil : file, reader.diagnostics, text)
+    }
+
+    private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader) -> Override? {
+        if case .scalar(let text, _) = node.content, !node.isNull {
+            if text == "policy" { return .policy }
+            if text.hasPrefix("$source.") { return .copy(from: String(text.dropFirst(8))) }
+            reader.error("\(subject): expected `policy`, `$source.<name>` or `{ default: value }`, found '\(text)'", at: node)
+            return nil
+        }
+        guard let pairs = reader.mapping(node, subject: subject, allowed: ["default"]) else { return nil }
+        guard let value = pairs.first(where: { $0.key == "default" })?.value else {
+            reader.error("\(subject): expected `{ default: value }`", at: node)
+            return nil
+        }
+        // Parsed against the destination type when validated; kept as text here.
+        return value.isNull ? .value(nil) : .value(.string(value.scalarText ?? ""))
+    }
+}

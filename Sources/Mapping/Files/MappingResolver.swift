@@ -1,0 +1,207 @@
+import DataModel
+import Foundation
+
+/// The mapping of one hop: a mapping file merged over inference, or inference alone.
+public enum MappingResolver {
+    /// Resolves the mapping from `from` to `to`.
+    ///
+    /// - Parameters:
+    ///   - file: the hop's mapping file, if there is one (it must be `from`-to-`to`).
+    ///   - knownPolicies: the policy names compiled in; `nil` skips that check.
+    /// - Throws: `DiagnosticsError` when the file does not fit the two versions;
+    ///   `InferenceFailure` with every change neither inference nor the file covers.
+    public static func resolve(_ model: CompiledModel, from: Int, to: Int, file: MappingFile?,
+                               knownPolicies: Set<String>? = nil) throws -> MappingModel {
+        guard let source = model.version(from), let destination = model.version(to) else {
+            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
+                Refusal(kind: .typeChange, entity: model.name, property: nil, change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
+                        remedy: "use versions 1 to \(model.current.version)")])
+        }
+        let chain = from <= to ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
+        var (mapping, refusals) = MappingInference.inferWithRefusals(from: source, to: destination, through: chain)
+        guard let file else {
+            if !refusals.isEmpty {
+                throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
+            }
+            return mapping
+        }
+        var diagnostics: [Diagnostic] = []
+        for override in file.entities {
+            guard let entity = destination.entity(named: override.name) else {
+                diagnostics.append(Diagnostic(.error, "entity '\(override.name)': not an entity of \(model.name) version \(to)", at: override.location,
+                                              hint: Suggestions.hint(for: override.name, in: destination.entities.map(\.name))))
+                continue
+            }
+            var index = mapping.entityMappings.firstIndex { $0.destination == entity.name }!
+            if let sourceName = override.source {
+                guard let sourceEntity = source.entity(named: sourceName) else {
+                    diagnostics.append(Diagnostic(.error, "entity '\(override.name)': source '\(sourceName)' is not an entity of version \(from)", at: override.location,
+                                                  hint: Suggestions.hint(for: sourceName, in: source.entities.map(\.name))))
+                    continue
+                }
+                if mapping.entityMappings[index].source != sourceName {
+                    // Re-pair by name with the chosen source entity.
+                    mapping.entityMappings[index] = pairByName(entity, with: sourceEntity)
+                    mapping.entityMappings.removeAll { $0.kind == .remove && $0.source == sourceName }
+                    index = mapping.entityMappings.firstIndex { $0.destination == entity.name }!
+                }
+            }
+            if let policy = override.policy {
+                if let knownPolicies, !knownPolicies.contains(policy) {
+                    refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: nil,
+                                            change: "\(file.path) names policy '\(policy)', which is not compiled into this migrate",
+                                            remedy: knownPolicies.isEmpty ? "add the policy to your deploy package's policy list" : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
+                                                + (Suggestions.hint(for: policy, in: knownPolicies).map { "; \($0)" } ?? "")))
+                }
+                mapping.entityMappings[index].kind = .custom
+                mapping.entityMappings[index].policy = policy
+                if mapping.entityMappings[index].source == nil {
+                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': a policy needs source rows; '\(entity.name)' has no source entity in version \(from)",
+                                                  at: override.location, hint: "add `source: <Entity of version \(from)>`"))
+                }
+                refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy }
+            }
+            let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
+            for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
+                let location = override.propertyLocations[property]
+                let attribute = entity.attribute(named: property)
+                let relationship = entity.relationship(named: property)
+                guard attribute != nil || relationship != nil else {
+                    diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': not a property of \(entity.name) in version \(to)", at: location,
+                                                  hint: Suggestions.hint(for: property, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))))
+                    continue
+                }
+                var newSource: PropertySource
+                switch value {
+                case .policy:
+                    newSource = .policy
+                    if override.policy == nil {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': set by a policy, but the entity names no policy", at: location,
+                                                      hint: "add `policy: <Name>` to entity '\(entity.name)'"))
+                    }
+                case .copy(let from):
+                    guard let sourceEntity, sourceEntity.attribute(named: from) != nil || sourceEntity.relationship(named: from) != nil else {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': $source.\(from) is not a property of \(sourceEntity?.name ?? "the source") in version \(from)", at: location,
+                                                      hint: sourceEntity.flatMap { Suggestions.hint(for: from, in: $0.attributes.map(\.name) + $0.relationships.map(\.name)) }))
+                        continue
+                    }
+                    if let attribute, let old = sourceEntity.attribute(named: from)?.declaration, old.type != attribute.declaration.type {
+                        if MappingInference.isWidening(old.type, to: attribute.declaration.type) {
+                            newSource = .convert(from: from, conversion: .widen)
+                        } else {
+                            diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': $source.\(from) is \(old.type.rawValue), not convertible to \(attribute.declaration.type.rawValue)", at: location,
+                                                          hint: "set it in a policy instead (`\(property): policy`)"))
+                            continue
+                        }
+                    } else {
+                        newSource = .copy(from: from)
+                    }
+                case .value(let raw):
+                    guard let attribute else {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a default", at: location))
+                        continue
+                    }
+                    var parsed: AttributeValue?
+                    if case .string(let text)? = raw {
+                        switch DefaultValueParser.parse(text, as: attribute.declaration.type) {
+                        case .success(let v): parsed = v
+                        case .failure(let failure):
+                            diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': \(failure.message)", at: location))
+                            continue
+                        }
+                    }
+                    if parsed == nil, !attribute.declaration.isOptional {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': the attribute is required; nil is not a value for it", at: location))
+                        continue
+                    }
+                    newSource = .defaultValue(parsed)
+                }
+                if let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property }) {
+                    mapping.entityMappings[index].properties[p].source = newSource
+                } else {
+                    mapping.entityMappings[index].properties.append(PropertyMapping(name: property, source: newSource, isRelationship: relationship != nil))
+                    mapping.entityMappings[index].properties.sort { $0.name < $1.name }
+                }
+                if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
+                refusals.removeAll { $0.entity == entity.name && $0.property == property }
+            }
+            // Source properties now used by an override are no longer dropped.
+            let used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })
+            mapping.entityMappings[index].droppedProperties.removeAll { used.contains($0) }
+        }
+        if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
+        if !refusals.isEmpty {
+            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
+        }
+        mapping.mappingFile = file.path
+        return mapping
+    }
+
+    private static func mappingSourceName(_ source: PropertySource) -> String? {
+        switch source {
+        case .copy(let from), .convert(let from, _): from
+        default: nil
+        }
+    }
+
+    /// A mapping that pairs properties by name (used when a file picks the source entity).
+    private static func pairByName(_ entity: CompiledEntity, with sourceEntity: CompiledEntity) -> EntityMapping {
+        var properties: [PropertyMapping] = []
+        var used: Set<String> = []
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            if let old = sourceEntity.attribute(named: attribute.name), old.declaration.type == attribute.declaration.type {
+                properties.append(PropertyMapping(name: attribute.name, source: .copy(from: old.name), isRelationship: false))
+                used.insert(old.name)
+            } else {
+                properties.append(PropertyMapping(name: attribute.name, source: .defaultValue(attribute.declaration.defaultValue), isRelationship: false))
+            }
+        }
+        for relationship in entity.relationships where !relationship.declaration.isTransient {
+            if let old = sourceEntity.relationship(named: relationship.name) {
+                properties.append(PropertyMapping(name: relationship.name, source: .copy(from: old.name), isRelationship: true))
+                used.insert(old.name)
+            } else {
+                properties.append(PropertyMapping(name: relationship.name, source: .defaultValue(nil), isRelationship: true))
+            }
+        }
+        let dropped = (sourceEntity.attributes.filter { !$0.declaration.isTransient }.map(\.name) + sourceEntity.relationships.map(\.name))
+            .filter { !used.contains($0) }.sorted()
+        return EntityMapping(name: "\(sourceEntity.name)To\(entity.name)", kind: .transform, source: sourceEntity.name, destination: entity.name,
+                             properties: properties.sorted { $0.name < $1.name }, droppedProperties: dropped)
+    }
+}
+
+/// The mapping files of a model: `Migrations/<Model>/<A>-to-<B>.yaml`.
+public struct MappingFiles: Sendable {
+    /// Files by (A, B).
+    public var files: [MappingFile]
+    /// Problems found while reading them.
+    public var diagnostics: [Diagnostic]
+    /// Source texts for rendering.
+    public var sources: [String: String]
+
+    /// Reads every mapping file of `model` under `folder` (a missing folder means none).
+    public static func load(folder: String, model: String) -> MappingFiles {
+        var result = MappingFiles(files: [], diagnostics: [], sources: [:])
+        let directory = folder.hasSuffix("/") ? folder + model : folder + "/" + model
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return result }
+        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+            let path = directory + "/" + name
+            let (file, diagnostics, text) = MappingFile.parse(path: path)
+            if let text { result.sources[path] = text }
+            result.diagnostics += diagnostics
+            guard let file else { continue }
+            if file.destinationVersion != file.sourceVersion + 1 {
+                result.diagnostics.append(Diagnostic(.error, "\(path): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil))
+                continue
+            }
+            result.files.append(file)
+        }
+        return result
+    }
+
+    /// The file for hop A → B, if any.
+    public func file(from a: Int, to b: Int) -> MappingFile? {
+        files.first { $0.sourceVersion == a && $0.destinationVersion == b }
+    }
+}

@@ -1,0 +1,254 @@
+import DataModel
+
+/// Derives the lightweight mapping between two versions of a model, as Core Data's
+/// `NSMappingModel.inferredMappingModel` does, or says exactly why it cannot:
+/// every refusal names the entity, the property, the change and the remedy.
+public enum MappingInference {
+    /// Infers the mapping from version `from` to version `to` of `model`, following
+    /// renames through every version in between.
+    public static func infer(_ model: CompiledModel, from: Int, to: Int) throws(InferenceFailure) -> MappingModel {
+        guard let source = model.version(from), let destination = model.version(to) else {
+            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
+                Refusal(kind: .typeChange, entity: model.name, property: nil,
+                        change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
+                        remedy: "use versions 1 to \(model.current.version)")])
+        }
+        let chain = from <= to ? Array(model.versions.filter { $0.version >= from && $0.version <= to })
+                               : [source, destination]
+        return try infer(from: source, to: destination, through: chain)
+    }
+
+    /// Infers the mapping between two compiled versions; `chain` lists every version
+    /// from `source` to `destination` inclusive (for chained renames), or just the two.
+    public static func infer(from source: CompiledVersion, to destination: CompiledVersion,
+                             through chain: [CompiledVersion]? = nil) throws(InferenceFailure) -> MappingModel {
+        let (mapping, refusals) = inferWithRefusals(from: source, to: destination, through: chain)
+        if !refusals.isEmpty {
+            throw InferenceFailure(model: destination.model, sourceVersion: source.version,
+                                   destinationVersion: destination.version, refusals: refusals)
+        }
+        return mapping
+    }
+
+    /// The inferred mapping (refused properties left as `.policy`) and every refusal,
+    /// so that a mapping file can cover some of them.
+    static func inferWithRefusals(from source: CompiledVersion, to destination: CompiledVersion,
+                                  through chain: [CompiledVersion]? = nil) -> (MappingModel, [Refusal]) {
+        let steps = (chain?.count ?? 0) >= 2 ? chain! : [source, destination]
+        var renames = Renames.hop(from: steps[0], to: steps[1])
+        for i in 1..<(steps.count - 1) {
+            renames = Renames.compose(renames, Renames.hop(from: steps[i], to: steps[i + 1]))
+        }
+        var inference = Inference(source: source, destination: destination, renames: renames)
+        let mapping = inference.run()
+        let refusals = (renames.refusals + inference.refusals).sorted {
+            ($0.entity, $0.property ?? "", $0.change) < ($1.entity, $1.property ?? "", $1.change)
+        }
+        return (mapping, dedupe(refusals))
+    }
+
+    private static func dedupe(_ refusals: [Refusal]) -> [Refusal] {
+        var seen: Set<Refusal> = []
+        return refusals.filter { seen.insert($0).inserted }
+    }
+
+    /// Whether `from` converts to `to` without loss of range (Core Data's widening).
+    public static func isWidening(_ from: AttributeType, to: AttributeType) -> Bool {
+        switch (from, to) {
+        case (.integer16, .integer32), (.integer16, .integer64), (.integer32, .integer64): true
+        case (.integer16, .double), (.integer32, .double), (.integer64, .double): true
+        case (.integer16, .decimal), (.integer32, .decimal), (.integer64, .decimal): true
+        case (.integer16, .float): true
+        case (.float, .double): true
+        default: false
+        }
+    }
+
+    private struct Inference {
+        let source: CompiledVersion
+        let destination: CompiledVersion
+        let renames: Renames
+        var refusals: [Refusal] = []
+
+        init(source: CompiledVersion, destination: CompiledVersion, renames: Renames) {
+            self.source = source
+            self.destination = destination
+            self.renames = renames
+        }
+
+        var fileHint: String { "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml" }
+
+        mutating func refuse(_ kind: Refusal.Kind, _ entity: String, _ property: String?, _ change: String, _ remedy: String) {
+            refusals.append(Refusal(kind: kind, entity: entity, property: property, change: change, remedy: remedy))
+        }
+
+        /// Source entity names that are `name` or related to it by inheritance.
+        func sourceHierarchy(of name: String) -> Set<String> {
+            guard let entity = source.entity(named: name) else { return [] }
+            return Set(source.entities.filter { $0.root == entity.root }.map(\.name))
+        }
+
+        mutating func run() -> MappingModel {
+            checkHierarchies()
+            var mappings: [EntityMapping] = []
+            let mappedSources = Set(renames.entities.values)
+            for entity in destination.entities {
+                mappings.append(map(entity))
+            }
+            for entity in source.entities where !mappedSources.contains(entity.name) {
+                mappings.append(EntityMapping(name: "\(entity.name)ToNothing", kind: .remove, source: entity.name, destination: nil,
+                                              droppedProperties: Renames.storedProperties(of: entity).map(\.name).sorted()))
+            }
+            return MappingModel(model: destination.model, sourceVersion: source.version,
+                                destinationVersion: destination.version, entityMappings: mappings)
+        }
+
+        /// Two source hierarchies may not end up in one destination table.
+        mutating func checkHierarchies() {
+            var roots: [String: Set<String>] = [:]
+            for entity in destination.entities {
+                guard let sourceName = renames.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
+                roots[entity.root, default: []].insert(sourceEntity.root)
+            }
+            for (root, sourceRoots) in roots.sorted(by: { $0.key < $1.key }) where sourceRoots.count > 1 {
+                let names = sourceRoots.sorted()
+                refuse(.mergedHierarchies, root, nil,
+                       "merges the hierarchies of \(names.joined(separator: " and ")) into one (their rows would share table Z\(root.uppercased()))",
+                       "keep them in separate hierarchies, or write \(fileHint) with a policy that copies one into the other")
+            }
+        }
+
+        mutating func map(_ entity: CompiledEntity) -> EntityMapping {
+            guard let sourceName = renames.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else {
+                // A new entity: no rows to carry; required relationships from existing
+                // entities to it are checked on their side.
+                return EntityMapping(name: "NothingTo\(entity.name)", kind: .add, source: nil, destination: entity.name,
+                                     properties: Renames.storedProperties(of: entity).map { property in
+                                         let attribute = entity.attribute(named: property.name)
+                                         return PropertyMapping(name: property.name, source: .defaultValue(attribute?.declaration.defaultValue),
+                                                                isRelationship: attribute == nil)
+                                     }.sorted { $0.name < $1.name })
+            }
+            let propertyMap = renames.properties[entity.name] ?? [:]
+            var properties: [PropertyMapping] = []
+            for attribute in entity.attributes where !attribute.declaration.isTransient {
+                properties.append(mapAttribute(attribute, of: entity, from: sourceEntity, sourceName: propertyMap[attribute.name]))
+            }
+            for relationship in entity.relationships where !relationship.declaration.isTransient {
+                properties.append(mapRelationship(relationship, of: entity, from: sourceEntity, sourceName: propertyMap[relationship.name]))
+            }
+            properties.sort { $0.name < $1.name }
+            let used = Set(propertyMap.values)
+            let dropped = Renames.storedProperties(of: sourceEntity).map(\.name).filter { !used.contains($0) }.sorted()
+            let unchanged = sourceEntity.name == entity.name && dropped.isEmpty
+                && sourceEntity.versionHash == entity.versionHash
+                && properties.allSatisfy { if case .copy(let from) = $0.source { from == $0.name } else { false } }
+            return EntityMapping(name: "\(sourceEntity.name)To\(entity.name)", kind: unchanged ? .copy : .transform,
+                                 source: sourceEntity.name, destination: entity.name, properties: properties,
+                                 droppedProperties: dropped, layoutChanges: layoutChanges(from: sourceEntity, to: entity, renames: propertyMap))
+        }
+
+        mutating func mapAttribute(_ attribute: CompiledAttribute, of entity: CompiledEntity, from sourceEntity: CompiledEntity,
+                                   sourceName: String?) -> PropertyMapping {
+            let a = attribute.declaration
+            func added() -> PropertyMapping {
+                if !a.isOptional, a.defaultValue == nil {
+                    refuse(.requiredWithoutDefault, entity.name, a.name,
+                           "new required attribute without a default or source",
+                           "add a default (`\(a.name): { type: \(a.type.rawValue), default: … }`), make it optional, or write \(fileHint) with a policy for \(entity.name)")
+                }
+                return PropertyMapping(name: a.name, source: .defaultValue(a.defaultValue), isRelationship: false)
+            }
+            guard let sourceName else { return added() }
+            guard let old = sourceEntity.attribute(named: sourceName)?.declaration else {
+                refuse(.attributeRelationshipSwap, entity.name, a.name,
+                       "relationship '\(sourceEntity.name).\(sourceName)' became an attribute",
+                       "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (remove, then add)")
+                return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
+            }
+            var conversion: Conversion?
+            if old.type != a.type {
+                if MappingInference.isWidening(old.type, to: a.type) {
+                    conversion = .widen
+                } else {
+                    let what = MappingInference.isWidening(a.type, to: old.type) ? "narrowing" : "unrelated"
+                    refuse(.typeChange, entity.name, a.name,
+                           "type change \(old.type.rawValue) → \(a.type.rawValue) is \(what), not a widening",
+                           "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)")
+                }
+            }
+            if old.isOptional, !a.isOptional {
+                if a.defaultValue == nil {
+                    refuse(.requiredWithoutDefault, entity.name, a.name,
+                           "optional → required without a default (rows holding nil would have no value)",
+                           "add a default (`default: …`) so that nil values take it, or write \(fileHint) with a policy for \(entity.name)")
+                } else if conversion == nil {
+                    conversion = .fillDefault
+                }
+            }
+            if let conversion { return PropertyMapping(name: a.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: false) }
+            return PropertyMapping(name: a.name, source: .copy(from: sourceName), isRelationship: false)
+        }
+
+        mutating func mapRelationship(_ relationship: CompiledRelationship, of entity: CompiledEntity, from sourceEntity: CompiledEntity,
+                                      sourceName: String?) -> PropertyMapping {
+            let r = relationship.declaration
+            guard let sourceName else {
+                if !r.isOptional, !r.isToMany {
+                    refuse(.requiredRelationshipWithoutSource, entity.name, r.name,
+                           "new required to-one relationship: existing \(entity.name) rows would have no destination",
+                           "make it optional in this version (and required in a later one once filled), or write \(fileHint) with a policy that sets it")
+                }
+                return PropertyMapping(name: r.name, source: .defaultValue(nil), isRelationship: true)
+            }
+            guard let old = sourceEntity.relationship(named: sourceName) else {
+                refuse(.attributeRelationshipSwap, entity.name, r.name,
+                       "attribute '\(sourceEntity.name).\(sourceName)' became a relationship",
+                       "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version")
+                return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
+            }
+            let o = old.declaration
+            let mappedDestination = renames.entities[r.destination]
+            if mappedDestination == nil || !sourceHierarchy(of: o.destination).contains(mappedDestination!) {
+                refuse(.destinationChanged, entity.name, r.name,
+                       "destination changed from \(o.destination) to \(r.destination), an unrelated entity",
+                       "write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new relationship and remove the old one")
+            }
+            var conversion: Conversion?
+            if o.isToMany != r.isToMany || old.isManyToMany != relationship.isManyToMany { conversion = .reshape }
+            else if o.isOrdered != r.isOrdered { conversion = .reorder }
+            if let conversion { return PropertyMapping(name: r.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: true) }
+            return PropertyMapping(name: r.name, source: .copy(from: sourceName), isRelationship: true)
+        }
+
+        func layoutChanges(from old: CompiledEntity, to new: CompiledEntity, renames: [String: String]) -> [String] {
+            var changes: [String] = []
+            for attribute in new.attributes where !attribute.declaration.isTransient {
+                guard let sourceName = renames[attribute.name], let before = old.attribute(named: sourceName)?.declaration else { continue }
+                let a = attribute.declaration
+                if before.isIndexed != a.isIndexed { changes.append("\(a.name): \(a.isIndexed ? "index added" : "index removed")") }
+                if before.defaultValue != a.defaultValue {
+                    changes.append("\(a.name): default \(before.defaultValue.map { "\($0)" } ?? "none") → \(a.defaultValue.map { "\($0)" } ?? "none")")
+                }
+                if before.minimum != a.minimum || before.maximum != a.maximum { changes.append("\(a.name): limits changed") }
+                if before.transformer != a.transformer { changes.append("\(a.name): transformer \(before.transformer ?? "none") → \(a.transformer ?? "none")") }
+            }
+            for relationship in new.relationships {
+                guard let sourceName = renames[relationship.name], let before = old.relationship(named: sourceName)?.declaration else { continue }
+                if before.deleteRule != relationship.declaration.deleteRule {
+                    changes.append("\(relationship.name): delete rule \(before.deleteRule.rawValue) → \(relationship.declaration.deleteRule.rawValue)")
+                }
+            }
+            let beforeIndexes = Set(old.indexes.map { $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",") })
+            let afterIndexes = Set(new.indexes.map { $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",") })
+            for index in new.indexes where !beforeIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
+                changes.append("index \(index.name) added")
+            }
+            for index in old.indexes where !afterIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
+                changes.append("index \(index.name) removed")
+            }
+            if Set(old.uniqueness) != Set(new.uniqueness) { changes.append("uniqueness constraints changed") }
+            return changes
+        }
+    }
+}

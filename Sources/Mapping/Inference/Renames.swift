@@ -1,0 +1,91 @@
+import DataModel
+
+/// Which source entity and property each destination entity and property comes
+/// from, following `renamedFrom` (Core Data's renaming identifier) hop by hop, so
+/// renames chain across versions.
+struct Renames: Sendable {
+    /// Destination entity → source entity.
+    var entities: [String: String] = [:]
+    /// Destination entity → (destination property → source property).
+    var properties: [String: [String: String]] = [:]
+    /// Ambiguous claims found on the way.
+    var refusals: [Refusal] = []
+
+    /// The renames of one hop between adjacent versions.
+    static func hop(from source: CompiledVersion, to destination: CompiledVersion) -> Renames {
+        var result = Renames()
+        var entityClaims: [String: [String]] = [:]
+        for entity in destination.entities {
+            guard let match = matchEntity(entity, in: source) else { continue }
+            entityClaims[match, default: []].append(entity.name)
+            result.entities[entity.name] = match
+        }
+        for (old, claimants) in entityClaims where claimants.count > 1 {
+            for name in claimants.sorted() { result.entities[name] = nil }
+            result.refusals.append(Refusal(
+                kind: .ambiguousRename, entity: claimants.sorted()[0], property: nil,
+                change: "ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old entity '\(old)'",
+                remedy: "keep `renamedFrom: \(old)` on one entity only (the other is new)"))
+        }
+        for entity in destination.entities {
+            guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
+            var claims: [String: [String]] = [:]
+            var map: [String: String] = [:]
+            for property in storedProperties(of: entity) {
+                guard let match = matchProperty(property, in: sourceEntity) else { continue }
+                claims[match, default: []].append(property.name)
+                map[property.name] = match
+            }
+            for (old, claimants) in claims where claimants.count > 1 {
+                for name in claimants { map[name] = nil }
+                result.refusals.append(Refusal(
+                    kind: .ambiguousRename, entity: entity.name, property: claimants.sorted()[0],
+                    change: "ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim the old property '\(sourceName).\(old)'",
+                    remedy: "keep `renamedFrom: \(old)` on one property only, or give the new property another name"))
+            }
+            result.properties[entity.name] = map
+        }
+        return result
+    }
+
+    /// `first` (A → B) followed by `second` (B → C): A → C.
+    static func compose(_ first: Renames, _ second: Renames) -> Renames {
+        var result = Renames(refusals: first.refusals + second.refusals)
+        for (destination, middle) in second.entities {
+            guard let source = first.entities[middle] else { continue }
+            result.entities[destination] = source
+            var map: [String: String] = [:]
+            for (property, middleProperty) in second.properties[destination] ?? [:] {
+                if let sourceProperty = first.properties[middle]?[middleProperty] { map[property] = sourceProperty }
+            }
+            result.properties[destination] = map
+        }
+        return result
+    }
+
+    struct Property {
+        var name: String
+        var renamedFrom: String?
+    }
+
+    static func storedProperties(of entity: CompiledEntity) -> [Property] {
+        entity.attributes.filter { !$0.declaration.isTransient }.map { Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom) }
+            + entity.relationships.filter { !$0.declaration.isTransient }.map { Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom) }
+    }
+
+    private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion) -> String? {
+        if let old = entity.renamedFrom, source.entity(named: old) != nil { return old }
+        if source.entity(named: entity.name) != nil { return entity.name }
+        // Xcode keeps the same renaming identifier in later versions.
+        if let old = entity.renamedFrom, let same = source.entities.first(where: { $0.renamedFrom == old }) { return same.name }
+        return nil
+    }
+
+    private static func matchProperty(_ property: Property, in source: CompiledEntity) -> String? {
+        let candidates = storedProperties(of: source)
+        if let old = property.renamedFrom, candidates.contains(where: { $0.name == old }) { return old }
+        if candidates.contains(where: { $0.name == property.name }) { return property.name }
+        if let old = property.renamedFrom, let same = candidates.first(where: { $0.renamedFrom == old }) { return same.name }
+        return nil
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Migrations
+import ModelMigration
+
+/// `migrate diff A B`: the mapping between two versions, or every reason there is none.
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the mapping between two model versions: per entity, each property kept, renamed, added, removed, converted or set by a policy.",
+        discussion: "For adjacent versions a mapping file Migrations/<Model>/<A>-to-<B>.yaml is merged over inference. Exit 0 with a mapping; 4 with every change no mapping covers.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The model (default: the only one under --models).", valueName: "name"))
+    var model: String?
+
+    @Argument(help: ArgumentHelp("The source version.", valueName: "a"))
+    var from: Int
+
+    @Argument(help: ArgumentHelp("The destination version.", valueName: "b"))
+    var to: Int
+
+    func run() throws {
+        let compiled = try global.model(named: model, in: global.loadModels())
+        for version in [from, to] where compiled.version(version) == nil {
+            Output.err("error: model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))")
+            throw ExitStatus.usage
+        }
+        let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
+        if files.diagnostics.contains(where: { $0.severity == .error }) {
+            Output.err(DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
+            throw ExitStatus.failure
+        }
+        let file = to == from + 1 ? files.file(from: from, to: to) : nil
+        let mapping: MappingModel
+        do {
+            mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: Set(PolicyCatalog.example.names))
+        } catch let failure as InferenceFailure {
+            if global.json {
+                try Output.json(DiffReport(mapping: nil, refusals: failure.refusals))
+            } else {
+                Output.err("error: " + failure.description)
+            }
+            throw ExitStatus.noMigrationPath
+        } catch let error as DiagnosticsError {
+            Output.err(DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
+            throw ExitStatus.failure
+        }
+        if global.json {
+            try Output.json(DiffReport(mapping: mapping, refusals: []))
+            return
+        }
+        Output.out(Self.render(mapping))
+        let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
+        if !skipped.isEmpty {
+            Output.err("note: mapping files of single hops are not merged into a multi-hop diff (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them")
+        }
+    }
+
+    struct DiffReport: Encodable {
+        var mapping: MappingModel?
+        var refusals: [Refusal]
+    }
+
+    static func render(_ mapping: MappingModel) -> String {
+        var lines = ["\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
+            + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")]
+        for entity in mapping.entityMappings {
+            lines.append("")
+            switch entity.kind {
+            case .add: lines.append("\(entity.destination!) (new entity)")
+            case .remove: lines.append("\(entity.source!) (removed: its rows are dropped)")
+            case .copy: lines.append("\(entity.destination!) (unchanged)")
+            case .transform:
+                lines.append("\(entity.destination!) (changed\(entity.source != entity.destination ? ", renamed from \(entity.source!)" : ""))")
+            case .custom:
+                lines.append("\(entity.destination!) (policy \(entity.policy!)\(entity.source != entity.destination ? ", from \(entity.source!)" : ""))")
+            }
+            if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
+            let width = max(8, entity.properties.map(\.name.count).max() ?? 0)
+            for property in entity.properties {
+                lines.append("  \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(property.change)")
+            }
+            for dropped in entity.droppedProperties {
+                lines.append("  \(dropped.padding(toLength: width, withPad: " ", startingAt: 0))  removed")
+            }
+            for change in entity.layoutChanges { lines.append("  layout: \(change)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+@testable import DataModel
+import TestSupport
+
+/// Swift Testing has a `SourceLocation` too.
+private typealias SourceLocation = DataModel.SourceLocation
+
+@Suite struct ModelLoaderTests {
+    // MARK: - Helpers
+
+    /// A valid version file: `model:` on line 1 (value at column 8), `version:` on line 2
+    /// (value at column 10).
+    private func version(_ model: String, _ number: Int, entity: String = "Item") -> String {
+        "model: \(model)\nversion: \(number)\nentities:\n  \(entity):\n    attributes: { name: string }\n"
+    }
+
+    /// A temporary folder holding `files` (relative path → text).
+    private func folder(_ files: [String: String]) throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory(prefix: "model-loader")
+        for (name, text) in files { try folder.write(name, text) }
+        return folder
+    }
+
+    private func error(_ message: String, at location: SourceLocation? = nil, hint: String? = nil) -> Diagnostic {
+        Diagnostic(.error, message, at: location, hint: hint)
+    }
+
+    // MARK: - What a path can be
+
+    @Test func aFolderOfModels() throws {
+        let models = try folder([
+            "Alpha/1.yaml": version("Alpha", 1),
+            "Alpha/2.yaml": version("Alpha", 2, entity: "Thing"),
+            "Beta/1.yml": version("Beta", 1),
+            "README.md": "not a model",
+            ".hidden/1.yaml": version("Hidden", 1),
+        ])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.path)
+        #expect(result.diagnostics == [])
+        #expect(result.models.map(\.name) == ["Alpha", "Beta"])
+        #expect(result.models.map(\.path) == [models.file("Alpha"), models.file("Beta")])
+        #expect(result.models.map { $0.versions.map(\.version) } == [[1, 2], [1]])
+        #expect(result.models.map { $0.versions.map(\.file) } == [
+            [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml")], [models.file("Beta/1.yml")],
+        ])
+        let compiled = try result.compiledModels()
+        #expect(compiled.map(\.name) == ["Alpha", "Beta"])
+        #expect(compiled[0].versions.map { $0.entities.map(\.name) } == [["Item"], ["Thing"]])
+        #expect(compiled[0].current.version == 2)
+        #expect(Set(result.sources.keys) == [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml"), models.file("Beta/1.yml")])
+        #expect(result.sources[models.file("Beta/1.yml")] == version("Beta", 1))
+    }
+
+    @Test func aModelFolder() throws {
+        let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/2.yaml": version("Alpha", 2)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics == [])
+        #expect(result.models.map(\.name) == ["Alpha"])
+        #expect(result.models.map(\.path) == [models.file("Alpha")])
+        #expect(result.models.first?.compiled?.versions.map(\.version) == [1, 2])
+        #expect(try ModelLoader.loadModel(path: models.file("Alpha")).versions.map(\.file)
+            == [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml")])
+    }
+
+    @Test func aSingleVersionFile() throws {
+        let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/2.yaml": version("Other", 2)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha/2.yaml"))
+        // Checked on its own: the folder's name and the other versions do not matter.
+        #expect(result.diagnostics == [])
+        #expect(result.models.map(\.name) == ["Other"])
+        #expect(result.models.map(\.path) == [models.file("Alpha/2.yaml")])
+        #expect(result.models.first?.compiled?.versions.map(\.version) == [2])
+        #expect(result.models.first?.compiled?.name == "Other")
+    }
+
+    @Test func warningsDoNotStopCompilation() throws {
+        let models = try folder(["Alpha/1.yaml": """
+            model: Alpha
+            version: 1
+            entities:
+              Item:
+                relationships:
+                  next: { destination: Item }
+
+            """])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics == [
+            Diagnostic(.warning, "relationship 'Item.next': has no inverse; Core Data cannot keep both sides consistent",
+                       at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 6, column: 7),
+                       hint: "add a relationship on 'Item' and name it with `inverse:`"),
+        ])
+        #expect(!result.hasErrors)
+        #expect(try result.compiledModels().map(\.name) == ["Alpha"])
+    }
+
+    // MARK: - Versions and names
+
+    @Test func versionDifferentFromTheFileName() throws {
+        let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/2.yaml": version("Alpha", 3)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics == [
+            error("version: the file is named 2.yaml but says version 3",
+                  at: SourceLocation(file: models.file("Alpha/2.yaml"), line: 2, column: 10),
+                  hint: "a version's number is its file name; add a new file for a new version"),
+        ])
+        #expect(result.models.first?.compiled == nil)
+        #expect(result.models.first?.versions.map(\.version) == [1, 3])
+    }
+
+    @Test func twoFilesForOneVersion() throws {
+        let models = try folder(["Alpha/01.yaml": version("Alpha", 1), "Alpha/1.yaml": version("Alpha", 1)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics == [
+            error("\(models.file("Alpha/1.yaml")): duplicate version 1 (also \(models.file("Alpha/01.yaml")))"),
+        ])
+        #expect(result.models.first?.compiled == nil)
+    }
+
+    @Test func missingVersions() throws {
+        let models = try folder([
+            "One/1.yaml": version("One", 1), "One/2.yaml": version("One", 2), "One/4.yaml": version("One", 4),
+            "Two/1.yaml": version("Two", 1), "Two/4.yaml": version("Two", 4),
+            "Three/3.yaml": version("Three", 3),
+        ])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.path)
+        #expect(result.diagnostics == [
+            error("\(models.file("One")): missing version 3 (versions are numbered 1, 2, 3, … without gaps)"),
+            error("\(models.file("Three")): missing versions 1, 2 (versions are numbered 1, 2, 3, … without gaps)"),
+            error("\(models.file("Two")): missing versions 2, 3 (versions are numbered 1, 2, 3, … without gaps)"),
+        ])
+        #expect(result.models.map(\.name) == ["One", "Three", "Two"])
+        #expect(result.models.map { $0.compiled == nil } == [true, true, true])
+    }
+
+    @Test func fileNamesThatAreNotVersionNumbers() throws {
+        let models = try folder([
+            "Alpha/1.yaml": version("Alpha", 1), "Alpha/first.yaml": version("Alpha", 2),
+            "Alpha/0.yaml": version("Alpha", 0), "Alpha/2.yaml.yaml": version("Alpha", 2),
+        ])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        let hint = "rename it, or move it out of the model folder"
+        #expect(result.diagnostics == [
+            error("\(models.file("Alpha/0.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+            error("\(models.file("Alpha/2.yaml.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+            error("\(models.file("Alpha/first.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+        ])
+        #expect(result.models.first?.versions.map(\.version) == [1])
+        #expect(result.models.first?.compiled == nil)
+    }
+
+    @Test func modelNameDifferentFromTheFolder() throws {
+        let models = try folder(["Alpha/1.yaml": version("Beta", 1)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics == [
+            error("model: 'Beta' differs from its folder's name 'Alpha'", at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 1, column: 8)),
+        ])
+        #expect(result.models.map(\.name) == ["Alpha"])
+        #expect(result.models.first?.compiled == nil)
+    }
+
+    @Test func emptyFolders() throws {
+        let models = try folder(["Alpha/1.yaml": version("Alpha", 1)])
+        defer { models.remove() }
+        try FileManager.default.createDirectory(atPath: models.file("Empty"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: models.file("Nothing/Here"), withIntermediateDirectories: true)
+        #expect(ModelLoader.load(path: models.path).diagnostics == [
+            error("\(models.file("Empty")): model has no versions (expected 1.yaml, 2.yaml, …)"),
+            error("\(models.file("Nothing")): model has no versions (expected 1.yaml, 2.yaml, …)"),
+        ])
+        let nothing = ModelLoader.load(path: models.file("Nothing/Here"))
+        #expect(nothing.diagnostics == [
+            error("\(models.file("Nothing/Here")): no models found (expected \(models.file("Nothing/Here"))/<Model>/1.yaml)"),
+        ])
+        #expect(nothing.models.isEmpty)
+    }
+
+    @Test func nonexistentPath() throws {
+        let result = ModelLoader.load(path: "/nonexistent/Models")
+        #expect(result.diagnostics == [error("/nonexistent/Models: no such file or folder")])
+        #expect(result.models.isEmpty)
+        #expect(result.hasErrors)
+        #expect(throws: DiagnosticsError.self) { try result.compiledModels() }
+    }
+
+    @Test func yamlSyntaxErrorIsADiagnosticAtItsPosition() throws {
+        let models = try folder(["Alpha/1.yaml": "model: Alpha\nversion: 1\nentities: [unclosed\n", "Alpha/2.yaml": version("Alpha", 2)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics.map(\.description) == [
+            "\(models.file("Alpha/1.yaml")):4:1: error: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence starting at line 3, column 11)",
+        ])
+        #expect(result.models.first?.versions.map(\.version) == [2])
+        #expect(result.models.first?.compiled == nil)
+    }
+
+    // MARK: - Order and one-model loading
+
+    @Test func diagnosticsAreInFileThenPositionOrderWithFolderProblemsFirst() throws {
+        let models = try folder([
+            "Alpha/10.yaml": version("Alpha", 10, entity: "bad"),
+            "Alpha/2.yaml": "model: Alpha\nversion: 2\nentities: { B: { parent: Xyz }, A: { attributes: { x: integr } } }\n",
+            "Alpha/1.yaml": version("Alpha", 1),
+        ])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        let two = models.file("Alpha/2.yaml"), ten = models.file("Alpha/10.yaml")
+        #expect(result.diagnostics == [
+            error("\(models.file("Alpha")): missing versions 3, 4, 5, 6, 7, 8, 9 (versions are numbered 1, 2, 3, … without gaps)"),
+            error("entity 'B': unknown parent entity 'Xyz'", at: SourceLocation(file: two, line: 3, column: 13)),
+            error("attribute 'A.x': unknown type 'integr'", at: SourceLocation(file: two, line: 3, column: 55), hint: "did you mean 'integer16'?"),
+            error("entity 'bad': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
+                  at: SourceLocation(file: ten, line: 4, column: 3)),
+        ])
+    }
+
+    @Test func loadModelNamesTheModelWhenThereAreSeveral() throws {
+        let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Beta/1.yaml": version("Beta", 1)])
+        defer { models.remove() }
+        #expect(try ModelLoader.loadModel(path: models.path, named: "Beta").name == "Beta")
+        let unnamed = #expect(throws: DiagnosticsError.self) { try ModelLoader.loadModel(path: models.path) }
+        #expect(unnamed?.description == "error: \(models.path): 2 models found (Alpha, Beta); name one with --model")
+        let unknown = #expect(throws: DiagnosticsError.self) { try ModelLoader.loadModel(path: models.path, named: "Gamma") }
+        #expect(unknown?.diagnostics == [Diagnostic(.error, "\(models.path): no model named 'Gamma' (found: Alpha, Beta)", at: nil)])
+    }
+
+    @Test func versionNumbersOfFileNames() {
+        #expect(ModelLoader.versionNumber(ofFile: "Models/A/12.yaml") == 12)
+        #expect(ModelLoader.versionNumber(ofFile: "3.yml") == 3)
+        #expect(ModelLoader.versionNumber(ofFile: "007.yaml") == 7)
+        #expect(ModelLoader.versionNumber(ofFile: "0.yaml") == nil)
+        #expect(ModelLoader.versionNumber(ofFile: "-1.yaml") == nil)
+        #expect(ModelLoader.versionNumber(ofFile: "1.json") == nil)
+        #expect(ModelLoader.versionNumber(ofFile: "١.yaml") == nil)
+    }
+
+    // MARK: - Rendering
+
+    @Test func rendersTheSourceLineAndACaret() throws {
+        let models = try folder(["Contacts/1.yaml": """
+            model: Contacts
+            version: 1
+            entities:
+              Person:
+                attributes:
+                  name: string
+                  age: integr16
+
+            """])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Contacts"))
+        let file = models.file("Contacts/1.yaml")
+        #expect(DiagnosticRenderer(sources: result.sources).render(result.diagnostics) == """
+            \(file):7:12: error: attribute 'Person.age': unknown type 'integr16'
+                      age: integr16
+                           ^
+              hint: did you mean 'integer16'?
+            """)
+    }
+
+    @Test func rendersWithoutExcerptWhenThereIsNoSourceOrLocation() {
+        let renderer = DiagnosticRenderer()
+        let located = Diagnostic(.warning, "relationship 'A.b': has no inverse", at: SourceLocation(file: "x.yaml", line: 2, column: 3))
+        #expect(renderer.render(located) == "x.yaml:2:3: warning: relationship 'A.b': has no inverse")
+        let folderProblem = Diagnostic(.error, "Models/A: missing version 2", at: nil, hint: "add it")
+        #expect(renderer.render([located, folderProblem]) == """
+            x.yaml:2:3: warning: relationship 'A.b': has no inverse
+            error: Models/A: missing version 2
+              hint: add it
+            """)
+    }
+
+    @Test func renderingKeepsTabsAndReplacesControlCharacters() {
+        let renderer = DiagnosticRenderer(sources: ["x.yaml": "a: 1\n\tb:\u{1}c\r\nlast"])
+        let diagnostic = Diagnostic(.error, "m", at: SourceLocation(file: "x.yaml", line: 2, column: 5))
+        #expect(renderer.render(diagnostic) == "x.yaml:2:5: error: m\n    \tb:?c\n    \t   ^")
+        let beyond = Diagnostic(.error, "m", at: SourceLocation(file: "x.yaml", line: 9, column: 1))
+        #expect(renderer.render(beyond) == "x.yaml:9:1: error: m")
+    }
+}
