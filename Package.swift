@@ -57,6 +57,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ModelMigration"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
         .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "TestSupport"]),
         .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
     ],

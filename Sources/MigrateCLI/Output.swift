@@ -11,6 +11,11 @@ enum Output {
         if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
     }
 
+    /// Writes to stderr as it is (progress lines).
+    static func errRaw(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
     static func err(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }

@@ -73,3 +73,15 @@ public struct FileSnapshot: Sendable, Equatable {
         sideFiles = ["-journal", "-wal", "-shm"].filter { FileManager.default.fileExists(atPath: path + $0) }
     }
 }
+
+extension TemporaryDirectory {
+    /// Creates a plain SQLite database by running `sql` (statements separated by
+    /// semicolons) and returns its path.
+    @discardableResult
+    public func createDatabase(_ name: String, sql: String) throws -> String {
+        let connection = try Connection(path: file(name), mode: .readWriteCreate)
+        try connection.execute(sql)
+        try connection.close()
+        return file(name)
+    }
+}

@@ -220,7 +220,9 @@ extension CompiledVersion {
     /// (stores keep their numbers for life; new entities get new numbers). Entities
     /// missing from `entityNumbers` are numbered after the highest one, in Core
     /// Data's default order.
-    public func layout(entityNumbers: [String: Int]) -> StorageLayout {
+    /// - Parameter reserved: numbers up to this one are taken even when no entity of
+    ///   this version has them (entities removed earlier), so new entities never reuse them.
+    public func layout(entityNumbers: [String: Int], reserved: Int = 0) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
         // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow
         // `renamedFrom` so that a renamed entity keeps its number and its rows.
@@ -229,7 +231,7 @@ extension CompiledVersion {
                 numbers[entity.name] = number
             }
         }
-        var next = (entityNumbers.values.max() ?? 0) + 1
+        var next = max(entityNumbers.values.max() ?? 0, reserved) + 1
         for name in ModelCompiler.defaultEntityOrder(entities.map { ($0.name, $0.parent) }) where numbers[name] == nil {
             numbers[name] = next
             next += 1

@@ -18,6 +18,15 @@ public enum MappingResolver {
                         remedy: "use versions 1 to \(model.current.version)")])
         }
         let chain = from <= to ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
+        return try resolve(chain: chain, file: file, knownPolicies: knownPolicies)
+    }
+
+    /// Resolves the mapping from the first to the last version of `chain` (every
+    /// version in between, for chained renames), merging `file` over inference.
+    public static func resolve(chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil) throws -> MappingModel {
+        let source = chain[0], destination = chain[chain.count - 1]
+        let model = (name: destination.model, current: destination)
+        let from = source.version, to = destination.version
         var (mapping, refusals) = MappingInference.inferWithRefusals(from: source, to: destination, through: chain)
         guard let file else {
             if !refusals.isEmpty {

@@ -36,7 +36,7 @@ public enum ObjectJSONLines {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity))]
         var fields: [(String, JSONValue)] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
-            fields.append((attribute.name, object.values[attribute.name].map { json($0) } ?? .null))
+            fields.append((attribute.name, object.values[attribute.name].map { json($0, type: attribute.declaration.type) } ?? .null))
         }
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             let keys = object.relationships[relationship.name] ?? []
@@ -50,9 +50,10 @@ public enum ObjectJSONLines {
         return JSONValue.object(pairs).text
     }
 
-    static func json(_ value: AttributeValue) -> JSONValue {
+    static func json(_ value: AttributeValue, type: AttributeType) -> JSONValue {
         switch value {
         case .integer(let v): return .number(String(v))
+        case .double(let v) where type == .float && v.isFinite: return .number(Float(v).description)
         case .double(let v): return v.isFinite ? .number(v.description) : .string(v.description)
         case .boolean(let v): return .bool(v)
         case .decimal, .string, .date, .binary, .uuid, .uri: return .string(value.description)

@@ -50,7 +50,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Wraps an SQLite error with the store path and a readable message.
-    static func from(_ error: SQLiteError, path: String) -> StoreError {
+    public static func from(_ error: SQLiteError, path: String) -> StoreError {
         switch error.kind {
         case .notADatabase:
             return StoreError(.notADatabase, "not an SQLite database (the file header is not SQLite's)", path: path, underlying: error)

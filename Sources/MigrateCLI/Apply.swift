@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import ModelMigration
+
+/// `migrate apply STORE`: run the plan in one transaction.
+struct Apply: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Migrate a store to the target version in one transaction: all of it or nothing.",
+        discussion: "Exit 0 done (or nothing to do); 1 failure (store unchanged); 4 no migration path; 5 unknown store version.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var options: PlanOptions
+
+    @Option(name: .long, help: ArgumentHelp("Write a consistent copy of the store here before changing it (the file must not exist).", valueName: "path"))
+    var backup: String?
+
+    @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Also run PRAGMA integrity_check and check every relationship before committing.")
+    var verify = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    func validate() throws {
+        if timeout < 0 { throw ValidationError("--timeout must be 0 or more") }
+    }
+
+    func run() throws {
+        let plan: MigrationPlan
+        switch global.makePlan(options, timeout: timeout) {
+        case .failure(let message, let code):
+            if global.json { Output.out(#"{"event":"failed","message":\#(JSONValue.string(message).text)}"#) } else { Output.err(message) }
+            throw code
+        case .plan(let made):
+            plan = made
+        }
+        if plan.isEmpty {
+            if global.json { Output.out(#"{"event":"done","from":\#(plan.sourceVersion),"to":\#(plan.targetVersion),"rowsTouched":0}"#) }
+            else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
+            return
+        }
+        for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
+        let progress = ProgressReporter(json: global.json)
+        let result: MigrationResult
+        do {
+            var migratorOptions = Migrator.Options(backupPath: backup, dryRun: dryRun, verify: verify, timeout: timeout)
+            migratorOptions.tool = "migrate \(Migrate.configuration.version)"
+            result = try Migrator().apply(plan, options: migratorOptions) { progress.report($0) }
+        } catch {
+            progress.finish()
+            if global.json { Output.out(#"{"event":"failed","message":\#(JSONValue.string("\(error)").text)}"#) } else { Output.err("error: \(error)") }
+            throw ExitStatus.failure
+        }
+        progress.finish()
+        if global.json {
+            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun)}"#)
+        } else {
+            let verb = result.dryRun ? "dry run: would migrate" : "migrated"
+            Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows touched, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")
+        }
+    }
+}
+
+/// Progress on stderr when it is a terminal; JSON Lines events on stdout with --json.
+final class ProgressReporter {
+    let json: Bool
+    let terminal = Output.stderrIsTerminal
+    var started = Date()
+
+    init(json: Bool) { self.json = json }
+
+    func report(_ event: MigrationEvent) {
+        switch event {
+        case .stepStarted(let index, let total, let summary, let cost):
+            started = Date()
+            if json {
+                Output.out(#"{"event":"step","index":\#(index),"of":\#(total),"summary":\#(JSONValue.string(summary).text),"cost":\#(JSONValue.string("\(cost)").text)}"#)
+            } else if terminal {
+                Output.errRaw("\r\u{1B}[K[\(index)/\(total)] \(summary) [\(cost)]")
+            }
+        case .stepFinished(let index, let seconds, let rows):
+            if json { Output.out(#"{"event":"stepDone","index":\#(index),"seconds":\#(String(format: "%.3f", seconds)),"rows":\#(rows)}"#) }
+        case .rows(let done, let total):
+            if json {
+                Output.out(#"{"event":"rows","done":\#(done),"total":\#(total)}"#)
+            } else if terminal {
+                let elapsed = Date().timeIntervalSince(started)
+                let rate = elapsed > 0 ? Double(done) / elapsed : 0
+                let eta = rate > 0 ? Double(total - done) / rate : 0
+                Output.errRaw("\r\u{1B}[K  \(done)/\(total) rows, \(Int(rate)) rows/s, ETA \(Int(eta)) s")
+            }
+        case .checking(let count):
+            if json { Output.out(#"{"event":"checks","count":\#(count)}"#) }
+        }
+    }
+
+    func finish() {
+        if terminal && !json { Output.errRaw("\r\u{1B}[K") }
+    }
+}

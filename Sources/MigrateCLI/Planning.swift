@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Migrations
+import ModelMigration
+
+/// Options of the commands that plan: the store and the target version.
+struct PlanOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The store.", valueName: "store"))
+    var store: String
+
+    @Option(name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
+    var to: Int?
+}
+
+/// What planning ended in, mapped to the documented exit codes.
+enum PlanOutcome {
+    case plan(MigrationPlan)
+    case failure(String, ExitCode)
+}
+
+extension GlobalOptions {
+    /// Plans the migration of a store, turning every error into its exit code.
+    func makePlan(_ options: PlanOptions, timeout: Double = 5) -> PlanOutcome {
+        let result = ModelLoader.load(path: models)
+        let compiled: [CompiledModel]
+        do {
+            compiled = try result.compiledModels()
+        } catch {
+            return .failure(DiagnosticRenderer(sources: result.sources).render(error.diagnostics), ExitStatus.failure)
+        }
+        do {
+            let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
+            defer { try? store.close() }
+            let planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(PolicyCatalog.example.names))
+            return .plan(try planner.plan(store: store, to: options.to))
+        } catch let error as UnknownVersionError {
+            return .failure("error: \(error)", ExitStatus.unknownVersion)
+        } catch let error as InferenceFailure {
+            return .failure("error: \(error)", ExitStatus.noMigrationPath)
+        } catch let error as PlanningError {
+            return .failure("error: \(error)", error.isNoPath ? ExitStatus.noMigrationPath : ExitStatus.failure)
+        } catch let error as DiagnosticsError {
+            return .failure(DiagnosticRenderer().render(error.diagnostics), ExitStatus.failure)
+        } catch let error as StoreError {
+            return .failure("error: \(error)", ExitStatus.failure)
+        } catch {
+            return .failure("error: \(error)", ExitStatus.failure)
+        }
+    }
+}
+
+enum PlanRenderer {
+    static func render(_ plan: MigrationPlan, showSQL: Bool) -> String {
+        var lines: [String] = []
+        if plan.isEmpty {
+            return "\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"
+        }
+        lines.append("\(plan.storePath): \(plan.model) version \(plan.sourceVersion) → \(plan.targetVersion), \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\(plan.hops.count < plan.targetVersion - plan.sourceVersion ? " (inferred hops fused)" : "")")
+        var number = 0
+        for hop in plan.hops {
+            lines.append("")
+            lines.append("hop \(hop.from) → \(hop.to): \(hop.mapping.mappingFile.map { "mapping file \($0)" } ?? "inferred")")
+            for step in hop.steps {
+                number += 1
+                lines.append("  \(String(number).leftPad(3)). \(step.summary)  [\(step.cost)]")
+                if showSQL {
+                    for sql in step.sql { lines.append("         " + sql) }
+                }
+            }
+            if !hop.checks.isEmpty {
+                lines.append("  checks before commit: \(hop.checks.count)")
+                if showSQL { for check in hop.checks { lines.append("       - \(check.summary)") } }
+            }
+        }
+        if !plan.warnings.isEmpty {
+            lines.append("")
+            for warning in plan.warnings { lines.append("warning: \(warning)") }
+        }
+        let rewrites = plan.allSteps.reduce(Int64(0)) { $0 + ($1.cost == .constant ? 0 : $1.cost.rows) }
+        lines.append("")
+        lines.append("\(plan.allSteps.count) steps, \(rewrites) rows touched by non-constant steps; run `migrate apply \(plan.storePath)\(plan.targetVersion == plan.target.version ? "" : " --to \(plan.targetVersion)")` to execute")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import ModelMigration
+
+/// `migrate status STORE`: is a migration needed, and possible?
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Tell whether a store is current: exit 0 current, 3 migration needed and possible, 4 no migration path, 5 unknown version.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var options: PlanOptions
+
+    struct Report: Encodable {
+        var store: String
+        var status: String
+        var exitCode: Int32
+        var model: String?
+        var version: Int?
+        var target: Int?
+        var message: String
+    }
+
+    func run() throws {
+        switch global.makePlan(options) {
+        case .failure(let message, let code):
+            let status = code == ExitStatus.unknownVersion ? "unknown-version" : code == ExitStatus.noMigrationPath ? "no-path" : "error"
+            if global.json {
+                try Output.json(Report(store: options.store, status: status, exitCode: code.rawValue, model: nil, version: nil, target: nil, message: message))
+            } else {
+                Output.err(message)
+            }
+            throw code
+        case .plan(let plan):
+            let needed = !plan.isEmpty
+            let message = needed
+                ? "\(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed (\(plan.allSteps.count) steps)"
+                : "\(options.store): \(plan.model) version \(plan.sourceVersion), current"
+            if global.json {
+                try Output.json(Report(store: options.store, status: needed ? "migration-needed" : "current", exitCode: needed ? 3 : 0,
+                                       model: plan.model, version: plan.sourceVersion, target: plan.targetVersion, message: message))
+            } else {
+                Output.out(message)
+            }
+            if needed { throw ExitStatus.migrationNeeded }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import DataModel
+import Mapping
+
+/// What a step costs, in the store's row counts (ARCHITECTURE §7).
+public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Independent of the row count (schema change only).
+    case constant
+    /// Rewrites the rows of a table.
+    case rewrite(rows: Int64)
+    /// Updates or deletes some rows in place.
+    case update(rows: Int64)
+    /// Builds an index over rows.
+    case indexBuild(rows: Int64)
+    /// A user policy called once per row.
+    case policy(rows: Int64)
+
+    public var description: String {
+        switch self {
+        case .constant: "O(1)"
+        case .rewrite(let n): "rewrite of \(n) row\(n == 1 ? "" : "s")"
+        case .update(let n): "update of ≤ \(n) row\(n == 1 ? "" : "s")"
+        case .indexBuild(let n): "index build over \(n) row\(n == 1 ? "" : "s")"
+        case .policy(let n): "policy over \(n) row\(n == 1 ? "" : "s")"
+        }
+    }
+
+    /// Rows the step reads or writes (0 for constant steps).
+    public var rows: Int64 {
+        switch self {
+        case .constant: 0
+        case .rewrite(let n), .update(let n), .indexBuild(let n), .policy(let n): n
+        }
+    }
+}
+
+/// One step of a plan: what it does, its SQL and its cost.
+public struct MigrationStep: Sendable, Hashable, Codable {
+    /// The kind of step.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case addColumn, renameColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
+             createIndex, dropIndex, entityNumbers
+    }
+
+    /// The kind.
+    public var kind: Kind
+    /// What it does, for people.
+    public var summary: String
+    /// The SQL it runs, in order.
+    public var sql: [String]
+    /// Its cost class.
+    public var cost: StepCost
+    /// The table it concerns.
+    public var table: String?
+    /// For rebuilds: rows the new table must hold, as a count query on the old
+    /// tables run just before the copy (checked after it).
+    public var expectedRowsSQL: String?
+}
+
+/// A check run before commit; the plan fails when `sql` returns a non-zero count.
+public struct MigrationCheck: Sendable, Hashable, Codable {
+    /// What is checked, for people.
+    public var summary: String
+    /// `SELECT count(*) …` of the violating rows.
+    public var sql: String
+}
+
+/// Something an operator should read before applying: data that will be lost.
+public struct MigrationWarning: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The message.
+    public var message: String
+    /// True when data is lost (a dropped attribute or entity holding data).
+    public var isDestructive: Bool
+
+    public var description: String { (isDestructive ? "destructive: " : "") + message }
+}
+
+/// One segment of the chain: adjacent inferred hops fused into one mapping, or one
+/// hop with its mapping file.
+public struct MigrationHop: Sendable, Hashable, Codable {
+    /// The source version.
+    public var from: Int
+    /// The destination version.
+    public var to: Int
+    /// The mapping it executes.
+    public var mapping: MappingModel
+    /// SHA-256 of the mapping (and of its file, when there is one), recorded in history.
+    public var digest: String
+    /// Steps in execution order.
+    public var steps: [MigrationStep]
+    /// Checks run after the steps, before commit.
+    public var checks: [MigrationCheck]
+}
+
+/// Everything `migrate apply` will do, decided before anything is done: `migrate
+/// plan` prints this value, and `apply` executes exactly it.
+public struct MigrationPlan: Sendable, Hashable, Codable {
+    /// The store's path.
+    public var storePath: String
+    /// The model.
+    public var model: String
+    /// The store's version, recognised from its hashes.
+    public var sourceVersion: Int
+    /// The target version.
+    public var targetVersion: Int
+    /// The store's metadata hashes when planned (apply refuses a store that changed since).
+    public var sourceHashesDigest: String
+    /// The store's UUID.
+    public var storeUUID: String
+    /// Segments in order; empty when there is nothing to do.
+    public var hops: [MigrationHop]
+    /// Warnings for the operator.
+    public var warnings: [MigrationWarning]
+    /// The compiled target version (stamped into the store and its model cache).
+    public var target: CompiledVersion
+    /// The store's entity numbers after the migration.
+    public var entityNumbers: [String: Int]
+
+    /// True when the store is already at the target.
+    public var isEmpty: Bool { hops.isEmpty }
+
+    /// Every step of every hop.
+    public var allSteps: [MigrationStep] { hops.flatMap(\.steps) }
+}

@@ -1,0 +1,148 @@
+import DataModel
+import Foundation
+import Mapping
+import SQLiteStore
+
+/// Decides everything a migration will do, without changing the store: the chain of
+/// hops from the store's version to the target, each hop's mapping (its file, else
+/// inferred), adjacent inferred hops fused, and the SQL of every step.
+public struct MigrationPlanner {
+    /// The compiled models (`--models`).
+    public var models: [CompiledModel]
+    /// The folder of mapping files (`--migrations`).
+    public var migrationsFolder: String
+    /// Policy names compiled in; `nil` skips the check.
+    public var knownPolicies: Set<String>?
+
+    /// Creates a planner.
+    public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil) {
+        self.models = models
+        self.migrationsFolder = migrationsFolder
+        self.knownPolicies = knownPolicies
+    }
+
+    /// The store's current version: recognised by its hashes, else the compiled model
+    /// cached in the store (when its YAML was edited or is gone).
+    public func sourceVersion(of store: Store, metadata: StoreMetadata) throws -> (CompiledModel, CompiledVersion) {
+        let recognition = VersionRecognition.recognize(metadata, among: models)
+        if let recognition, let number = recognition.version, let model = models.first(where: { $0.name == recognition.model }),
+           var version = model.version(number) {
+            // Our own stores know their exact layout (indexes, defaults) from the cache.
+            if recognition.layoutDiffers, let cached = try store.readModelCache(), cached.versionHashes == version.versionHashes {
+                version = cached
+            }
+            return (model, version)
+        }
+        if let cached = try store.readModelCache(), cached.versionHashes == metadata.versionHashes,
+           let model = models.first(where: { $0.name == cached.model }) {
+            return (model, cached)
+        }
+        throw UnknownVersionError(path: store.path, recognition: recognition)
+    }
+
+    /// Plans the migration of `store` to version `target` (default: the current one).
+    public func plan(store: Store, to target: Int? = nil) throws -> MigrationPlan {
+        let metadata = try store.readMetadata()
+        let (model, source) = try sourceVersion(of: store, metadata: metadata)
+        let targetNumber = target ?? model.current.version
+        guard let destination = model.version(targetNumber) else {
+            throw PlanningError(message: "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))", isNoPath: true)
+        }
+        if targetNumber < source.version {
+            throw PlanningError(message: "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported", isNoPath: true)
+        }
+        var sourceLayout = try store.layout(for: source)
+        try checkStoreMatches(sourceLayout, store: store, version: source)
+        var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
+                                 sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
+                                 hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers)
+        let upToDate = source.version == targetNumber && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
+            && source.layoutHash == destination.layoutHash
+        if upToDate { return plan }
+
+        // Segments: runs of hops without a mapping file are fused into one.
+        let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
+        if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
+        var segments: [(Int, Int, MappingFile?)] = []
+        var start = source.version
+        var version = source.version
+        if source.version == targetNumber { segments.append((start, targetNumber, nil)) }
+        while version < targetNumber {
+            if let file = files.file(from: version, to: version + 1) {
+                if start < version { segments.append((start, version, nil)) }
+                segments.append((version, version + 1, file))
+                start = version + 1
+            }
+            version += 1
+        }
+        if start < targetNumber { segments.append((start, targetNumber, nil)) }
+
+        var current = source
+        var counter = RowCounter(connection: store.connection)
+        for (from, to, file) in segments {
+            let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
+            let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
+            let mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
+            var numbers: [String: Int] = [:]
+            for entityMapping in mapping.entityMappings {
+                if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
+            }
+            // Numbers of entities gone stay taken, so a new entity never reuses one.
+            let reserved = sourceLayout.entityNumbers.values.max() ?? 0
+            let destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
+            var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
+                                         destinationLayout: destinationLayout, mapping: mapping,
+                                         count: { try counter.count($0, $1) }, countValues: { try counter.countValues($0, $1, $2) })
+            try planner.plan()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let mappingBytes = [UInt8]((try? encoder.encode(mapping)) ?? Data())
+            plan.hops.append(MigrationHop(from: current.version, to: segmentTarget.version, mapping: mapping,
+                                          digest: VersionHasher.sha256Hex(mappingBytes + Array((file?.digest ?? "").utf8)),
+                                          steps: planner.steps, checks: planner.checks))
+            plan.warnings += planner.warnings
+            current = segmentTarget
+            sourceLayout = destinationLayout
+        }
+        plan.entityNumbers = sourceLayout.entityNumbers
+        return plan
+    }
+
+    /// The store's tables must have the columns its version's layout names.
+    func checkStoreMatches(_ layout: StorageLayout, store: Store, version: CompiledVersion) throws {
+        var problems: [String] = []
+        for table in layout.tables {
+            let columns = try store.connection.columns(of: table.name).map(\.name)
+            if columns.isEmpty {
+                problems.append("table \(table.name) is missing")
+                continue
+            }
+            for column in table.columns where !columns.contains(column.name) {
+                problems.append("\(table.name) has no column \(column.name)")
+            }
+        }
+        if !problems.isEmpty {
+            throw PlanningError(message: "\(store.path): the store's tables differ from the layout of \(version.model) version \(version.version): "
+                + problems.prefix(8).joined(separator: "; ") + (problems.count > 8 ? "; …" : ""), isNoPath: false)
+        }
+    }
+}
+
+/// Counts rows for plans, each count once.
+struct RowCounter {
+    let connection: Connection
+    var cache: [String: Int64] = [:]
+
+    mutating func count(_ table: String, _ numbers: [Int]?) throws -> Int64 {
+        let key = "\(table)|\(numbers.map { $0.map(String.init).joined(separator: ",") } ?? "*")"
+        if let known = cache[key] { return known }
+        let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
+        let value = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
+        cache[key] = value
+        return value
+    }
+
+    mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
+        try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
+    }
+}

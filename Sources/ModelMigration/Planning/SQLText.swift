@@ -1,0 +1,27 @@
+import DataModel
+import SQLiteStore
+
+/// Small helpers for writing SQL text: quoting and literals.
+enum SQLText {
+    static func q(_ identifier: String) -> String { SchemaSQL.quote(identifier) }
+
+    /// A SQL literal for an attribute value stored in a column of `type`.
+    static func literal(_ value: AttributeValue?, as type: AttributeType) -> String {
+        "\(ValueCoding.databaseValue(value, as: type))"
+    }
+
+    /// `IN (1, 2, 3)` list text.
+    static func list(_ numbers: [Int]) -> String {
+        numbers.sorted().map(String.init).joined(separator: ", ")
+    }
+
+    /// The SQL type a CAST converts to, for a destination attribute type.
+    static func castType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .double, .float, .date: "REAL"
+        case .decimal, .string, .uri: "TEXT"
+        case .binary, .uuid, .transformable: "BLOB"
+        }
+    }
+}

@@ -1,0 +1,614 @@
+import DataModel
+import Mapping
+import SQLiteStore
+
+/// Why a plan cannot be made (beyond inference refusals).
+public struct PlanningError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    /// True when there is no migration path (exit 4), false for a failure (exit 1).
+    public var isNoPath: Bool
+
+    public var description: String { message }
+}
+
+/// Turns one segment's mapping into SQL steps over the store's layouts:
+/// `ALTER TABLE` where SQLite can change a table without touching its rows, the
+/// 12-step rebuild (https://www.sqlite.org/lang_altertable.html#otheralter) with a
+/// set-based `INSERT … SELECT` where it cannot.
+struct SegmentPlanner {
+    let source: CompiledVersion
+    let sourceLayout: StorageLayout
+    let destination: CompiledVersion
+    let destinationLayout: StorageLayout
+    let mapping: MappingModel
+    /// Counts rows: (table, entity numbers or nil for all).
+    let count: (String, [Int]?) throws -> Int64
+    /// Counts non-null values of a column among entity numbers.
+    let countValues: (String, String, [Int]) throws -> Int64
+
+    var steps: [MigrationStep] = []
+    var checks: [MigrationCheck] = []
+    var warnings: [MigrationWarning] = []
+
+    typealias Column = StorageLayout.Column
+    typealias Table = StorageLayout.Table
+
+    // MARK: Lookups
+
+    func sourceEntity(for destinationEntity: String) -> CompiledEntity? {
+        mapping.mapping(forDestination: destinationEntity)?.source.flatMap { source.entity(named: $0) }
+    }
+
+    func numbers(_ layout: StorageLayout, _ names: [String]) -> [Int] { names.compactMap { layout.entityNumbers[$0] }.sorted() }
+
+    func subtree(_ version: CompiledVersion, _ name: String) -> [String] {
+        [name] + (version.entity(named: name)?.subentities ?? []).flatMap { subtree(version, $0) }
+    }
+
+    /// The source column holding a property of a source entity.
+    func sourceColumn(_ entity: CompiledEntity, _ property: String) -> Column? {
+        let table = sourceLayout.table(forEntity: entity.root)
+        if let a = entity.attribute(named: property) { return table?.column(for: .attribute(entity: a.declaredIn, property: property)) }
+        if let r = entity.relationship(named: property) { return table?.column(for: .toOne(entity: r.declaredIn, relationship: property)) }
+        return nil
+    }
+
+    /// Where the pairs (object, destination object) of a source relationship are stored.
+    enum PairSource: Equatable {
+        /// A column on the object's row.
+        case column(table: String, column: String, numbers: [Int])
+        /// A column on the destination's row pointing back.
+        case reverseColumn(table: String, column: String, order: String?)
+        /// A join table: the object's column, the destination's column, the order column.
+        case join(table: String, mine: String, theirs: String, order: String?)
+    }
+
+    func pairSource(_ entity: CompiledEntity, _ name: String) -> PairSource? {
+        guard let relationship = entity.relationship(named: name), !relationship.declaration.isTransient else { return nil }
+        let r = relationship.declaration
+        if !r.isToMany {
+            guard let column = sourceColumn(entity, name), let table = sourceLayout.table(forEntity: entity.root) else { return nil }
+            return .column(table: table.name, column: column.name, numbers: numbers(sourceLayout, subtree(source, entity.name)))
+        }
+        if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
+           let destination = source.entity(named: r.destination), let table = sourceLayout.table(forEntity: destination.root),
+           let column = table.column(for: .toOne(entity: owner, relationship: inverse)) {
+            return .reverseColumn(table: table.name, column: column.name,
+                                  order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
+        }
+        let own = "\(relationship.declaredIn).\(name)"
+        let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
+        for table in sourceLayout.tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse) {
+            guard table.columns.count >= 2 else { continue }
+            let order = table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name
+            if table.joinRelationship == own { return .join(table: table.name, mine: table.columns[0].name, theirs: table.columns[1].name, order: order) }
+            return .join(table: table.name, mine: table.columns[1].name, theirs: table.columns[0].name, order: order)
+        }
+        return nil
+    }
+
+    /// The source of the pairs of a destination relationship: its own mapping, or
+    /// its inverse's reversed (when only the inverse existed before).
+    func pairs(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> (PairSource, reversed: Bool)? {
+        if let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, relationship.name),
+           let pairs = pairSource(sourceEntity, from) {
+            return (pairs, false)
+        }
+        if let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+           let ownerSource = sourceEntity(for: owner), let from = sourceName(owner, inverse), let pairs = pairSource(ownerSource, from) {
+            return (pairs, true)
+        }
+        return nil
+    }
+
+    /// The source property a destination property is copied from.
+    func sourceName(_ entity: String, _ property: String) -> String? {
+        switch mapping.mapping(forDestination: entity)?.property(property)?.source {
+        case .copy(let from)?, .convert(let from, _)?: from
+        default: nil
+        }
+    }
+
+    // MARK: Planning
+
+    mutating func plan() throws {
+        var rebuilt: Set<String> = []
+        var newTables: [(Table, String)] = []   // (destination table, build name)
+        var fastPath: [Table] = []
+
+        // Which source tables feed each destination entity table.
+        for table in destinationLayout.tables where table.joinRelationship == nil {
+            let hierarchy = destination.entities.filter { $0.root == table.entity }
+            let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
+            if sourceTables.count > 1 {
+                throw PlanningError(message: "table \(table.name) would receive rows of \(sourceTables.sorted().joined(separator: " and ")); merging hierarchies is not supported", isNoPath: true)
+            }
+            if sourceTables.isEmpty {
+                let clash = sourceLayout.table(named: table.name) != nil
+                if clash { rebuilt.insert(table.name) }
+                newTables.append((table, clash ? "MM_NEW_" + table.name : table.name))
+            } else if try canAlter(table, from: sourceLayout.table(named: sourceTables.first!)!) {
+                fastPath.append(table)
+            } else {
+                rebuilt.insert(table.name)
+                newTables.append((table, "MM_NEW_" + table.name))
+            }
+        }
+
+        // Join tables: kept when identical, otherwise built anew.
+        var keptJoins: Set<String> = []
+        var newJoins: [(Table, String, (PairSource, Bool)?)] = []
+        for table in destinationLayout.tables where table.joinRelationship != nil {
+            let parts = table.joinRelationship!.split(separator: ".").map(String.init)
+            guard let entity = destination.entity(named: parts[0]), let relationship = entity.relationship(named: parts[1]) else { continue }
+            let found = pairs(for: entity, relationship)
+            if case .join(let name, let mine, let theirs, let order)? = found?.0, found?.1 == false, name == table.name,
+               let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
+               mine == table.columns[0].name, theirs == table.columns[1].name,
+               order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name {
+                keptJoins.insert(name)
+                continue
+            }
+            let exists = sourceLayout.table(named: table.name) != nil
+            newJoins.append((table, exists ? "MM_NEW_" + table.name : table.name, found))
+        }
+
+        // 1. Build every new table from the old ones (nothing is dropped yet).
+        for (table, buildName) in newTables {
+            try build(table, as: buildName)
+        }
+        for (table, buildName, found) in newJoins {
+            try buildJoin(table, as: buildName, pairs: found)
+        }
+
+        // 2. Drop what is replaced or gone, then move new tables into place.
+        let destinationNames = Set(destinationLayout.tables.map(\.name))
+        for table in sourceLayout.tables {
+            let replaced = rebuilt.contains(table.name) || newJoins.contains { $0.0.name == table.name }
+            let kept = fastPath.contains { $0.name == table.name || tableRenamedFrom($0) == table.name } || keptJoins.contains(table.name)
+            guard replaced || !kept else { continue }
+            let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
+            if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
+            steps.append(MigrationStep(kind: .dropTable, summary: "drop \(table.name)", sql: ["DROP TABLE \(SQLText.q(table.name))"],
+                                       cost: .constant, table: table.name))
+        }
+        for (table, buildName) in newTables where buildName != table.name {
+            steps.append(MigrationStep(kind: .renameColumn, summary: "move the rebuilt \(table.name) into place",
+                                       sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+        }
+        for (table, buildName, _) in newJoins where buildName != table.name {
+            steps.append(MigrationStep(kind: .renameColumn, summary: "move the rebuilt \(table.name) into place",
+                                       sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+        }
+
+        // 3. Tables SQLite can change in place.
+        for table in fastPath {
+            try alter(table)
+        }
+
+        // 4. Indexes: all of a new table's; the difference on altered and kept ones.
+        let builtNames = Set(newTables.map(\.0.name) + newJoins.map(\.0.name))
+        // Tables created empty: their indexes cost nothing.
+        let emptyTables = Set(newTables.filter { table, _ in !destination.entities.contains { $0.root == table.entity && sourceEntity(for: $0.name) != nil } }.map(\.0.name)
+                              + newJoins.filter { $0.2 == nil }.map(\.0.name))
+        let oldIndexes = Dictionary(sourceLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let newIndexes = Dictionary(destinationLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for index in sourceLayout.indexes where !builtNames.contains(index.table) && destinationNames.contains(index.table) {
+            if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index) || tableRenamed(index.table) {
+                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: index.table))
+            }
+        }
+        for index in destinationLayout.indexes {
+            let fresh = builtNames.contains(index.table)
+            let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
+            guard fresh || changed || tableRenamedInto(index.table) else { continue }
+            let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
+            steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
+                                       sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
+        }
+        entityNumberStep()
+    }
+
+    /// Rows a destination table will hold: counted on the table it comes from.
+    func countAfter(_ table: String) throws -> Int64 {
+        if let old = sourceLayout.table(named: table) { return try count(old.name, nil) }
+        if let new = destinationLayout.table(named: table), let renamed = tableRenamedFrom(new) { return try count(renamed, nil) }
+        let hierarchy = destination.entities.filter { destinationLayout.table(forEntity: $0.root)?.name == table }
+        var total: Int64 = 0
+        for entity in hierarchy {
+            if let s = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] {
+                total += try count(old.name, [n])
+            }
+        }
+        return total
+    }
+
+    // MARK: In place (ALTER TABLE)
+
+    /// The source table a fast-path destination table comes from, when renamed.
+    func tableRenamedFrom(_ table: Table) -> String? {
+        let hierarchy = destination.entities.filter { $0.root == table.entity }
+        let sourceRoots = Set(hierarchy.compactMap { sourceEntity(for: $0.name)?.root })
+        guard let root = sourceRoots.first, let old = sourceLayout.table(forEntity: root), old.name != table.name else { return nil }
+        return old.name
+    }
+
+    func tableRenamed(_ name: String) -> Bool { sourceLayout.table(named: name) != nil && destinationLayout.table(named: name) == nil }
+    func tableRenamedInto(_ name: String) -> Bool {
+        guard let table = destinationLayout.table(named: name) else { return false }
+        return tableRenamedFrom(table) != nil
+    }
+
+    /// How a destination column gets its value from a row of `sourceTable`, when
+    /// no other table is needed: a source column (same storage) or a constant.
+    enum InPlace: Equatable {
+        case same(String)
+        case constant(String)
+        case fill(String, String)   // source column, default literal for NULLs
+    }
+
+    func inPlace(_ column: Column, of table: Table) -> InPlace? {
+        switch column.role {
+        case .primaryKey, .entityNumber, .changeCounter: return .same(column.name)
+        case .attribute(let owner, let property):
+            guard let entity = destination.entity(named: owner), let attribute = entity.attribute(named: property) else { return nil }
+            let type = attribute.declaration.type
+            switch mapping.mapping(forDestination: owner)?.property(property)?.source {
+            case .copy(let from)?:
+                guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+                return .same(old.name)
+            case .convert(let from, .widen)?:
+                guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+                return .same(old.name)
+            case .convert(let from, .fillDefault)?:
+                guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+                return .fill(old.name, SQLText.literal(attribute.declaration.defaultValue, as: type))
+            case .defaultValue(let value)?:
+                return .constant(SQLText.literal(value, as: type))
+            default:
+                return nil
+            }
+        case .toOne(let owner, let name):
+            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
+            if case .column(let tableName, let old, _) = found.0, !found.1, sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil || tableName == (tableRenamedFrom(table) ?? table.name) {
+                return .same(old)
+            }
+            return nil
+        case .order(let owner, let name):
+            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
+            if case .reverseColumn(_, _, let order?) = found.0, !found.1 { return .same(order) }
+            return nil
+        case .joinKey:
+            return nil
+        }
+    }
+
+    func canAlter(_ table: Table, from old: Table) throws -> Bool {
+        // Every source entity in the old table must stay in this table or be removed.
+        for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
+            if let destination = mapping.entityMappings.first(where: { $0.source == entity.name })?.destination,
+               destinationLayout.table(forEntity: self.destination.entity(named: destination)!.root)?.name != table.name {
+                return false
+            }
+        }
+        if mapping.entityMappings.contains(where: { $0.kind == .custom && $0.destination.map { destination.entity(named: $0)?.root } == table.entity }) {
+            return false
+        }
+        var used: Set<String> = []
+        for column in table.columns {
+            guard let how = inPlace(column, of: table) else { return false }
+            switch how {
+            case .same(let name), .fill(let name, _):
+                guard old.columns.contains(where: { $0.name == name }), used.insert(name).inserted else { return false }
+            case .constant:
+                if old.columns.contains(where: { $0.name == column.name }) && !table.columns.contains(where: { inPlace($0, of: table) == .same(column.name) }) {
+                    // A stale column of that name would have to go first.
+                    return false
+                }
+            }
+        }
+        // Columns left over hold dropped data: only a rebuild removes them.
+        return old.columns.allSatisfy { used.contains($0.name) }
+    }
+
+    mutating func alter(_ table: Table) throws {
+        let oldName = tableRenamedFrom(table) ?? table.name
+        let old = sourceLayout.table(named: oldName)!
+        if oldName != table.name {
+            steps.append(MigrationStep(kind: .renameColumn, summary: "rename table \(oldName) to \(table.name)",
+                                       sql: ["ALTER TABLE \(SQLText.q(oldName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+        }
+        var fills: [(String, String)] = []
+        for column in table.columns {
+            switch inPlace(column, of: table)! {
+            case .same(let name):
+                if name != column.name {
+                    steps.append(MigrationStep(kind: .renameColumn, summary: "rename \(table.name).\(name) to \(column.name)",
+                                               sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(name)) TO \(SQLText.q(column.name))"],
+                                               cost: .constant, table: table.name))
+                }
+            case .fill(let name, let literal):
+                if name != column.name {
+                    steps.append(MigrationStep(kind: .renameColumn, summary: "rename \(table.name).\(name) to \(column.name)",
+                                               sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(name)) TO \(SQLText.q(column.name))"],
+                                               cost: .constant, table: table.name))
+                }
+                fills.append((column.name, literal))
+            case .constant(let literal):
+                let defaultClause = literal == "NULL" ? "" : " DEFAULT \(literal)"
+                steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
+                                           sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
+                                           cost: .constant, table: table.name))
+            }
+        }
+        for (column, literal) in fills {
+            let rows = try count(oldName, nil)
+            steps.append(MigrationStep(kind: .updateRows, summary: "fill nil values of \(table.name).\(column) with \(literal)",
+                                       sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL"],
+                                       cost: .update(rows: rows), table: table.name))
+        }
+        // Rows of entities removed from this hierarchy.
+        for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
+            guard mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
+                  let number = sourceLayout.entityNumbers[entity.name] else { continue }
+            let rows = try count(old.name, [number])
+            if rows > 0 {
+                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? "" : "s") are deleted", isDestructive: true))
+            }
+            steps.append(MigrationStep(kind: .deleteRows, summary: "delete the rows of removed entity \(entity.name)",
+                                       sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name))
+            addReferenceChecks(into: table.name)
+        }
+    }
+
+    // MARK: Rebuild (INSERT … SELECT)
+
+    mutating func build(_ table: Table, as buildName: String) throws {
+        var renamed = table
+        renamed.name = buildName
+        var sql = [SchemaSQL.createTable(renamed)]
+        var expected: [String] = []
+        var rows: Int64 = 0
+        let hierarchy = destination.entities.filter { $0.root == table.entity }
+        var sourceTableName: String?
+        for entity in hierarchy {
+            guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
+                  let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name] else { continue }
+            sourceTableName = old.name
+            let lineage = Set(lineageNames(destination, entity.name))
+            var columns: [String] = []
+            var values: [String] = []
+            for column in table.columns {
+                columns.append(SQLText.q(column.name))
+                values.append(expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity, newNumber: newNumber))
+            }
+            let mapping = self.mapping.mapping(forDestination: entity.name)
+            sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)")
+            expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))")
+            rows += try count(old.name, [number])
+            try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
+        }
+        let from = sourceTableName.map { " from \($0)" } ?? ""
+        steps.append(MigrationStep(kind: sourceTableName == nil ? .createTable : .rebuildTable,
+                                   summary: sourceTableName == nil ? "create table \(table.name)" : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
+                                   sql: sql, cost: sourceTableName == nil ? .constant : .rewrite(rows: rows), table: table.name,
+                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + ")))
+        if sourceTableName != nil { addRebuildChecks(table) }
+    }
+
+    func lineageNames(_ version: CompiledVersion, _ name: String) -> [String] {
+        var names: [String] = []
+        var current: String? = name
+        while let n = current, !names.contains(n) {
+            names.append(n)
+            current = version.entity(named: n)?.parent
+        }
+        return names
+    }
+
+    func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int) -> String {
+        switch column.role {
+        case .primaryKey: return "s.Z_PK"
+        case .entityNumber: return String(newNumber)
+        case .changeCounter: return "s.Z_OPT"
+        case .attribute(let owner, let property):
+            guard lineage.contains(owner), let attribute = entity.attribute(named: property) else { return "NULL" }
+            let type = attribute.declaration.type
+            switch mapping.mapping(forDestination: entity.name)?.property(property)?.source {
+            case .copy(let from)?:
+                guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
+                return old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
+            case .convert(let from, let conversion)?:
+                guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
+                let value = old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
+                if conversion == .fillDefault || (!attribute.declaration.isOptional && attribute.declaration.defaultValue != nil) {
+                    return "coalesce(\(value), \(SQLText.literal(attribute.declaration.defaultValue, as: type)))"
+                }
+                return value
+            case .defaultValue(let value)?:
+                return SQLText.literal(value, as: type)
+            default:
+                return "NULL"
+            }
+        case .toOne(let owner, let name):
+            guard lineage.contains(owner), let relationship = entity.relationship(named: name), let found = pairs(for: entity, relationship) else { return "NULL" }
+            return destinationOfRow(found.0, reversed: found.1)
+        case .order(let owner, let name):
+            // This row is a destination of owner.name (ordered to-many): its position.
+            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
+                  let inverse = relationship.declaration.inverse, lineage.contains(where: { destination.entity(named: $0)?.relationship(named: inverse) != nil }) else { return "NULL" }
+            if let found = pairs(for: ownerEntity, relationship), !found.1, case .reverseColumn(_, _, let order?) = found.0 {
+                return "s.\(SQLText.q(order))"
+            }
+            // Newly ordered: keep the order of primary keys.
+            return "s.Z_PK"
+        case .joinKey:
+            return "NULL"
+        }
+    }
+
+    /// The destination key of the row `s` for a to-one relationship, from where the pairs were.
+    func destinationOfRow(_ source: PairSource, reversed: Bool) -> String {
+        switch (source, reversed) {
+        case (.column(_, let column, _), false):
+            return "s.\(SQLText.q(column))"
+        case (.column(let table, let column, let numbers), true):
+            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers))) ORDER BY t.Z_PK LIMIT 1)"
+        case (.reverseColumn(let table, let column, _), false):
+            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK ORDER BY t.Z_PK LIMIT 1)"
+        case (.reverseColumn(let table, let column, _), true):
+            return "(SELECT t.\(SQLText.q(column)) FROM \(SQLText.q(table)) AS t WHERE t.Z_PK = s.Z_PK)"
+        case (.join(let table, let mine, let theirs, _), false):
+            return "(SELECT j.\(SQLText.q(theirs)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = s.Z_PK ORDER BY j.\(SQLText.q(theirs)) LIMIT 1)"
+        case (.join(let table, let mine, let theirs, _), true):
+            return "(SELECT j.\(SQLText.q(mine)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+        }
+    }
+
+    /// `SELECT a, b, order` of every pair.
+    func allPairs(_ source: PairSource, reversed: Bool) -> (String, hasOrder: Bool) {
+        var (a, b, from, order): (String, String, String, String?)
+        switch source {
+        case .column(let table, let column, let numbers):
+            (a, b, from, order) = ("Z_PK", SQLText.q(column), "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))", nil)
+        case .reverseColumn(let table, let column, let orderColumn):
+            (a, b, from, order) = (SQLText.q(column), "Z_PK", "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL", orderColumn.map(SQLText.q))
+        case .join(let table, let mine, let theirs, let orderColumn):
+            (a, b, from, order) = (SQLText.q(mine), SQLText.q(theirs), SQLText.q(table), orderColumn.map(SQLText.q))
+        }
+        if reversed { swap(&a, &b); order = nil }
+        return ("SELECT \(a), \(b)\(order.map { ", \($0)" } ?? ", \(b)") FROM \(from)", order != nil)
+    }
+
+    mutating func buildJoin(_ table: Table, as buildName: String, pairs found: (PairSource, Bool)?) throws {
+        var renamed = table
+        renamed.name = buildName
+        var sql = [SchemaSQL.createTable(renamed)]
+        var cost = StepCost.constant
+        if let found {
+            let (select, _) = allPairs(found.0, reversed: found.1)
+            let columns = table.columns.map { SQLText.q($0.name) }
+            // Columns: mine, theirs, then order columns (this side's, the inverse's).
+            var targets = [columns[0], columns[1]]
+            var selected = select
+            if table.columns.count > 2 { targets.append(columns[2]) } else {
+                selected = select.replacingOccurrences(of: #", [^,]+ FROM "#, with: " FROM ", options: .regularExpression)
+            }
+            if table.columns.count > 3 {
+                sql.append("INSERT INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", ")), \(columns[3])) SELECT p.*, p.\(columns[0]) FROM (\(selected)) AS p")
+            }
+            if table.columns.count <= 3 {
+                sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \(selected)")
+            }
+            let sourceTable: String = switch found.0 {
+            case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _): t
+            }
+            cost = .rewrite(rows: try count(sourceTable, nil))
+        }
+        steps.append(MigrationStep(kind: found == nil ? .createTable : .fillJoinTable,
+                                   summary: found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
+                                   sql: sql, cost: cost, table: table.name))
+        if found != nil { addRebuildChecks(table) }
+    }
+
+    // MARK: Bookkeeping, checks, warnings
+
+    mutating func entityNumberStep() {
+        var sql: [String] = []
+        let old = sourceLayout.entityNumbers
+        let new = destinationLayout.entityNumbers
+        for (name, number) in old.sorted(by: { $0.value < $1.value }) where !new.values.contains(number) {
+            sql.append("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = \(number) -- \(name) removed")
+        }
+        for entity in destination.entities {
+            guard let number = new[entity.name] else { continue }
+            let parent = entity.parent.flatMap { new[$0] } ?? 0
+            if old.values.contains(number) {
+                sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
+            } else {
+                sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), 0)")
+            }
+        }
+        for table in destinationLayout.tables where table.joinRelationship == nil {
+            guard let number = new[table.entity] else { continue }
+            sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT coalesce(max(Z_PK), 0) FROM \(SQLText.q(table.name)))) WHERE Z_ENT = \(number)")
+        }
+        steps.append(MigrationStep(kind: .entityNumbers, summary: "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
+                                   sql: sql, cost: .constant, table: "Z_PRIMARYKEY"))
+    }
+
+    mutating func addRebuildChecks(_ table: Table) {
+        for column in table.columns {
+            switch column.role {
+            case .attribute(let owner, let property):
+                guard let entity = destination.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional else { continue }
+                let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
+                checks.append(MigrationCheck(summary: "required \(owner).\(property) has a value in every row",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
+            case .toOne(let owner, let name):
+                guard let entity = destination.entity(named: owner), let r = entity.relationship(named: name)?.declaration,
+                      let target = destination.entity(named: r.destination), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
+                let targets = numbers(destinationLayout, subtree(destination, target.name))
+                checks.append(MigrationCheck(summary: "\(owner).\(name) points to existing \(target.name) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
+                if !r.isOptional {
+                    let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
+                    checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
+                                                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
+                }
+            case .joinKey(let entityName, _):
+                guard let target = destination.entity(named: entityName), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
+                let targets = numbers(destinationLayout, subtree(destination, target.name))
+                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
+            default: continue
+            }
+        }
+    }
+
+    /// Rows were deleted from `table`: references into it must still resolve.
+    mutating func addReferenceChecks(into table: String) {
+        for other in destinationLayout.tables {
+            for column in other.columns {
+                guard case .toOne(let owner, let name) = column.role, let r = destination.entity(named: owner)?.relationship(named: name)?.declaration,
+                      let target = destination.entity(named: r.destination), destinationLayout.table(forEntity: target.root)?.name == table else { continue }
+                let targets = numbers(destinationLayout, subtree(destination, target.name))
+                checks.append(MigrationCheck(summary: "\(owner).\(name) still points to existing \(target.name) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
+            }
+        }
+    }
+
+    mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int]) throws {
+        guard let mapping, let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+        for property in mapping.droppedProperties {
+            if let column = sourceColumn(sourceEntity, property) {
+                let values = try countValues(table.name, column.name, numbers)
+                if values > 0 {
+                    warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true))
+                }
+            }
+        }
+        for property in mapping.properties {
+            if case .convert(let from, .reshape) = property.source,
+               let old = sourceEntity.relationship(named: from), old.declaration.isToMany,
+               let new = destination.entity(named: mapping.destination ?? "")?.relationship(named: property.name), !new.declaration.isToMany {
+                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from) becomes to-one: objects with several destinations keep the one with the lowest primary key", isDestructive: true))
+            }
+            if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
+               old.declaration.type == .integer64, destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
+                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53", isDestructive: false))
+            }
+        }
+    }
+
+    mutating func warnDroppedTable(_ table: Table) throws {
+        let rows = try count(table.name, nil)
+        if rows > 0 {
+            warnings.append(MigrationWarning(message: "table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)", isDestructive: true))
+        }
+    }
+}

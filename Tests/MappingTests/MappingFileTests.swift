@@ -1,0 +1,141 @@
+import DataModel
+import Testing
+@testable import Mapping
+import TestSupport
+
+/// Swift Testing has a `SourceLocation` too.
+private typealias SourceLocation = DataModel.SourceLocation
+
+/// `MappingFile` and `MappingFiles`: reading `Migrations/<Model>/<A>-to-<B>.yaml`,
+/// with every problem reported at file:line:column.
+@Suite struct MappingFileTests {
+    /// Parses `text` written as `Migrations/Shop/<name>`; returns the parse result and the path.
+    static func parse(_ text: String, name: String = "1-to-2.yaml") throws -> (file: MappingFile?, diagnostics: [Diagnostic], path: String) {
+        let folder = try TemporaryDirectory(prefix: "mapping-file")
+        defer { folder.remove() }
+        let path = try folder.write("Migrations/Shop/\(name)", text)
+        let (file, diagnostics, source) = MappingFile.parse(path: path)
+        #expect(source == text)
+        return (file, diagnostics, path)
+    }
+
+    @Test(arguments: [
+        ("1-to-2.yaml", 1, 2), ("3-to-4.yml", 3, 4), ("/a/b/Migrations/Shop/12-to-13.yaml", 12, 13), ("2-to-1.yaml", 2, 1),
+    ])
+    func versionsFromTheFileName(path: String, a: Int, b: Int) {
+        let versions = MappingFile.versions(ofFile: path)
+        #expect(versions?.0 == a && versions?.1 == b)
+    }
+
+    @Test(arguments: ["notes.yaml", "1-2.yaml", "0-to-1.yaml", "a-to-b.yaml", "1-to-2-to-3.yaml", "1-to-.yaml"])
+    func fileNamesThatAreNotMappingFiles(path: String) {
+        #expect(MappingFile.versions(ofFile: path) == nil)
+    }
+
+    @Test func everyFormOfOverride() throws {
+        let text = """
+            entities:
+              Person:
+                policy: SplitFullName
+                source: Human
+                properties:
+                  firstName: policy
+                  nickname: $source.handle
+                  score: { default: 10 }
+                  motto: { default: ~ }
+              Tag: {}
+            """
+        let (file, diagnostics, path) = try Self.parse(text)
+        #expect(diagnostics == [])
+        let parsed = try #require(file)
+        #expect(parsed.path == path)
+        #expect((parsed.sourceVersion, parsed.destinationVersion) == (1, 2))
+        #expect(parsed.digest == VersionHasher.sha256Hex(Array(text.utf8)))
+        #expect(parsed.digest.count == 64)
+        #expect(parsed.entities == [
+            MappingFile.EntityOverride(
+                name: "Person", policy: "SplitFullName", source: "Human",
+                properties: ["firstName": .policy, "nickname": .copy(from: "handle"), "score": .value(.string("10")), "motto": .value(nil)],
+                location: SourceLocation(file: path, line: 2, column: 3),
+                propertyLocations: [
+                    "firstName": SourceLocation(file: path, line: 6, column: 7), "nickname": SourceLocation(file: path, line: 7, column: 7),
+                    "score": SourceLocation(file: path, line: 8, column: 7), "motto": SourceLocation(file: path, line: 9, column: 7),
+                ]),
+            MappingFile.EntityOverride(name: "Tag", policy: nil, source: nil, properties: [:],
+                                       location: SourceLocation(file: path, line: 10, column: 3), propertyLocations: [:]),
+        ])
+    }
+
+    @Test func unknownKeysAndBadOverridesAreReportedWithTheirPosition() throws {
+        let (file, diagnostics, path) = try Self.parse("""
+            entities:
+              Person:
+                polcy: SplitFullName
+                properties:
+                  firstName: $src.fullName
+                  nickname: { value: x }
+                  age: { }
+                  score: policy
+            """)
+        #expect(file == nil)
+        #expect(diagnostics == [
+            Diagnostic(.error, "entity 'Person': unknown key 'polcy'", at: SourceLocation(file: path, line: 3, column: 5), hint: "did you mean 'policy'?"),
+            Diagnostic(.error, "property 'Person.firstName': expected `policy`, `$source.<name>` or `{ default: value }`, found '$src.fullName'",
+                       at: SourceLocation(file: path, line: 5, column: 18)),
+            Diagnostic(.error, "property 'Person.nickname': unknown key 'value'", at: SourceLocation(file: path, line: 6, column: 19),
+                       hint: "expected one of: default"),
+            Diagnostic(.error, "property 'Person.nickname': expected `{ default: value }`", at: SourceLocation(file: path, line: 6, column: 17)),
+            Diagnostic(.error, "property 'Person.age': expected `{ default: value }`", at: SourceLocation(file: path, line: 7, column: 12)),
+        ])
+        #expect(diagnostics[0].description == "\(path):3:5: error: entity 'Person': unknown key 'polcy'")
+    }
+
+    @Test func misspeltTopLevelKey() throws {
+        let (file, diagnostics, path) = try Self.parse("entites:\n  Person:\n    policy: X\n")
+        #expect(file == nil)
+        #expect(diagnostics == [
+            Diagnostic(.error, "mapping file: unknown key 'entites'", at: SourceLocation(file: path, line: 1, column: 1), hint: "did you mean 'entities'?"),
+            Diagnostic(.error, "mapping file: missing required key 'entities'", at: SourceLocation(file: path, line: 1, column: 1)),
+        ])
+    }
+
+    @Test func emptyPolicyName() throws {
+        let (file, diagnostics, path) = try Self.parse("entities:\n  Person:\n    policy: \"\"\n")
+        #expect(file == nil)
+        #expect(diagnostics == [
+            Diagnostic(.error, "entity 'Person': policy: must not be empty", at: SourceLocation(file: path, line: 3, column: 13)),
+        ])
+    }
+
+    @Test func invalidYAMLIsReportedWithItsPosition() throws {
+        let (file, diagnostics, path) = try Self.parse("entities:\n  Person: [\n")
+        #expect(file == nil)
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first?.location?.file == path)
+        #expect(diagnostics.first?.severity == .error)
+    }
+
+    @Test func badFileName() throws {
+        let (file, diagnostics, path) = try Self.parse("entities: {}\n", name: "notes.yaml")
+        #expect(file == nil)
+        #expect(diagnostics == [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)])
+    }
+
+    @Test func folderOfMappingFiles() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-files")
+        defer { folder.remove() }
+        try folder.write("Shop/1-to-2.yaml", "entities:\n  Person:\n    policy: A\n")
+        try folder.write("Shop/2-to-4.yaml", "entities: {}\n")
+        try folder.write("Shop/README.md", "not a mapping")
+        let files = MappingFiles.load(folder: folder.path, model: "Shop")
+        #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml")])
+        #expect(files.diagnostics == [
+            Diagnostic(.error, "\(folder.file("Shop/2-to-4.yaml")): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil),
+        ])
+        #expect(files.file(from: 1, to: 2)?.entities.map(\.policy) == ["A"])
+        #expect(files.file(from: 2, to: 3) == nil)
+        #expect(Set(files.sources.keys) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml")])
+        #expect(MappingFiles.load(folder: folder.path + "/", model: "Shop").files.count == 1)
+        #expect(MappingFiles.load(folder: folder.file("Missing"), model: "Shop").files == [])
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct CreateCommandTests {
+    @Test func anExistingFileIsKeptUnlessForced() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.directory.write("existing.sqlite", "precious bytes\n")
+        let before = f.snapshot("existing.sqlite")
+        let refused = try f.migrate(["create"] + f.models + ["--model", "Contacts", "existing.sqlite"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "error: existing.sqlite: a file already exists here (use --force to replace it)\n")
+        #expect(refused.stdout == "")
+        #expect(f.snapshot("existing.sqlite") == before)
+
+        let forced = try f.migrate(["create", "--force"] + f.models + ["--model", "Contacts", "existing.sqlite"])
+        #expect(forced.status == 0)
+        #expect(forced.stderr == "")
+        #expect(forced.stdout == "created existing.sqlite: model Contacts version 3\n")
+        let bytes = try #require(f.snapshot("existing.sqlite").bytes)
+        #expect(Array(bytes.prefix(16)) == Array("SQLite format 3\0".utf8))
+        let inspect = try CLIFixture.object(try f.migrate(["inspect", "--json"] + f.models + ["existing.sqlite"]).stdout)
+        #expect(inspect["recognizedVersion"] as? Int == 3)
+        #expect(try f.directory.contents() == ["existing.sqlite"])
+    }
+
+    @Test func anUnknownVersionIsAUsageError() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let result = try f.migrate(["create"] + f.models + ["--model", "Contacts", "--version", "9", "new.sqlite"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "error: model Contacts has no version 9 (versions 1 to 3)\n")
+        #expect(result.stdout == "")
+        #expect(try f.directory.contents() == [])
+        let unknownModel = try f.migrate(["create"] + f.models + ["--model", "Robots", "new.sqlite"])
+        #expect(unknownModel.status == 64)
+        #expect(unknownModel.stderr.hasPrefix("error: no model named 'Robots' under \(TestModels.modelsFolder) (found: "))
+        #expect(try f.directory.contents() == [])
+    }
+
+    @Test func createAsJSON() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let result = try f.migrate(["create", "--json"] + f.models + ["--model", "Contacts", "--version", "2", "v2.sqlite"])
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            {
+              "model" : "Contacts",
+              "store" : "v2.sqlite",
+              "version" : "2"
+            }
+
+            """)
+        #expect(f.snapshot("v2.sqlite").sideFiles == [])
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct LoadCommandTests {
+    static let ann = #"{"fullName":"Ann Lee","email":"ann@example.com","age":41}"#
+    static let bob = #"{"fullName":"Bob Ray","email":"bob@example.com","city":"Zürich"}"#
+
+    /// A bad record anywhere refuses the whole file: the message names the line and
+    /// the field, the exit status is 1, and the store keeps its exact bytes.
+    @Test(arguments: [
+        ("Person", [ann, bob, #"{"fullName":"Cy","email":"cy@example.com","age":"old"}"#],
+         #"error: input.jsonl:3: Person.age: expected an integer16 value, found the string "old" (nothing was loaded)"#),
+        ("Person", [ann, #"{"email":"cy@example.com"}"#],
+         "error: input.jsonl:2: Person.fullName: a value is required (nothing was loaded)"),
+        ("Post", [#"{"title":"Hello","author":42}"#],
+         "error: input.jsonl:1: Post.author: no Person with primary key 42 (nothing was loaded)"),
+        ("Person", [ann, #"{"fullName":"Cy","#],
+         "error: input.jsonl:2: invalid JSON at byte 18: expected a quoted key (nothing was loaded)"),
+        ("Person", [ann, bob, #"{"fullName":"Cy","email":"cy@example.com","nickname":"C"}"#],
+         "error: input.jsonl:3: Person.nickname: no such attribute or relationship (Person has age, city, createdAt, email, fullName, posts) (nothing was loaded)"),
+        ("Robot", [ann],
+         "error: input.jsonl:0: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
+    ])
+    func aBadRecordLoadsNothing(entity: String, lines: [String], message: String) throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 1)
+        try f.directory.write("input.jsonl", lines.joined(separator: "\n") + "\n")
+        let before = f.snapshot(store)
+        let result = try f.migrate("load", store, entity, "input.jsonl")
+        #expect(result.stderr == message + "\n")
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(f.snapshot(store) == before)
+        #expect(f.snapshot(store).sideFiles == [])
+        #expect(try f.directory.contents() == ["contacts.sqlite", "input.jsonl"])
+    }
+
+    @Test func aUniquenessViolationLoadsNothing() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 1)
+        let before = f.snapshot(store)
+        let result = try f.migrate(["load", store, "Person", "-"], stdin: Self.ann + "\n" + Self.ann + "\n")
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("error: <stdin>:2: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPERSON.ZEMAIL"))
+        #expect(result.stderr.hasSuffix(" (nothing was loaded)\n"))
+        #expect(f.snapshot(store) == before)
+    }
+
+    @Test func loadingThenDumping() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 1)
+        try f.directory.write("people.jsonl", Self.ann + "\n\n" + Self.bob + "\n")
+        let people = try f.migrate("load", store, "Person", "people.jsonl")
+        #expect(people.status == 0)
+        #expect(people.stderr == "")
+        #expect(people.stdout == "loaded 2 Person objects into contacts.sqlite\n")
+        let posts = try f.migrate(["load", "--json", store, "Post", "-"], stdin: """
+            {"_pk":10,"title":"Hello","author":1,"publishedAt":"2026-03-01T12:00:00.5Z","rating":4.5}
+            {"title":"Again","author":1,"body":"Line one\\nline two"}
+            """)
+        #expect(posts.status == 0)
+        #expect(posts.stdout == "{\n  \"loaded\" : 2\n}\n")
+
+        let dump = try f.migrate("dump", store, "Person")
+        #expect(dump.status == 0)
+        #expect(dump.stderr == "")
+        #expect(dump.stdout == """
+            {"_pk":1,"_entity":"Person","age":41,"city":null,"createdAt":"2026-01-01T00:00:00Z","email":"ann@example.com","fullName":"Ann Lee","posts":[10,11]}
+            {"_pk":2,"_entity":"Person","age":0,"city":"Zürich","createdAt":"2026-01-01T00:00:00Z","email":"bob@example.com","fullName":"Bob Ray","posts":[]}
+
+            """)
+        let postDump = try f.migrate("dump", "--limit", "1", store, "Post")
+        #expect(postDump.stdout == #"{"_pk":10,"_entity":"Post","author":1,"body":null,"publishedAt":"2026-03-01T12:00:00.5Z","rating":4.5,"title":"Hello"}"# + "\n")
+        let all = try f.migrate("dump", store, "Post")
+        #expect(all.stdout.split(separator: "\n").last == #"{"_pk":11,"_entity":"Post","author":1,"body":"Line one\nline two","publishedAt":null,"rating":null,"title":"Again"}"#)
+
+        // The dump loads into a fresh store and dumps the same.
+        try f.directory.write("people.dump", dump.stdout)
+        try f.directory.write("posts.dump", all.stdout)
+        let copy = try f.createContacts("copy.sqlite", version: 1)
+        #expect(try f.migrate("load", copy, "Person", "people.dump").status == 0)
+        #expect(try f.migrate("load", copy, "Post", "posts.dump").status == 0)
+        #expect(try f.migrate("dump", copy, "Person").stdout == dump.stdout)
+        #expect(try f.migrate("dump", copy, "Post").stdout == all.stdout)
+    }
+
+    @Test func dumpRefusals() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 1)
+        let before = f.snapshot(store)
+        let unknown = try f.migrate("dump", store, "Robot")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "error: contacts.sqlite: unknown entity 'Robot' (model Contacts version 1 has Person, Post)\n")
+        let negative = try f.migrate("dump", "--limit=-1", store, "Person")
+        #expect(negative.status == 64)
+        #expect(negative.stderr.hasPrefix("Error: --limit must be 0 or more\n"))
+        let missing = try f.migrate("load", store, "Person", "nothing.jsonl")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "error: nothing.jsonl: cannot read the file\n")
+        #expect(f.snapshot(store) == before)
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import ModelMigration
+import Testing
+import TestSupport
+
+/// One optional attribute of every type.
+private let typesModel = """
+    entities:
+      Sample:
+        attributes:
+          i16: integer16?
+          i32: integer32?
+          i64: integer64?
+          amount: decimal?
+          ratio: double?
+          weight: float?
+          text: string?
+          flag: boolean?
+          stamp: date?
+          payload: binary?
+          token: uuid?
+          link: uri?
+          opaque: { type: transformable, optional: true, transformer: NSSecureUnarchiveFromData }
+    """
+
+private let libraryModel = """
+    entities:
+      Author:
+        attributes:
+          name: string
+        relationships:
+          books: { destination: Book, toMany: true, ordered: true, inverse: author }
+          profile: { destination: Profile, inverse: author }
+      Book:
+        attributes:
+          title: string
+        relationships:
+          author: { destination: Author, inverse: books }
+          tags: { destination: Tag, toMany: true, inverse: books }
+      Profile:
+        attributes:
+          bio: string?
+        relationships:
+          author: { destination: Author, inverse: profile }
+      Tag:
+        attributes:
+          name: string
+        relationships:
+          books: { destination: Book, toMany: true, inverse: tags }
+    """
+
+private struct Fixture {
+    let directory: TemporaryDirectory
+    let version: CompiledVersion
+    let store: Store
+    let access: ObjectAccess
+
+    init(_ model: String, yaml: String) throws {
+        directory = try TemporaryDirectory(prefix: "ObjectJSONLinesTests")
+        (store, version) = try directory.createStore(model: model, yaml: yaml)
+        access = try ObjectAccess(store: store, version: version)
+    }
+
+    init(version: CompiledVersion) throws {
+        directory = try TemporaryDirectory(prefix: "ObjectJSONLinesTests")
+        self.version = version
+        store = try directory.createStore(version: version)
+        access = try ObjectAccess(store: store, version: version)
+    }
+
+    func remove() {
+        try? store.close()
+        directory.remove()
+    }
+
+    func dump(_ entity: String) throws -> [String] {
+        var lines: [String] = []
+        try ObjectJSONLines.dump(access, entity: entity) { lines.append($0) }
+        return lines
+    }
+
+    /// A second, empty store of the same version.
+    func emptyCopy() throws -> ObjectAccess {
+        let other = try directory.createStore("copy.sqlite", version: version)
+        return try ObjectAccess(store: other, version: version)
+    }
+}
+
+@Suite struct ObjectJSONLinesTests {
+    // MARK: Round trips
+
+    @Test func everyTypeRoundTripsAtItsLimits() throws {
+        let f = try Fixture("Types", yaml: typesModel)
+        defer { f.remove() }
+        let input = [
+            #"{"i16":32767,"i32":2147483647,"i64":9223372036854775807,"amount":"12345678901234567890123456789012345678","ratio":1.7976931348623157e+308,"weight":3.4028234663852886e+38,"text":"Grüße 東京 👩‍👩‍👧‍👦","flag":true,"stamp":"2026-04-05T06:07:08.123456Z","payload":"AP8Q","token":"0F8FAD5B-D9CB-469F-A165-70867728950E","link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA="}"#,
+            #"{"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,"weight":-2.5,"text":"","flag":false,"stamp":-978307199.5,"payload":"","token":null,"link":null,"opaque":null}"#,
+            "",
+            #"  {"_pk":7,"amount":0.10,"ratio":-0.0,"weight":0.1,"stamp":0.000001,"text":"tab\tquote\"\\ \u00e9 \ud83c\udf89","i64":0}  "#,
+        ].joined(separator: "\n") + "\n"
+        #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: input, file: "samples.jsonl") == 3)
+        let expected = [
+            #"{"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,"i32":2147483647,"i64":9223372036854775807,"link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA=","payload":"AP8Q","ratio":1.7976931348623157e+308,"stamp":"2026-04-05T06:07:08.123456Z","text":"Grüße 東京 👩‍👩‍👧‍👦","token":"0f8fad5b-d9cb-469f-a165-70867728950e","weight":3.4028234663852886e+38}"#,
+            #"{"_pk":2,"_entity":"Sample","amount":"0.10","flag":false,"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"link":null,"opaque":null,"payload":"","ratio":5e-324,"stamp":"1970-01-01T00:00:00.5Z","text":"","token":null,"weight":-2.5}"#,
+            // -0.0 loses its sign in a FLOAT column (SQLite keeps integral reals as integers).
+            #"{"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,"opaque":null,"payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é 🎉","token":null,"weight":0.10000000149011612}"#,
+        ]
+        let dumped = try f.dump("Sample")
+        #expect(dumped == expected)
+        #expect(try f.store.connection.prepare("SELECT ZSTAMP, hex(ZTOKEN), length(ZPAYLOAD), ZAMOUNT FROM ZSAMPLE ORDER BY Z_PK").rows() == [
+            [.real(797_062_028.123456), .text("0F8FAD5BD9CB469FA16570867728950E"), .integer(3), .text("12345678901234567890123456789012345678")],
+            [.real(-978_307_199.5), .text(""), .integer(0), .text("0.10")],
+            [.real(0.000001), .text(""), .null, .text("0.10")],
+        ])
+
+        // Dumped lines load into another store and dump to the same lines.
+        let copy = try f.emptyCopy()
+        #expect(try ObjectJSONLines.load(copy, entity: "Sample", text: dumped.joined(separator: "\n"), file: "dump.jsonl") == 3)
+        var again: [String] = []
+        try ObjectJSONLines.dump(copy, entity: "Sample") { again.append($0) }
+        #expect(again == expected)
+    }
+
+    @Test func largeValuesRoundTrip() throws {
+        let f = try Fixture("Types", yaml: typesModel)
+        defer { f.remove() }
+        let text = String(repeating: "Zürich ☃ ", count: 20_000)
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try f.access.insert("Sample", values: ["text": .string(text), "payload": .binary(bytes), "opaque": .binary(bytes)])
+        let dumped = try f.dump("Sample")
+        let copy = try f.emptyCopy()
+        try ObjectJSONLines.load(copy, entity: "Sample", text: dumped[0], file: "dump.jsonl")
+        #expect(try copy.fetch("Sample") == [StoredObject(entity: "Sample", primaryKey: 1,
+                                                          values: ["text": .string(text), "payload": .binary(bytes), "opaque": .binary(bytes)])])
+    }
+
+    @Test func relationshipsRoundTrip() throws {
+        let f = try Fixture("Library", yaml: libraryModel)
+        defer { f.remove() }
+        try ObjectJSONLines.load(f.access, entity: "Tag", text: """
+            {"name":"swift"}
+            {"name":"sql"}
+            """, file: "tags.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Book", text: """
+            {"title":"A","tags":[2,1]}
+            {"title":"B","tags":[]}
+            {"title":"C","tags":[1]}
+            """, file: "books.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Profile", text: #"{"_pk":5,"bio":"Writes."}"#, file: "profiles.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Author", text: #"{"name":"Ann","books":[3,1,2],"profile":5}"#, file: "authors.jsonl")
+        #expect(try f.dump("Author") == [#"{"_pk":1,"_entity":"Author","books":[3,1,2],"name":"Ann","profile":5}"#])
+        #expect(try f.dump("Book") == [
+            #"{"_pk":1,"_entity":"Book","author":1,"tags":[1,2],"title":"A"}"#,
+            #"{"_pk":2,"_entity":"Book","author":1,"tags":[],"title":"B"}"#,
+            #"{"_pk":3,"_entity":"Book","author":1,"tags":[1],"title":"C"}"#,
+        ])
+        #expect(try f.dump("Tag") == [
+            #"{"_pk":1,"_entity":"Tag","books":[1,3],"name":"swift"}"#,
+            #"{"_pk":2,"_entity":"Tag","books":[1],"name":"sql"}"#,
+        ])
+        #expect(try f.dump("Profile") == [#"{"_pk":5,"_entity":"Profile","author":1,"bio":"Writes."}"#])
+        #expect(try f.store.connection.prepare("SELECT Z_PK, ZAUTHOR, Z_FOK_AUTHOR FROM ZBOOK ORDER BY Z_PK").rows() == [
+            [.integer(1), .integer(1), .integer(2)], [.integer(2), .integer(1), .integer(3)], [.integer(3), .integer(1), .integer(1)],
+        ])
+    }
+
+    @Test func subentitiesAreNamedWithEntity() throws {
+        let f = try Fixture(version: try TestModels.appleParity("SampleModel").versions[0])
+        defer { f.remove() }
+        try ObjectJSONLines.load(f.access, entity: "Car", text: """
+            {"numberPlate":"A-1","maker":"FIAT"}
+            {"_entity":"ExpensiveSportCar","numberPlate":"E-1","isLimitedEdition":true,"markedForDeletionAsOf":"2026-01-31T09:30:00.25+02:00"}
+            """, file: "cars.jsonl")
+        #expect(try f.dump("Car") == [
+            #"{"_pk":1,"_entity":"Car","color":null,"maker":"FIAT","markedForDeletionAsOf":null,"model":null,"numberPlate":"A-1","owner":null}"#,
+            #"{"_pk":2,"_entity":"ExpensiveSportCar","color":null,"isLimitedEdition":true,"maker":null,"markedForDeletionAsOf":"2026-01-31T07:30:00.25Z","model":null,"numberPlate":"E-1","owner":null}"#,
+        ])
+        let error = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "SportCar", text: #"{"_entity":"Person"}"#, file: "cars.jsonl")
+        }
+        #expect(error.description == "cars.jsonl:1: _entity: 'Person' is not SportCar or one of its subentities")
+    }
+
+    // MARK: Refused records
+
+    @Test(arguments: [
+        (#"{"i16":"12"}"#, #"samples.jsonl:3: Sample.i16: expected an integer16 value, found the string "12""#),
+        (#"{"i16":32768}"#, "samples.jsonl:3: Sample.i16: 32768 is out of range for integer16 (-32768...32767)"),
+        (#"{"i32":-2147483649}"#, "samples.jsonl:3: Sample.i32: -2147483649 is out of range for integer32 (-2147483648...2147483647)"),
+        (#"{"i64":9223372036854775808}"#,
+         "samples.jsonl:3: Sample.i64: 9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"),
+        (#"{"i64":1.5}"#, "samples.jsonl:3: Sample.i64: '1.5' is not an integer"),
+        (#"{"amount":"1234567890123456789012345678901234567890"}"#,
+         "samples.jsonl:3: Sample.amount: '1234567890123456789012345678901234567890' has more than 38 significant digits, which a decimal cannot hold exactly"),
+        (#"{"amount":"1,5"}"#,
+         "samples.jsonl:3: Sample.amount: '1,5' is not an exact decimal number (digits with an optional sign, point and exponent)"),
+        (#"{"weight":1e39}"#, "samples.jsonl:3: Sample.weight: 1e39 is out of range for float"),
+        (#"{"ratio":"NaN"}"#, #"samples.jsonl:3: Sample.ratio: expected a double value, found the string "NaN""#),
+        (#"{"flag":"true"}"#, #"samples.jsonl:3: Sample.flag: expected a boolean value, found the string "true""#),
+        (#"{"flag":2}"#, "samples.jsonl:3: Sample.flag: expected true or false, found 2"),
+        (#"{"text":42}"#, "samples.jsonl:3: Sample.text: expected a string value as a string, found a number"),
+        (#"{"stamp":"yesterday"}"#,
+         "samples.jsonl:3: Sample.stamp: 'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"),
+        (#"{"token":"0f8fad5b"}"#, "samples.jsonl:3: Sample.token: '0f8fad5b' is not a UUID (8-4-4-4-12 hexadecimal digits)"),
+        (#"{"link":"example.com"}"#,
+         "samples.jsonl:3: Sample.link: 'example.com' is not an absolute URI (scheme:rest, e.g. https://example.com)"),
+        (#"{"payload":"***"}"#, "samples.jsonl:3: Sample.payload: '***' is not base64-encoded binary data"),
+        (#"{"payload":[1,2]}"#, "samples.jsonl:3: Sample.payload: expected a binary value, found an array"),
+        (#"{"colour":"red"}"#,
+         "samples.jsonl:3: Sample.colour: no such attribute or relationship (Sample has amount, flag, i16, i32, i64, link, opaque, payload, ratio, stamp, text, token, weight)"),
+        (#"{"text":"a","text":"b"}"#, "samples.jsonl:3: Sample.text: the field appears twice"),
+        (#"{"_pk":0}"#, "samples.jsonl:3: _pk: expected a positive integer, found 0"),
+        (#"[1,2]"#, "samples.jsonl:3: expected a JSON object, found an array"),
+        (#"{"i16":1,"#, "samples.jsonl:3: invalid JSON at byte 10: expected a quoted key"),
+        (#"{"text":"unclosed}"#, "samples.jsonl:3: invalid JSON at byte 19: unclosed string"),
+        (#"{"i16" 1}"#, "samples.jsonl:3: invalid JSON at byte 8: expected ':' after a key"),
+    ])
+    func aBadThirdLineLoadsNothing(line: String, message: String) throws {
+        let f = try Fixture("Types", yaml: typesModel)
+        defer { f.remove() }
+        let text = #"{"i16":1}"# + "\n" + #"{"i16":2}"# + "\n" + line + "\n"
+        let error = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "Sample", text: text, file: "samples.jsonl")
+        }
+        #expect(error.description == message)
+        #expect(error.line == 3)
+        #expect(try f.access.count("Sample") == 0)
+        #expect(try f.store.entityKeyRows().map(\.maxKey) == [0])
+        #expect(!f.store.connection.isInTransaction)
+    }
+
+    @Test func requiredValuesAndRelationshipTargetsAreChecked() throws {
+        let f = try Fixture(version: try TestModels.contacts().versions[0])
+        defer { f.remove() }
+        let cases: [(String, String, String, String?, String)] = [
+            ("Person", #"{"email":"ann@example.com"}"#, "Person.fullName", "a value is required",
+             "people.jsonl:1: Person.fullName: a value is required"),
+            ("Post", #"{"title":"Hello","author":99}"#, "Post.author", "no Person with primary key 99",
+             "people.jsonl:1: Post.author: no Person with primary key 99"),
+            ("Post", #"{"title":"Hello"}"#, "Post.author", "the relationship is required",
+             "people.jsonl:1: Post.author: the relationship is required"),
+            ("Post", #"{"title":"Hello","author":[1]}"#, "Post.author", "expected a primary key or null, found an array",
+             "people.jsonl:1: Post.author: expected a primary key or null, found an array"),
+            ("Person", #"{"fullName":"A","email":"a@x","posts":7}"#, "Person.posts", "no Post with primary key 7",
+             "people.jsonl:1: Person.posts: no Post with primary key 7"),
+        ]
+        for (entity, line, field, message, description) in cases {
+            let error = try #require(throws: LoadError.self) {
+                try ObjectJSONLines.load(f.access, entity: entity, text: line, file: "people.jsonl")
+            }
+            #expect(error.field == field)
+            #expect(error.message == message)
+            #expect(error.description == description)
+        }
+        let unknown = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "Robot", text: "{}", file: "robots.jsonl")
+        }
+        #expect(unknown.description == "robots.jsonl:0: unknown entity 'Robot' (model Contacts version 1 has Person, Post)")
+        #expect(try f.access.count("Person") == 0)
+    }
+}

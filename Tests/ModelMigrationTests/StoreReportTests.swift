@@ -1,0 +1,223 @@
+import Foundation
+@testable import ModelMigration
+import Testing
+import TestSupport
+
+/// A store laid out exactly as Apple's Core Data writes one for SampleModel version 1
+/// (schema as in CoreDataPlus's `SampleModel_V1.sqlite`, framework version 1044),
+/// built here from the documented layout.
+enum AppleSampleStore {
+    static let uuid = "753753D3-A961-4901-AB05-8CC48B1D3853"
+
+    /// `NSStoreModelVersionHashes` of SampleModel version 1, as Core Data wrote them.
+    static let hashes = [
+        "Car": "9e555529072158220d1bacd2f80a3dad4919f74a32aa8be9ee22a6a7b4126c8f",
+        "SportCar": "514ec1907a568299f9fb6851106516136f0755f45fa53a823a0e4d44013d5313",
+        "ExpensiveSportCar": "3dc7e32b1be45b5a4c795ac9af3e1d10aa7222d3c69ae805bbeb4408bdeba480",
+        "Person": "164268551b45108ae763aa2ba61ff32d32d32323850987c3e21607c8da44b72b",
+    ]
+
+    static let schema = """
+        CREATE TABLE ZCAR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZISLIMITEDEDITION INTEGER, ZMARKEDFORDELETIONASOF TIMESTAMP, ZMAKER VARCHAR, ZMODEL VARCHAR, ZNUMBERPLATE VARCHAR, ZCOLOR BLOB );
+        CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZUPDATEDAT TIMESTAMP, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR, ZID BLOB );
+        CREATE INDEX ZCAR_ZOWNER_INDEX ON ZCAR (ZOWNER);
+        CREATE INDEX ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT);
+        CREATE UNIQUE INDEX Z_Car_UNIQUE_numberPlate ON ZCAR (ZNUMBERPLATE COLLATE BINARY ASC);
+        CREATE UNIQUE INDEX Z_Person_UNIQUE_firstName_lastName ON ZPERSON (ZFIRSTNAME COLLATE BINARY ASC, ZLASTNAME COLLATE BINARY ASC);
+        CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+        CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+        CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
+        """
+
+    static let rows = """
+        INSERT INTO Z_PRIMARYKEY VALUES (1, 'Car', 0, 5), (2, 'SportCar', 1, 0), (3, 'ExpensiveSportCar', 2, 0), (4, 'Person', 0, 2);
+        INSERT INTO ZPERSON VALUES (1, 4, 3, 797062028.5, 'Ann', 'Lee', X'0F8FAD5BD9CB469FA16570867728950E');
+        INSERT INTO ZPERSON VALUES (2, 4, 1, 700000000, 'Bob', NULL, X'6BA7B8109DAD11D180B400C04FD430C8');
+        INSERT INTO ZCAR VALUES (1, 1, 1, 1, NULL, NULL, 'FIAT', 'Panda', 'AB123CD', NULL);
+        INSERT INTO ZCAR VALUES (2, 2, 1, 2, NULL, NULL, 'Alfa Romeo', 'Giulia', 'SP-1', NULL);
+        INSERT INTO ZCAR VALUES (3, 3, 2, NULL, 1, 797000000.25, 'Lamborghini', 'Countach', 'LX-1', X'62706C697374303008');
+        INSERT INTO ZCAR VALUES (4, 1, 1, 1, NULL, NULL, 'FIAT', 'Panda', 'ZZ999ZZ', NULL);
+        INSERT INTO ZCAR VALUES (5, 2, 1, NULL, NULL, NULL, 'Alfa Romeo', NULL, 'SP-2', NULL);
+        INSERT INTO Z_MODELCACHE VALUES (X'1F8B0800');
+        """
+
+    static var plist: PropertyListValue {
+        .dictionary([
+            "NSStoreType": "SQLite",
+            "NSStoreModelVersionHashes": .dictionary(hashes.mapValues { .data(VersionHash(hex: $0)!.bytes) }),
+            "NSStoreModelVersionHashesVersion": .integer(3),
+            "NSStoreModelVersionIdentifiers": .array(["1"]),
+            "NSPersistenceFrameworkVersion": .integer(1044),
+            "_NSAutoVacuumLevel": "2",
+        ])
+    }
+
+    /// Writes the store in WAL mode, as Core Data does, and closes it (which
+    /// checkpoints and removes the -wal file).
+    static func create(at path: String) throws {
+        let db = try Connection(path: path, mode: .readWriteCreate)
+        _ = try db.scalarString("PRAGMA journal_mode = WAL")
+        try db.execute(schema)
+        try db.execute(rows)
+        let insert = try db.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+        try insert.bind([.text(uuid), .blob(BinaryPropertyList.encode(plist))])
+        try insert.execute()
+        try db.close()
+    }
+}
+
+@Suite struct StoreReportTests {
+    @Test func anAppleStoreIsRecognisedAndRead() throws {
+        let directory = try TemporaryDirectory(prefix: "StoreReportTests")
+        defer { directory.remove() }
+        let path = directory.file("SampleModel.sqlite")
+        try AppleSampleStore.create(at: path)
+        let before = FileSnapshot(path)
+        #expect(before.sideFiles == [])
+        let sample = try TestModels.appleParity("SampleModel")
+        let v1 = sample.versions[0]
+        #expect(v1.versionHashes.mapValues(\.hex) == AppleSampleStore.hashes)
+
+        let store = try Store.open(path: path, access: .readOnly)
+        let inspection = try store.inspect()
+        #expect(inspection.isAppleStore)
+        #expect(inspection.journalMode == "wal")
+        #expect(inspection.cachedModel == nil)
+        #expect(inspection.metadata.storeUUID == AppleSampleStore.uuid)
+        let report = StoreReport(inspection: inspection, models: [try TestModels.contacts(), sample])
+        #expect(report.writtenBy == "core-data")
+        #expect(report.frameworkVersion == 1044)
+        #expect(report.storeUUID == AppleSampleStore.uuid)
+        #expect(report.storeType == "SQLite")
+        #expect(report.model == "SampleModel")
+        #expect(report.stampedVersion == nil)
+        #expect(report.recognizedVersion == 1)
+        #expect(report.closestVersion == 1)
+        #expect(report.versionIdentifiers == ["1"])
+        #expect(report.hashesVersion == 3)
+        #expect(report.layoutHash == nil)
+        #expect(report.journalMode == "wal")
+        #expect(report.fileSize == Int64(before.bytes?.count ?? -1))
+        #expect(report.history == [])
+        #expect(report.otherMetadata == ["_NSAutoVacuumLevel": "2"])
+        #expect(report.problem == nil)
+        #expect(report.entities.map { "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") \($0.matches.map(String.init) ?? "-") \($0.matchingVersions)" } == [
+            "1 Car - 2 \(AppleSampleStore.hashes["Car"]!) true [1]",
+            "2 SportCar Car 2 \(AppleSampleStore.hashes["SportCar"]!) true [1]",
+            "3 ExpensiveSportCar SportCar 1 \(AppleSampleStore.hashes["ExpensiveSportCar"]!) true [1]",
+            "4 Person - 2 \(AppleSampleStore.hashes["Person"]!) true [1]",
+        ])
+        #expect(report.tables.map { "\($0.name) \($0.rowCount)" } == [
+            "ZCAR 5", "ZPERSON 2", "Z_METADATA 1", "Z_MODELCACHE 1", "Z_PRIMARYKEY 4",
+        ])
+        #expect(try store.currentVersion(among: [sample]) == v1)
+
+        // Objects, through the store's own entity numbers.
+        let access = try ObjectAccess(store: store, version: v1)
+        #expect(try access.count("Car") == 5)
+        #expect(try access.count("SportCar") == 3)
+        #expect(try access.fetch("Car") == [
+            StoredObject(entity: "Car", primaryKey: 1, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("AB123CD")],
+                         relationships: ["owner": [1]]),
+            StoredObject(entity: "SportCar", primaryKey: 2,
+                         values: ["maker": .string("Alfa Romeo"), "model": .string("Giulia"), "numberPlate": .string("SP-1")],
+                         relationships: ["owner": [2]]),
+            StoredObject(entity: "ExpensiveSportCar", primaryKey: 3,
+                         values: ["maker": .string("Lamborghini"), "model": .string("Countach"), "numberPlate": .string("LX-1"),
+                                  "isLimitedEdition": .boolean(true), "markedForDeletionAsOf": .date(797_000_000.25),
+                                  "color": .binary(Array("bplist00".utf8) + [8])],
+                         relationships: ["owner": []]),
+            StoredObject(entity: "Car", primaryKey: 4, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("ZZ999ZZ")],
+                         relationships: ["owner": [1]]),
+            StoredObject(entity: "SportCar", primaryKey: 5, values: ["maker": .string("Alfa Romeo"), "numberPlate": .string("SP-2")],
+                         relationships: ["owner": []]),
+        ])
+        #expect(try access.fetch("Person") == [
+            StoredObject(entity: "Person", primaryKey: 1,
+                         values: ["firstName": .string("Ann"), "lastName": .string("Lee"), "updatedAt": .date(797_062_028.5),
+                                  "id": .uuid("0f8fad5b-d9cb-469f-a165-70867728950e")],
+                         relationships: ["cars": [1, 4]]),
+            StoredObject(entity: "Person", primaryKey: 2,
+                         values: ["firstName": .string("Bob"), "updatedAt": .date(700_000_000), "id": .uuid("6ba7b810-9dad-11d1-80b4-00c04fd430c8")],
+                         relationships: ["cars": [2]]),
+        ])
+        var lines: [String] = []
+        try ObjectJSONLines.dump(access, entity: "SportCar") { lines.append($0) }
+        #expect(lines == [
+            #"{"_pk":2,"_entity":"SportCar","color":null,"maker":"Alfa Romeo","markedForDeletionAsOf":null,"model":"Giulia","numberPlate":"SP-1","owner":2}"#,
+            #"{"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,"maker":"Lamborghini","markedForDeletionAsOf":"2026-04-04T12:53:20.25Z","model":"Countach","numberPlate":"LX-1","owner":null}"#,
+            #"{"_pk":5,"_entity":"SportCar","color":null,"maker":"Alfa Romeo","markedForDeletionAsOf":null,"model":null,"numberPlate":"SP-2","owner":null}"#,
+        ])
+        try store.close()
+
+        // Reading wrote nothing: same bytes, no journal, no -wal or -shm.
+        #expect(FileSnapshot(path) == before)
+        #expect(try directory.contents() == ["SampleModel.sqlite"])
+    }
+
+    @Test func aToolkitStoreReport() throws {
+        let directory = try TemporaryDirectory(prefix: "StoreReportTests")
+        defer { directory.remove() }
+        let contacts = try TestModels.contacts()
+        let store = try directory.createStore(version: contacts.versions[1])
+        var metadata = try store.readMetadata()
+        metadata.history = [MigrationRecord(fromVersion: 1, toVersion: 2, date: 797_062_028, duration: 1.5, rowsTouched: 10,
+                                            mappingDigests: ["00"], tool: "migrate 0.1.0")]
+        metadata.otherKeys = ["level": .integer(2), "flags": .array([.boolean(true), .real(0.5)]), "blob": .data([1, 2, 3])]
+        try store.writeMetadata(metadata)
+        let report = StoreReport(inspection: try store.inspect(), models: [contacts])
+        #expect(report.writtenBy == "toolkit")
+        #expect(report.model == "Contacts")
+        #expect(report.stampedVersion == 2)
+        #expect(report.recognizedVersion == 2)
+        #expect(report.layoutHash == contacts.versions[1].layoutHash.hex)
+        #expect(report.history == metadata.history)
+        #expect(report.otherMetadata == ["level": "2", "flags": "[true, 0.5]", "blob": "<3 bytes>"])
+        #expect(report.entities.map { "\($0.name) \($0.matches == true) \($0.matchingVersions)" } == [
+            "Person true [2]", "Post true [2]", "Tag true [2]",
+        ])
+
+        let none = StoreReport(inspection: try store.inspect(), models: [])
+        #expect(none.problem == "no models to compare with (see --models)")
+        #expect(none.recognizedVersion == nil)
+        #expect(none.model == "Contacts")
+        #expect(none.entities.allSatisfy { $0.matches == nil && $0.matchingVersions == [] })
+
+        var editedMetadata = metadata
+        editedMetadata.versionHashes["Tag"] = VersionHash(bytes: Array(repeating: 0xAB, count: 32))
+        try store.writeMetadata(editedMetadata)
+        let unknown = StoreReport(inspection: try store.inspect(), models: [contacts])
+        #expect(unknown.recognizedVersion == nil)
+        #expect(unknown.closestVersion == 2)
+        #expect(unknown.problem == """
+            the store's entity hashes match no version of model Contacts (closest is version 2)
+              Tag: hash abababab differs from \(contacts.versions[1].versionHashes["Tag"]!.short) (no version has its hash)
+            a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+            """)
+        #expect(unknown.entities.map { "\($0.name) \($0.matches == true)" } == ["Person true", "Post true", "Tag false"])
+    }
+}
+
+@Suite struct StoreCurrentVersionTests {
+    @Test func aToolkitStoreKnowsItsVersionWithoutModels() throws {
+        let directory = try TemporaryDirectory(prefix: "StoreCurrentVersionTests")
+        defer { directory.remove() }
+        let contacts = try TestModels.contacts()
+        let store = try directory.createStore(version: contacts.versions[1])
+        #expect(try store.currentVersion(among: [contacts]) == contacts.versions[1])
+        #expect(try store.currentVersion(among: []) == contacts.versions[1])
+    }
+
+    @Test func anAppleStoreNeedsItsModel() throws {
+        let directory = try TemporaryDirectory(prefix: "StoreCurrentVersionTests")
+        defer { directory.remove() }
+        let path = directory.file("SampleModel.sqlite")
+        try AppleSampleStore.create(at: path)
+        let store = try Store.open(path: path)
+        let error = try #require(throws: UnknownVersionError.self) { try store.currentVersion(among: []) }
+        #expect(error.description == "\(path): no model under --models describes this store")
+        let contacts = try #require(throws: UnknownVersionError.self) { try store.currentVersion(among: [try TestModels.contacts()]) }
+        #expect(contacts.recognition?.model == "Contacts")
+        #expect(contacts.recognition?.closestVersion == 1)
+    }
+}
