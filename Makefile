@@ -4,36 +4,47 @@ BUILD_FLAGS ?=
 BIN = .build/debug
 MIGRATE = $(BIN)/migrate
 DEMO = demo
+TRIALS ?= 200
 
-.PHONY: all build demo test clean
+.PHONY: all build demo test crashtest bench bench-quick clean
 
 all: build
 
 build:
 	$(SWIFT) build $(BUILD_FLAGS)
 
-# The main job on the bundled example, end to end.
+# The whole story on the bundled example (Models/Contacts, Migrations/Contacts).
+# `status` exits 3 when a migration is needed: that is the expected answer here.
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
-	@echo "== 1. validate and compile the example model (Models/Contacts)"
+	@echo "== 1. validate and compile the example model"
 	$(MIGRATE) validate
 	$(MIGRATE) compile --summary -o $(DEMO)/Contacts.compiled.json
 	@echo
-	@echo "== 2. create a version-1 store and load sample data"
+	@echo "== 2. a version-1 store with sample data (3000 people with posts)"
 	$(BIN)/DemoData $(DEMO) 3000
 	$(MIGRATE) create $(DEMO)/Contacts.sqlite --version 1
 	$(MIGRATE) load $(DEMO)/Contacts.sqlite Person $(DEMO)/people.jsonl
 	$(MIGRATE) load $(DEMO)/Contacts.sqlite Post $(DEMO)/posts.jsonl
+	$(MIGRATE) dump $(DEMO)/Contacts.sqlite Person --limit 4
 	@echo
-	@echo "== 3. inspect it"
+	@echo "== 3. status (exit 3: migration needed), plan, apply"
+	$(MIGRATE) status $(DEMO)/Contacts.sqlite; test $$? -eq 3
+	$(MIGRATE) plan $(DEMO)/Contacts.sqlite
+	$(MIGRATE) apply $(DEMO)/Contacts.sqlite --backup $(DEMO)/Contacts.v1-backup.sqlite --verify
+	@echo
+	@echo "== 4. inspect, status (exit 0: current), and a few migrated people"
 	$(MIGRATE) inspect $(DEMO)/Contacts.sqlite
-	@echo
-	@echo "== 4. a few people, as JSON Lines"
-	$(MIGRATE) dump $(DEMO)/Contacts.sqlite Person --limit 5
+	$(MIGRATE) status $(DEMO)/Contacts.sqlite
+	$(MIGRATE) dump $(DEMO)/Contacts.sqlite Person --limit 4
 
 test:
 	$(SWIFT) build $(BUILD_FLAGS)
 	$(SWIFT) test $(BUILD_FLAGS)
+
+# Hundreds of `migrate apply` runs killed with SIGKILL at random moments.
+crashtest: build
+	bash Scripts/crashtest.sh $(TRIALS)
 
 clean:
 	rm -rf .build $(DEMO)

@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "ModelMigration", targets: ["ModelMigration"]),
+        .library(name: "MigrateCommands", targets: ["MigrateCommands"]),
         .executable(name: "migrate", targets: ["MigrateCLI"]),
     ],
     dependencies: [
@@ -44,14 +45,17 @@ let package = Package(
             exclude: ["Contacts"],
             sources: ["Policies"]
         ),
-        .executableTarget(
-            name: "MigrateCLI",
+        // The commands of `migrate`, as a library so that a deploy package can build
+        // its own `migrate` with its own policies (Examples/DeployPackage).
+        .target(
+            name: "MigrateCommands",
             dependencies: [
                 "ModelMigration",
-                "Migrations",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The shipped `migrate`: the commands with the example's policies.
+        .executableTarget(name: "MigrateCLI", dependencies: ["MigrateCommands", "Migrations"]),
         // Generates the example's sample data for `make demo`.
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
         .target(name: "TestSupport", dependencies: ["ModelMigration"]),

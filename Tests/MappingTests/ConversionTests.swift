@@ -1,3 +1,4 @@
+import DataModel
 import Testing
 @testable import Mapping
 

@@ -863,25 +863,33 @@ import Testing
             """
             entities:
               Item:
-                attributes: { name: string, count: integer64, note: string? }
+                attributes: { name: string, count: integer64 }
+                relationships:
+                  tag: { destination: Tag }
               Tag:
                 attributes: { label: string }
+              Zone:
+                attributes: { code: string }
             """,
             """
             entities:
               Item:
-                attributes: { name: string, count: integer16, note: string }
+                attributes: { name: string, count: integer16 }
+                relationships:
+                  tag: { destination: Zone }
               Tag:
                 attributes: { label: string, color: string }
+              Zone:
+                attributes: { code: string }
             """,
         ])
-        #expect(failure.refusals.map(\.kind) == [.typeChange, .requiredWithoutDefault, .requiredWithoutDefault])
+        #expect(failure.refusals.map(\.kind) == [.typeChange, .destinationChanged, .requiredWithoutDefault])
         #expect(failure.description == """
             no lightweight mapping from Shop version 1 to 2 (3 changes inference cannot cover):
               Item.count: type change integer64 → integer16 is narrowing, not a widening
                 remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
-              Item.note: optional → required without a default (rows holding nil would have no value)
-                remedy: add a default (`default: …`) so that nil values take it, or write \(fileHint12) with a policy for Item
+              Item.tag: destination changed from Tag to Zone, an unrelated entity
+                remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one
               Tag.color: new required attribute without a default or source
                 remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Tag
             """)

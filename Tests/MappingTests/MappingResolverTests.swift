@@ -217,7 +217,7 @@ private typealias SourceLocation = DataModel.SourceLocation
                        hint: "did you mean 'firstName'?"),
             Diagnostic(.error, "property 'Person.nickname': $source.handel is not a property of Person in version 1",
                        at: SourceLocation(file: path, line: 6, column: 7), hint: "did you mean 'handle'?"),
-            Diagnostic(.error, "entity 'Tag': source 'Tagg' is not an entity of version 1", at: SourceLocation(file: path, line: 10, column: 3),
+            Diagnostic(.error, "entity 'Tag': source 'Tagg' is not an entity of version 1", at: SourceLocation(file: path, line: 9, column: 3),
                        hint: "did you mean 'Tag'?"),
         ])
     }

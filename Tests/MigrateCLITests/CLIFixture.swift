@@ -7,14 +7,21 @@ import TestSupport
 struct CLIFixture {
     let directory: TemporaryDirectory
 
+    /// A working folder with `Models/Contacts` holding versions 1 to 3 of the
+    /// package's example model (later versions are left out, so that "the current
+    /// version" stays 3 whatever is added to the package).
     init() throws {
         directory = try TemporaryDirectory(prefix: "MigrateCLITests")
+        for version in 1...3 {
+            let text = try String(contentsOfFile: "\(TestModels.modelsFolder)/Contacts/\(version).yaml", encoding: .utf8)
+            try directory.write("Models/Contacts/\(version).yaml", text)
+        }
     }
 
     func remove() { directory.remove() }
 
-    /// `--models` for the package's own models.
-    var models: [String] { ["--models", TestModels.modelsFolder] }
+    /// `--models` for the folder's copy of the example model.
+    var models: [String] { ["--models", "Models"] }
 
     /// Runs `migrate` in the folder.
     func migrate(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {

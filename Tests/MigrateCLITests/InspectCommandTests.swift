@@ -41,7 +41,7 @@ import TestSupport
             #expect(f.snapshot(name) == before, "\(name)")
             #expect(f.snapshot(name).sideFiles == [], "\(name)")
         }
-        #expect(try f.directory.contents() == ["contacts.sqlite", "empty.sqlite", "notes.txt", "plain.sqlite", "truncated.sqlite"])
+        #expect(try f.directory.contents() == ["Models", "contacts.sqlite", "empty.sqlite", "notes.txt", "plain.sqlite", "truncated.sqlite"])
     }
 
     @Test func aCreatedStoreAsJSON() throws {
@@ -56,7 +56,7 @@ import TestSupport
         let report = try CLIFixture.object(result.stdout)
 
         // What `migrate compile` says version 1 is.
-        let compiled = try f.migrate("compile", TestModels.modelsFolder + "/Contacts")
+        let compiled = try f.migrate("compile", "Models/Contacts")
         let document = try CLIFixture.object(compiled.stdout)
         let model = try #require((document["models"] as? [[String: Any]])?.first)
         let v1 = try #require((model["versions"] as? [[String: Any]])?.first)

@@ -34,7 +34,7 @@ import TestSupport
         #expect(result.stdout == "")
         #expect(f.snapshot(store) == before)
         #expect(f.snapshot(store).sideFiles == [])
-        #expect(try f.directory.contents() == ["contacts.sqlite", "input.jsonl"])
+        #expect(try f.directory.contents() == ["Models", "contacts.sqlite", "input.jsonl"])
     }
 
     @Test func aUniquenessViolationLoadsNothing() throws {

@@ -100,10 +100,10 @@ private struct Fixture {
         ].joined(separator: "\n") + "\n"
         #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: input, file: "samples.jsonl") == 3)
         let expected = [
-            #"{"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,"i32":2147483647,"i64":9223372036854775807,"link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA=","payload":"AP8Q","ratio":1.7976931348623157e+308,"stamp":"2026-04-05T06:07:08.123456Z","text":"Grüße 東京 👩‍👩‍👧‍👦","token":"0f8fad5b-d9cb-469f-a165-70867728950e","weight":3.4028234663852886e+38}"#,
+            #"{"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,"i32":2147483647,"i64":9223372036854775807,"link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA=","payload":"AP8Q","ratio":1.7976931348623157e+308,"stamp":"2026-04-05T06:07:08.123456Z","text":"Grüße 東京 👩‍👩‍👧‍👦","token":"0f8fad5b-d9cb-469f-a165-70867728950e","weight":3.4028235e+38}"#,
             #"{"_pk":2,"_entity":"Sample","amount":"0.10","flag":false,"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"link":null,"opaque":null,"payload":"","ratio":5e-324,"stamp":"1970-01-01T00:00:00.5Z","text":"","token":null,"weight":-2.5}"#,
             // -0.0 loses its sign in a FLOAT column (SQLite keeps integral reals as integers).
-            #"{"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,"opaque":null,"payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é 🎉","token":null,"weight":0.10000000149011612}"#,
+            #"{"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,"opaque":null,"payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é 🎉","token":null,"weight":0.1}"#,
         ]
         let dumped = try f.dump("Sample")
         #expect(dumped == expected)
@@ -214,6 +214,7 @@ private struct Fixture {
         (#"{"i16":1,"#, "samples.jsonl:3: invalid JSON at byte 10: expected a quoted key"),
         (#"{"text":"unclosed}"#, "samples.jsonl:3: invalid JSON at byte 19: unclosed string"),
         (#"{"i16" 1}"#, "samples.jsonl:3: invalid JSON at byte 8: expected ':' after a key"),
+        (#"{"i16":01}"#, "samples.jsonl:3: invalid JSON at byte 9: a number cannot start with 0"),
     ])
     func aBadThirdLineLoadsNothing(line: String, message: String) throws {
         let f = try Fixture("Types", yaml: typesModel)

@@ -49,9 +49,15 @@ public enum MappingResolver {
                     continue
                 }
                 if mapping.entityMappings[index].source != sourceName {
+                    let previous = mapping.entityMappings[index].source
                     // Re-pair by name with the chosen source entity.
                     mapping.entityMappings[index] = pairByName(entity, with: sourceEntity)
                     mapping.entityMappings.removeAll { $0.kind == .remove && $0.source == sourceName }
+                    // The source entity inference had paired is now mapped by nothing: its rows are dropped.
+                    if let previous, !mapping.entityMappings.contains(where: { $0.source == previous }), let old = source.entity(named: previous) {
+                        mapping.entityMappings.append(EntityMapping(name: "\(previous)ToNothing", kind: .remove, source: previous, destination: nil,
+                                                                    droppedProperties: Renames.storedProperties(of: old).map(\.name).sorted()))
+                    }
                     index = mapping.entityMappings.firstIndex { $0.destination == entity.name }!
                 }
             }
@@ -71,6 +77,7 @@ public enum MappingResolver {
                 refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy }
             }
             let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
+            var displaced: Set<String> = []
             for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
                 let location = override.propertyLocations[property]
                 let attribute = entity.attribute(named: property)
@@ -90,7 +97,7 @@ public enum MappingResolver {
                     }
                 case .copy(let from):
                     guard let sourceEntity, sourceEntity.attribute(named: from) != nil || sourceEntity.relationship(named: from) != nil else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': $source.\(from) is not a property of \(sourceEntity?.name ?? "the source") in version \(from)", at: location,
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': $source.\(from) is not a property of \(sourceEntity?.name ?? "the source") in version \(source.version)", at: location,
                                                       hint: sourceEntity.flatMap { Suggestions.hint(for: from, in: $0.attributes.map(\.name) + $0.relationships.map(\.name)) }))
                         continue
                     }
@@ -126,6 +133,7 @@ public enum MappingResolver {
                     newSource = .defaultValue(parsed)
                 }
                 if let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property }) {
+                    if let old = mappingSourceName(mapping.entityMappings[index].properties[p].source) { displaced.insert(old) }
                     mapping.entityMappings[index].properties[p].source = newSource
                 } else {
                     mapping.entityMappings[index].properties.append(PropertyMapping(name: property, source: newSource, isRelationship: relationship != nil))
@@ -134,9 +142,11 @@ public enum MappingResolver {
                 if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
                 refusals.removeAll { $0.entity == entity.name && $0.property == property }
             }
-            // Source properties now used by an override are no longer dropped.
+            // Source properties now used by an override are no longer dropped; those an
+            // override stopped using are.
             let used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })
-            mapping.entityMappings[index].droppedProperties.removeAll { used.contains($0) }
+            let dropped = Set(mapping.entityMappings[index].droppedProperties).union(displaced)
+            mapping.entityMappings[index].droppedProperties = dropped.subtracting(used).sorted()
         }
         if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
         if !refusals.isEmpty {

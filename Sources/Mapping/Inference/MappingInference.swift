@@ -82,10 +82,14 @@ public enum MappingInference {
             refusals.append(Refusal(kind: kind, entity: entity, property: property, change: change, remedy: remedy))
         }
 
-        /// Source entity names that are `name` or related to it by inheritance.
-        func sourceHierarchy(of name: String) -> Set<String> {
-            guard let entity = source.entity(named: name) else { return [] }
-            return Set(source.entities.filter { $0.root == entity.root }.map(\.name))
+        /// Whether source entity `ancestor` is a (transitive) parent of source entity `name`.
+        func isAncestor(_ ancestor: String, of name: String) -> Bool {
+            var parent = source.entity(named: name)?.parent
+            while let current = parent {
+                if current == ancestor { return true }
+                parent = source.entity(named: current)?.parent
+            }
+            return false
         }
 
         mutating func run() -> MappingModel {
@@ -152,10 +156,13 @@ public enum MappingInference {
                                    sourceName: String?) -> PropertyMapping {
             let a = attribute.declaration
             func added() -> PropertyMapping {
-                if !a.isOptional, a.defaultValue == nil {
+                // An abstract entity that was abstract before has no rows of its own to fill
+                // (a property moving up from its children into it).
+                if !a.isOptional, a.defaultValue == nil, !(entity.isAbstract && sourceEntity.isAbstract) {
                     refuse(.requiredWithoutDefault, entity.name, a.name,
                            "new required attribute without a default or source",
                            "add a default (`\(a.name): { type: \(a.type.rawValue), default: … }`), make it optional, or write \(fileHint) with a policy for \(entity.name)")
+                    return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
                 }
                 return PropertyMapping(name: a.name, source: .defaultValue(a.defaultValue), isRelationship: false)
             }
@@ -167,11 +174,13 @@ public enum MappingInference {
                 return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
             }
             var conversion: Conversion?
+            var refused = false
             if old.type != a.type {
                 if MappingInference.isWidening(old.type, to: a.type) {
                     conversion = .widen
                 } else {
                     let what = MappingInference.isWidening(a.type, to: old.type) ? "narrowing" : "unrelated"
+                    refused = true
                     refuse(.typeChange, entity.name, a.name,
                            "type change \(old.type.rawValue) → \(a.type.rawValue) is \(what), not a widening",
                            "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)")
@@ -179,6 +188,7 @@ public enum MappingInference {
             }
             if old.isOptional, !a.isOptional {
                 if a.defaultValue == nil {
+                    refused = true
                     refuse(.requiredWithoutDefault, entity.name, a.name,
                            "optional → required without a default (rows holding nil would have no value)",
                            "add a default (`default: …`) so that nil values take it, or write \(fileHint) with a policy for \(entity.name)")
@@ -186,6 +196,8 @@ public enum MappingInference {
                     conversion = .fillDefault
                 }
             }
+            // Refused values are left to a policy (a mapping file may lift the refusal).
+            if refused { return PropertyMapping(name: a.name, source: .policy, isRelationship: false) }
             if let conversion { return PropertyMapping(name: a.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: false) }
             return PropertyMapping(name: a.name, source: .copy(from: sourceName), isRelationship: false)
         }
@@ -198,6 +210,7 @@ public enum MappingInference {
                     refuse(.requiredRelationshipWithoutSource, entity.name, r.name,
                            "new required to-one relationship: existing \(entity.name) rows would have no destination",
                            "make it optional in this version (and required in a later one once filled), or write \(fileHint) with a policy that sets it")
+                    return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
                 }
                 return PropertyMapping(name: r.name, source: .defaultValue(nil), isRelationship: true)
             }
@@ -208,11 +221,15 @@ public enum MappingInference {
                 return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
             }
             let o = old.declaration
+            // The old targets stay valid when the destination is the old one (renamed or
+            // not), one of its ancestors or one of its subentities; never a sibling.
             let mappedDestination = renames.entities[r.destination]
-            if mappedDestination == nil || !sourceHierarchy(of: o.destination).contains(mappedDestination!) {
+            if mappedDestination == nil || !(mappedDestination == o.destination || isAncestor(mappedDestination!, of: o.destination)
+                                             || isAncestor(o.destination, of: mappedDestination!)) {
                 refuse(.destinationChanged, entity.name, r.name,
                        "destination changed from \(o.destination) to \(r.destination), an unrelated entity",
                        "write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new relationship and remove the old one")
+                return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
             }
             var conversion: Conversion?
             if o.isToMany != r.isToMany || old.isManyToMany != relationship.isManyToMany { conversion = .reshape }

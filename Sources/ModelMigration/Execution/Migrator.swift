@@ -145,6 +145,14 @@ public struct Migrator {
                 progress(.stepStarted(index: index, of: steps.count, summary: step.summary, cost: step.cost))
                 let stepStart = Date()
                 let changesBefore = connection.totalChanges
+                if let invocation = step.policy {
+                    guard let runner = policyRunner else {
+                        throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) needs policy '\(invocation.policy)', and no policies are available to this migrator; nothing was changed")
+                    }
+                    try runner.run(invocation, hop: hop, store: store, progress: progress)
+                    progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
+                    continue
+                }
                 do {
                     let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0) ?? 0 }
                     for sql in step.sql { try connection.execute(sql) }
@@ -161,12 +169,6 @@ public struct Migrator {
                     throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) failed: \(error); nothing was changed")
                 }
                 progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
-            }
-            if hop.mapping.usesPolicies {
-                guard let runner = policyRunner else {
-                    throw MigrationError(kind: .stepFailed, message: "hop \(hop.from) → \(hop.to) needs entity migration policies, and none are available to this migrator; nothing was changed")
-                }
-                try runner.run(hop: hop, store: store, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
             for check in hop.checks {
@@ -230,8 +232,8 @@ public struct Migrator {
     }
 }
 
-/// Runs the policy-driven entity mappings of a hop (the policies issue provides it).
+/// Runs policy steps (`PolicyEngine` does, with a `PolicyCatalog`).
 public protocol PolicyRunning {
-    /// Runs every custom entity mapping of `hop` against `store`, inside the apply transaction.
-    func run(hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws
+    /// Runs one policy step of `hop` against `store`, inside the apply transaction.
+    func run(_ invocation: PolicyInvocation, hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws
 }

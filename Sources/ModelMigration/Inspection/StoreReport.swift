@@ -88,13 +88,27 @@ public struct StoreReport: Sendable, Codable {
         }
         tables = inspection.tables
         history = metadata.history
-        otherMetadata = metadata.otherKeys.mapValues { "\($0)" }
+        otherMetadata = metadata.otherKeys.mapValues(Self.text)
         if models.isEmpty {
             problem = "no models to compare with (see --models)"
         } else if let recognition, recognition.version == nil {
             problem = recognition.unknownExplanation
         } else {
             problem = nil
+        }
+    }
+
+    /// A metadata value as text for people: strings as they are, data as its size.
+    static func text(_ value: PropertyListValue) -> String {
+        switch value {
+        case .string(let s): s
+        case .integer(let i): String(i)
+        case .real(let r): r.description
+        case .boolean(let b): b ? "true" : "false"
+        case .date(let d): ISO8601.format(secondsSinceReferenceDate: d)
+        case .data(let bytes): "<\(bytes.count) bytes>"
+        case .array(let items): "[" + items.map(text).joined(separator: ", ") + "]"
+        case .dictionary(let d): "{" + d.keys.sorted().map { "\($0): \(text(d[$0]!))" }.joined(separator: ", ") + "}"
         }
     }
 }

@@ -183,7 +183,7 @@ public enum ObjectJSONLines {
         switch value {
         case .null: return nil
         case .bool(let b):
-            guard type == .boolean else { throw ValueParseFailure(message: "expected a \(type.rawValue) value, found a boolean") }
+            guard type == .boolean else { throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found a boolean") }
             return .boolean(b)
         case .number(let text):
             switch type {
@@ -197,18 +197,18 @@ public enum ObjectJSONLines {
             case .integer16, .integer32, .integer64, .decimal, .double, .float:
                 return try DefaultValueParser.parse(text, as: type).get()
             default:
-                throw ValueParseFailure(message: "expected a \(type.rawValue) value as a string, found a number")
+                throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)) as a string, found a number")
             }
         case .string(let text):
             switch type {
             case .string: return .string(text)
             case .transformable: return try DefaultValueParser.parse(text, as: .binary).get()
             case .integer16, .integer32, .integer64, .double, .float, .boolean:
-                throw ValueParseFailure(message: "expected a \(type.rawValue) value, found the string \"\(text)\"")
+                throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found the string \"\(text)\"")
             default: return try DefaultValueParser.parse(text, as: type).get()
             }
         case .array, .object:
-            throw ValueParseFailure(message: "expected a \(type.rawValue) value, found \(value.kind)")
+            throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found \(value.kind)")
         }
     }
 }

@@ -38,7 +38,7 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     /// The kind of step.
     public enum Kind: String, Sendable, Hashable, Codable {
         case addColumn, renameColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
-             createIndex, dropIndex, entityNumbers
+             createIndex, dropIndex, entityNumbers, policy
     }
 
     /// The kind.
@@ -53,7 +53,24 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     public var table: String?
     /// For rebuilds: rows the new table must hold, as a count query on the old
     /// tables run just before the copy (checked after it).
-    public var expectedRowsSQL: String?
+    public var expectedRowsSQL: String? = nil
+    /// For policy steps: which policy runs over which rows.
+    public var policy: PolicyInvocation? = nil
+}
+
+/// A policy step: the policy, the entity mapping it runs, and where the rows are
+/// while the hop runs (rebuilt tables still have their build names).
+public struct PolicyInvocation: Sendable, Hashable, Codable {
+    /// The policy's name.
+    public var policy: String
+    /// The entity mapping's name.
+    public var mappingName: String
+    /// The source entity.
+    public var sourceEntity: String
+    /// The destination entity.
+    public var destinationEntity: String
+    /// Destination table name → the table's name during the hop.
+    public var buildTables: [String: String]
 }
 
 /// A check run before commit; the plan fails when `sql` returns a non-zero count.
@@ -89,6 +106,14 @@ public struct MigrationHop: Sendable, Hashable, Codable {
     public var steps: [MigrationStep]
     /// Checks run after the steps, before commit.
     public var checks: [MigrationCheck]
+    /// The source version of the hop (policies read its rows).
+    public var source: CompiledVersion
+    /// The destination version of the hop.
+    public var destination: CompiledVersion
+    /// The store's layout before the hop.
+    public var sourceLayout: StorageLayout
+    /// The store's layout after the hop.
+    public var destinationLayout: StorageLayout
 }
 
 /// Everything `migrate apply` will do, decided before anything is done: `migrate

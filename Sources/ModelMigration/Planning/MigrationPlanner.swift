@@ -99,7 +99,8 @@ public struct MigrationPlanner {
             let mappingBytes = [UInt8]((try? encoder.encode(mapping)) ?? Data())
             plan.hops.append(MigrationHop(from: current.version, to: segmentTarget.version, mapping: mapping,
                                           digest: VersionHasher.sha256Hex(mappingBytes + Array((file?.digest ?? "").utf8)),
-                                          steps: planner.steps, checks: planner.checks))
+                                          steps: planner.steps, checks: planner.checks, source: current, destination: segmentTarget,
+                                          sourceLayout: sourceLayout, destinationLayout: destinationLayout))
             plan.warnings += planner.warnings
             current = segmentTarget
             sourceLayout = destinationLayout
@@ -133,9 +134,19 @@ struct RowCounter {
     let connection: Connection
     var cache: [String: Int64] = [:]
 
+    var existing: Set<String>?
+
+    /// Tables a later hop creates do not exist yet: they count as empty (the plan's
+    /// counts for later hops are the store's counts now).
+    mutating func exists(_ table: String) throws -> Bool {
+        if existing == nil { existing = Set(try connection.tables()) }
+        return existing!.contains(table)
+    }
+
     mutating func count(_ table: String, _ numbers: [Int]?) throws -> Int64 {
         let key = "\(table)|\(numbers.map { $0.map(String.init).joined(separator: ",") } ?? "*")"
         if let known = cache[key] { return known }
+        guard try exists(table) else { return 0 }
         let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
         let value = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
         cache[key] = value
@@ -143,6 +154,7 @@ struct RowCounter {
     }
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
-        try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
+        guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
+        return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
     }
 }

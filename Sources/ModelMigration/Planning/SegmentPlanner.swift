@@ -162,6 +162,20 @@ struct SegmentPlanner {
             try buildJoin(table, as: buildName, pairs: found)
         }
 
+        // 1b. Policies: after every new table exists, while the old ones still do.
+        let buildTables = Dictionary(newTables.map { ($0.0.name, $0.1) } + newJoins.map { ($0.0.name, $0.1) }, uniquingKeysWith: { a, _ in a })
+        for entityMapping in mapping.entityMappings where entityMapping.kind == .custom {
+            guard let policy = entityMapping.policy, let sourceName = entityMapping.source, let destinationName = entityMapping.destination,
+                  let sourceEntity = source.entity(named: sourceName), let table = sourceLayout.table(forEntity: sourceEntity.root),
+                  let number = sourceLayout.entityNumbers[sourceName] else { continue }
+            let rows = try count(table.name, [number])
+            steps.append(MigrationStep(kind: .policy, summary: "policy \(policy): \(sourceName) → \(destinationName)",
+                                       sql: [], cost: .policy(rows: rows), table: destinationLayout.table(forEntity: destination.entity(named: destinationName)!.root)?.name,
+                                       policy: PolicyInvocation(policy: policy, mappingName: entityMapping.name, sourceEntity: sourceName,
+                                                                destinationEntity: destinationName, buildTables: buildTables)))
+            try warnDropped(entityMapping, sourceEntity: sourceEntity, numbers: [number], policy: true)
+        }
+
         // 2. Drop what is replaced or gone, then move new tables into place.
         let destinationNames = Set(destinationLayout.tables.map(\.name))
         for table in sourceLayout.tables {
@@ -228,6 +242,7 @@ struct SegmentPlanner {
 
     /// The source table a fast-path destination table comes from, when renamed.
     func tableRenamedFrom(_ table: Table) -> String? {
+        guard table.joinRelationship == nil else { return nil }
         let hierarchy = destination.entities.filter { $0.root == table.entity }
         let sourceRoots = Set(hierarchy.compactMap { sourceEntity(for: $0.name)?.root })
         guard let root = sourceRoots.first, let old = sourceLayout.table(forEntity: root), old.name != table.name else { return nil }
@@ -378,6 +393,11 @@ struct SegmentPlanner {
             guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
                   let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name] else { continue }
             sourceTableName = old.name
+            let mapping = self.mapping.mapping(forDestination: entity.name)
+            if mapping?.kind == .custom {
+                // The policy step writes these rows.
+                continue
+            }
             let lineage = Set(lineageNames(destination, entity.name))
             var columns: [String] = []
             var values: [String] = []
@@ -385,16 +405,18 @@ struct SegmentPlanner {
                 columns.append(SQLText.q(column.name))
                 values.append(expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity, newNumber: newNumber))
             }
-            let mapping = self.mapping.mapping(forDestination: entity.name)
             sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)")
             expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))")
             rows += try count(old.name, [number])
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
         }
         let from = sourceTableName.map { " from \($0)" } ?? ""
+        let policyOnly = sourceTableName != nil && expected.isEmpty
         steps.append(MigrationStep(kind: sourceTableName == nil ? .createTable : .rebuildTable,
-                                   summary: sourceTableName == nil ? "create table \(table.name)" : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
-                                   sql: sql, cost: sourceTableName == nil ? .constant : .rewrite(rows: rows), table: table.name,
+                                   summary: sourceTableName == nil ? "create table \(table.name)"
+                                       : policyOnly ? "create the new \(table.name) (its rows come from a policy)"
+                                       : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
+                                   sql: sql, cost: sourceTableName == nil || policyOnly ? .constant : .rewrite(rows: rows), table: table.name,
                                    expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + ")))
         if sourceTableName != nil { addRebuildChecks(table) }
     }
@@ -582,9 +604,11 @@ struct SegmentPlanner {
         }
     }
 
-    mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int]) throws {
+    mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int], policy: Bool = false) throws {
         guard let mapping, let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
         for property in mapping.droppedProperties {
+            // A policy reads every source property; what it keeps is its business.
+            if policy { break }
             if let column = sourceColumn(sourceEntity, property) {
                 let values = try countValues(table.name, column.name, numbers)
                 if values > 0 {

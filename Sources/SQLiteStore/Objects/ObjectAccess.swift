@@ -212,8 +212,9 @@ public final class ObjectAccess {
         }
         let table = table(of: entity)
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        let key = try allocateKey(for: entity, requested: requested)
-        var bindings: [DatabaseValue] = [.integer(key), .integer(Int64(layout.entityNumbers[entity.name]!)), .integer(1)]
+        // Z_PK is bound once the object has passed every check, so that a refused
+        // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
+        var bindings: [DatabaseValue] = [.null, .integer(Int64(layout.entityNumbers[entity.name]!)), .integer(1)]
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             let a = attribute.declaration
             var value: AttributeValue? = values[a.name] ?? nil
@@ -257,6 +258,8 @@ public final class ObjectAccess {
                 later.append((relationship, targets))
             }
         }
+        let key = try allocateKey(for: entity, requested: requested)
+        bindings[0] = .integer(key)
         let sql = "INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try run(sql, bindings)
         for (relationship, targets) in later {

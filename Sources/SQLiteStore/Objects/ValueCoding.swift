@@ -74,7 +74,12 @@ public enum ValueCoding {
         case (.float, .integer):
             return nil
         default:
-            return "expected a \(type.rawValue) value"
+            return "expected \(valueNoun(type))"
         }
+    }
+
+    /// "an integer16 value", "a uuid value": the type with its article, for messages.
+    public static func valueNoun(_ type: AttributeType) -> String {
+        "\(type.isInteger ? "an" : "a") \(type.rawValue) value"
     }
 }

@@ -77,13 +77,23 @@ extension Store {
 
     /// Writes `Z_PRIMARYKEY` rows for every entity of `layout` not yet listed, keeping
     /// existing numbers and counters (entity numbers are stable for the store's life).
+    /// A number listed under another name is an entity renamed (`renamedFrom`): its
+    /// row takes the new name and keeps its counter.
     public func writeEntityNumbers(layout: StorageLayout, version: CompiledVersion) throws(SQLiteError) {
-        let existing = Set(((try? entityKeyRows()) ?? []).map(\.name))
+        let rows = (try? entityKeyRows()) ?? []
+        let existing = Set(rows.map(\.name))
+        let numbers = Set(rows.map(\.number))
         let insert = try connection.cachedStatement("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+        let rename = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_NAME = ?, Z_SUPER = ? WHERE Z_ENT = ?")
         for (name, number) in layout.entityNumbers.sorted(by: { $0.value < $1.value }) where !existing.contains(name) {
             let parent = version.entity(named: name)?.parent.flatMap { layout.entityNumbers[$0] } ?? 0
-            try insert.bind([.integer(Int64(number)), .text(name), .integer(Int64(parent))])
-            try insert.execute()
+            if numbers.contains(number) {
+                try rename.bind([.text(name), .integer(Int64(parent)), .integer(Int64(number))])
+                try rename.execute()
+            } else {
+                try insert.bind([.integer(Int64(number)), .text(name), .integer(Int64(parent))])
+                try insert.execute()
+            }
         }
     }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Migrations
 import ModelMigration
 
 /// Options of the commands that plan: the store and the target version.
@@ -31,7 +30,7 @@ extension GlobalOptions {
         do {
             let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
             defer { try? store.close() }
-            let planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(PolicyCatalog.example.names))
+            let planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as UnknownVersionError {
             return .failure("error: \(error)", ExitStatus.unknownVersion)

@@ -35,7 +35,7 @@ struct Create: ParsableCommand {
         do {
             let created = try Store.create(path: store, version: target, overwrite: force)
             try created.close()
-        } catch let error as StoreError {
+        } catch {
             Output.err("error: \(error)")
             throw ExitStatus.failure
         }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Migrations
 import ModelMigration
 
 /// `migrate diff A B`: the mapping between two versions, or every reason there is none.
@@ -34,7 +33,7 @@ struct Diff: ParsableCommand {
         let file = to == from + 1 ? files.file(from: from, to: to) : nil
         let mapping: MappingModel
         do {
-            mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: Set(PolicyCatalog.example.names))
+            mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: Set(MigrateTool.policies.names))
         } catch let failure as InferenceFailure {
             if global.json {
                 try Output.json(DiffReport(mapping: nil, refusals: failure.refusals))

@@ -23,7 +23,7 @@ struct Inspect: ParsableCommand {
             let opened = try Store.open(path: store, access: .readOnly)
             report = StoreReport(inspection: try opened.inspect(), models: models)
             try opened.close()
-        } catch let error as StoreError {
+        } catch {
             Output.err("error: \(error)")
             throw ExitStatus.failure
         }

@@ -47,7 +47,7 @@ struct Apply: ParsableCommand {
         do {
             var migratorOptions = Migrator.Options(backupPath: backup, dryRun: dryRun, verify: verify, timeout: timeout)
             migratorOptions.tool = "migrate \(Migrate.configuration.version)"
-            result = try Migrator().apply(plan, options: migratorOptions) { progress.report($0) }
+            result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
         } catch {
             progress.finish()
             if global.json { Output.out(#"{"event":"failed","message":\#(JSONValue.string("\(error)").text)}"#) } else { Output.err("error: \(error)") }

@@ -1,8 +1,31 @@
 import ArgumentParser
+import Foundation
+import ModelMigration
+
+/// Runs the `migrate` command line with a set of entity migration policies.
+///
+/// A deploy package gets its own `migrate`, with its policies, from one line of
+/// `main.swift`:
+///
+/// ```swift
+/// import MigrateCommands
+/// MigrateTool.main(policies: PolicyCatalog([SplitFullName.self]))
+/// ```
+public enum MigrateTool {
+    /// The policies mapping files may name. Set once by `main(policies:)` before
+    /// any command runs and only read afterwards, hence `nonisolated(unsafe)`.
+    nonisolated(unsafe) public private(set) static var policies = PolicyCatalog([])
+
+    /// Parses the process's arguments, runs the command and exits with its code.
+    public static func main(policies: PolicyCatalog) -> Never {
+        self.policies = policies
+        Migrate.main()
+        exit(0)
+    }
+}
 
 /// The `migrate` command: Core Data model versioning and store migration for
 /// deploy pipelines. Exit codes are part of the interface (README, "Exit codes").
-@main
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",

@@ -1,0 +1,45 @@
+import ModelMigration
+
+/// Contacts 1 → 2: splits `Person.fullName` into `firstName` and `lastName`
+/// (named by `Migrations/Contacts/1-to-2.yaml`). Every other property is copied by
+/// the default mapping.
+///
+/// The rules (`NameSplitter.split`):
+/// - whitespace of any kind is trimmed at both ends and runs of it inside the
+///   name collapse to one space;
+/// - an empty or missing name gives `""` and `""` (both are required, with
+///   default `""`);
+/// - a single word is a first name: `"Madonna"` → `"Madonna"`, `""`;
+/// - otherwise the last word is the last name and everything before it the first
+///   name, so middle names stay with the first name: `"Ana María García"` →
+///   `"Ana María"`, `"García"`;
+/// - lowercase particles right before the last word belong to the last name:
+///   `"Joana da Silva"` → `"Joana"`, `"da Silva"`; `"Ana de la Cruz"` → `"Ana"`,
+///   `"de la Cruz"`;
+/// - letters are kept exactly as written (no case or Unicode normalisation).
+public struct SplitFullName: EntityMigrationPolicy {
+    public init() {}
+
+    public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
+        var person = try manager.createDestinationInstance(for: source)
+        let (first, last) = NameSplitter.split(source.string("fullName"))
+        person["firstName"] = .string(first)
+        person["lastName"] = .string(last)
+        try manager.insert(person)
+    }
+}
+
+/// Splits a full name into first and last name (rules on `SplitFullName`).
+public enum NameSplitter {
+    /// Particles that start a last name when they come right before its last word.
+    public static let particles: Set<String> = ["da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten", "ter", "van", "von", "bin", "al"]
+
+    /// `(firstName, lastName)` of a full name.
+    public static func split(_ fullName: String?) -> (String, String) {
+        let words = (fullName ?? "").split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        guard words.count > 1 else { return (words.first ?? "", "") }
+        var lastStart = words.count - 1
+        while lastStart > 1, particles.contains(words[lastStart - 1]) { lastStart -= 1 }
+        return (words[..<lastStart].joined(separator: " "), words[lastStart...].joined(separator: " "))
+    }
+}

@@ -1,0 +1,92 @@
+import DataModel
+import Mapping
+
+/// User code for changes no inference can guess, as Core Data's
+/// `NSEntityMigrationPolicy`: splitting `fullName` into `firstName` and
+/// `lastName`, moving free text into a new entity, and so on.
+///
+/// A mapping file names the policy for a destination entity
+/// (`Migrations/<Model>/<A>-to-<B>.yaml`, `policy: SplitFullName`). The manager
+/// calls the phases in Core Data's order, streaming source objects in primary-key
+/// order inside the apply transaction:
+///
+/// 1. `begin`
+/// 2. `createDestinationInstances(for:in:)` once per source object
+/// 3. `endInstanceCreation`
+/// 4. `createRelationships(for:in:)` once per destination object created
+/// 5. `endRelationshipCreation`
+/// 6. `end`
+///
+/// Every phase has a default that does what the inferred mapping does, so a policy
+/// overrides only what it changes. Throwing from any phase rolls the whole apply
+/// back; the error names the entity, the source primary key and the message.
+public protocol EntityMigrationPolicy {
+    /// The name mapping files use (default: the type's name).
+    static var name: String { get }
+
+    /// Creates the policy; one instance serves one entity mapping of one apply.
+    init()
+
+    /// Called before the first source object.
+    mutating func begin(_ manager: MigrationManager) throws
+
+    /// Creates the destination object(s) for one source object. The default creates
+    /// one destination object with the mapping's property values and the source's
+    /// primary key (so relationships of other entities stay valid).
+    mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws
+
+    /// Called after the last source object.
+    mutating func endInstanceCreation(_ manager: MigrationManager) throws
+
+    /// Sets relationships of one destination object created in step 2. The default
+    /// does nothing: relationships the mapping copies are already set.
+    mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws
+
+    /// Called after the last destination object.
+    mutating func endRelationshipCreation(_ manager: MigrationManager) throws
+
+    /// Called last.
+    mutating func end(_ manager: MigrationManager) throws
+}
+
+extension EntityMigrationPolicy {
+    public static var name: String { String(describing: Self.self) }
+    public mutating func begin(_ manager: MigrationManager) throws {}
+    public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
+        let destination = try manager.createDestinationInstance(for: source)
+        try manager.insert(destination)
+    }
+    public mutating func endInstanceCreation(_ manager: MigrationManager) throws {}
+    public mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {}
+    public mutating func endRelationshipCreation(_ manager: MigrationManager) throws {}
+    public mutating func end(_ manager: MigrationManager) throws {}
+}
+
+/// Thrown by a policy to cancel the migration with a message.
+public struct PolicyError: Error, Sendable, CustomStringConvertible {
+    /// Why the policy cancelled.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// The policies a `migrate` knows, by name.
+public struct PolicyCatalog: @unchecked Sendable {
+    // The metatypes are immutable values; `@unchecked` because `any
+    // EntityMigrationPolicy.Type` is not `Sendable` by itself.
+    private let types: [String: any EntityMigrationPolicy.Type]
+
+    /// A catalog of policy types.
+    public init(_ policies: [any EntityMigrationPolicy.Type]) {
+        types = Dictionary(policies.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Policy names, sorted.
+    public var names: [String] { types.keys.sorted() }
+
+    /// A policy type by name.
+    public func policy(named name: String) -> (any EntityMigrationPolicy.Type)? { types[name] }
+}

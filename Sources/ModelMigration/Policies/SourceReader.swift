@@ -1,0 +1,111 @@
+import DataModel
+import SQLiteStore
+
+/// Reads source objects of a hop from the store's old tables, with prepared
+/// statements reused for every row.
+final class SourceReader {
+    let connection: Connection
+    let version: CompiledVersion
+    let layout: StorageLayout
+
+    init(connection: Connection, version: CompiledVersion, layout: StorageLayout) {
+        self.connection = connection
+        self.version = version
+        self.layout = layout
+    }
+
+    func entityName(number: Int) -> String? { layout.entityNumbers.first { $0.value == number }?.key }
+
+    func subtreeNumbers(_ name: String) -> [Int] {
+        var names = [name]
+        var queue = version.entity(named: name)?.subentities ?? []
+        while let next = queue.popLast() {
+            names.append(next)
+            queue += version.entity(named: next)?.subentities ?? []
+        }
+        return names.compactMap { layout.entityNumbers[$0] }.sorted()
+    }
+
+    /// Builds a source object from the current row of a `SELECT *` statement.
+    func object(from statement: Statement, columns: [String: Int32]) -> SourceObject? {
+        guard let z = columns["Z_ENT"], let pk = columns["Z_PK"], let name = entityName(number: Int(statement.int64(at: z))),
+              let entity = version.entity(named: name), let table = layout.table(forEntity: entity.root) else { return nil }
+        var values: [String: AttributeValue] = [:]
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
+                  let i = columns[column.name],
+                  let value = ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration.type) else { continue }
+            values[attribute.name] = value
+        }
+        var keys: [String: Int64] = [:]
+        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)),
+                  let i = columns[column.name], !statement.isNull(at: i) else { continue }
+            keys[relationship.name] = statement.int64(at: i)
+        }
+        return SourceObject(entity: name, primaryKey: statement.int64(at: pk), values: values, toOneKeys: keys, reader: self)
+    }
+
+    static func columnIndex(_ statement: Statement) -> [String: Int32] {
+        Dictionary(statement.columnNames.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Streams the objects of exactly `entity` (not its subentities) in key order.
+    func forEach(_ entity: String, _ body: (SourceObject) throws -> Void) throws {
+        guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root),
+              let number = layout.entityNumbers[entity] else { return }
+        let statement = try connection.prepare("SELECT * FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
+        let columns = Self.columnIndex(statement)
+        while try statement.step() {
+            if let object = object(from: statement, columns: columns) { try body(object) }
+        }
+    }
+
+    /// One object of `entity` (or a subentity) by key.
+    func object(_ entity: String, key: Int64) throws -> SourceObject? {
+        guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root) else { return nil }
+        let statement = try connection.cachedStatement("SELECT * FROM \(SchemaSQL.quote(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(subtreeNumbers(entity).map(String.init).joined(separator: ",")))")
+        try statement.bind([.integer(key)])
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return object(from: statement, columns: Self.columnIndex(statement))
+    }
+
+    func toOne(of source: SourceObject, _ name: String) throws -> SourceObject? {
+        guard let relationship = version.entity(named: source.entity)?.relationship(named: name) else {
+            throw PolicyError("\(source.entity) has no relationship '\(name)' in version \(version.version)")
+        }
+        guard !relationship.declaration.isToMany else { throw PolicyError("\(source.entity).\(name) is to-many; use objects(\"\(name)\")") }
+        guard let key = source.toOneKeys[name] else { return nil }
+        return try object(relationship.declaration.destination, key: key)
+    }
+
+    func toMany(of source: SourceObject, _ name: String) throws -> [SourceObject] {
+        guard let entity = version.entity(named: source.entity), let relationship = entity.relationship(named: name) else {
+            throw PolicyError("\(source.entity) has no relationship '\(name)' in version \(version.version)")
+        }
+        let r = relationship.declaration
+        guard r.isToMany else { return try toOne(of: source, name).map { [$0] } ?? [] }
+        guard let destination = version.entity(named: r.destination), let destinationTable = layout.table(forEntity: destination.root) else { return [] }
+        var keys: [Int64] = []
+        if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
+           let column = destinationTable.column(for: .toOne(entity: owner, relationship: inverse)) {
+            let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: name))
+            let statement = try connection.cachedStatement("SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column.name)) = ? ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")Z_PK")
+            try statement.bind([.integer(source.primaryKey)])
+            while try statement.step() { keys.append(statement.int64(at: 0)) }
+            statement.reset()
+        } else {
+            let own = "\(relationship.declaredIn).\(name)"
+            let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
+            guard let join = layout.tables.first(where: { $0.joinRelationship == own || (inverse != nil && $0.joinRelationship == inverse) }) else { return [] }
+            let (mine, theirs) = join.joinRelationship == own ? (join.columns[0].name, join.columns[1].name) : (join.columns[1].name, join.columns[0].name)
+            let order = join.column(for: .order(entity: relationship.declaredIn, relationship: name))
+            let statement = try connection.cachedStatement("SELECT \(SchemaSQL.quote(theirs)) FROM \(SchemaSQL.quote(join.name)) WHERE \(SchemaSQL.quote(mine)) = ? ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")\(SchemaSQL.quote(theirs))")
+            try statement.bind([.integer(source.primaryKey)])
+            while try statement.step() { keys.append(statement.int64(at: 0)) }
+            statement.reset()
+        }
+        return try keys.compactMap { try object(r.destination, key: $0) }
+    }
+}
