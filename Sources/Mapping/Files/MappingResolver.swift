@@ -77,7 +77,6 @@ public enum MappingResolver {
                 refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy }
             }
             let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
-            var displaced: Set<String> = []
             for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
                 let location = override.propertyLocations[property]
                 let attribute = entity.attribute(named: property)
@@ -133,7 +132,6 @@ public enum MappingResolver {
                     newSource = .defaultValue(parsed)
                 }
                 if let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property }) {
-                    if let old = mappingSourceName(mapping.entityMappings[index].properties[p].source) { displaced.insert(old) }
                     mapping.entityMappings[index].properties[p].source = newSource
                 } else {
                     mapping.entityMappings[index].properties.append(PropertyMapping(name: property, source: newSource, isRelationship: relationship != nil))
@@ -142,11 +140,15 @@ public enum MappingResolver {
                 if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
                 refusals.removeAll { $0.entity == entity.name && $0.property == property }
             }
-            // Source properties now used by an override are no longer dropped; those an
-            // override stopped using are.
             let used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })
-            let dropped = Set(mapping.entityMappings[index].droppedProperties).union(displaced)
-            mapping.entityMappings[index].droppedProperties = dropped.subtracting(used).sorted()
+            if mapping.entityMappings[index].kind != .custom, let sourceEntity {
+                // Every value is now copied or given: a source property none reads is dropped
+                // (also one an override stopped reading).
+                mapping.entityMappings[index].droppedProperties = Renames.storedProperties(of: sourceEntity).map(\.name).filter { !used.contains($0) }.sorted()
+            } else {
+                // Source properties now used by an override are no longer dropped.
+                mapping.entityMappings[index].droppedProperties.removeAll { used.contains($0) }
+            }
         }
         if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
         if !refusals.isEmpty {

@@ -1,0 +1,20 @@
+// swift-tools-version: 6.0
+// A deploy package: the team's own policies and its own `migrate`, built on
+// ModelMigration. Copy this folder into your deploy repository and point the
+// dependency at ModelMigration's repository instead of the relative path.
+import PackageDescription
+
+let package = Package(
+    name: "DeployPackage",
+    platforms: [.macOS(.v13)],
+    products: [.executable(name: "deploy-migrate", targets: ["deploy-migrate"])],
+    dependencies: [.package(name: "ModelMigration", path: "../..")],
+    targets: [
+        .target(name: "DeployPolicies", dependencies: [.product(name: "ModelMigration", package: "ModelMigration")]),
+        .executableTarget(name: "deploy-migrate", dependencies: [
+            "DeployPolicies",
+            .product(name: "MigrateCommands", package: "ModelMigration"),
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)
