@@ -2,7 +2,8 @@ import Foundation
 import ModelMigration
 
 /// Compiled models for tests: the package's own (`Models/Contacts`, the Apple-parity
-/// fixtures) and models written inline as YAML.
+/// fixtures) and models written inline as YAML. Each is compiled once per test run
+/// (tests in parallel share it), so that equal text gives an equal `CompiledVersion`.
 public enum TestModels {
     /// The package's root folder (this file is `Sources/TestSupport/TestModels.swift`).
     public static let packageRoot: String = URL(fileURLWithPath: #filePath)
@@ -11,27 +12,33 @@ public enum TestModels {
     /// `Models/`, the folder `migrate` reads by default.
     public static var modelsFolder: String { packageRoot + "/Models" }
 
-    /// The example model, `Models/Contacts` (three versions).
+    /// The example model, `Models/Contacts` (every version in the folder).
     public static func contacts() throws -> CompiledModel {
-        try ModelLoader.loadModel(path: modelsFolder + "/Contacts")
+        try TestCache.shared.model("path:Models/Contacts") { () throws -> CompiledModel in
+            try ModelLoader.loadModel(path: modelsFolder + "/Contacts")
+        }
     }
 
     /// A hand transcription of a real Core Data model, under
     /// `Tests/DataModelTests/Fixtures/AppleParity/<name>`.
     public static func appleParity(_ name: String) throws -> CompiledModel {
-        try ModelLoader.loadModel(path: packageRoot + "/Tests/DataModelTests/Fixtures/AppleParity/" + name)
+        try TestCache.shared.model("path:AppleParity/\(name)") { () throws -> CompiledModel in
+            try ModelLoader.loadModel(path: packageRoot + "/Tests/DataModelTests/Fixtures/AppleParity/" + name)
+        }
     }
 
     /// Compiles a model written inline: `versions[i]` is the text of version i + 1
     /// without its `model:` and `version:` lines, which are added. Throws the
     /// loader's diagnostics when the text is not a valid model.
     public static func compile(_ name: String, versions: [String]) throws -> CompiledModel {
-        let directory = try TemporaryDirectory(prefix: "mm-model")
-        defer { directory.remove() }
-        for (offset, text) in versions.enumerated() {
-            try directory.write("\(name)/\(offset + 1).yaml", "model: \(name)\nversion: \(offset + 1)\n" + text)
+        try TestCache.shared.model("text:\(name)\u{0}" + versions.joined(separator: "\u{0}")) { () throws -> CompiledModel in
+            let directory = try TemporaryDirectory(prefix: "mm-model")
+            defer { directory.remove() }
+            for (offset, text) in versions.enumerated() {
+                try directory.write("\(name)/\(offset + 1).yaml", "model: \(name)\nversion: \(offset + 1)\n" + text)
+            }
+            return try ModelLoader.loadModel(path: directory.file(name))
         }
-        return try ModelLoader.loadModel(path: directory.file(name))
     }
 
     /// Compiles a one-version model written inline (see `compile(_:versions:)`).
@@ -40,10 +47,52 @@ public enum TestModels {
     }
 }
 
+/// What tests running in parallel share: compiled models and the bytes of empty
+/// stores (creating a store syncs the disk several times; copying bytes does not).
+final class TestCache: @unchecked Sendable {
+    static let shared = TestCache()
+    private let lock = NSLock()
+    private var models: [String: CompiledModel] = [:]
+    private var stores: [CompiledVersion: [UInt8]] = [:]
+
+    func model(_ key: String, _ make: () throws -> CompiledModel) throws -> CompiledModel {
+        if let model = lock.withLock({ models[key] }) { return model }
+        let model = try make()
+        return lock.withLock {
+            if let first = models[key] { return first }
+            models[key] = model
+            return model
+        }
+    }
+
+    func storeBytes(_ version: CompiledVersion) throws -> [UInt8] {
+        if let bytes = lock.withLock({ stores[version] }) { return bytes }
+        let directory = try TemporaryDirectory(prefix: "mm-store")
+        defer { directory.remove() }
+        let path = directory.file("template.sqlite")
+        try Store.create(path: path, version: version).close()
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return lock.withLock {
+            if let first = stores[version] { return first }
+            stores[version] = bytes
+            return bytes
+        }
+    }
+}
+
 extension TemporaryDirectory {
-    /// Creates a store of `version` in the folder and returns it open for writing.
+    /// A new empty store of `version` in the folder, open for writing: a copy of one
+    /// made by `Store.create` (same tables, metadata and UUID for every copy).
+    /// Writes are not synced to disk (`PRAGMA synchronous = OFF`): tests check data,
+    /// not durability. Tests of `Store.create` itself call it directly.
     public func createStore(_ name: String = "store.sqlite", version: CompiledVersion) throws -> Store {
-        try Store.create(path: file(name), version: version)
+        let bytes = try TestCache.shared.storeBytes(version)
+        guard FileManager.default.createFile(atPath: file(name), contents: Data(bytes)) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file(name)])
+        }
+        let store = try Store.open(path: file(name), access: .readWrite)
+        try store.connection.execute("PRAGMA synchronous = OFF")
+        return store
     }
 
     /// Creates a store of a one-version model written inline (see

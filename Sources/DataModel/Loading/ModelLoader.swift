@@ -115,7 +115,8 @@ public enum ModelLoader {
     static func versionNumber(ofFile path: String) -> Int? {
         let name = (path as NSString).lastPathComponent
         let stem = name.hasSuffix(".yaml") ? String(name.dropLast(5)) : name.hasSuffix(".yml") ? String(name.dropLast(4)) : name
-        guard !stem.isEmpty, stem.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(stem), n >= 1 else { return nil }
+        // `01.yaml` is refused: one version, one spelling of its number.
+        guard !stem.isEmpty, !stem.hasPrefix("0"), stem.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(stem), n >= 1 else { return nil }
         return n
     }
 

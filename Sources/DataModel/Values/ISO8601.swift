@@ -73,6 +73,9 @@ public enum ISO8601 {
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.fff…` when there are fractional seconds.
     public static func format(secondsSinceReferenceDate value: Double) -> String {
+        // Outside ±100,000 years (or not a number, as a damaged store may hold):
+        // the plain number, rather than a calendar date that cannot exist.
+        guard value.isFinite, abs(value) < 3.0e12 else { return value.description }
         // Rounded to whole microseconds first, so that 0.9999996 carries into the
         // next second instead of printing as ".1".
         let micros = Int64((value * 1_000_000).rounded()) + Int64(referenceDateOffset) * 1_000_000

@@ -76,7 +76,11 @@ public enum MappingInference {
             self.renames = renames
         }
 
-        var fileHint: String { "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml" }
+        var fileHint: String {
+            destination.version == source.version + 1
+                ? "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
+                : "a mapping file Migrations/\(destination.model)/<A>-to-<A+1>.yaml for the hop that makes this change"
+        }
 
         mutating func refuse(_ kind: Refusal.Kind, _ entity: String, _ property: String?, _ change: String, _ remedy: String) {
             refusals.append(Refusal(kind: kind, entity: entity, property: property, change: change, remedy: remedy))

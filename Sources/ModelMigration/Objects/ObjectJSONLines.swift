@@ -28,17 +28,21 @@ public struct LoadError: Error, Sendable, CustomStringConvertible {
 /// read as seconds since 2001-01-01), UUIDs and URIs as strings, binary and
 /// transformable data as base64 strings, booleans as true/false, nil as null.
 /// Relationships by name as primary keys: to-one a number or null, to-many an
-/// array (in order for ordered relationships).
+/// array (in order for ordered relationships). A dump writes each relationship
+/// pair once, on the side the store keeps it (to-one sides; for many-to-many, the
+/// side its join table is named after), so that dumps load back entity by entity;
+/// `load` accepts either side.
 public enum ObjectJSONLines {
     /// One object as a line (keys: `_pk`, `_entity`, then attributes and
     /// relationships in name order; nil values as null).
-    public static func line(for object: StoredObject, entity: CompiledEntity) -> String {
+    public static func line(for object: StoredObject, entity: CompiledEntity,
+                            includes: (CompiledRelationship) -> Bool = { _ in true }) -> String {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity))]
         var fields: [(String, JSONValue)] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             fields.append((attribute.name, object.values[attribute.name].map { json($0, type: attribute.declaration.type) } ?? .null))
         }
-        for relationship in entity.relationships where !relationship.declaration.isTransient {
+        for relationship in entity.relationships where !relationship.declaration.isTransient && includes(relationship) {
             let keys = object.relationships[relationship.name] ?? []
             if relationship.declaration.isToMany {
                 fields.append((relationship.name, .array(keys.map { .number(String($0)) })))
@@ -64,7 +68,7 @@ public enum ObjectJSONLines {
     public static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
         try access.forEach(entity, includeSubentities: true, limit: limit) { object in
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
-            write(line(for: object, entity: rowEntity))
+            write(line(for: object, entity: rowEntity, includes: access.isStoredSide))
         }
     }
 

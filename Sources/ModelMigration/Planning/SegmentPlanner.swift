@@ -208,7 +208,10 @@ struct SegmentPlanner {
                               + newJoins.filter { $0.2 == nil }.map(\.0.name))
         let oldIndexes = Dictionary(sourceLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let newIndexes = Dictionary(destinationLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        for index in sourceLayout.indexes where !builtNames.contains(index.table) && destinationNames.contains(index.table) {
+        // A table renamed in place keeps its indexes under their old names: drop them
+        // (the loop below creates them under the new table's names).
+        let renamedAway = Set(fastPath.compactMap { tableRenamedFrom($0) })
+        for index in sourceLayout.indexes where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
             if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index) || tableRenamed(index.table) {
                 steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: index.table))
             }
@@ -218,6 +221,9 @@ struct SegmentPlanner {
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
             guard fresh || changed || tableRenamedInto(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
+            if index.isUnique, rows > 0, oldIndexes[index.name] == nil || changed {
+                warnings.append(MigrationWarning(message: "unique index \(index.name) is new on \(index.table) (\(rows) rows): apply fails, changing nothing, if existing rows hold duplicates", isDestructive: false))
+            }
             steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                                        sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
         }
@@ -275,6 +281,11 @@ struct SegmentPlanner {
                 return .same(old.name)
             case .convert(let from, .widen)?:
                 guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+                // Widened and made required in one go: nil values take the default too.
+                if !attribute.declaration.isOptional, let value = attribute.declaration.defaultValue,
+                   sourceEntity.attribute(named: from)?.declaration.isOptional == true {
+                    return .fill(old.name, SQLText.literal(value, as: type))
+                }
                 return .same(old.name)
             case .convert(let from, .fillDefault)?:
                 guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
@@ -409,6 +420,18 @@ struct SegmentPlanner {
             expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))")
             rows += try count(old.name, [number])
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
+        }
+        // Rows of entities removed from the hierarchy are not copied: warn as alter() does.
+        if let sourceTableName {
+            for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == sourceTableName {
+                guard self.mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
+                      let number = sourceLayout.entityNumbers[entity.name] else { continue }
+                let removed = try count(sourceTableName, [number])
+                if removed > 0 {
+                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? "" : "s") are deleted", isDestructive: true))
+                }
+                addReferenceChecks(into: table.name)
+            }
         }
         let from = sourceTableName.map { " from \($0)" } ?? ""
         let policyOnly = sourceTableName != nil && expected.isEmpty

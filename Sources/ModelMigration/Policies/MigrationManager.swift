@@ -23,7 +23,19 @@ public final class MigrationManager {
     /// The source key being handled, for error messages.
     var currentSourceKey: Int64?
     private var nextKeys: [String: Int64] = [:]
-    private var usedKeys: [String: Set<Int64>] = [:]
+    /// Per destination entity: the INSERT and where each value goes, built once.
+    private struct InsertPlan {
+        var sql: String
+        var attributes: [(name: String, type: AttributeType)]
+        var toOne: [String]
+        var number: Int64
+    }
+    private var insertPlans: [String: InsertPlan] = [:]
+    /// The mapping's property sources resolved against the destination entity, once.
+    private enum DefaultValueSource {
+        case copy(String), convert(String, AttributeType, AttributeValue?), constant(AttributeValue?), toOne(String)
+    }
+    private lazy var defaultSources: [(String, DefaultValueSource)] = resolveDefaultSources()
 
     init(mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String]) throws {
         currentEntityMapping = mapping
@@ -35,8 +47,8 @@ public final class MigrationManager {
         self.buildTables = buildTables
         try connection.execute("""
             CREATE TEMP TABLE IF NOT EXISTS mm_associations (mapping TEXT NOT NULL, source INTEGER NOT NULL, destination INTEGER NOT NULL, entity TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS temp.mm_associations_source ON mm_associations (mapping, source);
-            CREATE INDEX IF NOT EXISTS temp.mm_associations_destination ON mm_associations (mapping, destination);
+            CREATE INDEX IF NOT EXISTS temp.mm_associations_source ON mm_associations (mapping, source, destination);
+            CREATE INDEX IF NOT EXISTS temp.mm_associations_destination ON mm_associations (mapping, destination, entity, source);
             CREATE TEMP TABLE IF NOT EXISTS mm_keys (namespace TEXT NOT NULL, key TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (namespace, key));
             """)
     }
@@ -55,31 +67,68 @@ public final class MigrationManager {
         if name != currentEntityMapping.destination {
             return try createDestinationInstance(entity: name)
         }
+        _ = compiled
         var object = DestinationObject(entity: name, primaryKey: source.primaryKey, values: [:], toOne: [:])
+        object.values.reserveCapacity(defaultSources.count)
+        for (property, how) in defaultSources {
+            switch how {
+            case .copy(let from): object.values[property] = .some(source.values[from])
+            case .convert(let from, let type, let fallback):
+                object.values[property] = .some(source.values[from].map { Self.convert($0, to: type) } ?? fallback)
+            case .constant(let value): object.values[property] = .some(value)
+            case .toOne(let from): object.toOne[property] = .some(source.toOneKeys[from])
+            }
+        }
+        return object
+    }
+
+    private func resolveDefaultSources() -> [(String, DefaultValueSource)] {
+        guard let name = currentEntityMapping.destination, let compiled = destinationVersion.entity(named: name) else { return [] }
+        var result: [(String, DefaultValueSource)] = []
         for property in currentEntityMapping.properties {
             if property.isRelationship {
                 guard let relationship = compiled.relationship(named: property.name), !relationship.declaration.isToMany else { continue }
                 switch property.source {
-                case .copy(let from), .convert(let from, _): object.toOne[property.name] = .some(source.toOneKeys[from])
+                case .copy(let from), .convert(let from, _): result.append((property.name, .toOne(from)))
                 default: break
                 }
                 continue
             }
             guard let attribute = compiled.attribute(named: property.name)?.declaration else { continue }
             switch property.source {
-            case .copy(let from):
-                object.values[property.name] = .some(source.values[from])
+            case .copy(let from): result.append((property.name, .copy(from)))
             case .convert(let from, let conversion):
-                var value = source.values[from].map { Self.convert($0, to: attribute.type) }
-                if value == nil, conversion == .fillDefault || !attribute.isOptional { value = attribute.defaultValue }
-                object.values[property.name] = .some(value)
-            case .defaultValue(let value):
-                object.values[property.name] = .some(value)
-            case .policy:
-                object.values[property.name] = .some(attribute.defaultValue)
+                let fallback = conversion == .fillDefault || !attribute.isOptional ? attribute.defaultValue : nil
+                result.append((property.name, .convert(from, attribute.type, fallback)))
+            case .defaultValue(let value): result.append((property.name, .constant(value)))
+            case .policy: result.append((property.name, .constant(attribute.defaultValue)))
             }
         }
-        return object
+        return result
+    }
+
+    private func insertPlan(for name: String) throws -> InsertPlan {
+        if let known = insertPlans[name] { return known }
+        guard let entity = destinationVersion.entity(named: name), let number = destinationLayout.entityNumbers[name],
+              let table = destinationLayout.table(forEntity: entity.root) else {
+            throw PolicyError("no entity '\(name)' in version \(destinationVersion.version)")
+        }
+        let physical = try physicalTable(for: entity)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var plan = InsertPlan(sql: "", attributes: [], toOne: [], number: Int64(number))
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
+            columns.append(column.name)
+            plan.attributes.append((attribute.name, attribute.declaration.type))
+        }
+        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
+            columns.append(column.name)
+            plan.toOne.append(relationship.name)
+        }
+        plan.sql = "INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        insertPlans[name] = plan
+        return plan
     }
 
     /// An empty destination object of `entity` with a new primary key.
@@ -91,8 +140,8 @@ public final class MigrationManager {
         if nextKeys[table] == nil {
             nextKeys[table] = (try connection.scalarInt64("SELECT coalesce(max(Z_PK), 0) FROM \(SchemaSQL.quote(table))") ?? 0)
         }
-        var key = nextKeys[table]! + 1
-        while usedKeys[table]?.contains(key) == true { key += 1 }
+        // Keys only grow: a new object never takes a key already in the table.
+        let key = nextKeys[table]! + 1
         nextKeys[table] = key
         var object = DestinationObject(entity: name, primaryKey: key, values: [:], toOne: [:])
         for attribute in compiled.attributes where !attribute.declaration.isTransient {
@@ -112,29 +161,20 @@ public final class MigrationManager {
 
     /// Stores a new destination object (and associates it with the source being handled).
     public func insert(_ object: DestinationObject) throws {
-        guard let entity = destinationVersion.entity(named: object.entity), let number = destinationLayout.entityNumbers[object.entity],
-              let table = destinationLayout.table(forEntity: entity.root) else {
-            throw PolicyError("no entity '\(object.entity)' in version \(destinationVersion.version)")
-        }
-        let physical = try physicalTable(for: entity)
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(Int64(number)), .integer(1)]
-        for attribute in entity.attributes where !attribute.declaration.isTransient {
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
-            let value = object.values[attribute.name] ?? nil
-            if let value, let problem = ValueCoding.check(value, fits: attribute.declaration.type) {
-                throw PolicyError("\(object.entity).\(attribute.name): \(problem)")
+        let plan = try insertPlan(for: object.entity)
+        var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(1)]
+        values.reserveCapacity(3 + plan.attributes.count + plan.toOne.count)
+        for (name, type) in plan.attributes {
+            let value = object.values[name] ?? nil
+            if let value, let problem = ValueCoding.check(value, fits: type) {
+                throw PolicyError("\(object.entity).\(name): \(problem)")
             }
-            columns.append(column.name)
-            values.append(ValueCoding.databaseValue(value, as: attribute.declaration.type))
+            values.append(ValueCoding.databaseValue(value, as: type))
         }
-        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
-            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
-            columns.append(column.name)
-            values.append((object.toOne[relationship.name] ?? nil).map { .integer($0) } ?? .null)
+        for name in plan.toOne {
+            values.append((object.toOne[name] ?? nil).map { .integer($0) } ?? .null)
         }
-        let sql = "INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        let statement = try connection.cachedStatement(sql)
+        let statement = try connection.cachedStatement(plan.sql)
         do throws(SQLiteError) {
             try statement.bind(values)
             try statement.execute()
@@ -144,7 +184,6 @@ public final class MigrationManager {
             }
             throw error
         }
-        usedKeys[physical, default: []].insert(object.primaryKey)
         if let source = currentSourceKey {
             try associate(source: source, destination: object)
         }
@@ -190,7 +229,7 @@ public final class MigrationManager {
     /// as (entity, primary key).
     public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(entity: String, primaryKey: Int64)] {
         var result: [(String, Int64)] = []
-        let statement = try connection.cachedStatement("SELECT entity, destination FROM mm_associations WHERE mapping = ? AND source = ? ORDER BY destination")
+        let statement = try connection.cachedStatement("SELECT entity, destination FROM mm_associations INDEXED BY mm_associations_source WHERE mapping = ? AND source = ? ORDER BY destination")
         for source in sourceInstances {
             try statement.bind([.text(name), .integer(source.primaryKey)])
             while try statement.step() { result.append((statement.string(at: 0), statement.int64(at: 1))) }

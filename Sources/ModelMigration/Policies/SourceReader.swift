@@ -8,13 +8,43 @@ final class SourceReader {
     let version: CompiledVersion
     let layout: StorageLayout
 
+    /// Per entity: where its values are in a `SELECT *` row of its table (all rows of
+    /// one table have the same columns), worked out once instead of per row.
+    private struct RowShape {
+        var attributes: [(name: String, type: AttributeType, index: Int32)]
+        var toOne: [(name: String, index: Int32)]
+    }
+    private var shapes: [String: RowShape] = [:]
+    private var numbers: [Int: String] = [:]
+
     init(connection: Connection, version: CompiledVersion, layout: StorageLayout) {
         self.connection = connection
         self.version = version
         self.layout = layout
     }
 
-    func entityName(number: Int) -> String? { layout.entityNumbers.first { $0.value == number }?.key }
+    func entityName(number: Int) -> String? {
+        if numbers.isEmpty { numbers = Dictionary(layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a }) }
+        return numbers[number]
+    }
+
+    private func shape(of entity: CompiledEntity, columns: [String: Int32]) -> RowShape {
+        if let known = shapes[entity.name] { return known }
+        let table = layout.table(forEntity: entity.root)
+        var shape = RowShape(attributes: [], toOne: [])
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
+                shape.attributes.append((attribute.name, attribute.declaration.type, i))
+            }
+        }
+        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            if let column = table?.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)), let i = columns[column.name] {
+                shape.toOne.append((relationship.name, i))
+            }
+        }
+        shapes[entity.name] = shape
+        return shape
+    }
 
     func subtreeNumbers(_ name: String) -> [Int] {
         var names = [name]
@@ -29,19 +59,16 @@ final class SourceReader {
     /// Builds a source object from the current row of a `SELECT *` statement.
     func object(from statement: Statement, columns: [String: Int32]) -> SourceObject? {
         guard let z = columns["Z_ENT"], let pk = columns["Z_PK"], let name = entityName(number: Int(statement.int64(at: z))),
-              let entity = version.entity(named: name), let table = layout.table(forEntity: entity.root) else { return nil }
+              let entity = version.entity(named: name) else { return nil }
+        let shape = shape(of: entity, columns: columns)
         var values: [String: AttributeValue] = [:]
-        for attribute in entity.attributes where !attribute.declaration.isTransient {
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
-                  let i = columns[column.name],
-                  let value = ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration.type) else { continue }
-            values[attribute.name] = value
+        values.reserveCapacity(shape.attributes.count)
+        for (attribute, type, i) in shape.attributes {
+            if let value = ValueCoding.attributeValue(statement.value(at: i), as: type) { values[attribute] = value }
         }
         var keys: [String: Int64] = [:]
-        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
-            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)),
-                  let i = columns[column.name], !statement.isNull(at: i) else { continue }
-            keys[relationship.name] = statement.int64(at: i)
+        for (relationship, i) in shape.toOne where !statement.isNull(at: i) {
+            keys[relationship] = statement.int64(at: i)
         }
         return SourceObject(entity: name, primaryKey: statement.int64(at: pk), values: values, toOneKeys: keys, reader: self)
     }

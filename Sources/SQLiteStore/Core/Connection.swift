@@ -71,7 +71,18 @@ public final class Connection {
     public func close() throws(SQLiteError) {
         guard let handle else { return }
         statementCache.removeAll()
-        try SQLiteError.check(sqlite3_close(handle), handle, path: path)
+        let code = sqlite3_close(handle)
+        if code == SQLITE_BUSY {
+            // Name the statements still alive: a programmer error worth a clear message.
+            var open: [String] = []
+            var statement = sqlite3_next_stmt(handle, nil)
+            while let current = statement, open.count < 3 {
+                open.append(sqlite3_sql(current).map { String(cString: $0) } ?? "?")
+                statement = sqlite3_next_stmt(handle, current)
+            }
+            try SQLiteError.fail(code, handle, message: "unable to close: statements still in use: \(open.joined(separator: " | "))", sql: nil, path: path)
+        }
+        try SQLiteError.check(code, handle, path: path)
         self.handle = nil
     }
 

@@ -174,6 +174,18 @@ public final class ObjectAccess {
         return keys
     }
 
+    /// Whether the store keeps this relationship's pairs on this side: to-one
+    /// relationships (their column), to-many relationships without an inverse, and
+    /// the side of a many-to-many relationship whose join table is named after it.
+    /// A dump writes each pair once, on this side, so that dumps load back.
+    public func isStoredSide(_ relationship: CompiledRelationship) -> Bool {
+        let r = relationship.declaration
+        if !r.isToMany { return true }
+        if r.inverse == nil { return true }
+        if !relationship.isManyToMany { return false }
+        return layout.tables.contains { $0.joinRelationship == "\(relationship.declaredIn).\(r.name)" }
+    }
+
     /// The join table storing a to-many relationship, with the column holding this
     /// side's keys and the column holding the destination's keys.
     func joinTable(for relationship: CompiledRelationship) -> (StorageLayout.Table, mine: String, theirs: String)? {
