@@ -56,6 +56,8 @@ let package = Package(
         ),
         // The shipped `migrate`: the commands with the example's policies.
         .executableTarget(name: "MigrateCLI", dependencies: ["MigrateCommands", "Migrations"]),
+        // `make bench`: migration speed and memory against the raw-SQL bound.
+        .executableTarget(name: "Benchmarks", dependencies: ["ModelMigration"], path: "Benchmarks/Sources"),
         // Generates the example's sample data for `make demo`.
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
         .target(name: "TestSupport", dependencies: ["ModelMigration"]),

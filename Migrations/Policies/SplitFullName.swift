@@ -18,6 +18,9 @@ import ModelMigration
 ///   `"de la Cruz"`;
 /// - letters are kept exactly as written (no case or Unicode normalisation).
 public struct SplitFullName: EntityMigrationPolicy {
+    /// Everything is set while creating instances.
+    public static var usesRelationshipPhase: Bool { false }
+
     public init() {}
 
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {

@@ -73,18 +73,22 @@ struct LayoutBuilder {
         // Entity tables: one per root, holding the columns of the whole hierarchy.
         var columnsByTable: [String: [StorageLayout.Column]] = [:]
         var tableOrder: [String] = []
+        // Root tables first: in a store, a subentity may have a lower number than a
+        // parent added above it later.
+        for name in order {
+            guard let entity = byName[name], entity.parent == nil else { continue }
+            let table = "Z" + entity.root.uppercased()
+            tableOrder.append(table)
+            usedNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
+            columnsByTable[table] = [
+                .init(name: "Z_PK", type: "INTEGER", role: .primaryKey),
+                .init(name: "Z_ENT", type: "INTEGER", role: .entityNumber),
+                .init(name: "Z_OPT", type: "INTEGER", role: .changeCounter),
+            ]
+        }
         for name in order {
             guard let entity = byName[name] else { continue }
             let table = "Z" + entity.root.uppercased()
-            if entity.parent == nil {
-                tableOrder.append(table)
-                usedNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
-                columnsByTable[table] = [
-                    .init(name: "Z_PK", type: "INTEGER", role: .primaryKey),
-                    .init(name: "Z_ENT", type: "INTEGER", role: .entityNumber),
-                    .init(name: "Z_OPT", type: "INTEGER", role: .changeCounter),
-                ]
-            }
             var own: [StorageLayout.Column] = []
             for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient {
                 own.append(.init(name: a.name, type: Self.columnType(a.declaration.type), role: .attribute(entity: name, property: a.name)))

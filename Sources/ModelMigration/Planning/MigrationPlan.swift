@@ -37,7 +37,7 @@ public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
 public struct MigrationStep: Sendable, Hashable, Codable {
     /// The kind of step.
     public enum Kind: String, Sendable, Hashable, Codable {
-        case addColumn, renameColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
+        case addColumn, renameColumn, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
              createIndex, dropIndex, entityNumbers, policy
     }
 

@@ -336,8 +336,18 @@ struct SegmentPlanner {
                 }
             }
         }
-        // Columns left over hold dropped data: only a rebuild removes them.
-        return old.columns.allSatisfy { used.contains($0.name) }
+        // Columns left over hold dropped data. `ALTER TABLE … DROP COLUMN` rewrites
+        // the rows in place (cheaper than a rebuild) unless an index uses the column.
+        return droppedColumns(of: old, used: used) != nil
+    }
+
+    /// The columns of `old` no destination column uses, when SQLite can drop them
+    /// in place (no index of the store uses them); nil otherwise.
+    func droppedColumns(of old: Table, used: Set<String>) -> [Column]? {
+        let leftover = old.columns.filter { !used.contains($0.name) }
+        let indexed = Set(sourceLayout.indexes.filter { $0.table == old.name }.flatMap { $0.columns.map(\.name) })
+        guard leftover.allSatisfy({ !indexed.contains($0.name) && $0.role != .primaryKey }) else { return nil }
+        return leftover
     }
 
     mutating func alter(_ table: Table) throws {
@@ -346,6 +356,43 @@ struct SegmentPlanner {
         if oldName != table.name {
             steps.append(MigrationStep(kind: .renameColumn, summary: "rename table \(oldName) to \(table.name)",
                                        sql: ["ALTER TABLE \(SQLText.q(oldName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+        }
+        let used = Set(table.columns.compactMap { column -> String? in
+            switch inPlace(column, of: table) {
+            case .same(let name)?, .fill(let name, _)?: name
+            default: nil
+            }
+        })
+        let dropped = droppedColumns(of: old, used: used) ?? []
+        // A safety net: a column is dropped only when the mapping drops what it holds.
+        for column in dropped {
+            let kept: Bool
+            switch column.role {
+            case .attribute(let entity, let property), .toOne(let entity, let property):
+                kept = mapping.entityMappings.contains { m in
+                    guard let s = m.source, m.kind != .remove, lineageNames(source, s).contains(entity) else { return false }
+                    return !m.droppedProperties.contains(property)
+                        && m.properties.contains { p in
+                            switch p.source {
+                            case .copy(let from), .convert(let from, _): from == property
+                            default: false
+                            }
+                        }
+                }
+            default: kept = false
+            }
+            if kept {
+                throw PlanningError(message: "refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values (this is a bug in the planner; please report it)", isNoPath: false)
+            }
+        }
+        if !dropped.isEmpty {
+            let rows = try count(oldName, nil)
+            try warnDroppedColumns(dropped, in: old)
+            for column in dropped {
+                steps.append(MigrationStep(kind: .dropColumn, summary: "drop \(table.name).\(column.name) (SQLite rewrites the rows in place)",
+                                           sql: ["ALTER TABLE \(SQLText.q(table.name)) DROP COLUMN \(SQLText.q(column.name))"],
+                                           cost: .rewrite(rows: rows), table: table.name))
+            }
         }
         var fills: [(String, String)] = []
         for column in table.columns {
@@ -579,7 +626,7 @@ struct SegmentPlanner {
         }
         for table in destinationLayout.tables where table.joinRelationship == nil {
             guard let number = new[table.entity] else { continue }
-            sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT coalesce(max(Z_PK), 0) FROM \(SQLText.q(table.name)))) WHERE Z_ENT = \(number)")
+            sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
         }
         steps.append(MigrationStep(kind: .entityNumbers, summary: "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
                                    sql: sql, cost: .constant, table: "Z_PRIMARYKEY"))
@@ -590,6 +637,7 @@ struct SegmentPlanner {
             switch column.role {
             case .attribute(let owner, let property):
                 guard let entity = destination.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional else { continue }
+                if copiedFromRequired(owner, property) { continue }
                 let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
                 checks.append(MigrationCheck(summary: "required \(owner).\(property) has a value in every row",
                                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
@@ -610,6 +658,23 @@ struct SegmentPlanner {
                 checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
                                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
             default: continue
+            }
+        }
+    }
+
+    /// True when every entity storing this attribute copies it from a required
+    /// attribute: its values were already checked when they were written.
+    func copiedFromRequired(_ owner: String, _ property: String) -> Bool {
+        let storing = destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }
+        guard !storing.isEmpty else { return false }
+        return storing.allSatisfy { entity in
+            guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom,
+                  let sourceEntity = sourceEntity(for: entity.name) else { return false }
+            switch mapping.property(property)?.source {
+            case .copy(let from)?, .convert(let from, .widen)?:
+                return sourceEntity.attribute(named: from)?.declaration.isOptional == false
+            default:
+                return false
             }
         }
     }
@@ -648,6 +713,22 @@ struct SegmentPlanner {
             if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
                old.declaration.type == .integer64, destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
                 warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53", isDestructive: false))
+            }
+        }
+    }
+
+    /// Destructive warnings for columns dropped in place.
+    mutating func warnDroppedColumns(_ columns: [Column], in table: Table) throws {
+        for column in columns {
+            let (entity, property): (String, String)
+            switch column.role {
+            case .attribute(let e, let p), .toOne(let e, let p): (entity, property) = (e, p)
+            default: continue
+            }
+            let scope = numbers(sourceLayout, subtree(source, entity))
+            let values = try countValues(table.name, column.name, scope)
+            if values > 0 {
+                warnings.append(MigrationWarning(message: "\(entity).\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true))
             }
         }
     }

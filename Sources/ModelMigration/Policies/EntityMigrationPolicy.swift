@@ -24,6 +24,11 @@ public protocol EntityMigrationPolicy {
     /// The name mapping files use (default: the type's name).
     static var name: String { get }
 
+    /// Whether the manager runs the relationship phase (`createRelationships`,
+    /// once per destination object). Default true; a policy that sets everything in
+    /// `createDestinationInstances` returns false to save a pass over its objects.
+    static var usesRelationshipPhase: Bool { get }
+
     /// Creates the policy; one instance serves one entity mapping of one apply.
     init()
 
@@ -51,6 +56,7 @@ public protocol EntityMigrationPolicy {
 
 extension EntityMigrationPolicy {
     public static var name: String { String(describing: Self.self) }
+    public static var usesRelationshipPhase: Bool { true }
     public mutating func begin(_ manager: MigrationManager) throws {}
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
         let destination = try manager.createDestinationInstance(for: source)

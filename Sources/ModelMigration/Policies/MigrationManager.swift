@@ -25,6 +25,7 @@ public final class MigrationManager {
     private var nextKeys: [String: Int64] = [:]
     /// Per destination entity: the INSERT and where each value goes, built once.
     private struct InsertPlan {
+        var statement: Statement?
         var sql: String
         var attributes: [(name: String, type: AttributeType)]
         var toOne: [String]
@@ -126,7 +127,9 @@ public final class MigrationManager {
             columns.append(column.name)
             plan.toOne.append(relationship.name)
         }
+        plan.statement = nil
         plan.sql = "INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        plan.statement = try connection.prepare(plan.sql)
         insertPlans[name] = plan
         return plan
     }
@@ -138,7 +141,7 @@ public final class MigrationManager {
         }
         let table = try physicalTable(for: compiled)
         if nextKeys[table] == nil {
-            nextKeys[table] = (try connection.scalarInt64("SELECT coalesce(max(Z_PK), 0) FROM \(SchemaSQL.quote(table))") ?? 0)
+            nextKeys[table] = (try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(table))") ?? 0)
         }
         // Keys only grow: a new object never takes a key already in the table.
         let key = nextKeys[table]! + 1
@@ -174,7 +177,7 @@ public final class MigrationManager {
         for name in plan.toOne {
             values.append((object.toOne[name] ?? nil).map { .integer($0) } ?? .null)
         }
-        let statement = try connection.cachedStatement(plan.sql)
+        let statement = plan.statement!
         do throws(SQLiteError) {
             try statement.bind(values)
             try statement.execute()
@@ -184,7 +187,9 @@ public final class MigrationManager {
             }
             throw error
         }
-        if let source = currentSourceKey {
+        // The one-to-one case (the mapping's entity, the source's key) is implied and
+        // not stored: lookups check the destination table instead.
+        if let source = currentSourceKey, !(object.entity == currentEntityMapping.destination && object.primaryKey == source) {
             try associate(source: source, destination: object)
         }
     }
@@ -230,7 +235,11 @@ public final class MigrationManager {
     public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(entity: String, primaryKey: Int64)] {
         var result: [(String, Int64)] = []
         let statement = try connection.cachedStatement("SELECT entity, destination FROM mm_associations INDEXED BY mm_associations_source WHERE mapping = ? AND source = ? ORDER BY destination")
+        let implicit = name == currentEntityMapping.name ? currentEntityMapping.destination : nil
         for source in sourceInstances {
+            if let entity = implicit, try destinationObject(entity: entity, key: source.primaryKey) != nil {
+                result.append((entity, source.primaryKey))
+            }
             try statement.bind([.text(name), .integer(source.primaryKey)])
             while try statement.step() { result.append((statement.string(at: 0), statement.int64(at: 1))) }
             statement.reset()
@@ -245,6 +254,7 @@ public final class MigrationManager {
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(at: 0)) }
         statement.reset()
+        if name == currentEntityMapping.name, destination.entity == currentEntityMapping.destination { keys.insert(destination.primaryKey, at: 0) }
         guard let sourceEntity = currentEntityMapping.source else { return [] }
         return try keys.compactMap { try reader.object(sourceEntity, key: $0) }
     }

@@ -38,18 +38,28 @@ public struct PolicyEngine: PolicyRunning {
         }
         manager.currentSourceKey = nil
         do { try policy.endInstanceCreation(manager) } catch { throw fail(error, phase: "endInstanceCreation") }
-        // Relationship phase: once per destination object created, read back from the
-        // association table in key order (nothing is held in memory).
-        let associations = try store.connection.prepare("SELECT DISTINCT entity, destination, source FROM mm_associations WHERE mapping = ? ORDER BY entity, destination")
-        try associations.bind([.text(mapping.name)])
-        var seen: (String, Int64)?
-        while try associations.step() {
-            let entity = associations.string(at: 0), key = associations.int64(at: 1)
-            if let last = seen, last == (entity, key) { continue }
-            seen = (entity, key)
-            manager.currentSourceKey = associations.int64(at: 2)
-            guard let destination = try manager.destinationObject(entity: entity, key: key) else { continue }
-            do { try policy.createRelationships(for: destination, in: manager) } catch { throw fail(error, phase: "createRelationships") }
+        // Relationship phase: once per destination object created — the mapping's
+        // own objects (their keys are their sources' keys), then the others from the
+        // association table — read back in key order; nothing is held in memory.
+        if type.usesRelationshipPhase, let destinationEntity = mapping.destination,
+           let entity = hop.destination.entity(named: destinationEntity),
+           let number = hop.destinationLayout.entityNumbers[destinationEntity] {
+            let table = try manager.physicalTable(for: entity)
+            let own = try store.connection.prepare("SELECT Z_PK FROM \(SchemaSQL.quote(table)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
+            while try own.step() {
+                let key = own.int64(at: 0)
+                manager.currentSourceKey = key
+                guard let destination = try manager.destinationObject(entity: destinationEntity, key: key) else { continue }
+                do { try policy.createRelationships(for: destination, in: manager) } catch { throw fail(error, phase: "createRelationships") }
+            }
+            let others = try store.connection.prepare("SELECT DISTINCT entity, destination FROM mm_associations WHERE mapping = ? ORDER BY entity, destination")
+            try others.bind([.text(mapping.name)])
+            while try others.step() {
+                let name = others.string(at: 0), key = others.int64(at: 1)
+                manager.currentSourceKey = nil
+                guard let destination = try manager.destinationObject(entity: name, key: key) else { continue }
+                do { try policy.createRelationships(for: destination, in: manager) } catch { throw fail(error, phase: "createRelationships") }
+            }
         }
         manager.currentSourceKey = nil
         do { try policy.endRelationshipCreation(manager) } catch { throw fail(error, phase: "endRelationshipCreation") }

@@ -1,0 +1,295 @@
+// `make bench`: migration speed and memory against the raw-SQL bound, side by side.
+//
+// For each store size it generates a Core Data-style store of a benchmark model
+// (people with three posts each), then for every hop kind migrates one copy with
+// the release-built `migrate apply` (a child process, so its peak resident memory
+// is measured alone) and runs the hand-written SQL a database engineer would write
+// for the same change on another copy, in this process through the SQLite C API.
+//
+//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR]
+import Foundation
+import ModelMigration
+
+// MARK: Options
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+let quick = arguments.contains("--quick")
+let sizes: [Int] = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } }
+    ?? (quick ? [10_000, 1_000_000] : [10_000, 1_000_000, 10_000_000])
+guard let migrate = option("--migrate") else {
+    FileHandle.standardError.write(Data("usage: Benchmarks [--quick] [--sizes N,N] --migrate PATH [--work DIR] [--results DIR]\n".utf8))
+    exit(64)
+}
+let work = option("--work") ?? "Benchmarks/work"
+let resultsFolder = option("--results") ?? "Benchmarks/results"
+try? FileManager.default.removeItem(atPath: work)
+try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+try FileManager.default.createDirectory(atPath: resultsFolder, withIntermediateDirectories: true)
+
+// MARK: The benchmark model: version 1 and, per hop kind, the version after it
+
+let baseModel = """
+  Person:
+    attributes:
+      fullName: string
+      email: string
+      age: integer16?
+      city: string?
+      score: { type: integer32, default: 0 }
+    relationships:
+      posts: { destination: Post, toMany: true, inverse: author }
+  Post:
+    attributes:
+      title: string
+      body: string?
+    relationships:
+      author: { destination: Person, inverse: posts }
+"""
+
+func version(_ n: Int, _ entities: String) -> String { "model: Bench\nversion: \(n)\nentities:\n\(entities)\n" }
+
+struct Hop {
+    var name: String
+    var kind: String                // "additive", "rewrite", "policy"
+    var versions: [String]          // YAML of versions 2, 3, … (version 1 is `base`)
+    var mapping: (String, String)?  // a mapping file (name, text)
+    var bound: [String]             // the raw-SQL bound
+    var rows: @Sendable (Int) -> Int // rows the change concerns, for rows/s
+}
+
+let base = baseModel
+let people: @Sendable (Int) -> Int = { $0 }
+let hops: [Hop] = [
+    Hop(name: "add an optional attribute", kind: "additive",
+        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n")],
+        bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR"], rows: people),
+    Hop(name: "add an entity", kind: "additive",
+        versions: [base + "\n  Tag:\n    attributes:\n      name: string\n"],
+        bound: ["CREATE TABLE ZTAG (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR)",
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (3, 'Tag', 0, 0)"], rows: people),
+    Hop(name: "rename an attribute", kind: "additive",
+        versions: [base.replacingOccurrences(of: "      email: string\n", with: "      mail: { type: string, renamedFrom: email }\n")],
+        bound: ["ALTER TABLE ZPERSON RENAME COLUMN ZEMAIL TO ZMAIL"], rows: people),
+    Hop(name: "drop an attribute", kind: "rewrite",
+        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "")],
+        bound: ["ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
+    Hop(name: "widen a type (integer16 → double)", kind: "rewrite",
+        versions: [base.replacingOccurrences(of: "      age: integer16?\n", with: "      age: double?\n")],
+        bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFULLNAME VARCHAR)",
+                "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON",
+                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"], rows: people),
+    Hop(name: "make an attribute required with a default", kind: "rewrite",
+        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: { type: string, default: \"\" }\n")],
+        bound: ["UPDATE ZPERSON SET ZCITY = '' WHERE ZCITY IS NULL"], rows: people),
+    Hop(name: "move an entity into a hierarchy", kind: "rewrite",
+        versions: [base.replacingOccurrences(of: "  Person:\n", with: "  Party:\n    abstract: true\n  Person:\n    parent: Party\n")],
+        bound: ["ALTER TABLE ZPERSON RENAME TO ZPARTY", "CREATE INDEX ZPARTY_Z_ENT_INDEX ON ZPARTY (Z_ENT)",
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (3, 'Party', 0, 0)"], rows: people),
+    Hop(name: "fused v1 → v3 chain (add, then drop)", kind: "rewrite",
+        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n"),
+                   base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n")],
+        bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
+    Hop(name: "SplitFullName policy", kind: "policy",
+        versions: [base.replacingOccurrences(of: "      fullName: string\n", with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
+        mapping: ("1-to-2.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n"),
+        // Pure SQL: everything up to the last space is the first name.
+        bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)",
+                "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON",
+                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"], rows: people),
+]
+
+// MARK: Store generation (raw SQL through the C API, as fast as SQLite goes)
+
+func writeModels(_ hop: Hop, into folder: String) throws {
+    let base = baseModel
+    try? FileManager.default.removeItem(atPath: folder)
+    try FileManager.default.createDirectory(atPath: folder + "/Models/Bench", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: folder + "/Migrations/Bench", withIntermediateDirectories: true)
+    try version(1, base).write(toFile: folder + "/Models/Bench/1.yaml", atomically: true, encoding: .utf8)
+    for (i, text) in hop.versions.enumerated() {
+        try version(i + 2, text).write(toFile: folder + "/Models/Bench/\(i + 2).yaml", atomically: true, encoding: .utf8)
+    }
+    if let (name, text) = hop.mapping { try text.write(toFile: folder + "/Migrations/Bench/\(name)", atomically: true, encoding: .utf8) }
+}
+
+func generate(people count: Int, at path: String, work: String, firstHop: Hop) throws {
+    let folder = work + "/base-model"
+    try writeModels(firstHop, into: folder)
+    let model = try ModelLoader.loadModel(path: folder + "/Models", named: "Bench")
+    let store = try Store.create(path: path, version: model.version(1)!)
+    let c = store.connection
+    try c.execute("PRAGMA synchronous = OFF")
+    try c.transaction(.exclusive) {
+        let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 1, 1, ?, ?, ?, ?, 0)")
+        let post = try c.prepare("INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZAUTHOR) VALUES (?, 2, 1, ?, ?, ?)")
+        let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
+        for pk in 1...count {
+            let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
+            try person.bind([.integer(Int64(pk)), .text(name), .text("p\(pk)@example.com"),
+                             pk % 5 == 0 ? .null : .integer(Int64(18 + pk % 70)), pk % 3 == 0 ? .null : .text("Lisbon")])
+            try person.execute()
+            for k in 0..<3 {
+                let key = Int64(pk * 3 + k - 2)
+                try post.bind([.integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), .integer(Int64(pk))])
+                try post.execute()
+            }
+        }
+        try c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 1; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count * 3) WHERE Z_ENT = 2")
+    }
+    try store.close()
+}
+
+// MARK: Measuring
+
+struct Measurement: Codable {
+    var hop: String
+    var kind: String
+    var people: Int
+    var rows: Int
+    var seconds: Double
+    var boundSeconds: Double
+    var ratio: Double
+    var rowsPerSecond: Double
+    var peakMemoryMB: Double
+    var exitStatus: Int32
+}
+
+/// Runs a child process; returns (exit status, seconds, peak resident memory in MB).
+func run(_ executable: String, _ args: [String]) -> (Int32, Double, Double) {
+    var pid: pid_t = 0
+    let argv = ([executable] + args).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let start = Date()
+    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return (-1, 0, 0) }
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    let seconds = Date().timeIntervalSince(start)
+    return ((status >> 8) & 0xff, seconds, Double(usage.ru_maxrss) / 1024)
+}
+
+/// Copies a store and flushes the copy to disk, so that neither side of a
+/// measurement pays for writing back the copy at its first fsync.
+func copy(_ from: String, _ to: String) throws {
+    try? FileManager.default.removeItem(atPath: to)
+    try FileManager.default.copyItem(atPath: from, toPath: to)
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: to))
+    try handle.synchronize()
+    try handle.close()
+}
+
+func bound(_ sql: [String], on path: String) throws -> Double {
+    let connection = try Connection(path: path)
+    let start = Date()
+    try connection.execute("BEGIN IMMEDIATE")
+    for statement in sql { try connection.execute(statement) }
+    try connection.execute("COMMIT")
+    let seconds = Date().timeIntervalSince(start)
+    try connection.close()
+    return seconds
+}
+
+var measurements: [Measurement] = []
+var planSeconds: (Int, Double)?
+for size in sizes {
+    let store = "\(work)/people-\(size).sqlite"
+    let generated = Date()
+    try generate(people: size, at: store, work: work, firstHop: hops[0])
+    print("generated \(size) people, \(size * 3) posts in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s")
+    for (index, hop) in hops.enumerated() {
+        let folder = "\(work)/hop-\(index)"
+        try writeModels(hop, into: folder)
+        let target = "\(work)/migrated.sqlite", raw = "\(work)/raw.sqlite"
+        try copy(store, target)
+        let (status, seconds, memory) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations", "--timeout", "60"])
+        try copy(store, raw)
+        let boundSeconds = try bound(hop.bound, on: raw)
+        let rows = hop.rows(size)
+        let m = Measurement(hop: hop.name, kind: hop.kind, people: size, rows: rows, seconds: seconds, boundSeconds: boundSeconds,
+                            ratio: boundSeconds > 0 ? seconds / boundSeconds : 0, rowsPerSecond: Double(rows) / seconds,
+                            peakMemoryMB: memory, exitStatus: status)
+        measurements.append(m)
+        print(String(format: "%9d  %-45@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@", size, hop.name as NSString,
+                     seconds, boundSeconds, m.ratio, m.rowsPerSecond, memory, status == 0 ? "" : "  FAILED (exit \(status))"))
+        try? FileManager.default.removeItem(atPath: target)
+        try? FileManager.default.removeItem(atPath: raw)
+    }
+    if size == sizes.max() {
+        let folder = "\(work)/hop-\(hops.count - 2)"
+        _ = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
+        let (_, seconds, _) = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
+        planSeconds = (size, seconds)
+        print(String(format: "%9d  migrate plan (fused chain)                     %8.3f s", size, seconds))
+    }
+    try? FileManager.default.removeItem(atPath: store)
+}
+
+// MARK: Targets
+
+var targets: [(String, Bool, String)] = []
+let small = sizes.min()!, large = sizes.max()!
+for hop in hops where hop.kind == "additive" {
+    guard let a = measurements.first(where: { $0.hop == hop.name && $0.people == small }),
+          let b = measurements.first(where: { $0.hop == hop.name && $0.people == large }) else { continue }
+    targets.append(("\(hop.name): O(1), time at \(large) within 2× of \(small)", b.seconds <= 2 * a.seconds,
+                    String(format: "%.3f s vs %.3f s (%.2f×)", b.seconds, a.seconds, b.seconds / a.seconds)))
+}
+for m in measurements where m.kind == "rewrite" && m.people == large {
+    targets.append(("\(m.hop): ≤ 1.15× the SQL bound at \(large)", m.ratio <= 1.15, String(format: "%.2f×", m.ratio)))
+}
+for m in measurements where m.kind == "policy" && m.people == large {
+    let speed = m.boundSeconds / m.seconds
+    targets.append(("SplitFullName: ≥ 0.5× the pure-SQL split at \(large)", speed >= 0.5, String(format: "%.2f× the bound's speed", speed)))
+}
+let peak = measurements.filter { $0.people == large }.map(\.peakMemoryMB).max() ?? 0
+targets.append(("peak resident memory ≤ 64 MB at \(large) for every hop", peak <= 64, String(format: "%.1f MB", peak)))
+if let (size, seconds) = planSeconds {
+    targets.append(("migrate plan < 200 ms at \(size)", seconds < 0.2, String(format: "%.0f ms", seconds * 1000)))
+}
+if large < 10_000_000 {
+    print("\nnote: the targets are set for 10,000,000 people; this run's largest store has \(large)")
+}
+print("\ntargets:")
+for (name, met, detail) in targets { print("  \(met ? "met    " : "NOT MET") \(name): \(detail)") }
+
+// MARK: Results files
+
+var host = utsname()
+uname(&host)
+let machine = withUnsafeBytes(of: &host.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let memory = ProcessInfo.processInfo.physicalMemory / 1_073_741_824
+let date = ISO8601.format(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)
+struct Results: Codable {
+    var date: String
+    var machine: String
+    var sizes: [Int]
+    var measurements: [Measurement]
+    var planSeconds: Double?
+    var targets: [[String: String]]
+}
+let results = Results(date: date, machine: "\(machine), \(cores) cores, \(memory) GiB", sizes: sizes, measurements: measurements,
+                      planSeconds: planSeconds?.1,
+                      targets: targets.map { ["target": $0.0, "met": $0.1 ? "yes" : "no", "measured": $0.2] })
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+let stamp = String(date.prefix(19)).replacingOccurrences(of: ":", with: "-")
+try encoder.encode(results).write(to: URL(fileURLWithPath: "\(resultsFolder)/\(stamp).json"))
+var markdown = "# Benchmark \(date)\n\nMachine: \(results.machine). Sizes: \(sizes.map(String.init).joined(separator: ", ")) people, three posts each.\n\n"
+markdown += "| people | hop | seconds | SQL bound | ratio | rows/s | peak MB |\n|---:|---|---:|---:|---:|---:|---:|\n"
+for m in measurements {
+    markdown += String(format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio, m.rowsPerSecond, m.peakMemoryMB)
+}
+if let (size, seconds) = planSeconds { markdown += String(format: "\n`migrate plan` at %d people: %.0f ms.\n", size, seconds * 1000) }
+markdown += "\n## Targets\n\n" + targets.map { "- \($0.1 ? "met" : "**not met**"): \($0.0) — \($0.2)" }.joined(separator: "\n") + "\n"
+try markdown.write(toFile: "\(resultsFolder)/\(stamp).md", atomically: true, encoding: .utf8)
+try markdown.write(toFile: "\(resultsFolder)/latest.md", atomically: true, encoding: .utf8)
+print("\nwrote \(resultsFolder)/\(stamp).json and .md")
