@@ -169,3 +169,13 @@ public final class WriteLock {
         try connection.close()
     }
 }
+
+/// Runs SQL on any SQLite file (to age a store as tests need: drop a table, hold data).
+public enum SQLiteFile {
+    /// Executes `sql` (statements separated by semicolons) on the file at `path`.
+    public static func execute(_ path: String, _ sql: String) throws {
+        let connection = try Connection(path: path)
+        try connection.execute(sql)
+        try connection.close()
+    }
+}

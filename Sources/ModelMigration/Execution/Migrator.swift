@@ -198,6 +198,9 @@ public struct Migrator {
         if !plan.hops.isEmpty {
             var stamped = metadata
             stamped.stamp(plan.target)
+            let previous = metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0
+            let highest = max(previous, Int64(plan.entityNumbers.values.max() ?? 0), Int64(plan.hops.flatMap { $0.sourceLayout.entityNumbers.values }.max() ?? 0))
+            stamped.otherKeys[StoreMetadata.maximumEntityNumberKey] = .integer(highest)
             stamped.history.append(MigrationRecord(
                 fromVersion: plan.sourceVersion, toVersion: plan.targetVersion,
                 date: Date().timeIntervalSinceReferenceDate, duration: duration, rowsTouched: rows,

@@ -88,7 +88,8 @@ public struct MigrationPlanner {
                 if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
             }
             // Numbers of entities gone stay taken, so a new entity never reuses one.
-            let reserved = sourceLayout.entityNumbers.values.max() ?? 0
+            let stampedMaximum = Int(metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
+            let reserved = max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0)
             let destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
                                          destinationLayout: destinationLayout, mapping: mapping,

@@ -180,8 +180,14 @@ public final class ObjectAccess {
     /// A dump writes each pair once, on this side, so that dumps load back.
     public func isStoredSide(_ relationship: CompiledRelationship) -> Bool {
         let r = relationship.declaration
-        if !r.isToMany { return true }
         if r.inverse == nil { return true }
+        if !r.isToMany {
+            // One-to-one: both rows hold a column; a dump writes the pair on the side
+            // whose entity (then relationship) name sorts first, and load sets both.
+            guard let owner = relationship.inverseEntity, let inverse = r.inverse,
+                  let other = version.entity(named: owner)?.relationship(named: inverse), !other.declaration.isToMany else { return true }
+            return (relationship.declaredIn, r.name) <= (owner, inverse)
+        }
         if !relationship.isManyToMany { return false }
         return layout.tables.contains { $0.joinRelationship == "\(relationship.declaredIn).\(r.name)" }
     }
@@ -231,7 +237,7 @@ public final class ObjectAccess {
             let a = attribute.declaration
             var value: AttributeValue? = values[a.name] ?? nil
             if values[a.name] == nil { value = a.defaultValue }
-            if let v = value, let problem = ValueCoding.check(v, fits: a.type) {
+            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? ValueCoding.checkLimits(v, of: a) {
                 throw StoreError(.invalidObject, "\(subject).\(a.name): \(problem)", path: store.path)
             }
             if value == nil, !a.isOptional {
@@ -273,7 +279,16 @@ public final class ObjectAccess {
         let key = try allocateKey(for: entity, requested: requested)
         bindings[0] = .integer(key)
         let sql = "INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try run(sql, bindings)
+        do {
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind(bindings)
+            try statement.execute()
+        } catch {
+            if error.kind == .constraint {
+                throw StoreError(.invalidObject, "\(subject): \(error.message)", path: store.path, underlying: error)
+            }
+            throw StoreError.from(error, path: store.path)
+        }
         for (relationship, targets) in later {
             try connectToMany(relationship, from: key, to: targets)
         }

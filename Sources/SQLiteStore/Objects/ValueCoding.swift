@@ -60,6 +60,32 @@ public enum ValueCoding {
         return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
     }
 
+    /// Whether `value` lies within the attribute's `min`/`max` (a value for numbers
+    /// and dates, a length for strings, URIs and binary data), with the reason when not.
+    public static func checkLimits(_ value: AttributeValue, of attribute: AttributeDescription) -> String? {
+        func number(_ v: AttributeValue?) -> Double? {
+            switch v {
+            case .integer(let n)?: Double(n)
+            case .double(let n)?, .date(let n)?: n
+            case .decimal(let text)?: Double(text)
+            default: nil
+            }
+        }
+        let measured: Double?
+        let what: String
+        switch value {
+        case .string(let s): (measured, what) = (Double(s.count), "length")
+        case .uri(let s): (measured, what) = (Double(s.count), "length")
+        case .binary(let b) where attribute.type == .binary: (measured, what) = (Double(b.count), "length")
+        default: (measured, what) = (number(value), "value")
+        }
+        guard let measured else { return nil }
+        let shown = what == "length" ? "length \(Int(measured))" : value.displayText
+        if let lower = number(attribute.minimum), measured < lower { return "\(shown) is below the minimum \(attribute.minimum!)" }
+        if let upper = number(attribute.maximum), measured > upper { return "\(shown) is above the maximum \(attribute.maximum!)" }
+        return nil
+    }
+
     /// Whether `value` fits an attribute of `type` (kind and range), with the reason when not.
     public static func check(_ value: AttributeValue, fits type: AttributeType) -> String? {
         switch (type, value) {
@@ -69,6 +95,8 @@ public enum ValueCoding {
              (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary), (.transformable, .binary),
              (.uuid, .uuid), (.uri, .uri):
             return nil
+        case (.double, .double(let v)) where v.isNaN, (.float, .double(let v)) where v.isNaN:
+            return "NaN cannot be stored (SQLite stores it as NULL)"
         case (.float, .double(let v)):
             return Float(v).isFinite || !v.isFinite ? nil : "\(v) is out of range for float"
         case (.float, .integer):

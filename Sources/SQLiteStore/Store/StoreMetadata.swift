@@ -60,6 +60,10 @@ public struct StoreMetadata: Sendable, Hashable {
     /// Every other key, kept as read.
     public var otherKeys: [String: PropertyListValue] = [:]
 
+    /// Ours, kept among `otherKeys`: the highest entity number the store ever used,
+    /// so that an entity added after another was removed never reuses its number.
+    public static let maximumEntityNumberKey = "MMMaxEntityNumber"
+
     /// True when our own keys are present (a store this toolkit created or migrated).
     public var isManagedByToolkit: Bool { modelName != nil && modelVersion != nil }
 
