@@ -45,11 +45,13 @@ test:
 # Benchmarks, release-built: 10 k, 1 M and 10 M people (`make bench-quick`: 10 k and 1 M).
 RELEASE = .build/release
 bench:
-	$(SWIFT) build -c release --product migrate --product Benchmarks
+	$(SWIFT) build -c release --product migrate
+	$(SWIFT) build -c release --product Benchmarks
 	$(RELEASE)/Benchmarks --migrate $(RELEASE)/migrate
 
 bench-quick:
-	$(SWIFT) build -c release --product migrate --product Benchmarks
+	$(SWIFT) build -c release --product migrate
+	$(SWIFT) build -c release --product Benchmarks
 	$(RELEASE)/Benchmarks --quick --migrate $(RELEASE)/migrate
 
 # Hundreds of `migrate apply` runs killed with SIGKILL at random moments.

@@ -37,9 +37,27 @@ public enum NameSplitter {
     /// Particles that start a last name when they come right before its last word.
     public static let particles: Set<String> = ["da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten", "ter", "van", "von", "bin", "al"]
 
+    /// The words of a name, split at any Unicode whitespace. Works on Unicode
+    /// scalars with an ASCII fast path: a per-character `isWhitespace` was the
+    /// policy's largest cost in the benchmark.
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let space = scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
+            if space {
+                if !current.isEmpty { words.append(String(current)); current = String.UnicodeScalarView() }
+            } else {
+                current.append(scalar)
+            }
+        }
+        if !current.isEmpty { words.append(String(current)) }
+        return words
+    }
+
     /// `(firstName, lastName)` of a full name.
     public static func split(_ fullName: String?) -> (String, String) {
-        let words = (fullName ?? "").split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        let words = Self.words(fullName ?? "")
         guard words.count > 1 else { return (words.first ?? "", "") }
         var lastStart = words.count - 1
         while lastStart > 1, particles.contains(words[lastStart - 1]) { lastStart -= 1 }

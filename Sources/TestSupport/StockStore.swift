@@ -153,14 +153,21 @@ public enum StockStore {
 }
 
 /// Holds SQLite's write lock on a database (`BEGIN IMMEDIATE`) until released, as
-/// another process's writer would.
+/// another process's writer would; it can write inside its transaction too.
 public final class WriteLock {
     private let connection: Connection
 
-    /// Takes the lock (fails if another connection holds it).
-    public init(path: String) throws {
+    /// Takes the lock (fails if another connection holds it). A small `cacheSize`
+    /// (pages) makes SQLite spill changed pages into the file before commit.
+    public init(path: String, cacheSize: Int? = nil) throws {
         connection = try Connection(path: path, busyTimeout: 0)
+        if let cacheSize { try connection.execute("PRAGMA cache_size = \(cacheSize)") }
         try connection.execute("BEGIN IMMEDIATE")
+    }
+
+    /// Runs SQL inside the held transaction.
+    public func execute(_ sql: String) throws {
+        try connection.execute(sql)
     }
 
     /// Rolls back and closes.
@@ -177,5 +184,24 @@ public enum SQLiteFile {
         let connection = try Connection(path: path)
         try connection.execute(sql)
         try connection.close()
+    }
+}
+
+extension FileSnapshot {
+    /// The size, an FNV-1a hash of the bytes and the side files, to compare files in
+    /// expectations without printing megabytes when they differ.
+    public var fingerprint: String {
+        Self.fingerprint(bytes) + (sideFiles.isEmpty ? "" : " + " + sideFiles.joined(separator: ", "))
+    }
+
+    /// The size and an FNV-1a hash of `bytes` ("none" when nil).
+    public static func fingerprint(_ bytes: [UInt8]?) -> String {
+        guard let bytes else { return "none" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return "\(bytes.count) bytes, fnv \(String(hash, radix: 16))"
     }
 }

@@ -70,7 +70,6 @@ public final class MigrationManager {
         }
         _ = compiled
         var object = DestinationObject(entity: name, primaryKey: source.primaryKey, values: [:], toOne: [:])
-        object.values.reserveCapacity(defaultSources.count)
         for (property, how) in defaultSources {
             switch how {
             case .copy(let from): object.values[property] = .some(source.values[from])
