@@ -34,7 +34,7 @@ public struct MigrationPlanner {
             return (model, version)
         }
         if let cached = try store.readModelCache(), cached.versionHashes == metadata.versionHashes,
-           let model = models.first(where: { $0.name == cached.model }) {
+           let model = models.first(where: { $0.name == cached.model }), cached.version <= model.current.version {
             return (model, cached)
         }
         throw UnknownVersionError(path: store.path, recognition: recognition)

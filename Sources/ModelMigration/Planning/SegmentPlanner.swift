@@ -429,7 +429,7 @@ struct SegmentPlanner {
                   let number = sourceLayout.entityNumbers[entity.name] else { continue }
             let rows = try count(old.name, [number])
             if rows > 0 {
-                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? "" : "s") are deleted", isDestructive: true))
+                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted", isDestructive: true))
             }
             steps.append(MigrationStep(kind: .deleteRows, summary: "delete the rows of removed entity \(entity.name)",
                                        sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name))
@@ -475,7 +475,7 @@ struct SegmentPlanner {
                       let number = sourceLayout.entityNumbers[entity.name] else { continue }
                 let removed = try count(sourceTableName, [number])
                 if removed > 0 {
-                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? "" : "s") are deleted", isDestructive: true))
+                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted", isDestructive: true))
                 }
                 addReferenceChecks(into: table.name)
             }

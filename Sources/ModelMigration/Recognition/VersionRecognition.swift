@@ -38,6 +38,10 @@ public struct VersionRecognition: Sendable, Hashable {
     /// True when our layout hash was stamped and differs from the recognised version's
     /// (the store matches by Core Data's hashes but misses index or default changes).
     public var layoutDiffers: Bool
+    /// The version number the store's metadata states (this toolkit's stores).
+    public var stampedVersion: Int? = nil
+    /// The model's current version.
+    public var currentVersion: Int? = nil
 
     /// The recognised version number, if any.
     public var version: Int? {
@@ -53,8 +57,11 @@ public struct VersionRecognition: Sendable, Hashable {
         let stored = metadata.versionHashes
         let candidates = model.versions.filter { $0.versionHashes == stored }
         var chosen: CompiledVersion?
-        if let layout = metadata.layoutHash, let exact = candidates.first(where: { $0.layoutHash == layout }) {
-            chosen = exact
+        let sameLayout = metadata.layoutHash.map { layout in candidates.filter { $0.layoutHash == layout } } ?? []
+        if !sameLayout.isEmpty {
+            // A later version may revert an earlier one: the stamped number decides
+            // between versions that look the same.
+            chosen = sameLayout.first { $0.version == metadata.modelVersion } ?? sameLayout.first
         } else if let stamped = metadata.modelVersion, let same = candidates.first(where: { $0.version == stamped }) {
             chosen = same
         } else {
@@ -62,8 +69,12 @@ public struct VersionRecognition: Sendable, Hashable {
             // hashes, so that index-only changes of later versions are still applied.
             chosen = candidates.first
         }
+        // Ties: the stamped version, then the lower one.
         let closest = chosen ?? model.versions.max { a, b in
-            score(stored, a) != score(stored, b) ? score(stored, a) < score(stored, b) : a.version < b.version
+            if score(stored, a) != score(stored, b) { return score(stored, a) < score(stored, b) }
+            if a.version == metadata.modelVersion { return false }
+            if b.version == metadata.modelVersion { return true }
+            return a.version > b.version
         }
         var comparisons: [EntityComparison] = []
         let names = Set(stored.keys).union(closest?.versionHashes.keys ?? [String: VersionHash]().keys)
@@ -73,7 +84,8 @@ public struct VersionRecognition: Sendable, Hashable {
         }
         let layoutDiffers = chosen != nil && metadata.layoutHash != nil && metadata.layoutHash != chosen?.layoutHash
         return VersionRecognition(model: model.name, outcome: chosen.map { .version($0.version) } ?? .unknown,
-                                  closestVersion: closest?.version, entities: comparisons, layoutDiffers: layoutDiffers)
+                                  closestVersion: closest?.version, entities: comparisons, layoutDiffers: layoutDiffers,
+                                  stampedVersion: metadata.modelVersion, currentVersion: model.versions.last?.version)
     }
 
     private static func score(_ stored: [String: VersionHash], _ version: CompiledVersion) -> Int {
@@ -96,6 +108,9 @@ public struct VersionRecognition: Sendable, Hashable {
         var lines: [String] = []
         let closestText = closestVersion.map { "closest is version \($0)" } ?? "the model has no versions"
         lines.append("the store's entity hashes match no version of model \(model) (\(closestText))")
+        if let stamped = stampedVersion, let current = currentVersion, stamped > current {
+            lines.append("  the store says version \(stamped): newer than this deployment, whose current version is \(current)")
+        }
         for entity in differences {
             switch (entity.storedHash, entity.versionHash) {
             case (nil, _): lines.append("  \(entity.name): in version \(closestVersion ?? 0), not in the store")

@@ -87,8 +87,11 @@ public final class Store {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         // The page count is valid when the change counters agree (SQLite's rule).
         let counterValid = header[24..<28] == header[92..<96]
+        // A -wal or hot -journal beside the file completes it: a writer killed while
+        // committing leaves the file short, and SQLite's recovery restores it.
         let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
-        if counterValid, pageCount > 0, size < pageCount * pageSize, !hasWAL {
+        let hasJournal = FileManager.default.fileExists(atPath: path + "-journal")
+        if counterValid, pageCount > 0, size < pageCount * pageSize, !hasWAL, !hasJournal {
             throw StoreError(.corrupt, "the file is truncated (\(size) bytes; its header promises \(pageCount) pages of \(pageSize) bytes)", path: path)
         }
     }
