@@ -114,12 +114,20 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func twoFilesForOneVersion() throws {
-        let models = try folder(["Alpha/01.yaml": version("Alpha", 1), "Alpha/1.yaml": version("Alpha", 1)])
+        let models = try folder(["Alpha/1.yml": version("Alpha", 1), "Alpha/1.yaml": version("Alpha", 1)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
         #expect(result.diagnostics == [
-            error("\(models.file("Alpha/1.yaml")): duplicate version 1 (also \(models.file("Alpha/01.yaml")))"),
+            error("\(models.file("Alpha/1.yml")): duplicate version 1 (also \(models.file("Alpha/1.yaml")))"),
         ])
+        #expect(result.models.first?.compiled == nil)
+    }
+
+    @Test func leadingZerosAreNotAVersionNumber() throws {
+        let models = try folder(["Alpha/01.yaml": version("Alpha", 1)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics.first?.message == "\(models.file("Alpha/01.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …")
         #expect(result.models.first?.compiled == nil)
     }
 
@@ -236,7 +244,7 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func versionNumbersOfFileNames() {
         #expect(ModelLoader.versionNumber(ofFile: "Models/A/12.yaml") == 12)
         #expect(ModelLoader.versionNumber(ofFile: "3.yml") == 3)
-        #expect(ModelLoader.versionNumber(ofFile: "007.yaml") == 7)
+        #expect(ModelLoader.versionNumber(ofFile: "007.yaml") == nil)
         #expect(ModelLoader.versionNumber(ofFile: "0.yaml") == nil)
         #expect(ModelLoader.versionNumber(ofFile: "-1.yaml") == nil)
         #expect(ModelLoader.versionNumber(ofFile: "1.json") == nil)

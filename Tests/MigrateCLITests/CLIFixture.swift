@@ -33,11 +33,11 @@ struct CLIFixture {
         try migrate(arguments)
     }
 
-    /// Creates a Contacts store of `version` with `migrate create` and returns its name.
+    /// A Contacts store of `version` made by `migrate create` (once per test run;
+    /// later calls copy its bytes, which is much faster than creating), by name.
     @discardableResult
     func createContacts(_ name: String = "contacts.sqlite", version: Int) throws -> String {
-        let result = try CommandRunner.migrate(["create"] + models + ["--model", "Contacts", "--version", String(version), name], in: directory.path)
-        #expect(result.status == 0, "\(result.stderr)")
+        try directory.write(name, bytes: try StoreTemplates.shared.bytes(version: version, models: directory.file("Models")))
         return name
     }
 
@@ -48,5 +48,27 @@ struct CLIFixture {
     /// The JSON object `migrate … --json` printed.
     static func object(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+}
+
+/// Stores made by `migrate create`, shared by tests running in parallel.
+final class StoreTemplates: @unchecked Sendable {
+    static let shared = StoreTemplates()
+    private let lock = NSLock()
+    private var templates: [Int: [UInt8]] = [:]
+
+    func bytes(version: Int, models: String) throws -> [UInt8] {
+        if let bytes = lock.withLock({ templates[version] }) { return bytes }
+        let directory = try TemporaryDirectory(prefix: "MigrateCLITests-template")
+        defer { directory.remove() }
+        let result = try CommandRunner.migrate(["create", "--models", models, "--model", "Contacts", "--version", String(version), "template.sqlite"],
+                                               in: directory.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
+        return lock.withLock {
+            if let first = templates[version] { return first }
+            templates[version] = bytes
+            return bytes
+        }
     }
 }

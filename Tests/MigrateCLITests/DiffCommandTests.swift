@@ -214,12 +214,14 @@ import TestSupport
         let path = try folder.write("Migrations/Shop/2-to-3.yaml", "entities:\n  Person:\n    policy: AddPhone\n  Tag:\n    properties:\n      color: { default: black }\n")
         let result = try Self.diff(["2", "3"], in: folder)
         #expect(result.status == 4)
-        #expect(result.stderr == """
-            error: no lightweight mapping from Shop version 2 to 3 (1 change inference cannot cover):
-              Person: \(path) names policy 'AddPhone', which is not compiled into this migrate
-                remedy: add the policy to your deploy package's policy list
-
-            """)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4)
+        #expect(lines.prefix(2) == [
+            "error: no lightweight mapping from Shop version 2 to 3 (1 change inference cannot cover):",
+            "  Person: \(path) names policy 'AddPhone', which is not compiled into this migrate",
+        ])
+        // The remedy lists the policies compiled into this `migrate`, which grow with the example.
+        #expect(lines.count > 2 && lines[2].hasPrefix("    remedy: "))
     }
 
     @Test func badMappingFileExits1WithItsPosition() throws {

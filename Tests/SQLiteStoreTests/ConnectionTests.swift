@@ -223,7 +223,7 @@ import Testing
         var statement: Statement? = try db.prepare("SELECT 1")
         let error = try #require(throws: SQLiteError.self) { try db.close() }
         #expect(error.kind == .busy)
-        #expect(error.message == "unable to close due to unfinalized statements or unfinished backups")
+        #expect(error.message == "unable to close: statements still in use: SELECT 1")
         _ = statement
         statement = nil
         try db.close()

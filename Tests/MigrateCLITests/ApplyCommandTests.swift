@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `migrate apply`: one transaction, all or nothing; `--json` events, `--dry-run`,
+/// `--backup`, `--timeout`, and two deploys racing on the same store.
+@Suite struct ApplyCommandTests {
+    @Test func applyJSONEmitsJSONLinesEndingInDone() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store()
+        let result = try f.migrate(["apply", "--json"] + f.models + [store])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let events = try lines.map { try StockFixture.object($0) }
+        #expect(events.map { $0["event"] as? String } == ["step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "checks", "done"])
+        #expect(events[0]["index"] as? Int == 1)
+        #expect(events[0]["of"] as? Int == 5)
+        #expect(events[0]["summary"] as? String == "rebuild ZITEM from ZITEM (SQLite's 12-step procedure)")
+        #expect(events[0]["cost"] as? String == "rewrite of 300 rows")
+        #expect(events[1]["rows"] as? Int == 300)
+        #expect(events[10]["count"] as? Int == 2)
+        let done = try #require(events.last)
+        #expect(done["from"] as? Int == 1)
+        #expect(done["to"] as? Int == 2)
+        #expect(done["checksPassed"] as? Int == 2)
+        #expect(done["dryRun"] as? Bool == false)
+        #expect(done["rowsTouched"] as? Int == 304)
+        #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
+
+        // Applying again: nothing to do, one "done" line.
+        let again = try f.migrate(["apply", "--json"] + f.models + [store])
+        #expect(again.status == 0)
+        #expect(again.stdout == #"{"event":"done","from":2,"to":2,"rowsTouched":0}"# + "\n")
+    }
+
+    @Test func aDryRunLeavesTheFileByteIdenticalAndReportsCounts() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store()
+        let before = f.snapshot(store)
+        let result = try f.migrate(["apply", "--dry-run"] + f.models + [store])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("dry run: would migrate stock.sqlite from version 1 to 2: 304 rows touched, 2 checks passed, "))
+        #expect(result.stdout.hasSuffix(" s (rolled back; the store is unchanged)\n"))
+        #expect(result.stderr == "warning: destructive: Item.note is dropped: 200 non-nil values will be lost\n")
+        #expect(f.snapshot(store).fingerprint == before.fingerprint)
+        #expect(f.snapshot(store).sideFiles == [])
+
+        let json = try f.migrate(["apply", "--dry-run", "--json"] + f.models + [store])
+        let done = try StockFixture.object(try #require(json.stdout.split(separator: "\n").last.map(String.init)))
+        #expect(done["event"] as? String == "done")
+        #expect(done["dryRun"] as? Bool == true)
+        #expect(done["rowsTouched"] as? Int == 304)
+        #expect(f.snapshot(store).fingerprint == before.fingerprint)
+        #expect(try f.summary(store) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+    }
+
+    @Test func aBackupRefusesAnExistingPathAndIsAConsistentCopy() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store()
+        let original = try StoreDump.dump(f.path(store))
+        try f.directory.write("taken.sqlite", "not a backup")
+        let before = f.snapshot(store)
+
+        let refused = try f.migrate(["apply", "--backup", "taken.sqlite"] + f.models + [store])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasSuffix("error: taken.sqlite: the backup file already exists; choose a new path\n"))
+        #expect(f.snapshot(store).fingerprint == before.fingerprint)
+        #expect(try String(contentsOfFile: f.path("taken.sqlite"), encoding: .utf8) == "not a backup")
+
+        let result = try f.migrate(["apply", "--backup", "backup.sqlite"] + f.models + [store])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: "))
+        #expect(result.stdout.hasSuffix("; backup at backup.sqlite\n"))
+        #expect(try StoreDump.dump(f.path("backup.sqlite")) == original)
+        #expect(try f.summary("backup.sqlite") == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
+    }
+
+    /// Another connection holds the write lock (`BEGIN IMMEDIATE`): status still reads,
+    /// apply waits `--timeout` and exits 1 with the store unchanged.
+    @Test func aLockedStoreTimesOut() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store()
+        let lock = try WriteLock(path: f.path(store))
+        let status = try f.migrate(["status"] + f.models + [store])
+        #expect(status.status == 3)
+        let started = Date()
+        let result = try f.migrate(["apply", "--timeout", "0.2"] + f.models + [store])
+        let waited = Date().timeIntervalSince(started)
+        try lock.release()
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasSuffix("error: stock.sqlite: the store is locked by another process (waited 0.2 s); nothing was changed\n"))
+        #expect(waited >= 0.2)
+        #expect(try f.summary(store) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(f.snapshot(store).sideFiles == [])
+
+        #expect(try f.migrate(["apply", "--timeout", "0.2"] + f.models + [store]).status == 0)
+    }
+
+    /// Two deploys start `apply` on the same store at once: exactly one migrates; the
+    /// other finds nothing to do, or exits 1 because the store changed or is locked.
+    @Test func twoConcurrentAppliesMigrateOnce() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store(items: StockFixture.largeItems)
+        let runs = try (0..<2).map { _ in try BackgroundMigrate(["apply"] + f.models + [store], in: f.directory.path) }
+        let results = runs.map { $0.finish() }
+
+        let migrated = results.filter { $0.status == 0 && $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: ") }
+        #expect(migrated.count == 1, "\(results)")
+        let other = try #require(results.first { !($0.status == 0 && $0.stdout.hasPrefix("migrated ")) })
+        let nothingToDo = other.status == 0 && other.stdout == "stock.sqlite: Stock version 2 is current; nothing to do\n"
+        let refused = other.status == 1 && other.stdout == ""
+            && (other.stderr.hasSuffix("error: stock.sqlite: the store changed since it was planned (another migration ran?); plan again\n")
+                || other.stderr.contains("the store is locked by another process"))
+        #expect(nothingToDo || refused, "\(other)")
+        #expect(try StockStore.history(path: f.path(store)) == [[1, 2]])
+        #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.largeItems))
+    }
+}
+
+/// A `migrate` child process running while the test does something else; its output
+/// goes to files, so that a full pipe can never block it.
+final class BackgroundMigrate {
+    let process = Process()
+    let directory: TemporaryDirectory
+
+    init(_ arguments: [String], in workingDirectory: String) throws {
+        directory = try TemporaryDirectory(prefix: "migrate-output")
+        _ = FileManager.default.createFile(atPath: directory.file("stdout"), contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.file("stderr"), contents: nil)
+        process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("stdout")))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("stderr")))
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// What a finished child printed and how it ended.
+    struct Outcome: CustomStringConvertible {
+        /// The exit status, or 128 + the signal number when killed.
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var description: String { "exit \(status), stdout \(stdout.debugDescription), stderr \(stderr.debugDescription)" }
+    }
+
+    /// Waits for the process and returns what it printed and how it ended.
+    func finish() -> Outcome {
+        process.waitUntilExit()
+        defer { directory.remove() }
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return Outcome(status: status,
+                             stdout: (try? String(contentsOfFile: directory.file("stdout"), encoding: .utf8)) ?? "",
+                             stderr: (try? String(contentsOfFile: directory.file("stderr"), encoding: .utf8)) ?? "")
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import ModelMigration
+import Testing
+import TestSupport
+
+/// `Migrator.apply`: all of the plan or nothing. A failure anywhere — a step, a row
+/// count, a check, the lock, a backup path — leaves the store byte-identical with no
+/// journal beside it; a dry run does everything and changes nothing.
+@Suite struct MigratorTests {
+    /// Pets v2: Person.age made a required double (a rebuild of ZPERSON that fills
+    /// nil ages with 18).
+    static let ageDouble = try! edit(Pets.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n")
+
+    /// Pets v2: the same, then a uniqueness constraint on Pet.name (a unique index
+    /// built after the rebuild).
+    static let uniqueNames = try! edit(ageDouble, "      owner: { destination: Person, inverse: pets, optional: true }\n",
+                                       "      owner: { destination: Person, inverse: pets, optional: true }\n    uniqueness: [[name]]\n")
+
+    /// Applies `plan`, expecting a `MigrationError` of `kind` with `message`; the store
+    /// must be exactly as before, with no side file.
+    func expectFailure(_ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(),
+                       _ kind: MigrationError.Kind, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let before = FileSnapshot(s.storePath)
+        #expect(before.sideFiles == [], sourceLocation: sourceLocation)
+        #expect(sourceLocation: sourceLocation) {
+            try Migrator().apply(plan, options: options)
+        } throws: { error in
+            guard let error = error as? MigrationError else { return false }
+            #expect(error.kind == kind, sourceLocation: sourceLocation)
+            #expect(error.message == message, sourceLocation: sourceLocation)
+            return true
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)
+        #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
+    }
+
+    /// A duplicate under a new uniqueness constraint: CREATE UNIQUE INDEX fails after
+    /// ZPERSON was already rebuilt; everything is rolled back.
+    @Test func aDuplicateUnderANewUniquenessConstraintFailsMidPlan() throws {
+        let s = try MigrationScenario.pets(Self.uniqueNames)
+        defer { s.remove() }
+        _ = try s.withObjects { try $0.insert("Pet", values: ["name": .string("Rex")]) }
+        let plan = try s.plan()
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .createIndex, .entityNumbers])
+        #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
+        try expectFailure(s, plan, .stepFailed,
+                          #"step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; nothing was changed"#)
+        #expect(try s.storeVersion() == 1)
+        #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME"])
+        #expect(try s.fetch("Person") == Pets.people())
+
+        // Without the duplicate the same plan goes through.
+        try s.withObjects { try $0.store.connection.execute(#"DELETE FROM "ZPET" WHERE Z_PK = 5"#) }
+        try Migrator().apply(try s.plan())
+        #expect(try s.storeVersion() == 2)
+        #expect(try s.fetch("Pet") == Pets.pets())
+        #expect(try s.fetch("Person").map { $0.values["age"] } == [.double(30), .double(18), .double(41)])
+    }
+
+    /// A plan tampered so that its rebuild leaves a nil in a required column without
+    /// filling the default: the check before commit catches it.
+    @Test func aFailingCheckRollsBackEveryStep() throws {
+        let s = try MigrationScenario.pets(Self.ageDouble)
+        defer { s.remove() }
+        var plan = try s.plan()
+        let insert = plan.hops[0].steps[0].sql[1]
+        #expect(insert.contains(#"coalesce(CAST(s."ZAGE" AS REAL), 18.0)"#))
+        plan.hops[0].steps[0].sql[1] = insert.replacingOccurrences(of: "coalesce(", with: "nullif(")
+        try expectFailure(s, plan, .checkFailed, "check failed: required Person.age has a value in every row: 1 row violate it; nothing was changed")
+        #expect(try s.fetch("Person") == Pets.people())
+    }
+
+    /// A statement failing in the last step, after a table was rebuilt, dropped and renamed.
+    @Test func aStepFailingAtTheEndRollsBackEveryEarlierStep() throws {
+        let s = try MigrationScenario.pets(Self.ageDouble)
+        defer { s.remove() }
+        var plan = try s.plan()
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .entityNumbers])
+        plan.hops[0].steps[3].sql.append("INSERT INTO MM_NO_SUCH_TABLE VALUES (1)")
+        try expectFailure(s, plan, .stepFailed,
+                          "step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; nothing was changed")
+    }
+
+    /// The rebuilt table must hold the rows the plan expected.
+    @Test func aRowCountMismatchFailsTheRebuild() throws {
+        let s = try MigrationScenario.pets(Self.ageDouble)
+        defer { s.remove() }
+        var plan = try s.plan()
+        plan.hops[0].steps[0].sql[1] += " AND s.Z_PK > 1"
+        try expectFailure(s, plan, .checkFailed, "ZPERSON: the rebuilt table holds 2 rows, 3 expected")
+    }
+
+    /// A plan made before another migration ran is refused.
+    @Test func aPlanForAStoreThatChangedIsRefused() throws {
+        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
+        defer { s.remove() }
+        let plan = try s.plan()
+        try Migrator().apply(plan)
+        try expectFailure(s, plan, .storeChanged, "\(s.storePath): the store changed since it was planned (another migration ran?); plan again")
+        #expect(try s.plan().isEmpty)
+    }
+
+    /// Another connection holds the write lock: apply waits `timeout`, then gives up.
+    @Test func aLockedStoreFailsAfterTheTimeout() throws {
+        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", ""))
+        defer { s.remove() }
+        let plan = try s.plan()
+        let holder = try Connection(path: s.storePath)
+        try holder.execute("BEGIN IMMEDIATE")
+        let started = Date()
+        #expect {
+            try Migrator().apply(plan, options: Migrator.Options(timeout: 0.2))
+        } throws: { error in
+            (error as? MigrationError)?.kind == .locked
+                && "\(error)" == "\(s.storePath): the store is locked by another process (waited 0.2 s); nothing was changed"
+        }
+        #expect(Date().timeIntervalSince(started) >= 0.2)
+        try holder.execute("ROLLBACK")
+        try holder.close()
+        #expect(try s.storeVersion() == 1)
+        try Migrator().apply(plan)
+        #expect(try s.storeVersion() == 2)
+    }
+
+    @Test func aDryRunRunsEverythingAndChangesNothing() throws {
+        let s = try MigrationScenario.pets(Self.ageDouble)
+        defer { s.remove() }
+        let before = FileSnapshot(s.storePath)
+        let result = try Migrator().apply(try s.plan(), options: Migrator.Options(dryRun: true))
+        #expect(result.dryRun)
+        #expect(result.from == 1 && result.to == 2)
+        #expect(result.checksPassed == 1)
+        #expect(result.rowsTouched > 3)
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
+        #expect(try s.storeVersion() == 1)
+    }
+
+    @Test func aBackupIsAConsistentCopyAndNeverOverwritesAFile() throws {
+        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", ""))
+        defer { s.remove() }
+        let original = try StoreDump.dump(s.storePath)
+        let backup = s.directory.file("backup.sqlite")
+        try s.directory.write("backup.sqlite", "keep me")
+        let before = FileSnapshot(s.storePath)
+        #expect {
+            try Migrator().apply(try s.plan(), options: Migrator.Options(backupPath: backup))
+        } throws: { error in
+            (error as? MigrationError)?.kind == .backupFailed && "\(error)" == "\(backup): the backup file already exists; choose a new path"
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
+        #expect(try String(contentsOfFile: backup, encoding: .utf8) == "keep me")
+
+        try FileManager.default.removeItem(atPath: backup)
+        let result = try Migrator().apply(try s.plan(), options: Migrator.Options(backupPath: backup))
+        #expect(result.backup == backup)
+        #expect(try StoreDump.dump(backup) == original)
+        #expect(try s.storeVersion() == 2)
+        #expect(try s.fetch("Person") == Pets.people(ageName: nil))
+    }
+
+    /// The new metadata: stamped version, hashes, layout hash, a history record and
+    /// the model cache of the new version.
+    @Test func theStoreIsStampedWithTheNewVersionAndItsHistory() throws {
+        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"))
+        defer { s.remove() }
+        let plan = try s.plan()
+        try Migrator().apply(plan)
+        let store = try Store.open(path: s.storePath)
+        defer { try? store.close() }
+        let metadata = try store.readMetadata()
+        let v2 = try #require(try s.model().version(2))
+        #expect(metadata.modelVersion == 2)
+        #expect(metadata.versionHashes == v2.versionHashes)
+        #expect(metadata.layoutHash == v2.layoutHash)
+        #expect(metadata.history.map { [$0.fromVersion, $0.toVersion] } == [[1, 2]])
+        #expect(metadata.history.first?.mappingDigests == plan.hops.map(\.digest))
+        #expect(try store.readModelCache() == v2)
+    }
+}
