@@ -81,6 +81,22 @@ public struct StorageLayout: Sendable, Hashable, Codable {
     /// The table of a root entity or a join table, by table name.
     public func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
+    /// The join table storing a to-many relationship (or its many-to-many inverse),
+    /// with the column holding this side's keys and the one holding the
+    /// destination's keys. Join tables list the keys of the relationship they are
+    /// named after first, then its destination's.
+    public func joinTable(for relationship: CompiledRelationship) -> (table: Table, mine: String, theirs: String)? {
+        let r = relationship.declaration
+        let own = "\(relationship.declaredIn).\(r.name)"
+        let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
+        for table in tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse) {
+            guard table.columns.count >= 2 else { continue }
+            let first = table.columns[0].name, second = table.columns[1].name
+            return table.joinRelationship == own ? (table, first, second) : (table, second, first)
+        }
+        return nil
+    }
+
     /// The table storing an entity's rows (its root's table).
     public func table(forEntity root: String) -> Table? {
         tables.first { $0.joinRelationship == nil && $0.entity == root }

@@ -77,15 +77,9 @@ struct SegmentPlanner {
             return .reverseColumn(table: table.name, column: column.name,
                                   order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
         }
-        let own = "\(relationship.declaredIn).\(name)"
-        let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
-        for table in sourceLayout.tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse) {
-            guard table.columns.count >= 2 else { continue }
-            let order = table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name
-            if table.joinRelationship == own { return .join(table: table.name, mine: table.columns[0].name, theirs: table.columns[1].name, order: order) }
-            return .join(table: table.name, mine: table.columns[1].name, theirs: table.columns[0].name, order: order)
-        }
-        return nil
+        guard let (table, mine, theirs) = sourceLayout.joinTable(for: relationship) else { return nil }
+        return .join(table: table.name, mine: mine, theirs: theirs,
+                     order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
     }
 
     /// The source of the pairs of a destination relationship: its own mapping, or

@@ -123,10 +123,7 @@ final class SourceReader {
             while try statement.step() { keys.append(statement.int64(at: 0)) }
             statement.reset()
         } else {
-            let own = "\(relationship.declaredIn).\(name)"
-            let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
-            guard let join = layout.tables.first(where: { $0.joinRelationship == own || (inverse != nil && $0.joinRelationship == inverse) }) else { return [] }
-            let (mine, theirs) = join.joinRelationship == own ? (join.columns[0].name, join.columns[1].name) : (join.columns[1].name, join.columns[0].name)
+            guard let (join, mine, theirs) = layout.joinTable(for: relationship) else { return [] }
             let order = join.column(for: .order(entity: relationship.declaredIn, relationship: name))
             let statement = try connection.cachedStatement("SELECT \(SchemaSQL.quote(theirs)) FROM \(SchemaSQL.quote(join.name)) WHERE \(SchemaSQL.quote(mine)) = ? ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")\(SchemaSQL.quote(theirs))")
             try statement.bind([.integer(source.primaryKey)])

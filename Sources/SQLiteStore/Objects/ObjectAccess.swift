@@ -194,18 +194,8 @@ public final class ObjectAccess {
 
     /// The join table storing a to-many relationship, with the column holding this
     /// side's keys and the column holding the destination's keys.
-    func joinTable(for relationship: CompiledRelationship) -> (StorageLayout.Table, mine: String, theirs: String)? {
-        let r = relationship.declaration
-        let own = "\(relationship.declaredIn).\(r.name)"
-        let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
-        for table in layout.tables where table.joinRelationship == own || (inverse != nil && table.joinRelationship == inverse) {
-            guard table.columns.count >= 2 else { continue }
-            let first = table.columns[0], second = table.columns[1]
-            // The second column holds the keys of the stored relationship's destination.
-            if table.joinRelationship == own { return (table, first.name, second.name) }
-            return (table, second.name, first.name)
-        }
-        return nil
+    func joinTable(for relationship: CompiledRelationship) -> (table: StorageLayout.Table, mine: String, theirs: String)? {
+        layout.joinTable(for: relationship)
     }
 
     // MARK: Inserting
