@@ -36,6 +36,8 @@ let package = Package(
             ]
         ),
         .target(name: "Mapping", dependencies: ["DataModel"]),
+        // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
+        .target(name: "CoreDataImport", dependencies: ["DataModel"]),
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel"]),
         .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "SQLiteStore"]),
         .target(
@@ -51,6 +53,7 @@ let package = Package(
             name: "MigrateCommands",
             dependencies: [
                 "ModelMigration",
+                "CoreDataImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,8 +67,9 @@ let package = Package(
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
-        .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "TestSupport"]),
+        .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "Migrations", "TestSupport"]),
         .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -29,7 +29,6 @@ public struct MoveCityToEntity: EntityMigrationPolicy {
         guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
               let name = Self.cityName(of: source), let city = try manager.lookup(Self.key(name), in: "City") else { return }
         var person = destination
-        person.values = [:]
         person.setRelationship("livesIn", toKey: city)
         try manager.update(person)
     }

@@ -23,20 +23,21 @@ public final class MigrationManager {
     /// The source key being handled, for error messages.
     var currentSourceKey: Int64?
     private var nextKeys: [String: Int64] = [:]
-    /// Per destination entity: the INSERT and where each value goes, built once.
-    private struct InsertPlan {
-        var statement: Statement?
-        var sql: String
-        var attributes: [(name: String, type: AttributeType)]
+    /// Per destination entity: its shape (stored attributes in column order), their
+    /// types, and the INSERT, built once.
+    private struct EntityPlan {
+        var shape: ObjectShape
+        var types: [AttributeType]
         var toOne: [String]
         var number: Int64
+        var insert: Statement?
     }
-    private var insertPlans: [String: InsertPlan] = [:]
-    /// The mapping's property sources resolved against the destination entity, once.
-    private enum DefaultValueSource {
-        case copy(String), convert(String, AttributeType, AttributeValue?), constant(AttributeValue?), toOne(String)
+    private var entityPlans: [String: EntityPlan] = [:]
+    /// How each destination value of the mapping's entity is filled from a source row.
+    private enum Fill {
+        case copy(Int), convert(Int, AttributeType, AttributeValue?), constant(AttributeValue?)
     }
-    private lazy var defaultSources: [(String, DefaultValueSource)] = resolveDefaultSources()
+    private var fills: (source: ObjectIdentifier, values: [(Int, Fill)], toOne: [(String, String)])?
 
     init(mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String]) throws {
         currentEntityMapping = mapping
@@ -62,74 +63,78 @@ public final class MigrationManager {
     /// `insert` to store it.
     public func createDestinationInstance(for source: SourceObject, entity: String? = nil) throws -> DestinationObject {
         let name = entity ?? currentEntityMapping.destination!
-        guard let compiled = destinationVersion.entity(named: name) else {
-            throw PolicyError("no entity '\(name)' in version \(destinationVersion.version)")
-        }
         if name != currentEntityMapping.destination {
             return try createDestinationInstance(entity: name)
         }
-        _ = compiled
-        var object = DestinationObject(entity: name, primaryKey: source.primaryKey, values: [:], toOne: [:])
-        for (property, how) in defaultSources {
-            switch how {
-            case .copy(let from): object.values[property] = .some(source.values[from])
-            case .convert(let from, let type, let fallback):
-                object.values[property] = .some(source.values[from].map { Self.convert($0, to: type) } ?? fallback)
-            case .constant(let value): object.values[property] = .some(value)
-            case .toOne(let from): object.toOne[property] = .some(source.toOneKeys[from])
+        let plan = try entityPlan(for: name)
+        if fills?.source != ObjectIdentifier(source.shape) { fills = try resolveFills(plan, source.shape) }
+        var storage = [AttributeValue?](repeating: nil, count: plan.types.count)
+        for (i, fill) in fills!.values {
+            switch fill {
+            case .copy(let j): storage[i] = source.storage[j]
+            case .convert(let j, let type, let fallback): storage[i] = source.storage[j].map { Self.convert($0, to: type) } ?? fallback
+            case .constant(let value): storage[i] = value
             }
         }
-        return object
+        var toOne: [String: Int64?] = [:]
+        for (property, from) in fills!.toOne { toOne[property] = .some(source.toOneKey(from)) }
+        return DestinationObject(entity: name, primaryKey: source.primaryKey, shape: plan.shape, storage: storage, toOne: toOne)
     }
 
-    private func resolveDefaultSources() -> [(String, DefaultValueSource)] {
-        guard let name = currentEntityMapping.destination, let compiled = destinationVersion.entity(named: name) else { return [] }
-        var result: [(String, DefaultValueSource)] = []
+    /// The mapping's property sources resolved against the two shapes, once per shape.
+    private func resolveFills(_ plan: EntityPlan, _ sourceShape: ObjectShape) throws -> (ObjectIdentifier, [(Int, Fill)], [(String, String)]) {
+        guard let name = currentEntityMapping.destination, let compiled = destinationVersion.entity(named: name) else {
+            throw PolicyError("the mapping \(currentEntityMapping.name) has no destination entity")
+        }
+        var values: [(Int, Fill)] = []
+        var toOne: [(String, String)] = []
         for property in currentEntityMapping.properties {
             if property.isRelationship {
                 guard let relationship = compiled.relationship(named: property.name), !relationship.declaration.isToMany else { continue }
                 switch property.source {
-                case .copy(let from), .convert(let from, _): result.append((property.name, .toOne(from)))
+                case .copy(let from), .convert(let from, _): toOne.append((property.name, from))
                 default: break
                 }
                 continue
             }
-            guard let attribute = compiled.attribute(named: property.name)?.declaration else { continue }
+            guard let attribute = compiled.attribute(named: property.name)?.declaration, let i = plan.shape.index[property.name] else { continue }
             switch property.source {
-            case .copy(let from): result.append((property.name, .copy(from)))
+            case .copy(let from):
+                if let j = sourceShape.index[from] { values.append((i, .copy(j))) }
             case .convert(let from, let conversion):
                 let fallback = conversion == .fillDefault || !attribute.isOptional ? attribute.defaultValue : nil
-                result.append((property.name, .convert(from, attribute.type, fallback)))
-            case .defaultValue(let value): result.append((property.name, .constant(value)))
-            case .policy: result.append((property.name, .constant(attribute.defaultValue)))
+                if let j = sourceShape.index[from] { values.append((i, .convert(j, attribute.type, fallback))) } else { values.append((i, .constant(fallback))) }
+            case .defaultValue(let value): values.append((i, .constant(value)))
+            case .policy: values.append((i, .constant(attribute.defaultValue)))
             }
         }
-        return result
+        return (ObjectIdentifier(sourceShape), values, toOne)
     }
 
-    private func insertPlan(for name: String) throws -> InsertPlan {
-        if let known = insertPlans[name] { return known }
+    private func entityPlan(for name: String) throws -> EntityPlan {
+        if let known = entityPlans[name] { return known }
         guard let entity = destinationVersion.entity(named: name), let number = destinationLayout.entityNumbers[name],
               let table = destinationLayout.table(forEntity: entity.root) else {
             throw PolicyError("no entity '\(name)' in version \(destinationVersion.version)")
         }
-        let physical = try physicalTable(for: entity)
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var plan = InsertPlan(sql: "", attributes: [], toOne: [], number: Int64(number))
+        var names: [String] = [], types: [AttributeType] = [], toOne: [String] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
             columns.append(column.name)
-            plan.attributes.append((attribute.name, attribute.declaration.type))
+            names.append(attribute.name)
+            types.append(attribute.declaration.type)
         }
         for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
             guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
             columns.append(column.name)
-            plan.toOne.append(relationship.name)
+            toOne.append(relationship.name)
         }
-        plan.statement = nil
-        plan.sql = "INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        plan.statement = try connection.prepare(plan.sql)
-        insertPlans[name] = plan
+        var plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), types: types, toOne: toOne, number: Int64(number), insert: nil)
+        if let physical = try? physicalTable(for: entity) {
+            plan.insert = try connection.prepare("INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+        }
+        entityPlans[name] = plan
         return plan
     }
 
@@ -145,11 +150,9 @@ public final class MigrationManager {
         // Keys only grow: a new object never takes a key already in the table.
         let key = nextKeys[table]! + 1
         nextKeys[table] = key
-        var object = DestinationObject(entity: name, primaryKey: key, values: [:], toOne: [:])
-        for attribute in compiled.attributes where !attribute.declaration.isTransient {
-            object.values[attribute.name] = .some(attribute.declaration.defaultValue)
-        }
-        return object
+        let plan = try entityPlan(for: name)
+        let defaults = plan.shape.names.map { compiled.attribute(named: $0)?.declaration.defaultValue }
+        return DestinationObject(entity: name, primaryKey: key, shape: plan.shape, storage: defaults)
     }
 
     /// The table a destination entity's rows go to during this hop; only tables
@@ -163,20 +166,26 @@ public final class MigrationManager {
 
     /// Stores a new destination object (and associates it with the source being handled).
     public func insert(_ object: DestinationObject) throws {
-        let plan = try insertPlan(for: object.entity)
+        let plan = try entityPlan(for: object.entity)
+        if let name = object.unknown.keys.sorted().first {
+            throw PolicyError("\(object.entity) has no attribute '\(name)' in version \(destinationVersion.version)")
+        }
+        guard let statement = plan.insert else { _ = try physicalTable(for: destinationVersion.entity(named: object.entity)!); return }
+        // The object's storage follows the plan's shape when it was made by this
+        // manager; otherwise values are looked up by name.
+        let sameShape = object.shape === plan.shape
         var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(1)]
-        values.reserveCapacity(3 + plan.attributes.count + plan.toOne.count)
-        for (name, type) in plan.attributes {
-            let value = object.values[name] ?? nil
+        values.reserveCapacity(3 + plan.types.count + plan.toOne.count)
+        for (i, type) in plan.types.enumerated() {
+            let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]
             if let value, let problem = ValueCoding.check(value, fits: type) {
-                throw PolicyError("\(object.entity).\(name): \(problem)")
+                throw PolicyError("\(object.entity).\(plan.shape.names[i]): \(problem)")
             }
             values.append(ValueCoding.databaseValue(value, as: type))
         }
         for name in plan.toOne {
             values.append((object.toOne[name] ?? nil).map { .integer($0) } ?? .null)
         }
-        let statement = plan.statement!
         do throws(SQLiteError) {
             try statement.bind(values)
             try statement.execute()
@@ -201,7 +210,11 @@ public final class MigrationManager {
         let physical = try physicalTable(for: entity)
         var assignments: [String] = []
         var values: [DatabaseValue] = []
-        for (name, value) in object.values.sorted(by: { $0.key < $1.key }) {
+        if let name = object.unknown.keys.sorted().first {
+            throw PolicyError("\(object.entity) has no attribute '\(name)' in version \(destinationVersion.version)")
+        }
+        for i in object.changed.sorted() {
+            let name = object.shape.names[i], value = object.storage[i]
             guard let attribute = entity.attribute(named: name), let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name)) else { continue }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")
             values.append(ValueCoding.databaseValue(value, as: attribute.declaration.type))
@@ -284,12 +297,14 @@ public final class MigrationManager {
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         let columns = SourceReader.columnIndex(statement)
-        var object = DestinationObject(entity: name, primaryKey: key, values: [:], toOne: [:])
-        for attribute in entity.attributes where !attribute.declaration.isTransient {
-            if let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
-                object.values[attribute.name] = .some(ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration.type))
-            }
+        let plan = try entityPlan(for: name)
+        var storage = [AttributeValue?](repeating: nil, count: plan.types.count)
+        for (i, attributeName) in plan.shape.names.enumerated() {
+            guard let attribute = entity.attribute(named: attributeName),
+                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)), let c = columns[column.name] else { continue }
+            storage[i] = ValueCoding.attributeValue(statement.value(at: c), as: plan.types[i])
         }
+        var object = DestinationObject(entity: name, primaryKey: key, shape: plan.shape, storage: storage)
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             if let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)), let i = columns[column.name] {
                 object.toOne[relationship.name] = .some(statement.isNull(at: i) ? nil : statement.int64(at: i))

@@ -8,31 +8,47 @@ public struct SourceObject {
     public let entity: String
     /// `Z_PK`.
     public let primaryKey: Int64
-    /// Non-nil attribute values.
-    public let values: [String: AttributeValue]
-    /// To-one relationship keys read with the row.
-    let toOneKeys: [String: Int64]
+    /// Attribute values in the order of `shape.names` (one array per row, not a
+    /// dictionary: objects stream by the million).
+    let storage: [AttributeValue?]
+    /// To-one relationship keys in the order of `shape.toOneNames`.
+    let keys: [Int64?]
+    let shape: ObjectShape
     unowned let reader: SourceReader
 
+    /// Non-nil attribute values by name.
+    public var values: [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        for (i, name) in shape.names.enumerated() { if let value = storage[i] { result[name] = value } }
+        return result
+    }
+
     /// The value of an attribute, `nil` when nil.
-    public subscript(_ name: String) -> AttributeValue? { values[name] }
+    public subscript(_ name: String) -> AttributeValue? {
+        shape.index[name].flatMap { storage[$0] }
+    }
+
+    /// The key of a to-one relationship's destination, read with the row.
+    func toOneKey(_ name: String) -> Int64? {
+        shape.toOneIndex[name].flatMap { keys[$0] }
+    }
 
     /// A string attribute (`nil` when nil or not a string).
     public func string(_ name: String) -> String? {
-        if case .string(let v)? = values[name] { return v }
-        if case .uri(let v)? = values[name] { return v }
+        if case .string(let v)? = self[name] { return v }
+        if case .uri(let v)? = self[name] { return v }
         return nil
     }
 
     /// An integer attribute.
     public func integer(_ name: String) -> Int64? {
-        if case .integer(let v)? = values[name] { return v }
+        if case .integer(let v)? = self[name] { return v }
         return nil
     }
 
     /// A double or float attribute (integers convert).
     public func double(_ name: String) -> Double? {
-        switch values[name] {
+        switch self[name] {
         case .double(let v)?: v
         case .integer(let v)?: Double(v)
         default: nil
@@ -41,19 +57,19 @@ public struct SourceObject {
 
     /// A boolean attribute.
     public func bool(_ name: String) -> Bool? {
-        if case .boolean(let v)? = values[name] { return v }
+        if case .boolean(let v)? = self[name] { return v }
         return nil
     }
 
     /// A date attribute, as a `Date`.
     public func date(_ name: String) -> Date? {
-        if case .date(let v)? = values[name] { return Date(timeIntervalSinceReferenceDate: v) }
+        if case .date(let v)? = self[name] { return Date(timeIntervalSinceReferenceDate: v) }
         return nil
     }
 
     /// Binary, transformable or UUID bytes.
     public func data(_ name: String) -> [UInt8]? {
-        if case .binary(let v)? = values[name] { return v }
+        if case .binary(let v)? = self[name] { return v }
         return nil
     }
 
@@ -68,21 +84,81 @@ public struct SourceObject {
     }
 }
 
+/// The attribute names of one entity's objects, in storage order, shared by every
+/// object of that entity. Immutable once made.
+final class ObjectShape: Sendable {
+    let names: [String]
+    let index: [String: Int]
+    let toOneNames: [String]
+    let toOneIndex: [String: Int]
+
+    init(names: [String], toOneNames: [String] = []) {
+        self.names = names
+        index = Dictionary(names.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        self.toOneNames = toOneNames
+        toOneIndex = Dictionary(toOneNames.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
 /// A destination object a policy creates or completes.
 public struct DestinationObject: Sendable, Hashable {
     /// The entity (in the destination version).
     public let entity: String
     /// `Z_PK`.
     public let primaryKey: Int64
-    /// Attribute values; a missing key or nil means nil.
-    public var values: [String: AttributeValue?]
+    /// Attribute values in the order of the entity's shape.
+    var storage: [AttributeValue?]
+    let shape: ObjectShape
+    /// Values set for names the entity does not have (refused when stored).
+    var unknown: [String: AttributeValue?] = [:]
+    /// Positions changed since the object was created or read (what `update` writes).
+    var changed: Set<Int> = []
     /// To-one relationships by name: the destination's primary key, or nil.
     public var toOne: [String: Int64?]
 
+    init(entity: String, primaryKey: Int64, shape: ObjectShape, storage: [AttributeValue?]? = nil, toOne: [String: Int64?] = [:]) {
+        self.entity = entity
+        self.primaryKey = primaryKey
+        self.shape = shape
+        self.storage = storage ?? Array(repeating: nil, count: shape.names.count)
+        self.toOne = toOne
+    }
+
+    /// Attribute values by name (nil values included).
+    public var values: [String: AttributeValue?] {
+        get {
+            var result: [String: AttributeValue?] = unknown
+            for (i, name) in shape.names.enumerated() { result[name] = .some(storage[i]) }
+            return result
+        }
+        set {
+            storage = Array(repeating: nil, count: shape.names.count)
+            unknown = [:]
+            changed = Set(storage.indices)
+            for (name, value) in newValue { self[name] = value }
+        }
+    }
+
     /// Gets or sets an attribute value.
     public subscript(_ name: String) -> AttributeValue? {
-        get { values[name] ?? nil }
-        set { values[name] = .some(newValue) }
+        get { shape.index[name].flatMap { storage[$0] } ?? (unknown[name] ?? nil) }
+        set {
+            if let i = shape.index[name] {
+                storage[i] = newValue
+                changed.insert(i)
+            } else {
+                unknown[name] = .some(newValue)
+            }
+        }
+    }
+
+    public static func == (a: DestinationObject, b: DestinationObject) -> Bool {
+        a.entity == b.entity && a.primaryKey == b.primaryKey && a.values == b.values && a.toOne == b.toOne
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entity)
+        hasher.combine(primaryKey)
     }
 
     /// Points a to-one relationship at a destination object (or nothing).

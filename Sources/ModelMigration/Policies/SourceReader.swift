@@ -10,9 +10,10 @@ final class SourceReader {
 
     /// Per entity: where its values are in a `SELECT *` row of its table (all rows of
     /// one table have the same columns), worked out once instead of per row.
-    private struct RowShape {
+    struct RowShape {
         var attributes: [(name: String, type: AttributeType, index: Int32)]
         var toOne: [(name: String, index: Int32)]
+        var shape: ObjectShape
     }
     private var shapes: [String: RowShape] = [:]
     private var numbers: [Int: String] = [:]
@@ -31,7 +32,7 @@ final class SourceReader {
     private func shape(of entity: CompiledEntity, columns: [String: Int32]) -> RowShape {
         if let known = shapes[entity.name] { return known }
         let table = layout.table(forEntity: entity.root)
-        var shape = RowShape(attributes: [], toOne: [])
+        var shape = RowShape(attributes: [], toOne: [], shape: ObjectShape(names: []))
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
                 shape.attributes.append((attribute.name, attribute.declaration.type, i))
@@ -42,6 +43,7 @@ final class SourceReader {
                 shape.toOne.append((relationship.name, i))
             }
         }
+        shape.shape = ObjectShape(names: shape.attributes.map(\.name), toOneNames: shape.toOne.map(\.name))
         shapes[entity.name] = shape
         return shape
     }
@@ -61,16 +63,9 @@ final class SourceReader {
         guard let z = columns["Z_ENT"], let pk = columns["Z_PK"], let name = entityName(number: Int(statement.int64(at: z))),
               let entity = version.entity(named: name) else { return nil }
         let shape = shape(of: entity, columns: columns)
-        var values: [String: AttributeValue] = [:]
-        values.reserveCapacity(shape.attributes.count)
-        for (attribute, type, i) in shape.attributes {
-            if let value = ValueCoding.attributeValue(statement.value(at: i), as: type) { values[attribute] = value }
-        }
-        var keys: [String: Int64] = [:]
-        for (relationship, i) in shape.toOne where !statement.isNull(at: i) {
-            keys[relationship] = statement.int64(at: i)
-        }
-        return SourceObject(entity: name, primaryKey: statement.int64(at: pk), values: values, toOneKeys: keys, reader: self)
+        let values = shape.attributes.map { ValueCoding.attributeValue(statement.value(at: $0.index), as: $0.type) }
+        let keys = shape.toOne.map { statement.isNull(at: $0.index) ? nil : statement.int64(at: $0.index) }
+        return SourceObject(entity: name, primaryKey: statement.int64(at: pk), storage: values, keys: keys, shape: shape.shape, reader: self)
     }
 
     static func columnIndex(_ statement: Statement) -> [String: Int32] {
@@ -103,7 +98,7 @@ final class SourceReader {
             throw PolicyError("\(source.entity) has no relationship '\(name)' in version \(version.version)")
         }
         guard !relationship.declaration.isToMany else { throw PolicyError("\(source.entity).\(name) is to-many; use objects(\"\(name)\")") }
-        guard let key = source.toOneKeys[name] else { return nil }
+        guard let key = source.toOneKey(name) else { return nil }
         return try object(relationship.declaration.destination, key: key)
     }
 

@@ -1,0 +1,113 @@
+import DataModel
+
+/// One version as the model format will state it: the facts the YAML emitter writes.
+struct ConvertedVersion {
+    var identifier: String?
+    var toolsVersion: String?
+    var systemVersion: String?
+    var entities: [ConvertedEntity] = []
+}
+
+struct ConvertedEntity {
+    var name: String
+    var parent: String?
+    var isAbstract = false
+    var renamedFrom: String?
+    var hashModifier: String?
+    var attributes: [ConvertedAttribute] = []
+    var relationships: [ConvertedRelationship] = []
+    var uniqueness: [[String]] = []
+    var indexes: [ConvertedIndex] = []
+}
+
+/// A YAML scalar as written: plain (numbers, booleans) or double-quoted.
+enum Scalar: Equatable {
+    case plain(String)
+    case quoted(String)
+}
+
+struct ConvertedAttribute {
+    var name: String
+    var type: AttributeType
+    var isOptional = false
+    var isTransient = false
+    var isIndexed = false
+    var defaultValue: Scalar?
+    var minimum: Scalar?
+    var maximum: Scalar?
+    var allowsExternalStorage = false
+    var preservesValueOnDeletion = false
+    var transformer: String?
+    var renamedFrom: String?
+    var hashModifier: String?
+}
+
+struct ConvertedRelationship {
+    var name: String
+    var destination: String
+    var isToMany = false
+    var isOrdered = false
+    var isOptional = true
+    var isTransient = false
+    var minCount: UInt64?
+    var maxCount: UInt64?
+    var inverse: String?
+    var deleteRule: DeleteRule = .nullify
+    var renamedFrom: String?
+    var hashModifier: String?
+}
+
+struct ConvertedIndex {
+    var name: String?
+    var elements: [(property: String, descending: Bool)]
+}
+
+/// Collects "not imported" findings grouped by topic, so that a class name on every
+/// entity is one line naming the entities, not one line each.
+struct WarningCollector {
+    private var topics: [String] = []
+    private var places: [String: [String]] = [:]
+
+    mutating func add(_ topic: String, at place: String? = nil) {
+        if places[topic] == nil {
+            topics.append(topic)
+            places[topic] = []
+        }
+        if let place, !places[topic]!.contains(place) { places[topic]!.append(place) }
+    }
+
+    var lines: [String] {
+        topics.map { topic in
+            let list = places[topic] ?? []
+            return list.isEmpty ? topic : "\(topic): \(list.joined(separator: ", "))"
+        }
+    }
+}
+
+/// The name rules of the model format (DataModel's decoder): the importer checks them
+/// itself so that a refused name is reported against the Xcode file it came from.
+enum NameRules {
+    private static func isASCIIWord(_ text: Substring) -> Bool {
+        text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+    }
+
+    static func isEntityName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isUppercase else { return false }
+        return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
+    }
+
+    static func isPropertyName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLowercase else { return false }
+        return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
+    }
+
+    static func isIndexName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return isASCIIWord(text.dropFirst())
+    }
+
+    static func isModelName(_ text: String) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return text.dropFirst().allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+}

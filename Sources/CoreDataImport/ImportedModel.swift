@@ -1,0 +1,25 @@
+/// An Xcode model converted to the model format: one YAML text per version, in order.
+public struct ImportedModel: Sendable {
+    /// The model's name (`model:` in every file, the folder under `Models/`).
+    public var name: String
+    /// The versions, numbered 1… in import order; the last is Xcode's current version.
+    public var versions: [ImportedVersion]
+    /// Problems of the bundle as a whole (skipped compiled versions, ordering notes).
+    public var notes: [String]
+}
+
+/// One imported version.
+public struct ImportedVersion: Sendable {
+    /// The version number (`<N>.yaml`).
+    public var number: Int
+    /// The `.xcdatamodel` folder it came from.
+    public var source: String
+    /// The `contents` file it came from.
+    public var sourcePath: String
+    /// True for the version `.xccurrentversion` names.
+    public var isCurrent: Bool
+    /// The YAML text of `<N>.yaml`.
+    public var yaml: String
+    /// What the Xcode version holds that the format has no place for, one line each.
+    public var warnings: [String]
+}

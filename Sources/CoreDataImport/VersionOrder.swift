@@ -1,0 +1,81 @@
+import Foundation
+
+/// The order imported versions get their numbers in.
+///
+/// The rule: the version `.xccurrentversion` names is last (it becomes the highest
+/// number, our "current"); the others come in the order Xcode's navigator lists them,
+/// by name, comparing runs of digits as numbers and letters without regard to case
+/// ("Model 2" before "Model 10", "Model" before "Model 2"). An explicit list (`--order`)
+/// replaces the rule entirely.
+public enum VersionOrder {
+    /// True when `a` sorts before `b` by name, digits compared as numbers.
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        let left = chunks(a), right = chunks(b)
+        for (l, r) in zip(left, right) where l != r {
+            switch (l, r) {
+            case let (.number(x), .number(y)):
+                if x.value != y.value { return x.value < y.value }
+                // `2` before `02`: fewer leading zeros first.
+                if x.text != y.text { return x.text.count < y.text.count }
+            case let (.text(x), .text(y)):
+                let lx = x.lowercased(), ly = y.lowercased()
+                if lx != ly { return lx < ly }
+                if x != y { return x < y }
+            case (.number, .text): return true
+            case (.text, .number): return false
+            }
+        }
+        return left.count < right.count
+    }
+
+    /// Sorts version names by the rule; `current` (when among them) goes last.
+    public static func sorted(_ names: [String], current: String?) -> [String] {
+        let others = names.filter { $0 != current }.sorted(by: precedes)
+        guard let current, names.contains(current) else { return others }
+        return others + [current]
+    }
+
+    /// Parses an order file: one version folder name a line (`.xcdatamodel` optional),
+    /// blank lines and `#` comments ignored.
+    public static func parseList(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    private enum Chunk: Equatable {
+        case number(value: Number)
+        case text(String)
+
+        struct Number: Equatable {
+            var text: String
+            /// Digits without leading zeros, compared by length then text: no overflow.
+            var value: Digits { Digits(text.drop(while: { $0 == "0" })) }
+        }
+
+        struct Digits: Comparable {
+            var digits: Substring
+            init(_ digits: Substring) { self.digits = digits }
+            static func < (a: Digits, b: Digits) -> Bool {
+                a.digits.count != b.digits.count ? a.digits.count < b.digits.count : a.digits < b.digits
+            }
+        }
+    }
+
+    private static func chunks(_ text: String) -> [Chunk] {
+        var result: [Chunk] = []
+        var current = ""
+        var inDigits = false
+        for character in text {
+            let isDigit = character.isASCII && character.isNumber
+            if !current.isEmpty, isDigit != inDigits {
+                result.append(inDigits ? .number(value: .init(text: current)) : .text(current))
+                current = ""
+            }
+            inDigits = isDigit
+            current.append(character)
+        }
+        if !current.isEmpty { result.append(inDigits ? .number(value: .init(text: current)) : .text(current)) }
+        return result
+    }
+}

@@ -1,0 +1,92 @@
+import DataModel
+import Foundation
+
+/// Converts the versions of an Xcode data model into the YAML model format, one text
+/// per version, with a warning for everything the format has no place for.
+///
+/// Pure: it reads an `XcodeModelBundle` value and returns an `ImportedModel` value;
+/// writing files is the caller's job.
+public struct XcodeModelImporter: Sendable {
+    /// The model name to write (default: the bundle's name).
+    public var modelName: String?
+    /// An explicit version order (folder names, `.xcdatamodel` optional) replacing the rule.
+    public var order: [String]?
+
+    /// Creates an importer.
+    public init(modelName: String? = nil, order: [String]? = nil) {
+        self.modelName = modelName
+        self.order = order
+    }
+
+    /// Converts every version of `bundle`; throws every problem of every version at once.
+    public func convert(_ bundle: XcodeModelBundle) throws(ImportError) -> ImportedModel {
+        let name = modelName ?? bundle.name
+        guard NameRules.isModelName(name) else {
+            throw ImportError(.invalid, "\(bundle.path): '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter); choose one with --model")
+        }
+        let ordered = try orderedVersions(bundle)
+        var notes = bundle.skipped
+        if order == nil, let current = bundle.currentVersion, ordered.count > 1,
+           VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).last != current {
+            notes.append("\(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), although its name sorts earlier; pass --order to choose another order")
+        }
+        var versions: [ImportedVersion] = []
+        var problems: [String] = []
+        for (index, version) in ordered.enumerated() {
+            var converter = VersionConverter(path: version.path)
+            guard let converted = converter.convert(version.contents) else {
+                problems += converter.errors
+                continue
+            }
+            problems += converter.errors
+            let isCurrent = version.folder == bundle.currentVersion
+            let yaml = YAMLEmitter.emit(converted, model: name, version: index + 1,
+                                        header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
+                                        warnings: converter.warnings.lines)
+            versions.append(ImportedVersion(number: index + 1, source: version.folder, sourcePath: version.path,
+                                            isCurrent: isCurrent, yaml: yaml, warnings: converter.warnings.lines))
+        }
+        if !problems.isEmpty { throw ImportError(problems.contains(where: { $0.contains("XML") }) ? .malformed : .invalid, problems) }
+        return ImportedModel(name: name, versions: versions, notes: notes)
+    }
+
+    private func orderedVersions(_ bundle: XcodeModelBundle) throws(ImportError) -> [XcodeModelBundle.Version] {
+        let byFolder = Dictionary(bundle.versions.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
+        guard let order else {
+            return VersionOrder.sorted(bundle.versions.map(\.folder), current: bundle.currentVersion).compactMap { byFolder[$0] }
+        }
+        var problems: [String] = []
+        var result: [XcodeModelBundle.Version] = []
+        var seen = Set<String>()
+        for entry in order {
+            let folder = entry.hasSuffix(".xcdatamodel") ? entry : entry + ".xcdatamodel"
+            guard let version = byFolder[folder] else {
+                problems.append("order: '\(entry)' is not a version of \(bundle.path) (versions: \(bundle.versions.map(\.folder).sorted(by: VersionOrder.precedes).joined(separator: ", ")))")
+                continue
+            }
+            if !seen.insert(folder).inserted {
+                problems.append("order: '\(entry)' is listed twice")
+                continue
+            }
+            result.append(version)
+        }
+        let missing = bundle.versions.map(\.folder).filter { !seen.contains($0) }.sorted(by: VersionOrder.precedes)
+        if !missing.isEmpty {
+            problems.append("order: the list leaves out \(missing.joined(separator: ", ")); list every version once")
+        }
+        if !problems.isEmpty { throw ImportError(.order, problems) }
+        return result
+    }
+
+    private func header(bundle: XcodeModelBundle, version: XcodeModelBundle.Version, converted: ConvertedVersion, isCurrent: Bool) -> [String] {
+        let bundleName = (bundle.path as NSString).lastPathComponent
+        let origin = bundleName == version.folder || bundleName == "contents" ? version.folder : "\(bundleName)/\(version.folder)"
+        var lines = ["Imported by `migrate import` from \(origin):",
+                     "Xcode model version \"\(version.name)\"\(isCurrent ? " (the current version in Xcode)" : "")."]
+        var saved: [String] = []
+        if let tools = converted.toolsVersion { saved.append("tools version \(tools)") }
+        if let system = converted.systemVersion { saved.append("system \(system)") }
+        if !saved.isEmpty { lines.append("Last saved by Xcode " + saved.joined(separator: ", ") + ".") }
+        return lines
+    }
+}
