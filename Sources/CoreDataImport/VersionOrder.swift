@@ -15,22 +15,23 @@ public enum VersionOrder {
             switch (l, r) {
             case let (.number(x), .number(y)):
                 if x.value != y.value { return x.value < y.value }
-                // `2` before `02`: fewer leading zeros first.
-                if x.text != y.text { return x.text.count < y.text.count }
             case let (.text(x), .text(y)):
                 let lx = x.lowercased(), ly = y.lowercased()
                 if lx != ly { return lx < ly }
-                if x != y { return x < y }
             case (.number, .text): return true
             case (.text, .number): return false
             }
         }
-        return left.count < right.count
+        if left.count != right.count { return left.count < right.count }
+        // Equal but for case and leading zeros: any fixed order will do.
+        return a < b
     }
 
     /// Sorts version names by the rule; `current` (when among them) goes last.
+    /// Names may carry `.xcdatamodel`, which is not compared (Xcode does not show it).
     public static func sorted(_ names: [String], current: String?) -> [String] {
-        let others = names.filter { $0 != current }.sorted(by: precedes)
+        func shown(_ name: String) -> String { name.hasSuffix(".xcdatamodel") ? String(name.dropLast(12)) : name }
+        let others = names.filter { $0 != current }.sorted { precedes(shown($0), shown($1)) }
         guard let current, names.contains(current) else { return others }
         return others + [current]
     }

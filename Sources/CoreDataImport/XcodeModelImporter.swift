@@ -61,7 +61,7 @@ public struct XcodeModelImporter: Sendable {
         for entry in order {
             let folder = entry.hasSuffix(".xcdatamodel") ? entry : entry + ".xcdatamodel"
             guard let version = byFolder[folder] else {
-                problems.append("order: '\(entry)' is not a version of \(bundle.path) (versions: \(bundle.versions.map(\.folder).sorted(by: VersionOrder.precedes).joined(separator: ", ")))")
+                problems.append("order: '\(entry)' is not a version of \(bundle.path) (versions: \(VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).joined(separator: ", ")))")
                 continue
             }
             if !seen.insert(folder).inserted {
@@ -70,7 +70,7 @@ public struct XcodeModelImporter: Sendable {
             }
             result.append(version)
         }
-        let missing = bundle.versions.map(\.folder).filter { !seen.contains($0) }.sorted(by: VersionOrder.precedes)
+        let missing = VersionOrder.sorted(bundle.versions.map(\.folder).filter { !seen.contains($0) }, current: nil)
         if !missing.isEmpty {
             problems.append("order: the list leaves out \(missing.joined(separator: ", ")); list every version once")
         }

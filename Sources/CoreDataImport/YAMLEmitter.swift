@@ -47,7 +47,7 @@ enum YAMLEmitter {
             for index in entity.indexes {
                 let properties = index.elements.map { $0.descending ? "{ property: \(key($0.property)), order: descending }" : key($0.property) }
                 let list = "[" + properties.joined(separator: ", ") + "]"
-                lines.append(index.name.map { "- { name: \($0), properties: \(list) }" } ?? "- \(list)")
+                lines.append(index.name.map { "  - { name: \($0), properties: \(list) }" } ?? "  - \(list)")
             }
         }
         return lines

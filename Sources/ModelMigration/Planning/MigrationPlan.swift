@@ -139,6 +139,8 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
     public var target: CompiledVersion
     /// The store's entity numbers after the migration.
     public var entityNumbers: [String: Int]
+    /// The model's current (highest) version.
+    public var currentVersion: Int = 0
 
     /// True when the store is already at the target.
     public var isEmpty: Bool { hops.isEmpty }

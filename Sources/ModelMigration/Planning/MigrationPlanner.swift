@@ -55,7 +55,8 @@ public struct MigrationPlanner {
         try checkStoreMatches(sourceLayout, store: store, version: source)
         var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
                                  sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
-                                 hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers)
+                                 hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers,
+                                 currentVersion: model.current.version)
         let upToDate = source.version == targetNumber && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
             && source.layoutHash == destination.layoutHash
         if upToDate { return plan }

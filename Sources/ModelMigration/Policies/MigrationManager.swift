@@ -78,7 +78,9 @@ public final class MigrationManager {
         }
         var toOne: [String: Int64?] = [:]
         for (property, from) in fills!.toOne { toOne[property] = .some(source.toOneKey(from)) }
-        return DestinationObject(entity: name, primaryKey: source.primaryKey, shape: plan.shape, storage: storage, toOne: toOne)
+        var object = DestinationObject(entity: name, primaryKey: source.primaryKey, shape: plan.shape, storage: storage, toOne: toOne)
+        object.changeCounter = source.changeCounter
+        return object
     }
 
     /// The mapping's property sources resolved against the two shapes, once per shape.
@@ -145,7 +147,19 @@ public final class MigrationManager {
         }
         let table = try physicalTable(for: compiled)
         if nextKeys[table] == nil {
-            nextKeys[table] = (try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(table))") ?? 0)
+            // Above the keys already written and above every source key still to come
+            // (the root's Z_MAX is the source's until the hop ends).
+            let written = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(table))") ?? 0
+            let root = destinationLayout.entityNumbers[compiled.root].map(Int64.init) ?? -1
+            let reserved = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(root)) ?? 0
+            var sourceMax: Int64 = 0
+            if let sourceName = currentEntityMapping.source, let sourceEntity = sourceVersion.entity(named: sourceName),
+               destinationLayout.table(forEntity: destinationVersion.entity(named: currentEntityMapping.destination ?? "")?.root ?? "")?.name
+                == destinationLayout.table(forEntity: compiled.root)?.name,
+               let sourceTable = reader.layout.table(forEntity: sourceEntity.root) {
+                sourceMax = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(sourceTable.name))") ?? 0
+            }
+            nextKeys[table] = max(written, reserved, sourceMax)
         }
         // Keys only grow: a new object never takes a key already in the table.
         let key = nextKeys[table]! + 1
@@ -174,7 +188,7 @@ public final class MigrationManager {
         // The object's storage follows the plan's shape when it was made by this
         // manager; otherwise values are looked up by name.
         let sameShape = object.shape === plan.shape
-        var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(1)]
+        var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(object.changeCounter)]
         values.reserveCapacity(3 + plan.types.count + plan.toOne.count)
         for (i, type) in plan.types.enumerated() {
             let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]

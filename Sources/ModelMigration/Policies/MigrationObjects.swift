@@ -14,6 +14,8 @@ public struct SourceObject {
     /// To-one relationship keys in the order of `shape.toOneNames`.
     let keys: [Int64?]
     let shape: ObjectShape
+    /// `Z_OPT`, Core Data's change counter, carried over by default.
+    let changeCounter: Int64
     unowned let reader: SourceReader
 
     /// Non-nil attribute values by name.
@@ -69,8 +71,11 @@ public struct SourceObject {
 
     /// Binary, transformable or UUID bytes.
     public func data(_ name: String) -> [UInt8]? {
-        if case .binary(let v)? = self[name] { return v }
-        return nil
+        switch self[name] {
+        case .binary(let v)?: return v
+        case .uuid(let v)?: return ValueCoding.uuidBytes(v)
+        default: return nil
+        }
     }
 
     /// The destination of a to-one relationship, loaded now.
@@ -115,6 +120,8 @@ public struct DestinationObject: Sendable, Hashable {
     var changed: Set<Int> = []
     /// To-one relationships by name: the destination's primary key, or nil.
     public var toOne: [String: Int64?]
+    /// `Z_OPT`: the source's for objects made from one (as inference copies it), 1 for new ones.
+    var changeCounter: Int64 = 1
 
     init(entity: String, primaryKey: Int64, shape: ObjectShape, storage: [AttributeValue?]? = nil, toOne: [String: Int64?] = [:]) {
         self.entity = entity

@@ -65,7 +65,9 @@ final class SourceReader {
         let shape = shape(of: entity, columns: columns)
         let values = shape.attributes.map { ValueCoding.attributeValue(statement.value(at: $0.index), as: $0.type) }
         let keys = shape.toOne.map { statement.isNull(at: $0.index) ? nil : statement.int64(at: $0.index) }
-        return SourceObject(entity: name, primaryKey: statement.int64(at: pk), storage: values, keys: keys, shape: shape.shape, reader: self)
+        let counter = columns["Z_OPT"].map { statement.int64(at: $0) } ?? 1
+        return SourceObject(entity: name, primaryKey: statement.int64(at: pk), storage: values, keys: keys, shape: shape.shape,
+                            changeCounter: counter, reader: self)
     }
 
     static func columnIndex(_ statement: Statement) -> [String: Int32] {

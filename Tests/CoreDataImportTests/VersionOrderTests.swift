@@ -1,0 +1,108 @@
+import CoreDataImport
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct VersionOrderTests {
+    @Test func namesCompareDigitsAsNumbers() {
+        let names = ["Model 10.xcdatamodel", "Model.xcdatamodel", "Model 2.xcdatamodel", "model 3.xcdatamodel", "Model 02.xcdatamodel"]
+        #expect(VersionOrder.sorted(names, current: nil) == [
+            "Model.xcdatamodel", "Model 02.xcdatamodel", "Model 2.xcdatamodel", "model 3.xcdatamodel", "Model 10.xcdatamodel",
+        ])
+    }
+
+    @Test func theCurrentVersionGoesLast() {
+        #expect(VersionOrder.sorted(["Model 2", "Model 10", "Model"], current: "Model") == ["Model 2", "Model 10", "Model"])
+        #expect(VersionOrder.sorted(["Model 2", "Model 10"], current: "Elsewhere") == ["Model 2", "Model 10"])
+    }
+
+    @Test func orderFilesSkipBlankLinesAndComments() {
+        #expect(VersionOrder.parseList("# oldest first\nModel 2\n\n  Model.xcdatamodel  \r\n") == ["Model 2", "Model.xcdatamodel"])
+    }
+
+    static func bundle() -> XcodeModelBundle {
+        let xml = XcodeFixtures.header("") + "<entity name=\"A\"><attribute name=\"a\" attributeType=\"String\"/></entity></model>"
+        return XcodeFixtures.bundle([("M 10.xcdatamodel", xml), ("M 2.xcdatamodel", xml), ("M.xcdatamodel", xml)],
+                                    current: "M.xcdatamodel", name: "M")
+    }
+
+    @Test func importNumbersVersionsByTheRule() throws {
+        let model = try XcodeModelImporter().convert(Self.bundle())
+        #expect(model.versions.map(\.source) == ["M 2.xcdatamodel", "M 10.xcdatamodel", "M.xcdatamodel"])
+        #expect(model.versions.map(\.number) == [1, 2, 3])
+        #expect(model.notes == ["M.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, although its name sorts earlier; pass --order to choose another order"])
+    }
+
+    @Test func anOrderListOverridesTheRule() throws {
+        let model = try XcodeModelImporter(order: ["M", "M 2.xcdatamodel", "M 10"]).convert(Self.bundle())
+        #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])
+        #expect(model.versions[2].yaml.contains("version: 3\n"))
+        #expect(model.notes.isEmpty)
+    }
+
+    @Test func anOrderListMustNameEveryVersionOnce() {
+        #expect {
+            _ = try XcodeModelImporter(order: ["M", "M", "M 3"]).convert(Self.bundle())
+        } throws: { error in
+            (error as? ImportError)?.problems == [
+                "order: 'M' is listed twice",
+                "order: 'M 3' is not a version of M.xcdatamodeld (versions: M.xcdatamodel, M 2.xcdatamodel, M 10.xcdatamodel)",
+                "order: the list leaves out M 2.xcdatamodel, M 10.xcdatamodel; list every version once",
+            ]
+        }
+    }
+}
+
+@Suite struct XcodeModelBundleTests {
+    static let currentVersion = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>_XCCurrentVersionName</key>
+        \t<string>Shop 2.xcdatamodel</string>
+        </dict>
+        </plist>
+        """
+
+    @Test func readsABundleWithItsCurrentVersionAndSkipsCompiledOnes() throws {
+        let folder = try TemporaryDirectory(prefix: "CoreDataImportTests")
+        defer { folder.remove() }
+        try folder.write("Shop.xcdatamodeld/Shop.xcdatamodel/contents", XcodeFixtures.sampleV1)
+        try folder.write("Shop.xcdatamodeld/Shop 2.xcdatamodel/contents", XcodeFixtures.sampleV1)
+        try folder.write("Shop.xcdatamodeld/Shop 0.mom", bytes: [0x62, 0x70])
+        try folder.write("Shop.xcdatamodeld/.xccurrentversion", Self.currentVersion)
+        let bundle = try XcodeModelBundle.read(path: folder.file("Shop.xcdatamodeld/"))
+        #expect(bundle.name == "Shop")
+        #expect(bundle.currentVersion == "Shop 2.xcdatamodel")
+        #expect(bundle.versions.map(\.folder).sorted() == ["Shop 2.xcdatamodel", "Shop.xcdatamodel"])
+        #expect(bundle.skipped == ["Shop 0.mom: a compiled model version, whose source is not in the bundle; skipped"])
+    }
+
+    @Test func readsOneVersionFolderOrOneContentsFile() throws {
+        let folder = try TemporaryDirectory(prefix: "CoreDataImportTests")
+        defer { folder.remove() }
+        let contents = try folder.write("Shop.xcdatamodeld/Shop 2.xcdatamodel/contents", XcodeFixtures.sampleV1)
+        let single = try XcodeModelBundle.read(path: folder.file("Shop.xcdatamodeld/Shop 2.xcdatamodel"))
+        #expect(single.versions.map(\.folder) == ["Shop 2.xcdatamodel"])
+        let file = try XcodeModelBundle.read(path: contents)
+        #expect(file.versions.map(\.folder) == ["Shop 2.xcdatamodel"])
+        #expect(file.versions[0].path == contents)
+        // "Shop 2" is no model name; --model chooses one.
+        #expect(throws: ImportError.self) { try XcodeModelImporter().convert(file) }
+        #expect(try XcodeModelImporter(modelName: "Shop").convert(file).versions.count == 1)
+    }
+
+    @Test func aBundleOfCompiledModelsOnlyIsRefused() throws {
+        let folder = try TemporaryDirectory(prefix: "CoreDataImportTests")
+        defer { folder.remove() }
+        try folder.write("Old.xcdatamodeld/Old.mom", bytes: [0x62])
+        #expect {
+            _ = try XcodeModelBundle.read(path: folder.file("Old.xcdatamodeld"))
+        } throws: { error in
+            (error as? ImportError)?.problems == [
+                "\(folder.file("Old.xcdatamodeld")): no model versions with a 'contents' file found (Old.mom: a compiled model version, whose source is not in the bundle; skipped)",
+            ]
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `migrate import`, run as a developer runs it: the built binary on a temporary
+/// `.xcdatamodeld` bundle, checking files written, stdout, stderr and exit codes.
+@Suite struct ImportCommandTests {
+    static func version(_ identifier: String, _ entities: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23E224" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="\(identifier)">
+        \(entities)
+        </model>
+        """
+    }
+
+    static let v1 = version("1", """
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="text" attributeType="String"/>
+            </entity>
+        """)
+    static let v2 = version("2", """
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="body" attributeType="String" elementID="text"/>
+                <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+            </entity>
+            <fetchRequest name="Pinned" entity="Note" predicateString="pinned == YES"/>
+        """)
+    static let v10 = version("10", """
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="body" attributeType="String"/>
+                <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+                <attribute name="title" attributeType="String"/>
+            </entity>
+        """)
+    static let current = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>_XCCurrentVersionName</key>
+        \t<string>Notes 10.xcdatamodel</string>
+        </dict>
+        </plist>
+        """
+
+    /// `Notes.xcdatamodeld` with versions "Notes", "Notes 2", "Notes 10" (current).
+    static func project() throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory(prefix: "import-command")
+        try folder.write("Notes.xcdatamodeld/Notes.xcdatamodel/contents", v1)
+        try folder.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", v2)
+        try folder.write("Notes.xcdatamodeld/Notes 10.xcdatamodel/contents", v10)
+        try folder.write("Notes.xcdatamodeld/.xccurrentversion", current)
+        return folder
+    }
+
+    @Test func importsEveryVersionInOrderAndReportsHops() throws {
+        let project = try Self.project()
+        defer { project.remove() }
+        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models", "--report"], in: project.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            wrote Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
+            wrote Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
+            wrote Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
+
+            hops:
+              1 → 2: inferred (lightweight)
+              2 → 3: needs a mapping file (./Migrations/Notes/2-to-3.yaml)
+                Note.title: new required attribute without a default or source
+                remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/2-to-3.yaml with a policy for Note
+
+            """)
+        #expect(result.stderr == """
+            warning: Notes.xcdatamodel: not imported: class names (representedClassName; code generation, not model): Note
+            warning: Notes 2.xcdatamodel: not imported: class names (representedClassName; code generation, not model): Note
+            warning: Notes 2.xcdatamodel: not imported: fetch requests (write them in code): Pinned
+            warning: Notes 10.xcdatamodel: not imported: class names (representedClassName; code generation, not model): Note
+
+            """)
+        let second = try String(contentsOfFile: project.file("Models/Notes/2.yaml"), encoding: .utf8)
+        #expect(second.hasSuffix("""
+            model: Notes
+            version: 2
+            identifier: "2"
+            entities:
+              Note:
+                attributes:
+                  body: { type: string, renamedFrom: "text" }
+                  pinned: { type: boolean, default: false }
+
+            """))
+        #expect(second.hasPrefix("# Imported by `migrate import` from Notes.xcdatamodeld/Notes 2.xcdatamodel:\n"))
+        let validate = try CommandRunner.migrate(["validate", "Models"], in: project.path)
+        #expect(validate.status == 0)
+        #expect(validate.stdout == "Models/Notes: 3 versions valid\n")
+    }
+
+    @Test func refusesToOverwriteWithoutForce() throws {
+        let project = try Self.project()
+        defer { project.remove() }
+        #expect(try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path).status == 0)
+        let again = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models"], in: project.path)
+        #expect(again.status == 1)
+        #expect(again.stderr.hasSuffix("error: Models/Notes/1.yaml, Models/Notes/2.yaml, Models/Notes/3.yaml: already exist; pass --force to overwrite\n"))
+        let forced = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models", "--force", "--model", "Memo"], in: project.path)
+        #expect(forced.status == 0)
+        let forcedAgain = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "--models", "Models", "--force"], in: project.path)
+        #expect(forcedAgain.status == 0)
+        #expect(FileManager.default.fileExists(atPath: project.file("Models/Memo/3.yaml")))
+    }
+
+    @Test func anOrderFileChoosesTheNumbers() throws {
+        let project = try Self.project()
+        defer { project.remove() }
+        try project.write("order.txt", "# oldest first\nNotes 10\nNotes\nNotes 2\n")
+        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Out", "--order", "order.txt", "--json"], in: project.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let versions = report?["versions"] as? [[String: Any]] ?? []
+        #expect(versions.compactMap { $0["source"] as? String } == ["Notes 10.xcdatamodel", "Notes.xcdatamodel", "Notes 2.xcdatamodel"])
+        #expect(try String(contentsOfFile: project.file("Out/Notes/1.yaml"), encoding: .utf8).contains("identifier: \"10\"\n"))
+    }
+
+    @Test func aVersionThatDoesNotValidateWritesNothing() throws {
+        let project = try Self.project()
+        defer { project.remove() }
+        try project.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", Self.version("2", """
+                <entity name="Note" syncable="YES">
+                    <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
+                </entity>
+            """))
+        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models"], in: project.path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Models/Notes/2.yaml:"))
+        #expect(result.stderr.contains("Person"))
+        #expect(result.stderr.hasSuffix("error: the imported model does not validate; nothing was written\n"))
+        #expect(!FileManager.default.fileExists(atPath: project.file("Models/Notes")))
+    }
+
+    @Test func aRefusedNameIsAnErrorNamingTheFile() throws {
+        let project = try Self.project()
+        defer { project.remove() }
+        try project.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", Self.version("2", """
+                <entity name="Note" syncable="YES">
+                    <attribute name="objectID" attributeType="String"/>
+                </entity>
+            """))
+        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld"], in: project.path)
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4: attribute 'Note.objectID': the name 'objectID' is reserved (it clashes with an NSManagedObject member)\n")
+        #expect(try CommandRunner.migrate(["import", "Missing.xcdatamodeld"], in: project.path).stderr
+            == "error: Missing.xcdatamodeld: no such file or folder\n")
+    }
+
+    /// The corpus bundles, imported, recognise Apple's stores entity by entity.
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/CoreDataPlus").path
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpus)))
+    func importedCorpusModelsRecogniseApplesStores() throws {
+        let folder = try TemporaryDirectory(prefix: "import-corpus")
+        defer { folder.remove() }
+        for (bundle, stores) in [("SampleModel/SampleModel.xcdatamodeld", ["SampleModel/Fixtures/SampleModel_V1.sqlite", "SampleModel/Fixtures/SampleModel_V2.sqlite"]),
+                                 ("SampleModel3/SampleModel3.xcdatamodeld", ["SampleModel3/Fixtures/SampleModel3_V1.sqlite"])] {
+            let imported = try CommandRunner.migrate(["import", "\(Self.corpus)/\(bundle)", "-o", "Models"], in: folder.path)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            for store in stores {
+                let inspect = try CommandRunner.migrate(["inspect", "\(Self.corpus)/\(store)", "--models", "Models", "--json"], in: folder.path)
+                #expect(inspect.status == 0, "\(inspect.stderr)")
+                let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any]
+                #expect(report?["recognizedVersion"] != nil, "\(store)")
+                // Every entity with a stored hash matches an imported version.
+                for entity in report?["entities"] as? [[String: Any]] ?? [] where entity["storedHash"] != nil {
+                    #expect(entity["matches"] as? Bool == true, "\(store): \(entity["name"] ?? "?")")
+                }
+            }
+        }
+    }
+}

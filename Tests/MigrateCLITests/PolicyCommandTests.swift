@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Policies through the shipped `migrate`, whose catalog holds the example's
+/// `SplitFullName` and `MoveCityToEntity`: a mapping file naming another policy
+/// stops `plan`, `status` and `apply` with exit 4; the example's own file migrates.
+@Suite struct PolicyCommandTests {
+    /// A Contacts 1 store with `Migrations/Contacts/1-to-2.yaml` naming `policy`.
+    static func fixture(policy: String) throws -> CLIFixture {
+        let f = try CLIFixture()
+        try f.createContacts(version: 1)
+        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
+                              "entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        return f
+    }
+
+    static let missing = """
+        error: no lightweight mapping from Contacts version 1 to 2 (1 change inference cannot cover):
+          Person: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate
+            remedy: compiled-in policies: MoveCityToEntity, SplitFullName
+
+        """
+
+    @Test func planExits4NamingTheMissingPolicy() throws {
+        let f = try Self.fixture(policy: "SplitNames")
+        defer { f.remove() }
+        let before = f.snapshot("contacts.sqlite")
+        let result = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(result.status == 4)
+        #expect(result.stdout == "")
+        #expect(result.stderr == Self.missing)
+        #expect(f.snapshot("contacts.sqlite") == before)
+    }
+
+    @Test func statusAndApplyExit4Too() throws {
+        let f = try Self.fixture(policy: "SplitNames")
+        defer { f.remove() }
+        let before = f.snapshot("contacts.sqlite")
+        for command in ["status", "apply"] {
+            let result = try f.migrate([command, "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+            #expect(result.status == 4, "\(command)")
+            #expect(result.stderr.contains("names policy 'SplitNames', which is not compiled into this migrate"), "\(command): \(result.stderr)")
+        }
+        #expect(f.snapshot("contacts.sqlite") == before)
+    }
+
+    /// A near miss gets a suggestion.
+    @Test func aMisspelledPolicyGetsASuggestion() throws {
+        let f = try Self.fixture(policy: "SplitFullNames")
+        defer { f.remove() }
+        let result = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("    remedy: compiled-in policies: MoveCityToEntity, SplitFullName; did you mean 'SplitFullName'?\n"))
+    }
+
+    /// The example's mapping file: the shipped `migrate` plans the policy step and
+    /// splits the names while applying (1 → 3: the policy hop, then an inferred one).
+    @Test func theShippedMigrateRunsSplitFullName() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.createContacts(version: 1)
+        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
+                              try String(contentsOfFile: TestModels.packageRoot + "/Migrations/Contacts/1-to-2.yaml", encoding: .utf8))
+        try f.directory.write("people.jsonl", """
+            {"fullName":"Ann Lee","email":"ann@example.com","age":30}
+            {"fullName":"  Joana \\t da   Silva ","email":"joana@example.com"}
+            {"fullName":"Madonna","email":"m@example.com"}
+            {"fullName":"","email":"e@example.com"}
+
+            """)
+        try f.directory.write("posts.jsonl", "{\"title\":\"Hello\",\"author\":1}\n{\"title\":\"Hej\",\"author\":3}\n")
+        #expect(try f.migrate(["load"] + f.models + ["contacts.sqlite", "Person", "people.jsonl"]).status == 0)
+        #expect(try f.migrate(["load"] + f.models + ["contacts.sqlite", "Post", "posts.jsonl"]).status == 0)
+
+        let plan = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let lines = plan.stdout.components(separatedBy: "\n")
+        #expect(lines.prefix(3) == ["contacts.sqlite: Contacts version 1 → 3, 2 hops", "", "hop 1 → 2: mapping file Migrations/Contacts/1-to-2.yaml"])
+        #expect(lines.contains("    4. policy SplitFullName: Person → Person  [policy over 4 rows]"))
+        #expect(lines.contains("hop 2 → 3: inferred"))
+
+        let apply = try f.migrate(["apply", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        let people = try f.migrate(["dump"] + f.models + ["contacts.sqlite", "Person"])
+        let names = try people.stdout.split(separator: "\n").map { line in
+            let object = try CLIFixture.object(String(line))
+            return "\(object["_pk"] as? Int ?? 0) \(object["firstName"] as? String ?? "?")|\(object["lastName"] as? String ?? "?")"
+        }
+        #expect(names == ["1 Ann|Lee", "2 Joana|da Silva", "3 Madonna|", "4 |"])
+        let posts = try f.migrate(["dump"] + f.models + ["contacts.sqlite", "Post"])
+        #expect(try posts.stdout.split(separator: "\n").map { try CLIFixture.object(String($0))["author"] as? Int } == [1, 3])
+    }
+}
