@@ -84,30 +84,7 @@ struct WarningCollector {
     }
 }
 
-/// The name rules of the model format (DataModel's decoder): the importer checks them
-/// itself so that a refused name is reported against the Xcode file it came from.
-enum NameRules {
-    private static func isASCIIWord(_ text: Substring) -> Bool {
-        text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-    }
-
-    static func isEntityName(_ text: String) -> Bool {
-        guard let first = text.first, first.isASCII, first.isUppercase else { return false }
-        return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
-    }
-
-    static func isPropertyName(_ text: String) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLowercase else { return false }
-        return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
-    }
-
-    static func isIndexName(_ text: String) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter else { return false }
-        return isASCIIWord(text.dropFirst())
-    }
-
-    static func isModelName(_ text: String) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter else { return false }
-        return text.dropFirst().allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-    }
-}
+/// The name rules of the model format, shared with DataModel's decoder: the
+/// importer checks them itself so that a refused name is reported against the
+/// Xcode file it came from.
+typealias NameRules = Identifier

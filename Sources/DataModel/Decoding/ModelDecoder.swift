@@ -365,30 +365,30 @@ struct ModelDecoder {
     }
 }
 
-/// Name rules shared by decoding and validation.
-enum Identifier {
+/// Name rules shared by decoding, validation and the Xcode importer.
+package enum Identifier {
     private static func isASCIIWord(_ text: Substring) -> Bool {
         text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 
     /// `Person`, `FavoriteProduct`: an uppercase ASCII letter, then letters, digits, '_'.
-    static func isEntityName(_ text: String) -> Bool {
+    package static func isEntityName(_ text: String) -> Bool {
         guard let first = text.first, first.isASCII, first.isUppercase else { return false }
         return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
     }
 
     /// `firstName`: a lowercase ASCII letter, then letters, digits, '_'.
-    static func isPropertyName(_ text: String) -> Bool {
+    package static func isPropertyName(_ text: String) -> Bool {
         guard let first = text.first, first.isASCII, first.isLowercase else { return false }
         return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
     }
 
-    static func isIndexName(_ text: String) -> Bool {
+    package static func isIndexName(_ text: String) -> Bool {
         guard let first = text.first, first.isASCII, first.isLetter else { return false }
         return isASCIIWord(text.dropFirst())
     }
 
-    static func isModelName(_ text: String) -> Bool {
+    package static func isModelName(_ text: String) -> Bool {
         guard let first = text.first, first.isASCII, first.isLetter else { return false }
         return text.dropFirst().allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
