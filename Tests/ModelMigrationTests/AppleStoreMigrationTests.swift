@@ -34,6 +34,8 @@ import TestSupport
         #expect(try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent) \($0.maxKey)" } ==
                 ["1 Car 0 5", "2 SportCar 1 0", "3 LuxuryCar 2 0", "4 Person 0 2"])
         #expect(try store.inspect().journalMode == "wal")
+        // Core Data's model cache would describe version 1: emptied.
+        #expect(try store.connection.scalarInt64("SELECT count(*) FROM Z_MODELCACHE") == 0)
 
         // Apple's hashes of version 2, as Core Data stamped them in SampleModel_V2.sqlite.
         let metadata = try store.readMetadata()

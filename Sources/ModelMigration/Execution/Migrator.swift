@@ -206,6 +206,9 @@ public struct Migrator {
                 date: Date().timeIntervalSinceReferenceDate, duration: duration, rowsTouched: rows,
                 mappingDigests: plan.hops.map(\.digest), tool: options.tool))
             try store.writeMetadata(stamped)
+            // Core Data's own model cache describes the old version now: empty it, so
+            // that Core Data never takes it for the store's model (it is optional).
+            if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
             try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
             try store.writeModelCache(plan.target)
         }
