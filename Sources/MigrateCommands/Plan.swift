@@ -13,8 +13,11 @@ struct Plan: ParsableCommand {
     @Flag(name: .long, help: "Show the SQL of every step.")
     var sql = false
 
+    @Flag(name: .long, help: "Count rows and dropped values exactly even in tables over a million rows (slower).")
+    var exactCounts = false
+
     func run() throws {
-        switch global.makePlan(options) {
+        switch global.makePlan(options, exactCounts: exactCounts) {
         case .failure(let message, let code):
             Output.err(message)
             throw code

@@ -19,7 +19,7 @@ enum PlanOutcome {
 
 extension GlobalOptions {
     /// Plans the migration of a store, turning every error into its exit code.
-    func makePlan(_ options: PlanOptions, timeout: Double = 5) -> PlanOutcome {
+    func makePlan(_ options: PlanOptions, timeout: Double = 5, exactCounts: Bool = false) -> PlanOutcome {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -30,7 +30,8 @@ extension GlobalOptions {
         do {
             let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
             defer { try? store.close() }
-            let planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
+            var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
+            planner.exactCounts = exactCounts
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as UnknownVersionError {
             return .failure("error: \(error)", ExitStatus.unknownVersion)

@@ -13,6 +13,10 @@ public struct MigrationPlanner {
     public var migrationsFolder: String
     /// Policy names compiled in; `nil` skips the check.
     public var knownPolicies: Set<String>?
+    /// Count every row and every dropped value, even in tables over a million rows
+    /// (otherwise those are estimated from the highest row id, and dropped values
+    /// are only checked for presence).
+    public var exactCounts = false
 
     /// Creates a planner.
     public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil) {
@@ -79,7 +83,7 @@ public struct MigrationPlanner {
         if start < targetNumber { segments.append((start, targetNumber, nil)) }
 
         var current = source
-        var counter = RowCounter(connection: store.connection)
+        var counter = RowCounter(connection: store.connection, exact: exactCounts)
         for (from, to, file) in segments {
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
@@ -134,7 +138,19 @@ public struct MigrationPlanner {
 /// Counts rows for plans, each count once.
 struct RowCounter {
     let connection: Connection
+    /// Count every row even in large tables (`plan --exact-counts`).
+    var exact = false
     var cache: [String: Int64] = [:]
+    /// Tables above this many rows are not scanned for a plan: their row count is
+    /// the highest row id (exact unless rows were deleted), and dropped values are
+    /// checked for presence only, so that planning stays fast on large stores.
+    static let exactCountLimit: Int64 = 1_000_000
+    /// `countValues`' answer for "some, not counted".
+    static let notCounted: Int64 = -1
+
+    mutating func estimate(_ table: String) throws -> Int64 {
+        try connection.scalarInt64("SELECT max(rowid) FROM \(SQLText.q(table))") ?? 0
+    }
 
     var existing: Set<String>?
 
@@ -150,13 +166,19 @@ struct RowCounter {
         if let known = cache[key] { return known }
         guard try exists(table) else { return 0 }
         let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
-        let value = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
+        let estimate = exact ? 0 : try estimate(table)
+        let value = estimate > Self.exactCountLimit ? estimate
+            : try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
         cache[key] = value
         return value
     }
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
+        if !exact, try estimate(table) > Self.exactCountLimit {
+            let any = try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))") ?? 0
+            return any == 0 ? 0 : Self.notCounted
+        }
         return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
     }
 }

@@ -693,9 +693,7 @@ struct SegmentPlanner {
             if policy { break }
             if let column = sourceColumn(sourceEntity, property) {
                 let values = try countValues(table.name, column.name, numbers)
-                if values > 0 {
-                    warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true))
-                }
+                if let warning = Self.droppedWarning("\(sourceEntity.name).\(property)", values: values) { warnings.append(warning) }
             }
         }
         for property in mapping.properties {
@@ -711,6 +709,16 @@ struct SegmentPlanner {
         }
     }
 
+    /// The warning for a dropped property holding `values` non-nil values
+    /// (`RowCounter.notCounted` when it holds some that were not counted).
+    static func droppedWarning(_ property: String, values: Int64) -> MigrationWarning? {
+        if values == RowCounter.notCounted {
+            return MigrationWarning(message: "\(property) is dropped: it holds non-nil values, which will be lost (not counted in a table this large; `migrate plan --exact-counts` counts them)", isDestructive: true)
+        }
+        guard values > 0 else { return nil }
+        return MigrationWarning(message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true)
+    }
+
     /// Destructive warnings for columns dropped in place.
     mutating func warnDroppedColumns(_ columns: [Column], in table: Table) throws {
         for column in columns {
@@ -721,9 +729,7 @@ struct SegmentPlanner {
             }
             let scope = numbers(sourceLayout, subtree(source, entity))
             let values = try countValues(table.name, column.name, scope)
-            if values > 0 {
-                warnings.append(MigrationWarning(message: "\(entity).\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true))
-            }
+            if let warning = Self.droppedWarning("\(entity).\(property)", values: values) { warnings.append(warning) }
         }
     }
 
