@@ -41,6 +41,10 @@ public enum NameSplitter {
     /// scalars with an ASCII fast path: a per-character `isWhitespace` was the
     /// policy's largest cost in the benchmark.
     static func words(_ text: String) -> [String] {
+        // Most names are ASCII: split their bytes without decoding characters.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return text.utf8.split(whereSeparator: { $0 == 0x20 || (0x09...0x0D).contains($0) }).map { String(Substring($0)) }
+        }
         var words: [String] = []
         var current = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -227,7 +227,7 @@ public final class MigrationManager {
         if let name = object.unknown.keys.sorted().first {
             throw PolicyError("\(object.entity) has no attribute '\(name)' in version \(destinationVersion.version)")
         }
-        for i in object.changed.sorted() {
+        for i in object.changedPositions {
             let name = object.shape.names[i], value = object.storage[i]
             guard let attribute = entity.attribute(named: name), let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name)) else { continue }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")

@@ -116,8 +116,20 @@ public struct DestinationObject: Sendable, Hashable {
     let shape: ObjectShape
     /// Values set for names the entity does not have (refused when stored).
     var unknown: [String: AttributeValue?] = [:]
-    /// Positions changed since the object was created or read (what `update` writes).
-    var changed: Set<Int> = []
+    /// Positions changed since the object was created or read (what `update`
+    /// writes): a bit mask, so that setting a value allocates nothing per object.
+    var changed: [UInt64] = []
+
+    mutating func markChanged(_ i: Int) {
+        let word = i / 64
+        if changed.count <= word { changed += Array(repeating: 0, count: word + 1 - changed.count) }
+        changed[word] |= 1 << UInt64(i % 64)
+    }
+
+    /// The changed positions, ascending.
+    var changedPositions: [Int] {
+        storage.indices.filter { i in i / 64 < changed.count && changed[i / 64] & (1 << UInt64(i % 64)) != 0 }
+    }
     /// To-one relationships by name: the destination's primary key, or nil.
     public var toOne: [String: Int64?]
     /// `Z_OPT`: the source's for objects made from one (as inference copies it), 1 for new ones.
@@ -141,7 +153,7 @@ public struct DestinationObject: Sendable, Hashable {
         set {
             storage = Array(repeating: nil, count: shape.names.count)
             unknown = [:]
-            changed = Set(storage.indices)
+            for i in storage.indices { markChanged(i) }
             for (name, value) in newValue { self[name] = value }
         }
     }
@@ -152,7 +164,7 @@ public struct DestinationObject: Sendable, Hashable {
         set {
             if let i = shape.index[name] {
                 storage[i] = newValue
-                changed.insert(i)
+                markChanged(i)
             } else {
                 unknown[name] = .some(newValue)
             }

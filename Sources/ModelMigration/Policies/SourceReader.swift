@@ -60,15 +60,30 @@ final class SourceReader {
 
     /// Builds a source object from the current row of a `SELECT *` statement.
     func object(from statement: Statement, columns: [String: Int32]) -> SourceObject? {
-        guard let z = columns["Z_ENT"], let pk = columns["Z_PK"], let name = entityName(number: Int(statement.int64(at: z))),
-              let entity = version.entity(named: name) else { return nil }
-        let shape = shape(of: entity, columns: columns)
+        // Positions of the bookkeeping columns and the row shape of each entity
+        // number, worked out once per statement rather than per row.
+        if positions?.statement !== statement {
+            guard let z = columns["Z_ENT"], let pk = columns["Z_PK"] else { return nil }
+            positions = (statement, z, pk, columns["Z_OPT"], [:])
+        }
+        let number = Int(statement.int64(at: positions!.z))
+        let known: (String, RowShape)
+        if let cached = positions!.byNumber[number] {
+            known = cached
+        } else {
+            guard let name = entityName(number: number), let entity = version.entity(named: name) else { return nil }
+            known = (name, shape(of: entity, columns: columns))
+            positions!.byNumber[number] = known
+        }
+        let (name, shape) = known
         let values = shape.attributes.map { ValueCoding.attributeValue(statement.value(at: $0.index), as: $0.type) }
         let keys = shape.toOne.map { statement.isNull(at: $0.index) ? nil : statement.int64(at: $0.index) }
-        let counter = columns["Z_OPT"].map { statement.int64(at: $0) } ?? 1
-        return SourceObject(entity: name, primaryKey: statement.int64(at: pk), storage: values, keys: keys, shape: shape.shape,
+        let counter = positions!.opt.map { statement.int64(at: $0) } ?? 1
+        return SourceObject(entity: name, primaryKey: statement.int64(at: positions!.pk), storage: values, keys: keys, shape: shape.shape,
                             changeCounter: counter, reader: self)
     }
+
+    private var positions: (statement: Statement, z: Int32, pk: Int32, opt: Int32?, byNumber: [Int: (String, RowShape)])?
 
     static func columnIndex(_ statement: Statement) -> [String: Int32] {
         Dictionary(statement.columnNames.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
