@@ -45,7 +45,15 @@ public struct MigrationPlanner {
     }
 
     /// Plans the migration of `store` to version `target` (default: the current one).
+    ///
+    /// Every read happens in one read transaction, so the plan describes one
+    /// snapshot of the store even while another process migrates it.
     public func plan(store: Store, to target: Int? = nil) throws -> MigrationPlan {
+        if store.connection.isInTransaction { return try planInSnapshot(store: store, to: target) }
+        return try store.connection.transaction(.deferred) { try planInSnapshot(store: store, to: target) }
+    }
+
+    private func planInSnapshot(store: Store, to target: Int?) throws -> MigrationPlan {
         let metadata = try store.readMetadata()
         let (model, source) = try sourceVersion(of: store, metadata: metadata)
         let targetNumber = target ?? model.current.version
