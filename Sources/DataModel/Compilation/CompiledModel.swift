@@ -109,3 +109,28 @@ public struct CompiledModel: Sendable, Hashable, Codable {
         versions.first { $0.version == number }
     }
 }
+
+extension CompiledVersion {
+    /// The entity and every subentity below it, depth-first (iterative, so a deep
+    /// hierarchy cannot overflow the stack).
+    public func subtree(of name: String) -> [String] {
+        var names: [String] = []
+        var stack = [name]
+        while let next = stack.popLast(), !names.contains(next) {
+            names.append(next)
+            stack += (entity(named: next)?.subentities ?? []).reversed()
+        }
+        return names
+    }
+
+    /// The entity then its ancestors, nearest first.
+    public func lineage(of name: String) -> [String] {
+        var names: [String] = []
+        var current: String? = name
+        while let n = current, !names.contains(n) {
+            names.append(n)
+            current = entity(named: n)?.parent
+        }
+        return names
+    }
+}

@@ -42,9 +42,7 @@ struct SegmentPlanner {
 
     func numbers(_ layout: StorageLayout, _ names: [String]) -> [Int] { names.compactMap { layout.entityNumbers[$0] }.sorted() }
 
-    func subtree(_ version: CompiledVersion, _ name: String) -> [String] {
-        [name] + (version.entity(named: name)?.subentities ?? []).flatMap { subtree(version, $0) }
-    }
+    func subtree(_ version: CompiledVersion, _ name: String) -> [String] { version.subtree(of: name) }
 
     /// The source column holding a property of a source entity.
     func sourceColumn(_ entity: CompiledEntity, _ property: String) -> Column? {
@@ -485,15 +483,7 @@ struct SegmentPlanner {
         if sourceTableName != nil { addRebuildChecks(table) }
     }
 
-    func lineageNames(_ version: CompiledVersion, _ name: String) -> [String] {
-        var names: [String] = []
-        var current: String? = name
-        while let n = current, !names.contains(n) {
-            names.append(n)
-            current = version.entity(named: n)?.parent
-        }
-        return names
-    }
+    func lineageNames(_ version: CompiledVersion, _ name: String) -> [String] { version.lineage(of: name) }
 
     func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int) -> String {
         switch column.role {

@@ -49,13 +49,7 @@ final class SourceReader {
     }
 
     func subtreeNumbers(_ name: String) -> [Int] {
-        var names = [name]
-        var queue = version.entity(named: name)?.subentities ?? []
-        while let next = queue.popLast() {
-            names.append(next)
-            queue += version.entity(named: next)?.subentities ?? []
-        }
-        return names.compactMap { layout.entityNumbers[$0] }.sorted()
+        version.subtree(of: name).compactMap { layout.entityNumbers[$0] }.sorted()
     }
 
     /// Builds a source object from the current row of a `SELECT *` statement.

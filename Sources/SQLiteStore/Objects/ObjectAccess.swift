@@ -34,14 +34,7 @@ public final class ObjectAccess {
 
     /// The entity numbers of `entity` and, when asked, all its subentities.
     func entityNumbers(_ entity: CompiledEntity, includeSubentities: Bool) -> [Int] {
-        var names = [entity.name]
-        if includeSubentities {
-            var queue = entity.subentities
-            while let next = queue.popLast() {
-                names.append(next)
-                queue += version.entity(named: next)?.subentities ?? []
-            }
-        }
+        let names = includeSubentities ? version.subtree(of: entity.name) : [entity.name]
         return names.compactMap { layout.entityNumbers[$0] }.sorted()
     }
 
