@@ -6,9 +6,19 @@ struct LayoutBuilder {
     let entities: [CompiledEntity]
     let byName: [String: CompiledEntity]
     let numbers: [String: Int]
+    /// The tables (and their columns) of the store the layout is for, when it
+    /// exists: its own naming wins where Core Data's rule is not known for sure.
+    var existing: [String: Set<String>]?
+    /// Leave out entity columns (`Z<n>_<NAME>`) the existing tables lack: for
+    /// reading a store as it is, not for a layout to migrate to.
+    var omitsMissingEntityColumns = false
+    /// Relationships (`Entity.relationship`) known to name their pair's join table
+    /// (from the store being migrated): kept on the same side.
+    var joinOwners: Set<String> = []
 
-    init(entities: [CompiledEntity], entityNumbers: [String: Int]? = nil) {
+    init(entities: [CompiledEntity], entityNumbers: [String: Int]? = nil, existing: [String: Set<String>]? = nil) {
         self.entities = entities
+        self.existing = existing
         byName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
         if let entityNumbers {
             numbers = entityNumbers
@@ -38,7 +48,7 @@ struct LayoutBuilder {
         case .primaryKey: return 0
         case .entityNumber: return 1
         case .changeCounter: return 2
-        case .toOne: return 3
+        case .toOne, .toOneEntity: return 3
         case .order: return 4
         case .joinKey: return 3
         case .attribute:
@@ -71,8 +81,14 @@ struct LayoutBuilder {
         }
 
         // Entity tables: one per root, holding the columns of the whole hierarchy.
+        // Every stored property of the hierarchy takes a name in the root table's
+        // namespace, entity by entity in number order, names sorted within an
+        // entity; to-many relationships take one too although they have no column
+        // (AddressBook: `ZCONTAINER`, `ZCONTAINER1`, `ZCONTAINER2` on three
+        // subentities; join columns `Z_19PARENTGROUPS` and `Z_19PARENTGROUPS1`).
         var columnsByTable: [String: [StorageLayout.Column]] = [:]
         var tableOrder: [String] = []
+        var propertyNames: [String: String] = [:]   // "Entity.property" → its unique `Z…` name
         // Root tables first: in a store, a subentity may have a lower number than a
         // parent added above it later.
         for name in order {
@@ -89,26 +105,40 @@ struct LayoutBuilder {
         for name in order {
             guard let entity = byName[name] else { continue }
             let table = "Z" + entity.root.uppercased()
-            var own: [StorageLayout.Column] = []
+            var own: [(name: String, column: StorageLayout.Column?)] = []
             for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient {
-                own.append(.init(name: a.name, type: Self.columnType(a.declaration.type), role: .attribute(entity: name, property: a.name)))
+                own.append((a.name, .init(name: a.name, type: Self.columnType(a.declaration.type), role: .attribute(entity: name, property: a.name))))
             }
-            for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient && !r.declaration.isToMany {
-                own.append(.init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name)))
+            for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient {
+                own.append((r.name, r.declaration.isToMany ? nil : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name))))
             }
-            own.sort { ($0.name.utf16.lexicographicallyPrecedes($1.name.utf16)) }
-            for var column in own {
-                column.name = unique("Z" + column.name.uppercased(), in: table)
+            own.sort { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
+            for (property, column) in own {
+                let columnName = unique("Z" + property.uppercased(), in: table)
+                propertyNames["\(name).\(property)"] = columnName
+                guard var column else { continue }
+                column.name = columnName
                 columnsByTable[table, default: []].append(column)
+                // A to-one into an entity with subentities also keeps the destination
+                // row's entity number (AddressBook: `ZCONTACT`, `Z22_CONTACT`).
+                if case .toOne = column.role, let r = entity.relationship(named: property),
+                   let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
+                   let number = numbers[destination.name],
+                   !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true) {
+                    columnsByTable[table, default: []].append(.init(name: unique("Z\(number)_" + columnName.dropFirst(), in: table), type: "INTEGER",
+                                                                    role: .toOneEntity(entity: name, relationship: property)))
+                }
             }
         }
-        // Order columns of ordered one-to-many relationships live with the to-one side.
+        // Order columns of ordered one-to-many relationships live with the to-one
+        // side, named after its column (`ZPARENTLIST1` → `Z_FOK_PARENTLIST1`).
         for name in order {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.declaration.isOrdered && !r.isManyToMany && !r.declaration.isTransient {
-                guard let inverse = r.declaration.inverse, let destination = byName[r.declaration.destination] else { continue }
+                guard let inverse = r.declaration.inverse, let owner = r.inverseEntity, let destination = byName[r.declaration.destination] else { continue }
                 let table = "Z" + destination.root.uppercased()
-                let column = StorageLayout.Column(name: unique("Z_FOK_" + inverse.uppercased(), in: table), type: "INTEGER",
+                let base = propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_" + inverse.uppercased()
+                let column = StorageLayout.Column(name: unique(base, in: table), type: "INTEGER",
                                                   role: .order(entity: name, relationship: r.name))
                 columnsByTable[table, default: []].append(column)
             }
@@ -123,44 +153,25 @@ struct LayoutBuilder {
             tables.append(.init(name: table, entity: root.name, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
         }
 
-        // Join tables: one per many-to-many pair (stored by the side whose entity,
-        // then relationship, sorts first) and one per to-many without an inverse.
+        // Join tables: one per many-to-many pair and one per to-many without an
+        // inverse, named after one side of the pair (`namesJoinTable`): the rule
+        // that most stores Core Data wrote show. Core Data's own rule is not
+        // documented and a few stores show the other side; stores that exist are
+        // read as they are (`StorageLayout.reconciled(withTables:)`).
         for name in order {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && !r.declaration.isTransient {
                 let d = r.declaration
                 let hasToOneInverse = d.inverse != nil && !r.isManyToMany
                 if hasToOneInverse { continue }
-                if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity {
-                    let me = (name, r.name), other = (inverseOwner, inverseName)
-                    let mineFirst = me.0 != other.0 ? me.0.utf16.lexicographicallyPrecedes(other.0.utf16)
-                                                    : !other.1.utf16.lexicographicallyPrecedes(me.1.utf16)
-                    if !mineFirst { continue }
-                }
-                let sourceNumber = numbers[name] ?? 0
-                let destinationNumber = numbers[d.destination] ?? 0
-                let tableName = "Z_\(sourceNumber)\(r.name.uppercased())"
-                usedNames[tableName] = []
-                let sourceColumnBase = "Z_\(sourceNumber)" + (d.inverse ?? name).uppercased()
-                let sourceColumn = unique(sourceColumnBase, in: tableName)
-                let destinationColumn = unique("Z_\(destinationNumber)\(r.name.uppercased())", in: tableName)
-                var columns: [StorageLayout.Column] = [
-                    .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: name, relationship: d.inverse ?? "")),
-                    .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
-                ]
-                if d.isOrdered {
-                    columns.append(.init(name: unique("Z_FOK_" + destinationColumn.dropFirst(2), in: tableName), type: "INTEGER",
-                                         role: .order(entity: name, relationship: r.name)))
-                }
                 if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
-                   let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.isOrdered {
-                    columns.append(.init(name: unique("Z_FOK_" + sourceColumn.dropFirst(2), in: tableName), type: "INTEGER",
-                                         role: .order(entity: inverseOwner, relationship: inverseName)))
+                   !namesJoinTable((name, r.name), over: (inverseOwner, inverseName)) {
+                    continue
                 }
-                tables.append(.init(name: tableName, entity: name, joinRelationship: "\(name).\(r.name)",
-                                    columns: columns, primaryKey: [sourceColumn, destinationColumn]))
-                indexes.append(.init(name: "\(tableName)_\(destinationColumn)_INDEX", table: tableName,
-                                     columns: [.init(name: destinationColumn, isDescending: false), .init(name: sourceColumn, isDescending: false)],
+                tables.append(joinTable(for: r, of: name, propertyNames: propertyNames, unique: unique))
+                let table = tables[tables.count - 1]
+                indexes.append(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
+                                     columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
                                      isUnique: false, condition: nil))
             }
         }
@@ -204,6 +215,63 @@ struct LayoutBuilder {
         return StorageLayout(entityNumbers: numbers, tables: tables, indexes: indexes)
     }
 
+    /// True when relationship `mine` (entity, name) of a many-to-many pair names
+    /// the pair's join table. Between two hierarchies, the entity with the lower
+    /// number wins (`Z_1OWNINGACCOUNTTYPES` of AccessOptionsKey, 1, not
+    /// `Z_4ACCESSKEYS` of AccountType, 4). Within one hierarchy (one table), the
+    /// relationship whose name sorts last wins (AddressBook's `Z_22PARENTGROUPS`
+    /// over `Z_19CONTACTS`; `Z_8RELATEDNODESINVERSE` over `Z_8RELATEDNODES`).
+    func namesJoinTable(_ mine: (String, String), over other: (String, String)) -> Bool {
+        let (a, b) = (numbers[mine.0] ?? Int.max, numbers[other.0] ?? Int.max)
+        if joinOwners.contains("\(mine.0).\(mine.1)") { return true }
+        if joinOwners.contains("\(other.0).\(other.1)") { return false }
+        if let existing {
+            let (mineTable, otherTable) = ("Z_\(a)\(mine.1.uppercased())", "Z_\(b)\(other.1.uppercased())")
+            switch (existing[mineTable] != nil, existing[otherTable] != nil) {
+            case (true, false): return true
+            case (false, true): return false
+            default: break
+            }
+        }
+        if byName[mine.0]?.root == byName[other.0]?.root, mine.1 != other.1 {
+            return other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
+        }
+        if a != b { return a < b }
+        return !other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
+    }
+
+    /// The join table storing to-many `r` of `owner`: `Z_<n><NAME>`, its columns
+    /// the keys of the owner's rows (named after the inverse) and of the
+    /// destination's (named after `r`), each `Z_<entity number>` followed by the
+    /// relationship's name in its hierarchy, then `Z_FOK_` order columns.
+    func joinTable(for r: CompiledRelationship, of owner: String, propertyNames: [String: String],
+                   unique: (String, String) -> String) -> StorageLayout.Table {
+        let d = r.declaration
+        let sourceNumber = numbers[owner] ?? 0
+        let destinationNumber = numbers[d.destination] ?? 0
+        let tableName = "Z_\(sourceNumber)\(r.name.uppercased())"
+        func columnBase(_ entity: String?, _ property: String?) -> String {
+            guard let entity, let property else { return owner.uppercased() }
+            return String((propertyNames["\(entity).\(property)"] ?? "Z" + property.uppercased()).dropFirst())
+        }
+        let sourceColumn = unique("Z_\(sourceNumber)" + columnBase(r.inverseEntity, d.inverse), tableName)
+        let destinationColumn = unique("Z_\(destinationNumber)" + columnBase(owner, r.name), tableName)
+        var columns: [StorageLayout.Column] = [
+            .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: owner, relationship: d.inverse ?? "")),
+            .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
+        ]
+        if d.isOrdered {
+            columns.append(.init(name: unique("Z_FOK_" + destinationColumn.dropFirst(2), tableName), type: "INTEGER",
+                                 role: .order(entity: owner, relationship: r.name)))
+        }
+        if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
+           let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.isOrdered {
+            columns.append(.init(name: unique("Z_FOK_" + sourceColumn.dropFirst(2), tableName), type: "INTEGER",
+                                 role: .order(entity: inverseOwner, relationship: inverseName)))
+        }
+        return .init(name: tableName, entity: owner, joinRelationship: "\(owner).\(r.name)", columns: columns, primaryKey: [sourceColumn, destinationColumn])
+    }
+
     func subtree(of name: String) -> [String] {
         [name] + (byName[name]?.subentities ?? []).flatMap { subtree(of: $0) }
     }
@@ -226,7 +294,16 @@ extension CompiledVersion {
     /// Data's default order.
     /// - Parameter reserved: numbers up to this one are taken even when no entity of
     ///   this version has them (entities removed earlier), so new entities never reuse them.
-    public func layout(entityNumbers: [String: Int], reserved: Int = 0) -> StorageLayout {
+    /// - Parameter existingTables: the tables (with their columns) of the store, when
+    ///   it exists: where Core Data's naming is not known for sure (which side of a
+    ///   many-to-many pair names its join table, which to-ones keep an entity
+    ///   column), the store's own naming is kept.
+    /// - Parameter asStored: the layout describes the existing tables as they are
+    ///   (reading), rather than the layout to migrate to.
+    /// - Parameter joinOwners: relationships (`Entity.relationship`) that name their
+    ///   pair's join table in the store being migrated: they keep doing so.
+    public func layout(entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
+                       asStored: Bool = false, joinOwners: Set<String> = []) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
         // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow
         // `renamedFrom` so that a renamed entity keeps its number and its rows.
@@ -240,6 +317,9 @@ extension CompiledVersion {
             numbers[name] = next
             next += 1
         }
-        return LayoutBuilder(entities: entities, entityNumbers: numbers).build()
+        var builder = LayoutBuilder(entities: entities, entityNumbers: numbers, existing: existingTables)
+        builder.omitsMissingEntityColumns = asStored
+        builder.joinOwners = joinOwners
+        return builder.build()
     }
 }

@@ -18,7 +18,12 @@ public enum ModelCompiler {
         for entity in entities {
             if let parent = entity.parent { children[parent, default: []].append(entity.name) } else { roots.append(entity.name) }
         }
-        let byCodeUnits: (String, String) -> Bool = { $0.utf16.lexicographicallyPrecedes($1.utf16) }
+        // Core Data compares names without regard to case (AddressBook's model numbers
+        // ABCDUnknownProperty before ABCDURLAddress); code units break ties.
+        let byCodeUnits: (String, String) -> Bool = { a, b in
+            let (la, lb) = (a.lowercased(), b.lowercased())
+            return la != lb ? la.utf16.lexicographicallyPrecedes(lb.utf16) : a.utf16.lexicographicallyPrecedes(b.utf16)
+        }
         var order: [String] = []
         var stack = roots.sorted(by: byCodeUnits).reversed().map { $0 }
         while let next = stack.popLast() {
@@ -104,7 +109,12 @@ public enum ModelCompiler {
                             isManyToMany: r.isToMany && (inverse?.0.isToMany ?? false)))
                     }
                 }
-                let byCodeUnits: (String, String) -> Bool = { $0.utf16.lexicographicallyPrecedes($1.utf16) }
+                // Core Data compares names without regard to case (AddressBook's model numbers
+        // ABCDUnknownProperty before ABCDURLAddress); code units break ties.
+        let byCodeUnits: (String, String) -> Bool = { a, b in
+            let (la, lb) = (a.lowercased(), b.lowercased())
+            return la != lb ? la.utf16.lexicographicallyPrecedes(lb.utf16) : a.utf16.lexicographicallyPrecedes(b.utf16)
+        }
                 attributes.sort { byCodeUnits($0.name, $1.name) }
                 relationships.sort { byCodeUnits($0.name, $1.name) }
                 compiled.append(CompiledEntity(

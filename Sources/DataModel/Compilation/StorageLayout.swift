@@ -14,6 +14,10 @@ public struct StorageLayout: Sendable, Hashable, Codable {
         case attribute(entity: String, property: String)
         /// A to-one relationship's destination primary key.
         case toOne(entity: String, relationship: String)
+        /// The entity number of a to-one relationship's destination row, kept beside
+        /// the key when the destination entity has subentities (`Z<n>_<NAME>`, as
+        /// Core Data writes it: `ZOWNER` and `Z22_OWNER`).
+        case toOneEntity(entity: String, relationship: String)
         /// The position of a row in an ordered to-many relationship (`Z_FOK_…`).
         case order(entity: String, relationship: String)
         /// A join table column holding the primary keys of `entity`'s rows, which

@@ -184,7 +184,7 @@ public struct Migrator {
             guard integrity == "ok" else {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
             }
-            let layout = plan.target.layout(entityNumbers: plan.entityNumbers)
+            let layout = plan.hops.last?.destinationLayout ?? plan.target.layout(entityNumbers: plan.entityNumbers)
             for check in Self.relationshipChecks(plan.target, layout: layout) {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
                 if violations > 0 {

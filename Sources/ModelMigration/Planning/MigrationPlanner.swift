@@ -63,6 +63,7 @@ public struct MigrationPlanner {
         if targetNumber < source.version {
             throw PlanningError(message: "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported", isNoPath: true)
         }
+        let schema = try store.schema()
         var sourceLayout = try store.layout(for: source)
         try checkStoreMatches(sourceLayout, store: store, version: source)
         var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
@@ -96,14 +97,25 @@ public struct MigrationPlanner {
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
             let mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
-            var numbers: [String: Int] = [:]
-            for entityMapping in mapping.entityMappings {
-                if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
+            // A many-to-many pair keeps its join table on the side the store has it.
+            let joinOwners = Set(sourceLayout.tables.compactMap(\.joinRelationship))
+            let destinationLayout: StorageLayout
+            if metadata.followsCoreDataNumbering {
+                // A store from Core Data: Core Data numbers entities from the model
+                // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
+                // store takes the destination model's numbers; rows of entities whose
+                // number changes are rewritten.
+                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, existingTables: schema, joinOwners: joinOwners)
+            } else {
+                var numbers: [String: Int] = [:]
+                for entityMapping in mapping.entityMappings {
+                    if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
+                }
+                // Numbers of entities gone stay taken, so a new entity never reuses one.
+                let stampedMaximum = Int(metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
+                let reserved = max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0)
+                destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved, existingTables: schema, joinOwners: joinOwners)
             }
-            // Numbers of entities gone stay taken, so a new entity never reuses one.
-            let stampedMaximum = Int(metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
-            let reserved = max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0)
-            let destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
                                          destinationLayout: destinationLayout, mapping: mapping,
                                          count: { try counter.count($0, $1) }, countValues: { try counter.countValues($0, $1, $2) })

@@ -195,6 +195,7 @@ struct SegmentPlanner {
 
         // 4. Indexes: all of a new table's; the difference on altered and kept ones.
         let builtNames = Set(newTables.map(\.0.name) + newJoins.map(\.0.name))
+        try entityTypeSteps(rebuilt: builtNames)
         // Tables created empty: their indexes cost nothing.
         let emptyTables = Set(newTables.filter { table, _ in !destination.entities.contains { $0.root == table.entity && sourceEntity(for: $0.name) != nil } }.map(\.0.name)
                               + newJoins.filter { $0.2 == nil }.map(\.0.name))
@@ -220,6 +221,34 @@ struct SegmentPlanner {
                                        sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
         }
         entityNumberStep()
+    }
+
+    /// Sets the entity-type columns (`Z<n>_<NAME>`) that may be stale: on tables
+    /// built anew, new columns, and references into tables built anew or whose
+    /// entities changed number. One `UPDATE` per column, after every table is in place.
+    mutating func entityTypeSteps(rebuilt: Set<String>) throws {
+        for table in destinationLayout.tables where table.joinRelationship == nil {
+            for column in table.columns {
+                guard case .toOneEntity(let owner, let name) = column.role,
+                      let relationship = destination.entity(named: owner)?.relationship(named: name),
+                      let key = table.column(for: .toOne(entity: owner, relationship: name)),
+                      let target = destination.entity(named: relationship.declaration.destination),
+                      let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
+                let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name)
+                let renumbered = subtree(destination, target.name).contains { name in
+                    sourceEntity(for: name).flatMap { sourceLayout.entityNumbers[$0.name] } != destinationLayout.entityNumbers[name]
+                }
+                let stale = rebuilt.contains(table.name) || rebuilt.contains(targetTable.name) || renumbered
+                    || old?.column(for: column.role)?.name != column.name
+                guard stale else { continue }
+                let rows = try countAfter(table.name)
+                steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(owner).\(name) destination",
+                                           sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))"],
+                                           cost: .update(rows: rows), table: table.name))
+                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(owner).\(name) destination",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(key.name)) IS NOT NULL AND a.\(SQLText.q(column.name)) IS NOT (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(key.name)))"))
+            }
+        }
     }
 
     /// Rows a destination table will hold: counted on the table it comes from.
@@ -299,12 +328,26 @@ struct SegmentPlanner {
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
             if case .reverseColumn(_, _, let order?) = found.0, !found.1 { return .same(order) }
             return nil
+        case .toOneEntity:
+            // Kept when the table already has it; otherwise added empty and set by
+            // `entityTypeSteps` from the destination rows.
+            if let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name), old.column(for: column.role)?.name == column.name {
+                return .same(column.name)
+            }
+            return .constant("NULL")
         case .joinKey:
             return nil
         }
     }
 
     func canAlter(_ table: Table, from old: Table) throws -> Bool {
+        // Rows keep their Z_ENT in place: entities whose number changes need a rebuild.
+        for entity in destination.entities where entity.root == table.entity {
+            if let source = sourceEntity(for: entity.name), let old = sourceLayout.entityNumbers[source.name],
+               old != destinationLayout.entityNumbers[entity.name] {
+                return false
+            }
+        }
         // Every source entity in the old table must stay in this table or be removed.
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
             if let destination = mapping.entityMappings.first(where: { $0.source == entity.name })?.destination,
@@ -521,7 +564,8 @@ struct SegmentPlanner {
             }
             // Newly ordered: keep the order of primary keys.
             return "s.Z_PK"
-        case .joinKey:
+        case .joinKey, .toOneEntity:
+            // Entity-type columns are set by `entityTypeSteps` once every table is in place.
             return "NULL"
         }
     }
@@ -612,7 +656,12 @@ struct SegmentPlanner {
             guard let number = new[table.entity] else { continue }
             sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
         }
-        steps.append(MigrationStep(kind: .entityNumbers, summary: "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
+        let renumbered = destination.entities.contains { entity in
+            sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
+        }
+        steps.append(MigrationStep(kind: .entityNumbers,
+                                   summary: renumbered ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
+                                                       : "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
                                    sql: sql, cost: .constant, table: "Z_PRIMARYKEY"))
     }
 

@@ -255,6 +255,14 @@ public final class ObjectAccess {
             if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
                 columns.append(column.name)
                 bindings.append(targets.first.map { .integer($0) } ?? .null)
+                if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
+                    columns.append(typeColumn.name)
+                    if let target = targets.first {
+                        bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
+                    } else {
+                        bindings.append(.null)
+                    }
+                }
             } else if !targets.isEmpty {
                 later.append((relationship, targets))
             }
@@ -273,7 +281,7 @@ public final class ObjectAccess {
             throw StoreError.from(error, path: store.path)
         }
         for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, to: targets)
+            try connectToMany(relationship, from: key, of: entity, to: targets)
         }
         // One-to-one: both sides hold a column; keep the other side pointing back.
         for relationship in entity.relationships where !relationship.declaration.isToMany {
@@ -281,7 +289,7 @@ public final class ObjectAccess {
                   let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
                   let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
                   let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
-            try run("UPDATE \(quote(self.table(of: ownerEntity).name)) SET \(quote(column.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+            try run("UPDATE \(quote(self.table(of: ownerEntity).name)) SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
                     [.integer(key), .integer(target)])
         }
         // A to-one whose inverse is ordered: append at the end of the destination's list.
@@ -323,19 +331,41 @@ public final class ObjectAccess {
         }
     }
 
-    private func connectToMany(_ relationship: CompiledRelationship, from key: Int64, to targets: [Int64]) throws(StoreError) {
+    /// The entity number of the row with this key in an entity's table.
+    private func entityNumber(of entityName: String, primaryKey: Int64) throws(StoreError) -> Int64 {
+        let entity = try entity(entityName)
+        let sql = "SELECT Z_ENT FROM \(quote(table(of: entity).name)) WHERE Z_PK = ?"
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(primaryKey)])
+            defer { statement.reset() }
+            _ = try statement.step()
+            return statement.int64(at: 0)
+        }
+    }
+
+    /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
+    /// entity number beside the key, for a destination row of `entity`.
+    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
+        guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
+              let number = layout.entityNumbers[entity.name] else { return "" }
+        return ", \(quote(column.name)) = \(number)"
+    }
+
+    private func connectToMany(_ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64]) throws(StoreError) {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
         let destinationTable = table(of: destination)
         if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
            let column = destinationTable.column(for: .toOne(entity: owner, relationship: inverse)) {
             let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+            let type = entityTypeAssignment(destinationTable, owner, inverse, entity)
             for (position, target) in targets.enumerated() {
                 if let order {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?, \(quote(order.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?\(type), \(quote(order.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
                             [.integer(key), .integer(Int64(position + 1)), .integer(target)])
                 } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
                 }
             }
             return

@@ -129,9 +129,23 @@ extension Store {
         }
     }
 
-    /// The layout `version` has in this store: its entity numbers, and the join
-    /// table names that follow from them.
+    /// The layout `version` has in this store: its entity numbers, the join table
+    /// names that follow from them, and the store's own naming where Core Data's
+    /// rule is uncertain (see `CompiledVersion.layout(entityNumbers:reserved:existingTables:)`).
     public func layout(for version: CompiledVersion) throws(StoreError) -> StorageLayout {
-        version.layout(entityNumbers: try entityNumbers())
+        version.layout(entityNumbers: try entityNumbers(), existingTables: try schema(), asStored: true)
+    }
+
+    /// Every table of the store with its column names.
+    public func schema() throws(StoreError) -> [String: Set<String>] {
+        do {
+            var result: [String: Set<String>] = [:]
+            for table in try connection.tables() {
+                result[table] = Set(try connection.columns(of: table).map(\.name))
+            }
+            return result
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
     }
 }

@@ -67,6 +67,13 @@ public struct StoreMetadata: Sendable, Hashable {
     /// True when our own keys are present (a store this toolkit created or migrated).
     public var isManagedByToolkit: Bool { modelName != nil && modelVersion != nil }
 
+    /// True for a store that came from Apple's Core Data (it carries
+    /// `NSPersistenceFrameworkVersion`, which this toolkit never writes on its own
+    /// stores), even after this toolkit migrated it. Core Data derives entity
+    /// numbers from the model, not from the store, so such a store must keep
+    /// Core Data's numbering to stay openable there.
+    public var followsCoreDataNumbering: Bool { frameworkVersion != nil }
+
     /// Core Data's key names, and ours.
     enum Key {
         static let storeType = "NSStoreType"

@@ -1,0 +1,229 @@
+import Foundation
+@testable import ModelMigration
+import Testing
+import TestSupport
+
+/// A store laid out the way Core Data lays one out (the conventions of real stores:
+/// AddressBook's `ZCONTAINER`/`ZCONTAINER1` and `Z22_CONTACT` columns and
+/// `Z_22PARENTGROUPS (Z_22CONTACTS, Z_19PARENTGROUPS1)`, Photos' `Z_FOK_` join
+/// columns), built here by hand in SQL, recognised by its hashes and migrated with
+/// Core Data's naming and numbering kept.
+@Suite struct CoreDataLayoutTests {
+    static let version1 = """
+        entities:
+          Container:
+            attributes: { name: string? }
+            relationships:
+              groups: { destination: AbstractGroup, toMany: true, inverse: container }
+              contacts: { destination: Contact, toMany: true, inverse: container }
+          Note:
+            attributes: { text: string? }
+            relationships:
+              record: { destination: Record, optional: true }
+              tags: { destination: Tag, toMany: true, inverse: notes }
+          Phone:
+            attributes: { number: string? }
+            relationships:
+              owner: { destination: Contact, optional: true, inverse: phones }
+          Record:
+            abstract: true
+            attributes: { uniqueId: string? }
+          AbstractGroup:
+            parent: Record
+            abstract: true
+            relationships:
+              container: { destination: Container, optional: true, inverse: groups }
+              parentGroups: { destination: Group, toMany: true, inverse: childGroups }
+          Group:
+            parent: AbstractGroup
+            attributes: { name: string? }
+            relationships:
+              childGroups: { destination: AbstractGroup, toMany: true, inverse: parentGroups }
+              contacts: { destination: Contact, toMany: true, inverse: parentGroups }
+          Contact:
+            parent: Record
+            attributes: { firstName: string? }
+            relationships:
+              container: { destination: Container, optional: true, inverse: contacts }
+              parentGroups: { destination: Group, toMany: true, inverse: contacts }
+              phones: { destination: Phone, toMany: true, ordered: true, inverse: owner }
+          SubscribedContact:
+            parent: Contact
+          Tag:
+            attributes: { name: string? }
+            relationships:
+              notes: { destination: Note, toMany: true, inverse: tags }
+        """
+
+    /// Version 2 adds `Address`, whose name sorts first: Core Data numbers every
+    /// other entity one higher.
+    static let version2 = version1 + """
+
+          Address:
+            attributes: { street: string? }
+        """
+
+    static func model() throws -> CompiledModel {
+        try TestModels.compile("Book", versions: [version1, version2])
+    }
+
+    /// Version 1's tables as Core Data writes them. The Tag–Note pair's join table
+    /// is on Tag's side (`Z_9NOTES`), which this toolkit's rule would not pick: the
+    /// store's own naming must win.
+    static let schema = """
+        CREATE TABLE ZCONTAINER ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+        CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZRECORD INTEGER, Z4_RECORD INTEGER, ZTEXT VARCHAR );
+        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER INTEGER, Z_FOK_OWNER INTEGER, ZNUMBER VARCHAR );
+        CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTAINER INTEGER, ZCONTAINER1 INTEGER, ZUNIQUEID VARCHAR, ZNAME VARCHAR, ZFIRSTNAME VARCHAR );
+        CREATE TABLE Z_5PARENTGROUPS ( Z_5CHILDGROUPS INTEGER, Z_6PARENTGROUPS INTEGER, PRIMARY KEY (Z_5CHILDGROUPS, Z_6PARENTGROUPS) );
+        CREATE TABLE Z_7PARENTGROUPS ( Z_7CONTACTS INTEGER, Z_6PARENTGROUPS1 INTEGER, PRIMARY KEY (Z_7CONTACTS, Z_6PARENTGROUPS1) );
+        CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+        CREATE TABLE Z_9NOTES ( Z_9TAGS INTEGER, Z_2NOTES INTEGER, PRIMARY KEY (Z_9TAGS, Z_2NOTES) );
+        CREATE INDEX ZNOTE_ZRECORD_INDEX ON ZNOTE (ZRECORD);
+        CREATE INDEX ZPHONE_ZOWNER_INDEX ON ZPHONE (ZOWNER);
+        CREATE INDEX ZRECORD_ZCONTAINER_INDEX ON ZRECORD (ZCONTAINER);
+        CREATE INDEX ZRECORD_ZCONTAINER1_INDEX ON ZRECORD (ZCONTAINER1);
+        CREATE INDEX ZRECORD_Z_ENT_INDEX ON ZRECORD (Z_ENT);
+        CREATE INDEX Z_5PARENTGROUPS_Z_6PARENTGROUPS_INDEX ON Z_5PARENTGROUPS (Z_6PARENTGROUPS, Z_5CHILDGROUPS);
+        CREATE INDEX Z_7PARENTGROUPS_Z_6PARENTGROUPS1_INDEX ON Z_7PARENTGROUPS (Z_6PARENTGROUPS1, Z_7CONTACTS);
+        CREATE INDEX Z_9NOTES_Z_2NOTES_INDEX ON Z_9NOTES (Z_2NOTES, Z_9TAGS);
+        CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+        CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+        CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
+        INSERT INTO Z_PRIMARYKEY VALUES (1, 'Container', 0, 1), (2, 'Note', 0, 2), (3, 'Phone', 0, 2), (4, 'Record', 0, 5),
+            (5, 'AbstractGroup', 4, 0), (6, 'Group', 5, 0), (7, 'Contact', 4, 0), (8, 'SubscribedContact', 7, 0), (9, 'Tag', 0, 1);
+        INSERT INTO ZCONTAINER VALUES (1, 1, 1, 'iCloud');
+        -- Records: groups 1 and 2 (2 inside 1), contact 3, subscribed contact 4, contact 5.
+        INSERT INTO ZRECORD VALUES (1, 6, 1, 1, NULL, 'G1', 'Friends', NULL);
+        INSERT INTO ZRECORD VALUES (2, 6, 1, 1, NULL, 'G2', 'Close friends', NULL);
+        INSERT INTO ZRECORD VALUES (3, 7, 1, NULL, 1, 'C3', NULL, 'Ada');
+        INSERT INTO ZRECORD VALUES (4, 8, 1, NULL, 1, 'C4', NULL, 'Grace');
+        INSERT INTO ZRECORD VALUES (5, 7, 1, NULL, NULL, 'C5', NULL, 'Alan');
+        INSERT INTO Z_5PARENTGROUPS VALUES (2, 1);
+        INSERT INTO Z_7PARENTGROUPS VALUES (3, 1), (4, 1), (4, 2);
+        INSERT INTO ZPHONE VALUES (1, 3, 1, 4, 8, 2, '555-0102'), (2, 3, 1, 4, 8, 1, '555-0101');
+        INSERT INTO ZNOTE VALUES (1, 2, 1, 4, 8, 'about Grace'), (2, 2, 1, 1, 6, 'about Friends');
+        INSERT INTO ZTAG VALUES (1, 9, 1, 'work');
+        INSERT INTO Z_9NOTES VALUES (1, 1), (1, 2);
+        """
+
+    static func createStore(at path: String, version: CompiledVersion) throws {
+        let db = try Connection(path: path, mode: .readWriteCreate)
+        _ = try db.scalarString("PRAGMA journal_mode = WAL")
+        try db.transaction {
+            try db.execute(schema)
+            let plist: PropertyListValue = .dictionary([
+                "NSStoreType": "SQLite",
+                "NSStoreModelVersionHashes": .dictionary(version.versionHashes.mapValues { .data($0.bytes) }),
+                "NSStoreModelVersionHashesVersion": .integer(3),
+                "NSStoreModelVersionIdentifiers": .array([""]),
+                "NSPersistenceFrameworkVersion": .integer(1344),
+                "_NSAutoVacuumLevel": "2",
+            ])
+            let insert = try db.cachedStatement("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+            try insert.bind([.text("0B9F3E2A-4C1D-4E8F-9A6B-7C5D3E2F1A0B"), .blob(BinaryPropertyList.encode(plist))])
+            try insert.execute()
+        }
+        try db.close()
+    }
+
+    /// What the compiler derives for version 1 is exactly the schema above, but for
+    /// the side of the Tag–Note join table, which only the store can tell.
+    @Test func theLayoutFollowsCoreDatasNaming() throws {
+        let layout = try Self.model().versions[0].layout
+        #expect(layout.entityNumbers == ["Container": 1, "Note": 2, "Phone": 3, "Record": 4, "AbstractGroup": 5,
+                                         "Group": 6, "Contact": 7, "SubscribedContact": 8, "Tag": 9])
+        let describe = { (t: StorageLayout.Table) in "\(t.name)(\(t.columns.map(\.name).joined(separator: ",")))" }
+        #expect(layout.tables.map(describe) == [
+            "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+            "ZNOTE(Z_PK,Z_ENT,Z_OPT,ZRECORD,Z4_RECORD,ZTEXT)",
+            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z7_OWNER,Z_FOK_OWNER,ZNUMBER)",
+            "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
+            "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+            "Z_2TAGS(Z_2NOTES,Z_9TAGS)",
+            "Z_5PARENTGROUPS(Z_5CHILDGROUPS,Z_6PARENTGROUPS)",
+            "Z_7PARENTGROUPS(Z_7CONTACTS,Z_6PARENTGROUPS1)",
+        ])
+    }
+
+    func rows(_ store: Store, _ sql: String) throws -> [[DatabaseValue]] {
+        try store.connection.prepare(sql).rows()
+    }
+
+    @Test func entityNamesAreNumberedWithoutRegardToCase() throws {
+        #expect(ModelCompiler.defaultEntityOrder([("ABCDURLAddress", nil), ("ABCDUnknownProperty", nil), ("abc", nil), ("Abc", nil)])
+                == ["Abc", "abc", "ABCDUnknownProperty", "ABCDURLAddress"])
+    }
+
+    @Test func aStoreLaidOutByCoreDataIsReadAsItIs() throws {
+        let directory = try TemporaryDirectory(prefix: "CoreDataLayoutTests")
+        defer { directory.remove() }
+        let model = try Self.model()
+        let path = directory.file("Book.sqlite")
+        try Self.createStore(at: path, version: model.versions[0])
+
+        let store = try Store.open(path: path, access: .readOnly)
+        defer { try? store.close() }
+        let recognition = try #require(VersionRecognition.recognize(try store.readMetadata(), among: [model]))
+        #expect(recognition.version == 1)
+        let layout = try store.layout(for: model.versions[0])
+        #expect(layout.tables.compactMap(\.joinRelationship).sorted() == ["AbstractGroup.parentGroups", "Contact.parentGroups", "Tag.notes"])
+        let access = try ObjectAccess(store: store, version: model.versions[0])
+        #expect(try access.fetch("Note").map { $0.relationships["tags"] ?? [] } == [[1], [1]])
+        #expect(try access.fetch("Contact").map { "\($0.primaryKey) \($0.entity) \($0.relationships["parentGroups"] ?? [])" }
+                == ["3 Contact [1]", "4 SubscribedContact [1, 2]", "5 Contact []"])
+        #expect(try access.object("Contact", primaryKey: 4)?.relationships["phones"] == [2, 1])
+    }
+
+    @Test func migratingTakesCoreDatasNumberingAndNaming() throws {
+        let directory = try TemporaryDirectory(prefix: "CoreDataLayoutTests")
+        defer { directory.remove() }
+        let model = try Self.model()
+        let path = directory.file("Book.sqlite")
+        try Self.createStore(at: path, version: model.versions[0])
+
+        let reader = try Store.open(path: path, access: .readOnly)
+        let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+        try reader.close()
+        #expect(plan.hops.last?.destinationLayout.entityNumbers == model.versions[1].layout.entityNumbers)
+        try Migrator().apply(plan)
+
+        let store = try Store.open(path: path, access: .readOnly)
+        defer { try? store.close() }
+        #expect(try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent)" } == [
+            "1 Address 0", "2 Container 0", "3 Note 0", "4 Phone 0", "5 Record 0", "6 AbstractGroup 5",
+            "7 Group 6", "8 Contact 5", "9 SubscribedContact 8", "10 Tag 0",
+        ])
+        let tables = try store.connection.tables().filter { !$0.hasPrefix("MM_") && $0 != "Z_METADATA" && $0 != "Z_MODELCACHE" && $0 != "Z_PRIMARYKEY" }
+        var described: [String] = []
+        for table in tables.sorted() {
+            described.append("\(table)(\(try store.connection.columns(of: table).map(\.name).joined(separator: ",")))")
+        }
+        #expect(described == [
+            "ZADDRESS(Z_PK,Z_ENT,Z_OPT,ZSTREET)",
+            "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+            "ZNOTE(Z_PK,Z_ENT,Z_OPT,ZRECORD,Z5_RECORD,ZTEXT)",
+            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z8_OWNER,Z_FOK_OWNER,ZNUMBER)",
+            "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
+            "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+            "Z_10NOTES(Z_10TAGS,Z_3NOTES)",
+            "Z_6PARENTGROUPS(Z_6CHILDGROUPS,Z_7PARENTGROUPS)",
+            "Z_8PARENTGROUPS(Z_8CONTACTS,Z_7PARENTGROUPS1)",
+        ])
+        // Rows carry the new numbers, entity columns too; every pair is kept.
+        #expect(try rows(store, "SELECT Z_PK, Z_ENT FROM ZRECORD ORDER BY Z_PK").map { "\($0[0]) \($0[1])" }
+                == ["1 7", "2 7", "3 8", "4 9", "5 8"])
+        #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZRECORD, Z5_RECORD FROM ZNOTE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
+                == ["1 3 4 9", "2 3 1 7"])
+        #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
+                == ["1 4 4 9 2", "2 4 4 9 1"])
+        #expect(try rows(store, "SELECT * FROM Z_8PARENTGROUPS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
+                == ["3 1", "4 1", "4 2"])
+        #expect(try rows(store, "SELECT * FROM Z_10NOTES ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
+                == ["1 1", "1 2"])
+        let metadata = try store.readMetadata()
+        #expect(metadata.versionHashes == model.versions[1].versionHashes)
+        #expect(metadata.frameworkVersion == 1344)
+        #expect(try store.inspect().journalMode == "wal")
+    }
+}
