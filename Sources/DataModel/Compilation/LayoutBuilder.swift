@@ -48,7 +48,7 @@ struct LayoutBuilder {
         case .primaryKey: return 0
         case .entityNumber: return 1
         case .changeCounter: return 2
-        case .toOne, .toOneEntity: return 3
+        case .toOne, .toOneEntity, .toManyKey: return 3
         case .order: return 4
         case .joinKey: return 3
         case .attribute:
@@ -143,6 +143,21 @@ struct LayoutBuilder {
                 columnsByTable[table, default: []].append(column)
             }
         }
+        // To-many relationships without an inverse: the source row's key lives on
+        // the destination row, `Z<n><NAME>` (Core Data: `ZPARAMETER.Z16PARAMETERS`).
+        for name in order {
+            guard let entity = byName[name] else { continue }
+            for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && r.declaration.inverse == nil && !r.declaration.isTransient {
+                guard let destination = byName[r.declaration.destination], let number = numbers[name] else { continue }
+                let table = "Z" + destination.root.uppercased()
+                let key = unique("Z\(number)" + r.name.uppercased(), in: table)
+                columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
+                if r.declaration.isOrdered {
+                    columnsByTable[table, default: []].append(.init(name: unique("Z_FOK_" + key.dropFirst(), in: table), type: "INTEGER",
+                                                                    role: .order(entity: name, relationship: r.name)))
+                }
+            }
+        }
         for table in tableOrder {
             let root = byName.values.first { "Z" + $0.root.uppercased() == table && $0.parent == nil }!
             var columns = columnsByTable[table] ?? []
@@ -153,8 +168,7 @@ struct LayoutBuilder {
             tables.append(.init(name: table, entity: root.name, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
         }
 
-        // Join tables: one per many-to-many pair and one per to-many without an
-        // inverse, named after one side of the pair (`namesJoinTable`): the rule
+        // Join tables: one per many-to-many pair, named after one side of the pair (`namesJoinTable`): the rule
         // that most stores Core Data wrote show. Core Data's own rule is not
         // documented and a few stores show the other side; stores that exist are
         // read as they are (`StorageLayout.reconciled(withTables:)`).
@@ -162,8 +176,7 @@ struct LayoutBuilder {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && !r.declaration.isTransient {
                 let d = r.declaration
-                let hasToOneInverse = d.inverse != nil && !r.isManyToMany
-                if hasToOneInverse { continue }
+                if !r.isManyToMany { continue }
                 if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
                    !namesJoinTable((name, r.name), over: (inverseOwner, inverseName)) {
                     continue
@@ -180,9 +193,11 @@ struct LayoutBuilder {
         for table in tables where table.joinRelationship == nil {
             let hierarchy = entities.filter { $0.root == table.entity }
             for column in table.columns {
-                if case .toOne = column.role {
+                switch column.role {
+                case .toOne, .toManyKey:
                     indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
                                          columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
+                default: break
                 }
             }
             if hierarchy.count > 1 {

@@ -18,6 +18,10 @@ public struct StorageLayout: Sendable, Hashable, Codable {
         /// the key when the destination entity has subentities (`Z<n>_<NAME>`, as
         /// Core Data writes it: `ZOWNER` and `Z22_OWNER`).
         case toOneEntity(entity: String, relationship: String)
+        /// The key of the source row of a to-many relationship without an inverse,
+        /// kept on the destination row (`Z<n><NAME>`, as Core Data stores it:
+        /// `ZPARAMETER.Z16PARAMETERS` for TokenMetaInformation.parameters).
+        case toManyKey(entity: String, relationship: String)
         /// The position of a row in an ordered to-many relationship (`Z_FOK_…`).
         case order(entity: String, relationship: String)
         /// A join table column holding the primary keys of `entity`'s rows, which
@@ -99,6 +103,23 @@ public struct StorageLayout: Sendable, Hashable, Codable {
             return table.joinRelationship == own ? (table, first, second) : (table, second, first)
         }
         return nil
+    }
+
+    /// The column of the destination's table pointing back to the source row of a
+    /// to-many relationship stored that way: a one-to-many (the inverse's column)
+    /// or a to-many without an inverse (`Z<n><NAME>`), with its order column.
+    public func reverseColumn(for relationship: CompiledRelationship, destinationRoot: String)
+        -> (table: Table, column: String, order: String?)? {
+        let r = relationship.declaration
+        guard r.isToMany, !relationship.isManyToMany, let table = table(forEntity: destinationRoot) else { return nil }
+        let role: Role
+        if let inverse = r.inverse, let owner = relationship.inverseEntity {
+            role = .toOne(entity: owner, relationship: inverse)
+        } else {
+            role = .toManyKey(entity: relationship.declaredIn, relationship: r.name)
+        }
+        guard let column = table.column(for: role) else { return nil }
+        return (table, column.name, table.column(for: .order(entity: relationship.declaredIn, relationship: r.name))?.name)
     }
 
     /// The table storing an entity's rows (its root's table).

@@ -69,11 +69,9 @@ struct SegmentPlanner {
             guard let column = sourceColumn(entity, name), let table = sourceLayout.table(forEntity: entity.root) else { return nil }
             return .column(table: table.name, column: column.name, numbers: numbers(sourceLayout, subtree(source, entity.name)))
         }
-        if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
-           let destination = source.entity(named: r.destination), let table = sourceLayout.table(forEntity: destination.root),
-           let column = table.column(for: .toOne(entity: owner, relationship: inverse)) {
-            return .reverseColumn(table: table.name, column: column.name,
-                                  order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
+        if let destination = source.entity(named: r.destination),
+           let (table, column, order) = sourceLayout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            return .reverseColumn(table: table.name, column: column, order: order)
         }
         guard let (table, mine, theirs) = sourceLayout.joinTable(for: relationship) else { return nil }
         return .join(table: table.name, mine: mine, theirs: theirs,
@@ -144,6 +142,22 @@ struct SegmentPlanner {
             }
             let exists = sourceLayout.table(named: table.name) != nil
             newJoins.append((table, exists ? "MM_NEW_" + table.name : table.name, found))
+        }
+
+        // To-many relationships without an inverse keep one owner per destination
+        // row (Core Data's storage): pairs that shared a destination lose all but one.
+        for entity in destination.entities {
+            for relationship in entity.relationships where relationship.declaredIn == entity.name {
+                let r = relationship.declaration
+                guard r.isToMany, r.inverse == nil, !r.isTransient, let found = pairs(for: entity, relationship) else { continue }
+                let shared: Bool = switch found.0 {
+                case .column, .join: true
+                case .reverseColumn: false
+                }
+                if shared {
+                    warnings.append(MigrationWarning(message: "\(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps the one with the lowest primary key", isDestructive: true))
+                }
+            }
         }
 
         // 1. Build every new table from the old ones (nothing is dropped yet).
@@ -245,10 +259,20 @@ struct SegmentPlanner {
                 steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(owner).\(name) destination",
                                            sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))"],
                                            cost: .update(rows: rows), table: table.name))
-                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(owner).\(name) destination",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(key.name)) IS NOT NULL AND a.\(SQLText.q(column.name)) IS NOT (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(key.name)))"))
+                if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             }
         }
+    }
+
+    /// Every row's entity-type column holds the entity number of its destination row.
+    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
+        guard case .toOneEntity(let owner, let name) = column.role,
+              let relationship = destination.entity(named: owner)?.relationship(named: name),
+              let key = table.column(for: .toOne(entity: owner, relationship: name)),
+              let target = destination.entity(named: relationship.declaration.destination),
+              let targetTable = destinationLayout.table(forEntity: target.root) else { return nil }
+        return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(owner).\(name) destination",
+                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(key.name)) IS NOT NULL AND a.\(SQLText.q(column.name)) IS NOT (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(key.name)))")
     }
 
     /// Rows a destination table will hold: counted on the table it comes from.
@@ -327,6 +351,13 @@ struct SegmentPlanner {
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
             if case .reverseColumn(_, _, let order?) = found.0, !found.1 { return .same(order) }
+            return nil
+        case .toManyKey(let owner, let name):
+            guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
+            if case .reverseColumn(let tableName, let column, _) = found.0, !found.1, tableName == (tableRenamedFrom(table) ?? table.name) {
+                return .same(column)
+            }
             return nil
         case .toOneEntity:
             // Kept when the table already has it; otherwise added empty and set by
@@ -555,10 +586,18 @@ struct SegmentPlanner {
         case .toOne(let owner, let name):
             guard lineage.contains(owner), let relationship = entity.relationship(named: name), let found = pairs(for: entity, relationship) else { return "NULL" }
             return destinationOfRow(found.0, reversed: found.1)
+        case .toManyKey(let owner, let name):
+            // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
+            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
+                  lineage.contains(relationship.declaration.destination), let found = pairs(for: ownerEntity, relationship) else { return "NULL" }
+            return destinationOfRow(found.0, reversed: !found.1)
         case .order(let owner, let name):
             // This row is a destination of owner.name (ordered to-many): its position.
-            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
-                  let inverse = relationship.declaration.inverse, lineage.contains(where: { destination.entity(named: $0)?.relationship(named: inverse) != nil }) else { return "NULL" }
+            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name) else { return "NULL" }
+            let isDestinationRow = relationship.declaration.inverse.map { inverse in
+                lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
+            } ?? lineage.contains(relationship.declaration.destination)
+            guard isDestinationRow else { return "NULL" }
             if let found = pairs(for: ownerEntity, relationship), !found.1, case .reverseColumn(_, _, let order?) = found.0 {
                 return "s.\(SQLText.q(order))"
             }
@@ -685,6 +724,14 @@ struct SegmentPlanner {
                     checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
                                                  sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
                 }
+            case .toOneEntity:
+                if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
+            case .toManyKey(let owner, let name):
+                guard let ownerEntity = destination.entity(named: owner), ownerEntity.relationship(named: name) != nil,
+                      let ownerTable = destinationLayout.table(forEntity: ownerEntity.root) else { continue }
+                let owners = numbers(destinationLayout, subtree(destination, owner))
+                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(owner) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(owners))))"))
             case .joinKey(let entityName, _):
                 guard let target = destination.entity(named: entityName), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
                 let targets = numbers(destinationLayout, subtree(destination, target.name))

@@ -121,10 +121,8 @@ final class SourceReader {
         guard r.isToMany else { return try toOne(of: source, name).map { [$0] } ?? [] }
         guard let destination = version.entity(named: r.destination), let destinationTable = layout.table(forEntity: destination.root) else { return [] }
         var keys: [Int64] = []
-        if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
-           let column = destinationTable.column(for: .toOne(entity: owner, relationship: inverse)) {
-            let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: name))
-            let statement = try connection.cachedStatement("SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column.name)) = ? ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")Z_PK")
+        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            let statement = try connection.cachedStatement("SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column)) = ? ORDER BY \(order.map { SchemaSQL.quote($0) + ", " } ?? "")Z_PK")
             try statement.bind([.integer(source.primaryKey)])
             while try statement.step() { keys.append(statement.int64(at: 0)) }
             statement.reset()

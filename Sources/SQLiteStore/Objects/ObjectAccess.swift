@@ -147,10 +147,9 @@ public final class ObjectAccess {
         }
         guard let destination = version.entity(named: r.destination) else { return [] }
         let destinationTable = self.table(of: destination)
-        if let inverse = r.inverse, !relationship.isManyToMany, let inverseOwner = relationship.inverseEntity {
-            guard let column = destinationTable.column(for: .toOne(entity: inverseOwner, relationship: inverse)) else { return [] }
-            let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-            let sql = "SELECT Z_PK FROM \(quote(destinationTable.name)) WHERE \(quote(column.name)) = ? ORDER BY \(order.map { "\(quote($0.name)), " } ?? "")Z_PK"
+        if !relationship.isManyToMany {
+            guard let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) else { return [] }
+            let sql = "SELECT Z_PK FROM \(quote(destinationTable.name)) WHERE \(quote(column)) = ? ORDER BY \(order.map { "\(quote($0)), " } ?? "")Z_PK"
             return try primaryKeys(sql, primaryKey)
         }
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return [] }
@@ -251,6 +250,21 @@ public final class ObjectAccess {
             }
             for target in targets where try !exists(r.destination, primaryKey: target) {
                 throw StoreError(.invalidObject, "\(subject).\(r.name): no \(r.destination) with primary key \(target)", path: store.path)
+            }
+            if r.isToMany, r.inverse == nil, let destination = version.entity(named: r.destination),
+               let (ownerTable, column, _) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+                for target in targets {
+                    let owner = try wrap { () throws(SQLiteError) -> Int64? in
+                        let statement = try connection.cachedStatement("SELECT \(quote(column)) FROM \(quote(ownerTable.name)) WHERE Z_PK = ?")
+                        try statement.bind([.integer(target)])
+                        defer { statement.reset() }
+                        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+                        return statement.int64(at: 0)
+                    }
+                    if let owner {
+                        throw StoreError(.invalidObject, "\(subject).\(r.name): \(r.destination) \(target) already belongs to the \(r.name) of object \(owner); a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(r.destination) row)", path: store.path)
+                    }
+                }
             }
             if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
                 columns.append(column.name)
@@ -356,16 +370,14 @@ public final class ObjectAccess {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
         let destinationTable = table(of: destination)
-        if let inverse = r.inverse, !relationship.isManyToMany, let owner = relationship.inverseEntity,
-           let column = destinationTable.column(for: .toOne(entity: owner, relationship: inverse)) {
-            let order = destinationTable.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-            let type = entityTypeAssignment(destinationTable, owner, inverse, entity)
+        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             for (position, target) in targets.enumerated() {
                 if let order {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?\(type), \(quote(order.name)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
                             [.integer(key), .integer(Int64(position + 1)), .integer(target)])
                 } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column.name)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
                 }
             }
             return
