@@ -13,8 +13,10 @@ struct Import: ParsableCommand {
             --order FILE (one version folder name a line) replaces that rule. What the model format has no \
             place for (configurations, fetch requests, fetched properties, class names, user info, …) is \
             listed as a warning on stderr. The imported versions are validated and compiled before anything \
-            is written. Exit 0 when imported; 1 when the model cannot be read or converted, a version file \
-            exists (without --force) or the result does not validate.
+            is written. --report lists, per hop between consecutive versions, whether inference covers it or \
+            a mapping file in --migrations does. Exit 0 when imported; 1 when the model cannot be read or \
+            converted, a version file exists (without --force) or the result does not validate; 4 with \
+            --report when a hop has neither (the versions are written all the same).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -51,6 +53,8 @@ struct Import: ParsableCommand {
         var from: Int
         var to: Int
         var inferred: Bool
+        /// The mapping file in --migrations that covers the hop, if any.
+        var mappingFile: String?
         var refusals: [Refusal]
         var error: String?
     }
@@ -103,8 +107,11 @@ struct Import: ParsableCommand {
                           warnings: version.warnings,
                           entityHashes: compiled.version(version.number).map { $0.versionHashes.mapValues(\.hex) } ?? [:])
         }
+        // A hop neither inference nor a mapping file covers: no migration path (exit 4).
+        let uncovered = hops?.contains { !$0.inferred && ($0.mappingFile == nil || $0.error != nil) } ?? false
         if global.json {
             try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops))
+            if uncovered { throw ExitStatus.noMigrationPath }
             return
         }
         for version in versions {
@@ -117,6 +124,8 @@ struct Import: ParsableCommand {
             for hop in hops {
                 if hop.inferred {
                     Output.out("  \(hop.from) → \(hop.to): inferred (lightweight)")
+                } else if let file = hop.mappingFile, hop.error == nil {
+                    Output.out("  \(hop.from) → \(hop.to): mapping file \(file)")
                 } else {
                     Output.out("  \(hop.from) → \(hop.to): needs a mapping file (\(global.migrations)/\(imported.name)/\(hop.from)-to-\(hop.to).yaml)")
                     for refusal in hop.refusals { Output.out("    \(refusal.description)") }
@@ -124,6 +133,7 @@ struct Import: ParsableCommand {
                 }
             }
         }
+        if uncovered { throw ExitStatus.noMigrationPath }
     }
 
     private func orderList() throws -> [String]? {
@@ -165,14 +175,24 @@ struct Import: ParsableCommand {
 
     private func hopReports(_ compiled: CompiledModel) -> [HopReport] {
         let numbers = compiled.versions.map(\.version)
+        let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
         return zip(numbers, numbers.dropFirst()).map { from, to in
             do {
                 _ = try MappingResolver.resolve(compiled, from: from, to: to, file: nil)
-                return HopReport(from: from, to: to, inferred: true, refusals: [], error: nil)
+                return HopReport(from: from, to: to, inferred: true, mappingFile: nil, refusals: [], error: nil)
             } catch let failure as InferenceFailure {
-                return HopReport(from: from, to: to, inferred: false, refusals: failure.refusals, error: nil)
+                guard let file = files.file(from: from, to: to) else {
+                    return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: failure.refusals, error: nil)
+                }
+                // A mapping file covers the hop when inference plus the file resolve.
+                do {
+                    _ = try MappingResolver.resolve(compiled, from: from, to: to, file: file)
+                    return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: failure.refusals, error: nil)
+                } catch {
+                    return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: failure.refusals, error: "\(error)")
+                }
             } catch {
-                return HopReport(from: from, to: to, inferred: false, refusals: [], error: "\(error)")
+                return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: [], error: "\(error)")
             }
         }
     }
