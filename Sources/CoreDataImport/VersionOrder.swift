@@ -5,8 +5,12 @@ import Foundation
 /// The rule: the version `.xccurrentversion` names is last (it becomes the highest
 /// number, our "current"); the others come in the order Xcode's navigator lists them,
 /// by name, comparing runs of digits as numbers and letters without regard to case
-/// ("Model 2" before "Model 10", "Model" before "Model 2"). An explicit list (`--order`)
-/// replaces the rule entirely.
+/// ("Model 2" before "Model 10", "Model" before "Model 2"). One exception: when the
+/// current version is the first by name (the original, unnumbered model) and later
+/// ones exist, the marker is taken as never switched (sample projects such as
+/// CoreDataPlus ship "SampleModel" current beside "SampleModel2" and "SampleModel3",
+/// whose stores show that history) and the name order stands. An explicit list
+/// (`--order`) replaces the rule entirely.
 public enum VersionOrder {
     /// True when `a` sorts before `b` by name, digits compared as numbers.
     public static func precedes(_ a: String, _ b: String) -> Bool {
@@ -27,13 +31,32 @@ public enum VersionOrder {
         return a < b
     }
 
-    /// Sorts version names by the rule; `current` (when among them) goes last.
+    /// Sorts version names by the rule; `current` (when among them) goes last unless
+    /// it is the first by name (see the type's documentation).
     /// Names may carry `.xcdatamodel`, which is not compared (Xcode does not show it).
     public static func sorted(_ names: [String], current: String?) -> [String] {
         func shown(_ name: String) -> String { name.hasSuffix(".xcdatamodel") ? String(name.dropLast(12)) : name }
-        let others = names.filter { $0 != current }.sorted { precedes(shown($0), shown($1)) }
-        guard let current, names.contains(current) else { return others }
-        return others + [current]
+        let byName = names.sorted { precedes(shown($0), shown($1)) }
+        guard let current, names.contains(current), byName.first != current else { return byName }
+        return byName.filter { $0 != current } + [current]
+    }
+
+    /// How the current version was placed, for a note: nil when it is last by name
+    /// anyway (or there is none).
+    public enum CurrentPlacement: Equatable {
+        /// Moved last although later versions sort after it.
+        case movedLast(after: [String])
+        /// Kept first by name: the marker looks never switched.
+        case keptFirst(before: [String])
+    }
+
+    /// Where the rule put `current` among `names`, when it differs from plain name order's last place.
+    public static func placement(of current: String?, among names: [String]) -> CurrentPlacement? {
+        func shown(_ name: String) -> String { name.hasSuffix(".xcdatamodel") ? String(name.dropLast(12)) : name }
+        let byName = names.sorted { precedes(shown($0), shown($1)) }
+        guard let current, let index = byName.firstIndex(of: current), index != byName.count - 1 else { return nil }
+        let later = Array(byName[(index + 1)...])
+        return index == 0 ? .keptFirst(before: later) : .movedLast(after: later)
     }
 
     /// Parses an order file: one version folder name a line (`.xcdatamodel` optional),

@@ -26,9 +26,15 @@ public struct XcodeModelImporter: Sendable {
         }
         let ordered = try orderedVersions(bundle)
         var notes = bundle.skipped
-        if order == nil, let current = bundle.currentVersion, ordered.count > 1,
-           VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).last != current {
-            notes.append("\(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), although its name sorts earlier; pass --order to choose another order")
+        if order == nil, let current = bundle.currentVersion {
+            switch VersionOrder.placement(of: current, among: bundle.versions.map(\.folder)) {
+            case .movedLast(let later)?:
+                notes.append("\(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to choose another order")
+            case .keptFirst(let later)?:
+                notes.append("\(current) is marked current (.xccurrentversion) but is the first version by name, and \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never switched, so the versions are imported in name order and \(current) is version 1; pass --order \(current) last if it is the newest")
+            case nil:
+                break
+            }
         }
         var versions: [ImportedVersion] = []
         var problems: [String] = []

@@ -12,25 +12,43 @@ import TestSupport
     }
 
     @Test func theCurrentVersionGoesLast() {
-        #expect(VersionOrder.sorted(["Model 2", "Model 10", "Model"], current: "Model") == ["Model 2", "Model 10", "Model"])
+        #expect(VersionOrder.sorted(["Model 2", "Model 10", "Model"], current: "Model 2") == ["Model", "Model 10", "Model 2"])
+        #expect(VersionOrder.placement(of: "Model 2", among: ["Model 2", "Model 10", "Model"]) == .movedLast(after: ["Model 10"]))
+        #expect(VersionOrder.placement(of: "Model 10", among: ["Model 2", "Model 10", "Model"]) == nil)
         #expect(VersionOrder.sorted(["Model 2", "Model 10"], current: "Elsewhere") == ["Model 2", "Model 10"])
+    }
+
+    /// A current marker on the first version by name, with later versions beside it,
+    /// was never switched (CoreDataPlus's SampleModel): name order stands.
+    @Test func aCurrentMarkerOnTheFirstVersionKeepsNameOrder() {
+        #expect(VersionOrder.sorted(["SampleModel2", "SampleModel", "SampleModel3"], current: "SampleModel")
+                == ["SampleModel", "SampleModel2", "SampleModel3"])
+        #expect(VersionOrder.placement(of: "SampleModel", among: ["SampleModel2", "SampleModel", "SampleModel3"])
+                == .keptFirst(before: ["SampleModel2", "SampleModel3"]))
     }
 
     @Test func orderFilesSkipBlankLinesAndComments() {
         #expect(VersionOrder.parseList("# oldest first\nModel 2\n\n  Model.xcdatamodel  \r\n") == ["Model 2", "Model.xcdatamodel"])
     }
 
-    static func bundle() -> XcodeModelBundle {
+    static func bundle(current: String = "M.xcdatamodel") -> XcodeModelBundle {
         let xml = XcodeFixtures.header("") + "<entity name=\"A\"><attribute name=\"a\" attributeType=\"String\"/></entity></model>"
         return XcodeFixtures.bundle([("M 10.xcdatamodel", xml), ("M 2.xcdatamodel", xml), ("M.xcdatamodel", xml)],
-                                    current: "M.xcdatamodel", name: "M")
+                                    current: current, name: "M")
     }
 
     @Test func importNumbersVersionsByTheRule() throws {
-        let model = try XcodeModelImporter().convert(Self.bundle())
-        #expect(model.versions.map(\.source) == ["M 2.xcdatamodel", "M 10.xcdatamodel", "M.xcdatamodel"])
+        let model = try XcodeModelImporter().convert(Self.bundle(current: "M 2.xcdatamodel"))
+        #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 10.xcdatamodel", "M 2.xcdatamodel"])
         #expect(model.versions.map(\.number) == [1, 2, 3])
-        #expect(model.notes == ["M.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, although its name sorts earlier; pass --order to choose another order"])
+        #expect(model.notes == ["M 2.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, although M 10.xcdatamodel sorts after it; pass --order to choose another order"])
+    }
+
+    @Test func aCurrentMarkerNeverSwitchedKeepsNameOrderWithANote() throws {
+        let model = try XcodeModelImporter().convert(Self.bundle())
+        #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])
+        #expect(model.versions.map(\.isCurrent) == [true, false, false])
+        #expect(model.notes == ["M.xcdatamodel is marked current (.xccurrentversion) but is the first version by name, and M 2.xcdatamodel, M 10.xcdatamodel sort after it: the marker looks never switched, so the versions are imported in name order and M.xcdatamodel is version 1; pass --order M.xcdatamodel last if it is the newest"])
     }
 
     @Test func anOrderListOverridesTheRule() throws {

@@ -179,15 +179,21 @@ import TestSupport
     func importedCorpusModelsRecogniseApplesStores() throws {
         let folder = try TemporaryDirectory(prefix: "import-corpus")
         defer { folder.remove() }
-        for (bundle, stores) in [("SampleModel/SampleModel.xcdatamodeld", ["SampleModel/Fixtures/SampleModel_V1.sqlite", "SampleModel/Fixtures/SampleModel_V2.sqlite"]),
-                                 ("SampleModel3/SampleModel3.xcdatamodeld", ["SampleModel3/Fixtures/SampleModel3_V1.sqlite"])] {
-            let imported = try CommandRunner.migrate(["import", "\(Self.corpus)/\(bundle)", "-o", "Models"], in: folder.path)
-            #expect(imported.status == 0, "\(imported.stderr)")
-            for store in stores {
+        // Each store is the version of the Xcode model it was written with (by name order:
+        // the bundles' current marker was never switched from the first version).
+        for (bundle, stores) in [("SampleModel/SampleModel.xcdatamodeld", [("SampleModel/Fixtures/SampleModel_V1.sqlite", 1), ("SampleModel/Fixtures/SampleModel_V2.sqlite", 2)]),
+                                 ("SampleModel3/SampleModel3.xcdatamodeld", [("SampleModel3/Fixtures/SampleModel3_V1.sqlite", 1)])] {
+            let imported = try CommandRunner.migrate(["import", "\(Self.corpus)/\(bundle)", "-o", "Models", "--report"], in: folder.path)
+            #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+            for (store, version) in stores {
                 let inspect = try CommandRunner.migrate(["inspect", "\(Self.corpus)/\(store)", "--models", "Models", "--json"], in: folder.path)
                 #expect(inspect.status == 0, "\(inspect.stderr)")
                 let report = try JSONSerialization.jsonObject(with: Data(inspect.stdout.utf8)) as? [String: Any]
-                #expect(report?["recognizedVersion"] != nil, "\(store)")
+                #expect(report?["recognizedVersion"] as? Int == version, "\(store)")
+                // `status` says the same, and that a migration to version 3 is possible (exit 3).
+                let status = try CommandRunner.migrate(["status", "\(Self.corpus)/\(store)", "--models", "Models"], in: folder.path)
+                #expect(status.status == 3, "\(store): \(status.stdout)\(status.stderr)")
+                #expect(status.stdout.contains("version \(version), migration to 3 needed"), "\(store): \(status.stdout)")
                 // Every entity with a stored hash matches an imported version.
                 for entity in report?["entities"] as? [[String: Any]] ?? [] where entity["storedHash"] != nil {
                     #expect(entity["matches"] as? Bool == true, "\(store): \(entity["name"] ?? "?")")
