@@ -193,9 +193,10 @@ import TestSupport
 
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
-        #expect(try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent)" } == [
-            "1 Address 0", "2 Container 0", "3 Note 0", "4 Phone 0", "5 Record 0", "6 AbstractGroup 5",
-            "7 Group 6", "8 Contact 5", "9 SubscribedContact 8", "10 Tag 0",
+        // Each entity keeps its key counter under its new number.
+        #expect(try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent) \($0.maxKey)" } == [
+            "1 Address 0 0", "2 Container 0 1", "3 Note 0 2", "4 Phone 0 2", "5 Record 0 5", "6 AbstractGroup 5 0",
+            "7 Group 6 0", "8 Contact 5 0", "9 SubscribedContact 8 0", "10 Tag 0 1",
         ])
         let tables = try store.connection.tables().filter { !$0.hasPrefix("MM_") && $0 != "Z_METADATA" && $0 != "Z_MODELCACHE" && $0 != "Z_PRIMARYKEY" }
         var described: [String] = []

@@ -679,24 +679,39 @@ struct SegmentPlanner {
         var sql: [String] = []
         let old = sourceLayout.entityNumbers
         let new = destinationLayout.entityNumbers
-        for (name, number) in old.sorted(by: { $0.value < $1.value }) where !new.values.contains(number) {
-            sql.append("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = \(number) -- \(name) removed")
+        let renumbered = destination.entities.contains { entity in
+            sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
         }
-        for entity in destination.entities {
-            guard let number = new[entity.name] else { continue }
-            let parent = entity.parent.flatMap { new[$0] } ?? 0
-            if old.values.contains(number) {
-                sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
-            } else {
-                sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), 0)")
+        if renumbered {
+            // Numbers move between entities: rewrite the table, each entity keeping
+            // its own key counter (`Z_MAX`) under its new number.
+            sql.append("CREATE TEMP TABLE MM_OLD_PRIMARYKEY AS SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY")
+            sql.append("DELETE FROM Z_PRIMARYKEY")
+            for entity in destination.entities.sorted(by: { (new[$0.name] ?? 0) < (new[$1.name] ?? 0) }) {
+                guard let number = new[entity.name] else { continue }
+                let parent = entity.parent.flatMap { new[$0] } ?? 0
+                let counter = sourceEntity(for: entity.name).flatMap { old[$0.name] }
+                    .map { "coalesce((SELECT Z_MAX FROM MM_OLD_PRIMARYKEY WHERE Z_ENT = \($0)), 0)" } ?? "0"
+                sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), \(counter))")
+            }
+            sql.append("DROP TABLE MM_OLD_PRIMARYKEY")
+        } else {
+            for (name, number) in old.sorted(by: { $0.value < $1.value }) where !new.values.contains(number) {
+                sql.append("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = \(number) -- \(name) removed")
+            }
+            for entity in destination.entities {
+                guard let number = new[entity.name] else { continue }
+                let parent = entity.parent.flatMap { new[$0] } ?? 0
+                if old.values.contains(number) {
+                    sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
+                } else {
+                    sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), 0)")
+                }
             }
         }
         for table in destinationLayout.tables where table.joinRelationship == nil {
             guard let number = new[table.entity] else { continue }
             sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
-        }
-        let renumbered = destination.entities.contains { entity in
-            sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
         }
         steps.append(MigrationStep(kind: .entityNumbers,
                                    summary: renumbered ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
