@@ -23,7 +23,7 @@ import TestSupport
               record: { destination: Record, optional: true }
               tags: { destination: Tag, toMany: true, inverse: notes }
           Phone:
-            attributes: { number: string? }
+            attributes: { number: string?, cost: decimal? }
             relationships:
               owner: { destination: Contact, optional: true, inverse: phones }
           Record:
@@ -74,7 +74,7 @@ import TestSupport
     static let schema = """
         CREATE TABLE ZCONTAINER ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
         CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZRECORD INTEGER, Z4_RECORD INTEGER, Z1NOTES INTEGER, ZTEXT VARCHAR );
-        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER INTEGER, Z_FOK_OWNER INTEGER, ZNUMBER VARCHAR );
+        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER INTEGER, Z_FOK_OWNER INTEGER, ZNUMBER VARCHAR, ZCOST DECIMAL );
         CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTAINER INTEGER, ZCONTAINER1 INTEGER, ZUNIQUEID VARCHAR, ZNAME VARCHAR, ZFIRSTNAME VARCHAR );
         CREATE TABLE Z_5PARENTGROUPS ( Z_5CHILDGROUPS INTEGER, Z_6PARENTGROUPS INTEGER, PRIMARY KEY (Z_5CHILDGROUPS, Z_6PARENTGROUPS) );
         CREATE TABLE Z_7PARENTGROUPS ( Z_7CONTACTS INTEGER, Z_6PARENTGROUPS1 INTEGER, PRIMARY KEY (Z_7CONTACTS, Z_6PARENTGROUPS1) );
@@ -103,7 +103,7 @@ import TestSupport
         INSERT INTO ZRECORD VALUES (5, 7, 1, NULL, NULL, 'C5', NULL, 'Alan');
         INSERT INTO Z_5PARENTGROUPS VALUES (2, 1);
         INSERT INTO Z_7PARENTGROUPS VALUES (3, 1), (4, 1), (4, 2);
-        INSERT INTO ZPHONE VALUES (1, 3, 1, 4, 8, 2, '555-0102'), (2, 3, 1, 4, 8, 1, '555-0101');
+        INSERT INTO ZPHONE VALUES (1, 3, 1, 4, 8, 2, '555-0102', 12.5), (2, 3, 1, 4, 8, 1, '555-0101', NULL);
         INSERT INTO ZNOTE VALUES (1, 2, 1, 4, 8, 1, 'about Grace'), (2, 2, 1, 1, 6, NULL, 'about Friends');
         INSERT INTO ZTAG VALUES (1, 9, 1, 'work');
         INSERT INTO Z_9NOTES VALUES (1, 1), (1, 2);
@@ -139,7 +139,8 @@ import TestSupport
         #expect(layout.tables.map(describe) == [
             "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
             "ZNOTE(Z_PK,Z_ENT,Z_OPT,ZRECORD,Z4_RECORD,Z1NOTES,ZTEXT)",
-            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z7_OWNER,Z_FOK_OWNER,ZNUMBER)",
+            // Our own stores declare decimals TEXT (exact); Core Data's say DECIMAL.
+            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z7_OWNER,Z_FOK_OWNER,ZCOST,ZNUMBER)",
             "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
             "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
             "Z_2TAGS(Z_2NOTES,Z_9TAGS)",
@@ -207,7 +208,7 @@ import TestSupport
             "ZADDRESS(Z_PK,Z_ENT,Z_OPT,ZSTREET)",
             "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
             "ZNOTE(Z_PK,Z_ENT,Z_OPT,ZRECORD,Z5_RECORD,Z2NOTES,ZTEXT)",
-            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z8_OWNER,Z_FOK_OWNER,ZNUMBER)",
+            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z8_OWNER,Z_FOK_OWNER,ZNUMBER,ZCOST)",
             "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
             "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
             "Z_10NOTES(Z_10TAGS,Z_3NOTES)",
@@ -221,6 +222,9 @@ import TestSupport
                 == ["1 3 4 9 1", "2 3 1 7 NULL"])
         #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
                 == ["1 4 4 9 2", "2 4 4 9 1"])
+        // Decimal columns stay declared as Core Data declares them, values as they were.
+        #expect(try store.connection.columns(of: "ZPHONE").first { $0.name == "ZCOST" }?.declaredType == "DECIMAL")
+        #expect(try rows(store, "SELECT ZCOST FROM ZPHONE ORDER BY Z_PK") == [[.real(12.5)], [.null]])
         #expect(try rows(store, "SELECT * FROM Z_8PARENTGROUPS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
                 == ["3 1", "4 1", "4 2"])
         #expect(try rows(store, "SELECT * FROM Z_10NOTES ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }

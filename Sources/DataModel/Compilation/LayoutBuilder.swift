@@ -15,6 +15,9 @@ struct LayoutBuilder {
     /// Relationships (`Entity.relationship`) known to name their pair's join table
     /// (from the store being migrated): kept on the same side.
     var joinOwners: Set<String> = []
+    /// Declare decimal columns `DECIMAL`, as Core Data does, rather than `TEXT`
+    /// (for stores that came from Core Data).
+    var coreDataTypes = false
 
     init(entities: [CompiledEntity], entityNumbers: [String: Int]? = nil, existing: [String: Set<String>]? = nil) {
         self.entities = entities
@@ -107,7 +110,8 @@ struct LayoutBuilder {
             let table = "Z" + entity.root.uppercased()
             var own: [(name: String, column: StorageLayout.Column?)] = []
             for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient {
-                own.append((a.name, .init(name: a.name, type: Self.columnType(a.declaration.type), role: .attribute(entity: name, property: a.name))))
+                let type = coreDataTypes && a.declaration.type == .decimal ? "DECIMAL" : Self.columnType(a.declaration.type)
+                own.append((a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name))))
             }
             for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient {
                 own.append((r.name, r.declaration.isToMany ? nil : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name))))
@@ -317,8 +321,10 @@ extension CompiledVersion {
     ///   (reading), rather than the layout to migrate to.
     /// - Parameter joinOwners: relationships (`Entity.relationship`) that name their
     ///   pair's join table in the store being migrated: they keep doing so.
+    /// - Parameter coreDataTypes: declare column types as Core Data does (`DECIMAL`
+    ///   for decimals), for stores that came from Core Data.
     public func layout(entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
-                       asStored: Bool = false, joinOwners: Set<String> = []) -> StorageLayout {
+                       asStored: Bool = false, joinOwners: Set<String> = [], coreDataTypes: Bool = false) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
         // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow
         // `renamedFrom` so that a renamed entity keeps its number and its rows.
@@ -335,6 +341,7 @@ extension CompiledVersion {
         var builder = LayoutBuilder(entities: entities, entityNumbers: numbers, existing: existingTables)
         builder.omitsMissingEntityColumns = asStored
         builder.joinOwners = joinOwners
+        builder.coreDataTypes = coreDataTypes
         return builder.build()
     }
 }

@@ -105,7 +105,8 @@ public struct MigrationPlanner {
                 // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
                 // store takes the destination model's numbers; rows of entities whose
                 // number changes are rewritten.
-                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, existingTables: schema, joinOwners: joinOwners)
+                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, existingTables: schema,
+                                                         joinOwners: joinOwners, coreDataTypes: true)
             } else {
                 var numbers: [String: Int] = [:]
                 for entityMapping in mapping.entityMappings {

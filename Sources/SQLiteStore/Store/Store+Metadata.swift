@@ -133,7 +133,8 @@ extension Store {
     /// names that follow from them, and the store's own naming where Core Data's
     /// rule is uncertain (see `CompiledVersion.layout(entityNumbers:reserved:existingTables:)`).
     public func layout(for version: CompiledVersion) throws(StoreError) -> StorageLayout {
-        version.layout(entityNumbers: try entityNumbers(), existingTables: try schema(), asStored: true)
+        let fromCoreData = (try? readMetadata())?.followsCoreDataNumbering ?? false
+        return version.layout(entityNumbers: try entityNumbers(), existingTables: try schema(), asStored: true, coreDataTypes: fromCoreData)
     }
 
     /// Every table of the store with its column names.
