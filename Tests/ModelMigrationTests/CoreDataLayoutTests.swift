@@ -235,3 +235,185 @@ import TestSupport
         #expect(try store.inspect().journalMode == "wal")
     }
 }
+
+/// Migrations whose column names shift: suffixes moving when a property takes a
+/// name before them, numbers changing with Core Data's renumbering, and stores
+/// written before a to-many without an inverse kept its key on the destination.
+@Suite struct ShiftingNamesTests {
+    /// Marks a scenario's store as one that came from Core Data.
+    static func markAsCoreDataStore(_ s: MigrationScenario) throws {
+        let store = try Store.open(path: s.storePath, access: .readWrite)
+        defer { try? store.close() }
+        var metadata = try store.readMetadata()
+        metadata.frameworkVersion = 1344
+        try store.connection.transaction { try store.writeMetadata(metadata) }
+    }
+
+    static func indexColumns(_ s: MigrationScenario, _ table: String) throws -> [String] {
+        try s.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND name NOT LIKE 'sqlite_%' ORDER BY name").map { row in
+            guard case .text(let name) = row[0] else { return "?" }
+            let columns = try s.rows("PRAGMA index_info(\"\(name)\")").map { row -> String in
+                if case .text(let column) = row[2] { return column }
+                return "?"
+            }
+            return "\(name)(\(columns.joined(separator: ",")))"
+        }
+    }
+
+    /// Renumbering moves `Z2ITEMS` to `Z3ITEMS` while `Z3ITEMS` becomes `Z4ITEMS`:
+    /// the renames go through temporary names and the indexes follow the names.
+    @Test func keyColumnsSwapNamesWhenOwnersAreRenumbered() throws {
+        let v1 = """
+            entities:
+              Item:
+                attributes: { name: string? }
+              Pa:
+                attributes: { name: string? }
+                relationships:
+                  items: { destination: Item, toMany: true }
+              Pb:
+                attributes: { name: string? }
+                relationships:
+                  items: { destination: Item, toMany: true }
+
+            """
+        let v2 = v1 + "  Jay:\n    attributes: { name: string? }\n"
+        let s = try MigrationScenario("Swap", versions: [v1, v2])
+        defer { s.remove() }
+        try Self.markAsCoreDataStore(s)
+        try s.withObjects { o in
+            try o.insert("Item", values: ["name": .string("one")])
+            try o.insert("Item", values: ["name": .string("two")])
+            try o.insert("Pa", values: [:], relationships: ["items": [1]])
+            try o.insert("Pb", values: [:], relationships: ["items": [2]])
+        }
+        #expect(try s.columns("ZITEM") == ["Z_PK", "Z_ENT", "Z_OPT", "Z2ITEMS", "Z3ITEMS", "ZNAME"])
+        try s.migrate()
+        #expect(try s.columns("ZITEM") == ["Z_PK", "Z_ENT", "Z_OPT", "Z3ITEMS", "Z4ITEMS", "ZNAME"])
+        #expect(try s.rows("SELECT Z3ITEMS, Z4ITEMS FROM ZITEM ORDER BY Z_PK") == [[.integer(1), .null], [.null, .integer(1)]])
+        let itemIndexes = try Self.indexColumns(s, "ZITEM")
+        #expect(itemIndexes == ["ZITEM_Z3ITEMS_INDEX(Z3ITEMS)", "ZITEM_Z4ITEMS_INDEX(Z4ITEMS)"])
+        #expect(try s.fetch("Pa").map { $0.relationships["items"] ?? [] } == [[1]])
+        #expect(try s.fetch("Pb").map { $0.relationships["items"] ?? [] } == [[2]])
+    }
+
+    /// A to-many added on the first subentity takes the name `ZOWNER`: the to-ones of
+    /// the next subentities move to `ZOWNER1` and `ZOWNER2`, values and all.
+    @Test func suffixesShiftWhenAPropertyTakesANameBeforeThem() throws {
+        let v1 = """
+            entities:
+              Person:
+                attributes: { name: string? }
+              Record:
+                abstract: true
+                attributes: { note: string? }
+              A:
+                parent: Record
+              B:
+                parent: Record
+                relationships:
+                  owner: { destination: Person, optional: true }
+              C:
+                parent: Record
+                relationships:
+                  owner: { destination: Person, optional: true }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "  A:\n    parent: Record\n", with: """
+              A:
+                parent: Record
+                relationships:
+                  owner: { destination: Person, toMany: true }
+
+            """)
+        let s = try MigrationScenario("Shift", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Person", values: ["name": .string("Ann")])
+            try o.insert("Person", values: ["name": .string("Bob")])
+            try o.insert("B", values: [:], relationships: ["owner": [1]])
+            try o.insert("C", values: [:], relationships: ["owner": [2]])
+        }
+        #expect(try s.columns("ZRECORD") == ["Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "ZOWNER1", "ZNOTE"])
+        try s.migrate()
+        #expect(try s.columns("ZRECORD") == ["Z_PK", "Z_ENT", "Z_OPT", "ZOWNER1", "ZOWNER2", "ZNOTE"])
+        #expect(try s.fetch("Record").map { "\($0.entity) \($0.relationships["owner"] ?? [])" } == ["B [1]", "C [2]"])
+        #expect(try Self.indexColumns(s, "ZRECORD").contains("ZRECORD_ZOWNER1_INDEX(ZOWNER1)"))
+        #expect(try Self.indexColumns(s, "ZRECORD").contains("ZRECORD_ZOWNER2_INDEX(ZOWNER2)"))
+    }
+
+    /// An ordered many-to-many whose inverse goes away keeps its order in the
+    /// destination's `Z_FOK_` column.
+    @Test func anOrderedManyToManyLosingItsInverseKeepsItsOrder() throws {
+        let v1 = """
+            entities:
+              Person:
+                attributes: { name: string? }
+                relationships:
+                  pets: { destination: Pet, toMany: true, ordered: true, inverse: owners }
+              Pet:
+                attributes: { name: string? }
+                relationships:
+                  owners: { destination: Person, toMany: true, inverse: pets }
+
+            """
+        let v2 = """
+            entities:
+              Person:
+                attributes: { name: string? }
+                relationships:
+                  pets: { destination: Pet, toMany: true, ordered: true }
+              Pet:
+                attributes: { name: string? }
+
+            """
+        let s = try MigrationScenario("Order", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            for name in ["Rex", "Tom", "Kit"] { try o.insert("Pet", values: ["name": .string(name)]) }
+            try o.insert("Person", values: ["name": .string("Ann")], relationships: ["pets": [3, 1, 2]])
+        }
+        try s.migrate()
+        #expect(try s.fetch("Person").map { $0.relationships["pets"] ?? [] } == [[3, 1, 2]])
+    }
+
+    /// A store written while to-many relationships without an inverse had a join
+    /// table (`Z_1PETS`) is read as it is, and its next migration moves the pairs to
+    /// the destination's key column.
+    @Test func anOldJoinTableForAToManyWithoutInverseIsReadAndMoved() throws {
+        let v1 = """
+            entities:
+              Person:
+                attributes: { name: string? }
+                relationships:
+                  pets: { destination: Pet, toMany: true }
+              Pet:
+                attributes: { name: string? }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "attributes: { name: string? }\n    relationships:", with: "attributes: { name: string?, age: integer16? }\n    relationships:")
+        let s = try MigrationScenario("Legacy", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Pet", values: ["name": .string("Rex")])
+            try o.insert("Pet", values: ["name": .string("Tom")])
+            try o.insert("Person", values: ["name": .string("Ann")], relationships: ["pets": [1, 2]])
+        }
+        // Lay the pairs out the old way.
+        let store = try Store.open(path: s.storePath, access: .readWrite)
+        try store.connection.transaction {
+            try store.connection.execute("""
+                CREATE TABLE Z_1PETS ( Z_1PERSON INTEGER, Z_2PETS INTEGER, PRIMARY KEY (Z_1PERSON, Z_2PETS) );
+                INSERT INTO Z_1PETS SELECT Z1PETS, Z_PK FROM ZPET WHERE Z1PETS IS NOT NULL;
+                DROP INDEX ZPET_Z1PETS_INDEX;
+                ALTER TABLE ZPET DROP COLUMN Z1PETS;
+                """)
+        }
+        try store.close()
+        #expect(try s.fetch("Person").map { $0.relationships["pets"] ?? [] } == [[1, 2]])
+        try s.migrate()
+        #expect(try s.columns("ZPET") == ["Z_PK", "Z_ENT", "Z_OPT", "Z1PETS", "ZNAME"])
+        #expect(try s.rows("SELECT name FROM sqlite_master WHERE name = 'Z_1PETS'").isEmpty)
+        #expect(try s.fetch("Person").map { $0.relationships["pets"] ?? [] } == [[1, 2]])
+    }
+}

@@ -91,6 +91,7 @@ struct LayoutBuilder {
         // subentities; join columns `Z_19PARENTGROUPS` and `Z_19PARENTGROUPS1`).
         var columnsByTable: [String: [StorageLayout.Column]] = [:]
         var tableOrder: [String] = []
+        var legacyJoins: [(CompiledRelationship, String)] = []
         var propertyNames: [String: String] = [:]   // "Entity.property" → its unique `Z…` name
         // Root tables first: in a store, a subentity may have a lower number than a
         // parent added above it later.
@@ -154,6 +155,13 @@ struct LayoutBuilder {
             for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && r.declaration.inverse == nil && !r.declaration.isTransient {
                 guard let destination = byName[r.declaration.destination], let number = numbers[name] else { continue }
                 let table = "Z" + destination.root.uppercased()
+                // A store written before this rule keeps such pairs in a join table
+                // `Z_<n><NAME>`: read it as it is (the next migration moves them).
+                if omitsMissingEntityColumns, let existing, existing[table]?.contains("Z\(number)" + r.name.uppercased()) != true,
+                   existing["Z_\(number)\(r.name.uppercased())"] != nil {
+                    legacyJoins.append((r, name))
+                    continue
+                }
                 let key = unique("Z\(number)" + r.name.uppercased(), in: table)
                 columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
                 if r.declaration.isOrdered {
@@ -191,6 +199,13 @@ struct LayoutBuilder {
                                      columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
                                      isUnique: false, condition: nil))
             }
+        }
+        for (r, name) in legacyJoins {
+            let table = joinTable(for: r, of: name, propertyNames: propertyNames, unique: unique)
+            tables.append(table)
+            indexes.append(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
+                                 columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
+                                 isUnique: false, condition: nil))
         }
 
         // Indexes of entity tables.

@@ -63,7 +63,6 @@ public struct MigrationPlanner {
         if targetNumber < source.version {
             throw PlanningError(message: "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported", isNoPath: true)
         }
-        let schema = try store.schema()
         var sourceLayout = try store.layout(for: source)
         try checkStoreMatches(sourceLayout, store: store, version: source)
         var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
@@ -97,15 +96,32 @@ public struct MigrationPlanner {
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
             let mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
-            // A many-to-many pair keeps its join table on the side the store has it.
-            let joinOwners = Set(sourceLayout.tables.compactMap(\.joinRelationship))
+            // A many-to-many pair keeps its join table on the side the store has it,
+            // followed through entity and relationship renames.
+            var joinOwners: Set<String> = []
+            for owner in sourceLayout.tables.compactMap(\.joinRelationship) {
+                joinOwners.insert(owner)
+                let parts = owner.split(separator: ".").map(String.init)
+                guard parts.count == 2 else { continue }
+                for entityMapping in mapping.entityMappings where entityMapping.source == parts[0] {
+                    guard let destinationEntity = entityMapping.destination else { continue }
+                    for property in entityMapping.properties {
+                        switch property.source {
+                        case .copy(let from) where from == parts[1], .convert(let from, _) where from == parts[1]:
+                            joinOwners.insert("\(destinationEntity).\(property.name)")
+                        default:
+                            break
+                        }
+                    }
+                }
+            }
             let destinationLayout: StorageLayout
             if metadata.followsCoreDataNumbering {
                 // A store from Core Data: Core Data numbers entities from the model
                 // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
                 // store takes the destination model's numbers; rows of entities whose
                 // number changes are rewritten.
-                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, existingTables: schema,
+                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers,
                                                          joinOwners: joinOwners, coreDataTypes: true)
             } else {
                 var numbers: [String: Int] = [:]
@@ -115,7 +131,7 @@ public struct MigrationPlanner {
                 // Numbers of entities gone stay taken, so a new entity never reuses one.
                 let stampedMaximum = Int(metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
                 let reserved = max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0)
-                destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved, existingTables: schema, joinOwners: joinOwners)
+                destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved, joinOwners: joinOwners)
             }
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
                                          destinationLayout: destinationLayout, mapping: mapping,

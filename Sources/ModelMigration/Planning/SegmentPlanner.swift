@@ -29,6 +29,8 @@ struct SegmentPlanner {
 
     var steps: [MigrationStep] = []
     var checks: [MigrationCheck] = []
+    /// Tables altered in place with renamed columns: their indexes are rebuilt.
+    var columnsRenamed: Set<String> = []
     var warnings: [MigrationWarning] = []
 
     typealias Column = StorageLayout.Column
@@ -219,14 +221,15 @@ struct SegmentPlanner {
         // (the loop below creates them under the new table's names).
         let renamedAway = Set(fastPath.compactMap { tableRenamedFrom($0) })
         for index in sourceLayout.indexes where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
-            if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index) || tableRenamed(index.table) {
+            if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index) || tableRenamed(index.table)
+                || columnsRenamed.contains(index.table) {
                 steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: index.table))
             }
         }
         for index in destinationLayout.indexes {
             let fresh = builtNames.contains(index.table)
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
-            guard fresh || changed || tableRenamedInto(index.table) else { continue }
+            guard fresh || changed || tableRenamedInto(index.table) || columnsRenamed.contains(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
             if index.isUnique, rows > 0, oldIndexes[index.name] == nil || changed {
                 warnings.append(MigrationWarning(message: "unique index \(index.name) is new on \(index.table) (\(rows) rows): apply fails, changing nothing, if existing rows hold duplicates", isDestructive: false))
@@ -434,7 +437,7 @@ struct SegmentPlanner {
         for column in dropped {
             let kept: Bool
             switch column.role {
-            case .attribute(let entity, let property), .toOne(let entity, let property):
+            case .attribute(let entity, let property), .toOne(let entity, let property), .toManyKey(let entity, let property):
                 kept = mapping.entityMappings.contains { m in
                     guard let s = m.source, m.kind != .remove, lineageNames(source, s).contains(entity) else { return false }
                     return !m.droppedProperties.contains(property)
@@ -461,27 +464,41 @@ struct SegmentPlanner {
             }
         }
         var fills: [(String, String)] = []
+        var renames: [(from: String, to: String)] = []
+        var adds: [(Column, String)] = []
         for column in table.columns {
             switch inPlace(column, of: table)! {
             case .same(let name):
-                if name != column.name {
-                    steps.append(MigrationStep(kind: .renameColumn, summary: "rename \(table.name).\(name) to \(column.name)",
-                                               sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(name)) TO \(SQLText.q(column.name))"],
-                                               cost: .constant, table: table.name))
-                }
+                if name != column.name { renames.append((name, column.name)) }
             case .fill(let name, let literal):
-                if name != column.name {
-                    steps.append(MigrationStep(kind: .renameColumn, summary: "rename \(table.name).\(name) to \(column.name)",
-                                               sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(name)) TO \(SQLText.q(column.name))"],
-                                               cost: .constant, table: table.name))
-                }
+                if name != column.name { renames.append((name, column.name)) }
                 fills.append((column.name, literal))
             case .constant(let literal):
-                let defaultClause = literal == "NULL" ? "" : " DEFAULT \(literal)"
-                steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
-                                           sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
-                                           cost: .constant, table: table.name))
+                adds.append((column, literal))
             }
+        }
+        // Renames that land on a name another column still has (suffixes shifting
+        // when a property takes a name before them, numbers changing) go through
+        // temporary names, all at once.
+        let remaining = Set(old.columns.map(\.name)).subtracting(dropped.map(\.name))
+        let collides = renames.contains { rename in remaining.contains(rename.to) }
+        let moves: [(String, String)] = collides
+            ? renames.enumerated().map { ($0.element.from, "MM_TMP_\($0.offset)") } + renames.enumerated().map { ("MM_TMP_\($0.offset)", $0.element.to) }
+            : renames.map { ($0.from, $0.to) }
+        for (from, to) in moves {
+            steps.append(MigrationStep(kind: .renameColumn, summary: "rename \(table.name).\(from) to \(to)",
+                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
+                                       cost: .constant, table: table.name))
+        }
+        if !renames.isEmpty {
+            // SQLite moves indexes along with renamed columns: rebuild them by name.
+            columnsRenamed.formUnion([table.name, oldName])
+        }
+        for (column, literal) in adds {
+            let defaultClause = literal == "NULL" ? "" : " DEFAULT \(literal)"
+            steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
+                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
+                                       cost: .constant, table: table.name))
         }
         for (column, literal) in fills {
             let rows = try count(oldName, nil)
@@ -598,8 +615,17 @@ struct SegmentPlanner {
                 lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
             } ?? lineage.contains(relationship.declaration.destination)
             guard isDestinationRow else { return "NULL" }
-            if let found = pairs(for: ownerEntity, relationship), !found.1, case .reverseColumn(_, _, let order?) = found.0 {
-                return "s.\(SQLText.q(order))"
+            if let found = pairs(for: ownerEntity, relationship), !found.1 {
+                switch found.0 {
+                case .reverseColumn(_, _, let order?):
+                    return "s.\(SQLText.q(order))"
+                case .join(let table, let mine, let theirs, let order?):
+                    // From an ordered many-to-many: the position under the owner the
+                    // key column keeps (the lowest, as `destinationOfRow` picks it).
+                    return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+                default:
+                    break
+                }
             }
             // Newly ordered: keep the order of primary keys.
             return "s.Z_PK"
@@ -824,11 +850,16 @@ struct SegmentPlanner {
     mutating func warnDroppedColumns(_ columns: [Column], in table: Table) throws {
         for column in columns {
             let (entity, property): (String, String)
+            let rowsOf: String
             switch column.role {
-            case .attribute(let e, let p), .toOne(let e, let p): (entity, property) = (e, p)
+            case .attribute(let e, let p), .toOne(let e, let p): (entity, property, rowsOf) = (e, p, e)
+            case .toManyKey(let e, let p):
+                // The key sits on the destination's rows.
+                guard let destination = source.entity(named: e)?.relationship(named: p)?.declaration.destination else { continue }
+                (entity, property, rowsOf) = (e, p, destination)
             default: continue
             }
-            let scope = numbers(sourceLayout, subtree(source, entity))
+            let scope = numbers(sourceLayout, subtree(source, rowsOf))
             let values = try countValues(table.name, column.name, scope)
             if let warning = Self.droppedWarning("\(entity).\(property)", values: values) { warnings.append(warning) }
         }

@@ -147,8 +147,7 @@ public final class ObjectAccess {
         }
         guard let destination = version.entity(named: r.destination) else { return [] }
         let destinationTable = self.table(of: destination)
-        if !relationship.isManyToMany {
-            guard let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) else { return [] }
+        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
             let sql = "SELECT Z_PK FROM \(quote(destinationTable.name)) WHERE \(quote(column)) = ? ORDER BY \(order.map { "\(quote($0)), " } ?? "")Z_PK"
             return try primaryKeys(sql, primaryKey)
         }
