@@ -92,8 +92,12 @@ import TestSupport
         CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
         CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
         CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
+        -- Persistent history, as Core Data keeps it (its own entities, numbered from 16001).
+        CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
+        INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 7, 3, 1, NULL), (2, 16001, 1, 0, 9, 1, 1, NULL);
         INSERT INTO Z_PRIMARYKEY VALUES (1, 'Container', 0, 1), (2, 'Note', 0, 2), (3, 'Phone', 0, 2), (4, 'Record', 0, 5),
-            (5, 'AbstractGroup', 4, 0), (6, 'Group', 5, 0), (7, 'Contact', 4, 0), (8, 'SubscribedContact', 7, 0), (9, 'Tag', 0, 1);
+            (5, 'AbstractGroup', 4, 0), (6, 'Group', 5, 0), (7, 'Contact', 4, 0), (8, 'SubscribedContact', 7, 0), (9, 'Tag', 0, 1),
+            (16001, 'CHANGE', 0, 2), (16002, 'TRANSACTION', 0, 1);
         INSERT INTO ZCONTAINER VALUES (1, 1, 1, 'iCloud');
         -- Records: groups 1 and 2 (2 inside 1), contact 3, subscribed contact 4, contact 5.
         INSERT INTO ZRECORD VALUES (1, 6, 1, 1, NULL, 'G1', 'Friends', NULL);
@@ -198,8 +202,11 @@ import TestSupport
         #expect(try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent) \($0.maxKey)" } == [
             "1 Address 0 0", "2 Container 0 1", "3 Note 0 2", "4 Phone 0 2", "5 Record 0 5", "6 AbstractGroup 5 0",
             "7 Group 6 0", "8 Contact 5 0", "9 SubscribedContact 8 0", "10 Tag 0 1",
+            "16001 CHANGE 0 2", "16002 TRANSACTION 0 1",
         ])
-        let tables = try store.connection.tables().filter { !$0.hasPrefix("MM_") && $0 != "Z_METADATA" && $0 != "Z_MODELCACHE" && $0 != "Z_PRIMARYKEY" }
+        // History names the changed objects' entities by their new numbers.
+        #expect(try rows(store, "SELECT ZENTITY, ZENTITYPK FROM ACHANGE ORDER BY Z_PK") == [[.integer(8), .integer(3)], [.integer(10), .integer(1)]])
+        let tables = try store.connection.tables().filter { !$0.hasPrefix("MM_") && !["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY", "ACHANGE"].contains($0) }
         var described: [String] = []
         for table in tables.sorted() {
             described.append("\(table)(\(try store.connection.columns(of: table).map(\.name).joined(separator: ",")))")

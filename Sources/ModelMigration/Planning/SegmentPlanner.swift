@@ -712,7 +712,10 @@ struct SegmentPlanner {
             // Numbers move between entities: rewrite the table, each entity keeping
             // its own key counter (`Z_MAX`) under its new number.
             sql.append("CREATE TEMP TABLE MM_OLD_PRIMARYKEY AS SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY")
-            sql.append("DELETE FROM Z_PRIMARYKEY")
+            // Only the model's rows: Core Data's own entities (persistent history,
+            // CloudKit mirroring) keep theirs.
+            let modelNumbers = Set(old.values).union(new.values).sorted()
+            sql.append("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(SQLText.list(modelNumbers)))")
             for entity in destination.entities.sorted(by: { (new[$0.name] ?? 0) < (new[$1.name] ?? 0) }) {
                 guard let number = new[entity.name] else { continue }
                 let parent = entity.parent.flatMap { new[$0] } ?? 0
