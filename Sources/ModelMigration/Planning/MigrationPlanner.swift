@@ -162,11 +162,32 @@ public struct MigrationPlanner {
                                           steps: planner.steps, checks: planner.checks, source: current, destination: segmentTarget,
                                           sourceLayout: sourceLayout, destinationLayout: destinationLayout))
             plan.warnings += planner.warnings
+            if plan.hops.count == 1 {
+                plan.warnings += try unknownColumnWarnings(store: store, layout: sourceLayout, steps: planner.steps)
+            }
             current = segmentTarget
             sourceLayout = destinationLayout
         }
         plan.entityNumbers = sourceLayout.entityNumbers
         return plan
+    }
+
+    /// Columns the store has beyond its layout (written by another tool or a Core
+    /// Data feature the model format does not describe) do not survive a rebuild:
+    /// say so when they hold values.
+    func unknownColumnWarnings(store: Store, layout: StorageLayout, steps: [MigrationStep]) throws -> [MigrationWarning] {
+        var warnings: [MigrationWarning] = []
+        for step in steps where step.kind == .dropTable {
+            guard let name = step.table, let table = layout.table(named: name) else { continue }
+            let known = Set(table.columns.map(\.name))
+            for column in try store.connection.columns(of: name) where !known.contains(column.name) && !column.isHidden {
+                let values = try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name)) WHERE \(SQLText.q(column.name)) IS NOT NULL") ?? 0
+                if values > 0 {
+                    warnings.append(MigrationWarning(message: "\(name).\(column.name) is not in the layout of the store's version: its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt", isDestructive: true))
+                }
+            }
+        }
+        return warnings
     }
 
     /// The store's tables must have the columns its version's layout names.
