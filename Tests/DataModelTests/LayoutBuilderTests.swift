@@ -38,13 +38,14 @@ import Testing
                   columns: [pk(), ent(), opt(), attribute("ZNAME", "VARCHAR", "Author", "name")], primaryKey: ["Z_PK"]),
             .init(name: "ZGENRE", entity: "Genre", joinRelationship: nil,
                   columns: [pk(), ent(), opt(), attribute("ZNAME", "VARCHAR", "Genre", "name")], primaryKey: ["Z_PK"]),
-            // Book's rows live in its abstract root's table; the order of Author.books
+            // Book's rows live in its abstract root's table; columns come by type class,
+            // then entity, attributes before relationships; the order of Author.books
             // sits beside the to-one foreign key of its inverse.
             .init(name: "ZWORK", entity: "Work", joinRelationship: nil, columns: [
                 pk(), ent(), opt(),
+                attribute("ZPAGECOUNT", "INTEGER", "Book", "pageCount"),
                 key("ZAUTHOR", .toOne(entity: "Book", relationship: "author")),
                 key("Z_FOK_AUTHOR", .order(entity: "Author", relationship: "books")),
-                attribute("ZPAGECOUNT", "INTEGER", "Book", "pageCount"),
                 attribute("ZPUBLISHEDON", "TIMESTAMP", "Work", "publishedOn"),
                 attribute("ZTITLE", "VARCHAR", "Work", "title"),
                 attribute("ZISBN", "VARCHAR", "Book", "isbn"),

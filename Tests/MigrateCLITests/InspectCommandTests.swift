@@ -137,7 +137,7 @@ import TestSupport
                 index ZPERSON_ZEMAIL_INDEX (ZEMAIL)
                 unique index Z_Person_UNIQUE_email (ZEMAIL)
               ZPOST (0 rows, 8 columns, 1 indexes)
-                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZRATING FLOAT, ZPUBLISHEDAT TIMESTAMP, ZBODY VARCHAR, ZTITLE VARCHAR
+                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPUBLISHEDAT TIMESTAMP, ZRATING FLOAT, ZBODY VARCHAR, ZTITLE VARCHAR
                 index ZPOST_ZAUTHOR_INDEX (ZAUTHOR)
               ZTAG (0 rows, 4 columns, 1 indexes)
                 columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR

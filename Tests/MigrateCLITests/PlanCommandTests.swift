@@ -6,8 +6,8 @@ import TestSupport
 /// before anything changes.
 @Suite struct PlanCommandTests {
     static let rebuildSQL = [
-        #"CREATE TABLE "MM_NEW_ZITEM" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, "ZSCORE" INTEGER, "ZVALUE" FLOAT, "ZTITLE" VARCHAR )"#,
-        #"INSERT INTO "MM_NEW_ZITEM" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "ZSCORE", "ZVALUE", "ZTITLE") SELECT s.Z_PK, 1, s.Z_OPT, s."ZOWNER", 7, CAST(s."ZVALUE" AS REAL), s."ZNAME" FROM "ZITEM" AS s WHERE s.Z_ENT = 1"#,
+        #"CREATE TABLE "MM_NEW_ZITEM" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZSCORE" INTEGER, "ZOWNER" INTEGER, "ZVALUE" FLOAT, "ZTITLE" VARCHAR )"#,
+        #"INSERT INTO "MM_NEW_ZITEM" ("Z_PK", "Z_ENT", "Z_OPT", "ZSCORE", "ZOWNER", "ZVALUE", "ZTITLE") SELECT s.Z_PK, 1, s.Z_OPT, 7, s."ZOWNER", CAST(s."ZVALUE" AS REAL), s."ZNAME" FROM "ZITEM" AS s WHERE s.Z_ENT = 1"#,
     ]
 
     @Test func planJSONListsEveryStepWithItsSQL() throws {
@@ -35,7 +35,7 @@ import TestSupport
         #expect(steps[3]["sql"] as? [String] == [#"CREATE INDEX "ZITEM_ZOWNER_INDEX" ON "ZITEM" ("ZOWNER" COLLATE BINARY ASC)"#])
         #expect(steps.allSatisfy { ($0["sql"] as? [String])?.isEmpty == false && $0["summary"] is String })
         let checks = try #require(hops[0]["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["summary"] as? String } == ["Item.owner points to existing Owner objects", "required Item.score has a value in every row"])
+        #expect(checks.map { $0["summary"] as? String } == ["required Item.score has a value in every row", "Item.owner points to existing Owner objects"])
         let warnings = try #require(plan["warnings"] as? [[String: Any]])
         #expect(warnings.map { $0["message"] as? String } == ["Item.note is dropped: 200 non-nil values will be lost"])
         #expect(warnings.map { $0["isDestructive"] as? Bool } == [true])

@@ -45,24 +45,41 @@ struct LayoutBuilder {
         }
     }
 
-    /// Column order within a table, as Core Data writes it: foreign keys, then by type.
-    private static func rank(_ column: StorageLayout.Column) -> Int {
+    /// Where a column stands in its table, as Core Data writes tables (AddressBook's
+    /// `ZABCDRECORD`, Kik's `ZKIKMESSAGE`): `Z_PK`, `Z_ENT`, `Z_OPT`; then by type
+    /// class (integers and keys; dates, floats and decimals; strings; blobs); within
+    /// a class by entity number; within an entity attributes by name, then
+    /// relationships by name, each key followed by its `Z<n>_` entity column and its
+    /// `Z_FOK_` order column.
+    private func sortKey(_ column: StorageLayout.Column) -> (Int, Int, Int, String, Int) {
+        func number(_ entity: String) -> Int { numbers[entity] ?? Int.max }
         switch column.role {
-        case .primaryKey: return 0
-        case .entityNumber: return 1
-        case .changeCounter: return 2
-        case .toOne, .toOneEntity, .toManyKey: return 3
-        case .order: return 4
-        case .joinKey: return 3
-        case .attribute:
-            switch column.type {
-            case "INTEGER": return 5
-            case "TEXT": return 6
-            case "FLOAT": return 7
-            case "TIMESTAMP": return 8
-            case "VARCHAR": return 9
-            default: return 10
+        case .primaryKey: return (-1, 0, 0, "", 0)
+        case .entityNumber: return (-1, 0, 0, "", 1)
+        case .changeCounter: return (-1, 0, 0, "", 2)
+        case .attribute(let entity, let property):
+            let typeClass = switch column.type {
+            case "INTEGER": 0
+            case "FLOAT", "TIMESTAMP", "DECIMAL", "TEXT": 1
+            case "VARCHAR": 2
+            default: 3
             }
+            return (typeClass, number(entity), 0, property, 0)
+        case .toOne(let entity, let relationship):
+            return (0, number(entity), 1, relationship, 0)
+        case .toOneEntity(let entity, let relationship):
+            return (0, number(entity), 1, relationship, 1)
+        case .toManyKey(let entity, let relationship):
+            let destination = byName[entity]?.relationship(named: relationship)?.declaration.destination ?? entity
+            return (0, number(destination), 1, relationship, 0)
+        case .order(let entity, let relationship):
+            guard let r = byName[entity]?.relationship(named: relationship) else { return (0, Int.max, 1, relationship, 2) }
+            if let inverse = r.declaration.inverse, let owner = r.inverseEntity {
+                return (0, number(owner), 1, inverse, 2)
+            }
+            return (0, number(r.declaration.destination), 1, relationship, 2)
+        case .joinKey:
+            return (0, 0, 0, "", 0)
         }
     }
 
@@ -174,7 +191,7 @@ struct LayoutBuilder {
             let root = byName.values.first { "Z" + $0.root.uppercased() == table && $0.parent == nil }!
             var columns = columnsByTable[table] ?? []
             columns = columns.enumerated().sorted {
-                let (l, r) = (Self.rank($0.element), Self.rank($1.element))
+                let (l, r) = (sortKey($0.element), sortKey($1.element))
                 return l != r ? l < r : $0.offset < $1.offset
             }.map(\.element)
             tables.append(.init(name: table, entity: root.name, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
