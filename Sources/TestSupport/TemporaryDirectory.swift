@@ -29,7 +29,9 @@ public struct TemporaryDirectory: Sendable {
     public func write(_ name: String, bytes: [UInt8]) throws -> String {
         let target = file(name)
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: target, contents: Data(bytes))
+        guard FileManager.default.createFile(atPath: target, contents: Data(bytes)) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target])
+        }
         return target
     }
 
