@@ -35,8 +35,7 @@ public enum VersionOrder {
     /// it is the first by name (see the type's documentation).
     /// Names may carry `.xcdatamodel`, which is not compared (Xcode does not show it).
     public static func sorted(_ names: [String], current: String?) -> [String] {
-        func shown(_ name: String) -> String { name.hasSuffix(".xcdatamodel") ? String(name.dropLast(12)) : name }
-        let byName = names.sorted { precedes(shown($0), shown($1)) }
+        let byName = byName(names)
         guard let current, names.contains(current), byName.first != current else { return byName }
         return byName.filter { $0 != current } + [current]
     }
@@ -52,11 +51,16 @@ public enum VersionOrder {
 
     /// Where the rule put `current` among `names`, when it differs from plain name order's last place.
     public static func placement(of current: String?, among names: [String]) -> CurrentPlacement? {
-        func shown(_ name: String) -> String { name.hasSuffix(".xcdatamodel") ? String(name.dropLast(12)) : name }
-        let byName = names.sorted { precedes(shown($0), shown($1)) }
+        let byName = byName(names)
         guard let current, let index = byName.firstIndex(of: current), index != byName.count - 1 else { return nil }
         let later = Array(byName[(index + 1)...])
         return index == 0 ? .keptFirst(before: later) : .movedLast(after: later)
+    }
+
+    /// Names in Xcode's listing order (`.xcdatamodel`, which Xcode does not show, is not compared).
+    private static func byName(_ names: [String]) -> [String] {
+        func shown(_ name: String) -> String { name.hasSuffix(".xcdatamodel") ? String(name.dropLast(12)) : name }
+        return names.sorted { precedes(shown($0), shown($1)) }
     }
 
     /// Parses an order file: one version folder name a line (`.xcdatamodel` optional),

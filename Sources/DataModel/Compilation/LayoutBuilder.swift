@@ -109,6 +109,7 @@ struct LayoutBuilder {
         var columnsByTable: [String: [StorageLayout.Column]] = [:]
         var tableOrder: [String] = []
         var legacyJoins: [(CompiledRelationship, String)] = []
+        var joins: [(CompiledRelationship, String)] = []
         var propertyNames: [String: String] = [:]   // "Entity.property" → its unique `Z…` name
         // Root tables first: in a store, a subentity may have a lower number than a
         // parent added above it later.
@@ -210,16 +211,13 @@ struct LayoutBuilder {
                    !namesJoinTable((name, r.name), over: (inverseOwner, inverseName)) {
                     continue
                 }
-                tables.append(joinTable(for: r, of: name, propertyNames: propertyNames, unique: unique))
-                let table = tables[tables.count - 1]
-                indexes.append(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
-                                     columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
-                                     isUnique: false, condition: nil))
+                joins.append((r, name))
             }
         }
-        for (r, name) in legacyJoins {
+        for (r, name) in joins + legacyJoins {
             let table = joinTable(for: r, of: name, propertyNames: propertyNames, unique: unique)
             tables.append(table)
+            // Core Data's index on a join table: the destination's keys, then the owner's.
             indexes.append(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
                                  columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
                                  isUnique: false, condition: nil))

@@ -246,36 +246,38 @@ struct SegmentPlanner {
     mutating func entityTypeSteps(rebuilt: Set<String>) throws {
         for table in destinationLayout.tables where table.joinRelationship == nil {
             for column in table.columns {
-                guard case .toOneEntity(let owner, let name) = column.role,
-                      let relationship = destination.entity(named: owner)?.relationship(named: name),
-                      let key = table.column(for: .toOne(entity: owner, relationship: name)),
-                      let target = destination.entity(named: relationship.declaration.destination),
-                      let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
+                guard let (key, target, targetTable, label) = entityColumnSource(table, column) else { continue }
                 let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name)
-                let renumbered = subtree(destination, target.name).contains { name in
+                let renumbered = subtree(destination, target).contains { name in
                     sourceEntity(for: name).flatMap { sourceLayout.entityNumbers[$0.name] } != destinationLayout.entityNumbers[name]
                 }
-                let stale = rebuilt.contains(table.name) || rebuilt.contains(targetTable.name) || renumbered
+                let stale = rebuilt.contains(table.name) || rebuilt.contains(targetTable) || renumbered
                     || old?.column(for: column.role)?.name != column.name
                 guard stale else { continue }
-                let rows = try countAfter(table.name)
-                steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(owner).\(name) destination",
-                                           sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))"],
-                                           cost: .update(rows: rows), table: table.name))
+                steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
+                                           sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))"],
+                                           cost: .update(rows: try countAfter(table.name)), table: table.name))
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             }
         }
     }
 
-    /// Every row's entity-type column holds the entity number of its destination row.
-    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
+    /// For an entity-type column (`Z<n>_<NAME>`): its key column, the destination
+    /// entity and the destination's table.
+    func entityColumnSource(_ table: Table, _ column: Column) -> (key: Column, target: String, targetTable: String, label: String)? {
         guard case .toOneEntity(let owner, let name) = column.role,
               let relationship = destination.entity(named: owner)?.relationship(named: name),
               let key = table.column(for: .toOne(entity: owner, relationship: name)),
               let target = destination.entity(named: relationship.declaration.destination),
               let targetTable = destinationLayout.table(forEntity: target.root) else { return nil }
-        return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(owner).\(name) destination",
-                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(key.name)) IS NOT NULL AND a.\(SQLText.q(column.name)) IS NOT (SELECT d.Z_ENT FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(key.name)))")
+        return (key, target.name, targetTable.name, "\(owner).\(name)")
+    }
+
+    /// Every row's entity-type column holds the entity number of its destination row.
+    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
+        guard let (key, _, targetTable, label) = entityColumnSource(table, column) else { return nil }
+        return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
+                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(key.name)) IS NOT NULL AND a.\(SQLText.q(column.name)) IS NOT (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d WHERE d.Z_PK = a.\(SQLText.q(key.name)))")
     }
 
     /// Rows a destination table will hold: counted on the table it comes from.
