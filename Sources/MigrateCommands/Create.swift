@@ -20,6 +20,9 @@ struct Create: ParsableCommand {
     @Flag(name: .long, help: "Replace an existing file.")
     var force = false
 
+    @Flag(name: .long, help: "The store will be opened by Apple's Core Data: migrations keep Core Data's entity numbering, decimals are declared DECIMAL.")
+    var forCoreData = false
+
     func run() throws {
         let compiled = try global.model(named: model, in: global.loadModels())
         let target: CompiledVersion
@@ -33,7 +36,7 @@ struct Create: ParsableCommand {
             target = compiled.current
         }
         do {
-            let created = try Store.create(path: store, version: target, overwrite: force)
+            let created = try Store.create(path: store, version: target, overwrite: force, forCoreData: forCoreData)
             try created.close()
         } catch {
             Output.err("error: \(error)")

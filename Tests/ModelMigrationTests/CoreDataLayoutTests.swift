@@ -425,3 +425,28 @@ import TestSupport
         #expect(try s.fetch("Person").map { $0.relationships["pets"] ?? [] } == [[1, 2]])
     }
 }
+
+/// `migrate create --for-core-data`: a store of ours that Core Data will open keeps
+/// Core Data's numbering through migrations; other stores keep their numbers.
+@Suite struct StoresForCoreDataTests {
+    static let v1 = """
+        entities:
+          Person:
+            attributes: { name: string?, balance: decimal? }
+
+        """
+    static let v2 = v1 + "  Account:\n    attributes: { iban: string? }\n"
+
+    @Test(arguments: [false, true])
+    func addingAnEntityThatSortsFirst(forCoreData: Bool) throws {
+        let s = try MigrationScenario("Bank", versions: [Self.v1, Self.v2])
+        defer { s.remove() }
+        try Store.create(path: s.storePath, version: try s.model().versions[0], overwrite: true, forCoreData: forCoreData).close()
+        #expect(try s.rows("SELECT type FROM pragma_table_info('ZPERSON') WHERE name = 'ZBALANCE'") == [[.text(forCoreData ? "DECIMAL" : "TEXT")]])
+        try s.withObjects { try $0.insert("Person", values: ["name": .string("Ann"), "balance": .decimal("12.5")]) }
+        try s.migrate()
+        #expect(try s.entityKeys().map { "\($0.number) \($0.name)" } == (forCoreData ? ["1 Account", "2 Person"] : ["1 Person", "2 Account"]))
+        #expect(try s.rows("SELECT Z_ENT FROM ZPERSON") == [[.integer(forCoreData ? 2 : 1)]])
+        #expect(try s.fetch("Person").map { $0.values["name"] } == [.string("Ann")])
+    }
+}

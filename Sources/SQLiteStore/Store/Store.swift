@@ -142,7 +142,10 @@ public final class Store {
     /// Creates a new empty store of `version`: tables, indexes, `Z_PRIMARYKEY`,
     /// metadata and the model cache, in one transaction.
     @discardableResult
-    public static func create(path: String, version: CompiledVersion, overwrite: Bool = false) throws(StoreError) -> Store {
+    /// - Parameter forCoreData: the store will be opened by Apple's Core Data: it is
+    ///   marked so that migrations keep Core Data's entity numbering, and decimal
+    ///   columns are declared `DECIMAL` as Core Data declares them.
+    public static func create(path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false) throws(StoreError) -> Store {
         if FileManager.default.fileExists(atPath: path) {
             guard overwrite else {
                 throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
@@ -155,10 +158,12 @@ public final class Store {
             try connection.execute("PRAGMA journal_mode = DELETE")
             try connection.transaction(.exclusive) {
                 for sql in SchemaSQL.bookkeeping { try connection.execute(sql) }
-                let layout = version.layout
+                let layout = forCoreData ? version.layout(entityNumbers: version.layout.entityNumbers, coreDataTypes: true) : version.layout
                 for sql in SchemaSQL.create(layout) { try connection.execute(sql) }
                 try store.writeEntityNumbers(layout: layout, version: version)
-                try store.writeMetadata(StoreMetadata(version: version, storeUUID: UUID().uuidString))
+                var metadata = StoreMetadata(version: version, storeUUID: UUID().uuidString)
+                if forCoreData { metadata.otherKeys[StoreMetadata.coreDataNumberingKey] = .boolean(true) }
+                try store.writeMetadata(metadata)
                 try store.writeModelCache(version)
             }
             return store

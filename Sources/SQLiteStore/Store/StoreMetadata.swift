@@ -67,12 +67,18 @@ public struct StoreMetadata: Sendable, Hashable {
     /// True when our own keys are present (a store this toolkit created or migrated).
     public var isManagedByToolkit: Bool { modelName != nil && modelVersion != nil }
 
+    /// Ours, kept among `otherKeys`: the store was created to be opened by Apple's
+    /// Core Data (`migrate create --for-core-data`).
+    public static let coreDataNumberingKey = "MMCoreDataNumbering"
+
     /// True for a store that came from Apple's Core Data (it carries
     /// `NSPersistenceFrameworkVersion`, which this toolkit never writes on its own
-    /// stores), even after this toolkit migrated it. Core Data derives entity
-    /// numbers from the model, not from the store, so such a store must keep
-    /// Core Data's numbering to stay openable there.
-    public var followsCoreDataNumbering: Bool { frameworkVersion != nil }
+    /// stores), even after this toolkit migrated it, and for a store created here
+    /// for Core Data. Core Data derives entity numbers from the model, not from the
+    /// store, so such a store must keep Core Data's numbering to stay openable there.
+    public var followsCoreDataNumbering: Bool {
+        frameworkVersion != nil || otherKeys[Self.coreDataNumberingKey]?.booleanValue == true
+    }
 
     /// Core Data's key names, and ours.
     enum Key {
