@@ -211,7 +211,8 @@ struct SegmentPlanner {
 
         // 4. Indexes: all of a new table's; the difference on altered and kept ones.
         let builtNames = Set(newTables.map(\.0.name) + newJoins.map(\.0.name))
-        try entityTypeSteps(rebuilt: builtNames)
+        let paired = try oneToOneSteps()
+        try entityTypeSteps(rebuilt: builtNames.union(paired))
         // Tables created empty: their indexes cost nothing.
         let emptyTables = Set(newTables.filter { table, _ in !destination.entities.contains { $0.root == table.entity && sourceEntity(for: $0.name) != nil } }.map(\.0.name)
                               + newJoins.filter { $0.2 == nil }.map(\.0.name))
@@ -260,6 +261,55 @@ struct SegmentPlanner {
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             }
         }
+    }
+
+    /// One-to-one pairs whose sides were not already inverse to-ones (a side was
+    /// to-many, or the inverse is new): the side made to-one keeps its lowest
+    /// destination (as planned), the other side is set from it, and pairings that
+    /// then disagree are cleared, so both sides agree. Returns the tables changed.
+    mutating func oneToOneSteps() throws -> Set<String> {
+        var changed: Set<String> = []
+        for entity in destination.entities {
+            for r in entity.relationships where r.declaredIn == entity.name && !r.declaration.isToMany && !r.declaration.isTransient {
+                guard let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
+                      let inverse = destination.entity(named: inverseOwner)?.relationship(named: inverseName), !inverse.declaration.isToMany,
+                      (r.declaredIn, r.name) < (inverse.declaredIn, inverse.name) else { continue }
+                if wasOneToOne(r) && wasOneToOne(inverse) { continue }
+                // Both sides new: nothing stored yet.
+                if sourceName(r.declaredIn, r.name) == nil && sourceName(inverse.declaredIn, inverse.name) == nil { continue }
+                // A: the side made to-one (a reshape), else the first by name.
+                let (a, b) = isReshaped(inverse) && !isReshaped(r) ? (inverse, r) : (r, inverse)
+                guard let tableA = destinationLayout.table(forEntity: destination.entity(named: a.declaredIn)!.root),
+                      let tableB = destinationLayout.table(forEntity: destination.entity(named: b.declaredIn)!.root),
+                      let columnA = tableA.column(for: .toOne(entity: a.declaredIn, relationship: a.name)),
+                      let columnB = tableB.column(for: .toOne(entity: b.declaredIn, relationship: b.name)) else { continue }
+                let (na, nb) = (numbers(destinationLayout, subtree(destination, a.declaredIn)), numbers(destinationLayout, subtree(destination, b.declaredIn)))
+                let (qa, qb, ca, cb) = (SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name))
+                steps.append(MigrationStep(kind: .updateRows, summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
+                                           sql: ["UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) WHERE Z_ENT IN (\(SQLText.list(nb)))",
+                                                 "UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)"],
+                                           cost: .update(rows: try countAfter(tableA.name) + countAfter(tableB.name)), table: tableB.name))
+                warnings.append(MigrationWarning(message: "\(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: each object keeps at most one partner, the one with the lowest primary key; other pairings are cleared", isDestructive: true))
+                changed.formUnion([tableA.name, tableB.name])
+            }
+        }
+        return changed
+    }
+
+    /// True when a destination to-one relationship comes from a to-one whose
+    /// inverse was a to-one too (its pairs already agree).
+    func wasOneToOne(_ relationship: CompiledRelationship) -> Bool {
+        guard let sourceOwner = sourceEntity(for: relationship.declaredIn), let from = sourceName(relationship.declaredIn, relationship.name),
+              let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
+              let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
+              let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse) else { return false }
+        return !oldInverseRelationship.declaration.isToMany
+    }
+
+    /// True when a destination to-one relationship is a former to-many.
+    func isReshaped(_ relationship: CompiledRelationship) -> Bool {
+        if case .convert(_, .reshape)? = mapping.mapping(forDestination: relationship.declaredIn)?.property(relationship.name)?.source { return true }
+        return false
     }
 
     /// For an entity-type column (`Z<n>_<NAME>`): its key column, the destination
@@ -324,27 +374,16 @@ struct SegmentPlanner {
         case .primaryKey, .entityNumber, .changeCounter: return .same(column.name)
         case .attribute(let owner, let property):
             guard let entity = destination.entity(named: owner), let attribute = entity.attribute(named: property) else { return nil }
-            let type = attribute.declaration.type
-            switch mapping.mapping(forDestination: owner)?.property(property)?.source {
-            case .copy(let from)?:
-                guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
-                return .same(old.name)
-            case .convert(let from, .widen)?:
-                guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
-                // Widened and made required in one go: nil values take the default too.
-                if !attribute.declaration.isOptional, let value = attribute.declaration.defaultValue,
-                   sourceEntity.attribute(named: from)?.declaration.isOptional == true {
-                    return .fill(old.name, SQLText.literal(value, as: type))
-                }
-                return .same(old.name)
-            case .convert(let from, .fillDefault)?:
-                guard let sourceEntity = sourceEntity(for: owner), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
-                return .fill(old.name, SQLText.literal(attribute.declaration.defaultValue, as: type))
-            case .defaultValue(let value)?:
-                return .constant(SQLText.literal(value, as: type))
-            default:
-                return nil
+            // Every entity whose rows hold the column must fill it the same way: a
+            // property moved up a hierarchy comes from each subentity's own mapping.
+            let storing = destination.entities.filter { lineageNames(destination, $0.name).contains(owner) && sourceEntity(for: $0.name) != nil }
+            var result: InPlace?
+            for name in storing.isEmpty ? [owner] : storing.map(\.name) {
+                guard let how = inPlace(column, attribute: attribute, storedBy: name) else { return nil }
+                if let result, result != how { return nil }
+                result = how
             }
+            return result
         case .toOne(let owner, let name):
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
@@ -372,6 +411,31 @@ struct SegmentPlanner {
             }
             return .constant("NULL")
         case .joinKey:
+            return nil
+        }
+    }
+
+    /// How an attribute column is filled in place for the rows of one entity.
+    func inPlace(_ column: Column, attribute: CompiledAttribute, storedBy entity: String) -> InPlace? {
+        let type = attribute.declaration.type
+        switch mapping.mapping(forDestination: entity)?.property(attribute.name)?.source {
+        case .copy(let from)?:
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+            return .same(old.name)
+        case .convert(let from, .widen)?:
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+            // Widened and made required in one go: nil values take the default too.
+            if !attribute.declaration.isOptional, let value = attribute.declaration.defaultValue,
+               sourceEntity.attribute(named: from)?.declaration.isOptional == true {
+                return .fill(old.name, SQLText.literal(value, as: type))
+            }
+            return .same(old.name)
+        case .convert(let from, .fillDefault)?:
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+            return .fill(old.name, SQLText.literal(attribute.declaration.defaultValue, as: type))
+        case .defaultValue(let value)?:
+            return .constant(SQLText.literal(value, as: type))
+        default:
             return nil
         }
     }
@@ -655,19 +719,36 @@ struct SegmentPlanner {
         }
     }
 
-    /// `SELECT a, b, order` of every pair.
-    func allPairs(_ source: PairSource, reversed: Bool) -> (String, hasOrder: Bool) {
-        var (a, b, from, order): (String, String, String, String?)
+    /// `SELECT … AS k1, … AS k2` of every pair (k1 the relationship's owner's key,
+    /// k2 its destination's; swapped when `reversed`).
+    func pairSelect(_ source: PairSource, reversed: Bool) -> String {
+        var (a, b, from): (String, String, String)
         switch source {
         case .column(let table, let column, let numbers):
-            (a, b, from, order) = ("Z_PK", SQLText.q(column), "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))", nil)
-        case .reverseColumn(let table, let column, let orderColumn):
-            (a, b, from, order) = (SQLText.q(column), "Z_PK", "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL", orderColumn.map(SQLText.q))
-        case .join(let table, let mine, let theirs, let orderColumn):
-            (a, b, from, order) = (SQLText.q(mine), SQLText.q(theirs), SQLText.q(table), orderColumn.map(SQLText.q))
+            (a, b, from) = ("Z_PK", SQLText.q(column), "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))")
+        case .reverseColumn(let table, let column, _):
+            (a, b, from) = (SQLText.q(column), "Z_PK", "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL")
+        case .join(let table, let mine, let theirs, _):
+            (a, b, from) = (SQLText.q(mine), SQLText.q(theirs), SQLText.q(table))
         }
-        if reversed { swap(&a, &b); order = nil }
-        return ("SELECT \(a), \(b)\(order.map { ", \($0)" } ?? ", \(b)") FROM \(from)", order != nil)
+        if reversed { swap(&a, &b) }
+        return "SELECT \(a) AS k1, \(b) AS k2 FROM \(from)"
+    }
+
+    /// The position of the pair (`owner`, `destination`) in ordered relationship
+    /// `entity.name`: from where the store keeps its order, or, newly ordered, the
+    /// destination's key (positions follow primary keys).
+    func orderValue(_ entity: String, _ name: String, owner: String, destination destinationKey: String) -> String {
+        guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name),
+              let found = pairs(for: ownerEntity, relationship), !found.1 else { return destinationKey }
+        switch found.0 {
+        case .join(let table, let mine, let theirs, let order?):
+            return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = \(owner) AND j.\(SQLText.q(theirs)) = \(destinationKey))"
+        case .reverseColumn(let table, let column, let order?):
+            return "(SELECT r.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS r WHERE r.Z_PK = \(destinationKey) AND r.\(SQLText.q(column)) = \(owner))"
+        default:
+            return destinationKey
+        }
     }
 
     mutating func buildJoin(_ table: Table, as buildName: String, pairs found: (PairSource, Bool)?) throws {
@@ -676,20 +757,19 @@ struct SegmentPlanner {
         var sql = [SchemaSQL.createTable(renamed)]
         var cost = StepCost.constant
         if let found {
-            let (select, _) = allPairs(found.0, reversed: found.1)
-            let columns = table.columns.map { SQLText.q($0.name) }
-            // Columns: mine, theirs, then order columns (this side's, the inverse's).
-            var targets = [columns[0], columns[1]]
-            var selected = select
-            if table.columns.count > 2 { targets.append(columns[2]) } else {
-                selected = select.replacingOccurrences(of: #", [^,]+ FROM "#, with: " FROM ", options: .regularExpression)
+            // Columns: the keys of the table's relationship's owner (k1) and
+            // destination (k2), then the order of each ordered side, each read from
+            // where the store keeps that side's order.
+            var targets = [SQLText.q(table.columns[0].name), SQLText.q(table.columns[1].name)]
+            var values = ["p.k1", "p.k2"]
+            for column in table.columns.dropFirst(2) {
+                guard case .order(let entity, let name) = column.role else { continue }
+                targets.append(SQLText.q(column.name))
+                values.append("\(entity).\(name)" == table.joinRelationship
+                              ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
+                              : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
             }
-            if table.columns.count > 3 {
-                sql.append("INSERT INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", ")), \(columns[3])) SELECT p.*, p.\(columns[0]) FROM (\(selected)) AS p")
-            }
-            if table.columns.count <= 3 {
-                sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \(selected)")
-            }
+            sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.0, reversed: found.1))) AS p")
             let sourceTable: String = switch found.0 {
             case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _): t
             }

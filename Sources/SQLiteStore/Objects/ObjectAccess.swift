@@ -383,13 +383,23 @@ public final class ObjectAccess {
         }
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
         let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+        // An ordered inverse: the new object goes at the end of each destination's list.
+        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
         for (position, target) in targets.enumerated() {
+            var columns = [mine, theirs]
+            var values = ["?", "?"]
+            var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
             if let order {
-                try run("INSERT OR REPLACE INTO \(quote(join.name)) (\(quote(mine)), \(quote(theirs)), \(quote(order.name))) VALUES (?, ?, ?)",
-                        [.integer(key), .integer(target), .integer(Int64(position + 1))])
-            } else {
-                try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(quote(mine)), \(quote(theirs))) VALUES (?, ?)", [.integer(key), .integer(target)])
+                columns.append(order.name)
+                values.append("?")
+                bindings.append(.integer(Int64(position + 1)))
             }
+            if let inverseOrder {
+                columns.append(inverseOrder.name)
+                values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
+                bindings.append(.integer(target))
+            }
+            try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))", bindings)
         }
     }
 }

@@ -1,0 +1,174 @@
+import Foundation
+@testable import ModelMigration
+import Testing
+import TestSupport
+
+/// Migrations a random-model fuzzing run found losing data or failing; each keeps
+/// its smallest form.
+@Suite struct FuzzFoundTests {
+    static let bothOrdered = """
+        entities:
+          Post:
+            attributes: { title: string? }
+            relationships:
+              tags: { destination: Tag, toMany: true, ordered: true, inverse: posts }
+          Tag:
+            attributes: { name: string? }
+            relationships:
+              posts: { destination: Post, toMany: true, ordered: true, inverse: tags }
+
+        """
+
+    static func seedPostsAndTags(_ s: MigrationScenario) throws {
+        try s.withObjects { o in
+            for title in ["a", "b", "c"] { try o.insert("Post", values: ["title": .string(title)]) }
+            try o.insert("Tag", values: ["name": .string("t")], relationships: ["posts": [3, 1, 2]])
+        }
+    }
+
+    /// Renaming the unordered side of a many-to-many rebuilds the join table: the
+    /// ordered side keeps its order.
+    @Test func aRenamedSideKeepsTheOtherSidesOrder() throws {
+        let v1 = """
+            entities:
+              Post:
+                attributes: { title: string? }
+                relationships:
+                  tags: { destination: Tag, toMany: true, inverse: posts }
+              Tag:
+                attributes: { name: string? }
+                relationships:
+                  posts: { destination: Post, toMany: true, ordered: true, inverse: tags }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "tags: { destination: Tag, toMany: true, inverse: posts }",
+                                         with: "labels: { destination: Tag, toMany: true, inverse: posts, renamedFrom: tags }")
+            .replacingOccurrences(of: "ordered: true, inverse: tags }", with: "ordered: true, inverse: labels }")
+        let s = try MigrationScenario("RenameSide", versions: [v1, v2])
+        defer { s.remove() }
+        try Self.seedPostsAndTags(s)
+        try s.migrate()
+        #expect(try s.fetch("Tag").map { $0.relationships["posts"] ?? [] } == [[3, 1, 2]])
+    }
+
+    /// Both sides ordered: renaming either side keeps both orders (it used to fail
+    /// with "no such column").
+    @Test(arguments: ["tags", "posts"])
+    func bothOrderedSidesKeepTheirOrderThroughARename(renamed: String) throws {
+        let newName = renamed == "tags" ? "labels" : "articles"
+        let v2 = Self.bothOrdered
+            .replacingOccurrences(of: "      \(renamed): {", with: "      \(newName): { renamedFrom: \(renamed),")
+            .replacingOccurrences(of: "ordered: true, inverse: \(renamed) }", with: "ordered: true, inverse: \(newName) }")
+        let s = try MigrationScenario("BothOrdered", versions: [Self.bothOrdered, v2])
+        defer { s.remove() }
+        try Self.seedPostsAndTags(s)
+        try s.withObjects { o in try o.insert("Post", values: ["title": .string("d")], relationships: ["tags": [1]]) }
+        try s.migrate()
+        let tagSide = renamed == "posts" ? newName : "posts"
+        let postSide = renamed == "tags" ? newName : "tags"
+        let tags = try s.fetch("Tag").map { $0.relationships[tagSide] ?? [] }
+        #expect(tags == [[3, 1, 2, 4]])
+        #expect(try s.fetch("Post").map { $0.relationships[postSide] ?? [] } == [[1], [1], [1], [1]])
+    }
+
+    /// Both sides ordered, the side naming the join table becomes unordered: the
+    /// other side's order is read from its own column.
+    @Test func theStillOrderedSideKeepsItsOrder() throws {
+        let v2 = Self.bothOrdered.replacingOccurrences(of: "tags: { destination: Tag, toMany: true, ordered: true, inverse: posts }",
+                                                       with: "tags: { destination: Tag, toMany: true, inverse: posts }")
+        let s = try MigrationScenario("Unordered", versions: [Self.bothOrdered, v2])
+        defer { s.remove() }
+        try Self.seedPostsAndTags(s)
+        try s.migrate()
+        #expect(try s.fetch("Tag").map { $0.relationships["posts"] ?? [] } == [[3, 1, 2]])
+    }
+
+    /// An ordered one-to-many becoming an ordered many-to-many keeps its order.
+    @Test func anOrderedOneToManyBecomingManyToManyKeepsItsOrder() throws {
+        let v1 = """
+            entities:
+              List:
+                attributes: { name: string? }
+                relationships:
+                  items: { destination: Item, toMany: true, ordered: true, inverse: list }
+              Item:
+                attributes: { name: string? }
+                relationships:
+                  list: { destination: List, optional: true, inverse: items }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "list: { destination: List, optional: true, inverse: items }",
+                                         with: "lists: { destination: List, toMany: true, inverse: items, renamedFrom: list }")
+            .replacingOccurrences(of: "ordered: true, inverse: list }", with: "ordered: true, inverse: lists }")
+        let s = try MigrationScenario("Lists", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            for name in ["a", "b", "c"] { try o.insert("Item", values: ["name": .string(name)]) }
+            try o.insert("List", values: ["name": .string("l")], relationships: ["items": [3, 1, 2]])
+        }
+        try s.migrate()
+        #expect(try s.fetch("List").map { $0.relationships["items"] ?? [] } == [[3, 1, 2]])
+        #expect(try s.fetch("Item").map { $0.relationships["lists"] ?? [] } == [[1], [1], [1]])
+    }
+
+    /// A one-to-many becoming a one-to-one: both sides agree afterwards.
+    @Test func aOneToManyBecomingOneToOneAgreesOnBothSides() throws {
+        let v1 = """
+            entities:
+              Team:
+                attributes: { name: string? }
+                relationships:
+                  players: { destination: Player, toMany: true, inverse: team }
+              Player:
+                attributes: { name: string? }
+                relationships:
+                  team: { destination: Team, optional: true, inverse: players }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "players: { destination: Player, toMany: true, inverse: team }",
+                                         with: "players: { destination: Player, optional: true, inverse: team }")
+        let s = try MigrationScenario("Teams", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Team", values: ["name": .string("t")])
+            try o.insert("Player", values: ["name": .string("p1")], relationships: ["team": [1]])
+            try o.insert("Player", values: ["name": .string("p2")], relationships: ["team": [1]])
+        }
+        let plan = try s.plan()
+        #expect(plan.warnings.map(\.description).contains("destructive: Team.players and Player.team become a one-to-one: each object keeps at most one partner, the one with the lowest primary key; other pairings are cleared"))
+        try s.migrate(options: Migrator.Options(verify: true))
+        #expect(try s.fetch("Team").map { $0.relationships["players"] ?? [] } == [[1]])
+        #expect(try s.fetch("Player").map { $0.relationships["team"] ?? [] } == [[1], []])
+    }
+
+    /// An attribute renamed while moving up to the parent keeps its values.
+    @Test func anAttributeRenamedWhileMovingUpKeepsItsValues() throws {
+        let v1 = """
+            entities:
+              Animal:
+                attributes: { name: string? }
+              Dog:
+                parent: Animal
+                attributes: { tag: string? }
+
+            """
+        let v2 = """
+            entities:
+              Animal:
+                attributes:
+                  name: string?
+                  label: { type: string, optional: true, renamedFrom: tag }
+              Dog:
+                parent: Animal
+
+            """
+        let s = try MigrationScenario("Animals", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Animal", values: ["name": .string("generic")])
+            try o.insert("Dog", values: ["name": .string("rex"), "tag": .string("t1")])
+        }
+        try s.migrate()
+        #expect(try s.fetch("Animal").map { $0.values["label"] } == [AttributeValue?.none, .string("t1")])
+    }
+}
