@@ -162,6 +162,17 @@ struct SegmentPlanner {
             }
         }
 
+        // Binary data no longer allowing external storage: what Core Data kept in
+        // external files stays a reference (the files are not read into the store).
+        for entity in destination.entities {
+            for attribute in entity.attributes where attribute.declaredIn == entity.name && attribute.declaration.type == .binary
+                && !attribute.declaration.allowsExternalStorage {
+                guard let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, attribute.name),
+                      sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true else { continue }
+                warnings.append(MigrationWarning(message: "\(entity.name).\(attribute.name) no longer allows external storage: values Core Data kept in files beside the store stay references to those files", isDestructive: true))
+            }
+        }
+
         // 1. Build every new table from the old ones (nothing is dropped yet).
         for (table, buildName) in newTables {
             try build(table, as: buildName)
@@ -420,7 +431,8 @@ struct SegmentPlanner {
         let type = attribute.declaration.type
         switch mapping.mapping(forDestination: entity)?.property(attribute.name)?.source {
         case .copy(let from)?:
-            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
+            guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type,
+                  sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == attribute.declaration.allowsExternalStorage else { return nil }
             return .same(old.name)
         case .convert(let from, .widen)?:
             guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
@@ -653,7 +665,14 @@ struct SegmentPlanner {
             switch mapping.mapping(forDestination: entity.name)?.property(property)?.source {
             case .copy(let from)?:
                 guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
-                return old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
+                let value = "s.\(SQLText.q(old.name))"
+                // Binary data that allows external storage carries Core Data's marker byte.
+                switch (sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true, attribute.declaration.allowsExternalStorage) {
+                case (false, true) where type == .binary: return "CASE WHEN \(value) IS NULL THEN NULL ELSE CAST(X'01' || \(value) AS BLOB) END"
+                case (true, false) where type == .binary: return "CASE WHEN substr(\(value), 1, 1) = X'01' THEN substr(\(value), 2) ELSE \(value) END"
+                default: break
+                }
+                return old.type == column.type ? value : "CAST(\(value) AS \(SQLText.castType(type)))"
             case .convert(let from, let conversion)?:
                 guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
                 let value = old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"

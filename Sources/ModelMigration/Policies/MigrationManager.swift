@@ -27,7 +27,7 @@ public final class MigrationManager {
     /// types, and the INSERT, built once.
     private struct EntityPlan {
         var shape: ObjectShape
-        var types: [AttributeType]
+        var attributes: [AttributeDescription]
         var toOne: [String]
         var number: Int64
         var insert: Statement?
@@ -68,7 +68,7 @@ public final class MigrationManager {
         }
         let plan = try entityPlan(for: name)
         if fills?.source != ObjectIdentifier(source.shape) { fills = try resolveFills(plan, source.shape) }
-        var storage = [AttributeValue?](repeating: nil, count: plan.types.count)
+        var storage = [AttributeValue?](repeating: nil, count: plan.attributes.count)
         for (i, fill) in fills!.values {
             switch fill {
             case .copy(let j): storage[i] = source.storage[j]
@@ -120,19 +120,19 @@ public final class MigrationManager {
             throw PolicyError("no entity '\(name)' in version \(destinationVersion.version)")
         }
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var names: [String] = [], types: [AttributeType] = [], toOne: [String] = []
+        var names: [String] = [], attributes: [AttributeDescription] = [], toOne: [String] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
             columns.append(column.name)
             names.append(attribute.name)
-            types.append(attribute.declaration.type)
+            attributes.append(attribute.declaration)
         }
         for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
             guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
             columns.append(column.name)
             toOne.append(relationship.name)
         }
-        var plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), types: types, toOne: toOne, number: Int64(number), insert: nil)
+        var plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne, number: Int64(number), insert: nil)
         if let physical = try? physicalTable(for: entity) {
             plan.insert = try connection.prepare("INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
         }
@@ -189,13 +189,13 @@ public final class MigrationManager {
         // manager; otherwise values are looked up by name.
         let sameShape = object.shape === plan.shape
         var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(object.changeCounter)]
-        values.reserveCapacity(3 + plan.types.count + plan.toOne.count)
-        for (i, type) in plan.types.enumerated() {
+        values.reserveCapacity(3 + plan.attributes.count + plan.toOne.count)
+        for (i, attribute) in plan.attributes.enumerated() {
             let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]
-            if let value, let problem = ValueCoding.check(value, fits: type) {
+            if let value, let problem = ValueCoding.check(value, fits: attribute.type) {
                 throw PolicyError("\(object.entity).\(plan.shape.names[i]): \(problem)")
             }
-            values.append(ValueCoding.databaseValue(value, as: type))
+            values.append(ValueCoding.databaseValue(value, as: attribute))
         }
         for name in plan.toOne {
             values.append((object.toOne[name] ?? nil).map { .integer($0) } ?? .null)
@@ -231,7 +231,7 @@ public final class MigrationManager {
             let name = object.shape.names[i], value = object.storage[i]
             guard let attribute = entity.attribute(named: name), let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name)) else { continue }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")
-            values.append(ValueCoding.databaseValue(value, as: attribute.declaration.type))
+            values.append(ValueCoding.databaseValue(value, as: attribute.declaration))
         }
         for (name, key) in object.toOne.sorted(by: { $0.key < $1.key }) {
             guard let relationship = entity.relationship(named: name), let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: name)) else {
@@ -312,11 +312,11 @@ public final class MigrationManager {
         guard try statement.step() else { return nil }
         let columns = SourceReader.columnIndex(statement)
         let plan = try entityPlan(for: name)
-        var storage = [AttributeValue?](repeating: nil, count: plan.types.count)
+        var storage = [AttributeValue?](repeating: nil, count: plan.attributes.count)
         for (i, attributeName) in plan.shape.names.enumerated() {
             guard let attribute = entity.attribute(named: attributeName),
                   let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)), let c = columns[column.name] else { continue }
-            storage[i] = ValueCoding.attributeValue(statement.value(at: c), as: plan.types[i])
+            storage[i] = try ValueCoding.attributeValue(statement.value(at: c), as: plan.attributes[i], storePath: connection.path)
         }
         var object = DestinationObject(entity: name, primaryKey: key, shape: plan.shape, storage: storage)
         for relationship in entity.relationships where !relationship.declaration.isToMany {

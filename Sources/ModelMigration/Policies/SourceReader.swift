@@ -11,7 +11,7 @@ final class SourceReader {
     /// Per entity: where its values are in a `SELECT *` row of its table (all rows of
     /// one table have the same columns), worked out once instead of per row.
     struct RowShape {
-        var attributes: [(name: String, type: AttributeType, index: Int32)]
+        var attributes: [(name: String, attribute: AttributeDescription, index: Int32)]
         var toOne: [(name: String, index: Int32)]
         var shape: ObjectShape
     }
@@ -35,7 +35,7 @@ final class SourceReader {
         var shape = RowShape(attributes: [], toOne: [], shape: ObjectShape(names: []))
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
-                shape.attributes.append((attribute.name, attribute.declaration.type, i))
+                shape.attributes.append((attribute.name, attribute.declaration, i))
             }
         }
         for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
@@ -53,7 +53,7 @@ final class SourceReader {
     }
 
     /// Builds a source object from the current row of a `SELECT *` statement.
-    func object(from statement: Statement, columns: [String: Int32]) -> SourceObject? {
+    func object(from statement: Statement, columns: [String: Int32]) throws -> SourceObject? {
         // Positions of the bookkeeping columns and the row shape of each entity
         // number, worked out once per statement rather than per row.
         if positions?.statement !== statement {
@@ -70,7 +70,11 @@ final class SourceReader {
             positions!.byNumber[number] = known
         }
         let (name, shape) = known
-        let values = shape.attributes.map { ValueCoding.attributeValue(statement.value(at: $0.index), as: $0.type) }
+        var values: [AttributeValue?] = []
+        values.reserveCapacity(shape.attributes.count)
+        for attribute in shape.attributes {
+            values.append(try ValueCoding.attributeValue(statement.value(at: attribute.index), as: attribute.attribute, storePath: connection.path))
+        }
         let keys = shape.toOne.map { statement.isNull(at: $0.index) ? nil : statement.int64(at: $0.index) }
         let counter = positions!.opt.map { statement.int64(at: $0) } ?? 1
         return SourceObject(entity: name, primaryKey: statement.int64(at: positions!.pk), storage: values, keys: keys, shape: shape.shape,
@@ -90,7 +94,7 @@ final class SourceReader {
         let statement = try connection.prepare("SELECT * FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
         let columns = Self.columnIndex(statement)
         while try statement.step() {
-            if let object = object(from: statement, columns: columns) { try body(object) }
+            if let object = try object(from: statement, columns: columns) { try body(object) }
         }
     }
 
@@ -101,7 +105,7 @@ final class SourceReader {
         try statement.bind([.integer(key)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return object(from: statement, columns: Self.columnIndex(statement))
+        return try object(from: statement, columns: Self.columnIndex(statement))
     }
 
     func toOne(of source: SourceObject, _ name: String) throws -> SourceObject? {

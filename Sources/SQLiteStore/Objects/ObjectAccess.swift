@@ -102,7 +102,7 @@ public final class ObjectAccess {
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
                 guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
                       let i = index[column.name] else { continue }
-                if let value = ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration.type) {
+                if let value = try ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration, storePath: store.path) {
                     object.values[attribute.name] = value
                 }
             }
@@ -226,7 +226,7 @@ public final class ObjectAccess {
             }
             guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: a.name)) else { continue }
             columns.append(column.name)
-            bindings.append(ValueCoding.databaseValue(value, as: a.type))
+            bindings.append(ValueCoding.databaseValue(value, as: a))
         }
         var later: [(CompiledRelationship, [Int64])] = []
         for relationship in entity.relationships where !relationship.declaration.isTransient {

@@ -1,3 +1,4 @@
+import Foundation
 import DataModel
 
 /// Exact conversion between attribute values and SQLite values, per attribute type
@@ -44,6 +45,48 @@ public enum ValueCoding {
         case (_, .integer(let v)): return .integer(v)
         case (_, .real(let v)): return .double(v)
         }
+    }
+
+    // MARK: Binary data that allows external storage
+
+    /// Core Data keeps binary data that allows external storage as `0x01` followed
+    /// by the bytes (in the row), or `0x02` followed by a file name and a NUL (the
+    /// bytes in `.<store name>_SUPPORT/_EXTERNAL_DATA/<name>` beside the store).
+    /// This toolkit writes the first form.
+    public static func databaseValue(_ value: AttributeValue?, as attribute: AttributeDescription) -> DatabaseValue {
+        if attribute.allowsExternalStorage, attribute.type == .binary, case .binary(let bytes)? = value {
+            return .blob([1] + bytes)
+        }
+        return databaseValue(value, as: attribute.type)
+    }
+
+    /// The attribute value read from a column; for binary data that allows external
+    /// storage, the bytes in the row or in the external data file (see
+    /// `databaseValue(_:as:)`).
+    /// - Parameter storePath: the store's path, to find external data files.
+    public static func attributeValue(_ value: DatabaseValue, as attribute: AttributeDescription, storePath: String) throws(StoreError) -> AttributeValue? {
+        guard attribute.allowsExternalStorage, attribute.type == .binary, case .blob(let bytes) = value, let marker = bytes.first else {
+            return attributeValue(value, as: attribute.type)
+        }
+        switch marker {
+        case 1:
+            return .binary(Array(bytes.dropFirst()))
+        case 2:
+            let name = String(decoding: bytes.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+            let file = externalDataFolder(storePath: storePath) + "/" + name
+            guard !name.isEmpty, !name.contains("/"), let data = FileManager.default.contents(atPath: file) else {
+                throw StoreError(.invalidObject, "\(attribute.name): its data is kept outside the store, in \(file), which cannot be read", path: storePath)
+            }
+            return .binary([UInt8](data))
+        default:
+            return .binary(bytes)
+        }
+    }
+
+    /// Where Core Data keeps external binary data of the store at `storePath`.
+    public static func externalDataFolder(storePath: String) -> String {
+        let url = URL(fileURLWithPath: storePath)
+        return url.deletingLastPathComponent().path + "/." + url.deletingPathExtension().lastPathComponent + "_SUPPORT/_EXTERNAL_DATA"
     }
 
     /// 16 bytes from a canonical UUID string.
