@@ -172,3 +172,82 @@ import TestSupport
         #expect(try s.fetch("Animal").map { $0.values["label"] } == [AttributeValue?.none, .string("t1")])
     }
 }
+
+/// One `apply` through several inferred hops ends where migrating hop by hop ends:
+/// a hop that changes stored values closes its fused run.
+@Suite struct FusedChainTests {
+    /// Migrates one store in one apply and another hop by hop; returns both stores' objects.
+    static func bothWays(_ name: String, _ versions: [String], entities: [String],
+                         seed: (ObjectAccess) throws -> Void) throws -> (fused: [[StoredObject]], stepwise: [[StoredObject]], fusedPlan: MigrationPlan) {
+        let fused = try MigrationScenario(name, versions: versions)
+        let stepwise = try MigrationScenario(name, versions: versions)
+        defer { fused.remove(); stepwise.remove() }
+        try fused.withObjects(seed)
+        try stepwise.withObjects(seed)
+        let plan = try fused.plan(to: versions.count)
+        try Migrator().apply(plan)
+        for target in 2...versions.count { try stepwise.migrate(to: target) }
+        return (try entities.map { try fused.fetch($0) }, try entities.map { try stepwise.fetch($0) }, plan)
+    }
+
+    @Test func aDefaultFilledByAMiddleVersionStays() throws {
+        let versions = [
+            "entities:\n  Ant:\n    attributes:\n      size: { type: integer16, optional: true }\n",
+            "entities:\n  Ant:\n    attributes:\n      size: { type: integer16, optional: false, default: 7 }\n",
+            "entities:\n  Ant:\n    attributes:\n      size: { type: integer16, optional: true, default: 7 }\n",
+        ]
+        let result = try Self.bothWays("Fill", versions, entities: ["Ant"]) { o in
+            try o.insert("Ant", values: [:])
+            try o.insert("Ant", values: ["size": .integer(3)])
+        }
+        #expect(result.fused == result.stepwise)
+        #expect(result.fused[0].map { $0.values["size"] } == [.integer(7), .integer(3)])
+        #expect(result.fusedPlan.hops.map { "\($0.from)→\($0.to)" } == ["1→2", "2→3"])
+    }
+
+    @Test func aToOneMiddleVersionKeepsOneDestination() throws {
+        let v1 = """
+            entities:
+              Ant:
+                attributes: { name: string? }
+                relationships:
+                  kids: { destination: Bee, toMany: true, inverse: ant }
+              Bee:
+                attributes: { name: string? }
+                relationships:
+                  ant: { destination: Ant, optional: true, inverse: kids }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "kids: { destination: Bee, toMany: true, inverse: ant }", with: "kids: { destination: Bee, optional: true, inverse: ant }")
+        let result = try Self.bothWays("Narrow", [v1, v2, v1], entities: ["Ant", "Bee"]) { o in
+            try o.insert("Ant", values: [:])
+            try o.insert("Bee", values: [:], relationships: ["ant": [1]])
+            try o.insert("Bee", values: [:], relationships: ["ant": [1]])
+        }
+        #expect(result.fused == result.stepwise)
+        #expect(result.fused[1].map { $0.relationships["ant"] ?? [] } == [[1], []])
+        #expect(result.fusedPlan.warnings.contains { $0.isDestructive })
+    }
+
+    @Test func anOrderDroppedByAMiddleVersionIsGone() throws {
+        let v1 = """
+            entities:
+              List:
+                attributes: { name: string? }
+                relationships:
+                  items: { destination: Item, toMany: true, ordered: true, inverse: list }
+              Item:
+                attributes: { name: string? }
+                relationships:
+                  list: { destination: List, optional: true, inverse: items }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "toMany: true, ordered: true, inverse: list", with: "toMany: true, inverse: list")
+        let result = try Self.bothWays("Order", [v1, v2, v1], entities: ["List"]) { o in
+            for _ in 0..<3 { try o.insert("Item", values: [:]) }
+            try o.insert("List", values: [:], relationships: ["items": [3, 1, 2]])
+        }
+        #expect(result.fused == result.stepwise)
+        #expect(result.fused[0].map { $0.relationships["items"] ?? [] } == [[1, 2, 3]])
+    }
+}

@@ -85,6 +85,13 @@ public struct MigrationPlanner {
                 if start < version { segments.append((start, version, nil)) }
                 segments.append((version, version + 1, file))
                 start = version + 1
+            } else if version + 1 < targetNumber, let from = version == source.version ? source : model.version(version),
+                      let to = model.version(version + 1), Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies) {
+                // A hop that changes stored values (fills defaults, keeps one of several
+                // destinations, resets an order) ends its fused run: a later hop must
+                // not hide it, so one apply gives what migrating hop by hop gives.
+                segments.append((start, version + 1, nil))
+                start = version + 1
             }
             version += 1
         }
@@ -170,6 +177,49 @@ public struct MigrationPlanner {
         }
         plan.entityNumbers = sourceLayout.entityNumbers
         return plan
+    }
+
+    /// True when the inferred hop `from` → `to` changes stored values rather than
+    /// only moving them: nil values filled with a default, a to-many made to-one
+    /// (or the reverse), an order added or dropped, a pair made one-to-one, or a
+    /// to-many without an inverse that keeps one owner per destination.
+    static func normalizesData(from source: CompiledVersion, to destination: CompiledVersion, knownPolicies: Set<String>?) -> Bool {
+        guard let mapping = try? MappingResolver.resolve(chain: [source, destination], file: nil, knownPolicies: knownPolicies) else { return false }
+        for entityMapping in mapping.entityMappings {
+            guard let destinationName = entityMapping.destination, let entity = destination.entity(named: destinationName),
+                  let sourceEntity = entityMapping.source.flatMap({ source.entity(named: $0) }) else { continue }
+            for property in entityMapping.properties {
+                switch property.source {
+                case .convert(_, .fillDefault), .convert(_, .reshape), .convert(_, .reorder):
+                    return true
+                case .convert(let from, .widen):
+                    let old = sourceEntity.attribute(named: from)?.declaration, new = entity.attribute(named: property.name)?.declaration
+                    if old?.isOptional == true, new?.isOptional == false { return true }
+                case .copy(let from):
+                    if let new = entity.relationship(named: property.name), let old = sourceEntity.relationship(named: from),
+                       changesOwnership(old, in: source, to: new, in: destination) {
+                        return true
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+        return false
+    }
+
+    /// A relationship copied as it is whose storage keeps fewer pairs: a to-many
+    /// losing its inverse (one owner per destination), or a to-one becoming one
+    /// side of a one-to-one.
+    private static func changesOwnership(_ old: CompiledRelationship, in source: CompiledVersion,
+                                         to new: CompiledRelationship, in destination: CompiledVersion) -> Bool {
+        func isOneToOne(_ r: CompiledRelationship, _ version: CompiledVersion) -> Bool {
+            guard !r.declaration.isToMany, let inverse = r.declaration.inverse, let owner = r.inverseEntity,
+                  let other = version.entity(named: owner)?.relationship(named: inverse) else { return false }
+            return !other.declaration.isToMany
+        }
+        if new.declaration.isToMany, new.declaration.inverse == nil, old.declaration.inverse != nil { return true }
+        return isOneToOne(new, destination) && !isOneToOne(old, source)
     }
 
     /// Columns the store has beyond its layout (written by another tool or a Core
