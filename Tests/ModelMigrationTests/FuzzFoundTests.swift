@@ -19,6 +19,20 @@ import TestSupport
 
         """
 
+    /// A list with an ordered one-to-many to its items.
+    static let orderedList = """
+        entities:
+          List:
+            attributes: { name: string? }
+            relationships:
+              items: { destination: Item, toMany: true, ordered: true, inverse: list }
+          Item:
+            attributes: { name: string? }
+            relationships:
+              list: { destination: List, optional: true, inverse: items }
+
+        """
+
     static func seedPostsAndTags(_ s: MigrationScenario) throws {
         try s.withObjects { o in
             for title in ["a", "b", "c"] { try o.insert("Post", values: ["title": .string(title)]) }
@@ -85,18 +99,7 @@ import TestSupport
 
     /// An ordered one-to-many becoming an ordered many-to-many keeps its order.
     @Test func anOrderedOneToManyBecomingManyToManyKeepsItsOrder() throws {
-        let v1 = """
-            entities:
-              List:
-                attributes: { name: string? }
-                relationships:
-                  items: { destination: Item, toMany: true, ordered: true, inverse: list }
-              Item:
-                attributes: { name: string? }
-                relationships:
-                  list: { destination: List, optional: true, inverse: items }
-
-            """
+        let v1 = FuzzFoundTests.orderedList
         let v2 = v1.replacingOccurrences(of: "list: { destination: List, optional: true, inverse: items }",
                                          with: "lists: { destination: List, toMany: true, inverse: items, renamedFrom: list }")
             .replacingOccurrences(of: "ordered: true, inverse: list }", with: "ordered: true, inverse: lists }")
@@ -230,18 +233,7 @@ import TestSupport
     }
 
     @Test func anOrderDroppedByAMiddleVersionIsGone() throws {
-        let v1 = """
-            entities:
-              List:
-                attributes: { name: string? }
-                relationships:
-                  items: { destination: Item, toMany: true, ordered: true, inverse: list }
-              Item:
-                attributes: { name: string? }
-                relationships:
-                  list: { destination: List, optional: true, inverse: items }
-
-            """
+        let v1 = FuzzFoundTests.orderedList
         let v2 = v1.replacingOccurrences(of: "toMany: true, ordered: true, inverse: list", with: "toMany: true, inverse: list")
         let result = try Self.bothWays("Order", [v1, v2, v1], entities: ["List"]) { o in
             for _ in 0..<3 { try o.insert("Item", values: [:]) }
