@@ -198,16 +198,14 @@ struct LayoutBuilder {
             tables.append(.init(name: table, entity: root.name, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
         }
 
-        // Join tables: one per many-to-many pair, named after one side of the pair (`namesJoinTable`): the rule
-        // that most stores Core Data wrote show. Core Data's own rule is not
-        // documented and a few stores show the other side; stores that exist are
-        // read as they are (`StorageLayout.reconciled(withTables:)`).
+        // Join tables: one per many-to-many pair, named after the side
+        // `namesJoinTable` picks: the rule most stores Core Data wrote show. Core
+        // Data's own rule is not documented and a few stores show the other side;
+        // a store that exists keeps its own (`existing`, `joinOwners`).
         for name in order {
             guard let entity = byName[name] else { continue }
-            for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && !r.declaration.isTransient {
-                let d = r.declaration
-                if !r.isManyToMany { continue }
-                if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
+            for r in entity.relationships where r.declaredIn == name && r.isManyToMany && !r.declaration.isTransient {
+                if let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
                    !namesJoinTable((name, r.name), over: (inverseOwner, inverseName)) {
                     continue
                 }
