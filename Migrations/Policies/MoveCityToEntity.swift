@@ -10,6 +10,9 @@ import ModelMigration
 /// lookup (a temporary table), not in memory, so any number of people and cities
 /// migrate in bounded memory.
 public struct MoveCityToEntity: EntityMigrationPolicy {
+    /// The source property it reads (checked against each hop it is named for).
+    public static var sourceProperties: [String] { ["city"] }
+
     public init() {}
 
     /// The lookup key of a city name.

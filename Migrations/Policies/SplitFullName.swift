@@ -21,6 +21,9 @@ public struct SplitFullName: EntityMigrationPolicy {
     /// Everything is set while creating instances.
     public static var usesRelationshipPhase: Bool { false }
 
+    /// The source property it reads (checked against each hop it is named for).
+    public static var sourceProperties: [String] { ["fullName"] }
+
     public init() {}
 
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {

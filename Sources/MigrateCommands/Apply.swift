@@ -36,7 +36,7 @@ struct Apply: ParsableCommand {
         case .plan(let made):
             plan = made
         }
-        if plan.isEmpty {
+        if plan.isEmpty && !verify {
             if global.json { Output.out(#"{"event":"done","from":\#(plan.sourceVersion),"to":\#(plan.targetVersion),"rowsTouched":0}"#) }
             else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
             return
@@ -54,8 +54,17 @@ struct Apply: ParsableCommand {
             throw ExitStatus.failure
         }
         progress.finish()
+        for note in result.carriedDanglingReferences where !global.json { Output.err("note: \(note)") }
+        if plan.isEmpty {
+            if global.json {
+                Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":0,"checksPassed":\#(result.checksPassed),"verified":true,"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text)}"#)
+            } else {
+                Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do; --verify: \(result.checksPassed) checks passed")
+            }
+            return
+        }
         if global.json {
-            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun)}"#)
+            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text)}"#)
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
             Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows touched, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")

@@ -32,6 +32,7 @@ extension GlobalOptions {
             defer { try? store.close() }
             var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
             planner.exactCounts = exactCounts
+            planner.policyInputs = MigrateTool.policies.declaredInputs
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as UnknownVersionError {
             return .failure("error: \(error)", ExitStatus.unknownVersion)
@@ -76,7 +77,7 @@ enum PlanRenderer {
             lines.append("")
             for warning in plan.warnings { lines.append("warning: \(warning)") }
         }
-        let rewrites = plan.allSteps.reduce(Int64(0)) { $0 + ($1.cost == .constant ? 0 : $1.cost.rows) }
+        let rewrites = plan.allSteps.reduce(Int64(0)) { $0.addingReportingOverflow($1.cost.rows).overflow ? .max : $0 + $1.cost.rows }
         lines.append("")
         lines.append("\(plan.allSteps.count) steps, \(rewrites) rows touched by non-constant steps; run `migrate apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
         return lines.joined(separator: "\n")

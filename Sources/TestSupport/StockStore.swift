@@ -205,3 +205,12 @@ extension FileSnapshot {
         return "\(bytes.count) bytes, fnv \(String(hash, radix: 16))"
     }
 }
+
+extension StockStore {
+    /// The root page number of a table (to damage it on purpose).
+    public static func rootPage(path: String, table: String) throws -> Int64 {
+        let connection = try Connection(path: path, mode: .readOnly)
+        defer { try? connection.close() }
+        return try connection.scalarInt64("SELECT rootpage FROM sqlite_schema WHERE name = ?", .text(table)) ?? 0
+    }
+}

@@ -66,7 +66,7 @@ import TestSupport
         let insert = plan.hops[0].steps[0].sql[1]
         #expect(insert.contains(#"coalesce(CAST(s."ZAGE" AS REAL), 18.0)"#))
         plan.hops[0].steps[0].sql[1] = insert.replacingOccurrences(of: "coalesce(", with: "nullif(")
-        try expectFailure(s, plan, .checkFailed, "check failed: required Person.age has a value in every row: 1 row violate it; nothing was changed")
+        try expectFailure(s, plan, .checkFailed, "check failed: required Person.age has a value in every row: 1 row violates it; nothing was changed")
         #expect(try s.fetch("Person") == Pets.people())
     }
 
@@ -87,7 +87,7 @@ import TestSupport
         defer { s.remove() }
         var plan = try s.plan()
         plan.hops[0].steps[0].sql[1] += " AND s.Z_PK > 1"
-        try expectFailure(s, plan, .checkFailed, "ZPERSON: the rebuilt table holds 2 rows, 3 expected")
+        try expectFailure(s, plan, .checkFailed, "ZPERSON: the rebuilt table holds 2 rows, 3 expected; nothing was changed")
     }
 
     /// A plan made before another migration ran is refused.
@@ -96,7 +96,7 @@ import TestSupport
         defer { s.remove() }
         let plan = try s.plan()
         try Migrator().apply(plan)
-        try expectFailure(s, plan, .storeChanged, "\(s.storePath): the store changed since it was planned (another migration ran?); plan again")
+        try expectFailure(s, plan, .storeChanged, "\(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         #expect(try s.plan().isEmpty)
     }
 
@@ -112,7 +112,7 @@ import TestSupport
             try Migrator().apply(plan, options: Migrator.Options(timeout: 0.2))
         } throws: { error in
             (error as? MigrationError)?.kind == .locked
-                && "\(error)" == "\(s.storePath): the store is locked by another process (waited 0.2 s); nothing was changed"
+                && "\(error)" == "\(s.storePath): another migration, writer or reader holds the store; waited 0.2 s (--timeout); nothing was changed"
         }
         #expect(Date().timeIntervalSince(started) >= 0.2)
         try holder.execute("ROLLBACK")

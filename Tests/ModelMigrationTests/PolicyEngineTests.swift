@@ -18,6 +18,21 @@ struct FailOnSourceKey: EntityMigrationPolicy {
     }
 }
 
+/// Reads a property Person does not have in version 1 (declares nothing).
+struct ReadsAMissingProperty: EntityMigrationPolicy {
+    mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
+        var person = try manager.createDestinationInstance(for: source)
+        person["firstName"] = .string(source.string("givenName") ?? "")
+        person["lastName"] = .string("")
+        try manager.insert(person)
+    }
+}
+
+/// Declares that it reads `givenName`, which version 1 does not have.
+struct DeclaresAMissingProperty: EntityMigrationPolicy {
+    static var sourceProperties: [String] { ["fullName", "givenName"] }
+}
+
 /// Fails while setting the relationships of destination object 2.
 struct FailInRelationshipPhase: EntityMigrationPolicy {
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
@@ -121,6 +136,31 @@ struct ProgressProbe: EntityMigrationPolicy {
         try expectFailure(s, to: 2, .stepFailed,
                           "policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: refusing 'Ana María García'; nothing was changed")
         #expect(try s.storeVersion() == 1)
+    }
+
+    /// A policy reading a property its source entity lacks would write what it made
+    /// of nil into every row: the first object stops the migration.
+    @Test func readingAPropertyTheSourceLacksFailsOnTheFirstObject() throws {
+        let s = try Self.contactsWithPolicy("ReadsAMissingProperty")
+        defer { s.remove() }
+        try expectFailure(s, to: 2, .stepFailed,
+                          "policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: read Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, posts); is the mapping file meant for another hop?; nothing was changed")
+    }
+
+    /// A policy declaring inputs the hop's source entity lacks is refused by the plan.
+    @Test func declaredInputsAreCheckedWhenPlanning() throws {
+        let s = try Self.contactsWithPolicy("DeclaresAMissingProperty")
+        defer { s.remove() }
+        let store = try Store.open(path: s.storePath)
+        defer { try? store.close() }
+        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names))
+        planner.policyInputs = testPolicies.declaredInputs
+        #expect {
+            try planner.plan(store: store, to: 2)
+        } throws: { error in
+            (error as? PlanningError)?.isNoPath == true
+                && "\(error)" == "policy DeclaresAMissingProperty reads Person.givenName, which version 1 does not have: is the mapping file (\(s.migrationsFolder)/Contacts/1-to-2.yaml) meant for another hop?"
+        }
     }
 
     @Test func aPolicyThrowingInTheRelationshipPhaseNamesTheKey() throws {

@@ -30,7 +30,7 @@ let testPolicies = PolicyCatalog([
     SplitFullName.self, MoveCityToEntity.self, Passthrough.self, FailOnSourceKey.self, FailInRelationshipPhase.self,
     FailAtEnd.self, InsertTwice.self, PhaseLog.self, PhaseLogWithoutRelationships.self, ManagerProbe.self,
     CloneEachPerson.self, PetFactory.self, StrayPetFactory.self, ProgressProbe.self, PostNavigator.self,
-    PersonNavigator.self, SourceValueProbe.self,
+    PersonNavigator.self, SourceValueProbe.self, ReadsAMissingProperty.self, DeclaresAMissingProperty.self,
 ])
 
 extension MigrationScenario {

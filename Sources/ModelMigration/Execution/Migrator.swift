@@ -15,16 +15,29 @@ public enum MigrationEvent: Sendable {
     case checking(count: Int)
 }
 
-/// Why `apply` failed; the store is unchanged.
+/// Why `apply` failed; the store is unchanged (verified), unless `kind` is
+/// `restoreFailed`.
 public struct MigrationError: Error, Sendable, CustomStringConvertible {
     /// The broad reason.
     public enum Kind: Sendable, Hashable {
         case locked, storeChanged, stepFailed, checkFailed, backupFailed, verifyFailed
+        /// The store contradicts what the plan relies on (entity numbers, rows of
+        /// unknown entities): migrating would lose or misfile rows.
+        case inconsistentStore
+        /// After a failure the store could not be proven unchanged: restore it
+        /// from a backup.
+        case restoreFailed
     }
     /// The reason.
     public var kind: Kind
     /// What happened, for people.
     public var message: String
+
+    /// Creates an error.
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
 
     public var description: String { message }
 }
@@ -45,11 +58,19 @@ public struct MigrationResult: Sendable, Codable {
     public var dryRun: Bool
     /// The backup written, if any.
     public var backup: String?
+    /// References that already dangled before the migration and were carried as
+    /// they were (each: the relationship and the number of rows).
+    public var carriedDanglingReferences: [String] = []
 }
 
 /// Executes a `MigrationPlan`, exactly as planned, in one SQLite transaction: steps,
-/// checks, then the new metadata, then commit. Any failure, crash or kill leaves
-/// the store exactly as it was (SQLite's journal rolls the transaction back).
+/// checks, then the new metadata, then commit.
+///
+/// Any failure, crash or kill leaves the store exactly as it was: SQLite's journal
+/// rolls the transaction back, and after a failure `apply` itself makes sure it did
+/// (a journal SQLite could not roll back is replayed by a new connection) and
+/// compares the store's bytes with those it had under the lock before the first
+/// write, so "nothing was changed" is checked, not assumed.
 public struct Migrator {
     /// Options of `apply`.
     public struct Options: Sendable {
@@ -59,7 +80,7 @@ public struct Migrator {
         public var dryRun = false
         /// Also run `PRAGMA integrity_check` and every relationship check.
         public var verify = false
-        /// Seconds to wait for another process's lock.
+        /// Seconds to wait, in all, for other processes' locks on the store.
         public var timeout: Double = 30
         /// Tool name recorded in the history.
         public var tool = "ModelMigration"
@@ -84,157 +105,203 @@ public struct Migrator {
     /// Applies `plan` to its store.
     @discardableResult
     public func apply(_ plan: MigrationPlan, options: Options = Options(), progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationResult {
+        if plan.isEmpty { return try verifyCurrent(plan, options: options) }
+        if let backup = options.backupPath, FileManager.default.fileExists(atPath: backup) {
+            throw MigrationError(kind: .backupFailed, message: "\(backup): the backup file already exists; choose a new path")
+        }
         let store = try Store.open(path: plan.storePath, access: .readWrite, busyTimeout: options.timeout)
-        defer { try? store.close() }
-        let connection = store.connection
-        if let backup = options.backupPath {
-            guard !FileManager.default.fileExists(atPath: backup) else {
-                throw MigrationError(kind: .backupFailed, message: "\(backup): the backup file already exists; choose a new path")
-            }
-        }
         let started = Date()
-        // A backup cannot be taken by the connection that holds the write lock, so it
-        // is taken just before; PRAGMA data_version tells whether another process
-        // committed in between, and then the backup is taken again.
-        var attempts = 0
-        while true {
-            attempts += 1
-            let versionBefore = try connection.scalarInt64("PRAGMA data_version") ?? 0
-            if let backup = options.backupPath {
-                try? FileManager.default.removeItem(atPath: backup)
-                do {
-                    try connection.backup(to: backup)
-                } catch {
-                    try? FileManager.default.removeItem(atPath: backup)
-                    throw MigrationError(kind: .backupFailed, message: "\(backup): backup failed: \(error); nothing was changed")
-                }
-            }
-            do {
-                try connection.execute("BEGIN IMMEDIATE")
-            } catch {
-                if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
-                if error.kind == .busy || error.kind == .locked {
-                    throw MigrationError(kind: .locked, message: "\(plan.storePath): the store is locked by another process (waited \(options.timeout) s); nothing was changed")
-                }
-                throw StoreError.from(error, path: plan.storePath)
-            }
-            let versionAfter = try connection.scalarInt64("PRAGMA data_version") ?? 0
-            if options.backupPath == nil || versionAfter == versionBefore { break }
-            try connection.execute("ROLLBACK")
-            if attempts >= 5 {
-                if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
-                throw MigrationError(kind: .backupFailed, message: "\(plan.storePath): the store kept changing while it was being backed up; nothing was changed")
-            }
+        let before: StoreFingerprint
+        do {
+            try lock(store, plan: plan, options: options)
+            before = try StoreFingerprint(store)
+        } catch {
+            if store.connection.isInTransaction { try? store.connection.execute("ROLLBACK") }
+            try? store.close()
+            throw error
         }
-        var committed = false
-        defer { if !committed { try? connection.execute("ROLLBACK") } }
+        // From here on the store is locked by this connection; whatever fails, the
+        // store is brought back and proven unchanged before the error is reported.
+        do {
+            let result = try migrate(store, plan: plan, options: options, started: started, progress: progress)
+            try store.close()
+            return result
+        } catch {
+            // Errors of SQLite itself (a COMMIT that could not write) say what failed
+            // in words, and, once the store is proven unchanged, that it is.
+            let described = error is MigrationError ? error
+                : MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed")
+            throw restore(store, to: before, after: described)
+        }
+    }
 
+    /// Runs the plan inside the locked transaction and commits (or, on a dry run,
+    /// rolls back).
+    func migrate(_ store: Store, plan: MigrationPlan, options: Options, started: Date,
+                 progress: (MigrationEvent) -> Void) throws -> MigrationResult {
+        let connection = store.connection
         // The store must still be what was planned for.
         let metadata = try store.readMetadata()
         guard VersionHasher.digest(metadata.versionHashes) == plan.sourceHashesDigest, metadata.storeUUID == plan.storeUUID else {
-            throw MigrationError(kind: .storeChanged, message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again")
+            throw MigrationError(kind: .storeChanged, message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+        }
+        // What the plan relies on, checked on exactly the rows it will migrate.
+        let problems = try StoreAudit.violations(of: plan.preconditions, on: connection)
+        if !problems.isEmpty {
+            throw MigrationError(kind: .inconsistentStore, message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
         }
 
-        let steps = plan.allSteps
-        var index = 0
         let before = connection.totalChanges
+        // References that already dangle are carried, not refused. Counting them
+        // costs a pass over every relationship, so it is done only when a check
+        // finds dangling references: the work is rolled back to this savepoint and
+        // run again with each hop's references counted before its steps.
+        try connection.execute("SAVEPOINT mm_apply")
+        var run: HopRun
+        do {
+            run = try runHops(plan, connection: connection, store: store, countBaselines: false, verify: options.verify, progress: progress)
+        } catch is BaselinesNeeded {
+            try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
+            run = try runHops(plan, connection: connection, store: store, countBaselines: true, verify: options.verify, progress: progress)
+        }
+        try connection.execute("RELEASE SAVEPOINT mm_apply")
+
+        let rows = Int64(connection.totalChanges - before)
+        let duration = Date().timeIntervalSince(started)
+        var stamped = metadata
+        stamped.stamp(plan.target)
+        let previous = metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0
+        let highest = max(previous, Int64(plan.entityNumbers.values.max() ?? 0), Int64(plan.hops.flatMap { $0.sourceLayout.entityNumbers.values }.max() ?? 0))
+        stamped.otherKeys[StoreMetadata.maximumEntityNumberKey] = .integer(highest)
+        stamped.history.append(MigrationRecord(
+            fromVersion: plan.sourceVersion, toVersion: plan.targetVersion,
+            date: Date().timeIntervalSinceReferenceDate, duration: duration, rowsTouched: rows,
+            mappingDigests: plan.hops.map(\.digest), tool: options.tool))
+        try store.writeMetadata(stamped)
+        // Core Data's own model cache describes the old version now: empty it, so
+        // that Core Data never takes it for the store's model (it is optional).
+        if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
+        try store.writeModelCache(plan.target)
+        if options.dryRun {
+            try connection.execute("ROLLBACK")
+        } else {
+            try connection.execute("COMMIT")
+        }
+        return MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
+                               checksPassed: run.checksPassed, dryRun: options.dryRun, backup: options.backupPath,
+                               carriedDanglingReferences: run.carried)
+    }
+
+    /// What running the hops found.
+    struct HopRun {
         var checksPassed = 0
-        for hop in plan.hops {
+        var carried: [String] = []
+    }
+
+    /// A reference check failed while references were not counted beforehand.
+    struct BaselinesNeeded: Error {}
+
+    /// Runs every hop's steps and checks, then `--verify`'s checks. With
+    /// `countBaselines`, the dangling references of each hop's source are counted
+    /// before its steps, and a check passes when it finds no more than were there.
+    func runHops(_ plan: MigrationPlan, connection: Connection, store: Store, countBaselines: Bool, verify: Bool,
+                 progress: (MigrationEvent) -> Void) throws -> HopRun {
+        var run = HopRun()
+        let total = plan.allSteps.count
+        var index = 0
+        var initial: [ReferenceKey: Int64] = [:]
+        for (hopIndex, hop) in plan.hops.enumerated() {
+            let baselines = countBaselines ? try Self.danglingCounts(hop.source, layout: hop.sourceLayout, on: connection) : [:]
+            if hopIndex == 0 { initial = baselines }
             for step in hop.steps {
                 index += 1
-                progress(.stepStarted(index: index, of: steps.count, summary: step.summary, cost: step.cost))
-                let stepStart = Date()
-                let changesBefore = connection.totalChanges
-                if let invocation = step.policy {
-                    guard let runner = policyRunner else {
-                        throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) needs policy '\(invocation.policy)', and no policies are available to this migrator; nothing was changed")
-                    }
-                    try runner.run(invocation, hop: hop, store: store, progress: progress)
-                    progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
-                    continue
-                }
-                do {
-                    let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0) ?? 0 }
-                    for sql in step.sql { try connection.execute(sql) }
-                    if let expected, let table = step.table {
-                        let buildName = step.sql.first.flatMap { Self.createdTable($0) } ?? table
-                        let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(buildName))") ?? 0
-                        if actual != expected {
-                            throw MigrationError(kind: .checkFailed, message: "\(table): the rebuilt table holds \(actual) rows, \(expected) expected")
-                        }
-                    }
-                } catch let error as MigrationError {
-                    throw error
-                } catch {
-                    throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) failed: \(error); nothing was changed")
-                }
-                progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
+                try runStep(step, index: index, of: total, hop: hop, store: store, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
             for check in hop.checks {
-                let violations = try connection.scalarInt64(check.sql) ?? 0
-                if violations > 0 {
-                    throw MigrationError(kind: .checkFailed, message: "check failed: \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate it; nothing was changed")
-                }
-                checksPassed += 1
+                let allowed = check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
+                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, label: "check failed")
             }
         }
-        if options.verify {
+        if verify {
+            // The whole store as it will be committed: every page, every relationship.
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
             }
             let layout = plan.hops.last?.destinationLayout ?? plan.target.layout(entityNumbers: plan.entityNumbers)
             for check in Self.relationshipChecks(plan.target, layout: layout) {
-                let violations = try connection.scalarInt64(check.sql) ?? 0
-                if violations > 0 {
-                    throw MigrationError(kind: .verifyFailed, message: "--verify: \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate it; nothing was changed")
-                }
-                checksPassed += 1
+                let allowed = check.reference.flatMap { Self.sourceReference($0, through: plan.hops) }.flatMap { initial[$0] } ?? 0
+                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, label: "--verify")
             }
         }
-        let rows = Int64(connection.totalChanges - before)
-        let duration = Date().timeIntervalSince(started)
-        if !plan.hops.isEmpty {
-            var stamped = metadata
-            stamped.stamp(plan.target)
-            let previous = metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0
-            let highest = max(previous, Int64(plan.entityNumbers.values.max() ?? 0), Int64(plan.hops.flatMap { $0.sourceLayout.entityNumbers.values }.max() ?? 0))
-            stamped.otherKeys[StoreMetadata.maximumEntityNumberKey] = .integer(highest)
-            stamped.history.append(MigrationRecord(
-                fromVersion: plan.sourceVersion, toVersion: plan.targetVersion,
-                date: Date().timeIntervalSinceReferenceDate, duration: duration, rowsTouched: rows,
-                mappingDigests: plan.hops.map(\.digest), tool: options.tool))
-            try store.writeMetadata(stamped)
-            // Core Data's own model cache describes the old version now: empty it, so
-            // that Core Data never takes it for the store's model (it is optional).
-            if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
-            try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
-            try store.writeModelCache(plan.target)
+        return run
+    }
+
+    /// Runs one check; fails when it finds more violating rows than `allowed`.
+    func evaluate(_ check: MigrationCheck, allowed: Int64, countBaselines: Bool, on connection: Connection,
+                  run: inout HopRun, label: String) throws {
+        let violations = try connection.scalarInt64(check.sql) ?? 0
+        if violations > allowed {
+            if check.reference != nil, !countBaselines { throw BaselinesNeeded() }
+            let already = allowed > 0 ? " (\(allowed) of them already did before the migration)" : ""
+            throw MigrationError(kind: label == "--verify" ? .verifyFailed : .checkFailed,
+                                 message: "\(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate\(violations == 1 ? "s" : "") it\(already); nothing was changed")
         }
-        if options.dryRun {
-            try connection.execute("ROLLBACK")
+        if violations > 0, !run.carried.contains(where: { $0.hasPrefix(check.summary + ":") }) {
+            run.carried.append("\(check.summary): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, and still do (carried as they were)")
+        }
+        run.checksPassed += 1
+    }
+
+    /// Runs one step of a hop.
+    func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
+                 progress: (MigrationEvent) -> Void) throws {
+        let connection = store.connection
+        progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
+        let stepStart = Date()
+        let changesBefore = connection.totalChanges
+        if let invocation = step.policy {
+            guard let runner = policyRunner else {
+                throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) needs policy '\(invocation.policy)', and no policies are available to this migrator; nothing was changed")
+            }
+            try runner.run(invocation, hop: hop, store: store, progress: progress)
         } else {
-            try connection.execute("COMMIT")
+            do {
+                let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0) ?? 0 }
+                for sql in step.sql { try connection.execute(sql) }
+                if let expected, let table = step.table {
+                    let buildName = step.sql.first.flatMap { Self.createdTable($0) } ?? table
+                    let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(buildName))") ?? 0
+                    if actual != expected {
+                        throw MigrationError(kind: .checkFailed, message: "\(table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
+                    }
+                }
+            } catch let error as MigrationError {
+                throw error
+            } catch {
+                throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) failed: \(Self.words(for: error)); nothing was changed")
+            }
         }
-        committed = true
-        return MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
-                               checksPassed: checksPassed, dryRun: options.dryRun, backup: options.backupPath)
+        progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
+    }
+
+    /// What went wrong in words first, SQLite's code after.
+    static func words(for error: any Error) -> String {
+        guard let error = error as? SQLiteError else { return "\(error)" }
+        switch error.kind {
+        case .full: return "the disk is full (\(error))"
+        case .ioError: return "the system could not write the store: the disk may be full or the file too large (\(error))"
+        case .interrupted: return "interrupted (\(error))"
+        default: return "\(error)"
+        }
     }
 
     /// The table a `CREATE TABLE "X" (…)` statement creates.
     static func createdTable(_ sql: String) -> String? {
         guard sql.hasPrefix("CREATE TABLE \""), let end = sql.dropFirst(14).firstIndex(of: "\"") else { return nil }
         return String(sql[sql.index(sql.startIndex, offsetBy: 14)..<end])
-    }
-
-    /// Every relationship of a version: to-one targets and join table keys exist.
-    static func relationshipChecks(_ version: CompiledVersion, layout: StorageLayout) -> [MigrationCheck] {
-        var planner = SegmentPlanner(source: version, sourceLayout: layout, destination: version, destinationLayout: layout,
-                                     mapping: MappingModel(model: version.model, sourceVersion: version.version, destinationVersion: version.version, entityMappings: []),
-                                     count: { _, _ in 0 }, countValues: { _, _, _ in 0 })
-        for table in layout.tables { planner.addRebuildChecks(table) }
-        return planner.checks
     }
 }
 

@@ -69,7 +69,8 @@ public struct StoreOpener {
             do {
                 let reader = try Store.open(path: path, access: .readOnly, busyTimeout: timeout)
                 defer { try? reader.close() }
-                let planner = MigrationPlanner(models: [model], migrationsFolder: migrationsFolder ?? "/nonexistent", knownPolicies: policyNames)
+                var planner = MigrationPlanner(models: [model], migrationsFolder: migrationsFolder ?? "/nonexistent", knownPolicies: policyNames)
+                if let engine = policyRunner as? PolicyEngine { planner.policyInputs = engine.catalog.declaredInputs }
                 plan = try planner.plan(store: reader)
             }
             if !plan.isEmpty {

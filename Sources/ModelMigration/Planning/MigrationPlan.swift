@@ -73,12 +73,50 @@ public struct PolicyInvocation: Sendable, Hashable, Codable {
     public var buildTables: [String: String]
 }
 
-/// A check run before commit; the plan fails when `sql` returns a non-zero count.
+/// A check of the store's rows: run before commit on what the plan touched (the
+/// plan fails when `sql` counts more violating rows than the store already had),
+/// or before any step as a precondition (any violating row refuses the migration).
 public struct MigrationCheck: Sendable, Hashable, Codable {
     /// What is checked, for people.
     public var summary: String
     /// `SELECT count(*) …` of the violating rows.
     public var sql: String
+    /// `SELECT <text> …` naming a few violating rows, for the error message.
+    public var rowsSQL: String? = nil
+    /// The relationship whose references this check follows: references that
+    /// already dangled in the store before the migration are carried as they are,
+    /// so the check then allows as many violations as the store had.
+    public var reference: ReferenceKey? = nil
+
+    /// Creates a check.
+    public init(summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil) {
+        self.summary = summary
+        self.sql = sql
+        self.rowsSQL = rowsSQL
+        self.reference = reference
+    }
+}
+
+/// One direction of a relationship's stored references, the same in every version
+/// it is copied through: `entity.relationship` pointing at its destinations, or
+/// (`towardOwner`) the stored keys of the objects that hold it (the owner side of a
+/// join table, the key column of a to-many without an inverse).
+public struct ReferenceKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The entity declaring the relationship.
+    public var entity: String
+    /// The relationship.
+    public var relationship: String
+    /// True for the keys of the declaring entity's rows.
+    public var towardOwner: Bool
+
+    /// Creates a key.
+    public init(entity: String, relationship: String, towardOwner: Bool) {
+        self.entity = entity
+        self.relationship = relationship
+        self.towardOwner = towardOwner
+    }
+
+    public var description: String { "\(entity).\(relationship)\(towardOwner ? " (owner keys)" : "")" }
 }
 
 /// Something an operator should read before applying: data that will be lost.
@@ -141,10 +179,31 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
     public var entityNumbers: [String: Int]
     /// The model's current (highest) version.
     public var currentVersion: Int = 0
+    /// What the plan relies on in the store, checked in the apply transaction
+    /// before any step: a violating row refuses the migration, store unchanged.
+    public var preconditions: [MigrationCheck] = []
+    /// References that already dangle in the store (counted when planning), carried
+    /// as they are by the migration.
+    public var danglingReferences: [DanglingReferences] = []
 
     /// True when the store is already at the target.
     public var isEmpty: Bool { hops.isEmpty }
 
     /// Every step of every hop.
     public var allSteps: [MigrationStep] { hops.flatMap(\.steps) }
+}
+
+/// References of one relationship that point at objects the store does not have,
+/// found before the migration (real Core Data stores carry some).
+public struct DanglingReferences: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The relationship direction.
+    public var reference: ReferenceKey
+    /// What the references should point to, for people.
+    public var summary: String
+    /// How many rows hold such a reference.
+    public var rows: Int64
+
+    public var description: String {
+        "\(summary): \(rows) row\(rows == 1 ? "" : "s") already point\(rows == 1 ? "s" : "") to objects the store does not have (carried as they are)"
+    }
 }

@@ -13,6 +13,9 @@ public struct MigrationPlanner {
     public var migrationsFolder: String
     /// Policy names compiled in; `nil` skips the check.
     public var knownPolicies: Set<String>?
+    /// Per policy, the source properties it declares it reads
+    /// (`EntityMigrationPolicy.sourceProperties`; `PolicyCatalog.declaredInputs`).
+    public var policyInputs: [String: [String]] = [:]
     /// Count every row and every dropped value, even in tables over a million rows
     /// (otherwise those are estimated from the highest row id, and dropped values
     /// are only checked for presence).
@@ -65,6 +68,7 @@ public struct MigrationPlanner {
         }
         var sourceLayout = try store.layout(for: source)
         try checkStoreMatches(sourceLayout, store: store, version: source)
+        let audit = StoreAudit(version: source, layout: sourceLayout)
         var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
                                  sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
                                  hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers,
@@ -72,6 +76,14 @@ public struct MigrationPlanner {
         let upToDate = source.version == targetNumber && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
             && source.layoutHash == destination.layoutHash
         if upToDate { return plan }
+
+        // What the plan relies on: refuse a store that contradicts it, naming rows.
+        let problems = audit.keyTableProblems(try store.entityKeyRows())
+            + (try StoreAudit.violations(of: audit.preconditions(), on: store.connection))
+        if !problems.isEmpty {
+            throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
+        }
+        plan.preconditions = audit.preconditions()
 
         // Segments: runs of hops without a mapping file are fused into one.
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
@@ -136,8 +148,11 @@ public struct MigrationPlanner {
                     if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
                 }
                 // Numbers of entities gone stay taken, so a new entity never reuses one.
-                let stampedMaximum = Int(metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
-                let reserved = max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0)
+                let stampedMaximum = Int(clamping: metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
+                // Entity numbers are small (Core Data's own entities start at 16001);
+                // a hostile store's huge numbers must not overflow the next one.
+                let reserved = min(max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0),
+                                   StoreAudit.largestEntityNumber)
                 destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved, joinOwners: joinOwners)
             }
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
@@ -176,7 +191,48 @@ public struct MigrationPlanner {
             sourceLayout = destinationLayout
         }
         plan.entityNumbers = sourceLayout.entityNumbers
+        try checkPolicyInputs(plan)
+        plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
+        plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
         return plan
+    }
+
+    /// References of the store that already point at no object, counted when the
+    /// store is small enough to plan exactly (apply carries them either way).
+    func danglingReferences(store: Store, version: CompiledVersion, layout: StorageLayout, counter: inout RowCounter) throws -> [DanglingReferences] {
+        if !exactCounts {
+            for table in layout.tables where try counter.exists(table.name) {
+                if try counter.estimate(table.name) > RowCounter.exactCountLimit { return [] }
+            }
+        }
+        var found: [DanglingReferences] = []
+        for check in Migrator.relationshipChecks(version, layout: layout) {
+            guard let key = check.reference else { continue }
+            let rows = try store.connection.scalarInt64(check.sql) ?? 0
+            if rows > 0 { found.append(DanglingReferences(reference: key, summary: check.summary, rows: rows)) }
+        }
+        return found
+    }
+
+    /// A policy that declares the source properties it reads must find each of them
+    /// in the source entity of its hop: a mapping file copied onto the wrong hop
+    /// would otherwise read nil everywhere and write empty values.
+    func checkPolicyInputs(_ plan: MigrationPlan) throws {
+        var problems: [String] = []
+        for hop in plan.hops {
+            for mapping in hop.mapping.entityMappings where mapping.kind == .custom {
+                guard let policy = mapping.policy, let inputs = policyInputs[policy], let sourceName = mapping.source,
+                      let entity = hop.source.entity(named: sourceName) else { continue }
+                let missing = inputs.filter { entity.attribute(named: $0) == nil && entity.relationship(named: $0) == nil }
+                if !missing.isEmpty {
+                    let file = hop.mapping.mappingFile.map { " (\($0))" } ?? ""
+                    problems.append("policy \(policy) reads \(missing.map { "\(sourceName).\($0)" }.joined(separator: ", ")), which version \(hop.source.version) does not have: is the mapping file\(file) meant for another hop?")
+                }
+            }
+        }
+        if !problems.isEmpty {
+            throw PlanningError(message: problems.joined(separator: "\n"), isNoPath: true)
+        }
     }
 
     /// True when the inferred hop `from` → `to` changes stored values rather than

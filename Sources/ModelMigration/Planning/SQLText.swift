@@ -25,3 +25,13 @@ enum SQLText {
         }
     }
 }
+
+extension Int64 {
+    /// `self + other`, held at `Int64.max` (or `.min`) instead of trapping: row
+    /// counts come from the store (a huge `Z_PK` makes a huge estimate), and no
+    /// number read from a store may crash the planner.
+    func adding(saturating other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}

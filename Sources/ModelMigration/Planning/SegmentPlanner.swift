@@ -299,7 +299,7 @@ struct SegmentPlanner {
                 steps.append(MigrationStep(kind: .updateRows, summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
                                            sql: ["UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) WHERE Z_ENT IN (\(SQLText.list(nb)))",
                                                  "UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)"],
-                                           cost: .update(rows: try countAfter(tableA.name) + countAfter(tableB.name)), table: tableB.name))
+                                           cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name))
                 warnings.append(MigrationWarning(message: "\(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: each object keeps at most one partner, the one with the lowest primary key; other pairings are cleared", isDestructive: true))
                 changed.formUnion([tableA.name, tableB.name])
             }
@@ -349,7 +349,7 @@ struct SegmentPlanner {
         var total: Int64 = 0
         for entity in hierarchy {
             if let s = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] {
-                total += try count(old.name, [n])
+                total = total.adding(saturating: try count(old.name, [n]))
             }
         }
         return total
@@ -626,7 +626,7 @@ struct SegmentPlanner {
             }
             sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)")
             expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))")
-            rows += try count(old.name, [number])
+            rows = rows.adding(saturating: try count(old.name, [number]))
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
         }
         // Rows of entities removed from the hierarchy are not copied: warn as alter() does.
@@ -863,7 +863,8 @@ struct SegmentPlanner {
                       let target = destination.entity(named: r.destination), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
                 let targets = numbers(destinationLayout, subtree(destination, target.name))
                 checks.append(MigrationCheck(summary: "\(owner).\(name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
                 if !r.isOptional {
                     let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
                     checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
@@ -876,15 +877,26 @@ struct SegmentPlanner {
                       let ownerTable = destinationLayout.table(forEntity: ownerEntity.root) else { continue }
                 let owners = numbers(destinationLayout, subtree(destination, owner))
                 checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(owner) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(owners))))"))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(owners))))",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: true)))
             case .joinKey(let entityName, _):
                 guard let target = destination.entity(named: entityName), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
                 let targets = numbers(destinationLayout, subtree(destination, target.name))
                 checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                                             reference: joinReference(table, column)))
             default: continue
             }
         }
+    }
+
+    /// The relationship direction a join table's key column stores: the first
+    /// column holds the keys of the objects owning the relationship the table is
+    /// named after, the second those of its destinations.
+    func joinReference(_ table: Table, _ column: Column) -> ReferenceKey? {
+        guard let owner = table.joinRelationship, let dot = owner.firstIndex(of: ".") else { return nil }
+        return ReferenceKey(entity: String(owner[..<dot]), relationship: String(owner[owner.index(after: dot)...]),
+                            towardOwner: table.columns.first?.name == column.name)
     }
 
     /// True when every entity storing this attribute copies it from a required
@@ -912,7 +924,8 @@ struct SegmentPlanner {
                       let target = destination.entity(named: r.destination), destinationLayout.table(forEntity: target.root)?.name == table else { continue }
                 let targets = numbers(destinationLayout, subtree(destination, target.name))
                 checks.append(MigrationCheck(summary: "\(owner).\(name) still points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
             }
         }
     }

@@ -29,6 +29,11 @@ public protocol EntityMigrationPolicy {
     /// `createDestinationInstances` returns false to save a pass over its objects.
     static var usesRelationshipPhase: Bool { get }
 
+    /// The properties of the source entity the policy reads. The planner refuses a
+    /// hop whose source entity lacks one (a mapping file copied onto the wrong hop),
+    /// before anything runs. Default: none declared; reading a property the source
+    /// entity does not have still fails on the first object.
+    static var sourceProperties: [String] { get }
     /// Creates the policy; one instance serves one entity mapping of one apply.
     init()
 
@@ -57,6 +62,7 @@ public protocol EntityMigrationPolicy {
 extension EntityMigrationPolicy {
     public static var name: String { String(describing: Self.self) }
     public static var usesRelationshipPhase: Bool { true }
+    public static var sourceProperties: [String] { [] }
     public mutating func begin(_ manager: MigrationManager) throws {}
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
         let destination = try manager.createDestinationInstance(for: source)
@@ -93,6 +99,8 @@ public struct PolicyCatalog: @unchecked Sendable {
     /// Policy names, sorted.
     public var names: [String] { types.keys.sorted() }
 
+    /// Per policy, the source properties it declares it reads.
+    public var declaredInputs: [String: [String]] { types.mapValues { $0.sourceProperties } }
     /// A policy type by name.
     public func policy(named name: String) -> (any EntityMigrationPolicy.Type)? { types[name] }
 }

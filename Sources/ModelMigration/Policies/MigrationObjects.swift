@@ -26,8 +26,14 @@ public struct SourceObject {
     }
 
     /// The value of an attribute, `nil` when nil.
+    ///
+    /// Reading a property the source entity does not have is a mistake (a policy
+    /// on the wrong hop, a typo): it gives `nil` here, and the manager fails the
+    /// migration right after the phase that read it, naming the property.
     public subscript(_ name: String) -> AttributeValue? {
-        shape.index[name].flatMap { storage[$0] }
+        if let i = shape.index[name] { return storage[i] }
+        reader.noteRead(of: name, in: entity)
+        return nil
     }
 
     /// The key of a to-one relationship's destination, read with the row.

@@ -27,11 +27,22 @@ public struct PolicyEngine: PolicyRunning {
             let message = (error as? PolicyError)?.message ?? "\(error)"
             return MigrationError(kind: .stepFailed, message: "policy \(invocation.policy) failed on \(invocation.sourceEntity)\(key) in \(phase): \(message); nothing was changed")
         }
+        /// A policy that read a property its source entity lacks would write what it
+        /// made of `nil` into every row: stop at the first such read.
+        func checkReads(phase: String) throws {
+            let unknown = manager.reader.takeUnknownReads()
+            guard !unknown.isEmpty else { return }
+            let entity = hop.source.entity(named: invocation.sourceEntity)
+            let known = (entity?.attributes.map(\.name) ?? []) + (entity?.relationships.map(\.name) ?? [])
+            throw fail(PolicyError("read \(unknown.joined(separator: ", ")), which version \(hop.source.version) does not have (\(invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?"), phase: phase)
+        }
         do { try policy.begin(manager) } catch { throw fail(error, phase: "begin") }
+        try checkReads(phase: "begin")
         var done: Int64 = 0
         try manager.reader.forEach(invocation.sourceEntity) { source in
             manager.currentSourceKey = source.primaryKey
             do { try policy.createDestinationInstances(for: source, in: manager) } catch { throw fail(error, phase: "createDestinationInstances") }
+            try checkReads(phase: "createDestinationInstances")
             done += 1
             manager.progress = (done, total)
             if done % 4096 == 0 || done == total { progress(.rows(done: done, total: total)) }
@@ -51,6 +62,7 @@ public struct PolicyEngine: PolicyRunning {
                 manager.currentSourceKey = key
                 guard let destination = try manager.destinationObject(entity: destinationEntity, key: key) else { continue }
                 do { try policy.createRelationships(for: destination, in: manager) } catch { throw fail(error, phase: "createRelationships") }
+                try checkReads(phase: "createRelationships")
             }
             let others = try store.connection.prepare("SELECT DISTINCT entity, destination FROM mm_associations WHERE mapping = ? ORDER BY entity, destination")
             try others.bind([.text(mapping.name)])
@@ -59,11 +71,13 @@ public struct PolicyEngine: PolicyRunning {
                 manager.currentSourceKey = nil
                 guard let destination = try manager.destinationObject(entity: name, key: key) else { continue }
                 do { try policy.createRelationships(for: destination, in: manager) } catch { throw fail(error, phase: "createRelationships") }
+                try checkReads(phase: "createRelationships")
             }
         }
         manager.currentSourceKey = nil
         do { try policy.endRelationshipCreation(manager) } catch { throw fail(error, phase: "endRelationshipCreation") }
         do { try policy.end(manager) } catch { throw fail(error, phase: "end") }
+        try checkReads(phase: "end")
         let cleanup = try store.connection.prepare("DELETE FROM mm_associations WHERE mapping = ?")
         try cleanup.bind([.text(mapping.name)])
         try cleanup.execute()

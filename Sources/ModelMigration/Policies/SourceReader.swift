@@ -24,6 +24,25 @@ final class SourceReader {
         self.layout = layout
     }
 
+    /// Properties a policy read that their source entity does not have
+    /// ("Entity.property"), since the manager last looked.
+    private(set) var unknownReads: [String] = []
+
+    /// Records a read of a name that is not a stored attribute of the object's
+    /// entity; transient attributes and relationships are known names.
+    func noteRead(of name: String, in entity: String) {
+        guard let compiled = version.entity(named: entity), compiled.attribute(named: name) == nil,
+              compiled.relationship(named: name) == nil else { return }
+        let read = "\(entity).\(name)"
+        if !unknownReads.contains(read) { unknownReads.append(read) }
+    }
+
+    /// The unknown reads so far, forgetting them.
+    func takeUnknownReads() -> [String] {
+        defer { unknownReads = [] }
+        return unknownReads
+    }
+
     func entityName(number: Int) -> String? {
         if numbers.isEmpty { numbers = Dictionary(layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a }) }
         return numbers[number]

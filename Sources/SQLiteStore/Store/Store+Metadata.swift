@@ -70,9 +70,12 @@ extension Store {
         }
     }
 
-    /// Entity name → `Z_ENT`, as this store numbers them.
+    /// Entity name → `Z_ENT`, as this store numbers them. Numbers no store could
+    /// use (0, negative, beyond 2^31 − 1) are left out, so that numbering the
+    /// remaining entities never overflows; the planner refuses such a store.
     public func entityNumbers() throws(StoreError) -> [String: Int] {
-        Dictionary(try entityKeyRows().map { ($0.name, $0.number) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(try entityKeyRows().filter { (1...Int(Int32.max)).contains($0.number) }.map { ($0.name, $0.number) },
+                   uniquingKeysWith: { first, _ in first })
     }
 
     /// Writes `Z_PRIMARYKEY` rows for every entity of `layout` not yet listed, keeping

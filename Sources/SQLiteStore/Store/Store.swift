@@ -8,8 +8,11 @@ import Foundation
 /// written, not even a journal, except when SQLite must roll back a crashed
 /// writer's hot journal first (then the store returns to exactly its previous state).
 public final class Store {
-    /// The file path.
+    /// The file path, as given.
     public let path: String
+    /// The file the path names, symbolic links resolved (SQLite's journal and WAL
+    /// files sit beside this one).
+    public let resolvedPath: String
     /// The connection; exposed to the migrator, which runs its SQL through it.
     public let connection: Connection
 
@@ -21,8 +24,9 @@ public final class Store {
         case readWrite
     }
 
-    private init(path: String, connection: Connection) {
+    private init(path: String, resolvedPath: String? = nil, connection: Connection) {
         self.path = path
+        self.resolvedPath = resolvedPath ?? path
         self.connection = connection
     }
 
@@ -39,18 +43,15 @@ public final class Store {
 
     /// Opens an existing store and checks that it is a Core Data-style store.
     public static func open(path: String, access: Access = .readOnly, busyTimeout: Double = 5) throws(StoreError) -> Store {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw StoreError(.notFound, isDirectory.boolValue ? "is a folder, not a store" : "no such file", path: path)
-        }
-        try checkHeader(path: path)
+        let resolved = try checkFile(path: path, access: access)
+        let isWAL = try checkHeader(path: resolved, shownAs: path)
         let connection: Connection
         do {
-            connection = try openConnection(path: path, access: access, busyTimeout: busyTimeout)
+            connection = try openConnection(path: resolved, access: access, busyTimeout: busyTimeout, isWAL: isWAL)
         } catch {
             throw StoreError.from(error, path: path)
         }
-        let store = Store(path: path, connection: connection)
+        let store = Store(path: path, resolvedPath: resolved, connection: connection)
         do {
             let tables = try connection.tables()
             guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
@@ -66,37 +67,101 @@ public final class Store {
         return store
     }
 
-    /// SQLite's 100-byte header: a file that does not start with it is not a database,
-    /// and one shorter than its page count says is truncated.
-    private static func checkHeader(path: String) throws(StoreError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.notFound, "cannot read the file", path: path)
+    /// What the path names must be a regular file this process may read (and, for
+    /// `readWrite`, write, with a folder it may write SQLite's journal into). A FIFO
+    /// or a device is refused before anything opens it (opening a FIFO blocks).
+    /// Returns the path with symbolic links resolved.
+    static func checkFile(path: String, access mode: Access) throws(StoreError) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            var link = stat()
+            switch code {
+            case EACCES:
+                throw StoreError(.permissionDenied, "permission denied: a folder on the path cannot be searched by this user", path: path)
+            case ENOENT where lstat(path, &link) == 0:
+                throw StoreError(.notFound, "a symbolic link to a file that does not exist", path: path)
+            case ENOENT, ENOTDIR:
+                throw StoreError(.notFound, "no such file", path: path)
+            default:
+                throw StoreError(.notFound, "cannot reach the file: \(String(cString: strerror(code)))", path: path)
+            }
         }
-        defer { try? handle.close() }
-        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            break
+        case S_IFDIR:
+            throw StoreError(.notFound, "is a folder, not a store", path: path)
+        case S_IFIFO:
+            throw StoreError(.notADatabase, "is a named pipe (FIFO), not a store file", path: path)
+        case S_IFCHR, S_IFBLK:
+            throw StoreError(.notADatabase, "is a device, not a store file", path: path)
+        case S_IFSOCK:
+            throw StoreError(.notADatabase, "is a socket, not a store file", path: path)
+        default:
+            throw StoreError(.notADatabase, "is not a regular file", path: path)
+        }
+        guard let real = realpath(path, nil) else {
+            throw StoreError(.notFound, "cannot resolve the path: \(String(cString: strerror(errno)))", path: path)
+        }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        guard canAccess(resolved, R_OK) else {
+            throw StoreError(.permissionDenied, "permission denied: this user cannot read the file", path: path)
+        }
+        if mode == .readWrite {
+            guard canAccess(resolved, W_OK) else {
+                throw StoreError(.permissionDenied, "permission denied: this user cannot write the file", path: path)
+            }
+            let folder = (resolved as NSString).deletingLastPathComponent
+            guard canAccess(folder.isEmpty ? "." : folder, W_OK | X_OK) else {
+                throw StoreError(.permissionDenied, "permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of a migration", path: path)
+            }
+        }
+        return resolved
+    }
+
+    /// SQLite's 100-byte header: a file that does not start with it is not a database,
+    /// and one shorter than its page count says is truncated. Returns whether the
+    /// header says WAL.
+    ///
+    /// Read through SQLite's own file handle, never a descriptor of ours: closing
+    /// one would drop the POSIX locks that other connections of this process hold
+    /// on the file.
+    private static func checkHeader(path: String, shownAs shown: String) throws(StoreError) -> Bool {
+        let header: [UInt8]
+        let size: Int64
+        do {
+            let probe = try Connection(path: path, mode: .readOnly, busyTimeout: 0)
+            header = try probe.readMainFile(offset: 0, count: 100)
+            size = try probe.mainFileSize()
+            try probe.close()
+        } catch {
+            throw StoreError(.permissionDenied, "cannot read the file (\(error.message))", path: shown)
+        }
         let magic = Array("SQLite format 3\0".utf8)
         if header.isEmpty {
-            throw StoreError(.notADatabase, "the file is empty, not an SQLite database", path: path)
+            throw StoreError(.notADatabase, "the file is empty, not an SQLite database", path: shown)
         }
         guard header.count >= 100, Array(header.prefix(16)) == magic else {
-            throw StoreError(.notADatabase, "not an SQLite database (the file does not start with SQLite's header)", path: path)
+            throw StoreError(.notADatabase, "not an SQLite database (the file does not start with SQLite's header)", path: shown)
         }
         var pageSize = Int(header[16]) << 8 | Int(header[17])
         if pageSize == 1 { pageSize = 65_536 }
         let pageCount = Int(header[28]) << 24 | Int(header[29]) << 16 | Int(header[30]) << 8 | Int(header[31])
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         // The page count is valid when the change counters agree (SQLite's rule).
         let counterValid = header[24..<28] == header[92..<96]
         // A -wal or hot -journal beside the file completes it: a writer killed while
         // committing leaves the file short, and SQLite's recovery restores it.
         let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
         let hasJournal = FileManager.default.fileExists(atPath: path + "-journal")
-        if counterValid, pageCount > 0, size < pageCount * pageSize, !hasWAL, !hasJournal {
-            throw StoreError(.corrupt, "the file is truncated (\(size) bytes; its header promises \(pageCount) pages of \(pageSize) bytes)", path: path)
+        if counterValid, pageCount > 0, size < Int64(pageCount) * Int64(pageSize), !hasWAL, !hasJournal {
+            throw StoreError(.corrupt, "the file is truncated (\(size) bytes; its header promises \(pageCount) pages of \(pageSize) bytes)", path: shown)
         }
+        return header[18] == 2 && header[19] == 2
     }
 
-    private static func openConnection(path: String, access: Access, busyTimeout: Double) throws(SQLiteError) -> Connection {
+    private static func openConnection(path: String, access: Access, busyTimeout: Double, isWAL: Bool) throws(SQLiteError) -> Connection {
         switch access {
         case .readWrite:
             return try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
@@ -104,7 +169,6 @@ public final class Store {
             // A WAL store without a -wal file is complete in the main file: open it
             // immutable so that SQLite creates no -wal/-shm beside it (read-only
             // folders, and "reading never writes").
-            let isWAL = walHeader(path: path)
             if isWAL, !FileManager.default.fileExists(atPath: path + "-wal") {
                 return try Connection(path: "file:\(percentEncoded(path))?immutable=1", mode: .readOnly, busyTimeout: busyTimeout)
             }
@@ -124,11 +188,10 @@ public final class Store {
         }
     }
 
-    static func walHeader(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
-        return header.count >= 20 && header[18] == 2 && header[19] == 2
+    /// Whether the store's header says WAL, read through SQLite's handle.
+    var headerSaysWAL: Bool {
+        guard let header = try? connection.readMainFile(offset: 0, count: 20), header.count >= 20 else { return false }
+        return header[18] == 2 && header[19] == 2
     }
 
     private static func percentEncoded(_ path: String) -> String {
@@ -178,3 +241,6 @@ public final class Store {
         }
     }
 }
+
+/// `access(2)`: whether this process may use the file at `path` as `mode` says.
+private func canAccess(_ path: String, _ mode: Int32) -> Bool { access(path, mode) == 0 }

@@ -24,6 +24,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case invalidObject
         /// The model has no such entity or property.
         case unknownEntity
+        /// The file or a folder on its path may not be read or written by this user.
+        case permissionDenied
         /// Any other SQLite failure.
         case sqlite
     }

@@ -103,7 +103,7 @@ extension Store {
                                       maxKey: row.maxKey, rowCount: count, storedHash: metadata.versionHashes[row.name]))
             }
             // An immutable read-only open reports "delete"; the header says what the file uses.
-            let journal = Store.walHeader(path: path) ? "wal" : (try connection.scalarString("PRAGMA journal_mode") ?? "?")
+            let journal = headerSaysWAL ? "wal" : (try connection.scalarString("PRAGMA journal_mode") ?? "?")
             let size = (try connection.scalarInt64("PRAGMA page_count") ?? 0) * (try connection.scalarInt64("PRAGMA page_size") ?? 0)
             return StoreInspection(path: path, metadata: metadata, entities: entities, tables: tables,
                                    journalMode: journal, fileSize: size, cachedModel: cached ?? nil)

@@ -1,0 +1,95 @@
+import DataModel
+import Foundation
+import Mapping
+import SQLiteStore
+
+extension Migrator {
+    /// Every relationship of a version: to-one targets and join table keys exist,
+    /// required values are present, entity columns name the right entities.
+    static func relationshipChecks(_ version: CompiledVersion, layout: StorageLayout) -> [MigrationCheck] {
+        var planner = SegmentPlanner(source: version, sourceLayout: layout, destination: version, destinationLayout: layout,
+                                     mapping: MappingModel(model: version.model, sourceVersion: version.version, destinationVersion: version.version, entityMappings: []),
+                                     count: { _, _ in 0 }, countValues: { _, _, _ in 0 })
+        for table in layout.tables { planner.addRebuildChecks(table) }
+        return planner.checks
+    }
+
+    /// The references of `version` that point at no object, counted per relationship
+    /// direction. A many-to-many's join table is named after one side in one
+    /// version and may be named after the other in the next, so each count is also
+    /// filed under the inverse's direction.
+    static func danglingCounts(_ version: CompiledVersion, layout: StorageLayout, on connection: Connection) throws -> [ReferenceKey: Int64] {
+        var counts: [ReferenceKey: Int64] = [:]
+        for check in relationshipChecks(version, layout: layout) {
+            guard let key = check.reference else { continue }
+            let found = try connection.scalarInt64(check.sql) ?? 0
+            counts[key] = max(counts[key] ?? 0, found)
+            if let relationship = version.entity(named: key.entity)?.relationship(named: key.relationship),
+               let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+               let declaredIn = version.entity(named: owner)?.relationship(named: inverse)?.declaredIn {
+                let alias = ReferenceKey(entity: declaredIn, relationship: inverse, towardOwner: !key.towardOwner)
+                counts[alias] = max(counts[alias] ?? 0, found)
+            }
+        }
+        return counts
+    }
+
+    /// The same relationship direction before `hops`, when each hop copies the
+    /// relationship (renamed or not); `nil` when a hop creates or rewrites it.
+    static func sourceReference(_ key: ReferenceKey, through hops: [MigrationHop]) -> ReferenceKey? {
+        var current = key
+        for hop in hops.reversed() {
+            guard let mapping = hop.mapping.mapping(forDestination: current.entity), let sourceEntity = mapping.source,
+                  let property = mapping.property(current.relationship) else { return nil }
+            let from: String
+            switch property.source {
+            case .copy(let name), .convert(let name, .reorder), .convert(let name, .reshape): from = name
+            default: return nil
+            }
+            guard let declaredIn = hop.source.entity(named: sourceEntity)?.relationship(named: from)?.declaredIn else { return nil }
+            current = ReferenceKey(entity: declaredIn, relationship: from, towardOwner: current.towardOwner)
+        }
+        return current
+    }
+
+    /// `apply` on a store already at its target: nothing to migrate, but `--verify`
+    /// still verifies — every page, what a migration would rely on, and every
+    /// relationship — in one read transaction. References that dangle are reported,
+    /// not failed: no migration made them.
+    func verifyCurrent(_ plan: MigrationPlan, options: Options) throws -> MigrationResult {
+        var result = MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0,
+                                     checksPassed: 0, dryRun: options.dryRun, backup: nil)
+        guard options.verify else { return result }
+        let started = Date()
+        let store = try Store.open(path: plan.storePath, access: .readOnly, busyTimeout: options.timeout)
+        defer { try? store.close() }
+        let connection = store.connection
+        try connection.transaction(.deferred) {
+            let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
+            guard integrity == "ok" else {
+                throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): PRAGMA integrity_check says: \(integrity)")
+            }
+            result.checksPassed += 1
+            let layout = try store.layout(for: plan.target)
+            let audit = StoreAudit(version: plan.target, layout: layout)
+            let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: audit.preconditions(), on: connection))
+            if !problems.isEmpty {
+                throw MigrationError(kind: .verifyFailed, message: "--verify: " + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
+                    .replacingOccurrences(of: ", and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first", with: ". Repair it (or restore a backup)"))
+            }
+            result.checksPassed += audit.preconditions().count
+            for check in Self.relationshipChecks(plan.target, layout: layout) {
+                let violations = try connection.scalarInt64(check.sql) ?? 0
+                if violations > 0, check.reference != nil {
+                    result.carriedDanglingReferences.append("\(check.summary): \(violations) row\(violations == 1 ? "" : "s") point to objects the store does not have")
+                } else if violations > 0 {
+                    throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate it")
+                } else {
+                    result.checksPassed += 1
+                }
+            }
+        }
+        result.duration = Date().timeIntervalSince(started)
+        return result
+    }
+}

@@ -1,0 +1,165 @@
+import DataModel
+import Foundation
+import SQLiteStore
+
+/// The store as it was under the migration's lock, before the first write.
+///
+/// Rollback-journal stores: the bytes of the database file (a failed transaction
+/// that SQLite rolled back, or whose hot journal was replayed, leaves exactly those
+/// bytes). WAL stores: an uncommitted transaction never reaches the database file
+/// (frames without a commit record are ignored), and the file's bytes may move
+/// legitimately (the last connection to close checkpoints committed frames into
+/// it), so the schema, `Z_PRIMARYKEY` and the metadata, which every migration
+/// changes, are compared instead.
+struct StoreFingerprint: Equatable {
+    var file: FileFingerprint
+    var isWAL: Bool
+    var logical: String
+
+    /// Taken by the connection holding the migration's lock.
+    init(_ store: Store) throws {
+        try self.init(store.connection)
+    }
+
+    init(_ connection: Connection) throws {
+        let mode = try connection.scalarString("PRAGMA journal_mode")?.lowercased() ?? ""
+        isWAL = mode == "wal"
+        file = try connection.mainFileFingerprint()
+        logical = isWAL ? try Self.logical(connection) : ""
+    }
+
+    /// Taken after a failure, by a new connection: its first read replays a hot
+    /// journal, and its read transaction keeps writers out while the file is read.
+    init(path: String, timeout: Double) throws {
+        let connection = try Connection(path: path, mode: .readWrite, busyTimeout: timeout)
+        defer { try? connection.close() }
+        self = try connection.transaction(.deferred) {
+            _ = try connection.scalarInt64("SELECT count(*) FROM sqlite_schema")
+            return try StoreFingerprint(connection)
+        }
+    }
+
+    /// The schema, `Z_PRIMARYKEY` and the metadata plist: what a migration changes
+    /// first and last.
+    static func logical(_ connection: Connection) throws -> String {
+        var parts: [String] = []
+        let schema = try connection.prepare("SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY name")
+        while try schema.step() { parts.append(schema.string(at: 0)) }
+        let keys = try connection.prepare("SELECT Z_ENT || ' ' || Z_NAME || ' ' || Z_SUPER || ' ' || Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        while try keys.step() { parts.append(keys.string(at: 0)) }
+        let plist = try connection.prepare("SELECT hex(Z_PLIST) FROM Z_METADATA")
+        while try plist.step() { parts.append(plist.string(at: 0)) }
+        return parts.joined(separator: "\n")
+    }
+}
+
+extension Migrator {
+    /// Takes the backup (when asked) and the store's write lock.
+    ///
+    /// `BEGIN EXCLUSIVE`: in rollback-journal mode a migration needs readers out
+    /// anyway (to spill its cache and to commit), and waiting for them once, at the
+    /// start, bounded by `timeout`, is the only wait; an `IMMEDIATE` transaction
+    /// would wait again at every cache spill and at the commit. In WAL mode it is
+    /// the same as `IMMEDIATE`, and readers go on reading.
+    func lock(_ store: Store, plan: MigrationPlan, options: Options) throws {
+        let connection = store.connection
+        let deadline = Date().addingTimeInterval(options.timeout)
+        // A backup cannot be taken by the connection that holds the write lock, so it
+        // is taken just before; PRAGMA data_version tells whether another process
+        // committed in between, and then the backup is taken again.
+        var attempts = 0
+        while true {
+            attempts += 1
+            let versionBefore = try connection.scalarInt64("PRAGMA data_version") ?? 0
+            if let backup = options.backupPath { try writeBackup(store, to: backup) }
+            connection.busyTimeout = max(0, deadline.timeIntervalSinceNow)
+            do {
+                try connection.execute("BEGIN EXCLUSIVE")
+            } catch {
+                if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
+                if error.kind == .busy || error.kind == .locked {
+                    let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
+                    throw MigrationError(kind: .locked, message: "\(plan.storePath): another migration, writer or reader holds the store\(who); waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed")
+                }
+                throw StoreError.from(error, path: plan.storePath)
+            }
+            let versionAfter = try connection.scalarInt64("PRAGMA data_version") ?? 0
+            if options.backupPath == nil || versionAfter == versionBefore { break }
+            try connection.execute("ROLLBACK")
+            if attempts >= 5 {
+                if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
+                throw MigrationError(kind: .backupFailed, message: "\(plan.storePath): the store kept changing while it was being backed up; nothing was changed")
+            }
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+
+    /// Writes a consistent copy of the store to `path`: into a temporary file beside
+    /// it, synced, then renamed into place, so that `path` only ever names a
+    /// complete backup (a kill or a full disk leaves no half-written file there).
+    func writeBackup(_ store: Store, to path: String) throws {
+        let temporary = path + ".partial"
+        func removeTemporary() {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+        }
+        removeTemporary()
+        do {
+            try store.connection.backup(to: temporary)
+            try Self.sync(path: temporary)
+            guard rename(temporary, path) == 0 else {
+                throw MigrationError(kind: .backupFailed, message: "\(path): cannot move the backup into place: \(String(cString: strerror(errno))); nothing was changed")
+            }
+            try Self.sync(path: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+        } catch let error as MigrationError {
+            removeTemporary()
+            throw error
+        } catch {
+            removeTemporary()
+            throw MigrationError(kind: .backupFailed, message: "\(path): backup failed: \(error); nothing was changed")
+        }
+    }
+
+    /// `fsync` of a file or a folder (so that a rename survives a power cut).
+    static func sync(path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw StoreError(.sqlite, "cannot open to sync: \(String(cString: strerror(errno)))", path: path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StoreError(.sqlite, "cannot sync: \(String(cString: strerror(errno)))", path: path) }
+    }
+
+    /// After a failure under the lock: rolls back; when SQLite could not, closes the
+    /// connection and lets a new one replay the hot journal; then compares the store
+    /// with its fingerprint from before the first write. Returns the error to
+    /// report: the original one when the store is proven unchanged.
+    func restore(_ store: Store, to before: StoreFingerprint, after error: any Error) -> any Error {
+        let connection = store.connection
+        if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        let path = store.resolvedPath
+        var problems: [String] = []
+        do { try store.close() } catch { problems.append("closing the connection failed: \(error)") }
+        let journal = path + "-journal"
+        if problems.isEmpty {
+            // A journal beside the file after the writer closed is hot: the new
+            // connection's first read rolls it back
+            // (https://sqlite.org/atomiccommit.html#hot_journals).
+            do {
+                let after = try StoreFingerprint(path: path, timeout: 5)
+                // In WAL mode the last connection to close checkpoints committed
+                // frames into the file: its bytes may move while its content does not.
+                if !before.isWAL, after.file != before.file { problems.append("its bytes differ from before (\(before.file) before, \(after.file) now)") }
+                if after.logical != before.logical { problems.append("its schema or metadata differ from before") }
+            } catch {
+                problems.append("it cannot be read back: \(error)")
+            }
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int, size > 0 {
+            problems.append("a journal of \(size) bytes is still beside the store")
+        }
+        guard !problems.isEmpty else { return error }
+        let original = "\(error)".replacingOccurrences(of: "; nothing was changed", with: "")
+        return MigrationError(kind: .restoreFailed, message: "\(original); and the store could not be proven unchanged after that failure: \(problems.joined(separator: "; ")). Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, restore it from the backup")
+    }
+}

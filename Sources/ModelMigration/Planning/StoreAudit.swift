@@ -1,0 +1,127 @@
+import DataModel
+import SQLiteStore
+
+/// What a migration relies on in the store it reads, before any step runs.
+///
+/// The planner turns the store's rows into steps by entity number: a rebuild copies
+/// `WHERE Z_ENT = n`, a join table is read through the numbers of its two ends. A
+/// store whose `Z_PRIMARYKEY` names its entities wrongly, or whose rows carry a
+/// `Z_ENT` of no entity of their table, passes `PRAGMA integrity_check` and would
+/// still lose or misfile rows. The audit checks exactly what the plan relies on:
+///
+/// - `Z_PRIMARYKEY` numbers are ones a store can use (`keyTableProblems`);
+/// - every row of an entity table has a `Z_ENT` of that table's hierarchy;
+/// - every stored reference into a table shared by a hierarchy that points at an
+///   existing row points at a row of the right entity.
+///
+/// References that point at no row at all (dangling) are not a reason to refuse:
+/// real Core Data stores carry some, and a migration carries them as they are
+/// (`danglingChecks`).
+struct StoreAudit {
+    let version: CompiledVersion
+    let layout: StorageLayout
+
+    typealias Table = StorageLayout.Table
+
+    /// The largest entity number a store may give a model entity: Core Data's are
+    /// small, and numbers beyond this would overflow the next new entity's.
+    static let largestEntityNumber = Int(Int32.max)
+
+    /// Problems with `Z_PRIMARYKEY` itself: entity numbers no store could use.
+    ///
+    /// A missing or duplicated name is not refused by itself: Core Data's own
+    /// lightweight migrations leave `Z_PRIMARYKEY` under the old entity names (a
+    /// store of CoreDataPlus's SampleModel 2 still lists `ExpensiveSportCar` for
+    /// `LuxuryCar`), and the layout then numbers such entities as Core Data does.
+    /// What matters is whether the rows agree with the numbers the plan uses, which
+    /// the row-level preconditions check.
+    func keyTableProblems(_ rows: [EntityKeyRow]) -> [String] {
+        var problems: [String] = []
+        for row in rows where version.entity(named: row.name) != nil && !(1...Self.largestEntityNumber).contains(row.number) {
+            problems.append("Z_PRIMARYKEY numbers entity \(row.name) \(row.number), outside 1…\(Self.largestEntityNumber)")
+        }
+        return problems
+    }
+
+    /// Row-level preconditions, one check per table (entity numbers) and per
+    /// reference into a shared table (the right entity).
+    func preconditions() -> [MigrationCheck] {
+        var checks: [MigrationCheck] = []
+        for table in layout.tables where table.joinRelationship == nil {
+            let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
+            guard !members.isEmpty else { continue }
+            let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
+            checks.append(MigrationCheck(
+                summary: "\(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)",
+                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
+                rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5"))
+        }
+        for table in layout.tables {
+            for column in table.columns {
+                guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root) else { continue }
+                let targets = numbers(of: version.subtree(of: target.name))
+                let sharing = numbers(of: version.entities.filter { $0.root == target.root }.map(\.name))
+                // A reference into a table that holds only the target's hierarchy
+                // cannot point at a row of another entity (the table check covers it).
+                guard Set(sharing) != Set(targets), !targets.isEmpty else { continue }
+                let c = SQLText.q(column.name)
+                let wrong = "FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable.name)) AS d ON d.Z_PK = a.\(c) WHERE d.Z_ENT NOT IN (\(SQLText.list(targets)))"
+                let rowLabel = table.joinRelationship == nil ? "'Z_PK ' || a.Z_PK || ' points to '" : "'a pair points to '"
+                checks.append(MigrationCheck(
+                    summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
+                    sql: "SELECT count(*) \(wrong)",
+                    rowsSQL: "SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \(wrong) LIMIT 5"))
+            }
+        }
+        return checks
+    }
+
+    /// The entity whose rows a reference column holds keys of.
+    func referencedEntity(_ role: StorageLayout.Role) -> CompiledEntity? {
+        switch role {
+        case .toOne(let owner, let name):
+            return version.entity(named: owner)?.relationship(named: name).flatMap { version.entity(named: $0.declaration.destination) }
+        case .toManyKey(let owner, _), .joinKey(let owner, _):
+            return version.entity(named: owner)
+        default:
+            return nil
+        }
+    }
+
+    func numbers(of names: [String]) -> [Int] { names.compactMap { layout.entityNumbers[$0] }.sorted() }
+
+    /// SQL text ` (Name)` for an entity number expression, `''` when unknown.
+    func entityLabel(_ expression: String) -> String {
+        let cases = layout.entityNumbers.sorted { $0.value < $1.value }
+            .map { "WHEN \($0.value) THEN ' (\($0.key.replacingOccurrences(of: "'", with: "''")))'" }
+        guard !cases.isEmpty else { return "''" }
+        return "CASE \(expression) \(cases.joined(separator: " ")) ELSE ' (no entity of this table)' END"
+    }
+}
+
+extension StoreAudit {
+    /// Runs `checks` on `connection`; the violations, each with a few rows named.
+    static func violations(of checks: [MigrationCheck], on connection: Connection) throws -> [String] {
+        var found: [String] = []
+        for check in checks {
+            let count = try connection.scalarInt64(check.sql) ?? 0
+            guard count > 0 else { continue }
+            var rows: [String] = []
+            if let rowsSQL = check.rowsSQL {
+                let statement = try connection.prepare(rowsSQL)
+                while try statement.step() { rows.append(statement.string(at: 0)) }
+            }
+            let sample = rows.isEmpty ? "" : ": " + rows.joined(separator: "; ") + (count > Int64(rows.count) ? "; …" : "")
+            found.append("\(check.summary): \(count) row\(count == 1 ? "" : "s")\(sample)")
+        }
+        return found
+    }
+
+    /// The message refusing a store that violates preconditions.
+    static func refusal(path: String, version: CompiledVersion, problems: [String]) -> String {
+        "\(path): the store is inconsistent with \(version.model) version \(version.version), and migrating it would lose or misfile rows; "
+            + "nothing was changed. Repair the store (or restore a backup) first:\n"
+            + problems.prefix(12).map { "  - " + $0 }.joined(separator: "\n")
+            + (problems.count > 12 ? "\n  - … and \(problems.count - 12) more" : "")
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import ModelMigration
+import Testing
+import TestSupport
+
+/// Stores that contradict what a plan relies on are refused with the rows named;
+/// references that already dangle are carried as they are; numbers read from a
+/// store never trap the planner.
+@Suite struct StoreAuditTests {
+    /// Pets v2: Person.age widens to a required double with a default (a rebuild of
+    /// ZPERSON) and Pet gains a required `legs` with a default.
+    static let v2 = try! edit(edit(Pets.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n"),
+                              "    attributes:\n      name: string\n    relationships:\n      owner:",
+                              "    attributes:\n      name: string\n      legs: { type: double, default: 4 }\n    relationships:\n      owner:")
+
+    /// Pets with an optional `legs` on Pet, widened from integer16 to double in
+    /// version 2: ZPET is rebuilt, and Pet.owner checked after the copy.
+    static func legs() throws -> MigrationScenario {
+        let v1 = try edit(Pets.v1, "    attributes:\n      name: string\n    relationships:\n      owner:",
+                          "    attributes:\n      name: string\n      legs: integer16?\n    relationships:\n      owner:")
+        let s = try MigrationScenario("Pets", versions: [v1, try edit(v1, "legs: integer16?", "legs: double?")])
+        try Pets.seed(s)
+        return s
+    }
+
+    func execute(_ s: MigrationScenario, _ sql: String) throws {
+        let connection = try Connection(path: s.storePath)
+        try connection.execute(sql)
+        try connection.close()
+    }
+
+    @Test func swappedEntityNamesAreRefusedBeforeAnythingRuns() throws {
+        let s = try MigrationScenario.pets(Self.v2)
+        defer { s.remove() }
+        try execute(s, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_ENT WHEN 1 THEN 'Pet' ELSE 'Person' END")
+        let before = FileSnapshot(s.storePath)
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)" == """
+                \(s.storePath): the store is inconsistent with Pets version 1, and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first:
+                  - ZPET holds rows whose Z_ENT is no entity of Pet's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them): 4 rows: Z_PK 1 has Z_ENT 2 (Person); Z_PK 2 has Z_ENT 2 (Person); Z_PK 3 has Z_ENT 2 (Person); Z_PK 4 has Z_ENT 2 (Person)
+                  - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 2, as Z_PRIMARYKEY numbers them): 3 rows: Z_PK 1 has Z_ENT 1 (Pet); Z_PK 2 has Z_ENT 1 (Pet); Z_PK 3 has Z_ENT 1 (Pet)
+                """
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
+    }
+
+    /// The plan is made on a consistent store; a row of no entity appears before
+    /// `apply` takes the lock: the preconditions run again in the transaction.
+    @Test func aRowOfNoEntityIsRefusedInsideTheApplyTransaction() throws {
+        let s = try MigrationScenario.pets(Self.v2)
+        defer { s.remove() }
+        let plan = try s.plan()
+        #expect(plan.preconditions.count == 2)
+        try execute(s, "UPDATE ZPET SET Z_ENT = 99 WHERE Z_PK = 3")
+        let before = FileSnapshot(s.storePath)
+        #expect {
+            try Migrator().apply(plan)
+        } throws: { error in
+            (error as? MigrationError)?.kind == .inconsistentStore
+                && "\(error)".hasSuffix("  - ZPET holds rows whose Z_ENT is no entity of Pet's hierarchy (Z_ENT 2, as Z_PRIMARYKEY numbers them): 1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
+        #expect(before.sideFiles == [] && FileSnapshot(s.storePath).sideFiles == [])
+    }
+
+    /// A reference into a table shared by a hierarchy that points at a row of the
+    /// wrong entity would be misfiled by a rebuild: refused.
+    @Test func aReferenceToARowOfTheWrongEntityIsRefused() throws {
+        let v1 = """
+            entities:
+              Animal:
+                attributes:
+                  name: string
+              Dog:
+                parent: Animal
+                attributes:
+                  breed: string?
+              Person:
+                attributes:
+                  name: string
+                relationships:
+                  dog: { destination: Dog, optional: true }
+
+            """
+        let v2 = try edit(v1, "      breed: string?\n", "      breed: string?\n      size: { type: integer16, default: 1 }\n")
+        let s = try MigrationScenario("Kennel", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Animal", values: ["name": .string("Cat")])
+            try o.insert("Dog", values: ["name": .string("Rex")])
+            try o.insert("Person", values: ["name": .string("Ann")], relationships: ["dog": [2]])
+            try o.insert("Person", values: ["name": .string("Bob")], relationships: ["dog": [2]])
+        }
+        try execute(s, "UPDATE ZPERSON SET ZDOG = 1 WHERE Z_PK = 2")
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".hasSuffix("  - ZPERSON.ZDOG points at rows that are not Dog objects: 1 row: Z_PK 2 points to ZANIMAL Z_PK 1, Z_ENT 1 (Animal)")
+        }
+    }
+
+    /// References that already point at no object are counted by the plan, carried
+    /// by `apply` (checks and `--verify` pass), and still there afterwards.
+    @Test func danglingReferencesAreCarriedAsTheyAre() throws {
+        let s = try MigrationScenario.pets(Self.v2)
+        defer { s.remove() }
+        try execute(s, "UPDATE ZPET SET ZOWNER = 77 WHERE Z_PK = 4")
+        let plan = try s.plan()
+        #expect(plan.danglingReferences.map(\.description) == [
+            "Pet.owner points to existing Person objects: 1 row already points to objects the store does not have (carried as they are)",
+        ])
+        let result = try Migrator().apply(plan, options: Migrator.Options(verify: true))
+        #expect(result.carriedDanglingReferences == [
+            "Pet.owner points to existing Person objects: 1 row already pointed to objects the store does not have, and still do (carried as they were)",
+        ])
+        #expect(try s.storeVersion() == 2)
+        #expect(try s.rows("SELECT Z_PK, ZOWNER FROM ZPET ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 3], [3, 1], [4, 77]])
+    }
+
+    /// A migration that adds a dangling reference to those already there fails,
+    /// saying how many were there before.
+    @Test func aMigrationMakingDanglingReferencesWorseFails() throws {
+        let s = try Self.legs()
+        defer { s.remove() }
+        try execute(s, "UPDATE ZPET SET ZOWNER = 77 WHERE Z_PK = 4")
+        var plan = try s.plan()
+        let hop = try #require(plan.hops.first)
+        let rebuild = try #require(hop.steps.firstIndex { $0.kind == .rebuildTable && $0.table == "ZPET" })
+        plan.hops[0].steps[rebuild].sql[1] = hop.steps[rebuild].sql[1].replacingOccurrences(of: #"s."ZOWNER""#, with: #"CASE s.Z_PK WHEN 2 THEN 88 ELSE s."ZOWNER" END"#)
+        let before = FileSnapshot(s.storePath)
+        #expect {
+            try Migrator().apply(plan)
+        } throws: { error in
+            (error as? MigrationError)?.kind == .checkFailed
+                && "\(error)" == "check failed: Pet.owner points to existing Person objects: 2 rows violate it (1 of them already did before the migration); nothing was changed"
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
+    }
+
+    /// Primary keys near Int64.max make the estimated row counts of large tables
+    /// huge: the plan saturates instead of trapping.
+    @Test func hugePrimaryKeysDoNotOverflowThePlan() throws {
+        let s = try MigrationScenario.pets(Self.v2)
+        defer { s.remove() }
+        try execute(s, "UPDATE ZPERSON SET Z_PK = 9223372036854775000 + Z_PK WHERE Z_PK = 3; UPDATE ZPET SET Z_PK = 9223372036854775800 + Z_PK WHERE Z_PK = 4")
+        let plan = try s.plan()
+        #expect(plan.allSteps.contains { $0.cost.rows > 1_000_000_000 })
+        try Migrator().apply(plan)
+        #expect(try s.storeVersion() == 2)
+    }
+
+    /// A huge entity number in Z_PRIMARYKEY (or stamped as the highest used) is
+    /// refused or clamped, never overflowed when numbering a new entity.
+    @Test func hugeEntityNumbersAreRefused() throws {
+        let s = try MigrationScenario.pets(try edit(Pets.v1, "  Pet:\n", "  Toy:\n    attributes:\n      name: string\n  Pet:\n"))
+        defer { s.remove() }
+        try execute(s, "UPDATE ZPET SET Z_ENT = 9223372036854775807; UPDATE Z_PRIMARYKEY SET Z_ENT = 9223372036854775807 WHERE Z_NAME = 'Pet'")
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains("  - Z_PRIMARYKEY numbers entity Pet 9223372036854775807, outside 1…2147483647")
+        }
+    }
+}
