@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test crashtest bench bench-quick clean
+.PHONY: all build demo test crashtest faulttest hostiletest bench bench-quick clean
 
 all: build
 
@@ -57,6 +57,13 @@ bench-quick:
 # Hundreds of `migrate apply` runs killed with SIGKILL at random moments.
 crashtest: build
 	bash Scripts/crashtest.sh $(TRIALS)
+
+# The other faults, each TRIALS times: kills during --backup, a full disk (a small
+# file-size limit), a reader holding the store against --timeout.
+faulttest: build
+	MODE=backup bash Scripts/crashtest.sh $(TRIALS)
+	MODE=diskfull bash Scripts/crashtest.sh $(TRIALS)
+	MODE=reader bash Scripts/crashtest.sh $(TRIALS)
 
 clean:
 	rm -rf .build $(DEMO)

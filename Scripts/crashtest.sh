@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# Crash safety, hundreds of times: `migrate apply` on a store of 20 000 items is
-# killed with SIGKILL at a random moment; then the store must read as exactly
-# version 1 with all its data or exactly version 2 with all of it migrated.
+# Crash and fault safety, hundreds of times, on a store of 20 000 items. Each trial
+# disturbs one `migrate apply`; then the store must read as exactly version 1 with
+# all its data or exactly version 2 with all of it migrated.
 #
 #   Scripts/crashtest.sh [TRIALS]      (default 200; `make crashtest TRIALS=500`)
+#   MODE=backup|diskfull|reader Scripts/crashtest.sh [TRIALS]   (`make faulttest`)
 #
-# Environment: MIGRATE (default .build/debug/migrate), ITEMS (default 20000).
-# Needs the sqlite3 command-line shell. Prints one line per failed trial and a
+# Modes:
+#   kill      `apply` is killed with SIGKILL at a random moment (the default);
+#   backup    `apply --backup B` is killed at a random moment: B is then absent or
+#             a complete copy of version 1 (never a partial file or a journal);
+#   diskfull  `apply` runs under a random file-size limit (`ulimit -f`, SIGXFSZ
+#             ignored) between the store's size and three times it: it migrates,
+#             or exits 1 saying nothing was changed, with the file byte-identical
+#             and no journal beside it;
+#   reader    another process holds a read transaction for 3 s while
+#             `apply --timeout 1` runs: apply gives up within 2.5 s with exit 1,
+#             naming the reader, store unchanged; after the reader, apply migrates.
+#
+# Environment: MIGRATE (default .build/debug/migrate), ITEMS (default 20000), MODE.
+# Needs the sqlite3 command-line shell (and python3 for MODE=reader). Prints one line per failed trial and a
 # summary "N passed, M failed"; exits 1 when any trial failed.
 #
-# Each trial, right after the kill:
+# Each trial, right after the disturbance:
 #   1. `migrate status` succeeds (a crashed writer's hot journal is rolled back by
 #      this first reader) and says version 1 (exit 3) or version 2 (exit 0); when
 #      the kill left a journal, the commit never happened, so it must say 1;
@@ -23,6 +36,8 @@ set -uo pipefail
 
 TRIALS=${1:-200}
 ITEMS=${ITEMS:-20000}
+MODE=${MODE:-kill}
+case "$MODE" in kill|backup|diskfull|reader) ;; *) echo "crashtest: MODE is kill, backup, diskfull or reader" >&2; exit 64 ;; esac
 cd "$(dirname "$0")/.."
 MIGRATE=${MIGRATE:-.build/debug/migrate}
 case "$MIGRATE" in /*) ;; *) MIGRATE="$PWD/$MIGRATE" ;; esac
@@ -116,20 +131,66 @@ duration=$(( $(now_ms) - t0 ))
 window=$(( duration + duration / 2 + 1 ))
 
 passed=0 failed=0 old=0 new=0 recovered=0
-fail() { failed=$((failed + 1)); echo "trial $trial (killed after ${delay} ms): $*"; }
+fail() { failed=$((failed + 1)); echo "trial $trial ($MODE, ${delay}): $*"; }
+
+size_kib=$(( $(stat -c %s template.sqlite) / 1024 ))
 
 for ((trial = 1; trial <= TRIALS; trial++)); do
-  rm -f trial.sqlite trial.sqlite-journal
+  rm -f trial.sqlite trial.sqlite-journal backup.sqlite backup.sqlite.partial backup.sqlite.partial-journal reader.out
   cp template.sqlite trial.sqlite
   delay=$(( RANDOM * 32768 + RANDOM ))
   delay=$(( delay % window ))
-  # The binary itself in the background (a shell function would run in a subshell,
-  # and the kill would hit the subshell, not migrate).
-  "$MIGRATE" apply --models Models --migrations Migrations trial.sqlite >/dev/null 2>&1 &
-  pid=$!
-  sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  case $MODE in
+    kill|backup)
+      extra=(); [ "$MODE" = backup ] && extra=(--backup backup.sqlite)
+      # The binary itself in the background (a shell function would run in a
+      # subshell, and the kill would hit the subshell, not migrate).
+      "$MIGRATE" apply --models Models --migrations Migrations "${extra[@]}" trial.sqlite >/dev/null 2>&1 &
+      pid=$!
+      sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+      kill -KILL "$pid" 2>/dev/null
+      wait "$pid" 2>/dev/null
+      if [ "$MODE" = backup ]; then
+        if [ -e backup.sqlite ]; then
+          [ -e backup.sqlite-journal ] && { fail "a journal beside the backup"; continue; }
+          [ "$(digest backup.sqlite 1)" = "$expected_v1" ] || { fail "the backup is not a complete copy of version 1"; continue; }
+        fi
+      fi
+      ;;
+    diskfull)
+      limit=$(( size_kib + RANDOM % (2 * size_kib + 1) ))
+      delay="limit ${limit} KiB"
+      bash -c "ulimit -f $limit; trap '' XFSZ; exec \"\$0\" apply --models Models --migrations Migrations trial.sqlite" "$MIGRATE" >apply.out 2>&1
+      code=$?
+      if [ $code -ne 0 ]; then
+        [ $code -eq 1 ] || { fail "apply exited $code under a file-size limit: $(tail -c 300 apply.out)"; continue; }
+        grep -q "nothing was changed" apply.out || { fail "apply failed without saying the store is unchanged: $(tail -c 300 apply.out)"; continue; }
+        [ -e trial.sqlite-journal ] && { fail "a journal was left after a failed apply"; continue; }
+        cmp -s template.sqlite trial.sqlite || { fail "apply failed, and the file is not byte-identical to before"; continue; }
+      fi
+      ;;
+    reader)
+      delay="reader"
+      python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN"); c.execute("SELECT count(*) FROM ZITEM").fetchone()
+print("reading", flush=True); time.sleep(3); c.execute("COMMIT")' trial.sqlite >reader.out 2>&1 &
+      reader=$!
+      for _ in $(seq 50); do grep -q reading reader.out 2>/dev/null && break; sleep 0.05; done
+      t0=$(now_ms)
+      migrate apply --timeout 1 trial.sqlite >apply.out 2>&1
+      code=$?
+      took=$(( $(now_ms) - t0 ))
+      still=no; kill -0 "$reader" 2>/dev/null && still=yes
+      wait "$reader" 2>/dev/null
+      if [ "$still" = yes ]; then
+        [ $code -eq 1 ] || { fail "apply exited $code while a reader held the store: $(tail -c 300 apply.out)"; continue; }
+        [ $took -le 2500 ] || { fail "apply took ${took} ms with --timeout 1"; continue; }
+        grep -q "holds the store" apply.out || { fail "the message does not say who holds the store: $(tail -c 300 apply.out)"; continue; }
+        cmp -s template.sqlite trial.sqlite || { fail "apply gave up, and the file is not byte-identical to before"; continue; }
+      fi
+      ;;
+  esac
   journal=no
   [ -e trial.sqlite-journal ] && journal=yes
 
@@ -163,6 +224,6 @@ for ((trial = 1; trial <= TRIALS; trial++)); do
   [ "$journal" = yes ] && recovered=$((recovered + 1))
 done
 
-echo "crashtest: $ITEMS items, apply takes ~${duration} ms, kills within ${window} ms: $old left at version 1 ($recovered with a hot journal rolled back), $new at version 2"
+echo "crashtest ($MODE): $ITEMS items, apply takes ~${duration} ms, kills within ${window} ms: $old left at version 1 ($recovered with a hot journal rolled back), $new at version 2"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
