@@ -203,10 +203,11 @@ print("reading", flush=True); time.sleep(3); c.execute("COMMIT")' trial.sqlite >
   esac
   if [ "$journal" = yes ] && [ "$version" != 1 ]; then fail "a journal was left, yet status says version 2"; continue; fi
   if ! migrate inspect trial.sqlite >inspect.out 2>&1; then fail "inspect failed: $(head -c 300 inspect.out)"; continue; fi
-  # A journal may stay only if it is not hot: its header's magic number is still
-  # zero (SQLite writes it when it syncs the journal, before the first change to
-  # the database file), so no reader or writer plays it back.
-  if [ -e trial.sqlite-journal ] && [ "$(head -c 8 trial.sqlite-journal | od -An -tx1 | tr -d ' \n')" != 0000000000000000 ]; then
+  # A journal may stay only if it is not hot: empty (a kill right after BEGIN
+  # EXCLUSIVE opened it), or its header's magic number still zero (SQLite writes
+  # it when it syncs the journal, before the first change to the database file),
+  # so no reader or writer plays it back.
+  if [ -s trial.sqlite-journal ] && [ "$(head -c 8 trial.sqlite-journal | od -An -tx1 | tr -d ' \n')" != 0000000000000000 ]; then
     fail "a hot journal is still beside the store after status and inspect ($(stat -c %s trial.sqlite-journal) bytes)"
     continue
   fi

@@ -177,6 +177,30 @@ public final class WriteLock {
     }
 }
 
+/// A read transaction held on a store (another reader), until released.
+public final class ReadLock: @unchecked Sendable {
+    private let connection: Connection
+    private let lock = NSLock()
+    private var released = false
+
+    /// Opens a read transaction that has read `table`.
+    public init(path: String, table: String) throws {
+        connection = try Connection(path: path, mode: .readOnly, busyTimeout: 0)
+        try connection.execute("BEGIN")
+        _ = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table))")
+    }
+
+    /// Ends the transaction and closes (once; later calls do nothing).
+    public func release() {
+        lock.withLock {
+            guard !released else { return }
+            released = true
+            try? connection.execute("COMMIT")
+            try? connection.close()
+        }
+    }
+}
+
 /// Runs SQL on any SQLite file (to age a store as tests need: drop a table, hold data).
 public enum SQLiteFile {
     /// Executes `sql` (statements separated by semicolons) on the file at `path`.

@@ -105,6 +105,28 @@ import TestSupport
         #expect(try f.migrate(["apply", "--timeout", "0.2"] + f.models + [store]).status == 0)
     }
 
+    /// A reader keeps a transaction open: `apply --timeout` gives up after the
+    /// timeout (not when the reader ends), naming the reader, store unchanged.
+    @Test func aReaderHoldingTheStoreDoesNotOutlastTheTimeout() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store(items: StockFixture.largeItems)
+        let before = f.snapshot(store)
+        let reader = try ReadLock(path: f.path(store), table: "ZITEM")
+        // Released after 6 s whatever happens, so that a migrator waiting for the
+        // reader (the bug) finishes and fails the timing expectation.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 6) { reader.release() }
+        let started = Date()
+        let result = try f.migrate(["apply", "--timeout", "0.5"] + f.models + [store])
+        let waited = Date().timeIntervalSince(started)
+        reader.release()
+        #expect(result.status == 1, "\(result)")
+        #expect(waited < 4, "waited \(waited) s")
+        #expect(result.stderr.contains("another migration, writer or reader holds the store (held by process \(getpid()) (reading)); waited 0.5 s (--timeout); nothing was changed"), "\(result.stderr)")
+        #expect(f.snapshot(store) == before)
+        #expect(try f.migrate(["apply"] + f.models + [store]).status == 0)
+    }
+
     /// Two deploys start `apply` on the same store at once: exactly one migrates; the
     /// other finds nothing to do, or exits 1 because the store changed or is locked.
     @Test func twoConcurrentAppliesMigrateOnce() throws {
