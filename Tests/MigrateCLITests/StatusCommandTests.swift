@@ -89,22 +89,31 @@ import TestSupport
     }
 
     /// The same edit on a store of ours: the store's own compiled model (MM_MODELCACHE)
-    /// still describes it, so the planner migrates from it — status says a migration
-    /// is needed, and apply performs it.
-    @Test func anEditedVersionIsMigratedFromTheModelCache() throws {
+    /// says what version 1 was when the store was made, and version 1's YAML now
+    /// says otherwise: a shipped version was edited (drift). status, plan and apply
+    /// exit 5 naming every difference and the remedy, changing nothing.
+    @Test func anEditedShippedVersionIsDrift() throws {
         let f = try CLIFixture()
         defer { f.remove() }
         let store = try f.createContacts(version: 1)
         try editContactsVersion1(f)
+        let before = f.snapshot(store)
         let status = try f.migrate(["status"] + f.models + [store])
-        #expect(status.status == 3, "\(status.stderr)")
-        #expect(status.stdout.hasPrefix("contacts.sqlite: Contacts version 1, migration to 3 needed ("))
-        let apply = try f.migrate(["apply"] + f.models + [store])
-        #expect(apply.status == 0, "\(apply.stderr)")
-        #expect(apply.stdout.hasPrefix("migrated contacts.sqlite from version 1 to 3: "))
-        let after = try f.migrate(["status"] + f.models + [store])
-        #expect(after.status == 0)
-        #expect(after.stdout == "contacts.sqlite: Contacts version 3, current\n")
+        #expect(status.status == 5, "\(status)")
+        #expect(status.stderr == """
+            error: contacts.sqlite: version 1 of model Contacts was edited after this store was made with it (Models/Contacts/1.yaml no longer has the hashes the store recorded for version 1):
+              Person: hashModifier none in the store's version, edited in the YAML
+            a shipped version never changes: restore Models/Contacts/1.yaml as it shipped, and put the change in a new version
+
+            """)
+        for command in ["plan", "apply"] {
+            let result = try f.migrate([command] + f.models + [store])
+            #expect(result.status == 5, "\(command): \(result)")
+            #expect(result.stderr == status.stderr, "\(command)")
+        }
+        let json = try StockFixture.object(try f.migrate(["status", "--json"] + f.models + [store]).stdout)
+        #expect(json["status"] as? String == "unknown-version")
+        #expect(f.snapshot(store).fingerprint == before.fingerprint)
     }
 
     /// A store migrated by a newer deployment (version 2) read by one that only

@@ -7,9 +7,19 @@ public struct UnknownVersionError: Error, Sendable, CustomStringConvertible {
     public var path: String
     /// The recognition result, when there were models to compare with.
     public var recognition: VersionRecognition?
+    /// Set when the store's version exists in the models but was edited since.
+    public var drift: VersionDrift? = nil
+
+    /// Creates the error.
+    public init(path: String, recognition: VersionRecognition?, drift: VersionDrift? = nil) {
+        self.path = path
+        self.recognition = recognition
+        self.drift = drift
+    }
 
     public var description: String {
-        "\(path): " + (recognition?.unknownExplanation ?? "no model under --models describes this store")
+        if let drift { return "\(path): " + drift.explanation }
+        return "\(path): " + (recognition?.unknownExplanation ?? "no model under --models describes this store")
     }
 }
 
@@ -25,8 +35,19 @@ extension Store {
             return version
         }
         if let cached = try readModelCache(), cached.versionHashes == metadata.versionHashes {
+            try Self.refuseDrift(cached, among: models, path: path, recognition: recognition)
             return cached
         }
         throw UnknownVersionError(path: path, recognition: recognition)
+    }
+
+    /// The model a store keeps of its own version may stand in for that version only
+    /// when its YAML is gone: when the YAML is there with other hashes, the shipped
+    /// version was edited (exit 5, every difference named).
+    static func refuseDrift(_ cached: CompiledVersion, among models: [CompiledModel], path: String,
+                            recognition: VersionRecognition?) throws {
+        guard let shipped = models.first(where: { $0.name == cached.model })?.version(cached.version),
+              shipped.versionHashes != cached.versionHashes else { return }
+        throw UnknownVersionError(path: path, recognition: recognition, drift: VersionDrift(recorded: cached, now: shipped))
     }
 }

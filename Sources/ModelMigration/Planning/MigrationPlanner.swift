@@ -29,7 +29,8 @@ public struct MigrationPlanner {
     }
 
     /// The store's current version: recognised by its hashes, else the compiled model
-    /// cached in the store (when its YAML was edited or is gone).
+    /// cached in the store when its version's YAML is gone (when the YAML is there
+    /// with other hashes, the shipped version was edited: exit 5).
     public func sourceVersion(of store: Store, metadata: StoreMetadata) throws -> (CompiledModel, CompiledVersion) {
         let recognition = VersionRecognition.recognize(metadata, among: models)
         if let recognition, let number = recognition.version, let model = models.first(where: { $0.name == recognition.model }),
@@ -42,6 +43,7 @@ public struct MigrationPlanner {
         }
         if let cached = try store.readModelCache(), cached.versionHashes == metadata.versionHashes,
            let model = models.first(where: { $0.name == cached.model }), cached.version <= model.current.version {
+            try Store.refuseDrift(cached, among: models, path: store.path, recognition: recognition)
             return (model, cached)
         }
         throw UnknownVersionError(path: store.path, recognition: recognition)
