@@ -55,6 +55,7 @@ struct Apply: ParsableCommand {
         }
         progress.finish()
         for note in result.carriedDanglingReferences where !global.json { Output.err("note: \(note)") }
+        for warning in result.warnings where !global.json { Output.err("warning: destructive: \(warning)") }
         if plan.isEmpty {
             if global.json {
                 Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":0,"checksPassed":\#(result.checksPassed),"verified":true,"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text)}"#)
@@ -64,7 +65,7 @@ struct Apply: ParsableCommand {
             return
         }
         if global.json {
-            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text)}"#)
+            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text),"warnings":\#(JSONValue.array(result.warnings.map { .string($0) }).text)}"#)
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
             Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows touched, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")

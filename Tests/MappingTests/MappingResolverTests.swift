@@ -94,7 +94,7 @@ private typealias SourceLocation = DataModel.SourceLocation
                                        copy("nickname", from: "handle"), convert("score", .widen)],
                           droppedProperties: ["age"]),
             Self.inferredTag,
-        ], mappingFile: path))
+        ], mappingFile: path, fileOrder: ["Person"]))
     }
 
     @Test func aPropertyOverrideLiftsOnlyItsOwnRefusal() throws {
@@ -125,7 +125,7 @@ private typealias SourceLocation = DataModel.SourceLocation
                           properties: [byPolicy("age"), byPolicy("firstName"), added("nickname"), convert("score", .widen)],
                           droppedProperties: ["fullName", "handle"]),
             Self.inferredTag,
-        ], mappingFile: path))
+        ], mappingFile: path, fileOrder: ["Person"]))
     }
 
     @Test func aPolicyOnAnUnchangedEntityMakesItCustom() throws {
@@ -175,7 +175,7 @@ private typealias SourceLocation = DataModel.SourceLocation
             EntityMapping(name: "HumanToPerson", kind: .transform, source: "Human", destination: "Person",
                           properties: [copy("age"), copy("name")]),
             EntityMapping(name: "PersonToNothing", kind: .remove, source: "Person", destination: nil, droppedProperties: ["name"]),
-        ], mappingFile: path))
+        ], mappingFile: path, fileOrder: ["Person"]))
     }
 
     @Test func sourceOfANewEntity() throws {

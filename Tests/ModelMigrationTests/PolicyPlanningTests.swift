@@ -20,7 +20,7 @@ import TestSupport
             #expect(failure.refusals.map(\.kind) == [.missingPolicy])
             #expect(failure.refusals.map(\.description) == [
                 "Person: \(file) names policy 'SplitFullNames', which is not compiled into this migrate\n"
-                    + "    remedy: compiled-in policies: MoveCityToEntity, SplitFullName; did you mean 'SplitFullName'?",
+                    + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; did you mean 'SplitFullName'?",
             ])
             #expect(failure.refusals.first?.property == nil)
             return true

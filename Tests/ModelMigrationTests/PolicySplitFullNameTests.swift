@@ -41,7 +41,7 @@ import TestSupport
         let policySteps = plan.allSteps.filter { $0.kind == .policy }
         #expect(policySteps.map(\.summary) == ["policy SplitFullName: Person → Person"])
         #expect(policySteps.map(\.cost) == [.policy(rows: 7)])
-        #expect(policySteps.first?.policy?.mappingName == "PersonToPerson")
+        #expect(policySteps.first?.policies.map(\.mappingName) == ["PersonToPerson"])
         try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
 
         #expect(try s.storeVersion() == 2)

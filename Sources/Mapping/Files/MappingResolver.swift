@@ -155,6 +155,7 @@ public enum MappingResolver {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
         }
         mapping.mappingFile = file.path
+        mapping.fileOrder = file.entities.map(\.name)
         return mapping
     }
 

@@ -127,6 +127,9 @@ public struct MappingModel: Sendable, Hashable, Codable {
     public var entityMappings: [EntityMapping]
     /// The mapping file it came from, when any (otherwise fully inferred).
     public var mappingFile: String?
+    /// The destination entities in the order the mapping file lists them (the
+    /// order policies run in each stage); `nil` for inferred mappings.
+    public var fileOrder: [String]?
 
     /// The entity mapping producing a destination entity.
     public func mapping(forDestination name: String) -> EntityMapping? {
@@ -137,7 +140,9 @@ public struct MappingModel: Sendable, Hashable, Codable {
     public var usesPolicies: Bool { entityMappings.contains { $0.kind == .custom } }
 
     /// Creates a mapping model.
-    public init(model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil) {
+    public init(model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil,
+                fileOrder: [String]? = nil) {
+        self.fileOrder = fileOrder
         self.model = model
         self.sourceVersion = sourceVersion
         self.destinationVersion = destinationVersion

@@ -61,6 +61,9 @@ public struct MigrationResult: Sendable, Codable {
     /// References that already dangled before the migration and were carried as
     /// they were (each: the relationship and the number of rows).
     public var carriedDanglingReferences: [String] = []
+    /// Destructive warnings found while migrating: properties left to a policy
+    /// that it left nil where the source had a value.
+    public var warnings: [String] = []
 }
 
 /// Executes a `MigrationPlan`, exactly as planned, in one SQLite transaction: steps,
@@ -190,13 +193,15 @@ public struct Migrator {
         }
         return MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
                                checksPassed: run.checksPassed, dryRun: options.dryRun, backup: options.backupPath,
-                               carriedDanglingReferences: run.carried)
+                               carriedDanglingReferences: run.carried, warnings: run.emptied.map(\.description))
     }
 
     /// What running the hops found.
     struct HopRun {
         var checksPassed = 0
         var carried: [String] = []
+        /// Properties policies left empty where the source had values.
+        var emptied: [EmptiedProperty] = []
     }
 
     /// A reference check failed while references were not counted beforehand.
@@ -216,13 +221,17 @@ public struct Migrator {
             if hopIndex == 0 { initial = baselines }
             for step in hop.steps {
                 index += 1
-                try runStep(step, index: index, of: total, hop: hop, store: store, progress: progress)
+                try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
             for check in hop.checks {
                 let allowed = check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
                 try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, label: "check failed")
             }
+        }
+        if verify, !run.emptied.isEmpty {
+            // Data a policy dropped without a word fails `--verify`.
+            throw MigrationError(kind: .verifyFailed, message: "--verify: " + run.emptied.map(\.description).joined(separator: "; ") + "; nothing was changed")
         }
         if verify {
             // The whole store as it will be committed: every page, every relationship.
@@ -257,16 +266,17 @@ public struct Migrator {
 
     /// Runs one step of a hop.
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
-                 progress: (MigrationEvent) -> Void) throws {
+                 emptied: inout [EmptiedProperty], progress: (MigrationEvent) -> Void) throws {
         let connection = store.connection
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
         let stepStart = Date()
         let changesBefore = connection.totalChanges
-        if let invocation = step.policy {
+        if !step.policies.isEmpty {
             guard let runner = policyRunner else {
-                throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) needs policy '\(invocation.policy)', and no policies are available to this migrator; nothing was changed")
+                throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) needs policy '\(step.policies[0].policy)', and no policies are available to this migrator; nothing was changed")
             }
-            try runner.run(invocation, hop: hop, store: store, progress: progress)
+            let report = try runner.run(step.policies, hop: hop, store: store, progress: progress)
+            emptied += report.emptied
         } else {
             do {
                 let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0) ?? 0 }
@@ -307,6 +317,7 @@ public struct Migrator {
 
 /// Runs policy steps (`PolicyEngine` does, with a `PolicyCatalog`).
 public protocol PolicyRunning {
-    /// Runs one policy step of `hop` against `store`, inside the apply transaction.
-    func run(_ invocation: PolicyInvocation, hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws
+    /// Runs the policy step of `hop` (every custom mapping's policy, stage by stage)
+    /// against `store`, inside the apply transaction.
+    func run(_ invocations: [PolicyInvocation], hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws -> PolicyStageReport
 }

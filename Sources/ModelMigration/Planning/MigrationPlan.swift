@@ -54,8 +54,11 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     /// For rebuilds: rows the new table must hold, as a count query on the old
     /// tables run just before the copy (checked after it).
     public var expectedRowsSQL: String? = nil
-    /// For policy steps: which policy runs over which rows.
-    public var policy: PolicyInvocation? = nil
+    /// For the policy step of a hop: every custom entity mapping's policy, in the
+    /// mapping file's order. They run in Core Data's stages across the hop: every
+    /// mapping creates its destination objects, then every mapping sets
+    /// relationships, then every mapping validates.
+    public var policies: [PolicyInvocation] = []
 }
 
 /// A policy step: the policy, the entity mapping it runs, and where the rows are

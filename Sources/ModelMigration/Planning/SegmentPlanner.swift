@@ -181,18 +181,31 @@ struct SegmentPlanner {
             try buildJoin(table, as: buildName, pairs: found)
         }
 
-        // 1b. Policies: after every new table exists, while the old ones still do.
+        // 1b. Policies: after every new table exists, while the old ones still do;
+        // one step for the hop, so that its stages span every custom mapping.
         let buildTables = Dictionary(newTables.map { ($0.0.name, $0.1) } + newJoins.map { ($0.0.name, $0.1) }, uniquingKeysWith: { a, _ in a })
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .custom {
+        let order = mapping.fileOrder ?? []
+        let custom = mapping.entityMappings.filter { $0.kind == .custom }.enumerated().sorted { a, b in
+            let x = order.firstIndex(of: a.element.destination ?? "") ?? Int.max, y = order.firstIndex(of: b.element.destination ?? "") ?? Int.max
+            return x != y ? x < y : a.offset < b.offset
+        }.map(\.element)
+        var invocations: [PolicyInvocation] = []
+        var policyRows: Int64 = 0
+        for entityMapping in custom {
             guard let policy = entityMapping.policy, let sourceName = entityMapping.source, let destinationName = entityMapping.destination,
                   let sourceEntity = source.entity(named: sourceName), let table = sourceLayout.table(forEntity: sourceEntity.root),
                   let number = sourceLayout.entityNumbers[sourceName] else { continue }
-            let rows = try count(table.name, [number])
-            steps.append(MigrationStep(kind: .policy, summary: "policy \(policy): \(sourceName) → \(destinationName)",
-                                       sql: [], cost: .policy(rows: rows), table: destinationLayout.table(forEntity: destination.entity(named: destinationName)!.root)?.name,
-                                       policy: PolicyInvocation(policy: policy, mappingName: entityMapping.name, sourceEntity: sourceName,
-                                                                destinationEntity: destinationName, buildTables: buildTables)))
+            policyRows = policyRows.adding(saturating: try count(table.name, [number]))
+            invocations.append(PolicyInvocation(policy: policy, mappingName: entityMapping.name, sourceEntity: sourceName,
+                                                destinationEntity: destinationName, buildTables: buildTables))
             try warnDropped(entityMapping, sourceEntity: sourceEntity, numbers: [number], policy: true)
+        }
+        if !invocations.isEmpty {
+            let names = invocations.map { "\($0.policy): \($0.sourceEntity) → \($0.destinationEntity)" }.joined(separator: "; ")
+            steps.append(MigrationStep(kind: .policy, summary: invocations.count == 1 ? "policy \(names)" : "policies \(names) (stage by stage)",
+                                       sql: [], cost: .policy(rows: policyRows),
+                                       table: destinationLayout.table(forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
+                                       policies: invocations))
         }
 
         // 2. Drop what is replaced or gone, then move new tables into place.

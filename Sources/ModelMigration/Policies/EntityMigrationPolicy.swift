@@ -6,16 +6,23 @@ import Mapping
 /// `lastName`, moving free text into a new entity, and so on.
 ///
 /// A mapping file names the policy for a destination entity
-/// (`Migrations/<Model>/<A>-to-<B>.yaml`, `policy: SplitFullName`). The manager
-/// calls the phases in Core Data's order, streaming source objects in primary-key
-/// order inside the apply transaction:
+/// (`Migrations/<Model>/<A>-to-<B>.yaml`, `policy: SplitFullName`). A hop runs its
+/// policies in Core Data's stages (`NSMigrationManager`), each stage over every
+/// custom entity mapping of the hop in the mapping file's order, streaming source
+/// objects in primary-key order inside the apply transaction:
 ///
-/// 1. `begin`
-/// 2. `createDestinationInstances(for:in:)` once per source object
-/// 3. `endInstanceCreation`
-/// 4. `createRelationships(for:in:)` once per destination object created
-/// 5. `endRelationshipCreation`
-/// 6. `end`
+/// 1. instances — per mapping: `begin`, `createDestinationInstances(for:in:)` once
+///    per source object, `endInstanceCreation`;
+/// 2. relationships — per mapping: `createRelationships(for:in:)` once per
+///    destination object it created, `endRelationshipCreation`;
+/// 3. validation — per mapping: `performCustomValidation`;
+/// 4. per mapping: `end`.
+///
+/// So when one mapping's relationship stage runs, every mapping of the hop has
+/// created its objects, and the manager's lookups
+/// (`destinationInstances(forEntityMappingName:sourceInstances:)`,
+/// `sourceInstances(forEntityMappingName:destination:)`) reach all of them: the
+/// source ↔ destination associations of every mapping last for the whole hop.
 ///
 /// Every phase has a default that does what the inferred mapping does, so a policy
 /// overrides only what it changes. Throwing from any phase rolls the whole apply
@@ -54,6 +61,9 @@ public protocol EntityMigrationPolicy {
 
     /// Called after the last destination object.
     mutating func endRelationshipCreation(_ manager: MigrationManager) throws
+    /// The validation stage, after every mapping of the hop set its relationships:
+    /// check what the destination objects must satisfy and throw to cancel.
+    mutating func performCustomValidation(_ manager: MigrationManager) throws
 
     /// Called last.
     mutating func end(_ manager: MigrationManager) throws
@@ -71,6 +81,7 @@ extension EntityMigrationPolicy {
     public mutating func endInstanceCreation(_ manager: MigrationManager) throws {}
     public mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {}
     public mutating func endRelationshipCreation(_ manager: MigrationManager) throws {}
+    public mutating func performCustomValidation(_ manager: MigrationManager) throws {}
     public mutating func end(_ manager: MigrationManager) throws {}
 }
 

@@ -20,6 +20,8 @@ public final class MigrationManager {
     let reader: SourceReader
     let destinationLayout: StorageLayout
     let buildTables: [String: String]
+    /// Every entity mapping of the hop (lookups reach across mappings).
+    let hopMappings: [EntityMapping]
     /// The source key being handled, for error messages.
     var currentSourceKey: Int64?
     private var nextKeys: [String: Int64] = [:]
@@ -39,12 +41,14 @@ public final class MigrationManager {
     }
     private var fills: (source: ObjectIdentifier, values: [(Int, Fill)], toOne: [(String, String)])?
 
-    init(mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String]) throws {
+    init(mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String],
+         reader: SourceReader? = nil) throws {
         currentEntityMapping = mapping
         sourceVersion = hop.source
         destinationVersion = hop.destination
         self.connection = connection
-        reader = SourceReader(connection: connection, version: hop.source, layout: hop.sourceLayout)
+        self.reader = reader ?? SourceReader(connection: connection, version: hop.source, layout: hop.sourceLayout)
+        hopMappings = hop.mapping.entityMappings
         destinationLayout = hop.destinationLayout
         self.buildTables = buildTables
         try connection.execute("""
@@ -250,20 +254,40 @@ public final class MigrationManager {
 
     /// Records that `destination` was made from the source object with `source` key.
     public func associate(source: Int64, destination: DestinationObject) throws {
+        try associate(source: source, withEntity: destination.entity, primaryKey: destination.primaryKey)
+    }
+
+    /// Records that the source object with `source` key stands for the destination
+    /// object `entity` with `primaryKey` (created earlier, by this mapping or
+    /// another of the hop): a merge.
+    public func associate(source: Int64, withEntity entity: String, primaryKey: Int64) throws {
         let statement = try connection.cachedStatement("INSERT INTO mm_associations (mapping, source, destination, entity) VALUES (?, ?, ?, ?)")
-        try statement.bind([.text(currentEntityMapping.name), .integer(source), .integer(destination.primaryKey), .text(destination.entity)])
+        try statement.bind([.text(currentEntityMapping.name), .integer(source), .integer(primaryKey), .text(entity)])
         try statement.execute()
     }
 
+    /// The entity mapping of this hop with that name.
+    func entityMapping(named name: String) throws -> EntityMapping {
+        guard let mapping = hopMappings.first(where: { $0.name == name }) else {
+            throw PolicyError("no entity mapping '\(name)' in this hop (its mappings: \(hopMappings.map(\.name).joined(separator: ", ")))")
+        }
+        return mapping
+    }
+
     /// The destination objects made from these source objects by an entity mapping
-    /// (Core Data's `destinationInstances(forEntityMappingName:sourceInstances:)`),
-    /// as (entity, primary key).
+    /// of this hop, any of them (Core Data's
+    /// `destinationInstances(forEntityMappingName:sourceInstances:)`), as (entity,
+    /// primary key). A mapping's own destination object has its source's key; others
+    /// were associated when inserted or by `associate(source:destination:)`.
+    /// Associations of every mapping last for the whole hop, so a policy in the
+    /// relationship stage reaches objects any mapping created.
     public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(entity: String, primaryKey: Int64)] {
+        let mapping = try entityMapping(named: name)
         var result: [(String, Int64)] = []
         let statement = try connection.cachedStatement("SELECT entity, destination FROM mm_associations INDEXED BY mm_associations_source WHERE mapping = ? AND source = ? ORDER BY destination")
-        let implicit = name == currentEntityMapping.name ? currentEntityMapping.destination : nil
         for source in sourceInstances {
-            if let entity = implicit, try destinationObject(entity: entity, key: source.primaryKey) != nil {
+            // The mapping's own object of a source object of its source entity.
+            if source.entity == mapping.source, let entity = mapping.destination, try destinationExists(entity: entity, key: source.primaryKey) {
                 result.append((entity, source.primaryKey))
             }
             try statement.bind([.text(name), .integer(source.primaryKey)])
@@ -273,16 +297,34 @@ public final class MigrationManager {
         return result
     }
 
-    /// The source objects a destination object was made from (the reverse).
+    /// The source objects a destination object was made from by an entity mapping of
+    /// this hop (the reverse).
     public func sourceInstances(forEntityMappingName name: String, destination: DestinationObject) throws -> [SourceObject] {
+        let mapping = try entityMapping(named: name)
         let statement = try connection.cachedStatement("SELECT source FROM mm_associations WHERE mapping = ? AND destination = ? AND entity = ? ORDER BY source")
         try statement.bind([.text(name), .integer(destination.primaryKey), .text(destination.entity)])
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(at: 0)) }
         statement.reset()
-        if name == currentEntityMapping.name, destination.entity == currentEntityMapping.destination { keys.insert(destination.primaryKey, at: 0) }
-        guard let sourceEntity = currentEntityMapping.source else { return [] }
+        guard let sourceEntity = mapping.source else { return [] }
+        if destination.entity == mapping.destination, !keys.contains(destination.primaryKey),
+           try reader.object(sourceEntity, key: destination.primaryKey) != nil {
+            keys.insert(destination.primaryKey, at: 0)
+        }
         return try keys.compactMap { try reader.object(sourceEntity, key: $0) }
+    }
+
+    /// Whether a destination object exists with this key (in the table it has during
+    /// the hop: the one being built, or the one kept).
+    func destinationExists(entity name: String, key: Int64) throws -> Bool {
+        guard let entity = destinationVersion.entity(named: name), let table = destinationLayout.table(forEntity: entity.root),
+              let number = destinationLayout.entityNumbers[name] else { return false }
+        let physical = buildTables[table.name] ?? table.name
+        let numbers = destinationVersion.subtree(of: name).compactMap { destinationLayout.entityNumbers[$0] }
+        let statement = try connection.cachedStatement("SELECT 1 FROM \(SchemaSQL.quote(physical)) WHERE Z_PK = ? AND Z_ENT IN (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))")
+        try statement.bind([.integer(key)])
+        defer { statement.reset() }
+        return try statement.step()
     }
 
     // MARK: Keyed lookups (deduplication without holding everything in memory)
