@@ -85,6 +85,11 @@ struct Diff: ParsableCommand {
             }
             for change in entity.layoutChanges { lines.append("  layout: \(change)") }
         }
+        if let requirements = mapping.requirements, !requirements.isEmpty {
+            lines.append("")
+            lines.append("the stored data decides (plan counts the objects that would break it):")
+            for requirement in requirements { lines.append("  \(requirement)") }
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -116,10 +116,10 @@ import Testing
             """,
         ])
         let (mapping, refusals) = MappingInference.inferWithRefusals(from: model.versions[0], to: model.versions[1])
-        #expect(refusals.map(\.property) == ["count", "note", "sku"])
+        #expect(refusals.map(\.property) == ["count", "sku"])
         #expect(mapping.entityMappings == [
             EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [byPolicy("count"), copy("name"), byPolicy("note"), byPolicy("sku")]),
+                          properties: [byPolicy("count"), copy("name"), copy("note"), byPolicy("sku")]),
         ])
     }
 
@@ -163,8 +163,10 @@ import Testing
         ])
     }
 
-    @Test func optionalToRequiredWithoutDefaultIsRefused() throws {
-        let texts = try Models.refusalTexts([
+    /// As in Core Data, the mapping exists; the stored data decides (the planner
+    /// counts the nils), so the mapping carries the requirement.
+    @Test func optionalToRequiredWithoutDefaultIsDecidedByTheData() throws {
+        let mapping = try Models.infer([
             """
             entities:
               Item:
@@ -176,10 +178,11 @@ import Testing
                 attributes: { name: string, note: string }
             """,
         ])
-        #expect(texts == [
-            "Item.note: optional → required without a default (rows holding nil would have no value)\n"
-                + "    remedy: add a default (`default: …`) so that nil values take it, or write \(fileHint12) with a policy for Item",
+        #expect(mapping.entityMappings == [
+            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name"), copy("note")]),
         ])
+        #expect(mapping.requirements == [DataRequirement(kind: .noNil, entity: "Item", property: "note", sourceEntity: "Item", sourceProperty: "note")])
+        #expect(mapping.requirements?.map(\.description) == ["Item.note: optional → required without a default: migrates when no stored Item.note is nil"])
     }
 
     // MARK: - Entities added and removed

@@ -34,13 +34,28 @@ import TestSupport
         #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
     }
 
-    /// A duplicate under a new uniqueness constraint: CREATE UNIQUE INDEX fails after
-    /// ZPERSON was already rebuilt; everything is rolled back.
+    /// A duplicate under a new uniqueness constraint: the data decides. The plan
+    /// refuses it naming the value and the objects; a duplicate written after the
+    /// plan is caught by apply before any step; and if CREATE UNIQUE INDEX still
+    /// fails (the check taken out of a tampered plan) after ZPERSON was already
+    /// rebuilt, everything is rolled back.
     @Test func aDuplicateUnderANewUniquenessConstraintFailsMidPlan() throws {
         let s = try MigrationScenario.pets(Self.uniqueNames)
         defer { s.remove() }
+        var plan = try s.plan()
         _ = try s.withObjects { try $0.insert("Pet", values: ["name": .string("Rex")]) }
-        let plan = try s.plan()
+        #expect {
+            try s.plan()
+        } throws: { error in
+            (error as? PlanningError)?.isNoPath == true && "\(error)" == """
+                \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
+                  unique index Z_Pet_UNIQUE_name (ZNAME) is new on ZPET, and stored values are held by several objects: 1 row: 'Rex' × 2 (Z_PK 1, 5)
+                    remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them (see Docs/Policies.md)
+                """
+        }
+        #expect(throws: MigrationError.self) { try Migrator().apply(plan) }
+        #expect(try s.storeVersion() == 1)
+        plan.hops[0].requirements = []
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .createIndex, .entityNumbers])
         #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
         try expectFailure(s, plan, .stepFailed,

@@ -40,7 +40,8 @@ public enum MappingInference {
             renames = Renames.compose(renames, Renames.hop(from: steps[i], to: steps[i + 1]))
         }
         var inference = Inference(source: source, destination: destination, renames: renames)
-        let mapping = inference.run()
+        var mapping = inference.run()
+        if !inference.requirements.isEmpty { mapping.requirements = inference.requirements }
         let refusals = (renames.refusals + inference.refusals).sorted {
             ($0.entity, $0.property ?? "", $0.change) < ($1.entity, $1.property ?? "", $1.change)
         }
@@ -81,6 +82,9 @@ public enum MappingInference {
                 ? "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
                 : "a mapping file Migrations/\(destination.model)/<A>-to-<A+1>.yaml for the hop that makes this change"
         }
+
+        /// Changes whose success the stored data decides.
+        var requirements: [DataRequirement] = []
 
         mutating func refuse(_ kind: Refusal.Kind, _ entity: String, _ property: String?, _ change: String, _ remedy: String) {
             refusals.append(Refusal(kind: kind, entity: entity, property: property, change: change, remedy: remedy))
@@ -192,10 +196,10 @@ public enum MappingInference {
             }
             if old.isOptional, !a.isOptional {
                 if a.defaultValue == nil {
-                    refused = true
-                    refuse(.requiredWithoutDefault, entity.name, a.name,
-                           "optional → required without a default (rows holding nil would have no value)",
-                           "add a default (`default: …`) so that nil values take it, or write \(fileHint) with a policy for \(entity.name)")
+                    // As in Core Data, the mapping exists; the stored data decides
+                    // whether it migrates (the planner counts the nils).
+                    requirements.append(DataRequirement(kind: .noNil, entity: entity.name, property: a.name,
+                                                        sourceEntity: sourceEntity.name, sourceProperty: sourceName))
                 } else if conversion == nil {
                     conversion = .fillDefault
                 }

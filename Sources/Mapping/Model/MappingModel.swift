@@ -127,6 +127,8 @@ public struct MappingModel: Sendable, Hashable, Codable {
     public var entityMappings: [EntityMapping]
     /// The mapping file it came from, when any (otherwise fully inferred).
     public var mappingFile: String?
+    /// What the stored data must satisfy for this mapping to migrate (`nil`: nothing).
+    public var requirements: [DataRequirement]?
     /// The destination entities in the order the mapping file lists them (the
     /// order policies run in each stage); `nil` for inferred mappings.
     public var fileOrder: [String]?

@@ -219,6 +219,12 @@ public struct Migrator {
         for (hopIndex, hop) in plan.hops.enumerated() {
             let baselines = countBaselines ? try Self.danglingCounts(hop.source, layout: hop.sourceLayout, on: connection) : [:]
             if hopIndex == 0 { initial = baselines }
+            // The data decides: the hop's source must satisfy its requirements.
+            let refused = try StoreAudit.violations(of: hop.requirements, on: connection)
+            if !refused.isEmpty {
+                throw MigrationError(kind: .checkFailed, message: "hop \(hop.from) → \(hop.to) cannot migrate this store's data:\n"
+                    + refused.map { "  " + $0 }.joined(separator: "\n") + "; nothing was changed")
+            }
             for step in hop.steps {
                 index += 1
                 try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, progress: progress)

@@ -86,17 +86,20 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
     public var sql: String
     /// `SELECT <text> …` naming a few violating rows, for the error message.
     public var rowsSQL: String? = nil
+    /// For a requirement the data decides: what to do about violating objects.
+    public var remedy: String? = nil
     /// The relationship whose references this check follows: references that
     /// already dangled in the store before the migration are carried as they are,
     /// so the check then allows as many violations as the store had.
     public var reference: ReferenceKey? = nil
 
     /// Creates a check.
-    public init(summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil) {
+    public init(summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil, remedy: String? = nil) {
         self.summary = summary
         self.sql = sql
         self.rowsSQL = rowsSQL
         self.reference = reference
+        self.remedy = remedy
     }
 }
 
@@ -147,6 +150,10 @@ public struct MigrationHop: Sendable, Hashable, Codable {
     public var steps: [MigrationStep]
     /// Checks run after the steps, before commit.
     public var checks: [MigrationCheck]
+    /// What the stored data must satisfy for the hop to migrate, checked on its
+    /// source before its steps (by the planner, when the store holds the hop's
+    /// source, and by `apply`): any violating object refuses it.
+    public var requirements: [MigrationCheck] = []
     /// The source version of the hop (policies read its rows).
     public var source: CompiledVersion
     /// The destination version of the hop.

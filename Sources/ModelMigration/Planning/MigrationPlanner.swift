@@ -183,8 +183,17 @@ public struct MigrationPlanner {
             let mappingBytes = [UInt8]((try? encoder.encode(mapping)) ?? Data())
             plan.hops.append(MigrationHop(from: current.version, to: segmentTarget.version, mapping: mapping,
                                           digest: VersionHasher.sha256Hex(mappingBytes + Array((file?.digest ?? "").utf8)),
-                                          steps: planner.steps, checks: planner.checks, source: current, destination: segmentTarget,
+                                          steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
+                                          source: current, destination: segmentTarget,
                                           sourceLayout: sourceLayout, destinationLayout: destinationLayout))
+            if plan.hops.count == 1 {
+                // The store holds this hop's source: the data decides now.
+                let refused = try StoreAudit.violations(of: planner.requirements, on: store.connection)
+                if !refused.isEmpty {
+                    throw PlanningError(message: "\(store.path): hop \(current.version) → \(segmentTarget.version) of \(model.name) cannot migrate this store's data:\n"
+                        + refused.map { "  " + $0 }.joined(separator: "\n"), isNoPath: true)
+                }
+            }
             plan.warnings += planner.warnings
             if plan.hops.count == 1 {
                 plan.warnings += try unknownColumnWarnings(store: store, layout: sourceLayout, steps: planner.steps)

@@ -29,6 +29,8 @@ struct SegmentPlanner {
 
     var steps: [MigrationStep] = []
     var checks: [MigrationCheck] = []
+    /// What the stored data must satisfy (`SegmentPlanner+Requirements`).
+    var requirements: [MigrationCheck] = []
     /// Tables altered in place with renamed columns: their indexes are rebuilt.
     var columnsRenamed: Set<String> = []
     var warnings: [MigrationWarning] = []
@@ -256,13 +258,11 @@ struct SegmentPlanner {
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
             guard fresh || changed || tableRenamedInto(index.table) || columnsRenamed.contains(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
-            if index.isUnique, rows > 0, oldIndexes[index.name] == nil || changed {
-                warnings.append(MigrationWarning(message: "unique index \(index.name) is new on \(index.table) (\(rows) rows): apply fails, changing nothing, if existing rows hold duplicates", isDestructive: false))
-            }
             steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                                        sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
         }
         entityNumberStep()
+        addRequirements()
     }
 
     /// Sets the entity-type columns (`Z<n>_<NAME>`) that may be stale: on tables
@@ -954,11 +954,6 @@ struct SegmentPlanner {
             }
         }
         for property in mapping.properties {
-            if case .convert(let from, .reshape) = property.source,
-               let old = sourceEntity.relationship(named: from), old.declaration.isToMany,
-               let new = destination.entity(named: mapping.destination ?? "")?.relationship(named: property.name), !new.declaration.isToMany {
-                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from) becomes to-one: objects with several destinations keep the one with the lowest primary key", isDestructive: true))
-            }
             if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
                old.declaration.type == .integer64, destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
                 warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53", isDestructive: false))

@@ -112,7 +112,7 @@ extension StoreAudit {
                 while try statement.step() { rows.append(statement.string(at: 0)) }
             }
             let sample = rows.isEmpty ? "" : ": " + rows.joined(separator: "; ") + (count > Int64(rows.count) ? "; …" : "")
-            found.append("\(check.summary): \(count) row\(count == 1 ? "" : "s")\(sample)")
+            found.append("\(check.summary): \(count) row\(count == 1 ? "" : "s")\(sample)" + (check.remedy.map { "\n    remedy: \($0)" } ?? ""))
         }
         return found
     }

@@ -1,0 +1,158 @@
+import DataModel
+import Mapping
+import SQLiteStore
+
+/// Changes whose success the stored data decides, as checks on the hop's source
+/// tables: the planner runs them on the store (none violated, the hop migrates;
+/// some, exit 4 naming the objects and the remedies), and `apply` runs them again
+/// right before the hop's steps.
+///
+/// - an optional attribute made required without a default: no stored nil;
+/// - a new uniqueness constraint (or unique index): no value held twice;
+/// - a tightened `min`/`max`: every stored value (or length) within it;
+/// - a to-many made to-one: no object with several destinations.
+extension SegmentPlanner {
+    mutating func addRequirements() {
+        let file = "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
+        for requirement in mapping.requirements ?? [] {
+            addNoNil(requirement, file: file)
+        }
+        for entity in destination.entities {
+            guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
+                  let sourceEntity = sourceEntity(for: entity.name) else { continue }
+            for attribute in entity.attributes where attribute.declaredIn == entity.name {
+                guard case .copy(let from)? = entityMapping.property(attribute.name)?.source ?? nil else {
+                    if case .convert(let from, .widen)? = entityMapping.property(attribute.name)?.source {
+                        addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
+                    }
+                    continue
+                }
+                addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
+            }
+            for relationship in entity.relationships where relationship.declaredIn == entity.name && !relationship.declaration.isToMany {
+                guard case .convert(let from, .reshape)? = entityMapping.property(relationship.name)?.source,
+                      sourceEntity.relationship(named: from)?.declaration.isToMany == true else { continue }
+                addSingleDestination(relationship, of: entity, from: from, in: sourceEntity, file: file)
+            }
+        }
+        for index in destinationLayout.indexes where index.isUnique {
+            addUnique(index, file: file)
+        }
+    }
+
+    /// Source rows of `entity` and its subentities that map to destination rows.
+    func sourceScope(_ sourceEntity: CompiledEntity) -> [Int] {
+        numbers(sourceLayout, subtree(source, sourceEntity.name))
+    }
+
+    mutating func addNoNil(_ requirement: DataRequirement, file: String) {
+        guard let entityMapping = mapping.mapping(forDestination: requirement.entity), entityMapping.kind != .custom,
+              let sourceEntity = source.entity(named: requirement.sourceEntity),
+              let column = sourceColumn(sourceEntity, requirement.sourceProperty),
+              let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+        switch entityMapping.property(requirement.property)?.source {
+        case .copy(let from)? where from == requirement.sourceProperty: break
+        case .convert(let from, .widen)? where from == requirement.sourceProperty: break
+        default: return   // a mapping file sets it some other way
+        }
+        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NULL"
+        requirements.append(MigrationCheck(
+            summary: "\(requirement.entity).\(requirement.property) becomes required without a default, and stored \(requirement.sourceEntity) objects hold nil",
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+            rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+            remedy: "add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the values first, or write \(file) with a policy for \(requirement.entity)"))
+    }
+
+    mutating func addRange(_ attribute: CompiledAttribute, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String) {
+        let new = attribute.declaration
+        guard new.minimum != nil || new.maximum != nil, let old = sourceEntity.attribute(named: from)?.declaration,
+              old.minimum != new.minimum || old.maximum != new.maximum,
+              let column = sourceColumn(sourceEntity, from), let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+        func number(_ value: AttributeValue?) -> String? {
+            switch value {
+            case .integer(let n)?: String(n)
+            case .double(let n)?, .date(let n)?: n.isFinite ? String(n) : nil
+            case .decimal(let text)?: Double(text).map { String($0) }
+            default: nil
+            }
+        }
+        let measured: String
+        switch new.type {
+        case .string, .uri: measured = "length(\(SQLText.q(column.name)))"
+        case .binary: measured = "length(CAST(\(SQLText.q(column.name)) AS BLOB))"
+        case .integer16, .integer32, .integer64, .double, .float, .date, .decimal: measured = "CAST(\(SQLText.q(column.name)) AS REAL)"
+        default: return
+        }
+        var bounds: [String] = []
+        if let lower = number(new.minimum) { bounds.append("\(measured) < \(lower)") }
+        if let upper = number(new.maximum) { bounds.append("\(measured) > \(upper)") }
+        guard !bounds.isEmpty else { return }
+        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
+        let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
+        requirements.append(MigrationCheck(
+            summary: "\(entity.name).\(attribute.name) gets \(limits)\(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and stored values are outside it",
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+            rowsSQL: "SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+            remedy: "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))
+    }
+
+    mutating func addSingleDestination(_ relationship: CompiledRelationship, of entity: CompiledEntity, from: String,
+                                       in sourceEntity: CompiledEntity, file: String) {
+        guard let pairs = pairSource(sourceEntity, from) else { return }
+        let owners: String
+        switch pairs {
+        case .join(let table, let mine, _, _):
+            owners = "SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1"
+        case .reverseColumn(let table, let column, _):
+            owners = "SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL GROUP BY \(SQLText.q(column)) HAVING count(*) > 1"
+        case .column:
+            return
+        }
+        requirements.append(MigrationCheck(
+            summary: "\(entity.name).\(relationship.name) becomes to-one, and stored \(sourceEntity.name) objects have several destinations",
+            sql: "SELECT count(*) FROM (\(owners))",
+            rowsSQL: "SELECT 'Z_PK ' || owner || ': ' || n || ' destinations' FROM (\(owners)) ORDER BY owner LIMIT 5",
+            remedy: "keep it to-many, reduce those objects to one destination first, or write \(file) with a policy for \(entity.name) that chooses the one to keep"))
+    }
+
+    mutating func addUnique(_ index: StorageLayout.Index, file: String) {
+        // Only constraints that are new or changed, on a table whose rows come from
+        // the store, need the data's consent.
+        guard sourceLayout.indexes.first(where: { $0.name == index.name }).map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index),
+              let table = destinationLayout.table(named: index.table), table.joinRelationship == nil else { return }
+        var sourceColumns: [String] = []
+        var sourceTable: String?
+        var owners: Set<String> = []
+        for indexColumn in index.columns {
+            guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
+                  case .attribute(let owner, let property) = column.role,
+                  let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
+                  let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom else { return }
+            switch entityMapping.property(property)?.source {
+            case .copy(let from)?, .convert(let from, .widen)?:
+                guard let oldColumn = sourceColumn(old, from), let oldTable = sourceLayout.table(forEntity: old.root) else { return }
+                if sourceTable != nil && sourceTable != oldTable.name { return }
+                sourceTable = oldTable.name
+                sourceColumns.append(oldColumn.name)
+                owners.insert(old.name)
+            case .defaultValue(nil)?, .none:
+                return   // every row holds nil: SQLite's unique indexes never compare nils
+            case .defaultValue(_?)?, .convert(_, .fillDefault)?:
+                continue // one value for every row: it does not tell rows apart
+            default:
+                return
+            }
+            _ = entity
+        }
+        guard let sourceTable, !sourceColumns.isEmpty else { return }
+        let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
+        let quoted = sourceColumns.map(SQLText.q)
+        let groups = "SELECT \(quoted.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1"
+        let names = index.columns.map(\.name).joined(separator: ", ")
+        requirements.append(MigrationCheck(
+            summary: "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
+            sql: "SELECT count(*) FROM (\(groups))",
+            rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
+            remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
+    }
+}
