@@ -19,16 +19,17 @@ struct LayoutBuilder {
     /// (for stores that came from Core Data).
     var coreDataTypes = false
 
+    /// Each entity's position in Core Data's default numbering of this version
+    /// (which join table side a pair takes follows it, not the store's numbers).
+    let defaultRanks: [String: Int]
+
     init(entities: [CompiledEntity], entityNumbers: [String: Int]? = nil, existing: [String: Set<String>]? = nil) {
         self.entities = entities
         self.existing = existing
         byName = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
-        if let entityNumbers {
-            numbers = entityNumbers
-        } else {
-            let order = ModelCompiler.defaultEntityOrder(entities.map { ($0.name, $0.parent) })
-            numbers = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($0.element, $0.offset + 1) })
-        }
+        let order = ModelCompiler.defaultEntityOrder(entities.map { ($0.name, $0.parent) })
+        defaultRanks = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($0.element, $0.offset + 1) })
+        numbers = entityNumbers ?? defaultRanks
     }
 
     /// The SQL type a column of this attribute type is declared with. Decimals are
@@ -268,8 +269,14 @@ struct LayoutBuilder {
     /// `Z_4ACCESSKEYS` of AccountType, 4). Within one hierarchy (one table), the
     /// relationship whose name sorts last wins (AddressBook's `Z_22PARENTGROUPS`
     /// over `Z_19CONTACTS`; `Z_8RELATEDNODESINVERSE` over `Z_8RELATEDNODES`).
+    ///
+    /// "Lower number" is the number Core Data gives the version's entities (its
+    /// default order), not the store's: a store of this toolkit keeps its numbers for
+    /// life, and the side of each pair must still be the side a store created at
+    /// this version has, so that a store's layout is a function of its version.
     func namesJoinTable(_ mine: (String, String), over other: (String, String)) -> Bool {
         let (a, b) = (numbers[mine.0] ?? Int.max, numbers[other.0] ?? Int.max)
+        let (rankA, rankB) = (defaultRanks[mine.0] ?? Int.max, defaultRanks[other.0] ?? Int.max)
         if joinOwners.contains("\(mine.0).\(mine.1)") { return true }
         if joinOwners.contains("\(other.0).\(other.1)") { return false }
         if let existing {
@@ -283,9 +290,10 @@ struct LayoutBuilder {
         if byName[mine.0]?.root == byName[other.0]?.root, mine.1 != other.1 {
             return other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
         }
-        if a != b { return a < b }
+        if rankA != rankB { return rankA < rankB }
         return !other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
     }
+
 
     /// The join table storing to-many `r` of `owner`: `Z_<n><NAME>`, its columns
     /// the keys of the owner's rows (named after the inverse) and of the

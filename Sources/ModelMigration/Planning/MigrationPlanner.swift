@@ -117,10 +117,13 @@ public struct MigrationPlanner {
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
             let mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
-            // A many-to-many pair keeps its join table on the side the store has it,
-            // followed through entity and relationship renames.
+            // A store from Core Data keeps its join tables on the side it has them,
+            // followed through entity and relationship renames (Core Data's own
+            // migrations keep earlier names). A store of this toolkit takes the side
+            // a store created at the destination version has: its layout is a
+            // function of its version.
             var joinOwners: Set<String> = []
-            for owner in sourceLayout.tables.compactMap(\.joinRelationship) {
+            for owner in sourceLayout.tables.compactMap(\.joinRelationship) where metadata.followsCoreDataNumbering {
                 joinOwners.insert(owner)
                 let parts = owner.split(separator: ".").map(String.init)
                 guard parts.count == 2 else { continue }

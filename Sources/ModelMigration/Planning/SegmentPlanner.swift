@@ -33,6 +33,8 @@ struct SegmentPlanner {
     var requirements: [MigrationCheck] = []
     /// Tables altered in place with renamed columns: their indexes are rebuilt.
     var columnsRenamed: Set<String> = []
+    /// Source tables moved under a temporary name before a swap of table names.
+    var temporaryTableNames: [String: String] = [:]
     var warnings: [MigrationWarning] = []
 
     typealias Column = StorageLayout.Column
@@ -214,7 +216,9 @@ struct SegmentPlanner {
         let destinationNames = Set(destinationLayout.tables.map(\.name))
         for table in sourceLayout.tables {
             let replaced = rebuilt.contains(table.name) || newJoins.contains { $0.0.name == table.name }
-            let kept = fastPath.contains { $0.name == table.name || tableRenamedFrom($0) == table.name } || keptJoins.contains(table.name)
+            // Kept: a table altered in place comes from it (a destination table of the
+            // same name may come from another one, renamed onto a removed entity's name).
+            let kept = fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || keptJoins.contains(table.name)
             guard replaced || !kept else { continue }
             let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
             if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
@@ -230,7 +234,16 @@ struct SegmentPlanner {
                                        sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
         }
 
-        // 3. Tables SQLite can change in place.
+        // 3. Tables SQLite can change in place. A table renamed onto a name another
+        // renamed table still has (a swap, a chain) first moves that one out of the
+        // way under a temporary name.
+        let renamedAwayTables = Set(fastPath.compactMap { tableRenamedFrom($0) })
+        for table in fastPath where tableRenamedFrom(table) != nil && renamedAwayTables.contains(table.name) {
+            let temporary = "MM_MOVING_" + table.name
+            temporaryTableNames[table.name] = temporary
+            steps.append(MigrationStep(kind: .renameColumn, summary: "move table \(table.name) out of the way (renamed below)",
+                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name))
+        }
         for table in fastPath {
             try alter(table)
         }
@@ -248,8 +261,10 @@ struct SegmentPlanner {
         // (the loop below creates them under the new table's names).
         let renamedAway = Set(fastPath.compactMap { tableRenamedFrom($0) })
         for index in sourceLayout.indexes where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
+            // An index of a table renamed away moves with it under its old name, which
+            // the table now taking that name may need: drop it whatever its definition.
             if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index) || tableRenamed(index.table)
-                || columnsRenamed.contains(index.table) {
+                || columnsRenamed.contains(index.table) || renamedAway.contains(index.table) {
                 steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: index.table))
             }
         }
@@ -514,8 +529,9 @@ struct SegmentPlanner {
         let oldName = tableRenamedFrom(table) ?? table.name
         let old = sourceLayout.table(named: oldName)!
         if oldName != table.name {
+            let current = temporaryTableNames[oldName] ?? oldName
             steps.append(MigrationStep(kind: .renameColumn, summary: "rename table \(oldName) to \(table.name)",
-                                       sql: ["ALTER TABLE \(SQLText.q(oldName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+                                       sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
         }
         let used = Set(table.columns.compactMap { column -> String? in
             switch inPlace(column, of: table) {
