@@ -14,6 +14,9 @@ struct Apply: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a consistent copy of the store here before changing it (the file must not exist).", valueName: "path"))
     var backup: String?
 
+    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Write a consistent copy of the store into this folder before changing it, as <store>.v<from>-to-<to>.<UTC time>.sqlite (the same folder works release after release).", valueName: "folder"))
+    var backupDirectory: String?
+
     @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
     var dryRun = false
 
@@ -25,6 +28,7 @@ struct Apply: ParsableCommand {
 
     func validate() throws {
         if timeout < 0 { throw ValidationError("--timeout must be 0 or more") }
+        if backup != nil && backupDirectory != nil { throw ValidationError("--backup and --backup-dir: give one of them") }
     }
 
     func run() throws {
@@ -46,6 +50,7 @@ struct Apply: ParsableCommand {
         let result: MigrationResult
         do {
             var migratorOptions = Migrator.Options(backupPath: backup, dryRun: dryRun, verify: verify, timeout: timeout)
+            migratorOptions.backupDirectory = backupDirectory
             migratorOptions.tool = "migrate \(Migrate.configuration.version)"
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
         } catch {
@@ -65,11 +70,23 @@ struct Apply: ParsableCommand {
             return
         }
         if global.json {
-            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text),"warnings":\#(JSONValue.array(result.warnings.map { .string($0) }).text)}"#)
+            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"backup":\#(result.backup.map { JSONValue.string($0).text } ?? "null"),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text),"warnings":\#(JSONValue.array(result.warnings.map { .string($0) }).text)}"#)
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
             Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows touched, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")
+            if let backup = result.backup, !result.dryRun {
+                // With nothing else using the store: the copy is a complete store of
+                // the old version, and any -wal/-shm beside the store belongs to the new one.
+                Output.out("to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))")
+            }
         }
+    }
+}
+
+extension Apply {
+    /// A path as a POSIX shell word.
+    static func shellQuoted(_ text: String) -> String {
+        text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) } ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

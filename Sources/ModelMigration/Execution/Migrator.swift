@@ -79,6 +79,10 @@ public struct Migrator {
     public struct Options: Sendable {
         /// Write a consistent copy of the store here first (must not exist).
         public var backupPath: String?
+        /// Write a consistent copy of the store into this folder first, named
+        /// `<store>.v<from>-to-<to>.<UTC time>.sqlite` (a new name every release, so
+        /// a deploy script can pass the same folder every time).
+        public var backupDirectory: String?
         /// Run everything, report, then roll back.
         public var dryRun = false
         /// Also run `PRAGMA integrity_check` and every relationship check.
@@ -109,6 +113,10 @@ public struct Migrator {
     @discardableResult
     public func apply(_ plan: MigrationPlan, options: Options = Options(), progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationResult {
         if plan.isEmpty { return try verifyCurrent(plan, options: options) }
+        var options = options
+        if let folder = options.backupDirectory, options.backupPath == nil {
+            options.backupPath = try Self.backupPath(in: folder, store: plan.storePath, from: plan.sourceVersion, to: plan.targetVersion)
+        }
         if let backup = options.backupPath, FileManager.default.fileExists(atPath: backup) {
             throw MigrationError(kind: .backupFailed, message: "\(backup): the backup file already exists; choose a new path")
         }
@@ -301,6 +309,30 @@ public struct Migrator {
             }
         }
         progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
+    }
+
+    /// `<folder>/<store file name>.v<from>-to-<to>.<UTC time>.sqlite`, with `-2`,
+    /// `-3`… before `.sqlite` when that name is taken; the folder is created.
+    static func backupPath(in folder: String, store: String, from: Int, to: Int, now: Date = Date()) throws -> String {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw MigrationError(kind: .backupFailed, message: "\(folder): cannot create the backup folder: \(error.localizedDescription); nothing was changed")
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var name = (store as NSString).lastPathComponent
+        if name.hasSuffix(".sqlite") { name.removeLast(7) }
+        let stem = (folder as NSString).appendingPathComponent("\(name).v\(from)-to-\(to).\(formatter.string(from: now))")
+        var candidate = stem + ".sqlite"
+        var suffix = 2
+        while FileManager.default.fileExists(atPath: candidate) {
+            candidate = "\(stem)-\(suffix).sqlite"
+            suffix += 1
+        }
+        return candidate
     }
 
     /// What went wrong in words first, SQLite's code after.
