@@ -48,14 +48,21 @@ struct Apply: ParsableCommand {
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
         let progress = ProgressReporter(json: global.json)
         let result: MigrationResult
+        // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) roll the migration back.
+        let interruption = SignalCancellation()
+        defer { interruption.stop() }
         do {
             var migratorOptions = Migrator.Options(backupPath: backup, dryRun: dryRun, verify: verify, timeout: timeout)
+            migratorOptions.cancellation = interruption.cancellation
             migratorOptions.backupDirectory = backupDirectory
-            migratorOptions.tool = "migrate \(Migrate.configuration.version)"
+            migratorOptions.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
         } catch {
             progress.finish()
             if global.json { Output.out(#"{"event":"failed","message":\#(JSONValue.string("\(error)").text)}"#) } else { Output.err("error: \(error)") }
+            if (error as? MigrationError)?.kind == .interrupted, let signal = interruption.signal {
+                throw ExitCode(128 + signal)
+            }
             throw ExitStatus.failure
         }
         progress.finish()
@@ -125,5 +132,39 @@ final class ProgressReporter {
 
     func finish() {
         if terminal && !json { Output.errRaw("\r\u{1B}[K") }
+    }
+}
+
+/// SIGINT and SIGTERM, while `apply` runs, cancel the migration (it rolls back)
+/// instead of killing the process mid-transaction.
+final class SignalCancellation: @unchecked Sendable {
+    let cancellation = MigrationCancellation()
+    private var sources: [DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var received: Int32?
+
+    /// The signal that cancelled, if any.
+    var signal: Int32? { lock.withLock { received } }
+
+    init() {
+        for number in [SIGINT, SIGTERM] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.lock.withLock { if self.received == nil { self.received = number } }
+                self.cancellation.cancel()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Restores the default handlers.
+    func stop() {
+        for source in sources { source.cancel() }
+        sources = []
+        Foundation.signal(SIGINT, SIG_DFL)
+        Foundation.signal(SIGTERM, SIG_DFL)
     }
 }

@@ -27,8 +27,11 @@ public enum MigrateTool {
 /// The `migrate` command: Core Data model versioning and store migration for
 /// deploy pipelines. Exit codes are part of the interface (README, "Exit codes").
 struct Migrate: ParsableCommand {
+    /// The executable's own name (a deploy package's `deploy-migrate` says so).
+    static let toolName = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "migrate"
+
     static let configuration = CommandConfiguration(
-        commandName: "migrate",
+        commandName: toolName,
         abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
         version: "0.1.0",
         subcommands: [Validate.self, Compile.self, Diff.self, Create.self, Import.self, Inspect.self, Status.self, Plan.self, Apply.self, Load.self, Dump.self]
@@ -40,11 +43,25 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The folder of models (Models/<Model>/<N>.yaml).", valueName: "path"))
     var models: String = "./Models"
 
-    @Option(name: .long, help: ArgumentHelp("The folder of mapping files and policies.", valueName: "path"))
-    var migrations: String = "./Migrations"
+    @Option(name: .customLong("migrations"), help: ArgumentHelp("The folder of mapping files (default ./Migrations).", valueName: "path"))
+    var migrationsOption: String?
 
     @Flag(name: .long, help: "Write machine-readable JSON to stdout instead of text.")
     var json = false
+
+    /// The folder of mapping files in use: the one given, else ./Migrations (which
+    /// may be missing: then no hop has a mapping file).
+    var migrations: String { migrationsOption ?? "./Migrations" }
+
+    func validate() throws {
+        // A folder given on purpose that is not there is a mistake, not "no files".
+        if let folder = migrationsOption {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--migrations \(folder): no such folder (leave the option out when there are no mapping files)")
+            }
+        }
+    }
 }
 
 /// Stable exit codes (README, "Exit codes").

@@ -19,7 +19,7 @@ extension GlobalOptions {
         guard FileManager.default.fileExists(atPath: models) else { return [] }
         let result = ModelLoader.load(path: models)
         if result.hasErrors {
-            Output.err("warning: \(models): models not loaded (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `migrate validate`)")
+            Output.err("warning: \(models): models not loaded (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `\(Migrate.toolName) validate`)")
         }
         return result.models.compactMap(\.compiled)
     }

@@ -79,7 +79,7 @@ enum PlanRenderer {
         }
         let rewrites = plan.allSteps.reduce(Int64(0)) { $0.addingReportingOverflow($1.cost.rows).overflow ? .max : $0 + $1.cost.rows }
         lines.append("")
-        lines.append("\(plan.allSteps.count) steps, \(rewrites) rows touched by non-constant steps; run `migrate apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
+        lines.append("\(plan.allSteps.count) steps, \(rewrites) rows touched by non-constant steps; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
         return lines.joined(separator: "\n")
     }
 }

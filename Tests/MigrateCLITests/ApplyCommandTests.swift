@@ -74,7 +74,7 @@ import TestSupport
         let result = try f.migrate(["apply", "--backup", "backup.sqlite"] + f.models + [store])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: "))
-        #expect(result.stdout.hasSuffix("; backup at backup.sqlite\n"))
+        #expect(result.stdout.hasSuffix("; backup at backup.sqlite\nto restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f stock.sqlite-wal stock.sqlite-shm\n"), "\(result.stdout)")
         #expect(try StoreDump.dump(f.path("backup.sqlite")) == original)
         #expect(try f.summary("backup.sqlite") == StockStore.expected(version: 1, items: StockFixture.smallItems))
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))

@@ -65,8 +65,9 @@ public enum MappingResolver {
                 if let knownPolicies, !knownPolicies.contains(policy) {
                     refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: nil,
                                             change: "\(file.path) names policy '\(policy)', which is not compiled into this migrate",
-                                            remedy: knownPolicies.isEmpty ? "add the policy to your deploy package's policy list" : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
-                                                + (Suggestions.hint(for: policy, in: knownPolicies).map { "; \($0)" } ?? "")))
+                                            remedy: (knownPolicies.isEmpty ? "add the policy to your deploy package's policy list" : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
+                                                + (Suggestions.hint(for: policy, in: knownPolicies).map { "; \($0)" } ?? ""))
+                                                + "; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")"))
                 }
                 mapping.entityMappings[index].kind = .custom
                 mapping.entityMappings[index].policy = policy

@@ -27,6 +27,8 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// After a failure the store could not be proven unchanged: restore it
         /// from a backup.
         case restoreFailed
+        /// Cancelled (`MigrationCancellation`, a signal): rolled back, unchanged.
+        case interrupted
     }
     /// The reason.
     public var kind: Kind
@@ -91,6 +93,8 @@ public struct Migrator {
         public var timeout: Double = 30
         /// Tool name recorded in the history.
         public var tool = "ModelMigration"
+        /// Stops the migration from another thread (signals); it rolls back.
+        public var cancellation: MigrationCancellation?
 
         /// Default options.
         public init(backupPath: String? = nil, dryRun: Bool = false, verify: Bool = false, timeout: Double = 30) {
@@ -133,11 +137,18 @@ public struct Migrator {
         }
         // From here on the store is locked by this connection; whatever fails, the
         // store is brought back and proven unchanged before the error is reported.
+        options.cancellation?.attach(store.connection)
         do {
             let result = try migrate(store, plan: plan, options: options, started: started, progress: progress)
+            options.cancellation?.detach()
             try store.close()
             return result
         } catch {
+            options.cancellation?.detach()
+            if options.cancellation?.isCancelled == true {
+                let interrupted = MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
+                throw restore(store, to: before, after: interrupted)
+            }
             // Errors of SQLite itself (a COMMIT that could not write) say what failed
             // in words, and, once the store is proven unchanged, that it is.
             let described = error is MigrationError ? error
@@ -170,10 +181,10 @@ public struct Migrator {
         try connection.execute("SAVEPOINT mm_apply")
         var run: HopRun
         do {
-            run = try runHops(plan, connection: connection, store: store, countBaselines: false, verify: options.verify, progress: progress)
+            run = try runHops(plan, connection: connection, store: store, countBaselines: false, verify: options.verify, cancellation: options.cancellation, progress: progress)
         } catch is BaselinesNeeded {
             try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
-            run = try runHops(plan, connection: connection, store: store, countBaselines: true, verify: options.verify, progress: progress)
+            run = try runHops(plan, connection: connection, store: store, countBaselines: true, verify: options.verify, cancellation: options.cancellation, progress: progress)
         }
         try connection.execute("RELEASE SAVEPOINT mm_apply")
 
@@ -219,7 +230,7 @@ public struct Migrator {
     /// `countBaselines`, the dangling references of each hop's source are counted
     /// before its steps, and a check passes when it finds no more than were there.
     func runHops(_ plan: MigrationPlan, connection: Connection, store: Store, countBaselines: Bool, verify: Bool,
-                 progress: (MigrationEvent) -> Void) throws -> HopRun {
+                 cancellation: MigrationCancellation? = nil, progress: (MigrationEvent) -> Void) throws -> HopRun {
         var run = HopRun()
         let total = plan.allSteps.count
         var index = 0
@@ -235,6 +246,9 @@ public struct Migrator {
             }
             for step in hop.steps {
                 index += 1
+                if cancellation?.isCancelled == true {
+                    throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
+                }
                 try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
@@ -282,6 +296,7 @@ public struct Migrator {
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
                  emptied: inout [EmptiedProperty], progress: (MigrationEvent) -> Void) throws {
         let connection = store.connection
+
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
         let stepStart = Date()
         let changesBefore = connection.totalChanges

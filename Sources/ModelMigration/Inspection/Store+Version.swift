@@ -9,6 +9,9 @@ public struct UnknownVersionError: Error, Sendable, CustomStringConvertible {
     public var recognition: VersionRecognition?
     /// Set when the store's version exists in the models but was edited since.
     public var drift: VersionDrift? = nil
+    /// Set when the store names a model none of the given models is: the models
+    /// folder is the wrong one. The names of the models given follow.
+    public var foreignModel: (store: String, available: [String])? = nil
 
     /// Creates the error.
     public init(path: String, recognition: VersionRecognition?, drift: VersionDrift? = nil) {
@@ -19,6 +22,9 @@ public struct UnknownVersionError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         if let drift { return "\(path): " + drift.explanation }
+        if let foreign = foreignModel {
+            return "\(path): this store is a \(foreign.store) store, and the models given hold \(foreign.available.isEmpty ? "no model" : "models: " + foreign.available.joined(separator: ", ")) (is --models the folder holding \(foreign.store)/?)"
+        }
         return "\(path): " + (recognition?.unknownExplanation ?? "no model under --models describes this store")
     }
 }
@@ -29,6 +35,11 @@ extension Store {
     /// hashes agree with the metadata.
     public func currentVersion(among models: [CompiledModel]) throws -> CompiledVersion {
         let metadata = try readMetadata()
+        if let name = metadata.modelName, !models.isEmpty, !models.contains(where: { $0.name == name }) {
+            var error = UnknownVersionError(path: path, recognition: nil)
+            error.foreignModel = (name, models.map(\.name).sorted())
+            throw error
+        }
         let recognition = VersionRecognition.recognize(metadata, among: models)
         if let recognition, let number = recognition.version,
            let version = models.first(where: { $0.name == recognition.model })?.version(number) {

@@ -32,6 +32,11 @@ public struct MigrationPlanner {
     /// cached in the store when its version's YAML is gone (when the YAML is there
     /// with other hashes, the shipped version was edited: exit 5).
     public func sourceVersion(of store: Store, metadata: StoreMetadata) throws -> (CompiledModel, CompiledVersion) {
+        if let name = metadata.modelName, !models.contains(where: { $0.name == name }) {
+            var error = UnknownVersionError(path: store.path, recognition: nil)
+            error.foreignModel = (name, models.map(\.name).sorted())
+            throw error
+        }
         let recognition = VersionRecognition.recognize(metadata, among: models)
         if let recognition, let number = recognition.version, let model = models.first(where: { $0.name == recognition.model }),
            var version = model.version(number) {
@@ -116,7 +121,29 @@ public struct MigrationPlanner {
         for (from, to, file) in segments {
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
-            let mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
+            let mapping: MappingModel
+            do {
+                mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
+            } catch var failure as InferenceFailure {
+                // A fused run of hops: name the single hop that needs a mapping file,
+                // and the folder actually in use.
+                if chain.count > 2 {
+                    for i in 0..<(chain.count - 1) {
+                        do {
+                            _ = try MappingResolver.resolve(chain: [chain[i], chain[i + 1]], file: nil, knownPolicies: knownPolicies)
+                        } catch let single as InferenceFailure {
+                            failure = single
+                            break
+                        }
+                    }
+                }
+                failure.refusals = failure.refusals.map { refusal in
+                    var refusal = refusal
+                    refusal.remedy = refusal.remedy.replacingOccurrences(of: "Migrations/\(model.name)/", with: "\(migrationsFolder)/\(model.name)/")
+                    return refusal
+                }
+                throw failure
+            }
             // A store from Core Data keeps its join tables on the side it has them,
             // followed through entity and relationship renames (Core Data's own
             // migrations keep earlier names). A store of this toolkit takes the side

@@ -1,0 +1,41 @@
+import Foundation
+import SQLiteStore
+
+/// Cancels a running `apply` from another thread — a SIGINT or SIGTERM handler, a
+/// deploy tool's timeout: the SQLite statement running stops
+/// (`sqlite3_interrupt`, safe from any thread), the migration rolls back, and
+/// `apply` throws `MigrationError` of kind `interrupted` once the store is proven
+/// unchanged. A cancellation that comes after the commit changes nothing.
+///
+/// `@unchecked Sendable`: the connection it may interrupt is only touched under
+/// the lock, and interrupting is the one call SQLite allows from another thread.
+public final class MigrationCancellation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: Connection?
+    private var cancelled = false
+
+    /// A cancellation not yet requested.
+    public init() {}
+
+    /// Whether `cancel()` was called.
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Requests the cancellation.
+    public func cancel() {
+        lock.withLock {
+            cancelled = true
+            connection?.interrupt()
+        }
+    }
+
+    func attach(_ connection: Connection) {
+        lock.withLock {
+            self.connection = connection
+            if cancelled { connection.interrupt() }
+        }
+    }
+
+    func detach() {
+        lock.withLock { connection = nil }
+    }
+}
