@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test crashtest faulttest hostiletest bench bench-quick clean
+.PHONY: all build demo test install crashtest faulttest bench bench-quick clean
 
 all: build
 
@@ -41,6 +41,14 @@ demo: build
 test:
 	$(SWIFT) build $(BUILD_FLAGS)
 	$(SWIFT) test $(BUILD_FLAGS)
+
+# A release-built `migrate` for real stores: `make install PREFIX=/usr/local`
+# (the debug build of the quick start is several times slower on large stores).
+PREFIX ?= /usr/local
+install:
+	$(SWIFT) build -c release --product migrate
+	mkdir -p $(PREFIX)/bin
+	install -m 755 .build/release/migrate $(PREFIX)/bin/migrate
 
 # Benchmarks, release-built: 10 k, 1 M and 10 M people (`make bench-quick`: 10 k and 1 M).
 RELEASE = .build/release
