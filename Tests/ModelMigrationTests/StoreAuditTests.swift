@@ -109,11 +109,11 @@ import TestSupport
         try execute(s, "UPDATE ZPET SET ZOWNER = 77 WHERE Z_PK = 4")
         let plan = try s.plan()
         #expect(plan.danglingReferences.map(\.description) == [
-            "Pet.owner points to existing Person objects: 1 row already points to objects the store does not have (carried as they are)",
+            "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
         ])
         let result = try Migrator().apply(plan, options: Migrator.Options(verify: true))
         #expect(result.carriedDanglingReferences == [
-            "Pet.owner points to existing Person objects: 1 row already pointed to objects the store does not have, and still do (carried as they were)",
+            "Pet.owner: 1 row already pointed to objects the store does not have, and still does (carried as they were)",
         ])
         #expect(try s.storeVersion() == 2)
         #expect(try s.rows("SELECT Z_PK, ZOWNER FROM ZPET ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 3], [3, 1], [4, 77]])
@@ -162,5 +162,81 @@ import TestSupport
         } throws: { error in
             "\(error)".contains("  - Z_PRIMARYKEY numbers entity Pet 9223372036854775807, outside 1…2147483647")
         }
+    }
+
+    // MARK: Found by Scripts/hostile.py
+
+    static let zoo = """
+        entities:
+          Animal:
+            attributes:
+              name: string?
+            relationships:
+              owners: { destination: Owner, toMany: true, inverse: pet }
+          Cat:
+            parent: Animal
+            attributes:
+              lives: integer16?
+          Dog:
+            parent: Animal
+            attributes:
+              bark: integer16?
+          Owner:
+            attributes:
+              name: string?
+            relationships:
+              pet: { destination: Animal, inverse: owners, optional: true }
+
+        """
+
+    /// Sibling subentities' names swapped in Z_PRIMARYKEY: every Z_ENT is still of
+    /// the hierarchy, but the rows hold values in the other sibling's columns, which
+    /// a rebuild would drop.
+    @Test func swappedSiblingEntitiesAreRefused() throws {
+        let s = try MigrationScenario("Zoo", versions: [Self.zoo, try edit(Self.zoo, "bark: integer16?", "bark: double?")])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Cat", values: ["name": .string("tom"), "lives": .integer(9)])
+            try o.insert("Dog", values: ["name": .string("rex"), "bark": .integer(5)])
+        }
+        try execute(s, "UPDATE Z_PRIMARYKEY SET Z_NAME = CASE Z_NAME WHEN 'Cat' THEN 'Dog' ELSE 'Cat' END WHERE Z_NAME IN ('Cat', 'Dog')")
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".hasSuffix("  - ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold): 2 rows: Z_PK 1 has Z_ENT 2 (Dog) and a value in ZLIVES of Cat; Z_PK 2 has Z_ENT 3 (Cat) and a value in ZBARK of Dog")
+        }
+    }
+
+    /// A Z_PRIMARYKEY without a row for an entity: the migration writes the row with
+    /// the number it used, so the next open reads the store as migrated.
+    @Test func aMissingEntityKeyRowIsWritten() throws {
+        let v2 = Self.zoo + "  Note:\n    attributes:\n      text: string?\n"
+        let s = try MigrationScenario("Zoo", versions: [Self.zoo, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Dog", values: ["name": .string("rex")])
+        }
+        let before = try s.keys()
+        try execute(s, "DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'Owner'")
+        try s.migrate(options: Migrator.Options(verify: true))
+        #expect(try s.storeVersion() == 2)
+        #expect(try s.keys() == before + ["5 Note super 0 max 0"])
+        #expect(try s.plan().isEmpty)
+    }
+
+    /// A dangling to-one into a hierarchy: its entity column has no destination to
+    /// agree with; it is carried, and `--verify` passes, now and once current.
+    @Test func aDanglingReferenceIntoAHierarchyPassesVerify() throws {
+        let s = try MigrationScenario("Zoo", versions: [Self.zoo, try edit(Self.zoo, "      name: string?\n    relationships:\n      pet:", "      name: string?\n      nick: string?\n    relationships:\n      pet:")])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Cat", values: ["name": .string("tom")])
+            try o.insert("Owner", values: ["name": .string("ann")], relationships: ["pet": [1]])
+        }
+        try execute(s, "UPDATE ZOWNER SET ZPET = 99")
+        let result = try Migrator().apply(try s.plan(), options: Migrator.Options(verify: true))
+        #expect(result.carriedDanglingReferences == ["Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)"])
+        let current = try Migrator().apply(try s.plan(), options: Migrator.Options(verify: true))
+        #expect(current.carriedDanglingReferences == ["Owner.pet: 1 row points to objects the store does not have"])
     }
 }

@@ -80,10 +80,10 @@ extension Migrator {
             result.checksPassed += audit.preconditions().count
             for check in Self.relationshipChecks(plan.target, layout: layout) {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
-                if violations > 0, check.reference != nil {
-                    result.carriedDanglingReferences.append("\(check.summary): \(violations) row\(violations == 1 ? "" : "s") point to objects the store does not have")
+                if violations > 0, let reference = check.reference {
+                    result.carriedDanglingReferences.append("\(reference): \(violations) row\(violations == 1 ? " points" : "s point") to objects the store does not have")
                 } else if violations > 0 {
-                    throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate it")
+                    throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? " violates" : "s violate") it")
                 } else {
                     result.checksPassed += 1
                 }

@@ -286,8 +286,9 @@ public struct Migrator {
             throw MigrationError(kind: label == "--verify" ? .verifyFailed : .checkFailed,
                                  message: "\(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate\(violations == 1 ? "s" : "") it\(already); nothing was changed")
         }
-        if violations > 0, !run.carried.contains(where: { $0.hasPrefix(check.summary + ":") }) {
-            run.carried.append("\(check.summary): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, and still do (carried as they were)")
+        let subject = check.reference.map { "\($0)" } ?? check.summary
+        if violations > 0, !run.carried.contains(where: { $0.hasPrefix(subject + ":") }) {
+            run.carried.append("\(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, and still do\(violations == 1 ? "es" : "") (carried as they were)")
         }
         run.checksPassed += 1
     }

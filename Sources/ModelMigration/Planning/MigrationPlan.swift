@@ -214,6 +214,6 @@ public struct DanglingReferences: Sendable, Hashable, Codable, CustomStringConve
     public var rows: Int64
 
     public var description: String {
-        "\(summary): \(rows) row\(rows == 1 ? "" : "s") already point\(rows == 1 ? "s" : "") to objects the store does not have (carried as they are)"
+        "\(reference): \(rows) row\(rows == 1 ? "" : "s") already point\(rows == 1 ? "s" : "") to objects the store does not have (carried as they are)"
     }
 }

@@ -190,6 +190,7 @@ public struct MigrationPlanner {
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
                                          destinationLayout: destinationLayout, mapping: mapping,
                                          count: { try counter.count($0, $1) }, countValues: { try counter.countValues($0, $1, $2) })
+            planner.storedKeyNumbers = plan.hops.isEmpty ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
             try planner.plan()
             if metadata.followsCoreDataNumbering, try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" }) {
                 // Core Data's persistent history names each changed object's entity by

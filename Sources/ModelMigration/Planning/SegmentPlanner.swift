@@ -35,6 +35,8 @@ struct SegmentPlanner {
     var columnsRenamed: Set<String> = []
     /// Source tables moved under a temporary name before a swap of table names.
     var temporaryTableNames: [String: String] = [:]
+    /// The entity numbers `Z_PRIMARYKEY` has rows for before this hop (nil: all).
+    var storedKeyNumbers: Set<Int>?
     var warnings: [MigrationWarning] = []
 
     typealias Column = StorageLayout.Column
@@ -366,7 +368,7 @@ struct SegmentPlanner {
     func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
         guard let (key, _, targetTable, label) = entityColumnSource(table, column) else { return nil }
         return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
-                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(key.name)) IS NOT NULL AND a.\(SQLText.q(column.name)) IS NOT (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d WHERE d.Z_PK = a.\(SQLText.q(key.name)))")
+                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d ON d.Z_PK = a.\(SQLText.q(key.name)) WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
     }
 
     /// Rows a destination table will hold: counted on the table it comes from.
@@ -862,6 +864,11 @@ struct SegmentPlanner {
                 guard let number = new[entity.name] else { continue }
                 let parent = entity.parent.flatMap { new[$0] } ?? 0
                 if old.values.contains(number) {
+                    // The store may lack the row (Core Data's own migrations leave old
+                    // names; a damaged store none): write it with the number used.
+                    if let stored = storedKeyNumbers, !stored.contains(number) {
+                        sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), '\(entity.name)', \(parent), 0 WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))")
+                    }
                     sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
                 } else {
                     sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), 0)")

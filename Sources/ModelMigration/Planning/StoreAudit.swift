@@ -10,7 +10,8 @@ import SQLiteStore
 /// still lose or misfile rows. The audit checks exactly what the plan relies on:
 ///
 /// - `Z_PRIMARYKEY` numbers are ones a store can use (`keyTableProblems`);
-/// - every row of an entity table has a `Z_ENT` of that table's hierarchy;
+/// - every row of an entity table has a `Z_ENT` of that table's hierarchy, and
+///   holds values only in the columns of its own entity and its ancestors;
 /// - every stored reference into a table shared by a hierarchy that points at an
 ///   existing row points at a row of the right entity.
 ///
@@ -56,6 +57,9 @@ struct StoreAudit {
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
                 rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5"))
         }
+        for table in layout.tables where table.joinRelationship == nil {
+            if let check = columnOwnership(table) { checks.append(check) }
+        }
         for table in layout.tables {
             for column in table.columns {
                 guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root) else { continue }
@@ -74,6 +78,34 @@ struct StoreAudit {
             }
         }
         return checks
+    }
+
+    /// In a table shared by a hierarchy, a column of one entity holds nil in the rows
+    /// of every other entity (Core Data writes nothing there). A value there means
+    /// the row's `Z_ENT` is not the entity that wrote it — `Z_PRIMARYKEY` names of
+    /// sibling entities swapped, a row of an abstract parent — and a rebuild, which
+    /// copies each row's own columns, would drop it.
+    func columnOwnership(_ table: Table) -> MigrationCheck? {
+        var conditions: [(condition: String, label: String)] = []
+        for column in table.columns {
+            let owner: String
+            switch column.role {
+            case .attribute(let entity, _), .toOne(let entity, _): owner = entity
+            default: continue
+            }
+            guard let entity = version.entity(named: owner), entity.parent != nil else { continue }
+            let members = numbers(of: version.subtree(of: owner))
+            guard !members.isEmpty else { continue }
+            conditions.append(("(Z_ENT NOT IN (\(SQLText.list(members))) AND \(SQLText.q(column.name)) IS NOT NULL)",
+                               "\(column.name) of \(owner)".replacingOccurrences(of: "'", with: "''")))
+        }
+        guard !conditions.isEmpty else { return nil }
+        let filter = conditions.map(\.condition).joined(separator: " OR ")
+        let which = "CASE " + conditions.map { "WHEN \($0.condition) THEN '\($0.label)'" }.joined(separator: " ") + " END"
+        return MigrationCheck(
+            summary: "\(table.name) holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold)",
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+            rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \(which) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5")
     }
 
     /// The entity whose rows a reference column holds keys of.
