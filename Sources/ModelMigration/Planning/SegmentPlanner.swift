@@ -572,7 +572,7 @@ struct SegmentPlanner {
                                            cost: .rewrite(rows: rows), table: table.name))
             }
         }
-        var fills: [(String, String)] = []
+        var fills: [(column: String, literal: String, scope: [Int]?)] = []
         var renames: [(from: String, to: String)] = []
         var adds: [(Column, String)] = []
         for column in table.columns {
@@ -581,7 +581,7 @@ struct SegmentPlanner {
                 if name != column.name { renames.append((name, column.name)) }
             case .fill(let name, let literal):
                 if name != column.name { renames.append((name, column.name)) }
-                fills.append((column.name, literal))
+                fills.append((column.name, literal, ownerScope(column, in: table)))
             case .constant(let literal):
                 adds.append((column, literal))
             }
@@ -604,15 +604,30 @@ struct SegmentPlanner {
             columnsRenamed.formUnion([table.name, oldName])
         }
         for (column, literal) in adds {
+            // A subentity's column holds nil in the rows of every other entity of the
+            // table (as Core Data writes them): a default goes into its own rows only.
+            if literal != "NULL", let scope = ownerScope(column, in: table) {
+                steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)",
+                                           sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)"],
+                                           cost: .constant, table: table.name))
+                if !scope.isEmpty {
+                    steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name) to \(literal) in the rows of its entity",
+                                               sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \(literal) WHERE Z_ENT IN (\(SQLText.list(scope)))"],
+                                               cost: .update(rows: try count(oldName, scope)), table: table.name))
+                }
+                continue
+            }
             let defaultClause = literal == "NULL" ? "" : " DEFAULT \(literal)"
             steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
                                        sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
                                        cost: .constant, table: table.name))
         }
-        for (column, literal) in fills {
-            let rows = try count(oldName, nil)
+        for (column, literal, scope) in fills {
+            if let scope, scope.isEmpty { continue }
+            let rows = try count(oldName, scope)
+            let only = scope.map { " AND Z_ENT IN (\(SQLText.list($0)))" } ?? ""
             steps.append(MigrationStep(kind: .updateRows, summary: "fill nil values of \(table.name).\(column) with \(literal)",
-                                       sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL"],
+                                       sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL\(only)"],
                                        cost: .update(rows: rows), table: table.name))
         }
         // Rows of entities removed from this hierarchy.
@@ -627,6 +642,16 @@ struct SegmentPlanner {
                                        sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name))
             addReferenceChecks(into: table.name)
         }
+    }
+
+    /// For a column of a subentity in a table its hierarchy shares: the entity
+    /// numbers (as the rows have them before this hop) of the rows that hold it;
+    /// `nil` when every row of the table does.
+    func ownerScope(_ column: Column, in table: Table) -> [Int]? {
+        guard case .attribute(let owner, _) = column.role, let entity = destination.entity(named: owner), entity.parent != nil else { return nil }
+        let members = Set(subtree(destination, owner))
+        guard destination.entities.contains(where: { $0.root == table.entity && !members.contains($0.name) }) else { return nil }
+        return members.compactMap { sourceEntity(for: $0) }.compactMap { sourceLayout.entityNumbers[$0.name] }.sorted()
     }
 
     // MARK: Rebuild (INSERT … SELECT)
