@@ -293,3 +293,26 @@ markdown += "\n## Targets\n\n" + targets.map { "- \($0.1 ? "met" : "**not met**"
 try markdown.write(toFile: "\(resultsFolder)/\(stamp).md", atomically: true, encoding: .utf8)
 try markdown.write(toFile: "\(resultsFolder)/latest.md", atomically: true, encoding: .utf8)
 print("\nwrote \(resultsFolder)/\(stamp).json and .md")
+
+// MARK: Validating and compiling a large model (issue 17, item 10)
+
+// 10,000 entities in hierarchies of ten, each with attributes, an inverse pair, a
+// uniqueness constraint and an index: every check and the layout must stay
+// linear (or n log n) in the entities. Loaded in this process, release-built.
+let bigModel = "\(work)/big-model/Big"
+try FileManager.default.createDirectory(atPath: bigModel, withIntermediateDirectories: true)
+var bigText = "model: Big\nversion: 1\nentities:\n"
+for i in 0..<10_000 {
+    bigText += "  E\(i):\n" + (i % 10 == 0 ? "" : "    parent: E\(i - i % 10)\n")
+    bigText += "    attributes: { name\(i): string, count\(i): integer32, note\(i): string? }\n"
+    bigText += "    relationships:\n      next\(i): { destination: E\((i + 1) % 10_000), inverse: prev\((i + 1) % 10_000) }\n"
+    bigText += "      prev\(i): { destination: E\((i + 9_999) % 10_000), inverse: next\((i + 9_999) % 10_000), toMany: true }\n"
+    bigText += "    uniqueness: [[name\(i)]]\n    indexes: [[count\(i), name\(i)]]\n"
+}
+try bigText.write(toFile: bigModel + "/1.yaml", atomically: true, encoding: .utf8)
+let loadStart = Date()
+let bigResult = ModelLoader.load(path: bigModel)
+let loadSeconds = Date().timeIntervalSince(loadStart)
+let bigEntities = bigResult.models.first?.compiled?.current.entities.count ?? 0
+print(String(format: "\nvalidate + compile %d entities: %.3f s (%@ < 1 s)%@", bigEntities, loadSeconds,
+             loadSeconds < 1 ? "met" : "NOT MET", bigResult.hasErrors ? "  FAILED: the model has errors" : ""))

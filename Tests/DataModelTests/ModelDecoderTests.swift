@@ -248,6 +248,47 @@ private typealias SourceLocation = DataModel.SourceLocation
         ])
     }
 
+    /// Issue 17, item 12: YAML's "\\0" escape puts U+0000 in a scalar. SQL text ends
+    /// at the first NUL, so a string default holding one broke the statements that
+    /// carry it; no name may hold one either.
+    @Test func nulCharactersAreRefusedInDefaultsAndNames() throws {
+        try expect("""
+            model: Test
+            version: 1
+            entities:
+              Thing:
+                renamedFrom: "Old\\0Thing"
+                attributes:
+                  a: { type: string, default: "x\\0y" }
+                  b: { type: uri, default: "https://a\\0b" }
+                  "c\\0d": string
+                relationships:
+                  r: { destination: "Thing\\0", inverse: r }
+
+            """, reports: [
+            error("entity 'Thing': renamedFrom: contains a NUL character (\\0), which is not allowed", 5, 18),
+            error("entity 'Thing': attributes: a key contains a NUL character (\\0), which no name may hold", 9, 7),
+            error("attribute 'Thing.a': default: a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", 7, 35),
+            error("attribute 'Thing.b': default: a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", 8, 32),
+            error("relationship 'Thing.r': destination: contains a NUL character (\\0), which is not allowed", 11, 25),
+        ])
+    }
+
+    @Test func limitsAreExactBeyondADoublesPrecision() throws {
+        // 2^53 + 1 and a 20-digit decimal: a comparison through Double saw no difference.
+        try expect(thing(attributes:
+            "a: { type: integer64, max: 9007199254740992, default: 9007199254740993 }",
+            "b: { type: decimal, max: \"1.0000000000000000001\", default: \"1.0000000000000000002\" }",
+            "c: { type: decimal, min: \"-1e-30\", default: \"-2e-30\" }",
+            "d: { type: integer64, min: 9007199254740993, max: 9007199254740992 }",
+            "e: { type: decimal, min: \"0.5\", max: \"5e-1\", default: \".50\" }"), reports: [
+            error("attribute 'Thing.a': default 9007199254740993 is above max 9007199254740992", 6, 61),
+            error("attribute 'Thing.b': default 1.0000000000000000002 is above max 1.0000000000000000001", 7, 66),
+            error("attribute 'Thing.c': default -2e-30 is below min -1e-30", 8, 51),
+            error("attribute 'Thing.d': min is greater than max", 9, 7),
+        ])
+    }
+
     // MARK: - Defaults per type
 
     @Test(arguments: [

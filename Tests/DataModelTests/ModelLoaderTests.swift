@@ -148,6 +148,45 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(result.models.map { $0.compiled == nil } == [true, true, true])
     }
 
+    /// Issue 17, item 9: a file named after a huge number made `validate` list (and
+    /// allocate) every missing version; gaps are ranges, whatever their size.
+    @Test func gapsInTheVersionSequenceAreRanges() throws {
+        let models = try folder([
+            "Huge/1.yaml": version("Huge", 1), "Huge/100000000.yaml": version("Huge", 100_000_000),
+            "Max/1.yaml": version("Max", 1), "Max/9223372036854775807.yaml": version("Max", Int.max),
+            "Mixed/1.yaml": version("Mixed", 1), "Mixed/2.yaml": version("Mixed", 2), "Mixed/4.yaml": version("Mixed", 4),
+            "Mixed/7.yaml": version("Mixed", 7), "Mixed/100.yaml": version("Mixed", 100),
+        ])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.path)
+        #expect(result.diagnostics == [
+            error("\(models.file("Huge")): missing versions 2–99999999 (versions are numbered 1, 2, 3, … without gaps)"),
+            error("\(models.file("Max")): missing versions 2–9223372036854775806 (versions are numbered 1, 2, 3, … without gaps)"),
+            error("\(models.file("Mixed")): missing versions 3, 5, 6, 8–99 (versions are numbered 1, 2, 3, … without gaps)"),
+        ])
+        #expect(result.models.map { $0.compiled == nil } == [true, true, true])
+        #expect(result.models.map { $0.versions.map(\.version) } == [[1, 100_000_000], [1, Int.max], [1, 2, 4, 7, 100]])
+    }
+
+    @Test func aVersionNumberBeyondIntIsAnErrorNamingTheFile() throws {
+        let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/99999999999999999999.yaml": version("Alpha", 2)])
+        defer { models.remove() }
+        let result = ModelLoader.load(path: models.file("Alpha"))
+        #expect(result.diagnostics == [
+            error("\(models.file("Alpha/99999999999999999999.yaml")): version number 99999999999999999999 is too large (at most 9223372036854775807)",
+                  hint: "versions are numbered 1, 2, 3, … without gaps"),
+        ])
+        #expect(result.models.first?.compiled == nil)
+    }
+
+    @Test func missingVersionsOfNumbers() {
+        #expect(ModelLoader.missingVersions([1, 2, 3])?.text == nil)
+        #expect(ModelLoader.missingVersions([3]).map { [$0.text, "\($0.count)"] } == ["1, 2", "2"])
+        #expect(ModelLoader.missingVersions([4, 1]).map { [$0.text, "\($0.count)"] } == ["2, 3", "2"])
+        #expect(ModelLoader.missingVersions([2, 6]).map { [$0.text, "\($0.count)"] } == ["1, 3–5", "4"])
+        #expect(ModelLoader.missingVersions([Int.max]).map { [$0.text, "\($0.count)"] } == ["1–9223372036854775806", "9223372036854775806"])
+    }
+
     @Test func fileNamesThatAreNotVersionNumbers() throws {
         let models = try folder([
             "Alpha/1.yaml": version("Alpha", 1), "Alpha/first.yaml": version("Alpha", 2),
@@ -223,7 +262,7 @@ private typealias SourceLocation = DataModel.SourceLocation
         let result = ModelLoader.load(path: models.file("Alpha"))
         let two = models.file("Alpha/2.yaml"), ten = models.file("Alpha/10.yaml")
         #expect(result.diagnostics == [
-            error("\(models.file("Alpha")): missing versions 3, 4, 5, 6, 7, 8, 9 (versions are numbered 1, 2, 3, … without gaps)"),
+            error("\(models.file("Alpha")): missing versions 3–9 (versions are numbered 1, 2, 3, … without gaps)"),
             error("entity 'B': unknown parent entity 'Xyz'", at: SourceLocation(file: two, line: 3, column: 13)),
             error("attribute 'A.x': unknown type 'integr'", at: SourceLocation(file: two, line: 3, column: 55), hint: "did you mean 'integer16'?"),
             error("entity 'bad': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
@@ -249,6 +288,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(ModelLoader.versionNumber(ofFile: "-1.yaml") == nil)
         #expect(ModelLoader.versionNumber(ofFile: "1.json") == nil)
         #expect(ModelLoader.versionNumber(ofFile: "١.yaml") == nil)
+        #expect(ModelLoader.versionNumber(ofFile: "9223372036854775807.yaml") == Int.max)
+        #expect(ModelLoader.fileVersion("9223372036854775808.yaml") == .tooLarge("9223372036854775808"))
+        #expect(ModelLoader.fileVersion("١.yaml") == .notAVersion)
     }
 
     // MARK: - Rendering
@@ -284,6 +326,32 @@ private typealias SourceLocation = DataModel.SourceLocation
             x.yaml:2:3: warning: relationship 'A.b': has no inverse
             error: Models/A: missing version 2
               hint: add it
+            """)
+    }
+
+    @Test func rendersEveryDiagnosticOfAFileFromOneLineIndex() {
+        // Lines are found once per file, not from the file's start per diagnostic
+        // (10,000 warnings of a large file took minutes); CR LF ends a line as LF does.
+        let renderer = DiagnosticRenderer(sources: ["x.yaml": "a: 1\r\nb: 2\r\n  c: 3\n", "y.yaml": "only"])
+        let diagnostics = [
+            Diagnostic(.warning, "w", at: SourceLocation(file: "x.yaml", line: 3, column: 3)),
+            Diagnostic(.error, "e", at: SourceLocation(file: "y.yaml", line: 1, column: 2)),
+            Diagnostic(.error, "f", at: SourceLocation(file: "x.yaml", line: 1, column: 4)),
+            Diagnostic(.error, "g", at: SourceLocation(file: "x.yaml", line: 4, column: 1)),
+        ]
+        #expect(renderer.render(diagnostics) == """
+            x.yaml:3:3: warning: w
+                  c: 3
+                  ^
+            y.yaml:1:2: error: e
+                only
+                 ^
+            x.yaml:1:4: error: f
+                a: 1
+                   ^
+            x.yaml:4:1: error: g
+                \("")
+                ^
             """)
     }
 

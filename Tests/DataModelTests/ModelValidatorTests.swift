@@ -344,6 +344,23 @@ private typealias SourceLocation = DataModel.SourceLocation
         ])
     }
 
+    /// Issue 17, item 12: SQLite compares index names without regard to case, so
+    /// `byName` and `ByName` are one index and `migrate create` failed on the second.
+    @Test func indexNamesThatDifferOnlyInCase() throws {
+        try expect("""
+              Person:
+                attributes: { email: string, name: string }
+                indexes:
+                  - { name: byName, properties: [name] }
+                  - { name: ByName, properties: [email] }
+                  - { name: BYNAME, properties: [name, email] }
+
+            """, reports: [
+            error("entity 'Person': index name 'ByName' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 8, 9),
+            error("entity 'Person': index name 'BYNAME' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 9, 9),
+        ])
+    }
+
     @Test func transientAttributeCannotBeIndexed() throws {
         try expect("""
               Person:

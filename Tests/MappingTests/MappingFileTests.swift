@@ -139,4 +139,18 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(MappingFiles.load(folder: folder.path + "/", model: "Shop").files.count == 1)
         #expect(MappingFiles.load(folder: folder.file("Missing"), model: "Shop").files == [])
     }
+
+    /// Issue 17, item 9: checking that a file covers one hop computed A + 1, which
+    /// trapped for a file named after Int.max.
+    @Test func aMappingFileNamedAfterTheLargestNumberIsAnErrorNotATrap() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-files")
+        defer { folder.remove() }
+        try folder.write("Shop/9223372036854775807-to-1.yaml", "entities: {}\n")
+        try folder.write("Shop/9223372036854775806-to-9223372036854775807.yaml", "entities: {}\n")
+        let files = MappingFiles.load(folder: folder.path, model: "Shop")
+        #expect(files.diagnostics == [
+            Diagnostic(.error, "\(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil),
+        ])
+        #expect(files.files.map { [$0.sourceVersion, $0.destinationVersion] } == [[Int.max - 1, Int.max]])
+    }
 }

@@ -261,6 +261,73 @@ private typealias SourceLocation = DataModel.SourceLocation
         ])
     }
 
+    /// Issue 17, item 3: `age: { default: 500 }` was accepted though the destination
+    /// says `max: 200`, and 500 was written to every row. A value is held to every
+    /// rule of the destination attribute, as a default in the model is.
+    @Test func valuesAreCheckedAgainstEveryRuleOfTheDestinationAttribute() throws {
+        let model = try Models.compile([
+            "entities:\n  Person:\n    attributes: { name: string }\n",
+            """
+            entities:
+              Person:
+                attributes:
+                  name: string
+                  age: { type: integer16, max: 200, default: 0 }
+                  nickname: { type: string, optional: true, min: 2, max: 5 }
+                  rating: { type: decimal, min: 0, max: "9.99", default: 0 }
+                  joined: { type: date, min: 2001-01-01, default: 2001-01-01 }
+                  motto: { type: string, default: "-" }
+                  code: { type: string, max: 3, default: abc }
+            """,
+        ])
+        let folder = try TemporaryDirectory(prefix: "mapping-values")
+        defer { folder.remove() }
+        let path = try folder.write("Migrations/Shop/1-to-2.yaml", """
+            entities:
+              Person:
+                properties:
+                  age: { default: 500 }
+                  nickname: { default: a }
+                  rating: { default: "10.00" }
+                  joined: { default: 2000-12-31 }
+                  motto: { default: "a\\0b" }
+                  code: { default: ~ }
+            """)
+        let (file, parseDiagnostics, _) = MappingFile.parse(path: path)
+        #expect(parseDiagnostics == [])
+        let parsed = try #require(file)
+        let result = Result { try MappingResolver.resolve(model, from: 1, to: 2, file: parsed) }
+        let person = try #require(model.current.entity(named: "Person"))
+        func declared(_ name: String) throws -> String {
+            "'\(name)' is declared at \(try #require(person.attribute(named: name)).declaration.location)"
+        }
+        func at(_ line: Int) -> SourceLocation { SourceLocation(file: path, line: line, column: 7) }
+        #expect(Self.diagnostics(result) == [
+            Diagnostic(.error, "property 'Person.age': default 500 is above max 200", at: at(4), hint: try declared("age")),
+            Diagnostic(.error, "property 'Person.code': the attribute is required; nil is not a value for it", at: at(9)),
+            Diagnostic(.error, "property 'Person.joined': default 2000-12-31T00:00:00Z is below min 2001-01-01T00:00:00Z", at: at(7),
+                       hint: try declared("joined")),
+            Diagnostic(.error, "property 'Person.motto': a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", at: at(8)),
+            Diagnostic(.error, "property 'Person.nickname': default a is below min 2", at: at(5), hint: try declared("nickname")),
+            Diagnostic(.error, "property 'Person.rating': default 10.00 is above max 9.99", at: at(6), hint: try declared("rating")),
+        ])
+    }
+
+    @Test func valuesWithinTheLimitsAreKept() throws {
+        let (result, _) = try Self.resolve("""
+            entities:
+              Person:
+                properties:
+                  firstName: $source.fullName
+                  age: { default: 200 }
+                  nickname: { default: abcde }
+            """, versions: [Self.v1, Self.v2.replacingOccurrences(of: "age: integer16", with: "age: { type: integer16, max: 200 }")
+                .replacingOccurrences(of: "nickname: string?", with: "nickname: { type: string, optional: true, max: 5 }")])
+        let person = try #require(try result.get().mapping(forDestination: "Person"))
+        #expect(person.property("age") == added("age", default: .integer(200)))
+        #expect(person.property("nickname") == added("nickname", default: .string("abcde")))
+    }
+
     @Test func aPolicyNeedsSourceRows() throws {
         let (result, path) = try Self.resolve("entities:\n  Customer:\n    policy: Import\n",
                                               versions: [Self.v1, Self.v1 + "\n  Customer:\n    attributes: { name: string }\n"])

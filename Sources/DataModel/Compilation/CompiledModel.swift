@@ -89,7 +89,16 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
 
     /// The entity with this name.
     public func entity(named name: String) -> CompiledEntity? {
-        entities.first { $0.name == name }
+        // `entities` is sorted by name (UTF-16 code units), so a binary search finds
+        // it; callers ask once per entity, and a scan made that quadratic. A list
+        // someone reordered by hand still answers, by the scan.
+        var low = 0, high = entities.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entities[middle].name.utf16.lexicographicallyPrecedes(name.utf16) { low = middle + 1 } else { high = middle }
+        }
+        if low < entities.count, entities[low].name == name { return entities[low] }
+        return entities.first { $0.name == name }
     }
 }
 
@@ -115,8 +124,9 @@ extension CompiledVersion {
     /// hierarchy cannot overflow the stack).
     public func subtree(of name: String) -> [String] {
         var names: [String] = []
+        var seen: Set<String> = []
         var stack = [name]
-        while let next = stack.popLast(), !names.contains(next) {
+        while let next = stack.popLast(), seen.insert(next).inserted {
             names.append(next)
             stack += (entity(named: next)?.subentities ?? []).reversed()
         }
@@ -126,8 +136,9 @@ extension CompiledVersion {
     /// The entity then its ancestors, nearest first.
     public func lineage(of name: String) -> [String] {
         var names: [String] = []
+        var seen: Set<String> = []
         var current: String? = name
-        while let n = current, !names.contains(n) {
+        while let n = current, seen.insert(n).inserted {
             names.append(n)
             current = entity(named: n)?.parent
         }

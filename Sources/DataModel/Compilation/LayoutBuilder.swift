@@ -84,18 +84,49 @@ struct LayoutBuilder {
         }
     }
 
-    func build() -> StorageLayout {
+    /// What made a table or an index: where a message about it points in the model.
+    enum Origin: Equatable {
+        /// An entity's table (its root's), or the table's `Z_ENT` index.
+        case entity(String)
+        /// An indexed attribute's index.
+        case attribute(entity: String, name: String)
+        /// A join table, or the index of a relationship's key column.
+        case relationship(entity: String, name: String)
+        /// The unique index of an entity's uniqueness constraint, by position.
+        case uniqueness(entity: String, position: Int)
+        /// An `indexes:` entry of an entity, by position.
+        case index(entity: String, position: Int)
+    }
+
+    func build() -> StorageLayout { buildTracingOrigins().layout }
+
+    /// The layout, with what made each of its tables and indexes (same order), so
+    /// that a name SQLite would refuse can be reported at the model text.
+    ///
+    /// Every lookup below goes through a dictionary made once: a scan of the
+    /// entities per table or of the columns per constraint made 10,000 entities
+    /// quadratic.
+    func buildTracingOrigins() -> (layout: StorageLayout, tables: [Origin], indexes: [Origin]) {
         let order = numbers.sorted { $0.value < $1.value }.map(\.key)
         var tables: [StorageLayout.Table] = []
+        var tableOrigins: [Origin] = []
         var indexes: [StorageLayout.Index] = []
+        var indexOrigins: [Origin] = []
         var usedNames: [String: Set<String>] = [:]
+        // The next suffix to try per table and base name: names are only ever
+        // added, so the ones tried before stay taken and need no second look.
+        var nextSuffix: [String: [String: Int]] = [:]
 
         func unique(_ base: String, in table: String) -> String {
             var name = base
-            var suffix = 1
-            while usedNames[table, default: []].contains(name) {
+            var suffix = nextSuffix[table]?[base] ?? 1
+            if usedNames[table, default: []].contains(name) {
                 name = "\(base)\(suffix)"
-                suffix += 1
+                while usedNames[table, default: []].contains(name) {
+                    suffix += 1
+                    name = "\(base)\(suffix)"
+                }
+                nextSuffix[table, default: [:]][base] = suffix + 1
             }
             usedNames[table, default: []].insert(name)
             return name
@@ -109,15 +140,21 @@ struct LayoutBuilder {
         // subentities; join columns `Z_19PARENTGROUPS` and `Z_19PARENTGROUPS1`).
         var columnsByTable: [String: [StorageLayout.Column]] = [:]
         var tableOrder: [String] = []
+        var rootOfTable: [String: String] = [:]
+        var entitiesByRoot: [String: [String]] = [:]   // root → its hierarchy, in number order
         var legacyJoins: [(CompiledRelationship, String)] = []
         var joins: [(CompiledRelationship, String)] = []
-        var propertyNames: [String: String] = [:]   // "Entity.property" → its unique `Z…` name
+        var propertyNames: [String: String] = [:]   // "Entity.relationship" → its unique `Z…` name
+        var indexedAttributes: Set<String> = []      // "Entity.property" of indexed stored attributes
         // Root tables first: in a store, a subentity may have a lower number than a
         // parent added above it later.
         for name in order {
-            guard let entity = byName[name], entity.parent == nil else { continue }
+            guard let entity = byName[name] else { continue }
+            entitiesByRoot[entity.root, default: []].append(name)
+            guard entity.parent == nil else { continue }
             let table = "Z" + entity.root.uppercased()
             tableOrder.append(table)
+            rootOfTable[table] = entity.name
             usedNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
             columnsByTable[table] = [
                 .init(name: "Z_PK", type: "INTEGER", role: .primaryKey),
@@ -128,24 +165,27 @@ struct LayoutBuilder {
         for name in order {
             guard let entity = byName[name] else { continue }
             let table = "Z" + entity.root.uppercased()
-            var own: [(name: String, column: StorageLayout.Column?)] = []
+            var own: [(name: String, column: StorageLayout.Column?, relationship: CompiledRelationship?)] = []
             for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient {
                 let type = coreDataTypes && a.declaration.type == .decimal ? "DECIMAL" : Self.columnType(a.declaration.type)
-                own.append((a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name))))
+                own.append((a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name)), nil))
+                if a.declaration.isIndexed { indexedAttributes.insert("\(name).\(a.name)") }
             }
             for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient {
-                own.append((r.name, r.declaration.isToMany ? nil : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name))))
+                own.append((r.name, r.declaration.isToMany ? nil : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name)), r))
             }
             own.sort { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
-            for (property, column) in own {
+            for (property, column, relationship) in own {
                 let columnName = unique("Z" + property.uppercased(), in: table)
-                propertyNames["\(name).\(property)"] = columnName
+                // Only relationships' names are looked up again (order columns, join
+                // tables): no entry per attribute.
+                if relationship != nil { propertyNames["\(name).\(property)"] = columnName }
                 guard var column else { continue }
                 column.name = columnName
                 columnsByTable[table, default: []].append(column)
                 // A to-one into an entity with subentities also keeps the destination
                 // row's entity number (AddressBook: `ZCONTACT`, `Z22_CONTACT`).
-                if case .toOne = column.role, let r = entity.relationship(named: property),
+                if case .toOne = column.role, let r = relationship,
                    let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
                    let number = numbers[destination.name],
                    !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true) {
@@ -190,13 +230,15 @@ struct LayoutBuilder {
             }
         }
         for table in tableOrder {
-            let root = byName.values.first { "Z" + $0.root.uppercased() == table && $0.parent == nil }!
-            var columns = columnsByTable[table] ?? []
-            columns = columns.enumerated().sorted {
-                let (l, r) = (sortKey($0.element), sortKey($1.element))
-                return l != r ? l < r : $0.offset < $1.offset
-            }.map(\.element)
-            tables.append(.init(name: table, entity: root.name, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
+            let root = rootOfTable[table]!
+            // Each column's key once, not once per comparison (a key may look up a
+            // relationship).
+            let columns = (columnsByTable[table] ?? []).enumerated()
+                .map { (key: sortKey($0.element), offset: $0.offset, column: $0.element) }
+                .sorted { $0.key != $1.key ? $0.key < $1.key : $0.offset < $1.offset }
+                .map(\.column)
+            tables.append(.init(name: table, entity: root, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
+            tableOrigins.append(.entity(root))
         }
 
         // Join tables: one per many-to-many pair, named after the side
@@ -216,51 +258,65 @@ struct LayoutBuilder {
         for (r, name) in joins + legacyJoins {
             let table = joinTable(for: r, of: name, propertyNames: propertyNames, unique: unique)
             tables.append(table)
+            tableOrigins.append(.relationship(entity: name, name: r.name))
             // Core Data's index on a join table: the destination's keys, then the owner's.
             indexes.append(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
                                  columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
                                  isUnique: false, condition: nil))
+            indexOrigins.append(.relationship(entity: name, name: r.name))
         }
 
         // Indexes of entity tables.
         for table in tables where table.joinRelationship == nil {
-            let hierarchy = entities.filter { $0.root == table.entity }
+            let hierarchy = entitiesByRoot[table.entity] ?? []
+            var columnOfRole: [StorageLayout.Role: String] = [:]
+            for column in table.columns where columnOfRole[column.role] == nil { columnOfRole[column.role] = column.name }
             for column in table.columns {
                 switch column.role {
-                case .toOne, .toManyKey:
+                case .toOne(let entity, let relationship), .toManyKey(let entity, let relationship):
                     indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
                                          columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
+                    indexOrigins.append(.relationship(entity: entity, name: relationship))
                 default: break
                 }
             }
             if hierarchy.count > 1 {
                 indexes.append(.init(name: "\(table.name)_Z_ENT_INDEX", table: table.name,
                                      columns: [.init(name: "Z_ENT", isDescending: false)], isUnique: false, condition: nil))
+                indexOrigins.append(.entity(table.entity))
             }
             for column in table.columns {
-                if case .attribute(let entityName, let property) = column.role,
-                   byName[entityName]?.attribute(named: property)?.declaration.isIndexed == true {
+                if case .attribute(let entityName, let property) = column.role, indexedAttributes.contains("\(entityName).\(property)") {
                     indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
                                          columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
+                    indexOrigins.append(.attribute(entity: entityName, name: property))
                 }
             }
-            for name in order {
-                guard let entity = byName[name], entity.root == table.entity else { continue }
-                let condition = entity.parent == nil ? nil : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
-                for constraint in entity.uniqueness {
-                    let columns = constraint.compactMap { columnName(for: $0, of: entity, in: table) }
+            for name in hierarchy {
+                guard let entity = byName[name], !entity.uniqueness.isEmpty || !entity.indexes.isEmpty else { continue }
+                func column(for property: String) -> String? {
+                    columnName(for: property, of: entity, columnOfRole: columnOfRole)
+                }
+                // Built only for entities with constraints: the subtree of each entity
+                // of a deep hierarchy would be quadratic text.
+                let condition = entity.parent == nil || entity.uniqueness.isEmpty ? nil
+                    : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
+                for (position, constraint) in entity.uniqueness.enumerated() {
+                    let columns = constraint.compactMap(column(for:))
                     indexes.append(.init(name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
                                          columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition))
+                    indexOrigins.append(.uniqueness(entity: name, position: position))
                 }
-                for index in entity.indexes {
+                for (position, index) in entity.indexes.enumerated() {
                     let columns = index.elements.compactMap { element in
-                        columnName(for: element.property, of: entity, in: table).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
+                        column(for: element.property).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
                     }
                     indexes.append(.init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil))
+                    indexOrigins.append(.index(entity: name, position: position))
                 }
             }
         }
-        return StorageLayout(entityNumbers: numbers, tables: tables, indexes: indexes)
+        return (StorageLayout(entityNumbers: numbers, tables: tables, indexes: indexes), tableOrigins, indexOrigins)
     }
 
     /// True when relationship `mine` (entity, name) of a many-to-many pair names
@@ -327,16 +383,26 @@ struct LayoutBuilder {
         return .init(name: tableName, entity: owner, joinRelationship: "\(owner).\(r.name)", columns: columns, primaryKey: [sourceColumn, destinationColumn])
     }
 
+    /// The entity and every subentity below it, depth-first, with an explicit
+    /// stack: a 5,000-deep hierarchy must not recurse 5,000 frames deep.
     func subtree(of name: String) -> [String] {
-        [name] + (byName[name]?.subentities ?? []).flatMap { subtree(of: $0) }
+        var names: [String] = []
+        var seen: Set<String> = []
+        var stack = [name]
+        while let next = stack.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            names.append(next)
+            stack += (byName[next]?.subentities ?? []).reversed()
+        }
+        return names
     }
 
-    func columnName(for property: String, of entity: CompiledEntity, in table: StorageLayout.Table) -> String? {
+    func columnName(for property: String, of entity: CompiledEntity, columnOfRole: [StorageLayout.Role: String]) -> String? {
         if let a = entity.attribute(named: property) {
-            return table.column(for: .attribute(entity: a.declaredIn, property: property))?.name
+            return columnOfRole[.attribute(entity: a.declaredIn, property: property)]
         }
         if let r = entity.relationship(named: property) {
-            return table.column(for: .toOne(entity: r.declaredIn, relationship: property))?.name
+            return columnOfRole[.toOne(entity: r.declaredIn, relationship: property)]
         }
         return nil
     }

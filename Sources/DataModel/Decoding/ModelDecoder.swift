@@ -206,30 +206,14 @@ struct ModelDecoder {
     }
 
     private mutating func checkLimits(_ attribute: AttributeDescription, subject: String, defaultNode: YAMLNode?) {
-        func number(_ value: AttributeValue?) -> Double? {
-            switch value {
-            case .integer(let v)?: Double(v)
-            case .double(let v)?, .date(let v)?: v
-            case .decimal(let v)?: Double(v)
-            default: nil
-            }
-        }
-        let lower = number(attribute.minimum), upper = number(attribute.maximum)
-        if let lower, let upper, lower > upper {
+        if let lower = attribute.minimum, let upper = attribute.maximum,
+           let order = AttributeDescription.compare(lower, with: upper), order > 0 {
             reader.error("\(subject): min is greater than max", at: attribute.location)
         }
         guard let node = defaultNode, let value = attribute.defaultValue else { return }
-        var measured: Double?
-        switch value {
-        case .string(let s): measured = Double(s.count)
-        case .binary(let b): measured = Double(b.count)
-        case .uri(let u): measured = Double(u.count)
-        default: measured = number(value)
-        }
-        if let measured, let lower, measured < lower {
-            reader.error("\(subject): default \(value) is below min \(attribute.minimum!)", at: node)
-        } else if let measured, let upper, measured > upper {
-            reader.error("\(subject): default \(value) is above max \(attribute.maximum!)", at: node)
+        // The rules mapping-file values are held to as well (`violations(of:)`).
+        for problem in attribute.violations(of: value) {
+            reader.error("\(subject): default \(problem)", at: node)
         }
     }
 
@@ -367,8 +351,13 @@ struct ModelDecoder {
 
 /// Name rules shared by decoding, validation and the Xcode importer.
 package enum Identifier {
+    /// ASCII letters, digits and '_', checked on the bytes: Character properties
+    /// look up Unicode tables, and every name of a large model passes here.
     private static func isASCIIWord(_ text: Substring) -> Bool {
-        text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        text.utf8.allSatisfy { c in
+            (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "_")
+        }
     }
 
     /// `Person`, `FavoriteProduct`: an uppercase ASCII letter, then letters, digits, '_'.

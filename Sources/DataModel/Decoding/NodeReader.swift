@@ -31,6 +31,11 @@ package struct NodeReader {
                 error("\(subject): keys must be plain names, found \(pair.key.kindDescription)", at: pair.key)
                 continue
             }
+            // YAML's "\0" escape makes one; every key is a name, and no name can hold it.
+            if key.utf8.contains(0) {
+                error("\(subject): a key contains a NUL character (\\0), which no name may hold", at: pair.key)
+                continue
+            }
             if !allowed.isEmpty, !allowed.contains(key) {
                 error("\(subject): unknown key '\(key)'", at: pair.key,
                       hint: Suggestions.hint(for: key, in: allowed) ?? "expected one of: \(allowed.joined(separator: ", "))")
@@ -49,6 +54,12 @@ package struct NodeReader {
         }
         guard !text.isEmpty else {
             error("\(subject): must not be empty", at: node)
+            return nil
+        }
+        // Strings here are names (entities, parents, inverses, policies, renames) and
+        // labels; SQLite's SQL text and C strings end at a NUL, so none may hold one.
+        guard !text.utf8.contains(0) else {
+            error("\(subject): contains a NUL character (\\0), which is not allowed", at: node)
             return nil
         }
         return text

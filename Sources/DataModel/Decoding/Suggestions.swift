@@ -3,10 +3,27 @@ package enum Suggestions {
     /// The closest candidate within a small edit distance, compared case-insensitively.
     package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lowered = Array(word.lowercased().unicodeScalars)
+        let asciiWord = isASCII(word) ? word.utf8.map(lower) : nil
         var best: (String, Int)?
+        var rows: ([Int], [Int]) = ([], [])
         for candidate in candidates {
-            let distance = editDistance(lowered, Array(candidate.lowercased().unicodeScalars))
-            let limit = max(1, min(3, candidate.count / 3))
+            let limit: Int
+            let distance: Int
+            if let asciiWord, isASCII(candidate) {
+                // Names are ASCII: bytes are characters, and the comparison needs no
+                // lowercased copy per candidate (a large model's names are compared
+                // once per problem, so this loop is hot when a rename breaks many).
+                let length = candidate.utf8.count
+                limit = max(1, min(3, length / 3))
+                // The distance is at least the difference in length.
+                guard abs(length - asciiWord.count) <= limit else { continue }
+                distance = editDistance(asciiWord, Array(candidate.utf8), rows: &rows)
+            } else {
+                limit = max(1, min(3, candidate.count / 3))
+                let other = Array(candidate.lowercased().unicodeScalars)
+                guard abs(other.count - lowered.count) <= limit else { continue }
+                distance = editDistance(lowered.map(\.value), other.map(\.value), rows: &rows)
+            }
             if distance <= limit, distance < (best?.1 ?? .max) { best = (candidate, distance) }
         }
         return best?.0
@@ -17,19 +34,30 @@ package enum Suggestions {
         closest(to: word, in: candidates).map { "did you mean '\($0)'?" }
     }
 
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
+
+    private static func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
+
+    /// Levenshtein distance, ASCII letters compared without regard to case (the
+    /// non-ASCII path passes lowercased scalars); `rows` is scratch space reused
+    /// across calls.
+    static func editDistance<T: FixedWidthInteger>(_ a: [T], _ b: [T], rows: inout ([Int], [Int])) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         if a.count > 64 || b.count > 64 { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
+        func fold(_ c: T) -> T { c >= 65 && c <= 90 ? c + 32 : c }
+        rows.0.removeAll(keepingCapacity: true)
+        rows.0.append(contentsOf: 0...b.count)
+        rows.1.removeAll(keepingCapacity: true)
+        rows.1.append(contentsOf: repeatElement(0, count: b.count + 1))
         for i in 1...a.count {
-            current[0] = i
+            rows.1[0] = i
+            let x = fold(a[i - 1])
             for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                rows.1[j] = min(rows.0[j] + 1, rows.1[j - 1] + 1, rows.0[j - 1] + (x == fold(b[j - 1]) ? 0 : 1))
             }
-            swap(&previous, &current)
+            swap(&rows.0, &rows.1)
         }
-        return previous[b.count]
+        return rows.0[b.count]
     }
 }

@@ -16,17 +16,32 @@ public struct DiagnosticRenderer: Sendable {
 
     /// The full rendering of one diagnostic, without a trailing newline.
     public func render(_ diagnostic: Diagnostic) -> String {
+        var lines: [String: [String.Index]] = [:]
+        return render(diagnostic, lineStarts: &lines)
+    }
+
+    /// Every diagnostic rendered, separated by newlines. Each file's lines are
+    /// found once: looking a line up from the start of its file per diagnostic made
+    /// 10,000 warnings of one large file take minutes.
+    public func render(_ diagnostics: [Diagnostic]) -> String {
+        var lines: [String: [String.Index]] = [:]
+        return diagnostics.map { render($0, lineStarts: &lines) }.joined(separator: "\n")
+    }
+
+    private func render(_ diagnostic: Diagnostic, lineStarts: inout [String: [String.Index]]) -> String {
         var lines = [diagnostic.description]
-        if let location = diagnostic.location, let text = sources[location.file],
-           let line = Self.line(location.line, of: text) {
-            // Tabs are kept so that the caret lines up in a terminal.
-            var printable = ""
-            for scalar in line.unicodeScalars.prefix(400) {
-                printable.unicodeScalars.append(scalar.value < 0x20 && scalar != "\t" ? "?" : scalar)
+        if let location = diagnostic.location, let text = sources[location.file] {
+            if lineStarts[location.file] == nil { lineStarts[location.file] = Self.lineStarts(of: text) }
+            if let line = Self.line(location.line, of: text, starts: lineStarts[location.file]!) {
+                // Tabs are kept so that the caret lines up in a terminal.
+                var printable = ""
+                for scalar in line.unicodeScalars.prefix(400) {
+                    printable.unicodeScalars.append(scalar.value < 0x20 && scalar != "\t" ? "?" : scalar)
+                }
+                lines.append("    " + printable)
+                let pad = line.unicodeScalars.prefix(min(400, max(0, location.column - 1))).map { $0 == "\t" ? "\t" : " " }
+                lines.append("    " + pad.joined() + "^")
             }
-            lines.append("    " + printable)
-            let pad = line.unicodeScalars.prefix(min(400, max(0, location.column - 1))).map { $0 == "\t" ? "\t" : " " }
-            lines.append("    " + pad.joined() + "^")
         }
         if let hint = diagnostic.hint {
             lines.append("  hint: \(hint)")
@@ -34,21 +49,29 @@ public struct DiagnosticRenderer: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// Every diagnostic rendered, separated by newlines.
-    public func render(_ diagnostics: [Diagnostic]) -> String {
-        diagnostics.map(render).joined(separator: "\n")
+    /// Where each line of `text` starts: after each line feed (a CR LF pair ends a
+    /// line too, since its LF is seen byte by byte).
+    static func lineStarts(of text: String) -> [String.Index] {
+        var starts = [text.startIndex]
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        while let newline = utf8[index...].firstIndex(of: UInt8(ascii: "\n")) {
+            index = utf8.index(after: newline)
+            starts.append(index)
+        }
+        return starts
     }
 
+    /// Line `number` (1-based) without its line break, or nil beyond the text.
     static func line(_ number: Int, of text: String) -> Substring? {
-        guard number >= 1 else { return nil }
-        var current = 1
-        var start = text.startIndex
-        while current < number {
-            guard let newline = text[start...].firstIndex(of: "\n") else { return nil }
-            start = text.index(after: newline)
-            current += 1
-        }
-        let end = text[start...].firstIndex(where: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) ?? text.endIndex
+        line(number, of: text, starts: lineStarts(of: text))
+    }
+
+    private static func line(_ number: Int, of text: String, starts: [String.Index]) -> Substring? {
+        guard number >= 1, number <= starts.count else { return nil }
+        let start = starts[number - 1]
+        let utf8 = text.utf8
+        let end = utf8[start...].firstIndex { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") } ?? utf8.endIndex
         return text[start..<end]
     }
 }

@@ -111,33 +111,87 @@ public enum ModelLoader {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
+    /// What a version file's name says about its number.
+    enum FileVersion: Equatable {
+        /// `3.yaml` → 3.
+        case number(Int)
+        /// Digits that do not fit an `Int` (the digits, for the message).
+        case tooLarge(String)
+        /// Not `<N>.yaml` with N = 1, 2, 3, …
+        case notAVersion
+    }
+
     /// The version number a file name promises: `3.yaml` → 3.
     static func versionNumber(ofFile path: String) -> Int? {
+        if case .number(let n) = fileVersion(path) { return n }
+        return nil
+    }
+
+    static func fileVersion(_ path: String) -> FileVersion {
         let name = (path as NSString).lastPathComponent
         let stem = name.hasSuffix(".yaml") ? String(name.dropLast(5)) : name.hasSuffix(".yml") ? String(name.dropLast(4)) : name
         // `01.yaml` is refused: one version, one spelling of its number.
-        guard !stem.isEmpty, !stem.hasPrefix("0"), stem.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(stem), n >= 1 else { return nil }
-        return n
+        guard !stem.isEmpty, !stem.hasPrefix("0"), stem.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return .notAVersion
+        }
+        // `Int(_:)` refuses what overflows rather than trapping; the digits are
+        // kept for the message (they are ASCII, so printing them is safe).
+        guard let n = Int(stem) else { return .tooLarge(stem) }
+        return .number(n)
+    }
+
+    /// The numbers missing from 1 through the highest of `numbers`, as runs:
+    /// `[1, 4, 100]` → `2, 3, 5–99`. One entry per gap, so a file named
+    /// `9223372036854775807.yaml` costs no more than `3.yaml`.
+    static func missingVersions(_ numbers: [Int]) -> (text: String, count: Int)? {
+        var runs: [String] = []
+        var count = 0
+        var previous = 0
+        for n in Set(numbers).sorted() where n > previous {
+            // Both are at least `previous + 1` apart and positive: no overflow.
+            if n - previous > 1 {
+                let (first, last) = (previous + 1, n - 1)
+                switch last - first {
+                case 0: runs.append("\(first)")
+                case 1: runs.append("\(first), \(last)")
+                default: runs.append("\(first)–\(last)")
+                }
+                // The gaps together are fewer than the highest number: no overflow.
+                count += last - first + 1
+            }
+            previous = n
+        }
+        return runs.isEmpty ? nil : (runs.joined(separator: ", "), count)
     }
 
     private static func loadModel(files: [String], folder: String?, into result: inout ModelLoadResult) {
         var versions: [ModelVersionDescription] = []
         var failed = false
         var byNumber: [Int: String] = [:]
+        var compiledVersions: [CompiledVersion] = []
         for file in files {
-            let fileNumber = versionNumber(ofFile: file)
-            if fileNumber == nil {
+            let diagnosticsBefore = result.diagnostics.count
+            let fileNumber: Int
+            switch fileVersion(file) {
+            case .number(let n):
+                fileNumber = n
+            case .tooLarge(let digits):
+                result.diagnostics.append(Diagnostic(.error, "\(file): version number \(digits) is too large (at most \(Int.max))", at: nil,
+                                                     hint: "versions are numbered 1, 2, 3, … without gaps"))
+                failed = true
+                continue
+            case .notAVersion:
                 result.diagnostics.append(Diagnostic(.error, "\(file): a version file is named <N>.yaml with N = 1, 2, 3, …", at: nil,
                                                      hint: "rename it, or move it out of the model folder"))
                 failed = true
                 continue
             }
-            if let n = fileNumber, let other = byNumber[n] {
-                result.diagnostics.append(Diagnostic(.error, "\(file): duplicate version \(n) (also \(other))", at: nil))
+            if let other = byNumber[fileNumber] {
+                result.diagnostics.append(Diagnostic(.error, "\(file): duplicate version \(fileNumber) (also \(other))", at: nil))
                 failed = true
                 continue
             }
-            if let n = fileNumber { byNumber[n] = file }
+            byNumber[fileNumber] = file
             guard let data = FileManager.default.contents(atPath: file) else {
                 result.diagnostics.append(Diagnostic(.error, "\(file): cannot read the file", at: nil))
                 failed = true
@@ -163,7 +217,7 @@ public enum ModelLoader {
             }
             result.diagnostics += decoder.reader.diagnostics
             if decoder.reader.diagnostics.contains(where: { $0.severity == .error }) { failed = true }
-            if let fileNumber, version.version != 0, version.version != fileNumber {
+            if version.version != 0, version.version != fileNumber {
                 result.diagnostics.append(Diagnostic(.error, "version: the file is named \(fileNumber).yaml but says version \(version.version)",
                                                      at: version.versionLocation, hint: "a version's number is its file name; add a new file for a new version"))
                 failed = true
@@ -176,18 +230,25 @@ public enum ModelLoader {
                     failed = true
                 }
             }
-            let semantic = ModelValidator.validate(version)
+            let inheritance = Inheritance(version)
+            let semantic = ModelValidator.validate(version, inheritance: inheritance)
             result.diagnostics += semantic
             if semantic.contains(where: { $0.severity == .error }) { failed = true }
             versions.append(version)
+            // What only the layout shows is checked for every version that is
+            // otherwise valid, so that one run reports it with every other problem.
+            if !result.diagnostics[diagnosticsBefore...].contains(where: { $0.severity == .error }) {
+                let (compiledVersion, layoutProblems) = ModelCompiler.compileCheckingLayout(version, inheritance: inheritance)
+                result.diagnostics += layoutProblems
+                if layoutProblems.contains(where: { $0.severity == .error }) { failed = true }
+                compiledVersions.append(compiledVersion)
+            }
         }
         let name = folder.map { ($0 as NSString).lastPathComponent } ?? versions.first?.model ?? "?"
         if let folder {
-            let numbers = byNumber.keys.sorted()
-            if let highest = numbers.last {
-                let missing = (1...highest).filter { byNumber[$0] == nil }
-                if !missing.isEmpty {
-                    result.diagnostics.append(Diagnostic(.error, "\(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.map(String.init).joined(separator: ", ")) (versions are numbered 1, 2, 3, … without gaps)", at: nil))
+            if !byNumber.isEmpty {
+                if let missing = missingVersions(Array(byNumber.keys)) {
+                    result.diagnostics.append(Diagnostic(.error, "\(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) (versions are numbered 1, 2, 3, … without gaps)", at: nil))
                     failed = true
                 }
             } else if files.isEmpty {
@@ -198,7 +259,8 @@ public enum ModelLoader {
         versions.sort { $0.version < $1.version }
         var compiled: CompiledModel?
         if !failed, !versions.isEmpty {
-            compiled = CompiledModel(name: versions[0].model, versions: versions.map(ModelCompiler.compile))
+            compiledVersions.sort { $0.version < $1.version }
+            compiled = CompiledModel(name: versions[0].model, versions: compiledVersions)
         }
         result.models.append(LoadedModel(name: name, path: folder ?? files.first ?? "", versions: versions, compiled: compiled))
     }

@@ -9,20 +9,31 @@ public struct ModelValidator {
 
     private var diagnostics: [Diagnostic] = []
     private let version: ModelVersionDescription
-    private let entitiesByName: [String: EntityDescription]
+    /// Entity names in order, for did-you-mean hints (sorted once, not per problem).
+    private let sortedEntityNames: [String]
+    private let hierarchy: EntityHierarchy
+    private let visibility: PropertyVisibility
+    /// Did-you-mean hints per unknown entity name: renaming an entity breaks every
+    /// reference to it, and each hint compares the name with every entity's.
+    private var entityHints: [String: String?] = [:]
 
     /// Validates `version` and returns its diagnostics (errors and warnings).
     public static func validate(_ version: ModelVersionDescription) -> [Diagnostic] {
-        var validator = ModelValidator(version: version)
+        validate(version, inheritance: Inheritance(version))
+    }
+
+    /// Validates with inheritance facts the caller made (and compiles with).
+    static func validate(_ version: ModelVersionDescription, inheritance: Inheritance) -> [Diagnostic] {
+        var validator = ModelValidator(version: version, inheritance: inheritance)
         validator.run()
         return validator.diagnostics
     }
 
-    private init(version: ModelVersionDescription) {
+    private init(version: ModelVersionDescription, inheritance: Inheritance) {
         self.version = version
-        var byName: [String: EntityDescription] = [:]
-        for entity in version.entities where byName[entity.name] == nil { byName[entity.name] = entity }
-        entitiesByName = byName
+        sortedEntityNames = Set(version.entities.map(\.name)).sorted()
+        hierarchy = inheritance.hierarchy
+        visibility = inheritance.visibility
     }
 
     private mutating func error(_ message: String, at location: SourceLocation?, hint: String? = nil) {
@@ -33,17 +44,25 @@ public struct ModelValidator {
         diagnostics.append(Diagnostic(.warning, message, at: location, hint: hint))
     }
 
+    private mutating func entityHint(for name: String) -> String? {
+        if let known = entityHints[name] { return known }
+        let hint = Suggestions.hint(for: name, in: sortedEntityNames)
+        entityHints[name] = hint
+        return hint
+    }
+
     private mutating func run() {
         checkEntityNames()
-        let acyclic = checkInheritance()
-        for entity in version.entities {
-            checkProperties(of: entity, acyclic: acyclic)
+        checkInheritance()
+        for i in version.entities.indices {
+            checkProperties(of: i)
         }
-        for entity in version.entities {
-            for relationship in entity.relationships {
-                checkRelationship(relationship, of: entity, acyclic: acyclic)
+        let claims = inverseClaims()
+        for i in version.entities.indices {
+            for (position, relationship) in version.entities[i].relationships.enumerated() {
+                checkRelationship(relationship, of: i, claim: claims[RelationshipKey(entity: i, position: position)])
             }
-            checkConstraintsAndIndexes(of: entity, acyclic: acyclic)
+            checkConstraintsAndIndexes(of: i)
         }
     }
 
@@ -60,64 +79,112 @@ public struct ModelValidator {
         }
     }
 
-    /// Reports unknown parents and cycles; returns the names of entities whose
-    /// ancestor chain is well-formed (the others are skipped by later checks).
-    private mutating func checkInheritance() -> Set<String> {
-        var good: Set<String> = []
-        var reportedCycles: Set<String> = []
-        for entity in version.entities {
-            guard let parent = entity.parent else { good.insert(entity.name); continue }
-            if entitiesByName[parent] == nil {
-                error("entity '\(entity.name)': unknown parent entity '\(parent)'", at: entity.location,
-                      hint: Suggestions.hint(for: parent, in: entitiesByName.keys.sorted()))
-                continue
-            }
-            var seen: [String] = [entity.name]
-            var current = parent
-            var ok = true
-            while true {
-                if seen.contains(current) {
-                    if current == entity.name, !reportedCycles.contains(entity.name) {
-                        let cycle = seen + [current]
-                        reportedCycles.formUnion(cycle)
-                        error("entity '\(entity.name)': inheritance cycle \(cycle.joined(separator: " → "))", at: entity.location)
-                    }
-                    ok = false
-                    break
+    /// Reports unknown parents and cycles (each cycle once, at its member written
+    /// first); later checks skip entities whose parent chain is not well formed.
+    private mutating func checkInheritance() {
+        var cycleStartingAt: [Int: [Int]] = [:]
+        for cycle in hierarchy.cycles { cycleStartingAt[cycle[0]] = cycle }
+        for (i, entity) in version.entities.enumerated() {
+            switch hierarchy.chain[i] {
+            case .unknownParent:
+                error("entity '\(entity.name)': unknown parent entity '\(entity.parent ?? "")'", at: entity.location,
+                      hint: entityHint(for: entity.parent ?? ""))
+            case .cycle:
+                if let cycle = cycleStartingAt[i] {
+                    let names = (cycle + [cycle[0]]).map { hierarchy.names[$0] }
+                    error("entity '\(entity.name)': inheritance cycle \(names.joined(separator: " → "))", at: entity.location)
                 }
-                seen.append(current)
-                guard let next = entitiesByName[current]?.parent else { break }
-                guard entitiesByName[next] != nil else { ok = false; break }
-                current = next
+            case .wellFormed, .broken:
+                break
             }
-            if ok { good.insert(entity.name) }
         }
-        return good
     }
 
-    private func ancestors(of entity: EntityDescription) -> [EntityDescription] {
-        var result: [EntityDescription] = []
-        var current = entity.parent
-        while let name = current, let parent = entitiesByName[name], !result.contains(where: { $0.name == name }), name != entity.name {
-            result.append(parent)
-            current = parent.parent
-        }
-        return result
+    /// A property as the entity that declares it wrote it.
+    private struct Visible {
+        var entity: String
+        var attribute: AttributeDescription?
+        var relationship: RelationshipDescription?
     }
 
-    /// Own and inherited properties by name: (declaring entity, is relationship).
-    private func allProperties(of entity: EntityDescription) -> [String: (entity: String, attribute: AttributeDescription?, relationship: RelationshipDescription?)] {
-        var result: [String: (String, AttributeDescription?, RelationshipDescription?)] = [:]
-        for owner in ([entity] + ancestors(of: entity)).reversed() {
-            for a in owner.attributes where result[a.name] == nil { result[a.name] = (owner.name, a, nil) }
-            for r in owner.relationships where result[r.name] == nil { result[r.name] = (owner.name, nil, r) }
-        }
-        return result
+    /// The property `name` as entity `i` sees it, own or inherited.
+    private func property(_ name: String, seenFrom i: Int) -> Visible? {
+        guard let found = visibility.declaration(of: name, seenFrom: i) else { return nil }
+        let owner = version.entities[found.entity]
+        return found.isRelationship
+            ? Visible(entity: owner.name, relationship: owner.relationships[found.position])
+            : Visible(entity: owner.name, attribute: owner.attributes[found.position])
     }
 
-    private mutating func checkProperties(of entity: EntityDescription, acyclic: Set<String>) {
+    /// Every property name entity `i` sees, for did-you-mean hints: only built for
+    /// a problem, so its cost (the length of the lineage) is paid per problem.
+    private func propertyNames(seenFrom i: Int, relationshipsOnly: Bool = false) -> [String] {
+        var names: Set<String> = []
+        for owner in hierarchy.lineage(i) {
+            let entity = version.entities[owner]
+            if !relationshipsOnly { names.formUnion(entity.attributes.map(\.name)) }
+            names.formUnion(entity.relationships.map(\.name))
+        }
+        return names.sorted()
+    }
+
+    /// A relationship by its entity's index and its position there.
+    private struct RelationshipKey: Hashable {
+        var entity: Int
+        var position: Int
+    }
+
+    /// For each relationship without an inverse, a relationship of its destination
+    /// (own or inherited) that names it as its inverse and points back to its
+    /// entity's lineage, if any. Answered in one depth-first walk that keeps the
+    /// relationships on the path by the inverse they name, so no destination's
+    /// lineage is walked per question.
+    private func inverseClaims() -> [RelationshipKey: (entity: String, relationship: RelationshipDescription)] {
+        var questions: [Int: [RelationshipKey]] = [:]
+        for (i, entity) in version.entities.enumerated() where hierarchy.isWellFormed(i) {
+            for (position, relationship) in entity.relationships.enumerated() where relationship.inverse == nil {
+                if let destination = hierarchy.index[relationship.destination], hierarchy.isWellFormed(destination) {
+                    questions[destination, default: []].append(RelationshipKey(entity: i, position: position))
+                }
+            }
+        }
+        guard !questions.isEmpty else { return [:] }
+        var answers: [RelationshipKey: (entity: String, relationship: RelationshipDescription)] = [:]
+        var byInverse: [String: [(entity: Int, relationship: RelationshipDescription)]] = [:]
+        let entities = version.entities
+        let visibility = self.visibility
+        let hierarchy = self.hierarchy
+        hierarchy.walk(enter: { d in
+            // Only the relationships a table of the destination's properties would
+            // keep (the topmost of each name) can claim.
+            for (position, r) in entities[d].relationships.enumerated() {
+                guard let inverse = r.inverse,
+                      visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position) else { continue }
+                byInverse[inverse, default: []].append((d, r))
+            }
+            for question in questions[d] ?? [] {
+                let asker = entities[question.entity].relationships[question.position]
+                for candidate in (byInverse[asker.name] ?? []).reversed() {
+                    if let target = hierarchy.index[candidate.relationship.destination], hierarchy.isAncestorOrSelf(target, of: question.entity) {
+                        answers[question] = (entities[candidate.entity].name, candidate.relationship)
+                        break
+                    }
+                }
+            }
+        }, leave: { d in
+            for (position, r) in entities[d].relationships.enumerated() {
+                guard let inverse = r.inverse,
+                      visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position) else { continue }
+                byInverse[inverse]?.removeLast()
+            }
+        })
+        return answers
+    }
+
+    private mutating func checkProperties(of i: Int) {
+        let entity = version.entities[i]
         var seen: [String: SourceLocation] = [:]
-        let inherited = acyclic.contains(entity.name) ? ancestors(of: entity) : []
+        let clashes = visibility.inheritedClashes[i]
         let declared: [(String, SourceLocation, String)] =
             entity.attributes.map { ($0.name, $0.location, "attribute") } + entity.relationships.map { ($0.name, $0.location, "relationship") }
         for (name, location, kind) in declared {
@@ -130,8 +197,8 @@ public struct ModelValidator {
             if Self.reservedPropertyNames.contains(name) {
                 error("\(kind) '\(entity.name).\(name)': the name '\(name)' is reserved (it clashes with an NSManagedObject member)", at: location)
             }
-            if let ancestor = inherited.first(where: { $0.location(ofProperty: name) != nil }) {
-                error("\(kind) '\(entity.name).\(name)': clashes with the property '\(name)' inherited from '\(ancestor.name)'", at: location,
+            if let ancestor = clashes[name] {
+                error("\(kind) '\(entity.name).\(name)': clashes with the property '\(name)' inherited from '\(hierarchy.names[ancestor])'", at: location,
                       hint: "a subentity inherits every property of its parent; rename one of them")
             }
         }
@@ -139,39 +206,37 @@ public struct ModelValidator {
             if attribute.isTransient, attribute.isIndexed {
                 error("attribute '\(entity.name).\(attribute.name)': a transient attribute is not stored and cannot be indexed", at: attribute.location)
             }
-            if !attribute.isOptional, !attribute.isTransient, attribute.defaultValue == nil, attribute.type == .boolean {
-                // Legal, but Core Data users are often surprised: nothing to say.
-            }
         }
     }
 
-    private mutating func checkRelationship(_ relationship: RelationshipDescription, of entity: EntityDescription, acyclic: Set<String>) {
+    private mutating func checkRelationship(_ relationship: RelationshipDescription, of i: Int,
+                                            claim: (entity: String, relationship: RelationshipDescription)?) {
+        let entity = version.entities[i]
         let subject = "relationship '\(entity.name).\(relationship.name)'"
-        guard let destination = entitiesByName[relationship.destination] else {
+        guard let d = hierarchy.index[relationship.destination] else {
             error("\(subject): unknown destination entity '\(relationship.destination)'", at: relationship.location,
-                  hint: Suggestions.hint(for: relationship.destination, in: entitiesByName.keys.sorted()))
+                  hint: entityHint(for: relationship.destination))
             return
         }
-        guard acyclic.contains(destination.name), acyclic.contains(entity.name) else { return }
-        let lineage = Set(([entity] + ancestors(of: entity)).map(\.name))
+        let destination = version.entities[d]
+        guard hierarchy.isWellFormed(d), hierarchy.isWellFormed(i) else { return }
+        /// Whether an entity name is this entity or one of its ancestors.
+        func inLineage(_ name: String) -> Bool {
+            hierarchy.index[name].map { hierarchy.isAncestorOrSelf($0, of: i) } ?? false
+        }
         guard let inverseName = relationship.inverse else {
-            // Does something claim this relationship as its inverse?
-            let claims = allProperties(of: destination).values.compactMap(\.relationship)
-                .filter { $0.inverse == relationship.name && lineage.contains($0.destination) }
-            if let claim = claims.first {
-                error("\(subject): has no inverse, but '\(destination.name).\(claim.name)' names it as its inverse", at: relationship.location,
-                      hint: "add `inverse: \(claim.name)`")
+            if let claim {
+                error("\(subject): has no inverse, but '\(destination.name).\(claim.relationship.name)' names it as its inverse", at: relationship.location,
+                      hint: "add `inverse: \(claim.relationship.name)`")
             } else if !relationship.isTransient {
                 warning("\(subject): has no inverse; Core Data cannot keep both sides consistent", at: relationship.location,
                         hint: "add a relationship on '\(destination.name)' and name it with `inverse:`")
             }
             return
         }
-        let candidates = allProperties(of: destination)
-        guard let found = candidates[inverseName] else {
-            let names = candidates.values.compactMap(\.relationship).map(\.name)
+        guard let found = property(inverseName, seenFrom: d) else {
             error("\(subject): inverse '\(inverseName)' does not exist on '\(destination.name)'", at: relationship.location,
-                  hint: Suggestions.hint(for: inverseName, in: names))
+                  hint: Suggestions.hint(for: inverseName, in: propertyNames(seenFrom: d, relationshipsOnly: true)))
             return
         }
         guard let inverse = found.relationship else {
@@ -179,7 +244,7 @@ public struct ModelValidator {
             return
         }
         // The inverse must lead back to this entity or one of its ancestors.
-        if !lineage.contains(inverse.destination) {
+        if !inLineage(inverse.destination) {
             error("\(subject): inverse '\(found.entity).\(inverseName)' points to '\(inverse.destination)', not back to '\(entity.name)'",
                   at: relationship.location)
             return
@@ -195,13 +260,13 @@ public struct ModelValidator {
         }
     }
 
-    private mutating func checkConstraintsAndIndexes(of entity: EntityDescription, acyclic: Set<String>) {
-        guard acyclic.contains(entity.name) else { return }
-        let properties = allProperties(of: entity)
+    private mutating func checkConstraintsAndIndexes(of i: Int) {
+        guard hierarchy.isWellFormed(i) else { return }
+        let entity = version.entities[i]
         func check(_ name: String, at location: SourceLocation, what: String) {
-            guard let property = properties[name] else {
+            guard let property = property(name, seenFrom: i) else {
                 error("entity '\(entity.name)': \(what) names unknown property '\(name)'", at: location,
-                      hint: Suggestions.hint(for: name, in: properties.keys.sorted()))
+                      hint: Suggestions.hint(for: name, in: propertyNames(seenFrom: i)))
                 return
             }
             if let attribute = property.attribute, attribute.isTransient {
@@ -221,12 +286,20 @@ public struct ModelValidator {
         if Set(entity.uniqueness.map(\.properties)).count != entity.uniqueness.count {
             warning("entity '\(entity.name)': the same uniqueness constraint is written twice", at: entity.location)
         }
-        var indexNames: [String: SourceLocation] = [:]
+        // SQLite compares identifiers without regard to ASCII case: `byName` and
+        // `ByName` would be one index.
+        var indexNames: [String: IndexDescription] = [:]
         for index in entity.indexes {
-            if let first = indexNames[index.name] {
-                error("entity '\(entity.name)': duplicate index name '\(index.name)' (first at line \(first.line))", at: index.location)
+            if let first = indexNames[index.name.lowercased()] {
+                if first.name == index.name {
+                    error("entity '\(entity.name)': duplicate index name '\(index.name)' (first at line \(first.location.line))", at: index.location)
+                } else {
+                    error("entity '\(entity.name)': index name '\(index.name)' differs from '\(first.name)' (line \(first.location.line)) only in case, "
+                          + "and SQLite does not tell them apart", at: index.location)
+                }
+            } else {
+                indexNames[index.name.lowercased()] = index
             }
-            indexNames[index.name] = index.location
             for element in index.elements { check(element.property, at: element.location, what: "index '\(index.name)'") }
         }
     }

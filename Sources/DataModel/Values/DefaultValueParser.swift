@@ -12,6 +12,11 @@ public enum DefaultValueParser {
     /// Largest significand `NSDecimalNumber` holds: 38 decimal digits.
     public static let maximumDecimalDigits = 38
 
+    /// Why a string value may not hold U+0000: the SQL text that carries defaults
+    /// (`ALTER TABLE … DEFAULT '…'`, `coalesce(…, '…')`) ends at the first NUL, so
+    /// SQLite would see a cut statement.
+    static let nulMessage = "a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)"
+
     /// Parses `text` as a value of `type`.
     public static func parse(_ text: String, as type: AttributeType) -> Result<AttributeValue, ValueParseFailure> {
         func fail(_ message: String) -> Result<AttributeValue, ValueParseFailure> { .failure(.init(message: message)) }
@@ -43,6 +48,7 @@ public enum DefaultValueParser {
             }
             return .success(.double(value))
         case .string:
+            if text.utf8.contains(0) { return fail(nulMessage) }
             return .success(.string(text))
         case .boolean:
             switch text.lowercased() {
@@ -61,6 +67,7 @@ public enum DefaultValueParser {
             }
             return .success(.uuid(uuid))
         case .uri:
+            if text.utf8.contains(0) { return fail(nulMessage) }
             guard isURI(text) else {
                 return fail("'\(text)' is not an absolute URI (scheme:rest, e.g. https://example.com)")
             }

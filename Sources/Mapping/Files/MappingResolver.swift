@@ -126,10 +126,15 @@ public enum MappingResolver {
                             continue
                         }
                     }
-                    if parsed == nil, !attribute.declaration.isOptional {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': the attribute is required; nil is not a value for it", at: location))
-                        continue
+                    // Every rule of the destination attribute (limits, optionality), as
+                    // for a default in the model: the value is written to every row.
+                    let problems = attribute.declaration.violations(of: parsed)
+                    for problem in problems {
+                        let detail = parsed == nil ? problem : "default \(problem)"
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': \(detail)", at: location,
+                                                      hint: Self.limitsHint(attribute.declaration, parsed)))
                     }
+                    if !problems.isEmpty { continue }
                     newSource = .defaultValue(parsed)
                 }
                 if let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property }) {
@@ -158,6 +163,12 @@ public enum MappingResolver {
         mapping.mappingFile = file.path
         mapping.fileOrder = file.entities.map(\.name)
         return mapping
+    }
+
+    /// Where the rule a value breaks is declared: the destination attribute.
+    private static func limitsHint(_ attribute: AttributeDescription, _ value: AttributeValue?) -> String? {
+        guard value != nil else { return nil }
+        return "'\(attribute.name)' is declared at \(attribute.location)"
     }
 
     private static func mappingSourceName(_ source: PropertySource) -> String? {
@@ -214,7 +225,8 @@ public struct MappingFiles: Sendable {
             if let text { result.sources[path] = text }
             result.diagnostics += diagnostics
             guard let file else { continue }
-            if file.destinationVersion != file.sourceVersion + 1 {
+            // A difference, not `sourceVersion + 1`: a file named after Int.max must not trap.
+            if file.destinationVersion - file.sourceVersion != 1 {
                 result.diagnostics.append(Diagnostic(.error, "\(path): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil))
                 continue
             }
