@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test install crashtest faulttest bench bench-quick clean
+.PHONY: all build demo test install crashtest faulttest hostiletest bench bench-quick clean
 
 all: build
 
@@ -72,6 +72,11 @@ faulttest: build
 	MODE=backup bash Scripts/crashtest.sh $(TRIALS)
 	MODE=diskfull bash Scripts/crashtest.sh $(TRIALS)
 	MODE=reader bash Scripts/crashtest.sh $(TRIALS)
+
+# Randomized models, stores and hostilities (corruption, swapped entity numbers,
+# dangling references, full disks, kills, readers, FIFOs…): TRIALS trials.
+hostiletest: build
+	python3 Scripts/hostile.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
 
 clean:
 	rm -rf .build $(DEMO)
