@@ -80,7 +80,7 @@ struct Apply: ParsableCommand {
             Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"backup":\#(result.backup.map { JSONValue.string($0).text } ?? "null"),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text),"warnings":\#(JSONValue.array(result.warnings.map { .string($0) }).text)}"#)
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
-            Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows touched, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")
+            Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")
             if let backup = result.backup, !result.dryRun {
                 // With nothing else using the store: the copy is a complete store of
                 // the old version, and any -wal/-shm beside the store belongs to the new one.

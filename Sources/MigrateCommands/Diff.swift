@@ -49,7 +49,7 @@ struct Diff: ParsableCommand {
             try Output.json(DiffReport(mapping: mapping, refusals: []))
             return
         }
-        Output.out(Self.render(mapping))
+        Output.out(Self.render(mapping, source: compiled.version(from), destination: compiled.version(to)))
         let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
         if !skipped.isEmpty {
             Output.err("note: mapping files of single hops are not merged into a multi-hop diff (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them")
@@ -61,7 +61,7 @@ struct Diff: ParsableCommand {
         var refusals: [Refusal]
     }
 
-    static func render(_ mapping: MappingModel) -> String {
+    static func render(_ mapping: MappingModel, source: CompiledVersion? = nil, destination: CompiledVersion? = nil) -> String {
         var lines = ["\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
             + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")]
         for entity in mapping.entityMappings {
@@ -78,7 +78,7 @@ struct Diff: ParsableCommand {
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
             let width = max(8, entity.properties.map(\.name.count).max() ?? 0)
             for property in entity.properties {
-                lines.append("  \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(property.change)")
+                lines.append("  \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.change(property, of: entity, source: source, destination: destination))")
             }
             for dropped in entity.droppedProperties {
                 lines.append("  \(dropped.padding(toLength: width, withPad: " ", startingAt: 0))  removed")
@@ -91,5 +91,25 @@ struct Diff: ParsableCommand {
             for requirement in requirements { lines.append("  \(requirement)") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One line per property change, with the types where a conversion changes
+    /// them: `integer16 → integer32 (widened)`, `optional → required: nil takes "" `.
+    static func change(_ property: PropertyMapping, of entity: EntityMapping, source: CompiledVersion?, destination: CompiledVersion?) -> String {
+        guard case .convert(let from, let conversion) = property.source,
+              let old = entity.source.flatMap({ source?.entity(named: $0) })?.attribute(named: from)?.declaration,
+              let new = entity.destination.flatMap({ destination?.entity(named: $0) })?.attribute(named: property.name)?.declaration else {
+            return property.change
+        }
+        let renamed = from == property.name ? "" : "renamed from \(from), "
+        switch conversion {
+        case .widen:
+            let required = old.isOptional && !new.isOptional ? "; optional → required, nil takes \(new.defaultValue?.displayText ?? "nil")" : ""
+            return "\(renamed)\(old.type.rawValue) → \(new.type.rawValue) (widened)\(required)"
+        case .fillDefault:
+            return "\(renamed)optional → required: nil values take \(new.defaultValue?.displayText ?? "nil")"
+        default:
+            return property.change
+        }
     }
 }

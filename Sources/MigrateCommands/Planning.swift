@@ -77,9 +77,17 @@ enum PlanRenderer {
             lines.append("")
             for warning in plan.warnings { lines.append("warning: \(warning)") }
         }
-        let rewrites = plan.allSteps.reduce(Int64(0)) { $0.addingReportingOverflow($1.cost.rows).overflow ? .max : $0 + $1.cost.rows }
+        // Rows the steps write (copies, updates, policies), as `apply` counts them
+        // afterwards; index builds read rows and write none.
+        let written = plan.allSteps.reduce(Int64(0)) { total, step in
+            let rows: Int64 = switch step.cost {
+            case .rewrite(let n), .update(let n), .policy(let n): n
+            case .constant, .indexBuild: 0
+            }
+            return total.addingReportingOverflow(rows).overflow ? .max : total + rows
+        }
         lines.append("")
-        lines.append("\(plan.allSteps.count) steps, \(rewrites) rows touched by non-constant steps; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
+        lines.append("\(plan.allSteps.count) steps, about \(written) rows to write; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
         return lines.joined(separator: "\n")
     }
 }

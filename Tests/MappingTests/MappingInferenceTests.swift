@@ -159,7 +159,7 @@ import Testing
         ])
         #expect(mapping.entityMappings == [
             EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("name"), convert("note", .fillDefault)], layoutChanges: ["note: default none → unknown"]),
+                          properties: [copy("name"), convert("note", .fillDefault)], layoutChanges: ["note: default none → \"unknown\""]),
         ])
     }
 

@@ -96,7 +96,7 @@ import Testing
             EntityMapping(name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
                           properties: [convert("age", .widen), convert("city", .fillDefault), copy("email"), copy("name", from: "fullName"),
                                        added("nickname"), convert("posts", .reorder, relationship: true)],
-                          layoutChanges: ["city: default none → Paris", "email: index removed"]),
+                          layoutChanges: ["city: default none → \"Paris\"", "email: index removed"]),
             EntityMapping(name: "PostToPost", kind: .transform, source: "Post", destination: "Post",
                           properties: [copy("author", relationship: true), convert("rating", .widen), added("tags", relationship: true),
                                        copy("text", from: "body"), copy("title")]),

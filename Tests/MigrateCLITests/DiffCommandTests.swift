@@ -97,7 +97,7 @@ import TestSupport
               layout: number: index added
 
             Person (changed)
-              age       converted (widen)
+              age       integer16 → integer32 (widened)
               email     added (default "")
               name      renamed from fullName
               orders    converted (reorder)

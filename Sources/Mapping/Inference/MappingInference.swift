@@ -253,7 +253,7 @@ public enum MappingInference {
                 let a = attribute.declaration
                 if before.isIndexed != a.isIndexed { changes.append("\(a.name): \(a.isIndexed ? "index added" : "index removed")") }
                 if before.defaultValue != a.defaultValue {
-                    changes.append("\(a.name): default \(before.defaultValue.map { "\($0)" } ?? "none") → \(a.defaultValue.map { "\($0)" } ?? "none")")
+                    changes.append("\(a.name): default \(before.defaultValue.map(\.displayText) ?? "none") → \(a.defaultValue.map(\.displayText) ?? "none")")
                 }
                 if before.minimum != a.minimum || before.maximum != a.maximum { changes.append("\(a.name): limits changed") }
                 if before.transformer != a.transformer { changes.append("\(a.name): transformer \(before.transformer ?? "none") → \(a.transformer ?? "none")") }
