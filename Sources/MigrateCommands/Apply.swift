@@ -33,15 +33,17 @@ struct Apply: ParsableCommand {
 
     func run() throws {
         let plan: MigrationPlan
-        switch global.makePlan(options, timeout: timeout) {
-        case .failure(let message, let code):
-            if global.json { Output.out(#"{"event":"failed","message":\#(JSONValue.string(message).text)}"#) } else { Output.err(message) }
+        let outcome = global.makePlan(options, timeout: timeout)
+        switch outcome {
+        case .failure(let message, let code, let diagnostics, let rendered):
+            if global.json { Output.jsonLine(Event.failed(message: message, exitCode: code.rawValue, diagnostics: diagnostics)) }
+            else { Output.err(rendered ?? "error: \(message)") }
             throw code
         case .plan(let made):
             plan = made
         }
         if plan.isEmpty && !verify {
-            if global.json { Output.out(#"{"event":"done","from":\#(plan.sourceVersion),"to":\#(plan.targetVersion),"rowsTouched":0}"#) }
+            if global.json { Output.jsonLine(Event.done(MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0, dryRun: dryRun, backup: nil))) }
             else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
             return
         }
@@ -59,25 +61,24 @@ struct Apply: ParsableCommand {
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
         } catch {
             progress.finish()
-            if global.json { Output.out(#"{"event":"failed","message":\#(JSONValue.string("\(error)").text)}"#) } else { Output.err("error: \(error)") }
-            if (error as? MigrationError)?.kind == .interrupted, let signal = interruption.signal {
-                throw ExitCode(128 + signal)
-            }
-            throw ExitStatus.failure
+            var code = ExitStatus.failure
+            if (error as? MigrationError)?.kind == .interrupted, let signal = interruption.signal { code = ExitCode(128 + signal) }
+            if global.json { Output.jsonLine(Event.failed(message: "\(error)", exitCode: code.rawValue, diagnostics: nil)) } else { Output.err("error: \(error)") }
+            throw code
         }
         progress.finish()
         for note in result.carriedDanglingReferences where !global.json { Output.err("note: \(note)") }
         for warning in result.warnings where !global.json { Output.err("warning: destructive: \(warning)") }
         if plan.isEmpty {
             if global.json {
-                Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":0,"checksPassed":\#(result.checksPassed),"verified":true,"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text)}"#)
+                Output.jsonLine(Event.done(result))
             } else {
                 Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do; --verify: \(result.checksPassed) checks passed")
             }
             return
         }
         if global.json {
-            Output.out(#"{"event":"done","from":\#(result.from),"to":\#(result.to),"rowsTouched":\#(result.rowsTouched),"seconds":\#(String(format: "%.3f", result.duration)),"checksPassed":\#(result.checksPassed),"dryRun":\#(result.dryRun),"backup":\#(result.backup.map { JSONValue.string($0).text } ?? "null"),"danglingReferences":\#(JSONValue.array(result.carriedDanglingReferences.map { .string($0) }).text),"warnings":\#(JSONValue.array(result.warnings.map { .string($0) }).text)}"#)
+            Output.jsonLine(Event.done(result))
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
             Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")
@@ -110,23 +111,23 @@ final class ProgressReporter {
         case .stepStarted(let index, let total, let summary, let cost):
             started = Date()
             if json {
-                Output.out(#"{"event":"step","index":\#(index),"of":\#(total),"summary":\#(JSONValue.string(summary).text),"cost":\#(JSONValue.string("\(cost)").text)}"#)
+                Output.jsonLine(Apply.Event.step(index: index, of: total, summary: summary, cost: "\(cost)"))
             } else if terminal {
                 Output.errRaw("\r\u{1B}[K[\(index)/\(total)] \(summary) [\(cost)]")
             }
         case .stepFinished(let index, let seconds, let rows):
-            if json { Output.out(#"{"event":"stepDone","index":\#(index),"seconds":\#(String(format: "%.3f", seconds)),"rows":\#(rows)}"#) }
+            if json { Output.jsonLine(Apply.Event.stepDone(index: index, seconds: seconds, rows: rows)) }
         case .rows(let done, let total):
             if json {
-                Output.out(#"{"event":"rows","done":\#(done),"total":\#(total)}"#)
+                Output.jsonLine(Apply.Event.rows(done: done, total: total))
             } else if terminal {
                 let elapsed = Date().timeIntervalSince(started)
                 let rate = elapsed > 0 ? Double(done) / elapsed : 0
-                let eta = rate > 0 ? Double(total - done) / rate : 0
-                Output.errRaw("\r\u{1B}[K  \(done)/\(total) rows, \(Int(rate)) rows/s, ETA \(Int(eta)) s")
+                let eta = rate > 0 ? Double(max(0, total - done)) / rate : 0
+                Output.errRaw("\r\u{1B}[K  \(done)/\(total) rows, \(Int(rate.isFinite ? rate : 0)) rows/s, ETA \(Int(eta.isFinite ? min(eta, 1e9) : 0)) s")
             }
         case .checking(let count):
-            if json { Output.out(#"{"event":"checks","count":\#(count)}"#) }
+            if json { Output.jsonLine(Apply.Event.checks(count: count)) }
         }
     }
 
@@ -166,5 +167,47 @@ final class SignalCancellation: @unchecked Sendable {
         sources = []
         Foundation.signal(SIGINT, SIG_DFL)
         Foundation.signal(SIGTERM, SIG_DFL)
+    }
+}
+
+extension Apply {
+    /// `apply --json`: one JSON object per line, `event` naming its kind.
+    enum Event: Encodable {
+        case step(index: Int, of: Int, summary: String, cost: String)
+        case stepDone(index: Int, seconds: Double, rows: Int64)
+        case rows(done: Int64, total: Int64)
+        case checks(count: Int)
+        case done(MigrationResult)
+        case failed(message: String, exitCode: Int32, diagnostics: [Diagnostic]?)
+
+        private enum Key: String, CodingKey {
+            case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched, checksPassed, dryRun,
+                 backup, danglingReferences, warnings, message, exitCode, diagnostics, error
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            switch self {
+            case .step(let index, let of, let summary, let cost):
+                try c.encode("step", forKey: .event); try c.encode(index, forKey: .index); try c.encode(of, forKey: .of)
+                try c.encode(summary, forKey: .summary); try c.encode(cost, forKey: .cost)
+            case .stepDone(let index, let seconds, let rows):
+                try c.encode("stepDone", forKey: .event); try c.encode(index, forKey: .index)
+                try c.encode((seconds * 1000).rounded() / 1000, forKey: .seconds); try c.encode(rows, forKey: .rows)
+            case .rows(let done, let total):
+                try c.encode("rows", forKey: .event); try c.encode(done, forKey: .done); try c.encode(total, forKey: .total)
+            case .checks(let count):
+                try c.encode("checks", forKey: .event); try c.encode(count, forKey: .count)
+            case .done(let result):
+                try c.encode("done", forKey: .event); try c.encode(result.from, forKey: .from); try c.encode(result.to, forKey: .to)
+                try c.encode(result.rowsTouched, forKey: .rowsTouched); try c.encode((result.duration * 1000).rounded() / 1000, forKey: .seconds)
+                try c.encode(result.checksPassed, forKey: .checksPassed); try c.encode(result.dryRun, forKey: .dryRun)
+                try c.encode(result.backup, forKey: .backup)
+                try c.encode(result.carriedDanglingReferences, forKey: .danglingReferences); try c.encode(result.warnings, forKey: .warnings)
+            case .failed(let message, let exitCode, let diagnostics):
+                try c.encode("failed", forKey: .event); try c.encode(message, forKey: .message); try c.encode(exitCode, forKey: .exitCode)
+                try c.encode(ErrorReport.Detail(message: message, exitCode: exitCode, diagnostics: diagnostics), forKey: .error)
+            }
+        }
     }
 }

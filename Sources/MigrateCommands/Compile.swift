@@ -26,8 +26,9 @@ struct Compile: ParsableCommand {
         do {
             models = try result.compiledModels()
         } catch {
-            Output.err(DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
-            throw ExitStatus.failure
+            let errors = error.diagnostics.filter { $0.severity == .error }
+            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", ExitStatus.failure,
+                              diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         let warnings = result.diagnostics.filter { $0.severity != .error }
         if !warnings.isEmpty, !global.json {
@@ -38,8 +39,7 @@ struct Compile: ParsableCommand {
             do {
                 try json.write(toFile: output, atomically: true, encoding: .utf8)
             } catch {
-                Output.err("\(output): cannot write: \(error.localizedDescription)")
-                throw ExitStatus.failure
+                throw global.fail("\(output): cannot write: \(error.localizedDescription)", ExitStatus.failure)
             }
         }
         if summary || (output != nil && !global.json) {

@@ -28,8 +28,7 @@ struct Create: ParsableCommand {
         let target: CompiledVersion
         if let version {
             guard let found = compiled.version(version) else {
-                Output.err("error: model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))")
-                throw ExitStatus.usage
+                throw global.fail("model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))", ExitStatus.usage)
             }
             target = found
         } else {
@@ -39,13 +38,20 @@ struct Create: ParsableCommand {
             let created = try Store.create(path: store, version: target, overwrite: force, forCoreData: forCoreData)
             try created.close()
         } catch {
-            Output.err("error: \(error)")
-            throw ExitStatus.failure
+            throw global.fail("\(error)", ExitStatus.failure)
         }
         if global.json {
-            try Output.json(["store": store, "model": compiled.name, "version": String(target.version)])
+            try Output.json(Created(store: store, model: compiled.name, version: target.version, forCoreData: forCoreData))
         } else {
             Output.out("created \(store): model \(compiled.name) version \(target.version)")
         }
+    }
+
+    /// `create --json`.
+    struct Created: Encodable {
+        var store: String
+        var model: String
+        var version: Int
+        var forCoreData: Bool
     }
 }

@@ -22,13 +22,12 @@ struct Diff: ParsableCommand {
     func run() throws {
         let compiled = try global.model(named: model, in: global.loadModels())
         for version in [from, to] where compiled.version(version) == nil {
-            Output.err("error: model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))")
-            throw ExitStatus.usage
+            throw global.fail("model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))", ExitStatus.usage)
         }
         let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
         if files.diagnostics.contains(where: { $0.severity == .error }) {
-            Output.err(DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
-            throw ExitStatus.failure
+            throw global.fail("the mapping files have errors", ExitStatus.failure, diagnostics: files.diagnostics,
+                              rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
         }
         let file = to == from + 1 ? files.file(from: from, to: to) : nil
         let mapping: MappingModel
@@ -36,17 +35,17 @@ struct Diff: ParsableCommand {
             mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: Set(MigrateTool.policies.names))
         } catch let failure as InferenceFailure {
             if global.json {
-                try Output.json(DiffReport(mapping: nil, refusals: failure.refusals))
-            } else {
-                Output.err("error: " + failure.description)
+                try Output.json(DiffReport(mapping: nil, refusals: failure.refusals,
+                                           error: .init(message: failure.description, exitCode: ExitStatus.noMigrationPath.rawValue, diagnostics: nil)))
+                throw ExitStatus.noMigrationPath
             }
-            throw ExitStatus.noMigrationPath
+            throw global.fail(failure.description, ExitStatus.noMigrationPath)
         } catch let error as DiagnosticsError {
-            Output.err(DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
-            throw ExitStatus.failure
+            throw global.fail("the mapping file has errors", ExitStatus.failure, diagnostics: error.diagnostics,
+                              rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
         }
         if global.json {
-            try Output.json(DiffReport(mapping: mapping, refusals: []))
+            try Output.json(DiffReport(mapping: mapping, refusals: [], error: nil))
             return
         }
         Output.out(Self.render(mapping, source: compiled.version(from), destination: compiled.version(to)))
@@ -59,6 +58,8 @@ struct Diff: ParsableCommand {
     struct DiffReport: Encodable {
         var mapping: MappingModel?
         var refusals: [Refusal]
+        /// Set when there is no mapping (exit 4), as every command's failure.
+        var error: ErrorReport.Detail?
     }
 
     static func render(_ mapping: MappingModel, source: CompiledVersion? = nil, destination: CompiledVersion? = nil) -> String {

@@ -34,11 +34,9 @@ struct Dump: ParsableCommand {
             }
             Output.write(buffer)
         } catch let error as UnknownVersionError {
-            Output.err("error: \(error)")
-            throw ExitStatus.unknownVersion
+            throw global.fail("\(error)", ExitStatus.unknownVersion)
         } catch let error as StoreError {
-            Output.err("error: \(error)")
-            throw ExitStatus.failure
+            throw global.fail("\(error)", ExitStatus.failure)
         }
     }
 }

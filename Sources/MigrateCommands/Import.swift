@@ -73,8 +73,8 @@ struct Import: ParsableCommand {
             let bundle = try XcodeModelBundle.read(path: path)
             imported = try XcodeModelImporter(modelName: model, order: try orderList()).convert(bundle)
         } catch let error as ImportError {
-            Output.err(error.problems.map { "error: " + $0 }.joined(separator: "\n"))
-            throw ExitStatus.failure
+            throw global.fail(error.problems.joined(separator: "\n"), ExitStatus.failure,
+                              rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
         }
         for note in imported.notes { Output.err("note: " + note) }
         for version in imported.versions {
@@ -85,8 +85,7 @@ struct Import: ParsableCommand {
         let files = imported.versions.map { (folder as NSString).appendingPathComponent("\($0.number).yaml") }
         let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
         if !existing.isEmpty, !force {
-            Output.err("error: \(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite")
-            throw ExitStatus.failure
+            throw global.fail("\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite", ExitStatus.failure)
         }
 
         // Validate and compile in a scratch folder first, so that a failed import writes nothing.
@@ -97,8 +96,7 @@ struct Import: ParsableCommand {
                 try version.yaml.write(toFile: file, atomically: true, encoding: .utf8)
             }
         } catch {
-            Output.err("error: \(folder): cannot write the version files (\(error.localizedDescription))")
-            throw ExitStatus.failure
+            throw global.fail("\(folder): cannot write the version files (\(error.localizedDescription))", ExitStatus.failure)
         }
 
         let hops = report ? hopReports(compiled) : nil
@@ -139,8 +137,7 @@ struct Import: ParsableCommand {
     private func orderList() throws -> [String]? {
         guard let order else { return nil }
         guard let data = FileManager.default.contents(atPath: order) else {
-            Output.err("error: \(order): cannot read the order file")
-            throw ExitStatus.failure
+            throw global.fail("\(order): cannot read the order file", ExitStatus.failure)
         }
         return VersionOrder.parseList(String(decoding: data, as: UTF8.self))
     }
@@ -158,18 +155,15 @@ struct Import: ParsableCommand {
                                        atomically: true, encoding: .utf8)
             }
         } catch {
-            Output.err("error: \(scratch): cannot write a temporary copy (\(error.localizedDescription))")
-            throw ExitStatus.failure
+            throw global.fail("\(scratch): cannot write a temporary copy (\(error.localizedDescription))", ExitStatus.failure)
         }
         let result = ModelLoader.load(path: scratchFolder)
-        if !result.diagnostics.isEmpty {
-            let rendered = DiagnosticRenderer(sources: result.sources).render(result.diagnostics)
-            Output.err(rendered.replacingOccurrences(of: scratchFolder, with: finalFolder))
-        }
+        let rendered = DiagnosticRenderer(sources: result.sources).render(result.diagnostics).replacingOccurrences(of: scratchFolder, with: finalFolder)
         guard !result.hasErrors, let compiled = result.models.first?.compiled else {
-            Output.err("error: the imported model does not validate; nothing was written")
-            throw ExitStatus.failure
+            throw global.fail("the imported model does not validate; nothing was written", ExitStatus.failure, diagnostics: result.diagnostics,
+                              rendered: rendered + "\nerror: the imported model does not validate; nothing was written")
         }
+        if !result.diagnostics.isEmpty, !global.json { Output.err(rendered) }
         return compiled
     }
 

@@ -24,8 +24,7 @@ struct Inspect: ParsableCommand {
             report = StoreReport(inspection: try opened.inspect(), models: models)
             try opened.close()
         } catch {
-            Output.err("error: \(error)")
-            throw ExitStatus.failure
+            throw global.fail("\(error)", ExitStatus.failure)
         }
         if global.json {
             try Output.json(report)

@@ -25,8 +25,7 @@ struct Load: ParsableCommand {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         } else {
             guard let data = FileManager.default.contents(atPath: file) else {
-                Output.err("error: \(file): cannot read the file")
-                throw ExitStatus.failure
+                throw global.fail("\(file): cannot read the file", ExitStatus.failure)
             }
             text = String(decoding: data, as: UTF8.self)
         }
@@ -38,19 +37,23 @@ struct Load: ParsableCommand {
             let count = try ObjectJSONLines.load(access, entity: entity, text: text, file: file == "-" ? "<stdin>" : file)
             try opened.close()
             if global.json {
-                try Output.json(["loaded": count])
+                try Output.json(Loaded(store: store, entity: entity, loaded: count))
             } else {
                 Output.out("loaded \(count) \(entity) object\(count == 1 ? "" : "s") into \(store)")
             }
         } catch let error as UnknownVersionError {
-            Output.err("error: \(error)")
-            throw ExitStatus.unknownVersion
+            throw global.fail("\(error)", ExitStatus.unknownVersion)
         } catch let error as LoadError {
-            Output.err("error: \(error) (nothing was loaded)")
-            throw ExitStatus.failure
+            throw global.fail("\(error) (nothing was loaded)", ExitStatus.failure)
         } catch let error as StoreError {
-            Output.err("error: \(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")")
-            throw ExitStatus.failure
+            throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", ExitStatus.failure)
         }
+    }
+
+    /// `load --json`.
+    struct Loaded: Encodable {
+        var store: String
+        var entity: String
+        var loaded: Int
     }
 }

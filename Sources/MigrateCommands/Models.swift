@@ -8,8 +8,9 @@ extension GlobalOptions {
         do {
             return try result.compiledModels()
         } catch {
-            Output.err(DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
-            throw ExitStatus.failure
+            let errors = error.diagnostics.filter { $0.severity == .error }
+            throw fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", ExitStatus.failure,
+                       diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
     }
 
@@ -28,14 +29,12 @@ extension GlobalOptions {
     func model(named name: String?, in models: [CompiledModel]) throws -> CompiledModel {
         if let name {
             guard let model = models.first(where: { $0.name == name }) else {
-                Output.err("error: no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))")
-                throw ExitStatus.usage
+                throw fail("no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))", ExitStatus.usage)
             }
             return model
         }
         guard models.count == 1 else {
-            Output.err("error: \(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose one with --model")
-            throw ExitStatus.usage
+            throw fail("\(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose one with --model", ExitStatus.usage)
         }
         return models[0]
     }

@@ -1,3 +1,5 @@
+import ArgumentParser
+import DataModel
 import Foundation
 
 /// Writing to stdout and stderr; human text and JSON never mix on stdout.
@@ -29,4 +31,38 @@ enum Output {
 
     /// True when stderr is a terminal (progress bars, colours).
     static var stderrIsTerminal: Bool { isatty(2) != 0 }
+}
+
+/// Every failure of every command, rendered in one place: `error: …` on stderr,
+/// or with `--json` one object on stdout, `{"error": {"message": …, "exitCode": …}}`
+/// (with the model's diagnostics when there are some).
+struct ErrorReport: Encodable {
+    struct Detail: Encodable {
+        var message: String
+        var exitCode: Int32
+        var diagnostics: [Diagnostic]?
+    }
+    var error: Detail
+}
+
+extension Output {
+    /// One JSON value on one line (JSON Lines events).
+    static func jsonLine<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        out(String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self))
+    }
+}
+
+extension GlobalOptions {
+    /// Reports a failure (text on stderr, or JSON on stdout with `--json`) and
+    /// returns the exit code to throw. `message` is the whole text after `error: `.
+    func fail(_ message: String, _ code: ExitCode, diagnostics: [Diagnostic]? = nil, rendered: String? = nil) -> ExitCode {
+        if json {
+            try? Output.json(ErrorReport(error: .init(message: message, exitCode: code.rawValue, diagnostics: diagnostics)))
+        } else {
+            Output.err(rendered ?? "error: \(message)")
+        }
+        return code
+    }
 }

@@ -16,17 +16,71 @@ struct Plan: ParsableCommand {
     @Flag(name: .long, help: "Count rows and dropped values exactly even in tables over a million rows (slower).")
     var exactCounts = false
 
+    @Flag(name: .long, help: "With --json: include the compiled models and layouts of every hop (large).")
+    var includeModels = false
+
     func run() throws {
-        switch global.makePlan(options, exactCounts: exactCounts) {
-        case .failure(let message, let code):
-            Output.err(message)
-            throw code
+        let outcome = global.makePlan(options, exactCounts: exactCounts)
+        switch outcome {
+        case .failure:
+            throw global.fail(outcome)
         case .plan(let plan):
             if global.json {
-                try Output.json(plan)
+                if includeModels { try Output.json(plan) } else { try Output.json(PlanReport(plan)) }
             } else {
                 Output.out(PlanRenderer.render(plan, showSQL: sql))
             }
         }
+    }
+}
+
+/// `plan --json`: the plan without the compiled models and layouts it carries
+/// (`--include-models` adds them).
+struct PlanReport: Encodable {
+    struct Step: Encodable {
+        var kind: String
+        var summary: String
+        var sql: [String]
+        /// The cost class as the text plan shows it (`O(1)`, `rewrite of 300 rows`…).
+        var cost: String
+        /// Rows the step reads or writes (0 for O(1) steps).
+        var rows: Int64
+        var table: String?
+        /// For the policy step: the policies, in the order their stages run.
+        var policies: [String]?
+    }
+    struct Hop: Encodable {
+        var from: Int
+        var to: Int
+        var mappingFile: String?
+        var steps: [Step]
+        var checks: [String]
+        var requirements: [String]
+    }
+    var store: String
+    var model: String
+    var sourceVersion: Int
+    var targetVersion: Int
+    var currentVersion: Int
+    var upToDate: Bool
+    var hops: [Hop]
+    var warnings: [MigrationWarning]
+    var preconditions: [String]
+    var danglingReferences: [DanglingReferences]
+
+    init(_ plan: MigrationPlan) {
+        store = plan.storePath
+        model = plan.model
+        sourceVersion = plan.sourceVersion
+        targetVersion = plan.targetVersion
+        currentVersion = plan.currentVersion
+        upToDate = plan.isEmpty
+        hops = plan.hops.map { Hop(from: $0.from, to: $0.to, mappingFile: $0.mapping.mappingFile,
+                                   steps: $0.steps.map { Step(kind: $0.kind.rawValue, summary: $0.summary, sql: $0.sql, cost: "\($0.cost)", rows: $0.cost.rows,
+                                                              table: $0.table, policies: $0.policies.isEmpty ? nil : $0.policies.map(\.policy)) },
+                                   checks: $0.checks.map(\.summary), requirements: $0.requirements.map(\.summary)) }
+        warnings = plan.warnings
+        preconditions = plan.preconditions.map(\.summary)
+        danglingReferences = plan.danglingReferences
     }
 }

@@ -14,7 +14,9 @@ struct PlanOptions: ParsableArguments {
 /// What planning ended in, mapped to the documented exit codes.
 enum PlanOutcome {
     case plan(MigrationPlan)
-    case failure(String, ExitCode)
+    /// The message (after `error: `), the exit code, and for model errors the
+    /// diagnostics with their rendered text.
+    case failure(String, ExitCode, diagnostics: [Diagnostic]? = nil, rendered: String? = nil)
 }
 
 extension GlobalOptions {
@@ -25,7 +27,7 @@ extension GlobalOptions {
         do {
             compiled = try result.compiledModels()
         } catch {
-            return .failure(DiagnosticRenderer(sources: result.sources).render(error.diagnostics), ExitStatus.failure)
+            return Self.modelFailure(error.diagnostics, sources: result.sources)
         }
         do {
             let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
@@ -35,18 +37,29 @@ extension GlobalOptions {
             planner.policyInputs = MigrateTool.policies.declaredInputs
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as UnknownVersionError {
-            return .failure("error: \(error)", ExitStatus.unknownVersion)
+            return .failure("\(error)", ExitStatus.unknownVersion)
         } catch let error as InferenceFailure {
-            return .failure("error: \(error)", ExitStatus.noMigrationPath)
+            return .failure("\(error)", ExitStatus.noMigrationPath)
         } catch let error as PlanningError {
-            return .failure("error: \(error)", error.isNoPath ? ExitStatus.noMigrationPath : ExitStatus.failure)
+            return .failure("\(error)", error.isNoPath ? ExitStatus.noMigrationPath : ExitStatus.failure)
         } catch let error as DiagnosticsError {
-            return .failure(DiagnosticRenderer().render(error.diagnostics), ExitStatus.failure)
-        } catch let error as StoreError {
-            return .failure("error: \(error)", ExitStatus.failure)
+            return Self.modelFailure(error.diagnostics, sources: [:])
         } catch {
-            return .failure("error: \(error)", ExitStatus.failure)
+            return .failure("\(error)", ExitStatus.failure)
         }
+    }
+
+    /// Model or mapping-file errors: every diagnostic, rendered with its line.
+    static func modelFailure(_ diagnostics: [Diagnostic], sources: [String: String]) -> PlanOutcome {
+        let errors = diagnostics.filter { $0.severity == .error }
+        let message = errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models or mapping files"
+        return .failure(message, ExitStatus.failure, diagnostics: diagnostics, rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
+    }
+
+    /// Reports a planning failure and returns its exit code.
+    func fail(_ outcome: PlanOutcome) -> ExitCode {
+        guard case .failure(let message, let code, let diagnostics, let rendered) = outcome else { return ExitStatus.failure }
+        return fail(message, code, diagnostics: diagnostics, rendered: rendered)
     }
 }
 

@@ -19,16 +19,27 @@ struct Status: ParsableCommand {
         var message: String
     }
 
+    struct FailedReport: Encodable {
+        var store: String
+        var status: String
+        var exitCode: Int32
+        var message: String
+        var error: ErrorReport.Detail
+    }
+
     func run() throws {
-        switch global.makePlan(options) {
-        case .failure(let message, let code):
+        let outcome = global.makePlan(options)
+        switch outcome {
+        case .failure(let message, let code, _, _):
             let status = code == ExitStatus.unknownVersion ? "unknown-version" : code == ExitStatus.noMigrationPath ? "no-path" : "error"
             if global.json {
-                try Output.json(Report(store: options.store, status: status, exitCode: code.rawValue, model: nil, version: nil, target: nil, message: message))
-            } else {
-                Output.err(message)
+                // status answers in its own report whatever the outcome; the error
+                // object sits beside it, as in every command's failure.
+                try Output.json(FailedReport(store: options.store, status: status, exitCode: code.rawValue, message: message,
+                                             error: .init(message: message, exitCode: code.rawValue, diagnostics: nil)))
+                throw code
             }
-            throw code
+            throw global.fail(outcome)
         case .plan(let plan):
             let needed = !plan.isEmpty
             let message = needed

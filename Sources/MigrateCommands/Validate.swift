@@ -17,6 +17,8 @@ struct Validate: ParsableCommand {
         var valid: Bool
         var models: [ModelReport]
         var diagnostics: [Diagnostic]
+        /// Set when the models are invalid (exit 1), as every command's failure.
+        var error: ErrorReport.Detail?
     }
 
     struct ModelReport: Encodable {
@@ -31,7 +33,9 @@ struct Validate: ParsableCommand {
         let report = Report(
             valid: !result.hasErrors,
             models: result.models.map { ModelReport(name: $0.name, path: $0.path, versions: $0.versions.map(\.version), valid: $0.compiled != nil) },
-            diagnostics: result.diagnostics)
+            diagnostics: result.diagnostics,
+            error: result.hasErrors ? .init(message: "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models",
+                                            exitCode: ExitStatus.failure.rawValue, diagnostics: nil) : nil)
         if global.json {
             try Output.json(report)
         } else {

@@ -46,9 +46,10 @@ import TestSupport
         #expect(result.status == 0)
         #expect(result.stdout == """
             {
+              "forCoreData" : false,
               "model" : "Contacts",
               "store" : "v2.sqlite",
-              "version" : "2"
+              "version" : 2
             }
 
             """)

@@ -32,10 +32,12 @@ import TestSupport
             #expect(result.status == 1, "\(name)")
             #expect(result.stderr == "error: \(name): \(reason)\n")
             #expect(result.stdout == "")
-            // By absolute path, as JSON: the error is still text on stderr.
+            // By absolute path, as JSON: the error is a JSON object on stdout.
             let absolute = try f.migrate("inspect", "--json", f.path(name))
-            #expect(absolute.stderr == "error: \(f.path(name)): \(reason)\n")
-            #expect(absolute.stdout == "")
+            #expect(absolute.stderr == "")
+            let error = try #require(try StockFixture.object(absolute.stdout)["error"] as? [String: Any])
+            #expect(error["message"] as? String == "\(f.path(name)): \(reason)")
+            #expect(error["exitCode"] as? Int == 1)
             #expect(absolute.status == 1)
             #expect(f.snapshot(name) == before, "\(name)")
             #expect(f.snapshot(name).sideFiles == [], "\(name)")

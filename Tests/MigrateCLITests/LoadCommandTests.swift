@@ -65,7 +65,7 @@ import TestSupport
             {"title":"Again","author":1,"body":"Line one\\nline two"}
             """)
         #expect(posts.status == 0)
-        #expect(posts.stdout == "{\n  \"loaded\" : 2\n}\n")
+        #expect(posts.stdout == "{\n  \"entity\" : \"Post\",\n  \"loaded\" : 2,\n  \"store\" : \"contacts.sqlite\"\n}\n")
 
         let dump = try f.migrate("dump", store, "Person")
         #expect(dump.status == 0)

@@ -55,7 +55,8 @@ import TestSupport
         let report = try StockFixture.object(json.stdout)
         #expect(report["status"] as? String == "no-path")
         #expect(report["exitCode"] as? Int == 4)
-        #expect((report["message"] as? String)?.hasPrefix("error: no lightweight mapping from Stock version 1 to 2") == true)
+        #expect((report["message"] as? String)?.hasPrefix("no lightweight mapping from Stock version 1 to 2") == true)
+        #expect((report["error"] as? [String: Any])?["exitCode"] as? Int == 4)
         #expect(f.snapshot(store).fingerprint == before.fingerprint)
     }
 

@@ -66,6 +66,20 @@ public struct MigrationResult: Sendable, Codable {
     /// Destructive warnings found while migrating: properties left to a policy
     /// that it left nil where the source had a value.
     public var warnings: [String] = []
+
+    /// Creates a result.
+    public init(from: Int, to: Int, rowsTouched: Int64, duration: Double, checksPassed: Int, dryRun: Bool, backup: String?,
+                carriedDanglingReferences: [String] = [], warnings: [String] = []) {
+        self.from = from
+        self.to = to
+        self.rowsTouched = rowsTouched
+        self.duration = duration
+        self.checksPassed = checksPassed
+        self.dryRun = dryRun
+        self.backup = backup
+        self.carriedDanglingReferences = carriedDanglingReferences
+        self.warnings = warnings
+    }
 }
 
 /// Executes a `MigrationPlan`, exactly as planned, in one SQLite transaction: steps,
