@@ -88,10 +88,32 @@ struct Inspect: ParsableCommand {
             }
         }
         if !report.otherMetadata.isEmpty {
-            lines.append("other metadata: " + report.otherMetadata.keys.sorted().joined(separator: ", "))
+            lines.append("")
+            lines.append("other metadata:")
+            for key in report.otherMetadata.keys.sorted() {
+                lines.append("  \(key): \(Self.meanings[key] ?? "not a key this toolkit or Core Data documents; kept as it is")")
+            }
         }
+        lines.append("")
+        lines.append("hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; matches: the model versions with that hash. layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.")
         return lines.joined(separator: "\n")
     }
+
+    /// What the metadata keys `inspect` lists under "other metadata" mean.
+    static let meanings: [String: String] = [
+        "MMMaxEntityNumber": "the highest entity number this store has ever used; numbers of removed entities are never given to new ones",
+        "MMCoreDataNumbering": "the store follows Core Data's entity numbering (made for or by Core Data); migrations renumber as Core Data would",
+        "NSPersistenceFrameworkVersion": "the Core Data framework version that last wrote the store",
+        "NSStoreModelVersionHashesDigest": "SHA-512 over every entity's name and version hash",
+        "NSStoreModelVersionChecksumKey": "Core Data's checksum of the model (Xcode 12 and later); not used here",
+        "NSAutoVacuumLevel": "Core Data's auto-vacuum setting",
+        "_NSAutoVacuumLevel": "Core Data's auto-vacuum setting",
+        "NSStoreModelVersionHashesVersion": "the version hash scheme (3)",
+        "NSStoreModelVersionIdentifiers": "the model version identifiers (`identifier:` in the YAML)",
+        "NSPersistentStoreConnectionPoolMaxSizeKey": "Core Data's connection pool size when the store was written",
+        "NSPersistentHistoryTrackingKey": "persistent history tracking was on",
+        "NSPersistentStoreRemoteChangeNotificationOptionKey": "remote change notifications were on",
+    ]
 }
 
 extension String {

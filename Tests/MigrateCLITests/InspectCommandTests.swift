@@ -154,6 +154,8 @@ import TestSupport
 
             history:    no migrations recorded
 
+            hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; matches: the model versions with that hash. layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
+
             """)
     }
 }
