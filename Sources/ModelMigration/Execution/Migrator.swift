@@ -324,7 +324,25 @@ public struct Migrator {
         } else {
             do {
                 let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0) ?? 0 }
-                for sql in step.sql { try connection.execute(sql) }
+                // Rows done of a long copy or index build, from SQLite's own count of
+                // the rows its scan visited, at most ten times a second.
+                let total = step.cost.rows
+                if total >= 10_000 {
+                    var last = Date.distantPast
+                    try withoutActuallyEscaping(progress) { report in
+                        connection.setProgressHandler { scanned in
+                            let now = Date()
+                            guard now.timeIntervalSince(last) >= 0.1 else { return }
+                            last = now
+                            report(.rows(done: min(scanned, total), total: total))
+                        }
+                        defer { connection.setProgressHandler(nil) }
+                        for sql in step.sql { try connection.execute(sql) }
+                    }
+                    progress(.rows(done: total, total: total))
+                } else {
+                    for sql in step.sql { try connection.execute(sql) }
+                }
                 if let expected, let table = step.table {
                     let buildName = step.sql.first.flatMap { Self.createdTable($0) } ?? table
                     let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(buildName))") ?? 0

@@ -28,6 +28,9 @@ public final class Connection {
     public let path: String
     private var handle: OpaquePointer?
     private var statementCache: [String: Statement] = [:]
+    /// The progress handler installed by `setProgressHandler`, and the statement
+    /// `execute` is running.
+    var progressBox: ProgressBox?
 
     /// How long, in seconds, to retry when another connection holds a conflicting lock
     /// before failing with ``SQLiteError/Kind/busy``.
@@ -196,6 +199,8 @@ public final class Connection {
                     continue
                 }
                 defer { sqlite3_finalize(statement) }
+                progressBox?.statement = statement
+                defer { progressBox?.statement = nil }
                 var stepCode: Int32
                 repeat { stepCode = sqlite3_step(statement) } while stepCode == SQLITE_ROW
                 guard stepCode == SQLITE_DONE else {
