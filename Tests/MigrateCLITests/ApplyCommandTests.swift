@@ -35,6 +35,23 @@ import TestSupport
         #expect(again.stdout == #"{"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,"rowsTouched":0,"seconds":0,"to":2,"warnings":[]}"# + "\n")
     }
 
+    /// A table rebuild over many rows reports rows done of the total as it goes.
+    @Test func aLongRebuildReportsRows() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store(items: StockFixture.largeItems)
+        let result = try f.migrate(["apply", "--json"] + f.models + [store])
+        #expect(result.status == 0, "\(result)")
+        let events = try result.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let rebuild = try #require(events.firstIndex { ($0["summary"] as? String)?.hasPrefix("rebuild ZITEM") == true })
+        let rows = events[(rebuild + 1)...].prefix { $0["event"] as? String == "rows" }
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { $0["total"] as? Int == StockFixture.largeItems })
+        #expect(rows.last?["done"] as? Int == StockFixture.largeItems)
+        let done = rows.compactMap { $0["done"] as? Int }
+        #expect(done == done.sorted())
+    }
+
     @Test func aDryRunLeavesTheFileByteIdenticalAndReportsCounts() throws {
         let f = try StockFixture()
         defer { f.remove() }
