@@ -28,10 +28,26 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         guard parser.parse(), let root = builder.root else {
-            let detail = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "not an XML document"
-            throw XMLTreeError(line: parser.lineNumber, message: detail)
+            let detail = parser.parserError.map { Self.words(for: $0 as NSError) } ?? (data.isEmpty ? "the file is empty" : "not an XML document")
+            throw XMLTreeError(line: max(1, parser.lineNumber), message: detail)
         }
         return root
+    }
+
+    /// What the parser's error means, in words first (its domain and code after).
+    static func words(for error: NSError) -> String {
+        let meaning: String
+        switch error.code {
+        case 4: meaning = "the file is empty"
+        case 5: meaning = "the document ends before it is complete (a file cut short?)"
+        case 9: meaning = "a character is not allowed in XML"
+        case 23, 26, 27, 28, 38, 41, 42, 73, 76: meaning = "a tag or attribute is malformed"
+        case 31, 32: meaning = "the text is not in the declared encoding (UTF-8 expected)"
+        case 64, 65, 66, 67, 68: meaning = "a name or value is malformed"
+        case 111: meaning = "a tag is not closed"
+        default: meaning = "the XML is not well-formed"
+        }
+        return "\(meaning) (\(error.domain) error \(error.code))"
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
