@@ -84,13 +84,10 @@ public struct MigrationPlanner {
             && source.layoutHash == destination.layoutHash
         if upToDate { return plan }
 
-        // What the plan relies on: refuse a store that contradicts it, naming rows.
-        let problems = audit.keyTableProblems(try store.entityKeyRows())
-            + (try StoreAudit.violations(of: audit.preconditions(), on: store.connection))
-        if !problems.isEmpty {
-            throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
+        let keyProblems = audit.keyTableProblems(try store.entityKeyRows())
+        if !keyProblems.isEmpty {
+            throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: keyProblems), isNoPath: false)
         }
-        plan.preconditions = audit.preconditions()
 
         // Segments: runs of hops without a mapping file are fused into one.
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
@@ -217,14 +214,7 @@ public struct MigrationPlanner {
                                           steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
                                           source: current, destination: segmentTarget,
                                           sourceLayout: sourceLayout, destinationLayout: destinationLayout))
-            if plan.hops.count == 1 {
-                // The store holds this hop's source: the data decides now.
-                let refused = try StoreAudit.violations(of: planner.requirements, on: store.connection)
-                if !refused.isEmpty {
-                    throw PlanningError(message: "\(store.path): hop \(current.version) → \(segmentTarget.version) of \(model.name) cannot migrate this store's data:\n"
-                        + refused.map { "  " + $0 }.joined(separator: "\n"), isNoPath: true)
-                }
-            }
+
             plan.warnings += planner.warnings
             if plan.hops.count == 1 {
                 plan.warnings += try unknownColumnWarnings(store: store, layout: sourceLayout, steps: planner.steps)
@@ -234,6 +224,31 @@ public struct MigrationPlanner {
         }
         plan.entityNumbers = sourceLayout.entityNumbers
         try checkPolicyInputs(plan)
+
+        // What the plan relies on: rows copied, updated or deleted by entity number
+        // need the store's numbers to agree with its rows. A plan of O(1) steps and
+        // index builds moves no row, and stays O(1): no scan.
+        let movesRows = plan.allSteps.contains { step in
+            switch step.cost {
+            case .constant, .indexBuild: false
+            case .rewrite, .update, .policy: true
+            }
+        }
+        if movesRows {
+            let problems = try StoreAudit.violations(of: audit.preconditions(), on: store.connection)
+            if !problems.isEmpty {
+                throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
+            }
+            plan.preconditions = audit.preconditions()
+        }
+        // The store holds the first hop's source: the data decides now.
+        if let first = plan.hops.first {
+            let refused = try StoreAudit.violations(of: first.requirements, on: store.connection)
+            if !refused.isEmpty {
+                throw PlanningError(message: "\(store.path): hop \(first.from) → \(first.to) of \(model.name) cannot migrate this store's data:\n"
+                    + refused.map { "  " + $0 }.joined(separator: "\n"), isNoPath: true)
+            }
+        }
         plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
         plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
         return plan
