@@ -240,6 +240,9 @@ public struct MigrationPlanner {
                 throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
             }
             plan.preconditions = audit.preconditions()
+            // References that already dangle, which the migration will carry.
+            plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
+            plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
         }
         // The store holds the first hop's source: the data decides now.
         if let first = plan.hops.first {
@@ -249,8 +252,6 @@ public struct MigrationPlanner {
                     + refused.map { "  " + $0 }.joined(separator: "\n"), isNoPath: true)
             }
         }
-        plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
-        plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
         return plan
     }
 
