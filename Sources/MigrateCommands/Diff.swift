@@ -21,9 +21,40 @@ struct Diff: ParsableCommand {
 
     func run() throws {
         let compiled = try global.model(named: model, in: global.loadModels())
-        for version in [from, to] where compiled.version(version) == nil {
-            throw global.fail("model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))", ExitStatus.usage)
+        _ = try global.versions([from, to], of: compiled)
+        let resolution: Resolution
+        do {
+            resolution = try Self.resolve(compiled, from: from, to: to, global: global)
+        } catch let failure as InferenceFailure {
+            if global.json {
+                try Output.json(DiffReport(mapping: nil, refusals: failure.refusals,
+                                           error: .init(message: failure.description, exitCode: ExitStatus.noMigrationPath.rawValue, diagnostics: nil)))
+                throw ExitStatus.noMigrationPath
+            }
+            throw global.fail(failure.description, ExitStatus.noMigrationPath)
         }
+        if global.json {
+            try Output.json(DiffReport(mapping: resolution.mapping, refusals: [], error: nil))
+            return
+        }
+        Output.out(Self.render(resolution.mapping, source: compiled.version(from), destination: compiled.version(to)))
+        if let note = resolution.note { Output.err(note) }
+    }
+
+    /// The mapping between two versions and what was left out of it.
+    struct Resolution {
+        /// The hop's mapping file merged over inference, or inference alone.
+        var mapping: MappingModel
+        /// A note for stderr when mapping files of single hops were not merged into a multi-hop mapping.
+        var note: String?
+    }
+
+    /// The mapping `diff` shows (and `diagram A B` draws): for adjacent versions the
+    /// hop's mapping file merged over inference, else inference through every version
+    /// in between. Invalid mapping files are printed and exit 1.
+    ///
+    /// - Throws: `InferenceFailure` with every change no mapping covers (exit 4 for the caller to render).
+    static func resolve(_ compiled: CompiledModel, from: Int, to: Int, global: GlobalOptions) throws -> Resolution {
         let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
         if files.diagnostics.contains(where: { $0.severity == .error }) {
             throw global.fail("the mapping files have errors", ExitStatus.failure, diagnostics: files.diagnostics,
@@ -33,26 +64,14 @@ struct Diff: ParsableCommand {
         let mapping: MappingModel
         do {
             mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: Set(MigrateTool.policies.names))
-        } catch let failure as InferenceFailure {
-            if global.json {
-                try Output.json(DiffReport(mapping: nil, refusals: failure.refusals,
-                                           error: .init(message: failure.description, exitCode: ExitStatus.noMigrationPath.rawValue, diagnostics: nil)))
-                throw ExitStatus.noMigrationPath
-            }
-            throw global.fail(failure.description, ExitStatus.noMigrationPath)
         } catch let error as DiagnosticsError {
             throw global.fail("the mapping file has errors", ExitStatus.failure, diagnostics: error.diagnostics,
                               rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
         }
-        if global.json {
-            try Output.json(DiffReport(mapping: mapping, refusals: [], error: nil))
-            return
-        }
-        Output.out(Self.render(mapping, source: compiled.version(from), destination: compiled.version(to)))
         let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
-        if !skipped.isEmpty {
-            Output.err("note: mapping files of single hops are not merged into a multi-hop diff (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them")
-        }
+        let note = skipped.isEmpty ? nil
+            : "note: mapping files of single hops are not merged into a multi-hop diff (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them"
+        return Resolution(mapping: mapping, note: note)
     }
 
     struct DiffReport: Encodable {
@@ -67,15 +86,7 @@ struct Diff: ParsableCommand {
             + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")]
         for entity in mapping.entityMappings {
             lines.append("")
-            switch entity.kind {
-            case .add: lines.append("\(entity.destination!) (new entity)")
-            case .remove: lines.append("\(entity.source!) (removed: its rows are dropped)")
-            case .copy: lines.append("\(entity.destination!) (unchanged)")
-            case .transform:
-                lines.append("\(entity.destination!) (changed\(entity.source != entity.destination ? ", renamed from \(entity.source!)" : ""))")
-            case .custom:
-                lines.append("\(entity.destination!) (policy \(entity.policy!)\(entity.source != entity.destination ? ", from \(entity.source!)" : ""))")
-            }
+            lines.append("\(entity.destination ?? entity.source ?? entity.name) (\(entity.change))")
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
             let width = max(8, entity.properties.map(\.name.count).max() ?? 0)
             for property in entity.properties {

@@ -38,4 +38,14 @@ extension GlobalOptions {
         }
         return models[0]
     }
+
+    /// The versions with these numbers; an unknown one is a usage error naming the model's range.
+    func versions(_ numbers: [Int], of model: CompiledModel) throws -> [CompiledVersion] {
+        try numbers.map { number in
+            guard let version = model.version(number) else {
+                throw fail("model \(model.name) has no version \(number) (versions \(model.versions[0].version) to \(model.current.version))", ExitStatus.usage)
+            }
+            return version
+        }
+    }
 }

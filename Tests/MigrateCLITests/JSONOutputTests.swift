@@ -69,5 +69,8 @@ import TestSupport
         #expect(try Self.objects(failed.stdout).last?["event"] as? String == "failed")
         // import
         try Self.expectError(try f.migrate(["import", "--json", "nothing.xcdatamodeld", "-o", "Imported"]), 1)
+        // diagram
+        #expect((try Self.objects(try f.migrate(["diagram", "--json"] + m).stdout).first?["diagram"] as? String)?.hasPrefix("erDiagram") == true)
+        try Self.expectError(try f.migrate(["diagram", "--json", "7"] + m), 64)
     }
 }

@@ -112,6 +112,18 @@ public struct EntityMapping: Sendable, Hashable, Codable {
 
     /// The property mapping of a destination property.
     public func property(_ name: String) -> PropertyMapping? { properties.first { $0.name == name } }
+
+    /// How the entity changed, for people: new entity, removed, unchanged, changed
+    /// (renamed), or set by a policy. `migrate diff` and `migrate diagram` both say it so.
+    public var change: String {
+        switch kind {
+        case .add: "new entity"
+        case .remove: "removed: its rows are dropped"
+        case .copy: "unchanged"
+        case .transform: "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "")
+        case .custom: "policy \(policy ?? "?")" + (source != destination ? ", from \(source ?? "?")" : "")
+        }
+    }
 }
 
 /// The mapping between two versions of a model: what `migrate diff` prints and the
