@@ -46,7 +46,9 @@ struct Load: ParsableCommand {
             Output.err("error: \(error)")
             throw ExitStatus.unknownVersion
         } catch let error as LoadError {
-            Output.err("error: \(error) (nothing was loaded)")
+            // One refused line a line of output; the last says that nothing was loaded.
+            let lines = error.description.split(separator: "\n").map { "error: \($0)" }
+            Output.err(lines.joined(separator: "\n") + " (nothing was loaded)")
             throw ExitStatus.failure
         } catch let error as StoreError {
             Output.err("error: \(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")")
