@@ -44,7 +44,10 @@ struct Load: ParsableCommand {
         } catch let error as UnknownVersionError {
             throw global.fail("\(error)", ExitStatus.unknownVersion)
         } catch let error as LoadError {
-            throw global.fail("\(error) (nothing was loaded)", ExitStatus.failure)
+            // One refused line a line of output; the last says that nothing was loaded.
+            let lines = error.description.split(separator: "\n").map { "error: \($0)" }
+            throw global.fail("\(error) (nothing was loaded)", ExitStatus.failure,
+                              rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         } catch let error as StoreError {
             throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", ExitStatus.failure)
         }

@@ -20,7 +20,12 @@ import TestSupport
         ("Person", [ann, bob, #"{"fullName":"Cy","email":"cy@example.com","nickname":"C"}"#],
          "error: input.jsonl:3: Person.nickname: no such attribute or relationship (Person has age, city, createdAt, email, fullName, posts) (nothing was loaded)"),
         ("Robot", [ann],
-         "error: input.jsonl:0: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
+         "error: input.jsonl:1: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
+        // Line numbers count blank lines.
+        ("Robot", ["", ann],
+         "error: input.jsonl:2: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
+        ("Person", ["", ann, "", #"{"fullName":"Cy","email":"cy@example.com","age":300}"#],
+         "error: input.jsonl:4: Person.age: 300 is above the maximum 200 (nothing was loaded)"),
     ])
     func aBadRecordLoadsNothing(entity: String, lines: [String], message: String) throws {
         let f = try CLIFixture()
@@ -45,10 +50,71 @@ import TestSupport
         let result = try f.migrate(["load", store, "Person", "-"], stdin: Self.ann + "\n" + Self.ann + "\n")
         #expect(result.status == 1)
         #expect(result.stderr == """
-            error: <stdin>:2: Person: UNIQUE constraint failed: ZPERSON.ZEMAIL (nothing was loaded)
+            error: <stdin>:2: Person.email: "ann@example.com" is already used by Person 1 (line 1); the model makes email unique (nothing was loaded)
 
             """)
         #expect(f.snapshot(store) == before)
+    }
+
+    /// The issue's case: two members given the same loan, a one-to-one relationship.
+    /// `load` refuses the second line, naming the first, and every other refused
+    /// line; the store keeps its exact bytes.
+    @Test func aOneToOneDestinationHasOneOwner() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.directory.write("Models/Lending/1.yaml", """
+            model: Lending
+            version: 1
+            entities:
+              Loan:
+                attributes:
+                  title: string
+                relationships:
+                  member: { destination: Member, inverse: loan }
+              Member:
+                attributes:
+                  name: string
+                relationships:
+                  loan: { destination: Loan, inverse: member }
+
+            """)
+        let created = try f.migrate("create", "--models", "Models", "--model", "Lending", "--version", "1", "lending.sqlite")
+        #expect(created.status == 0, "\(created.stderr)")
+        let loans = try f.migrate(["load", "lending.sqlite", "Loan", "-"], stdin: #"{"_pk":5,"title":"Dune"}"# + "\n" + #"{"_pk":6,"title":"Emma"}"# + "\n")
+        #expect(loans.stdout == "loaded 2 Loan objects into lending.sqlite\n")
+        let before = f.snapshot("lending.sqlite")
+        try f.directory.write("members.jsonl", """
+            {"name":"Ann","loan":5}
+            {"name":"Bob","loan":5}
+
+            {"name":"Cy","loan":7}
+
+            """)
+        let result = try f.migrate("load", "lending.sqlite", "Member", "members.jsonl")
+        #expect(result.stderr == """
+            error: members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+            error: members.jsonl:4: Member.loan: no Loan with primary key 7 (nothing was loaded)
+
+            """)
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(f.snapshot("lending.sqlite") == before)
+
+        try f.directory.write("ann.jsonl", #"{"name":"Ann","loan":5}"# + "\n")
+        #expect(try f.migrate("load", "lending.sqlite", "Member", "ann.jsonl").status == 0)
+        let again = try f.migrate("load", "lending.sqlite", "Member", "members.jsonl")
+        #expect(again.stderr == """
+            error: members.jsonl:1: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)
+            error: members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)
+            error: members.jsonl:4: Member.loan: no Loan with primary key 7 (nothing was loaded)
+
+            """)
+        #expect(again.status == 1)
+        #expect(try f.migrate("dump", "lending.sqlite", "Loan").stdout == """
+            {"_pk":5,"_entity":"Loan","member":1,"title":"Dune"}
+            {"_pk":6,"_entity":"Loan","member":null,"title":"Emma"}
+
+            """)
     }
 
     @Test func loadingThenDumping() throws {

@@ -49,6 +49,38 @@ private let libraryModel = """
           books: { destination: Book, toMany: true, inverse: tags }
     """
 
+/// Members with a one-to-one loan, a required card and a unique email.
+private let lendingModel = """
+    entities:
+      Card:
+        attributes:
+          number: integer32
+      Loan:
+        attributes:
+          title: string
+        relationships:
+          member: { destination: Member, inverse: loan }
+      Member:
+        attributes:
+          name: string
+          email: string?
+        relationships:
+          card: { destination: Card, optional: false }
+          loan: { destination: Loan, inverse: member }
+        uniqueness: [[email]]
+    """
+
+/// A required to-one that another line can set through its inverse.
+private let staffModel = """
+    entities:
+      Employee:
+        attributes:
+          name: string
+        relationships:
+          manager: { destination: Employee, inverse: reports, optional: false }
+          reports: { destination: Employee, toMany: true, inverse: manager }
+    """
+
 private struct Fixture {
     let directory: TemporaryDirectory
     let version: CompiledVersion
@@ -266,10 +298,99 @@ private struct Fixture {
             try ObjectJSONLines.load(f.access, entity: "Sample", text: text, file: "samples.jsonl")
         }
         #expect(error.description == message)
-        #expect(error.line == 3)
+        #expect(error.problems.map(\.line) == [3])
+        #expect(error.count == 1)
         #expect(try f.access.count("Sample") == 0)
         #expect(try f.store.entityKeyRows().map(\.maxKey) == [0])
         #expect(!f.store.connection.isInTransaction)
+    }
+
+    // MARK: The model's rules, line by line
+
+    /// Two lines giving the same loan to two members (a one-to-one relationship):
+    /// the second is refused, naming the first; nothing is loaded. A loan that a
+    /// stored member holds is refused too.
+    @Test func aOneToOneDestinationHasOneOwner() throws {
+        let f = try Fixture("Lending", yaml: lendingModel)
+        defer { f.remove() }
+        try ObjectJSONLines.load(f.access, entity: "Card", text: #"{"number":1}"#, file: "cards.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Loan", text: #"{"_pk":5,"title":"Dune"}"#, file: "loans.jsonl")
+        let twice = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "Member", text: """
+                {"name":"Ann","card":1,"loan":5}
+                {"name":"Bob","card":1,"loan":5}
+                """, file: "members.jsonl")
+        }
+        #expect(twice.description == "members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)")
+        #expect(twice.problems == [LoadError.Problem(file: "members.jsonl", line: 2, field: "Member.loan",
+                                                      message: "Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)")])
+        #expect(try f.access.count("Member") == 0)
+        #expect(try f.access.object("Loan", primaryKey: 5)?.relationships["member"] == [])
+
+        try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Ann","card":1,"loan":5}"#, file: "members.jsonl")
+        let stored = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Bob","card":1,"loan":5}"#, file: "more.jsonl")
+        }
+        #expect(stored.description == "more.jsonl:1: Member.loan: Loan 5 is already the loan of Member 1; a Loan has one member (Loan.member is to-one)")
+        // The pair is dumped once, on Loan's side (its name sorts first).
+        #expect(try f.dump("Member") == [#"{"_pk":1,"_entity":"Member","card":1,"email":null,"name":"Ann"}"#])
+        #expect(try f.dump("Loan") == [#"{"_pk":5,"_entity":"Loan","member":1,"title":"Dune"}"#])
+    }
+
+    /// Every refused line is reported with its line number (blank lines count), the
+    /// first 20, then how many more; the store is left as it was.
+    @Test func everyRefusedLineIsReported() throws {
+        let f = try Fixture("Lending", yaml: lendingModel)
+        defer { f.remove() }
+        try ObjectJSONLines.load(f.access, entity: "Card", text: #"{"number":1}"#, file: "cards.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Ann","card":1,"email":"ann@example.com"}"#, file: "members.jsonl")
+        var lines = [
+            #"{"name":"Bob","card":1,"email":"bob@example.com"}"#,   // 1: fine
+            "",                                                    // 2
+            #"{"name":"Cy","card":1,"#,                            // 3: not JSON
+            #"{"name":"Dee","email":"dee@example.com"}"#,          // 4: no card
+            #"{"name":"Eve","card":1,"email":"ann@example.com"}"#, // 5: Ann's email
+            #"{"name":"Fay","card":2}"#,                           // 6: no such card
+        ]
+        for n in 7...28 { lines.append(#"{"name":"N\#(n)","card":1,"email":"bob@example.com"}"#) }  // Bob's email
+        let error = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "Member", text: lines.joined(separator: "\n") + "\n", file: "members.jsonl")
+        }
+        #expect(error.count == 26)
+        #expect(error.problems.map(\.line) == [3, 4, 5, 6] + Array(7...22))
+        let bob = #""bob@example.com" is already used by Member 2 (line 1); the model makes email unique"#
+        #expect(error.description == ([
+            "members.jsonl:3: invalid JSON at byte 23: expected a quoted key",
+            "members.jsonl:4: Member.card: the relationship is required",
+            #"members.jsonl:5: Member.email: "ann@example.com" is already used by Member 1; the model makes email unique"#,
+            "members.jsonl:6: Member.card: no Card with primary key 2",
+        ] + (7...22).map { "members.jsonl:\($0): Member.email: \(bob)" } + ["… and 6 more"]).joined(separator: "\n"))
+        #expect(try f.access.count("Member") == 1)
+        #expect(try f.store.entityKeyRows().map(\.maxKey) == [1, 0, 1])
+        #expect(!f.store.connection.isInTransaction)
+    }
+
+    /// A required to-one may be set by a later line, through its inverse.
+    @Test func aRequiredRelationshipMayBeSetByAnotherLine() throws {
+        let f = try Fixture("Staff", yaml: staffModel)
+        defer { f.remove() }
+        let error = try #require(throws: LoadError.self) {
+            try ObjectJSONLines.load(f.access, entity: "Employee", text: """
+                {"_pk":1,"name":"Ann"}
+                {"_pk":2,"name":"Bob","manager":1,"reports":[1]}
+                {"_pk":3,"name":"Cy"}
+                """, file: "staff.jsonl")
+        }
+        #expect(error.description == "staff.jsonl:3: Employee.manager: the relationship is required")
+        #expect(try f.access.count("Employee") == 0)
+        try ObjectJSONLines.load(f.access, entity: "Employee", text: """
+            {"_pk":1,"name":"Ann"}
+            {"_pk":2,"name":"Bob","manager":1,"reports":[1]}
+            """, file: "staff.jsonl")
+        #expect(try f.dump("Employee") == [
+            #"{"_pk":1,"_entity":"Employee","manager":2,"name":"Ann"}"#,
+            #"{"_pk":2,"_entity":"Employee","manager":1,"name":"Bob"}"#,
+        ])
     }
 
     @Test func requiredValuesAndRelationshipTargetsAreChecked() throws {
@@ -291,14 +412,14 @@ private struct Fixture {
             let error = try #require(throws: LoadError.self) {
                 try ObjectJSONLines.load(f.access, entity: entity, text: line, file: "people.jsonl")
             }
-            #expect(error.field == field)
-            #expect(error.message == message)
+            #expect(error.problems.map(\.field) == [field])
+            #expect(error.problems.map(\.message) == [message])
             #expect(error.description == description)
         }
         let unknown = try #require(throws: LoadError.self) {
             try ObjectJSONLines.load(f.access, entity: "Robot", text: "{}", file: "robots.jsonl")
         }
-        #expect(unknown.description == "robots.jsonl:0: unknown entity 'Robot' (model Contacts version 1 has Person, Post)")
+        #expect(unknown.description == "robots.jsonl:1: unknown entity 'Robot' (model Contacts version 1 has Person, Post)")
         #expect(try f.access.count("Person") == 0)
     }
 }

@@ -59,7 +59,7 @@ private let libraryModel = """
     """
 
 /// A temporary store with object access, removed by `remove()`.
-private struct Fixture {
+struct Fixture {
     let directory: TemporaryDirectory
     let store: Store
     let access: ObjectAccess
@@ -445,7 +445,8 @@ private struct Fixture {
         #expect(try f.access.insert("Tag", values: ["name": .string("b")], primaryKey: 10) == 10)
         #expect(try f.access.insert("Tag", values: ["name": .string("c")]) == 11)
         let used = try #require(throws: StoreError.self) { try f.access.insert("Tag", values: ["name": .string("d")], primaryKey: 10) }
-        #expect(used.message == "SQLite error 1555 (SQLITE_CONSTRAINT_PRIMARYKEY): Tag: primary key 10 is already used in ZTAG")
+        #expect(used.kind == .invalidObject)
+        #expect(used.message == "Tag: primary key 10 is already used by Tag 10")
         #expect(try f.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 5") == [[.text("Tag"), .integer(11)]])
         #expect(try f.access.exists("Tag", primaryKey: 10))
         #expect(try !f.access.exists("Tag", primaryKey: 2))

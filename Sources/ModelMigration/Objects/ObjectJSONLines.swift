@@ -1,19 +1,51 @@
 import DataModel
 import SQLiteStore
 
-/// Why a JSON Lines record was refused: the line, the field and the reason.
+/// Why `load` loaded nothing: every refused line, each with its field and reason.
 public struct LoadError: Error, Sendable, CustomStringConvertible {
-    /// The file name as given.
-    public var file: String
-    /// 1-based line number.
-    public var line: Int
-    /// The field (`Person.age`), when the problem is one field.
-    public var field: String?
-    /// What is wrong.
-    public var message: String
+    /// One refused line.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// The file name as given.
+        public var file: String
+        /// 1-based line number.
+        public var line: Int
+        /// The field (`Person.age`), when the problem is one field.
+        public var field: String?
+        /// What is wrong.
+        public var message: String
 
+        /// Creates a problem.
+        public init(file: String, line: Int, field: String?, message: String) {
+            self.file = file
+            self.line = line
+            self.field = field
+            self.message = message
+        }
+
+        /// `file:line: field: message`.
+        public var description: String {
+            "\(file):\(line): \(field.map { "\($0): " } ?? "")\(message)"
+        }
+    }
+
+    /// How many problems are reported; the others are counted.
+    public static let reportedLimit = 20
+
+    /// The first problems by line (at most ``reportedLimit``).
+    public var problems: [Problem]
+    /// How many problems there were in all.
+    public var count: Int
+
+    /// Creates the error.
+    public init(problems: [Problem], count: Int) {
+        self.problems = problems
+        self.count = count
+    }
+
+    /// One problem a line, then `… and N more` when some were left out.
     public var description: String {
-        "\(file):\(line): \(field.map { "\($0): " } ?? "")\(message)"
+        (problems.map(\.description) + (count > problems.count ? ["… and \(count - problems.count) more"] : []))
+            .joined(separator: "\n")
     }
 }
 
@@ -72,56 +104,83 @@ public enum ObjectJSONLines {
         }
     }
 
-    /// Loads every line into the store in one transaction: all or nothing. Returns the
-    /// number of objects inserted.
+    /// Loads every line into the store in one transaction: all or nothing. Every
+    /// object is checked against the model by ``ObjectAccess`` (the rules live there)
+    /// and every refused line is reported (``LoadError``). Returns the number of
+    /// objects inserted.
     @discardableResult
     public static func load(_ access: ObjectAccess, entity entityName: String, text: String, file: String) throws -> Int {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        func isBlank(_ line: Substring) -> Bool { line.allSatisfy { $0 == " " || $0 == "\t" } }
         guard let entity = access.version.entity(named: entityName) else {
-            throw LoadError(file: file, line: 0, field: nil, message: "unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) has \(access.version.entities.map(\.name).joined(separator: ", ")))")
+            // The entity applies to every record; the first one is where it fails.
+            let line = (lines.firstIndex { !isBlank($0) } ?? 0) + 1
+            throw LoadError(problems: [LoadError.Problem(file: file, line: line, field: nil, message: "unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) has \(access.version.entities.map(\.name).joined(separator: ", ")))")], count: 1)
         }
-        let connection = access.store.connection
-        var inserted = 0
-        try connection.transaction(.immediate) {
-            var lineNumber = 0
-            for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                lineNumber += 1
-                let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
-                if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-                let record: JSONValue
-                do throws(JSONParseError) {
-                    record = try JSONValue.parse(String(line))
-                } catch {
-                    throw LoadError(file: file, line: lineNumber, field: nil, message: "invalid JSON at byte \(error.offset): \(error.message)")
+        do {
+            return try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
+                for (index, line) in lines.enumerated() where !isBlank(line) {
+                    let number = index + 1
+                    let object: ParsedObject
+                    do throws(LineRefusal) {
+                        let record: JSONValue
+                        do throws(JSONParseError) {
+                            record = try JSONValue.parse(String(line))
+                        } catch {
+                            throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
+                        }
+                        object = try self.object(record, entity: entity, version: access.version)
+                    } catch {
+                        batch.refuse(source: number, field: error.field, message: error.message)
+                        continue
+                    }
+                    try batch.insert(object.entity, values: object.values, relationships: object.relationships,
+                                     primaryKey: object.primaryKey, source: number)
                 }
-                try insert(record, into: access, entity: entity, file: file, line: lineNumber)
-                inserted += 1
             }
+        } catch let refused as ObjectRefusals {
+            throw LoadError(problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
+                            count: refused.count)
         }
-        return inserted
     }
 
-    private static func insert(_ record: JSONValue, into access: ObjectAccess, entity base: CompiledEntity, file: String, line: Int) throws {
+    private typealias ParsedObject = (entity: String, primaryKey: Int64?, values: [String: AttributeValue?], relationships: [String: [Int64]])
+
+    /// A line refused for its JSON, before the store sees it.
+    private struct LineRefusal: Error {
+        var field: String?
+        var message: String
+        init(_ field: String?, _ message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    /// The object a record describes, read as the model's types; what the model
+    /// allows is the store's to check.
+    private static func object(_ record: JSONValue, entity base: CompiledEntity, version: CompiledVersion) throws(LineRefusal)
+        -> ParsedObject {
         guard case .object(let pairs) = record else {
-            throw LoadError(file: file, line: line, field: nil, message: "expected a JSON object, found \(record.kind)")
+            throw LineRefusal(nil, "expected a JSON object, found \(record.kind)")
         }
         var entity = base
         var primaryKey: Int64?
         var seen: Set<String> = []
         for (key, value) in pairs {
             if !seen.insert(key).inserted {
-                throw LoadError(file: file, line: line, field: "\(base.name).\(key)", message: "the field appears twice")
+                throw LineRefusal("\(base.name).\(key)", "the field appears twice")
             }
             if key == "_entity" {
-                guard case .string(let name) = value, let named = access.version.entity(named: name) else {
-                    throw LoadError(file: file, line: line, field: "_entity", message: "expected the name of an entity, found \(value.text)")
+                guard case .string(let name) = value, let named = version.entity(named: name) else {
+                    throw LineRefusal("_entity", "expected the name of an entity, found \(value.text)")
                 }
-                guard isSame(named.name, orSubentityOf: base.name, in: access.version) else {
-                    throw LoadError(file: file, line: line, field: "_entity", message: "'\(name)' is not \(base.name) or one of its subentities")
+                guard isSame(named.name, orSubentityOf: base.name, in: version) else {
+                    throw LineRefusal("_entity", "'\(name)' is not \(base.name) or one of its subentities")
                 }
                 entity = named
             } else if key == "_pk" {
                 guard case .number(let text) = value, let pk = Int64(text), pk > 0 else {
-                    throw LoadError(file: file, line: line, field: "_pk", message: "expected a positive integer, found \(value.text)")
+                    throw LineRefusal("_pk", "expected a positive integer, found \(value.text)")
                 }
                 primaryKey = pk
             }
@@ -132,45 +191,37 @@ public enum ObjectJSONLines {
             let field = "\(entity.name).\(key)"
             if let attribute = entity.attribute(named: key) {
                 if attribute.declaration.isTransient {
-                    throw LoadError(file: file, line: line, field: field, message: "a transient attribute is not stored")
+                    throw LineRefusal(field, "a transient attribute is not stored")
                 }
                 do {
                     values[key] = try attributeValue(value, type: attribute.declaration.type)
                 } catch {
-                    throw LoadError(file: file, line: line, field: field, message: error.message)
+                    throw LineRefusal(field, error.message)
                 }
             } else if let relationship = entity.relationship(named: key) {
                 switch value {
                 case .null: relationships[key] = []
                 case .number(let text):
-                    guard let pk = Int64(text) else { throw LoadError(file: file, line: line, field: field, message: "expected a primary key, found \(text)") }
+                    guard let pk = Int64(text) else { throw LineRefusal(field, "expected a primary key, found \(text)") }
                     relationships[key] = [pk]
                 case .array(let items) where relationship.declaration.isToMany:
-                    relationships[key] = try items.map { item in
+                    var keys: [Int64] = []
+                    for item in items {
                         guard case .number(let text) = item, let pk = Int64(text) else {
-                            throw LoadError(file: file, line: line, field: field, message: "expected primary keys, found \(item.text)")
+                            throw LineRefusal(field, "expected primary keys, found \(item.text)")
                         }
-                        return pk
+                        keys.append(pk)
                     }
+                    relationships[key] = keys
                 default:
-                    throw LoadError(file: file, line: line, field: field,
-                                    message: relationship.declaration.isToMany ? "expected an array of primary keys, found \(value.kind)" : "expected a primary key or null, found \(value.kind)")
+                    throw LineRefusal(field, relationship.declaration.isToMany ? "expected an array of primary keys, found \(value.kind)" : "expected a primary key or null, found \(value.kind)")
                 }
             } else {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-                throw LoadError(file: file, line: line, field: field, message: "no such attribute or relationship (\(entity.name) has \(names.joined(separator: ", ")))")
+                throw LineRefusal(field, "no such attribute or relationship (\(entity.name) has \(names.joined(separator: ", ")))")
             }
         }
-        do {
-            try access.insert(entity.name, values: values, relationships: relationships, primaryKey: primaryKey)
-        } catch {
-            // "Entity.field: reason" from the store: split it into field and reason.
-            let message = error.message
-            if let colon = message.range(of: ": "), message[..<colon.lowerBound].contains(".") {
-                throw LoadError(file: file, line: line, field: String(message[..<colon.lowerBound]), message: String(message[colon.upperBound...]))
-            }
-            throw LoadError(file: file, line: line, field: nil, message: message)
-        }
+        return (entity.name, primaryKey, values, relationships)
     }
 
     private static func isSame(_ name: String, orSubentityOf base: String, in version: CompiledVersion) -> Bool {

@@ -10,7 +10,7 @@ public final class ObjectAccess {
     public let version: CompiledVersion
     /// The store's layout of that version.
     public let layout: StorageLayout
-    private var connection: Connection { store.connection }
+    var connection: Connection { store.connection }
 
     /// Binds a store to the version it holds.
     public init(store: Store, version: CompiledVersion) throws(StoreError) {
@@ -42,9 +42,9 @@ public final class ObjectAccess {
         layout.entityNumbers.first { $0.value == number }?.key
     }
 
-    private func quote(_ name: String) -> String { SchemaSQL.quote(name) }
+    func quote(_ name: String) -> String { SchemaSQL.quote(name) }
 
-    private func run(_ sql: String, _ values: [DatabaseValue]) throws(StoreError) {
+    func run(_ sql: String, _ values: [DatabaseValue]) throws(StoreError) {
         do {
             let statement = try connection.cachedStatement(sql)
             try statement.bind(values)
@@ -54,7 +54,7 @@ public final class ObjectAccess {
         }
     }
 
-    private func wrap<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+    func wrap<T>(_ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw StoreError.from(error, path: store.path) }
     }
 
@@ -187,219 +187,5 @@ public final class ObjectAccess {
     /// side's keys and the column holding the destination's keys.
     func joinTable(for relationship: CompiledRelationship) -> (table: StorageLayout.Table, mine: String, theirs: String)? {
         layout.joinTable(for: relationship)
-    }
-
-    // MARK: Inserting
-
-    /// Inserts an object, checking it against the model: value types and ranges,
-    /// required attributes (defaults fill missing ones), relationship targets and
-    /// cardinality. Returns the new primary key (allocated through `Z_PRIMARYKEY`
-    /// unless given).
-    @discardableResult
-    public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
-                       primaryKey requested: Int64? = nil) throws(StoreError) -> Int64 {
-        let entity = try entity(entityName)
-        let subject = "\(entityName)"
-        if entity.isAbstract {
-            throw StoreError(.invalidObject, "\(subject): the entity is abstract and cannot have objects of its own", path: store.path)
-        }
-        for name in values.keys where entity.attribute(named: name) == nil {
-            throw StoreError(.invalidObject, "\(subject).\(name): no such attribute", path: store.path)
-        }
-        for name in relationships.keys where entity.relationship(named: name) == nil {
-            throw StoreError(.invalidObject, "\(subject).\(name): no such relationship", path: store.path)
-        }
-        let table = table(of: entity)
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        // Z_PK is bound once the object has passed every check, so that a refused
-        // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
-        var bindings: [DatabaseValue] = [.null, .integer(Int64(layout.entityNumbers[entity.name]!)), .integer(1)]
-        for attribute in entity.attributes where !attribute.declaration.isTransient {
-            let a = attribute.declaration
-            var value: AttributeValue? = values[a.name] ?? nil
-            if values[a.name] == nil { value = a.defaultValue }
-            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? ValueCoding.checkLimits(v, of: a) {
-                throw StoreError(.invalidObject, "\(subject).\(a.name): \(problem)", path: store.path)
-            }
-            if value == nil, !a.isOptional {
-                throw StoreError(.invalidObject, "\(subject).\(a.name): a value is required", path: store.path)
-            }
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: a.name)) else { continue }
-            columns.append(column.name)
-            bindings.append(ValueCoding.databaseValue(value, as: a))
-        }
-        var later: [(CompiledRelationship, [Int64])] = []
-        for relationship in entity.relationships where !relationship.declaration.isTransient {
-            let r = relationship.declaration
-            let targets = relationships[r.name] ?? []
-            if !r.isToMany, targets.count > 1 {
-                throw StoreError(.invalidObject, "\(subject).\(r.name): a to-one relationship takes one key, found \(targets.count)", path: store.path)
-            }
-            if targets.isEmpty, !r.isOptional {
-                throw StoreError(.invalidObject, "\(subject).\(r.name): the relationship is required", path: store.path)
-            }
-            if let min = r.minCount, targets.count < min, !(targets.isEmpty && r.isOptional) {
-                throw StoreError(.invalidObject, "\(subject).\(r.name): needs at least \(min) objects, found \(targets.count)", path: store.path)
-            }
-            if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
-                throw StoreError(.invalidObject, "\(subject).\(r.name): allows at most \(max) objects, found \(targets.count)", path: store.path)
-            }
-            if Set(targets).count != targets.count {
-                throw StoreError(.invalidObject, "\(subject).\(r.name): the same object is listed twice", path: store.path)
-            }
-            for target in targets where try !exists(r.destination, primaryKey: target) {
-                throw StoreError(.invalidObject, "\(subject).\(r.name): no \(r.destination) with primary key \(target)", path: store.path)
-            }
-            if r.isToMany, r.inverse == nil, let destination = version.entity(named: r.destination),
-               let (ownerTable, column, _) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-                for target in targets {
-                    let owner = try wrap { () throws(SQLiteError) -> Int64? in
-                        let statement = try connection.cachedStatement("SELECT \(quote(column)) FROM \(quote(ownerTable.name)) WHERE Z_PK = ?")
-                        try statement.bind([.integer(target)])
-                        defer { statement.reset() }
-                        guard try statement.step(), !statement.isNull(at: 0) else { return nil }
-                        return statement.int64(at: 0)
-                    }
-                    if let owner {
-                        throw StoreError(.invalidObject, "\(subject).\(r.name): \(r.destination) \(target) already belongs to the \(r.name) of object \(owner); a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(r.destination) row)", path: store.path)
-                    }
-                }
-            }
-            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
-                columns.append(column.name)
-                bindings.append(targets.first.map { .integer($0) } ?? .null)
-                if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
-                    columns.append(typeColumn.name)
-                    if let target = targets.first {
-                        bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
-                    } else {
-                        bindings.append(.null)
-                    }
-                }
-            } else if !targets.isEmpty {
-                later.append((relationship, targets))
-            }
-        }
-        let key = try allocateKey(for: entity, requested: requested)
-        bindings[0] = .integer(key)
-        let sql = "INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        do {
-            let statement = try connection.cachedStatement(sql)
-            try statement.bind(bindings)
-            try statement.execute()
-        } catch {
-            if error.kind == .constraint {
-                throw StoreError(.invalidObject, "\(subject): \(error.message)", path: store.path, underlying: error)
-            }
-            throw StoreError.from(error, path: store.path)
-        }
-        for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: entity, to: targets)
-        }
-        // One-to-one: both sides hold a column; keep the other side pointing back.
-        for relationship in entity.relationships where !relationship.declaration.isToMany {
-            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                  let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
-                  let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
-                  let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
-            try run("UPDATE \(quote(self.table(of: ownerEntity).name)) SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
-                    [.integer(key), .integer(target)])
-        }
-        // A to-one whose inverse is ordered: append at the end of the destination's list.
-        for relationship in entity.relationships where !relationship.declaration.isToMany {
-            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                  let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
-                  inverseRelationship.declaration.isOrdered,
-                  let order = table.column(for: .order(entity: owner, relationship: inverse)),
-                  let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
-            try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) WHERE Z_PK = ?",
-                    [.integer(target), .integer(key), .integer(key)])
-        }
-        return key
-    }
-
-    private func allocateKey(for entity: CompiledEntity, requested: Int64?) throws(StoreError) -> Int64 {
-        let table = table(of: entity)
-        let rootNumber = Int64(layout.entityNumbers[entity.root]!)
-        return try wrap { () throws(SQLiteError) -> Int64 in
-            let current = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(rootNumber)) ?? 0
-            if let requested {
-                guard requested > 0 else {
-                    throw SQLiteError(resultCode: 19, message: "primary keys start at 1, found \(requested)", sql: nil, path: nil)
-                }
-                if try connection.scalarInt64("SELECT 1 FROM \(quote(table.name)) WHERE Z_PK = ?", .integer(requested)) != nil {
-                    throw SQLiteError(resultCode: 1555, message: "\(entity.name): primary key \(requested) is already used in \(table.name)", sql: nil, path: nil)
-                }
-                if requested > current {
-                    let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-                    try update.bind([.integer(requested), .integer(rootNumber)])
-                    try update.execute()
-                }
-                return requested
-            }
-            let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-            try update.bind([.integer(current + 1), .integer(rootNumber)])
-            try update.execute()
-            return current + 1
-        }
-    }
-
-    /// The entity number of the row with this key in an entity's table.
-    private func entityNumber(of entityName: String, primaryKey: Int64) throws(StoreError) -> Int64 {
-        let entity = try entity(entityName)
-        let sql = "SELECT Z_ENT FROM \(quote(table(of: entity).name)) WHERE Z_PK = ?"
-        return try wrap { () throws(SQLiteError) -> Int64 in
-            let statement = try connection.cachedStatement(sql)
-            try statement.bind([.integer(primaryKey)])
-            defer { statement.reset() }
-            _ = try statement.step()
-            return statement.int64(at: 0)
-        }
-    }
-
-    /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
-    /// entity number beside the key, for a destination row of `entity`.
-    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
-        guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
-              let number = layout.entityNumbers[entity.name] else { return "" }
-        return ", \(quote(column.name)) = \(number)"
-    }
-
-    private func connectToMany(_ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64]) throws(StoreError) {
-        let r = relationship.declaration
-        guard let destination = version.entity(named: r.destination) else { return }
-        let destinationTable = table(of: destination)
-        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
-            for (position, target) in targets.enumerated() {
-                if let order {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
-                            [.integer(key), .integer(Int64(position + 1)), .integer(target)])
-                } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
-                }
-            }
-            return
-        }
-        guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
-        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-        // An ordered inverse: the new object goes at the end of each destination's list.
-        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
-        for (position, target) in targets.enumerated() {
-            var columns = [mine, theirs]
-            var values = ["?", "?"]
-            var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
-            if let order {
-                columns.append(order.name)
-                values.append("?")
-                bindings.append(.integer(Int64(position + 1)))
-            }
-            if let inverseOrder {
-                columns.append(inverseOrder.name)
-                values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
-                bindings.append(.integer(target))
-            }
-            try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))", bindings)
-        }
     }
 }

@@ -132,14 +132,15 @@ public enum ValueCoding {
     /// Whether `value` fits an attribute of `type` (kind and range), with the reason when not.
     public static func check(_ value: AttributeValue, fits type: AttributeType) -> String? {
         switch (type, value) {
+        // Before the cases that accept any double: SQLite binds NaN as NULL.
+        case (.double, .double(let v)) where v.isNaN, (.float, .double(let v)) where v.isNaN, (.date, .date(let v)) where v.isNaN:
+            return "NaN cannot be stored (SQLite stores it as NULL)"
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
             return type.integerRange!.contains(v) ? nil : "\(v) is out of range for \(type.rawValue)"
         case (.decimal, .decimal), (.decimal, .integer), (.double, .double), (.double, .integer),
              (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary), (.transformable, .binary),
              (.uuid, .uuid), (.uri, .uri):
             return nil
-        case (.double, .double(let v)) where v.isNaN, (.float, .double(let v)) where v.isNaN:
-            return "NaN cannot be stored (SQLite stores it as NULL)"
         case (.float, .double(let v)):
             return Float(v).isFinite || !v.isFinite ? nil : "\(v) is out of range for float"
         case (.float, .integer):

@@ -1,0 +1,465 @@
+import DataModel
+
+// The rules an object must follow to be inserted live here, once: `insert` (one
+// object) and `insertAll` (a batch, as `migrate load` uses) both go through
+// `insertRow`, which checks what one object can be checked for as it is written,
+// and `checkBatch`, which checks what other objects of the batch can still change
+// (a required relationship set from its inverse side) once every object is written.
+extension ObjectAccess {
+    // MARK: Inserting
+
+    /// Inserts an object, checking it against the model: value types and ranges (NaN
+    /// is refused), required attributes (defaults fill missing ones), relationship
+    /// targets (they exist and are of the destination entity), cardinality on both
+    /// sides, one owner per destination where the store keeps one, and uniqueness
+    /// constraints. Returns the new primary key (allocated through `Z_PRIMARYKEY`
+    /// unless given). A refused object leaves the store as it was.
+    @discardableResult
+    public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
+                       primaryKey requested: Int64? = nil) throws(StoreError) -> Int64 {
+        var key: Int64 = 0
+        do {
+            try insertAll { batch in
+                key = try batch.insert(entityName, values: values, relationships: relationships, primaryKey: requested, source: 1) ?? 0
+            }
+        } catch let refused as ObjectRefusals {
+            throw StoreError(.invalidObject, refused.refusals.first?.description ?? "\(entityName): refused", path: store.path)
+        } catch {
+            throw storeError(error)
+        }
+        return key
+    }
+
+    /// Inserts a batch of objects all or nothing, in one transaction (a savepoint
+    /// inside a transaction already open): `body` inserts them through the batch,
+    /// and every object is checked as ``insert(_:values:relationships:primaryKey:)``
+    /// checks one, against the stored objects and those inserted before it. When any
+    /// object is refused, the batch goes on to find every refusal, then writes
+    /// nothing and throws ``ObjectRefusals``. Returns the number of objects inserted.
+    /// - Parameters:
+    ///   - describeSource: how messages name an object's source, `{ "line \($0)" }`.
+    ///   - limit: how many refusals to report (the first by source); the others are counted.
+    @discardableResult
+    public func insertAll(describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
+                          keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void) throws -> Int {
+        let batch = ObjectBatch(access: self, describeSource: describeSource, limit: limit)
+        let work = { () throws -> Int in
+            try body(batch)
+            try self.checkBatch(batch)
+            if let refused = batch.refusals { throw refused }
+            return batch.insertedCount
+        }
+        return connection.isInTransaction ? try connection.savepoint("ObjectAccess.insertAll", work)
+                                           : try connection.transaction(.immediate, work)
+    }
+
+    private func storeError(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as SQLiteError: StoreError.from(error, path: store.path)
+        default: StoreError(.sqlite, String(describing: error), path: store.path)
+        }
+    }
+
+    /// Checks one object and writes it; throws `RowRefusal` (nothing written) when the
+    /// model refuses it.
+    func insertRow(_ entity: CompiledEntity, values: [String: AttributeValue?], relationships: [String: [Int64]],
+                   primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
+        let subject = entity.name
+        if entity.isAbstract {
+            throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
+        }
+        for name in values.keys.sorted() where entity.attribute(named: name) == nil {
+            throw RowRefusal("\(subject).\(name)", "no such attribute")
+        }
+        for name in relationships.keys.sorted() where entity.relationship(named: name) == nil {
+            throw RowRefusal("\(subject).\(name)", "no such relationship")
+        }
+        let table = table(of: entity)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        // Z_PK is bound once the object has passed every check, so that a refused
+        // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
+        var bindings: [DatabaseValue] = [.null, .integer(Int64(layout.entityNumbers[entity.name]!)), .integer(1)]
+        var resolved: [String: AttributeValue] = [:]
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            let a = attribute.declaration
+            var value: AttributeValue? = values[a.name] ?? nil
+            if values[a.name] == nil { value = a.defaultValue }
+            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? ValueCoding.checkLimits(v, of: a) {
+                throw RowRefusal("\(subject).\(a.name)", problem)
+            }
+            if value == nil, !a.isOptional {
+                throw RowRefusal("\(subject).\(a.name)", "a value is required")
+            }
+            resolved[a.name] = value
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: a.name)) else { continue }
+            columns.append(column.name)
+            bindings.append(ValueCoding.databaseValue(value, as: a))
+        }
+        var later: [(CompiledRelationship, [Int64])] = []
+        for relationship in entity.relationships where !relationship.declaration.isTransient {
+            let r = relationship.declaration
+            let field = "\(subject).\(r.name)"
+            let targets = relationships[r.name] ?? []
+            // Required relationships and minimum counts wait for `checkBatch`: another
+            // object of the batch may still set them from the inverse side.
+            if !r.isToMany, targets.count > 1 {
+                throw RowRefusal(field, "a to-one relationship takes one key, found \(targets.count)")
+            }
+            if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
+                throw RowRefusal(field, "allows at most \(max) objects, found \(targets.count)")
+            }
+            if Set(targets).count != targets.count {
+                throw RowRefusal(field, "the same object is listed twice")
+            }
+            for target in targets {
+                try checkTarget(target, of: relationship, field: field, batch: batch)
+            }
+            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                columns.append(column.name)
+                bindings.append(targets.first.map { .integer($0) } ?? .null)
+                if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
+                    columns.append(typeColumn.name)
+                    if let target = targets.first {
+                        bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
+                    } else {
+                        bindings.append(.null)
+                    }
+                }
+            } else if !targets.isEmpty {
+                later.append((relationship, targets))
+            }
+        }
+        try checkUniqueness(of: entity, values: resolved, relationships: relationships, batch: batch)
+        if let requested, requested <= 0 {
+            throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
+        }
+        if let requested, let holder = try entityOfRow(in: table, key: requested) {
+            throw RowRefusal(subject, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
+        }
+        let key = try allocateKey(for: entity, requested: requested)
+        bindings[0] = .integer(key)
+        let sql = "INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        do {
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind(bindings)
+            try statement.execute()
+        } catch {
+            // A constraint of the store's own that the model does not describe.
+            if error.kind == .constraint { throw RowRefusal(subject, error.message) }
+            throw StoreError.from(error, path: store.path)
+        }
+        for (relationship, targets) in later {
+            try connectToMany(relationship, from: key, of: entity, to: targets)
+        }
+        // One-to-one: both sides hold a column; keep the other side pointing back.
+        for relationship in entity.relationships where !relationship.declaration.isToMany {
+            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
+                  let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
+                  let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
+                  let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
+            try run("UPDATE \(quote(self.table(of: ownerEntity).name)) SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    [.integer(key), .integer(target)])
+        }
+        // A to-one whose inverse is ordered: append at the end of the destination's list.
+        for relationship in entity.relationships where !relationship.declaration.isToMany {
+            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
+                  let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
+                  inverseRelationship.declaration.isOrdered,
+                  let order = table.column(for: .order(entity: owner, relationship: inverse)),
+                  let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
+            try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) WHERE Z_PK = ?",
+                    [.integer(target), .integer(key), .integer(key)])
+        }
+        return key
+    }
+
+    // MARK: Rules for one object
+
+    /// A relationship target exists, is of the destination entity, has no other
+    /// owner where the store keeps one, and has room on the inverse side.
+    private func checkTarget(_ target: Int64, of relationship: CompiledRelationship, field: String, batch: ObjectBatch) throws {
+        let r = relationship.declaration
+        guard let destination = version.entity(named: r.destination) else { return }
+        let destinationTable = table(of: destination)
+        if try !exists(r.destination, primaryKey: target) {
+            if let other = try entityOfRow(in: destinationTable, key: target) {
+                throw RowRefusal(field, "\(batch.describe(other, target)) is not \(Self.article(r.destination)) \(r.destination)")
+            }
+            throw RowRefusal(field, "no \(r.destination) with primary key \(target)")
+        }
+        let inverse = r.inverse.flatMap { name in relationship.inverseEntity.flatMap { version.entity(named: $0)?.relationship(named: name) } }
+        let sourceTable = table(of: version.entity(named: relationship.declaredIn) ?? destination)
+        // Where the store keeps the owner's key on the destination row (a one-to-one's
+        // other side, a one-to-many's to-one side, a to-many without an inverse's
+        // Z<n><NAME> column), a destination has one owner.
+        let ownerColumn: String?
+        if !r.isToMany, let inverse, !inverse.declaration.isToMany {
+            ownerColumn = destinationTable.column(for: .toOne(entity: inverse.declaredIn, relationship: inverse.name))?.name
+        } else {
+            ownerColumn = layout.reverseColumn(for: relationship, destinationRoot: destination.root)?.column
+        }
+        if let ownerColumn {
+            var owner = try key(in: destinationTable, column: ownerColumn, ofRow: target)
+            if owner == nil, !r.isToMany, let mine = sourceTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                // A store whose two one-to-one columns disagree: this side's rows count too.
+                owner = try firstKey(in: sourceTable, where: mine.name, is: target)
+            }
+            if let owner {
+                let ownerEntity = try entityOfRow(in: sourceTable, key: owner) ?? relationship.declaredIn
+                let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
+                let claim = r.isToMany ? "is already among the \(r.name) of" : "is already the \(r.name) of"
+                let rule = inverse.map { "\(Self.article(r.destination)) \(r.destination) has one \($0.name) (\($0.declaredIn).\($0.name) is to-one)" }
+                    ?? "a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(r.destination) row)"
+                throw RowRefusal(field, "\(batch.describe(targetEntity, target)) \(claim) \(batch.describe(ownerEntity, owner)); \(rule)")
+            }
+        }
+        // The inverse side's maximum: a to-many inverse gains this object.
+        if let inverse, inverse.declaration.isToMany, let max = inverse.declaration.maxCount, max > 0 {
+            let count: Int64
+            if r.isToMany {
+                guard let (join, _, theirs) = joinTable(for: relationship) else { return }
+                count = try scalar("SELECT count(*) FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?", target)
+            } else {
+                guard let mine = sourceTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return }
+                count = try scalar("SELECT count(*) FROM \(quote(sourceTable.name)) WHERE \(quote(mine.name)) = ?", target)
+            }
+            if count >= Int64(clamping: max) {
+                let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
+                throw RowRefusal(field, "\(batch.describe(targetEntity, target)) already has the most \(inverse.name) \(inverse.declaredIn).\(inverse.name) allows (\(max))")
+            }
+        }
+    }
+
+    /// No stored object (nor one inserted before) holds the same values under a
+    /// uniqueness constraint of the entity or an ancestor. As SQLite's unique indexes,
+    /// a nil value never conflicts.
+    private func checkUniqueness(of entity: CompiledEntity, values: [String: AttributeValue], relationships: [String: [Int64]],
+                                 batch: ObjectBatch) throws {
+        let table = table(of: entity)
+        for name in version.lineage(of: entity.name) {
+            guard let owner = version.entity(named: name) else { continue }
+            for constraint in owner.uniqueness {
+                var conditions: [String] = []
+                var bindings: [DatabaseValue] = []
+                var shown: [String] = []
+                for property in constraint {
+                    if let attribute = entity.attribute(named: property),
+                       let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)) {
+                        guard let value = values[property] else { break }
+                        conditions.append("\(quote(column.name)) = ?")
+                        bindings.append(ValueCoding.databaseValue(value, as: attribute.declaration))
+                        shown.append(value.displayText)
+                    } else if let relationship = entity.relationship(named: property),
+                              let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property)) {
+                        guard let target = relationships[property]?.first else { break }
+                        conditions.append("\(quote(column.name)) = ?")
+                        bindings.append(.integer(target))
+                        shown.append("\(relationship.declaration.destination) \(target)")
+                    }
+                }
+                guard conditions.count == constraint.count, !conditions.isEmpty else { continue }
+                let numbers = entityNumbers(owner, includeSubentities: true).map(String.init).joined(separator: ",")
+                let sql = "SELECT Z_PK, Z_ENT FROM \(quote(table.name)) WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1"
+                let holder = try wrap { () throws(SQLiteError) -> (Int64, Int)? in
+                    let statement = try connection.cachedStatement(sql)
+                    try statement.bind(bindings)
+                    defer { statement.reset() }
+                    guard try statement.step() else { return nil }
+                    return (statement.int64(at: 0), Int(statement.int64(at: 1)))
+                }
+                guard let (key, number) = holder else { continue }
+                let other = batch.describe(nameOfEntity(number: number) ?? owner.name, key)
+                let names = constraint.joined(separator: ", ")
+                throw RowRefusal("\(entity.name).\(names)", constraint.count == 1
+                    ? "\(shown[0]) is already used by \(other); the model makes \(names) unique"
+                    : "\(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique together")
+            }
+        }
+    }
+
+    // MARK: Rules for the whole batch
+
+    /// Required relationships and minimum counts of every object the batch wrote,
+    /// once every object is written: another object of the batch may have set them
+    /// from the inverse side. Set-based, a few hundred objects a statement.
+    func checkBatch(_ batch: ObjectBatch) throws {
+        for (entityName, keys) in batch.inserted.sorted(by: { $0.key < $1.key }) {
+            guard let entity = version.entity(named: entityName) else { continue }
+            let table = table(of: entity)
+            for relationship in entity.relationships where !relationship.declaration.isTransient {
+                let r = relationship.declaration
+                guard !r.isOptional || (r.minCount ?? 0) > 0, let count = countExpression(relationship, of: table) else { continue }
+                let chunk = 200
+                let sql = "SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ",")))"
+                var start = 0
+                while start < keys.count {
+                    let part = keys[start..<min(start + chunk, keys.count)]
+                    start += chunk
+                    var found: [Int64: Int64] = [:]
+                    try wrap { () throws(SQLiteError) in
+                        let statement = try connection.cachedStatement(sql)
+                        try statement.bind(part.map { .integer($0) } + Array(repeating: .null, count: chunk - part.count))
+                        defer { statement.reset() }
+                        while try statement.step() { found[statement.int64(at: 0)] = statement.int64(at: 1) }
+                    }
+                    for key in part {
+                        let n = found[key] ?? 0
+                        let problem: String?
+                        if n == 0, !r.isOptional {
+                            problem = "the relationship is required"
+                        } else if let min = r.minCount, n < Int64(clamping: min), !(n == 0 && r.isOptional) {
+                            problem = "needs at least \(min) objects, found \(n)"
+                        } else {
+                            problem = nil
+                        }
+                        if let problem, let source = batch.sources[entity.root]?[key] {
+                            batch.refuse(source: source, field: "\(entityName).\(r.name)", message: problem)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An SQL expression for the number of destinations of `relationship` of the row
+    /// `t` of `table`.
+    private func countExpression(_ relationship: CompiledRelationship, of table: StorageLayout.Table) -> String? {
+        let r = relationship.declaration
+        if !r.isToMany {
+            return table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)).map { "(t.\(quote($0.name)) IS NOT NULL)" }
+        }
+        guard let destination = version.entity(named: r.destination) else { return nil }
+        if !relationship.isManyToMany, let (destinationTable, column, _) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            return "(SELECT count(*) FROM \(quote(destinationTable.name)) AS d WHERE d.\(quote(column)) = t.Z_PK)"
+        }
+        guard let (join, mine, _) = joinTable(for: relationship) else { return nil }
+        return "(SELECT count(*) FROM \(quote(join.name)) AS j WHERE j.\(quote(mine)) = t.Z_PK)"
+    }
+
+    // MARK: Helpers
+
+    /// "a" or "an", for an entity name.
+    static func article(_ name: String) -> String {
+        "AEIOU".contains(name.first ?? "x") ? "an" : "a"
+    }
+
+    /// The entity of the row with this key in `table`, if there is one.
+    func entityOfRow(in table: StorageLayout.Table, key: Int64) throws(StoreError) -> String? {
+        let sql = "SELECT Z_ENT FROM \(quote(table.name)) WHERE Z_PK = ?"
+        let number = try wrap { () throws(SQLiteError) -> Int64? in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(key)])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : nil
+        }
+        return number.map { nameOfEntity(number: Int($0)) ?? "object" }
+    }
+
+    /// The non-null key in `column` of the row `key`.
+    private func key(in table: StorageLayout.Table, column: String, ofRow key: Int64) throws(StoreError) -> Int64? {
+        let sql = "SELECT \(quote(column)) FROM \(quote(table.name)) WHERE Z_PK = ?"
+        return try wrap { () throws(SQLiteError) -> Int64? in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(key)])
+            defer { statement.reset() }
+            guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+            return statement.int64(at: 0)
+        }
+    }
+
+    /// The lowest key of a row of `table` whose `column` holds `value`.
+    private func firstKey(in table: StorageLayout.Table, where column: String, is value: Int64) throws(StoreError) -> Int64? {
+        let sql = "SELECT Z_PK FROM \(quote(table.name)) WHERE \(quote(column)) = ? ORDER BY Z_PK LIMIT 1"
+        return try wrap { () throws(SQLiteError) -> Int64? in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(value)])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : nil
+        }
+    }
+
+    private func scalar(_ sql: String, _ value: Int64) throws(StoreError) -> Int64 {
+        try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(value)])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+    }
+
+    // MARK: Writing
+
+    private func allocateKey(for entity: CompiledEntity, requested: Int64?) throws(StoreError) -> Int64 {
+        let rootNumber = Int64(layout.entityNumbers[entity.root]!)
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            let current = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(rootNumber)) ?? 0
+            let key = requested ?? current + 1
+            if key > current {
+                let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+                try update.bind([.integer(key), .integer(rootNumber)])
+                try update.execute()
+            }
+            return key
+        }
+    }
+
+    /// The entity number of the row with this key in an entity's table.
+    private func entityNumber(of entityName: String, primaryKey: Int64) throws(StoreError) -> Int64 {
+        let entity = try entity(entityName)
+        let sql = "SELECT Z_ENT FROM \(quote(table(of: entity).name)) WHERE Z_PK = ?"
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind([.integer(primaryKey)])
+            defer { statement.reset() }
+            _ = try statement.step()
+            return statement.int64(at: 0)
+        }
+    }
+
+    /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
+    /// entity number beside the key, for a destination row of `entity`.
+    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
+        guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
+              let number = layout.entityNumbers[entity.name] else { return "" }
+        return ", \(quote(column.name)) = \(number)"
+    }
+
+    private func connectToMany(_ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64]) throws(StoreError) {
+        let r = relationship.declaration
+        guard let destination = version.entity(named: r.destination) else { return }
+        let destinationTable = table(of: destination)
+        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
+            for (position, target) in targets.enumerated() {
+                if let order {
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                            [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+                } else {
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
+                }
+            }
+            return
+        }
+        guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
+        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+        // An ordered inverse: the new object goes at the end of each destination's list.
+        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
+        for (position, target) in targets.enumerated() {
+            var columns = [mine, theirs]
+            var values = ["?", "?"]
+            var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
+            if let order {
+                columns.append(order.name)
+                values.append("?")
+                bindings.append(.integer(Int64(position + 1)))
+            }
+            if let inverseOrder {
+                columns.append(inverseOrder.name)
+                values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
+                bindings.append(.integer(target))
+            }
+            try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))", bindings)
+        }
+    }
+}

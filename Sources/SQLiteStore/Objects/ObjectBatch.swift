@@ -1,0 +1,99 @@
+import DataModel
+
+/// Objects inserted together and checked together, all or nothing: see
+/// ``ObjectAccess/insertAll(describingSources:keeping:_:)``.
+///
+/// Each object carries a source number chosen by the caller (a line number, for JSON
+/// Lines); refusals name it, and messages about another object of the batch say where
+/// that object came from (`Member 1 (line 1)`). A refused object is not written, the
+/// batch goes on so that every refusal is found, and in the end nothing is written.
+public final class ObjectBatch {
+    let access: ObjectAccess
+    let describeSource: (Int) -> String
+    let limit: Int
+    /// Root entity → primary key → source, for every object the batch wrote.
+    private(set) var sources: [String: [Int64: Int]] = [:]
+    /// Entity → primary keys the batch wrote, in insertion order.
+    private(set) var inserted: [String: [Int64]] = [:]
+    /// How many objects the batch wrote.
+    public private(set) var insertedCount = 0
+    /// Kept refusals with their arrival order (a tie-breaker among refusals of one source).
+    private var kept: [(refusal: ObjectRefusal, order: Int)] = []
+    /// How many refusals there were in all.
+    public private(set) var refusalCount = 0
+
+    init(access: ObjectAccess, describeSource: @escaping (Int) -> String, limit: Int) {
+        self.access = access
+        self.describeSource = describeSource
+        self.limit = max(1, limit)
+    }
+
+    /// Inserts one object, checked against the model as
+    /// ``ObjectAccess/insert(_:values:relationships:primaryKey:)`` checks it. Returns
+    /// its primary key, or nil when the model refuses it (the refusal is recorded, and
+    /// the batch will write nothing).
+    /// - Throws: `StoreError` for an unknown entity or when the store fails.
+    @discardableResult
+    public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
+                       primaryKey requested: Int64? = nil, source: Int) throws(StoreError) -> Int64? {
+        do {
+            let entity = try access.entity(entityName)
+            let key = try access.insertRow(entity, values: values, relationships: relationships, primaryKey: requested, batch: self)
+            sources[entity.root, default: [:]][key] = source
+            inserted[entity.name, default: []].append(key)
+            insertedCount += 1
+            return key
+        } catch let refusal as RowRefusal {
+            refuse(source: source, field: refusal.field, message: refusal.message)
+            return nil
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError.from(error, path: access.store.path)
+        } catch {
+            throw StoreError(.sqlite, String(describing: error), path: access.store.path)
+        }
+    }
+
+    /// Records a refusal the caller found itself (a line that is not valid JSON, say),
+    /// so that it is reported with the others and the batch writes nothing.
+    public func refuse(source: Int, field: String?, message: String) {
+        refusalCount += 1
+        kept.append((ObjectRefusal(source: source, field: field, message: message), refusalCount))
+        // Memory stays bounded however many objects are refused: only the first
+        // `limit` by source are reported.
+        if kept.count >= 4 * limit + 64 { trim() }
+    }
+
+    /// Whether any object was refused so far.
+    public var hasRefusals: Bool { refusalCount > 0 }
+
+    /// The error that reports the refusals, when there are any.
+    var refusals: ObjectRefusals? {
+        guard refusalCount > 0 else { return nil }
+        trim()
+        return ObjectRefusals(refusals: kept.map(\.refusal), count: refusalCount)
+    }
+
+    private func trim() {
+        kept.sort { ($0.refusal.source, $0.order) < ($1.refusal.source, $1.order) }
+        if kept.count > limit { kept.removeSubrange(limit...) }
+    }
+
+    /// `Member 1`, and where it came from when this batch wrote it: `Member 1 (line 1)`.
+    func describe(_ entity: String, _ key: Int64) -> String {
+        let root = access.version.entity(named: entity)?.root ?? entity
+        return "\(entity) \(key)" + (sources[root]?[key].map { " (\(describeSource($0)))" } ?? "")
+    }
+}
+
+/// A refusal found while inserting one object, before it is filed under its source.
+struct RowRefusal: Error {
+    var field: String?
+    var message: String
+
+    init(_ field: String?, _ message: String) {
+        self.field = field
+        self.message = message
+    }
+}
