@@ -23,6 +23,9 @@ struct Apply: ParsableCommand {
     @Flag(name: .long, help: "Also run PRAGMA integrity_check and check every relationship before committing.")
     var verify = false
 
+    @Flag(name: .long, help: "Do not report rows done within long table rebuilds and index builds (the benchmark measures what reporting costs).")
+    var noProgress = false
+
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
     var timeout: Double = 30
 
@@ -56,6 +59,7 @@ struct Apply: ParsableCommand {
         do {
             var migratorOptions = Migrator.Options(backupPath: backup, dryRun: dryRun, verify: verify, timeout: timeout)
             migratorOptions.cancellation = interruption.cancellation
+            migratorOptions.rowProgress = !noProgress
             migratorOptions.backupDirectory = backupDirectory
             migratorOptions.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }

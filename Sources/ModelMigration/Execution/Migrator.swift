@@ -109,6 +109,9 @@ public struct Migrator {
         public var tool = "ModelMigration"
         /// Stops the migration from another thread (signals); it rolls back.
         public var cancellation: MigrationCancellation?
+        /// Report rows done within long SQL steps (rebuilds, index builds) through
+        /// SQLite's progress handler.
+        public var rowProgress = true
 
         /// Default options.
         public init(backupPath: String? = nil, dryRun: Bool = false, verify: Bool = false, timeout: Double = 30) {
@@ -195,10 +198,10 @@ public struct Migrator {
         try connection.execute("SAVEPOINT mm_apply")
         var run: HopRun
         do {
-            run = try runHops(plan, connection: connection, store: store, countBaselines: false, verify: options.verify, cancellation: options.cancellation, progress: progress)
+            run = try runHops(plan, connection: connection, store: store, countBaselines: false, verify: options.verify, cancellation: options.cancellation, rowProgress: options.rowProgress, progress: progress)
         } catch is BaselinesNeeded {
             try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
-            run = try runHops(plan, connection: connection, store: store, countBaselines: true, verify: options.verify, cancellation: options.cancellation, progress: progress)
+            run = try runHops(plan, connection: connection, store: store, countBaselines: true, verify: options.verify, cancellation: options.cancellation, rowProgress: options.rowProgress, progress: progress)
         }
         try connection.execute("RELEASE SAVEPOINT mm_apply")
 
@@ -244,7 +247,7 @@ public struct Migrator {
     /// `countBaselines`, the dangling references of each hop's source are counted
     /// before its steps, and a check passes when it finds no more than were there.
     func runHops(_ plan: MigrationPlan, connection: Connection, store: Store, countBaselines: Bool, verify: Bool,
-                 cancellation: MigrationCancellation? = nil, progress: (MigrationEvent) -> Void) throws -> HopRun {
+                 cancellation: MigrationCancellation? = nil, rowProgress: Bool = true, progress: (MigrationEvent) -> Void) throws -> HopRun {
         var run = HopRun()
         let total = plan.allSteps.count
         var index = 0
@@ -263,7 +266,7 @@ public struct Migrator {
                 if cancellation?.isCancelled == true {
                     throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
-                try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, progress: progress)
+                try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, rowProgress: rowProgress, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
             for check in hop.checks {
@@ -309,7 +312,7 @@ public struct Migrator {
 
     /// Runs one step of a hop.
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
-                 emptied: inout [EmptiedProperty], progress: (MigrationEvent) -> Void) throws {
+                 emptied: inout [EmptiedProperty], rowProgress: Bool = true, progress: (MigrationEvent) -> Void) throws {
         let connection = store.connection
 
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
@@ -327,7 +330,7 @@ public struct Migrator {
                 // Rows done of a long copy or index build, from SQLite's own count of
                 // the rows its scan visited, at most ten times a second.
                 let total = step.cost.rows
-                if total >= 10_000 {
+                if total >= 10_000, rowProgress {
                     var last = Date.distantPast
                     try withoutActuallyEscaping(progress) { report in
                         connection.setProgressHandler { scanned in
