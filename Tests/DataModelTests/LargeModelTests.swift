@@ -82,7 +82,7 @@ import Testing
         #expect(version.subtree(of: "E0") == (0..<2000).map { "E\($0)" })
         #expect(version.entity(named: "E0")?.subentities == ["E1"])
         // Every entity hashes its parent's hash: check the chain's two ends against
-        // the recipe (ARCHITECTURE.md §4), computed here from its parts.
+        // the recipe (Docs/ModelFormat.md, "Version hashes"), computed here from its parts.
         let name = try #require(version.entity(named: "E0")?.attribute(named: "name")).versionHash
         let items = try #require(version.entity(named: "E0")?.relationship(named: "items")).versionHash
         let root = VersionHasher.hashEntity(name: "E0", isAbstract: false, parentHash: nil,

@@ -5,7 +5,7 @@ import Testing
 /// Swift Testing has a `SourceLocation` too.
 private typealias SourceLocation = DataModel.SourceLocation
 
-/// The hash recipe of ARCHITECTURE.md §4. Exact hex values below were computed
+/// The hash recipe (Docs/ModelFormat.md, "Version hashes"). Exact hex values below were computed
 /// independently from the recipe (Python's hashlib), not by this code.
 @Suite struct VersionHasherTests {
     // MARK: - Helpers

@@ -118,7 +118,7 @@ import TestSupport
     }
 
     /// A store migrated by a newer deployment (version 2) read by one that only
-    /// ships version 1. README and ARCHITECTURE §7 list this under exit 5.
+    /// ships version 1. The README lists this under exit 5.
     @Test func aStoreNewerThanTheDeployment() throws {
         let f = try StockFixture()
         defer { f.remove() }

@@ -1,7 +1,7 @@
 internal import Crypto
 
 /// Core Data's version hashes (hash scheme version 3), byte for byte: see
-/// ARCHITECTURE.md §4. Checked against stores written by Apple's Core Data
+/// Docs/ModelFormat.md, "Version hashes". Checked against stores written by Apple's Core Data
 /// (framework versions 1044 and 1344) in `AppleParityTests`.
 public enum VersionHasher {
     /// `NSStoreModelVersionHashesVersion` of the stores this toolkit writes.
