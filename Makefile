@@ -77,6 +77,7 @@ faulttest: build
 # dangling references, full disks, kills, readers, FIFOs…): TRIALS trials.
 hostiletest: build
 	python3 Scripts/hostile.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
+	python3 Scripts/mutate_models.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
 
 clean:
 	rm -rf .build $(DEMO)
