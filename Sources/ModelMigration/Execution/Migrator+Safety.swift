@@ -4,13 +4,13 @@ import SQLiteStore
 
 /// The store as it was under the migration's lock, before the first write.
 ///
-/// Rollback-journal stores: the bytes of the database file (a failed transaction
-/// that SQLite rolled back, or whose hot journal was replayed, leaves exactly those
-/// bytes). WAL stores: an uncommitted transaction never reaches the database file
-/// (frames without a commit record are ignored), and the file's bytes may move
-/// legitimately (the last connection to close checkpoints committed frames into
-/// it), so the schema, `Z_PRIMARYKEY` and the metadata, which every migration
-/// changes, are compared instead.
+/// Rollback-journal stores: the file's size, its first page (SQLite's header with
+/// its change counter, and the schema's root) and the schema, `Z_PRIMARYKEY` and
+/// metadata, which every migration changes. WAL stores: an uncommitted transaction
+/// never reaches the database file (frames without a commit record are ignored),
+/// and the file's bytes may move legitimately (the last connection to close
+/// checkpoints committed frames into it), so only the schema, `Z_PRIMARYKEY` and
+/// the metadata are compared.
 struct StoreFingerprint: Equatable {
     var file: FileFingerprint
     var isWAL: Bool
@@ -24,8 +24,15 @@ struct StoreFingerprint: Equatable {
     init(_ connection: Connection) throws {
         let mode = try connection.scalarString("PRAGMA journal_mode")?.lowercased() ?? ""
         isWAL = mode == "wal"
-        file = try connection.mainFileFingerprint()
-        logical = isWAL ? try Self.logical(connection) : ""
+        // The file's size and its first page — SQLite's header (change counter,
+        // page count, schema cookie) and the schema's root — not every byte: hashing
+        // the whole file would make an O(1) migration cost as much as reading the
+        // store (a 2 GB store, seconds). SQLite writes page 1 before any other page
+        // a transaction changes and restores it with them, so a rollback that did not
+        // complete shows there, and the journal it would leave is checked too.
+        let pageSize = Int(try connection.scalarInt64("PRAGMA page_size") ?? 4096)
+        file = try connection.mainFileFingerprint(limit: Int64(pageSize))
+        logical = try Self.logical(connection)
     }
 
     /// Taken after a failure, by a new connection: its first read replays a hot

@@ -44,17 +44,19 @@ extension Connection {
     /// The size and a hash of the main database file's bytes, read through SQLite's
     /// handle: call it while this connection holds a lock, so that nobody writes
     /// the file meanwhile.
-    public func mainFileFingerprint() throws(SQLiteError) -> FileFingerprint {
+    /// `limit`: hash only the first `limit` bytes (the size is the whole file's).
+    public func mainFileFingerprint(limit: Int64? = nil) throws(SQLiteError) -> FileFingerprint {
         let size = try mainFileSize()
+        let end = min(size, limit ?? size)
         var hasher = Hasher64()
         var offset: Int64 = 0
         let chunk = 1 << 20
-        while offset < size {
-            let bytes = try readMainFile(offset: offset, count: chunk)
+        while offset < end {
+            let bytes = try readMainFile(offset: offset, count: Int(min(Int64(chunk), end - offset)))
             if bytes.isEmpty { break }
             hasher.add(bytes)
             offset += Int64(bytes.count)
         }
-        return FileFingerprint(size: offset, hash: hasher.finish(length: offset))
+        return FileFingerprint(size: size, hash: hasher.finish(length: offset))
     }
 }
