@@ -235,11 +235,12 @@ public struct MigrationPlanner {
             }
         }
         if movesRows {
-            let problems = try StoreAudit.violations(of: audit.preconditions(), on: store.connection)
+            let preconditions = audit.preconditions(tables: rowMovingSourceTables(plan))
+            let problems = try StoreAudit.violations(of: preconditions, on: store.connection)
             if !problems.isEmpty {
                 throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
             }
-            plan.preconditions = audit.preconditions()
+            plan.preconditions = preconditions
             // References that already dangle, which the migration will carry.
             plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
             plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
@@ -253,6 +254,40 @@ public struct MigrationPlanner {
             }
         }
         return plan
+    }
+
+    /// The store's entity tables whose rows the plan copies, updates, deletes or
+    /// hands to a policy (`nil`, all of them, when a later hop moves rows: those
+    /// hops read what earlier ones wrote).
+    func rowMovingSourceTables(_ plan: MigrationPlan) -> Set<String>? {
+        guard let first = plan.hops.first else { return [] }
+        func movesRows(_ step: MigrationStep) -> Bool {
+            switch step.cost {
+            case .constant, .indexBuild: false
+            case .rewrite, .update, .policy: true
+            }
+        }
+        if plan.hops.dropFirst().contains(where: { $0.steps.contains(where: movesRows) }) { return nil }
+        let destinations = Set(first.steps.filter(movesRows).compactMap(\.table))
+        var tables: Set<String> = []
+        for table in first.sourceLayout.tables where table.joinRelationship == nil {
+            if destinations.contains(table.name) { tables.insert(table.name); continue }
+            // The table its rows go to, through the hop's mapping of its entities.
+            for entity in first.source.entities where entity.root == table.entity {
+                guard let destination = first.mapping.entityMappings.first(where: { $0.source == entity.name })?.destination,
+                      let root = first.destination.entity(named: destination)?.root,
+                      let target = first.destinationLayout.table(forEntity: root) else { continue }
+                if destinations.contains(target.name) { tables.insert(table.name); break }
+            }
+        }
+        for step in first.steps {
+            for invocation in step.policies {
+                if let root = first.source.entity(named: invocation.sourceEntity)?.root, let table = first.sourceLayout.table(forEntity: root) {
+                    tables.insert(table.name)
+                }
+            }
+        }
+        return tables
     }
 
     /// References of the store that already point at no object, counted when the

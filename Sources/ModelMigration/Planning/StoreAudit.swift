@@ -46,9 +46,10 @@ struct StoreAudit {
 
     /// Row-level preconditions, one check per table (entity numbers) and per
     /// reference into a shared table (the right entity).
-    func preconditions() -> [MigrationCheck] {
+    /// `tables`: only the entity tables whose rows the plan moves (nil: all).
+    func preconditions(tables: Set<String>? = nil) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
-        for table in layout.tables where table.joinRelationship == nil {
+        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
             let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
             guard !members.isEmpty else { continue }
             let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
@@ -57,7 +58,7 @@ struct StoreAudit {
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
                 rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5"))
         }
-        for table in layout.tables where table.joinRelationship == nil {
+        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
             if let check = columnOwnership(table) { checks.append(check) }
         }
         for table in layout.tables {
