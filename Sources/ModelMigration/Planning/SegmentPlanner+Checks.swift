@@ -1,0 +1,196 @@
+import DataModel
+import Mapping
+import SQLiteStore
+
+/// Bookkeeping (`Z_PRIMARYKEY`), the checks run before commit, and the warnings a
+/// plan gives.
+extension SegmentPlanner {
+    // MARK: Bookkeeping, checks, warnings
+
+    mutating func entityNumberStep() {
+        var sql: [String] = []
+        let old = sourceLayout.entityNumbers
+        let new = destinationLayout.entityNumbers
+        let renumbered = destination.entities.contains { entity in
+            sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
+        }
+        if renumbered {
+            // Numbers move between entities: rewrite the table, each entity keeping
+            // its own key counter (`Z_MAX`) under its new number.
+            sql.append("CREATE TEMP TABLE MM_OLD_PRIMARYKEY AS SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY")
+            // Only the model's rows: Core Data's own entities (persistent history,
+            // CloudKit mirroring) keep theirs.
+            let modelNumbers = Set(old.values).union(new.values).sorted()
+            sql.append("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(SQLText.list(modelNumbers)))")
+            for entity in destination.entities.sorted(by: { (new[$0.name] ?? 0) < (new[$1.name] ?? 0) }) {
+                guard let number = new[entity.name] else { continue }
+                let parent = entity.parent.flatMap { new[$0] } ?? 0
+                let counter = sourceEntity(for: entity.name).flatMap { old[$0.name] }
+                    .map { "coalesce((SELECT Z_MAX FROM MM_OLD_PRIMARYKEY WHERE Z_ENT = \($0)), 0)" } ?? "0"
+                sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), \(counter))")
+            }
+            sql.append("DROP TABLE MM_OLD_PRIMARYKEY")
+        } else {
+            for (name, number) in old.sorted(by: { $0.value < $1.value }) where !new.values.contains(number) {
+                sql.append("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = \(number) -- \(name) removed")
+            }
+            for entity in destination.entities {
+                guard let number = new[entity.name] else { continue }
+                let parent = entity.parent.flatMap { new[$0] } ?? 0
+                if old.values.contains(number) {
+                    // The store may lack the row (Core Data's own migrations leave old
+                    // names; a damaged store none): write it with the number used.
+                    if let stored = storedKeyNumbers, !stored.contains(number) {
+                        sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), '\(entity.name)', \(parent), 0 WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))")
+                    }
+                    sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
+                } else {
+                    sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), 0)")
+                }
+            }
+        }
+        for table in destinationLayout.tables where table.joinRelationship == nil {
+            guard let number = new[table.entity] else { continue }
+            sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
+        }
+        steps.append(MigrationStep(kind: .entityNumbers,
+                                   summary: renumbered ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
+                                                       : "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
+                                   sql: sql, cost: .constant, table: "Z_PRIMARYKEY"))
+    }
+
+    mutating func addRebuildChecks(_ table: Table) {
+        for column in table.columns {
+            switch column.role {
+            case .attribute(let owner, let property):
+                guard let entity = destination.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional else { continue }
+                if copiedFromRequired(owner, property) { continue }
+                let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
+                checks.append(MigrationCheck(summary: "required \(owner).\(property) has a value in every row",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
+            case .toOne(let owner, let name):
+                guard let entity = destination.entity(named: owner), let r = entity.relationship(named: name)?.declaration,
+                      let target = destination.entity(named: r.destination), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
+                let targets = numbers(destinationLayout, subtree(destination, target.name))
+                checks.append(MigrationCheck(summary: "\(owner).\(name) points to existing \(target.name) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
+                if !r.isOptional {
+                    let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
+                    checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
+                                                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
+                }
+            case .toOneEntity:
+                if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
+            case .toManyKey(let owner, let name):
+                guard let ownerEntity = destination.entity(named: owner), ownerEntity.relationship(named: name) != nil,
+                      let ownerTable = destinationLayout.table(forEntity: ownerEntity.root) else { continue }
+                let owners = numbers(destinationLayout, subtree(destination, owner))
+                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(owner) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(owners))))",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: true)))
+            case .joinKey(let entityName, _):
+                guard let target = destination.entity(named: entityName), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
+                let targets = numbers(destinationLayout, subtree(destination, target.name))
+                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                                             reference: joinReference(table, column)))
+            default: continue
+            }
+        }
+    }
+
+    /// The relationship direction a join table's key column stores: the first
+    /// column holds the keys of the objects owning the relationship the table is
+    /// named after, the second those of its destinations.
+    func joinReference(_ table: Table, _ column: Column) -> ReferenceKey? {
+        guard let owner = table.joinRelationship, let dot = owner.firstIndex(of: ".") else { return nil }
+        return ReferenceKey(entity: String(owner[..<dot]), relationship: String(owner[owner.index(after: dot)...]),
+                            towardOwner: table.columns.first?.name == column.name)
+    }
+
+    /// True when every entity storing this attribute copies it from a required
+    /// attribute: its values were already checked when they were written.
+    func copiedFromRequired(_ owner: String, _ property: String) -> Bool {
+        let storing = destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }
+        guard !storing.isEmpty else { return false }
+        return storing.allSatisfy { entity in
+            guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom,
+                  let sourceEntity = sourceEntity(for: entity.name) else { return false }
+            switch mapping.property(property)?.source {
+            case .copy(let from)?, .convert(let from, .widen)?:
+                return sourceEntity.attribute(named: from)?.declaration.isOptional == false
+            default:
+                return false
+            }
+        }
+    }
+
+    /// Rows were deleted from `table`: references into it must still resolve.
+    mutating func addReferenceChecks(into table: String) {
+        for other in destinationLayout.tables {
+            for column in other.columns {
+                guard case .toOne(let owner, let name) = column.role, let r = destination.entity(named: owner)?.relationship(named: name)?.declaration,
+                      let target = destination.entity(named: r.destination), destinationLayout.table(forEntity: target.root)?.name == table else { continue }
+                let targets = numbers(destinationLayout, subtree(destination, target.name))
+                checks.append(MigrationCheck(summary: "\(owner).\(name) still points to existing \(target.name) objects",
+                                             sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
+            }
+        }
+    }
+
+    mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int], policy: Bool = false) throws {
+        guard let mapping, let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+        for property in mapping.droppedProperties {
+            // A policy reads every source property; what it keeps is its business.
+            if policy { break }
+            if let column = sourceColumn(sourceEntity, property) {
+                let values = try countValues(table.name, column.name, numbers)
+                if let warning = Self.droppedWarning("\(sourceEntity.name).\(property)", values: values) { warnings.append(warning) }
+            }
+        }
+        for property in mapping.properties {
+            if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
+               old.declaration.type == .integer64, destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
+                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53", isDestructive: false))
+            }
+        }
+    }
+
+    /// The warning for a dropped property holding `values` non-nil values
+    /// (`RowCounter.notCounted` when it holds some that were not counted).
+    static func droppedWarning(_ property: String, values: Int64) -> MigrationWarning? {
+        if values == RowCounter.notCounted {
+            return MigrationWarning(message: "\(property) is dropped: it holds non-nil values, which will be lost (not counted in a table this large; `migrate plan --exact-counts` counts them)", isDestructive: true)
+        }
+        guard values > 0 else { return nil }
+        return MigrationWarning(message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true)
+    }
+
+    /// Destructive warnings for columns dropped in place.
+    mutating func warnDroppedColumns(_ columns: [Column], in table: Table) throws {
+        for column in columns {
+            let (entity, property): (String, String)
+            let rowsOf: String
+            switch column.role {
+            case .attribute(let e, let p), .toOne(let e, let p): (entity, property, rowsOf) = (e, p, e)
+            case .toManyKey(let e, let p):
+                // The key sits on the destination's rows.
+                guard let destination = source.entity(named: e)?.relationship(named: p)?.declaration.destination else { continue }
+                (entity, property, rowsOf) = (e, p, destination)
+            default: continue
+            }
+            let scope = numbers(sourceLayout, subtree(source, rowsOf))
+            let values = try countValues(table.name, column.name, scope)
+            if let warning = Self.droppedWarning("\(entity).\(property)", values: values) { warnings.append(warning) }
+        }
+    }
+
+    mutating func warnDroppedTable(_ table: Table) throws {
+        let rows = try count(table.name, nil)
+        if rows > 0 {
+            warnings.append(MigrationWarning(message: "table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)", isDestructive: true))
+        }
+    }
+}

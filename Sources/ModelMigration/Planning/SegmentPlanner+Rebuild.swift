@@ -1,0 +1,210 @@
+import DataModel
+import Mapping
+import SQLiteStore
+
+/// Tables built anew from the old ones with one set-based `INSERT … SELECT` per
+/// entity, following SQLite's 12-step procedure
+/// (https://www.sqlite.org/lang_altertable.html#otheralter), and join tables.
+extension SegmentPlanner {
+    // MARK: Rebuild (INSERT … SELECT)
+
+    mutating func build(_ table: Table, as buildName: String) throws {
+        var renamed = table
+        renamed.name = buildName
+        var sql = [SchemaSQL.createTable(renamed)]
+        var expected: [String] = []
+        var rows: Int64 = 0
+        let hierarchy = destination.entities.filter { $0.root == table.entity }
+        var sourceTableName: String?
+        for entity in hierarchy {
+            guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
+                  let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name] else { continue }
+            sourceTableName = old.name
+            let mapping = self.mapping.mapping(forDestination: entity.name)
+            if mapping?.kind == .custom {
+                // The policy step writes these rows.
+                continue
+            }
+            let lineage = Set(lineageNames(destination, entity.name))
+            var columns: [String] = []
+            var values: [String] = []
+            for column in table.columns {
+                columns.append(SQLText.q(column.name))
+                values.append(expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity, newNumber: newNumber))
+            }
+            sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)")
+            expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))")
+            rows = rows.adding(saturating: try count(old.name, [number]))
+            try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
+        }
+        // Rows of entities removed from the hierarchy are not copied: warn as alter() does.
+        if let sourceTableName {
+            for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == sourceTableName {
+                guard self.mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
+                      let number = sourceLayout.entityNumbers[entity.name] else { continue }
+                let removed = try count(sourceTableName, [number])
+                if removed > 0 {
+                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted", isDestructive: true))
+                }
+                addReferenceChecks(into: table.name)
+            }
+        }
+        let from = sourceTableName.map { " from \($0)" } ?? ""
+        let policyOnly = sourceTableName != nil && expected.isEmpty
+        steps.append(MigrationStep(kind: sourceTableName == nil ? .createTable : .rebuildTable,
+                                   summary: sourceTableName == nil ? "create table \(table.name)"
+                                       : policyOnly ? "create the new \(table.name) (its rows come from a policy)"
+                                       : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
+                                   sql: sql, cost: sourceTableName == nil || policyOnly ? .constant : .rewrite(rows: rows), table: table.name,
+                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + ")))
+        if sourceTableName != nil { addRebuildChecks(table) }
+    }
+
+    func lineageNames(_ version: CompiledVersion, _ name: String) -> [String] { version.lineage(of: name) }
+
+    func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int) -> String {
+        switch column.role {
+        case .primaryKey: return "s.Z_PK"
+        case .entityNumber: return String(newNumber)
+        case .changeCounter: return "s.Z_OPT"
+        case .attribute(let owner, let property):
+            guard lineage.contains(owner), let attribute = entity.attribute(named: property) else { return "NULL" }
+            let type = attribute.declaration.type
+            switch mapping.mapping(forDestination: entity.name)?.property(property)?.source {
+            case .copy(let from)?:
+                guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
+                let value = "s.\(SQLText.q(old.name))"
+                // Binary data that allows external storage carries Core Data's marker byte.
+                switch (sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true, attribute.declaration.allowsExternalStorage) {
+                case (false, true) where type == .binary: return "CASE WHEN \(value) IS NULL THEN NULL ELSE CAST(X'01' || \(value) AS BLOB) END"
+                case (true, false) where type == .binary: return "CASE WHEN substr(\(value), 1, 1) = X'01' THEN substr(\(value), 2) ELSE \(value) END"
+                default: break
+                }
+                return old.type == column.type ? value : "CAST(\(value) AS \(SQLText.castType(type)))"
+            case .convert(let from, let conversion)?:
+                guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
+                let value = old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
+                if conversion == .fillDefault || (!attribute.declaration.isOptional && attribute.declaration.defaultValue != nil) {
+                    return "coalesce(\(value), \(SQLText.literal(attribute.declaration.defaultValue, as: type)))"
+                }
+                return value
+            case .defaultValue(let value)?:
+                return SQLText.literal(value, as: type)
+            default:
+                return "NULL"
+            }
+        case .toOne(let owner, let name):
+            guard lineage.contains(owner), let relationship = entity.relationship(named: name), let found = pairs(for: entity, relationship) else { return "NULL" }
+            return destinationOfRow(found.0, reversed: found.1)
+        case .toManyKey(let owner, let name):
+            // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
+            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
+                  lineage.contains(relationship.declaration.destination), let found = pairs(for: ownerEntity, relationship) else { return "NULL" }
+            return destinationOfRow(found.0, reversed: !found.1)
+        case .order(let owner, let name):
+            // This row is a destination of owner.name (ordered to-many): its position.
+            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name) else { return "NULL" }
+            let isDestinationRow = relationship.declaration.inverse.map { inverse in
+                lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
+            } ?? lineage.contains(relationship.declaration.destination)
+            guard isDestinationRow else { return "NULL" }
+            if let found = pairs(for: ownerEntity, relationship), !found.1 {
+                switch found.0 {
+                case .reverseColumn(_, _, let order?):
+                    return "s.\(SQLText.q(order))"
+                case .join(let table, let mine, let theirs, let order?):
+                    // From an ordered many-to-many: the position under the owner the
+                    // key column keeps (the lowest, as `destinationOfRow` picks it).
+                    return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+                default:
+                    break
+                }
+            }
+            // Newly ordered: keep the order of primary keys.
+            return "s.Z_PK"
+        case .joinKey, .toOneEntity:
+            // Entity-type columns are set by `entityTypeSteps` once every table is in place.
+            return "NULL"
+        }
+    }
+
+    /// The destination key of the row `s` for a to-one relationship, from where the pairs were.
+    func destinationOfRow(_ source: PairSource, reversed: Bool) -> String {
+        switch (source, reversed) {
+        case (.column(_, let column, _), false):
+            return "s.\(SQLText.q(column))"
+        case (.column(let table, let column, let numbers), true):
+            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers))) ORDER BY t.Z_PK LIMIT 1)"
+        case (.reverseColumn(let table, let column, _), false):
+            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK ORDER BY t.Z_PK LIMIT 1)"
+        case (.reverseColumn(let table, let column, _), true):
+            return "(SELECT t.\(SQLText.q(column)) FROM \(SQLText.q(table)) AS t WHERE t.Z_PK = s.Z_PK)"
+        case (.join(let table, let mine, let theirs, _), false):
+            return "(SELECT j.\(SQLText.q(theirs)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = s.Z_PK ORDER BY j.\(SQLText.q(theirs)) LIMIT 1)"
+        case (.join(let table, let mine, let theirs, _), true):
+            return "(SELECT j.\(SQLText.q(mine)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+        }
+    }
+
+    /// `SELECT … AS k1, … AS k2` of every pair (k1 the relationship's owner's key,
+    /// k2 its destination's; swapped when `reversed`).
+    func pairSelect(_ source: PairSource, reversed: Bool) -> String {
+        var (a, b, from): (String, String, String)
+        switch source {
+        case .column(let table, let column, let numbers):
+            (a, b, from) = ("Z_PK", SQLText.q(column), "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))")
+        case .reverseColumn(let table, let column, _):
+            (a, b, from) = (SQLText.q(column), "Z_PK", "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL")
+        case .join(let table, let mine, let theirs, _):
+            (a, b, from) = (SQLText.q(mine), SQLText.q(theirs), SQLText.q(table))
+        }
+        if reversed { swap(&a, &b) }
+        return "SELECT \(a) AS k1, \(b) AS k2 FROM \(from)"
+    }
+
+    /// The position of the pair (`owner`, `destination`) in ordered relationship
+    /// `entity.name`: from where the store keeps its order, or, newly ordered, the
+    /// destination's key (positions follow primary keys).
+    func orderValue(_ entity: String, _ name: String, owner: String, destination destinationKey: String) -> String {
+        guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name),
+              let found = pairs(for: ownerEntity, relationship), !found.1 else { return destinationKey }
+        switch found.0 {
+        case .join(let table, let mine, let theirs, let order?):
+            return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = \(owner) AND j.\(SQLText.q(theirs)) = \(destinationKey))"
+        case .reverseColumn(let table, let column, let order?):
+            return "(SELECT r.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS r WHERE r.Z_PK = \(destinationKey) AND r.\(SQLText.q(column)) = \(owner))"
+        default:
+            return destinationKey
+        }
+    }
+
+    mutating func buildJoin(_ table: Table, as buildName: String, pairs found: (PairSource, Bool)?) throws {
+        var renamed = table
+        renamed.name = buildName
+        var sql = [SchemaSQL.createTable(renamed)]
+        var cost = StepCost.constant
+        if let found {
+            // Columns: the keys of the table's relationship's owner (k1) and
+            // destination (k2), then the order of each ordered side, each read from
+            // where the store keeps that side's order.
+            var targets = [SQLText.q(table.columns[0].name), SQLText.q(table.columns[1].name)]
+            var values = ["p.k1", "p.k2"]
+            for column in table.columns.dropFirst(2) {
+                guard case .order(let entity, let name) = column.role else { continue }
+                targets.append(SQLText.q(column.name))
+                values.append("\(entity).\(name)" == table.joinRelationship
+                              ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
+                              : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
+            }
+            sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.0, reversed: found.1))) AS p")
+            let sourceTable: String = switch found.0 {
+            case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _): t
+            }
+            cost = .rewrite(rows: try count(sourceTable, nil))
+        }
+        steps.append(MigrationStep(kind: found == nil ? .createTable : .fillJoinTable,
+                                   summary: found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
+                                   sql: sql, cost: cost, table: table.name))
+        if found != nil { addRebuildChecks(table) }
+    }
+}

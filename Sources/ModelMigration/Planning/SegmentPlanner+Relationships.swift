@@ -1,0 +1,110 @@
+import DataModel
+import Mapping
+import SQLiteStore
+
+/// Relationship columns that follow other rows: entity-type columns (`Z<n>_<NAME>`),
+/// pairs made one-to-one, and the counts later steps are costed by.
+extension SegmentPlanner {
+    /// Sets the entity-type columns (`Z<n>_<NAME>`) that may be stale: on tables
+    /// built anew, new columns, and references into tables built anew or whose
+    /// entities changed number. One `UPDATE` per column, after every table is in place.
+    mutating func entityTypeSteps(rebuilt: Set<String>) throws {
+        for table in destinationLayout.tables where table.joinRelationship == nil {
+            for column in table.columns {
+                guard let (key, target, targetTable, label) = entityColumnSource(table, column) else { continue }
+                let old = sourceLayout.table(named: tableRenamedFrom(table) ?? table.name)
+                let renumbered = subtree(destination, target).contains { name in
+                    sourceEntity(for: name).flatMap { sourceLayout.entityNumbers[$0.name] } != destinationLayout.entityNumbers[name]
+                }
+                let stale = rebuilt.contains(table.name) || rebuilt.contains(targetTable) || renumbered
+                    || old?.column(for: column.role)?.name != column.name
+                guard stale else { continue }
+                steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
+                                           sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))"],
+                                           cost: .update(rows: try countAfter(table.name)), table: table.name))
+                if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
+            }
+        }
+    }
+
+    /// One-to-one pairs whose sides were not already inverse to-ones (a side was
+    /// to-many, or the inverse is new): the side made to-one keeps its lowest
+    /// destination (as planned), the other side is set from it, and pairings that
+    /// then disagree are cleared, so both sides agree. Returns the tables changed.
+    mutating func oneToOneSteps() throws -> Set<String> {
+        var changed: Set<String> = []
+        for entity in destination.entities {
+            for r in entity.relationships where r.declaredIn == entity.name && !r.declaration.isToMany && !r.declaration.isTransient {
+                guard let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
+                      let inverse = destination.entity(named: inverseOwner)?.relationship(named: inverseName), !inverse.declaration.isToMany,
+                      (r.declaredIn, r.name) < (inverse.declaredIn, inverse.name) else { continue }
+                if wasOneToOne(r) && wasOneToOne(inverse) { continue }
+                // Both sides new: nothing stored yet.
+                if sourceName(r.declaredIn, r.name) == nil && sourceName(inverse.declaredIn, inverse.name) == nil { continue }
+                // A: the side made to-one (a reshape), else the first by name.
+                let (a, b) = isReshaped(inverse) && !isReshaped(r) ? (inverse, r) : (r, inverse)
+                guard let tableA = destinationLayout.table(forEntity: destination.entity(named: a.declaredIn)!.root),
+                      let tableB = destinationLayout.table(forEntity: destination.entity(named: b.declaredIn)!.root),
+                      let columnA = tableA.column(for: .toOne(entity: a.declaredIn, relationship: a.name)),
+                      let columnB = tableB.column(for: .toOne(entity: b.declaredIn, relationship: b.name)) else { continue }
+                let (na, nb) = (numbers(destinationLayout, subtree(destination, a.declaredIn)), numbers(destinationLayout, subtree(destination, b.declaredIn)))
+                let (qa, qb, ca, cb) = (SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name))
+                steps.append(MigrationStep(kind: .updateRows, summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
+                                           sql: ["UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) WHERE Z_ENT IN (\(SQLText.list(nb)))",
+                                                 "UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)"],
+                                           cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name))
+                warnings.append(MigrationWarning(message: "\(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: each object keeps at most one partner, the one with the lowest primary key; other pairings are cleared", isDestructive: true))
+                changed.formUnion([tableA.name, tableB.name])
+            }
+        }
+        return changed
+    }
+
+    /// True when a destination to-one relationship comes from a to-one whose
+    /// inverse was a to-one too (its pairs already agree).
+    func wasOneToOne(_ relationship: CompiledRelationship) -> Bool {
+        guard let sourceOwner = sourceEntity(for: relationship.declaredIn), let from = sourceName(relationship.declaredIn, relationship.name),
+              let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
+              let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
+              let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse) else { return false }
+        return !oldInverseRelationship.declaration.isToMany
+    }
+
+    /// True when a destination to-one relationship is a former to-many.
+    func isReshaped(_ relationship: CompiledRelationship) -> Bool {
+        if case .convert(_, .reshape)? = mapping.mapping(forDestination: relationship.declaredIn)?.property(relationship.name)?.source { return true }
+        return false
+    }
+
+    /// For an entity-type column (`Z<n>_<NAME>`): its key column, the destination
+    /// entity and the destination's table.
+    func entityColumnSource(_ table: Table, _ column: Column) -> (key: Column, target: String, targetTable: String, label: String)? {
+        guard case .toOneEntity(let owner, let name) = column.role,
+              let relationship = destination.entity(named: owner)?.relationship(named: name),
+              let key = table.column(for: .toOne(entity: owner, relationship: name)),
+              let target = destination.entity(named: relationship.declaration.destination),
+              let targetTable = destinationLayout.table(forEntity: target.root) else { return nil }
+        return (key, target.name, targetTable.name, "\(owner).\(name)")
+    }
+
+    /// Every row's entity-type column holds the entity number of its destination row.
+    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
+        guard let (key, _, targetTable, label) = entityColumnSource(table, column) else { return nil }
+        return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
+                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d ON d.Z_PK = a.\(SQLText.q(key.name)) WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
+    }
+
+    /// Rows a destination table will hold: counted on the table it comes from.
+    func countAfter(_ table: String) throws -> Int64 {
+        if let old = sourceLayout.table(named: table) { return try count(old.name, nil) }
+        if let new = destinationLayout.table(named: table), let renamed = tableRenamedFrom(new) { return try count(renamed, nil) }
+        let hierarchy = destination.entities.filter { destinationLayout.table(forEntity: $0.root)?.name == table }
+        var total: Int64 = 0
+        for entity in hierarchy {
+            if let s = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] {
+                total = total.adding(saturating: try count(old.name, [n]))
+            }
+        }
+        return total
+    }
+}
