@@ -93,11 +93,8 @@ enum PlanRenderer {
         // Rows the steps write (copies, updates, policies), as `apply` counts them
         // afterwards; index builds read rows and write none.
         let written = plan.allSteps.reduce(Int64(0)) { total, step in
-            let rows: Int64 = switch step.cost {
-            case .rewrite(let n), .update(let n), .policy(let n): n
-            case .constant, .indexBuild: 0
-            }
-            return total.addingReportingOverflow(rows).overflow ? .max : total + rows
+            let (sum, overflow) = total.addingReportingOverflow(step.cost.rowsWritten)
+            return overflow ? .max : sum
         }
         lines.append("")
         lines.append("\(plan.allSteps.count) steps, about \(written) rows to write; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")

@@ -24,7 +24,7 @@ import TestSupport
         let size = try #require(before.bytes?.count)
         let result = try migrateWithFileLimit(f, kib: size / 1024 + 64, ["apply"] + f.models + [store])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("the system could not write the store: the disk may be full or the file too large")
+        #expect(result.stderr.contains("the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing")
                     || result.stderr.contains("the disk is full"), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("; nothing was changed\n"), "\(result.stderr)")
         #expect(f.snapshot(store) == before)

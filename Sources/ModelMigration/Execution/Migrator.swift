@@ -388,13 +388,7 @@ public struct Migrator {
 
     /// What went wrong in words first, SQLite's code after.
     static func words(for error: any Error) -> String {
-        guard let error = error as? SQLiteError else { return "\(error)" }
-        switch error.kind {
-        case .full: return "the disk is full (\(error))"
-        case .ioError: return "the system could not write the store: the disk may be full or the file too large (\(error))"
-        case .interrupted: return "interrupted (\(error))"
-        default: return "\(error)"
-        }
+        (error as? SQLiteError)?.explained ?? "\(error)"
     }
 
     /// The table a `CREATE TABLE "X" (…)` statement creates.

@@ -31,6 +31,24 @@ public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
         case .rewrite(let n), .update(let n), .indexBuild(let n), .policy(let n): n
         }
     }
+
+    /// Rows the step writes: copies, updates and policies; an index build reads
+    /// rows and writes none.
+    public var rowsWritten: Int64 {
+        switch self {
+        case .rewrite(let n), .update(let n), .policy(let n): n
+        case .constant, .indexBuild: 0
+        }
+    }
+
+    /// Whether the step moves rows (copies, updates, deletes or hands them to a
+    /// policy), so that it relies on the store's entity numbers fitting its rows.
+    public var movesRows: Bool {
+        switch self {
+        case .rewrite, .update, .policy: true
+        case .constant, .indexBuild: false
+        }
+    }
 }
 
 /// One step of a plan: what it does, its SQL and its cost.

@@ -228,13 +228,7 @@ public struct MigrationPlanner {
         // What the plan relies on: rows copied, updated or deleted by entity number
         // need the store's numbers to agree with its rows. A plan of O(1) steps and
         // index builds moves no row, and stays O(1): no scan.
-        let movesRows = plan.allSteps.contains { step in
-            switch step.cost {
-            case .constant, .indexBuild: false
-            case .rewrite, .update, .policy: true
-            }
-        }
-        if movesRows {
+        if plan.allSteps.contains(where: \.cost.movesRows) {
             let preconditions = audit.preconditions(tables: rowMovingSourceTables(plan))
             let problems = try StoreAudit.violations(of: preconditions, on: store.connection)
             if !problems.isEmpty {
@@ -261,14 +255,8 @@ public struct MigrationPlanner {
     /// hops read what earlier ones wrote).
     func rowMovingSourceTables(_ plan: MigrationPlan) -> Set<String>? {
         guard let first = plan.hops.first else { return [] }
-        func movesRows(_ step: MigrationStep) -> Bool {
-            switch step.cost {
-            case .constant, .indexBuild: false
-            case .rewrite, .update, .policy: true
-            }
-        }
-        if plan.hops.dropFirst().contains(where: { $0.steps.contains(where: movesRows) }) { return nil }
-        let destinations = Set(first.steps.filter(movesRows).compactMap(\.table))
+        if plan.hops.dropFirst().contains(where: { $0.steps.contains(where: \.cost.movesRows) }) { return nil }
+        let destinations = Set(first.steps.filter(\.cost.movesRows).compactMap(\.table))
         var tables: Set<String> = []
         for table in first.sourceLayout.tables where table.joinRelationship == nil {
             if destinations.contains(table.name) { tables.insert(table.name); continue }

@@ -167,3 +167,17 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         8202: "SQLITE_IOERR_DATA", 8458: "SQLITE_IOERR_CORRUPTFS",
     ]
 }
+
+extension SQLiteError {
+    /// What went wrong in words a person acts on, SQLite's code after: the one
+    /// wording of a full disk, an I/O failure or an interruption, wherever they
+    /// surface (opening a store, a migration step, a commit).
+    public var explained: String {
+        switch kind {
+        case .full: "the disk is full (\(self))"
+        case .ioError: "the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing (\(self))"
+        case .interrupted: "interrupted (\(self))"
+        default: "\(self)"
+        }
+    }
+}

@@ -60,10 +60,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return StoreError(.corrupt, "the database is damaged or truncated (SQLite: \(error.message))", path: path, underlying: error)
         case .busy, .locked:
             return StoreError(.locked, "the store is locked by another process (SQLite: \(error.message))", path: path, underlying: error)
-        case .full:
-            return StoreError(.sqlite, "the disk is full (\(error))", path: path, underlying: error)
-        case .ioError:
-            return StoreError(.sqlite, "the system could not read or write the store's files: the disk may be full, a file-size limit reached, or the device failing (\(error))", path: path, underlying: error)
+        case .full, .ioError:
+            return StoreError(.sqlite, error.explained, path: path, underlying: error)
         case .cantOpen:
             return StoreError(.notFound, "cannot open the file (SQLite: \(error.message))", path: path, underlying: error)
         default:
