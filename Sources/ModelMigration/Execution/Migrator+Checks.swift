@@ -72,12 +72,13 @@ extension Migrator {
             result.checksPassed += 1
             let layout = try store.layout(for: plan.target)
             let audit = StoreAudit(version: plan.target, layout: layout)
-            let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: audit.preconditions(), on: connection))
+            let preconditions = audit.preconditions()
+            let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: preconditions, on: connection))
             if !problems.isEmpty {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: " + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
                     .replacingOccurrences(of: ", and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first", with: ". Repair it (or restore a backup)"))
             }
-            result.checksPassed += audit.preconditions().count
+            result.checksPassed += preconditions.count
             for check in Self.relationshipChecks(plan.target, layout: layout) {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
                 if violations > 0, let reference = check.reference {

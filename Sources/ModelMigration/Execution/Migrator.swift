@@ -198,10 +198,10 @@ public struct Migrator {
         try connection.execute("SAVEPOINT mm_apply")
         var run: HopRun
         do {
-            run = try runHops(plan, connection: connection, store: store, countBaselines: false, verify: options.verify, cancellation: options.cancellation, rowProgress: options.rowProgress, progress: progress)
+            run = try runHops(plan, store: store, countBaselines: false, options: options, progress: progress)
         } catch is BaselinesNeeded {
             try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
-            run = try runHops(plan, connection: connection, store: store, countBaselines: true, verify: options.verify, cancellation: options.cancellation, rowProgress: options.rowProgress, progress: progress)
+            run = try runHops(plan, store: store, countBaselines: true, options: options, progress: progress)
         }
         try connection.execute("RELEASE SAVEPOINT mm_apply")
 
@@ -246,8 +246,9 @@ public struct Migrator {
     /// Runs every hop's steps and checks, then `--verify`'s checks. With
     /// `countBaselines`, the dangling references of each hop's source are counted
     /// before its steps, and a check passes when it finds no more than were there.
-    func runHops(_ plan: MigrationPlan, connection: Connection, store: Store, countBaselines: Bool, verify: Bool,
-                 cancellation: MigrationCancellation? = nil, rowProgress: Bool = true, progress: (MigrationEvent) -> Void) throws -> HopRun {
+    func runHops(_ plan: MigrationPlan, store: Store, countBaselines: Bool, options: Options,
+                 progress: (MigrationEvent) -> Void) throws -> HopRun {
+        let connection = store.connection
         var run = HopRun()
         let total = plan.allSteps.count
         var index = 0
@@ -263,10 +264,10 @@ public struct Migrator {
             }
             for step in hop.steps {
                 index += 1
-                if cancellation?.isCancelled == true {
+                if options.cancellation?.isCancelled == true {
                     throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
-                try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, rowProgress: rowProgress, progress: progress)
+                try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, rowProgress: options.rowProgress, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
             for check in hop.checks {
@@ -274,11 +275,11 @@ public struct Migrator {
                 try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, label: "check failed")
             }
         }
-        if verify, !run.emptied.isEmpty {
+        if options.verify, !run.emptied.isEmpty {
             // Data a policy dropped without a word fails `--verify`.
             throw MigrationError(kind: .verifyFailed, message: "--verify: " + run.emptied.map(\.description).joined(separator: "; ") + "; nothing was changed")
         }
-        if verify {
+        if options.verify {
             // The whole store as it will be committed: every page, every relationship.
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
@@ -312,7 +313,7 @@ public struct Migrator {
 
     /// Runs one step of a hop.
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
-                 emptied: inout [EmptiedProperty], rowProgress: Bool = true, progress: (MigrationEvent) -> Void) throws {
+                 emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void) throws {
         let connection = store.connection
 
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
