@@ -7,6 +7,10 @@ struct VersionConverter {
     let path: String
     private(set) var errors: [String] = []
     private(set) var warnings = WarningCollector()
+    /// Values Xcode accepted that are not well-formed values of their type, with what
+    /// they were read as (`Conversation.mutedStatus: defaultValueString "NO" → 0`):
+    /// the YAML file's header names each one.
+    private(set) var conversions: [String] = []
 
     init(path: String) { self.path = path }
 
@@ -220,8 +224,8 @@ struct VersionConverter {
             if let text = node.attributes["defaultValueString"] {
                 attribute.defaultValue = defaultValue(text, type: type, subject: subject, place: place, line: node.line)
             }
-            attribute.minimum = limit(node.attributes["minValueString"], type: type, subject: "\(subject): minValueString", place: place, line: node.line)
-            attribute.maximum = limit(node.attributes["maxValueString"], type: type, subject: "\(subject): maxValueString", place: place, line: node.line)
+            attribute.minimum = limit(node.attributes["minValueString"], key: "minValueString", type: type, subject: subject, place: place, line: node.line)
+            attribute.maximum = limit(node.attributes["maxValueString"], key: "maxValueString", type: type, subject: subject, place: place, line: node.line)
         }
         return attribute
     }
@@ -243,34 +247,69 @@ struct VersionConverter {
             // Xcode writes an empty default for a UUID or URI field left blank: no default.
             if text.isEmpty { return nil }
         }
-        switch DefaultValueParser.parse(text, as: type) {
-        case .success:
-            switch type {
-            case .integer16, .integer32, .integer64, .double, .float: return .plain(text)
-            default: return .quoted(text)
-            }
-        case .failure(let failure):
-            errors.append("\(path):\(line): \(subject): defaultValueString \(failure.message)")
-            return nil
+        if let scalar = wellFormed(text, type: type) { return scalar }
+        return foundationReading(text, type: type, attribute: "defaultValueString", place: place, subject: subject, line: line)
+    }
+
+    /// `text` as the model format writes it, when it is a well-formed value of `type`.
+    private func wellFormed(_ text: String, type: AttributeType) -> Scalar? {
+        guard case .success = DefaultValueParser.parse(text, as: type) else { return nil }
+        switch type {
+        case .integer16, .integer32, .integer64, .double, .float, .boolean: return .plain(text)
+        default: return .quoted(text)
         }
     }
 
-    private mutating func limit(_ text: String?, type: AttributeType, subject: String, place: String, line: Int) -> Scalar? {
+    /// A value Xcode saved that is not well formed for its type, read as Foundation
+    /// reads it when the model is compiled (`NSString`'s `integerValue`, `doubleValue`,
+    /// `boolValue`), and recorded for the file's header. A UUID or URI that does not
+    /// parse is no value at all for Core Data: the default is left out, also recorded.
+    private mutating func foundationReading(_ text: String, type: AttributeType, attribute key: String,
+                                            place: String, subject: String, line: Int) -> Scalar? {
+        let shown = "\(place): \(key) \"\(text.debugDescription.dropFirst().dropLast())\""
+        func converted(_ scalar: Scalar, _ rule: String) -> Scalar {
+            let value = switch scalar { case .plain(let v), .quoted(let v): v }
+            conversions.append("\(shown) → \(value) (\(rule))")
+            return scalar
+        }
+        switch type {
+        case .integer16, .integer32, .integer64:
+            let read = FoundationScalarText.integerValue(text)
+            let range = type.integerRange ?? Int64.min...Int64.max
+            let value = min(max(read, range.lowerBound), range.upperBound)
+            return converted(.plain(String(value)), value == read ? "NSString.integerValue" : "NSString.integerValue, clamped to \(type.rawValue)")
+        case .double, .float:
+            return converted(.plain(FoundationScalarText.numericPrefix(text)), "NSString.doubleValue")
+        case .decimal:
+            let prefix = FoundationScalarText.numericPrefix(text)
+            if case .success = DefaultValueParser.parse(prefix, as: .decimal) {
+                return converted(.quoted(prefix), "its numeric prefix, as NSDecimalNumber reads it")
+            }
+        case .boolean:
+            return converted(.plain(FoundationScalarText.boolValue(text) ? "true" : "false"), "NSString.boolValue")
+        case .uuid, .uri:
+            conversions.append("\(shown) left out (not a \(type == .uuid ? "UUID" : "URI"): Core Data has no value for it)")
+            return nil
+        default:
+            break
+        }
+        if case .failure(let failure) = DefaultValueParser.parse(text, as: type) {
+            errors.append("\(path):\(line): \(subject): \(key) \(failure.message)")
+        }
+        return nil
+    }
+
+    private mutating func limit(_ text: String?, key: String, type: AttributeType, subject: String, place: String, line: Int) -> Scalar? {
         guard let text, !text.isEmpty else { return nil }
         switch type {
         case .string, .binary, .uri:
-            guard let length = UInt64(text) else {
-                errors.append("\(path):\(line): \(subject): '\(text)' is not a length")
-                return nil
-            }
+            if let length = UInt64(text) { return .plain(String(length)) }
+            let length = max(FoundationScalarText.integerValue(text), 0)
+            conversions.append("\(place): \(key) \"\(text.debugDescription.dropFirst().dropLast())\" → \(length) (NSString.integerValue)")
             return .plain(String(length))
         case .integer16, .integer32, .integer64, .double, .float, .decimal:
-            switch DefaultValueParser.parse(text, as: type) {
-            case .success: return type == .decimal ? .quoted(text) : .plain(text)
-            case .failure(let failure):
-                errors.append("\(path):\(line): \(subject): \(failure.message)")
-                return nil
-            }
+            if let scalar = wellFormed(text, type: type) { return scalar }
+            return foundationReading(text, type: type, attribute: key, place: place, subject: subject, line: line)
         case .boolean, .uuid, .transformable, .date:
             warnings.add("limits on \(type.rawValue) attributes (skipped)", at: place)
             return nil

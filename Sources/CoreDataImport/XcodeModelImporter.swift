@@ -48,7 +48,7 @@ public struct XcodeModelImporter: Sendable {
             let isCurrent = version.folder == bundle.currentVersion
             let yaml = YAMLEmitter.emit(converted, model: name, version: index + 1,
                                         header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
-                                        warnings: converter.warnings.lines)
+                                        warnings: converter.warnings.lines, conversions: converter.conversions)
             versions.append(ImportedVersion(number: index + 1, source: version.folder, sourcePath: version.path,
                                             isCurrent: isCurrent, yaml: yaml, warnings: converter.warnings.lines))
         }

@@ -3,8 +3,13 @@ import DataModel
 /// Writes a `ConvertedVersion` in the model format (Docs/ModelFormat.md): short forms
 /// where they say everything, flow mappings otherwise, strings double-quoted.
 enum YAMLEmitter {
-    static func emit(_ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String]) -> String {
+    static func emit(_ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
+                     conversions: [String] = []) -> String {
         var lines = header.map { "# " + $0 }
+        if !conversions.isEmpty {
+            lines.append("# Read as Foundation reads them (Xcode accepted these values; they are not well formed for their type):")
+            lines += conversions.map { "#   - " + $0 }
+        }
         if !warnings.isEmpty {
             lines.append("# Not imported (no place in the model format):")
             lines += warnings.map { "#   - " + $0 }
