@@ -114,7 +114,7 @@ import TestSupport
         INSERT INTO Z_9NOTES VALUES (1, 1), (1, 2);
         """
 
-    static func createStore(at path: String, version: CompiledVersion) throws {
+    static func createStore(at path: String, version: CompiledVersion, schema: String = Self.schema) throws {
         let db = try Connection(path: path, mode: .readWriteCreate)
         _ = try db.scalarString("PRAGMA journal_mode = WAL")
         try db.transaction {

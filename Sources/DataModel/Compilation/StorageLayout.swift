@@ -69,6 +69,15 @@ public struct StorageLayout: Sendable, Hashable, Codable {
         public var isUnique: Bool
         /// A partial index condition, for constraints of subentities (`Z_ENT IN (…)`).
         public var condition: String?
+
+        /// Creates an index description.
+        public init(name: String, table: String, columns: [IndexColumn], isUnique: Bool, condition: String?) {
+            self.name = name
+            self.table = table
+            self.columns = columns
+            self.isUnique = isUnique
+            self.condition = condition
+        }
     }
 
     /// One column of an index.
@@ -77,6 +86,12 @@ public struct StorageLayout: Sendable, Hashable, Codable {
         public var name: String
         /// Descending order when true.
         public var isDescending: Bool
+
+        /// Creates an index column.
+        public init(name: String, isDescending: Bool) {
+            self.name = name
+            self.isDescending = isDescending
+        }
     }
 
     /// Entity name → `Z_ENT` number.

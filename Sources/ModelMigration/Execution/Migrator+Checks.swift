@@ -71,7 +71,8 @@ extension Migrator {
             }
             result.checksPassed += 1
             let layout = try store.layout(for: plan.target)
-            let audit = StoreAudit(version: plan.target, layout: layout)
+            var audit = StoreAudit(version: plan.target, layout: layout)
+            audit.refusesStrayValues = !((try? store.readMetadata())?.followsCoreDataNumbering ?? false)
             let preconditions = audit.preconditions()
             let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: preconditions, on: connection))
             if !problems.isEmpty {

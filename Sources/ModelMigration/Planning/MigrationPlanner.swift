@@ -73,9 +73,11 @@ public struct MigrationPlanner {
         if targetNumber < source.version {
             throw PlanningError(message: "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported", isNoPath: true)
         }
-        var sourceLayout = try store.layout(for: source)
-        try checkStoreMatches(sourceLayout, store: store, version: source)
-        let audit = StoreAudit(version: source, layout: sourceLayout)
+        let binding = try store.binding(for: source)
+        if let mismatch = binding.mismatch(with: source) { throw PlanningError(message: "\(store.path): \(mismatch)", isNoPath: false) }
+        var sourceLayout = binding.layout
+        var audit = StoreAudit(version: source, layout: sourceLayout)
+        audit.refusesStrayValues = !metadata.followsCoreDataNumbering
         var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
                                  sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
                                  hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers,
@@ -163,7 +165,7 @@ public struct MigrationPlanner {
                     }
                 }
             }
-            let destinationLayout: StorageLayout
+            var destinationLayout: StorageLayout
             if metadata.followsCoreDataNumbering {
                 // A store from Core Data: Core Data numbers entities from the model
                 // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
@@ -171,6 +173,10 @@ public struct MigrationPlanner {
                 // number changes are rewritten.
                 destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers,
                                                          joinOwners: joinOwners, coreDataTypes: true)
+                // What the store already names its own way (Core Data keeps names
+                // through its migrations) keeps that name: columns and indexes stay,
+                // nothing is rebuilt or created again for a name alone.
+                    .keepingNames(of: sourceLayout)
             } else {
                 var numbers: [String: Int] = [:]
                 for entityMapping in mapping.entityMappings {
@@ -229,12 +235,16 @@ public struct MigrationPlanner {
         // need the store's numbers to agree with its rows. A plan of O(1) steps and
         // index builds moves no row, and stays O(1): no scan.
         if plan.allSteps.contains(where: \.cost.movesRows) {
-            let preconditions = audit.preconditions(tables: rowMovingSourceTables(plan))
+            let moving = rowMovingSourceTables(plan)
+            let preconditions = audit.preconditions(tables: moving)
             let problems = try StoreAudit.violations(of: preconditions, on: store.connection)
             if !problems.isEmpty {
                 throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
             }
             plan.preconditions = preconditions
+            if !audit.refusesStrayValues {
+                plan.warnings += try audit.strayValueWarnings(tables: moving, on: store.connection)
+            }
             // References that already dangle, which the migration will carry.
             plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
             plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
@@ -375,25 +385,6 @@ public struct MigrationPlanner {
             }
         }
         return warnings
-    }
-
-    /// The store's tables must have the columns its version's layout names.
-    func checkStoreMatches(_ layout: StorageLayout, store: Store, version: CompiledVersion) throws {
-        var problems: [String] = []
-        for table in layout.tables {
-            let columns = try store.connection.columns(of: table.name).map(\.name)
-            if columns.isEmpty {
-                problems.append("table \(table.name) is missing")
-                continue
-            }
-            for column in table.columns where !columns.contains(column.name) {
-                problems.append("\(table.name) has no column \(column.name)")
-            }
-        }
-        if !problems.isEmpty {
-            throw PlanningError(message: "\(store.path): the store's tables differ from the layout of \(version.model) version \(version.version): "
-                + problems.prefix(8).joined(separator: "; ") + (problems.count > 8 ? "; …" : ""), isNoPath: false)
-        }
     }
 }
 

@@ -21,6 +21,12 @@ import SQLiteStore
 struct StoreAudit {
     let version: CompiledVersion
     let layout: StorageLayout
+    /// Values in another entity's columns refuse the store (`columnOwnership`). Not
+    /// for stores Core Data wrote: Core Data leaves values behind in a shared table
+    /// when a property moves within a hierarchy (Wire's ZMESSAGE: ClientMessage rows
+    /// holding `ZDECRYPTIONERRORCODE` of SystemMessage), and reads no object's value
+    /// from them; for those the planner warns instead (`strayValueWarnings`).
+    var refusesStrayValues = true
 
     typealias Table = StorageLayout.Table
 
@@ -58,7 +64,7 @@ struct StoreAudit {
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
                 rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5"))
         }
-        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
+        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues {
             if let check = columnOwnership(table) { checks.append(check) }
         }
         for table in layout.tables {
@@ -107,6 +113,23 @@ struct StoreAudit {
             summary: "\(table.name) holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold)",
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
             rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \(which) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5")
+    }
+
+    /// Values a store from Core Data holds in columns the row's entity does not have,
+    /// as warnings: no object has them, and a rebuild of their table does not carry them.
+    func strayValueWarnings(tables: Set<String>?, on connection: Connection) throws -> [MigrationWarning] {
+        var warnings: [MigrationWarning] = []
+        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
+            guard let check = columnOwnership(table) else { continue }
+            for problem in try Self.violations(of: [check], on: connection) {
+                let detail = problem.replacingOccurrences(of: check.summary + ": ", with: "")
+                warnings.append(MigrationWarning(
+                    message: "\(table.name) holds values in columns the row's entity does not have, left there by an earlier version "
+                        + "(no object has them; a rebuild of \(table.name) does not carry them): \(detail)",
+                    isDestructive: false))
+            }
+        }
+        return warnings
     }
 
     /// The entity whose rows a reference column holds keys of.

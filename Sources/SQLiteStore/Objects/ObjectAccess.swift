@@ -16,7 +16,9 @@ public final class ObjectAccess {
     public init(store: Store, version: CompiledVersion) throws(StoreError) {
         self.store = store
         self.version = version
-        layout = try store.layout(for: version)
+        let binding = try store.binding(for: version)
+        if let mismatch = binding.mismatch(with: version) { throw StoreError(.layoutMismatch, mismatch, path: store.path) }
+        layout = binding.layout
     }
 
     // MARK: Lookup

@@ -136,8 +136,47 @@ extension Store {
     /// names that follow from them, and the store's own naming where Core Data's
     /// rule is uncertain (see `CompiledVersion.layout(entityNumbers:reserved:existingTables:)`).
     public func layout(for version: CompiledVersion) throws(StoreError) -> StorageLayout {
+        try binding(for: version).layout
+    }
+
+    /// The layout `version` has in this store, bound to the tables, columns and
+    /// indexes the store actually has (`StorageLayout.bound(to:)`), with what could
+    /// not be bound.
+    public func binding(for version: CompiledVersion) throws(StoreError) -> StorageLayout.Binding {
         let fromCoreData = (try? readMetadata())?.followsCoreDataNumbering ?? false
-        return version.layout(entityNumbers: try entityNumbers(), existingTables: try schema(), asStored: true, coreDataTypes: fromCoreData)
+        let existing = try existingSchema()
+        let computed = version.layout(entityNumbers: try entityNumbers(), existingTables: existing.tables.mapValues(Set.init), asStored: true,
+                                      coreDataTypes: fromCoreData)
+        return computed.bound(to: existing)
+    }
+
+    /// The store's tables (columns in order) and the indexes `CREATE INDEX` made on
+    /// plain columns with the default collation, as layouts describe indexes.
+    public func existingSchema() throws(StoreError) -> ExistingSchema {
+        do {
+            var tables: [String: [String]] = [:]
+            var indexes: [StorageLayout.Index] = []
+            for table in try connection.tables() {
+                tables[table] = try connection.columns(of: table).map(\.name)
+                for index in try connection.indexes(of: table) where index.origin == .createIndex {
+                    let columns = index.columns.compactMap { column in
+                        column.name.map { StorageLayout.IndexColumn(name: $0, isDescending: column.isDescending) }
+                    }
+                    guard columns.count == index.columns.count, index.columns.allSatisfy({ $0.collation.uppercased() == "BINARY" }) else { continue }
+                    indexes.append(StorageLayout.Index(name: index.name, table: table, columns: columns, isUnique: index.isUnique,
+                                                       condition: index.isPartial ? index.sql.flatMap(Self.indexCondition) : nil))
+                }
+            }
+            return ExistingSchema(tables: tables, indexes: indexes)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// The `WHERE` clause of a partial index's `CREATE INDEX` statement.
+    static func indexCondition(_ sql: String) -> String? {
+        guard let range = sql.range(of: " WHERE ", options: [.caseInsensitive, .backwards]) else { return nil }
+        return String(sql[range.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Every table of the store with its column names.
