@@ -9,6 +9,9 @@ struct PlanOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
     var to: Int?
+
+    @Flag(name: .long, help: "Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, instead of carrying them as they are.")
+    var removeDanglingReferences = false
 }
 
 /// What planning ended in, mapped to the documented exit codes.
@@ -34,6 +37,7 @@ extension GlobalOptions {
             defer { try? store.close() }
             var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
             planner.exactCounts = exactCounts
+            planner.removesDanglingReferences = options.removeDanglingReferences
             planner.policyInputs = MigrateTool.policies.declaredInputs
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as UnknownVersionError {

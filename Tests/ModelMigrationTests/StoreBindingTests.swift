@@ -196,3 +196,62 @@ import TestSupport
         #expect(try access.fetch("User").map { $0.relationships["reactions"] ?? [] } == [[], [1]])
     }
 }
+
+/// References a store already holds to objects it does not have: counted by `plan`,
+/// carried by default, removed first with `removesDanglingReferences`.
+@Suite struct DanglingReferenceRepairTests {
+    static func store(in directory: TemporaryDirectory) throws -> (CompiledModel, String) {
+        let model = try StoreBindingTests.model()
+        let path = directory.file("Chat.sqlite")
+        try StoreBindingTests.createStore(at: path, version: model.versions[0])
+        // A reaction by user 99 and a system message naming user 98: neither exists.
+        try SQLiteFile.execute(path, "INSERT INTO Z_4USERS VALUES (1, 99); INSERT INTO Z_2USERS VALUES (1, 98)")
+        return (model, path)
+    }
+
+    @Test func carriedByDefault() throws {
+        let directory = try TemporaryDirectory(prefix: "DanglingReferenceRepairTests")
+        defer { directory.remove() }
+        let (model, path) = try Self.store(in: directory)
+        let reader = try Store.open(path: path, access: .readOnly)
+        let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+        try reader.close()
+        #expect(plan.danglingReferences.map(\.description).sorted() == [
+            "Reaction.users: 1 row already points to objects the store does not have (carried as they are)",
+            "SystemMessage.users: 1 row already points to objects the store does not have (carried as they are)",
+        ])
+        try Migrator().apply(plan, options: .init(verify: true))
+        let store = try Store.open(path: path, access: .readOnly)
+        defer { try? store.close() }
+        #expect(try store.connection.prepare("SELECT * FROM Z_5USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)], [.integer(1), .integer(99)]])
+        #expect(try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows()
+                == [[.integer(1), .integer(1)], [.integer(1), .integer(2)], [.integer(1), .integer(98)]])
+    }
+
+    @Test func removedFirstWhenAsked() throws {
+        let directory = try TemporaryDirectory(prefix: "DanglingReferenceRepairTests")
+        defer { directory.remove() }
+        let (model, path) = try Self.store(in: directory)
+        let reader = try Store.open(path: path, access: .readOnly)
+        var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
+        planner.removesDanglingReferences = true
+        let plan = try planner.plan(store: reader, to: 2)
+        try reader.close()
+        #expect(plan.danglingReferences.isEmpty)
+        #expect(plan.removedDanglingReferences.map(\.rows) == [1, 1])
+        let first = try #require(plan.hops.first)
+        #expect(first.steps.prefix(2).map(\.summary).sorted() == [
+            "remove 1 reference of Reaction.users to objects the store does not have",
+            "remove 1 reference of SystemMessage.users to objects the store does not have",
+        ])
+        #expect(first.steps.prefix(2).flatMap(\.sql).sorted() == [
+            #"DELETE FROM "Z_2USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS1" AND d.Z_ENT IN (5))"#,
+            #"DELETE FROM "Z_4USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS" AND d.Z_ENT IN (5))"#,
+        ])
+        try Migrator().apply(plan, options: .init(verify: true))
+        let store = try Store.open(path: path, access: .readOnly)
+        defer { try? store.close() }
+        #expect(try store.connection.prepare("SELECT * FROM Z_4USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)]])
+        #expect(try store.connection.prepare("SELECT * FROM Z_2USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(1)], [.integer(1), .integer(2)]])
+    }
+}

@@ -111,13 +111,29 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
     /// so the check then allows as many violations as the store had.
     public var reference: ReferenceKey? = nil
 
+    /// For a reference check: how to remove the violating references, as Core
+    /// Data's nullify would (a join row deleted, a key set to nil).
+    public var repair: Repair? = nil
+
+    /// A statement removing a check's violations.
+    public struct Repair: Sendable, Hashable, Codable {
+        /// The table it changes.
+        public var table: String
+        /// `DELETE …` (join rows) or `UPDATE … SET key = NULL …`.
+        public var sql: String
+        /// True when it deletes rows (a join table's), false when it clears keys.
+        public var deletesRows: Bool
+    }
+
     /// Creates a check.
-    public init(summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil, remedy: String? = nil) {
+    public init(summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil, remedy: String? = nil,
+                repair: Repair? = nil) {
         self.summary = summary
         self.sql = sql
         self.rowsSQL = rowsSQL
         self.reference = reference
         self.remedy = remedy
+        self.repair = repair
     }
 }
 
@@ -213,6 +229,9 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
     /// References that already dangle in the store (counted when planning), carried
     /// as they are by the migration.
     public var danglingReferences: [DanglingReferences] = []
+    /// References that dangle in the store and that the plan's first steps remove
+    /// (`removesDanglingReferences`): join rows deleted, keys set to nil.
+    public var removedDanglingReferences: [DanglingReferences] = []
 
     /// True when the store is already at the target.
     public var isEmpty: Bool { hops.isEmpty }

@@ -20,6 +20,10 @@ public struct MigrationPlanner {
     /// (otherwise those are estimated from the highest row id, and dropped values
     /// are only checked for presence).
     public var exactCounts = false
+    /// Remove the references the store already holds to objects it does not have
+    /// (join rows deleted, keys set to nil, as Core Data's nullify would), as the
+    /// plan's first steps, instead of carrying them.
+    public var removesDanglingReferences = false
 
     /// Creates a planner.
     public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil) {
@@ -234,6 +238,27 @@ public struct MigrationPlanner {
         // What the plan relies on: rows copied, updated or deleted by entity number
         // need the store's numbers to agree with its rows. A plan of O(1) steps and
         // index builds moves no row, and stays O(1): no scan.
+        // References that already dangle: carried (counted when the plan moves
+        // rows), or removed first when asked.
+        var dangling: [(references: DanglingReferences, check: MigrationCheck)] = []
+        if removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows), let first = plan.hops.first {
+            dangling = try danglingReferences(store: store, version: source, layout: first.sourceLayout, counter: &counter,
+                                              exact: removesDanglingReferences || exactCounts)
+        }
+        if removesDanglingReferences, !dangling.isEmpty {
+            let repairs = dangling.compactMap { found -> MigrationStep? in
+                guard let repair = found.check.repair else { return nil }
+                let rows = found.references.rows
+                return MigrationStep(kind: repair.deletesRows ? .deleteRows : .updateRows,
+                                     summary: "remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the store does not have",
+                                     sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
+            }
+            plan.hops[0].steps.insert(contentsOf: repairs, at: 0)
+            plan.removedDanglingReferences = dangling.map(\.references)
+        } else {
+            plan.danglingReferences = dangling.map(\.references)
+            plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
+        }
         if plan.allSteps.contains(where: \.cost.movesRows) {
             let moving = rowMovingSourceTables(plan)
             let preconditions = audit.preconditions(tables: moving)
@@ -245,9 +270,6 @@ public struct MigrationPlanner {
             if !audit.refusesStrayValues {
                 plan.warnings += try audit.strayValueWarnings(tables: moving, on: store.connection)
             }
-            // References that already dangle, which the migration will carry.
-            plan.danglingReferences = try danglingReferences(store: store, version: source, layout: plan.hops.first?.sourceLayout ?? sourceLayout, counter: &counter)
-            plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
         }
         // The store holds the first hop's source: the data decides now.
         if let first = plan.hops.first {
@@ -288,19 +310,21 @@ public struct MigrationPlanner {
         return tables
     }
 
-    /// References of the store that already point at no object, counted when the
-    /// store is small enough to plan exactly (apply carries them either way).
-    func danglingReferences(store: Store, version: CompiledVersion, layout: StorageLayout, counter: inout RowCounter) throws -> [DanglingReferences] {
-        if !exactCounts {
+    /// References of the store that already point at no object, with the check that
+    /// finds them; counted when the store is small enough to plan exactly or
+    /// `exact` (apply carries them either way).
+    func danglingReferences(store: Store, version: CompiledVersion, layout: StorageLayout, counter: inout RowCounter,
+                            exact: Bool) throws -> [(references: DanglingReferences, check: MigrationCheck)] {
+        if !exact {
             for table in layout.tables where try counter.exists(table.name) {
                 if try counter.estimate(table.name) > RowCounter.exactCountLimit { return [] }
             }
         }
-        var found: [DanglingReferences] = []
+        var found: [(references: DanglingReferences, check: MigrationCheck)] = []
         for check in Migrator.relationshipChecks(version, layout: layout) {
             guard let key = check.reference else { continue }
             let rows = try store.connection.scalarInt64(check.sql) ?? 0
-            if rows > 0 { found.append(DanglingReferences(reference: key, summary: check.summary, rows: rows)) }
+            if rows > 0 { found.append((DanglingReferences(reference: key, summary: check.summary, rows: rows), check)) }
         }
         return found
     }

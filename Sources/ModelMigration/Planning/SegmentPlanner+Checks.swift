@@ -72,9 +72,14 @@ extension SegmentPlanner {
                 guard let entity = destination.entity(named: owner), let r = entity.relationship(named: name)?.declaration,
                       let target = destination.entity(named: r.destination), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
                 let targets = numbers(destinationLayout, subtree(destination, target.name))
+                let c = SQLText.q(column.name)
+                let dangling = "a.\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))"
+                let cleared = ([column.name] + [table.column(for: .toOneEntity(entity: owner, relationship: name))?.name].compactMap { $0 })
+                    .map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
                 checks.append(MigrationCheck(summary: "\(owner).\(name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false),
+                                             repair: .init(table: table.name, sql: "UPDATE \(SQLText.q(table.name)) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)))
                 if !r.isOptional {
                     let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
                     checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
@@ -86,15 +91,22 @@ extension SegmentPlanner {
                 guard let ownerEntity = destination.entity(named: owner), ownerEntity.relationship(named: name) != nil,
                       let ownerTable = destinationLayout.table(forEntity: ownerEntity.root) else { continue }
                 let owners = numbers(destinationLayout, subtree(destination, owner))
+                let c = SQLText.q(column.name)
+                let dangling = "a.\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(owners))))"
+                let cleared = ([column.name] + [table.column(for: .order(entity: owner, relationship: name))?.name].compactMap { $0 })
+                    .map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
                 checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(owner) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(owners))))",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: true)))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
+                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: true),
+                                             repair: .init(table: table.name, sql: "UPDATE \(SQLText.q(table.name)) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)))
             case .joinKey(let entityName, _):
                 guard let target = destination.entity(named: entityName), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
                 let targets = numbers(destinationLayout, subtree(destination, target.name))
+                let dangling = "NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"
                 checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
-                                             reference: joinReference(table, column)))
+                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
+                                             reference: joinReference(table, column),
+                                             repair: .init(table: table.name, sql: "DELETE FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)", deletesRows: true)))
             default: continue
             }
         }
