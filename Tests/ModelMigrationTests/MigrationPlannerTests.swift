@@ -25,6 +25,35 @@ import TestSupport
         #expect(try s.fetch("Pet") == Pets.pets())
     }
 
+    /// Renaming an attribute of an indexed table is O(1): SQLite's RENAME COLUMN
+    /// rewrites the indexes that name the column, so only the renamed column's own
+    /// index (its name carries the column's) is built again; the others stay.
+    @Test func aRenameRebuildsOnlyTheRenamedColumnsIndex() throws {
+        let v1 = try edit(Pets.v1, "      name: string\n      age: integer16?\n",
+                          "      name: { type: string, indexed: true }\n      age: { type: integer16, optional: true, indexed: true }\n      notes: string?\n")
+        let v2 = try edit(v1, "      notes: string?\n", "      remarks: { type: string, optional: true, renamedFrom: notes }\n      phone: string?\n")
+        let v3 = try edit(v2, "      age: { type: integer16, optional: true, indexed: true }\n",
+                          "      years: { type: integer16, optional: true, indexed: true, renamedFrom: age }\n")
+        let s = try MigrationScenario("Pets", versions: [v1, v2, v3])
+        defer { s.remove() }
+        try Pets.seed(s)
+        let plan = try s.plan(to: 2)
+        #expect(plan.allSteps.flatMap(\.sql) == [
+            #"ALTER TABLE "ZPERSON" RENAME COLUMN "ZNOTES" TO "ZREMARKS""#,
+            #"ALTER TABLE "ZPERSON" ADD COLUMN "ZPHONE" VARCHAR"#,
+        ] + plan.allSteps.filter { $0.kind == .entityNumbers }.flatMap(\.sql))
+        #expect(plan.allSteps.allSatisfy { $0.cost == .constant })
+        try Migrator().apply(plan)
+
+        // The indexed column renamed: its index is renamed (rebuilt), ZNAME's stays.
+        let next = try s.plan()
+        #expect(next.allSteps.filter { $0.kind != .entityNumbers }.map(\.summary) == [
+            "rename ZPERSON.ZAGE to ZYEARS", "drop index ZPERSON_ZAGE_INDEX", "create index ZPERSON_ZYEARS_INDEX on ZPERSON",
+        ])
+        try Migrator().apply(next, options: .init(verify: true))
+        #expect(try s.storeVersion() == 3)
+    }
+
     // Version 2 changes age's column type, version 3 drops an indexed column: each
     // needs a rebuild of ZPERSON on its own.
     static let fusionV1 = try! edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      legacy: { type: string, optional: true, indexed: true }\n")

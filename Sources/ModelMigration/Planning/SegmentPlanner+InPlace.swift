@@ -220,8 +220,7 @@ extension SegmentPlanner {
                                        cost: .constant, table: table.name))
         }
         if !renames.isEmpty {
-            // SQLite moves indexes along with renamed columns: rebuild them by name.
-            columnsRenamed.formUnion([table.name, oldName])
+            columnRenames[oldName] = Dictionary(renames.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })
         }
         for (column, literal) in adds {
             // A subentity's column holds nil in the rows of every other entity of the

@@ -31,8 +31,11 @@ struct SegmentPlanner {
     var checks: [MigrationCheck] = []
     /// What the stored data must satisfy (`SegmentPlanner+Requirements`).
     var requirements: [MigrationCheck] = []
-    /// Tables altered in place with renamed columns: their indexes are rebuilt.
-    var columnsRenamed: Set<String> = []
+    /// Tables altered in place with renamed columns (by source table name): each
+    /// old column name with its new one. SQLite's `RENAME COLUMN` rewrites the
+    /// indexes that name a column, so only an index whose name or definition
+    /// changes is built again.
+    var columnRenames: [String: [String: String]] = [:]
     /// Source tables moved under a temporary name before a swap of table names.
     var temporaryTableNames: [String: String] = [:]
     /// The entity numbers `Z_PRIMARYKEY` has rows for before this hop (nil: all).
@@ -257,7 +260,16 @@ struct SegmentPlanner {
         // Tables created empty: their indexes cost nothing.
         let emptyTables = Set(newTables.filter { table, _ in !destination.entities.contains { $0.root == table.entity && sourceEntity(for: $0.name) != nil } }.map(\.0.name)
                               + newJoins.filter { $0.2 == nil }.map(\.0.name))
-        let oldIndexes = Dictionary(sourceLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        // A source index as it stands after the in-place renames of its table and columns.
+        let renamedTables = Dictionary(fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }, uniquingKeysWith: { a, _ in a })
+        func afterRenames(_ index: StorageLayout.Index) -> StorageLayout.Index {
+            var index = index
+            let renames = columnRenames[index.table] ?? [:]
+            index.columns = index.columns.map { .init(name: renames[$0.name] ?? $0.name, isDescending: $0.isDescending) }
+            index.table = renamedTables[index.table] ?? index.table
+            return index
+        }
+        let oldIndexes = Dictionary(sourceLayout.indexes.map { ($0.name, afterRenames($0)) }, uniquingKeysWith: { a, _ in a })
         let newIndexes = Dictionary(destinationLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // A table renamed in place keeps its indexes under their old names: drop them
         // (the loop below creates them under the new table's names).
@@ -265,15 +277,15 @@ struct SegmentPlanner {
         for index in sourceLayout.indexes where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
-            if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index) || tableRenamed(index.table)
-                || columnsRenamed.contains(index.table) || renamedAway.contains(index.table) {
+            if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
+                || renamedAway.contains(index.table) {
                 steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: index.table))
             }
         }
         for index in destinationLayout.indexes {
             let fresh = builtNames.contains(index.table)
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
-            guard fresh || changed || tableRenamedInto(index.table) || columnsRenamed.contains(index.table) else { continue }
+            guard fresh || changed || tableRenamedInto(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
             steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                                        sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
