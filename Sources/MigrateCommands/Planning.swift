@@ -40,16 +40,15 @@ extension GlobalOptions {
             planner.removesDanglingReferences = options.removeDanglingReferences
             planner.policyInputs = MigrateTool.policies.declaredInputs
             return .plan(try planner.plan(store: store, to: options.to))
-        } catch let error as UnknownVersionError {
-            return .failure("\(error)", ExitStatus.unknownVersion)
-        } catch let error as InferenceFailure {
-            return .failure("\(error)", ExitStatus.noMigrationPath)
-        } catch let error as PlanningError {
-            return .failure("\(error)", error.isNoPath ? ExitStatus.noMigrationPath : ExitStatus.failure)
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])
         } catch {
-            return .failure("\(error)", ExitStatus.failure)
+            let planning = PlanningError(classifying: error)
+            switch planning.kind {
+            case .unknownVersion: return .failure(planning.message, ExitStatus.unknownVersion)
+            case .noPath: return .failure(planning.message, ExitStatus.noMigrationPath)
+            case .storeMismatch, .failed: return .failure(planning.message, ExitStatus.failure)
+            }
         }
     }
 

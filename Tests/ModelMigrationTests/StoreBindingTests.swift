@@ -255,3 +255,24 @@ import TestSupport
         #expect(try store.connection.prepare("SELECT * FROM Z_2USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(1)], [.integer(1), .integer(2)]])
     }
 }
+
+extension StoreBindingTests {
+    /// A store that cannot be bound is a store mismatch (exit 1), named.
+    @Test func anUnboundStoreIsAStoreMismatch() throws {
+        let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
+        defer { directory.remove() }
+        let model = try Self.model()
+        let path = directory.file("Chat.sqlite")
+        try Self.createStore(at: path, version: model.versions[0])
+        try SQLiteFile.execute(path, "DROP TABLE Z_4USERS")
+        let reader = try Store.open(path: path, access: .readOnly)
+        defer { try? reader.close() }
+        #expect {
+            _ = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+        } throws: { error in
+            let planning = PlanningError(classifying: error)
+            return planning.kind == .storeMismatch
+                && planning.message == "\(path): the store's tables differ from the layout of Chat version 1: table Z_4USERS is missing"
+        }
+    }
+}

@@ -85,14 +85,14 @@ public struct StoreOpener {
             return try Store.open(path: path, access: .readWrite, busyTimeout: timeout)
         } catch let error as StoreOpenError {
             throw error
-        } catch let error as UnknownVersionError {
-            throw StoreOpenError(kind: .unknownVersion, message: error.description)
-        } catch let error as InferenceFailure {
-            throw StoreOpenError(kind: .noMigrationPath, message: "\(path): \(error)")
-        } catch let error as PlanningError {
-            throw StoreOpenError(kind: error.isNoPath ? .noMigrationPath : .failed, message: "\(path): \(error)")
         } catch {
-            throw StoreOpenError(kind: .failed, message: "\(error)")
+            let planning = PlanningError(classifying: error)
+            switch planning.kind {
+            case .unknownVersion: throw StoreOpenError(kind: .unknownVersion, message: planning.message)
+            case .noPath: throw StoreOpenError(kind: .noMigrationPath, message: "\(path): \(planning)")
+            case .storeMismatch: throw StoreOpenError(kind: .failed, message: "\(path): \(planning)")
+            case .failed: throw StoreOpenError(kind: .failed, message: planning.underlying == nil ? "\(path): \(planning)" : planning.message)
+            }
         }
     }
 }

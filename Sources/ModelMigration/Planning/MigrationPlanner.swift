@@ -72,13 +72,13 @@ public struct MigrationPlanner {
         let (model, source) = try sourceVersion(of: store, metadata: metadata)
         let targetNumber = target ?? model.current.version
         guard let destination = model.version(targetNumber) else {
-            throw PlanningError(message: "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))", isNoPath: true)
+            throw PlanningError(.noPath, "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
         }
         if targetNumber < source.version {
-            throw PlanningError(message: "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported", isNoPath: true)
+            throw PlanningError(.noPath, "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported")
         }
         let binding = try store.binding(for: source)
-        if let mismatch = binding.mismatch(with: source) { throw PlanningError(message: "\(store.path): \(mismatch)", isNoPath: false) }
+        if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
         var sourceLayout = binding.layout
         var audit = StoreAudit(version: source, layout: sourceLayout)
         audit.refusesStrayValues = !metadata.followsCoreDataNumbering
@@ -92,7 +92,7 @@ public struct MigrationPlanner {
 
         let keyProblems = audit.keyTableProblems(try store.entityKeyRows())
         if !keyProblems.isEmpty {
-            throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: keyProblems), isNoPath: false)
+            throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
         }
 
         // Segments: runs of hops without a mapping file are fused into one.
@@ -264,7 +264,7 @@ public struct MigrationPlanner {
             let preconditions = audit.preconditions(tables: moving)
             let problems = try StoreAudit.violations(of: preconditions, on: store.connection)
             if !problems.isEmpty {
-                throw PlanningError(message: StoreAudit.refusal(path: store.path, version: source, problems: problems), isNoPath: false)
+                throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
             }
             plan.preconditions = preconditions
             if !audit.refusesStrayValues {
@@ -275,8 +275,8 @@ public struct MigrationPlanner {
         if let first = plan.hops.first {
             let refused = try StoreAudit.violations(of: first.requirements, on: store.connection)
             if !refused.isEmpty {
-                throw PlanningError(message: "\(store.path): hop \(first.from) → \(first.to) of \(model.name) cannot migrate this store's data:\n"
-                    + refused.map { "  " + $0 }.joined(separator: "\n"), isNoPath: true)
+                throw PlanningError(.noPath, "\(store.path): hop \(first.from) → \(first.to) of \(model.name) cannot migrate this store's data:\n"
+                    + refused.map { "  " + $0 }.joined(separator: "\n"))
             }
         }
         return plan
@@ -346,7 +346,7 @@ public struct MigrationPlanner {
             }
         }
         if !problems.isEmpty {
-            throw PlanningError(message: problems.joined(separator: "\n"), isNoPath: true)
+            throw PlanningError(.noPath, problems.joined(separator: "\n"))
         }
     }
 

@@ -180,7 +180,7 @@ extension SegmentPlanner {
             default: kept = false
             }
             if kept {
-                throw PlanningError(message: "refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values (this is a bug in the planner; please report it)", isNoPath: false)
+                throw PlanningError(.failed, "refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values (this is a bug in the planner; please report it)")
             }
         }
         if !dropped.isEmpty {

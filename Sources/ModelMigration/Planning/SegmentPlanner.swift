@@ -2,16 +2,6 @@ import DataModel
 import Mapping
 import SQLiteStore
 
-/// Why a plan cannot be made (beyond inference refusals).
-public struct PlanningError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong.
-    public var message: String
-    /// True when there is no migration path (exit 4), false for a failure (exit 1).
-    public var isNoPath: Bool
-
-    public var description: String { message }
-}
-
 /// Turns one segment's mapping into SQL steps over the store's layouts:
 /// `ALTER TABLE` where SQLite can change a table without touching its rows, the
 /// 12-step rebuild (https://www.sqlite.org/lang_altertable.html#otheralter) with a
@@ -123,7 +113,7 @@ struct SegmentPlanner {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
             let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
             if sourceTables.count > 1 {
-                throw PlanningError(message: "table \(table.name) would receive rows of \(sourceTables.sorted().joined(separator: " and ")); merging hierarchies is not supported", isNoPath: true)
+                throw PlanningError(.noPath, "table \(table.name) would receive rows of \(sourceTables.sorted().joined(separator: " and ")); merging hierarchies is not supported")
             }
             if sourceTables.isEmpty {
                 let clash = sourceLayout.table(named: table.name) != nil
