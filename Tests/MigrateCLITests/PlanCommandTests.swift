@@ -29,7 +29,7 @@ import TestSupport
         let hops = try #require(plan["hops"] as? [[String: Any]])
         #expect(hops.map { [$0["from"] as? Int, $0["to"] as? Int] } == [[1, 2]])
         let steps = try #require(hops[0]["steps"] as? [[String: Any]])
-        #expect(steps.map { $0["kind"] as? String } == ["rebuildTable", "dropTable", "renameColumn", "createIndex", "entityNumbers"])
+        #expect(steps.map { $0["kind"] as? String } == ["rebuildTable", "dropTable", "renameTable", "createIndex", "entityNumbers"])
         #expect(steps[0]["sql"] as? [String] == Self.rebuildSQL)
         #expect(steps[0]["table"] as? String == "ZITEM")
         #expect(steps[1]["sql"] as? [String] == [#"DROP TABLE "ZITEM""#])

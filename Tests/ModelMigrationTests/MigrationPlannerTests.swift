@@ -71,7 +71,7 @@ import TestSupport
 
         let plan = try s.plan()
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
-        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .addColumn, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .addColumn, .entityNumbers])
         #expect(plan.allSQL.filter { $0.hasPrefix("CREATE TABLE") } == [
             #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" FLOAT, "ZNAME" VARCHAR )"#,
         ])

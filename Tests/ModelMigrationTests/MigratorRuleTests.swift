@@ -71,7 +71,7 @@ import TestSupport
         try Pets.seed(s)
         #expect(try s.indexes(on: "ZPERSON") == ["ZPERSON_ZAGE_INDEX"])
         let plan = try s.plan()
-        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         #expect(plan.allSteps[0].sql == [
             #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
             #"INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") SELECT s.Z_PK, 1, s.Z_OPT, s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1"#,
@@ -153,7 +153,7 @@ import TestSupport
             try o.insert("Thing", values: [:])
         }
         let plan = try s.plan()
-        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         #expect(plan.allSteps[0].sql == [
             #"CREATE TABLE "MM_NEW_ZTHING" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZBIG" TEXT, "ZF" FLOAT, "ZMID" FLOAT )"#,
             #"INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1"#,
@@ -275,7 +275,7 @@ import TestSupport
         let s = try MigrationScenario.pets(v2)
         defer { s.remove() }
         let plan = try s.plan()
-        #expect(plan.kinds == [.renameColumn, .dropIndex, .createIndex, .entityNumbers])
+        #expect(plan.kinds == [.renameTable, .dropIndex, .createIndex, .entityNumbers])
         #expect(plan.allSteps[0].sql == [#"ALTER TABLE "ZPET" RENAME TO "ZANIMAL""#])
         #expect(plan.allSteps[1].sql == [#"DROP INDEX IF EXISTS "ZPET_ZOWNER_INDEX""#])
         #expect(plan.allSteps[2].sql == [#"CREATE INDEX "ZANIMAL_ZOWNER_INDEX" ON "ZANIMAL" ("ZOWNER" COLLATE BINARY ASC)"#])
@@ -354,7 +354,7 @@ import TestSupport
         let s = try MigrationScenario.pets(v2, v3)
         defer { s.remove() }
         let plan = try s.plan(to: 2)
-        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .createIndex, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[0].sql == [
             #"CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )"#,
             #"INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z_FOK_OWNER", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, s."ZOWNER", s.Z_PK, s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2"#,
@@ -385,7 +385,7 @@ import TestSupport
         let s = try MigrationScenario.pets(v2)
         defer { s.remove() }
         let plan = try s.plan()
-        #expect(plan.kinds == [.rebuildTable, .fillJoinTable, .dropTable, .renameColumn, .createIndex, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .fillJoinTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[1].sql == [
             #"CREATE TABLE "Z_1PETS" ( "Z_1OWNERS" INTEGER, "Z_2PETS" INTEGER, PRIMARY KEY ("Z_1OWNERS", "Z_2PETS") )"#,
             #"INSERT OR IGNORE INTO "Z_1PETS" ("Z_1OWNERS", "Z_2PETS") SELECT p.k1, p.k2 FROM (SELECT "ZOWNER" AS k1, Z_PK AS k2 FROM "ZPET" WHERE "ZOWNER" IS NOT NULL) AS p"#,
@@ -492,7 +492,7 @@ import TestSupport
         defer { s.remove() }
         try Self.seedZoo(s)
         let plan = try s.plan()
-        #expect(plan.kinds == [.rebuildTable, .rebuildTable, .dropTable, .renameColumn, .renameColumn, .createIndex, .createIndex, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .rebuildTable, .dropTable, .renameTable, .renameTable, .createIndex, .createIndex, .entityNumbers])
         #expect(plan.allSteps[1].sql == [
             #"CREATE TABLE "MM_NEW_ZCAT" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLIVES" INTEGER, "ZNAME" VARCHAR )"#,
             #"INSERT INTO "MM_NEW_ZCAT" ("Z_PK", "Z_ENT", "Z_OPT", "ZLIVES", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, s."ZLIVES", s."ZNAME" FROM "ZANIMAL" AS s WHERE s.Z_ENT = 2"#,

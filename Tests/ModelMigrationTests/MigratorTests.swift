@@ -56,7 +56,7 @@ import TestSupport
         #expect(throws: MigrationError.self) { try Migrator().apply(plan) }
         #expect(try s.storeVersion() == 1)
         plan.hops[0].requirements = []
-        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .createIndex, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
         try expectFailure(s, plan, .stepFailed,
                           #"step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; nothing was changed"#)
@@ -90,7 +90,7 @@ import TestSupport
         let s = try MigrationScenario.pets(Self.ageDouble)
         defer { s.remove() }
         var plan = try s.plan()
-        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameColumn, .entityNumbers])
+        #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         plan.hops[0].steps[3].sql.append("INSERT INTO MM_NO_SUCH_TABLE VALUES (1)")
         try expectFailure(s, plan, .stepFailed,
                           "step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; nothing was changed")

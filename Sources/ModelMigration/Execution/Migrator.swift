@@ -348,7 +348,7 @@ public struct Migrator {
                     for sql in step.sql { try connection.execute(sql) }
                 }
                 if let expected, let table = step.table {
-                    let buildName = step.sql.first.flatMap { Self.createdTable($0) } ?? table
+                    let buildName = step.buildTable ?? table
                     let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(buildName))") ?? 0
                     if actual != expected {
                         throw MigrationError(kind: .checkFailed, message: "\(table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
@@ -390,12 +390,6 @@ public struct Migrator {
     /// What went wrong in words first, SQLite's code after.
     static func words(for error: any Error) -> String {
         (error as? SQLiteError)?.explained ?? "\(error)"
-    }
-
-    /// The table a `CREATE TABLE "X" (…)` statement creates.
-    static func createdTable(_ sql: String) -> String? {
-        guard sql.hasPrefix("CREATE TABLE \""), let end = sql.dropFirst(14).firstIndex(of: "\"") else { return nil }
-        return String(sql[sql.index(sql.startIndex, offsetBy: 14)..<end])
     }
 }
 

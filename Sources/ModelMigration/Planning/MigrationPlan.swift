@@ -55,7 +55,7 @@ public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
 public struct MigrationStep: Sendable, Hashable, Codable {
     /// The kind of step.
     public enum Kind: String, Sendable, Hashable, Codable {
-        case addColumn, renameColumn, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
+        case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
              createIndex, dropIndex, entityNumbers, policy
     }
 
@@ -72,6 +72,9 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     /// For rebuilds: rows the new table must hold, as a count query on the old
     /// tables run just before the copy (checked after it).
     public var expectedRowsSQL: String? = nil
+    /// For a table built anew (`createTable`, `rebuildTable`, `fillJoinTable`): the
+    /// name it is built under, until a later step moves it into place.
+    public var buildTable: String? = nil
     /// For the policy step of a hop: every custom entity mapping's policy, in the
     /// mapping file's order. They run in Core Data's stages across the hop: every
     /// mapping creates its destination objects, then every mapping sets

@@ -152,7 +152,7 @@ extension SegmentPlanner {
         let old = sourceLayout.table(named: oldName)!
         if oldName != table.name {
             let current = temporaryTableNames[oldName] ?? oldName
-            steps.append(MigrationStep(kind: .renameColumn, summary: "rename table \(oldName) to \(table.name)",
+            steps.append(MigrationStep(kind: .renameTable, summary: "rename table \(oldName) to \(table.name)",
                                        sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
         }
         let used = Set(table.columns.compactMap { column -> String? in

@@ -56,7 +56,7 @@ extension SegmentPlanner {
                                        : policyOnly ? "create the new \(table.name) (its rows come from a policy)"
                                        : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
                                    sql: sql, cost: sourceTableName == nil || policyOnly ? .constant : .rewrite(rows: rows), table: table.name,
-                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + ")))
+                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + "), buildTable: buildName))
         if sourceTableName != nil { addRebuildChecks(table) }
     }
 
@@ -204,7 +204,7 @@ extension SegmentPlanner {
         }
         steps.append(MigrationStep(kind: found == nil ? .createTable : .fillJoinTable,
                                    summary: found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
-                                   sql: sql, cost: cost, table: table.name))
+                                   sql: sql, cost: cost, table: table.name, buildTable: buildName))
         if found != nil { addRebuildChecks(table) }
     }
 }

@@ -221,11 +221,11 @@ struct SegmentPlanner {
                                        cost: .constant, table: table.name))
         }
         for (table, buildName) in newTables where buildName != table.name {
-            steps.append(MigrationStep(kind: .renameColumn, summary: "move the rebuilt \(table.name) into place",
+            steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(table.name) into place",
                                        sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
         }
         for (table, buildName, _) in newJoins where buildName != table.name {
-            steps.append(MigrationStep(kind: .renameColumn, summary: "move the rebuilt \(table.name) into place",
+            steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(table.name) into place",
                                        sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
         }
 
@@ -236,7 +236,7 @@ struct SegmentPlanner {
         for table in fastPath where tableRenamedFrom(table) != nil && renamedAwayTables.contains(table.name) {
             let temporary = "MM_MOVING_" + table.name
             temporaryTableNames[table.name] = temporary
-            steps.append(MigrationStep(kind: .renameColumn, summary: "move table \(table.name) out of the way (renamed below)",
+            steps.append(MigrationStep(kind: .renameTable, summary: "move table \(table.name) out of the way (renamed below)",
                                        sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name))
         }
         for table in fastPath {
