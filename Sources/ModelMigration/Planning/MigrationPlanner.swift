@@ -198,24 +198,10 @@ public struct MigrationPlanner {
                                          destinationLayout: destinationLayout, mapping: mapping,
                                          count: { try counter.count($0, $1) }, countValues: { try counter.countValues($0, $1, $2) })
             planner.storedKeyNumbers = plan.hops.isEmpty ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
-            try planner.plan()
             if metadata.followsCoreDataNumbering, try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" }) {
-                // Core Data's persistent history names each changed object's entity by
-                // number: follow the renumbering.
-                var moves: [(Int, Int)] = []
-                for entityMapping in mapping.entityMappings {
-                    guard let s = entityMapping.source, let d = entityMapping.destination,
-                          let old = sourceLayout.entityNumbers[s], let new = destinationLayout.entityNumbers[d], old != new else { continue }
-                    moves.append((old, new))
-                }
-                if !moves.isEmpty {
-                    let cases = moves.sorted { $0.0 < $1.0 }.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
-                    planner.steps.insert(MigrationStep(kind: .updateRows, summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
-                                                       sql: ["UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(SQLText.list(moves.map(\.0))))"],
-                                                       cost: .update(rows: try counter.count("ACHANGE", nil)), table: "ACHANGE"),
-                                         at: max(planner.steps.count - 1, 0))
-                }
+                planner.historyRows = try counter.count("ACHANGE", nil)
             }
+            try planner.plan()
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let mappingBytes = [UInt8]((try? encoder.encode(mapping)) ?? Data())

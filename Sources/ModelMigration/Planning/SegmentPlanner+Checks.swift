@@ -7,6 +7,23 @@ import SQLiteStore
 extension SegmentPlanner {
     // MARK: Bookkeeping, checks, warnings
 
+    /// Core Data's persistent history names each changed object's entity by number
+    /// (`ACHANGE.ZENTITY`): it follows the renumbering of a store from Core Data.
+    mutating func historyStep() {
+        guard let historyRows else { return }
+        var moves: [(Int, Int)] = []
+        for entityMapping in mapping.entityMappings {
+            guard let s = entityMapping.source, let d = entityMapping.destination,
+                  let old = sourceLayout.entityNumbers[s], let new = destinationLayout.entityNumbers[d], old != new else { continue }
+            moves.append((old, new))
+        }
+        guard !moves.isEmpty else { return }
+        let cases = moves.sorted { $0.0 < $1.0 }.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
+        steps.append(MigrationStep(kind: .updateRows, summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
+                                   sql: ["UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(SQLText.list(moves.map(\.0))))"],
+                                   cost: .update(rows: historyRows), table: "ACHANGE"))
+    }
+
     mutating func entityNumberStep() {
         var sql: [String] = []
         let old = sourceLayout.entityNumbers

@@ -30,6 +30,9 @@ struct SegmentPlanner {
     var temporaryTableNames: [String: String] = [:]
     /// The entity numbers `Z_PRIMARYKEY` has rows for before this hop (nil: all).
     var storedKeyNumbers: Set<Int>?
+    /// Rows of Core Data's persistent history (`ACHANGE`) in a store from Core Data,
+    /// which names each changed object's entity by number; nil when there is none.
+    var historyRows: Int64?
     var warnings: [MigrationWarning] = []
 
     typealias Column = StorageLayout.Column
@@ -280,6 +283,7 @@ struct SegmentPlanner {
             steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                                        sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
         }
+        historyStep()
         entityNumberStep()
         addRequirements()
     }
