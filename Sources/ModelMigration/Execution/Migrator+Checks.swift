@@ -7,11 +7,12 @@ extension Migrator {
     /// Every relationship of a version: to-one targets and join table keys exist,
     /// required values are present, entity columns name the right entities.
     static func relationshipChecks(_ version: CompiledVersion, layout: StorageLayout) -> [MigrationCheck] {
-        var planner = SegmentPlanner(source: version, sourceLayout: layout, destination: version, destinationLayout: layout,
-                                     mapping: MappingModel(model: version.model, sourceVersion: version.version, destinationVersion: version.version, entityMappings: []),
-                                     count: { _, _ in 0 }, countValues: { _, _, _ in 0 })
-        for table in layout.tables { planner.addRebuildChecks(table) }
-        return planner.checks
+        let builder = CheckBuilder(version: version, layout: layout)
+        var checks: [MigrationCheck] = []
+        for table in layout.tables {
+            for check in builder.checks(for: table) where !checks.contains(check) { checks.append(check) }
+        }
+        return checks
     }
 
     /// The references of `version` that point at no object, counted per relationship

@@ -76,67 +76,15 @@ extension SegmentPlanner {
                                    sql: sql, cost: .constant, table: "Z_PRIMARYKEY"))
     }
 
+    /// The checks of a table built anew: required values present, references
+    /// resolving (`CheckBuilder`); required attributes copied from required ones
+    /// were checked when they were written.
     mutating func addRebuildChecks(_ table: Table) {
-        for column in table.columns {
-            switch column.role {
-            case .attribute(let owner, let property):
-                guard let entity = destination.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional else { continue }
-                if copiedFromRequired(owner, property) { continue }
-                let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
-                checks.append(MigrationCheck(summary: "required \(owner).\(property) has a value in every row",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
-            case .toOne(let owner, let name):
-                guard let entity = destination.entity(named: owner), let r = entity.relationship(named: name)?.declaration,
-                      let target = destination.entity(named: r.destination), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
-                let targets = numbers(destinationLayout, subtree(destination, target.name))
-                let c = SQLText.q(column.name)
-                let dangling = "a.\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))"
-                let cleared = ([column.name] + [table.column(for: .toOneEntity(entity: owner, relationship: name))?.name].compactMap { $0 })
-                    .map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
-                checks.append(MigrationCheck(summary: "\(owner).\(name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false),
-                                             repair: .init(table: table.name, sql: "UPDATE \(SQLText.q(table.name)) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)))
-                if !r.isOptional {
-                    let scope = numbers(destinationLayout, destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }.map(\.name))
-                    checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
-                                                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
-                }
-            case .toOneEntity:
-                if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
-            case .toManyKey(let owner, let name):
-                guard let ownerEntity = destination.entity(named: owner), ownerEntity.relationship(named: name) != nil,
-                      let ownerTable = destinationLayout.table(forEntity: ownerEntity.root) else { continue }
-                let owners = numbers(destinationLayout, subtree(destination, owner))
-                let c = SQLText.q(column.name)
-                let dangling = "a.\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(owners))))"
-                let cleared = ([column.name] + [table.column(for: .order(entity: owner, relationship: name))?.name].compactMap { $0 })
-                    .map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
-                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(owner) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: true),
-                                             repair: .init(table: table.name, sql: "UPDATE \(SQLText.q(table.name)) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)))
-            case .joinKey(let entityName, _):
-                guard let target = destination.entity(named: entityName), let targetTable = destinationLayout.table(forEntity: target.root) else { continue }
-                let targets = numbers(destinationLayout, subtree(destination, target.name))
-                let dangling = "NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"
-                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
-                                             reference: joinReference(table, column),
-                                             repair: .init(table: table.name, sql: "DELETE FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)", deletesRows: true)))
-            default: continue
-            }
-        }
+        for check in checkBuilder.checks(for: table, skippingRequired: copiedFromRequired) where !checks.contains(check) { checks.append(check) }
     }
 
-    /// The relationship direction a join table's key column stores: the first
-    /// column holds the keys of the objects owning the relationship the table is
-    /// named after, the second those of its destinations.
-    func joinReference(_ table: Table, _ column: Column) -> ReferenceKey? {
-        guard let owner = table.joinRelationship, let dot = owner.firstIndex(of: ".") else { return nil }
-        return ReferenceKey(entity: String(owner[..<dot]), relationship: String(owner[owner.index(after: dot)...]),
-                            towardOwner: table.columns.first?.name == column.name)
-    }
+    /// Builds checks over the destination version and layout.
+    var checkBuilder: CheckBuilder { CheckBuilder(version: destination, layout: destinationLayout) }
 
     /// True when every entity storing this attribute copies it from a required
     /// attribute: its values were already checked when they were written.
@@ -157,16 +105,7 @@ extension SegmentPlanner {
 
     /// Rows were deleted from `table`: references into it must still resolve.
     mutating func addReferenceChecks(into table: String) {
-        for other in destinationLayout.tables {
-            for column in other.columns {
-                guard case .toOne(let owner, let name) = column.role, let r = destination.entity(named: owner)?.relationship(named: name)?.declaration,
-                      let target = destination.entity(named: r.destination), destinationLayout.table(forEntity: target.root)?.name == table else { continue }
-                let targets = numbers(destinationLayout, subtree(destination, target.name))
-                checks.append(MigrationCheck(summary: "\(owner).\(name) still points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(SQLText.q(column.name)) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
-            }
-        }
+        checks += checkBuilder.referenceChecks(into: table)
     }
 
     mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int], policy: Bool = false) throws {

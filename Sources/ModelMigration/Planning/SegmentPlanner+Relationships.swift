@@ -76,23 +76,11 @@ extension SegmentPlanner {
         return false
     }
 
-    /// For an entity-type column (`Z<n>_<NAME>`): its key column, the destination
-    /// entity and the destination's table.
     func entityColumnSource(_ table: Table, _ column: Column) -> (key: Column, target: String, targetTable: String, label: String)? {
-        guard case .toOneEntity(let owner, let name) = column.role,
-              let relationship = destination.entity(named: owner)?.relationship(named: name),
-              let key = table.column(for: .toOne(entity: owner, relationship: name)),
-              let target = destination.entity(named: relationship.declaration.destination),
-              let targetTable = destinationLayout.table(forEntity: target.root) else { return nil }
-        return (key, target.name, targetTable.name, "\(owner).\(name)")
+        checkBuilder.entityColumnSource(table, column)
     }
 
-    /// Every row's entity-type column holds the entity number of its destination row.
-    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
-        guard let (key, _, targetTable, label) = entityColumnSource(table, column) else { return nil }
-        return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
-                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d ON d.Z_PK = a.\(SQLText.q(key.name)) WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
-    }
+    func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? { checkBuilder.entityTypeCheck(table, column) }
 
     /// Rows a destination table will hold: counted on the table it comes from.
     func countAfter(_ table: String) throws -> Int64 {
