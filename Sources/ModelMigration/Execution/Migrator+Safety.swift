@@ -61,14 +61,17 @@ struct StoreFingerprint: Equatable {
 }
 
 extension Migrator {
-    /// Takes the backup (when asked) and the store's write lock.
+    /// Takes the backup (when asked) and the store's write lock, and runs `body` in
+    /// that transaction, which commits or rolls back as `body` decides (a dry run
+    /// rolls back); when `body` or the commit throws, it is rolled back.
     ///
     /// `BEGIN EXCLUSIVE`: in rollback-journal mode a migration needs readers out
     /// anyway (to spill its cache and to commit), and waiting for them once, at the
     /// start, bounded by `timeout`, is the only wait; an `IMMEDIATE` transaction
     /// would wait again at every cache spill and at the commit. In WAL mode it is
     /// the same as `IMMEDIATE`, and readers go on reading.
-    func lock(_ store: Store, plan: MigrationPlan, options: Options) throws {
+    func inLockedTransaction<T>(_ store: Store, plan: MigrationPlan, options: Options,
+                                _ body: () throws -> (T, Connection.TransactionCompletion)) throws -> T {
         let connection = store.connection
         let deadline = Date().addingTimeInterval(options.timeout)
         // A backup cannot be taken by the connection that holds the write lock, so it
@@ -80,19 +83,27 @@ extension Migrator {
             let versionBefore = try connection.scalarInt64("PRAGMA data_version") ?? 0
             if let backup = options.backupPath { try writeBackup(store, to: backup) }
             connection.busyTimeout = max(0, deadline.timeIntervalSinceNow)
+            var began = false
+            var result: T?
             do {
-                try connection.execute("BEGIN EXCLUSIVE")
-            } catch {
+                try connection.inTransaction(.exclusive) {
+                    began = true
+                    let versionAfter = try connection.scalarInt64("PRAGMA data_version") ?? 0
+                    if options.backupPath != nil, versionAfter != versionBefore { return .rollback }
+                    let (value, completion) = try body()
+                    result = value
+                    return completion
+                }
+            } catch let error where !began {
                 if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
+                guard let error = error as? SQLiteError else { throw error }
                 if error.kind == .busy || error.kind == .locked {
                     let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
                     throw MigrationError(kind: .locked, message: "\(plan.storePath): another migration, writer or reader holds the store\(who); waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed")
                 }
                 throw StoreError.from(error, path: plan.storePath)
             }
-            let versionAfter = try connection.scalarInt64("PRAGMA data_version") ?? 0
-            if options.backupPath == nil || versionAfter == versionBefore { break }
-            try connection.execute("ROLLBACK")
+            if let result { return result }
             if attempts >= 5 {
                 if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
                 throw MigrationError(kind: .backupFailed, message: "\(plan.storePath): the store kept changing while it was being backed up; nothing was changed")

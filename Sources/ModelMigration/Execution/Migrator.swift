@@ -143,25 +143,28 @@ public struct Migrator {
         }
         let store = try Store.open(path: plan.storePath, access: .readWrite, busyTimeout: options.timeout)
         let started = Date()
-        let before: StoreFingerprint
+        // Taken under the lock before the first write: once it exists, whatever
+        // fails, the store is brought back and proven unchanged before the error
+        // is reported.
+        var before: StoreFingerprint?
         do {
-            try lock(store, plan: plan, options: options)
-            before = try StoreFingerprint(store)
-        } catch {
-            if store.connection.isInTransaction { try? store.connection.execute("ROLLBACK") }
-            try? store.close()
-            throw error
-        }
-        // From here on the store is locked by this connection; whatever fails, the
-        // store is brought back and proven unchanged before the error is reported.
-        options.cancellation?.attach(store.connection)
-        do {
-            let result = try migrate(store, plan: plan, options: options, started: started, progress: progress)
+            let result = try inLockedTransaction(store, plan: plan, options: options) {
+                before = try StoreFingerprint(store)
+                options.cancellation?.attach(store.connection)
+                let result = try migrate(store, plan: plan, options: options, started: started, progress: progress)
+                return (result, options.dryRun ? .rollback : .commit)
+            }
             options.cancellation?.detach()
             try store.close()
             return result
         } catch {
             options.cancellation?.detach()
+            guard let before else {
+                // Nothing was written: the lock was not taken, or the store was not
+                // read yet.
+                try? store.close()
+                throw error
+            }
             if options.cancellation?.isCancelled == true {
                 let interrupted = MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 throw restore(store, to: before, after: interrupted)
@@ -174,8 +177,8 @@ public struct Migrator {
         }
     }
 
-    /// Runs the plan inside the locked transaction and commits (or, on a dry run,
-    /// rolls back).
+    /// Runs the plan inside the locked transaction (`inLockedTransaction` commits
+    /// it, or on a dry run rolls it back).
     func migrate(_ store: Store, plan: MigrationPlan, options: Options, started: Date,
                  progress: (MigrationEvent) -> Void) throws -> MigrationResult {
         let connection = store.connection
@@ -222,11 +225,6 @@ public struct Migrator {
         if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
         try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
         try store.writeModelCache(plan.target)
-        if options.dryRun {
-            try connection.execute("ROLLBACK")
-        } else {
-            try connection.execute("COMMIT")
-        }
         return MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
                                checksPassed: run.checksPassed, dryRun: options.dryRun, backup: options.backupPath,
                                carriedDanglingReferences: run.carried, warnings: run.emptied.map(\.description))

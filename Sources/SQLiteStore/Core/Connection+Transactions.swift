@@ -23,16 +23,38 @@ extension Connection {
     ///
     /// Transactions don't nest; inside one, use ``savepoint(_:_:)``.
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try cachedStatement(kind.beginSQL).execute()
-        let result: T
-        do {
+        var result: T?
+        try inTransaction(kind) {
             result = try body()
-            try cachedStatement("COMMIT TRANSACTION").execute()
+            return .commit
+        }
+        return result!
+    }
+
+    /// What a transaction's body decides: keep its work or undo it.
+    public enum TransactionCompletion: Sendable, Hashable {
+        /// `COMMIT`.
+        case commit
+        /// `ROLLBACK` (a dry run, a retry).
+        case rollback
+    }
+
+    /// Runs `body` in a transaction and commits or rolls back as it returns; when it
+    /// (or the commit) throws, rolls back and rethrows that error. The one place a
+    /// transaction begins and ends (GRDB's `inTransaction`).
+    ///
+    /// Transactions don't nest; inside one, use ``savepoint(_:_:)``.
+    public func inTransaction(_ kind: TransactionKind = .immediate, _ body: () throws -> TransactionCompletion) throws {
+        try cachedStatement(kind.beginSQL).execute()
+        do {
+            switch try body() {
+            case .commit: try cachedStatement("COMMIT TRANSACTION").execute()
+            case .rollback: try cachedStatement("ROLLBACK TRANSACTION").execute()
+            }
         } catch {
             rollbackAfterFailure()
             throw error
         }
-        return result
     }
 
     /// Runs `body` inside `SAVEPOINT name`: releases it when `body` returns; when it
