@@ -1,3 +1,4 @@
+import Foundation
 internal import Crypto
 
 /// Core Data's version hashes (hash scheme version 3), byte for byte: see
@@ -79,7 +80,7 @@ public enum VersionHasher {
             buffer.append(name)
             buffer.append(hashes[name]!.bytes)
         }
-        return Base64.encode(Array(SHA512.hash(data: buffer.bytes)))
+        return Data(SHA512.hash(data: buffer.bytes)).base64EncodedString()
     }
 
     /// SHA-256 of arbitrary bytes, as lowercase hex (file digests).

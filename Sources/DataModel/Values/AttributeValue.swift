@@ -1,3 +1,4 @@
+import Foundation
 /// A typed attribute value parsed from model text: defaults and limits.
 ///
 /// Values keep an exact canonical form: decimals stay decimal strings, dates are
@@ -26,7 +27,7 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
         case .string(let v): return v
         case .boolean(let v): return v ? "true" : "false"
         case .date(let v): return ISO8601.format(secondsSinceReferenceDate: v)
-        case .binary(let v): return Base64.encode(v)
+        case .binary(let v): return Data(v).base64EncodedString()
         case .uuid(let v): return v
         case .uri(let v): return v
         }

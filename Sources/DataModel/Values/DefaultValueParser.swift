@@ -1,3 +1,4 @@
+import Foundation
 /// Why a text is not a value of an attribute type.
 public struct ValueParseFailure: Error, Sendable, Hashable {
     /// `expected …`-style detail, for people.
@@ -8,9 +9,9 @@ public struct ValueParseFailure: Error, Sendable, Hashable {
 }
 
 /// Parses attribute values (defaults, limits) from their text, per type, exactly.
-public enum DefaultValueParser {
+package enum DefaultValueParser {
     /// Largest significand `NSDecimalNumber` holds: 38 decimal digits.
-    public static let maximumDecimalDigits = 38
+    package static let maximumDecimalDigits = 38
 
     /// Why a string value may not hold U+0000: the SQL text that carries defaults
     /// (`ALTER TABLE … DEFAULT '…'`, `coalesce(…, '…')`) ends at the first NUL, so
@@ -18,7 +19,7 @@ public enum DefaultValueParser {
     static let nulMessage = "a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)"
 
     /// Parses `text` as a value of `type`.
-    public static func parse(_ text: String, as type: AttributeType) -> Result<AttributeValue, ValueParseFailure> {
+    package static func parse(_ text: String, as type: AttributeType) -> Result<AttributeValue, ValueParseFailure> {
         func fail(_ message: String) -> Result<AttributeValue, ValueParseFailure> { .failure(.init(message: message)) }
         switch type {
         case .integer16, .integer32, .integer64:
@@ -73,7 +74,7 @@ public enum DefaultValueParser {
             }
             return .success(.uri(text))
         case .binary:
-            guard let bytes = Base64.decode(text) else {
+            guard let bytes = Self.base64Bytes(text) else {
                 return fail("'\(text)' is not base64-encoded binary data")
             }
             return .success(.binary(bytes))
@@ -138,7 +139,7 @@ public enum DefaultValueParser {
     }
 
     /// The canonical lowercase form of a UUID string, or nil.
-    public static func canonicalUUIDValue(_ text: String) -> String? { canonicalUUID(text) }
+    package static func canonicalUUIDValue(_ text: String) -> String? { canonicalUUID(text) }
 
     static func canonicalUUID(_ text: String) -> String? {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
@@ -153,5 +154,15 @@ public enum DefaultValueParser {
         guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
         return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
             && !text.contains(where: { $0.isWhitespace })
+    }
+
+    /// Standard base64 (RFC 4648), padded or not, whitespace ignored; nil when
+    /// malformed. Foundation decodes; padding is completed first, since Foundation
+    /// requires it and the model format does not.
+    static func base64Bytes(_ text: String) -> [UInt8]? {
+        var compact = text.filter { $0 != " " && $0 != "\n" && $0 != "\r" && $0 != "\t" }
+        guard compact.count % 4 != 1 else { return nil }
+        if !compact.hasSuffix("=") { compact += String(repeating: "=", count: (4 - compact.count % 4) % 4) }
+        return Data(base64Encoded: compact).map { [UInt8]($0) }
     }
 }

@@ -1,13 +1,13 @@
 /// ISO 8601 dates ↔ seconds since Core Data's reference date (2001-01-01T00:00:00Z),
 /// computed with integer calendar arithmetic so that results never depend on the
 /// platform's Foundation or time zone database.
-public enum ISO8601 {
+package enum ISO8601 {
     /// Seconds from 1970-01-01 to 2001-01-01.
-    public static let referenceDateOffset: Double = 978_307_200
+    package static let referenceDateOffset: Double = 978_307_200
 
     /// Parses `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fraction]]` and `Z` or
     /// `±HH:MM` (a time without a zone is read as UTC).
-    public static func parse(_ text: String) -> Double? {
+    package static func parse(_ text: String) -> Double? {
         let s = Array(text.utf8)
         var i = 0
         func number(_ count: Int) -> Int? {
@@ -72,7 +72,7 @@ public enum ISO8601 {
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, with `.fff…` when there are fractional seconds.
-    public static func format(secondsSinceReferenceDate value: Double) -> String {
+    package static func format(secondsSinceReferenceDate value: Double) -> String {
         // Outside ±100,000 years (or not a number, as a damaged store may hold):
         // the plain number, rather than a calendar date that cannot exist.
         guard value.isFinite, abs(value) < 3.0e12 else { return value.description }

@@ -4,9 +4,9 @@ import DataModel
 /// Exact conversion between attribute values and SQLite values, per attribute type
 /// (README, "Stores"): dates as seconds since 2001-01-01 (REAL), booleans 0/1,
 /// UUIDs as 16-byte blobs, decimals as text that round-trips exactly.
-public enum ValueCoding {
+package enum ValueCoding {
     /// The SQLite value stored for `value` in a column of `type`.
-    public static func databaseValue(_ value: AttributeValue?, as type: AttributeType) -> DatabaseValue {
+    package static func databaseValue(_ value: AttributeValue?, as type: AttributeType) -> DatabaseValue {
         guard let value else { return .null }
         switch value {
         case .integer(let v): return type == .double || type == .float ? .real(Double(v)) : type == .decimal ? .text(String(v)) : .integer(v)
@@ -23,7 +23,7 @@ public enum ValueCoding {
 
     /// The attribute value read from a column of `type`; `nil` for NULL. Values of
     /// another storage class (as Apple's stores may hold) are converted exactly.
-    public static func attributeValue(_ value: DatabaseValue, as type: AttributeType) -> AttributeValue? {
+    package static func attributeValue(_ value: DatabaseValue, as type: AttributeType) -> AttributeValue? {
         switch (type, value) {
         case (_, .null): return nil
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)): return .integer(v)
@@ -53,7 +53,7 @@ public enum ValueCoding {
     /// by the bytes (in the row), or `0x02` followed by a file name and a NUL (the
     /// bytes in `.<store name>_SUPPORT/_EXTERNAL_DATA/<name>` beside the store).
     /// This toolkit writes the first form.
-    public static func databaseValue(_ value: AttributeValue?, as attribute: AttributeDescription) -> DatabaseValue {
+    package static func databaseValue(_ value: AttributeValue?, as attribute: AttributeDescription) -> DatabaseValue {
         if attribute.allowsExternalStorage, attribute.type == .binary, case .binary(let bytes)? = value {
             return .blob([1] + bytes)
         }
@@ -64,7 +64,7 @@ public enum ValueCoding {
     /// storage, the bytes in the row or in the external data file (see
     /// `databaseValue(_:as:)`).
     /// - Parameter storePath: the store's path, to find external data files.
-    public static func attributeValue(_ value: DatabaseValue, as attribute: AttributeDescription, storePath: String) throws(StoreError) -> AttributeValue? {
+    package static func attributeValue(_ value: DatabaseValue, as attribute: AttributeDescription, storePath: String) throws(StoreError) -> AttributeValue? {
         guard attribute.allowsExternalStorage, attribute.type == .binary, case .blob(let bytes) = value, let marker = bytes.first else {
             return attributeValue(value, as: attribute.type)
         }
@@ -84,20 +84,20 @@ public enum ValueCoding {
     }
 
     /// Where Core Data keeps external binary data of the store at `storePath`.
-    public static func externalDataFolder(storePath: String) -> String {
+    package static func externalDataFolder(storePath: String) -> String {
         let url = URL(fileURLWithPath: storePath)
         return url.deletingLastPathComponent().path + "/." + url.deletingPathExtension().lastPathComponent + "_SUPPORT/_EXTERNAL_DATA"
     }
 
     /// 16 bytes from a canonical UUID string.
-    public static func uuidBytes(_ text: String) -> [UInt8]? {
+    package static func uuidBytes(_ text: String) -> [UInt8]? {
         let hex = text.filter { $0 != "-" }
         guard hex.count == 32 else { return nil }
         return VersionHash(hex: hex)?.bytes
     }
 
     /// The canonical lowercase string of 16 UUID bytes.
-    public static func uuidString(_ bytes: [UInt8]) -> String {
+    package static func uuidString(_ bytes: [UInt8]) -> String {
         let hex = VersionHash(bytes: bytes).hex
         let h = Array(hex)
         return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
@@ -105,7 +105,7 @@ public enum ValueCoding {
 
     /// Whether `value` lies within the attribute's `min`/`max` (a value for numbers
     /// and dates, a length for strings, URIs and binary data), with the reason when not.
-    public static func checkLimits(_ value: AttributeValue, of attribute: AttributeDescription) -> String? {
+    package static func checkLimits(_ value: AttributeValue, of attribute: AttributeDescription) -> String? {
         func number(_ v: AttributeValue?) -> Double? {
             switch v {
             case .integer(let n)?: Double(n)
@@ -130,7 +130,7 @@ public enum ValueCoding {
     }
 
     /// Whether `value` fits an attribute of `type` (kind and range), with the reason when not.
-    public static func check(_ value: AttributeValue, fits type: AttributeType) -> String? {
+    package static func check(_ value: AttributeValue, fits type: AttributeType) -> String? {
         switch (type, value) {
         // Before the cases that accept any double: SQLite binds NaN as NULL.
         case (.double, .double(let v)) where v.isNaN, (.float, .double(let v)) where v.isNaN, (.date, .date(let v)) where v.isNaN:
@@ -151,7 +151,7 @@ public enum ValueCoding {
     }
 
     /// "an integer16 value", "a uuid value": the type with its article, for messages.
-    public static func valueNoun(_ type: AttributeType) -> String {
+    package static func valueNoun(_ type: AttributeType) -> String {
         "\(type.isInteger ? "an" : "a") \(type.rawValue) value"
     }
 }

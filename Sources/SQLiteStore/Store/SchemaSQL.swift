@@ -2,14 +2,14 @@ import DataModel
 
 /// SQL text for a storage layout: `CREATE TABLE` and `CREATE INDEX` statements with
 /// every identifier quoted. Pure functions, so that plans can show the SQL they run.
-public enum SchemaSQL {
+package enum SchemaSQL {
     /// `"name"`, with inner quotes doubled.
-    public static func quote(_ identifier: String) -> String {
+    package static func quote(_ identifier: String) -> String {
         Connection.quoteIdentifier(identifier)
     }
 
     /// `CREATE TABLE` for one table of a layout.
-    public static func createTable(_ table: StorageLayout.Table) -> String {
+    package static func createTable(_ table: StorageLayout.Table) -> String {
         var parts = table.columns.map { column -> String in
             var text = "\(quote(column.name)) \(column.type)"
             if table.primaryKey == [column.name] { text += " PRIMARY KEY" }
@@ -22,7 +22,7 @@ public enum SchemaSQL {
     }
 
     /// `CREATE [UNIQUE] INDEX` for one index, with `COLLATE BINARY` as Core Data writes it.
-    public static func createIndex(_ index: StorageLayout.Index) -> String {
+    package static func createIndex(_ index: StorageLayout.Index) -> String {
         let columns = index.columns.map { "\(quote($0.name)) COLLATE BINARY \($0.isDescending ? "DESC" : "ASC")" }
         var sql = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(quote(index.name)) ON \(quote(index.table)) (\(columns.joined(separator: ", ")))"
         if let condition = index.condition { sql += " WHERE \(condition)" }
@@ -30,7 +30,7 @@ public enum SchemaSQL {
     }
 
     /// Core Data's bookkeeping tables and ours.
-    public static let bookkeeping = [
+    package static let bookkeeping = [
         "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
         "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
         "CREATE TABLE \(modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)",
@@ -38,10 +38,10 @@ public enum SchemaSQL {
 
     /// The table in which a store keeps the compiled model of its own version
     /// (Core Data's `Z_MODELCACHE` holds an archive only Core Data reads).
-    public static let modelCacheTable = "MM_MODELCACHE"
+    package static let modelCacheTable = "MM_MODELCACHE"
 
     /// Every statement that creates an empty store of `layout` (bookkeeping excluded).
-    public static func create(_ layout: StorageLayout) -> [String] {
+    package static func create(_ layout: StorageLayout) -> [String] {
         layout.tables.map(createTable) + layout.indexes.map(createIndex)
     }
 }
