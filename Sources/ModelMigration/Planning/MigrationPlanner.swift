@@ -98,30 +98,33 @@ public struct MigrationPlanner {
         // Segments: runs of hops without a mapping file are fused into one.
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
-        var segments: [(Int, Int, MappingFile?)] = []
+        // A segment: hops from → to planned as one, with the mapping file of its one hop.
+        struct Segment { let from: Int, to: Int, file: MappingFile? }
+        var segments: [Segment] = []
         var start = source.version
         var version = source.version
-        if source.version == targetNumber { segments.append((start, targetNumber, nil)) }
+        if source.version == targetNumber { segments.append(Segment(from: start, to: targetNumber, file: nil)) }
         while version < targetNumber {
             if let file = files.file(from: version, to: version + 1) {
-                if start < version { segments.append((start, version, nil)) }
-                segments.append((version, version + 1, file))
+                if start < version { segments.append(Segment(from: start, to: version, file: nil)) }
+                segments.append(Segment(from: version, to: version + 1, file: file))
                 start = version + 1
             } else if version + 1 < targetNumber, let from = version == source.version ? source : model.version(version),
                       let to = model.version(version + 1), Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies) {
                 // A hop that changes stored values (fills defaults, keeps one of several
                 // destinations, resets an order) ends its fused run: a later hop must
                 // not hide it, so one apply gives what migrating hop by hop gives.
-                segments.append((start, version + 1, nil))
+                segments.append(Segment(from: start, to: version + 1, file: nil))
                 start = version + 1
             }
             version += 1
         }
-        if start < targetNumber { segments.append((start, targetNumber, nil)) }
+        if start < targetNumber { segments.append(Segment(from: start, to: targetNumber, file: nil)) }
 
         var current = source
         var counter = RowCounter(connection: store.connection, exact: exactCounts)
-        for (from, to, file) in segments {
+        for segment in segments {
+            let (from, to, file) = (segment.from, segment.to, segment.file)
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
             let mapping: MappingModel

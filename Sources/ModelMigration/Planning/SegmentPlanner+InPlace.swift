@@ -48,19 +48,19 @@ extension SegmentPlanner {
         case .toOne(let owner, let name):
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
-            if case .column(let tableName, let old, _) = found.0, !found.1, sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil || tableName == (tableRenamedFrom(table) ?? table.name) {
+            if case .column(let tableName, let old, _) = found.source, !found.reversed, sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil || tableName == (tableRenamedFrom(table) ?? table.name) {
                 return .same(old)
             }
             return nil
         case .order(let owner, let name):
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
-            if case .reverseColumn(_, _, let order?) = found.0, !found.1 { return .same(order) }
+            if case .reverseColumn(_, _, let order?) = found.source, !found.reversed { return .same(order) }
             return nil
         case .toManyKey(let owner, let name):
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
-            if case .reverseColumn(let tableName, let column, _) = found.0, !found.1, tableName == (tableRenamedFrom(table) ?? table.name) {
+            if case .reverseColumn(let tableName, let column, _) = found.source, !found.reversed, tableName == (tableRenamedFrom(table) ?? table.name) {
                 return .same(column)
             }
             return nil

@@ -95,12 +95,12 @@ extension SegmentPlanner {
             }
         case .toOne(let owner, let name):
             guard lineage.contains(owner), let relationship = entity.relationship(named: name), let found = pairs(for: entity, relationship) else { return "NULL" }
-            return destinationOfRow(found.0, reversed: found.1)
+            return destinationOfRow(found.source, reversed: found.reversed)
         case .toManyKey(let owner, let name):
             // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
             guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
                   lineage.contains(relationship.declaration.destination), let found = pairs(for: ownerEntity, relationship) else { return "NULL" }
-            return destinationOfRow(found.0, reversed: !found.1)
+            return destinationOfRow(found.source, reversed: !found.reversed)
         case .order(let owner, let name):
             // This row is a destination of owner.name (ordered to-many): its position.
             guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name) else { return "NULL" }
@@ -108,8 +108,8 @@ extension SegmentPlanner {
                 lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
             } ?? lineage.contains(relationship.declaration.destination)
             guard isDestinationRow else { return "NULL" }
-            if let found = pairs(for: ownerEntity, relationship), !found.1 {
-                switch found.0 {
+            if let found = pairs(for: ownerEntity, relationship), !found.reversed {
+                switch found.source {
                 case .reverseColumn(_, _, let order?):
                     return "s.\(SQLText.q(order))"
                 case .join(let table, let mine, let theirs, let order?):
@@ -167,8 +167,8 @@ extension SegmentPlanner {
     /// destination's key (positions follow primary keys).
     func orderValue(_ entity: String, _ name: String, owner: String, destination destinationKey: String) -> String {
         guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name),
-              let found = pairs(for: ownerEntity, relationship), !found.1 else { return destinationKey }
-        switch found.0 {
+              let found = pairs(for: ownerEntity, relationship), !found.reversed else { return destinationKey }
+        switch found.source {
         case .join(let table, let mine, let theirs, let order?):
             return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = \(owner) AND j.\(SQLText.q(theirs)) = \(destinationKey))"
         case .reverseColumn(let table, let column, let order?):
@@ -178,7 +178,7 @@ extension SegmentPlanner {
         }
     }
 
-    mutating func buildJoin(_ table: Table, as buildName: String, pairs found: (PairSource, Bool)?) throws {
+    mutating func buildJoin(_ table: Table, as buildName: String, pairs found: FoundPairs?) throws {
         var renamed = table
         renamed.name = buildName
         var sql = [SchemaSQL.createTable(renamed)]
@@ -196,8 +196,8 @@ extension SegmentPlanner {
                               ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
                               : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
             }
-            sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.0, reversed: found.1))) AS p")
-            let sourceTable: String = switch found.0 {
+            sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.source, reversed: found.reversed))) AS p")
+            let sourceTable: String = switch found.source {
             case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _): t
             }
             cost = .rewrite(rows: try count(sourceTable, nil))

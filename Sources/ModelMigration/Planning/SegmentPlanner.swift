@@ -82,18 +82,35 @@ struct SegmentPlanner {
                      order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
     }
 
+    /// Where a destination relationship's pairs come from.
+    struct FoundPairs: Equatable {
+        /// Their storage in the source.
+        let source: PairSource
+        /// True when they are the inverse's pairs, read the other way round.
+        let reversed: Bool
+    }
+
     /// The source of the pairs of a destination relationship: its own mapping, or
     /// its inverse's reversed (when only the inverse existed before).
-    func pairs(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> (PairSource, reversed: Bool)? {
+    func pairs(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> FoundPairs? {
         if let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, relationship.name),
            let pairs = pairSource(sourceEntity, from) {
-            return (pairs, false)
+            return FoundPairs(source: pairs, reversed: false)
         }
         if let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
            let ownerSource = sourceEntity(for: owner), let from = sourceName(owner, inverse), let pairs = pairSource(ownerSource, from) {
-            return (pairs, true)
+            return FoundPairs(source: pairs, reversed: true)
         }
         return nil
+    }
+
+    /// A destination table built anew under `buildName` (its own name, or
+    /// `MM_NEW_…` while the old table of that name still exists); for a join
+    /// table, where its pairs come from.
+    struct TableBuild {
+        let table: Table
+        let buildName: String
+        var pairs: FoundPairs? = nil
     }
 
     /// The source property a destination property is copied from.
@@ -108,7 +125,7 @@ struct SegmentPlanner {
 
     mutating func plan() throws {
         var rebuilt: Set<String> = []
-        var newTables: [(Table, String)] = []   // (destination table, build name)
+        var newTables: [TableBuild] = []
         var fastPath: [Table] = []
 
         // Which source tables feed each destination entity table.
@@ -121,23 +138,23 @@ struct SegmentPlanner {
             if sourceTables.isEmpty {
                 let clash = sourceLayout.table(named: table.name) != nil
                 if clash { rebuilt.insert(table.name) }
-                newTables.append((table, clash ? "MM_NEW_" + table.name : table.name))
+                newTables.append(TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
             } else if try canAlter(table, from: sourceLayout.table(named: sourceTables.first!)!) {
                 fastPath.append(table)
             } else {
                 rebuilt.insert(table.name)
-                newTables.append((table, "MM_NEW_" + table.name))
+                newTables.append(TableBuild(table: table, buildName: "MM_NEW_" + table.name))
             }
         }
 
         // Join tables: kept when identical, otherwise built anew.
         var keptJoins: Set<String> = []
-        var newJoins: [(Table, String, (PairSource, Bool)?)] = []
+        var newJoins: [TableBuild] = []
         for table in destinationLayout.tables where table.joinRelationship != nil {
             let parts = table.joinRelationship!.split(separator: ".").map(String.init)
             guard let entity = destination.entity(named: parts[0]), let relationship = entity.relationship(named: parts[1]) else { continue }
             let found = pairs(for: entity, relationship)
-            if case .join(let name, let mine, let theirs, let order)? = found?.0, found?.1 == false, name == table.name,
+            if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false, name == table.name,
                let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
                mine == table.columns[0].name, theirs == table.columns[1].name,
                order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name {
@@ -145,7 +162,7 @@ struct SegmentPlanner {
                 continue
             }
             let exists = sourceLayout.table(named: table.name) != nil
-            newJoins.append((table, exists ? "MM_NEW_" + table.name : table.name, found))
+            newJoins.append(TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, pairs: found))
         }
 
         // To-many relationships without an inverse keep one owner per destination
@@ -154,7 +171,7 @@ struct SegmentPlanner {
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration
                 guard r.isToMany, r.inverse == nil, !r.isTransient, let found = pairs(for: entity, relationship) else { continue }
-                let shared: Bool = switch found.0 {
+                let shared: Bool = switch found.source {
                 case .column, .join: true
                 case .reverseColumn: false
                 }
@@ -176,16 +193,16 @@ struct SegmentPlanner {
         }
 
         // 1. Build every new table from the old ones (nothing is dropped yet).
-        for (table, buildName) in newTables {
-            try build(table, as: buildName)
+        for new in newTables {
+            try build(new.table, as: new.buildName)
         }
-        for (table, buildName, found) in newJoins {
-            try buildJoin(table, as: buildName, pairs: found)
+        for join in newJoins {
+            try buildJoin(join.table, as: join.buildName, pairs: join.pairs)
         }
 
         // 1b. Policies: after every new table exists, while the old ones still do;
         // one step for the hop, so that its stages span every custom mapping.
-        let buildTables = Dictionary(newTables.map { ($0.0.name, $0.1) } + newJoins.map { ($0.0.name, $0.1) }, uniquingKeysWith: { a, _ in a })
+        let buildTables = Dictionary((newTables + newJoins).map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a })
         let order = mapping.fileOrder ?? []
         let custom = mapping.entityMappings.filter { $0.kind == .custom }.enumerated().sorted { a, b in
             let x = order.firstIndex(of: a.element.destination ?? "") ?? Int.max, y = order.firstIndex(of: b.element.destination ?? "") ?? Int.max
@@ -213,7 +230,7 @@ struct SegmentPlanner {
         // 2. Drop what is replaced or gone, then move new tables into place.
         let destinationNames = Set(destinationLayout.tables.map(\.name))
         for table in sourceLayout.tables {
-            let replaced = rebuilt.contains(table.name) || newJoins.contains { $0.0.name == table.name }
+            let replaced = rebuilt.contains(table.name) || newJoins.contains { $0.table.name == table.name }
             // Kept: a table altered in place comes from it (a destination table of the
             // same name may come from another one, renamed onto a removed entity's name).
             let kept = fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || keptJoins.contains(table.name)
@@ -223,13 +240,9 @@ struct SegmentPlanner {
             steps.append(MigrationStep(kind: .dropTable, summary: "drop \(table.name)", sql: ["DROP TABLE \(SQLText.q(table.name))"],
                                        cost: .constant, table: table.name))
         }
-        for (table, buildName) in newTables where buildName != table.name {
-            steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(table.name) into place",
-                                       sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
-        }
-        for (table, buildName, _) in newJoins where buildName != table.name {
-            steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(table.name) into place",
-                                       sql: ["ALTER TABLE \(SQLText.q(buildName)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+        for new in newTables + newJoins where new.buildName != new.table.name {
+            steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(new.table.name) into place",
+                                       sql: ["ALTER TABLE \(SQLText.q(new.buildName)) RENAME TO \(SQLText.q(new.table.name))"], cost: .constant, table: new.table.name))
         }
 
         // 3. Tables SQLite can change in place. A table renamed onto a name another
@@ -247,12 +260,12 @@ struct SegmentPlanner {
         }
 
         // 4. Indexes: all of a new table's; the difference on altered and kept ones.
-        let builtNames = Set(newTables.map(\.0.name) + newJoins.map(\.0.name))
+        let builtNames = Set((newTables + newJoins).map(\.table.name))
         let paired = try oneToOneSteps()
         try entityTypeSteps(rebuilt: builtNames.union(paired))
         // Tables created empty: their indexes cost nothing.
-        let emptyTables = Set(newTables.filter { table, _ in !destination.entities.contains { $0.root == table.entity && sourceEntity(for: $0.name) != nil } }.map(\.0.name)
-                              + newJoins.filter { $0.2 == nil }.map(\.0.name))
+        let emptyTables = Set(newTables.filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
+                              .map(\.table.name) + newJoins.filter { $0.pairs == nil }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
         let renamedTables = Dictionary(fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }, uniquingKeysWith: { a, _ in a })
         func afterRenames(_ index: StorageLayout.Index) -> StorageLayout.Index {
