@@ -376,7 +376,7 @@ struct VersionConverter {
 
     private mutating func checkPropertyName(_ name: String, subject: String, line: Int) {
         if !NameRules.isPropertyName(name) {
-            errors.append("\(path):\(line): \(subject): not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)")
+            errors.append("\(path):\(line): \(subject): \(NameRules.propertyNameRule)")
         } else if ModelValidator.reservedPropertyNames.contains(name) {
             errors.append("\(path):\(line): \(subject): the name '\(name)' is reserved (it clashes with an NSManagedObject member)")
         }
