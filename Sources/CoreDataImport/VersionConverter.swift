@@ -31,14 +31,8 @@ struct VersionConverter {
                                                         "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
                                                         "versionHashModifier", "elementID", "renamingIdentifier", "syncable"]
 
-    private static let types: [String: AttributeType] = [
-        "Integer 16": .integer16, "Integer 32": .integer32, "Integer 64": .integer64, "Decimal": .decimal,
-        "Double": .double, "Float": .float, "String": .string, "Boolean": .boolean, "Date": .date,
-        "Binary": .binary, "UUID": .uuid, "URI": .uri, "Transformable": .transformable,
-    ]
-    private static let deleteRules: [String: DeleteRule] = [
-        "Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction,
-    ]
+    private static let types = XcodeVocabulary.typesByName
+    private static let deleteRules = XcodeVocabulary.deleteRulesByName
 
     mutating func convert(_ data: Data) -> ConvertedVersion? {
         let root: XMLElementNode
