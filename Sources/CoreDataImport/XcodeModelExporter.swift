@@ -96,6 +96,8 @@ public struct XcodeModelExporter {
             if let value = a.defaultValue {
                 if a.type == .binary || a.type == .transformable {
                     omissions.append("\(entity).\(a.name): the default of a \(a.type.rawValue) attribute (Xcode's format has none)")
+                } else if !XMLText.canHold(Self.text(value)) {
+                    omissions.append("\(entity).\(a.name): the default, which holds control characters XML 1.0 cannot carry")
                 } else {
                     attributes.append(("defaultValueString", Self.text(value)))
                 }
@@ -238,6 +240,12 @@ enum XMLText {
             }
         }
         return out
+    }
+
+    /// False for text with control characters other than tab, line feed and carriage
+    /// return, which XML 1.0 cannot hold even as character references.
+    static func canHold(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" || $0 == "\r" }
     }
 
     /// `<name a="1" b="2"/>`, leaving out attributes without a value.

@@ -134,6 +134,30 @@ import TestSupport
             """))
     }
 
+    /// What Xcode's XML cannot hold is named, never written half.
+    @Test func defaultsXcodeCannotHoldAreNamed() throws {
+        let directory = try TemporaryDirectory(prefix: "XcodeModelExporterTests")
+        defer { directory.remove() }
+        try directory.write("Models/Blob/1.yaml", """
+            model: Blob
+            version: 1
+            entities:
+              Blob:
+                attributes:
+                  data: { type: binary, default: "AAEC" }
+                  bell: { type: string, default: "ding\\u0007" }
+                  tab: { type: string, default: "a\\tb\\nc" }
+            """)
+        let loaded = try #require(ModelLoader.load(path: directory.file("Models/Blob")).models.first)
+        let exported = XcodeModelExporter().export(loaded.versions, model: "Blob")
+        #expect(exported.omissions == [
+            "Blob.data: the default of a binary attribute (Xcode's format has none)",
+            "Blob.bell: the default, which holds control characters XML 1.0 cannot carry",
+        ])
+        #expect(exported.versions[0].contents.contains(#"<attribute name="tab" attributeType="String" defaultValueString="a&#9;b&#10;c"/>"#))
+        #expect(exported.versions[0].contents.contains(#"<attribute name="bell" attributeType="String"/>"#))
+    }
+
     @Test func anExistingBundleIsReplacedOnlyWhenForced() throws {
         let directory = try TemporaryDirectory(prefix: "XcodeModelExporterTests")
         defer { directory.remove() }
