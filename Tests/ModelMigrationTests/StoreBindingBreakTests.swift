@@ -6,8 +6,8 @@ import Testing
 import TestSupport
 
 /// Hostile inputs for binding a store to its model version, stray values and
-/// `--remove-dangling-references`. Each test states what must hold; each fails on
-/// the product as it stands (branch `break`), the failure being the finding.
+/// `--remove-dangling-references`, found by a break-it review. Each test states
+/// what must hold.
 @Suite struct StoreBindingBreakTests {
     // MARK: - Siblings whose suffixes are the other way round
 
@@ -221,5 +221,30 @@ import TestSupport
         #expect(throws: (any Error).self) {
             _ = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
         }
+    }
+}
+
+extension StoreBindingBreakTests {
+    /// Sibling columns neither bound by name nor clearly swapped (each entity's rows
+    /// hold values in both): the store is refused, naming the rows, never migrated
+    /// with some values dropped.
+    @Test func siblingColumnsTheRowsDoNotDecideAreRefused() throws {
+        let directory = try TemporaryDirectory(prefix: "StoreBindingBreakTests")
+        defer { directory.remove() }
+        let model = try TestModels.compile("Chat", versions: [Self.chat1, Self.chat2])
+        let path = directory.file("Chat.sqlite")
+        let mixed = Self.swappedSchema.replacingOccurrences(of: "(4, 2, 1, 40, NULL, 'sys four')", with: "(4, 2, 1, 40, 'sys four', NULL)")
+        try CoreDataLayoutTests.createStore(at: path, version: model.versions[0], schema: mixed)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let reader = try Store.open(path: path, access: .readOnly)
+        defer { try? reader.close() }
+        #expect {
+            _ = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+        } throws: { error in
+            let planning = PlanningError(classifying: error)
+            return planning.kind == .storeMismatch
+                && planning.message.contains("holds values in the column of a sibling entity whose name differs from the row's own column only by its suffix")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 }

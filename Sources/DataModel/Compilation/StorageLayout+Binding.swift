@@ -155,7 +155,7 @@ extension StorageLayout {
 
     /// A name without its numeric suffix (`ZTEXT1` → `ZTEXT`, `Z_24USERS1` →
     /// `Z_24USERS`); the entity number inside a name is not a suffix.
-    static func stem(_ name: String) -> Substring {
+    package static func stem(_ name: String) -> Substring {
         var end = name.endIndex
         while end > name.startIndex, name[name.index(before: end)].isASCII, name[name.index(before: end)].isNumber {
             end = name.index(before: end)

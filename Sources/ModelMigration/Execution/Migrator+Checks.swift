@@ -73,7 +73,7 @@ extension Migrator {
             result.checksPassed += 1
             let layout = try store.layout(for: plan.target)
             var audit = StoreAudit(version: plan.target, layout: layout)
-            audit.refusesStrayValues = !((try? store.readMetadata())?.followsCoreDataNumbering ?? false)
+            audit.refusesStrayValues = !((try? store.readMetadata())?.writtenByCoreData ?? false)
             let preconditions = audit.preconditions()
             let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: preconditions, on: connection))
             if !problems.isEmpty {

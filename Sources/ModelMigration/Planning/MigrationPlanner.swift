@@ -81,7 +81,7 @@ public struct MigrationPlanner {
         if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
         var sourceLayout = binding.layout
         var audit = StoreAudit(version: source, layout: sourceLayout)
-        audit.refusesStrayValues = !metadata.followsCoreDataNumbering
+        audit.refusesStrayValues = !metadata.writtenByCoreData
         var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
                                  sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
                                  hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers,
@@ -235,6 +235,17 @@ public struct MigrationPlanner {
                                               exact: removesDanglingReferences || exactCounts)
         }
         if removesDanglingReferences, !dangling.isEmpty {
+            // Setting a required to-one to nil breaks the model: the data decides.
+            let required = dangling.filter { found in
+                let key = found.references.reference
+                guard !key.towardOwner, let r = source.entity(named: key.entity)?.relationship(named: key.relationship)?.declaration else { return false }
+                return !r.isToMany && !r.isOptional
+            }
+            if !required.isEmpty {
+                throw PlanningError(.noPath, "\(store.path): --remove-dangling-references would leave required relationships empty: "
+                    + required.map { "\($0.references.reference) (\($0.references.rows) row\($0.references.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
+                    + "; point those rows at existing objects or delete them first; nothing was changed")
+            }
             let repairs = dangling.compactMap { found -> MigrationStep? in
                 guard let repair = found.check.repair else { return nil }
                 let rows = found.references.rows
@@ -257,7 +268,11 @@ public struct MigrationPlanner {
             }
             plan.preconditions = preconditions
             if !audit.refusesStrayValues {
-                plan.warnings += try audit.strayValueWarnings(tables: moving, on: store.connection)
+                let stray = try audit.strayValues(tables: moving, on: store.connection)
+                if !stray.refusals.isEmpty {
+                    throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: stray.refusals))
+                }
+                plan.warnings += stray.warnings
             }
         }
         // The store holds the first hop's source: the data decides now.

@@ -92,9 +92,9 @@ struct StoreAudit {
     /// the row's `Z_ENT` is not the entity that wrote it — `Z_PRIMARYKEY` names of
     /// sibling entities swapped, a row of an abstract parent — and a rebuild, which
     /// copies each row's own columns, would drop it.
-    func columnOwnership(_ table: Table) -> MigrationCheck? {
+    func columnOwnership(_ table: Table, only columns: Set<String>? = nil) -> MigrationCheck? {
         var conditions: [(condition: String, label: String)] = []
-        for column in table.columns {
+        for column in table.columns where columns?.contains(column.name) != false {
             let owner: String
             switch column.role {
             case .attribute(let entity, _), .toOne(let entity, _): owner = entity
@@ -117,9 +117,24 @@ struct StoreAudit {
 
     /// Values a store from Core Data holds in columns the row's entity does not have,
     /// as warnings: no object has them, and a rebuild of their table does not carry them.
-    func strayValueWarnings(tables: Set<String>?, on connection: Connection) throws -> [MigrationWarning] {
+    ///
+    /// Values in a column whose name differs from a column of the row's own entity
+    /// only by its suffix (`ZTEXT` and `ZTEXT1`) are not a leftover but a sign the
+    /// two are bound the wrong way round: those refuse the store (`refusals`).
+    func strayValues(tables: Set<String>?, on connection: Connection) throws -> (refusals: [String], warnings: [MigrationWarning]) {
         var warnings: [MigrationWarning] = []
+        var refusals: [String] = []
         for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
+            var stems: [Substring: Set<String>] = [:]   // stem → the entities owning a column of it
+            for column in table.columns {
+                if case .attribute(let entity, _) = column.role { stems[StorageLayout.stem(column.name), default: []].insert(entity) }
+            }
+            let shared = Set(table.columns.map(\.name).filter { (stems[StorageLayout.stem($0)]?.count ?? 0) > 1 })
+            if !shared.isEmpty, let check = columnOwnership(table, only: shared) {
+                refusals += try Self.violations(of: [MigrationCheck(
+                    summary: "\(table.name) holds values in the column of a sibling entity whose name differs from the row's own column only by "
+                        + "its suffix (are the two bound the wrong way round?)", sql: check.sql, rowsSQL: check.rowsSQL)], on: connection)
+            }
             guard let check = columnOwnership(table) else { continue }
             for problem in try Self.violations(of: [check], on: connection) {
                 let detail = problem.replacingOccurrences(of: check.summary + ": ", with: "")
@@ -129,7 +144,7 @@ struct StoreAudit {
                     isDestructive: false))
             }
         }
-        return warnings
+        return (refusals, warnings)
     }
 
     /// The entity whose rows a reference column holds keys of.

@@ -147,7 +147,52 @@ extension Store {
         let existing = try existingSchema()
         let computed = version.layout(entityNumbers: try entityNumbers(), existingTables: existing.tables.mapValues(Set.init), asStored: true,
                                       coreDataTypes: fromCoreData)
-        return computed.bound(to: existing)
+        var binding = computed.bound(to: existing)
+        if fromCoreData { try unswapSiblingColumns(&binding, version: version) }
+        return binding
+    }
+
+    /// Sibling entities of one table whose columns differ only by suffix (`ZTEXT`,
+    /// `ZTEXT1`) are bound by name, but Core Data keeps a column's name for the life
+    /// of a store, so in a store it migrated the suffixes may be the other way round
+    /// from a store created at the same version. The rows decide: when each
+    /// entity's rows hold values only in the other's column, the two are swapped.
+    func unswapSiblingColumns(_ binding: inout StorageLayout.Binding, version: CompiledVersion) throws(StoreError) {
+        do {
+            for position in binding.layout.tables.indices where binding.layout.tables[position].joinRelationship == nil {
+                let table = binding.layout.tables[position]
+                let attributes = table.columns.indices.compactMap { i -> (index: Int, entity: String)? in
+                    guard case .attribute(let entity, _) = table.columns[i].role, version.entity(named: entity)?.parent != nil else { return nil }
+                    return (i, entity)
+                }
+                let groups = Dictionary(grouping: attributes) { StorageLayout.stem(table.columns[$0.index].name) }
+                for group in groups.values where group.count > 1 {
+                    for (n, x) in group.enumerated() {
+                        for y in group.dropFirst(n + 1) {
+                            let xs = version.subtree(of: x.entity), ys = version.subtree(of: y.entity)
+                            guard !xs.contains(y.entity), !ys.contains(x.entity),
+                                  table.columns[x.index].type == table.columns[y.index].type else { continue }
+                            let xNumbers = xs.compactMap { binding.layout.entityNumbers[$0] }, yNumbers = ys.compactMap { binding.layout.entityNumbers[$0] }
+                            let (xColumn, yColumn) = (binding.layout.tables[position].columns[x.index].name, binding.layout.tables[position].columns[y.index].name)
+                            func holds(_ column: String, _ numbers: [Int]) throws(SQLiteError) -> Bool {
+                                let list = numbers.map(String.init).joined(separator: ", ")
+                                return try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT IN (\(list)) "
+                                    + "AND \(SchemaSQL.quote(column)) IS NOT NULL)") == 1
+                            }
+                            let (xOwn, yOwn) = (try holds(xColumn, xNumbers), try holds(yColumn, yNumbers))
+                            guard !xOwn, !yOwn else { continue }
+                            let (xCrossed, yCrossed) = (try holds(yColumn, xNumbers), try holds(xColumn, yNumbers))
+                            guard xCrossed || yCrossed else { continue }
+                            binding.layout.tables[position].columns[x.index].name = yColumn
+                            binding.layout.tables[position].columns[y.index].name = xColumn
+                            binding.renamed.append("\(table.name): \(x.entity)'s rows hold their values in \(yColumn), \(y.entity)'s in \(xColumn)")
+                        }
+                    }
+                }
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
     }
 
     /// The store's tables (columns in order) and the indexes `CREATE INDEX` made on
@@ -159,12 +204,15 @@ extension Store {
             for table in try connection.tables() {
                 tables[table] = try connection.columns(of: table).map(\.name)
                 for index in try connection.indexes(of: table) where index.origin == .createIndex {
-                    let columns = index.columns.compactMap { column in
-                        column.name.map { StorageLayout.IndexColumn(name: $0, isDescending: column.isDescending) }
-                    }
-                    guard columns.count == index.columns.count, index.columns.allSatisfy({ $0.collation.uppercased() == "BINARY" }) else { continue }
+                    // An index a layout cannot describe (an expression, another
+                    // collation, a condition that cannot be read) is kept under its
+                    // name with a definition no layout index has: never taken for
+                    // one, dropped and built again when a version names an index so.
+                    let plain = index.columns.allSatisfy { $0.name != nil && $0.collation.uppercased() == "BINARY" }
+                    let condition = index.isPartial ? index.sql.flatMap(Self.indexCondition) ?? Self.unreadable : nil
+                    let columns = index.columns.map { StorageLayout.IndexColumn(name: $0.name ?? "(expression)", isDescending: $0.isDescending) }
                     indexes.append(StorageLayout.Index(name: index.name, table: table, columns: columns, isUnique: index.isUnique,
-                                                       condition: index.isPartial ? index.sql.flatMap(Self.indexCondition) : nil))
+                                                       condition: plain ? condition : Self.unreadable))
                 }
             }
             return ExistingSchema(tables: tables, indexes: indexes)
@@ -173,10 +221,33 @@ extension Store {
         }
     }
 
-    /// The `WHERE` clause of a partial index's `CREATE INDEX` statement.
+    /// The condition of an index this toolkit cannot compare with a layout's.
+    static let unreadable = "(not comparable: an expression, a collation or a condition a layout does not describe)"
+
+    /// The `WHERE` clause of a partial index's `CREATE INDEX` statement: the text
+    /// after the last `WHERE` keyword outside quotes and brackets; nil when there
+    /// is none.
     static func indexCondition(_ sql: String) -> String? {
-        guard let range = sql.range(of: " WHERE ", options: [.caseInsensitive, .backwards]) else { return nil }
-        return String(sql[range.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let scalars = Array(sql.unicodeScalars)
+        var quote: Unicode.Scalar?
+        var start: Int?
+        var i = 0
+        func isWordScalar(_ s: Unicode.Scalar) -> Bool { s.properties.isAlphabetic || ("0"..."9").contains(s) || s == "_" }
+        while i < scalars.count {
+            let c = scalars[i]
+            if let open = quote {
+                if c == open || (open == "[" && c == "]") { quote = nil }
+            } else if c == "'" || c == "\"" || c == "`" || c == "[" {
+                quote = c
+            } else if i + 5 <= scalars.count, String(String.UnicodeScalarView(scalars[i..<i + 5])).uppercased() == "WHERE",
+                      i == 0 || !isWordScalar(scalars[i - 1]), i + 5 == scalars.count || !isWordScalar(scalars[i + 5]) {
+                start = i + 5
+            }
+            i += 1
+        }
+        guard let start else { return nil }
+        let condition = String(String.UnicodeScalarView(scalars[start...])).trimmingCharacters(in: .whitespacesAndNewlines)
+        return condition.isEmpty ? nil : condition
     }
 
     /// Every table of the store with its column names.

@@ -76,6 +76,10 @@ public struct StoreMetadata: Sendable, Hashable {
     /// stores), even after this toolkit migrated it, and for a store created here
     /// for Core Data. Core Data derives entity numbers from the model, not from the
     /// store, so such a store must keep Core Data's numbering to stay openable there.
+    /// True for a store Apple's Core Data wrote (it stamps its framework version;
+    /// this toolkit never does, even on stores it makes for Core Data).
+    public var writtenByCoreData: Bool { frameworkVersion != nil }
+
     public var followsCoreDataNumbering: Bool {
         frameworkVersion != nil || otherKeys[Self.coreDataNumberingKey]?.booleanValue == true
     }
