@@ -63,6 +63,13 @@ public struct CheckedKeyPath: Sendable, Hashable {
     /// What the path ends at.
     public var end: End
 
+    /// Creates a resolved key path.
+    public init(start: String, hops: [CompiledRelationship], end: End) {
+        self.start = start
+        self.hops = hops
+        self.end = end
+    }
+
     /// The entity whose property `end` is.
     public var lastEntity: String { hops.last?.declaration.destination ?? start }
 

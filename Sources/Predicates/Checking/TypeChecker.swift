@@ -86,6 +86,9 @@ public struct TypeChecker: Sendable {
         func compatible(_ lhs: CheckedExpression, _ op: Comparison.Operator, _ options: Comparison.Options,
                         _ rhs: CheckedExpression, _ c: Comparison) throws(PredicateError) {
             let l = lhs.type
+            if case .list = rhs, op != .in, op != .between {
+                throw fail("a list is only a value for IN and BETWEEN", at: c.rhs.position)
+            }
             func mismatch(_ r: ValueType, at offset: Int) -> PredicateError {
                 var hint = ""
                 if l == .date, r.isNumeric || r == .string { hint = " (write CAST(…, 'NSDate') for a date)" }
@@ -108,6 +111,9 @@ public struct TypeChecker: Sendable {
             case .beginsWith, .endsWith, .contains, .like, .matches:
                 guard l.isText || l == .null else { throw fail("\(op.rawValue) compares strings; \(describe(lhs)) is \(l)", at: c.lhs.position) }
                 guard rhs.type.isText || rhs.type == .null else { throw mismatch(rhs.type, at: c.rhs.position) }
+                if op == .like, !Self.isLiteral(rhs) {
+                    throw fail("LIKE needs a string literal pattern ('*' any characters, '?' one); compare with ==, BEGINSWITH, ENDSWITH or CONTAINS otherwise", at: c.rhs.position)
+                }
                 if op == .matches, case .literal(.string(let pattern)) = rhs, !RegularExpressionCheck.isValid(pattern) {
                     throw fail("not a valid regular expression: \(pattern)", at: c.rhs.position)
                 }
@@ -131,6 +137,8 @@ public struct TypeChecker: Sendable {
             if a == b { return ordered ? ![.binary, .uuid, .boolean].contains(a) && !Self.isObject(a) : true }
             return false
         }
+
+        static func isLiteral(_ e: CheckedExpression) -> Bool { if case .literal = e { true } else { false } }
 
         static func isObject(_ t: ValueType) -> Bool { if case .object = t { true } else { false } }
 
