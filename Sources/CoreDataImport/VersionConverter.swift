@@ -31,14 +31,8 @@ struct VersionConverter {
                                                         "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
                                                         "versionHashModifier", "elementID", "renamingIdentifier", "syncable"]
 
-    private static let types: [String: AttributeType] = [
-        "Integer 16": .integer16, "Integer 32": .integer32, "Integer 64": .integer64, "Decimal": .decimal,
-        "Double": .double, "Float": .float, "String": .string, "Boolean": .boolean, "Date": .date,
-        "Binary": .binary, "UUID": .uuid, "URI": .uri, "Transformable": .transformable,
-    ]
-    private static let deleteRules: [String: DeleteRule] = [
-        "Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction,
-    ]
+    private static let types = XcodeVocabulary.typesByName
+    private static let deleteRules = XcodeVocabulary.deleteRulesByName
 
     mutating func convert(_ data: Data) -> ConvertedVersion? {
         let root: XMLElementNode
@@ -376,7 +370,7 @@ struct VersionConverter {
 
     private mutating func checkPropertyName(_ name: String, subject: String, line: Int) {
         if !NameRules.isPropertyName(name) {
-            errors.append("\(path):\(line): \(subject): not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)")
+            errors.append("\(path):\(line): \(subject): \(NameRules.propertyNameRule)")
         } else if ModelValidator.reservedPropertyNames.contains(name) {
             errors.append("\(path):\(line): \(subject): the name '\(name)' is reserved (it clashes with an NSManagedObject member)")
         }

@@ -2,6 +2,7 @@
 import DataModel
 import Foundation
 import Testing
+import TestSupport
 
 /// Values Xcode saves that are not well formed for their type (shipped by real apps:
 /// Wire's `mutedStatus` Integer 32 with `defaultValueString="NO"`, a `taxID` Integer 64
@@ -68,5 +69,44 @@ import Testing
         #expect(value("token") == nil)
         #expect(value("count") == .integer(3))
         #expect(entity.attribute(named: "level")?.declaration.minimum == .integer(0))
+    }
+}
+
+/// Property names starting with an uppercase letter, which Core Data accepts and
+/// apps ship (`<relationship name="Box" …/>`), import; the versions compile with a
+/// warning and the names are hashed as written.
+@Suite struct UppercasePropertyNameTests {
+    static let contents = XcodeFixtures.header("1") + """
+        <entity name="Shelf" representedClassName="Shelf" syncable="YES">
+            <attribute name="Total" optional="YES" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>
+            <relationship name="Box" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf"/>
+        </entity>
+    </model>
+    """
+
+    @Test func importsAndCompiles() throws {
+        let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Store.xcdatamodel", Self.contents)], name: "Store"))
+        #expect(model.versions[0].yaml.contains("      Total: { type: integer32, optional: true, default: 0 }\n"))
+        #expect(model.versions[0].yaml.contains("      Box: { destination: Shelf }\n"))
+        let folder = try TemporaryDirectory(prefix: "UppercasePropertyNameTests")
+        defer { folder.remove() }
+        try folder.write("Store/1.yaml", model.versions[0].yaml)
+        let result = ModelLoader.load(path: folder.file("Store"))
+        #expect(result.diagnostics.filter { $0.severity == .error }.isEmpty)
+        #expect(result.diagnostics.filter { $0.severity == .warning && $0.message.contains("uppercase") }.map(\.message).sorted() == [
+            "attribute 'Shelf.Total': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one",
+            "relationship 'Shelf.Box': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one",
+        ])
+        let compiled = try ModelLoader.loadModel(path: folder.file("Store"))
+        let layout = compiled.current.layout
+        #expect(layout.tables.first?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZTOTAL", "ZBOX"])
+        // The name's own bytes are hashed: `Box` is another property than `box`.
+        let lower = try TestModels.compile("Store", """
+            entities:
+              Shelf:
+                attributes: { Total: { type: integer32, optional: true } }
+                relationships: { box: { destination: Shelf, optional: true } }
+            """)
+        #expect(lower.versionHashes["Shelf"] != compiled.current.versionHashes["Shelf"])
     }
 }

@@ -235,7 +235,6 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
             return error.kind == .invalid && error.problems == [
                 "Bad.xcdatamodeld/Bad.xcdatamodel/contents:3: entity 'person': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
                 "Bad.xcdatamodeld/Bad.xcdatamodel/contents:4: attribute 'person.description': the name 'description' is reserved (it clashes with an NSManagedObject member)",
-                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:5: attribute 'person.Total': not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)",
                 "Bad.xcdatamodeld/Bad.xcdatamodel/contents:6: attribute 'person.thing': type Undefined is allowed only for transient attributes (Xcode refuses it too)",
                 "Bad.xcdatamodeld/Bad.xcdatamodel/contents:7: attribute 'person.shape': attribute type 'Composite' is not supported by the model format",
                 "Bad.xcdatamodeld/Bad.xcdatamodel/contents:8: relationship 'person.owner': unknown deletionRule 'Explode' (Nullify, Cascade, Deny or No Action)",

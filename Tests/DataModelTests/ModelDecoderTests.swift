@@ -44,6 +44,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         Diagnostic(.error, message, at: at(line, column), hint: hint)
     }
 
+    private func warning(_ message: String, _ line: Int, _ column: Int, hint: String? = nil) -> Diagnostic {
+        Diagnostic(.warning, message, at: at(line, column), hint: hint)
+    }
+
     /// `a: { type: <type>, default: <text> }` on line 6; the value starts at the returned column.
     private func defaultLine(_ type: AttributeType, _ text: String) -> (line: String, valueColumn: Int) {
         let prefix = "a: { type: \(type.rawValue), default: "
@@ -104,14 +108,33 @@ private typealias SourceLocation = DataModel.SourceLocation
             version: 1
             entities:
               person:
-                attributes: { FirstName: string, first-name: string }
-                relationships: { Owner: { destination: person } }
+                attributes: { _first: string, first-name: string }
+                relationships: { 2owner: { destination: person } }
 
             """, reports: [
             error("entity 'person': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)", 4, 3),
-            error("attribute 'person.FirstName': not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", 5, 19),
-            error("attribute 'person.first-name': not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", 5, 38),
-            error("relationship 'person.Owner': not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", 6, 22),
+            error("attribute 'person._first': not a valid property name (ASCII letters, digits and '_', starting with a letter)", 5, 19),
+            error("attribute 'person.first-name': not a valid property name (ASCII letters, digits and '_', starting with a letter)", 5, 35),
+            error("relationship 'person.2owner': not a valid property name (ASCII letters, digits and '_', starting with a letter)", 6, 22),
+        ])
+    }
+
+    /// Core Data accepts property names starting with an uppercase letter (apps ship
+    /// `Box` for years): a warning, and the model compiles with the same columns.
+    @Test func uppercasePropertyNamesAreWarnedNotRefused() throws {
+        try expect("""
+            model: M
+            version: 1
+            entities:
+              Person:
+                attributes: { FirstName: string }
+                relationships: { Box: { destination: Person, optional: true } }
+
+            """, reports: [
+            warning("attribute 'Person.FirstName': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one", 5, 19,
+                    hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer 'firstName'"),
+            warning("relationship 'Person.Box': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one", 6, 22,
+                    hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer 'box'"),
         ])
     }
 

@@ -82,6 +82,21 @@ import TestSupport
         try CoreDataLayoutTests.createStore(at: path, version: version, schema: schema)
     }
 
+    /// A store of version 1 as Core Data left it, in a new folder, and the plan to `target`.
+    static func planned(to target: Int? = nil, removingDangling: Bool = false, setUp: (String) throws -> Void = { _ in })
+        throws -> (directory: TemporaryDirectory, path: String, model: CompiledModel, plan: MigrationPlan) {
+        let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
+        let model = try Self.model()
+        let path = directory.file("Chat.sqlite")
+        try Self.createStore(at: path, version: model.versions[0])
+        try setUp(path)
+        let reader = try Store.open(path: path, access: .readOnly)
+        defer { try? reader.close() }
+        var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
+        planner.removesDanglingReferences = removingDangling
+        return (directory, path, model, try planner.plan(store: reader, to: target))
+    }
+
     static func describe(_ store: Store) throws -> [String] {
         var described: [String] = []
         for table in try store.connection.tables().sorted() where !table.hasPrefix("MM_") && !["Z_METADATA", "Z_PRIMARYKEY"].contains(table) {
@@ -134,15 +149,8 @@ import TestSupport
     }
 
     @Test func anAdditiveHopKeepsNamesAndReusesTheStoresIndex() throws {
-        let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
+        let (directory, path, _, plan) = try Self.planned(to: 2)
         defer { directory.remove() }
-        let model = try Self.model()
-        let path = directory.file("Chat.sqlite")
-        try Self.createStore(at: path, version: model.versions[0])
-
-        let reader = try Store.open(path: path, access: .readOnly)
-        let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader, to: 2)
-        try reader.close()
         // One column added; the index version 2 declares is the store's already; no table rebuilt.
         #expect(plan.allSteps.map(\.summary) == ["add ZMESSAGE.ZEDITED", "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)"])
         #expect(plan.allSteps.allSatisfy { $0.cost == .constant })
@@ -160,15 +168,8 @@ import TestSupport
     }
 
     @Test func renumberingKeepsTheStoresSuffixesAndWarnsAboutStrayValues() throws {
-        let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
+        let (directory, path, model, plan) = try Self.planned()
         defer { directory.remove() }
-        let model = try Self.model()
-        let path = directory.file("Chat.sqlite")
-        try Self.createStore(at: path, version: model.versions[0])
-
-        let reader = try Store.open(path: path, access: .readOnly)
-        let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
-        try reader.close()
         #expect(plan.warnings.map(\.description) == [
             "ZMESSAGE holds values in columns the row's entity does not have, left there by an earlier version (no object has them; "
                 + "a rebuild of ZMESSAGE does not carry them): 1 row: Z_PK 2 has Z_ENT 3 (TextMessage) and a value in ZCODE of SystemMessage",
@@ -200,22 +201,14 @@ import TestSupport
 /// References a store already holds to objects it does not have: counted by `plan`,
 /// carried by default, removed first with `removesDanglingReferences`.
 @Suite struct DanglingReferenceRepairTests {
-    static func store(in directory: TemporaryDirectory) throws -> (CompiledModel, String) {
-        let model = try StoreBindingTests.model()
-        let path = directory.file("Chat.sqlite")
-        try StoreBindingTests.createStore(at: path, version: model.versions[0])
-        // A reaction by user 99 and a system message naming user 98: neither exists.
+    /// A reaction by user 99 and a system message naming user 98: neither exists.
+    static func addDangling(_ path: String) throws {
         try SQLiteFile.execute(path, "INSERT INTO Z_4USERS VALUES (1, 99); INSERT INTO Z_2USERS VALUES (1, 98)")
-        return (model, path)
     }
 
     @Test func carriedByDefault() throws {
-        let directory = try TemporaryDirectory(prefix: "DanglingReferenceRepairTests")
+        let (directory, path, _, plan) = try StoreBindingTests.planned(setUp: Self.addDangling)
         defer { directory.remove() }
-        let (model, path) = try Self.store(in: directory)
-        let reader = try Store.open(path: path, access: .readOnly)
-        let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
-        try reader.close()
         #expect(plan.danglingReferences.map(\.description).sorted() == [
             "Reaction.users: 1 row already points to objects the store does not have (carried as they are)",
             "SystemMessage.users: 1 row already points to objects the store does not have (carried as they are)",
@@ -229,14 +222,8 @@ import TestSupport
     }
 
     @Test func removedFirstWhenAsked() throws {
-        let directory = try TemporaryDirectory(prefix: "DanglingReferenceRepairTests")
+        let (directory, path, _, plan) = try StoreBindingTests.planned(to: 2, removingDangling: true, setUp: Self.addDangling)
         defer { directory.remove() }
-        let (model, path) = try Self.store(in: directory)
-        let reader = try Store.open(path: path, access: .readOnly)
-        var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
-        planner.removesDanglingReferences = true
-        let plan = try planner.plan(store: reader, to: 2)
-        try reader.close()
         #expect(plan.danglingReferences.isEmpty)
         #expect(plan.removedDanglingReferences.map(\.rows) == [1, 1])
         let first = try #require(plan.hops.first)

@@ -82,20 +82,10 @@ extension StorageLayout {
             }
             guard !renames.isEmpty else { continue }
             columnRenames[table.name] = renames
-            layout.tables[position].columns = table.columns.map { column in
-                var column = column
-                column.name = renames[column.name] ?? column.name
-                return column
-            }
-            layout.tables[position].primaryKey = table.primaryKey.map { renames[$0] ?? $0 }
+            layout.tables[position].renameColumns(renames)
         }
 
-        let computed = layout.indexes.map { index in
-            var index = index
-            let renames = columnRenames[index.table] ?? [:]
-            index.columns = index.columns.map { .init(name: renames[$0.name] ?? $0.name, isDescending: $0.isDescending) }
-            return index
-        }
+        let computed = layout.indexes.map { $0.renamingColumns(columnRenames[$0.table] ?? [:]) }
         let tableNames = Set(layout.tables.map(\.name))
         let storedIndexes = schema.indexes.filter { tableNames.contains($0.table) }
         var used: Set<String> = []
@@ -147,20 +137,10 @@ extension StorageLayout {
             }
             guard !renames.isEmpty else { continue }
             columnRenames[table.name] = renames
-            layout.tables[position].columns = table.columns.map { column in
-                var column = column
-                column.name = renames[column.name] ?? column.name
-                return column
-            }
-            layout.tables[position].primaryKey = table.primaryKey.map { renames[$0] ?? $0 }
+            layout.tables[position].renameColumns(renames)
         }
         var names = Set<String>()
-        layout.indexes = layout.indexes.map { index in
-            var index = index
-            let renames = columnRenames[index.table] ?? [:]
-            index.columns = index.columns.map { .init(name: renames[$0.name] ?? $0.name, isDescending: $0.isDescending) }
-            return index
-        }
+        layout.indexes = layout.indexes.map { $0.renamingColumns(columnRenames[$0.table] ?? [:]) }
         let computedNames = Set(layout.indexes.map(\.name))
         for position in layout.indexes.indices {
             let index = layout.indexes[position]
@@ -186,7 +166,22 @@ extension StorageLayout {
     }
 }
 
+extension StorageLayout.Table {
+    /// Renames columns (old name → new name), in the primary key too.
+    mutating func renameColumns(_ renames: [String: String]) {
+        for position in columns.indices { columns[position].name = renames[columns[position].name] ?? columns[position].name }
+        primaryKey = primaryKey.map { renames[$0] ?? $0 }
+    }
+}
+
 extension StorageLayout.Index {
+    /// The same index over renamed columns (old name → new name).
+    public func renamingColumns(_ renames: [String: String]) -> StorageLayout.Index {
+        var index = self
+        index.columns = columns.map { .init(name: renames[$0.name] ?? $0.name, isDescending: $0.isDescending) }
+        return index
+    }
+
     /// Same table, columns, order, uniqueness and condition: the same index under
     /// any name.
     public func hasDefinition(of other: StorageLayout.Index) -> Bool {

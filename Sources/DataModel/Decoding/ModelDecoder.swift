@@ -104,11 +104,21 @@ struct ModelDecoder {
         return entity
     }
 
+    /// Property names: an ASCII letter, then letters, digits and '_'. Core Data
+    /// accepts a first uppercase letter (apps ship `Box` for years; Xcode's editor
+    /// only warns), and its column is the same `Z<NAME>`: a warning, not an error.
+    private mutating func checkPropertyName(_ name: String, subject: String, at keyNode: YAMLNode) {
+        if !Identifier.isPropertyName(name) {
+            reader.error("\(subject): \(Identifier.propertyNameRule)", at: keyNode)
+        } else if Identifier.startsUppercase(name) {
+            reader.warning("\(subject): the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one",
+                           at: keyNode.location, hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer '\(name.prefix(1).lowercased() + name.dropFirst())'")
+        }
+    }
+
     private mutating func decodeAttribute(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> AttributeDescription? {
         let subject = "attribute '\(entity).\(name)'"
-        if !Identifier.isPropertyName(name) {
-            reader.error("\(subject): not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", at: keyNode)
-        }
+        checkPropertyName(name, subject: subject, at: keyNode)
         // Short form: `name: string` or `name: string?`.
         if case .scalar = value.content, !value.isNull {
             guard let (type, optional) = parseType(value, subject: subject) else { return nil }
@@ -219,9 +229,7 @@ struct ModelDecoder {
 
     private mutating func decodeRelationship(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> RelationshipDescription? {
         let subject = "relationship '\(entity).\(name)'"
-        if !Identifier.isPropertyName(name) {
-            reader.error("\(subject): not a valid property name (ASCII letters, digits and '_', starting with a lowercase letter)", at: keyNode)
-        }
+        checkPropertyName(name, subject: subject, at: keyNode)
         guard let pairs = reader.mapping(value, subject: subject, allowed: Self.relationshipKeys) else { return nil }
         guard let destinationPair = pairs.first(where: { $0.key == "destination" }),
               let destination = reader.string(destinationPair.value, subject: "\(subject): destination") else {
@@ -366,10 +374,20 @@ package enum Identifier {
         return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
     }
 
-    /// `firstName`: a lowercase ASCII letter, then letters, digits, '_'.
+    /// `firstName` (or `Box`, which Core Data accepts too): an ASCII letter, then
+    /// letters, digits, '_'. Not '_' first: its column `Z_…` would take the form of
+    /// Core Data's own columns (`Z_PK`, `Z_ENT`, `Z_FOK_…`).
     package static func isPropertyName(_ text: String) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLowercase else { return false }
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
         return isASCIIWord(text.dropFirst()) && text.utf8.count <= 255
+    }
+
+    /// What `isPropertyName` asks, for messages.
+    package static let propertyNameRule = "not a valid property name (ASCII letters, digits and '_', starting with a letter)"
+
+    /// True for a property name Core Data accepts but its conventions do not (`Box`).
+    package static func startsUppercase(_ text: String) -> Bool {
+        text.first.map { $0.isASCII && $0.isUppercase } ?? false
     }
 
     package static func isIndexName(_ text: String) -> Bool {

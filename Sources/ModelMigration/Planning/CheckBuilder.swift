@@ -22,54 +22,69 @@ struct CheckBuilder {
         for column in table.columns {
             switch column.role {
             case .attribute(let owner, let property):
-                guard let entity = version.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional else { continue }
-                if skippingRequired(owner, property) { continue }
-                let scope = numbers(version.entities.filter { version.lineage(of: $0.name).contains(owner) }.map(\.name))
-                checks.append(MigrationCheck(summary: "required \(owner).\(property) has a value in every row",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
+                guard let entity = version.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional,
+                      !skippingRequired(owner, property) else { continue }
+                checks.append(required("\(owner).\(property) has a value", owner: owner, table: table, column: column))
             case .toOne(let owner, let name):
-                guard let entity = version.entity(named: owner), let r = entity.relationship(named: name)?.declaration,
-                      let target = version.entity(named: r.destination), let targetTable = layout.table(forEntity: target.root) else { continue }
-                let targets = numbers(version.subtree(of: target.name))
-                let c = SQLText.q(column.name)
-                let dangling = "a.\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))"
-                let cleared = ([column.name] + [table.column(for: .toOneEntity(entity: owner, relationship: name))?.name].compactMap { $0 })
-                    .map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
-                checks.append(MigrationCheck(summary: "\(owner).\(name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false),
-                                             repair: .init(table: table.name, sql: "UPDATE \(SQLText.q(table.name)) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)))
-                if !r.isOptional {
-                    let scope = numbers(version.entities.filter { version.lineage(of: $0.name).contains(owner) }.map(\.name))
-                    checks.append(MigrationCheck(summary: "required \(owner).\(name) is set in every row",
-                                                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"))
+                guard let r = version.entity(named: owner)?.relationship(named: name)?.declaration,
+                      let target = version.entity(named: r.destination) else { continue }
+                let entityColumn = table.column(for: .toOneEntity(entity: owner, relationship: name))
+                if let check = reference(from: table, column, to: target, clearing: [column, entityColumn].compactMap { $0 },
+                                         summary: "\(owner).\(name) points to existing \(target.name) objects",
+                                         key: ReferenceKey(entity: owner, relationship: name, towardOwner: false)) {
+                    checks.append(check)
                 }
+                if !r.isOptional { checks.append(required("\(owner).\(name) is set", owner: owner, table: table, column: column)) }
             case .toOneEntity:
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             case .toManyKey(let owner, let name):
-                guard let ownerEntity = version.entity(named: owner), ownerEntity.relationship(named: name) != nil,
-                      let ownerTable = layout.table(forEntity: ownerEntity.root) else { continue }
-                let owners = numbers(version.subtree(of: owner))
-                let c = SQLText.q(column.name)
-                let dangling = "a.\(c) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(SQLText.q(ownerTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(owners))))"
-                let cleared = ([column.name] + [table.column(for: .order(entity: owner, relationship: name))?.name].compactMap { $0 })
-                    .map { "\(SQLText.q($0)) = NULL" }.joined(separator: ", ")
-                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(owner) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
-                                             reference: ReferenceKey(entity: owner, relationship: name, towardOwner: true),
-                                             repair: .init(table: table.name, sql: "UPDATE \(SQLText.q(table.name)) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)))
+                guard let ownerEntity = version.entity(named: owner), ownerEntity.relationship(named: name) != nil else { continue }
+                let order = table.column(for: .order(entity: owner, relationship: name))
+                if let check = reference(from: table, column, to: ownerEntity, clearing: [column, order].compactMap { $0 },
+                                         summary: "\(table.name).\(column.name) points to existing \(owner) objects",
+                                         key: ReferenceKey(entity: owner, relationship: name, towardOwner: true)) {
+                    checks.append(check)
+                }
             case .joinKey(let entityName, _):
-                guard let target = version.entity(named: entityName), let targetTable = layout.table(forEntity: target.root) else { continue }
-                let targets = numbers(version.subtree(of: target.name))
-                let dangling = "NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(SQLText.q(column.name)) AND d.Z_ENT IN (\(SQLText.list(targets))))"
-                checks.append(MigrationCheck(summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
-                                             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)",
-                                             reference: joinReference(table, column),
-                                             repair: .init(table: table.name, sql: "DELETE FROM \(SQLText.q(table.name)) AS a WHERE \(dangling)", deletesRows: true)))
+                guard let target = version.entity(named: entityName) else { continue }
+                if let check = reference(from: table, column, to: target, clearing: nil,
+                                         summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
+                                         key: joinReference(table, column)) {
+                    checks.append(check)
+                }
             default: continue
             }
         }
         return checks
+    }
+
+    /// `required … in every row`: the rows of `owner` and its subentities hold a value in `column`.
+    func required(_ what: String, owner: String, table: Table, column: Column) -> MigrationCheck {
+        let scope = numbers(version.entities.filter { version.lineage(of: $0.name).contains(owner) }.map(\.name))
+        return MigrationCheck(summary: "required \(what) in every row",
+                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) "
+                                  + "WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL")
+    }
+
+    /// References in `column` resolve to rows of `target` (or its subentities). The
+    /// repair removes those that do not: it sets `clearing` to nil, or, for a join
+    /// table (`clearing` nil), deletes the pair.
+    func reference(from table: Table, _ column: Column, to target: CompiledEntity, clearing: [Column]?,
+                   summary: String, key: ReferenceKey?) -> MigrationCheck? {
+        guard let targetTable = layout.table(forEntity: target.root) else { return nil }
+        let c = SQLText.q(column.name)
+        let targets = SQLText.list(numbers(version.subtree(of: target.name)))
+        var dangling = "NOT EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(targets)))"
+        let q = SQLText.q(table.name)
+        let repair: MigrationCheck.Repair
+        if let clearing {
+            dangling = "a.\(c) IS NOT NULL AND " + dangling
+            let cleared = clearing.map { "\(SQLText.q($0.name)) = NULL" }.joined(separator: ", ")
+            repair = .init(table: table.name, sql: "UPDATE \(q) AS a SET \(cleared) WHERE \(dangling)", deletesRows: false)
+        } else {
+            repair = .init(table: table.name, sql: "DELETE FROM \(q) AS a WHERE \(dangling)", deletesRows: true)
+        }
+        return MigrationCheck(summary: summary, sql: "SELECT count(*) FROM \(q) AS a WHERE \(dangling)", reference: key, repair: repair)
     }
 
     /// The relationship direction a join table's key column stores: the first
@@ -115,7 +130,7 @@ struct CheckBuilder {
     func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
         guard let (key, _, targetTable, label) = entityColumnSource(table, column) else { return nil }
         return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
-                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d ON d.Z_PK = a.\(SQLText.q(key.name)) "
-                                  + "WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
+                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d "
+                                  + "ON d.Z_PK = a.\(SQLText.q(key.name)) WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
     }
 }

@@ -269,9 +269,7 @@ struct SegmentPlanner {
         // A source index as it stands after the in-place renames of its table and columns.
         let renamedTables = Dictionary(fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }, uniquingKeysWith: { a, _ in a })
         func afterRenames(_ index: StorageLayout.Index) -> StorageLayout.Index {
-            var index = index
-            let renames = columnRenames[index.table] ?? [:]
-            index.columns = index.columns.map { .init(name: renames[$0.name] ?? $0.name, isDescending: $0.isDescending) }
+            var index = index.renamingColumns(columnRenames[index.table] ?? [:])
             index.table = renamedTables[index.table] ?? index.table
             return index
         }

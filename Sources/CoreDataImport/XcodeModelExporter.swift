@@ -1,0 +1,256 @@
+import DataModel
+import Foundation
+
+/// Writes a model's YAML versions as an Xcode `.xcdatamodeld` bundle, the mirror
+/// of `XcodeModelImporter`: one `<Model> N.xcdatamodel/contents` per version in the
+/// XML current Xcode writes, and `.xccurrentversion` naming the last, so that a
+/// team can keep YAML as the source of truth and generate the app's model from it.
+///
+/// Round trip: importing the bundle gives the same versions (the same compiled
+/// model and version hashes). What Xcode's format has no place for is left out and
+/// listed (`ExportedModel.omissions`): defaults of binary attributes.
+public struct XcodeModelExporter {
+    /// The Xcode tools version and system the XML says it was saved with.
+    public var toolsVersion = "23507"
+    public var systemVersion = "24A335"
+
+    /// Creates an exporter.
+    public init() {}
+
+    /// The bundle of `versions` (one model's, in version order).
+    public func export(_ versions: [ModelVersionDescription], model: String) -> ExportedModel {
+        var files: [ExportedModel.Version] = []
+        var omissions: [String] = []
+        for version in versions.sorted(by: { $0.version < $1.version }) {
+            let folder = version.version == 1 ? "\(model).xcdatamodel" : "\(model) \(version.version).xcdatamodel"
+            files.append(.init(number: version.version, folder: folder, contents: contents(of: version, omissions: &omissions)))
+        }
+        return ExportedModel(name: model, versions: files, omissions: omissions)
+    }
+
+    /// One version's `contents` XML.
+    func contents(of version: ModelVersionDescription, omissions: inout [String]) -> String {
+        var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
+        let identifier = version.identifier ?? ""
+        lines.append(#"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" "#
+            + #"lastSavedToolsVersion="\#(toolsVersion)" systemVersion="\#(systemVersion)" minimumToolsVersion="Automatic" "#
+            + #"sourceLanguage="Swift" userDefinedModelVersionIdentifier="\#(XMLText.escape(identifier))">"#)
+        for entity in version.entities.sorted(by: { $0.name < $1.name }) {
+            lines += self.entity(entity, in: version, omissions: &omissions)
+        }
+        lines.append("</model>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func entity(_ entity: EntityDescription, in version: ModelVersionDescription, omissions: inout [String]) -> [String] {
+        var attributes: [(String, String?)] = [("name", entity.name), ("representedClassName", entity.name)]
+        attributes.append(("parentEntity", entity.parent))
+        attributes.append(("isAbstract", entity.isAbstract ? "YES" : nil))
+        attributes.append(("elementID", entity.renamedFrom))
+        attributes.append(("versionHashModifier", entity.hashModifier))
+        attributes.append(("syncable", "YES"))
+        var lines = ["    " + XMLText.element("entity", attributes, closed: false)]
+        // Xcode lists an entity's properties by name, attributes and relationships together.
+        var properties: [(name: String, line: String)] = []
+        for attribute in entity.attributes {
+            properties.append((attribute.name, "        " + self.attribute(attribute, entity: entity.name, omissions: &omissions)))
+        }
+        for relationship in entity.relationships {
+            properties.append((relationship.name, "        " + self.relationship(relationship, entity: entity, in: version)))
+        }
+        lines += properties.sorted { $0.name < $1.name }.map(\.line)
+        if !entity.uniqueness.isEmpty {
+            lines.append("        <uniquenessConstraints>")
+            for constraint in entity.uniqueness {
+                lines.append("            <uniquenessConstraint>")
+                lines += constraint.properties.map { "                " + XMLText.element("constraint", [("value", $0)]) }
+                lines.append("            </uniquenessConstraint>")
+            }
+            lines.append("        </uniquenessConstraints>")
+        }
+        for index in entity.indexes {
+            lines.append("        " + XMLText.element("fetchIndex", [("name", index.name)], closed: false))
+            for element in index.elements {
+                lines.append("            " + XMLText.element("fetchIndexElement", [("property", element.property), ("type", "Binary"),
+                                                                                  ("order", element.isDescending ? "descending" : "ascending")]))
+            }
+            lines.append("        </fetchIndex>")
+        }
+        lines.append("    </entity>")
+        return lines
+    }
+
+    private func attribute(_ a: AttributeDescription, entity: String, omissions: inout [String]) -> String {
+        var attributes: [(String, String?)] = [("name", a.name)]
+        attributes.append(("optional", a.isOptional ? "YES" : nil))
+        attributes.append(("transient", a.isTransient ? "YES" : nil))
+        attributes.append(("indexed", a.isIndexed ? "YES" : nil))
+        attributes.append(("attributeType", XcodeVocabulary.typeName(a.type)))
+        if a.type == .date {
+            attributes.append(("minDateTimeInterval", a.minimum.flatMap(Self.seconds)))
+            attributes.append(("maxDateTimeInterval", a.maximum.flatMap(Self.seconds)))
+            attributes.append(("defaultDateTimeInterval", a.defaultValue.flatMap(Self.seconds)))
+        } else {
+            attributes.append(("minValueString", a.minimum.map(Self.text)))
+            attributes.append(("maxValueString", a.maximum.map(Self.text)))
+            if let value = a.defaultValue {
+                if a.type == .binary || a.type == .transformable {
+                    omissions.append("\(entity).\(a.name): the default of a \(a.type.rawValue) attribute (Xcode's format has none)")
+                } else if !XMLText.canHold(Self.text(value)) {
+                    omissions.append("\(entity).\(a.name): the default, which holds control characters XML 1.0 cannot carry")
+                } else {
+                    attributes.append(("defaultValueString", Self.text(value)))
+                }
+            }
+        }
+        attributes.append(("allowsExternalBinaryDataStorage", a.allowsExternalStorage ? "YES" : nil))
+        attributes.append(("preserveAfterDeletion", a.preservesValueInHistoryOnDeletion ? "YES" : nil))
+        attributes.append(("valueTransformerName", a.transformer))
+        attributes.append(("elementID", a.renamedFrom))
+        attributes.append(("versionHashModifier", a.hashModifier))
+        if a.type.isNumeric && a.type != .decimal || a.type == .boolean { attributes.append(("usesScalarValueType", "YES")) }
+        return XMLText.element("attribute", attributes)
+    }
+
+    private func relationship(_ r: RelationshipDescription, entity: EntityDescription, in version: ModelVersionDescription) -> String {
+        var attributes: [(String, String?)] = [("name", r.name)]
+        attributes.append(("optional", r.isOptional ? "YES" : nil))
+        attributes.append(("transient", r.isTransient ? "YES" : nil))
+        attributes.append(("toMany", r.isToMany ? "YES" : nil))
+        attributes.append(("ordered", r.isOrdered ? "YES" : nil))
+        attributes.append(("minCount", r.minCount.map(String.init)))
+        // Xcode writes maxCount="1" for every to-one; a to-many's only when bounded.
+        attributes.append(("maxCount", r.isToMany ? r.maxCount.map(String.init) : "1"))
+        attributes.append(("deletionRule", XcodeVocabulary.deleteRuleName(r.deleteRule)))
+        attributes.append(("destinationEntity", r.destination))
+        attributes.append(("inverseName", r.inverse))
+        // The inverse's entity: the destination, or the ancestor of it that declares the inverse.
+        attributes.append(("inverseEntity", r.inverse.map { inverseEntity(of: $0, from: r.destination, in: version) }))
+        attributes.append(("elementID", r.renamedFrom))
+        attributes.append(("versionHashModifier", r.hashModifier))
+        return XMLText.element("relationship", attributes)
+    }
+
+    private func inverseEntity(of inverse: String, from destination: String, in version: ModelVersionDescription) -> String {
+        var current: String? = destination
+        var seen: Set<String> = []
+        while let name = current, seen.insert(name).inserted, let entity = version.entities.first(where: { $0.name == name }) {
+            if entity.relationships.contains(where: { $0.name == inverse }) { return name }
+            current = entity.parent
+        }
+        return destination
+    }
+
+    /// A value as Xcode writes it in `defaultValueString` and the limits.
+    static func text(_ value: AttributeValue) -> String {
+        if case .boolean(let v) = value { return v ? "YES" : "NO" }
+        return value.description
+    }
+
+    /// A date as seconds since 2001-01-01, as Xcode writes it.
+    static func seconds(_ value: AttributeValue) -> String? {
+        guard case .date(let seconds) = value else { return nil }
+        return seconds.rounded() == seconds && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+    }
+}
+
+/// An exported bundle, ready to write.
+public struct ExportedModel: Sendable {
+    /// One version's folder and `contents`.
+    public struct Version: Sendable {
+        public var number: Int
+        public var folder: String
+        public var contents: String
+    }
+
+    /// The model's name (the bundle is `<name>.xcdatamodeld`).
+    public var name: String
+    /// Every version, in order; the last is current.
+    public var versions: [Version]
+    /// What Xcode's format has no place for, one line each.
+    public var omissions: [String]
+
+    /// `.xccurrentversion`: the property list naming the current version.
+    public var currentVersionPlist: String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>_XCCurrentVersionName</key>
+        \t<string>\(XMLText.escape(versions.last?.folder ?? ""))</string>
+        </dict>
+        </plist>
+
+        """
+    }
+
+    /// Writes the bundle at `path` (a `.xcdatamodeld` folder): into a temporary
+    /// folder beside it, then moved into place, so `path` never holds half a
+    /// bundle. An existing `path` is replaced only with `force`.
+    public func write(to path: String, force: Bool) throws(ExportError) {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        let exists = manager.fileExists(atPath: path, isDirectory: &isFolder)
+        if exists, !force {
+            throw ExportError("\(path) exists; pass --force to replace it")
+        }
+        if exists, !isFolder.boolValue {
+            throw ExportError("\(path) exists and is not a folder; nothing was written")
+        }
+        let temporary = path + ".partial-\(UUID().uuidString.prefix(8))"
+        do {
+            for version in versions {
+                let folder = (temporary as NSString).appendingPathComponent(version.folder)
+                try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try Data(version.contents.utf8).write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("contents")))
+            }
+            try Data(currentVersionPlist.utf8).write(to: URL(fileURLWithPath: (temporary as NSString).appendingPathComponent(".xccurrentversion")))
+            if exists { try manager.removeItem(atPath: path) }
+            try manager.moveItem(atPath: temporary, toPath: path)
+        } catch {
+            try? manager.removeItem(atPath: temporary)
+            throw ExportError("\(path): cannot write the bundle: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Why a bundle could not be written.
+public struct ExportError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// XML text as Xcode writes it: attributes in a fixed order, values escaped.
+enum XMLText {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n": out += "&#10;"
+            case "\r": out += "&#13;"
+            case "\t": out += "&#9;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// False for text with control characters other than tab, line feed and carriage
+    /// return, which XML 1.0 cannot hold even as character references.
+    static func canHold(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+    }
+
+    /// `<name a="1" b="2"/>`, leaving out attributes without a value.
+    static func element(_ name: String, _ attributes: [(String, String?)], closed: Bool = true) -> String {
+        let text = attributes.compactMap { key, value in value.map { "\(key)=\"\(escape($0))\"" } }.joined(separator: " ")
+        return "<\(name)\(text.isEmpty ? "" : " " + text)\(closed ? "/>" : ">")"
+    }
+}
