@@ -153,4 +153,30 @@ import TestSupport
         #expect(executed == compiled)
         #expect(try Data(contentsOf: URL(fileURLWithPath: shop.storePath)) == before)
     }
+
+    /// `--set` values and mapping-file values are expressions: the same promise.
+    @Test func hostileExpressionsNeverReachSQLAsText() throws {
+        let version = try ShopModel.version()
+        let generator = PredicateSQL(version: version, layout: version.layout)
+        let checker = TypeChecker(version: version, entity: "Customer")
+        let identifiers = Set(version.layout.tables.flatMap { [$0.name] + $0.columns.map(\.name) })
+        var random = Random(state: 51)
+        var compiled = 0, refused = 0
+        for round in 0..<3000 {
+            var text = Self.literal(&random)
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                let other = Int.random(in: 0..<2, using: &random) == 0 ? Self.literal(&random) : Self.keys.randomElement(using: &random)!
+                text = ["\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))"].randomElement(using: &random)!
+            }
+            if round % 2 == 1 { text = Self.mutate(text, &random) }
+            guard let checked = try? checker.expression(text) else { refused += 1; continue }
+            compiled += 1
+            let fragment = try generator.value(checked, row: "t0")
+            let foreign = Self.foreignTokens(fragment.sql, identifiers: identifiers)
+            #expect(foreign.isEmpty, "\(text) → \(fragment.sql): \(foreign)")
+            #expect(fragment.sql.filter { $0 == "?" }.count == fragment.arguments.count, "\(text) → \(fragment.sql)")
+        }
+        print("expression fuzz: \(compiled + refused) cases, \(compiled) compiled, \(refused) refused")
+        #expect(compiled > 500)
+    }
 }
