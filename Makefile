@@ -37,6 +37,9 @@ demo: build
 	$(MIGRATE) inspect $(DEMO)/Contacts.sqlite
 	$(MIGRATE) status $(DEMO)/Contacts.sqlite
 	$(MIGRATE) dump $(DEMO)/Contacts.sqlite Person --limit 4
+	@echo
+	@echo "== 5. a fetch with a Core Data predicate (Docs/Predicates.md)"
+	$(MIGRATE) fetch $(DEMO)/Contacts.sqlite Person --where "age >= 30 AND posts.@count > 0" --sort -age,lastName --limit 5 --properties "firstName,lastName,age,livesIn.name,posts.@count"
 
 test:
 	$(SWIFT) build $(BUILD_FLAGS)

@@ -35,11 +35,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Core Data's predicate and expression language: parsing and type checking
+        // against a compiled version (ARCHITECTURE §8); no SQLite.
+        .target(name: "Predicates", dependencies: ["DataModel"]),
         .target(name: "Mapping", dependencies: ["DataModel"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
         .target(name: "CoreDataImport", dependencies: ["DataModel"]),
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel"]),
-        .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "SQLiteStore"]),
+        .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "SQLiteStore"]),
         .target(
             name: "Migrations",
             dependencies: ["ModelMigration"],
@@ -66,6 +69,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ModelMigration"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestSupport"]),
+        .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
         .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "Migrations", "TestSupport"]),
         .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),

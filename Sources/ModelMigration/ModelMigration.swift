@@ -2,4 +2,5 @@
 // layer so that `import ModelMigration` is enough to load, compile and migrate.
 @_exported import DataModel
 @_exported import Mapping
+@_exported import Predicates
 @_exported import SQLiteStore

@@ -86,6 +86,11 @@ public enum ObjectJSONLines {
         return JSONValue.object(pairs).text
     }
 
+    /// A value as JSON, as `dump` writes it (`type` nil for a computed value).
+    public static func jsonValue(_ value: AttributeValue, type: AttributeType?) -> JSONValue {
+        json(value, type: type ?? .double)
+    }
+
     static func json(_ value: AttributeValue, type: AttributeType) -> JSONValue {
         switch value {
         case .integer(let v): return .number(String(v))

@@ -57,6 +57,7 @@ public final class Connection {
         self.handle = handle
         self.busyTimeout = busyTimeout
         applyBusyTimeout()
+        registerPredicateFunctions()
     }
 
     deinit {

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import ModelMigration
+
+extension GlobalOptions {
+    /// Opens a store for a fetch, batch update or batch delete: the store must hold
+    /// the current version of its model (exit 3, with the hint to migrate, when it
+    /// is older; 5 when its version is unknown), as Core Data requires of a store
+    /// before any request runs.
+    func openCurrentStore(_ path: String, access: Store.Access, timeout: Double = 5) throws -> ObjectAccess {
+        let options: PlanOptions
+        do { options = try PlanOptions.parse([path]) } catch { throw fail("\(path): not a store path", ExitStatus.usage) }
+        switch makePlan(options, timeout: timeout) {
+        case .failure(let message, let code, let diagnostics, let rendered):
+            throw fail(message, code, diagnostics: diagnostics, rendered: rendered)
+        case .plan(let plan) where !plan.isEmpty:
+            throw fail("\(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); migrate it first (`\(Migrate.toolName) apply \(path)`)",
+                       ExitStatus.migrationNeeded)
+        case .plan:
+            break
+        }
+        do {
+            let store = try Store.open(path: path, access: access, busyTimeout: timeout)
+            let version = try store.currentVersion(among: try loadModels())
+            return try ObjectAccess(store: store, version: version)
+        } catch let error as UnknownVersionError {
+            throw fail("\(error)", ExitStatus.unknownVersion)
+        } catch let error as StoreError {
+            throw fail("\(error)", ExitStatus.failure)
+        }
+    }
+
+    /// Reports a request error with its exit code: 64 for a predicate, key or
+    /// entity that does not fit the model, 1 otherwise.
+    func fail(_ error: RequestError) -> ExitCode {
+        fail(error.message, error.kind == .invalidRequest ? ExitStatus.usage : ExitStatus.failure)
+    }
+}

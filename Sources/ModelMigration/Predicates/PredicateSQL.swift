@@ -1,0 +1,346 @@
+import DataModel
+import Foundation
+import Predicates
+import SQLiteStore
+
+/// SQL text with `?` parameters and the values bound to them, in order.
+public struct SQLFragment: Sendable, Hashable {
+    /// The SQL text: identifiers from the layout (quoted), aliases, `?`, keywords.
+    public var sql: String
+    /// The values for the `?`s, in order.
+    public var arguments: [DatabaseValue]
+
+    /// Creates a fragment.
+    public init(_ sql: String, _ arguments: [DatabaseValue] = []) {
+        self.sql = sql
+        self.arguments = arguments
+    }
+}
+
+/// Why a checked predicate has no SQL form in this store (a layout without the
+/// column a relationship needs: a store the model does not describe).
+public struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
+    /// What is missing.
+    public var description: String
+}
+
+/// Turns checked predicates and expressions into SQL over a store's layout
+/// (ARCHITECTURE §8): identifiers come only from the layout and are quoted,
+/// values are always bound as parameters, never spliced into the text (the only
+/// numbers in the text are entity numbers from the layout).
+///
+/// - A key path through to-one relationships is a correlated scalar subquery on
+///   `Z_PK` per hop, so that the same SQL works in `SELECT`, `UPDATE`, `DELETE` and
+///   a migration's `INSERT … SELECT`.
+/// - A to-many relationship is a correlated subquery over the destination's
+///   table (its column pointing back) or the join table: `EXISTS` for `ANY`,
+///   `NOT EXISTS … NOT` for `ALL`, `NOT EXISTS` for `NONE`, aggregates for `@count`,
+///   `@sum` (0 when empty, as Core Data), `@avg`, `@min`, `@max`.
+/// - `[c]`/`[d]` fold both sides with `mm_fold` (literals folded once here), LIKE's
+///   `*`/`?` become a `GLOB` pattern with every other GLOB character escaped,
+///   `MATCHES` calls `mm_matches` (`NSRegularExpression`), dates are seconds since
+///   2001-01-01, decimals (stored as text) compare as numbers.
+/// - `!=` is null-safe (`IS NOT`: nil != 5 holds, as in Core Data), and `NOT` of a
+///   comparison with nil operands is true, as `NSPredicate` evaluates it.
+public struct PredicateSQL {
+    /// The model version of the store.
+    public var version: CompiledVersion
+    /// The store's layout of that version (bound to its own names).
+    public var layout: StorageLayout
+    /// `now()`: one instant per statement, as Core Data evaluates it once per fetch.
+    public var now: Date
+
+    /// Creates a generator for a store's layout.
+    public init(version: CompiledVersion, layout: StorageLayout, now: Date = Date()) {
+        self.version = version
+        self.layout = layout
+        self.now = now
+    }
+
+    /// The SQL condition of a predicate on the row `alias` (an alias or a quoted
+    /// table name) of `entity`'s table.
+    public func condition(_ predicate: CheckedPredicate, row alias: String) throws(PredicateSQLError) -> SQLFragment {
+        let builder = Builder(generator: self)
+        let sql = try builder.condition(predicate, alias)
+        return SQLFragment(sql, builder.arguments)
+    }
+
+    /// The SQL value of an expression on the row `alias`.
+    public func value(_ expression: CheckedExpression, row alias: String) throws(PredicateSQLError) -> SQLFragment {
+        let builder = Builder(generator: self)
+        let sql = try builder.value(expression, alias, numeric: false)
+        return SQLFragment(sql, builder.arguments)
+    }
+
+    /// `Z_ENT IN (…)` for an entity and its subentities, on `alias`.
+    public func entityCondition(_ entity: String, alias: String, includeSubentities: Bool = true) -> String {
+        let names = includeSubentities ? version.subtree(of: entity) : [entity]
+        let numbers = names.compactMap { layout.entityNumbers[$0] }.sorted()
+        return "\(alias).Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+    }
+
+    /// The table storing an entity's rows.
+    public func table(of entity: String) throws(PredicateSQLError) -> StorageLayout.Table {
+        guard let root = version.entity(named: entity)?.root, let table = layout.table(forEntity: root) else {
+            throw PredicateSQLError(description: "no table stores \(entity)")
+        }
+        return table
+    }
+
+    static func quote(_ name: String) -> String { Connection.quoteIdentifier(name) }
+
+    /// One statement's worth of SQL: aliases numbered from 1, arguments in order.
+    final class Builder {
+        let generator: PredicateSQL
+        var arguments: [DatabaseValue] = []
+        var aliasCount = 0
+
+        init(generator: PredicateSQL) { self.generator = generator }
+
+        var version: CompiledVersion { generator.version }
+        var layout: StorageLayout { generator.layout }
+
+        func bind(_ value: DatabaseValue) -> String {
+            arguments.append(value)
+            return "?"
+        }
+
+        func newAlias() -> String {
+            aliasCount += 1
+            return "t\(aliasCount)"
+        }
+
+        func quote(_ name: String) -> String { PredicateSQL.quote(name) }
+
+        // MARK: Conditions
+
+        func condition(_ p: CheckedPredicate, _ alias: String) throws(PredicateSQLError) -> String {
+            switch p {
+            case .constant(let value): return value ? "1" : "0"
+            case .and(let a, let b): return "(\(try condition(a, alias)) AND \(try condition(b, alias)))"
+            case .or(let a, let b): return "(\(try condition(a, alias)) OR \(try condition(b, alias)))"
+            // NSPredicate's NOT is two-valued: NOT (nil == 5) holds.
+            case .not(let a): return "NOT coalesce(\(try condition(a, alias)), 0)"
+            case .compare(let lhs, let op, let options, let rhs):
+                return try compare(lhs, alias, op, options, rhs, alias)
+            case .quantified(let quantifier, let many, let op, let options, let rhs):
+                let d = newAlias()
+                let source = try toManySource(many, ownerAlias: alias, destinationAlias: d)
+                let test = try compare(.keyPath(many.element!), d, op, options, rhs, alias)
+                switch quantifier {
+                case .any: return "EXISTS (SELECT 1 \(source) AND \(test))"
+                case .all: return "NOT EXISTS (SELECT 1 \(source) AND NOT coalesce(\(test), 0))"
+                case .none: return "NOT EXISTS (SELECT 1 \(source) AND \(test))"
+                }
+            }
+        }
+
+        /// `lhs op rhs`, the left side on row `l`, the right on row `r`.
+        func compare(_ lhs: CheckedExpression, _ l: String, _ op: Comparison.Operator, _ options: Comparison.Options,
+                     _ rhs: CheckedExpression, _ r: String) throws(PredicateSQLError) -> String {
+            let numeric = lhs.type.isNumeric || rhs.type.isNumeric
+            let flags = (options.contains(.caseInsensitive) ? 1 : 0) | (options.contains(.diacriticInsensitive) ? 2 : 0)
+            let text = lhs.type.isText || rhs.type.isText
+            func operand(_ e: CheckedExpression, _ alias: String) throws(PredicateSQLError) -> String {
+                if flags != 0, text {
+                    if case .literal(.string(let s)) = e { return bind(.text(TextFolding.fold(s, flags: flags))) }
+                    return "mm_fold(\(try value(e, alias, numeric: false)), \(flags))"
+                }
+                return try value(e, alias, numeric: numeric)
+            }
+            // Arguments are bound in the order their `?`s appear in the text.
+            if op == .matches {
+                // [d] folds the text inside mm_matches; [c] is the regex's own option.
+                let subject = try value(lhs, l, numeric: false)
+                let pattern: String
+                if options.contains(.diacriticInsensitive), case .literal(.string(let s)) = rhs {
+                    pattern = bind(.text(TextFolding.fold(s, flags: 2)))
+                } else {
+                    pattern = try value(rhs, r, numeric: false)
+                }
+                return "mm_matches(\(subject), \(pattern), \(flags))"
+            }
+            if op == .equal || op == .notEqual, case .literal(.null) = lhs {
+                return "\(try operand(rhs, r)) IS \(op == .equal ? "" : "NOT ")NULL"
+            }
+            let a = try operand(lhs, l)
+            switch op {
+            case .equal, .notEqual:
+                if case .literal(.null) = rhs { return "\(a) IS \(op == .equal ? "" : "NOT ")NULL" }
+                return "\(a) \(op == .equal ? "=" : "IS NOT") \(try operand(rhs, r))"
+            case .less: return "\(a) < \(try operand(rhs, r))"
+            case .lessOrEqual: return "\(a) <= \(try operand(rhs, r))"
+            case .greater: return "\(a) > \(try operand(rhs, r))"
+            case .greaterOrEqual: return "\(a) >= \(try operand(rhs, r))"
+            case .between, .in:
+                guard case .list(let items) = rhs else { throw PredicateSQLError(description: "\(op.rawValue) without a list") }
+                var parts: [String] = []
+                for item in items { parts.append(try operand(item, r)) }
+                if op == .between { return "\(a) BETWEEN \(parts[0]) AND \(parts[1])" }
+                return parts.isEmpty ? "0" : "\(a) IN (\(parts.joined(separator: ", ")))"
+            case .beginsWith:
+                let b = try operand(rhs, r)
+                return "instr(\(a), \(b)) = 1"
+            case .endsWith:
+                // The suffix is evaluated twice (a literal is bound twice).
+                let b1 = try operand(rhs, r), b2 = try operand(rhs, r)
+                return "substr(\(a), -length(\(b1))) = \(b2)"
+            case .contains:
+                return "instr(\(a), \(try operand(rhs, r))) > 0"
+            case .like:
+                guard case .literal(.string(let pattern)) = rhs else {
+                    if case .literal(.null) = rhs { return "\(a) IS NULL" }
+                    throw PredicateSQLError(description: "LIKE needs a literal pattern")
+                }
+                let folded = flags != 0 ? TextFolding.fold(pattern, flags: flags) : pattern
+                return "\(a) GLOB \(bind(.text(Self.glob(fromLike: folded))))"
+            case .matches:
+                return "0"  // handled above
+            }
+        }
+
+        /// Core Data's LIKE pattern (`*` any run, `?` one character, `\` escapes the
+        /// next) as a GLOB pattern: GLOB's own `[`, `]` become one-character classes.
+        static func glob(fromLike pattern: String) -> String {
+            var result = ""
+            var escaped = false
+            for c in pattern {
+                if escaped { result += c == "*" || c == "?" || c == "[" || c == "]" ? "[\(c)]" : String(c); escaped = false; continue }
+                switch c {
+                case "\\": escaped = true
+                case "*", "?": result.append(c)
+                case "[", "]": result += "[\(c)]"
+                default: result.append(c)
+                }
+            }
+            if escaped { result += "\\" }
+            return result
+        }
+
+        // MARK: Values
+
+        /// An expression's value on row `alias`; `numeric` makes decimals (stored
+        /// as text) compare and add as numbers.
+        func value(_ e: CheckedExpression, _ alias: String, numeric: Bool) throws(PredicateSQLError) -> String {
+            switch e {
+            case .keyPath(let path):
+                let sql = try keyPathValue(path, alias)
+                return numeric && path.type == .decimal ? "CAST(\(sql) AS REAL)" : sql
+            case .aggregate(let function, let many, _):
+                let d = newAlias()
+                let source = try toManySource(many, ownerAlias: alias, destinationAlias: d)
+                switch function {
+                case .count: return "(SELECT count(*) \(source))"
+                case .sum, .avg, .min, .max:
+                    let element = try value(.keyPath(many.element!), d, numeric: many.element!.type == .decimal)
+                    let call = function == .sum ? "coalesce(sum(\(element)), 0)" : "\(function.rawValue)(\(element))"
+                    return "(SELECT \(call) \(source))"
+                }
+            case .literal(let literal):
+                return bind(Self.databaseValue(literal))
+            case .list(let items):
+                var parts: [String] = []
+                for item in items { parts.append(try value(item, alias, numeric: numeric)) }
+                return "(\(parts.joined(separator: ", ")))"
+            case .arithmetic(let op, let a, let b, _):
+                let l = try value(a, alias, numeric: true), r = try value(b, alias, numeric: true)
+                // NSExpression divides as doubles; SQLite would truncate two integers.
+                if op == .divide { return "(CAST(\(l) AS REAL) / \(r))" }
+                return "(\(l) \(op.rawValue) \(r))"
+            case .concatenate(let a, let b):
+                return "(\(try value(a, alias, numeric: false)) || \(try value(b, alias, numeric: false)))"
+            case .negate(let a):
+                return "(-\(try value(a, alias, numeric: true)))"
+            case .numberAsDate(let a):
+                return try value(a, alias, numeric: true)
+            case .function(let function, let args, _):
+                switch function {
+                case .now: return bind(.real(generator.now.timeIntervalSinceReferenceDate))
+                case .lowercase: return "mm_lower(\(try value(args[0], alias, numeric: false)))"
+                case .uppercase: return "mm_upper(\(try value(args[0], alias, numeric: false)))"
+                case .length: return "length(\(try value(args[0], alias, numeric: false)))"
+                case .abs: return "abs(\(try value(args[0], alias, numeric: true)))"
+                case .toNumber: return "mm_number(\(try value(args[0], alias, numeric: false)))"
+                case .toString: return "CAST(\(try value(args[0], alias, numeric: true)) AS TEXT)"
+                }
+            }
+        }
+
+        static func databaseValue(_ literal: LiteralValue) -> DatabaseValue {
+            switch literal {
+            case .null: .null
+            case .integer(let v): .integer(v)
+            case .double(let v): .real(v)
+            case .string(let v): .text(v)
+            case .boolean(let v): .integer(v ? 1 : 0)
+            case .date(let v): .real(v)
+            case .uuid(let v): ValueCoding.uuidBytes(v).map { .blob($0) } ?? .null
+            }
+        }
+
+        // MARK: Key paths
+
+        /// The column of a to-one relationship, in its owner's table.
+        func toOneColumn(_ relationship: CompiledRelationship, of entity: String) throws(PredicateSQLError) -> String {
+            let table = try generator.table(of: entity)
+            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else {
+                throw PredicateSQLError(description: "\(entity).\(relationship.name): the store has no column for it")
+            }
+            return column.name
+        }
+
+        /// The primary key of the object reached by `hops` from row `alias`.
+        func key(after hops: [CompiledRelationship], from start: String, _ alias: String) throws(PredicateSQLError) -> String {
+            var entity = start
+            var key = "\(alias).Z_PK"
+            for (index, hop) in hops.enumerated() {
+                let column = try toOneColumn(hop, of: entity)
+                if index == 0 {
+                    key = "\(alias).\(quote(column))"
+                } else {
+                    let h = newAlias()
+                    key = "(SELECT \(h).\(quote(column)) FROM \(quote(try generator.table(of: entity).name)) \(h) WHERE \(h).Z_PK = \(key))"
+                }
+                entity = hop.declaration.destination
+            }
+            return key
+        }
+
+        func keyPathValue(_ path: CheckedKeyPath, _ alias: String) throws(PredicateSQLError) -> String {
+            let entity = path.lastEntity
+            let table = try generator.table(of: entity)
+            let column: String
+            switch path.end {
+            case .attribute(let a):
+                guard let c = table.column(for: .attribute(entity: a.declaredIn, property: a.name)) else {
+                    throw PredicateSQLError(description: "\(entity).\(a.name): the store has no column for it")
+                }
+                column = c.name
+            case .toOne(let r):
+                column = try toOneColumn(r, of: entity)
+            }
+            if path.hops.isEmpty { return "\(alias).\(quote(column))" }
+            let owner = try key(after: path.hops, from: path.start, alias)
+            let h = newAlias()
+            return "(SELECT \(h).\(quote(column)) FROM \(quote(table.name)) \(h) WHERE \(h).Z_PK = \(owner))"
+        }
+
+        /// `FROM … WHERE …` selecting the destination rows (as `destinationAlias`) of a
+        /// to-many relationship of the object that row `ownerAlias` reaches.
+        func toManySource(_ many: CheckedToMany, ownerAlias: String, destinationAlias d: String) throws(PredicateSQLError) -> String {
+            let owner = try key(after: many.hops, from: many.start, ownerAlias)
+            let destination = many.relationship.declaration.destination
+            guard let root = version.entity(named: destination)?.root else { throw PredicateSQLError(description: "unknown entity \(destination)") }
+            let table = try generator.table(of: destination)
+            let scope = generator.entityCondition(destination, alias: d)
+            if !many.relationship.isManyToMany, let reverse = layout.reverseColumn(for: many.relationship, destinationRoot: root) {
+                return "FROM \(quote(table.name)) \(d) WHERE \(d).\(quote(reverse.column)) = \(owner) AND \(scope)"
+            }
+            guard let join = layout.joinTable(for: many.relationship) else {
+                throw PredicateSQLError(description: "\(many.owner).\(many.relationship.name): the store has no join table for it")
+            }
+            let j = newAlias()
+            return "FROM \(quote(join.table.name)) \(j) JOIN \(quote(table.name)) \(d) ON \(d).Z_PK = \(j).\(quote(join.theirs)) WHERE \(j).\(quote(join.mine)) = \(owner) AND \(scope)"
+        }
+    }
+}

@@ -1,0 +1,409 @@
+import DataModel
+import Foundation
+import Predicates
+import SQLiteStore
+
+/// `NSBatchUpdateRequest`: set attributes of every object a predicate selects, in
+/// one set-based statement.
+public struct BatchUpdateRequest: Sendable, Hashable {
+    /// One `KEY = EXPR`.
+    public struct Assignment: Sendable, Hashable {
+        /// The attribute.
+        public var key: String
+        /// An expression over the object (`visits + 1`, `lowercase:(email)`, `nil`).
+        public var value: String
+
+        /// Creates an assignment.
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+
+        /// Parses `KEY = EXPR` (the first `=` that is not part of `==`, `!=`, `<=`, `>=`).
+        public init?(parsing text: String) {
+            guard let equals = text.firstIndex(of: "=") else { return nil }
+            let key = text[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty, !value.isEmpty, !value.hasPrefix("=") else { return nil }
+            self.init(key: key, value: value)
+        }
+    }
+
+    /// The entity.
+    public var entity: String
+    /// The predicate selecting objects; nil selects every one.
+    public var predicate: String?
+    /// The attributes to set.
+    public var assignments: [Assignment]
+    /// Objects of subentities too (Core Data's default).
+    public var includesSubentities = true
+
+    /// Creates a request.
+    public init(entity: String, predicate: String? = nil, assignments: [Assignment]) {
+        self.entity = entity
+        self.predicate = predicate
+        self.assignments = assignments
+    }
+}
+
+/// `NSBatchDeleteRequest`: delete every object a predicate selects, following
+/// the model's delete rules.
+public struct BatchDeleteRequest: Sendable, Hashable {
+    /// The entity.
+    public var entity: String
+    /// The predicate selecting objects; nil selects every one.
+    public var predicate: String?
+    /// Objects of subentities too (Core Data's default).
+    public var includesSubentities = true
+
+    /// Creates a request.
+    public init(entity: String, predicate: String? = nil) {
+        self.entity = entity
+        self.predicate = predicate
+    }
+}
+
+/// What a batch request changed (or, in a dry run, would change).
+public struct BatchResult: Sendable, Hashable, Codable {
+    /// The entity of the request.
+    public var entity: String
+    /// Objects the predicate selected (updated, or deleted before cascades).
+    public var matched: Int
+    /// Objects changed or deleted, by entity (cascades included for deletes).
+    public var byEntity: [String: Int]
+    /// Deletes: references to deleted objects set to nil (nullify), in rows that remain.
+    public var referencesCleared: Int
+    /// Deletes: join-table rows removed.
+    public var joinRowsRemoved: Int
+    /// True when nothing was written (`--dry-run`).
+    public var dryRun: Bool
+
+    /// Every object changed or deleted.
+    public var total: Int { byEntity.values.reduce(0, +) }
+}
+
+extension StoreRequests {
+    // MARK: Transactions
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, waiting up to `timeout`
+    /// seconds for other writers (as `apply` waits), committing unless `dryRun`.
+    func inWriteTransaction<T>(timeout: Double, dryRun: Bool, _ body: () throws -> T) throws -> T {
+        let connection = access.store.connection
+        guard !connection.isReadOnly else { throw RequestError(.failed, "\(access.store.path): the store is open read-only") }
+        connection.busyTimeout = timeout
+        var result: T?
+        var began = false
+        do {
+            try connection.inTransaction(.immediate) {
+                began = true
+                result = try body()
+                return dryRun ? .rollback : .commit
+            }
+        } catch let error as SQLiteError where !began && (error.kind == .busy || error.kind == .locked) {
+            let who = LockHolders.describe(path: access.store.resolvedPath).map { " (held by \($0))" } ?? ""
+            throw RequestError(.failed, "\(access.store.path): another migration, writer or reader holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed")
+        } catch let error as SQLiteError {
+            throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
+        }
+        return result!
+    }
+
+    func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
+        let statement = try access.store.connection.prepare(sql)
+        try statement.bind(arguments)
+        try statement.execute()
+        return access.store.connection.changes
+    }
+
+    func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [[DatabaseValue]] {
+        let statement = try access.store.connection.prepare(sql)
+        try statement.bind(arguments)
+        return try statement.rows()
+    }
+
+    func countsByEntity(table: String, keys: String, _ arguments: [DatabaseValue]) throws -> [String: Int] {
+        let names = Dictionary(access.layout.entityNumbers.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        var counts: [String: Int] = [:]
+        for row in try rows("SELECT s.Z_ENT, count(*) FROM \(PredicateSQL.quote(table)) s WHERE s.Z_PK IN (\(keys)) GROUP BY s.Z_ENT", arguments) {
+            counts[names[Int(row[0].int64 ?? 0)] ?? "?", default: 0] += Int(row[1].int64 ?? 0)
+        }
+        return counts
+    }
+
+    // MARK: Update
+
+    /// Runs a batch update in one transaction: the selected objects get the new
+    /// values and `Z_OPT + 1`; values the model refuses (type, required, min/max)
+    /// and broken uniqueness constraints refuse the whole update, naming objects.
+    public func update(_ request: BatchUpdateRequest, dryRun: Bool = false, timeout: Double = 5) throws -> BatchResult {
+        let entity = try entity(request.entity)
+        let predicate = try checkedPredicate(request.predicate, entity: entity.name)
+        let checker = TypeChecker(version: version, entity: entity.name)
+        guard !request.assignments.isEmpty else { throw RequestError(.invalidRequest, "--set: nothing to set") }
+        var assignments: [(attribute: CompiledAttribute, value: CheckedExpression)] = []
+        for assignment in request.assignments {
+            guard let attribute = entity.attribute(named: assignment.key), !attribute.declaration.isTransient else {
+                let what = entity.relationship(named: assignment.key) != nil ? "is a relationship; batch updates set attributes" :
+                    entity.attribute(named: assignment.key) != nil ? "is transient (not stored)" :
+                    "is not an attribute of \(entity.name)" + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map { " (\($0))" } ?? "")
+                throw RequestError(.invalidRequest, "--set \(assignment.key): '\(assignment.key)' \(what)")
+            }
+            if assignments.contains(where: { $0.attribute.name == attribute.name }) {
+                throw RequestError(.invalidRequest, "--set \(assignment.key): set twice")
+            }
+            do {
+                assignments.append((attribute, try checker.value(assignment.value, for: attribute.declaration)))
+            } catch {
+                throw RequestError(error, in: "--set \(assignment.key)")
+            }
+        }
+        let generator = self.generator
+        let table = try generator.table(of: entity.name)
+        let quoted = PredicateSQL.quote(table.name)
+        let condition = try sql { () throws(PredicateSQLError) in try generator.condition(predicate, row: "t0") }
+        var sets: [String] = []
+        var setArguments: [DatabaseValue] = []
+        for (attribute, value) in assignments {
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else {
+                throw RequestError(.failed, "\(access.store.path): no column stores \(entity.name).\(attribute.name)")
+            }
+            let fragment = try sql { () throws(PredicateSQLError) in try generator.value(value, row: quoted) }
+            var valueSQL = fragment.sql
+            // A uuid attribute set from a string literal stores the 16 bytes.
+            if attribute.declaration.type == .uuid, case .literal(.string(let text)) = value {
+                valueSQL = "?"
+                setArguments.append(ValueCoding.uuidBytes(text).map { .blob($0) } ?? .null)
+            } else {
+                setArguments += fragment.arguments
+            }
+            if attribute.declaration.type == .boolean { valueSQL = "(\(valueSQL) <> 0)" }
+            sets.append("\(PredicateSQL.quote(column.name)) = \(valueSQL)")
+        }
+        if let opt = table.column(for: .changeCounter) { sets.append("\(PredicateSQL.quote(opt.name)) = coalesce(\(PredicateSQL.quote(opt.name)), 0) + 1") }
+        let scope = generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities)
+        let batch = "SELECT pk FROM temp.mm_batch"
+        return try inWriteTransaction(timeout: timeout, dryRun: dryRun) {
+            do {
+                _ = try execute("CREATE TEMP TABLE IF NOT EXISTS mm_batch (pk INTEGER PRIMARY KEY)")
+                _ = try execute("DELETE FROM temp.mm_batch")
+                let matched = try execute("INSERT INTO temp.mm_batch SELECT t0.Z_PK FROM \(quoted) t0 WHERE \(scope) AND \(condition.sql)", condition.arguments)
+                do {
+                    _ = try execute("UPDATE \(quoted) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (\(batch))", setArguments)
+                } catch let error as SQLiteError where error.resultCode & 0xff == 19 /* SQLITE_CONSTRAINT */ {
+                    throw RequestError(.refused, "\(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \(error.message); nothing was changed")
+                }
+                try checkValues(assignments.map(\.attribute), entity: entity, table: table, keys: batch)
+                let byEntity = try countsByEntity(table: table.name, keys: batch, [])
+                _ = try execute("DELETE FROM temp.mm_batch")
+                return BatchResult(entity: entity.name, matched: matched, byEntity: byEntity, referencesCleared: 0, joinRowsRemoved: 0, dryRun: dryRun)
+            } catch let error as SQLiteError {
+                throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
+            }
+        }
+    }
+
+    static func uniqueness(_ entity: CompiledEntity) -> String {
+        entity.uniqueness.isEmpty ? "a unique index" : entity.uniqueness.map { "[\($0.joined(separator: ", "))]" }.joined(separator: ", ")
+    }
+
+    /// The model's rules for the new values, as one SQL condition per attribute
+    /// selecting candidate rows; the rows found are named with the exact message
+    /// of `AttributeDescription.violations(of:)`.
+    func checkValues(_ attributes: [CompiledAttribute], entity: CompiledEntity, table: StorageLayout.Table, keys: String) throws {
+        var problems: [String] = []
+        var total = 0
+        for attribute in attributes {
+            let a = attribute.declaration
+            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
+            let c = PredicateSQL.quote(column.name)
+            var conditions: [String] = []
+            var arguments: [DatabaseValue] = []
+            if !a.isOptional { conditions.append("\(c) IS NULL") }
+            func bound(_ value: AttributeValue?, _ op: String, measure: String) {
+                switch value {
+                case .integer(let v)?: conditions.append("\(measure) \(op) ?"); arguments.append(.integer(v))
+                case .double(let v)?, .date(let v)?: conditions.append("\(measure) \(op) ?"); arguments.append(.real(v))
+                case .decimal(let v)?: conditions.append("\(measure) \(op) ?"); arguments.append(.real(Double(v) ?? 0))
+                default: break
+                }
+            }
+            let measured = a.type == .string || a.type == .uri || a.type == .binary ? "length(\(c))" : a.type == .decimal ? "CAST(\(c) AS REAL)" : c
+            if let range = a.type.integerRange {
+                conditions.append("typeof(\(c)) NOT IN (?, ?)")
+                arguments += [.text("integer"), .text("null")]
+                bound(.integer(range.lowerBound), "<", measure: c)
+                bound(.integer(range.upperBound), ">", measure: c)
+            }
+            if a.type == .boolean { conditions.append("\(c) NOT IN (0, 1)") }
+            bound(a.minimum, "<", measure: measured)
+            bound(a.maximum, ">", measure: measured)
+            guard !conditions.isEmpty else { continue }
+            let where_ = "Z_PK IN (\(keys)) AND (\(conditions.joined(separator: " OR ")))"
+            let found = try rows("SELECT Z_PK, \(c) FROM \(PredicateSQL.quote(table.name)) WHERE \(where_) ORDER BY Z_PK LIMIT 5", arguments)
+            guard !found.isEmpty else { continue }
+            let count = Int(try rows("SELECT count(*) FROM \(PredicateSQL.quote(table.name)) WHERE \(where_)", arguments)[0][0].int64 ?? 0)
+            total += count
+            for row in found {
+                let value = ValueCoding.attributeValue(row[1], as: a.type)
+                let detail = a.violations(of: value).first ?? (row[1].description + " is not a value of type \(a.type.rawValue)")
+                problems.append("\(entity.name) \(row[0].int64 ?? 0): \(attribute.name): \(detail)")
+            }
+            if count > found.count { problems.append("… and \(count - found.count) more objects with a bad \(attribute.name)") }
+        }
+        if !problems.isEmpty {
+            throw RequestError(.refused, "\(total) object\(total == 1 ? "" : "s") would break the model; nothing was changed:\n  " + problems.joined(separator: "\n  "))
+        }
+    }
+
+    // MARK: Delete
+
+    /// Runs a batch delete in one transaction, following delete rules: cascade
+    /// deletes the destinations (recursively), nullify (and no action) clears the
+    /// references remaining rows hold, deny refuses the whole delete naming the
+    /// objects whose relationship still has destinations; join rows go too.
+    public func delete(_ request: BatchDeleteRequest, dryRun: Bool = false, timeout: Double = 5) throws -> BatchResult {
+        let entity = try entity(request.entity)
+        let predicate = try checkedPredicate(request.predicate, entity: entity.name)
+        let generator = self.generator
+        let table = try generator.table(of: entity.name)
+        let condition = try sql { () throws(PredicateSQLError) in try generator.condition(predicate, row: "t0") }
+        let scope = generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities)
+        return try inWriteTransaction(timeout: timeout, dryRun: dryRun) {
+            do {
+                _ = try execute("CREATE TEMP TABLE IF NOT EXISTS mm_doomed (root TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (root, pk)) WITHOUT ROWID")
+                _ = try execute("DELETE FROM temp.mm_doomed")
+                defer { _ = try? execute("DELETE FROM temp.mm_doomed") }
+                let matched = try execute("INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(PredicateSQL.quote(table.name)) t0 WHERE \(scope) AND \(condition.sql)",
+                                          [.text(entity.root)] + condition.arguments)
+                try cascade()
+                try refuseDenied()
+                var result = BatchResult(entity: entity.name, matched: matched, byEntity: [:], referencesCleared: 0, joinRowsRemoved: 0, dryRun: dryRun)
+                result.referencesCleared = try clearReferences()
+                for t in access.layout.tables where t.joinRelationship != nil {
+                    var parts: [String] = []
+                    var arguments: [DatabaseValue] = []
+                    for column in t.columns.prefix(2) {
+                        guard case .joinKey(let owner, _) = column.role, let root = version.entity(named: owner)?.root else { continue }
+                        parts.append("\(PredicateSQL.quote(column.name)) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)")
+                        arguments.append(.text(root))
+                    }
+                    if !parts.isEmpty { result.joinRowsRemoved += try execute("DELETE FROM \(PredicateSQL.quote(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments) }
+                }
+                for t in access.layout.tables where t.joinRelationship == nil {
+                    let keys = "SELECT pk FROM temp.mm_doomed WHERE root = ?"
+                    for (name, count) in try countsByEntity(table: t.name, keys: keys, [.text(t.entity)]) { result.byEntity[name, default: 0] += count }
+                    _ = try execute("DELETE FROM \(PredicateSQL.quote(t.name)) WHERE Z_PK IN (\(keys))", [.text(t.entity)])
+                }
+                return result
+            } catch let error as SQLiteError {
+                throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
+            }
+        }
+    }
+
+    /// Relationships stored in the layout, each once, with its owner entity.
+    var storedRelationships: [(entity: CompiledEntity, relationship: CompiledRelationship)] {
+        version.entities.flatMap { e in
+            e.relationships.filter { $0.declaredIn == e.name && !$0.declaration.isTransient }.map { (e, $0) }
+        }
+    }
+
+    /// `SELECT s.Z_PK …` of the doomed rows of an entity (and its subentities), as `s`.
+    func doomedSource(_ entity: CompiledEntity) -> (sql: String, arguments: [DatabaseValue])? {
+        guard let table = access.layout.table(forEntity: entity.root) else { return nil }
+        let scope = generator.entityCondition(entity.name, alias: "s")
+        return ("FROM temp.mm_doomed m JOIN \(PredicateSQL.quote(table.name)) s ON s.Z_PK = m.pk WHERE m.root = ? AND \(scope)", [.text(entity.root)])
+    }
+
+    /// The destinations of a relationship of the doomed rows: `SELECT key …`.
+    func destinations(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> (sql: String, arguments: [DatabaseValue])? {
+        guard let (source, arguments) = doomedSource(entity), let destination = version.entity(named: relationship.declaration.destination),
+              let table = access.layout.table(forEntity: entity.root) else { return nil }
+        let r = relationship.declaration
+        if !r.isToMany {
+            guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
+            let c = "s.\(PredicateSQL.quote(column.name))"
+            return ("SELECT \(c) \(source) AND \(c) IS NOT NULL", arguments)
+        }
+        if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            return ("SELECT d.Z_PK FROM \(PredicateSQL.quote(reverse.table.name)) d WHERE d.\(PredicateSQL.quote(reverse.column)) IN (SELECT s.Z_PK \(source)) AND \(generator.entityCondition(destination.name, alias: "d"))", arguments)
+        }
+        guard let join = access.layout.joinTable(for: relationship) else { return nil }
+        return ("SELECT j.\(PredicateSQL.quote(join.theirs)) FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) IN (SELECT s.Z_PK \(source))", arguments)
+    }
+
+    /// Adds the destinations of cascading relationships until nothing new is doomed.
+    func cascade() throws {
+        let cascading = storedRelationships.filter { $0.relationship.declaration.deleteRule == .cascade }
+        var added = 1
+        while added > 0 {
+            added = 0
+            for (entity, relationship) in cascading {
+                guard let root = version.entity(named: relationship.declaration.destination)?.root,
+                      let (sql, arguments) = destinations(entity, relationship) else { continue }
+                added += try execute("INSERT OR IGNORE INTO temp.mm_doomed (root, pk) SELECT ?, k.* FROM (\(sql)) k", [.text(root)] + arguments)
+            }
+        }
+    }
+
+    /// Deny: doomed objects whose relationship reaches objects that stay.
+    func refuseDenied() throws {
+        var problems: [String] = []
+        for (entity, relationship) in storedRelationships where relationship.declaration.deleteRule == .deny {
+            guard let destination = version.entity(named: relationship.declaration.destination),
+                  let (source, arguments) = doomedSource(entity), let table = access.layout.table(forEntity: entity.root) else { continue }
+            let r = relationship.declaration
+            let staying = "NOT EXISTS (SELECT 1 FROM temp.mm_doomed x WHERE x.root = ? AND x.pk = %@)"
+            var test: String
+            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                let c = "s.\(PredicateSQL.quote(column.name))"
+                test = "\(c) IS NOT NULL AND " + staying.replacingOccurrences(of: "%@", with: c)
+            } else if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+                test = "EXISTS (SELECT 1 FROM \(PredicateSQL.quote(reverse.table.name)) d WHERE d.\(PredicateSQL.quote(reverse.column)) = s.Z_PK AND \(generator.entityCondition(destination.name, alias: "d")) AND \(staying.replacingOccurrences(of: "%@", with: "d.Z_PK")))"
+            } else if let join = access.layout.joinTable(for: relationship) {
+                test = "EXISTS (SELECT 1 FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) = s.Z_PK AND \(staying.replacingOccurrences(of: "%@", with: "j.\(PredicateSQL.quote(join.theirs))")))"
+            } else { continue }
+            let found = try rows("SELECT s.Z_PK \(source) AND \(test) ORDER BY s.Z_PK LIMIT 6", arguments + [.text(destination.root)])
+            guard !found.isEmpty else { continue }
+            let keys = found.prefix(5).map { String($0[0].int64 ?? 0) }.joined(separator: ", ")
+            problems.append("\(entity.name).\(r.name) has delete rule deny, and \(entity.name) \(keys)\(found.count > 5 ? " and more" : "") still \(found.count == 1 ? "has" : "have") \(r.name) that would stay")
+        }
+        if !problems.isEmpty {
+            throw RequestError(.refused, "the delete is refused; nothing was deleted:\n  " + problems.joined(separator: "\n  "))
+        }
+    }
+
+    /// Nullify: every key left pointing at a doomed row, in rows that stay, is set
+    /// to nil (with its entity and order columns), and those rows get `Z_OPT + 1`.
+    func clearReferences() throws -> Int {
+        var cleared = 0
+        for table in access.layout.tables where table.joinRelationship == nil {
+            for column in table.columns {
+                let target: String?
+                var companions: [String] = []
+                switch column.role {
+                case .toOne(let owner, let name):
+                    guard let relationship = version.entity(named: owner)?.relationship(named: name) else { continue }
+                    target = version.entity(named: relationship.declaration.destination)?.root
+                    if let c = table.column(for: .toOneEntity(entity: owner, relationship: name)) { companions.append(c.name) }
+                    if let inverseOwner = relationship.inverseEntity, let inverse = relationship.declaration.inverse,
+                       let c = table.column(for: .order(entity: inverseOwner, relationship: inverse)) { companions.append(c.name) }
+                case .toManyKey(let owner, let name):
+                    target = version.entity(named: owner)?.root
+                    if let c = table.column(for: .order(entity: owner, relationship: name)) { companions.append(c.name) }
+                default:
+                    continue
+                }
+                guard let target else { continue }
+                let c = PredicateSQL.quote(column.name)
+                var sets = ([column.name] + companions).map { "\(PredicateSQL.quote($0)) = NULL" }
+                if let opt = table.column(for: .changeCounter) { sets.append("\(PredicateSQL.quote(opt.name)) = coalesce(\(PredicateSQL.quote(opt.name)), 0) + 1") }
+                cleared += try execute("""
+                    UPDATE \(PredicateSQL.quote(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \
+                    AND Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)
+                    """, [.text(target), .text(table.entity)])
+            }
+        }
+        return cleared
+    }
+}

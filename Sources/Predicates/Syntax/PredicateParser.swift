@@ -1,0 +1,347 @@
+/// A recursive-descent parser for Core Data's predicate format strings and
+/// `NSExpression` format strings (Apple's "Predicate Format String Syntax"), the
+/// subset that maps to SQL. Keywords are case-insensitive; `#name` escapes one.
+///
+/// ```
+/// predicate   := or
+/// or          := and (("OR" | "||") and)*
+/// and         := not (("AND" | "&&") not)*
+/// not         := ("NOT" | "!") not | "(" predicate ")" | "TRUEPREDICATE" | "FALSEPREDICATE" | comparison
+/// comparison  := ["ANY" | "SOME" | "ALL" | "NONE"] expression operator ["[" ("c" | "d" | "cd") "]"] expression
+/// operator    := "==" | "=" | "!=" | "<>" | "<" | "<=" | "=<" | ">" | ">=" | "=>" | "BETWEEN" | "IN"
+///              | "BEGINSWITH" | "ENDSWITH" | "CONTAINS" | "LIKE" | "MATCHES"
+/// expression  := term (("+" | "-") term)*
+/// term        := unary (("*" | "/") unary)*
+/// unary       := "-" unary | primary
+/// primary     := number | string | "YES" | "NO" | "TRUE" | "FALSE" | "nil" | "NULL"
+///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
+///              | "CAST" "(" expression "," string ")" | name ":" (name ":")* "(" arguments ")" | name "(" ")"
+///              | keypath
+/// keypath     := (name | "$" name) ("." (name | "@" name))*
+/// ```
+public struct PredicateParser {
+    private let source: String
+    private var tokens: [Token]
+    private var index = 0
+    private var depth = 0
+
+    /// Hostile input may nest without end; the parser refuses beyond this depth
+    /// instead of exhausting the stack.
+    static let maximumDepth = 100
+
+    private static let reserved: Set<String> = [
+        "AND", "OR", "NOT", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME",
+        "ALL", "NONE", "NIL", "NULL", "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "TRUE", "FALSE", "CAST",
+        "SUBQUERY", "FUNCTION", "SELF",
+    ]
+
+    private init(_ source: String) throws(PredicateError) {
+        self.source = source
+        self.tokens = try Lexer.tokens(source)
+    }
+
+    /// Parses a predicate (a `--where`, a mapping's `filter:`).
+    public static func predicate(_ text: String) throws(PredicateError) -> PredicateSyntax {
+        var parser = try PredicateParser(text)
+        if parser.current.kind == .end { throw parser.fail("expected a predicate, found nothing", at: parser.current) }
+        let result = try parser.parsePredicate()
+        try parser.expectEnd()
+        return result
+    }
+
+    /// Parses an expression (an `--set` value, a mapping's `value:`).
+    public static func expression(_ text: String) throws(PredicateError) -> ExpressionSyntax {
+        var parser = try PredicateParser(text)
+        if parser.current.kind == .end { throw parser.fail("expected an expression, found nothing", at: parser.current) }
+        let result = try parser.parseExpression()
+        try parser.expectEnd()
+        return result
+    }
+
+    // MARK: Tokens
+
+    private var current: Token { tokens[index] }
+    private func peek(_ offset: Int) -> Token { tokens[min(index + offset, tokens.count - 1)] }
+    private mutating func advance() -> Token {
+        let token = tokens[index]
+        if index < tokens.count - 1 { index += 1 }
+        return token
+    }
+
+    private func fail(_ detail: String, at token: Token) -> PredicateError {
+        PredicateError(.syntax, detail, at: token.position, in: source)
+    }
+
+    private mutating func expect(_ symbol: String, _ context: String) throws(PredicateError) {
+        guard current.isSymbol(symbol) else { throw fail("expected '\(symbol)' \(context), found \(current.shown)", at: current) }
+        _ = advance()
+    }
+
+    private func expectEnd() throws(PredicateError) {
+        guard current.kind == .end else {
+            throw fail("expected the end of the text or an operator, found \(current.shown)", at: current)
+        }
+    }
+
+    private mutating func nest() throws(PredicateError) {
+        depth += 1
+        if depth > Self.maximumDepth { throw fail("nested more than \(Self.maximumDepth) levels deep", at: current) }
+    }
+
+    // MARK: Predicates
+
+    private mutating func parsePredicate() throws(PredicateError) -> PredicateSyntax {
+        try nest()
+        defer { depth -= 1 }
+        var lhs = try parseAnd()
+        while current.keyword == "OR" || current.isSymbol("||") {
+            let at = advance().position
+            lhs = .or(lhs, try parseAnd(), at: at)
+        }
+        return lhs
+    }
+
+    private mutating func parseAnd() throws(PredicateError) -> PredicateSyntax {
+        var lhs = try parseNot()
+        while current.keyword == "AND" || current.isSymbol("&&") {
+            let at = advance().position
+            lhs = .and(lhs, try parseNot(), at: at)
+        }
+        return lhs
+    }
+
+    private mutating func parseNot() throws(PredicateError) -> PredicateSyntax {
+        try nest()
+        defer { depth -= 1 }
+        if current.keyword == "NOT" || current.isSymbol("!") {
+            let at = advance().position
+            return .not(try parseNot(), at: at)
+        }
+        if current.keyword == "TRUEPREDICATE" || current.keyword == "FALSEPREDICATE" {
+            let token = advance()
+            return .constant(token.keyword == "TRUEPREDICATE", at: token.position)
+        }
+        if current.isSymbol("(") {
+            // `(a > 1 OR b < 2)` or `(a + b) > 3`: try the predicate first, and fall
+            // back to a comparison whose left side is parenthesised.
+            let saved = index, savedDepth = depth
+            _ = advance()
+            if let inner = try? parsePredicate(), current.isSymbol(")") {
+                _ = advance()
+                if !Self.continuesExpression(current) { return inner }
+            }
+            index = saved
+            depth = savedDepth
+        }
+        return .comparison(try parseComparison())
+    }
+
+    /// Whether a token after `( … )` makes the parenthesised text an expression.
+    private static func continuesExpression(_ token: Token) -> Bool {
+        if case .symbol(let s) = token.kind { return ["+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">=", "."].contains(s) }
+        return operatorKeywords.contains(token.keyword ?? "")
+    }
+
+    private static let operatorKeywords: Set<String> = ["BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"]
+
+    private mutating func parseComparison() throws(PredicateError) -> Comparison {
+        let start = current.position
+        var quantifier: Comparison.Quantifier?
+        switch current.keyword {
+        case "ANY", "SOME": quantifier = .any
+        case "ALL": quantifier = .all
+        case "NONE": quantifier = Comparison.Quantifier.none
+        default: break
+        }
+        if quantifier != nil { _ = advance() }
+        let lhs = try parseExpression()
+        let opToken = current
+        let op: Comparison.Operator
+        switch opToken.kind {
+        case .symbol(let s) where ["==", "!=", "<", "<=", ">", ">="].contains(s):
+            op = Comparison.Operator(rawValue: s)!
+        case .identifier(let name, false) where Self.operatorKeywords.contains(name.uppercased()):
+            op = Comparison.Operator(rawValue: name.uppercased())!
+        default:
+            throw fail("expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), found \(opToken.shown)", at: opToken)
+        }
+        _ = advance()
+        var options: Comparison.Options = []
+        if current.isSymbol("[") {
+            let bracket = advance()
+            guard case .identifier(let flags, _) = current.kind else {
+                throw fail("expected c, d or cd inside [ ], found \(current.shown)", at: current)
+            }
+            for flag in flags.lowercased() {
+                switch flag {
+                case "c": options.insert(.caseInsensitive)
+                case "d": options.insert(.diacriticInsensitive)
+                case "n": break  // normalized: the text is already Unicode scalars as stored
+                default: throw fail("unknown option '\(flag)' (expected c, d or cd)", at: current)
+                }
+            }
+            _ = advance()
+            try expect("]", "to close the options")
+            if !op.isStringOperator && op != .equal && op != .notEqual && op != .in {
+                throw fail("[\(flags)] applies to string comparisons, not \(op.rawValue)", at: bracket)
+            }
+        }
+        guard current.kind != .end else {
+            throw fail("expected an expression after \(opToken.shown), found the end of the text", at: current)
+        }
+        let rhs = try parseExpression()
+        return Comparison(quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs,
+                          position: start, operatorPosition: opToken.position)
+    }
+
+    // MARK: Expressions
+
+    private mutating func parseExpression() throws(PredicateError) -> ExpressionSyntax {
+        try nest()
+        defer { depth -= 1 }
+        var lhs = try parseTerm()
+        while current.isSymbol("+") || current.isSymbol("-") {
+            let token = advance()
+            lhs = .arithmetic(token.isSymbol("+") ? .add : .subtract, lhs, try parseTerm(), at: token.position)
+        }
+        return lhs
+    }
+
+    private mutating func parseTerm() throws(PredicateError) -> ExpressionSyntax {
+        var lhs = try parseUnary()
+        while current.isSymbol("*") || current.isSymbol("/") {
+            let token = advance()
+            lhs = .arithmetic(token.isSymbol("*") ? .multiply : .divide, lhs, try parseUnary(), at: token.position)
+        }
+        return lhs
+    }
+
+    private mutating func parseUnary() throws(PredicateError) -> ExpressionSyntax {
+        if current.isSymbol("-") {
+            try nest()
+            defer { depth -= 1 }
+            let token = advance()
+            switch current.kind {
+            case .integer(let v): _ = advance(); return .integer(-v, at: token.position)
+            case .double(let v): _ = advance(); return .double(-v, at: token.position)
+            default: return .negate(try parseUnary(), at: token.position)
+            }
+        }
+        return try parsePrimary()
+    }
+
+    private mutating func parsePrimary() throws(PredicateError) -> ExpressionSyntax {
+        let token = current
+        switch token.kind {
+        case .integer(let v): _ = advance(); return .integer(v, at: token.position)
+        case .double(let v): _ = advance(); return .double(v, at: token.position)
+        case .string(let s): _ = advance(); return .string(s, at: token.position)
+        case .variable(let name):
+            _ = advance()
+            return .keyPath(variable: name, components: try keyPathRest(), at: token.position)
+        case .keyPathOperator(let name):
+            throw fail("'@\(name)' must follow a to-many key path (as in posts.@\(name))", at: token)
+        case .symbol("{"):
+            _ = advance()
+            var items: [ExpressionSyntax] = []
+            if !current.isSymbol("}") {
+                items.append(try parseExpression())
+                while current.isSymbol(",") {
+                    _ = advance()
+                    items.append(try parseExpression())
+                }
+            }
+            try expect("}", "to close the list opened at column \(token.position + 1)")
+            return .list(items, at: token.position)
+        case .symbol("("):
+            _ = advance()
+            let inner = try parseExpression()
+            try expect(")", "to close the parenthesis opened at column \(token.position + 1)")
+            return inner
+        case .identifier(let name, let escaped):
+            if !escaped { if let literal = try keywordLiteral(token) { return literal } }
+            _ = advance()
+            if !escaped, current.isSymbol(":") || current.isSymbol("(") {
+                return try function(name, at: token)
+            }
+            return .keyPath(variable: nil, components: [name] + (try keyPathRest()), at: token.position)
+        case .end:
+            throw fail("expected an expression, found the end of the text", at: token)
+        default:
+            throw fail("expected an expression, found \(token.shown)", at: token)
+        }
+    }
+
+    /// `nil`, `YES`, `CAST(…)`, or a keyword where an expression should be.
+    private mutating func keywordLiteral(_ token: Token) throws(PredicateError) -> ExpressionSyntax? {
+        guard let keyword = token.keyword, Self.reserved.contains(keyword) else { return nil }
+        switch keyword {
+        case "NIL", "NULL": _ = advance(); return .null(at: token.position)
+        case "YES", "TRUE": _ = advance(); return .boolean(true, at: token.position)
+        case "NO", "FALSE": _ = advance(); return .boolean(false, at: token.position)
+        case "CAST":
+            _ = advance()
+            try expect("(", "after CAST")
+            let value = try parseExpression()
+            try expect(",", "between CAST's value and its type")
+            guard case .string(let type) = current.kind else {
+                throw fail("expected a type name in quotes ('NSDate', 'NSNumber' or 'NSString'), found \(current.shown)", at: current)
+            }
+            _ = advance()
+            try expect(")", "to close CAST")
+            return .cast(value, type, at: token.position)
+        case "SUBQUERY", "FUNCTION", "SELF":
+            throw fail("\(keyword) is not supported (it has no SQL form here)", at: token)
+        default:
+            throw fail("expected an expression, found the keyword \(keyword) (write #\(name(of: token)) for a key of that name)", at: token)
+        }
+    }
+
+    private func name(of token: Token) -> String {
+        if case .identifier(let name, _) = token.kind { return name }
+        return ""
+    }
+
+    /// `.name`, `.@count`… after the first component of a key path.
+    private mutating func keyPathRest() throws(PredicateError) -> [String] {
+        var components: [String] = []
+        while current.isSymbol(".") {
+            _ = advance()
+            switch current.kind {
+            case .identifier(let name, let escaped):
+                if !escaped, Self.reserved.contains(name.uppercased()) {
+                    throw fail("expected a key after '.', found the keyword \(name.uppercased()) (write #\(name) for a key of that name)", at: current)
+                }
+                components.append(name)
+            case .keyPathOperator(let name): components.append("@" + name)
+            default: throw fail("expected a key after '.', found \(current.shown)", at: current)
+            }
+            _ = advance()
+        }
+        return components
+    }
+
+    /// `lowercase:(x)`, `add:to:(a, b)`, `now()`.
+    private mutating func function(_ first: String, at start: Token) throws(PredicateError) -> ExpressionSyntax {
+        var name = first
+        while current.isSymbol(":") {
+            _ = advance()
+            name += ":"
+            if case .identifier(let part, false) = current.kind, peek(1).isSymbol(":") {
+                _ = advance()
+                name += part
+            }
+        }
+        try expect("(", "after the function name \(name)")
+        var arguments: [ExpressionSyntax] = []
+        if !current.isSymbol(")") {
+            arguments.append(try parseExpression())
+            while current.isSymbol(",") {
+                _ = advance()
+                arguments.append(try parseExpression())
+            }
+        }
+        try expect(")", "to close the arguments of \(name)")
+        return .function(name, arguments, at: start.position)
+    }
+}

@@ -1,0 +1,155 @@
+internal import CSQLite
+import Foundation
+
+/// The SQL functions predicates compile to, registered on every connection so
+/// that a fetch, a batch request and a migration's `INSERT … SELECT` all read
+/// Core Data's string semantics the same way:
+///
+/// - `mm_fold(text, flags)`: `[c]` (1) and `[d]` (2) as `NSString` compares them
+///   (`String.folding(options:locale:)`, Unicode-aware; SQLite's `lower()` folds
+///   ASCII only).
+/// - `mm_lower(text)`, `mm_upper(text)`: `lowercase:` and `uppercase:` (Unicode).
+/// - `mm_matches(text, pattern, flags)`: `MATCHES`, an ICU regular expression
+///   matching the whole text, through `NSRegularExpression` (the compiled pattern
+///   is cached per statement with `sqlite3_set_auxdata`).
+/// - `mm_number(text)`: `CAST(text, 'NSNumber')`: the leading number of a string
+///   (`"12 pages"` → 12), integer when it has no fraction or exponent; NULL when
+///   the text starts with no number.
+///
+/// Each is deterministic (SQLite may evaluate it once per distinct argument) and
+/// innocuous (no side effects, safe in schema and views).
+extension Connection {
+    func registerPredicateFunctions() {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        sqlite3_create_function_v2(db, "mm_fold", 2, flags, nil, { context, _, arguments in
+            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+            resultText(context, TextFolding.fold(text, flags: Int(sqlite3_value_int64(arguments[1]))))
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_lower", 1, flags, nil, { context, _, arguments in
+            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+            resultText(context, TextFolding.lowercase(text))
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_upper", 1, flags, nil, { context, _, arguments in
+            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+            resultText(context, TextFolding.uppercase(text))
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_number", 1, flags, nil, { context, _, arguments in
+            guard let context, let arguments else { return }
+            switch sqlite3_value_type(arguments[0]) {
+            case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
+            case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
+            default:
+                switch textArgument(arguments[0]).flatMap(TextFolding.leadingNumber) {
+                case .integer(let v)?: sqlite3_result_int64(context, v)
+                case .real(let v)?: sqlite3_result_double(context, v)
+                default: sqlite3_result_null(context)
+                }
+            }
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_matches", 3, flags, nil, { context, _, arguments in
+            guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
+                sqlite3_result_null(context!); return
+            }
+            let options = Int(sqlite3_value_int64(arguments[2]))
+            let expression: NSRegularExpression
+            if let cached = sqlite3_get_auxdata(context, 1) {
+                expression = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
+            } else {
+                var regexOptions: NSRegularExpression.Options = []
+                if options & 1 != 0 { regexOptions.insert(.caseInsensitive) }
+                guard let compiled = try? NSRegularExpression(pattern: pattern, options: regexOptions) else {
+                    sqlite3_result_error(context, "MATCHES: not a valid regular expression: \(pattern)", -1)
+                    return
+                }
+                expression = compiled
+                sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(compiled).toOpaque()) { pointer in
+                    if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
+                }
+            }
+            // [d] folds the text; the pattern is folded by the caller when it is a literal.
+            let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
+            let range = NSRange(subject.startIndex..., in: subject)
+            let match = expression.firstMatch(in: subject, options: [.anchored], range: range)
+            sqlite3_result_int64(context, match.map { $0.range == range ? 1 : 0 } ?? 0)
+        }, nil, nil, nil)
+    }
+}
+
+private func textArgument(_ value: OpaquePointer?) -> String? {
+    guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
+    // By length, not up to the first NUL: a text may hold NULs.
+    let count = Int(sqlite3_value_bytes(value))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+}
+
+private func resultText(_ context: OpaquePointer, _ text: String) {
+    // SQLITE_TRANSIENT: SQLite copies the bytes before returning.
+    // An empty text has no buffer; a NULL pointer would make the result NULL.
+    if text.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
+    var text = text
+    text.withUTF8 { buffer in
+        sqlite3_result_text64(context, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, sqlite3_uint64(buffer.count),
+                              unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
+    }
+}
+
+/// Core Data's string semantics, shared by the SQL functions and by the SQL
+/// generator (which folds literal operands once, in Swift, the same way).
+package enum TextFolding {
+    /// `[c]` is bit 1, `[d]` bit 2.
+    package static func fold(_ text: String, flags: Int) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return flags & 1 != 0 ? asciiLowercased(text) : text
+        }
+        var options: String.CompareOptions = []
+        if flags & 1 != 0 { options.insert(.caseInsensitive) }
+        if flags & 2 != 0 { options.insert(.diacriticInsensitive) }
+        return text.folding(options: options, locale: nil)
+    }
+
+    package static func lowercase(_ text: String) -> String {
+        text.utf8.allSatisfy({ $0 < 0x80 }) ? asciiLowercased(text) : text.lowercased()
+    }
+
+    package static func uppercase(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: text.utf8.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }, as: UTF8.self)
+        }
+        return text.uppercased()
+    }
+
+    private static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// The number a string starts with (after spaces), as `NSString`'s
+    /// `doubleValue` reads it, or nil when it starts with none.
+    package static func leadingNumber(_ text: String) -> DatabaseValue? {
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count, bytes[i] == 32 || bytes[i] == 9 || bytes[i] == 10 || bytes[i] == 13 { i += 1 }
+        let start = i
+        if i < bytes.count, bytes[i] == 43 || bytes[i] == 45 { i += 1 }
+        let digitsStart = i
+        while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1 }
+        var digits = i - digitsStart
+        var isInteger = true
+        if i < bytes.count, bytes[i] == 46 {
+            let fraction = i + 1
+            var j = fraction
+            while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 { j += 1 }
+            if j > fraction || digits > 0 { isInteger = false; digits += j - fraction; i = j }
+        }
+        guard digits > 0 else { return nil }
+        if i < bytes.count, bytes[i] == 101 || bytes[i] == 69 {
+            var j = i + 1
+            if j < bytes.count, bytes[j] == 43 || bytes[j] == 45 { j += 1 }
+            let exponentStart = j
+            while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 { j += 1 }
+            if j > exponentStart { isInteger = false; i = j }
+        }
+        let number = String(decoding: bytes[start..<i], as: UTF8.self)
+        if isInteger, let value = Int64(number) { return .integer(value) }
+        return Double(number).map { .real($0) }
+    }
+}

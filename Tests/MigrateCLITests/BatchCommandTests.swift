@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `migrate update` and `migrate delete` on the shop's rows (ShopModel.scenario()).
+@Suite struct BatchCommandTests {
+    func run(_ shop: MigrationScenario, _ command: String, _ arguments: [String]) throws -> CommandResult {
+        try CommandRunner.migrate([command, shop.storePath] + arguments + ["--models", shop.modelsFolder])
+    }
+
+    func rows(_ shop: MigrationScenario, _ sql: String) throws -> String {
+        try shop.rows(sql).map { $0.map { "\($0)" }.joined(separator: "|") }.joined(separator: "\n")
+    }
+
+    @Test func updateSetsValuesAndBumpsZOPT() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        let before = try rows(shop, "SELECT Z_PK, Z_OPT FROM ZCUSTOMER ORDER BY Z_PK")
+        let result = try run(shop, "update", ["Customer", "--set", "email = lowercase:(email)", "--set", "visits = visits + 1", "--where", "city.name == 'Oslo'"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "updated 2 objects (2 Customer)\n")
+        #expect(try rows(shop, "SELECT Z_PK, ZEMAIL, ZVISITS FROM ZCUSTOMER ORDER BY Z_PK") == """
+        1|'ann@example.com'|13
+        2|'bob@example.com'|4
+        3|'celik@example.com'|40
+        4|'dan@example.com'|0
+        """)
+        let opt = try shop.rows("SELECT Z_OPT FROM ZCUSTOMER ORDER BY Z_PK").map { $0[0].int64 ?? -1 }
+        let old = try before.split(separator: "\n").map { Int64($0.split(separator: "|")[1])! }
+        #expect(opt == [old[0] + 1, old[1] + 1, old[2], old[3]])
+        let json = try run(shop, "update", ["Product", "--set", "name = uppercase:(name)", "--json", "--dry-run"])
+        #expect(json.stdout.contains("\"byEntity\" : {\n    \"FavoriteProduct\" : 1,\n    \"Product\" : 2\n  }"), "\(json.stdout)")
+        #expect(try rows(shop, "SELECT ZNAME FROM ZPRODUCT ORDER BY Z_PK") == "'Book'\n'Pen'\n'Lamp'")
+    }
+
+    @Test func updateRefusesWhatTheModelRefuses() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        let snapshot = try StoreDump.dump(shop.storePath)
+        let range = try run(shop, "update", ["Customer", "--set", "visits = visits * 1000"])
+        #expect(range.status == 1)
+        #expect(range.stderr == "error: 2 objects would break the model; nothing was changed:\n  Customer 1: visits: 12000 is above max 10000\n  Customer 3: visits: 40000 is above max 10000\n")
+        let unique = try run(shop, "update", ["Customer", "--set", "email = 'same@example.com'"])
+        #expect(unique.status == 1)
+        #expect(unique.stderr.hasPrefix("error: Customer: the update breaks a uniqueness constraint ([email]): UNIQUE constraint failed"), "\(unique.stderr)")
+        let required = try run(shop, "update", ["Customer", "--set", "name = note"])
+        #expect(required.status == 1)
+        #expect(required.stderr.hasPrefix("error: 3 objects would break the model; nothing was changed:\n  Customer 1: name: the attribute is required; nil is not a value for it\n"))
+        let literal = try run(shop, "update", ["Customer", "--set", "visits = -1"])
+        #expect(literal.status == 64)
+        #expect(literal.stderr == "error: --set visits: column 1: 'visits': -1 is below min 0\n  -1\n  ^\n")
+        let hostile = try run(shop, "update", ["Customer", "--set", "name = 'x\"; DROP TABLE ZCUSTOMER; --'", "--where", "name == \"'; DELETE FROM ZORDER; --\""])
+        #expect(hostile.status == 0)
+        #expect(hostile.stdout == "updated 0 objects\n")
+        let relationship = try run(shop, "update", ["Customer", "--set", "city = nil"])
+        #expect(relationship.stderr == "error: --set city: 'city' is a relationship; batch updates set attributes\n")
+        #expect(try StoreDump.dump(shop.storePath) == snapshot)
+    }
+
+    @Test func deleteFollowsDeleteRules() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        // Customer.orders cascades; Order.items and Customer.wishlist are join tables; City.customers is nullified.
+        let result = try run(shop, "delete", ["Customer", "--where", "name == 'Ann'"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "deleted 3 objects (1 Customer, 2 Order); 0 references cleared, 4 join rows removed\n")
+        #expect(try rows(shop, "SELECT Z_PK FROM ZCUSTOMER ORDER BY Z_PK") == "2\n3\n4")
+        #expect(try rows(shop, "SELECT Z_PK FROM ZORDER ORDER BY Z_PK") == "3")
+        #expect(try shop.rows("SELECT count(*) FROM Z_3ITEMS").first?.first?.int64 ?? -1 >= 0)
+        // Deleting a product clears it from orders and wishlists (join rows), nothing else.
+        let product = try run(shop, "delete", ["Product", "--where", "name == 'Book'", "--json"])
+        #expect(product.stdout.contains("\"joinRowsRemoved\" : 2"), "\(product.stdout)")
+        // Deny: a city with customers stays, and nothing is deleted.
+        let snapshot = try StoreDump.dump(shop.storePath)
+        let denied = try run(shop, "delete", ["City"])
+        #expect(denied.status == 1)
+        #expect(denied.stderr == "error: the delete is refused; nothing was deleted:\n  City.customers has delete rule deny, and City 1, 2 still have customers that would stay\n")
+        #expect(try StoreDump.dump(shop.storePath) == snapshot)
+        // Nullify: deleting the customers of Bergen leaves the city, and a dry run changes nothing.
+        let dry = try run(shop, "delete", ["Customer", "--where", "city.name == 'Oslo'", "--dry-run"])
+        #expect(dry.stdout == "would delete 2 objects (1 Customer, 1 Order); 0 references cleared, 0 join rows removed; dry run, nothing was changed\n")
+        #expect(try StoreDump.dump(shop.storePath) == snapshot)
+        let everyone = try run(shop, "delete", ["Customer"])
+        #expect(everyone.status == 0, "\(everyone.stderr)")
+        let cities = try run(shop, "delete", ["City"])
+        #expect(cities.stdout == "deleted 2 objects (2 City); 0 references cleared, 0 join rows removed\n")
+    }
+
+    @Test func deleteNullifiesReferencesThatStay() throws {
+        let scenario = try MigrationScenario("Towns", versions: ["""
+        entities:
+          Person:
+            attributes: { name: string }
+            relationships:
+              town: { destination: Town, inverse: residents }
+          Town:
+            attributes: { name: string }
+            relationships:
+              residents: { destination: Person, toMany: true, inverse: town, deleteRule: nullify }
+
+        """])
+        defer { scenario.remove() }
+        _ = try scenario.withObjects { access in
+            try access.insert("Town", values: ["name": .string("Oslo")], primaryKey: 1)
+            try access.insert("Person", values: ["name": .string("Ann")], relationships: ["town": [1]], primaryKey: 1)
+            try access.insert("Person", values: ["name": .string("Bob")], relationships: ["town": [1]], primaryKey: 2)
+        }
+        let before = try scenario.rows("SELECT Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0[0].int64 ?? 0 }
+        let result = try run(scenario, "delete", ["Town"])
+        #expect(result.stdout == "deleted 1 object (1 Town); 2 references cleared, 0 join rows removed\n", "\(result.stderr)")
+        #expect(try rows(scenario, "SELECT Z_PK, ZTOWN FROM ZPERSON ORDER BY Z_PK") == "1|NULL\n2|NULL")
+        #expect(try scenario.rows("SELECT Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0[0].int64 ?? 0 } == before.map { $0 + 1 })
+    }
+}

@@ -1,0 +1,62 @@
+import Testing
+import Predicates
+
+@Suite struct PredicateParserTests {
+    @Test func parsesComparisonsWithPrecedence() throws {
+        let p = try PredicateParser.predicate("a == 1 OR b != 'x' AND NOT c < 2.5")
+        guard case .or(let left, .and(_, .not(.comparison(let c), _), _), _) = p, case .comparison(let first) = left else {
+            Issue.record("unexpected tree \(p)"); return
+        }
+        #expect(first.op == .equal)
+        #expect(c.op == .less)
+        #expect(c.rhs == .double(2.5, at: 31))
+    }
+
+    @Test func appleSpellings() throws {
+        for (text, op) in [("a = 1", Comparison.Operator.equal), ("a <> 1", .notEqual), ("a =< 1", .lessOrEqual), ("a => 1", .greaterOrEqual),
+                           ("a beginswith 'x'", .beginsWith), ("a LIKE[cd] 'x*'", .like), ("a matches '^x'", .matches)] {
+            guard case .comparison(let c) = try PredicateParser.predicate(text) else { Issue.record("\(text): not a comparison"); continue }
+            #expect(c.op == op, "\(text)")
+        }
+        guard case .comparison(let c) = try PredicateParser.predicate("name CONTAINS[cd] 'é'") else { return }
+        #expect(c.options == [.caseInsensitive, .diacriticInsensitive])
+        guard case .or(.and, .not, _) = try PredicateParser.predicate("a > 1 && b < 2 || !(c == 3)") else {
+            Issue.record("&&, || and ! are AND, OR and NOT"); return
+        }
+    }
+
+    @Test func keyPathsFunctionsAndLiterals() throws {
+        let e = try PredicateParser.expression("uppercase:($source.author.name) + lowercase:(x)")
+        #expect(e == .arithmetic(.add, .function("uppercase:", [.keyPath(variable: "source", components: ["author", "name"], at: 11)], at: 0),
+                                 .function("lowercase:", [.keyPath(variable: nil, components: ["x"], at: 45)], at: 34), at: 32))
+        #expect(try PredicateParser.expression("posts.@count") == .keyPath(variable: nil, components: ["posts", "@count"], at: 0))
+        #expect(try PredicateParser.expression("now()") == .function("now", [], at: 0))
+        #expect(try PredicateParser.expression("CAST('2026-01-01T00:00:00Z', 'NSDate')") == .cast(.string("2026-01-01T00:00:00Z", at: 5), "NSDate", at: 0))
+        #expect(try PredicateParser.expression("{1, -2, YES, nil}") == .list([.integer(1, at: 1), .integer(-2, at: 4), .boolean(true, at: 8), .null(at: 13)], at: 0))
+        #expect(try PredicateParser.expression("#in.#and") == .keyPath(variable: nil, components: ["in", "and"], at: 0))
+        #expect(try PredicateParser.expression("'it\\'s'") == .string("it's", at: 0))
+        #expect(try PredicateParser.expression("add:to:(1, 2)") == .function("add:to:", [.integer(1, at: 8), .integer(2, at: 11)], at: 0))
+    }
+
+    @Test func parenthesisedExpressionOnTheLeft() throws {
+        guard case .comparison(let c) = try PredicateParser.predicate("(a + b) * 2 > 3") else { Issue.record("not a comparison"); return }
+        #expect(c.op == .greater)
+    }
+
+    @Test func errorsPointAtTheColumn() {
+        func error(_ text: String) -> String {
+            do { _ = try PredicateParser.predicate(text); return "no error" } catch { return error.description }
+        }
+        #expect(error("age >") == "column 6: expected an expression after '>', found the end of the text\n  age >\n       ^")
+        #expect(error("age >> 3") == "column 6: expected an expression, found '>'\n  age >> 3\n       ^")
+        #expect(error("name == 'abc") == "column 9: unterminated string (no closing ')\n  name == 'abc\n          ^")
+        #expect(error("age 3") == "column 5: expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), found a number\n  age 3\n      ^")
+        #expect(error("a == 1 b") == "column 8: expected the end of the text or an operator, found 'b'\n  a == 1 b\n         ^")
+        #expect(error("") .hasPrefix("column 1: expected a predicate, found nothing"))
+        #expect(error("a == 1; DROP TABLE x").hasPrefix("column 7: unexpected character ';'"))
+        #expect(error("a ==[x] 'b'").hasPrefix("column 6: unknown option 'x'"))
+        #expect(error(String(repeating: "(", count: 500) + "a == 1" + String(repeating: ")", count: 500)).contains("nested more than 100 levels deep"))
+        #expect(error("SUBQUERY(x, $y, $y.a == 1).@count > 0").hasPrefix("column 1: SUBQUERY is not supported"))
+    }
+}
+
