@@ -171,4 +171,31 @@ import Testing
         #expect(version.layout.entityNumbers == ["Shape": 1, "Circle": 2, "Square": 3])
         #expect(version.layout.table(named: "ZSHAPE")?.column(for: .attribute(entity: "Square", property: "side"))?.name == "ZSIDE1")
     }
+
+    /// Join columns holding one entity's keys are unique across join tables, claimed
+    /// in the order of the owning entities' names (Wire's stores Core Data created:
+    /// `Z_9USERS (Z_9SYSTEMMESSAGES, Z_14USERS1)` and `Z_12USERS (Z_12REACTIONS, Z_14USERS)`).
+    @Test func joinColumnsOfOneDestinationAreUniqueAcrossJoinTables() throws {
+        let version = try ModelText.compile("""
+            model: Chat
+            version: 1
+            entities:
+              Message:
+                attributes: { text: string? }
+              SystemMessage:
+                parent: Message
+                relationships:
+                  users: { destination: User, toMany: true, inverse: systemMessages }
+              Reaction:
+                relationships:
+                  users: { destination: User, toMany: true, inverse: reactions }
+              User:
+                relationships:
+                  systemMessages: { destination: SystemMessage, toMany: true, inverse: users }
+                  reactions: { destination: Reaction, toMany: true, inverse: users }
+            """)
+        #expect(version.layout.entityNumbers == ["Message": 1, "SystemMessage": 2, "Reaction": 3, "User": 4])
+        let joins = version.layout.tables.filter { $0.joinRelationship != nil }.map { "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))" }
+        #expect(joins == ["Z_2USERS(Z_2SYSTEMMESSAGES,Z_4USERS1)", "Z_3USERS(Z_3REACTIONS,Z_4USERS)"])
+    }
 }

@@ -255,8 +255,29 @@ struct LayoutBuilder {
                 joins.append((r, name))
             }
         }
+        // The column holding a join's destination keys (`Z_<n>` + the relationship's
+        // column name) is unique across every join table, claimed in the order of
+        // the owning entities' names: Wire's stores Core Data created hold
+        // `Z_12USERS (Z_12REACTIONS, Z_14USERS)` for Reaction.users and
+        // `Z_9USERS (Z_9SYSTEMMESSAGES, Z_14USERS1)` for SystemMessage.users, although
+        // neither hierarchy has a second `users` (and Reaction sorts first, though it
+        // has the higher number).
+        var claimed: Set<String> = []
+        var destinationColumns: [String: String] = [:]
+        for (r, name) in (joins + legacyJoins).sorted(by: { ($0.1, $0.0.name) < ($1.1, $1.0.name) }) {
+            let base = "Z_\(numbers[r.declaration.destination] ?? 0)" + joinColumnBase(name, r.name, owner: name, propertyNames: propertyNames)
+            var candidate = base
+            var suffix = 1
+            while claimed.contains(candidate) {
+                candidate = "\(base)\(suffix)"
+                suffix += 1
+            }
+            claimed.insert(candidate)
+            destinationColumns["\(name).\(r.name)"] = candidate
+        }
         for (r, name) in joins + legacyJoins {
-            let table = joinTable(for: r, of: name, propertyNames: propertyNames, unique: unique)
+            let table = joinTable(for: r, of: name, propertyNames: propertyNames, destinationColumn: destinationColumns["\(name).\(r.name)"],
+                                  unique: unique)
             tables.append(table)
             tableOrigins.append(.relationship(entity: name, name: r.name))
             // Core Data's index on a join table: the destination's keys, then the owner's.
@@ -355,18 +376,15 @@ struct LayoutBuilder {
     /// the keys of the owner's rows (named after the inverse) and of the
     /// destination's (named after `r`), each `Z_<entity number>` followed by the
     /// relationship's name in its hierarchy, then `Z_FOK_` order columns.
-    func joinTable(for r: CompiledRelationship, of owner: String, propertyNames: [String: String],
+    func joinTable(for r: CompiledRelationship, of owner: String, propertyNames: [String: String], destinationColumn given: String? = nil,
                    unique: (String, String) -> String) -> StorageLayout.Table {
         let d = r.declaration
         let sourceNumber = numbers[owner] ?? 0
         let destinationNumber = numbers[d.destination] ?? 0
         let tableName = "Z_\(sourceNumber)\(r.name.uppercased())"
-        func columnBase(_ entity: String?, _ property: String?) -> String {
-            guard let entity, let property else { return owner.uppercased() }
-            return String((propertyNames["\(entity).\(property)"] ?? "Z" + property.uppercased()).dropFirst())
-        }
-        let sourceColumn = unique("Z_\(sourceNumber)" + columnBase(r.inverseEntity, d.inverse), tableName)
-        let destinationColumn = unique("Z_\(destinationNumber)" + columnBase(owner, r.name), tableName)
+        let sourceColumn = unique("Z_\(sourceNumber)" + joinColumnBase(r.inverseEntity, d.inverse, owner: owner, propertyNames: propertyNames), tableName)
+        let destinationColumn = unique(given ?? "Z_\(destinationNumber)" + joinColumnBase(owner, r.name, owner: owner, propertyNames: propertyNames),
+                                       tableName)
         var columns: [StorageLayout.Column] = [
             .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: owner, relationship: d.inverse ?? "")),
             .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
@@ -381,6 +399,14 @@ struct LayoutBuilder {
                                  role: .order(entity: inverseOwner, relationship: inverseName)))
         }
         return .init(name: tableName, entity: owner, joinRelationship: "\(owner).\(r.name)", columns: columns, primaryKey: [sourceColumn, destinationColumn])
+    }
+
+    /// A join column's name after its `Z_<n>`: the relationship's column name in its
+    /// entity's table (suffix included), or the owner's name for a relationship
+    /// without an inverse.
+    func joinColumnBase(_ entity: String?, _ property: String?, owner: String, propertyNames: [String: String]) -> String {
+        guard let entity, let property else { return owner.uppercased() }
+        return String((propertyNames["\(entity).\(property)"] ?? "Z" + property.uppercased()).dropFirst())
     }
 
     /// The entity and every subentity below it, depth-first, with an explicit
