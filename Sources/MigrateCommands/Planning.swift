@@ -73,6 +73,24 @@ enum PlanRenderer {
             return "\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"
         }
         lines.append("\(plan.storePath): \(plan.model) version \(plan.sourceVersion) → \(plan.targetVersion), \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\(plan.hops.count < plan.targetVersion - plan.sourceVersion ? " (inferred hops fused)" : "")")
+        lines.append(contentsOf: hopLines(plan, showSQL: showSQL))
+        lines.append("")
+        lines.append("\(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Rows the steps write (copies, updates, policies), as `apply` counts them
+    /// afterwards; index builds read rows and write none.
+    static func rowsWritten(_ plan: MigrationPlan) -> Int64 {
+        plan.allSteps.reduce(Int64(0)) { total, step in
+            let (sum, overflow) = total.addingReportingOverflow(step.cost.rowsWritten)
+            return overflow ? .max : sum
+        }
+    }
+
+    /// Each hop with its numbered steps and checks, then the warnings.
+    static func hopLines(_ plan: MigrationPlan, showSQL: Bool) -> [String] {
+        var lines: [String] = []
         var number = 0
         for hop in plan.hops {
             lines.append("")
@@ -93,14 +111,6 @@ enum PlanRenderer {
             lines.append("")
             for warning in plan.warnings { lines.append("warning: \(warning)") }
         }
-        // Rows the steps write (copies, updates, policies), as `apply` counts them
-        // afterwards; index builds read rows and write none.
-        let written = plan.allSteps.reduce(Int64(0)) { total, step in
-            let (sum, overflow) = total.addingReportingOverflow(step.cost.rowsWritten)
-            return overflow ? .max : sum
-        }
-        lines.append("")
-        lines.append("\(plan.allSteps.count) steps, about \(written) rows to write; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
-        return lines.joined(separator: "\n")
+        return lines
     }
 }

@@ -6,7 +6,7 @@ import SQLiteStore
 /// Decides everything a migration will do, without changing the store: the chain of
 /// hops from the store's version to the target, each hop's mapping (its file, else
 /// inferred), adjacent inferred hops fused, and the SQL of every step.
-public struct MigrationPlanner {
+public struct MigrationPlanner: Sendable {
     /// The compiled models (`--models`).
     public var models: [CompiledModel]
     /// The folder of mapping files (`--migrations`).

@@ -1,0 +1,249 @@
+import DataModel
+import Foundation
+import SQLiteStore
+
+/// What happened to one store of a fleet.
+public struct FleetStoreOutcome: Sendable {
+    /// Where the store stands after the run.
+    public enum Status: String, Sendable, Codable, CaseIterable {
+        /// At the target version already: nothing was done.
+        case current
+        /// Needs a migration, and one is possible (`status`, `plan`).
+        case migrationNeeded = "migration-needed"
+        /// Migrated, committed.
+        case migrated
+        /// Would be migrated (`--dry-run`: rolled back).
+        case wouldMigrate = "would-migrate"
+        /// No migration path (exit 4 of `migrate apply`): unchanged.
+        case noPath = "no-path"
+        /// Its version is not among the models (exit 5): unchanged.
+        case unknownVersion = "unknown-version"
+        /// Anything else went wrong (exit 1): unchanged.
+        case failed
+    }
+
+    /// The store's path, as the list gave it.
+    public var path: String
+    /// Where the store stands.
+    public var status: Status
+    /// The store's model, when recognised.
+    public var model: String?
+    /// The store's version before the run, when recognised.
+    public var version: Int?
+    /// The version it is migrated to.
+    public var target: Int?
+    /// Why it failed, or a note.
+    public var message: String?
+    /// What `apply` did, for migrated stores.
+    public var result: MigrationResult?
+    /// The store's plan (`FleetRunner.Mode.survey` only, for showing one per chain).
+    public var plan: MigrationPlan?
+    /// Seconds spent on this store.
+    public var seconds: Double
+}
+
+/// Stops a fleet run from another thread (a signal handler): no store is started
+/// after it, and every migration under way is cancelled, rolling back.
+///
+/// `@unchecked Sendable`: its state is only touched under its lock.
+public final class FleetStop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+    private var running: [ObjectIdentifier: MigrationCancellation] = [:]
+
+    /// A stop not yet requested.
+    public init() {}
+
+    /// Whether `stop()` was called.
+    public var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Stops the run: no new store, and the migrations under way roll back.
+    public func stop() {
+        let cancellations = lock.withLock { () -> [MigrationCancellation] in
+            stopped = true
+            return Array(running.values)
+        }
+        for cancellation in cancellations { cancellation.cancel() }
+    }
+
+    /// A cancellation for one store's migration, cancelled at once when the run is
+    /// already stopping.
+    func register(_ cancellation: MigrationCancellation) {
+        let cancelNow = lock.withLock { () -> Bool in
+            running[ObjectIdentifier(cancellation)] = cancellation
+            return stopped
+        }
+        if cancelNow { cancellation.cancel() }
+    }
+
+    func unregister(_ cancellation: MigrationCancellation) {
+        _ = lock.withLock { running.removeValue(forKey: ObjectIdentifier(cancellation)) }
+    }
+}
+
+/// Runs one planner and one migrator over many stores, `jobs` at a time.
+///
+/// It adds scheduling and reporting around what `migrate status` and `migrate
+/// apply` do to one store, not a second way to migrate: each store is planned
+/// against its own tables and migrated by `Migrator.apply` in its own transaction,
+/// so every store ends old or new, never half, whatever happens to the runner. A
+/// store that fails never stops the others. Stores come from a `FleetStoreList`,
+/// pulled one at a time, and each outcome is handed to `report` as soon as it is
+/// known, so memory stays flat in the number of stores.
+public struct FleetRunner: Sendable {
+    /// What to do to each store.
+    public enum Mode: Sendable {
+        /// Plan each store and report where it stands; change nothing.
+        case survey
+        /// Migrate each store that needs it, with these options (`backupDirectory`
+        /// receives each store's copy under its own folder path, so that stores with
+        /// the same file name never collide).
+        case apply(Migrator.Options)
+    }
+
+    /// The planner every store is planned with (models compiled once).
+    public var planner: MigrationPlanner
+    /// How many stores are handled at a time.
+    public var jobs: Int
+    /// A policy runner for one store's migration (policies are not shared between
+    /// stores running at the same time).
+    public var makePolicyRunner: @Sendable () -> (any PolicyRunning)?
+    /// Stops the run from elsewhere.
+    public var stop: FleetStop
+
+    /// A runner.
+    public init(planner: MigrationPlanner, jobs: Int, stop: FleetStop = FleetStop(),
+                makePolicyRunner: @escaping @Sendable () -> (any PolicyRunning)? = { nil }) {
+        self.planner = planner
+        self.jobs = max(1, jobs)
+        self.stop = stop
+        self.makePolicyRunner = makePolicyRunner
+    }
+
+    /// Handles every store of `stores`, `jobs` at a time, calling `report` (from
+    /// any thread, one call at a time) with each store's outcome. Returns when every
+    /// store started is done; after `stop`, no store is started.
+    public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
+        let source = SharedIterator(stores.makeIterator())
+        let reporting = NSLock()
+        let group = DispatchGroup()
+        for _ in 0..<jobs {
+            group.enter()
+            let thread = Thread { [self] in
+                defer { group.leave() }
+                while !stop.isStopped, let entry = source.next() {
+                    let outcome: FleetStoreOutcome
+                    switch entry {
+                    case .store(let path): outcome = handle(path, mode: mode)
+                    case .unreadable(let path, let reason):
+                        outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
+                    }
+                    reporting.withLock { report(outcome) }
+                }
+            }
+            // Large stack: a policy's work and SQLite's parser run on this thread.
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        group.wait()
+    }
+
+    /// One store: plan it, and in `.apply` mode migrate it when it needs it.
+    public func handle(_ path: String, mode: Mode) -> FleetStoreOutcome {
+        let started = Date()
+        var outcome = FleetStoreOutcome(path: path, status: .failed, seconds: 0)
+        let timeout: Double
+        if case .apply(let options) = mode { timeout = options.timeout } else { timeout = 5 }
+        func finish(_ status: FleetStoreOutcome.Status, _ message: String? = nil) -> FleetStoreOutcome {
+            outcome.status = status
+            // Messages that start with the store's path say it once.
+            if let message { outcome.message = message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message }
+            outcome.seconds = Date().timeIntervalSince(started)
+            return outcome
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return finish(.failed, "\(path): no such store file")
+        }
+        let plan: MigrationPlan
+        switch makePlan(path, timeout: timeout) {
+        case .failure(let status, let message): return finish(status, message)
+        case .success(let made): plan = made
+        }
+        outcome.model = plan.model
+        outcome.version = plan.sourceVersion
+        outcome.target = plan.targetVersion
+        guard case .apply(var options) = mode else {
+            outcome.plan = plan
+            return finish(plan.isEmpty ? .current : .migrationNeeded)
+        }
+        // Stores already at the target are skipped: rerunning a fleet after an
+        // interruption picks up where it stopped.
+        if plan.isEmpty { return finish(.current) }
+        if let folder = options.backupDirectory, options.backupPath == nil {
+            options.backupDirectory = Self.backupFolder(folder, for: path)
+        }
+        let cancellation = MigrationCancellation()
+        options.cancellation = cancellation
+        stop.register(cancellation)
+        defer { stop.unregister(cancellation) }
+        do {
+            let result = try Migrator(policyRunner: makePolicyRunner()).apply(plan, options: options)
+            outcome.result = result
+            return finish(result.dryRun ? .wouldMigrate : .migrated)
+        } catch {
+            let message = Migrator.words(for: error)
+            // Another process (a second runner, an app) may have migrated it between
+            // the plan and the lock: then it is where this run wanted it.
+            if !stop.isStopped, case .success(let now) = makePlan(path, timeout: timeout), now.isEmpty,
+               now.sourceVersion == plan.targetVersion {
+                return finish(.current, "migrated by another process meanwhile")
+            }
+            return finish(.failed, message)
+        }
+    }
+
+    enum Planned {
+        case success(MigrationPlan)
+        case failure(FleetStoreOutcome.Status, String)
+    }
+
+    func makePlan(_ path: String, timeout: Double) -> Planned {
+        do {
+            let store = try Store.open(path: path, access: .readOnly, busyTimeout: timeout)
+            defer { try? store.close() }
+            return .success(try planner.plan(store: store))
+        } catch let error as DiagnosticsError {
+            let errors = error.diagnostics.filter { $0.severity == .error }
+            return .failure(.failed, errors.map(\.description).joined(separator: "; "))
+        } catch {
+            let planning = PlanningError(classifying: error)
+            switch planning.kind {
+            case .noPath: return .failure(.noPath, planning.message)
+            case .unknownVersion: return .failure(.unknownVersion, planning.message)
+            case .storeMismatch, .failed: return .failure(.failed, planning.message)
+            }
+        }
+    }
+
+    /// `folder` + the store's own folder path, so that `a/app.sqlite` and
+    /// `b/app.sqlite` get their backups in different folders.
+    static func backupFolder(_ folder: String, for store: String) -> String {
+        let absolute = FleetStoreList.standardized(store)
+        let parent = (absolute as NSString).deletingLastPathComponent
+        let relative = parent.drop(while: { $0 == "/" })
+        return relative.isEmpty ? folder : (folder as NSString).appendingPathComponent(String(relative))
+    }
+}
+
+/// The store list, shared by the worker threads.
+///
+/// `@unchecked Sendable`: the iterator is only advanced under the lock.
+private final class SharedIterator: @unchecked Sendable {
+    private let lock = NSLock()
+    private var iterator: FleetStoreList.Iterator
+
+    init(_ iterator: FleetStoreList.Iterator) { self.iterator = iterator }
+
+    func next() -> FleetStoreList.Entry? { lock.withLock { iterator.next() } }
+}

@@ -1,0 +1,231 @@
+import Foundation
+
+/// The stores of a fleet, listed lazily: files as given, directories searched
+/// (recursively) for file names matching a pattern, and list files with one path a
+/// line (`-` for standard input). Nothing is collected: a fleet of a million stores
+/// is walked one directory entry at a time, so memory does not grow with it.
+///
+/// Paths are produced as written (a directory's entries joined to the directory
+/// as given), which is what shards hash: every process of a sharded run must be
+/// given the same arguments.
+public struct FleetStoreList: Sequence, Sendable {
+    /// Where stores come from.
+    public enum Source: Sendable, Hashable {
+        /// A store file, or a directory to search.
+        case path(String)
+        /// A file with one store path a line (`-`: standard input). Blank lines and
+        /// lines starting with `#` are skipped.
+        case listFile(String)
+    }
+
+    /// Where the stores come from, in order.
+    public var sources: [Source]
+    /// The file-name pattern a store in a searched directory matches (`fnmatch(3)`).
+    public var pattern: String
+    /// Folders never searched (the backup folder, whose copies are old stores).
+    public var excludedFolders: [String]
+    /// Only the stores of this shard, if given.
+    public var shard: FleetShard?
+
+    /// A list of stores.
+    public init(sources: [Source], pattern: String = "*.sqlite", excludedFolders: [String] = [], shard: FleetShard? = nil) {
+        self.sources = sources
+        self.pattern = pattern
+        self.excludedFolders = excludedFolders.map(Self.standardized)
+        self.shard = shard
+    }
+
+    /// One entry: a store path, or a source that could not be read.
+    public enum Entry: Sendable, Hashable {
+        case store(String)
+        case unreadable(path: String, reason: String)
+    }
+
+    public func makeIterator() -> Iterator { Iterator(list: self) }
+
+    /// Walks the sources one entry at a time.
+    public struct Iterator: IteratorProtocol {
+        let list: FleetStoreList
+        var sourceIndex = 0
+        /// Directories still to read, depth first.
+        var pendingDirectories: [String] = []
+        /// The directory being read.
+        var directory: DirectoryCursor?
+        /// The list file being read.
+        var lines: LineReader?
+
+        init(list: FleetStoreList) { self.list = list }
+
+        public mutating func next() -> Entry? {
+            while true {
+                if let entry = nextFromDirectory() { return entry }
+                if directory != nil || !pendingDirectories.isEmpty { continue }
+                if var reader = lines {
+                    let line = reader.next()
+                    lines = reader
+                    if let line {
+                        let path = line.trimmingCharacters(in: .whitespaces)
+                        if path.isEmpty || path.hasPrefix("#") { continue }
+                        if let entry = start(path, fromList: true) { return entry }
+                        continue
+                    }
+                    if let error = reader.error { lines = nil; return .unreadable(path: reader.path, reason: error) }
+                    lines = nil
+                }
+                guard sourceIndex < list.sources.count else { return nil }
+                let source = list.sources[sourceIndex]
+                sourceIndex += 1
+                switch source {
+                case .path(let path):
+                    if let entry = start(path, fromList: false) { return entry }
+                case .listFile(let path):
+                    lines = LineReader(path: path)
+                }
+            }
+        }
+
+        /// A path given by the user or a list: a store, or a directory to search.
+        mutating func start(_ path: String, fromList: Bool) -> Entry? {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                if !list.isExcluded(path) { pendingDirectories.append(path) }
+                return nil
+            }
+            // A file given by name is a store whatever its name; a missing one is
+            // reported as such (migrate never creates a store it was asked to migrate).
+            return list.owns(path) ? .store(path) : nil
+        }
+
+        /// The next store of the directory walk, or nil when the walk needs the next
+        /// directory (or is over).
+        mutating func nextFromDirectory() -> Entry? {
+            while true {
+                if directory == nil {
+                    guard let path = pendingDirectories.popLast() else { return nil }
+                    guard let cursor = DirectoryCursor(path: path) else {
+                        return .unreadable(path: path, reason: String(cString: strerror(errno)))
+                    }
+                    directory = cursor
+                }
+                guard let cursor = directory else { return nil }
+                guard let name = cursor.next() else {
+                    directory = nil
+                    continue
+                }
+                let path = cursor.path
+                if name == "." || name == ".." { continue }
+                let child = path.hasSuffix("/") ? path + name : path + "/" + name
+                var info = stat()
+                guard stat(child, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFDIR {
+                    // Hidden folders (.git, .snapshot) are not searched.
+                    if !name.hasPrefix("."), !list.isExcluded(child) { pendingDirectories.append(child) }
+                    continue
+                }
+                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name) else { continue }
+                if list.owns(child) { return .store(child) }
+            }
+        }
+    }
+
+    /// Whether a file name is one `apply --backup-dir` gives its copies,
+    /// `<store>.v<A>-to-<B>.<yyyyMMddTHHmmssZ>[-<n>].sqlite`: copies of old versions
+    /// are never taken for stores to migrate, wherever the backup folder is.
+    public static func isBackupName(_ name: String) -> Bool {
+        var parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts.removeLast() == "sqlite" else { return false }
+        var stamp = parts.removeLast()
+        if let dash = stamp.firstIndex(of: "-") {
+            guard stamp[stamp.index(after: dash)...].allSatisfy(\.isASCIIDigit), stamp.index(after: dash) != stamp.endIndex else { return false }
+            stamp = stamp[..<dash]
+        }
+        let hops = parts.removeLast()
+        guard stamp.count == 16, stamp.hasSuffix("Z"), stamp.dropFirst(8).first == "T",
+              stamp.filter(\.isASCIIDigit).count == 14 else { return false }
+        guard hops.hasPrefix("v") else { return false }
+        let versions = hops.dropFirst().components(separatedBy: "-to-")
+        return versions.count == 2 && versions.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }
+    }
+
+    func owns(_ path: String) -> Bool { shard?.contains(path) ?? true }
+
+    func isExcluded(_ path: String) -> Bool {
+        guard !excludedFolders.isEmpty else { return false }
+        let standardized = Self.standardized(path)
+        return excludedFolders.contains { standardized == $0 || standardized.hasPrefix($0 + "/") }
+    }
+
+    static func standardized(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var standardized = (absolute as NSString).standardizingPath
+        while standardized.count > 1 && standardized.hasSuffix("/") { standardized.removeLast() }
+        return standardized
+    }
+}
+
+/// One open directory, read an entry at a time; closed when done or dropped.
+final class DirectoryCursor {
+    let path: String
+    private var handle: OpaquePointer?
+
+    init?(path: String) {
+        guard let handle = opendir(path) else { return nil }
+        self.path = path
+        self.handle = handle
+    }
+
+    /// The next entry's name, or nil at the end (the directory is then closed).
+    func next() -> String? {
+        guard let handle else { return nil }
+        guard let entry = readdir(handle) else {
+            closedir(handle)
+            self.handle = nil
+            return nil
+        }
+        return withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+
+    deinit { if let handle { closedir(handle) } }
+}
+
+/// Reads a text file (or standard input) one line at a time.
+struct LineReader {
+    let path: String
+    private var file: UnsafeMutablePointer<FILE>?
+    private(set) var error: String?
+
+    init(path: String) {
+        self.path = path
+        if path == "-" {
+            // Its own stream over a copy of descriptor 0, closed like any file.
+            file = fdopen(dup(STDIN_FILENO), "r")
+            if file == nil { error = String(cString: strerror(errno)) }
+        } else {
+            file = fopen(path, "r")
+            if file == nil { error = String(cString: strerror(errno)) }
+        }
+    }
+
+    /// The next line without its line break, or nil at the end.
+    mutating func next() -> String? {
+        guard let file else { return nil }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        let count = getline(&buffer, &capacity, file)
+        guard count >= 0, let buffer else {
+            fclose(file)
+            self.file = nil
+            return nil
+        }
+        var line = String(cString: buffer)
+        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        return line
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}
