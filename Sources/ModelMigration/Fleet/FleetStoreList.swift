@@ -220,9 +220,10 @@ struct LineReader {
             self.file = nil
             return nil
         }
-        var line = String(cString: buffer)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
-        return line
+        // "\r\n" is one Character: strip line breaks as scalars.
+        var scalars = String(cString: buffer).unicodeScalars
+        while let last = scalars.last, last == "\n" || last == "\r" { scalars.removeLast() }
+        return String(scalars)
     }
 }
 

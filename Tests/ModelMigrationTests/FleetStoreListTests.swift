@@ -1,0 +1,79 @@
+import Foundation
+import ModelMigration
+import Testing
+import TestSupport
+
+/// How a fleet's stores are listed and shared between shards.
+@Suite struct FleetStoreListTests {
+    @Test func theShardHashIsFNV1aOfThePathAndStable() {
+        // FNV-1a 64 reference values (the empty string is the offset basis).
+        #expect(FleetShard.stableHash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(FleetShard.stableHash("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(FleetShard.stableHash("foobar") == 0x8594_4171_f739_67e8)
+    }
+
+    @Test func everyStoreBelongsToExactlyOneShard() throws {
+        let paths = (0..<2000).map { "/data/tenants/t\($0 % 37)/store-\($0).sqlite" }
+        let shards = (0..<5).map { FleetShard(index: $0, count: 5)! }
+        var perShard = [Int](repeating: 0, count: 5)
+        for path in paths {
+            let owners = shards.filter { $0.contains(path) }
+            #expect(owners.count == 1, "\(path)")
+            perShard[owners[0].index] += 1
+        }
+        // A fair share each, give or take.
+        for count in perShard { #expect(count > 300 && count < 500, "\(perShard)") }
+    }
+
+    @Test func shardsAreParsedAsIOfN() {
+        #expect(FleetShard(parsing: "2/8") == FleetShard(index: 2, count: 8))
+        #expect(FleetShard(parsing: "0/1")?.contains("anything") == true)
+        for bad in ["8/8", "-1/4", "1", "1/0", "a/b", "1/2/3", ""] { #expect(FleetShard(parsing: bad) == nil, "\(bad)") }
+    }
+
+    @Test func foldersAreSearchedForThePatternSkippingHiddenExcludedAndBackupFiles() throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-list")
+        defer { directory.remove() }
+        for name in ["a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "a/notes.txt", "a/one.sqlite-wal",
+                     "a/.hidden/four.sqlite", "a/backups/one.v1-to-2.20261124T101500Z.sqlite", "a/one.v1-to-2.20261124T101500Z-2.sqlite",
+                     "a/old/five.sqlite", "x.store"] {
+            try directory.write(name, "")
+        }
+        let list = FleetStoreList(sources: [.path(directory.file("a")), .path(directory.file("x.store")), .path(directory.file("missing.sqlite"))],
+                                  excludedFolders: [directory.file("a/old")])
+        let found = Set(list.compactMap { entry -> String? in
+            guard case .store(let path) = entry else { return nil }
+            return String(path.dropFirst(directory.path.count + 1))
+        })
+        // A file named on the command line is a store whatever its name; a missing
+        // one is listed so that the run reports it.
+        #expect(found == ["a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "x.store", "missing.sqlite"])
+
+        let stores = FleetStoreList(sources: [.path(directory.file("a"))], pattern: "*.txt")
+        #expect(Array(stores) == [.store(directory.file("a") + "/notes.txt")])
+    }
+
+    @Test func backupNamesAreRecognised() {
+        #expect(FleetStoreList.isBackupName("app.v1-to-12.20261124T101500Z.sqlite"))
+        #expect(FleetStoreList.isBackupName("my.app.v3-to-4.20261124T101500Z-17.sqlite"))
+        for name in ["app.sqlite", "app.v1-to-2.sqlite", "app.v1-to-2.2026.sqlite", "app.vx-to-2.20261124T101500Z.sqlite",
+                     "app.v1-to-2.20261124T101500Z-.sqlite", "v1-to-2.20261124T101500Z.sqlite.bak"] {
+            #expect(!FleetStoreList.isBackupName(name), "\(name)")
+        }
+    }
+
+    @Test func listFilesGiveOnePathALineAndSayWhenUnreadable() throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-list")
+        defer { directory.remove() }
+        try directory.write("d/s1.sqlite", "")
+        try directory.write("list.txt", "# comment\n\n  \(directory.file("one.sqlite"))  \r\n\(directory.file("d"))\n")
+        let list = FleetStoreList(sources: [.listFile(directory.file("list.txt")), .listFile(directory.file("nope.txt"))])
+        let entries = Array(list)
+        #expect(entries.count == 3)
+        #expect(entries[0] == .store(directory.file("one.sqlite")))
+        #expect(entries[1] == .store(directory.file("d") + "/s1.sqlite"))
+        guard case .unreadable(let path, let reason) = entries[2] else { Issue.record("\(entries)"); return }
+        #expect(path == directory.file("nope.txt"))
+        #expect(reason.contains("No such file"))
+    }
+}
