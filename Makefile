@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test install crashtest faulttest hostiletest bench bench-quick clean
+.PHONY: all build demo test install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
 
 all: build
 
@@ -64,6 +64,12 @@ bench-quick:
 	$(SWIFT) build -c release --product migrate
 	$(SWIFT) build -c release --product Benchmarks
 	$(RELEASE)/Benchmarks --quick --migrate $(RELEASE)/migrate
+
+# Fleets: 1,000 stores of 10 k items by a shell loop of `migrate apply`, by
+# `fleet apply --jobs 1` and by `--jobs` = cores (STORES=, ROWS= to change).
+bench-fleet:
+	$(SWIFT) build -c release --product migrate
+	bash Scripts/bench-fleet.sh $(RELEASE)/migrate
 
 # Hundreds of `migrate apply` runs killed with SIGKILL at random moments.
 crashtest: build

@@ -197,9 +197,9 @@ struct FleetStoreRecord: Encodable {
             rowsTouched = result.rowsTouched
             checksPassed = result.checksPassed
             backup = result.backup
-            warnings = result.warnings
             danglingReferences = result.carriedDanglingReferences
         }
+        if !outcome.warnings.isEmpty { warnings = outcome.warnings }
     }
 }
 
@@ -461,6 +461,9 @@ struct FleetApply: ParsableCommand {
             } else if [.failed, .noPath, .unknownVersion].contains(outcome.status) {
                 progress.finish()
                 Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.rawValue)")
+            } else if [.migrated, .wouldMigrate].contains(outcome.status), !outcome.warnings.isEmpty {
+                progress.finish()
+                for warning in outcome.warnings { Output.err("warning: \(outcome.path): \(warning)") }
             }
             progress.update(state.tally)
         }

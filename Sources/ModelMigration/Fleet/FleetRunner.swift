@@ -36,6 +36,9 @@ public struct FleetStoreOutcome: Sendable {
     public var message: String?
     /// What `apply` did, for migrated stores.
     public var result: MigrationResult?
+    /// The plan's warnings (destructive ones say how many values are lost), and
+    /// after a migration the policies' warnings.
+    public var warnings: [String] = []
     /// The store's plan (`FleetRunner.Mode.survey` only, for showing one per chain).
     public var plan: MigrationPlan?
     /// Seconds spent on this store.
@@ -173,6 +176,7 @@ public struct FleetRunner: Sendable {
         outcome.model = plan.model
         outcome.version = plan.sourceVersion
         outcome.target = plan.targetVersion
+        outcome.warnings = plan.warnings.map(\.description)
         guard case .apply(var options) = mode else {
             outcome.plan = plan
             return finish(plan.isEmpty ? .current : .migrationNeeded)
@@ -190,6 +194,7 @@ public struct FleetRunner: Sendable {
         do {
             let result = try Migrator(policyRunner: makePolicyRunner()).apply(plan, options: options)
             outcome.result = result
+            outcome.warnings += result.warnings.map { "destructive: \($0)" }
             return finish(result.dryRun ? .wouldMigrate : .migrated)
         } catch {
             let message = Migrator.words(for: error)
