@@ -217,6 +217,37 @@ import TestSupport
         }
     }
 
+    /// SIGTERM (a deploy job stopped): the stores under way roll back, none starts
+    /// after it, the summary says so, exit 143; a rerun finishes.
+    @Test func aStoppedRunRollsBackWhatIsUnderWayAndSaysSo() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (old, _) = try Self.makeFleet(f, v1: 100, v2: 0)
+        let runner = try BackgroundMigrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "2", "--json"], in: f.directory.path)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let done = (try? String(contentsOfFile: runner.directory.file("stdout"), encoding: .utf8))?.components(separatedBy: "\"migrated\"").count ?? 0
+            if done > 10 { break }
+            usleep(5_000)
+        }
+        kill(runner.pid, SIGTERM)
+        let stopped = runner.finish()
+        #expect(stopped.status == 143, "\(stopped)")
+        let summary = try #require(try Self.records(stopped.stdout, event: "summary").first)
+        #expect(summary["exitCode"] as? Int == 143)
+        let reported = try Self.statuses(stopped.stdout)
+        #expect(reported.count < old.count, "stopped before the end")
+        let v1 = StockStore.expected(version: 1, items: Self.items), v2 = StockStore.expected(version: 2, items: Self.items)
+        for name in old {
+            let summary = try f.summary(name)
+            // A store reported migrated is new; one not reported (or rolled back) is old.
+            #expect(summary == (reported[name] == "migrated" ? v2 : v1), "\(name): \(reported[name] ?? "not reported")")
+        }
+        let rerun = try f.migrate(["fleet", "apply"] + f.models + ["fleet"])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        for name in old { #expect(try f.summary(name) == v2) }
+    }
+
     @Test func storesComeFromListsAndShardsFromTheJobIndex() throws {
         let f = try StockFixture()
         defer { f.remove() }
