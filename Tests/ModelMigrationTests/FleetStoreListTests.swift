@@ -49,6 +49,13 @@ import TestSupport
         // one is listed so that the run reports it.
         #expect(found == ["a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "x.store", "missing.sqlite"])
 
+        // A link back up the tree is not followed; a link to a store file is a store.
+        try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/up"), withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/linked.sqlite"), withDestinationPath: directory.file("a/old/five.sqlite"))
+        let linked = Array(FleetStoreList(sources: [.path(directory.file("a/b"))]))
+        #expect(Set(linked) == [.store(directory.file("a/b") + "/two.sqlite"), .store(directory.file("a/b") + "/c/three.sqlite"),
+                                .store(directory.file("a/b") + "/linked.sqlite")])
+
         let stores = FleetStoreList(sources: [.path(directory.file("a"))], pattern: "*.txt")
         #expect(Array(stores) == [.store(directory.file("a") + "/notes.txt")])
     }

@@ -115,8 +115,14 @@ public struct FleetStoreList: Sequence, Sendable {
                 let path = cursor.path
                 if name == "." || name == ".." { continue }
                 let child = path.hasSuffix("/") ? path + name : path + "/" + name
+                // Symbolic links to folders are not followed (as `find` without -L):
+                // a link back up the tree would list its stores again and again.
+                // A link to a store file is a store.
                 var info = stat()
-                guard stat(child, &info) == 0 else { continue }
+                guard lstat(child, &info) == 0 else { continue }
+                if (info.st_mode & S_IFMT) == S_IFLNK {
+                    guard stat(child, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                }
                 if (info.st_mode & S_IFMT) == S_IFDIR {
                     // Hidden folders (.git, .snapshot) are not searched.
                     if !name.hasPrefix("."), !list.isExcluded(child) { pendingDirectories.append(child) }
