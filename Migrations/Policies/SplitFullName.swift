@@ -64,10 +64,74 @@ public enum NameSplitter {
 
     /// `(firstName, lastName)` of a full name.
     public static func split(_ fullName: String?) -> (String, String) {
-        let words = Self.words(fullName ?? "")
+        let text = fullName ?? ""
+        if let fast = splitSimple(text) { return fast }
+        return splitByWords(text)
+    }
+
+    /// The rules applied word by word: the reference `splitSimple` must agree with.
+    public static func splitByWords(_ text: String) -> (String, String) {
+        let words = Self.words(text)
         guard words.count > 1 else { return (words.first ?? "", "") }
         var lastStart = words.count - 1
         while lastStart > 1, particles.contains(words[lastStart - 1]) { lastStart -= 1 }
         return (words[..<lastStart].joined(separator: " "), words[lastStart...].joined(separator: " "))
+    }
+
+    /// Particles as bytes, for the ASCII path.
+    static let particleBytes: [[UInt8]] = particles.map { Array($0.utf8) }
+
+    /// The same rules on the name's UTF-8 bytes: word boundaries as offsets, and
+    /// each half cut out of the text in one piece when its words are separated by
+    /// single spaces (nearly always). Splitting into an array of strings and
+    /// joining them again was most of the policy's own time. Only ASCII whitespace
+    /// is recognised here: a name with a byte that may start a non-ASCII space
+    /// (0xC2: U+0085, U+00A0; 0xE1–0xE3: U+1680, U+2000…U+3000) or with more than
+    /// eight words takes the general path.
+    static func splitSimple(_ text: String) -> (String, String)? {
+        var text = text
+        return text.withUTF8 { bytes -> (String, String)? in
+            // Word ranges, at most a few: a name with more words takes the general path.
+            var starts = (0, 0, 0, 0, 0, 0, 0, 0), ends = (0, 0, 0, 0, 0, 0, 0, 0)
+            var count = 0
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let byte = bytes[i]
+                if byte == 0xC2 || (0xE1...0xE3).contains(byte) { return nil }
+                if byte == 0x20 || (0x09...0x0D).contains(byte) { i += 1; continue }
+                let start = i
+                while i < n, bytes[i] != 0x20, !(0x09...0x0D).contains(bytes[i]) {
+                    if bytes[i] == 0xC2 || (0xE1...0xE3).contains(bytes[i]) { return nil }
+                    i += 1
+                }
+                guard count < 8 else { return nil }
+                withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: start, toByteOffset: count * MemoryLayout<Int>.stride, as: Int.self) }
+                withUnsafeMutableBytes(of: &ends) { $0.storeBytes(of: i, toByteOffset: count * MemoryLayout<Int>.stride, as: Int.self) }
+                count += 1
+            }
+            func start(_ k: Int) -> Int { withUnsafeBytes(of: starts) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) } }
+            func end(_ k: Int) -> Int { withUnsafeBytes(of: ends) { $0.load(fromByteOffset: k * MemoryLayout<Int>.stride, as: Int.self) } }
+            /// Words a..<b joined by single spaces.
+            func joined(_ a: Int, _ b: Int) -> String {
+                var single = true
+                for k in a..<(b - 1) where end(k) + 1 != start(k + 1) || bytes[end(k)] != 0x20 { single = false; break }
+                if single { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start(a)..<end(b - 1)]), as: UTF8.self) }
+                var result = ""
+                for k in a..<b {
+                    if k > a { result += " " }
+                    result += String(decoding: UnsafeBufferPointer(rebasing: bytes[start(k)..<end(k)]), as: UTF8.self)
+                }
+                return result
+            }
+            guard count > 1 else { return (count == 1 ? joined(0, 1) : "", "") }
+            var lastStart = count - 1
+            while lastStart > 1 {
+                let word = UnsafeBufferPointer(rebasing: bytes[start(lastStart - 1)..<end(lastStart - 1)])
+                guard particleBytes.contains(where: { $0.elementsEqual(word) }) else { break }
+                lastStart -= 1
+            }
+            return (joined(0, lastStart), joined(lastStart, count))
+        }
     }
 }

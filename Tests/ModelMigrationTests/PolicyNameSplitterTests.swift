@@ -83,3 +83,28 @@ import Testing
                                            "ten", "ter", "van", "von", "bin", "al"])
     }
 }
+
+/// The byte-level path `split` takes for most names gives exactly what the
+/// word-by-word rules give, on names built from every kind of piece.
+@Suite struct PolicyNameSplitterFastPathTests {
+    @Test func theFastPathAgreesWithTheRulesOnGeneratedNames() {
+        let pieces = ["Ann", "José", "Zoë", "Łukasz", "da", "de", "la", "van", "der", "Silva", "ÅSA", "李", "O'Neil", "Jean-Luc",
+                      "x", "DA", "al", "bin", "🙂", "é"]
+        let spaces = [" ", "  ", "\t", "\n", " \r\n ", "\u{00A0}", "\u{2003}", "\u{3000}", "\u{0085}", "\u{000B}"]
+        var generator = SystemRandomNumberGenerator()
+        var checked = 0
+        for _ in 0..<20_000 {
+            var name = Bool.random(using: &generator) ? spaces.randomElement(using: &generator)! : ""
+            for k in 0..<Int.random(in: 0...10, using: &generator) {
+                if k > 0 { name += Bool.random(using: &generator) ? " " : spaces.randomElement(using: &generator)! }
+                name += pieces.randomElement(using: &generator)!
+            }
+            if Bool.random(using: &generator) { name += spaces.randomElement(using: &generator)! }
+            let fast = NameSplitter.split(name), reference = NameSplitter.splitByWords(name)
+            #expect(fast == reference, "\(name.debugDescription)")
+            if fast != reference { break }
+            checked += 1
+        }
+        #expect(checked == 20_000)
+    }
+}

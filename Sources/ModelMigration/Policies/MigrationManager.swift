@@ -26,15 +26,31 @@ public final class MigrationManager {
     var currentSourceKey: Int64?
     private var nextKeys: [String: Int64] = [:]
     /// Per destination entity: its shape (stored attributes in column order), their
-    /// types, and the INSERT, built once.
-    private struct EntityPlan {
-        var shape: ObjectShape
-        var attributes: [AttributeDescription]
-        var toOne: [String]
-        var number: Int64
+    /// types, and the INSERT, built once. A class, and per attribute only what
+    /// writing a value needs: copying attribute descriptions (names, defaults,
+    /// limits) for every value of every row was a large share of a policy's time.
+    private final class EntityPlan {
+        let shape: ObjectShape
+        let attributes: [AttributeDescription]
+        /// Each attribute's type, and whether binary data may live outside the row.
+        let types: [AttributeType]
+        let external: [Bool]
+        let toOne: [String]
+        let number: Int64
         var insert: Statement?
+
+        init(shape: ObjectShape, attributes: [AttributeDescription], toOne: [String], number: Int64) {
+            self.shape = shape
+            self.attributes = attributes
+            types = attributes.map(\.type)
+            external = attributes.map { $0.allowsExternalStorage && $0.type == .binary }
+            self.toOne = toOne
+            self.number = number
+        }
     }
     private var entityPlans: [String: EntityPlan] = [:]
+    /// The plan used last (most rows in a row go to one entity).
+    private var lastPlan: (name: String, plan: EntityPlan)?
     /// How each destination value of the mapping's entity is filled from a source row.
     private enum Fill {
         case copy(Int), convert(Int, AttributeType, AttributeValue?), constant(AttributeValue?)
@@ -118,7 +134,11 @@ public final class MigrationManager {
     }
 
     private func entityPlan(for name: String) throws -> EntityPlan {
-        if let known = entityPlans[name] { return known }
+        if let last = lastPlan, last.name == name { return last.plan }
+        if let known = entityPlans[name] {
+            lastPlan = (name, known)
+            return known
+        }
         guard let entity = destinationVersion.entity(named: name), let number = destinationLayout.entityNumbers[name],
               let table = destinationLayout.table(forEntity: entity.root) else {
             throw PolicyError("no entity '\(name)' in version \(destinationVersion.version)")
@@ -136,7 +156,7 @@ public final class MigrationManager {
             columns.append(column.name)
             toOne.append(relationship.name)
         }
-        var plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne, number: Int64(number), insert: nil)
+        let plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne, number: Int64(number))
         if let physical = try? physicalTable(for: entity) {
             plan.insert = try connection.prepare("INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
         }
@@ -194,12 +214,13 @@ public final class MigrationManager {
         let sameShape = object.shape === plan.shape
         var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(object.changeCounter)]
         values.reserveCapacity(3 + plan.attributes.count + plan.toOne.count)
-        for (i, attribute) in plan.attributes.enumerated() {
+        for i in plan.types.indices {
             let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]
-            if let value, let problem = ValueCoding.check(value, fits: attribute.type) {
+            let type = plan.types[i]
+            if let value, let problem = ValueCoding.check(value, fits: type) {
                 throw PolicyError("\(object.entity).\(plan.shape.names[i]): \(problem)")
             }
-            values.append(ValueCoding.databaseValue(value, as: attribute))
+            values.append(plan.external[i] ? ValueCoding.databaseValue(value, as: plan.attributes[i]) : ValueCoding.databaseValue(value, as: type))
         }
         for name in plan.toOne {
             values.append((object.toOne[name] ?? nil).map { .integer($0) } ?? .null)

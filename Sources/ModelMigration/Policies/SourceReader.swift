@@ -14,6 +14,12 @@ final class SourceReader {
         var attributes: [(name: String, attribute: AttributeDescription, index: Int32)]
         var toOne: [(name: String, index: Int32)]
         var shape: ObjectShape
+        /// Per attribute, what reading a value needs (copying the descriptions for
+        /// every value of every row was a large share of a policy's time).
+        var columns: [Int32] = []
+        var types: [AttributeType] = []
+        var external: [Bool] = []
+        var toOneColumns: [Int32] = []
     }
     private var shapes: [String: RowShape] = [:]
     private var numbers: [Int: String] = [:]
@@ -63,6 +69,10 @@ final class SourceReader {
             }
         }
         shape.shape = ObjectShape(names: shape.attributes.map(\.name), toOneNames: shape.toOne.map(\.name))
+        shape.columns = shape.attributes.map(\.index)
+        shape.types = shape.attributes.map(\.attribute.type)
+        shape.external = shape.attributes.map { $0.attribute.allowsExternalStorage && $0.attribute.type == .binary }
+        shape.toOneColumns = shape.toOne.map(\.index)
         shapes[entity.name] = shape
         return shape
     }
@@ -90,11 +100,14 @@ final class SourceReader {
         }
         let (name, shape) = known
         var values: [AttributeValue?] = []
-        values.reserveCapacity(shape.attributes.count)
-        for attribute in shape.attributes {
-            values.append(try ValueCoding.attributeValue(statement.value(at: attribute.index), as: attribute.attribute, storePath: connection.path))
+        values.reserveCapacity(shape.columns.count)
+        for i in shape.columns.indices {
+            let value = statement.value(at: shape.columns[i])
+            values.append(shape.external[i]
+                ? try ValueCoding.attributeValue(value, as: shape.attributes[i].attribute, storePath: connection.path)
+                : ValueCoding.attributeValue(value, as: shape.types[i]))
         }
-        let keys = shape.toOne.map { statement.isNull(at: $0.index) ? nil : statement.int64(at: $0.index) }
+        let keys = shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
         let counter = positions!.opt.map { statement.int64(at: $0) } ?? 1
         return SourceObject(entity: name, primaryKey: statement.int64(at: positions!.pk), storage: values, keys: keys, shape: shape.shape,
                             changeCounter: counter, reader: self)
