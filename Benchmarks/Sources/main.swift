@@ -6,7 +6,10 @@
 // is measured alone) and runs the hand-written SQL a database engineer would write
 // for the same change on another copy, in this process through the SQLite C API.
 //
-//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR]
+//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR] [--only TEXT] [--keep]
+//
+// `--only TEXT` runs the hops whose name contains TEXT; `--keep` leaves the
+// generated stores in the work folder (people-N.sqlite) for a closer look.
 import Foundation
 import ModelMigration
 
@@ -26,6 +29,8 @@ guard let migrate = option("--migrate") else {
     exit(64)
 }
 let work = option("--work") ?? "Benchmarks/work"
+/// `--only TEXT`: the hops whose name contains TEXT (to look at one closely).
+let only = option("--only")
 let resultsFolder = option("--results") ?? "Benchmarks/results"
 try? FileManager.default.removeItem(atPath: work)
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -33,22 +38,42 @@ try FileManager.default.createDirectory(atPath: resultsFolder, withIntermediateD
 
 // MARK: The benchmark model: version 1 and, per hop kind, the version after it
 
+// What real models have: an indexed attribute and a uniqueness constraint on the
+// table most hops change, a many-to-many (posts and tags, a join table with a row
+// per post), a one-to-many with its foreign-key index, and a hierarchy (items and
+// books in one table). Entity numbers in a new store: Item 1, Book 2, Person 3,
+// Post 4, Tag 5; the join table is Z_4TAGS (Z_4POSTS, Z_5TAGS).
 let baseModel = """
   Person:
     attributes:
       fullName: string
-      email: string
+      email: { type: string, indexed: true }
       age: integer16?
       city: string?
       score: { type: integer32, default: 0 }
     relationships:
       posts: { destination: Post, toMany: true, inverse: author }
+    uniqueness: [[email]]
   Post:
     attributes:
       title: string
       body: string?
     relationships:
       author: { destination: Person, inverse: posts }
+      tags: { destination: Tag, toMany: true, inverse: posts }
+  Tag:
+    attributes:
+      name: string
+    relationships:
+      posts: { destination: Post, toMany: true, inverse: tags }
+    uniqueness: [[name]]
+  Item:
+    attributes:
+      label: { type: string, indexed: true }
+  Book:
+    parent: Item
+    attributes:
+      pages: integer32?
 """
 
 func version(_ n: Int, _ entities: String) -> String { "model: Bench\nversion: \(n)\nentities:\n\(entities)\n" }
@@ -60,21 +85,63 @@ struct Hop {
     var mapping: (String, String)?  // a mapping file (name, text)
     var bound: [String]             // the raw-SQL bound
     var rows: @Sendable (Int) -> Int // rows the change concerns, for rows/s
+    var python: String? = nil       // the same change as a row-by-row Python sqlite3 loop
 }
 
 let base = baseModel
 let people: @Sendable (Int) -> Int = { $0 }
+/// The two indexes of ZPERSON, as a hand-written rebuild recreates them.
+let personIndexes = [#"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")"#,
+                     #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")"#]
+let withNickname = base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n")
+let withViews = withNickname.replacingOccurrences(of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")
+let withNote = withViews + "\n  Note:\n    attributes:\n      text: string\n"
+/// SplitFullName as a Python programmer would write it with the sqlite3 module:
+/// stream the rows, split each name, executemany into the new table, drop, rename,
+/// rebuild the two email indexes, one transaction.
+let pythonSplit = #"""
+import sqlite3, sys
+PARTICLES = {"da","das","de","del","della","der","di","do","dos","du","la","le","ten","ter","van","von","bin","al"}
+def split(name):
+    words = (name or "").split()
+    if not words: return "", ""
+    if len(words) == 1: return words[0], ""
+    i = len(words) - 1
+    while i > 1 and words[i - 1] in PARTICLES: i -= 1
+    return " ".join(words[:i]), " ".join(words[i:])
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)")
+def rows():
+    for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON ORDER BY Z_PK"):
+        first, last = split(full)
+        yield (pk, ent, opt, age, score, city, email, first, last)
+c.executemany("INSERT INTO N VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
+c.execute("DROP TABLE ZPERSON")
+c.execute("ALTER TABLE N RENAME TO ZPERSON")
+c.execute('CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")')
+c.execute('CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")')
+c.execute("COMMIT")
+"""#
 let hops: [Hop] = [
-    Hop(name: "add an optional attribute", kind: "additive",
-        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n")],
+    Hop(name: "add an attribute (indexed, unique table)", kind: "additive",
+        versions: [withNickname],
         bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR"], rows: people),
+    Hop(name: "add an attribute (many-to-many side)", kind: "additive",
+        versions: [base.replacingOccurrences(of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")],
+        bound: ["ALTER TABLE ZPOST ADD COLUMN ZVIEWS INTEGER"], rows: { $0 * 3 }),
     Hop(name: "add an entity", kind: "additive",
-        versions: [base + "\n  Tag:\n    attributes:\n      name: string\n"],
-        bound: ["CREATE TABLE ZTAG (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR)",
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (3, 'Tag', 0, 0)"], rows: people),
-    Hop(name: "rename an attribute", kind: "additive",
-        versions: [base.replacingOccurrences(of: "      email: string\n", with: "      mail: { type: string, renamedFrom: email }\n")],
-        bound: ["ALTER TABLE ZPERSON RENAME COLUMN ZEMAIL TO ZMAIL"], rows: people),
+        versions: [base + "\n  Note:\n    attributes:\n      text: string\n"],
+        bound: ["CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR)",
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Note', 0, 0)"], rows: people),
+    Hop(name: "rename an attribute (indexed, unique table)", kind: "additive",
+        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      town: { type: string, optional: true, renamedFrom: city }\n")],
+        bound: ["ALTER TABLE ZPERSON RENAME COLUMN ZCITY TO ZTOWN"], rows: people),
+    Hop(name: "additive chain v1 → v4 (three hops)", kind: "additive",
+        versions: [withNickname, withViews, withNote],
+        bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPOST ADD COLUMN ZVIEWS INTEGER",
+                "CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR)",
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Note', 0, 0)"], rows: people),
     Hop(name: "drop an attribute", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      city: string?\n", with: "")],
         bound: ["ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
@@ -82,17 +149,20 @@ let hops: [Hop] = [
         versions: [base.replacingOccurrences(of: "      age: integer16?\n", with: "      age: double?\n")],
         bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFULLNAME VARCHAR)",
                 "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON",
-                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"], rows: people),
+                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people),
     Hop(name: "make an attribute required with a default", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: { type: string, default: \"\" }\n")],
         bound: ["UPDATE ZPERSON SET ZCITY = '' WHERE ZCITY IS NULL"], rows: people),
     Hop(name: "move an entity into a hierarchy", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "  Person:\n", with: "  Party:\n    abstract: true\n  Person:\n    parent: Party\n")],
-        bound: ["ALTER TABLE ZPERSON RENAME TO ZPARTY", "CREATE INDEX ZPARTY_Z_ENT_INDEX ON ZPARTY (Z_ENT)",
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (3, 'Party', 0, 0)"], rows: people),
+        // The table takes the root's name, so do its indexes: the same end schema.
+        bound: ["ALTER TABLE ZPERSON RENAME TO ZPARTY", #"DROP INDEX "ZPERSON_ZEMAIL_INDEX""#, #"DROP INDEX "Z_Person_UNIQUE_email""#,
+                #"CREATE INDEX "ZPARTY_Z_ENT_INDEX" ON "ZPARTY" ("Z_ENT")"#, #"CREATE INDEX "ZPARTY_ZEMAIL_INDEX" ON "ZPARTY" ("ZEMAIL")"#,
+                #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPARTY" ("ZEMAIL") WHERE Z_ENT IN (3)"#,
+                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Party', 0, 0)",
+                "UPDATE Z_PRIMARYKEY SET Z_SUPER = 6 WHERE Z_ENT = 3"], rows: people),
     Hop(name: "fused v1 → v3 chain (add, then drop)", kind: "rewrite",
-        versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n"),
-                   base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n")],
+        versions: [withNickname, base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n")],
         bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
     Hop(name: "SplitFullName policy", kind: "policy",
         versions: [base.replacingOccurrences(of: "      fullName: string\n", with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
@@ -100,7 +170,7 @@ let hops: [Hop] = [
         // Pure SQL: everything up to the last space is the first name.
         bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)",
                 "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON",
-                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"], rows: people),
+                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people, python: pythonSplit),
 ]
 
 // MARK: Store generation (raw SQL through the C API, as fast as SQLite goes)
@@ -125,8 +195,10 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
     let c = store.connection
     try c.execute("PRAGMA synchronous = OFF")
     try c.transaction(.exclusive) {
-        let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 1, 1, ?, ?, ?, ?, 0)")
-        let post = try c.prepare("INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZAUTHOR) VALUES (?, 2, 1, ?, ?, ?)")
+        let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, 0)")
+        let post = try c.prepare("INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZAUTHOR) VALUES (?, 4, 1, ?, ?, ?)")
+        let tagged = try c.prepare("INSERT INTO Z_4TAGS (Z_4POSTS, Z_5TAGS) VALUES (?, ?)")
+        let item = try c.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZPAGES) VALUES (?, ?, 1, ?, ?)")
         let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
         for pk in 1...count {
             let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
@@ -137,9 +209,20 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
                 let key = Int64(pk * 3 + k - 2)
                 try post.bind([.integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), .integer(Int64(pk))])
                 try post.execute()
+                try tagged.bind([.integer(key), .integer(key % 100 + 1)])
+                try tagged.execute()
+            }
+            if pk % 10 == 0 {
+                let book = pk % 20 == 0
+                try item.bind([.integer(Int64(pk / 10)), .integer(book ? 2 : 1), .text("item \(pk / 10)"), book ? .integer(Int64(pk % 900)) : .null])
+                try item.execute()
             }
         }
-        try c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 1; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count * 3) WHERE Z_ENT = 2")
+        for tag in 1...100 { try c.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(tag), 5, 1, 'tag \(tag)')") }
+        try c.execute("""
+            UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 3; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count * 3) WHERE Z_ENT = 4;
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 100 WHERE Z_ENT = 5; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count / 10) WHERE Z_ENT IN (1, 2)
+            """)
     }
     try store.close()
 }
@@ -157,6 +240,8 @@ struct Measurement: Codable {
     var rowsPerSecond: Double
     var peakMemoryMB: Double
     var exitStatus: Int32
+    /// The same change as a row-by-row Python loop, when the hop has one.
+    var pythonSeconds: Double? = nil
 }
 
 /// Runs a child process; returns (exit status, seconds, peak resident memory in MB).
@@ -205,7 +290,7 @@ for size in sizes {
     let generated = Date()
     try generate(people: size, at: store, work: work, firstHop: hops[0])
     print("generated \(size) people, \(size * 3) posts in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s")
-    for (index, hop) in hops.enumerated() {
+    for (index, hop) in hops.enumerated() where only.map({ hop.name.contains($0) }) ?? true {
         let folder = "\(work)/hop-\(index)"
         try writeModels(hop, into: folder)
         let target = "\(work)/migrated.sqlite", raw = "\(work)/raw.sqlite"
@@ -214,16 +299,23 @@ for size in sizes {
         try copy(store, raw)
         let boundSeconds = try bound(hop.bound, on: raw)
         let rows = hop.rows(size)
-        let m = Measurement(hop: hop.name, kind: hop.kind, people: size, rows: rows, seconds: seconds, boundSeconds: boundSeconds,
+        var m = Measurement(hop: hop.name, kind: hop.kind, people: size, rows: rows, seconds: seconds, boundSeconds: boundSeconds,
                             ratio: boundSeconds > 0 ? seconds / boundSeconds : 0, rowsPerSecond: Double(rows) / seconds,
                             peakMemoryMB: memory, exitStatus: status)
+        if let script = hop.python {
+            try copy(store, raw)
+            let (pythonStatus, pythonSeconds, _) = run("/usr/bin/env", ["python3", "-c", script, raw])
+            if pythonStatus == 0 { m.pythonSeconds = pythonSeconds } else { print("  the Python loop failed (exit \(pythonStatus))") }
+        }
         measurements.append(m)
-        print(String(format: "%9d  %-45@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@", size, hop.name as NSString,
-                     seconds, boundSeconds, m.ratio, m.rowsPerSecond, memory, status == 0 ? "" : "  FAILED (exit \(status))"))
+        print(String(format: "%9d  %-46@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@%@", size, hop.name as NSString,
+                     seconds, boundSeconds, m.ratio, m.rowsPerSecond, memory,
+                     m.pythonSeconds.map { String(format: "  Python loop %.3f s", $0) } ?? "",
+                     status == 0 ? "" : "  FAILED (exit \(status))"))
         try? FileManager.default.removeItem(atPath: target)
         try? FileManager.default.removeItem(atPath: raw)
     }
-    if size == sizes.max(), let index = hops.firstIndex(where: { $0.kind == "rewrite" }) {
+    if size == sizes.max(), only == nil, let index = hops.firstIndex(where: { $0.kind == "rewrite" }) {
         // What reporting rows done within a rebuild costs: the same hop without it.
         let folder = "\(work)/hop-\(index)"
         let target = "\(work)/migrated.sqlite"
@@ -241,14 +333,14 @@ for size in sizes {
         print(String(format: "%9d  %-45@ %8.3f s  without %8.3f s  overhead %+.1f%%", size, "\(hops[index].name), progress on" as NSString,
                      with, without, (with / without - 1) * 100))
     }
-    if size == sizes.max() {
+    if size == sizes.max(), only == nil {
         let folder = "\(work)/hop-\(hops.count - 2)"
         _ = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
         let (_, seconds, _) = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
         planSeconds = (size, seconds)
         print(String(format: "%9d  migrate plan (fused chain)                     %8.3f s", size, seconds))
     }
-    try? FileManager.default.removeItem(atPath: store)
+    if !arguments.contains("--keep") { try? FileManager.default.removeItem(atPath: store) }
 }
 
 // MARK: Targets
@@ -267,6 +359,10 @@ for m in measurements where m.kind == "rewrite" && m.people == large {
 for m in measurements where m.kind == "policy" && m.people == large {
     let speed = m.boundSeconds / m.seconds
     targets.append(("SplitFullName: ≥ 0.5× the pure-SQL split at \(large)", speed >= 0.5, String(format: "%.2f× the bound's speed", speed)))
+    if let python = m.pythonSeconds {
+        targets.append(("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2,
+                        String(format: "%.2f× (%.3f s against %.3f s)", python / m.seconds, m.seconds, python)))
+    }
 }
 let peak = measurements.filter { $0.people == large }.map(\.peakMemoryMB).max() ?? 0
 targets.append(("peak resident memory ≤ 64 MB at \(large) for every hop", peak <= 64, String(format: "%.1f MB", peak)))
@@ -306,9 +402,10 @@ encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
 let stamp = String(date.prefix(19)).replacingOccurrences(of: ":", with: "-")
 try encoder.encode(results).write(to: URL(fileURLWithPath: "\(resultsFolder)/\(stamp).json"))
 var markdown = "# Benchmark \(date)\n\nMachine: \(results.machine). Sizes: \(sizes.map(String.init).joined(separator: ", ")) people, three posts each.\n\n"
-markdown += "| people | hop | seconds | SQL bound | ratio | rows/s | peak MB |\n|---:|---|---:|---:|---:|---:|---:|\n"
+markdown += "| people | hop | seconds | SQL bound | ratio | rows/s | peak MB | Python loop |\n|---:|---|---:|---:|---:|---:|---:|---:|\n"
 for m in measurements {
-    markdown += String(format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio, m.rowsPerSecond, m.peakMemoryMB)
+    markdown += String(format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f | %@ |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio,
+                       m.rowsPerSecond, m.peakMemoryMB, m.pythonSeconds.map { String(format: "%.3f", $0) } ?? "")
 }
 if let (size, seconds) = planSeconds { markdown += String(format: "\n`migrate plan` at %d people: %.0f ms.\n", size, seconds * 1000) }
 markdown += "\n## Targets\n\n" + targets.map { "- \($0.1 ? "met" : "**not met**"): \($0.0) — \($0.2)" }.joined(separator: "\n") + "\n"

@@ -49,6 +49,8 @@ public final class MigrationManager {
         }
     }
     private var entityPlans: [String: EntityPlan] = [:]
+    /// The values of the row being inserted, kept between rows for its capacity.
+    private var valueBuffer: [DatabaseValue] = []
     /// The plan used last (most rows in a row go to one entity).
     private var lastPlan: (name: String, plan: EntityPlan)?
     /// How each destination value of the mapping's entity is filled from a source row.
@@ -212,8 +214,11 @@ public final class MigrationManager {
         // The object's storage follows the plan's shape when it was made by this
         // manager; otherwise values are looked up by name.
         let sameShape = object.shape === plan.shape
-        var values: [DatabaseValue] = [.integer(object.primaryKey), .integer(plan.number), .integer(object.changeCounter)]
-        values.reserveCapacity(3 + plan.attributes.count + plan.toOne.count)
+        // One buffer for every row's values (an array per row was an allocation each).
+        var values = valueBuffer
+        valueBuffer = []
+        defer { values.removeAll(keepingCapacity: true); valueBuffer = values }
+        values.append(contentsOf: [.integer(object.primaryKey), .integer(plan.number), .integer(object.changeCounter)])
         for i in plan.types.indices {
             let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]
             let type = plan.types[i]

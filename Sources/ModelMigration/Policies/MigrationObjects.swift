@@ -123,18 +123,26 @@ public struct DestinationObject: Sendable, Hashable {
     /// Values set for names the entity does not have (refused when stored).
     var unknown: [String: AttributeValue?] = [:]
     /// Positions changed since the object was created or read (what `update`
-    /// writes): a bit mask, so that setting a value allocates nothing per object.
-    var changed: [UInt64] = []
+    /// writes): a bit mask, the first 64 in a word of its own, so that setting a
+    /// value allocates nothing for most objects.
+    var changedLow: UInt64 = 0
+    var changedHigh: [UInt64] = []
 
     mutating func markChanged(_ i: Int) {
-        let word = i / 64
-        if changed.count <= word { changed += Array(repeating: 0, count: word + 1 - changed.count) }
-        changed[word] |= 1 << UInt64(i % 64)
+        if i < 64 {
+            changedLow |= 1 << UInt64(i)
+            return
+        }
+        let word = i / 64 - 1
+        if changedHigh.count <= word { changedHigh += Array(repeating: 0, count: word + 1 - changedHigh.count) }
+        changedHigh[word] |= 1 << UInt64(i % 64)
     }
 
     /// The changed positions, ascending.
     var changedPositions: [Int] {
-        storage.indices.filter { i in i / 64 < changed.count && changed[i / 64] & (1 << UInt64(i % 64)) != 0 }
+        storage.indices.filter { i in
+            i < 64 ? changedLow & (1 << UInt64(i)) != 0 : (i / 64 - 1 < changedHigh.count && changedHigh[i / 64 - 1] & (1 << UInt64(i % 64)) != 0)
+        }
     }
     /// To-one relationships by name: the destination's primary key, or nil.
     public var toOne: [String: Int64?]
