@@ -110,4 +110,22 @@ import TestSupport
         // rebuild, a check) takes far longer in a debug build.
         #expect(Date().timeIntervalSince(started) < 5)
     }
+
+    /// Moving an entity with a uniqueness constraint into a hierarchy recreates its
+    /// unique index (named after the new table); the store's own unique index
+    /// already proves there are no duplicates, so the plan does not count them
+    /// (which read every row). Without that index, it does.
+    @Test func aUniqueIndexTheStoreHasSparesTheDuplicateCount() throws {
+        let moved = Self.v1.replacingOccurrences(of: "  Customer:\n", with: "  Party:\n    abstract: true\n  Customer:\n    parent: Party\n")
+        let s = try MigrationScenario("Shop", versions: [Self.v1, moved])
+        defer { s.remove() }
+        let plan = try s.plan()
+        #expect(plan.allSteps.contains { $0.sql.contains { $0.hasPrefix("CREATE UNIQUE INDEX") } })
+        #expect(plan.hops[0].requirements.isEmpty, "\(plan.hops[0].requirements.map(\.summary))")
+
+        try s.withObjects { try $0.store.connection.execute(#"DROP INDEX "Z_Customer_UNIQUE_email""#) }
+        let unproven = try s.plan()
+        #expect(unproven.hops[0].requirements.map(\.summary).contains { $0.contains("stored values are held by several objects") })
+        #expect(unproven.hops[0].requirements.allSatisfy { !$0.sql.contains("group_concat") })
+    }
 }

@@ -146,12 +146,25 @@ extension SegmentPlanner {
         }
         guard let sourceTable, !sourceColumns.isEmpty else { return }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
+        // A unique index the store already has on these columns (or some of them),
+        // over all the rows in scope, already proves there are no duplicates:
+        // counting them would read every row for nothing.
+        let scopeCondition = "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))"
+        let proven = sourceLayout.indexes.contains { existing in
+            existing.isUnique && existing.table == sourceTable && !existing.columns.isEmpty
+                && existing.columns.allSatisfy { sourceColumns.contains($0.name) }
+                && (existing.condition == nil || existing.condition == scopeCondition)
+        }
+        if proven { return }
         let quoted = sourceColumns.map(SQLText.q)
+        // The count reads each group once; the row list (only when some are found)
+        // names the values and keys.
+        let duplicates = "SELECT 1 FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1"
         let groups = "SELECT \(quoted.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1"
         let names = index.columns.map(\.name).joined(separator: ", ")
         requirements.append(MigrationCheck(
             summary: "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
-            sql: "SELECT count(*) FROM (\(groups))",
+            sql: "SELECT count(*) FROM (\(duplicates))",
             rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
             remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
     }

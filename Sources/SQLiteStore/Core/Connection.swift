@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 
 /// A connection to an SQLite database file.
 ///
@@ -58,6 +59,25 @@ public final class Connection {
         self.busyTimeout = busyTimeout
         applyBusyTimeout()
         registerPredicateFunctions()
+        if Self.tracesStatements { sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_PROFILE), Self.traceStatement, nil) }
+    }
+
+    /// `MIGRATE_TRACE_SQL=1`: every statement this process runs, with its time, on
+    /// stderr (where a slow `plan` or `apply` spends its time).
+    static let tracesStatements = ProcessInfo.processInfo.environment["MIGRATE_TRACE_SQL"].map { !$0.isEmpty && $0 != "0" } ?? false
+
+    private static let traceStatement: @convention(c) (UInt32, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int32 = {
+        _, _, statement, nanoseconds in
+        guard let statement, let nanoseconds else { return 0 }
+        let handle = OpaquePointer(statement)
+        let text = sqlite3_expanded_sql(handle).map { pointer -> String in
+            defer { sqlite3_free(pointer) }
+            return String(cString: pointer)
+        } ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
+        let milliseconds = Double(nanoseconds.load(as: Int64.self)) / 1_000_000
+        let line = String(format: "sql %9.3f ms  ", milliseconds) + text.replacingOccurrences(of: "\n", with: " ") + "\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        return 0
     }
 
     deinit {
