@@ -36,7 +36,7 @@ struct Apply: ParsableCommand {
 
     func run() throws {
         let plan: MigrationPlan
-        let outcome = global.makePlan(options, timeout: timeout)
+        let outcome = global.makePlan(options, timeout: timeout, forApply: true)
         switch outcome {
         case .failure(let message, let code, let diagnostics, let rendered):
             if global.json { Output.jsonLine(Event.failed(message: message, exitCode: code.rawValue, diagnostics: diagnostics)) }

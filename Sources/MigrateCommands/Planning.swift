@@ -24,7 +24,9 @@ enum PlanOutcome {
 
 extension GlobalOptions {
     /// Plans the migration of a store, turning every error into its exit code.
-    func makePlan(_ options: PlanOptions, timeout: Double = 5, exactCounts: Bool = false) -> PlanOutcome {
+    /// `forApply`: the migrator checks the rows' entity numbers under its lock, so
+    /// the plan does not check them first.
+    func makePlan(_ options: PlanOptions, timeout: Double = 5, exactCounts: Bool = false, forApply: Bool = false) -> PlanOutcome {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -37,6 +39,8 @@ extension GlobalOptions {
             defer { try? store.close() }
             var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
             planner.exactCounts = exactCounts
+            planner.checksPreconditions = !forApply
+            if forApply { planner.countLimit = 100_000 }
             planner.removesDanglingReferences = options.removeDanglingReferences
             planner.policyInputs = MigrateTool.policies.declaredInputs
             return .plan(try planner.plan(store: store, to: options.to))

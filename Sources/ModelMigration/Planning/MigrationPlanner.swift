@@ -24,6 +24,15 @@ public struct MigrationPlanner: Sendable {
     /// (join rows deleted, keys set to nil, as Core Data's nullify would), as the
     /// plan's first steps, instead of carrying them.
     public var removesDanglingReferences = false
+    /// Check the rows the plan moves against the store's entity numbers now, as
+    /// `plan` and `status` do. `apply` may leave it to `Migrator`, which checks the
+    /// same preconditions under its lock anyway (it refuses the same stores with the
+    /// same message, exit 1): a pass over every moved row saved.
+    public var checksPreconditions = true
+    /// Tables above this many rows are not scanned for counts: their row count is
+    /// the highest row id and dropped values are checked for presence only (unless
+    /// `exactCounts`). `apply` lowers it: its counts only feed messages.
+    public var countLimit: Int64 = RowCounter.exactCountLimit
 
     /// Creates a planner.
     public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil) {
@@ -123,6 +132,7 @@ public struct MigrationPlanner: Sendable {
 
         var current = source
         var counter = RowCounter(connection: store.connection, exact: exactCounts)
+        counter.limit = countLimit
         for segment in segments {
             let (from, to, file) = (segment.from, segment.to, segment.file)
             let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
@@ -262,7 +272,7 @@ public struct MigrationPlanner: Sendable {
         if plan.allSteps.contains(where: \.cost.movesRows) {
             let moving = rowMovingSourceTables(plan)
             let preconditions = audit.preconditions(tables: moving)
-            let problems = try StoreAudit.violations(of: preconditions, on: store.connection)
+            let problems = checksPreconditions ? try StoreAudit.violations(of: preconditions, on: store.connection) : []
             if !problems.isEmpty {
                 throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
             }
@@ -417,7 +427,7 @@ public struct MigrationPlanner: Sendable {
 }
 
 /// Counts rows for plans, each count once.
-struct RowCounter {
+public struct RowCounter {
     let connection: Connection
     /// Count every row even in large tables (`plan --exact-counts`).
     var exact = false
@@ -425,7 +435,9 @@ struct RowCounter {
     /// Tables above this many rows are not scanned for a plan: their row count is
     /// the highest row id (exact unless rows were deleted), and dropped values are
     /// checked for presence only, so that planning stays fast on large stores.
-    static let exactCountLimit: Int64 = 1_000_000
+    public static let exactCountLimit: Int64 = 1_000_000
+    /// The limit in use.
+    var limit = exactCountLimit
     /// `countValues`' answer for "some, not counted".
     static let notCounted: Int64 = -1
 
@@ -448,7 +460,7 @@ struct RowCounter {
         guard try exists(table) else { return 0 }
         let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
         let estimate = exact ? 0 : try estimate(table)
-        let value = estimate > Self.exactCountLimit ? estimate
+        let value = estimate > limit ? estimate
             : try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
         cache[key] = value
         return value
@@ -456,7 +468,7 @@ struct RowCounter {
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
-        if !exact, try estimate(table) > Self.exactCountLimit {
+        if !exact, try estimate(table) > limit {
             let any = try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))") ?? 0
             return any == 0 ? 0 : Self.notCounted
         }
