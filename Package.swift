@@ -38,7 +38,7 @@ let package = Package(
         // Core Data's predicate and expression language: parsing and type checking
         // against a compiled version (ARCHITECTURE §8); no SQLite.
         .target(name: "Predicates", dependencies: ["DataModel"]),
-        .target(name: "Mapping", dependencies: ["DataModel"]),
+        .target(name: "Mapping", dependencies: ["DataModel", "Predicates"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
         .target(name: "CoreDataImport", dependencies: ["DataModel"]),
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel"]),

@@ -103,7 +103,13 @@ enum PlanRenderer {
                 number += 1
                 lines.append("  \(String(number).leftPad(3)). \(step.summary)  [\(step.cost)]")
                 if showSQL {
-                    for sql in step.sql { lines.append("         " + sql) }
+                    for (index, sql) in step.sql.enumerated() {
+                        lines.append("         " + sql)
+                        let arguments = step.arguments(of: index)
+                        if !arguments.isEmpty {
+                            lines.append("           -- bound: " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", "))
+                        }
+                    }
                 }
             }
             if !hop.checks.isEmpty {

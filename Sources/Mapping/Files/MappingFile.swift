@@ -21,6 +21,9 @@ public struct MappingFile: Sendable, Hashable {
         case policy
         case copy(from: String)
         case value(AttributeValue?)
+        /// `{ value: "expression", onFailure: nil }`: the expression, where its text
+        /// starts in the file, and whether a failed conversion gives nil.
+        case expression(String, at: SourceLocation, nilOnFailure: Bool)
     }
 
     /// What the file says about one destination entity.
@@ -37,6 +40,10 @@ public struct MappingFile: Sendable, Hashable {
         public var location: SourceLocation
         /// Where each property override is written.
         public var propertyLocations: [String: SourceLocation]
+        /// `filter: "predicate"`: which source objects become destination objects.
+        public var filter: String? = nil
+        /// Where the filter's text starts.
+        public var filterLocation: SourceLocation? = nil
     }
 
     /// The file's path.
@@ -81,9 +88,12 @@ public struct MappingFile: Sendable, Hashable {
             for (name, keyNode, body) in reader.mapping(value, subject: "entities", allowed: []) ?? [] {
                 let subject = "entity '\(name)'"
                 var entity = EntityOverride(name: name, policy: nil, source: nil, properties: [:], location: keyNode.location, propertyLocations: [:])
-                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: ["policy", "source", "properties"]) ?? [] {
+                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: ["policy", "source", "properties", "filter"]) ?? [] {
                     switch entityKey {
                     case "policy": entity.policy = reader.string(entityValue, subject: "\(subject): policy")
+                    case "filter":
+                        entity.filter = reader.string(entityValue, subject: "\(subject): filter")
+                        entity.filterLocation = textStart(entityValue)
                     case "source": entity.source = reader.string(entityValue, subject: "\(subject): source")
                     case "properties":
                         for (property, propertyKey, node) in reader.mapping(entityValue, subject: "\(subject): properties", allowed: []) ?? [] {
@@ -106,16 +116,45 @@ public struct MappingFile: Sendable, Hashable {
         return (reader.diagnostics.contains { $0.severity == .error } ? nil : file, reader.diagnostics, text)
     }
 
+    /// Where a scalar's text starts: one column after its opening quote.
+    private static func textStart(_ node: YAMLNode) -> SourceLocation {
+        var location = node.location
+        if case .scalar(_, let style) = node.content, style == .singleQuoted || style == .doubleQuoted { location.column += 1 }
+        return location
+    }
+
     private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader) -> Override? {
         if case .scalar(let text, _) = node.content, !node.isNull {
             if text == "policy" { return .policy }
             if text.hasPrefix("$source.") { return .copy(from: String(text.dropFirst(8))) }
-            reader.error("\(subject): expected `policy`, `$source.<name>` or `{ default: value }`, found '\(text)'", at: node)
+            reader.error("\(subject): expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: \"expression\" }`, found '\(text)'", at: node)
             return nil
         }
-        guard let pairs = reader.mapping(node, subject: subject, allowed: ["default"]) else { return nil }
+        guard let pairs = reader.mapping(node, subject: subject, allowed: ["default", "value", "onFailure"]) else { return nil }
+        if let expression = pairs.first(where: { $0.key == "value" })?.value {
+            if pairs.contains(where: { $0.key == "default" }) {
+                reader.error("\(subject): give `value:` or `default:`, not both", at: node)
+                return nil
+            }
+            var nilOnFailure = false
+            if let failure = pairs.first(where: { $0.key == "onFailure" })?.value {
+                switch failure.isNull ? "nil" : failure.scalarText {
+                case "nil"?: nilOnFailure = true
+                case "fail"?: nilOnFailure = false
+                default:
+                    reader.error("\(subject): onFailure: expected `nil` (a value that does not convert becomes nil) or `fail` (the migration fails, the default)", at: failure)
+                    return nil
+                }
+            }
+            guard let text = reader.string(expression, subject: "\(subject): value") else { return nil }
+            return .expression(text, at: textStart(expression), nilOnFailure: nilOnFailure)
+        }
+        if pairs.contains(where: { $0.key == "onFailure" }) {
+            reader.error("\(subject): onFailure goes with `value:`", at: node)
+            return nil
+        }
         guard let value = pairs.first(where: { $0.key == "default" })?.value else {
-            reader.error("\(subject): expected `{ default: value }`", at: node)
+            reader.error("\(subject): expected `{ default: value }` or `{ value: \"expression\" }`", at: node)
             return nil
         }
         // Parsed against the destination type when validated; kept as text here.

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import Predicates
 
 /// The mapping of one hop: a mapping file merged over inference, or inference alone.
 public enum MappingResolver {
@@ -112,6 +113,37 @@ public enum MappingResolver {
                     } else {
                         newSource = .copy(from: from)
                     }
+                case .expression(let text, let textLocation, let nilOnFailure):
+                    guard let attribute else {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a value expression", at: location,
+                                                      hint: "relationships are copied (`$source.<name>`) or set in a policy"))
+                        continue
+                    }
+                    guard let sourceEntity else {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': '\(entity.name)' has no source entity in version \(from), so there is no $source for its value",
+                                                      at: location, hint: "add `source: <Entity of version \(from)>`"))
+                        continue
+                    }
+                    if override.policy != nil {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: the entity's objects come from policy \(override.policy!)", at: location,
+                                                      hint: "compute it in the policy (`\(property): policy`)"))
+                        continue
+                    }
+                    if nilOnFailure && !attribute.declaration.isOptional {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': onFailure: nil on a required attribute", at: location,
+                                                      hint: "make \(entity.name).\(property) optional, or leave onFailure out (a value that does not convert fails the migration, naming its row)"))
+                        continue
+                    }
+                    do {
+                        _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute.declaration)
+                    } catch {
+                        var at = textLocation
+                        at.column += error.column - 1
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)", at: at,
+                                                      hint: "the expression is checked against \(sourceEntity.name) of version \(from) (`$source.<key>`; Docs/Predicates.md)"))
+                        continue
+                    }
+                    newSource = .expression(text, nilOnFailure: nilOnFailure)
                 case .value(let raw):
                     guard let attribute else {
                         diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a default", at: location))
@@ -146,7 +178,33 @@ public enum MappingResolver {
                 if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
                 refusals.removeAll { $0.entity == entity.name && $0.property == property }
             }
-            let used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })
+            if let filter = override.filter {
+                if override.policy != nil {
+                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: a policy chooses its own objects", at: override.filterLocation ?? override.location,
+                                                  hint: "leave the filter out, or skip the objects in the policy"))
+                } else if let sourceEntity {
+                    do {
+                        _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(filter)
+                        mapping.entityMappings[index].filter = filter
+                        if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
+                    } catch {
+                        var at = override.filterLocation ?? override.location
+                        at.column += error.column - 1
+                        diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: \(error.detail)", at: at,
+                                                      hint: "the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)"))
+                    }
+                } else {
+                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: '\(entity.name)' has no source entity in version \(from)", at: override.filterLocation ?? override.location))
+                }
+            }
+            var used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })
+            if let sourceEntity {
+                // Source properties an expression or the filter reads are not dropped data.
+                for property in mapping.entityMappings[index].properties {
+                    if case .expression(let text, _) = property.source { used.formUnion(Self.reads(text, of: sourceEntity)) }
+                }
+                if let filter = mapping.entityMappings[index].filter { used.formUnion(Self.reads(filter, of: sourceEntity)) }
+            }
             if mapping.entityMappings[index].kind != .custom, let sourceEntity {
                 // Every value is now copied or given: a source property none reads is dropped
                 // (also one an override stopped reading).
@@ -169,6 +227,29 @@ public enum MappingResolver {
     private static func limitsHint(_ attribute: AttributeDescription, _ value: AttributeValue?) -> String? {
         guard value != nil else { return nil }
         return "'\(attribute.name)' is declared at \(attribute.location)"
+    }
+
+    /// The properties of `entity` an expression names (quoted text left out).
+    static func reads(_ text: String, of entity: CompiledEntity) -> Set<String> {
+        var words: [String] = []
+        var word = ""
+        var quote: Character?
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil }
+                continue
+            }
+            if character == "\"" || character == "'" { quote = character; continue }
+            if character.isLetter || character.isNumber || character == "_" {
+                word.append(character)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        let names = Set(entity.attributes.map(\.name) + entity.relationships.map(\.name))
+        return Set(words.filter(names.contains))
     }
 
     private static func mappingSourceName(_ source: PropertySource) -> String? {

@@ -10,6 +10,11 @@ public enum PropertySource: Sendable, Hashable, Codable, CustomStringConvertible
     case defaultValue(AttributeValue?)
     /// Computed by the entity's custom policy.
     case policy
+    /// An expression over the source object (a mapping file's `{ value: "…" }`,
+    /// Core Data's `NSExpression` format), checked against the source version and
+    /// compiled into the hop's `INSERT … SELECT`. `nilOnFailure`: a string that is
+    /// not a number becomes nil instead of failing the migration.
+    case expression(String, nilOnFailure: Bool)
 
     public var description: String {
         switch self {
@@ -18,6 +23,7 @@ public enum PropertySource: Sendable, Hashable, Codable, CustomStringConvertible
         case .defaultValue(let value?): "default \(value.displayText)"
         case .defaultValue(nil): "nil"
         case .policy: "policy"
+        case .expression(let text, let nilOnFailure): "value \(text)\(nilOnFailure ? " (nil on failure)" : "")"
         }
     }
 }
@@ -60,6 +66,7 @@ public struct PropertyMapping: Sendable, Hashable, Codable {
         case .defaultValue(let value?): "added (default \(value.displayText))"
         case .defaultValue(nil): "added"
         case .policy: "by policy"
+        case .expression(let text, _): "computed: \(text)"
         }
     }
 }
@@ -96,6 +103,10 @@ public struct EntityMapping: Sendable, Hashable, Codable {
     public var droppedProperties: [String]
     /// Changes that need no data migration: indexes, defaults, delete rules, limits.
     public var layoutChanges: [String]
+    /// Which source objects become destination objects (a mapping file's
+    /// `filter:`, Core Data's source predicate of an entity mapping); the others are
+    /// dropped, and references to them are removed.
+    public var filter: String? = nil
 
     /// Creates an entity mapping.
     public init(name: String, kind: Kind, source: String?, destination: String?, policy: String? = nil,
@@ -120,7 +131,7 @@ public struct EntityMapping: Sendable, Hashable, Codable {
         case .add: "new entity"
         case .remove: "removed: its rows are dropped"
         case .copy: "unchanged"
-        case .transform: "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "")
+        case .transform: "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "") + (filter.map { ", only objects where \($0)" } ?? "")
         case .custom: "policy \(policy ?? "?")" + (source != destination ? ", from \(source ?? "?")" : "")
         }
     }

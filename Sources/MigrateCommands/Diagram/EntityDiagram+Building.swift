@@ -251,7 +251,7 @@ private struct DiagramBuilder {
         let text = Diff.change(property, of: entityMapping, source: source, destination: destination)
         switch property.source {
         case .copy(let from) where from == property.name: return nil
-        case .copy, .convert, .policy: return (.changed, text)
+        case .copy, .convert, .policy, .expression: return (.changed, text)
         case .defaultValue: return (.added, text)
         }
     }

@@ -325,7 +325,20 @@ public struct Migrator {
             emptied += report.emptied
         } else {
             do {
-                let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0) ?? 0 }
+                let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0, arguments: step.expectedRowsArguments) ?? 0 }
+                /// Statements with a mapping file's values bound to them; the others as written.
+                func run() throws {
+                    for (index, sql) in step.sql.enumerated() {
+                        let arguments = step.arguments(of: index)
+                        if arguments.isEmpty {
+                            try connection.execute(sql)
+                        } else {
+                            let statement = try connection.prepare(sql)
+                            try statement.bind(arguments)
+                            try statement.execute()
+                        }
+                    }
+                }
                 // Rows done of a long copy or index build, from SQLite's own count of
                 // the rows its scan visited, at most ten times a second.
                 let total = step.cost.rows
@@ -339,11 +352,11 @@ public struct Migrator {
                             report(.rows(done: min(scanned, total), total: total))
                         }
                         defer { connection.setProgressHandler(nil) }
-                        for sql in step.sql { try connection.execute(sql) }
+                        try run()
                     }
                     progress(.rows(done: total, total: total))
                 } else {
-                    for sql in step.sql { try connection.execute(sql) }
+                    try run()
                 }
                 if let expected, let table = step.table {
                     let buildName = step.buildTable ?? table

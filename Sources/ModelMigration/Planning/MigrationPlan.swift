@@ -80,6 +80,14 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     /// mapping creates its destination objects, then every mapping sets
     /// relationships, then every mapping validates.
     public var policies: [PolicyInvocation] = []
+    /// Values bound to each statement of `sql`, by position (empty: none has any):
+    /// a mapping file's literals are never written into the SQL.
+    public var arguments: [[DatabaseValue]] = []
+    /// Values bound to `expectedRowsSQL`.
+    public var expectedRowsArguments: [DatabaseValue] = []
+
+    /// The values bound to statement `index` of `sql`.
+    public func arguments(of index: Int) -> [DatabaseValue] { index < arguments.count ? arguments[index] : [] }
 }
 
 /// A policy step: the policy, the entity mapping it runs, and where the rows are

@@ -211,6 +211,11 @@ public struct MigrationPlanner: Sendable {
                                          destinationLayout: destinationLayout, mapping: mapping,
                                          count: { try counter.count($0, $1) }, countValues: { try counter.countValues($0, $1, $2) })
             planner.storedKeyNumbers = plan.hops.isEmpty ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
+            let isFirstHop = plan.hops.isEmpty
+            planner.countWhere = { table, condition, arguments in
+                guard isFirstHop, try counter.exists(table) else { return nil }
+                return try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table)) AS f WHERE \(condition)", arguments: arguments)
+            }
             if metadata.followsCoreDataNumbering, try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" }) {
                 planner.historyRows = try counter.count("ACHANGE", nil)
             }

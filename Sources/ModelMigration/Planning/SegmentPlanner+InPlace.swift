@@ -117,7 +117,7 @@ extension SegmentPlanner {
                 return false
             }
         }
-        if mapping.entityMappings.contains(where: { $0.kind == .custom && $0.destination.map { destination.entity(named: $0)?.root } == table.entity }) {
+        if mapping.entityMappings.contains(where: { ($0.kind == .custom || $0.filter != nil) && $0.destination.map { destination.entity(named: $0)?.root } == table.entity }) {
             return false
         }
         var used: Set<String> = []

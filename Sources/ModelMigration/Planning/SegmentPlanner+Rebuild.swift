@@ -1,5 +1,6 @@
 import DataModel
 import Mapping
+import Predicates
 import SQLiteStore
 
 /// Tables built anew from the old ones with one set-based `INSERT … SELECT` per
@@ -12,7 +13,9 @@ extension SegmentPlanner {
         var renamed = table
         renamed.name = buildName
         var sql = [SchemaSQL.createTable(renamed)]
+        var arguments: [[DatabaseValue]] = [[]]
         var expected: [String] = []
+        var expectedArguments: [DatabaseValue] = []
         var rows: Int64 = 0
         let hierarchy = destination.entities.filter { $0.root == table.entity }
         var sourceTableName: String?
@@ -28,12 +31,30 @@ extension SegmentPlanner {
             let lineage = Set(lineageNames(destination, entity.name))
             var columns: [String] = []
             var values: [String] = []
+            var bound: [DatabaseValue] = []
             for column in table.columns {
                 columns.append(SQLText.q(column.name))
-                values.append(expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity, newNumber: newNumber))
+                values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity, newNumber: newNumber, arguments: &bound))
             }
-            sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)")
-            expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))")
+            // A mapping file's filter: only the source objects it holds for are copied.
+            var filterSQL = ""
+            var filterArguments: [DatabaseValue] = []
+            if let filter = mapping?.filter {
+                let fragment = try filterCondition(filter, of: sourceEntity, alias: "s")
+                filterSQL = " AND (\(fragment.sql))"
+                filterArguments = fragment.arguments
+                let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
+                let dropped = try countWhere(old.name, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) ?? 0
+                if dropped > 0 {
+                    warnings.append(MigrationWarning(message: "\(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated (deleted, and references to \(dropped == 1 ? "it" : "them") removed)",
+                                                     isDestructive: true))
+                }
+                filteredTables.insert(table.name)
+            }
+            sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL)")
+            arguments.append(bound + filterArguments)
+            expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL))")
+            expectedArguments += filterArguments
             rows = rows.adding(saturating: try count(old.name, [number]))
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
         }
@@ -56,13 +77,21 @@ extension SegmentPlanner {
                                        : policyOnly ? "create the new \(table.name) (its rows come from a policy)"
                                        : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
                                    sql: sql, cost: sourceTableName == nil || policyOnly ? .constant : .rewrite(rows: rows), table: table.name,
-                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + "), buildTable: buildName))
+                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + "), buildTable: buildName,
+                                   arguments: arguments.allSatisfy(\.isEmpty) ? [] : arguments, expectedRowsArguments: expectedArguments))
         if sourceTableName != nil { addRebuildChecks(table) }
     }
 
     func lineageNames(_ version: CompiledVersion, _ name: String) -> [String] { version.lineage(of: name) }
 
-    func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int) -> String {
+    /// A mapping file's filter as an SQL condition on the source row `alias`.
+    func filterCondition(_ filter: String, of sourceEntity: CompiledEntity, alias: String) throws -> SQLFragment {
+        let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(filter)
+        return try PredicateSQL(version: source, layout: sourceLayout).condition(checked, row: alias)
+    }
+
+    func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int,
+                    arguments: inout [DatabaseValue]) throws -> String {
         switch column.role {
         case .primaryKey: return "s.Z_PK"
         case .entityNumber: return String(newNumber)
@@ -90,6 +119,23 @@ extension SegmentPlanner {
                 return value
             case .defaultValue(let value)?:
                 return SQLText.literal(value, as: type)
+            case .expression(let text, let nilOnFailure)?:
+                // Checked when the mapping file was resolved; compiled here with every
+                // literal bound as a parameter, identifiers only from the layout.
+                let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute.declaration)
+                var generator = PredicateSQL(version: source, layout: sourceLayout)
+                if !nilOnFailure { generator.failedConversions = ("s.Z_PK", "\(entity.name).\(property)") }
+                let fragment = try generator.value(checked, row: "s")
+                arguments += fragment.arguments
+                let value = "(\(fragment.sql))"
+                switch type {
+                case .integer16, .integer32, .integer64:
+                    // NSNumber's integerValue truncates toward zero, as CAST does.
+                    return "CAST(\(value) AS INTEGER)"
+                case .double, .float, .date: return "CAST(\(value) AS REAL)"
+                case .boolean: return "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
+                default: return value
+                }
             default:
                 return "NULL"
             }
@@ -206,5 +252,73 @@ extension SegmentPlanner {
                                    summary: found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
                                    sql: sql, cost: cost, table: table.name, buildTable: buildName))
         if found != nil { addRebuildChecks(table) }
+    }
+}
+
+extension SegmentPlanner {
+    // MARK: References into filtered tables
+
+    /// A mapping file's filter left source objects out of `table`: every reference
+    /// to them is removed, as Core Data's migration leaves a relationship to an
+    /// object it did not migrate empty (to-one keys set to nil with their entity
+    /// column, join rows deleted, keys of to-many relationships without an inverse
+    /// set to nil). Required to-one relationships left nil then fail the hop's
+    /// checks, naming the rows.
+    mutating func removeReferences(into table: String) {
+        let remaining = "(SELECT Z_PK FROM \(SQLText.q(table)))"
+        func points(into entity: String) -> Bool {
+            destination.entity(named: entity).flatMap { destinationLayout.table(forEntity: $0.root)?.name } == table
+        }
+        for other in destinationLayout.tables {
+            if other.joinRelationship != nil {
+                let conditions = other.columns.compactMap { column -> String? in
+                    guard case .joinKey(let entity, _) = column.role, points(into: entity) else { return nil }
+                    return "\(SQLText.q(column.name)) NOT IN \(remaining)"
+                }
+                guard !conditions.isEmpty else { continue }
+                steps.append(MigrationStep(kind: .deleteRows, summary: "delete \(other.name) pairs whose objects the filter left out",
+                                           sql: ["DELETE FROM \(SQLText.q(other.name)) WHERE \(conditions.joined(separator: " OR "))"],
+                                           cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
+                continue
+            }
+            var conditions: [String] = []
+            for column in other.columns {
+                let c = SQLText.q(column.name)
+                switch column.role {
+                case .toOne(let owner, let name):
+                    guard let r = destination.entity(named: owner)?.relationship(named: name), points(into: r.declaration.destination) else { continue }
+                    conditions.append("(\(c) IS NOT NULL AND \(c) NOT IN \(remaining))")
+                case .toManyKey(let owner, _):
+                    guard points(into: owner) else { continue }
+                    conditions.append("(\(c) IS NOT NULL AND \(c) NOT IN \(remaining))")
+                default:
+                    continue
+                }
+            }
+            guard !conditions.isEmpty else { continue }
+            // A row whose one key dangles loses only that key: each SET clears a
+            // column only where it dangles.
+            let exact = other.columns.compactMap { column -> String? in
+                let c = SQLText.q(column.name)
+                switch column.role {
+                case .toOne(let owner, let name):
+                    guard let r = destination.entity(named: owner)?.relationship(named: name), points(into: r.declaration.destination) else { return nil }
+                    var set = "\(c) = CASE WHEN \(c) IN \(remaining) THEN \(c) END"
+                    if let kind = other.column(for: .toOneEntity(entity: owner, relationship: name)) {
+                        set += ", \(SQLText.q(kind.name)) = CASE WHEN \(c) IN \(remaining) THEN \(SQLText.q(kind.name)) END"
+                    }
+                    return set
+                case .toManyKey(let owner, _):
+                    guard points(into: owner) else { return nil }
+                    return "\(c) = CASE WHEN \(c) IN \(remaining) THEN \(c) END"
+                default:
+                    return nil
+                }
+            }
+            steps.append(MigrationStep(kind: .updateRows, summary: "clear \(other.name)'s references to objects the filter left out",
+                                       sql: ["UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) WHERE \(conditions.joined(separator: " OR "))"],
+                                       cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
+        }
+        checks += checkBuilder.referenceChecks(into: table)
     }
 }

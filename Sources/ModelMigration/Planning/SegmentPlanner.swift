@@ -34,6 +34,12 @@ struct SegmentPlanner {
     /// which names each changed object's entity by number; nil when there is none.
     var historyRows: Int64?
     var warnings: [MigrationWarning] = []
+    /// Counts the rows of a source table for which an SQL condition (on alias `f`,
+    /// with its arguments) holds; nil when the table does not exist yet (a later hop's).
+    var countWhere: (String, String, [DatabaseValue]) throws -> Int64? = { _, _, _ in nil }
+    /// Destination tables whose rows a mapping file's filter thins out: references
+    /// into them are cleaned after the rebuild.
+    var filteredTables: Set<String> = []
 
     typealias Column = StorageLayout.Column
     typealias Table = StorageLayout.Table
@@ -257,6 +263,10 @@ struct SegmentPlanner {
         }
         for table in fastPath {
             try alter(table)
+        }
+        // 3b. References to objects a mapping file's filter left out.
+        for table in filteredTables.sorted() {
+            removeReferences(into: table)
         }
 
         // 4. Indexes: all of a new table's; the difference on altered and kept ones.

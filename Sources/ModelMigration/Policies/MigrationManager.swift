@@ -130,6 +130,8 @@ public final class MigrationManager {
                 if let j = sourceShape.index[from] { values.append((i, .convert(j, attribute.type, fallback))) } else { values.append((i, .constant(fallback))) }
             case .defaultValue(let value): values.append((i, .constant(value)))
             case .policy: values.append((i, .constant(attribute.defaultValue)))
+            // Mapping files refuse expressions on entities a policy makes.
+            case .expression: values.append((i, .constant(attribute.defaultValue)))
             }
         }
         return (ObjectIdentifier(sourceShape), values, toOne)

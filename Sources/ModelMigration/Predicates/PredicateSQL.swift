@@ -49,6 +49,10 @@ public struct PredicateSQL {
     public var layout: StorageLayout
     /// `now()`: one instant per statement, as Core Data evaluates it once per fetch.
     public var now: Date
+    /// In a mapping file's value: a string that is not a number fails the statement,
+    /// naming the row (`key`, e.g. `s.Z_PK`) and `label` (`Book.pages`), instead of
+    /// giving nil.
+    public var failedConversions: (key: String, label: String)? = nil
 
     /// Creates a generator for a store's layout.
     public init(version: CompiledVersion, layout: StorageLayout, now: Date = Date()) {
@@ -260,7 +264,10 @@ public struct PredicateSQL {
                 case .uppercase: return "mm_upper(\(try value(args[0], alias, numeric: false)))"
                 case .length: return "length(\(try value(args[0], alias, numeric: false)))"
                 case .abs: return "abs(\(try value(args[0], alias, numeric: true)))"
-                case .toNumber: return "mm_number(\(try value(args[0], alias, numeric: false)))"
+                case .toNumber:
+                    let argument = try value(args[0], alias, numeric: false)
+                    guard let failing = generator.failedConversions else { return "mm_number(\(argument))" }
+                    return "mm_number_or_fail(\(argument), \(failing.key), \(bind(.text(failing.label))))"
                 case .toString: return "CAST(\(try value(args[0], alias, numeric: true)) AS TEXT)"
                 }
             }

@@ -16,6 +16,11 @@ import Foundation
 ///   (`"12 pages"` → 12), integer when it has no fraction or exponent; NULL when
 ///   the text starts with no number.
 ///
+/// - `mm_number_or_fail(text, key, label)`: `mm_number`, except that a text with
+///   no leading number fails the statement, naming the row's key and the label
+///   (`Book.pages: 'many' of source row Z_PK 17 is not a number`): a mapping
+///   file's value that must not silently become nil.
+///
 /// Each is deterministic (SQLite may evaluate it once per distinct argument) and
 /// innocuous (no side effects, safe in schema and views).
 extension Connection {
@@ -43,6 +48,26 @@ extension Connection {
                 case .integer(let v)?: sqlite3_result_int64(context, v)
                 case .real(let v)?: sqlite3_result_double(context, v)
                 default: sqlite3_result_null(context)
+                }
+            }
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_number_or_fail", 3, flags, nil, { context, _, arguments in
+            guard let context, let arguments else { return }
+            switch sqlite3_value_type(arguments[0]) {
+            case SQLITE_NULL: sqlite3_result_null(context)
+            case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
+            case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
+            default:
+                let text = textArgument(arguments[0]) ?? ""
+                switch TextFolding.leadingNumber(text) {
+                case .integer(let v)?: sqlite3_result_int64(context, v)
+                case .real(let v)?: sqlite3_result_double(context, v)
+                default:
+                    let label = textArgument(arguments[2]) ?? "a value"
+                    let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+                    let message = "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
+                        + " (make it one first, or write `onFailure: nil` for an optional attribute)"
+                    sqlite3_result_error(context, message, -1)
                 }
             }
         }, nil, nil, nil)

@@ -297,6 +297,11 @@ public final class Connection {
 
     /// The first column of the first row as an integer; `nil` for no row or `NULL`.
     public func scalarInt64(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> Int64? {
+        try scalarInt64(sql, arguments: arguments)
+    }
+
+    /// The first column of the first row as an integer, `arguments` bound in order.
+    public func scalarInt64(_ sql: String, arguments: [DatabaseValue]) throws(SQLiteError) -> Int64? {
         try firstRow(sql, arguments) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) } ?? nil
     }
 

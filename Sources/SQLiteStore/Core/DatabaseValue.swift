@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value as SQLite stores it: one of its five storage classes.
 ///
 /// Its `description` is an SQL literal (`NULL`, `42`, `1.5`, `'it''s'`, `X'0A0B'`), so
@@ -109,4 +111,53 @@ private func quotedSQLText(_ text: String) -> String {
     }
     result.append("'")
     return String(result)
+}
+
+/// In a plan's JSON, a value bound to a statement: `null`, a number, `{"text": …}`
+/// or `{"blob": "<hex>"}` (an integer and a real stay apart: `{"real": 1.0}`).
+extension DatabaseValue: Codable {
+    private enum Key: String, CodingKey { case integer, real, text, blob }
+
+    public init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), single.decodeNil() {
+            self = .null
+            return
+        }
+        let c = try decoder.container(keyedBy: Key.self)
+        if let v = try c.decodeIfPresent(Int64.self, forKey: .integer) { self = .integer(v) }
+        else if let v = try c.decodeIfPresent(Double.self, forKey: .real) { self = .real(v) }
+        else if let v = try c.decodeIfPresent(String.self, forKey: .text) { self = .text(v) }
+        else if let hex = try c.decodeIfPresent(String.self, forKey: .blob) {
+            var bytes: [UInt8] = []
+            var index = hex.startIndex
+            while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex),
+                  let byte = UInt8(hex[index..<next], radix: 16) {
+                bytes.append(byte)
+                index = next
+            }
+            self = .blob(bytes)
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected null, integer, real, text or blob"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .integer(let v):
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(v, forKey: .integer)
+        case .real(let v):
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(v, forKey: .real)
+        case .text(let v):
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(v, forKey: .text)
+        case .blob(let v):
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(v.map { String(format: "%02x", $0) }.joined(), forKey: .blob)
+        }
+    }
 }
