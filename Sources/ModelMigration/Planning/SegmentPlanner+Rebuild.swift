@@ -297,12 +297,16 @@ extension SegmentPlanner {
             }
             guard !conditions.isEmpty else { continue }
             // A row whose one key dangles loses only that key: each SET clears a
-            // column only where it dangles.
+            // column only where it dangles. A required to-one cleared so fails its check.
+            var required: [MigrationCheck] = []
             let exact = other.columns.compactMap { column -> String? in
                 let c = SQLText.q(column.name)
                 switch column.role {
                 case .toOne(let owner, let name):
                     guard let r = destination.entity(named: owner)?.relationship(named: name), points(into: r.declaration.destination) else { return nil }
+                    if !r.declaration.isOptional {
+                        required.append(checkBuilder.required("\(owner).\(name) is set", owner: owner, table: other, column: column))
+                    }
                     var set = "\(c) = CASE WHEN \(c) IN \(remaining) THEN \(c) END"
                     if let kind = other.column(for: .toOneEntity(entity: owner, relationship: name)) {
                         set += ", \(SQLText.q(kind.name)) = CASE WHEN \(c) IN \(remaining) THEN \(SQLText.q(kind.name)) END"
@@ -318,6 +322,7 @@ extension SegmentPlanner {
             steps.append(MigrationStep(kind: .updateRows, summary: "clear \(other.name)'s references to objects the filter left out",
                                        sql: ["UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) WHERE \(conditions.joined(separator: " OR "))"],
                                        cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
+            for check in required where !checks.contains(check) { checks.append(check) }
         }
         checks += checkBuilder.referenceChecks(into: table)
     }

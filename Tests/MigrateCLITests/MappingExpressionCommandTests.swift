@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Mapping-file expressions from the command line: `plan --sql` shows the bound
+/// values, `diff` the computed properties, a hostile expression is a located error
+/// that changes nothing.
+@Suite struct MappingExpressionCommandTests {
+    static let v1 = """
+        model: Shelf
+        version: 1
+        entities:
+          Book:
+            attributes: { title: string, pages: string?, email: string? }
+        """
+    static let v2 = """
+        model: Shelf
+        version: 2
+        entities:
+          Book:
+            attributes: { title: string, pages: integer32?, email: string? }
+        """
+
+    func folder(mapping: String) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory(prefix: "mapping-expressions")
+        try directory.write("Models/Shelf/1.yaml", Self.v1)
+        try directory.write("Models/Shelf/2.yaml", Self.v2)
+        try directory.write("Migrations/Shelf/1-to-2.yaml", mapping)
+        try directory.write("books.jsonl", """
+            {"title": "A", "pages": "12 pages", "email": "A@X.COM"}
+            {"title": "B", "pages": "300", "email": null}
+
+            """)
+        let create = try CommandRunner.migrate(["create", "--models", "Models", "--model", "Shelf", "--version", "1", "shelf.sqlite"], in: directory.path)
+        #expect(create.status == 0, "\(create.stderr)")
+        let load = try CommandRunner.migrate(["load", "--models", "Models", "shelf.sqlite", "Book", "books.jsonl"], in: directory.path)
+        #expect(load.status == 0, "\(load.stderr)")
+        return directory
+    }
+
+    @Test func planShowsTheCompiledSQLWithItsBoundValuesAndApplyWritesThem() throws {
+        let directory = try folder(mapping: """
+            entities:
+              Book:
+                filter: "title != 'ZZZ'"
+                properties:
+                  pages: { value: "CAST($source.pages, 'NSNumber')" }
+                  email: { value: "lowercase:($source.email)" }
+            """)
+        defer { directory.remove() }
+        let plan = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--sql"], in: directory.path)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains(#"CAST((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)) AS INTEGER), (mm_lower(s."ZEMAIL"))"#), "\(plan.stdout)")
+        #expect(plan.stdout.contains("-- bound: ?1 = 'Book.pages', ?2 = 'ZZZ'"), "\(plan.stdout)")
+        let diff = try CommandRunner.migrate(["diff", "--models", "Models", "1", "2"], in: directory.path)
+        #expect(diff.stdout.contains("computed: lowercase:($source.email)"), "\(diff.stdout)")
+        let apply = try CommandRunner.migrate(["apply", "--models", "Models", "shelf.sqlite", "--verify"], in: directory.path)
+        #expect(apply.status == 0, "\(apply.stderr)")
+        let dump = try CommandRunner.migrate(["dump", "--models", "Models", "shelf.sqlite", "Book"], in: directory.path)
+        #expect(dump.stdout == """
+            {"_pk":1,"_entity":"Book","email":"a@x.com","pages":12,"title":"A"}
+            {"_pk":2,"_entity":"Book","email":null,"pages":300,"title":"B"}
+
+            """, "\(dump.stdout)")
+    }
+
+    @Test func hostileExpressionsAreLocatedErrorsAndChangeNothing() throws {
+        for hostile in [#"x'); DROP TABLE ZBOOK; --"#, #"$source.title; DELETE FROM ZBOOK"#, #"lowercase:($source.title) || 1"#, #"$source.nosuch"#] {
+            let directory = try folder(mapping: """
+                entities:
+                  Book:
+                    properties:
+                      email: { value: "\(hostile.replacingOccurrences(of: "\"", with: "\\\""))" }
+                """)
+            defer { directory.remove() }
+            let before = FileSnapshot(directory.file("shelf.sqlite")).fingerprint
+            for command in ["plan", "apply"] {
+                let result = try CommandRunner.migrate([command, "--models", "Models", "shelf.sqlite"], in: directory.path)
+                #expect(result.status == 1, "\(hostile): \(result)")
+                #expect(result.stderr.contains("Migrations/Shelf/1-to-2.yaml:4:"), "\(hostile): \(result.stderr)")
+                #expect(result.stderr.contains("property 'Book.email': value: "), "\(hostile): \(result.stderr)")
+            }
+            #expect(FileSnapshot(directory.file("shelf.sqlite")).fingerprint == before, "\(hostile)")
+        }
+    }
+}

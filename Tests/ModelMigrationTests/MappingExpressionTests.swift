@@ -1,0 +1,151 @@
+import Foundation
+import ModelMigration
+import SQLiteStore
+import Testing
+import TestSupport
+
+/// Mapping files' `{ value: "expression" }` and `filter:`, compiled into the hop's
+/// `INSERT … SELECT`, on real rows: values computed, rows chosen, references to the
+/// rows left out removed, a value that does not convert failing the apply.
+@Suite struct MappingExpressionTests {
+    static let v1 = """
+        entities:
+          Author:
+            attributes: { name: string }
+            relationships:
+              books: { destination: Book, toMany: true, inverse: author }
+          Book:
+            attributes:
+              title: string
+              pages: string?
+              email: string?
+              visits: { type: integer32, default: 0 }
+            relationships:
+              author: { destination: Author, inverse: books, optional: true }
+              tags: { destination: Tag, toMany: true, inverse: books }
+              reviews: { destination: Review, toMany: true, inverse: book }
+          Tag:
+            attributes: { label: string }
+            relationships:
+              books: { destination: Book, toMany: true, inverse: tags }
+          Review:
+            attributes: { stars: integer16 }
+            relationships:
+              book: { destination: Book, inverse: reviews, optional: true }
+          Product:
+            attributes: { name: string }
+          FavoriteProduct:
+            parent: Product
+            attributes: { rank: integer32? }
+        """
+    static let v2 = v1
+        .replacingOccurrences(of: "      pages: string?\n", with: "      pages: integer32?\n")
+        .replacingOccurrences(of: "      visits: { type: integer32, default: 0 }\n",
+                              with: "      visits: { type: integer32, default: 0 }\n      score: { type: integer64, default: 0 }\n      shout: string?\n")
+
+    static let mapping = """
+        entities:
+          Book:
+            filter: "visits >= 10"
+            properties:
+              pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
+              email: { value: "lowercase:($source.email)" }
+              score: { value: "$source.visits * 2 + 1" }
+              shout: { value: "uppercase:($source.author.name) + ': ' + $source.title" }
+          Product:
+            properties:
+              name: { value: "uppercase:($source.name)" }
+          FavoriteProduct:
+            filter: "rank <= 2"
+            properties:
+              name: { value: "lowercase:($source.name)" }
+        """
+
+    /// Two authors, three books (one with too few visits), a tag on two books, two
+    /// reviews, products and favorites.
+    static func scenario(mapping: String = mapping) throws -> MigrationScenario {
+        let s = try MigrationScenario("Lib", versions: [v1, v2])
+        try s.directory.write("Migrations/Lib/1-to-2.yaml", mapping)
+        try s.withObjects { access in
+            try access.insert("Author", values: ["name": .string("Ann")])
+            try access.insert("Author", values: ["name": .string("Bob")])
+            try access.insert("Book", values: ["title": .string("A"), "pages": .string("12 pages"), "email": .string("A@X.COM"), "visits": .integer(15)],
+                              relationships: ["author": [1]])
+            try access.insert("Book", values: ["title": .string("B"), "pages": .string("many"), "email": .string("B@Y.com"), "visits": .integer(3)],
+                              relationships: ["author": [2]])
+            try access.insert("Book", values: ["title": .string("C"), "visits": .integer(40)], relationships: ["author": [2]])
+            try access.insert("Tag", values: ["label": .string("t1")], relationships: ["books": [1, 2]])
+            try access.insert("Review", values: ["stars": .integer(5)], relationships: ["book": [2]])
+            try access.insert("Review", values: ["stars": .integer(4)], relationships: ["book": [1]])
+            try access.insert("Product", values: ["name": .string("Lamp")])
+            try access.insert("FavoriteProduct", values: ["name": .string("Desk"), "rank": .integer(1)])
+            try access.insert("FavoriteProduct", values: ["name": .string("Chair"), "rank": .integer(7)])
+        }
+        return s
+    }
+
+    @Test func valuesAreComputedAndRowsChosenInTheRebuild() throws {
+        let s = try Self.scenario()
+        defer { s.remove() }
+        let plan = try s.plan()
+        // Every literal of the file is bound; none is in the SQL text.
+        let rebuild = try #require(plan.allSteps.first { $0.kind == .rebuildTable && $0.table == "ZBOOK" })
+        let insert = try #require(rebuild.sql.first { $0.hasPrefix("INSERT") })
+        #expect(!insert.contains("10") && !insert.contains("': '"), "\(insert)")
+        #expect(rebuild.arguments(of: 1) == [.integer(2), .integer(1), .text(": "), .integer(10)])
+        #expect(plan.warnings.map(\.description).contains(
+            "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
+        #expect(plan.warnings.map(\.description).contains(
+            "destructive: FavoriteProduct: 1 FavoriteProduct object the filter `rank <= 2` leaves out is not migrated (deleted, and references to it removed)"))
+
+        try Migrator().apply(plan, options: .init(verify: true))
+        #expect(try s.storeVersion() == 2)
+        let books = try s.fetch("Book").map { ($0.primaryKey, $0.values, $0.relationships) }
+        #expect(books.map(\.0) == [1, 3])
+        #expect(books[0].1 == ["title": .string("A"), "pages": .integer(12), "email": .string("a@x.com"), "visits": .integer(15),
+                               "score": .integer(31), "shout": .string("ANN: A")])
+        #expect(books[1].1 == ["title": .string("C"), "visits": .integer(40), "score": .integer(81), "shout": .string("BOB: C")])
+        // The review of the book left out has no book; the tag keeps the other book.
+        #expect(try s.fetch("Review").map { $0.relationships["book"] ?? [] } == [[], [1]])
+        #expect(try s.fetch("Tag").first?.relationships["books"] == [1])
+        // A hierarchy: the parent's rows all stay, the subentity's are filtered;
+        // each takes its own mapping's value.
+        let products = try s.fetch("Product").map { "\($0.entity) \($0.values["name"].map { "\($0)" } ?? "-")" }
+        #expect(products == ["Product LAMP", "FavoriteProduct desk"], "\(products)")
+    }
+
+    @Test func aStringThatIsNotANumberFailsTheApplyNamingItsRow() throws {
+        let s = try Self.scenario(mapping: Self.mapping.replacingOccurrences(of: ", onFailure: nil", with: "")
+            .replacingOccurrences(of: "visits >= 10", with: "visits >= 1"))
+        defer { s.remove() }
+        let before = FileSnapshot(s.storePath).fingerprint
+        let plan = try s.plan()
+        #expect {
+            try Migrator().apply(plan)
+        } throws: { error in
+            "\(error)".contains("Book.pages: 'many' of source row Z_PK 2 is not a number") && "\(error)".hasSuffix("nothing was changed")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
+        #expect(try s.storeVersion() == 1)
+    }
+
+    @Test func aRequiredRelationshipToAnObjectLeftOutFailsItsCheck() throws {
+        let required = Self.v1.replacingOccurrences(of: "      book: { destination: Book, inverse: reviews, optional: true }",
+                                                    with: "      book: { destination: Book, inverse: reviews, optional: false }")
+        let s = try MigrationScenario("Lib", versions: [required, required.replacingOccurrences(of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n")])
+        defer { s.remove() }
+        try s.directory.write("Migrations/Lib/1-to-2.yaml", "entities:\n  Book:\n    filter: \"visits >= 10\"\n")
+        try s.withObjects { access in
+            try access.insert("Book", values: ["title": .string("A"), "visits": .integer(15)])
+            try access.insert("Book", values: ["title": .string("B"), "visits": .integer(3)])
+            try access.insert("Review", values: ["stars": .integer(5)], relationships: ["book": [2]])
+        }
+        let before = FileSnapshot(s.storePath).fingerprint
+        #expect {
+            try Migrator().apply(try s.plan())
+        } throws: { error in
+            "\(error)".contains("Review.book") && "\(error)".contains("1 row")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
+    }
+}
