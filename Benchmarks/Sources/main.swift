@@ -58,6 +58,7 @@ let baseModel = """
     attributes:
       title: string
       body: string?
+      pages: string?
     relationships:
       author: { destination: Person, inverse: posts }
       tags: { destination: Tag, toMany: true, inverse: posts }
@@ -164,6 +165,16 @@ let hops: [Hop] = [
     Hop(name: "fused v1 → v3 chain (add, then drop)", kind: "rewrite",
         versions: [withNickname, base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n")],
         bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
+    Hop(name: "mapping-file expressions (lowercase, parse)", kind: "rewrite",
+        versions: [base.replacingOccurrences(of: "      pages: string?\n", with: "      pages: integer32?\n")],
+        mapping: ("1-to-2.yaml", "entities:\n  Post:\n    properties:\n      title: { value: \"lowercase:($source.title)\" }\n"
+                  + "      pages: { value: \"CAST($source.pages, 'NSNumber')\" }\n"),
+        // What a database engineer writes: SQLite's own lower() and CAST (ASCII
+        // data, so they agree with NSString's lowercase and integerValue here).
+        bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPAGES INTEGER, ZBODY VARCHAR, ZTITLE VARCHAR)",
+                "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHOR, CAST(ZPAGES AS INTEGER), ZBODY, lower(ZTITLE) FROM ZPOST",
+                "DROP TABLE ZPOST", "ALTER TABLE N RENAME TO ZPOST", #"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR")"#],
+        rows: { $0 * 3 }),
     Hop(name: "SplitFullName policy", kind: "policy",
         versions: [base.replacingOccurrences(of: "      fullName: string\n", with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
         mapping: ("1-to-2.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n"),
@@ -196,7 +207,7 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
     try c.execute("PRAGMA synchronous = OFF")
     try c.transaction(.exclusive) {
         let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, 0)")
-        let post = try c.prepare("INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZAUTHOR) VALUES (?, 4, 1, ?, ?, ?)")
+        let post = try c.prepare("INSERT INTO ZPOST (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZBODY, ZPAGES, ZAUTHOR) VALUES (?, 4, 1, ?, ?, ?, ?)")
         let tagged = try c.prepare("INSERT INTO Z_4TAGS (Z_4POSTS, Z_5TAGS) VALUES (?, ?)")
         let item = try c.prepare("INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZPAGES) VALUES (?, ?, 1, ?, ?)")
         let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
@@ -207,7 +218,8 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
             try person.execute()
             for k in 0..<3 {
                 let key = Int64(pk * 3 + k - 2)
-                try post.bind([.integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), .integer(Int64(pk))])
+                try post.bind([.integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), k == 2 ? .null : .text("\(key % 400) pages"),
+                               .integer(Int64(pk))])
                 try post.execute()
                 try tagged.bind([.integer(key), .integer(key % 100 + 1)])
                 try tagged.execute()
@@ -334,7 +346,7 @@ for size in sizes {
                      with, without, (with / without - 1) * 100))
     }
     if size == sizes.max(), only == nil {
-        let folder = "\(work)/hop-\(hops.count - 2)"
+        let folder = "\(work)/hop-\(hops.firstIndex { $0.name.hasPrefix("fused") }!)"
         _ = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
         let (_, seconds, _) = run(migrate, ["plan", store, "--models", folder + "/Models", "--migrations", folder + "/Migrations"])
         planSeconds = (size, seconds)

@@ -53,7 +53,8 @@ extension SegmentPlanner {
             }
             sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL)")
             arguments.append(bound + filterArguments)
-            expected.append("(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL))")
+            expected.append(filterSQL.isEmpty ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
+                                              : "(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL))")
             expectedArguments += filterArguments
             rows = rows.adding(saturating: try count(old.name, [number]))
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
