@@ -115,6 +115,10 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
     public var sql: String
     /// `SELECT <text> …` naming a few violating rows, for the error message.
     public var rowsSQL: String? = nil
+    /// A cheaper query that finds nothing exactly when `sql` counts nothing (a
+    /// reference check over the distinct keys, read from their index, instead of
+    /// every row): run first, and `sql` only when it finds something.
+    public var probeSQL: String? = nil
     /// For a requirement the data decides: what to do about violating objects.
     public var remedy: String? = nil
     /// The relationship whose references this check follows: references that

@@ -31,11 +31,15 @@ extension Connection {
             resultText(context, TextFolding.fold(text, flags: Int(sqlite3_value_int64(arguments[1]))))
         }, nil, nil, nil)
         sqlite3_create_function_v2(db, "mm_lower", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+            guard let context, let arguments else { return }
+            if asciiCaseMapped(context, arguments[0], upper: false) { return }
+            guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
             resultText(context, TextFolding.lowercase(text))
         }, nil, nil, nil)
         sqlite3_create_function_v2(db, "mm_upper", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+            guard let context, let arguments else { return }
+            if asciiCaseMapped(context, arguments[0], upper: true) { return }
+            guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
             resultText(context, TextFolding.uppercase(text))
         }, nil, nil, nil)
         sqlite3_create_function_v2(db, "mm_number", 1, flags, nil, { context, _, arguments in
@@ -44,7 +48,7 @@ extension Connection {
             case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
             case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
             default:
-                switch textArgument(arguments[0]).flatMap(TextFolding.leadingNumber) {
+                switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
                 case .integer(let v)?: sqlite3_result_int64(context, v)
                 case .real(let v)?: sqlite3_result_double(context, v)
                 default: sqlite3_result_null(context)
@@ -58,11 +62,11 @@ extension Connection {
             case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
             case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
             default:
-                let text = textArgument(arguments[0]) ?? ""
-                switch TextFolding.leadingNumber(text) {
+                switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
                 case .integer(let v)?: sqlite3_result_int64(context, v)
                 case .real(let v)?: sqlite3_result_double(context, v)
                 default:
+                    let text = textArgument(arguments[0]) ?? ""
                     let label = textArgument(arguments[2]) ?? "a value"
                     let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
                     let message = "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
@@ -105,6 +109,30 @@ private func textArgument(_ value: OpaquePointer?) -> String? {
     // By length, not up to the first NUL: a text may hold NULs.
     let count = Int(sqlite3_value_bytes(value))
     return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+}
+
+/// A text argument's bytes, valid until the function returns (no copy).
+private func textBytes(_ value: OpaquePointer?) -> UnsafeBufferPointer<UInt8>? {
+    guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
+    return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))
+}
+
+/// `lowercase:`/`uppercase:` of an ASCII text straight on its bytes (one buffer,
+/// no Swift strings: most texts are ASCII, and a migration calls this per row).
+/// False, having done nothing, for NULL and for text with other characters.
+private func asciiCaseMapped(_ context: OpaquePointer, _ value: OpaquePointer?, upper: Bool) -> Bool {
+    guard let bytes = textBytes(value), bytes.allSatisfy({ $0 < 0x80 }) else { return false }
+    guard !bytes.isEmpty, let buffer = sqlite3_malloc64(sqlite3_uint64(bytes.count))?.assumingMemoryBound(to: UInt8.self) else {
+        sqlite3_result_text(context, "", 0, nil)
+        return true
+    }
+    for i in 0..<bytes.count {
+        let b = bytes[i]
+        buffer[i] = upper ? (b >= 97 && b <= 122 ? b - 32 : b) : (b >= 65 && b <= 90 ? b + 32 : b)
+    }
+    sqlite3_result_text64(context, UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
+                          { sqlite3_free($0) }, UInt8(SQLITE_UTF8))
+    return true
 }
 
 private func resultText(_ context: OpaquePointer, _ text: String) {
@@ -150,7 +178,11 @@ package enum TextFolding {
     /// The number a string starts with (after spaces), as `NSString`'s
     /// `doubleValue` reads it, or nil when it starts with none.
     package static func leadingNumber(_ text: String) -> DatabaseValue? {
-        let bytes = Array(text.utf8)
+        Array(text.utf8).withUnsafeBufferPointer { leadingNumber(bytes: $0) }
+    }
+
+    /// `leadingNumber` on UTF-8 bytes; a plain integer is read without making a string.
+    package static func leadingNumber(bytes: UnsafeBufferPointer<UInt8>) -> DatabaseValue? {
         var i = 0
         while i < bytes.count, bytes[i] == 32 || bytes[i] == 9 || bytes[i] == 10 || bytes[i] == 13 { i += 1 }
         let start = i
@@ -173,7 +205,19 @@ package enum TextFolding {
             while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 { j += 1 }
             if j > exponentStart { isInteger = false; i = j }
         }
-        let number = String(decoding: bytes[start..<i], as: UTF8.self)
+        if isInteger {
+            // Digits accumulated directly; on overflow, the text decides as before.
+            var value: Int64 = 0
+            var overflow = false
+            for k in digitsStart..<(digitsStart + digits) {
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(Int64(bytes[k] - 48))
+                if o1 || o2 { overflow = true; break }
+                value = a
+            }
+            if !overflow { return .integer(start < digitsStart && bytes[start] == 45 ? -value : value) }
+        }
+        let number = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         if isInteger, let value = Int64(number) { return .integer(value) }
         return Double(number).map { .real($0) }
     }
