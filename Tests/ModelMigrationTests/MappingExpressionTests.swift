@@ -92,7 +92,7 @@ import TestSupport
         let rebuild = try #require(plan.allSteps.first { $0.kind == .rebuildTable && $0.table == "ZBOOK" })
         let insert = try #require(rebuild.sql.first { $0.hasPrefix("INSERT") })
         #expect(!insert.contains("10") && !insert.contains("': '"), "\(insert)")
-        #expect(rebuild.arguments(of: 1) == [.integer(2), .integer(1), .text(": "), .integer(10)])
+        #expect(rebuild.arguments(of: 1) == [.integer(2), .integer(1), .text("Book.score"), .text(": "), .integer(10)])
         #expect(plan.warnings.map(\.description).contains(
             "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
         #expect(plan.warnings.map(\.description).contains(
@@ -127,6 +127,27 @@ import TestSupport
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
         #expect(try s.storeVersion() == 1)
+    }
+
+    /// A required attribute computed as nil fails the copy itself, naming the row.
+    @Test func aRequiredValueComputedAsNilFailsNamingItsRow() throws {
+        let s = try Self.scenario(mapping: """
+            entities:
+              Book:
+                properties:
+                  title: { value: "$source.email" }
+                  pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
+            """)
+        defer { s.remove() }
+        let before = FileSnapshot(s.storePath).fingerprint
+        let plan = try s.plan()
+        #expect(!plan.hops[0].checks.contains { $0.summary.contains("Book.title") }, "the copy checks it")
+        #expect {
+            try Migrator().apply(plan)
+        } throws: { error in
+            "\(error)".contains("Book.title: the value computed for source row Z_PK 3 is nil, and Book.title is required")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
     }
 
     @Test func aRequiredRelationshipToAnObjectLeftOutFailsItsCheck() throws {

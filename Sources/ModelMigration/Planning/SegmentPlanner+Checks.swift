@@ -80,7 +80,20 @@ extension SegmentPlanner {
     /// resolving (`CheckBuilder`); required attributes copied from required ones
     /// were checked when they were written.
     mutating func addRebuildChecks(_ table: Table) {
-        for check in checkBuilder.checks(for: table, skippingRequired: copiedFromRequired) where !checks.contains(check) { checks.append(check) }
+        for check in checkBuilder.checks(for: table, skippingRequired: { copiedFromRequired($0, $1) || computedRequired($0, $1) })
+            where !checks.contains(check) { checks.append(check) }
+    }
+
+    /// True when every entity storing this attribute computes it with a mapping
+    /// file's expression: the copy itself refuses a nil (`mm_required`).
+    func computedRequired(_ owner: String, _ property: String) -> Bool {
+        let storing = destination.entities.filter { lineageNames(destination, $0.name).contains(owner) }
+        guard !storing.isEmpty else { return false }
+        return storing.allSatisfy { entity in
+            guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom, sourceEntity(for: entity.name) != nil,
+                  case .expression? = mapping.property(property)?.source else { return false }
+            return true
+        }
     }
 
     /// Builds checks over the destination version and layout.

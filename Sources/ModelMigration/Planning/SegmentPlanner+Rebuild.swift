@@ -16,6 +16,7 @@ extension SegmentPlanner {
         var arguments: [[DatabaseValue]] = [[]]
         var expected: [String] = []
         var expectedArguments: [DatabaseValue] = []
+        var copiedNumbers: Set<Int> = []
         var rows: Int64 = 0
         let hierarchy = destination.entities.filter { $0.root == table.entity }
         var sourceTableName: String?
@@ -51,6 +52,7 @@ extension SegmentPlanner {
                 }
                 filteredTables.insert(table.name)
             }
+            if mapping?.filter == nil { copiedNumbers.insert(number) }
             sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL)")
             arguments.append(bound + filterArguments)
             expected.append(filterSQL.isEmpty ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
@@ -69,6 +71,15 @@ extension SegmentPlanner {
                     warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted", isDestructive: true))
                 }
                 addReferenceChecks(into: table.name)
+            }
+        }
+        // Every row of the old table is copied (each of its entities, unfiltered):
+        // its row count is what the new table must hold, read from the b-tree
+        // instead of a scan per entity (apply has checked each row's Z_ENT first).
+        if let sourceTableName, !expected.isEmpty, expectedArguments.isEmpty {
+            let stored = Set(source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }.compactMap { sourceLayout.entityNumbers[$0.name] })
+            if stored == copiedNumbers {
+                expected = ["(SELECT count(*) FROM \(SQLText.q(sourceTableName)))"]
             }
         }
         let from = sourceTableName.map { " from \($0)" } ?? ""
@@ -129,14 +140,18 @@ extension SegmentPlanner {
                 let fragment = try generator.value(checked, row: "s")
                 arguments += fragment.arguments
                 let value = "(\(fragment.sql))"
-                switch type {
-                case .integer16, .integer32, .integer64:
-                    // NSNumber's integerValue truncates toward zero, as CAST does.
-                    return "CAST(\(value) AS INTEGER)"
-                case .double, .float, .date: return "CAST(\(value) AS REAL)"
-                case .boolean: return "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
-                default: return value
+                let converted: String = switch type {
+                // NSNumber's integerValue truncates toward zero, as CAST does.
+                case .integer16, .integer32, .integer64: "CAST(\(value) AS INTEGER)"
+                case .double, .float, .date: "CAST(\(value) AS REAL)"
+                case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
+                default: value
                 }
+                guard !attribute.declaration.isOptional else { return converted }
+                // A required attribute: a nil value fails the copy itself, naming the
+                // row (no scan afterwards; `computedRequired` skips that check).
+                arguments.append(.text("\(entity.name).\(property)"))
+                return "mm_required(\(converted), s.Z_PK, ?)"
             default:
                 return "NULL"
             }

@@ -21,6 +21,9 @@ import Foundation
 ///   (`Book.pages: 'many' of source row Z_PK 17 is not a number`): a mapping
 ///   file's value that must not silently become nil.
 ///
+/// - `mm_required(value, key, label)`: the value, or a failed statement naming the
+///   row when it is NULL (a mapping file's value for a required attribute).
+///
 /// Each is deterministic (SQLite may evaluate it once per distinct argument) and
 /// innocuous (no side effects, safe in schema and views).
 extension Connection {
@@ -74,6 +77,15 @@ extension Connection {
                     sqlite3_result_error(context, message, -1)
                 }
             }
+        }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_required", 3, flags, nil, { context, _, arguments in
+            guard let context, let arguments else { return }
+            guard sqlite3_value_type(arguments[0]) == SQLITE_NULL else {
+                sqlite3_result_value(context, arguments[0])
+                return
+            }
+            let label = textArgument(arguments[2]) ?? "a value"
+            sqlite3_result_error(context, "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required", -1)
         }, nil, nil, nil)
         sqlite3_create_function_v2(db, "mm_matches", 3, flags, nil, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
