@@ -40,8 +40,11 @@ let package = Package(
         .target(name: "Predicates", dependencies: ["DataModel"]),
         .target(name: "Mapping", dependencies: ["DataModel", "Predicates"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
-        .target(name: "CoreDataImport", dependencies: ["DataModel"]),
-        .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel"]),
+        .target(name: "CoreDataImport", dependencies: ["DataModel", "PropertyList"]),
+        // Binary property lists: store metadata (SQLiteStore) and Xcode 3 models
+        // (CoreDataImport). No dependencies.
+        .target(name: "PropertyList"),
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel", "PropertyList"]),
         .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "SQLiteStore"]),
         .target(
             name: "Migrations",
@@ -73,7 +76,7 @@ let package = Package(
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
         .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "Migrations", "TestSupport"]),
         .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "TestSupport"]),
+        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "PropertyList", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -66,7 +66,12 @@ public struct XcodeModelBundle: Sendable {
         if last.hasSuffix(".xcdatamodel") {
             let contents = trimmed + "/contents"
             guard fileManager.fileExists(atPath: contents) else {
-                throw ImportError(.unreadable, "\(path): no 'contents' file (a model saved by Xcode 3 or a compiled model is not supported)")
+                if fileManager.fileExists(atPath: trimmed + "/elements") {
+                    return XcodeModelBundle(name: stem(last), path: trimmed,
+                                            versions: [Version(folder: last, path: trimmed + "/elements",
+                                                               contents: try XcodeThreeModel.contents(ofArchiveAt: trimmed + "/elements"))])
+                }
+                throw ImportError(.unreadable, "\(path): no 'contents' file (a compiled model is not supported)")
             }
             return XcodeModelBundle(name: stem(last), path: trimmed,
                                     versions: [Version(folder: last, path: contents, contents: try readFile(contents))])
@@ -82,8 +87,12 @@ public struct XcodeModelBundle: Sendable {
                 let contents = full + "/contents"
                 if fileManager.fileExists(atPath: contents) {
                     bundle.versions.append(Version(folder: entry, path: contents, contents: try readFile(contents)))
+                } else if fileManager.fileExists(atPath: full + "/elements") {
+                    // Xcode 3's binary format, read into the XML of later Xcodes.
+                    bundle.versions.append(Version(folder: entry, path: full + "/elements", contents: try XcodeThreeModel.contents(ofArchiveAt: full + "/elements")))
+                    bundle.skipped.append("\(entry): saved in Xcode 3's binary format (elements); read from it")
                 } else {
-                    bundle.skipped.append("\(entry): no 'contents' file (saved by Xcode 3 or compiled only); skipped")
+                    bundle.skipped.append("\(entry): no 'contents' file (compiled only); skipped")
                 }
             } else if entry.hasSuffix(".mom") || entry.hasSuffix(".omo") {
                 bundle.skipped.append("\(entry): a compiled model version, whose source is not in the bundle; skipped")

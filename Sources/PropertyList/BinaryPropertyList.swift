@@ -42,6 +42,15 @@ public enum BinaryPropertyList {
         return writer.serialize()
     }
 
+    /// Encodes an `NSKeyedArchiver`-style archive: as `encode`, and each
+    /// `{"CF$UID": n}` dictionary becomes a UID (`decodeArchive`'s mirror).
+    public static func encodeArchive(_ value: PropertyListValue) -> [UInt8] {
+        var writer = Writer()
+        writer.writesUIDs = true
+        _ = writer.flatten(value)
+        return writer.serialize()
+    }
+
     /// Decodes a binary plist.
     ///
     /// Accepts every object type of `bplist00` that has a ``PropertyListValue``
@@ -65,6 +74,15 @@ public enum BinaryPropertyList {
         return try reader.object(reader.topObject)
     }
 
+    /// Decodes an `NSKeyedArchiver` archive (Xcode 3's data models are some): as
+    /// `decode`, and each UID becomes `{"CF$UID": n}`, as XML property lists write
+    /// it. Only for archives: nothing re-encodes these.
+    public static func decodeArchive(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
+        var reader = try Reader(bytes)
+        reader.readsUIDs = true
+        return try reader.object(reader.topObject)
+    }
+
     fileprivate static let magic: [UInt8] = Array("bplist00".utf8)
     fileprivate static let trailerSize = 32
 }
@@ -83,9 +101,16 @@ extension BinaryPropertyList {
         var objects: [Object] = []
         /// Index of each scalar already written, by its encoding.
         var leaves: [[UInt8]: Int] = [:]
+        /// `{"CF$UID": n}` is written as a UID (archives).
+        var writesUIDs = false
 
         /// Numbers `value` and its descendants in pre-order and returns its index.
         mutating func flatten(_ value: PropertyListValue) -> Int {
+            if writesUIDs, case .dictionary(let entries) = value, entries.count == 1, case .integer(let uid)? = entries["CF$UID"], uid >= 0 {
+                var bytes = withUnsafeBytes(of: UInt64(uid).bigEndian) { Array($0) }
+                while bytes.count > 1 && bytes[0] == 0 { bytes.removeFirst() }
+                return leaf([0x80 | UInt8(bytes.count - 1)] + bytes)
+            }
             switch value {
             case .array(let elements):
                 let index = objects.count
@@ -114,13 +139,17 @@ extension BinaryPropertyList {
                 objects[index] = .dictionary(keys: keyReferences, values: valueReferences)
                 return index
             default:
-                let encoded = Self.encodeScalar(value)
-                if let index = leaves[encoded] { return index }
-                let index = objects.count
-                objects.append(.leaf(encoded))
-                leaves[encoded] = index
-                return index
+                return leaf(Self.encodeScalar(value))
             }
+        }
+
+        /// A scalar's encoding, stored once.
+        mutating func leaf(_ encoded: [UInt8]) -> Int {
+            if let index = leaves[encoded] { return index }
+            let index = objects.count
+            objects.append(.leaf(encoded))
+            leaves[encoded] = index
+            return index
         }
 
         func serialize() -> [UInt8] {
@@ -250,6 +279,8 @@ extension BinaryPropertyList {
         var decoded: [Int: PropertyListValue] = [:]
         /// The containers being decoded, from the top object down.
         var open: Set<Int> = []
+        /// UIDs are read as `{"CF$UID": n}` (archives) instead of refused.
+        var readsUIDs = false
 
         init(_ bytes: [UInt8]) throws(PropertyListError) {
             guard bytes.count >= 8, bytes[0..<8].elementsEqual(BinaryPropertyList.magic) else {
@@ -361,7 +392,13 @@ extension BinaryPropertyList {
                     low, at: offset, unit: 2, noun: "UTF-16 string", units: "code units", of: object)
                 return .string(try utf16String(from: start, count: count, of: object))
             case 0x8:
-                throw object.error(.unsupportedObject, "UID is not supported (only NSKeyedArchiver archives use UIDs)")
+                guard readsUIDs else {
+                    throw object.error(.unsupportedObject, "UID is not supported (only NSKeyedArchiver archives use UIDs)")
+                }
+                guard low < 8 else { throw object.error(.unsupportedObject, "UID of \(low + 1) bytes does not fit in 64 bits") }
+                let uid = try fixed(low + 1, at: offset + 1, what: "\(low + 1)-byte UID", of: object)
+                guard uid <= UInt64(Int64.max) else { throw object.error(.unsupportedObject, "UID does not fit in 64 bits") }
+                return .dictionary(["CF$UID": .integer(Int64(uid))])
             case 0xA, 0xC:
                 let noun = marker >> 4 == 0xA ? "array" : "set"
                 let (start, count) = try payload(

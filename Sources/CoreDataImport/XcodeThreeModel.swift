@@ -1,0 +1,216 @@
+import Foundation
+import PropertyList
+
+/// A model version saved in Xcode 3's binary format: a folder with `elements` (an
+/// `NSKeyedArchiver` archive of Xcode's `XDPMModel`, its entities and their
+/// properties, each Core Data setting a tagged value of a UML stereotype) and
+/// `layout` (the diagram), instead of the XML `contents` file of later Xcodes.
+///
+/// It is read into the XML current Xcode writes, so the rest of the import treats
+/// it as any other version. Read: entities (name, abstract, class name,
+/// `versionHashModifier`) and attributes (name, type, optional, transient,
+/// indexed, default, min/max, transformer, external storage,
+/// `versionHashModifier`). Anything else in the archive (relationships,
+/// inheritance, fetched properties: no public sample of them in this format has
+/// been seen) is refused naming what it is, so nothing is silently dropped.
+enum XcodeThreeModel {
+    /// The XML `contents` equivalent of the archive at `path`.
+    static func contents(ofArchiveAt path: String) throws(ImportError) -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ImportError(.unreadable, "\(path): cannot read the file")
+        }
+        let root: PropertyListValue
+        do {
+            root = try BinaryPropertyList.decodeArchive([UInt8](data))
+        } catch {
+            throw ImportError(.unreadable, "\(path): not an Xcode 3 data model (\(error))")
+        }
+        do {
+            return Data(try xml(of: Archive(root)).utf8)
+        } catch let failure as Failure {
+            throw ImportError(.unreadable, "\(path): an Xcode 3 data model this importer cannot read: \(failure.message); "
+                + "open the model in Xcode and save it in the current format (File inspector, Tools Version), then import again")
+        } catch {
+            throw ImportError(.unreadable, "\(path): \(error)")
+        }
+    }
+
+    struct Failure: Error { let message: String }
+
+    /// The objects of an `NSKeyedArchiver` archive, their references followed.
+    struct Archive {
+        let objects: [PropertyListValue]
+        let top: PropertyListValue
+
+        init(_ root: PropertyListValue) throws {
+            guard case .dictionary(let archive) = root, case .array(let objects)? = archive["$objects"],
+                  case .dictionary(let top)? = archive["$top"], let first = top["root"] else {
+                throw Failure(message: "not an NSKeyedArchiver archive")
+            }
+            self.objects = objects
+            self.top = first
+        }
+
+        /// The object a value refers to (`{"CF$UID": n}`), or the value; nil for `$null`.
+        func resolve(_ value: PropertyListValue?) -> PropertyListValue? {
+            var value = value
+            for _ in 0..<8 {
+                guard case .dictionary(let d)? = value, d.count == 1, case .integer(let uid)? = d["CF$UID"] else { break }
+                guard uid >= 0, Int(uid) < objects.count else { return nil }
+                value = objects[Int(uid)]
+            }
+            if case .string("$null")? = value { return nil }
+            return value
+        }
+
+        /// The fields of an archived object.
+        func fields(_ value: PropertyListValue?) -> [String: PropertyListValue]? {
+            guard case .dictionary(let d)? = resolve(value) else { return nil }
+            return d
+        }
+
+        func className(_ value: PropertyListValue?) -> String? {
+            guard let fields = fields(value), case .dictionary(let c)? = resolve(fields["$class"]), case .string(let name)? = c["$classname"] else { return nil }
+            return name
+        }
+
+        func string(_ value: PropertyListValue?) -> String? {
+            if case .string(let s)? = resolve(value) { return s }
+            return nil
+        }
+
+        /// An archived `NSDictionary`: keys (strings) to values.
+        func dictionary(_ value: PropertyListValue?) -> [(String, PropertyListValue)] {
+            guard let fields = fields(value), case .array(let keys)? = resolve(fields["NS.keys"]),
+                  case .array(let values)? = resolve(fields["NS.objects"]), keys.count == values.count else { return [] }
+            return zip(keys, values).compactMap { key, value in string(key).map { ($0, value) } }
+        }
+
+        /// An archived `NSArray` or `NSSet` (an `NSDictionary`'s values are not its items).
+        func array(_ value: PropertyListValue?) -> [PropertyListValue] {
+            guard let fields = fields(value), fields["NS.keys"] == nil, case .array(let items)? = resolve(fields["NS.objects"]) else { return [] }
+            return items
+        }
+
+        /// The tagged values of an element's stereotypes: key → value.
+        func taggedValues(of element: [String: PropertyListValue]) -> [String: PropertyListValue] {
+            var values: [String: PropertyListValue] = [:]
+            for (_, stereotype) in dictionary(element["XDBucketForStereotypesstorage"]) {
+                for (key, property) in dictionary(fields(stereotype)?["XDBucketForOwnedAttributesstorage"]) {
+                    if let value = resolve(fields(property)?["_default"]) { values[key] = value }
+                }
+            }
+            return values
+        }
+    }
+
+    static func xml(of archive: Archive) throws -> String {
+        guard archive.className(archive.top) == "XDPMModel", let model = archive.fields(archive.top) else {
+            throw Failure(message: "its root object is \(archive.className(archive.top) ?? "unknown"), not XDPMModel")
+        }
+        let known: Set<String> = ["XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDUMLClassImp", "XDUMLPropertyImp",
+                                  "XDUMLStereotypeImp", "NSMutableArray", "NSArray", "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet",
+                                  "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData"]
+        var classes: Set<String> = []
+        for object in archive.objects {
+            if case .dictionary(let d) = object, case .string(let name)? = d["$classname"] { classes.insert(name) }
+        }
+        if let unknown = classes.subtracting(known).sorted().first {
+            throw Failure(message: "it holds \(unknown) objects (relationships or other elements not read from this format)")
+        }
+        var entities: [(name: String, xml: String)] = []
+        var pending = [model["_xd_rootPackage"]]
+        var visited = 0
+        // Entities live in the package's owned elements (and nested packages).
+        while let next = pending.popLast(), visited < 10_000 {
+            visited += 1
+            guard let fields = archive.fields(next) else { continue }
+            for (key, value) in fields where key.hasSuffix("storage") {
+                for item in archive.dictionary(value).map(\.1) + archive.array(value) {
+                    switch archive.className(item) {
+                    case "XDPMEntity": entities.append(try entity(item, archive))
+                    case "XDModelPackage": pending.append(item)
+                    default: continue
+                    }
+                }
+            }
+        }
+        var seen: Set<String> = []
+        entities = entities.filter { seen.insert($0.name).inserted }.sorted { $0.name < $1.name }
+        guard !entities.isEmpty else { throw Failure(message: "no entities found in it") }
+        return """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Xcode 3">
+            \(entities.map(\.xml).joined(separator: "\n"))
+            </model>
+
+            """
+    }
+
+    static let attributeTypes: [Int64: String] = [
+        0: "Undefined", 100: "Integer 16", 200: "Integer 32", 300: "Integer 64", 400: "Decimal", 500: "Double", 600: "Float",
+        700: "String", 800: "Boolean", 900: "Date", 1000: "Binary", 1100: "UUID", 1200: "URI", 1800: "Transformable",
+    ]
+
+    static func entity(_ value: PropertyListValue, _ archive: Archive) throws -> (name: String, xml: String) {
+        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else { throw Failure(message: "an entity without a name") }
+        if !archive.array(fields["XDBucketForGeneralizationsstorage"]).isEmpty || !archive.dictionary(fields["XDBucketForGeneralizationsstorage"]).isEmpty {
+            throw Failure(message: "entity \(name) has a parent entity (inheritance is not read from this format)")
+        }
+        let tags = archive.taggedValues(of: fields)
+        var attributes = ["name=\"\(escape(name))\""]
+        if case .string(let className)? = tags["XD_PSK_entityClassName"], !className.isEmpty, className != "NSManagedObject" {
+            attributes.append("representedClassName=\"\(escape(className))\"")
+        }
+        if case .boolean(true)? = fields["_isAbstract"] { attributes.append("isAbstract=\"YES\"") }
+        else if case .boolean(true)? = tags["XD_PSK_isAbstract"] { attributes.append("isAbstract=\"YES\"") }
+        if case .string(let modifier)? = tags["XD_PSK_versionHashModifier"], !modifier.isEmpty {
+            attributes.append("versionHashModifier=\"\(escape(modifier))\"")
+        }
+        var properties: [(String, String)] = []
+        let owned = archive.dictionary(fields["XDBucketForOwnedAttributesstorage"]).map(\.1) + archive.array(fields["XDBucketForOwnedAttributesstorage"])
+        for item in owned {
+            guard archive.className(item) == "XDPMAttribute" else {
+                throw Failure(message: "entity \(name) has a \(archive.className(item) ?? "property") (only attributes are read from this format)")
+            }
+            properties.append(try attribute(item, of: name, archive))
+        }
+        let body = properties.sorted { $0.0 < $1.0 }.map { "        " + $0.1 }.joined(separator: "\n")
+        return (name, "    <entity \(attributes.joined(separator: " "))>\n\(body)\n    </entity>")
+    }
+
+    static func attribute(_ value: PropertyListValue, of entity: String, _ archive: Archive) throws -> (String, String) {
+        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else { throw Failure(message: "\(entity): an attribute without a name") }
+        let tags = archive.taggedValues(of: fields)
+        guard case .integer(let code)? = tags["XD_PAttK_attributeType"], let type = attributeTypes[code] else {
+            throw Failure(message: "\(entity).\(name): no attribute type this importer knows")
+        }
+        var xml = ["name=\"\(escape(name))\""]
+        if case .boolean(true)? = tags["XD_PPSK_isOptional"] { xml.append("optional=\"YES\"") }
+        if case .boolean(true)? = tags["XD_PPSK_isTransient"] { xml.append("transient=\"YES\"") }
+        if case .boolean(true)? = tags["XD_PPSK_isIndexed"] { xml.append("indexed=\"YES\"") }
+        xml.append("attributeType=\"\(type)\"")
+        for (key, attributeName) in [("XD_PAttK_defaultValueAsString", "defaultValueString"), ("XD_PAttK_minValueString", "minValueString"),
+                                     ("XD_PAttK_maxValueString", "maxValueString"), ("XD_PAttK_valueTransformerName", "valueTransformerName"),
+                                     ("XD_PPSK_versionHashModifier", "versionHashModifier")] {
+            if let text = scalarText(tags[key]), !text.isEmpty { xml.append("\(attributeName)=\"\(escape(text))\"") }
+        }
+        if case .boolean(true)? = tags["XD_PAttK_allowsExternalBinaryDataStorage"] { xml.append("allowsExternalBinaryDataStorage=\"YES\"") }
+        return (name, "<attribute \(xml.joined(separator: " "))/>")
+    }
+
+    static func scalarText(_ value: PropertyListValue?) -> String? {
+        switch value {
+        case .string(let s)?: s
+        case .integer(let n)?: String(n)
+        case .real(let d)?: String(d)
+        case .boolean(let b)?: b ? "YES" : "NO"
+        default: nil
+        }
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

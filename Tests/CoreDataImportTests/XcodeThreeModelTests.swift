@@ -1,0 +1,158 @@
+import DataModel
+import Foundation
+import PropertyList
+import Testing
+import TestSupport
+@testable import CoreDataImport
+
+/// Versions saved in Xcode 3's binary format (`elements`, an NSKeyedArchiver
+/// archive of `XDPMModel`): read into the XML of later Xcodes, beside XML
+/// versions of the same bundle. The archives here are written by the test in the
+/// shape of real ones (Simplenote's first model versions, Docs/Corpus.md).
+@Suite struct XcodeThreeModelTests {
+    /// Builds an archive: objects numbered as NSKeyedArchiver numbers them.
+    final class Archive {
+        var objects: [PropertyListValue] = [.string("$null")]
+        var classes: [String: PropertyListValue] = [:]
+
+        func add(_ value: PropertyListValue) -> PropertyListValue {
+            objects.append(value)
+            return .dictionary(["CF$UID": .integer(Int64(objects.count - 1))])
+        }
+
+        func className(_ name: String) -> PropertyListValue {
+            if let known = classes[name] { return known }
+            let uid = add(.dictionary(["$classname": .string(name), "$classes": .array([.string(name), .string("NSObject")])]))
+            classes[name] = uid
+            return uid
+        }
+
+        func object(_ name: String, _ fields: [String: PropertyListValue]) -> PropertyListValue {
+            var fields = fields
+            fields["$class"] = className(name)
+            return add(.dictionary(fields))
+        }
+
+        func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
+            object("NSMutableDictionary", ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map(\.1))])
+        }
+
+        /// A stereotype holding tagged values.
+        func stereotype(_ name: String, _ values: [(String, PropertyListValue)]) -> PropertyListValue {
+            let owned = values.map { key, value in
+                (key, object("XDUMLPropertyImp", ["_name": add(.string(key)), "_default": value == .string("$null") ? .dictionary(["CF$UID": .integer(0)]) : add(value)]))
+            }
+            return object("XDUMLStereotypeImp", ["_name": add(.string(name)), "XDBucketForOwnedAttributesstorage": dictionary(owned)])
+        }
+
+        func attribute(_ name: String, type: Int64, optional: Bool = false, indexed: Bool = false, defaultValue: String? = nil,
+                       modifier: String? = nil) -> PropertyListValue {
+            let property = stereotype("XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false)),
+                                                               ("XD_PPSK_isIndexed", .boolean(indexed)),
+                                                               ("XD_PPSK_versionHashModifier", modifier.map { .string($0) } ?? .string("$null"))])
+            let attribute = stereotype("XD_PAtt_Stereotype", [("XD_PAttK_attributeType", .integer(type)),
+                                                               ("XD_PAttK_defaultValueAsString", defaultValue.map { .string($0) } ?? .string("$null"))])
+            return object("XDPMAttribute", ["_name": add(.string(name)),
+                                            "XDBucketForStereotypesstorage": dictionary([("XD_PPropStereotype", property), ("XD_PAtt_Stereotype", attribute)])])
+        }
+
+        func entity(_ name: String, _ attributes: [PropertyListValue], extra: [PropertyListValue] = []) -> PropertyListValue {
+            let tags = stereotype("XD_PStereotype", [("XD_PSK_entityClassName", .string(name)), ("XD_PSK_isAbstract", .boolean(false))])
+            let names = attributes.indices.map { "a\($0)" }
+            return object("XDPMEntity", ["_name": add(.string(name)), "_isAbstract": .boolean(false),
+                                         "XDBucketForStereotypesstorage": dictionary([("XD_PStereotype", tags)]),
+                                         "XDBucketForOwnedAttributesstorage": dictionary(Array(zip(names, attributes)) + extra.enumerated().map { ("x\($0.offset)", $0.element) }),
+                                         "XDBucketForGeneralizationsstorage": object("NSMutableArray", ["NS.objects": .array([])])])
+        }
+
+        /// The archive's bytes with `entities` in the model's root package.
+        func bytes(_ entities: [PropertyListValue]) -> [UInt8] {
+            let package = object("XDModelPackage", ["_name": add(.string("Model")), "XDBucketForOwnedElementsstorage": object("NSMutableArray", ["NS.objects": .array(entities)])])
+            let model = object("XDPMModel", ["_xd_rootPackage": package, "_xd_modelName": add(.string("Model"))])
+            // The root object is the model.
+            return BinaryPropertyList.encodeArchive(.dictionary([
+                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                "$top": .dictionary(["root": model]), "$objects": .array(objects),
+            ]))
+        }
+    }
+
+    static let second = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="1811" systemVersion="11D50" minimumToolsVersion="Xcode 4.1" macOSVersion="Automatic" iOSVersion="Automatic">
+            <entity name="Note" representedClassName="Note" syncable="YES">
+                <attribute name="content" attributeType="String" syncable="YES"/>
+                <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" syncable="YES"/>
+                <attribute name="rank" optional="YES" attributeType="Integer 32" defaultValueString="0" syncable="YES"/>
+                <attribute name="tags" optional="YES" attributeType="String" syncable="YES"/>
+            </entity>
+        </model>
+        """
+
+    func bundle(elements: [UInt8]) throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory(prefix: "xcode3")
+        try folder.write("Notes.xcdatamodeld/Notes.xcdatamodel/elements", bytes: elements)
+        try folder.write("Notes.xcdatamodeld/Notes.xcdatamodel/layout", bytes: Array("bplist00".utf8))
+        try folder.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", Self.second)
+        try folder.write("Notes.xcdatamodeld/.xccurrentversion", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Notes 2.xcdatamodel</string></dict></plist>
+            """)
+        return folder
+    }
+
+    @Test func aBinaryVersionIsReadBesideTheXMLOnes() throws {
+        let archive = Archive()
+        let note = archive.entity("Note", [
+            archive.attribute("content", type: 700),
+            archive.attribute("pinned", type: 800, defaultValue: "NO"),
+            archive.attribute("rank", type: 200, optional: true, indexed: true, defaultValue: "0", modifier: "v1"),
+            archive.attribute("created", type: 900, optional: true),
+        ])
+        let folder = try bundle(elements: archive.bytes([note]))
+        defer { folder.remove() }
+        let bundle = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
+        #expect(bundle.versions.map(\.folder) == ["Notes 2.xcdatamodel", "Notes.xcdatamodel"] || bundle.versions.map(\.folder) == ["Notes.xcdatamodel", "Notes 2.xcdatamodel"])
+        #expect(bundle.skipped == ["Notes.xcdatamodel: saved in Xcode 3's binary format (elements); read from it"])
+        let model = try XcodeModelImporter().convert(bundle)
+        #expect(model.versions.count == 2)
+        let first = model.versions[0].yaml
+        #expect(first.contains("""
+              Note:
+                attributes:
+                  content: string
+                  created: date?
+                  pinned: { type: boolean, default: false }
+                  rank: { type: integer32, optional: true, default: 0, indexed: true, hashModifier: "v1" }
+            """), "\(first)")
+        // Compiled, the two versions differ where the archive and the XML do.
+        try folder.write("Models/Notes/1.yaml", model.versions[0].yaml)
+        try folder.write("Models/Notes/2.yaml", model.versions[1].yaml)
+        let compiled = try ModelLoader.loadModel(path: folder.file("Models/Notes"))
+        #expect(compiled.versions.count == 2)
+        #expect(compiled.versions[0].entities.first?.attributes.map(\.name) == ["content", "created", "pinned", "rank"])
+    }
+
+    @Test func whatTheFormatHoldsBeyondAttributesIsRefusedNamingIt() throws {
+        let archive = Archive()
+        let relationship = archive.object("XDPMRelationship", ["_name": archive.add(.string("owner"))])
+        let note = archive.entity("Note", [archive.attribute("content", type: 700)], extra: [relationship])
+        let folder = try bundle(elements: archive.bytes([note]))
+        defer { folder.remove() }
+        #expect {
+            _ = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("Notes.xcdatamodel/elements: an Xcode 3 data model this importer cannot read: it holds XDPMRelationship objects")
+                && text.contains("save it in the current format")
+        }
+
+        let garbage = try bundle(elements: Array("not a plist".utf8))
+        defer { garbage.remove() }
+        #expect {
+            _ = try XcodeModelBundle.read(path: garbage.file("Notes.xcdatamodeld"))
+        } throws: { error in
+            "\(error)".contains("not an Xcode 3 data model")
+        }
+    }
+}
