@@ -5,7 +5,7 @@ import Foundation
 /// The rule: the version `.xccurrentversion` names is last (it becomes the highest
 /// number, our "current"); the others come in the order Xcode's navigator lists them,
 /// by name, comparing runs of digits as numbers and letters without regard to case
-/// ("Model 2" before "Model 10", "Model" before "Model 2"). One exception: when the
+/// or spaces ("Model 2" before "Model 10", "Model" before "Model 2", "V 23" before "V32"). One exception: when the
 /// current version is the first by name (the original, unnumbered model) and later
 /// ones exist, the marker is taken as never switched (sample projects such as
 /// CoreDataPlus ship "SampleModel" current beside "SampleModel2" and "SampleModel3",
@@ -20,7 +20,9 @@ public enum VersionOrder {
             case let (.number(x), .number(y)):
                 if x.value != y.value { return x.value < y.value }
             case let (.text(x), .text(y)):
-                let lx = x.lowercased(), ly = y.lowercased()
+                // Case and spaces aside: Meshtastic names "MeshtasticDataModelV32" and
+                // "MeshtasticDataModelV 23" in one history, 23 first.
+                let lx = x.lowercased().filter { !$0.isWhitespace }, ly = y.lowercased().filter { !$0.isWhitespace }
                 if lx != ly { return lx < ly }
             case (.number, .text): return true
             case (.text, .number): return false

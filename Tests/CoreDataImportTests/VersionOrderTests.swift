@@ -11,6 +11,13 @@ import TestSupport
         ])
     }
 
+    /// Meshtastic's history names "MeshtasticDataModelV22", then "…V32" and "…V33",
+    /// then "…V 23" to "…V 31" and "…V 34" on: spaces do not reorder versions.
+    @Test func spacesBeforeANumberDoNotChangeTheOrder() {
+        let names = ["DataModelV 23", "DataModelV32", "DataModelV 31", "DataModelV22", "DataModelV 34", "DataModelV33"]
+        #expect(VersionOrder.sorted(names, current: nil) == ["DataModelV22", "DataModelV 23", "DataModelV 31", "DataModelV32", "DataModelV33", "DataModelV 34"])
+    }
+
     @Test func theCurrentVersionGoesLast() {
         #expect(VersionOrder.sorted(["Model 2", "Model 10", "Model"], current: "Model 2") == ["Model", "Model 10", "Model 2"])
         #expect(VersionOrder.placement(of: "Model 2", among: ["Model 2", "Model 10", "Model"]) == .movedLast(after: ["Model 10"]))
