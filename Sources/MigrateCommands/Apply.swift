@@ -14,23 +14,17 @@ struct Apply: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write a consistent copy of the store here before changing it (the file must not exist).", valueName: "path"))
     var backup: String?
 
-    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Write a consistent copy of the store into this folder before changing it, as <store>.v<from>-to-<to>.<UTC time>.sqlite (the same folder works release after release).", valueName: "folder"))
-    var backupDirectory: String?
-
-    @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
-    var dryRun = false
-
-    @Flag(name: .long, help: "Also run PRAGMA integrity_check and check every relationship before committing.")
-    var verify = false
+    @OptionGroup var migration: MigrationRunOptions
 
     @Flag(name: .long, help: "Do not report rows done within long table rebuilds and index builds (the benchmark measures what reporting costs).")
     var noProgress = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
-    var timeout: Double = 30
+    var backupDirectory: String? { migration.backupDirectory }
+    var dryRun: Bool { migration.dryRun }
+    var verify: Bool { migration.verify }
+    var timeout: Double { migration.timeout }
 
     func validate() throws {
-        if timeout < 0 { throw ValidationError("--timeout must be 0 or more") }
         if backup != nil && backupDirectory != nil { throw ValidationError("--backup and --backup-dir: give one of them") }
     }
 
@@ -57,11 +51,10 @@ struct Apply: ParsableCommand {
         let interruption = SignalCancellation()
         defer { interruption.stop() }
         do {
-            var migratorOptions = Migrator.Options(backupPath: backup, dryRun: dryRun, verify: verify, timeout: timeout)
+            var migratorOptions = migration.migratorOptions
+            migratorOptions.backupPath = backup
             migratorOptions.cancellation = interruption.cancellation
             migratorOptions.rowProgress = !noProgress
-            migratorOptions.backupDirectory = backupDirectory
-            migratorOptions.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
         } catch {
             progress.finish()
@@ -92,6 +85,33 @@ struct Apply: ParsableCommand {
                 Output.out("to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))")
             }
         }
+    }
+}
+
+/// How a migration runs, shared by `apply` and `fleet apply`.
+struct MigrationRunOptions: ParsableArguments {
+    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Write a consistent copy of each store into this folder before changing it, as <store>.v<from>-to-<to>.<UTC time>.sqlite (the same folder works release after release; a fleet puts each copy under its store's own folder path).", valueName: "folder"))
+    var backupDirectory: String?
+
+    @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Also run PRAGMA integrity_check and check every relationship before committing.")
+    var verify = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    func validate() throws {
+        if timeout < 0 { throw ValidationError("--timeout must be 0 or more") }
+    }
+
+    /// The migrator's options for these flags.
+    var migratorOptions: Migrator.Options {
+        var options = Migrator.Options(dryRun: dryRun, verify: verify, timeout: timeout)
+        options.backupDirectory = backupDirectory
+        options.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
+        return options
     }
 }
 

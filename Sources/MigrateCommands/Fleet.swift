@@ -423,30 +423,18 @@ struct FleetApply: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stores migrated at a time (default: the number of cores).", valueName: "n"))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Before changing a store, write a consistent copy into this folder, under the store's own folder path (never searched for stores).", valueName: "folder"))
-    var backupDirectory: String?
-
-    @Flag(name: .long, help: "Run each migration and its checks, report, then roll back.")
-    var dryRun = false
-
-    @Flag(name: .long, help: "Also run PRAGMA integrity_check and check every relationship of each migrated store before committing.")
-    var verify = false
-
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on a store.", valueName: "seconds"))
-    var timeout: Double = 30
+    /// `--backup-dir` (never searched for stores), `--dry-run`, `--verify`, `--timeout`.
+    @OptionGroup var migration: MigrationRunOptions
 
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
-        if timeout < 0 { throw ValidationError("--timeout must be 0 or more") }
     }
 
     func run() throws {
         let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences)
-        var options = Migrator.Options(dryRun: dryRun, verify: verify, timeout: timeout)
-        options.backupDirectory = backupDirectory
+        var options = migration.migratorOptions
         options.rowProgress = false
-        options.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
-        let excluded = backupDirectory.map { [$0] } ?? []
+        let excluded = migration.backupDirectory.map { [$0] } ?? []
         let progress = FleetProgress(total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
         let stop = FleetStop()
         let signals = FleetSignals(stop: stop)
