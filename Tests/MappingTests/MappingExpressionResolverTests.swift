@@ -25,7 +25,7 @@ import TestSupport
             relationships:
               books: { destination: Book, toMany: true, inverse: author }
           Book:
-            attributes: { title: string, pages: integer32?, visits: integer32, email: string?, score: { type: integer64, default: 0 }, isLong: { type: boolean, default: false } }
+            attributes: { title: string, pages: integer32?, visits: integer32, email: string?, score: { type: integer64, default: 0 }, isLong: { type: boolean, default: false }, cached: { type: string, transient: true, optional: true } }
             relationships:
               author: { destination: Author, inverse: books, optional: true }
         """
@@ -70,8 +70,10 @@ import TestSupport
                   score: { value: "x'); DROP TABLE ZBOOK; --" }
                   title: { value: "uppercase:($source.title)", onFailure: nil }
                   author: { value: "$source.author" }
+                  cached: { value: "$source.title" }
             """)
-        #expect(found.count == 6, "\(found)")
+        #expect(found.count == 7, "\(found)")
+        #expect(found.contains("10:7 property 'Book.cached': value: a transient attribute is not stored, so no value is migrated into it"), "\(found)")
         #expect(found.contains { $0.hasPrefix("3:14 entity 'Book': filter: ") && $0.contains("visitz") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("5:66 property 'Book.pages': value: ") && $0.contains("nope") }, "\(found)")
         #expect(found.contains { $0 == "6:24 property 'Book.email': value: 'email' is string; the value is integer" }, "\(found)")

@@ -129,6 +129,11 @@ public enum MappingResolver {
                                                       hint: "compute it in the policy (`\(property): policy`)"))
                         continue
                     }
+                    if attribute.declaration.isTransient {
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: a transient attribute is not stored, so no value is migrated into it",
+                                                      at: location, hint: "leave it out of the mapping file"))
+                        continue
+                    }
                     if nilOnFailure && !attribute.declaration.isOptional {
                         diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': onFailure: nil on a required attribute", at: location,
                                                       hint: "make \(entity.name).\(property) optional, or leave onFailure out (a value that does not convert fails the migration, naming its row)"))
