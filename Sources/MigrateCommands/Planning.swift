@@ -58,6 +58,11 @@ extension GlobalOptions {
 
     /// Model or mapping-file errors: every diagnostic, rendered with its line.
     static func modelFailure(_ diagnostics: [Diagnostic], sources: [String: String]) -> PlanOutcome {
+        // Mapping files are read again for their excerpts (models come with theirs).
+        var sources = sources
+        for file in Set(diagnostics.compactMap { $0.location?.file }) where sources[file] == nil {
+            if let data = FileManager.default.contents(atPath: file), data.count < 1 << 20 { sources[file] = String(decoding: data, as: UTF8.self) }
+        }
         let errors = diagnostics.filter { $0.severity == .error }
         let message = errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models or mapping files"
         return .failure(message, ExitStatus.failure, diagnostics: diagnostics, rendered: DiagnosticRenderer(sources: sources).render(diagnostics))

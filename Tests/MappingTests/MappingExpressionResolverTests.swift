@@ -109,4 +109,18 @@ import TestSupport
         #expect(found.contains { $0.contains("filter: a policy chooses its own objects") }, "\(found)")
         #expect(found.contains { $0.contains("value: the entity's objects come from policy Anything") }, "\(found)")
     }
+
+    /// A literal block scalar keeps its lines: an error on its second line points there.
+    @Test func errorsInsideABlockScalarPointAtTheirLine() throws {
+        let found = try Self.problems("""
+            entities:
+              Book:
+                properties:
+                  email:
+                    value: |
+                      lowercase:($source.email)
+                        + $source.nosuch
+            """)
+        #expect(found == ["7:23 property 'Book.email': value: Book has no attribute or relationship 'nosuch'"], "\(found)")
+    }
 }

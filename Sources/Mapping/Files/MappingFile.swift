@@ -83,6 +83,7 @@ public struct MappingFile: Sendable, Hashable {
             return (nil, [Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))], text)
         }
         var reader = NodeReader(file: path)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         var entities: [EntityOverride] = []
         for (key, _, value) in reader.mapping(root, subject: "mapping file", allowed: ["entities"]) ?? [] where key == "entities" {
             for (name, keyNode, body) in reader.mapping(value, subject: "entities", allowed: []) ?? [] {
@@ -93,12 +94,12 @@ public struct MappingFile: Sendable, Hashable {
                     case "policy": entity.policy = reader.string(entityValue, subject: "\(subject): policy")
                     case "filter":
                         entity.filter = reader.string(entityValue, subject: "\(subject): filter")
-                        entity.filterLocation = textStart(entityValue)
+                        entity.filterLocation = textStart(entityValue, lines: lines)
                     case "source": entity.source = reader.string(entityValue, subject: "\(subject): source")
                     case "properties":
                         for (property, propertyKey, node) in reader.mapping(entityValue, subject: "\(subject): properties", allowed: []) ?? [] {
                             entity.propertyLocations[property] = propertyKey.location
-                            if let override = parseOverride(node, subject: "property '\(name).\(property)'", reader: &reader) {
+                            if let override = parseOverride(node, subject: "property '\(name).\(property)'", reader: &reader, lines: lines) {
                                 entity.properties[property] = override
                             }
                         }
@@ -116,14 +117,44 @@ public struct MappingFile: Sendable, Hashable {
         return (reader.diagnostics.contains { $0.severity == .error } ? nil : file, reader.diagnostics, text)
     }
 
-    /// Where a scalar's text starts: one column after its opening quote.
-    private static func textStart(_ node: YAMLNode) -> SourceLocation {
+    /// Where a scalar's text starts: one column after its opening quote; for a
+    /// block scalar (`|`, `>`), the first content line at its indentation.
+    private static func textStart(_ node: YAMLNode, lines: [Substring]) -> SourceLocation {
         var location = node.location
-        if case .scalar(_, let style) = node.content, style == .singleQuoted || style == .doubleQuoted { location.column += 1 }
+        guard case .scalar(_, let style) = node.content else { return location }
+        switch style {
+        case .singleQuoted, .doubleQuoted:
+            location.column += 1
+        case .literal, .folded:
+            // The indicator's line is node.location.line; content starts below it.
+            var line = location.line
+            while line < lines.count, lines[line].allSatisfy({ $0 == " " }) { line += 1 }
+            guard line < lines.count else { return location }
+            location.line = line + 1
+            location.column = lines[line].prefix(while: { $0 == " " }).count + 1
+        case .plain:
+            break
+        }
         return location
     }
 
-    private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader) -> Override? {
+    /// Where the 1-based `column` of an expression's text is in the file, when the
+    /// text starts at `start` (lines of a literal block keep their indentation).
+    public static func location(ofColumn column: Int, in text: String, startingAt start: SourceLocation) -> SourceLocation {
+        let before = text.unicodeScalars.prefix(max(0, column - 1))
+        let newlines = before.filter { $0 == "\n" }.count
+        var location = start
+        if newlines == 0 {
+            location.column += column - 1
+        } else {
+            let lastLine = before.split(separator: "\n", omittingEmptySubsequences: false).last ?? []
+            location.line += newlines
+            location.column = start.column + lastLine.count
+        }
+        return location
+    }
+
+    private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader, lines: [Substring]) -> Override? {
         if case .scalar(let text, _) = node.content, !node.isNull {
             if text == "policy" { return .policy }
             if text.hasPrefix("$source.") { return .copy(from: String(text.dropFirst(8))) }
@@ -147,7 +178,7 @@ public struct MappingFile: Sendable, Hashable {
                 }
             }
             guard let text = reader.string(expression, subject: "\(subject): value") else { return nil }
-            return .expression(text, at: textStart(expression), nilOnFailure: nilOnFailure)
+            return .expression(text, at: textStart(expression, lines: lines), nilOnFailure: nilOnFailure)
         }
         if pairs.contains(where: { $0.key == "onFailure" }) {
             reader.error("\(subject): onFailure goes with `value:`", at: node)
