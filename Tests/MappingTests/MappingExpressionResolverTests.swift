@@ -123,4 +123,29 @@ import TestSupport
             """)
         #expect(found == ["7:23 property 'Book.email': value: Book has no attribute or relationship 'nosuch'"], "\(found)")
     }
+
+    /// The value a YAML parser returns is not the file's text: escapes (`\"`, `''`,
+    /// `\u00e9`) and folded lines would shift every column after them. Each error
+    /// points at the key it names, whatever the scalar's style.
+    @Test func errorsPointAtTheirKeyThroughEscapesAndFolding() throws {
+        let found = try Self.problems(#"""
+            entities:
+              Book:
+                filter: "title != \"x\" AND \u0074itle != 'y' AND nosuch > 1"
+                properties:
+                  email: { value: 'lowercase:($source.email) + ''x'' + $source.bad' }
+                  title:
+                    value: >
+                      $source.title +
+                      $source.worse
+                  pages: { value: "CAST($source.pages,
+                      'NSNumber') + $source.plain" }
+            """#)
+        #expect(found.sorted() == [
+            "11:33 property 'Book.pages': value: Book has no attribute or relationship 'plain'",
+            "3:55 entity 'Book': filter: Book has no attribute or relationship 'nosuch'",
+            "5:68 property 'Book.email': value: Book has no attribute or relationship 'bad'",
+            "9:19 property 'Book.title': value: Book has no attribute or relationship 'worse'",
+        ].sorted(), "\(found)")
+    }
 }

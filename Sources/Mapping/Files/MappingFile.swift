@@ -21,9 +21,9 @@ public struct MappingFile: Sendable, Hashable {
         case policy
         case copy(from: String)
         case value(AttributeValue?)
-        /// `{ value: "expression", onFailure: nil }`: the expression, where its text
-        /// starts in the file, and whether a failed conversion gives nil.
-        case expression(String, at: SourceLocation, nilOnFailure: Bool)
+        /// `{ value: "expression", onFailure: nil }`: the expression, where each of
+        /// its characters is in the file, and whether a failed conversion gives nil.
+        case expression(String, at: ScalarPositions, nilOnFailure: Bool)
     }
 
     /// What the file says about one destination entity.
@@ -43,7 +43,9 @@ public struct MappingFile: Sendable, Hashable {
         /// `filter: "predicate"`: which source objects become destination objects.
         public var filter: String? = nil
         /// Where the filter's text starts.
-        public var filterLocation: SourceLocation? = nil
+        public var filterLocation: SourceLocation? { filterPositions?.start }
+        /// Where each character of the filter's text is in the file.
+        public var filterPositions: ScalarPositions? = nil
     }
 
     /// The file's path.
@@ -94,7 +96,7 @@ public struct MappingFile: Sendable, Hashable {
                     case "policy": entity.policy = reader.string(entityValue, subject: "\(subject): policy")
                     case "filter":
                         entity.filter = reader.string(entityValue, subject: "\(subject): filter")
-                        entity.filterLocation = textStart(entityValue, lines: lines)
+                        entity.filterPositions = positions(entityValue, lines: lines)
                     case "source": entity.source = reader.string(entityValue, subject: "\(subject): source")
                     case "properties":
                         for (property, propertyKey, node) in reader.mapping(entityValue, subject: "\(subject): properties", allowed: []) ?? [] {
@@ -138,20 +140,11 @@ public struct MappingFile: Sendable, Hashable {
         return location
     }
 
-    /// Where the 1-based `column` of an expression's text is in the file, when the
-    /// text starts at `start` (lines of a literal block keep their indentation).
-    public static func location(ofColumn column: Int, in text: String, startingAt start: SourceLocation) -> SourceLocation {
-        let before = text.unicodeScalars.prefix(max(0, column - 1))
-        let newlines = before.filter { $0 == "\n" }.count
-        var location = start
-        if newlines == 0 {
-            location.column += column - 1
-        } else {
-            let lastLine = before.split(separator: "\n", omittingEmptySubsequences: false).last ?? []
-            location.line += newlines
-            location.column = start.column + lastLine.count
-        }
-        return location
+    /// Where each character of a scalar's text is in the file.
+    private static func positions(_ node: YAMLNode, lines: [Substring]) -> ScalarPositions {
+        let start = textStart(node, lines: lines)
+        guard case .scalar(let text, let style) = node.content else { return ScalarPositions(start: start) }
+        return ScalarPositions(value: text, style: style, start: start, lines: lines)
     }
 
     private static func parseOverride(_ node: YAMLNode, subject: String, reader: inout NodeReader, lines: [Substring]) -> Override? {
@@ -178,7 +171,7 @@ public struct MappingFile: Sendable, Hashable {
                 }
             }
             guard let text = reader.string(expression, subject: "\(subject): value") else { return nil }
-            return .expression(text, at: textStart(expression, lines: lines), nilOnFailure: nilOnFailure)
+            return .expression(text, at: positions(expression, lines: lines), nilOnFailure: nilOnFailure)
         }
         if pairs.contains(where: { $0.key == "onFailure" }) {
             reader.error("\(subject): onFailure goes with `value:`", at: node)

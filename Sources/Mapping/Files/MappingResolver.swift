@@ -142,7 +142,7 @@ public enum MappingResolver {
                     do {
                         _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute.declaration)
                     } catch {
-                        let at = MappingFile.location(ofColumn: error.column, in: text, startingAt: textLocation)
+                        let at = textLocation.location(ofColumn: error.column)
                         diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)", at: at,
                                                       hint: "the expression is checked against \(sourceEntity.name) of version \(from) (`$source.<key>`; Docs/Predicates.md)"))
                         continue
@@ -192,7 +192,7 @@ public enum MappingResolver {
                         mapping.entityMappings[index].filter = filter
                         if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
                     } catch {
-                        let at = MappingFile.location(ofColumn: error.column, in: filter, startingAt: override.filterLocation ?? override.location)
+                        let at = override.filterPositions?.location(ofColumn: error.column) ?? override.location
                         diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: \(error.detail)", at: at,
                                                       hint: "the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)"))
                     }
