@@ -169,4 +169,79 @@ import TestSupport
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
     }
+
+    static let clock1 = """
+        entities:
+          Visit:
+            attributes: { name: string, visits: integer32, delta: integer32? }
+        """
+    static let clock2 = """
+        entities:
+          Visit:
+            attributes:
+              name: string
+              visits: integer32
+              delta: integer32?
+              seen: date?
+              distance: integer32?
+              stars: { type: integer16, optional: true }
+              rating: { type: integer32, optional: true, min: 0, max: 5 }
+              code: { type: string, optional: true, max: 3 }
+        """
+
+    static func visits(_ mapping: String) throws -> MigrationScenario {
+        let s = try MigrationScenario("Clock", versions: [clock1, clock2])
+        try s.directory.write("Migrations/Clock/1-to-2.yaml", mapping)
+        try s.withObjects { access in
+            try access.insert("Visit", values: ["name": .string("ann"), "visits": .integer(3), "delta": .integer(-7)])
+            try access.insert("Visit", values: ["name": .string("bob"), "visits": .integer(40_000), "delta": .integer(12)])
+            try access.insert("Visit", values: ["name": .string("cy"), "visits": .integer(9)])
+        }
+        return s
+    }
+
+    /// `now()` is one instant for the whole copy; `abs:` and arithmetic are SQL's.
+    @Test func nowAbsAndArithmeticOnRealRows() throws {
+        let s = try Self.visits("""
+            entities:
+              Visit:
+                properties:
+                  seen: { value: "now()" }
+                  distance: { value: "abs:($source.delta) * 2 - 1" }
+                  code: { value: "uppercase:($source.name)" }
+            """)
+        defer { s.remove() }
+        let before = Date().timeIntervalSinceReferenceDate
+        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        let after = Date().timeIntervalSinceReferenceDate
+        let visits = try s.fetch("Visit")
+        #expect(visits.map { $0.values["distance"] } == [.integer(13), .integer(23), nil])
+        #expect(visits.map { $0.values["code"] } == [.string("ANN"), .string("BOB"), .string("CY")])
+        let seen = visits.compactMap { v -> Double? in if case .date(let t)? = v.values["seen"] { t } else { nil } }
+        #expect(seen.count == 3 && Set(seen).count == 1, "\(seen)")
+        #expect(seen.allSatisfy { $0 >= before - 1 && $0 <= after + 1 }, "\(seen) not in \(before)...\(after)")
+    }
+
+    /// A computed value is held to its destination attribute's rules (its type's
+    /// range, min/max, a string's maximum length) as a default or a batch update
+    /// is: the hop's check names the rows, and the store is unchanged.
+    @Test func computedValuesOutsideTheDestinationsRulesFailNamingTheRows() throws {
+        for (property, expression, message) in [
+            ("stars", "$source.visits", "check failed: Visit.stars's computed values are within integer16 (-32768...32767): 1 row violates it (source row Z_PK 2: 40000); nothing was changed"),
+            ("rating", "$source.visits - 4", "check failed: Visit.rating's computed values are within min 0, max 5: 2 rows violate it (source row Z_PK 1: -1; source row Z_PK 2: 39996); nothing was changed"),
+            ("code", "$source.name + '!!'", "check failed: Visit.code's computed values are within max 3 (length): 3 rows violate it (source row Z_PK 1: 'ann!!'; source row Z_PK 2: 'bob!!'; source row Z_PK 3: 'cy!!'); nothing was changed"),
+        ] {
+            let s = try Self.visits("entities:\n  Visit:\n    properties:\n      \(property): { value: \"\(expression)\" }\n")
+            defer { s.remove() }
+            let before = FileSnapshot(s.storePath).fingerprint
+            let plan = try s.plan()
+            #expect(plan.hops[0].checks.contains { $0.summary.hasPrefix("Visit.\(property)'s computed values are within") })
+            #expect {
+                try Migrator().apply(plan)
+            } throws: { error in
+                "\(error)" == message
+            }
+            #expect(FileSnapshot(s.storePath).fingerprint == before, "\(property)")
+        }
+    }
 }

@@ -175,3 +175,65 @@ extension SegmentPlanner {
         }
     }
 }
+
+extension SegmentPlanner {
+    // MARK: Values computed by a mapping file
+
+    /// A value a mapping file's expression computes must be a value of its
+    /// destination attribute, as one a model default or a batch update is: within
+    /// its type's range (integer16, integer32, float) and its `min`/`max`. Only the
+    /// copy knows the values, so the rebuilt table is checked before commit, the
+    /// failure naming the rows (their keys are the source rows' keys).
+    mutating func addComputedValueChecks(_ entity: CompiledEntity, table: Table, number: Int) {
+        guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom else { return }
+        for property in entityMapping.properties {
+            guard case .expression = property.source, let attribute = entity.attribute(named: property.name),
+                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
+            let a = attribute.declaration
+            let c = SQLText.q(column.name)
+            var conditions: [String] = []
+            var limits: [String] = []
+            // The type's range, unless min and max (within it) already bound the values.
+            if a.type == .integer16 || a.type == .integer32, let range = a.type.integerRange, a.minimum == nil || a.maximum == nil {
+                conditions.append("\(c) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)")
+                limits.append("\(a.type.rawValue) (\(range.lowerBound)...\(range.upperBound))")
+            }
+            if a.type == .float {
+                conditions.append("abs(\(c)) > \(Double(Float.greatestFiniteMagnitude))")
+                limits.append("float")
+            }
+            let measured: String? = switch a.type {
+            case .string, .uri: "length(\(c))"
+            case .binary: "length(CAST(\(c) AS BLOB))"
+            case .decimal: "CAST(\(c) AS REAL)"
+            case .integer16, .integer32, .integer64, .double, .float, .date: c
+            default: nil
+            }
+            func literal(_ value: AttributeValue?) -> String? {
+                switch value {
+                case .integer(let n)?: String(n)
+                case .double(let n)?, .date(let n)?: n.isFinite ? String(n) : nil
+                case .decimal(let text)?: Double(text).map { String($0) }
+                default: nil
+                }
+            }
+            if let measured, let lower = literal(a.minimum) {
+                conditions.append("\(measured) < \(lower)")
+                limits.append("min \(a.minimum!.displayText)")
+            }
+            if let measured, let upper = literal(a.maximum) {
+                conditions.append("\(measured) > \(upper)")
+                limits.append("max \(a.maximum!.displayText)")
+            }
+            guard !conditions.isEmpty else { continue }
+            let isLength = a.type == .string || a.type == .uri || a.type == .binary
+            let filter = "Z_ENT = \(number) AND \(c) IS NOT NULL AND (\(conditions.joined(separator: " OR ")))"
+            let check = MigrationCheck(
+                summary: "\(entity.name).\(attribute.name)'s computed values are within \(limits.joined(separator: ", "))\(isLength && a.type != .binary ? " (length)" : "")",
+                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+                rowsSQL: "SELECT 'source row Z_PK ' || Z_PK || ': ' || quote(\(c)) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+                remedy: "change the value expression so that it gives values \(entity.name).\(attribute.name) accepts, or correct those rows first")
+            if !checks.contains(check) { checks.append(check) }
+        }
+    }
+}

@@ -60,6 +60,7 @@ extension SegmentPlanner {
             expectedArguments += filterArguments
             rows = rows.adding(saturating: try count(old.name, [number]))
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
+            addComputedValueChecks(entity, table: table, number: newNumber)
         }
         // Rows of entities removed from the hierarchy are not copied: warn as alter() does.
         if let sourceTableName {
