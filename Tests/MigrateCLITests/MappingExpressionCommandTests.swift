@@ -83,4 +83,30 @@ import TestSupport
             #expect(FileSnapshot(directory.file("shelf.sqlite")).fingerprint == before, "\(hostile)")
         }
     }
+
+    /// A filter is a predicate of the same language: text that tries to end the
+    /// SQL is a located syntax error, and nothing is changed.
+    @Test func hostileFiltersAreLocatedErrorsAndChangeNothing() throws {
+        for (hostile, message) in [
+            (#"title == 'x'); DROP TABLE ZBOOK; --"#, "Migrations/Shelf/1-to-2.yaml:3:27: error: entity 'Book': filter: unexpected character ';'"),
+            (#"title == \"x\" OR 1=1; DELETE FROM ZBOOK"#, "Migrations/Shelf/1-to-2.yaml:3:35: error: entity 'Book': filter: unexpected character ';'"),
+            (#"ZTITLE != nil"#, "Migrations/Shelf/1-to-2.yaml:3:14: error: entity 'Book': filter: Book has no attribute or relationship 'ZTITLE'"),
+        ] {
+            let directory = try folder(mapping: """
+                entities:
+                  Book:
+                    filter: "\(hostile)"
+                    properties:
+                      pages: { value: "CAST($source.pages, 'NSNumber')" }
+                """)
+            defer { directory.remove() }
+            let before = FileSnapshot(directory.file("shelf.sqlite")).fingerprint
+            for command in ["plan", "apply"] {
+                let result = try CommandRunner.migrate([command, "--models", "Models", "shelf.sqlite"], in: directory.path)
+                #expect(result.status == 1, "\(hostile): \(result)")
+                #expect(result.stderr.contains(message), "\(hostile): \(result.stderr)")
+            }
+            #expect(FileSnapshot(directory.file("shelf.sqlite")).fingerprint == before, "\(hostile)")
+        }
+    }
 }
