@@ -299,15 +299,8 @@ public struct Migrator {
         if violations > allowed {
             if check.reference != nil, !countBaselines { throw BaselinesNeeded() }
             let already = allowed > 0 ? " (\(allowed) of them already did before the migration)" : ""
-            // A check that can name its rows does (a few, in key order).
-            var named: [String] = []
-            if let rowsSQL = check.rowsSQL {
-                let statement = try connection.prepare(rowsSQL)
-                while try statement.step() { named.append(statement.string(at: 0)) }
-            }
-            let rows = named.isEmpty ? "" : " (" + named.joined(separator: "; ") + (violations > Int64(named.count) ? "; …" : "") + ")"
             throw MigrationError(kind: label == "--verify" ? .verifyFailed : .checkFailed,
-                                 message: "\(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate\(violations == 1 ? "s" : "") it\(already)\(rows); nothing was changed")
+                                 message: "\(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate\(violations == 1 ? "s" : "") it\(already); nothing was changed")
         }
         let subject = check.reference.map { "\($0)" } ?? check.summary
         if violations > 0, !run.carried.contains(where: { $0.hasPrefix(subject + ":") }) {

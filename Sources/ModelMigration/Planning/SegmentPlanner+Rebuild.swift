@@ -60,7 +60,6 @@ extension SegmentPlanner {
             expectedArguments += filterArguments
             rows = rows.adding(saturating: try count(old.name, [number]))
             try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
-            addComputedValueChecks(entity, table: table, number: newNumber)
         }
         // Rows of entities removed from the hierarchy are not copied: warn as alter() does.
         if let sourceTableName {
@@ -148,11 +147,12 @@ extension SegmentPlanner {
                 case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
                 default: value
                 }
-                guard !attribute.declaration.isOptional else { return converted }
+                let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", arguments: &arguments)
+                guard !attribute.declaration.isOptional else { return held }
                 // A required attribute: a nil value fails the copy itself, naming the
                 // row (no scan afterwards; `computedRequired` skips that check).
                 arguments.append(.text("\(entity.name).\(property)"))
-                return "mm_required(\(converted), s.Z_PK, ?)"
+                return "mm_required(\(held), s.Z_PK, ?)"
             default:
                 return "NULL"
             }
@@ -189,6 +189,41 @@ extension SegmentPlanner {
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
             return "NULL"
         }
+    }
+
+    /// A computed value held to its destination attribute's rules, as a default or
+    /// a batch update is: its type's range (integer16, integer32, float) and its
+    /// `min`/`max` (the length of strings and binary data). Only the copy knows the
+    /// values, so the copy refuses one outside, naming its row (`mm_within`, on the
+    /// value already computed: no second pass over the table).
+    func within(_ value: String, _ attribute: AttributeDescription, label: String, arguments: inout [DatabaseValue]) -> String {
+        let byLength = attribute.type == .string || attribute.type == .uri || attribute.type == .binary
+        func bound(_ limit: AttributeValue?) -> DatabaseValue? {
+            switch limit {
+            case .integer(let n)?: .integer(n)
+            case .double(let n)?, .date(let n)?: n.isFinite ? .real(n) : nil
+            case .decimal(let text)?: Double(text).map { .real($0) }
+            default: nil
+            }
+        }
+        var low = bound(attribute.minimum), high = bound(attribute.maximum)
+        var limits = [attribute.minimum.map { "min \($0.displayText)" }, attribute.maximum.map { "max \($0.displayText)" }].compactMap { $0 }
+        if low == nil || high == nil {
+            // The type's own range, where min and max leave a side open.
+            var range: (DatabaseValue, DatabaseValue)?
+            if let r = attribute.type.integerRange, attribute.type != .integer64 { range = (.integer(r.lowerBound), .integer(r.upperBound)) }
+            if attribute.type == .float { range = (.real(-Double(Float.greatestFiniteMagnitude)), .real(Double(Float.greatestFiniteMagnitude))) }
+            if let range {
+                low = low ?? range.0
+                high = high ?? range.1
+                let shown = attribute.type.integerRange.map { " (\($0.lowerBound)...\($0.upperBound))" } ?? ""
+                limits.insert("\(attribute.type.rawValue)\(shown)", at: 0)
+            }
+        }
+        guard low != nil || high != nil else { return value }
+        if byLength && attribute.type != .binary { limits.append("(length)") }
+        arguments += [low ?? .null, high ?? .null, .text(label), .text(limits.joined(separator: ", ").replacingOccurrences(of: ", (length)", with: " (length)"))]
+        return "mm_within(\(value), ?, ?, \(byLength ? 1 : 0), s.Z_PK, ?, ?)"
     }
 
     /// The destination key of the row `s` for a to-one relationship, from where the pairs were.

@@ -24,6 +24,14 @@ import Foundation
 /// - `mm_required(value, key, label)`: the value, or a failed statement naming the
 ///   row when it is NULL (a mapping file's value for a required attribute).
 ///
+/// - `mm_within(value, low, high, byLength, key, label, limits)`: the value, or a
+///   failed statement naming the row when it (with `byLength` 1, its length: Unicode
+///   characters of a text, bytes of a blob) is below `low` or above `high` (NULL:
+///   no bound): a mapping file's value held to its destination attribute's range
+///   and `min`/`max` (`Visit.stars: 40000 of source row Z_PK 2 is outside integer16
+///   (-32768...32767)`). One call on the value already computed, so the copy stays
+///   one pass over the rows.
+///
 /// Each is deterministic (SQLite may evaluate it once per distinct argument) and
 /// innocuous (no side effects, safe in schema and views).
 extension Connection {
@@ -87,6 +95,36 @@ extension Connection {
             let label = textArgument(arguments[2]) ?? "a value"
             sqlite3_result_error(context, "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required", -1)
         }, nil, nil, nil)
+        sqlite3_create_function_v2(db, "mm_within", 7, flags, nil, { context, _, arguments in
+            guard let context, let arguments else { return }
+            let value = arguments[0]
+            let type = sqlite3_value_type(value)
+            guard type != SQLITE_NULL else { sqlite3_result_null(context); return }
+            let measure: DatabaseValueMeasure
+            if sqlite3_value_int64(arguments[3]) != 0 {
+                measure = .integer(type == SQLITE_BLOB ? Int64(sqlite3_value_bytes(value))
+                                                      : Int64(textBytes(value).map { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } } ?? 0))
+            } else {
+                measure = type == SQLITE_INTEGER ? .integer(sqlite3_value_int64(value)) : .real(sqlite3_value_double(value))
+            }
+            guard measure.isBelow(arguments[1]) || measure.isAbove(arguments[2]) else {
+                sqlite3_result_value(context, value)
+                return
+            }
+            let shown: String
+            switch type {
+            case SQLITE_INTEGER: shown = String(sqlite3_value_int64(value))
+            case SQLITE_FLOAT: shown = String(sqlite3_value_double(value))
+            case SQLITE_BLOB: shown = "\(sqlite3_value_bytes(value)) bytes"
+            default:
+                let text = textArgument(value) ?? ""
+                shown = "'" + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(of: "'", with: "''") + "'"
+            }
+            let label = textArgument(arguments[5]) ?? "a value"
+            let limits = textArgument(arguments[6]) ?? "its limits"
+            sqlite3_result_error(context, "\(label): \(shown) of source row Z_PK \(sqlite3_value_int64(arguments[4])) is outside \(limits)"
+                                 + " (change the value expression, or correct the row first)", -1)
+        }, nil, nil, nil)
         sqlite3_create_function_v2(db, "mm_matches", 3, flags, nil, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
                 sqlite3_result_null(context!); return
@@ -113,6 +151,33 @@ extension Connection {
             let match = expression.firstMatch(in: subject, options: [.anchored], range: range)
             sqlite3_result_int64(context, match.map { $0.range == range ? 1 : 0 } ?? 0)
         }, nil, nil, nil)
+    }
+}
+
+/// A value or its length, compared with bounds of either type without losing
+/// integer precision.
+private enum DatabaseValueMeasure {
+    case integer(Int64)
+    case real(Double)
+
+    func isBelow(_ bound: OpaquePointer?) -> Bool { compare(bound).map { $0 < 0 } ?? false }
+    func isAbove(_ bound: OpaquePointer?) -> Bool { compare(bound).map { $0 > 0 } ?? false }
+
+    /// -1, 0, 1 as the measure is below, at or above `bound`; nil for no bound.
+    private func compare(_ bound: OpaquePointer?) -> Int? {
+        switch (self, sqlite3_value_type(bound)) {
+        case (_, SQLITE_NULL): return nil
+        case (.integer(let v), SQLITE_INTEGER):
+            let b = sqlite3_value_int64(bound)
+            return v < b ? -1 : v > b ? 1 : 0
+        case (.integer(let v), _):
+            let b = sqlite3_value_double(bound)
+            return Double(v) < b ? -1 : Double(v) > b ? 1 : 0
+        case (.real(let v), _):
+            let b = sqlite3_value_double(bound)
+            // NaN is outside every range.
+            return v.isNaN ? 1 : v < b ? -1 : v > b ? 1 : 0
+        }
     }
 }
 
