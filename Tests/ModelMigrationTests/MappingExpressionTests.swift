@@ -249,4 +249,38 @@ import TestSupport
             #expect(FileSnapshot(s.storePath).fingerprint == before, "\(property)")
         }
     }
+
+    /// A key cleared because its object was left out takes its position in an
+    /// ordered inverse with it (as batch delete's nullify does), and a filter in
+    /// the first hop of a chain holds through the next, inferred one.
+    @Test func orderPositionsOfObjectsLeftOutAreClearedAcrossAChain() throws {
+        let v1 = """
+            entities:
+              Book:
+                attributes: { title: string, visits: integer32 }
+                relationships:
+                  chapters: { destination: Chapter, toMany: true, ordered: true, inverse: book }
+              Chapter:
+                attributes: { name: string }
+                relationships:
+                  book: { destination: Book, inverse: chapters, optional: true }
+            """
+        let v2 = v1.replacingOccurrences(of: "title: string, visits: integer32", with: "title: string, visits: integer32, note: string?")
+        let v3 = v2.replacingOccurrences(of: "attributes: { name: string }", with: "attributes: { name: string, extra: string? }")
+        let s = try MigrationScenario("Lib", versions: [v1, v2, v3])
+        defer { s.remove() }
+        try s.directory.write("Migrations/Lib/1-to-2.yaml", "entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \"uppercase:($source.title)\" }\n")
+        try s.withObjects { access in
+            try access.insert("Book", values: ["title": .string("a"), "visits": .integer(20)])
+            try access.insert("Book", values: ["title": .string("b"), "visits": .integer(1)])
+            try access.insert("Chapter", values: ["name": .string("a1")], relationships: ["book": [1]])
+            try access.insert("Chapter", values: ["name": .string("b1")], relationships: ["book": [2]])
+            try access.insert("Chapter", values: ["name": .string("b2")], relationships: ["book": [2]])
+        }
+        _ = try s.migrate(options: .init(verify: true))
+        #expect(try s.storeVersion() == 3)
+        #expect(try s.fetch("Book").map { $0.values["note"] } == [.string("A")])
+        #expect(try s.rows("SELECT Z_PK, ZBOOK, Z_FOK_BOOK FROM ZCHAPTER ORDER BY Z_PK")
+                == [[.integer(1), .integer(1), .integer(1)], [.integer(2), .null, .null], [.integer(3), .null, .null]])
+    }
 }

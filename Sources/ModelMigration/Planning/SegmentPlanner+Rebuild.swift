@@ -350,6 +350,9 @@ extension SegmentPlanner {
             guard !conditions.isEmpty else { continue }
             // A row whose one key dangles loses only that key: each SET clears a
             // column only where it dangles. A required to-one cleared so fails its check.
+            func clear(_ name: String, unless key: String) -> String {
+                "\(SQLText.q(name)) = CASE WHEN \(key) IN \(remaining) THEN \(SQLText.q(name)) END"
+            }
             var required: [MigrationCheck] = []
             let exact = other.columns.compactMap { column -> String? in
                 let c = SQLText.q(column.name)
@@ -359,14 +362,17 @@ extension SegmentPlanner {
                     if !r.declaration.isOptional {
                         required.append(checkBuilder.required("\(owner).\(name) is set", owner: owner, table: other, column: column))
                     }
-                    var set = "\(c) = CASE WHEN \(c) IN \(remaining) THEN \(c) END"
-                    if let kind = other.column(for: .toOneEntity(entity: owner, relationship: name)) {
-                        set += ", \(SQLText.q(kind.name)) = CASE WHEN \(c) IN \(remaining) THEN \(SQLText.q(kind.name)) END"
+                    // With the key go its companions, as batch delete's nullify clears
+                    // them: the entity column, and the position in an ordered inverse.
+                    var companions = [other.column(for: .toOneEntity(entity: owner, relationship: name))]
+                    if let inverseOwner = r.inverseEntity, let inverse = r.declaration.inverse {
+                        companions.append(other.column(for: .order(entity: inverseOwner, relationship: inverse)))
                     }
-                    return set
-                case .toManyKey(let owner, _):
+                    return ([column] + companions.compactMap { $0 }).map { clear($0.name, unless: c) }.joined(separator: ", ")
+                case .toManyKey(let owner, let name):
                     guard points(into: owner) else { return nil }
-                    return "\(c) = CASE WHEN \(c) IN \(remaining) THEN \(c) END"
+                    return ([column] + [other.column(for: .order(entity: owner, relationship: name))].compactMap { $0 })
+                        .map { clear($0.name, unless: c) }.joined(separator: ", ")
                 default:
                     return nil
                 }
