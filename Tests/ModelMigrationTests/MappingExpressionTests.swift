@@ -250,6 +250,23 @@ import TestSupport
         }
     }
 
+    /// `onFailure: nil` makes a value outside the destination's rules nil, as it
+    /// does a string that is not a number.
+    @Test func onFailureNilMakesAValueOutsideTheRulesNil() throws {
+        let s = try Self.visits("""
+            entities:
+              Visit:
+                properties:
+                  stars: { value: "$source.visits", onFailure: nil }
+                  rating: { value: "$source.visits - 4", onFailure: nil }
+            """)
+        defer { s.remove() }
+        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        let visits = try s.fetch("Visit")
+        #expect(visits.map { $0.values["stars"] } == [.integer(3), nil, .integer(9)])
+        #expect(visits.map { $0.values["rating"] } == [nil, nil, .integer(5)])
+    }
+
     /// A key cleared because its object was left out takes its position in an
     /// ordered inverse with it (as batch delete's nullify does), and a filter in
     /// the first hop of a chain holds through the next, inferred one.

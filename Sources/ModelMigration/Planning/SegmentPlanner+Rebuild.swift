@@ -147,7 +147,7 @@ extension SegmentPlanner {
                 case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
                 default: value
                 }
-                let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", arguments: &arguments)
+                let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure, arguments: &arguments)
                 guard !attribute.declaration.isOptional else { return held }
                 // A required attribute: a nil value fails the copy itself, naming the
                 // row (no scan afterwards; `computedRequired` skips that check).
@@ -195,8 +195,10 @@ extension SegmentPlanner {
     /// a batch update is: its type's range (integer16, integer32, float) and its
     /// `min`/`max` (the length of strings and binary data). Only the copy knows the
     /// values, so the copy refuses one outside, naming its row (`mm_within`, on the
-    /// value already computed: no second pass over the table).
-    func within(_ value: String, _ attribute: AttributeDescription, label: String, arguments: inout [DatabaseValue]) -> String {
+    /// value already computed: no second pass over the table), or, with
+    /// `onFailure: nil`, makes it nil as it does a string that is not a number.
+    func within(_ value: String, _ attribute: AttributeDescription, label: String, nilOnFailure: Bool,
+                arguments: inout [DatabaseValue]) -> String {
         let byLength = attribute.type == .string || attribute.type == .uri || attribute.type == .binary
         func bound(_ limit: AttributeValue?) -> DatabaseValue? {
             switch limit {
@@ -223,7 +225,7 @@ extension SegmentPlanner {
         guard low != nil || high != nil else { return value }
         if byLength && attribute.type != .binary { limits.append("(length)") }
         arguments += [low ?? .null, high ?? .null, .text(label), .text(limits.joined(separator: ", ").replacingOccurrences(of: ", (length)", with: " (length)"))]
-        return "mm_within(\(value), ?, ?, \(byLength ? 1 : 0), s.Z_PK, ?, ?)"
+        return "mm_within(\(value), ?, ?, \((byLength ? 1 : 0) | (nilOnFailure ? 2 : 0)), s.Z_PK, ?, ?)"
     }
 
     /// The destination key of the row `s` for a to-one relationship, from where the pairs were.

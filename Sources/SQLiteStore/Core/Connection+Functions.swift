@@ -24,11 +24,12 @@ import Foundation
 /// - `mm_required(value, key, label)`: the value, or a failed statement naming the
 ///   row when it is NULL (a mapping file's value for a required attribute).
 ///
-/// - `mm_within(value, low, high, byLength, key, label, limits)`: the value, or a
-///   failed statement naming the row when it (with `byLength` 1, its length: Unicode
+/// - `mm_within(value, low, high, flags, key, label, limits)`: the value, or a
+///   failed statement naming the row when it (with flag 1, its length: Unicode
 ///   characters of a text, bytes of a blob) is below `low` or above `high` (NULL:
-///   no bound): a mapping file's value held to its destination attribute's range
-///   and `min`/`max` (`Visit.stars: 40000 of source row Z_PK 2 is outside integer16
+///   no bound); with flag 2, NULL instead of the failure (`onFailure: nil`): a
+///   mapping file's value held to its destination attribute's range and
+///   `min`/`max` (`Visit.stars: 40000 of source row Z_PK 2 is outside integer16
 ///   (-32768...32767)`). One call on the value already computed, so the copy stays
 ///   one pass over the rows.
 ///
@@ -101,7 +102,8 @@ extension Connection {
             let type = sqlite3_value_type(value)
             guard type != SQLITE_NULL else { sqlite3_result_null(context); return }
             let measure: DatabaseValueMeasure
-            if sqlite3_value_int64(arguments[3]) != 0 {
+            let flags = sqlite3_value_int64(arguments[3])
+            if flags & 1 != 0 {
                 measure = .integer(type == SQLITE_BLOB ? Int64(sqlite3_value_bytes(value))
                                                       : Int64(textBytes(value).map { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } } ?? 0))
             } else {
@@ -111,6 +113,7 @@ extension Connection {
                 sqlite3_result_value(context, value)
                 return
             }
+            guard flags & 2 == 0 else { sqlite3_result_null(context); return }
             let shown: String
             switch type {
             case SQLITE_INTEGER: shown = String(sqlite3_value_int64(value))
