@@ -41,6 +41,9 @@ struct PlanReport: Encodable {
         var kind: String
         var summary: String
         var sql: [String]
+        /// The values bound to each statement's `?` placeholders, statement by
+        /// statement (a mapping file's literals); absent when none are.
+        var arguments: [[DatabaseValue]]?
         /// The cost class as the text plan shows it (`O(1)`, `rewrite of 300 rows`…).
         var cost: String
         /// Rows the step reads or writes (0 for O(1) steps).
@@ -76,7 +79,8 @@ struct PlanReport: Encodable {
         currentVersion = plan.currentVersion
         upToDate = plan.isEmpty
         hops = plan.hops.map { Hop(from: $0.from, to: $0.to, mappingFile: $0.mapping.mappingFile,
-                                   steps: $0.steps.map { Step(kind: $0.kind.rawValue, summary: $0.summary, sql: $0.sql, cost: "\($0.cost)", rows: $0.cost.rows,
+                                   steps: $0.steps.map { Step(kind: $0.kind.rawValue, summary: $0.summary, sql: $0.sql,
+                                                              arguments: $0.arguments.isEmpty ? nil : $0.sql.indices.map($0.arguments(of:)), cost: "\($0.cost)", rows: $0.cost.rows,
                                                               table: $0.table, policies: $0.policies.isEmpty ? nil : $0.policies.map(\.policy)) },
                                    checks: $0.checks.map(\.summary), requirements: $0.requirements.map(\.summary)) }
         warnings = plan.warnings
