@@ -223,8 +223,8 @@ extension SegmentPlanner {
             }
         }
         guard low != nil || high != nil else { return value }
-        if byLength && attribute.type != .binary { limits.append("(length)") }
-        arguments += [low ?? .null, high ?? .null, .text(label), .text(limits.joined(separator: ", ").replacingOccurrences(of: ", (length)", with: " (length)"))]
+        let shownLimits = limits.joined(separator: ", ") + (byLength && attribute.type != .binary ? " (length)" : "")
+        arguments += [low ?? .null, high ?? .null, .text(label), .text(shownLimits)]
         return "mm_within(\(value), ?, ?, \((byLength ? 1 : 0) | (nilOnFailure ? 2 : 0)), s.Z_PK, ?, ?)"
     }
 
