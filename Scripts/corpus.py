@@ -324,6 +324,7 @@ def check(entry, migrate, mirrors, clone):
                        refused_without=len(refused) - with_mapping, mappings=len(apps_mappings),
                        mapped_but_inferred=sum(1 for hop in apps_mappings if hop not in refused),
                        round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome,
+                       inferred_with_mapping={f"{a}→{b}": name for (a, b), name in sorted(apps_mappings.items()) if (a, b) not in refused},
                        refused={f"{a}→{b}": sorted(k) + (["app mapping model " + apps_mappings[(a, b)]] if (a, b) in apps_mappings else [])
                                 for (a, b), k in sorted(refused.items())})
         return problems, summary, notes
@@ -346,7 +347,11 @@ def main():
         print(f"corpus.py: no migrate binary at {migrate} (swift build --product migrate, or --migrate PATH)", file=sys.stderr)
         return 2
     failed, totals, results = 0, {}, []
-    header = f"{'app':<32} {'vers':>4} {'hops':>4} {'infer':>5} {'ref+map':>7} {'ref-map':>7} {'maps':>4}  {'round trip':<10}  stores"
+    # infer: hops inference covers (inf+map: of them, hops the app ships a mapping model
+    # for, whose values may differ from inference's); ref+map / ref-map: refused hops
+    # with / without the app's own mapping model; maps: the app's mapping models.
+    header = (f"{'app':<32} {'vers':>4} {'hops':>4} {'infer':>5} {'inf+map':>7} {'ref+map':>7} {'ref-map':>7} {'maps':>4}"
+              f"  {'round trip':<10}  stores")
     if not options.json:
         print(header)
     for entry in CORPUS:
@@ -359,17 +364,21 @@ def main():
         results.append(dict(app=entry["app"], repo=entry["repo"], commit=entry["commit"], bundle=entry["bundle"],
                             summary=s, notes=notes, problems=problems))
         if s:
-            for key in ("versions", "hops", "inferred", "refused_with", "refused_without", "mappings"):
+            for key in ("versions", "hops", "inferred", "mapped_but_inferred", "refused_with", "refused_without", "mappings"):
                 totals[key] = totals.get(key, 0) + s[key]
             for k, n in s["stores"].items():
                 totals["stores " + k] = totals.get("stores " + k, 0) + n
             if not options.json:
                 stores = ", ".join(f"{n} {k}" for k, n in sorted(s["stores"].items()))
-                print(f"{entry['app']:<32} {s['versions']:>4} {s['hops']:>4} {s['inferred']:>5} {s['refused_with']:>7} "
-                      f"{s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {stores}")
+                print(f"{entry['app']:<32} {s['versions']:>4} {s['hops']:>4} {s['inferred']:>5} {s['mapped_but_inferred']:>7} "
+                      f"{s['refused_with']:>7} {s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {stores}")
                 if options.verbose:
                     for hop, kinds in s["refused"].items():
                         print(f"    refused {hop}: {', '.join(kinds)}")
+                    for hop, name in s["inferred_with_mapping"].items():
+                        print(f"    inferred {hop}, the app ships {name}")
+                    if s["fleet"]:
+                        print(f"    fleet apply --verify: {', '.join(f'{n} {k}' for k, n in sorted(s['fleet'].items()))}")
                     for note in notes:
                         print(f"    note: {note}")
         if not options.json:
