@@ -119,15 +119,17 @@ def git_dir_for(entry, mirrors, clone, work):
         raise RuntimeError(f"no mirror of {entry['repo']} at {entry['commit'][:8]} under {mirrors} (give --clone to fetch it)")
     git_dir = os.path.join(work, ".git-" + name)
     run(["git", "init", "--bare", "-q", git_dir])
+    run(["git", "--git-dir", git_dir, "remote", "add", "origin", f"https://github.com/{entry['repo']}"])
+    # The history order reads every commit (a blobless clone: blobs come when archived); else one commit.
     depth = ["--filter=blob:none"] if entry.get("order") == "history" else ["--depth", "1"]
-    fetched = run(["git", "--git-dir", git_dir, "fetch", "-q", *depth, f"https://github.com/{entry['repo']}", entry["commit"]])
+    fetched = run(["git", "--git-dir", git_dir, "fetch", "-q", *depth, "origin", entry["commit"]])
     if fetched.returncode != 0:
         raise RuntimeError(fetched.stderr.strip())
     return git_dir
 
 
 def extract(git_dir, commit, paths, into):
-    """The paths at the commit, under `into` (files too large for a snapshot are skipped by git archive's caller)."""
+    """The paths at the commit, unpacked under `into`."""
     archive = subprocess.Popen(["git", "--git-dir", git_dir, "archive", commit, "--", *paths], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     subprocess.run(["tar", "-x", "-C", into], stdin=archive.stdout, check=True)
     archive.wait()
