@@ -1,29 +1,46 @@
 #!/usr/bin/env python3
-"""The real-world corpus: public apps' Core Data histories and Apple-written stores,
-run through `migrate import`, the per-hop inference report, an export/import round
-trip, and `status` + `fleet apply --verify` on the stores (Docs/Corpus.md).
+"""The real-world corpus: public apps' Core Data histories and stores written by Apple's
+Core Data, run through the toolkit (Docs/Corpus.md says what each result means).
 
-Nothing of these apps is in this repository: each entry names the repository,
-commit and path, and the script reads them from local mirrors (one bare git
-repository per app, `<owner>+<name>/repo`, as the mirror tool lays them out) or,
-with --clone, fetches that commit from GitHub.
+For every history: `migrate import` of the .xcdatamodeld into a temporary Models folder,
+`migrate validate`, `migrate diff A B` for every adjacent hop (each hop noted with the
+app's own .xcmappingmodel when it ships one), an export → import round trip compared
+through `migrate compile`, and `migrate status` for every store against the imported
+model (plus `fleet apply --verify` where an entry asks for it).
 
-    python3 Scripts/corpus.py --mirrors /work/.mirror [--migrate .build/release/migrate] [--only Wire]
+Nothing of these apps is in this repository: each entry names the repository, commit
+and paths, and the script reads them from local mirrors (one bare git repository per
+app, `<owner>+<name>/repo`) or, with --clone, fetches that commit from GitHub.
 
-Exit 0 when every history imports and validates, every refused hop is one of the
-expected exceptions below (each with its reason in Docs/Corpus.md), the round
-trip gives the same compiled model, and the stores end as expected; 1 otherwise.
+    swift build --product migrate
+    python3 Scripts/corpus.py [--mirrors /work/.mirror | --clone] [--only Wire] [--migrate PATH]
+
+Exit 0 when everything is as this file expects: every history imports and validates
+with the expected number of versions, every refused hop is one of the expected
+exceptions below (with the refusal kind listed; Docs/Corpus.md says why for each), no
+expected exception became inferred, the round trip compiles to the same model, and
+every store has the expected status. Exit 1 on any difference (a regression, or an
+improvement to record here), 2 on usage errors.
 """
-import argparse, json, os, shutil, subprocess, sys, tempfile
+import argparse, fnmatch, json, os, re, shutil, subprocess, sys, tempfile
 
-# Refused hops: (from, to) → the kind of refusal expected (Docs/Corpus.md says why).
+# The expected exceptions: hop (from, to) → the refusal kind `migrate diff` gives.
+# Docs/Corpus.md explains each: a change outside Core Data's lightweight rules, a hop
+# the app itself covers with a mapping model, or one where only the data can decide.
+# order="history": the version names say nothing of the order (Stepik names versions by
+# feature, "Model_notifications" beside "Model_exams_v10"), so the versions are
+# imported in the order commits added them (`import --order`).
+# stores: (path or folder, glob pattern or None, expected) where expected is a status
+# (current | migration-needed | no-path | unknown-version) or, for a folder, a count per
+# status.
 CORPUS = [
     dict(app="Simplenote (iOS)", repo="Automattic/simplenote-ios", commit="d3e2599cd16485a4b75a4a62882056351c18a0c7",
          bundle="Simplenote/Simplenote.xcdatamodeld", model="SimplenoteIOS", versions=7, refused={}),
     dict(app="Simplenote (macOS)", repo="Automattic/simplenote-macos", commit="899995937844f4add6d7cf5a77a61a06d77d50d7",
          bundle="Simplenote/Simplenote.xcdatamodeld", model="SimplenoteMac", versions=3, refused={}),
     dict(app="Stepik", repo="StepicOrg/stepik-ios", commit="a0e3696e6836ad9c5672ca02e02ea41400a998ca",
-         bundle="Stepic/Legacy/Model/Model.xcdatamodeld", model="Stepik", versions=96, refused="typeChange"),
+         bundle="Stepic/Legacy/Model/Model.xcdatamodeld", model="Stepik", versions=96, refused={(64, 65): "typeChange"},
+         order="history"),
     dict(app="Mastodon", repo="mastodon/mastodon-ios", commit="a9e088a9c7b88720fed5eefdd2dc1606b5f21dc8",
          bundle="MastodonSDK/Sources/CoreDataStack/CoreData.xcdatamodeld", model="Mastodon", versions=9,
          refused={(2, 3): "destinationChanged"}),
@@ -34,7 +51,8 @@ CORPUS = [
          bundle="Limelight/Limelight.xcdatamodeld", model="Moonlight", versions=15, refused={(5, 6): "typeChange"}),
     dict(app="Wire", repo="wireapp/wire-ios-data-model", commit="bf5946e7fc0a32292c5581d1f094549c7daca834",
          bundle="Resources/zmessaging.xcdatamodeld", model="Wire", versions=90, refused={},
-         stores="Tests/Resources", pattern="*.wiredatabase", store_outcome={"migrated": 79, "current": 1, "unknown-version": 2}),
+         stores=[("Tests/Resources", "*.wiredatabase", {"migration-needed": 79, "current": 1, "unknown-version": 2})],
+         fleet=("Tests/Resources", "*.wiredatabase", {"migrated": 79, "current": 1, "unknown-version": 2})),
     dict(app="Wire (events)", repo="wireapp/wire-ios-data-model", commit="bf5946e7fc0a32292c5581d1f094549c7daca834",
          bundle="Resources/ZMEventModel.xcdatamodeld", model="WireEvents", versions=3, refused={}),
     dict(app="WooCommerce", repo="woocommerce/woocommerce-ios", commit="2077debb97b5020c3aa1faaece30961beabf73e8",
@@ -44,119 +62,341 @@ CORPUS = [
          bundle="xDrip/Core Data/xdrip.xcdatamodeld", model="xDrip", versions=5, refused={}),
     dict(app="OpenEmu", repo="OpenEmu/OpenEmu", commit="95c2fe116aa82bd098ada181967f8ae67fa3592c",
          bundle="OpenEmu/OEDatabase.xcdatamodeld", model="OpenEmu", versions=9, refused={}),
+    dict(app="AltStore", repo="altstoreio/AltStore", commit="5a0f2de77e0723bf782447edbc0ab2bc11688234",
+         bundle="AltStoreCore/Model/AltStore.xcdatamodeld", model="AltStore", versions=17,
+         refused={(1, 2): "requiredWithoutDefault", (2, 3): "requiredWithoutDefault", (12, 13): "requiredWithoutDefault"}),
+    dict(app="Delta", repo="rileytestut/Delta", commit="adee3c5c13a5fd944d0389cdbdd526cdcff2e6e6",
+         bundle="Delta/Database/Model/Delta.xcdatamodeld", model="Delta", versions=12,
+         refused={(3, 4): "requiredWithoutDefault"}),
+    dict(app="Brave", repo="brave/brave-ios", commit="398f8b763aa88cdc23289138863d62f05b2c2a23",
+         bundle="Sources/Data/models/Model.xcdatamodeld", model="Brave", versions=27, refused={}),
+    dict(app="iNaturalist", repo="inaturalist/INaturalistIOS", commit="3ab220383e30f1a078c4f227c53d44e0f443cf7d",
+         bundle="INaturalistIOS/INaturalist.xcdatamodeld", model="INaturalist", versions=18, refused={}),
+    dict(app="Moody (objc.io Core Data book)", repo="objcio/core-data", commit="8c8d9cdc081611fdb9b1cf7f7ba83347d5f27990",
+         bundle="Migrations/Migrations/Moody.xcdatamodeld", model="Moody", versions=6, refused={}),
+    dict(app="EasyLife", repo="larromba/EasyLife", commit="00461a65dcf7ce78d9330abf310213a31bacb320",
+         bundle="EasyLife/EasyLife.xcdatamodeld", model="EasyLife", versions=3, refused={},
+         stores=[("EasyLifeTests/EasyLife.sqlite", None, "unknown-version"),
+                 ("EasyLifeTests/EasyLife 1.3.0.sqlite", None, "unknown-version"),
+                 ("EasyLifeTests/EasyLife 1.5.0.sqlite", None, "current")]),
+    # The same stores against the bundle of the commit that added them: version 2
+    # ("EasyLife 1.3.0") as it was before a later commit edited it.
+    dict(app="EasyLife @ stores' commit", repo="larromba/EasyLife", commit="a31ea73dffe50cc5c5cb397caba24adbf4b8d4e0",
+         bundle="EasyLife/EasyLife.xcdatamodeld", model="EasyLife", versions=2, refused={},
+         stores=[("EasyLifeTests/EasyLife.sqlite", None, "current"),
+                 ("EasyLifeTests/EasyLife 1.3.0.sqlite", None, "current")]),
+    dict(app="CoreDataPlus SampleModel", repo="alemar11/CoreDataPlus", commit="f71b5f5706d8a17e9701b10d2fa2a56ede7d5e32",
+         bundle="Tests/Resources/SampleModel/SampleModel.xcdatamodeld", model="SampleModel", versions=3, refused={},
+         stores=[("Tests/Resources/SampleModel/Fixtures/SampleModel_V1.sqlite", None, "migration-needed"),
+                 ("Tests/Resources/SampleModel/Fixtures/SampleModel_V2.sqlite", None, "migration-needed")]),
+    dict(app="CoreDataPlus SampleModel3", repo="alemar11/CoreDataPlus", commit="f71b5f5706d8a17e9701b10d2fa2a56ede7d5e32",
+         bundle="Tests/Resources/SampleModel3/SampleModel3.xcdatamodeld", model="SampleModel3", versions=3, refused={},
+         stores=[("Tests/Resources/SampleModel3/Fixtures/SampleModel3_V1.sqlite", None, "migration-needed")]),
+    # Histories of two versions, kept for what they ship beside them: a store, a mapping model.
+    dict(app="DuckDuckGo", repo="duckduckgo/iOS", commit="7b3f6010d27a3a69fe92a2ad698543f2e67c8900",
+         bundle="DuckDuckGo/AppRatingPrompt.xcdatamodeld", model="AppRatingPrompt", versions=2, refused={},
+         stores=[("DuckDuckGoTests/AppRatingPrompt_v1/Database.sqlite", None, "unknown-version")]),
+    dict(app="LoopKit", repo="LoopKit/LoopKit", commit="2f535b3ca46825e82e0dd1b5ef9daccd53a3f0ca",
+         bundle="LoopKit/Persistence/Model.xcdatamodeld", model="LoopKit", versions=2, refused={}),
+    dict(app="CoreDataStack (BNR)", repo="bignerdranch/CoreDataStack", commit="1592253338c617ed9611ac88a6fd40d3df22f2f8",
+         bundle="Sample Model/Deprecated/Sample.xcdatamodeld", model="BNRSample", versions=2, refused={},
+         stores=[("Sample Model/Deprecated/TestModel.sqlite", None, "migration-needed")]),
 ]
+
+STATUS = {0: "current", 3: "migration-needed", 4: "no-path", 5: "unknown-version"}
 
 
 def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, **kw)
 
 
-def extract(entry, mirrors, clone, into):
-    """The entry's paths at its commit, under `into`."""
+def git_dir_for(entry, mirrors, clone, work):
     owner, name = entry["repo"].split("/")
     git_dir = os.path.join(mirrors, f"{owner}+{name}", "repo") if mirrors else None
-    if not (git_dir and os.path.isdir(git_dir)):
-        if not clone:
-            raise RuntimeError(f"no mirror of {entry['repo']} under {mirrors} (give --clone to fetch it)")
-        git_dir = os.path.join(into, ".git-" + name)
-        run(["git", "init", "--bare", "-q", git_dir])
-        fetched = run(["git", "--git-dir", git_dir, "fetch", "-q", "--depth", "1", f"https://github.com/{entry['repo']}", entry["commit"]])
-        if fetched.returncode != 0:
-            raise RuntimeError(fetched.stderr.strip())
-    paths = [entry["bundle"]] + ([entry["stores"]] if entry.get("stores") else [])
-    for path in paths:
-        archive = subprocess.Popen(["git", "--git-dir", git_dir, "archive", entry["commit"], path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        subprocess.run(["tar", "-x", "-C", into], stdin=archive.stdout, check=True)
-        archive.wait()
+    if git_dir and os.path.isdir(git_dir) and run(["git", "--git-dir", git_dir, "cat-file", "-e", entry["commit"]]).returncode == 0:
+        return git_dir
+    if not clone:
+        raise RuntimeError(f"no mirror of {entry['repo']} at {entry['commit'][:8]} under {mirrors} (give --clone to fetch it)")
+    git_dir = os.path.join(work, ".git-" + name)
+    run(["git", "init", "--bare", "-q", git_dir])
+    run(["git", "--git-dir", git_dir, "remote", "add", "origin", f"https://github.com/{entry['repo']}"])
+    # The history order reads every commit (a blobless clone: blobs come when archived); else one commit.
+    depth = ["--filter=blob:none"] if entry.get("order") == "history" else ["--depth", "1"]
+    fetched = run(["git", "--git-dir", git_dir, "fetch", "-q", *depth, "origin", entry["commit"]])
+    if fetched.returncode != 0:
+        raise RuntimeError(fetched.stderr.strip())
+    return git_dir
+
+
+def extract(git_dir, commit, paths, into):
+    """The paths at the commit, unpacked under `into`."""
+    archive = subprocess.Popen(["git", "--git-dir", git_dir, "archive", commit, "--", *paths], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    subprocess.run(["tar", "-x", "-C", into], stdin=archive.stdout, check=True)
+    archive.wait()
+
+
+def mapping_models(git_dir, commit, bundle):
+    """The app's .xcmappingmodel files whose source and destination are versions of this
+    bundle: path → (source version folder, destination version folder)."""
+    names = run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", commit]).stdout.splitlines()
+    bundle_name = os.path.basename(bundle)
+    found = {}
+    for path in names:
+        if not path.endswith(".xcmappingmodel/xcmapping.xml"):
+            continue
+        shown = run(["git", "--git-dir", git_dir, "show", f"{commit}:{path}"])
+        xml, ends = shown.stdout, {}
+        if shown.returncode != 0:  # not in the snapshot (mapping models embed both models: some pass 4 MiB)
+            found[os.path.dirname(path)] = None
+            continue
+        for side in ("source", "destination"):
+            match = re.search(rf'name="{side}modelpath" type="string">([^<]*)<', xml)
+            if match:
+                parts = match.group(1).split("/")
+                if len(parts) >= 2 and parts[-2] == bundle_name:
+                    ends[side] = parts[-1]
+        if len(ends) == 2:
+            found[os.path.dirname(path)] = (ends["source"], ends["destination"])
+    return found
+
+
+def history_order(git_dir, commit, bundle, by_name):
+    """The bundle's versions in the order commits added them (a version's first add,
+    wherever the bundle was then), ties within one commit in name order: for bundles
+    whose version names say nothing of their order."""
+    name = os.path.basename(bundle)
+    log = run(["git", "--git-dir", git_dir, "log", "--reverse", "--diff-filter=A", "--name-only", "--format=@%ct", commit,
+               "--", f":(glob)**/{name}/*.xcdatamodel/contents", f":(glob){name}/*.xcdatamodel/contents"]).stdout
+    first, when = {}, 0
+    for line in log.splitlines():
+        if line.startswith("@"):
+            when = int(line[1:])
+        elif line.endswith("/contents"):
+            first.setdefault(line.split("/")[-2], when)
+    missing = [v for v in by_name if v not in first]
+    if missing:
+        raise RuntimeError(f"no commit adds {', '.join(missing[:3])}: the history order needs the repository's history (a full mirror, or --clone)")
+    return sorted(by_name, key=lambda v: first[v])  # stable: ties keep name order
+
+
+def compiled(migrate, folder, model):
+    versions = json.loads(run([migrate, "compile", os.path.join(folder, model)]).stdout)["models"][0]["versions"]
+
+    def strip(value):  # where the YAML was (file, line, column): not the model
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("file", "location")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    return strip(versions)
 
 
 def check(entry, migrate, mirrors, clone):
-    problems = []
+    problems, notes = [], []
     work = tempfile.mkdtemp(prefix="corpus-")
     try:
-        extract(entry, mirrors, clone, work)
+        git_dir = git_dir_for(entry, mirrors, clone, work)
+        stores = entry.get("stores", [])
+        extract(git_dir, entry["commit"], [entry["bundle"]] + [path for path, _, _ in stores], work)
         models = os.path.join(work, "Models")
-        result = run([migrate, "import", os.path.join(work, entry["bundle"]), "-o", models, "--model", entry["model"], "--report", "--json"])
+        model = entry["model"]
+
+        # import (with the per-hop report, to cross-check diff)
+        bundle = os.path.join(work, entry["bundle"])
+        order = []
+        if entry.get("order") == "history":
+            by_name = json.loads(run([migrate, "import", bundle, "-o", os.path.join(work, "ByName"), "--model", model, "--json"]).stdout)
+            listed = [v["source"] for v in by_name["versions"]]
+            history = history_order(git_dir, entry["commit"], entry["bundle"], listed)
+            moved = sum(1 for a, b in zip(listed, history) if a != b)
+            notes.append(f"versions imported in the order commits added them (--order): {moved} of {len(listed)} differ from name order")
+            with open(os.path.join(work, "order.txt"), "w") as file:
+                file.write("\n".join(history) + "\n")
+            order = ["--order", os.path.join(work, "order.txt")]
+        result = run([migrate, "import", bundle, "-o", models, "--model", model, "--report", "--json", *order])
         if result.returncode not in (0, 4):
-            return [f"import failed (exit {result.returncode}): {result.stderr.strip()[:400]}"], {}
+            return [f"import failed (exit {result.returncode}): {result.stderr.strip()[:400]}"], {}, notes
         report = json.loads(result.stdout)
+        number = {v["source"].removesuffix(".xcdatamodel"): v["version"] for v in report["versions"]}
         versions = len(report["versions"])
         if versions != entry["versions"]:
             problems.append(f"{versions} versions imported, {entry['versions']} expected")
-        refused = {(h["from"], h["to"]): {r["kind"] for r in h["refusals"]} for h in report["hops"] if not h["inferred"]}
-        expected = entry["refused"]
-        for hop, kinds in refused.items():
-            want = expected if isinstance(expected, str) else expected.get(hop)
-            if want is None or want not in kinds:
-                problems.append(f"hop {hop[0]} → {hop[1]} refused ({', '.join(sorted(kinds))}), not an expected exception")
-        if isinstance(expected, dict):
-            for hop in expected:
-                if hop not in refused:
-                    problems.append(f"hop {hop[0]} → {hop[1]} now inferred (update the expected exceptions)")
+        reported = {(h["from"], h["to"]): h["inferred"] for h in report["hops"]}
+
         validate = run([migrate, "validate", models])
         if validate.returncode != 0:
             problems.append(f"validate failed: {validate.stderr.strip()[:300]}")
-        # Round trip: export the versions, import them again, compare compiled models.
+
+        # the app's mapping models, by hop
+        apps_mappings = {}
+        def by_digits(n):  # the version whose folder name ends in n ("Model 31"; the unnumbered one is 1)
+            hits = [v for k, v in number.items() if re.search(r"(\d+)$", k) and int(re.search(r"(\d+)$", k).group(1)) == n]
+            return hits[0] if len(hits) == 1 else (min(number.values()) if n == 1 else None)
+        for path, ends in mapping_models(git_dir, entry["commit"], entry["bundle"]).items():
+            if ends is None:  # read the hop from the file name (WooCommerceModelV31toV32)
+                named = re.search(r"V?(\d+)\s*[Tt]o\s*V?(\d+)\.xcmappingmodel$", path)
+                if not named:
+                    notes.append(f"mapping model {os.path.basename(path)}: its xcmapping.xml is not in the snapshot and its name names no hop")
+                    continue
+                a, b = by_digits(int(named.group(1))), by_digits(int(named.group(2)))
+                source, destination = named.group(1), named.group(2)
+            else:
+                source, destination = ends
+                a, b = number.get(source.removesuffix(".xcdatamodel")), number.get(destination.removesuffix(".xcdatamodel"))
+            if a is None or b is None:
+                notes.append(f"mapping model {os.path.basename(path)} names a version the bundle does not have ({source} → {destination})")
+            elif b != a + 1:
+                notes.append(f"mapping model {os.path.basename(path)} spans {a} → {b}, not one hop")
+            else:
+                apps_mappings[(a, b)] = os.path.basename(path)
+
+        # diff every adjacent hop
+        refused, inferred = {}, 0
+        for a in range(1, versions):
+            hop = (a, a + 1)
+            diff = run([migrate, "diff", "--models", models, "--model", model, str(a), str(a + 1), "--json"])
+            if diff.returncode == 0:
+                inferred += 1
+            elif diff.returncode == 4:
+                refused[hop] = {r["kind"] for r in json.loads(diff.stdout).get("refusals", [])}
+            else:
+                problems.append(f"diff {a} {a + 1} failed (exit {diff.returncode}): {diff.stderr.strip()[:300]}")
+                continue
+            if reported.get(hop) != (diff.returncode == 0):
+                problems.append(f"hop {a} → {a + 1}: import --report and diff disagree")
+        expected = entry["refused"]
+        for hop, kinds in sorted(refused.items()):
+            want = expected.get(hop)
+            if want is None or want not in kinds:
+                problems.append(f"hop {hop[0]} → {hop[1]} refused ({', '.join(sorted(kinds))}), not an expected exception")
+        for hop in sorted(expected):
+            if hop[1] <= versions and hop not in refused:
+                problems.append(f"hop {hop[0]} → {hop[1]} now inferred (update the expected exceptions)")
+        with_mapping = sum(1 for hop in refused if hop in apps_mappings)
+
+        # round trip: export the versions, import them again, compare compiled models
         exported = os.path.join(work, "RoundTrip.xcdatamodeld")
-        export = run([migrate, "export", "--models", models, "--model", entry["model"], "-o", exported])
+        export = run([migrate, "export", "--models", models, "--model", model, "-o", exported])
         again = os.path.join(work, "Again")
-        reimport = run([migrate, "import", exported, "-o", again, "--model", entry["model"]]) if export.returncode == 0 else export
+        reimport = run([migrate, "import", exported, "-o", again, "--model", model]) if export.returncode == 0 else export
+        round_trip = "failed"
         if reimport.returncode != 0:
             problems.append(f"round trip failed: {reimport.stderr.strip()[:300]}")
         else:
-            def compiled(folder):
-                versions = json.loads(run([migrate, "compile", os.path.join(folder, entry["model"])]).stdout)["models"][0]["versions"]
-                def strip(value):  # where the YAML was (file, line, column): not the model
-                    if isinstance(value, dict):
-                        return {k: strip(v) for k, v in value.items() if k not in ("file", "location")}
-                    if isinstance(value, list):
-                        return [strip(v) for v in value]
-                    return value
-                return strip(versions)
-            first, second = compiled(models), compiled(again)
+            first, second = compiled(migrate, models, model), compiled(migrate, again, model)
             if first != second:
-                differing = [a["version"] for a, b in zip(first, second) if a != b]
+                differing = [x["version"] for x, y in zip(first, second) if x != y]
                 problems.append(f"round trip: versions {differing[:5]} compile differently after export and import")
-        outcome = {}
-        if entry.get("stores"):
-            stores = os.path.join(work, entry["stores"])
-            fleet = run([migrate, "fleet", "apply", "--models", models, stores, "--pattern", entry["pattern"], "--verify", "--json"])
+            else:
+                round_trip = "identical"
+
+        # stores: status of each against the imported model
+        store_outcome = {}
+        for path, pattern, want in stores:
+            full = os.path.join(work, path)
+            files = ([os.path.join(full, f) for f in sorted(os.listdir(full)) if fnmatch.fnmatch(f, pattern)]
+                     if pattern else [full])
+            got = {}
+            for store in files:
+                status = run([migrate, "status", "--models", models, store, "--json"])
+                outcome = STATUS.get(status.returncode, f"exit {status.returncode}")
+                got[outcome] = got.get(outcome, 0) + 1
+                if not pattern:
+                    if outcome != want:
+                        problems.append(f"store {path}: {outcome}, expected {want}")
+                    if status.returncode == 5:
+                        try:
+                            message = json.loads(status.stdout)["error"]["message"]
+                        except (ValueError, KeyError, TypeError):
+                            message = status.stdout + status.stderr
+                        notes.append(f"store {os.path.basename(path)}: " + " ".join(message.split())[:300])
+            if pattern and got != want:
+                problems.append(f"stores under {path}: {got}, expected {want}")
+            for k, n in got.items():
+                store_outcome[k] = store_outcome.get(k, 0) + n
+
+        fleet_outcome = {}
+        if entry.get("fleet"):
+            path, pattern, want = entry["fleet"]
+            fleet = run([migrate, "fleet", "apply", "--models", models, os.path.join(work, path), "--pattern", pattern, "--verify", "--json"])
             for line in fleet.stdout.splitlines():
                 record = json.loads(line)
                 if record.get("event") == "store":
-                    outcome[record["status"]] = outcome.get(record["status"], 0) + 1
-            if outcome != entry["store_outcome"]:
-                problems.append(f"stores: {outcome}, expected {entry['store_outcome']}")
-        summary = dict(versions=versions, hops=len(report["hops"]), inferred=sum(1 for h in report["hops"] if h["inferred"]),
-                       refused=len(refused), stores=outcome)
-        return problems, summary
+                    fleet_outcome[record["status"]] = fleet_outcome.get(record["status"], 0) + 1
+            if fleet_outcome != want:
+                problems.append(f"fleet apply --verify under {path}: {fleet_outcome}, expected {want}")
+
+        summary = dict(versions=versions, hops=versions - 1, inferred=inferred, refused_with=with_mapping,
+                       refused_without=len(refused) - with_mapping, mappings=len(apps_mappings),
+                       mapped_but_inferred=sum(1 for hop in apps_mappings if hop not in refused),
+                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome,
+                       inferred_with_mapping={f"{a}→{b}": name for (a, b), name in sorted(apps_mappings.items()) if (a, b) not in refused},
+                       refused={f"{a}→{b}": sorted(k) + (["app mapping model " + apps_mappings[(a, b)]] if (a, b) in apps_mappings else [])
+                                for (a, b), k in sorted(refused.items())})
+        return problems, summary, notes
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mirrors", default=os.environ.get("CORPUS_MIRRORS", "/work/.mirror"))
+    parser.add_argument("--mirrors", default=os.environ.get("CORPUS_MIRRORS", "/work/.mirror"),
+                        help="folder of bare mirrors, <owner>+<name>/repo")
     parser.add_argument("--clone", action="store_true", help="fetch commits missing from --mirrors from GitHub")
-    parser.add_argument("--migrate", default=".build/release/migrate")
-    parser.add_argument("--only", help="the entries whose app or model contains this text")
+    parser.add_argument("--migrate", default=".build/debug/migrate", help="the migrate binary (swift build)")
+    parser.add_argument("--only", help="only the entries whose app or model name contains this text")
+    parser.add_argument("--verbose", action="store_true", help="also list every refused hop and every note")
+    parser.add_argument("--json", action="store_true", help="write the per-entry summaries as JSON")
     options = parser.parse_args()
     migrate = os.path.abspath(options.migrate)
-    failed = 0
-    print(f"{'app':<20} {'versions':>8} {'hops':>5} {'inferred':>8} {'refused':>7}  stores")
+    if not os.access(migrate, os.X_OK):
+        print(f"corpus.py: no migrate binary at {migrate} (swift build --product migrate, or --migrate PATH)", file=sys.stderr)
+        return 2
+    failed, totals, results = 0, {}, []
+    # infer: hops inference covers (inf+map: of them, hops the app ships a mapping model
+    # for, whose values may differ from inference's); ref+map / ref-map: refused hops
+    # with / without the app's own mapping model; maps: the app's mapping models.
+    header = (f"{'app':<32} {'vers':>4} {'hops':>4} {'infer':>5} {'inf+map':>7} {'ref+map':>7} {'ref-map':>7} {'maps':>4}"
+              f"  {'round trip':<10}  stores")
+    if not options.json:
+        print(header)
     for entry in CORPUS:
         if options.only and options.only not in entry["app"] and options.only not in entry["model"]:
             continue
         try:
-            problems, s = check(entry, migrate, options.mirrors, options.clone)
+            problems, s, notes = check(entry, migrate, options.mirrors, options.clone)
         except Exception as error:  # a missing mirror, a failed fetch
-            problems, s = [str(error)], {}
+            problems, s, notes = [str(error)], {}, []
+        results.append(dict(app=entry["app"], repo=entry["repo"], commit=entry["commit"], bundle=entry["bundle"],
+                            summary=s, notes=notes, problems=problems))
         if s:
-            print(f"{entry['app']:<20} {s['versions']:>8} {s['hops']:>5} {s['inferred']:>8} {s['refused']:>7}  {s['stores'] or ''}")
-        for problem in problems:
-            print(f"  FAIL {entry['app']}: {problem}")
+            for key in ("versions", "hops", "inferred", "mapped_but_inferred", "refused_with", "refused_without", "mappings"):
+                totals[key] = totals.get(key, 0) + s[key]
+            for k, n in s["stores"].items():
+                totals["stores " + k] = totals.get("stores " + k, 0) + n
+            if not options.json:
+                stores = ", ".join(f"{n} {k}" for k, n in sorted(s["stores"].items()))
+                print(f"{entry['app']:<32} {s['versions']:>4} {s['hops']:>4} {s['inferred']:>5} {s['mapped_but_inferred']:>7} "
+                      f"{s['refused_with']:>7} {s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {stores}")
+                if options.verbose:
+                    for hop, kinds in s["refused"].items():
+                        print(f"    refused {hop}: {', '.join(kinds)}")
+                    for hop, name in s["inferred_with_mapping"].items():
+                        print(f"    inferred {hop}, the app ships {name}")
+                    if s["fleet"]:
+                        print(f"    fleet apply --verify: {', '.join(f'{n} {k}' for k, n in sorted(s['fleet'].items()))}")
+                    for note in notes:
+                        print(f"    note: {note}")
+        if not options.json:
+            for problem in problems:
+                print(f"  FAIL {entry['app']}: {problem}")
         failed += bool(problems)
-    print("every history as expected" if not failed else f"{failed} histories not as expected")
+    if options.json:
+        json.dump(dict(results=results, totals=totals), sys.stdout, indent=2)
+        print()
+    else:
+        print(f"\n{len(results)} histories: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in totals.items()))
+        print("every history as expected" if not failed else f"{failed} histories not as expected")
     return 1 if failed else 0
 
 
