@@ -38,7 +38,9 @@ public struct SplitFullName: EntityMigrationPolicy {
 /// Splits a full name into first and last name (rules on `SplitFullName`).
 public enum NameSplitter {
     /// Particles that start a last name when they come right before its last word.
-    public static let particles: Set<String> = ["da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten", "ter", "van", "von", "bin", "al"]
+    public static let particles: Set<String> = [
+        "da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "ten", "ter", "van", "von", "bin", "al",
+    ]
 
     /// The words of a name, split at any Unicode whitespace. Works on Unicode
     /// scalars with an ASCII fast path: a per-character `isWhitespace` was the

@@ -89,7 +89,8 @@ public struct XcodeModelBundle: Sendable {
                     bundle.versions.append(Version(folder: entry, path: contents, contents: try readFile(contents)))
                 } else if fileManager.fileExists(atPath: full + "/elements") {
                     // Xcode 3's binary format, read into the XML of later Xcodes.
-                    bundle.versions.append(Version(folder: entry, path: full + "/elements", contents: try XcodeThreeModel.contents(ofArchiveAt: full + "/elements")))
+                    bundle.versions.append(Version(folder: entry, path: full + "/elements",
+                                                   contents: try XcodeThreeModel.contents(ofArchiveAt: full + "/elements")))
                     bundle.skipped.append("\(entry): saved in Xcode 3's binary format (elements); read from it")
                 } else {
                     bundle.skipped.append("\(entry): no 'contents' file (compiled only); skipped")

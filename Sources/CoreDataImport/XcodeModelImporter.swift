@@ -22,16 +22,26 @@ public struct XcodeModelImporter: Sendable {
     public func convert(_ bundle: XcodeModelBundle) throws(ImportError) -> ImportedModel {
         let name = modelName ?? bundle.name
         guard NameRules.isModelName(name) else {
-            throw ImportError(.invalid, "\(bundle.path): '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter); choose one with --model")
+            throw ImportError(.invalid, """
+                \(bundle.path): '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter); \
+                choose one with --model
+                """)
         }
         let ordered = try orderedVersions(bundle)
         var notes = bundle.skipped
         if order == nil, let current = bundle.currentVersion {
             switch VersionOrder.placement(of: current, among: bundle.versions.map(\.folder)) {
             case .movedLast(let later)?:
-                notes.append("\(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to choose another order")
+                notes.append("""
+                    \(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), \
+                    although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to choose another order
+                    """)
             case .keptFirst(let later)?:
-                notes.append("\(current) is marked current (.xccurrentversion) but is the first version by name, and \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never switched, so the versions are imported in name order and \(current) is version 1; pass --order \(current) last if it is the newest")
+                notes.append("""
+                    \(current) is marked current (.xccurrentversion) but is the first version by name, \
+                    and \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never switched, \
+                    so the versions are imported in name order and \(current) is version 1; pass --order \(current) last if it is the newest
+                    """)
             case nil:
                 break
             }
@@ -67,7 +77,10 @@ public struct XcodeModelImporter: Sendable {
         for entry in order {
             let folder = entry.hasSuffix(".xcdatamodel") ? entry : entry + ".xcdatamodel"
             guard let version = byFolder[folder] else {
-                problems.append("order: '\(entry)' is not a version of \(bundle.path) (versions: \(VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).joined(separator: ", ")))")
+                problems.append("""
+                    order: '\(entry)' is not a version of \(bundle.path) \
+                    (versions: \(VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).joined(separator: ", ")))
+                    """)
                 continue
             }
             if !seen.insert(folder).inserted {

@@ -70,7 +70,8 @@ enum XcodeThreeModel {
         }
 
         func className(_ value: PropertyListValue?) -> String? {
-            guard let fields = fields(value), case .dictionary(let c)? = resolve(fields["$class"]), case .string(let name)? = c["$classname"] else { return nil }
+            guard let fields = fields(value), case .dictionary(let c)? = resolve(fields["$class"]),
+                  case .string(let name)? = c["$classname"] else { return nil }
             return name
         }
 
@@ -180,7 +181,9 @@ enum XcodeThreeModel {
     }
 
     static func attribute(_ value: PropertyListValue, of entity: String, _ archive: Archive) throws -> (String, String) {
-        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else { throw Failure(message: "\(entity): an attribute without a name") }
+        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else {
+            throw Failure(message: "\(entity): an attribute without a name")
+        }
         let tags = archive.taggedValues(of: fields)
         guard case .integer(let code)? = tags["XD_PAttK_attributeType"], let type = attributeTypes[code] else {
             throw Failure(message: "\(entity).\(name): no attribute type this importer knows")

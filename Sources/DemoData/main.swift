@@ -19,7 +19,8 @@ struct SplitMix64 {
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }
 
-let firstNames = ["Ann", "Bob", "Chloé", "José", "Zoë", "Łukasz", "Søren", "Ana María", "Jean-Luc", "Mei", "Olúwaseun", "Ängla", "Dmitri", "Nguyễn", "Fatima"]
+let firstNames = ["Ann", "Bob", "Chloé", "José", "Zoë", "Łukasz", "Søren", "Ana María", "Jean-Luc", "Mei", "Olúwaseun", "Ängla", "Dmitri",
+                  "Nguyễn", "Fatima"]
 let middleNames = ["Lee", "Marie", "J.", "van", "de la", "Q"]
 let lastNames = ["Smith", "García", "Müller", "O'Brien", "Kowalski", "Øvergaard", "Ng", "da Silva", "Иванова", "Lefèvre", "Nakamura", "Brontë"]
 let singleNames = ["Madonna", "Prince", "Björk", "Zendaya", "Cher"]
@@ -62,7 +63,10 @@ for pk in 1...count {
     }
     var fields = ["\"_pk\":\(pk)", "\"fullName\":\(quote(name))", "\"email\":\"person\(pk)@example.com\"", "\"age\":\(18 + random.below(70))"]
     if let city = random.pick(cities) { fields.append("\"city\":\(quote(city))") }
-    fields.append("\"createdAt\":\"2025-\(String(format: "%02d", 1 + random.below(12)))-\(String(format: "%02d", 1 + random.below(28)))T\(String(format: "%02d", random.below(24))):00:00Z\"")
+    fields.append("""
+        "createdAt":"2025-\(String(format: "%02d", 1 + random.below(12)))-\(String(format: "%02d", 1 + random.below(28)))\
+        T\(String(format: "%02d", random.below(24))):00:00Z"
+        """)
     people += "{" + fields.joined(separator: ",") + "}\n"
     for _ in 0..<random.below(4) {
         postKey += 1

@@ -40,8 +40,10 @@ struct Apply: ParsableCommand {
             plan = made
         }
         if plan.isEmpty && !verify {
-            if global.json { Output.jsonLine(Event.done(MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0, dryRun: dryRun, backup: nil))) }
-            else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
+            if global.json {
+                Output.jsonLine(Event.done(MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
+                                                           dryRun: dryRun, backup: nil)))
+            } else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
             return
         }
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
@@ -60,7 +62,11 @@ struct Apply: ParsableCommand {
             progress.finish()
             var code = ExitStatus.failure
             if (error as? MigrationError)?.kind == .interrupted, let signal = interruption.signal { code = ExitCode(128 + signal) }
-            if global.json { Output.jsonLine(Event.failed(message: "\(error)", exitCode: code.rawValue, diagnostics: nil)) } else { Output.err("error: \(error)") }
+            if global.json {
+                Output.jsonLine(Event.failed(message: "\(error)", exitCode: code.rawValue, diagnostics: nil))
+            } else {
+                Output.err("error: \(error)")
+            }
             throw code
         }
         progress.finish()
@@ -70,7 +76,10 @@ struct Apply: ParsableCommand {
             if global.json {
                 Output.jsonLine(Event.done(result))
             } else {
-                Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do; --verify: \(result.checksPassed) checks passed")
+                Output.out("""
+                    \(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do; \
+                    --verify: \(result.checksPassed) checks passed
+                    """)
             }
             return
         }
@@ -78,11 +87,18 @@ struct Apply: ParsableCommand {
             Output.jsonLine(Event.done(result))
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
-            Output.out("\(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")")
+            Output.out("""
+                \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
+                \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
+                \(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")
+                """)
             if let backup = result.backup, !result.dryRun {
                 // With nothing else using the store: the copy is a complete store of
                 // the old version, and any -wal/-shm beside the store belongs to the new one.
-                Output.out("to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))")
+                Output.out("""
+                    to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
+                    && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
+                    """)
             }
         }
     }
@@ -90,7 +106,10 @@ struct Apply: ParsableCommand {
 
 /// How a migration runs, shared by `apply` and `fleet apply`.
 struct MigrationRunOptions: ParsableArguments {
-    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("Write a consistent copy of each store into this folder before changing it, as <store>.v<from>-to-<to>.<UTC time>.sqlite (the same folder works release after release; a fleet puts each copy under its store's own folder path).", valueName: "folder"))
+    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("""
+        Write a consistent copy of each store into this folder before changing it, as <store>.v<from>-to-<to>.<UTC time>.sqlite \
+        (the same folder works release after release; a fleet puts each copy under its store's own folder path).
+        """, valueName: "folder"))
     var backupDirectory: String?
 
     @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")

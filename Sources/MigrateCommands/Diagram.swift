@@ -29,7 +29,8 @@ struct Diagram: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the diagram to this file instead of stdout.", valueName: "file"))
     var output: String?
 
-    @Argument(help: ArgumentHelp("The version to draw (default: the current one), or two versions A B to draw B with the changes from A.", valueName: "version"))
+    @Argument(help: ArgumentHelp("The version to draw (default: the current one), or two versions A B to draw B with the changes from A.",
+                                 valueName: "version"))
     var versions: [Int] = []
 
     func validate() throws {

@@ -6,7 +6,10 @@ import ModelMigration
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the mapping between two model versions: per entity, each property kept, renamed, added, removed, converted or set by a policy.",
-        discussion: "For adjacent versions a mapping file Migrations/<Model>/<A>-to-<B>.yaml is merged over inference. Exit 0 with a mapping; 4 with every change no mapping covers.")
+        discussion: """
+            For adjacent versions a mapping file Migrations/<Model>/<A>-to-<B>.yaml is merged over inference. \
+            Exit 0 with a mapping; 4 with every change no mapping covers.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -70,7 +73,10 @@ struct Diff: ParsableCommand {
         }
         let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
         let note = skipped.isEmpty ? nil
-            : "note: mapping files of single hops are not merged into a multi-hop diff (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them"
+            : """
+            note: mapping files of single hops are not merged into a multi-hop diff \
+            (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them
+            """
         return Resolution(mapping: mapping, note: note)
     }
 
@@ -90,7 +96,10 @@ struct Diff: ParsableCommand {
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
             let width = max(8, entity.properties.map(\.name.count).max() ?? 0)
             for property in entity.properties {
-                lines.append("  \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.change(property, of: entity, source: source, destination: destination))")
+                lines.append("""
+                      \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \
+                    \(Self.change(property, of: entity, source: source, destination: destination))
+                    """)
             }
             for dropped in entity.droppedProperties {
                 lines.append("  \(dropped.padding(toLength: width, withPad: " ", startingAt: 0))  removed")

@@ -20,11 +20,14 @@ struct Fetch: ParsableCommand {
     @Argument(help: ArgumentHelp("The entity.", valueName: "entity"))
     var entity: String
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("A predicate in Core Data's format syntax (Docs/Predicates.md), e.g. \"visits >= 10 AND city.name ==[c] 'oslo'\".", valueName: "predicate"))
+    @Option(name: .customLong("where"), help: ArgumentHelp("""
+        A predicate in Core Data's format syntax (Docs/Predicates.md), e.g. "visits >= 10 AND city.name ==[c] 'oslo'".
+        """, valueName: "predicate"))
     var predicate: String?
 
     // Unconditional: `--sort -price` is a value, not an option.
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
     var sort: String?
 
     @Option(name: .long, help: ArgumentHelp("At most this many objects.", valueName: "n"))
@@ -36,7 +39,9 @@ struct Fetch: ParsableCommand {
     @Flag(name: .long, help: "Print only the number of objects.")
     var count = false
 
-    @Option(name: .long, help: ArgumentHelp("Key paths or expressions to show, comma-separated (default: every stored attribute and to-one relationship).", valueName: "keys"))
+    @Option(name: .long,
+            help: ArgumentHelp("Key paths or expressions to show, comma-separated (default: every stored attribute and to-one relationship).",
+                               valueName: "keys"))
     var properties: String?
 
     @Flag(name: .customLong("no-subentities"), help: "Leave out objects of subentities.")
@@ -51,7 +56,9 @@ struct Fetch: ParsableCommand {
     var request: FetchRequest {
         var request = FetchRequest(entity: entity)
         request.predicate = predicate
-        request.sortKeys = Self.list(sort).map { $0.hasPrefix("-") ? .init(String($0.dropFirst()), ascending: false) : .init($0.hasPrefix("+") ? String($0.dropFirst()) : $0) }
+        request.sortKeys = Self.list(sort).map {
+            $0.hasPrefix("-") ? .init(String($0.dropFirst()), ascending: false) : .init($0.hasPrefix("+") ? String($0.dropFirst()) : $0)
+        }
         request.limit = limit
         request.offset = offset
         request.includesSubentities = !noSubentities

@@ -21,7 +21,8 @@ struct FleetOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("Stores: files, or folders searched (recursively) for files matching --pattern.", valueName: "stores"))
     var stores: [String] = []
 
-    @Option(name: .customLong("stores-from"), help: ArgumentHelp("A file with one store (or folder) path a line; - reads standard input. May be repeated.", valueName: "file"))
+    @Option(name: .customLong("stores-from"),
+            help: ArgumentHelp("A file with one store (or folder) path a line; - reads standard input. May be repeated.", valueName: "file"))
     var storesFrom: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The file names searched for in folders (fnmatch pattern).", valueName: "glob"))
@@ -266,7 +267,10 @@ struct FleetStatus: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "How many stores are at each version: current, migratable, without a path, unknown.",
-        discussion: "Exit 0 every store current; 3 some need a migration, all possible; 4 some have no path; 5 some have an unknown version; 1 some could not be read.")
+        discussion: """
+            Exit 0 every store current; 3 some need a migration, all possible; 4 some have no path; \
+            5 some have an unknown version; 1 some could not be read.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var fleet: FleetOptions
@@ -379,7 +383,8 @@ final class FleetSurvey: @unchecked Sendable {
             let rows = sortedVersions.map { entry -> [String] in
                 let key = entry.key
                 return [key.model, String(key.version), String(entry.value),
-                        key.version == key.target && !(chains[ChainKey(model: key.model, from: key.version, to: key.target)] != nil) ? "current" : "migration to \(key.target) needed"]
+                        key.version == key.target && !(chains[ChainKey(model: key.model, from: key.version, to: key.target)] != nil)
+                            ? "current" : "migration to \(key.target) needed"]
             }
             lines.append(contentsOf: TextTable.render(header: ["model", "version", "stores", "status"], rows: rows).map { "  " + $0 })
         }
@@ -475,7 +480,10 @@ struct FleetApply: ParsableCommand {
             if tally.noPath > 0 { parts.append("\(tally.noPath) without a migration path") }
             if tally.unknownVersion > 0 { parts.append("\(tally.unknownVersion) of an unknown version") }
             if tally.failed > 0 { parts.append("\(tally.failed) failed") }
-            var lines = ["\(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))"]
+            var lines = ["""
+                \(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") \
+                in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))
+                """]
             if let signal {
                 lines.append("stopped by signal \(signal): the stores under way were rolled back; rerun the same command to finish")
             }

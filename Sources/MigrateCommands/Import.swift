@@ -85,7 +85,8 @@ struct Import: ParsableCommand {
         let files = imported.versions.map { (folder as NSString).appendingPathComponent("\($0.number).yaml") }
         let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
         if !existing.isEmpty, !force {
-            throw global.fail("\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite", ExitStatus.failure)
+            throw global.fail("\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite",
+                              ExitStatus.failure)
         }
 
         // Validate and compile in a scratch folder first, so that a failed import writes nothing.
@@ -114,7 +115,10 @@ struct Import: ParsableCommand {
         }
         for version in versions {
             let entities = version.entityHashes.count
-            Output.out("wrote \(version.file) ← \(version.source) (\(entities) entit\(entities == 1 ? "y" : "ies")\(version.current ? ", current in Xcode" : ""))")
+            Output.out("""
+                wrote \(version.file) ← \(version.source) \
+                (\(entities) entit\(entities == 1 ? "y" : "ies")\(version.current ? ", current in Xcode" : ""))
+                """)
         }
         if let hops {
             Output.out("")

@@ -56,12 +56,19 @@ struct Inspect: ParsableCommand {
         for entity in report.entities {
             let match: String
             switch entity.matches {
-            case true?: match = "yes" + (entity.matchingVersions.isEmpty ? "" : " (versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))")
-            case false?: match = entity.matchingVersions.isEmpty ? "NO (no version has this hash)" : "NO (matches versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))"
+            case true?:
+                match = "yes" + (entity.matchingVersions.isEmpty ? "" : " (versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))")
+            case false?:
+                match = entity.matchingVersions.isEmpty
+                    ? "NO (no version has this hash)" : "NO (matches versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))"
             case nil: match = "-"
             }
             let parent = entity.parent.map { " : \($0)" } ?? ""
-            lines.append("  \(String(entity.number).leftPad(5))  \(entity.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \((entity.rows.map(String.init) ?? "-").leftPad(9))  \(entity.storedHash.map { String($0.prefix(8)) } ?? "--------")  \(match)\(parent)")
+            lines.append("""
+                  \(String(entity.number).leftPad(5))  \(entity.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \
+                \((entity.rows.map(String.init) ?? "-").leftPad(9))  \(entity.storedHash.map { String($0.prefix(8)) } ?? "--------")  \
+                \(match)\(parent)
+                """)
         }
         if let problem = report.problem {
             lines.append("")
@@ -84,7 +91,10 @@ struct Inspect: ParsableCommand {
         } else {
             lines.append("history:")
             for record in report.history {
-                lines.append("  \(ISO8601.format(secondsSinceReferenceDate: record.date))  \(record.fromVersion) → \(record.toVersion)  \(String(format: "%.3f", record.duration)) s  \(record.rowsTouched) rows  \(record.tool)")
+                lines.append("""
+                      \(ISO8601.format(secondsSinceReferenceDate: record.date))  \(record.fromVersion) → \(record.toVersion)  \
+                    \(String(format: "%.3f", record.duration)) s  \(record.rowsTouched) rows  \(record.tool)
+                    """)
             }
         }
         if !report.otherMetadata.isEmpty {
@@ -95,7 +105,11 @@ struct Inspect: ParsableCommand {
             }
         }
         lines.append("")
-        lines.append("hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; matches: the model versions with that hash. layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.")
+        lines.append("""
+            hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; \
+            matches: the model versions with that hash. \
+            layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
+            """)
         return lines.joined(separator: "\n")
     }
 

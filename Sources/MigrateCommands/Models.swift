@@ -20,7 +20,10 @@ extension GlobalOptions {
         guard FileManager.default.fileExists(atPath: models) else { return [] }
         let result = ModelLoader.load(path: models)
         if result.hasErrors {
-            Output.err("warning: \(models): models not loaded (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `\(Migrate.toolName) validate`)")
+            Output.err("""
+                warning: \(models): models not loaded \
+                (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `\(Migrate.toolName) validate`)
+                """)
         }
         return result.models.compactMap(\.compiled)
     }

@@ -80,7 +80,8 @@ struct PlanReport: Encodable {
         upToDate = plan.isEmpty
         hops = plan.hops.map { Hop(from: $0.from, to: $0.to, mappingFile: $0.mapping.mappingFile,
                                    steps: $0.steps.map { Step(kind: $0.kind.rawValue, summary: $0.summary, sql: $0.sql,
-                                                              arguments: $0.arguments.isEmpty ? nil : $0.sql.indices.map($0.arguments(of:)), cost: "\($0.cost)", rows: $0.cost.rows,
+                                                              arguments: $0.arguments.isEmpty ? nil : $0.sql.indices.map($0.arguments(of:)),
+                                                              cost: "\($0.cost)", rows: $0.cost.rows,
                                                               table: $0.table, policies: $0.policies.isEmpty ? nil : $0.policies.map(\.policy)) },
                                    checks: $0.checks.map(\.summary), requirements: $0.requirements.map(\.summary)) }
         warnings = plan.warnings

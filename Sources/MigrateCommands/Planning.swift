@@ -10,7 +10,10 @@ struct PlanOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
     var to: Int?
 
-    @Flag(name: .long, help: "Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, instead of carrying them as they are.")
+    @Flag(name: .long, help: """
+        Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, \
+        instead of carrying them as they are.
+        """)
     var removeDanglingReferences = false
 }
 
@@ -81,10 +84,17 @@ enum PlanRenderer {
         if plan.isEmpty {
             return "\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"
         }
-        lines.append("\(plan.storePath): \(plan.model) version \(plan.sourceVersion) → \(plan.targetVersion), \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\(plan.hops.count < plan.targetVersion - plan.sourceVersion ? " (inferred hops fused)" : "")")
+        lines.append("""
+            \(plan.storePath): \(plan.model) version \(plan.sourceVersion) → \(plan.targetVersion), \
+            \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\
+            \(plan.hops.count < plan.targetVersion - plan.sourceVersion ? " (inferred hops fused)" : "")
+            """)
         lines.append(contentsOf: hopLines(plan, showSQL: showSQL))
         lines.append("")
-        lines.append("\(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute")
+        lines.append("""
+            \(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; \
+            run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute
+            """)
         return lines.joined(separator: "\n")
     }
 

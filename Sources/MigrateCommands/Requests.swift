@@ -14,7 +14,10 @@ extension GlobalOptions {
         case .failure(let message, let code, let diagnostics, let rendered):
             throw fail(message, code, diagnostics: diagnostics, rendered: rendered)
         case .plan(let plan) where !plan.isEmpty:
-            throw fail("\(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); migrate it first (`\(Migrate.toolName) apply \(path)`)",
+            throw fail("""
+                       \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \
+                       migrate it first (`\(Migrate.toolName) apply \(path)`)
+                       """,
                        ExitStatus.migrationNeeded)
         case .plan:
             break

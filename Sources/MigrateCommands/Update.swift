@@ -10,7 +10,8 @@ struct BatchOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The entity.", valueName: "entity"))
     var entity: String
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("A predicate in Core Data's format syntax selecting the objects (default: every object).", valueName: "predicate"))
+    @Option(name: .customLong("where"),
+            help: ArgumentHelp("A predicate in Core Data's format syntax selecting the objects (default: every object).", valueName: "predicate"))
     var predicate: String?
 
     @Flag(name: .customLong("no-subentities"), help: "Leave out objects of subentities.")
@@ -54,7 +55,8 @@ struct Update: ParsableCommand {
     func run() throws {
         let access = try global.openCurrentStore(options.store, access: .readWrite, timeout: options.timeout)
         defer { try? access.store.close() }
-        var request = BatchUpdateRequest(entity: options.entity, predicate: options.predicate, assignments: assignments.compactMap(BatchUpdateRequest.Assignment.init(parsing:)))
+        var request = BatchUpdateRequest(entity: options.entity, predicate: options.predicate,
+                                         assignments: assignments.compactMap(BatchUpdateRequest.Assignment.init(parsing:)))
         request.includesSubentities = !options.noSubentities
         let result: BatchResult
         do {
@@ -104,7 +106,10 @@ enum BatchRendering {
         var line = "\(verb) \(result.total) object\(result.total == 1 ? "" : "s")"
         if !parts.isEmpty { line += " (\(parts.joined(separator: ", ")))" }
         if verb.hasSuffix("delete") || verb.hasSuffix("deleted") {
-            line += "; \(result.referencesCleared) reference\(result.referencesCleared == 1 ? "" : "s") cleared, \(result.joinRowsRemoved) join row\(result.joinRowsRemoved == 1 ? "" : "s") removed"
+            line += """
+                ; \(result.referencesCleared) reference\(result.referencesCleared == 1 ? "" : "s") cleared, \
+                \(result.joinRowsRemoved) join row\(result.joinRowsRemoved == 1 ? "" : "s") removed
+                """
         }
         if result.dryRun { line += "; dry run, nothing was changed" }
         Output.out(line)

@@ -110,9 +110,15 @@ public enum StockStore {
             let v = object.values
             let owner = object.relationships["owner"]?.first.map(String.init) ?? "-"
             if version.version == 1 {
-                checksum.add("\(object.primaryKey)|\(v["name"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\(v["note"].map { "\($0)" } ?? "-")|\(owner)")
+                checksum.add("""
+                    \(object.primaryKey)|\(v["name"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\
+                    \(v["note"].map { "\($0)" } ?? "-")|\(owner)
+                    """)
             } else {
-                checksum.add("\(object.primaryKey)|\(v["title"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\(v["score"].map { "\($0)" } ?? "-")|\(owner)")
+                checksum.add("""
+                    \(object.primaryKey)|\(v["title"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\
+                    \(v["score"].map { "\($0)" } ?? "-")|\(owner)
+                    """)
             }
         }
         return Summary(version: version.version, owners: try access.count("Owner"), items: try access.count("Item"), checksum: checksum.value)

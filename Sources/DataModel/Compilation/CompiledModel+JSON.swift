@@ -15,7 +15,10 @@ extension CompiledModel {
         var lines = ["model \(name): \(versions.count) version\(versions.count == 1 ? "" : "s"), current \(current.version)"]
         for version in versions {
             let label = version.identifier.map { " (\($0))" } ?? ""
-            lines.append("  version \(version.version)\(label): \(version.entities.count) entities, layout \(version.layoutHash.short), digest \(version.versionHashesDigest.prefix(12))…")
+            lines.append("""
+                  version \(version.version)\(label): \(version.entities.count) entities, \
+                layout \(version.layoutHash.short), digest \(version.versionHashesDigest.prefix(12))…
+                """)
             let width = version.entities.map(\.name.count).max() ?? 0
             for entity in version.entities {
                 let parent = entity.parent.map { " : \($0)" } ?? ""

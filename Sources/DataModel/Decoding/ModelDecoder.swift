@@ -111,8 +111,14 @@ struct ModelDecoder {
         if !Identifier.isPropertyName(name) {
             reader.error("\(subject): \(Identifier.propertyNameRule)", at: keyNode)
         } else if Identifier.startsUppercase(name) {
-            reader.warning("\(subject): the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one",
-                           at: keyNode.location, hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer '\(name.prefix(1).lowercased() + name.dropFirst())'")
+            reader.warning("""
+                           \(subject): the name starts with an uppercase letter; Core Data accepts it, \
+                           but Swift and Objective-C accessors expect a lowercase one
+                           """,
+                           at: keyNode.location, hint: """
+                           keep it if the app shipped it (renaming changes the version hash); \
+                           otherwise prefer '\(name.prefix(1).lowercased() + name.dropFirst())'
+                           """)
         }
     }
 

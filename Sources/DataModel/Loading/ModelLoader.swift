@@ -80,12 +80,16 @@ public enum ModelLoader {
         let models = try result.compiledModels()
         if let name {
             guard let model = models.first(where: { $0.name == name }) else {
-                throw DiagnosticsError([Diagnostic(.error, "\(path): no model named '\(name)' (found: \(models.map(\.name).joined(separator: ", ")))", at: nil)])
+                throw DiagnosticsError([Diagnostic(.error, "\(path): no model named '\(name)' (found: \(models.map(\.name).joined(separator: ", ")))",
+                                                   at: nil)])
             }
             return model
         }
         guard models.count == 1 else {
-            throw DiagnosticsError([Diagnostic(.error, "\(path): \(models.count) models found (\(models.map(\.name).joined(separator: ", "))); name one with --model", at: nil)])
+            throw DiagnosticsError([Diagnostic(.error, """
+                                               \(path): \(models.count) models found (\(models.map(\.name).joined(separator: ", "))); \
+                                               name one with --model
+                                               """, at: nil)])
         }
         return models[0]
     }
@@ -219,7 +223,8 @@ public enum ModelLoader {
             if decoder.reader.diagnostics.contains(where: { $0.severity == .error }) { failed = true }
             if version.version != 0, version.version != fileNumber {
                 result.diagnostics.append(Diagnostic(.error, "version: the file is named \(fileNumber).yaml but says version \(version.version)",
-                                                     at: version.versionLocation, hint: "a version's number is its file name; add a new file for a new version"))
+                                                     at: version.versionLocation,
+                                                     hint: "a version's number is its file name; add a new file for a new version"))
                 failed = true
             }
             if let folder, !version.model.isEmpty {
@@ -248,7 +253,10 @@ public enum ModelLoader {
         if let folder {
             if !byNumber.isEmpty {
                 if let missing = missingVersions(Array(byNumber.keys)) {
-                    result.diagnostics.append(Diagnostic(.error, "\(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) (versions are numbered 1, 2, 3, … without gaps)", at: nil))
+                    result.diagnostics.append(Diagnostic(.error, """
+                                                             \(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) \
+                                                             (versions are numbered 1, 2, 3, … without gaps)
+                                                             """, at: nil))
                     failed = true
                 }
             } else if files.isEmpty {

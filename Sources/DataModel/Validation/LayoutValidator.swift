@@ -100,7 +100,10 @@ enum LayoutValidator {
         for (index, origin) in zip(layout.indexes, indexes) where index.columns.count > maximumColumns {
             let (entity, location) = source(origin)
             diagnostics.append(Diagnostic(
-                .error, "entity '\(entity)': \(describe(origin, isTable: false, from: entity)) has \(index.columns.count) columns, more than SQLite allows (\(maximumColumns))",
+                .error, """
+                entity '\(entity)': \(describe(origin, isTable: false, from: entity)) has \(index.columns.count) columns, \
+                more than SQLite allows (\(maximumColumns))
+                """,
                 at: location))
         }
         return diagnostics

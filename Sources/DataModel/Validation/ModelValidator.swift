@@ -279,7 +279,8 @@ public struct ModelValidator {
         }
         for constraint in entity.uniqueness {
             if Set(constraint.properties).count != constraint.properties.count {
-                error("entity '\(entity.name)': uniqueness constraint [\(constraint.properties.joined(separator: ", "))] repeats a property", at: constraint.location)
+                error("entity '\(entity.name)': uniqueness constraint [\(constraint.properties.joined(separator: ", "))] repeats a property",
+                      at: constraint.location)
             }
             for name in constraint.properties { check(name, at: constraint.location, what: "uniqueness constraint") }
         }

@@ -87,7 +87,10 @@ package enum ISO8601 {
         if rest < 0 { rest += 86_400; days -= 1 }
         let (y, m, d) = civilFromDays(Int(days))
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var text = "\(y < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(y)).count)))\(abs(y))-\(two(m))-\(two(d))T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))"
+        var text = """
+            \(y < 0 ? "-" : "")\(String(repeating: "0", count: max(0, 4 - String(abs(y)).count)))\(abs(y))-\(two(m))-\(two(d))\
+            T\(two(Int(rest / 3600))):\(two(Int(rest % 3600 / 60))):\(two(Int(rest % 60)))
+            """
         if fraction > 0 {
             var digits = String(fraction)
             digits = String(repeating: "0", count: max(0, 6 - digits.count)) + digits

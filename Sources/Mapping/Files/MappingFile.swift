@@ -166,7 +166,8 @@ public struct MappingFile: Sendable, Hashable {
                 case "nil"?: nilOnFailure = true
                 case "fail"?: nilOnFailure = false
                 default:
-                    reader.error("\(subject): onFailure: expected `nil` (a value that does not convert becomes nil) or `fail` (the migration fails, the default)", at: failure)
+                    reader.error("\(subject): onFailure: expected `nil` (a value that does not convert becomes nil) "
+                                 + "or `fail` (the migration fails, the default)", at: failure)
                     return nil
                 }
             }

@@ -15,7 +15,8 @@ public enum MappingResolver {
                                knownPolicies: Set<String>? = nil) throws -> MappingModel {
         guard let source = model.version(from), let destination = model.version(to) else {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
-                Refusal(kind: .typeChange, entity: model.name, property: nil, change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
+                Refusal(kind: .typeChange, entity: model.name, property: nil,
+                        change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
                         remedy: "use versions 1 to \(model.current.version)")])
         }
         let chain = from <= to ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
@@ -45,8 +46,8 @@ public enum MappingResolver {
             var index = mapping.entityMappings.firstIndex { $0.destination == entity.name }!
             if let sourceName = override.source {
                 guard let sourceEntity = source.entity(named: sourceName) else {
-                    diagnostics.append(Diagnostic(.error, "entity '\(override.name)': source '\(sourceName)' is not an entity of version \(from)", at: override.location,
-                                                  hint: Suggestions.hint(for: sourceName, in: source.entities.map(\.name))))
+                    diagnostics.append(Diagnostic(.error, "entity '\(override.name)': source '\(sourceName)' is not an entity of version \(from)",
+                                                  at: override.location, hint: Suggestions.hint(for: sourceName, in: source.entities.map(\.name))))
                     continue
                 }
                 if mapping.entityMappings[index].source != sourceName {
@@ -66,14 +67,19 @@ public enum MappingResolver {
                 if let knownPolicies, !knownPolicies.contains(policy) {
                     refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: nil,
                                             change: "\(file.path) names policy '\(policy)', which is not compiled into this migrate",
-                                            remedy: (knownPolicies.isEmpty ? "add the policy to your deploy package's policy list" : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
+                                            remedy: (knownPolicies.isEmpty
+                                                        ? "add the policy to your deploy package's policy list"
+                                                        : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
                                                 + (Suggestions.hint(for: policy, in: knownPolicies).map { "; \($0)" } ?? ""))
                                                 + "; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")"))
                 }
                 mapping.entityMappings[index].kind = .custom
                 mapping.entityMappings[index].policy = policy
                 if mapping.entityMappings[index].source == nil {
-                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': a policy needs source rows; '\(entity.name)' has no source entity in version \(from)",
+                    diagnostics.append(Diagnostic(.error, """
+                                                  entity '\(entity.name)': a policy needs source rows; \
+                                                  '\(entity.name)' has no source entity in version \(from)
+                                                  """,
                                                   at: override.location, hint: "add `source: <Entity of version \(from)>`"))
                 }
                 refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy }
@@ -84,7 +90,8 @@ public enum MappingResolver {
                 let attribute = entity.attribute(named: property)
                 let relationship = entity.relationship(named: property)
                 guard attribute != nil || relationship != nil else {
-                    diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': not a property of \(entity.name) in version \(to)", at: location,
+                    diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': not a property of \(entity.name) in version \(to)",
+                                                  at: location,
                                                   hint: Suggestions.hint(for: property, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))))
                     continue
                 }
@@ -93,21 +100,28 @@ public enum MappingResolver {
                 case .policy:
                     newSource = .policy
                     if override.policy == nil {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': set by a policy, but the entity names no policy", at: location,
-                                                      hint: "add `policy: <Name>` to entity '\(entity.name)'"))
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': set by a policy, but the entity names no policy",
+                                                      at: location, hint: "add `policy: <Name>` to entity '\(entity.name)'"))
                     }
                 case .copy(let from):
                     guard let sourceEntity, sourceEntity.attribute(named: from) != nil || sourceEntity.relationship(named: from) != nil else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': $source.\(from) is not a property of \(sourceEntity?.name ?? "the source") in version \(source.version)", at: location,
-                                                      hint: sourceEntity.flatMap { Suggestions.hint(for: from, in: $0.attributes.map(\.name) + $0.relationships.map(\.name)) }))
+                        diagnostics.append(Diagnostic(.error, """
+                                                      property '\(entity.name).\(property)': $source.\(from) is not a property of \
+                                                      \(sourceEntity?.name ?? "the source") in version \(source.version)
+                                                      """, at: location,
+                                                      hint: sourceEntity.flatMap {
+                                                          Suggestions.hint(for: from, in: $0.attributes.map(\.name) + $0.relationships.map(\.name))
+                                                      }))
                         continue
                     }
                     if let attribute, let old = sourceEntity.attribute(named: from)?.declaration, old.type != attribute.declaration.type {
                         if MappingInference.isWidening(old.type, to: attribute.declaration.type) {
                             newSource = .convert(from: from, conversion: .widen)
                         } else {
-                            diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': $source.\(from) is \(old.type.rawValue), not convertible to \(attribute.declaration.type.rawValue)", at: location,
-                                                          hint: "set it in a policy instead (`\(property): policy`)"))
+                            diagnostics.append(Diagnostic(.error, """
+                                                          property '\(entity.name).\(property)': $source.\(from) is \(old.type.rawValue), \
+                                                          not convertible to \(attribute.declaration.type.rawValue)
+                                                          """, at: location, hint: "set it in a policy instead (`\(property): policy`)"))
                             continue
                         }
                     } else {
@@ -115,28 +129,38 @@ public enum MappingResolver {
                     }
                 case .expression(let text, let textLocation, let nilOnFailure):
                     guard let attribute else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a value expression", at: location,
-                                                      hint: "relationships are copied (`$source.<name>`) or set in a policy"))
+                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a value expression",
+                                                      at: location, hint: "relationships are copied (`$source.<name>`) or set in a policy"))
                         continue
                     }
                     guard let sourceEntity else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': '\(entity.name)' has no source entity in version \(from), so there is no $source for its value",
+                        diagnostics.append(Diagnostic(.error, """
+                                                      property '\(entity.name).\(property)': '\(entity.name)' has no source entity in version \(from), \
+                                                      so there is no $source for its value
+                                                      """,
                                                       at: location, hint: "add `source: <Entity of version \(from)>`"))
                         continue
                     }
                     if override.policy != nil {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: the entity's objects come from policy \(override.policy!)", at: location,
-                                                      hint: "compute it in the policy (`\(property): policy`)"))
+                        diagnostics.append(Diagnostic(.error,
+                                                      "property '\(entity.name).\(property)': value: the entity's objects come from policy \(override.policy!)",
+                                                      at: location, hint: "compute it in the policy (`\(property): policy`)"))
                         continue
                     }
                     if attribute.declaration.isTransient {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: a transient attribute is not stored, so no value is migrated into it",
+                        diagnostics.append(Diagnostic(.error, """
+                                                      property '\(entity.name).\(property)': value: a transient attribute is not stored, \
+                                                      so no value is migrated into it
+                                                      """,
                                                       at: location, hint: "leave it out of the mapping file"))
                         continue
                     }
                     if nilOnFailure && !attribute.declaration.isOptional {
                         diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': onFailure: nil on a required attribute", at: location,
-                                                      hint: "make \(entity.name).\(property) optional, or leave onFailure out (a value that does not convert fails the migration, naming its row)"))
+                                                      hint: """
+                                                      make \(entity.name).\(property) optional, or leave onFailure out \
+                                                      (a value that does not convert fails the migration, naming its row)
+                                                      """))
                         continue
                     }
                     do {
@@ -144,7 +168,10 @@ public enum MappingResolver {
                     } catch {
                         let at = textLocation.location(ofColumn: error.column)
                         diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)", at: at,
-                                                      hint: "the expression is checked against \(sourceEntity.name) of version \(from) (`$source.<key>`; Docs/Predicates.md)"))
+                                                      hint: """
+                                                      the expression is checked against \(sourceEntity.name) of version \(from) \
+                                                      (`$source.<key>`; Docs/Predicates.md)
+                                                      """))
                         continue
                     }
                     newSource = .expression(text, nilOnFailure: nilOnFailure)
@@ -184,7 +211,8 @@ public enum MappingResolver {
             }
             if let filter = override.filter {
                 if override.policy != nil {
-                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: a policy chooses its own objects", at: override.filterLocation ?? override.location,
+                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: a policy chooses its own objects",
+                                                  at: override.filterLocation ?? override.location,
                                                   hint: "leave the filter out, or skip the objects in the policy"))
                 } else if let sourceEntity {
                     do {
@@ -197,7 +225,8 @@ public enum MappingResolver {
                                                       hint: "the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)"))
                     }
                 } else {
-                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: '\(entity.name)' has no source entity in version \(from)", at: override.filterLocation ?? override.location))
+                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: '\(entity.name)' has no source entity in version \(from)",
+                                                  at: override.filterLocation ?? override.location))
                 }
             }
             var used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })

@@ -169,7 +169,10 @@ public enum MappingInference {
                 if !a.isOptional, a.defaultValue == nil, !(entity.isAbstract && sourceEntity.isAbstract) {
                     refuse(.requiredWithoutDefault, entity.name, a.name,
                            "new required attribute without a default or source",
-                           "add a default (`\(a.name): { type: \(a.type.rawValue), default: … }`), make it optional, or write \(fileHint) with a policy for \(entity.name)")
+                           """
+                           add a default (`\(a.name): { type: \(a.type.rawValue), default: … }`), make it optional, \
+                           or write \(fileHint) with a policy for \(entity.name)
+                           """)
                     return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
                 }
                 return PropertyMapping(name: a.name, source: .defaultValue(a.defaultValue), isRelationship: false)
@@ -191,7 +194,10 @@ public enum MappingInference {
                     refused = true
                     refuse(.typeChange, entity.name, a.name,
                            "type change \(old.type.rawValue) → \(a.type.rawValue) is \(what), not a widening",
-                           "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)")
+                           """
+                           write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version \
+                           (add the new attribute, copy in a policy, remove the old one)
+                           """)
                 }
             }
             if old.isOptional, !a.isOptional {
@@ -256,7 +262,9 @@ public enum MappingInference {
                     changes.append("\(a.name): default \(before.defaultValue.map(\.displayText) ?? "none") → \(a.defaultValue.map(\.displayText) ?? "none")")
                 }
                 if before.minimum != a.minimum || before.maximum != a.maximum { changes.append("\(a.name): limits changed") }
-                if before.transformer != a.transformer { changes.append("\(a.name): transformer \(before.transformer ?? "none") → \(a.transformer ?? "none")") }
+                if before.transformer != a.transformer {
+                    changes.append("\(a.name): transformer \(before.transformer ?? "none") → \(a.transformer ?? "none")")
+                }
             }
             for relationship in new.relationships {
                 guard let sourceName = renames[relationship.name], let before = old.relationship(named: sourceName)?.declaration else { continue }
@@ -264,12 +272,18 @@ public enum MappingInference {
                     changes.append("\(relationship.name): delete rule \(before.deleteRule.rawValue) → \(relationship.declaration.deleteRule.rawValue)")
                 }
             }
-            let beforeIndexes = Set(old.indexes.map { $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",") })
-            let afterIndexes = Set(new.indexes.map { $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",") })
-            for index in new.indexes where !beforeIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
+            let beforeIndexes = Set(old.indexes.map {
+                $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
+            })
+            let afterIndexes = Set(new.indexes.map {
+                $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
+            })
+            for index in new.indexes
+            where !beforeIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
                 changes.append("index \(index.name) added")
             }
-            for index in old.indexes where !afterIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
+            for index in old.indexes
+            where !afterIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
                 changes.append("index \(index.name) removed")
             }
             if Set(old.uniqueness) != Set(new.uniqueness) { changes.append("uniqueness constraints changed") }

@@ -44,7 +44,8 @@ public struct InferenceFailure: Error, Sendable, CustomStringConvertible {
     public var refusals: [Refusal]
 
     public var description: String {
-        "no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) (\(refusals.count) change\(refusals.count == 1 ? "" : "s") inference cannot cover):\n"
+        "no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) "
+            + "(\(refusals.count) change\(refusals.count == 1 ? "" : "s") inference cannot cover):\n"
             + refusals.map { "  " + $0.description }.joined(separator: "\n")
     }
 }

@@ -17,7 +17,10 @@ extension EntityDiagram {
         var builder = DiagramBuilder(destination: destination, source: source, mapping: mapping)
         self.init(model: mapping.model, title: "\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
                     + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)"),
-                  subtitle: "drawn on version \(destination.version)'s entities; what version \(source.version) has and \(destination.version) drops is drawn too, marked removed",
+                  subtitle: """
+                      drawn on version \(destination.version)'s entities; \
+                      what version \(source.version) has and \(destination.version) drops is drawn too, marked removed
+                      """,
                   entities: [], relationships: [], inheritances: [])
         builder.build(into: &self)
     }

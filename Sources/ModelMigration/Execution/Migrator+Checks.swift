@@ -77,16 +77,22 @@ extension Migrator {
             let preconditions = audit.preconditions()
             let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: preconditions, on: connection))
             if !problems.isEmpty {
-                throw MigrationError(kind: .verifyFailed, message: "--verify: " + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
-                    .replacingOccurrences(of: ", and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first", with: ". Repair it (or restore a backup)"))
+                throw MigrationError(kind: .verifyFailed, message: "--verify: "
+                    + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
+                        .replacingOccurrences(of: """
+                            , and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first
+                            """, with: ". Repair it (or restore a backup)"))
             }
             result.checksPassed += preconditions.count
             for check in Self.relationshipChecks(plan.target, layout: layout) {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
                 if violations > 0, let reference = check.reference {
-                    result.carriedDanglingReferences.append("\(reference): \(violations) row\(violations == 1 ? " points" : "s point") to objects the store does not have")
+                    result.carriedDanglingReferences.append(
+                        "\(reference): \(violations) row\(violations == 1 ? " points" : "s point") to objects the store does not have")
                 } else if violations > 0 {
-                    throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? " violates" : "s violate") it")
+                    throw MigrationError(kind: .verifyFailed, message: """
+                        --verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? " violates" : "s violate") it
+                        """)
                 } else {
                     result.checksPassed += 1
                 }

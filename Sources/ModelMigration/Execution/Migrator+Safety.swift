@@ -99,14 +99,18 @@ extension Migrator {
                 guard let error = error as? SQLiteError else { throw error }
                 if error.kind == .busy || error.kind == .locked {
                     let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
-                    throw MigrationError(kind: .locked, message: "\(plan.storePath): another migration, writer or reader holds the store\(who); waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed")
+                    throw MigrationError(kind: .locked, message: """
+                        \(plan.storePath): another migration, writer or reader holds the store\(who); \
+                        waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed
+                        """)
                 }
                 throw StoreError.from(error, path: plan.storePath)
             }
             if let result { return result }
             if attempts >= 5 {
                 if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
-                throw MigrationError(kind: .backupFailed, message: "\(plan.storePath): the store kept changing while it was being backed up; nothing was changed")
+                throw MigrationError(kind: .backupFailed,
+                                     message: "\(plan.storePath): the store kept changing while it was being backed up; nothing was changed")
             }
         }
     }
@@ -128,7 +132,8 @@ extension Migrator {
             try store.connection.backup(to: temporary)
             try Self.sync(path: temporary)
             guard rename(temporary, path) == 0 else {
-                throw MigrationError(kind: .backupFailed, message: "\(path): cannot move the backup into place: \(String(cString: strerror(errno))); nothing was changed")
+                throw MigrationError(kind: .backupFailed,
+                                     message: "\(path): cannot move the backup into place: \(String(cString: strerror(errno))); nothing was changed")
             }
             try Self.sync(path: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
         } catch let error as MigrationError {
@@ -178,6 +183,10 @@ extension Migrator {
         }
         guard !problems.isEmpty else { return error }
         let original = "\(error)".replacingOccurrences(of: "; nothing was changed", with: "")
-        return MigrationError(kind: .restoreFailed, message: "\(original); and the store could not be proven unchanged after that failure: \(problems.joined(separator: "; ")). Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, restore it from the backup")
+        return MigrationError(kind: .restoreFailed, message: """
+            \(original); and the store could not be proven unchanged after that failure: \(problems.joined(separator: "; ")). \
+            Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, \
+            restore it from the backup
+            """)
     }
 }

@@ -185,7 +185,8 @@ public struct Migrator {
         // The store must still be what was planned for.
         let metadata = try store.readMetadata()
         guard VersionHasher.digest(metadata.versionHashes) == plan.sourceHashesDigest, metadata.storeUUID == plan.storeUUID else {
-            throw MigrationError(kind: .storeChanged, message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+            throw MigrationError(kind: .storeChanged,
+                                 message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         }
         // What the plan relies on, checked on exactly the rows it will migrate.
         let problems = try StoreAudit.violations(of: plan.preconditions, on: connection)
@@ -300,11 +301,17 @@ public struct Migrator {
             if check.reference != nil, !countBaselines { throw BaselinesNeeded() }
             let already = allowed > 0 ? " (\(allowed) of them already did before the migration)" : ""
             throw MigrationError(kind: label == "--verify" ? .verifyFailed : .checkFailed,
-                                 message: "\(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") violate\(violations == 1 ? "s" : "") it\(already); nothing was changed")
+                                 message: """
+                                     \(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") \
+                                     violate\(violations == 1 ? "s" : "") it\(already); nothing was changed
+                                     """)
         }
         let subject = check.reference.map { "\($0)" } ?? check.summary
         if violations > 0, !run.carried.contains(where: { $0.hasPrefix(subject + ":") }) {
-            run.carried.append("\(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, and still do\(violations == 1 ? "es" : "") (carried as they were)")
+            run.carried.append("""
+                \(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, \
+                and still do\(violations == 1 ? "es" : "") (carried as they were)
+                """)
         }
         run.checksPassed += 1
     }
@@ -319,7 +326,10 @@ public struct Migrator {
         let changesBefore = connection.totalChanges
         if !step.policies.isEmpty {
             guard let runner = policyRunner else {
-                throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) needs policy '\(step.policies[0].policy)', and no policies are available to this migrator; nothing was changed")
+                throw MigrationError(kind: .stepFailed, message: """
+                    step \(index) (\(step.summary)) needs policy '\(step.policies[0].policy)', \
+                    and no policies are available to this migrator; nothing was changed
+                    """)
             }
             let report = try runner.run(step.policies, hop: hop, store: store, progress: progress)
             emptied += report.emptied
@@ -362,7 +372,8 @@ public struct Migrator {
                     let buildName = step.buildTable ?? table
                     let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(buildName))") ?? 0
                     if actual != expected {
-                        throw MigrationError(kind: .checkFailed, message: "\(table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
+                        throw MigrationError(kind: .checkFailed,
+                                             message: "\(table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
                     }
                 }
             } catch let error as MigrationError {

@@ -23,7 +23,11 @@ public struct UnknownVersionError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         if let drift { return "\(path): " + drift.explanation }
         if let foreign = foreignModel {
-            return "\(path): this store is a \(foreign.store) store, and the models given hold \(foreign.available.isEmpty ? "no model" : "models: " + foreign.available.joined(separator: ", ")) (is --models the folder holding \(foreign.store)/?)"
+            return """
+                \(path): this store is a \(foreign.store) store, and the models given hold \
+                \(foreign.available.isEmpty ? "no model" : "models: " + foreign.available.joined(separator: ", ")) \
+                (is --models the folder holding \(foreign.store)/?)
+                """
         }
         return "\(path): " + (recognition?.unknownExplanation ?? "no model under --models describes this store")
     }

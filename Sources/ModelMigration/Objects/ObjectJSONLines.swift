@@ -120,7 +120,10 @@ public enum ObjectJSONLines {
         guard let entity = access.version.entity(named: entityName) else {
             // The entity applies to every record; the first one is where it fails.
             let line = (lines.firstIndex { !isBlank($0) } ?? 0) + 1
-            throw LoadError(problems: [LoadError.Problem(file: file, line: line, field: nil, message: "unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) has \(access.version.entities.map(\.name).joined(separator: ", ")))")], count: 1)
+            throw LoadError(problems: [LoadError.Problem(file: file, line: line, field: nil, message: """
+                unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) \
+                has \(access.version.entities.map(\.name).joined(separator: ", ")))
+                """)], count: 1)
         }
         do {
             return try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
@@ -219,7 +222,9 @@ public enum ObjectJSONLines {
                     }
                     relationships[key] = keys
                 default:
-                    throw LineRefusal(field, relationship.declaration.isToMany ? "expected an array of primary keys, found \(value.kind)" : "expected a primary key or null, found \(value.kind)")
+                    throw LineRefusal(field, relationship.declaration.isToMany
+                                        ? "expected an array of primary keys, found \(value.kind)"
+                                        : "expected a primary key or null, found \(value.kind)")
                 }
             } else {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)

@@ -265,7 +265,10 @@ public struct MigrationPlanner: Sendable {
                 guard let repair = found.check.repair else { return nil }
                 let rows = found.references.rows
                 return MigrationStep(kind: repair.deletesRows ? .deleteRows : .updateRows,
-                                     summary: "remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the store does not have",
+                                     summary: """
+                                         remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) \
+                                         to objects the store does not have
+                                         """,
                                      sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
             }
             plan.hops[0].steps.insert(contentsOf: repairs, at: 0)
@@ -360,7 +363,10 @@ public struct MigrationPlanner: Sendable {
                 let missing = inputs.filter { entity.attribute(named: $0) == nil && entity.relationship(named: $0) == nil }
                 if !missing.isEmpty {
                     let file = hop.mapping.mappingFile.map { " (\($0))" } ?? ""
-                    problems.append("policy \(policy) reads \(missing.map { "\(sourceName).\($0)" }.joined(separator: ", ")), which version \(hop.source.version) does not have: is the mapping file\(file) meant for another hop?")
+                    problems.append("""
+                        policy \(policy) reads \(missing.map { "\(sourceName).\($0)" }.joined(separator: ", ")), \
+                        which version \(hop.source.version) does not have: is the mapping file\(file) meant for another hop?
+                        """)
                 }
             }
         }
@@ -423,7 +429,10 @@ public struct MigrationPlanner: Sendable {
             for column in try store.connection.columns(of: name) where !known.contains(column.name) && !column.isHidden {
                 let values = try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name)) WHERE \(SQLText.q(column.name)) IS NOT NULL") ?? 0
                 if values > 0 {
-                    warnings.append(MigrationWarning(message: "\(name).\(column.name) is not in the layout of the store's version: its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt", isDestructive: true))
+                    warnings.append(MigrationWarning(message: """
+                                                         \(name).\(column.name) is not in the layout of the store's version: \
+                                                         its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt
+                                                         """, isDestructive: true))
                 }
             }
         }
@@ -474,7 +483,10 @@ public struct RowCounter {
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
         if !exact, try estimate(table) > limit {
-            let any = try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))") ?? 0
+            let any = try connection.scalarInt64("""
+                SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) \
+                WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))
+                """) ?? 0
             return any == 0 ? 0 : Self.notCounted
         }
         return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0

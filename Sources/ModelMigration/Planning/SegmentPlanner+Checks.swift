@@ -58,7 +58,10 @@ extension SegmentPlanner {
                     // The store may lack the row (Core Data's own migrations leave old
                     // names; a damaged store none): write it with the number used.
                     if let stored = storedKeyNumbers, !stored.contains(number) {
-                        sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), '\(entity.name)', \(parent), 0 WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))")
+                        sql.append("""
+                            INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), '\(entity.name)', \(parent), 0 \
+                            WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))
+                            """)
                     }
                     sql.append("UPDATE Z_PRIMARYKEY SET Z_NAME = '\(entity.name)', Z_SUPER = \(parent) WHERE Z_ENT = \(number)")
                 } else {
@@ -133,8 +136,10 @@ extension SegmentPlanner {
         }
         for property in mapping.properties {
             if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
-               old.declaration.type == .integer64, destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
-                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53", isDestructive: false))
+               old.declaration.type == .integer64,
+               destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
+                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53",
+                                                 isDestructive: false))
             }
         }
     }
@@ -143,7 +148,10 @@ extension SegmentPlanner {
     /// (`RowCounter.notCounted` when it holds some that were not counted).
     static func droppedWarning(_ property: String, values: Int64) -> MigrationWarning? {
         if values == RowCounter.notCounted {
-            return MigrationWarning(message: "\(property) is dropped: it holds non-nil values, which will be lost (not counted in a table this large; `migrate plan --exact-counts` counts them)", isDestructive: true)
+            return MigrationWarning(message: """
+                                        \(property) is dropped: it holds non-nil values, which will be lost \
+                                        (not counted in a table this large; `migrate plan --exact-counts` counts them)
+                                        """, isDestructive: true)
         }
         guard values > 0 else { return nil }
         return MigrationWarning(message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true)
@@ -171,7 +179,9 @@ extension SegmentPlanner {
     mutating func warnDroppedTable(_ table: Table) throws {
         let rows = try count(table.name, nil)
         if rows > 0 {
-            warnings.append(MigrationWarning(message: "table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)", isDestructive: true))
+            warnings.append(MigrationWarning(message: """
+                                                 table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)
+                                                 """, isDestructive: true))
         }
     }
 }

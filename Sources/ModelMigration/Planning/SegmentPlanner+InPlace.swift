@@ -48,7 +48,9 @@ extension SegmentPlanner {
         case .toOne(let owner, let name):
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
-            if case .column(let tableName, let old, _) = found.source, !found.reversed, sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil || tableName == (tableRenamedFrom(table) ?? table.name) {
+            if case .column(let tableName, let old, _) = found.source, !found.reversed,
+               sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil
+                || tableName == (tableRenamedFrom(table) ?? table.name) {
                 return .same(old)
             }
             return nil
@@ -117,7 +119,9 @@ extension SegmentPlanner {
                 return false
             }
         }
-        if mapping.entityMappings.contains(where: { ($0.kind == .custom || $0.filter != nil) && $0.destination.map { destination.entity(named: $0)?.root } == table.entity }) {
+        if mapping.entityMappings.contains(where: {
+            ($0.kind == .custom || $0.filter != nil) && $0.destination.map { destination.entity(named: $0)?.root } == table.entity
+        }) {
             return false
         }
         var used: Set<String> = []
@@ -180,7 +184,10 @@ extension SegmentPlanner {
             default: kept = false
             }
             if kept {
-                throw PlanningError(.failed, "refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values (this is a bug in the planner; please report it)")
+                throw PlanningError(.failed, """
+                    refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values \
+                    (this is a bug in the planner; please report it)
+                    """)
             }
         }
         if !dropped.isEmpty {
@@ -231,7 +238,10 @@ extension SegmentPlanner {
                                            cost: .constant, table: table.name))
                 if !scope.isEmpty {
                     steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name) to \(literal) in the rows of its entity",
-                                               sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \(literal) WHERE Z_ENT IN (\(SQLText.list(scope)))"],
+                                               sql: ["""
+                                                   UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \(literal) \
+                                                   WHERE Z_ENT IN (\(SQLText.list(scope)))
+                                                   """],
                                                cost: .update(rows: try count(oldName, scope)), table: table.name))
                 }
                 continue
@@ -255,7 +265,8 @@ extension SegmentPlanner {
                   let number = sourceLayout.entityNumbers[entity.name] else { continue }
             let rows = try count(old.name, [number])
             if rows > 0 {
-                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted", isDestructive: true))
+                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
+                                                 isDestructive: true))
             }
             steps.append(MigrationStep(kind: .deleteRows, summary: "delete the rows of removed entity \(entity.name)",
                                        sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name))

@@ -35,7 +35,8 @@ extension SegmentPlanner {
             var bound: [DatabaseValue] = []
             for column in table.columns {
                 columns.append(SQLText.q(column.name))
-                values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity, newNumber: newNumber, arguments: &bound))
+                values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
+                                             newNumber: newNumber, arguments: &bound))
             }
             // A mapping file's filter: only the source objects it holds for are copied.
             var filterSQL = ""
@@ -47,13 +48,20 @@ extension SegmentPlanner {
                 let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
                 let dropped = try countWhere(old.name, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) ?? 0
                 if dropped > 0 {
-                    warnings.append(MigrationWarning(message: "\(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated (deleted, and references to \(dropped == 1 ? "it" : "them") removed)",
+                    warnings.append(MigrationWarning(message: """
+                                                         \(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") \
+                                                         the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated \
+                                                         (deleted, and references to \(dropped == 1 ? "it" : "them") removed)
+                                                         """,
                                                      isDestructive: true))
                 }
                 filteredTables.insert(table.name)
             }
             if mapping?.filter == nil { copiedNumbers.insert(number) }
-            sql.append("INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL)")
+            sql.append("""
+                INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) \
+                FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL)
+                """)
             arguments.append(bound + filterArguments)
             expected.append(filterSQL.isEmpty ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
                                               : "(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL))")
@@ -68,7 +76,8 @@ extension SegmentPlanner {
                       let number = sourceLayout.entityNumbers[entity.name] else { continue }
                 let removed = try count(sourceTableName, [number])
                 if removed > 0 {
-                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted", isDestructive: true))
+                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
+                                                     isDestructive: true))
                 }
                 addReferenceChecks(into: table.name)
             }
@@ -77,7 +86,8 @@ extension SegmentPlanner {
         // its row count is what the new table must hold, read from the b-tree
         // instead of a scan per entity (apply has checked each row's Z_ENT first).
         if let sourceTableName, !expected.isEmpty, expectedArguments.isEmpty {
-            let stored = Set(source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }.compactMap { sourceLayout.entityNumbers[$0.name] })
+            let stored = Set(source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }
+                .compactMap { sourceLayout.entityNumbers[$0.name] })
             if stored == copiedNumbers {
                 expected = ["(SELECT count(*) FROM \(SQLText.q(sourceTableName)))"]
             }
@@ -157,7 +167,8 @@ extension SegmentPlanner {
                 return "NULL"
             }
         case .toOne(let owner, let name):
-            guard lineage.contains(owner), let relationship = entity.relationship(named: name), let found = pairs(for: entity, relationship) else { return "NULL" }
+            guard lineage.contains(owner), let relationship = entity.relationship(named: name),
+                  let found = pairs(for: entity, relationship) else { return "NULL" }
             return destinationOfRow(found.source, reversed: found.reversed)
         case .toManyKey(let owner, let name):
             // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
@@ -178,7 +189,10 @@ extension SegmentPlanner {
                 case .join(let table, let mine, let theirs, let order?):
                     // From an ordered many-to-many: the position under the owner the
                     // key column keeps (the lowest, as `destinationOfRow` picks it).
-                    return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+                    return """
+                        (SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j \
+                        WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)
+                        """
                 default:
                     break
                 }
@@ -234,7 +248,10 @@ extension SegmentPlanner {
         case (.column(_, let column, _), false):
             return "s.\(SQLText.q(column))"
         case (.column(let table, let column, let numbers), true):
-            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers))) ORDER BY t.Z_PK LIMIT 1)"
+            return """
+                (SELECT t.Z_PK FROM \(SQLText.q(table)) AS t \
+                WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers))) ORDER BY t.Z_PK LIMIT 1)
+                """
         case (.reverseColumn(let table, let column, _), false):
             return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK ORDER BY t.Z_PK LIMIT 1)"
         case (.reverseColumn(let table, let column, _), true):
@@ -270,7 +287,10 @@ extension SegmentPlanner {
               let found = pairs(for: ownerEntity, relationship), !found.reversed else { return destinationKey }
         switch found.source {
         case .join(let table, let mine, let theirs, let order?):
-            return "(SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = \(owner) AND j.\(SQLText.q(theirs)) = \(destinationKey))"
+            return """
+                (SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j \
+                WHERE j.\(SQLText.q(mine)) = \(owner) AND j.\(SQLText.q(theirs)) = \(destinationKey))
+                """
         case .reverseColumn(let table, let column, let order?):
             return "(SELECT r.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS r WHERE r.Z_PK = \(destinationKey) AND r.\(SQLText.q(column)) = \(owner))"
         default:
@@ -296,14 +316,18 @@ extension SegmentPlanner {
                               ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
                               : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
             }
-            sql.append("INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.source, reversed: found.reversed))) AS p")
+            sql.append("""
+                INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \
+                SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.source, reversed: found.reversed))) AS p
+                """)
             let sourceTable: String = switch found.source {
             case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _): t
             }
             cost = .rewrite(rows: try count(sourceTable, nil))
         }
         steps.append(MigrationStep(kind: found == nil ? .createTable : .fillJoinTable,
-                                   summary: found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
+                                   summary: found == nil
+                                       ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
                                    sql: sql, cost: cost, table: table.name, buildTable: buildName))
         if found != nil { addRebuildChecks(table) }
     }
@@ -380,7 +404,10 @@ extension SegmentPlanner {
                 }
             }
             steps.append(MigrationStep(kind: .updateRows, summary: "clear \(other.name)'s references to objects the filter left out",
-                                       sql: ["UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) WHERE \(conditions.joined(separator: " OR "))"],
+                                       sql: ["""
+                                           UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) \
+                                           WHERE \(conditions.joined(separator: " OR "))
+                                           """],
                                        cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
             for check in required where !checks.contains(check) { checks.append(check) }
         }

@@ -20,7 +20,11 @@ extension SegmentPlanner {
                     || old?.column(for: column.role)?.name != column.name
                 guard stale else { continue }
                 steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
-                                           sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))"],
+                                           sql: ["""
+                                               UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \
+                                               (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d \
+                                               WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))
+                                               """],
                                            cost: .update(rows: try countAfter(table.name)), table: table.name))
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             }
@@ -50,10 +54,21 @@ extension SegmentPlanner {
                 let (na, nb) = (numbers(destinationLayout, subtree(destination, a.declaredIn)), numbers(destinationLayout, subtree(destination, b.declaredIn)))
                 let (qa, qb, ca, cb) = (SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name))
                 steps.append(MigrationStep(kind: .updateRows, summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
-                                           sql: ["UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) WHERE Z_ENT IN (\(SQLText.list(nb)))",
-                                                 "UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)"],
+                                           sql: ["""
+                                                 UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a \
+                                                 WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) \
+                                                 WHERE Z_ENT IN (\(SQLText.list(nb)))
+                                                 """,
+                                                 """
+                                                 UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL \
+                                                 AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)
+                                                 """],
                                            cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name))
-                warnings.append(MigrationWarning(message: "\(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: each object keeps at most one partner, the one with the lowest primary key; other pairings are cleared", isDestructive: true))
+                warnings.append(MigrationWarning(message: """
+                                                     \(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: \
+                                                     each object keeps at most one partner, the one with the lowest primary key; \
+                                                     other pairings are cleared
+                                                     """, isDestructive: true))
                 changed.formUnion([tableA.name, tableB.name])
             }
         }

@@ -57,10 +57,16 @@ extension SegmentPlanner {
         }
         let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NULL"
         requirements.append(MigrationCheck(
-            summary: "\(requirement.entity).\(requirement.property) becomes required without a default, and stored \(requirement.sourceEntity) objects hold nil",
+            summary: """
+                \(requirement.entity).\(requirement.property) becomes required without a default, \
+                and stored \(requirement.sourceEntity) objects hold nil
+                """,
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
             rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
-            remedy: "add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the values first, or write \(file) with a policy for \(requirement.entity)"))
+            remedy: """
+                add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the values first, \
+                or write \(file) with a policy for \(requirement.entity)
+                """))
     }
 
     mutating func addRange(_ attribute: CompiledAttribute, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String) {
@@ -90,7 +96,10 @@ extension SegmentPlanner {
         let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
         let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
         requirements.append(MigrationCheck(
-            summary: "\(entity.name).\(attribute.name) gets \(limits)\(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and stored values are outside it",
+            summary: """
+                \(entity.name).\(attribute.name) gets \(limits)\
+                \(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and stored values are outside it
+                """,
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
             rowsSQL: "SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
             remedy: "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))
@@ -104,7 +113,10 @@ extension SegmentPlanner {
         case .join(let table, let mine, _, _):
             owners = "SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1"
         case .reverseColumn(let table, let column, _):
-            owners = "SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL GROUP BY \(SQLText.q(column)) HAVING count(*) > 1"
+            owners = """
+                SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) \
+                WHERE \(SQLText.q(column)) IS NOT NULL GROUP BY \(SQLText.q(column)) HAVING count(*) > 1
+                """
         case .column:
             return
         }
@@ -112,7 +124,10 @@ extension SegmentPlanner {
             summary: "\(entity.name).\(relationship.name) becomes to-one, and stored \(sourceEntity.name) objects have several destinations",
             sql: "SELECT count(*) FROM (\(owners))",
             rowsSQL: "SELECT 'Z_PK ' || owner || ': ' || n || ' destinations' FROM (\(owners)) ORDER BY owner LIMIT 5",
-            remedy: "keep it to-many, reduce those objects to one destination first, or write \(file) with a policy for \(entity.name) that chooses the one to keep"))
+            remedy: """
+                keep it to-many, reduce those objects to one destination first, \
+                or write \(file) with a policy for \(entity.name) that chooses the one to keep
+                """))
     }
 
     mutating func addUnique(_ index: StorageLayout.Index, file: String) {
@@ -159,8 +174,17 @@ extension SegmentPlanner {
         let quoted = sourceColumns.map(SQLText.q)
         // The count reads each group once; the row list (only when some are found)
         // names the values and keys.
-        let duplicates = "SELECT 1 FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1"
-        let groups = "SELECT \(quoted.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1"
+        let duplicates = """
+            SELECT 1 FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) \
+            AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) \
+            GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
+            """
+        let groups = """
+            SELECT \(quoted.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, \
+            group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) \
+            AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) \
+            GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
+            """
         let names = index.columns.map(\.name).joined(separator: ", ")
         requirements.append(MigrationCheck(
             summary: "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",

@@ -139,7 +139,10 @@ struct SegmentPlanner {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
             let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
             if sourceTables.count > 1 {
-                throw PlanningError(.noPath, "table \(table.name) would receive rows of \(sourceTables.sorted().joined(separator: " and ")); merging hierarchies is not supported")
+                throw PlanningError(.noPath, """
+                    table \(table.name) would receive rows of \(sourceTables.sorted().joined(separator: " and ")); \
+                    merging hierarchies is not supported
+                    """)
             }
             if sourceTables.isEmpty {
                 let clash = sourceLayout.table(named: table.name) != nil
@@ -182,7 +185,11 @@ struct SegmentPlanner {
                 case .reverseColumn: false
                 }
                 if shared {
-                    warnings.append(MigrationWarning(message: "\(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps the one with the lowest primary key", isDestructive: true))
+                    warnings.append(MigrationWarning(message: """
+                                                         \(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \
+                                                         \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps \
+                                                         the one with the lowest primary key
+                                                         """, isDestructive: true))
                 }
             }
         }
@@ -194,7 +201,10 @@ struct SegmentPlanner {
                 && !attribute.declaration.allowsExternalStorage {
                 guard let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, attribute.name),
                       sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true else { continue }
-                warnings.append(MigrationWarning(message: "\(entity.name).\(attribute.name) no longer allows external storage: values Core Data kept in files beside the store stay references to those files", isDestructive: true))
+                warnings.append(MigrationWarning(message: """
+                                                     \(entity.name).\(attribute.name) no longer allows external storage: \
+                                                     values Core Data kept in files beside the store stay references to those files
+                                                     """, isDestructive: true))
             }
         }
 
@@ -248,7 +258,8 @@ struct SegmentPlanner {
         }
         for new in newTables + newJoins where new.buildName != new.table.name {
             steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(new.table.name) into place",
-                                       sql: ["ALTER TABLE \(SQLText.q(new.buildName)) RENAME TO \(SQLText.q(new.table.name))"], cost: .constant, table: new.table.name))
+                                       sql: ["ALTER TABLE \(SQLText.q(new.buildName)) RENAME TO \(SQLText.q(new.table.name))"],
+                                       cost: .constant, table: new.table.name))
         }
 
         // 3. Tables SQLite can change in place. A table renamed onto a name another
@@ -288,12 +299,14 @@ struct SegmentPlanner {
         // A table renamed in place keeps its indexes under their old names: drop them
         // (the loop below creates them under the new table's names).
         let renamedAway = Set(fastPath.compactMap { tableRenamedFrom($0) })
-        for index in sourceLayout.indexes where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
+        for index in sourceLayout.indexes
+        where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
             if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
                 || renamedAway.contains(index.table) {
-                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: index.table))
+                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                                           cost: .constant, table: index.table))
             }
         }
         for index in destinationLayout.indexes {
@@ -302,7 +315,8 @@ struct SegmentPlanner {
             guard fresh || changed || tableRenamedInto(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
             steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
-                                       sql: [SchemaSQL.createIndex(index)], cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
+                                       sql: [SchemaSQL.createIndex(index)],
+                                       cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
         }
         historyStep()
         entityNumberStep()

@@ -60,9 +60,15 @@ struct StoreAudit {
             guard !members.isEmpty else { continue }
             let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
             checks.append(MigrationCheck(
-                summary: "\(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)",
+                summary: """
+                    \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
+                    (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
+                    """,
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
-                rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5"))
+                rowsSQL: """
+                    SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
+                    FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
+                    """))
         }
         for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues {
             if let check = columnOwnership(table) { checks.append(check) }
@@ -76,12 +82,18 @@ struct StoreAudit {
                 // cannot point at a row of another entity (the table check covers it).
                 guard Set(sharing) != Set(targets), !targets.isEmpty else { continue }
                 let c = SQLText.q(column.name)
-                let wrong = "FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable.name)) AS d ON d.Z_PK = a.\(c) WHERE d.Z_ENT NOT IN (\(SQLText.list(targets)))"
+                let wrong = """
+                    FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable.name)) AS d ON d.Z_PK = a.\(c) \
+                    WHERE d.Z_ENT NOT IN (\(SQLText.list(targets)))
+                    """
                 let rowLabel = table.joinRelationship == nil ? "'Z_PK ' || a.Z_PK || ' points to '" : "'a pair points to '"
                 checks.append(MigrationCheck(
                     summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
                     sql: "SELECT count(*) \(wrong)",
-                    rowsSQL: "SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \(wrong) LIMIT 5"))
+                    rowsSQL: """
+                        SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \
+                        \(wrong) LIMIT 5
+                        """))
             }
         }
         return checks
@@ -112,7 +124,10 @@ struct StoreAudit {
         return MigrationCheck(
             summary: "\(table.name) holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold)",
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
-            rowsSQL: "SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \(which) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5")
+            rowsSQL: """
+                SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \(which) \
+                FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5
+                """)
     }
 
     /// Values a store from Core Data holds in columns the row's entity does not have,

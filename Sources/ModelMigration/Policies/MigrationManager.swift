@@ -70,7 +70,8 @@ public final class MigrationManager {
         destinationLayout = hop.destinationLayout
         self.buildTables = buildTables
         try connection.execute("""
-            CREATE TEMP TABLE IF NOT EXISTS mm_associations (mapping TEXT NOT NULL, source INTEGER NOT NULL, destination INTEGER NOT NULL, entity TEXT NOT NULL);
+            CREATE TEMP TABLE IF NOT EXISTS mm_associations (mapping TEXT NOT NULL, source INTEGER NOT NULL, destination INTEGER NOT NULL, \
+            entity TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS temp.mm_associations_source ON mm_associations (mapping, source, destination);
             CREATE INDEX IF NOT EXISTS temp.mm_associations_destination ON mm_associations (mapping, destination, entity, source);
             CREATE TEMP TABLE IF NOT EXISTS mm_keys (namespace TEXT NOT NULL, key TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (namespace, key));
@@ -127,7 +128,11 @@ public final class MigrationManager {
                 if let j = sourceShape.index[from] { values.append((i, .copy(j))) }
             case .convert(let from, let conversion):
                 let fallback = conversion == .fillDefault || !attribute.isOptional ? attribute.defaultValue : nil
-                if let j = sourceShape.index[from] { values.append((i, .convert(j, attribute.type, fallback))) } else { values.append((i, .constant(fallback))) }
+                if let j = sourceShape.index[from] {
+                    values.append((i, .convert(j, attribute.type, fallback)))
+                } else {
+                    values.append((i, .constant(fallback)))
+                }
             case .defaultValue(let value): values.append((i, .constant(value)))
             case .policy: values.append((i, .constant(attribute.defaultValue)))
             // Mapping files refuse expressions on entities a policy makes.
@@ -162,7 +167,10 @@ public final class MigrationManager {
         }
         let plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne, number: Int64(number))
         if let physical = try? physicalTable(for: entity) {
-            plan.insert = try connection.prepare("INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+            plan.insert = try connection.prepare("""
+                INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) \
+                VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+                """)
         }
         entityPlans[name] = plan
         return plan
@@ -261,12 +269,14 @@ public final class MigrationManager {
         }
         for i in object.changedPositions {
             let name = object.shape.names[i], value = object.storage[i]
-            guard let attribute = entity.attribute(named: name), let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name)) else { continue }
+            guard let attribute = entity.attribute(named: name),
+                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name)) else { continue }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")
             values.append(ValueCoding.databaseValue(value, as: attribute.declaration))
         }
         for (name, key) in object.toOne.sorted(by: { $0.key < $1.key }) {
-            guard let relationship = entity.relationship(named: name), let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: name)) else {
+            guard let relationship = entity.relationship(named: name),
+                  let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: name)) else {
                 throw PolicyError("\(object.entity) has no to-one relationship '\(name)' in version \(destinationVersion.version)")
             }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")
@@ -312,7 +322,10 @@ public final class MigrationManager {
     public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(entity: String, primaryKey: Int64)] {
         let mapping = try entityMapping(named: name)
         var result: [(String, Int64)] = []
-        let statement = try connection.cachedStatement("SELECT entity, destination FROM mm_associations INDEXED BY mm_associations_source WHERE mapping = ? AND source = ? ORDER BY destination")
+        let statement = try connection.cachedStatement("""
+            SELECT entity, destination FROM mm_associations INDEXED BY mm_associations_source \
+            WHERE mapping = ? AND source = ? ORDER BY destination
+            """)
         for source in sourceInstances {
             // The mapping's own object of a source object of its source entity.
             if source.entity == mapping.source, let entity = mapping.destination, try destinationExists(entity: entity, key: source.primaryKey) {
@@ -329,7 +342,8 @@ public final class MigrationManager {
     /// this hop (the reverse).
     public func sourceInstances(forEntityMappingName name: String, destination: DestinationObject) throws -> [SourceObject] {
         let mapping = try entityMapping(named: name)
-        let statement = try connection.cachedStatement("SELECT source FROM mm_associations WHERE mapping = ? AND destination = ? AND entity = ? ORDER BY source")
+        let statement = try connection.cachedStatement(
+            "SELECT source FROM mm_associations WHERE mapping = ? AND destination = ? AND entity = ? ORDER BY source")
         try statement.bind([.text(name), .integer(destination.primaryKey), .text(destination.entity)])
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(at: 0)) }
@@ -349,7 +363,10 @@ public final class MigrationManager {
               let number = destinationLayout.entityNumbers[name] else { return false }
         let physical = buildTables[table.name] ?? table.name
         let numbers = destinationVersion.subtree(of: name).compactMap { destinationLayout.entityNumbers[$0] }
-        let statement = try connection.cachedStatement("SELECT 1 FROM \(SchemaSQL.quote(physical)) WHERE Z_PK = ? AND Z_ENT IN (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))")
+        let statement = try connection.cachedStatement("""
+            SELECT 1 FROM \(SchemaSQL.quote(physical)) \
+            WHERE Z_PK = ? AND Z_ENT IN (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))
+            """)
         try statement.bind([.integer(key)])
         defer { statement.reset() }
         return try statement.step()
@@ -385,7 +402,8 @@ public final class MigrationManager {
         var storage = [AttributeValue?](repeating: nil, count: plan.attributes.count)
         for (i, attributeName) in plan.shape.names.enumerated() {
             guard let attribute = entity.attribute(named: attributeName),
-                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)), let c = columns[column.name] else { continue }
+                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)),
+                  let c = columns[column.name] else { continue }
             storage[i] = try ValueCoding.attributeValue(statement.value(at: c), as: plan.attributes[i], storePath: connection.path)
         }
         var object = DestinationObject(entity: name, primaryKey: key, shape: plan.shape, storage: storage)

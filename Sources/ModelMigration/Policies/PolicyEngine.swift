@@ -30,7 +30,10 @@ public struct PolicyEngine: PolicyRunning {
         var runs: [Run] = []
         for invocation in invocations {
             guard let type = catalog.policy(named: invocation.policy) else {
-                throw MigrationError(kind: .stepFailed, message: "policy '\(invocation.policy)' is not compiled into this migrate (available: \(catalog.names.joined(separator: ", "))); nothing was changed")
+                throw MigrationError(kind: .stepFailed, message: """
+                    policy '\(invocation.policy)' is not compiled into this migrate \
+                    (available: \(catalog.names.joined(separator: ", "))); nothing was changed
+                    """)
             }
             guard let mapping = hop.mapping.entityMappings.first(where: { $0.name == invocation.mappingName }) else { continue }
             let manager = try MigrationManager(mapping: mapping, hop: hop, connection: connection, buildTables: invocation.buildTables, reader: reader)
@@ -43,7 +46,9 @@ public struct PolicyEngine: PolicyRunning {
             if let error = error as? MigrationError { return error }
             let key = run.manager.currentSourceKey.map { " (source primary key \($0))" } ?? ""
             let message = (error as? PolicyError)?.message ?? "\(error)"
-            return MigrationError(kind: .stepFailed, message: "policy \(run.invocation.policy) failed on \(run.invocation.sourceEntity)\(key) in \(phase): \(message); nothing was changed")
+            return MigrationError(kind: .stepFailed, message: """
+                policy \(run.invocation.policy) failed on \(run.invocation.sourceEntity)\(key) in \(phase): \(message); nothing was changed
+                """)
         }
         /// A policy that read a property its source entity lacks would write what it
         /// made of `nil` into every row: stop at the first such read.
@@ -52,7 +57,10 @@ public struct PolicyEngine: PolicyRunning {
             guard !unknown.isEmpty else { return }
             let entity = hop.source.entity(named: run.invocation.sourceEntity)
             let known = (entity?.attributes.map(\.name) ?? []) + (entity?.relationships.map(\.name) ?? [])
-            throw fail(run, PolicyError("read \(unknown.joined(separator: ", ")), which version \(hop.source.version) does not have (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?"), phase: phase)
+            throw fail(run, PolicyError("""
+                read \(unknown.joined(separator: ", ")), which version \(hop.source.version) does not have \
+                (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?
+                """), phase: phase)
         }
         func phase(_ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void) throws {
             do { try body(&runs[index].policy, runs[index].manager) } catch { throw fail(runs[index], error, phase: name) }
@@ -94,7 +102,8 @@ public struct PolicyEngine: PolicyRunning {
                 }
                 // Objects of other entities the mapping created (those of its own
                 // entity were all visited above, whatever their keys).
-                let others = try connection.prepare("SELECT DISTINCT entity, destination FROM mm_associations WHERE mapping = ? AND entity <> ? ORDER BY entity, destination")
+                let others = try connection.prepare(
+                    "SELECT DISTINCT entity, destination FROM mm_associations WHERE mapping = ? AND entity <> ? ORDER BY entity, destination")
                 try others.bind([.text(run.mapping.name), .text(destinationEntity)])
                 while try others.step() {
                     let name = others.string(at: 0), key = others.int64(at: 1)
@@ -137,7 +146,8 @@ public struct PolicyEngine: PolicyRunning {
         guard let sourceName = run.mapping.source, let destinationName = run.mapping.destination,
               let sourceEntity = hop.source.entity(named: sourceName), let entity = hop.destination.entity(named: destinationName),
               let sourceTable = hop.sourceLayout.table(forEntity: sourceEntity.root), let table = hop.destinationLayout.table(forEntity: entity.root),
-              let sourceNumber = hop.sourceLayout.entityNumbers[sourceName], let number = hop.destinationLayout.entityNumbers[destinationName] else { return [] }
+              let sourceNumber = hop.sourceLayout.entityNumbers[sourceName],
+              let number = hop.destinationLayout.entityNumbers[destinationName] else { return [] }
         let physical = run.invocation.buildTables[table.name] ?? table.name
         var found: [EmptiedProperty] = []
         for property in run.mapping.properties where property.source == .policy {
@@ -159,7 +169,8 @@ public struct PolicyEngine: PolicyRunning {
             // from: its own source (same key) or the ones associated with it.
             let rows = try connection.scalarInt64("""
                 SELECT count(*) FROM \(SchemaSQL.quote(physical)) AS d WHERE d.Z_ENT = \(number) AND d.\(SchemaSQL.quote(column.name)) IS NULL
-                AND EXISTS (SELECT 1 FROM \(SchemaSQL.quote(sourceTable.name)) AS s WHERE s.Z_ENT = \(sourceNumber) AND s.\(SchemaSQL.quote(sourceColumn.name)) IS NOT NULL
+                AND EXISTS (SELECT 1 FROM \(SchemaSQL.quote(sourceTable.name)) AS s \
+                WHERE s.Z_ENT = \(sourceNumber) AND s.\(SchemaSQL.quote(sourceColumn.name)) IS NOT NULL
                     AND (s.Z_PK = d.Z_PK OR s.Z_PK IN (SELECT source FROM mm_associations WHERE mapping = ? AND destination = d.Z_PK AND entity = ?)))
                 """, .text(run.mapping.name), .text(destinationName)) ?? 0
             if rows > 0 {
@@ -192,6 +203,9 @@ public struct EmptiedProperty: Sendable, Hashable, CustomStringConvertible {
     public var rows: Int64
 
     public var description: String {
-        "\(entity).\(property) is left to policy \(policy), which left it nil on \(rows) object\(rows == 1 ? "" : "s") whose source had a value: that data is lost"
+        """
+        \(entity).\(property) is left to policy \(policy), which left it nil on \(rows) object\(rows == 1 ? "" : "s") \
+        whose source had a value: that data is lost
+        """
     }
 }

@@ -133,7 +133,10 @@ final class SourceReader {
     /// One object of `entity` (or a subentity) by key.
     func object(_ entity: String, key: Int64) throws -> SourceObject? {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root) else { return nil }
-        let statement = try connection.cachedStatement("SELECT * FROM \(SchemaSQL.quote(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(subtreeNumbers(entity).map(String.init).joined(separator: ",")))")
+        let statement = try connection.cachedStatement("""
+            SELECT * FROM \(SchemaSQL.quote(table.name)) \
+            WHERE Z_PK = ? AND Z_ENT IN (\(subtreeNumbers(entity).map(String.init).joined(separator: ",")))
+            """)
         try statement.bind([.integer(key)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -158,14 +161,20 @@ final class SourceReader {
         guard let destination = version.entity(named: r.destination), let destinationTable = layout.table(forEntity: destination.root) else { return [] }
         var keys: [Int64] = []
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let statement = try connection.cachedStatement("SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column)) = ? ORDER BY \(order.map { SchemaSQL.quote($0) + ", " } ?? "")Z_PK")
+            let statement = try connection.cachedStatement("""
+                SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column)) = ? \
+                ORDER BY \(order.map { SchemaSQL.quote($0) + ", " } ?? "")Z_PK
+                """)
             try statement.bind([.integer(source.primaryKey)])
             while try statement.step() { keys.append(statement.int64(at: 0)) }
             statement.reset()
         } else {
             guard let (join, mine, theirs) = layout.joinTable(for: relationship) else { return [] }
             let order = join.column(for: .order(entity: relationship.declaredIn, relationship: name))
-            let statement = try connection.cachedStatement("SELECT \(SchemaSQL.quote(theirs)) FROM \(SchemaSQL.quote(join.name)) WHERE \(SchemaSQL.quote(mine)) = ? ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")\(SchemaSQL.quote(theirs))")
+            let statement = try connection.cachedStatement("""
+                SELECT \(SchemaSQL.quote(theirs)) FROM \(SchemaSQL.quote(join.name)) WHERE \(SchemaSQL.quote(mine)) = ? \
+                ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")\(SchemaSQL.quote(theirs))
+                """)
             try statement.bind([.integer(source.primaryKey)])
             while try statement.step() { keys.append(statement.int64(at: 0)) }
             statement.reset()

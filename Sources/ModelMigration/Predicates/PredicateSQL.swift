@@ -347,7 +347,10 @@ public struct PredicateSQL {
                 throw PredicateSQLError(description: "\(many.owner).\(many.relationship.name): the store has no join table for it")
             }
             let j = newAlias()
-            return "FROM \(quote(join.table.name)) \(j) JOIN \(quote(table.name)) \(d) ON \(d).Z_PK = \(j).\(quote(join.theirs)) WHERE \(j).\(quote(join.mine)) = \(owner) AND \(scope)"
+            return """
+                FROM \(quote(join.table.name)) \(j) JOIN \(quote(table.name)) \(d) ON \(d).Z_PK = \(j).\(quote(join.theirs)) \
+                WHERE \(j).\(quote(join.mine)) = \(owner) AND \(scope)
+                """
         }
     }
 }

@@ -116,7 +116,8 @@ public struct VersionRecognition: Sendable, Hashable {
             case (nil, _): lines.append("  \(entity.name): in version \(closestVersion ?? 0), not in the store")
             case (_, nil): lines.append("  \(entity.name): in the store, not in version \(closestVersion ?? 0)")
             default:
-                let also = entity.matchingVersions.isEmpty ? "no version has its hash" : "its hash matches version \(entity.matchingVersions.map(String.init).joined(separator: ", "))"
+                let also = entity.matchingVersions.isEmpty
+                    ? "no version has its hash" : "its hash matches version \(entity.matchingVersions.map(String.init).joined(separator: ", "))"
                 lines.append("  \(entity.name): hash \(entity.storedHash!.short) differs from \(entity.versionHash!.short) (\(also))")
             }
         }

@@ -101,7 +101,10 @@ extension StoreRequests {
             }
         } catch let error as SQLiteError where !began && (error.kind == .busy || error.kind == .locked) {
             let who = LockHolders.describe(path: access.store.resolvedPath).map { " (held by \($0))" } ?? ""
-            throw RequestError(.failed, "\(access.store.path): another migration, writer or reader holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed")
+            throw RequestError(.failed, """
+                \(access.store.path): another migration, writer or reader holds the store\(who); \
+                waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                """)
         } catch let error as SQLiteError {
             throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
         }
@@ -145,7 +148,8 @@ extension StoreRequests {
             guard let attribute = entity.attribute(named: assignment.key), !attribute.declaration.isTransient else {
                 let what = entity.relationship(named: assignment.key) != nil ? "is a relationship; batch updates set attributes" :
                     entity.attribute(named: assignment.key) != nil ? "is transient (not stored)" :
-                    "is not an attribute of \(entity.name)" + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map { " (\($0))" } ?? "")
+                    "is not an attribute of \(entity.name)"
+                        + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map { " (\($0))" } ?? "")
                 throw RequestError(.invalidRequest, "--set \(assignment.key): '\(assignment.key)' \(what)")
             }
             if assignments.contains(where: { $0.attribute.name == attribute.name }) {
@@ -190,7 +194,10 @@ extension StoreRequests {
                 do {
                     _ = try execute("UPDATE \(quoted) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (\(batch))", setArguments)
                 } catch let error as SQLiteError where error.resultCode & 0xff == 19 /* SQLITE_CONSTRAINT */ {
-                    throw RequestError(.refused, "\(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \(error.message); nothing was changed")
+                    throw RequestError(.refused, """
+                        \(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \(error.message); \
+                        nothing was changed
+                        """)
                 }
                 try checkValues(assignments.map(\.attribute), entity: entity, table: table, keys: batch)
                 let byEntity = try countsByEntity(table: table.name, keys: batch, [])
@@ -251,7 +258,8 @@ extension StoreRequests {
             if count > found.count { problems.append("… and \(count - found.count) more objects with a bad \(attribute.name)") }
         }
         if !problems.isEmpty {
-            throw RequestError(.refused, "\(total) object\(total == 1 ? "" : "s") would break the model; nothing was changed:\n  " + problems.joined(separator: "\n  "))
+            throw RequestError(.refused, "\(total) object\(total == 1 ? "" : "s") would break the model; nothing was changed:\n  "
+                                   + problems.joined(separator: "\n  "))
         }
     }
 
@@ -273,7 +281,10 @@ extension StoreRequests {
                 _ = try execute("CREATE TEMP TABLE IF NOT EXISTS mm_doomed (root TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (root, pk)) WITHOUT ROWID")
                 _ = try execute("DELETE FROM temp.mm_doomed")
                 defer { _ = try? execute("DELETE FROM temp.mm_doomed") }
-                let matched = try execute("INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(PredicateSQL.quote(table.name)) t0 WHERE \(scope) AND \(condition.sql)",
+                let matched = try execute("""
+                                              INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(PredicateSQL.quote(table.name)) t0 \
+                                              WHERE \(scope) AND \(condition.sql)
+                                              """,
                                           [.text(entity.root)] + condition.arguments)
                 try cascade()
                 try refuseDenied()
@@ -287,7 +298,9 @@ extension StoreRequests {
                         parts.append("\(PredicateSQL.quote(column.name)) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)")
                         arguments.append(.text(root))
                     }
-                    if !parts.isEmpty { result.joinRowsRemoved += try execute("DELETE FROM \(PredicateSQL.quote(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments) }
+                    if !parts.isEmpty {
+                        result.joinRowsRemoved += try execute("DELETE FROM \(PredicateSQL.quote(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments)
+                    }
                 }
                 for t in access.layout.tables where t.joinRelationship == nil {
                     let keys = "SELECT pk FROM temp.mm_doomed WHERE root = ?"
@@ -326,10 +339,17 @@ extension StoreRequests {
             return ("SELECT \(c) \(source) AND \(c) IS NOT NULL", arguments)
         }
         if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            return ("SELECT d.Z_PK FROM \(PredicateSQL.quote(reverse.table.name)) d WHERE d.\(PredicateSQL.quote(reverse.column)) IN (SELECT s.Z_PK \(source)) AND \(generator.entityCondition(destination.name, alias: "d"))", arguments)
+            return ("""
+                SELECT d.Z_PK FROM \(PredicateSQL.quote(reverse.table.name)) d \
+                WHERE d.\(PredicateSQL.quote(reverse.column)) IN (SELECT s.Z_PK \(source)) \
+                AND \(generator.entityCondition(destination.name, alias: "d"))
+                """, arguments)
         }
         guard let join = access.layout.joinTable(for: relationship) else { return nil }
-        return ("SELECT j.\(PredicateSQL.quote(join.theirs)) FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) IN (SELECT s.Z_PK \(source))", arguments)
+        return ("""
+            SELECT j.\(PredicateSQL.quote(join.theirs)) FROM \(PredicateSQL.quote(join.table.name)) j \
+            WHERE j.\(PredicateSQL.quote(join.mine)) IN (SELECT s.Z_PK \(source))
+            """, arguments)
     }
 
     /// Adds the destinations of cascading relationships until nothing new is doomed.
@@ -359,14 +379,23 @@ extension StoreRequests {
                 let c = "s.\(PredicateSQL.quote(column.name))"
                 test = "\(c) IS NOT NULL AND " + staying.replacingOccurrences(of: "%@", with: c)
             } else if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-                test = "EXISTS (SELECT 1 FROM \(PredicateSQL.quote(reverse.table.name)) d WHERE d.\(PredicateSQL.quote(reverse.column)) = s.Z_PK AND \(generator.entityCondition(destination.name, alias: "d")) AND \(staying.replacingOccurrences(of: "%@", with: "d.Z_PK")))"
+                test = """
+                    EXISTS (SELECT 1 FROM \(PredicateSQL.quote(reverse.table.name)) d WHERE d.\(PredicateSQL.quote(reverse.column)) = s.Z_PK \
+                    AND \(generator.entityCondition(destination.name, alias: "d")) AND \(staying.replacingOccurrences(of: "%@", with: "d.Z_PK")))
+                    """
             } else if let join = access.layout.joinTable(for: relationship) {
-                test = "EXISTS (SELECT 1 FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) = s.Z_PK AND \(staying.replacingOccurrences(of: "%@", with: "j.\(PredicateSQL.quote(join.theirs))")))"
+                test = """
+                    EXISTS (SELECT 1 FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) = s.Z_PK \
+                    AND \(staying.replacingOccurrences(of: "%@", with: "j.\(PredicateSQL.quote(join.theirs))")))
+                    """
             } else { continue }
             let found = try rows("SELECT s.Z_PK \(source) AND \(test) ORDER BY s.Z_PK LIMIT 6", arguments + [.text(destination.root)])
             guard !found.isEmpty else { continue }
             let keys = found.prefix(5).map { String($0[0].int64 ?? 0) }.joined(separator: ", ")
-            problems.append("\(entity.name).\(r.name) has delete rule deny, and \(entity.name) \(keys)\(found.count > 5 ? " and more" : "") still \(found.count == 1 ? "has" : "have") \(r.name) that would stay")
+            problems.append("""
+                \(entity.name).\(r.name) has delete rule deny, and \(entity.name) \(keys)\(found.count > 5 ? " and more" : "") \
+                still \(found.count == 1 ? "has" : "have") \(r.name) that would stay
+                """)
         }
         if !problems.isEmpty {
             throw RequestError(.refused, "the delete is refused; nothing was deleted:\n  " + problems.joined(separator: "\n  "))
@@ -397,7 +426,9 @@ extension StoreRequests {
                 guard let target else { continue }
                 let c = PredicateSQL.quote(column.name)
                 var sets = ([column.name] + companions).map { "\(PredicateSQL.quote($0)) = NULL" }
-                if let opt = table.column(for: .changeCounter) { sets.append("\(PredicateSQL.quote(opt.name)) = coalesce(\(PredicateSQL.quote(opt.name)), 0) + 1") }
+                if let opt = table.column(for: .changeCounter) {
+                    sets.append("\(PredicateSQL.quote(opt.name)) = coalesce(\(PredicateSQL.quote(opt.name)), 0) + 1")
+                }
                 cleared += try execute("""
                     UPDATE \(PredicateSQL.quote(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \
                     AND Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)

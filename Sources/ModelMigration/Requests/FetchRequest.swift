@@ -86,7 +86,10 @@ public struct StoreRequests {
     func entity(_ name: String) throws(RequestError) -> CompiledEntity {
         guard let entity = version.entity(named: name) else {
             let hint = Suggestions.hint(for: name, in: version.entities.map(\.name)).map { " (\($0))" } ?? ""
-            throw RequestError(.invalidRequest, "unknown entity '\(name)'\(hint) (model \(version.model) version \(version.version) has \(version.entities.map(\.name).joined(separator: ", ")))")
+            throw RequestError(.invalidRequest, """
+                unknown entity '\(name)'\(hint) (model \(version.model) version \(version.version) \
+                has \(version.entities.map(\.name).joined(separator: ", ")))
+                """)
         }
         return entity
     }
@@ -164,7 +167,10 @@ public struct StoreRequests {
             arguments += fragment.arguments
         }
         let condition = try sql { () throws(PredicateSQLError) in try generator.condition(predicate, row: "t0") }
-        var text = "SELECT \(selected.joined(separator: ", ")) FROM \(PredicateSQL.quote(table)) t0 WHERE \(generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities))"
+        var text = """
+            SELECT \(selected.joined(separator: ", ")) FROM \(PredicateSQL.quote(table)) t0 \
+            WHERE \(generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities))
+            """
         if predicate != .constant(true) { text += " AND \(condition.sql)"; arguments += condition.arguments }
         var order: [String] = []
         for (value, ascending) in sorts {

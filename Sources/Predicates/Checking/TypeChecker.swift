@@ -67,10 +67,14 @@ public struct TypeChecker: Sendable {
             if let quantifier = c.quantifier {
                 guard case .keyPath(let variable, let components, let at) = c.lhs,
                       case .toMany(let many)? = try resolve(variable: variable, components, at: at, allowToMany: true) else {
-                    throw fail("\(quantifier.rawValue) needs a to-many key path on its left (as in \(quantifier.rawValue) tags.name == 'x')", at: c.lhs.position)
+                    throw fail("\(quantifier.rawValue) needs a to-many key path on its left (as in \(quantifier.rawValue) tags.name == 'x')",
+                               at: c.lhs.position)
                 }
                 guard let element = many.element else {
-                    throw fail("\(quantifier.rawValue) compares values of the objects of '\(many.relationship.name)': name one (as in \(quantifier.rawValue) \(many.relationship.name).name == …)", at: c.lhs.position)
+                    throw fail("""
+                               \(quantifier.rawValue) compares values of the objects of '\(many.relationship.name)': \
+                               name one (as in \(quantifier.rawValue) \(many.relationship.name).name == …)
+                               """, at: c.lhs.position)
                 }
                 let rhs = try expression(c.rhs)
                 try compatible(.keyPath(element), c.op, c.options, rhs, c)
@@ -99,7 +103,10 @@ public struct TypeChecker: Sendable {
             switch op {
             case .in, .between:
                 guard case .list(let items) = rhs else {
-                    throw fail("\(op.rawValue) needs a list in braces on its right (as in \(op == .between ? "BETWEEN {1, 10}" : "IN {'a', 'b'}")), found \(rhs.type)", at: c.rhs.position)
+                    throw fail("""
+                               \(op.rawValue) needs a list in braces on its right \
+                               (as in \(op == .between ? "BETWEEN {1, 10}" : "IN {'a', 'b'}")), found \(rhs.type)
+                               """, at: c.rhs.position)
                 }
                 if op == .between, items.count != 2 {
                     throw fail("BETWEEN needs two values, {lower, upper}; found \(items.count)", at: c.rhs.position)
@@ -112,7 +119,10 @@ public struct TypeChecker: Sendable {
                 guard l.isText || l == .null else { throw fail("\(op.rawValue) compares strings; \(describe(lhs)) is \(l)", at: c.lhs.position) }
                 guard rhs.type.isText || rhs.type == .null else { throw mismatch(rhs.type, at: c.rhs.position) }
                 if op == .like, !Self.isLiteral(rhs) {
-                    throw fail("LIKE needs a string literal pattern ('*' any characters, '?' one); compare with ==, BEGINSWITH, ENDSWITH or CONTAINS otherwise", at: c.rhs.position)
+                    throw fail("""
+                               LIKE needs a string literal pattern ('*' any characters, '?' one); \
+                               compare with ==, BEGINSWITH, ENDSWITH or CONTAINS otherwise
+                               """, at: c.rhs.position)
                 }
                 if op == .matches, case .literal(.string(let pattern)) = rhs, !RegularExpressionCheck.isValid(pattern) {
                     throw fail("not a valid regular expression: \(pattern)", at: c.rhs.position)
@@ -174,7 +184,8 @@ public struct TypeChecker: Sendable {
             case .null: return .literal(.null)
             case .list(let items, let at):
                 let checked = try items.map { (item) throws(PredicateError) in try expression(item) }
-                if let first = checked.first, let odd = checked.first(where: { !Self.comparable(first.type, $0.type, ordered: false) || $0.type == .null && first.type != .null }) {
+                if let first = checked.first,
+                   let odd = checked.first(where: { !Self.comparable(first.type, $0.type, ordered: false) || $0.type == .null && first.type != .null }) {
                     throw fail("a list mixes \(first.type) and \(odd.type) values", at: at)
                 }
                 for item in checked { if case .list = item { throw fail("lists do not nest", at: at) } }
@@ -265,7 +276,9 @@ public struct TypeChecker: Sendable {
             case "abs:":
                 try arity(1)
                 let e = try expression(arguments[0])
-                guard e.type == .integer || e.type == .double || e.type == .decimal else { throw fail("abs: takes a number, not \(e.type)", at: arguments[0].position) }
+                guard e.type == .integer || e.type == .double || e.type == .decimal else {
+                    throw fail("abs: takes a number, not \(e.type)", at: arguments[0].position)
+                }
                 return .function(.abs, [e], e.type == .integer ? .integer : .double)
             case "now", "now:":
                 try arity(0)
@@ -319,7 +332,10 @@ public struct TypeChecker: Sendable {
                 }
                 if let attribute = entity.attribute(named: key), !attribute.declaration.isTransient {
                     if index + 1 < components.count {
-                        throw fail("'\(key)' is an attribute of \(entityName) (\(attribute.declaration.type.rawValue)); it has no key '\(components[index + 1])'", at: offset(of: index + 1))
+                        throw fail("""
+                                   '\(key)' is an attribute of \(entityName) (\(attribute.declaration.type.rawValue)); \
+                                   it has no key '\(components[index + 1])'
+                                   """, at: offset(of: index + 1))
                     }
                     return .scalar(CheckedKeyPath(start: checker.entity, hops: hops, end: .attribute(attribute)))
                 }
@@ -352,13 +368,16 @@ public struct TypeChecker: Sendable {
                     if function == .count {
                         if !inner.isEmpty { throw fail("@count takes no key after it", at: offset(of: index + 2)) }
                     } else {
-                        guard !inner.isEmpty else { throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: offset(of: index + 1)) }
+                        guard !inner.isEmpty else {
+                            throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: offset(of: index + 1))
+                        }
                         many.element = try element(inner, of: destination, at: offset(of: index + 2))
                     }
                     return .aggregate(function, many, try aggregateType(function, many, at: offset(of: index + 1)))
                 }
                 guard allowToMany else {
-                    throw fail("'\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, or \(key).@count", at: offset(of: index))
+                    throw fail("'\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, or \(key).@count",
+                               at: offset(of: index))
                 }
                 if !rest.isEmpty { many.element = try element(rest, of: destination, at: offset(of: index + 1)) }
                 return .toMany(many)

@@ -163,7 +163,10 @@ public struct PredicateParser {
         case .identifier(let name, false) where Self.operatorKeywords.contains(name.uppercased()):
             op = Comparison.Operator(rawValue: name.uppercased())!
         default:
-            throw fail("expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), found \(opToken.shown)", at: opToken)
+            throw fail("""
+                expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), \
+                found \(opToken.shown)
+                """, at: opToken)
         }
         _ = advance()
         var options: Comparison.Options = []

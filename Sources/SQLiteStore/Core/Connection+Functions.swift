@@ -81,7 +81,8 @@ extension Connection {
                     let text = textArgument(arguments[0]) ?? ""
                     let label = textArgument(arguments[2]) ?? "a value"
                     let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-                    let message = "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
+                    let message = "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' "
+                        + "of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
                         + " (make it one first, or write `onFailure: nil` for an optional attribute)"
                     sqlite3_result_error(context, message, -1)
                 }
@@ -94,7 +95,9 @@ extension Connection {
                 return
             }
             let label = textArgument(arguments[2]) ?? "a value"
-            sqlite3_result_error(context, "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required", -1)
+            sqlite3_result_error(context,
+                                 "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required",
+                                 -1)
         }, nil, nil, nil)
         sqlite3_create_function_v2(db, "mm_within", 7, flags, nil, { context, _, arguments in
             guard let context, let arguments else { return }

@@ -139,7 +139,10 @@ extension ObjectAccess {
         }
         let key = try allocateKey(for: entity, requested: requested)
         bindings[0] = .integer(key)
-        let sql = "INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let sql = """
+            INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+            """
         do {
             let statement = try connection.cachedStatement(sql)
             try statement.bind(bindings)
@@ -158,7 +161,11 @@ extension ObjectAccess {
                   let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
                   let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
                   let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
-            try run("UPDATE \(quote(self.table(of: ownerEntity).name)) SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+            try run("""
+                UPDATE \(quote(self.table(of: ownerEntity).name)) \
+                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 \
+                WHERE Z_PK = ?
+                """,
                     [.integer(key), .integer(target)])
         }
         // A to-one whose inverse is ordered: append at the end of the destination's list.
@@ -168,7 +175,11 @@ extension ObjectAccess {
                   inverseRelationship.declaration.isOrdered,
                   let order = table.column(for: .order(entity: owner, relationship: inverse)),
                   let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
-            try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) WHERE Z_PK = ?",
+            try run("""
+                UPDATE \(quote(table.name)) SET \(quote(order.name)) = \
+                (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) \
+                WHERE Z_PK = ?
+                """,
                     [.integer(target), .integer(key), .integer(key)])
         }
         return key
@@ -226,7 +237,10 @@ extension ObjectAccess {
             }
             if count >= Int64(clamping: max) {
                 let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
-                throw RowRefusal(field, "\(batch.describe(targetEntity, target)) already has the most \(inverse.name) \(inverse.declaredIn).\(inverse.name) allows (\(max))")
+                throw RowRefusal(field, """
+                    \(batch.describe(targetEntity, target)) already has the most \(inverse.name) \
+                    \(inverse.declaredIn).\(inverse.name) allows (\(max))
+                    """)
             }
         }
     }
@@ -260,7 +274,10 @@ extension ObjectAccess {
                 }
                 guard conditions.count == constraint.count, !conditions.isEmpty else { continue }
                 let numbers = entityNumbers(owner, includeSubentities: true).map(String.init).joined(separator: ",")
-                let sql = "SELECT Z_PK, Z_ENT FROM \(quote(table.name)) WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1"
+                let sql = """
+                    SELECT Z_PK, Z_ENT FROM \(quote(table.name)) \
+                    WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
+                    """
                 let holder = try wrap { () throws(SQLiteError) -> (Int64, Int)? in
                     let statement = try connection.cachedStatement(sql)
                     try statement.bind(bindings)
@@ -291,7 +308,10 @@ extension ObjectAccess {
                 let r = relationship.declaration
                 guard !r.isOptional || (r.minCount ?? 0) > 0, let count = countExpression(relationship, of: table) else { continue }
                 let chunk = 200
-                let sql = "SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ",")))"
+                let sql = """
+                    SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
+                    WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ",")))
+                    """
                 var start = 0
                 while start < keys.count {
                     let part = keys[start..<min(start + chunk, keys.count)]
@@ -436,7 +456,8 @@ extension ObjectAccess {
                     try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
                             [.integer(key), .integer(Int64(position + 1)), .integer(target)])
                 } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", [.integer(key), .integer(target)])
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                            [.integer(key), .integer(target)])
                 }
             }
             return
@@ -459,7 +480,8 @@ extension ObjectAccess {
                 values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
                 bindings.append(.integer(target))
             }
-            try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))", bindings)
+            try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
+                    bindings)
         }
     }
 }

@@ -25,7 +25,10 @@ public final class ObjectAccess {
 
     func entity(_ name: String) throws(StoreError) -> CompiledEntity {
         guard let entity = version.entity(named: name) else {
-            throw StoreError(.unknownEntity, "unknown entity '\(name)' (model \(version.model) version \(version.version) has \(version.entities.map(\.name).joined(separator: ", ")))", path: store.path)
+            throw StoreError(.unknownEntity, """
+                unknown entity '\(name)' (model \(version.model) version \(version.version) \
+                has \(version.entities.map(\.name).joined(separator: ", ")))
+                """, path: store.path)
         }
         return entity
     }
@@ -110,7 +113,8 @@ public final class ObjectAccess {
             }
             if includeRelationships {
                 for relationship in rowEntity.relationships where !relationship.declaration.isTransient {
-                    object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey, row: statement, index: index, table: table)
+                    object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey,
+                                                                               row: statement, index: index, table: table)
                 }
             }
             try body(object)
@@ -130,7 +134,8 @@ public final class ObjectAccess {
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: true)
         var found: StoredObject?
-        let statement = try connection.prepare("SELECT Z_ENT FROM \(quote(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))")
+        let statement = try connection.prepare(
+            "SELECT Z_ENT FROM \(quote(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))")
         try statement.bind([.integer(primaryKey)])
         guard try statement.step(), let name = nameOfEntity(number: Int(statement.int64(at: 0))) else { return nil }
         try forEach(name, includeSubentities: false, limit: nil) { object in
@@ -155,7 +160,10 @@ public final class ObjectAccess {
         }
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return [] }
         let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-        let sql = "SELECT \(quote(theirs)) FROM \(quote(join.name)) WHERE \(quote(mine)) = ? ORDER BY \(order.map { "\(quote($0.name)), " } ?? "")\(quote(theirs))"
+        let sql = """
+            SELECT \(quote(theirs)) FROM \(quote(join.name)) WHERE \(quote(mine)) = ? \
+            ORDER BY \(order.map { "\(quote($0.name)), " } ?? "")\(quote(theirs))
+            """
         return try primaryKeys(sql, primaryKey)
     }
 

@@ -173,7 +173,8 @@ extension Store {
                             guard !xs.contains(y.entity), !ys.contains(x.entity),
                                   table.columns[x.index].type == table.columns[y.index].type else { continue }
                             let xNumbers = xs.compactMap { binding.layout.entityNumbers[$0] }, yNumbers = ys.compactMap { binding.layout.entityNumbers[$0] }
-                            let (xColumn, yColumn) = (binding.layout.tables[position].columns[x.index].name, binding.layout.tables[position].columns[y.index].name)
+                            let (xColumn, yColumn) = (binding.layout.tables[position].columns[x.index].name,
+                                                      binding.layout.tables[position].columns[y.index].name)
                             func holds(_ column: String, _ numbers: [Int]) throws(SQLiteError) -> Bool {
                                 let list = numbers.map(String.init).joined(separator: ", ")
                                 return try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT IN (\(list)) "

@@ -55,7 +55,10 @@ public final class Store {
         do {
             let tables = try connection.tables()
             guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
-                throw StoreError(.notAStore, "an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; found \(tables.isEmpty ? "no tables" : tables.prefix(5).joined(separator: ", ")))", path: path)
+                throw StoreError(.notAStore, """
+                    an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; \
+                    found \(tables.isEmpty ? "no tables" : tables.prefix(5).joined(separator: ", ")))
+                    """, path: path)
             }
         } catch let error as StoreError {
             throw error
@@ -115,7 +118,9 @@ public final class Store {
             }
             let folder = (resolved as NSString).deletingLastPathComponent
             guard canAccess(folder.isEmpty ? "." : folder, W_OK | X_OK) else {
-                throw StoreError(.permissionDenied, "permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of a migration", path: path)
+                throw StoreError(.permissionDenied,
+                                 "permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of a migration",
+                                 path: path)
             }
         }
         return resolved
