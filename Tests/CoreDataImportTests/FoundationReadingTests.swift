@@ -94,8 +94,14 @@ import TestSupport
         let result = ModelLoader.load(path: folder.file("Store"))
         #expect(result.diagnostics.filter { $0.severity == .error }.isEmpty)
         #expect(result.diagnostics.filter { $0.severity == .warning && $0.message.contains("uppercase") }.map(\.message).sorted() == [
-            "attribute 'Shelf.Total': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one",
-            "relationship 'Shelf.Box': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one",
+            """
+            attribute 'Shelf.Total': the name starts with an uppercase letter; Core Data accepts it, \
+            but Swift and Objective-C accessors expect a lowercase one
+            """,
+            """
+            relationship 'Shelf.Box': the name starts with an uppercase letter; Core Data accepts it, \
+            but Swift and Objective-C accessors expect a lowercase one
+            """,
         ])
         let compiled = try ModelLoader.loadModel(path: folder.file("Store"))
         let layout = compiled.current.layout

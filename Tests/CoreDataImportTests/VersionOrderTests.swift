@@ -48,14 +48,21 @@ import TestSupport
         let model = try XcodeModelImporter().convert(Self.bundle(current: "M 2.xcdatamodel"))
         #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 10.xcdatamodel", "M 2.xcdatamodel"])
         #expect(model.versions.map(\.number) == [1, 2, 3])
-        #expect(model.notes == ["M 2.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, although M 10.xcdatamodel sorts after it; pass --order to choose another order"])
+        #expect(model.notes == ["""
+            M 2.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, \
+            although M 10.xcdatamodel sorts after it; pass --order to choose another order
+            """])
     }
 
     @Test func aCurrentMarkerNeverSwitchedKeepsNameOrderWithANote() throws {
         let model = try XcodeModelImporter().convert(Self.bundle())
         #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])
         #expect(model.versions.map(\.isCurrent) == [true, false, false])
-        #expect(model.notes == ["M.xcdatamodel is marked current (.xccurrentversion) but is the first version by name, and M 2.xcdatamodel, M 10.xcdatamodel sort after it: the marker looks never switched, so the versions are imported in name order and M.xcdatamodel is version 1; pass --order M.xcdatamodel last if it is the newest"])
+        #expect(model.notes == ["""
+            M.xcdatamodel is marked current (.xccurrentversion) but is the first version by name, \
+            and M 2.xcdatamodel, M 10.xcdatamodel sort after it: the marker looks never switched, \
+            so the versions are imported in name order and M.xcdatamodel is version 1; pass --order M.xcdatamodel last if it is the newest
+            """])
     }
 
     @Test func anOrderListOverridesTheRule() throws {
@@ -126,7 +133,10 @@ import TestSupport
             _ = try XcodeModelBundle.read(path: folder.file("Old.xcdatamodeld"))
         } throws: { error in
             (error as? ImportError)?.problems == [
-                "\(folder.file("Old.xcdatamodeld")): no model versions with a 'contents' file found (Old.mom: a compiled model version, whose source is not in the bundle; skipped)",
+                """
+                \(folder.file("Old.xcdatamodeld")): no model versions with a 'contents' file found \
+                (Old.mom: a compiled model version, whose source is not in the bundle; skipped)
+                """,
             ]
         }
     }

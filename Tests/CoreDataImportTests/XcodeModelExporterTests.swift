@@ -120,12 +120,22 @@ import TestSupport
         let xml = XcodeModelExporter().export(loaded.versions, model: "Shop").versions[0].contents
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\""))
         #expect(xml.contains(#"userDefinedModelVersionIdentifier="2026.1 &lt;beta&gt; &amp; &quot;quoted&quot;">"#))
-        #expect(xml.contains(#"<entity name="Book" representedClassName="Book" parentEntity="Item" elementID="Volume" versionHashModifier="b" syncable="YES">"#))
-        #expect(xml.contains(#"<attribute name="title" attributeType="String" minValueString="1" maxValueString="80" defaultValueString="Untitled &quot;new&quot;"/>"#))
+        #expect(xml.contains(#"""
+            <entity name="Book" representedClassName="Book" parentEntity="Item" elementID="Volume" versionHashModifier="b" syncable="YES">
+            """#))
+        #expect(xml.contains(#"""
+            <attribute name="title" attributeType="String" minValueString="1" maxValueString="80" \#
+            defaultValueString="Untitled &quot;new&quot;"/>
+            """#))
         #expect(xml.contains(#"<attribute name="added" attributeType="Date" minDateTimeInterval="-31622400" defaultDateTimeInterval="10.5"/>"#))
         #expect(xml.contains(#"<attribute name="active" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>"#))
-        #expect(xml.contains(#"<relationship name="tags" optional="YES" toMany="YES" ordered="YES" minCount="1" maxCount="5" deletionRule="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>"#))
-        #expect(xml.contains(#"<relationship name="shelf" maxCount="1" deletionRule="Deny" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>"#))
+        #expect(xml.contains(#"""
+            <relationship name="tags" optional="YES" toMany="YES" ordered="YES" minCount="1" maxCount="5" deletionRule="Nullify" \#
+            destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
+            """#))
+        #expect(xml.contains(#"""
+            <relationship name="shelf" maxCount="1" deletionRule="Deny" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
+            """#))
         #expect(xml.contains("""
                     <fetchIndex name="byTitleDesc">
                         <fetchIndexElement property="title" type="Binary" order="descending"/>

@@ -197,7 +197,8 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
     @Test func datesAndBooleansAsXcodeWritesThem() throws {
         let xml = XcodeFixtures.header("1") + """
                 <entity name="Event" syncable="YES">
-                    <attribute name="at" attributeType="Date" defaultDateTimeInterval="-978307200" minDateTimeInterval="-978307200" maxDateTimeInterval="1000000000" usesScalarValueType="NO"/>
+                    <attribute name="at" attributeType="Date" defaultDateTimeInterval="-978307200" minDateTimeInterval="-978307200" \
+            maxDateTimeInterval="1000000000" usesScalarValueType="NO"/>
                     <attribute name="created" optional="YES" attributeType="Date" defaultValueString="now" usesScalarValueType="NO"/>
                     <attribute name="done" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
                     <attribute name="link" attributeType="URI" defaultValueString="https://example.com/a?b=c&amp;d=&quot;e&quot;"/>
@@ -233,11 +234,23 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         } throws: { error in
             guard let error = error as? ImportError else { return false }
             return error.kind == .invalid && error.problems == [
-                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:3: entity 'person': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
-                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:4: attribute 'person.description': the name 'description' is reserved (it clashes with an NSManagedObject member)",
-                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:6: attribute 'person.thing': type Undefined is allowed only for transient attributes (Xcode refuses it too)",
+                """
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:3: entity 'person': not a valid entity name \
+                (ASCII letters, digits and '_', starting with an uppercase letter)
+                """,
+                """
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:4: attribute 'person.description': the name 'description' is reserved \
+                (it clashes with an NSManagedObject member)
+                """,
+                """
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:6: attribute 'person.thing': type Undefined is allowed only for transient attributes \
+                (Xcode refuses it too)
+                """,
                 "Bad.xcdatamodeld/Bad.xcdatamodel/contents:7: attribute 'person.shape': attribute type 'Composite' is not supported by the model format",
-                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:8: relationship 'person.owner': unknown deletionRule 'Explode' (Nullify, Cascade, Deny or No Action)",
+                """
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:8: relationship 'person.owner': unknown deletionRule 'Explode' \
+                (Nullify, Cascade, Deny or No Action)
+                """,
             ]
         }
     }

@@ -40,7 +40,10 @@ import TestSupport
         /// A stereotype holding tagged values.
         func stereotype(_ name: String, _ values: [(String, PropertyListValue)]) -> PropertyListValue {
             let owned = values.map { key, value in
-                (key, object("XDUMLPropertyImp", ["_name": add(.string(key)), "_default": value == .string("$null") ? .dictionary(["CF$UID": .integer(0)]) : add(value)]))
+                (key, object("XDUMLPropertyImp", [
+                    "_name": add(.string(key)),
+                    "_default": value == .string("$null") ? .dictionary(["CF$UID": .integer(0)]) : add(value),
+                ]))
             }
             return object("XDUMLStereotypeImp", ["_name": add(.string(name)), "XDBucketForOwnedAttributesstorage": dictionary(owned)])
         }
@@ -61,13 +64,15 @@ import TestSupport
             let names = attributes.indices.map { "a\($0)" }
             return object("XDPMEntity", ["_name": add(.string(name)), "_isAbstract": .boolean(false),
                                          "XDBucketForStereotypesstorage": dictionary([("XD_PStereotype", tags)]),
-                                         "XDBucketForOwnedAttributesstorage": dictionary(Array(zip(names, attributes)) + extra.enumerated().map { ("x\($0.offset)", $0.element) }),
+                                         "XDBucketForOwnedAttributesstorage": dictionary(Array(zip(names, attributes))
+                                                                                             + extra.enumerated().map { ("x\($0.offset)", $0.element) }),
                                          "XDBucketForGeneralizationsstorage": object("NSMutableArray", ["NS.objects": .array([])])])
         }
 
         /// The archive's bytes with `entities` in the model's root package.
         func bytes(_ entities: [PropertyListValue]) -> [UInt8] {
-            let package = object("XDModelPackage", ["_name": add(.string("Model")), "XDBucketForOwnedElementsstorage": object("NSMutableArray", ["NS.objects": .array(entities)])])
+            let package = object("XDModelPackage", ["_name": add(.string("Model")),
+                                                    "XDBucketForOwnedElementsstorage": object("NSMutableArray", ["NS.objects": .array(entities)])])
             let model = object("XDPMModel", ["_xd_rootPackage": package, "_xd_modelName": add(.string("Model"))])
             // The root object is the model.
             return BinaryPropertyList.encodeArchive(.dictionary([
@@ -79,7 +84,8 @@ import TestSupport
 
     static let second = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="1811" systemVersion="11D50" minimumToolsVersion="Xcode 4.1" macOSVersion="Automatic" iOSVersion="Automatic">
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="1811" systemVersion="11D50" \
+        minimumToolsVersion="Xcode 4.1" macOSVersion="Automatic" iOSVersion="Automatic">
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="content" attributeType="String" syncable="YES"/>
                 <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" syncable="YES"/>
@@ -112,7 +118,8 @@ import TestSupport
         let folder = try bundle(elements: archive.bytes([note]))
         defer { folder.remove() }
         let bundle = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
-        #expect(bundle.versions.map(\.folder) == ["Notes 2.xcdatamodel", "Notes.xcdatamodel"] || bundle.versions.map(\.folder) == ["Notes.xcdatamodel", "Notes 2.xcdatamodel"])
+        #expect(bundle.versions.map(\.folder) == ["Notes 2.xcdatamodel", "Notes.xcdatamodel"]
+                || bundle.versions.map(\.folder) == ["Notes.xcdatamodel", "Notes 2.xcdatamodel"])
         #expect(bundle.skipped == ["Notes.xcdatamodel: saved in Xcode 3's binary format (elements); read from it"])
         let model = try XcodeModelImporter().convert(bundle)
         #expect(model.versions.count == 2)

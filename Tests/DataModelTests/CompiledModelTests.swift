@@ -129,7 +129,9 @@ import Testing
         #expect(person.attributes.map(\.name) == [
             "age", "avatar", "city", "createdAt", "email", "externalID", "firstName", "homepage", "lastName", "nickname", "sectionIdentifier",
         ])
-        #expect(person.relationships.map { "\($0.name)→\($0.declaration.destination) inverse \($0.inverseEntity ?? "-") many-to-many \($0.isManyToMany)" } == [
+        #expect(person.relationships.map {
+            "\($0.name)→\($0.declaration.destination) inverse \($0.inverseEntity ?? "-") many-to-many \($0.isManyToMany)"
+        } == [
             "favorites→FavoriteProduct inverse FavoriteProduct many-to-many true",
             "posts→Post inverse Post many-to-many false",
         ])

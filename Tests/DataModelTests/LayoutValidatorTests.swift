@@ -53,7 +53,10 @@ private typealias SourceLocation = DataModel.SourceLocation
                 attributes: { x: string }
 
             """, reports: [
-            error("entity 'Person': the index of attribute 'Person.name' and the table of entity 'Person_ZNAME_INDEX' are both named ZPERSON_ZNAME_INDEX in the store",
+            error("""
+                  entity 'Person': the index of attribute 'Person.name' and the table of entity 'Person_ZNAME_INDEX' \
+                  are both named ZPERSON_ZNAME_INDEX in the store
+                  """,
                   5, 19, hint: "rename one of them"),
         ])
     }
@@ -68,7 +71,10 @@ private typealias SourceLocation = DataModel.SourceLocation
                 indexes: [{ name: x, properties: [x] }]
 
             """, reports: [
-            error("entity 'Foo_bar': index 'x' and index 'Bar_x' of entity 'Foo' are named Z_Foo_Bar_x and Z_Foo_bar_x in the store, one name to SQLite (it ignores case)",
+            error("""
+                  entity 'Foo_bar': index 'x' and index 'Bar_x' of entity 'Foo' are named Z_Foo_Bar_x and Z_Foo_bar_x in the store, \
+                  one name to SQLite (it ignores case)
+                  """,
                   9, 15, hint: "rename the index"),
         ])
     }
@@ -85,7 +91,10 @@ private typealias SourceLocation = DataModel.SourceLocation
                   others: { destination: Post, toMany: true, inverse: tAGS }
 
             """, reports: [
-            error("entity 'Post': the join table of relationship 'Post.tags' and the join table of relationship 'Post.tAGS' are both named Z_1TAGS in the store",
+            error("""
+                  entity 'Post': the join table of relationship 'Post.tags' and the join table of relationship 'Post.tAGS' \
+                  are both named Z_1TAGS in the store
+                  """,
                   6, 7, hint: "rename one of them"),
         ])
     }
@@ -145,7 +154,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         let two = try folder.write("M/2.yaml", "model: M\nversion: 2\nentities:\n  Person: { parent: Nobody }\n")
         let result = ModelLoader.load(path: folder.file("M"))
         #expect(result.diagnostics == [
-            Diagnostic(.error, "entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] are both named Z_Person_UNIQUE_email in the store",
+            Diagnostic(.error, """
+                       entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] \
+                       are both named Z_Person_UNIQUE_email in the store
+                       """,
                        at: SourceLocation(file: one, line: 7, column: 15), hint: "rename the index"),
             Diagnostic(.error, "entity 'Person': unknown parent entity 'Nobody'", at: SourceLocation(file: two, line: 4, column: 3)),
         ])

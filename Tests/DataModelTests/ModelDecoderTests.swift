@@ -131,9 +131,15 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships: { Box: { destination: Person, optional: true } }
 
             """, reports: [
-            warning("attribute 'Person.FirstName': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one", 5, 19,
+            warning("""
+                    attribute 'Person.FirstName': the name starts with an uppercase letter; Core Data accepts it, \
+                    but Swift and Objective-C accessors expect a lowercase one
+                    """, 5, 19,
                     hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer 'firstName'"),
-            warning("relationship 'Person.Box': the name starts with an uppercase letter; Core Data accepts it, but Swift and Objective-C accessors expect a lowercase one", 6, 22,
+            warning("""
+                    relationship 'Person.Box': the name starts with an uppercase letter; Core Data accepts it, \
+                    but Swift and Objective-C accessors expect a lowercase one
+                    """, 6, 22,
                     hint: "keep it if the app shipped it (renaming changes the version hash); otherwise prefer 'box'"),
         ])
     }
@@ -159,7 +165,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         var lines: [String] = []
         var expected: [AttributeDescription] = []
         for (i, type) in AttributeType.allCases.enumerated() {
-            lines += ["a\(i): { type: \(type.rawValue) }", "b\(i): { type: \(type.rawValue)?, optional: true }", "c\(i): { type: \(type.rawValue), optional: true }"]
+            lines += ["a\(i): { type: \(type.rawValue) }", "b\(i): { type: \(type.rawValue)?, optional: true }",
+                      "c\(i): { type: \(type.rawValue), optional: true }"]
             expected += [
                 AttributeDescription(name: "a\(i)", type: type, isOptional: false, location: at(6 + 3 * i, 7)),
                 AttributeDescription(name: "b\(i)", type: type, isOptional: true, location: at(7 + 3 * i, 7)),
@@ -172,7 +179,10 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     @Test func everyAttributeKey() throws {
         let decoded = try attributes(thing(attributes:
-            "photo: { type: binary, optional: true, default: AQID, transient: false, indexed: true, renamedFrom: picture, hashModifier: v2, externalStorage: true, preserveAfterDeletion: true, min: 1, max: 1024 }",
+            """
+            photo: { type: binary, optional: true, default: AQID, transient: false, indexed: true, renamedFrom: picture, hashModifier: v2, \
+            externalStorage: true, preserveAfterDeletion: true, min: 1, max: 1024 }
+            """,
             "color: { type: transformable, transformer: ColorTransformer, optional: yes }",
             "note: { type: string?, transient: true }",
             "count: { type: integer32, min: -5, max: 5, default: 0 }",
@@ -224,7 +234,10 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func unknownKeyWithoutACloseMatchListsTheKeys() throws {
         try expect(thing(attributes: "a: { type: string, colour: red }"), reports: [
             error("attribute 'Thing.a': unknown key 'colour'", 6, 26,
-                  hint: "expected one of: type, optional, default, transient, indexed, renamedFrom, hashModifier, externalStorage, preserveAfterDeletion, transformer, min, max"),
+                  hint: """
+                  expected one of: type, optional, default, transient, indexed, renamedFrom, hashModifier, externalStorage, \
+                  preserveAfterDeletion, transformer, min, max
+                  """),
         ])
     }
 
@@ -423,7 +436,10 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     @Test func everyRelationshipKey() throws {
         let decoded = try relationships(thing(relationships:
-            "posts: { destination: Post, toMany: true, ordered: true, inverse: author, deleteRule: cascade, optional: false, transient: false, minCount: 1, maxCount: 10, renamedFrom: articles, hashModifier: v3 }",
+            """
+            posts: { destination: Post, toMany: true, ordered: true, inverse: author, deleteRule: cascade, optional: false, transient: false, \
+            minCount: 1, maxCount: 10, renamedFrom: articles, hashModifier: v3 }
+            """,
             "cache: { destination: Post, toMany: true, transient: true }",
             "pinned: { destination: Post, maxCount: 1, optional: true }"))
         var posts = RelationshipDescription(name: "posts", destination: "Post", isToMany: true, location: at(6, 7))
@@ -470,7 +486,10 @@ private typealias SourceLocation = DataModel.SourceLocation
             error("relationship 'Thing.h': minCount: expected a non-negative integer, found '-1'", 13, 38),
             error("relationship 'Thing.h': inverse: must not be empty", 13, 51),
             error("relationship 'Thing.i': unknown key 'kind'", 14, 28,
-                  hint: "expected one of: destination, toMany, ordered, inverse, deleteRule, optional, transient, minCount, maxCount, renamedFrom, hashModifier"),
+                  hint: """
+                  expected one of: destination, toMany, ordered, inverse, deleteRule, optional, transient, minCount, maxCount, \
+                  renamedFrom, hashModifier
+                  """),
         ])
     }
 

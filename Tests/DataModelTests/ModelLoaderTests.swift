@@ -244,7 +244,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
         #expect(result.diagnostics.map(\.description) == [
-            "\(models.file("Alpha/1.yaml")):4:1: error: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence starting at line 3, column 11)",
+            """
+            \(models.file("Alpha/1.yaml")):4:1: error: invalid YAML: did not find expected ',' or ']' \
+            (while parsing a flow sequence starting at line 3, column 11)
+            """,
         ])
         #expect(result.models.first?.versions.map(\.version) == [2])
         #expect(result.models.first?.compiled == nil)

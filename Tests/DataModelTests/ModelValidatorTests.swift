@@ -309,8 +309,10 @@ private typealias SourceLocation = DataModel.SourceLocation
             """, reports: [
             error("entity 'Person': uniqueness constraint names unknown property 'emal'", 12, 18, hint: "did you mean 'email'?"),
             error("entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12, 26),
-            error("entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)", 12, 32),
-            error("entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)", 12, 39),
+            error("entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)",
+                  12, 32),
+            error("entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)",
+                  12, 39),
             error("entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16, hint: "did you mean 'firstName'?"),
             error("entity 'Person': index 'byNick' names transient attribute 'nick', which is not stored", 13, 28),
             error("entity 'Person': index 'byPosts' names relationship 'posts', which has no column (only stored to-one relationships can be used)", 13, 65),

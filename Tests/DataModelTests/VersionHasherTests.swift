@@ -203,11 +203,16 @@ private typealias SourceLocation = DataModel.SourceLocation
         ("a delete rule", "deleteRule: cascade", "deleteRule: deny", true),
         ("a transformer", "transformer: ColorTransformer", "transformer: PaletteTransformer", true),
         ("a limit", "age: { type: integer16, default: 0 }", "age: { type: integer16, default: 0, max: 200 }", true),
-        ("property order", "      name: string\n      age: { type: integer16, default: 0 }\n", "      age: { type: integer16, default: 0 }\n      name: string\n", false),
-        ("relationship order", "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n      friends: { destination: Person, toMany: true, inverse: friends }\n",
-         "      friends: { destination: Person, toMany: true, inverse: friends }\n      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n", false),
+        ("property order", "      name: string\n      age: { type: integer16, default: 0 }\n",
+         "      age: { type: integer16, default: 0 }\n      name: string\n", false),
+        ("relationship order",
+         "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n"
+             + "      friends: { destination: Person, toMany: true, inverse: friends }\n",
+         "      friends: { destination: Person, toMany: true, inverse: friends }\n"
+             + "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n", false),
         ("entity order", "  Article:\n    parent: Post\n", "", false),
-        ("writing the defaults out", "favorite: { destination: Post }", "favorite: { destination: Post, toMany: false, ordered: false, optional: true, deleteRule: nullify }", false),
+        ("writing the defaults out", "favorite: { destination: Post }",
+         "favorite: { destination: Post, toMany: false, ordered: false, optional: true, deleteRule: nullify }", false),
     ])
     func keepsEveryEntityHash(what: String, from: String, to: String, layoutChanges: Bool) throws {
         let base = try compile(Self.base)
@@ -231,7 +236,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         ("a parent's hash", "title: string", "title: string?", ["Article", "Post"]),
         ("abstract", "abstract: false", "abstract: true", ["Article", "Post"]),
         ("a destination", "favorite: { destination: Post }", "favorite: { destination: Tag }", ["Person"]),
-        ("an inverse name", "author: { destination: Person, inverse: posts }", "writer: { destination: Person, inverse: posts }", ["Article", "Person", "Post"]),
+        ("an inverse name", "author: { destination: Person, inverse: posts }", "writer: { destination: Person, inverse: posts }",
+         ["Article", "Person", "Post"]),
         ("ordered", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, ordered: true", ["Person"]),
         ("minCount", "favorite: { destination: Post }", "favorite: { destination: Post, minCount: 1 }", ["Person"]),
         ("maxCount", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, maxCount: 5", ["Person"]),

@@ -25,7 +25,8 @@ import TestSupport
             relationships:
               books: { destination: Book, toMany: true, inverse: author }
           Book:
-            attributes: { title: string, pages: integer32?, visits: integer32, email: string?, score: { type: integer64, default: 0 }, isLong: { type: boolean, default: false }, cached: { type: string, transient: true, optional: true } }
+            attributes: { title: string, pages: integer32?, visits: integer32, email: string?, score: { type: integer64, default: 0 }, \
+        isLong: { type: boolean, default: false }, cached: { type: string, transient: true, optional: true } }
             relationships:
               author: { destination: Author, inverse: books, optional: true }
         """

@@ -80,12 +80,17 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(file == nil)
         #expect(diagnostics == [
             Diagnostic(.error, "entity 'Person': unknown key 'polcy'", at: SourceLocation(file: path, line: 3, column: 5), hint: "did you mean 'policy'?"),
-            Diagnostic(.error, "property 'Person.firstName': expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: \"expression\" }`, found '$src.fullName'",
+            Diagnostic(.error, """
+                       property 'Person.firstName': expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: "expression" }`, \
+                       found '$src.fullName'
+                       """,
                        at: SourceLocation(file: path, line: 5, column: 18)),
             Diagnostic(.error, "property 'Person.nickname': unknown key 'valeu'", at: SourceLocation(file: path, line: 6, column: 19),
                        hint: "expected one of: default, value, onFailure"),
-            Diagnostic(.error, "property 'Person.nickname': expected `{ default: value }` or `{ value: \"expression\" }`", at: SourceLocation(file: path, line: 6, column: 17)),
-            Diagnostic(.error, "property 'Person.age': expected `{ default: value }` or `{ value: \"expression\" }`", at: SourceLocation(file: path, line: 7, column: 12)),
+            Diagnostic(.error, "property 'Person.nickname': expected `{ default: value }` or `{ value: \"expression\" }`",
+                       at: SourceLocation(file: path, line: 6, column: 17)),
+            Diagnostic(.error, "property 'Person.age': expected `{ default: value }` or `{ value: \"expression\" }`",
+                       at: SourceLocation(file: path, line: 7, column: 12)),
         ])
         #expect(diagnostics[0].description == "\(path):3:5: error: entity 'Person': unknown key 'polcy'")
     }

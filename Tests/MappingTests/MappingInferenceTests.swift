@@ -476,14 +476,20 @@ import Testing
         """
 
     @Test func destinationNarrowedToASubentityOfTheOldDestination() throws {
-        let mapping = try Models.infer([Self.catalogV1, Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Book }")])
+        let mapping = try Models.infer([
+            Self.catalogV1,
+            Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Book }"),
+        ])
         #expect(mapping.mapping(forDestination: "Person") == EntityMapping(
             name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
             properties: [copy("favorite", relationship: true), copy("name")]))
     }
 
     @Test func destinationChangedToAnUnrelatedEntityIsRefused() throws {
-        let texts = try Models.refusalTexts([Self.catalogV1, Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Place }")])
+        let texts = try Models.refusalTexts([
+            Self.catalogV1,
+            Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Place }"),
+        ])
         #expect(texts == [
             "Person.favorite: destination changed from Product to Place, an unrelated entity\n"
                 + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove the old one",
@@ -764,7 +770,8 @@ import Testing
         ])
         #expect(texts == [
             "Item.value: type change \(from) → \(to) is \(what), not a widening\n"
-                + "    remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)",
+                + "    remedy: write \(fileHint12) with a policy for Item, "
+                + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)",
         ])
     }
 
@@ -890,7 +897,8 @@ import Testing
         #expect(failure.description == """
             no lightweight mapping from Shop version 1 to 2 (3 changes inference cannot cover):
               Item.count: type change integer64 → integer16 is narrowing, not a widening
-                remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                remedy: write \(fileHint12) with a policy for Item, \
+            or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
               Item.tag: destination changed from Tag to Zone, an unrelated entity
                 remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one
               Tag.color: new required attribute without a default or source

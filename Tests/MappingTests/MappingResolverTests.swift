@@ -29,7 +29,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                                            properties: [added("color"), copy("label")])
 
     /// Resolves hop 1 → 2 of `versions` with `text` as `Migrations/Shop/1-to-2.yaml`.
-    static func resolve(_ text: String, versions: [String] = [v1, v2], knownPolicies: Set<String>? = nil) throws -> (result: Result<MappingModel, any Error>, path: String) {
+    static func resolve(_ text: String, versions: [String] = [v1, v2],
+                        knownPolicies: Set<String>? = nil) throws -> (result: Result<MappingModel, any Error>, path: String) {
         let model = try Models.compile(versions)
         let folder = try TemporaryDirectory(prefix: "mapping-resolver")
         defer { folder.remove() }
@@ -142,7 +143,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(Self.refusals(result) == [
             Refusal(kind: .missingPolicy, entity: "Person", property: nil,
                     change: "\(path) names policy 'SplitFullNam', which is not compiled into this migrate",
-                    remedy: "compiled-in policies: Other, SplitFullName; did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")"),
+                    remedy: """
+                        compiled-in policies: Other, SplitFullName; did you mean 'SplitFullName'?; \
+                        a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+                        """),
         ])
     }
 
@@ -150,7 +154,8 @@ private typealias SourceLocation = DataModel.SourceLocation
         let (result, path) = try Self.resolve("entities:\n  Person:\n    policy: SplitFullName\n", knownPolicies: [])
         #expect(Self.refusals(result).map(\.description) == [
             "Person: \(path) names policy 'SplitFullName', which is not compiled into this migrate\n"
-                + "    remedy: add the policy to your deploy package's policy list; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")",
+                + "    remedy: add the policy to your deploy package's policy list; "
+                + "a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")",
         ])
         // Without a list of known policies the name is not checked.
         #expect(try Self.resolve("entities:\n  Person:\n    policy: SplitFullName\n").result.get().usesPolicies)
@@ -250,10 +255,13 @@ private typealias SourceLocation = DataModel.SourceLocation
                   color: policy
             """, versions: versions)
         #expect(Self.diagnostics(result) == [
-            Diagnostic(.error, "property 'Person.age': $source.age is integer64, not convertible to integer16", at: SourceLocation(file: path, line: 7, column: 7),
+            Diagnostic(.error, "property 'Person.age': $source.age is integer64, not convertible to integer16",
+                       at: SourceLocation(file: path, line: 7, column: 7),
                        hint: "set it in a policy instead (`age: policy`)"),
-            Diagnostic(.error, "property 'Person.firstName': the attribute is required; nil is not a value for it", at: SourceLocation(file: path, line: 4, column: 7)),
-            Diagnostic(.error, "property 'Person.score': $source.fullName is string, not convertible to integer32", at: SourceLocation(file: path, line: 6, column: 7),
+            Diagnostic(.error, "property 'Person.firstName': the attribute is required; nil is not a value for it",
+                       at: SourceLocation(file: path, line: 4, column: 7)),
+            Diagnostic(.error, "property 'Person.score': $source.fullName is string, not convertible to integer32",
+                       at: SourceLocation(file: path, line: 6, column: 7),
                        hint: "set it in a policy instead (`score: policy`)"),
             Diagnostic(.error, "property 'Person.tags': a relationship cannot take a default", at: SourceLocation(file: path, line: 5, column: 7)),
             Diagnostic(.error, "property 'Tag.color': set by a policy, but the entity names no policy", at: SourceLocation(file: path, line: 10, column: 7),

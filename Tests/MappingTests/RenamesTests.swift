@@ -25,7 +25,8 @@ import Testing
         ])
         #expect(texts == [
             "Item.total: type change integer64 → integer32 is narrowing, not a widening\n"
-                + "    remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)",
+                + "    remedy: write \(fileHint12) with a policy for Item, "
+                + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)",
         ])
     }
 
@@ -138,7 +139,8 @@ import Testing
         #expect(failure.description == """
             no lightweight mapping from Shop version 1 to 3 (1 change inference cannot cover):
               Item.c: new required attribute without a default or source
-                remedy: add a default (`c: { type: string, default: … }`), make it optional, or write a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Item
+                remedy: add a default (`c: { type: string, default: … }`), make it optional, \
+            or write a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Item
             """)
     }
 
@@ -158,7 +160,8 @@ import Testing
     @Test func twoPropertiesClaimingOneOldNameAreRefused() throws {
         let refusals = try Models.refusals([
             "entities:\n  Item:\n    attributes: { name: string? }\n",
-            "entities:\n  Item:\n    attributes: { first: { type: string, optional: true, renamedFrom: name }, last: { type: string, optional: true, renamedFrom: name } }\n",
+            "entities:\n  Item:\n    attributes: { first: { type: string, optional: true, renamedFrom: name }, "
+                + "last: { type: string, optional: true, renamedFrom: name } }\n",
         ])
         #expect(refusals == [
             Refusal(kind: .ambiguousRename, entity: "Item", property: "first",

@@ -14,7 +14,9 @@ import TestSupport
         #expect(result.stderr == "")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let events = try lines.map { try StockFixture.object($0) }
-        #expect(events.map { $0["event"] as? String } == ["step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "checks", "done"])
+        #expect(events.map { $0["event"] as? String } == [
+            "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "checks", "done",
+        ])
         #expect(events[0]["index"] as? Int == 1)
         #expect(events[0]["of"] as? Int == 5)
         #expect(events[0]["summary"] as? String == "rebuild ZITEM from ZITEM (SQLite's 12-step procedure)")
@@ -32,7 +34,10 @@ import TestSupport
         // Applying again: nothing to do, one "done" line.
         let again = try f.migrate(["apply", "--json"] + f.models + [store])
         #expect(again.status == 0)
-        #expect(again.stdout == #"{"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,"rowsTouched":0,"seconds":0,"to":2,"warnings":[]}"# + "\n")
+        #expect(again.stdout == #"""
+            {"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,"rowsTouched":0,"seconds":0,\#
+            "to":2,"warnings":[]}
+            """# + "\n")
     }
 
     /// A table rebuild over many rows reports rows done of the total as it goes.
@@ -91,7 +96,11 @@ import TestSupport
         let result = try f.migrate(["apply", "--backup", "backup.sqlite"] + f.models + [store])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: "))
-        #expect(result.stdout.hasSuffix("; backup at backup.sqlite\nto restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f stock.sqlite-wal stock.sqlite-shm\n"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("""
+            ; backup at backup.sqlite
+            to restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f stock.sqlite-wal stock.sqlite-shm
+
+            """), "\(result.stdout)")
         #expect(try StoreDump.dump(f.path("backup.sqlite")) == original)
         #expect(try f.summary("backup.sqlite") == StockStore.expected(version: 1, items: StockFixture.smallItems))
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
@@ -139,7 +148,10 @@ import TestSupport
         reader.release()
         #expect(result.status == 1, "\(result)")
         #expect(waited < 4, "waited \(waited) s")
-        #expect(result.stderr.contains("another migration, writer or reader holds the store (held by process \(getpid()) (reading)); waited 0.5 s (--timeout); nothing was changed"), "\(result.stderr)")
+        #expect(result.stderr.contains("""
+            another migration, writer or reader holds the store (held by process \(getpid()) (reading)); \
+            waited 0.5 s (--timeout); nothing was changed
+            """), "\(result.stderr)")
         #expect(f.snapshot(store) == before)
         #expect(try f.migrate(["apply"] + f.models + [store]).status == 0)
     }
@@ -158,7 +170,10 @@ import TestSupport
         let other = try #require(results.first { !($0.status == 0 && $0.stdout.hasPrefix("migrated ")) })
         let nothingToDo = other.status == 0 && other.stdout == "stock.sqlite: Stock version 2 is current; nothing to do\n"
         let refused = other.status == 1 && other.stdout == ""
-            && (other.stderr.hasSuffix("error: stock.sqlite: the store changed since it was planned (another migration ran?); plan again; nothing was changed\n")
+            && (other.stderr.hasSuffix("""
+                error: stock.sqlite: the store changed since it was planned (another migration ran?); plan again; nothing was changed
+
+                """)
                 || other.stderr.contains("another migration, writer or reader holds the store"))
         #expect(nothingToDo || refused, "\(other)")
         #expect(try StockStore.history(path: f.path(store)) == [[1, 2]])

@@ -16,7 +16,8 @@ import TestSupport
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         let before = try rows(shop, "SELECT Z_PK, Z_OPT FROM ZCUSTOMER ORDER BY Z_PK")
-        let result = try run(shop, "update", ["Customer", "--set", "email = lowercase:(email)", "--set", "visits = visits + 1", "--where", "city.name == 'Oslo'"])
+        let result = try run(shop, "update", ["Customer", "--set", "email = lowercase:(email)", "--set", "visits = visits + 1",
+                                              "--where", "city.name == 'Oslo'"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "updated 2 objects (2 Customer)\n")
         #expect(try rows(shop, "SELECT Z_PK, ZEMAIL, ZVISITS FROM ZCUSTOMER ORDER BY Z_PK") == """
@@ -39,17 +40,27 @@ import TestSupport
         let snapshot = try StoreDump.dump(shop.storePath)
         let range = try run(shop, "update", ["Customer", "--set", "visits = visits * 1000"])
         #expect(range.status == 1)
-        #expect(range.stderr == "error: 2 objects would break the model; nothing was changed:\n  Customer 1: visits: 12000 is above max 10000\n  Customer 3: visits: 40000 is above max 10000\n")
+        #expect(range.stderr == """
+            error: 2 objects would break the model; nothing was changed:
+              Customer 1: visits: 12000 is above max 10000
+              Customer 3: visits: 40000 is above max 10000
+
+            """)
         let unique = try run(shop, "update", ["Customer", "--set", "email = 'same@example.com'"])
         #expect(unique.status == 1)
         #expect(unique.stderr.hasPrefix("error: Customer: the update breaks a uniqueness constraint ([email]): UNIQUE constraint failed"), "\(unique.stderr)")
         let required = try run(shop, "update", ["Customer", "--set", "name = note"])
         #expect(required.status == 1)
-        #expect(required.stderr.hasPrefix("error: 3 objects would break the model; nothing was changed:\n  Customer 1: name: the attribute is required; nil is not a value for it\n"))
+        #expect(required.stderr.hasPrefix("""
+            error: 3 objects would break the model; nothing was changed:
+              Customer 1: name: the attribute is required; nil is not a value for it
+
+            """))
         let literal = try run(shop, "update", ["Customer", "--set", "visits = -1"])
         #expect(literal.status == 64)
         #expect(literal.stderr == "error: --set visits: column 1: 'visits': -1 is below min 0\n  -1\n  ^\n")
-        let hostile = try run(shop, "update", ["Customer", "--set", "name = 'x\"; DROP TABLE ZCUSTOMER; --'", "--where", "name == \"'; DELETE FROM ZORDER; --\""])
+        let hostile = try run(shop, "update", ["Customer", "--set", "name = 'x\"; DROP TABLE ZCUSTOMER; --'",
+                                               "--where", "name == \"'; DELETE FROM ZORDER; --\""])
         #expect(hostile.status == 0)
         #expect(hostile.stdout == "updated 0 objects\n")
         let relationship = try run(shop, "update", ["Customer", "--set", "city = nil"])
@@ -74,7 +85,11 @@ import TestSupport
         let snapshot = try StoreDump.dump(shop.storePath)
         let denied = try run(shop, "delete", ["City"])
         #expect(denied.status == 1)
-        #expect(denied.stderr == "error: the delete is refused; nothing was deleted:\n  City.customers has delete rule deny, and City 1, 2 still have customers that would stay\n")
+        #expect(denied.stderr == """
+            error: the delete is refused; nothing was deleted:
+              City.customers has delete rule deny, and City 1, 2 still have customers that would stay
+
+            """)
         #expect(try StoreDump.dump(shop.storePath) == snapshot)
         // Nullify: deleting the customers of Bergen leaves the city, and a dry run changes nothing.
         let dry = try run(shop, "delete", ["Customer", "--where", "city.name == 'Oslo'", "--dry-run"])

@@ -47,7 +47,8 @@ import TestSupport
 
         // Release 3 ships version 3: the same script migrates again, a second backup.
         try f.directory.write("Models/Stock/3.yaml", StockStore.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
-            .replacingOccurrences(of: "      name: string\n    relationships:\n      items:", with: "      name: string\n      city: string?\n    relationships:\n      items:"))
+            .replacingOccurrences(of: "      name: string\n    relationships:\n      items:",
+                                  with: "      name: string\n      city: string?\n    relationships:\n      items:"))
         result = try deploy()
         #expect(result.status == 0, "\(result)")
         files = try backups()

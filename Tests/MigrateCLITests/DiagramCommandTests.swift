@@ -328,8 +328,14 @@ import TestSupport
         let result = try Self.diagram(["1", "2", "--format", "dot"], in: folder)
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines[1] == "    graph [label=\"Shelf 1 → 2: inferred (lightweight)\\ngreen: added, red: removed, orange: changed\", labelloc=t, fontname=\"Helvetica\", rankdir=LR];")
-        #expect(lines.contains("        <tr><td colspan=\"3\" bgcolor=\"#ffcdd2\"><b>Cover</b><br/><font point-size=\"10\">removed: its rows are dropped</font></td></tr>"))
+        #expect(lines[1] == """
+                graph [label="Shelf 1 → 2: inferred (lightweight)\\ngreen: added, red: removed, orange: changed", \
+            labelloc=t, fontname="Helvetica", rankdir=LR];
+            """)
+        #expect(lines.contains("""
+                    <tr><td colspan="3" bgcolor="#ffcdd2"><b>Cover</b><br/>\
+            <font point-size="10">removed: its rows are dropped</font></td></tr>
+            """))
         #expect(lines.contains("        <tr><td align=\"left\" bgcolor=\"#c8e6c9\">isbn</td><td align=\"left\" bgcolor=\"#c8e6c9\">string</td>"
             + "<td align=\"left\" bgcolor=\"#c8e6c9\">added (default &quot;none&quot;)</td></tr>"))
         #expect(lines.contains("        <tr><td align=\"left\" bgcolor=\"#ffe0b2\">name</td><td align=\"left\" bgcolor=\"#ffe0b2\">string</td>"
@@ -356,7 +362,8 @@ import TestSupport
         #expect(result.stderr == """
             error: no lightweight mapping from Shelf version 2 to 3 (1 change inference cannot cover):
               Book.pages: type change integer32 → integer16 is narrowing, not a widening
-                remedy: write Migrations/Shelf/2-to-3.yaml with a policy for Book, or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                remedy: write Migrations/Shelf/2-to-3.yaml with a policy for Book, \
+            or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
 
             """)
     }

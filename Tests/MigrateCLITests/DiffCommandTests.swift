@@ -124,7 +124,8 @@ import TestSupport
         #expect(result.stderr == """
             error: no lightweight mapping from Shop version 2 to 3 (3 changes inference cannot cover):
               Person.age: type change integer32 → integer16 is narrowing, not a widening
-                remedy: write \(hint) with a policy for Person, or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                remedy: write \(hint) with a policy for Person, \
+            or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
               Person.phone: new required attribute without a default or source
                 remedy: add a default (`phone: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Person
               Tag.color: new required attribute without a default or source
@@ -211,7 +212,8 @@ import TestSupport
     @Test func unknownPolicyInAMappingFileExits4() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        let path = try folder.write("Migrations/Shop/2-to-3.yaml", "entities:\n  Person:\n    policy: AddPhone\n  Tag:\n    properties:\n      color: { default: black }\n")
+        let path = try folder.write("Migrations/Shop/2-to-3.yaml",
+                                    "entities:\n  Person:\n    policy: AddPhone\n  Tag:\n    properties:\n      color: { default: black }\n")
         let result = try Self.diff(["2", "3"], in: folder)
         #expect(result.status == 4)
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)

@@ -33,7 +33,8 @@ import TestSupport
     @Test func tableSortLimitOffsetCount() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
-        let table = try fetch(shop, ["Customer", "--where", "visits > 0", "--sort", "city.name,-visits", "--properties", "name,visits,city.name", "--limit", "2", "--offset", "1"])
+        let table = try fetch(shop, ["Customer", "--where", "visits > 0", "--sort", "city.name,-visits", "--properties", "name,visits,city.name",
+                                     "--limit", "2", "--offset", "1"])
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdout == """
         Z_PK  name  visits  city.name
@@ -68,10 +69,16 @@ import TestSupport
     }
 
     @Test func refusesAStoreThatIsNotCurrent() throws {
-        let shop = try MigrationScenario("Shop", versions: [ShopModel.yaml, ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?")])
+        let shop = try MigrationScenario("Shop", versions: [
+            ShopModel.yaml, ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?"),
+        ])
         defer { shop.remove() }
         let result = try fetch(shop, ["Customer"])
         #expect(result.status == 3)
-        #expect(result.stderr == "error: \(shop.storePath): the store is at version 1 of Shop, and the current version is 2; migrate it first (`migrate apply \(shop.storePath)`)\n")
+        #expect(result.stderr == """
+            error: \(shop.storePath): the store is at version 1 of Shop, and the current version is 2; \
+            migrate it first (`migrate apply \(shop.storePath)`)
+
+            """)
     }
 }

@@ -76,7 +76,8 @@ import TestSupport
         #expect(tally["unknownVersion"] as? Int == 1)
         #expect(tally["failed"] as? Int == 3)
         let versions = try #require(summary["versions"] as? [[String: Any]])
-        #expect(versions.map { "\($0["model"]!) \($0["version"]!) \($0["stores"]!) \($0["status"]!)" } == ["Stock 1 151 migration-needed", "Stock 2 40 current"])
+        #expect(versions.map { "\($0["model"]!) \($0["version"]!) \($0["stores"]!) \($0["status"]!)" }
+                == ["Stock 1 151 migration-needed", "Stock 2 40 current"])
 
         let lock = try WriteLock(path: f.path("fleet/broken/locked.sqlite"))
         let apply = try f.migrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "3", "--json", "--timeout", "0.2"])
@@ -91,7 +92,9 @@ import TestSupport
         #expect(outcome["fleet/broken/contacts.sqlite"] == "unknown-version")
         #expect(outcome["fleet/broken/badentity.sqlite"] == "failed")
         #expect(outcome["fleet/broken/locked.sqlite"] == "failed")
-        let messages = Dictionary(uniqueKeysWithValues: try Self.records(apply.stdout, event: "store").map { ($0["store"] as! String, $0["message"] as? String ?? "") })
+        let messages = Dictionary(uniqueKeysWithValues: try Self.records(apply.stdout, event: "store").map {
+            ($0["store"] as! String, $0["message"] as? String ?? "")
+        })
         #expect(messages["fleet/broken/badentity.sqlite"]!.contains("Z_ENT"), "\(messages["fleet/broken/badentity.sqlite"]!)")
         #expect(messages["fleet/broken/garbage.sqlite"]!.contains("not an SQLite database"))
         #expect(messages["fleet/broken/locked.sqlite"]!.contains("holds the store"))
@@ -124,9 +127,14 @@ import TestSupport
         var stores: [String] = []
         for i in 0..<12 {
             stores.append(try f.createContacts("fleet/c\(i).sqlite", version: 1))
-            try SQLiteFile.execute(f.path(stores[i]), "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (1, 1, 1, 'Joana da Silva', 'j\(i)@example.com', 30, 0); UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'Person'")
+            try SQLiteFile.execute(f.path(stores[i]), """
+                INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) \
+                VALUES (1, 1, 1, 'Joana da Silva', 'j\(i)@example.com', 30, 0); \
+                UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'Person'
+                """)
         }
-        try SQLiteFile.execute(f.path(stores[7]), "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (2, 1, 1, 'No Mail', NULL, 40, 0)")
+        try SQLiteFile.execute(f.path(stores[7]),
+                               "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (2, 1, 1, 'No Mail', NULL, 40, 0)")
         let before = f.snapshot(stores[7]).fingerprint
         let apply = try f.migrate(["fleet", "apply"] + f.models + migrations + ["fleet", "--json", "--jobs", "4"])
         #expect(apply.status == 1, "\(apply.stderr)")

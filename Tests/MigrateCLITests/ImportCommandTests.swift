@@ -8,7 +8,8 @@ import TestSupport
     static func version(_ identifier: String, _ entities: String) -> String {
         """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23E224" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="\(identifier)">
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22758" systemVersion="23E224" \
+        minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="\(identifier)">
         \(entities)
         </model>
         """
@@ -166,7 +167,11 @@ import TestSupport
             """))
         let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld"], in: project.path)
         #expect(result.status == 1)
-        #expect(result.stderr == "error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4: attribute 'Note.objectID': the name 'objectID' is reserved (it clashes with an NSManagedObject member)\n")
+        #expect(result.stderr == """
+            error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4: attribute 'Note.objectID': the name 'objectID' is reserved \
+            (it clashes with an NSManagedObject member)
+
+            """)
         #expect(try CommandRunner.migrate(["import", "Missing.xcdatamodeld"], in: project.path).stderr
             == "error: Missing.xcdatamodeld: no such file or folder\n")
     }
@@ -181,7 +186,8 @@ import TestSupport
         defer { folder.remove() }
         // Each store is the version of the Xcode model it was written with (by name order:
         // the bundles' current marker was never switched from the first version).
-        for (bundle, stores) in [("SampleModel/SampleModel.xcdatamodeld", [("SampleModel/Fixtures/SampleModel_V1.sqlite", 1), ("SampleModel/Fixtures/SampleModel_V2.sqlite", 2)]),
+        for (bundle, stores) in [("SampleModel/SampleModel.xcdatamodeld",
+                                  [("SampleModel/Fixtures/SampleModel_V1.sqlite", 1), ("SampleModel/Fixtures/SampleModel_V2.sqlite", 2)]),
                                  ("SampleModel3/SampleModel3.xcdatamodeld", [("SampleModel3/Fixtures/SampleModel3_V1.sqlite", 1)])] {
             let imported = try CommandRunner.migrate(["import", "\(Self.corpus)/\(bundle)", "-o", "Models", "--report"], in: folder.path)
             #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")

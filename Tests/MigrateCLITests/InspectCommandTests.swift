@@ -135,7 +135,8 @@ import TestSupport
               MM_MODELCACHE (1 rows, 2 columns, 0 indexes)
                 columns: Z_VERSION INTEGER, Z_CONTENT BLOB
               ZPERSON (0 rows, 9 columns, 2 indexes)
-                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZCREATEDAT TIMESTAMP, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR
+                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZCREATEDAT TIMESTAMP, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+            ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR
                 index ZPERSON_ZEMAIL_INDEX (ZEMAIL)
                 unique index Z_Person_UNIQUE_email (ZEMAIL)
               ZPOST (0 rows, 8 columns, 1 indexes)
@@ -154,7 +155,9 @@ import TestSupport
 
             history:    no migrations recorded
 
-            hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; matches: the model versions with that hash. layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
+            hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; \
+            matches: the model versions with that hash. \
+            layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
 
             """)
     }

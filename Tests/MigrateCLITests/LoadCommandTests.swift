@@ -18,7 +18,10 @@ import TestSupport
         ("Person", [ann, #"{"fullName":"Cy","#],
          "error: input.jsonl:2: invalid JSON at byte 18: expected a quoted key (nothing was loaded)"),
         ("Person", [ann, bob, #"{"fullName":"Cy","email":"cy@example.com","nickname":"C"}"#],
-         "error: input.jsonl:3: Person.nickname: no such attribute or relationship (Person has age, city, createdAt, email, fullName, posts) (nothing was loaded)"),
+         """
+         error: input.jsonl:3: Person.nickname: no such attribute or relationship \
+         (Person has age, city, createdAt, email, fullName, posts) (nothing was loaded)
+         """),
         ("Robot", [ann],
          "error: input.jsonl:1: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
         // Line numbers count blank lines.
@@ -142,9 +145,13 @@ import TestSupport
 
             """)
         let postDump = try f.migrate("dump", "--limit", "1", store, "Post")
-        #expect(postDump.stdout == #"{"_pk":10,"_entity":"Post","author":1,"body":null,"publishedAt":"2026-03-01T12:00:00.5Z","rating":4.5,"title":"Hello"}"# + "\n")
+        #expect(postDump.stdout == #"""
+            {"_pk":10,"_entity":"Post","author":1,"body":null,"publishedAt":"2026-03-01T12:00:00.5Z","rating":4.5,"title":"Hello"}
+            """# + "\n")
         let all = try f.migrate("dump", store, "Post")
-        #expect(all.stdout.split(separator: "\n").last == #"{"_pk":11,"_entity":"Post","author":1,"body":"Line one\nline two","publishedAt":null,"rating":null,"title":"Again"}"#)
+        #expect(all.stdout.split(separator: "\n").last == #"""
+            {"_pk":11,"_entity":"Post","author":1,"body":"Line one\nline two","publishedAt":null,"rating":null,"title":"Again"}
+            """#)
 
         // The dump loads into a fresh store, entity by entity, and dumps the same
         // (a person's posts are written once, as each post's author).

@@ -50,15 +50,23 @@ import TestSupport
         defer { directory.remove() }
         let plan = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--sql"], in: directory.path)
         #expect(plan.status == 0, "\(plan.stderr)")
-        #expect(plan.stdout.contains(#"mm_within(CAST((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)) AS INTEGER), ?, ?, 0, s.Z_PK, ?, ?), (mm_lower(s."ZEMAIL"))"#), "\(plan.stdout)")
-        #expect(plan.stdout.contains("-- bound: ?1 = 'Book.pages', ?2 = -2147483648, ?3 = 2147483647, ?4 = 'Book.pages', ?5 = 'integer32 (-2147483648...2147483647)', ?6 = 'ZZZ'"), "\(plan.stdout)")
+        #expect(plan.stdout.contains(#"""
+            mm_within(CAST((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)) AS INTEGER), ?, ?, 0, s.Z_PK, ?, ?), (mm_lower(s."ZEMAIL"))
+            """#), "\(plan.stdout)")
+        #expect(plan.stdout.contains("""
+            -- bound: ?1 = 'Book.pages', ?2 = -2147483648, ?3 = 2147483647, ?4 = 'Book.pages', \
+            ?5 = 'integer32 (-2147483648...2147483647)', ?6 = 'ZZZ'
+            """), "\(plan.stdout)")
         // --json carries the same values, statement by statement, typed.
         let json = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--json"], in: directory.path)
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let hops = report?["hops"] as? [[String: Any]]
         let steps = hops?.first?["steps"] as? [[String: Any]]
         let arguments = try JSONSerialization.data(withJSONObject: steps?.first?["arguments"] ?? NSNull(), options: [.sortedKeys])
-        #expect(String(decoding: arguments, as: UTF8.self) == #"[[],[{"text":"Book.pages"},{"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},{"text":"integer32 (-2147483648...2147483647)"},{"text":"ZZZ"}]]"#)
+        #expect(String(decoding: arguments, as: UTF8.self) == #"""
+            [[],[{"text":"Book.pages"},{"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},\#
+            {"text":"integer32 (-2147483648...2147483647)"},{"text":"ZZZ"}]]
+            """#)
         let diff = try CommandRunner.migrate(["diff", "--models", "Models", "1", "2"], in: directory.path)
         #expect(diff.stdout.contains("computed: lowercase:($source.email)"), "\(diff.stdout)")
         let apply = try CommandRunner.migrate(["apply", "--models", "Models", "shelf.sqlite", "--verify"], in: directory.path)

@@ -13,7 +13,11 @@ import TestSupport
         let contacts = TestModels.modelsFolder
         let result = try f.migrate(["status", "--models", contacts, store])
         #expect(result.status == 5)
-        #expect(result.stderr == "error: stock.sqlite: this store is a Stock store, and the models given hold models: Contacts (is --models the folder holding Stock/?)\n")
+        #expect(result.stderr == """
+            error: stock.sqlite: this store is a Stock store, and the models given hold models: Contacts \
+            (is --models the folder holding Stock/?)
+
+            """)
     }
 
     /// A `--migrations` folder given on purpose that is not there is a usage error.

@@ -6,8 +6,14 @@ import TestSupport
 /// before anything changes.
 @Suite struct PlanCommandTests {
     static let rebuildSQL = [
-        #"CREATE TABLE "MM_NEW_ZITEM" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZSCORE" INTEGER, "ZOWNER" INTEGER, "ZVALUE" FLOAT, "ZTITLE" VARCHAR )"#,
-        #"INSERT INTO "MM_NEW_ZITEM" ("Z_PK", "Z_ENT", "Z_OPT", "ZSCORE", "ZOWNER", "ZVALUE", "ZTITLE") SELECT s.Z_PK, 1, s.Z_OPT, 7, s."ZOWNER", CAST(s."ZVALUE" AS REAL), s."ZNAME" FROM "ZITEM" AS s WHERE s.Z_ENT = 1"#,
+        #"""
+        CREATE TABLE "MM_NEW_ZITEM" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZSCORE" INTEGER, "ZOWNER" INTEGER, \#
+        "ZVALUE" FLOAT, "ZTITLE" VARCHAR )
+        """#,
+        #"""
+        INSERT INTO "MM_NEW_ZITEM" ("Z_PK", "Z_ENT", "Z_OPT", "ZSCORE", "ZOWNER", "ZVALUE", "ZTITLE") \#
+        SELECT s.Z_PK, 1, s.Z_OPT, 7, s."ZOWNER", CAST(s."ZVALUE" AS REAL), s."ZNAME" FROM "ZITEM" AS s WHERE s.Z_ENT = 1
+        """#,
     ]
 
     @Test func planJSONListsEveryStepWithItsSQL() throws {

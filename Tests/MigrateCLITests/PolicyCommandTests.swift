@@ -18,7 +18,8 @@ import TestSupport
     static let missing = """
         error: no lightweight mapping from Contacts version 1 to 2 (1 change inference cannot cover):
           Person: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate
-            remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+            remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
+        a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
 
         """
 
@@ -51,7 +52,11 @@ import TestSupport
         defer { f.remove() }
         let result = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
         #expect(result.status == 4)
-        #expect(result.stderr.contains("    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")\n"))
+        #expect(result.stderr.contains("""
+                remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
+            did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+
+            """))
     }
 
     /// The example's mapping file: the shipped `migrate` plans the policy step and

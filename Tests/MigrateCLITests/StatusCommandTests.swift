@@ -102,7 +102,8 @@ import TestSupport
         let status = try f.migrate(["status"] + f.models + [store])
         #expect(status.status == 5, "\(status)")
         #expect(status.stderr == """
-            error: contacts.sqlite: version 1 of model Contacts was edited after this store was made with it (Models/Contacts/1.yaml no longer has the hashes the store recorded for version 1):
+            error: contacts.sqlite: version 1 of model Contacts was edited after this store was made with it \
+            (Models/Contacts/1.yaml no longer has the hashes the store recorded for version 1):
               Person: hashModifier none in the store's version, edited in the YAML
             a shipped version never changes: restore Models/Contacts/1.yaml as it shipped, and put the change in a new version
 

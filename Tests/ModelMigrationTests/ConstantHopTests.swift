@@ -73,7 +73,8 @@ import TestSupport
         try s.withObjects { access in
             try access.store.connection.execute("""
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
-                INSERT INTO ZCUSTOMER (Z_PK, Z_ENT, Z_OPT, ZNAME, ZEMAIL, ZNOTES) SELECT i, \(customer), 1, 'name ' || i, 'c' || i || '@example.com', 'n' FROM n;
+                INSERT INTO ZCUSTOMER (Z_PK, Z_ENT, Z_OPT, ZNAME, ZEMAIL, ZNOTES) \
+                SELECT i, \(customer), 1, 'name ' || i, 'c' || i || '@example.com', 'n' FROM n;
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
                 INSERT INTO ZPRODUCT (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES) SELECT i, \(book), 1, 'book ' || i, i FROM n;
                 UPDATE Z_PRIMARYKEY SET Z_MAX = \(Self.rows) WHERE Z_NAME IN ('Customer', 'Product', 'Book');

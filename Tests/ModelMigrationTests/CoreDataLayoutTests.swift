@@ -74,8 +74,10 @@ import TestSupport
     static let schema = """
         CREATE TABLE ZCONTAINER ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
         CREATE TABLE ZNOTE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z1NOTES INTEGER, ZRECORD INTEGER, Z4_RECORD INTEGER, ZTEXT VARCHAR );
-        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER INTEGER, Z_FOK_OWNER INTEGER, ZCOST DECIMAL, ZNUMBER VARCHAR );
-        CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTAINER INTEGER, ZCONTAINER1 INTEGER, ZUNIQUEID VARCHAR, ZNAME VARCHAR, ZFIRSTNAME VARCHAR );
+        CREATE TABLE ZPHONE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, Z7_OWNER INTEGER, Z_FOK_OWNER INTEGER, \
+        ZCOST DECIMAL, ZNUMBER VARCHAR );
+        CREATE TABLE ZRECORD ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCONTAINER INTEGER, ZCONTAINER1 INTEGER, ZUNIQUEID VARCHAR, \
+        ZNAME VARCHAR, ZFIRSTNAME VARCHAR );
         CREATE TABLE Z_5PARENTGROUPS ( Z_5CHILDGROUPS INTEGER, Z_6PARENTGROUPS INTEGER, PRIMARY KEY (Z_5CHILDGROUPS, Z_6PARENTGROUPS) );
         CREATE TABLE Z_7PARENTGROUPS ( Z_7CONTACTS INTEGER, Z_6PARENTGROUPS1 INTEGER, PRIMARY KEY (Z_7CONTACTS, Z_6PARENTGROUPS1) );
         CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZLEGACY VARCHAR );
@@ -93,7 +95,8 @@ import TestSupport
         CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
         CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
         -- Persistent history, as Core Data keeps it (its own entities, numbered from 16001).
-        CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
+        CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, \
+        ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
         INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 7, 3, 1, NULL), (2, 16001, 1, 0, 9, 1, 1, NULL);
         INSERT INTO Z_PRIMARYKEY VALUES (1, 'Container', 0, 1), (2, 'Note', 0, 2), (3, 'Phone', 0, 2), (4, 'Record', 0, 5),
             (5, 'AbstractGroup', 4, 0), (6, 'Group', 5, 0), (7, 'Contact', 4, 0), (8, 'SubscribedContact', 7, 0), (9, 'Tag', 0, 1),
@@ -194,7 +197,9 @@ import TestSupport
         let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
         try reader.close()
         #expect(plan.hops.last?.destinationLayout.entityNumbers == model.versions[1].layout.entityNumbers)
-        #expect(plan.warnings.map(\.description) == ["destructive: ZTAG.ZLEGACY is not in the layout of the store's version: its 1 non-nil value will be lost when ZTAG is rebuilt"])
+        #expect(plan.warnings.map(\.description) == [
+            "destructive: ZTAG.ZLEGACY is not in the layout of the store's version: its 1 non-nil value will be lost when ZTAG is rebuilt",
+        ])
         try Migrator().apply(plan)
 
         let store = try Store.open(path: path, access: .readOnly)
@@ -228,7 +233,8 @@ import TestSupport
                 == ["1 7", "2 7", "3 8", "4 9", "5 8"])
         #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZRECORD, Z5_RECORD, Z2NOTES FROM ZNOTE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
                 == ["1 3 4 9 1", "2 3 1 7 NULL"])
-        #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
+        #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK")
+                    .map { $0.map(\.description).joined(separator: " ") }
                 == ["1 4 4 9 2", "2 4 4 9 1"])
         // Decimal columns stay declared as Core Data declares them, values as they were.
         #expect(try store.connection.columns(of: "ZPHONE").first { $0.name == "ZCOST" }?.declaredType == "DECIMAL")
@@ -399,7 +405,8 @@ import TestSupport
                 attributes: { name: string? }
 
             """
-        let v2 = v1.replacingOccurrences(of: "attributes: { name: string? }\n    relationships:", with: "attributes: { name: string?, age: integer16? }\n    relationships:")
+        let v2 = v1.replacingOccurrences(of: "attributes: { name: string? }\n    relationships:",
+                                         with: "attributes: { name: string?, age: integer16? }\n    relationships:")
         let s = try MigrationScenario("Legacy", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in

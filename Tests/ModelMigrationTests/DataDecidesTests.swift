@@ -20,7 +20,8 @@ import TestSupport
             (error as? PlanningError)?.isNoPath == true && "\(error)" == """
                 \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
                   Person.age becomes required without a default, and stored Person objects hold nil: 1 row: Z_PK 2
-                    remedy: add a default (`age: { …, default: … }`) so that nil values take it, set the values first, or write Migrations/Pets/1-to-2.yaml with a policy for Person
+                    remedy: add a default (`age: { …, default: … }`) so that nil values take it, set the values first, \
+                or write Migrations/Pets/1-to-2.yaml with a policy for Person
                 """
         }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 25 WHERE Z_PK = 2") }
@@ -43,7 +44,10 @@ import TestSupport
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".contains("  Person.age gets max 40, and stored values are outside it: 1 row: Z_PK 3: 41\n    remedy: correct those values first, loosen the limit, or write Migrations/Pets/1-to-2.yaml with a policy for Person")
+            "\(error)".contains("""
+                  Person.age gets max 40, and stored values are outside it: 1 row: Z_PK 3: 41
+                    remedy: correct those values first, loosen the limit, or write Migrations/Pets/1-to-2.yaml with a policy for Person
+                """)
         }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 40 WHERE Z_PK = 3") }
         try s.migrate()

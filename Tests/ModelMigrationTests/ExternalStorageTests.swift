@@ -38,7 +38,9 @@ import TestSupport
 
     @Test func allowingAndDisallowingExternalStorageRewritesTheMarker() throws {
         let v0 = Self.v1.replacingOccurrences(of: ", externalStorage: true", with: "")
-        let s = try MigrationScenario("Toggle", versions: [v0, Self.v1, v0.replacingOccurrences(of: "optional: true }", with: "optional: true, hashModifier: again }")])
+        let s = try MigrationScenario("Toggle", versions: [
+            v0, Self.v1, v0.replacingOccurrences(of: "optional: true }", with: "optional: true, hashModifier: again }"),
+        ])
         defer { s.remove() }
         try s.withObjects { try $0.insert("Photo", values: ["image": .binary([7, 8])]) }
         #expect(try s.rows("SELECT ZIMAGE FROM ZPHOTO") == [[.blob([7, 8])]])
@@ -46,7 +48,9 @@ import TestSupport
         #expect(try s.rows("SELECT ZIMAGE, typeof(ZIMAGE) FROM ZPHOTO") == [[.blob([1, 7, 8]), .text("blob")]])
         #expect(try s.fetch("Photo").map { $0.values["image"] } == [.binary([7, 8])])
         let back = try s.plan(to: 3)
-        #expect(back.warnings.map(\.description) == ["destructive: Photo.image no longer allows external storage: values Core Data kept in files beside the store stay references to those files"])
+        #expect(back.warnings.map(\.description) == [
+            "destructive: Photo.image no longer allows external storage: values Core Data kept in files beside the store stay references to those files",
+        ])
         try s.migrate(to: 3)
         #expect(try s.rows("SELECT ZIMAGE FROM ZPHOTO") == [[.blob([7, 8])]])
     }

@@ -228,7 +228,8 @@ import TestSupport
                   ant: { destination: Ant, optional: true, inverse: kids }
 
             """
-        let v2 = v1.replacingOccurrences(of: "kids: { destination: Bee, toMany: true, inverse: ant }", with: "kids: { destination: Bee, optional: true, inverse: ant }")
+        let v2 = v1.replacingOccurrences(of: "kids: { destination: Bee, toMany: true, inverse: ant }",
+                                         with: "kids: { destination: Bee, optional: true, inverse: ant }")
         // An ant with two bees: the middle version's to-one refuses the data.
         #expect(throws: PlanningError.self) {
             try Self.bothWays("Narrow", [v1, v2, v1], entities: ["Ant", "Bee"]) { o in

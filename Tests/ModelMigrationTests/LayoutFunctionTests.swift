@@ -57,7 +57,9 @@ import TestSupport
                         let new = pool.first { name in !entities.contains { $0.name == name || $0.renamedFrom == name } && name != old } ?? "Zeta\(counter)"
                         entities[index].name = new
                         entities[index].renamedFrom = old
-                        for e in entities.indices { for r in entities[e].toMany.indices where entities[e].toMany[r].destination == old { entities[e].toMany[r].destination = new } }
+                        for e in entities.indices {
+                            for r in entities[e].toMany.indices where entities[e].toMany[r].destination == old { entities[e].toMany[r].destination = new }
+                        }
                     case 1:
                         entities[index].attributes.append(("field\(counter)", ["string?", "integer32?", "double?"][random.below(3)], nil, random.chance(30)))
                     case 2 where entities[index].attributes.count > 1:
@@ -109,7 +111,10 @@ import TestSupport
                 if !entity.toMany.isEmpty {
                     lines.append("    relationships:")
                     for r in entity.toMany {
-                        lines.append("      \(r.name): { destination: \(r.destination), toMany: true, inverse: \(r.inverse)\(r.renamedFrom.map { ", renamedFrom: \($0)" } ?? "") }")
+                        lines.append("""
+                                  \(r.name): { destination: \(r.destination), toMany: true, inverse: \(r.inverse)\
+                            \(r.renamedFrom.map { ", renamedFrom: \($0)" } ?? "") }
+                            """)
                     }
                 }
             }
@@ -139,7 +144,8 @@ import TestSupport
                     if underscore { j += 1 }
                     var digits = ""
                     while j < chars.count, chars[j].isNumber { digits.append(chars[j]); j += 1 }
-                    if !digits.isEmpty, let n = Int64(digits), let name = names[n], underscore || (j < chars.count && (chars[j] == "_" || chars[j].isUppercase)) {
+                    if !digits.isEmpty, let n = Int64(digits), let name = names[n],
+                       underscore || (j < chars.count && (chars[j] == "_" || chars[j].isUppercase)) {
                         result += "Z_<\(name)>"
                         i = j
                         continue
@@ -219,6 +225,11 @@ import TestSupport
         }
         #expect(try migrated.storeVersion() == versions.count)
         let a = try Self.normalizedSchema(migrated.storePath), b = try Self.normalizedSchema(fresh.storePath)
-        #expect(a == b, "seed \(seed), from version \(start):\n\(versions.enumerated().map { "--- \($0.offset + 1)\n\($0.element)" }.joined())\nmigrated only: \(a.filter { !b.contains($0) })\nfresh only: \(b.filter { !a.contains($0) })")
+        #expect(a == b, """
+            seed \(seed), from version \(start):
+            \(versions.enumerated().map { "--- \($0.offset + 1)\n\($0.element)" }.joined())
+            migrated only: \(a.filter { !b.contains($0) })
+            fresh only: \(b.filter { !a.contains($0) })
+            """)
     }
 }

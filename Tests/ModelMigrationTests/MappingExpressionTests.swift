@@ -155,7 +155,9 @@ import TestSupport
     @Test func aRequiredRelationshipToAnObjectLeftOutFailsItsCheck() throws {
         let required = Self.v1.replacingOccurrences(of: "      book: { destination: Book, inverse: reviews, optional: true }",
                                                     with: "      book: { destination: Book, inverse: reviews, optional: false }")
-        let s = try MigrationScenario("Lib", versions: [required, required.replacingOccurrences(of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n")])
+        let s = try MigrationScenario("Lib", versions: [
+            required, required.replacingOccurrences(of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n"),
+        ])
         defer { s.remove() }
         try s.directory.write("Migrations/Lib/1-to-2.yaml", "entities:\n  Book:\n    filter: \"visits >= 10\"\n")
         try s.withObjects { access in
@@ -286,7 +288,8 @@ import TestSupport
         let v3 = v2.replacingOccurrences(of: "attributes: { name: string }", with: "attributes: { name: string, extra: string? }")
         let s = try MigrationScenario("Lib", versions: [v1, v2, v3])
         defer { s.remove() }
-        try s.directory.write("Migrations/Lib/1-to-2.yaml", "entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \"uppercase:($source.title)\" }\n")
+        try s.directory.write("Migrations/Lib/1-to-2.yaml",
+                              "entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \"uppercase:($source.title)\" }\n")
         try s.withObjects { access in
             try access.insert("Book", values: ["title": .string("a"), "visits": .integer(20)])
             try access.insert("Book", values: ["title": .string("b"), "visits": .integer(1)])

@@ -56,9 +56,11 @@ import TestSupport
 
     // Version 2 changes age's column type, version 3 drops an indexed column: each
     // needs a rebuild of ZPERSON on its own.
-    static let fusionV1 = try! edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      legacy: { type: string, optional: true, indexed: true }\n")
+    static let fusionV1 = try! edit(Pets.v1, "      age: integer16?\n",
+                                    "      age: integer16?\n      legacy: { type: string, optional: true, indexed: true }\n")
     static let fusionV2 = try! edit(fusionV1, "age: integer16?", "age: double?")
-    static let fusionV3 = try! edit(edit(fusionV2, "      legacy: { type: string, optional: true, indexed: true }\n", ""), "      name: string\n    relationships:\n      owner:",
+    static let fusionV3 = try! edit(edit(fusionV2, "      legacy: { type: string, optional: true, indexed: true }\n", ""),
+                                    "      name: string\n    relationships:\n      owner:",
                                     "      name: string\n      species: string?\n    relationships:\n      owner:")
 
     /// ZPERSON changes in both hops (integer16 → double, then a dropped attribute):
@@ -75,7 +77,10 @@ import TestSupport
         #expect(plan.allSQL.filter { $0.hasPrefix("CREATE TABLE") } == [
             #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" FLOAT, "ZNAME" VARCHAR )"#,
         ])
-        #expect(plan.allSteps[0].sql[1] == #"INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME") SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZAGE" AS REAL), s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1"#)
+        #expect(plan.allSteps[0].sql[1] == #"""
+            INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME") \#
+            SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZAGE" AS REAL), s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
+            """#)
         #expect(plan.allSteps[3].sql == [#"ALTER TABLE "ZPET" ADD COLUMN "ZSPECIES" VARCHAR"#])
         #expect(plan.warnings.map(\.description) == ["destructive: Person.legacy is dropped: 1 non-nil value will be lost"])
 
@@ -116,7 +121,8 @@ import TestSupport
     @Test func aMappingFileSplitsTheChain() throws {
         let v2 = try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      rank: integer32\n")
         let v3 = try edit(v2, "      age: integer16?\n", "")
-        let v4 = try edit(v3, "      name: string\n    relationships:\n      owner:", "      name: string\n      color: string?\n    relationships:\n      owner:")
+        let v4 = try edit(v3, "      name: string\n    relationships:\n      owner:",
+                          "      name: string\n      color: string?\n    relationships:\n      owner:")
         let s = try MigrationScenario.pets(v2, v3, v4)
         defer { s.remove() }
 
@@ -183,7 +189,8 @@ import TestSupport
     /// differs from the YAML of version 1: drift, refused with every difference.
     @Test func anEditedSourceVersionIsDrift() throws {
         let v2 = try edit(edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"),
-                          "      name: string\n    relationships:\n      owner:", "      name: string\n      species: string?\n    relationships:\n      owner:")
+                          "      name: string\n    relationships:\n      owner:",
+                          "      name: string\n      species: string?\n    relationships:\n      owner:")
         let s = try MigrationScenario.pets(v2)
         defer { s.remove() }
         // The edits: Pet.name given a hash modifier, Person.age made integer32 in the

@@ -28,11 +28,13 @@ import TestSupport
         // The new attribute takes values, and keys continue where they were.
         let key = try s.withObjects { try $0.insert("Person", values: ["name": .string("Dee"), "nickname": .string("D")]) }
         #expect(key == 4)
-        #expect(try s.fetch("Person").last == StoredObject(entity: "Person", primaryKey: 4, values: ["name": .string("Dee"), "nickname": .string("D")], relationships: ["pets": []]))
+        #expect(try s.fetch("Person").last == StoredObject(entity: "Person", primaryKey: 4, values: ["name": .string("Dee"), "nickname": .string("D")],
+                                                           relationships: ["pets": []]))
     }
 
     @Test func addingARequiredAttributeWithADefaultGivesExistingRowsTheDefault() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      score: { type: integer32, default: 7 }\n"))
+        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n",
+                                                    "      age: integer16?\n      score: { type: integer32, default: 7 }\n"))
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.addColumn, .entityNumbers])
@@ -157,13 +159,17 @@ import TestSupport
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         #expect(plan.allSteps[0].sql == [
             #"CREATE TABLE "MM_NEW_ZTHING" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZBIG" TEXT, "ZF" FLOAT, "ZMID" FLOAT )"#,
-            #"INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1"#,
+            #"""
+            INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") \#
+            SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1
+            """#,
         ])
         #expect(plan.warnings.isEmpty)
         try Migrator().apply(plan)
         #expect(try s.fetch("Thing") == [
             StoredObject(entity: "Thing", primaryKey: 1, values: ["mid": .double(2_147_483_647), "f": .double(1.5), "big": .decimal("9007199254740993")]),
-            StoredObject(entity: "Thing", primaryKey: 2, values: ["mid": .double(-2_147_483_648), "f": .double(-0.25), "big": .decimal("-9223372036854775808")]),
+            StoredObject(entity: "Thing", primaryKey: 2,
+                         values: ["mid": .double(-2_147_483_648), "f": .double(-0.25), "big": .decimal("-9223372036854775808")]),
             StoredObject(entity: "Thing", primaryKey: 3),
         ])
         #expect(try s.rows(#"SELECT typeof("ZMID"), typeof("ZBIG") FROM "ZTHING" WHERE Z_PK = 1"#) == [[.text("real"), .text("text")]])
@@ -323,9 +329,16 @@ import TestSupport
             try o.insert("Person", values: ["name": .string("Dee")], relationships: ["best": [2]])
         }
         let toMany = try s.plan(to: 2)
-        #expect(toMany.warnings.map(\.description) == ["destructive: Person.best has no inverse: each Pet row keeps the key of one Person (as Core Data stores it); a Pet shared by several keeps the one with the lowest primary key"])
+        #expect(toMany.warnings.map(\.description) == ["""
+            destructive: Person.best has no inverse: each Pet row keeps the key of one Person (as Core Data stores it); \
+            a Pet shared by several keeps the one with the lowest primary key
+            """])
         let buildPet = try #require(toMany.allSteps.first { $0.summary.hasPrefix("rebuild ZPET") })
-        #expect(buildPet.sql[1] == #"INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "Z1BEST", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, (SELECT t.Z_PK FROM "ZPERSON" AS t WHERE t."ZBEST" = s.Z_PK AND t.Z_ENT IN (1) ORDER BY t.Z_PK LIMIT 1), s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2"#)
+        #expect(buildPet.sql[1] == #"""
+            INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "Z1BEST", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, \#
+            (SELECT t.Z_PK FROM "ZPERSON" AS t WHERE t."ZBEST" = s.Z_PK AND t.Z_ENT IN (1) ORDER BY t.Z_PK LIMIT 1), \#
+            s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
+            """#)
         try Migrator().apply(toMany)
         #expect(try s.rows(#"SELECT Z_PK, "Z1BEST" FROM "ZPET" ORDER BY Z_PK"#) == [[.integer(1), .null], [.integer(2), .integer(1)]])
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
@@ -357,8 +370,14 @@ import TestSupport
         let plan = try s.plan(to: 2)
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[0].sql == [
-            #"CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )"#,
-            #"INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z_FOK_OWNER", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, s."ZOWNER", s.Z_PK, s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2"#,
+            #"""
+            CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, \#
+            "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )
+            """#,
+            #"""
+            INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z_FOK_OWNER", "ZNAME") \#
+            SELECT s.Z_PK, 2, s.Z_OPT, s."ZOWNER", s.Z_PK, s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
+            """#,
         ])
         try Migrator().apply(plan)
         #expect(try s.rows(#"SELECT Z_PK, "ZOWNER", "Z_FOK_OWNER" FROM "ZPET" ORDER BY Z_PK"#) == [
@@ -389,7 +408,10 @@ import TestSupport
         #expect(plan.kinds == [.rebuildTable, .fillJoinTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[1].sql == [
             #"CREATE TABLE "Z_1PETS" ( "Z_1OWNERS" INTEGER, "Z_2PETS" INTEGER, PRIMARY KEY ("Z_1OWNERS", "Z_2PETS") )"#,
-            #"INSERT OR IGNORE INTO "Z_1PETS" ("Z_1OWNERS", "Z_2PETS") SELECT p.k1, p.k2 FROM (SELECT "ZOWNER" AS k1, Z_PK AS k2 FROM "ZPET" WHERE "ZOWNER" IS NOT NULL) AS p"#,
+            #"""
+            INSERT OR IGNORE INTO "Z_1PETS" ("Z_1OWNERS", "Z_2PETS") SELECT p.k1, p.k2 \#
+            FROM (SELECT "ZOWNER" AS k1, Z_PK AS k2 FROM "ZPET" WHERE "ZOWNER" IS NOT NULL) AS p
+            """#,
         ])
         try Migrator().apply(plan)
 
@@ -439,7 +461,8 @@ import TestSupport
         #expect(plan.entityNumbers == ["Owner": 1, "Pet": 2, "Animal": 3])
         try Migrator().apply(plan)
         #expect(try s.fetch("Pet") == [
-            StoredObject(entity: "Pet", primaryKey: 1, values: ["name": .string("Rex"), "color": .string("red"), "legs": .integer(4)], relationships: ["owner": [2]]),
+            StoredObject(entity: "Pet", primaryKey: 1, values: ["name": .string("Rex"), "color": .string("red"), "legs": .integer(4)],
+                         relationships: ["owner": [2]]),
             StoredObject(entity: "Pet", primaryKey: 2, values: ["name": .string("Tom"), "legs": .integer(4)], relationships: ["owner": [1]]),
             StoredObject(entity: "Pet", primaryKey: 3, values: ["name": .string("Kit"), "legs": .integer(4)], relationships: ["owner": []]),
         ])
@@ -496,7 +519,10 @@ import TestSupport
         #expect(plan.kinds == [.rebuildTable, .rebuildTable, .dropTable, .renameTable, .renameTable, .createIndex, .createIndex, .entityNumbers])
         #expect(plan.allSteps[1].sql == [
             #"CREATE TABLE "MM_NEW_ZCAT" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLIVES" INTEGER, "ZNAME" VARCHAR )"#,
-            #"INSERT INTO "MM_NEW_ZCAT" ("Z_PK", "Z_ENT", "Z_OPT", "ZLIVES", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, s."ZLIVES", s."ZNAME" FROM "ZANIMAL" AS s WHERE s.Z_ENT = 2"#,
+            #"""
+            INSERT INTO "MM_NEW_ZCAT" ("Z_PK", "Z_ENT", "Z_OPT", "ZLIVES", "ZNAME") \#
+            SELECT s.Z_PK, 2, s.Z_OPT, s."ZLIVES", s."ZNAME" FROM "ZANIMAL" AS s WHERE s.Z_ENT = 2
+            """#,
         ])
         #expect(plan.warnings.map(\.description) == ["destructive: Cat.owner is dropped: 1 non-nil value will be lost"])
         try Migrator().apply(plan)

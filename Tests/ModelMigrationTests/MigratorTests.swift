@@ -50,7 +50,8 @@ import TestSupport
             (error as? PlanningError)?.isNoPath == true && "\(error)" == """
                 \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
                   unique index Z_Pet_UNIQUE_name (ZNAME) is new on ZPET, and stored values are held by several objects: 1 row: 'Rex' × 2 (Z_PK 1, 5)
-                    remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them (see Docs/Policies.md)
+                    remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them \
+                (see Docs/Policies.md)
                 """
         }
         #expect(throws: MigrationError.self) { try Migrator().apply(plan) }
@@ -59,7 +60,11 @@ import TestSupport
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
         try expectFailure(s, plan, .stepFailed,
-                          #"step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; nothing was changed"#)
+                          #"""
+                          step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): \#
+                          UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; \#
+                          nothing was changed
+                          """#)
         #expect(try s.storeVersion() == 1)
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME"])
         #expect(try s.fetch("Person") == Pets.people())
@@ -93,7 +98,11 @@ import TestSupport
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         plan.hops[0].steps[3].sql.append("INSERT INTO MM_NO_SUCH_TABLE VALUES (1)")
         try expectFailure(s, plan, .stepFailed,
-                          "step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; nothing was changed")
+                          """
+                          step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: \
+                          SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; \
+                          nothing was changed
+                          """)
     }
 
     /// The rebuilt table must hold the rows the plan expected.
@@ -111,7 +120,8 @@ import TestSupport
         defer { s.remove() }
         let plan = try s.plan()
         try Migrator().apply(plan)
-        try expectFailure(s, plan, .storeChanged, "\(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+        try expectFailure(s, plan, .storeChanged,
+                          "\(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         #expect(try s.plan().isEmpty)
     }
 

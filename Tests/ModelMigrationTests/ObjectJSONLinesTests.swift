@@ -125,17 +125,36 @@ private struct Fixture {
         let f = try Fixture("Types", yaml: typesModel)
         defer { f.remove() }
         let input = [
-            #"{"i16":32767,"i32":2147483647,"i64":9223372036854775807,"amount":"12345678901234567890123456789012345678","ratio":1.7976931348623157e+308,"weight":3.4028234663852886e+38,"text":"Grüße 東京 👩‍👩‍👧‍👦","flag":true,"stamp":"2026-04-05T06:07:08.123456Z","payload":"AP8Q","token":"0F8FAD5B-D9CB-469F-A165-70867728950E","link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA="}"#,
-            #"{"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,"weight":-2.5,"text":"","flag":false,"stamp":-978307199.5,"payload":"","token":null,"link":null,"opaque":null}"#,
+            #"""
+            {"i16":32767,"i32":2147483647,"i64":9223372036854775807,"amount":"12345678901234567890123456789012345678",\#
+            "ratio":1.7976931348623157e+308,"weight":3.4028234663852886e+38,"text":"Grüße 東京 👩‍👩‍👧‍👦","flag":true,\#
+            "stamp":"2026-04-05T06:07:08.123456Z","payload":"AP8Q","token":"0F8FAD5B-D9CB-469F-A165-70867728950E",\#
+            "link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA="}
+            """#,
+            #"""
+            {"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,"weight":-2.5,"text":"",\#
+            "flag":false,"stamp":-978307199.5,"payload":"","token":null,"link":null,"opaque":null}
+            """#,
             "",
             #"  {"_pk":7,"amount":0.10,"ratio":-0.0,"weight":0.1,"stamp":0.000001,"text":"tab\tquote\"\\ \u00e9 \ud83c\udf89","i64":0}  "#,
         ].joined(separator: "\n") + "\n"
         #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: input, file: "samples.jsonl") == 3)
         let expected = [
-            #"{"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,"i32":2147483647,"i64":9223372036854775807,"link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA=","payload":"AP8Q","ratio":1.7976931348623157e+308,"stamp":"2026-04-05T06:07:08.123456Z","text":"Grüße 東京 👩‍👩‍👧‍👦","token":"0f8fad5b-d9cb-469f-a165-70867728950e","weight":3.4028235e+38}"#,
-            #"{"_pk":2,"_entity":"Sample","amount":"0.10","flag":false,"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"link":null,"opaque":null,"payload":"","ratio":5e-324,"stamp":"1970-01-01T00:00:00.5Z","text":"","token":null,"weight":-2.5}"#,
+            #"""
+            {"_pk":1,"_entity":"Sample","amount":"12345678901234567890123456789012345678","flag":true,"i16":32767,"i32":2147483647,\#
+            "i64":9223372036854775807,"link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA=","payload":"AP8Q",\#
+            "ratio":1.7976931348623157e+308,"stamp":"2026-04-05T06:07:08.123456Z","text":"Grüße 東京 👩‍👩‍👧‍👦",\#
+            "token":"0f8fad5b-d9cb-469f-a165-70867728950e","weight":3.4028235e+38}
+            """#,
+            #"""
+            {"_pk":2,"_entity":"Sample","amount":"0.10","flag":false,"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,\#
+            "link":null,"opaque":null,"payload":"","ratio":5e-324,"stamp":"1970-01-01T00:00:00.5Z","text":"","token":null,"weight":-2.5}
+            """#,
             // -0.0 loses its sign in a FLOAT column (SQLite keeps integral reals as integers).
-            #"{"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,"opaque":null,"payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é 🎉","token":null,"weight":0.1}"#,
+            #"""
+            {"_pk":7,"_entity":"Sample","amount":"0.10","flag":null,"i16":null,"i32":null,"i64":0,"link":null,"opaque":null,\#
+            "payload":null,"ratio":0.0,"stamp":"2001-01-01T00:00:00.000001Z","text":"tab\tquote\"\\ é 🎉","token":null,"weight":0.1}
+            """#,
         ]
         let dumped = try f.dump("Sample")
         #expect(dumped == expected)
@@ -247,7 +266,10 @@ private struct Fixture {
             """, file: "cars.jsonl")
         #expect(try f.dump("Car") == [
             #"{"_pk":1,"_entity":"Car","color":null,"maker":"FIAT","markedForDeletionAsOf":null,"model":null,"numberPlate":"A-1","owner":null}"#,
-            #"{"_pk":2,"_entity":"ExpensiveSportCar","color":null,"isLimitedEdition":true,"maker":null,"markedForDeletionAsOf":"2026-01-31T07:30:00.25Z","model":null,"numberPlate":"E-1","owner":null}"#,
+            #"""
+            {"_pk":2,"_entity":"ExpensiveSportCar","color":null,"isLimitedEdition":true,"maker":null,\#
+            "markedForDeletionAsOf":"2026-01-31T07:30:00.25Z","model":null,"numberPlate":"E-1","owner":null}
+            """#,
         ])
         let error = try #require(throws: LoadError.self) {
             try ObjectJSONLines.load(f.access, entity: "SportCar", text: #"{"_entity":"Person"}"#, file: "cars.jsonl")
@@ -281,7 +303,10 @@ private struct Fixture {
         (#"{"payload":"***"}"#, "samples.jsonl:3: Sample.payload: '***' is not base64-encoded binary data"),
         (#"{"payload":[1,2]}"#, "samples.jsonl:3: Sample.payload: expected a binary value, found an array"),
         (#"{"colour":"red"}"#,
-         "samples.jsonl:3: Sample.colour: no such attribute or relationship (Sample has amount, flag, i16, i32, i64, link, opaque, payload, ratio, stamp, text, token, weight)"),
+         """
+         samples.jsonl:3: Sample.colour: no such attribute or relationship \
+         (Sample has amount, flag, i16, i32, i64, link, opaque, payload, ratio, stamp, text, token, weight)
+         """),
         (#"{"text":"a","text":"b"}"#, "samples.jsonl:3: Sample.text: the field appears twice"),
         (#"{"_pk":0}"#, "samples.jsonl:3: _pk: expected a positive integer, found 0"),
         (#"[1,2]"#, "samples.jsonl:3: expected a JSON object, found an array"),
@@ -321,9 +346,13 @@ private struct Fixture {
                 {"name":"Bob","card":1,"loan":5}
                 """, file: "members.jsonl")
         }
-        #expect(twice.description == "members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)")
+        #expect(twice.description == """
+            members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+            """)
         #expect(twice.problems == [LoadError.Problem(file: "members.jsonl", line: 2, field: "Member.loan",
-                                                      message: "Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)")])
+                                                      message: """
+                                                      Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+                                                      """)])
         #expect(try f.access.count("Member") == 0)
         #expect(try f.access.object("Loan", primaryKey: 5)?.relationships["member"] == [])
 

@@ -134,7 +134,10 @@ struct ProgressProbe: EntityMigrationPolicy {
         let s = try Self.contactsWithPolicy("FailOnSourceKey")
         defer { s.remove() }
         try expectFailure(s, to: 2, .stepFailed,
-                          "policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: refusing 'Ana María García'; nothing was changed")
+                          """
+                          policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
+                          refusing 'Ana María García'; nothing was changed
+                          """)
         #expect(try s.storeVersion() == 1)
     }
 
@@ -144,7 +147,11 @@ struct ProgressProbe: EntityMigrationPolicy {
         let s = try Self.contactsWithPolicy("ReadsAMissingProperty")
         defer { s.remove() }
         try expectFailure(s, to: 2, .stepFailed,
-                          "policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: read Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, posts); is the mapping file meant for another hop?; nothing was changed")
+                          """
+                          policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: \
+                          read Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, posts); \
+                          is the mapping file meant for another hop?; nothing was changed
+                          """)
     }
 
     /// A policy declaring inputs the hop's source entity lacks is refused by the plan.
@@ -159,7 +166,10 @@ struct ProgressProbe: EntityMigrationPolicy {
             try planner.plan(store: store, to: 2)
         } throws: { error in
             (error as? PlanningError)?.isNoPath == true
-                && "\(error)" == "policy DeclaresAMissingProperty reads Person.givenName, which version 1 does not have: is the mapping file (\(s.migrationsFolder)/Contacts/1-to-2.yaml) meant for another hop?"
+                && "\(error)" == """
+                    policy DeclaresAMissingProperty reads Person.givenName, which version 1 does not have: \
+                    is the mapping file (\(s.migrationsFolder)/Contacts/1-to-2.yaml) meant for another hop?
+                    """
         }
     }
 
@@ -167,7 +177,10 @@ struct ProgressProbe: EntityMigrationPolicy {
         let s = try Self.contactsWithPolicy("FailInRelationshipPhase")
         defer { s.remove() }
         try expectFailure(s, to: 2, .stepFailed,
-                          "policy FailInRelationshipPhase failed on Person (source primary key 2) in createRelationships: no relationship for Person 2; nothing was changed")
+                          """
+                          policy FailInRelationshipPhase failed on Person (source primary key 2) in createRelationships: \
+                          no relationship for Person 2; nothing was changed
+                          """)
     }
 
     @Test func aPolicyThrowingAtTheEndNamesNoKey() throws {
@@ -180,7 +193,10 @@ struct ProgressProbe: EntityMigrationPolicy {
         let s = try Self.contactsWithPolicy("InsertTwice")
         defer { s.remove() }
         try expectFailure(s, to: 2, .stepFailed,
-                          "policy InsertTwice failed on Person (source primary key 1) in createDestinationInstances: Person with primary key 1 already exists (create each destination object once); nothing was changed")
+                          """
+                          policy InsertTwice failed on Person (source primary key 1) in createDestinationInstances: \
+                          Person with primary key 1 already exists (create each destination object once); nothing was changed
+                          """)
     }
 
     /// The last hop of three fails: the first two (a policy and an inferred hop) are
@@ -193,7 +209,10 @@ struct ProgressProbe: EntityMigrationPolicy {
         #expect(try s.planWithPolicies().allSteps.filter { $0.kind == .policy }.map(\.summary)
                 == ["policy SplitFullName: Person → Person", "policy FailOnSourceKey: Person → Person"])
         try expectFailure(s, .stepFailed,
-                          "policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: refusing 'Ana María'; nothing was changed")
+                          """
+                          policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
+                          refusing 'Ana María'; nothing was changed
+                          """)
         #expect(try s.storeVersion() == 1)
     }
 
@@ -212,7 +231,10 @@ struct ProgressProbe: EntityMigrationPolicy {
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
-            "\(error)" == "step 4 (policy SplitFullName: Person → Person) needs policy 'SplitFullName', and no policies are available to this migrator; nothing was changed"
+            "\(error)" == """
+                step 4 (policy SplitFullName: Person → Person) needs policy 'SplitFullName', \
+                and no policies are available to this migrator; nothing was changed
+                """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
     }

@@ -10,7 +10,10 @@ struct ManagerProbe: EntityMigrationPolicy {
 
     mutating func begin(_ manager: MigrationManager) throws {
         let m = manager.currentEntityMapping
-        PolicyLog.record("begin \(m.name) \(m.source ?? "-") → \(m.destination ?? "-"), versions \(manager.sourceVersion.version) → \(manager.destinationVersion.version)")
+        PolicyLog.record("""
+            begin \(m.name) \(m.source ?? "-") → \(m.destination ?? "-"), \
+            versions \(manager.sourceVersion.version) → \(manager.destinationVersion.version)
+            """)
         PolicyLog.record("lookup Ann: \(try manager.lookup("ann", in: "people").map(String.init) ?? "nil")")
         try manager.remember("ann", value: 42, in: "people")
         PolicyLog.record("lookup Ann: \(try manager.lookup("ann", in: "people").map(String.init) ?? "nil")")
@@ -39,7 +42,8 @@ struct ManagerProbe: EntityMigrationPolicy {
             found.map { "\($0.entity) \($0.primaryKey)" }.joined(separator: ", ")
         }
         PolicyLog.record("destinations: " + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: sources)))
-        PolicyLog.record("destinations of Cy, Ann: " + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: [sources[2], sources[0]])))
+        PolicyLog.record("destinations of Cy, Ann: "
+                         + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: [sources[2], sources[0]])))
         PolicyLog.record("destinations elsewhere: " + list(try manager.destinationInstances(forEntityMappingName: "PetToPet", sourceInstances: sources)))
         sources = []
     }
@@ -48,7 +52,10 @@ struct ManagerProbe: EntityMigrationPolicy {
         let name = manager.currentEntityMapping.name
         let found = try manager.sourceInstances(forEntityMappingName: name, destination: destination)
         let elsewhere = try manager.sourceInstances(forEntityMappingName: "PetToPet", destination: destination)
-        PolicyLog.record("\(destination.entity) \(destination.primaryKey) ← \(found.map { "\($0.entity) \($0.primaryKey) \($0.string("name") ?? "?")" }) elsewhere \(elsewhere.count)")
+        PolicyLog.record("""
+            \(destination.entity) \(destination.primaryKey) ← \
+            \(found.map { "\($0.entity) \($0.primaryKey) \($0.string("name") ?? "?")" }) elsewhere \(elsewhere.count)
+            """)
     }
 }
 
@@ -148,7 +155,11 @@ struct StrayPetFactory: EntityMigrationPolicy {
         #expect {
             try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
         } throws: { error in
-            "\(error)" == "policy StrayPetFactory failed on Person (source primary key 1) in createDestinationInstances: a policy can create objects of entities whose table this hop creates or rebuilds; Pet's table is not one of them; nothing was changed"
+            "\(error)" == """
+                policy StrayPetFactory failed on Person (source primary key 1) in createDestinationInstances: \
+                a policy can create objects of entities whose table this hop creates or rebuilds; \
+                Pet's table is not one of them; nothing was changed
+                """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
     }

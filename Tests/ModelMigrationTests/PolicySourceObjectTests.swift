@@ -30,7 +30,10 @@ struct PostNavigator: EntityMigrationPolicy {
         try manager.insert(try manager.createDestinationInstance(for: source))
         let author = try source.object("author")
         let viaObjects = try source.objects("author").map(\.primaryKey)
-        PolicyLog.record("Post \(source.primaryKey) by \(author.map { "\($0.entity) \($0.primaryKey) \($0.string("fullName") ?? "nil")" } ?? "nobody") \(viaObjects)")
+        PolicyLog.record("""
+            Post \(source.primaryKey) by \(author.map { "\($0.entity) \($0.primaryKey) \($0.string("fullName") ?? "nil")" } ?? "nobody") \
+            \(viaObjects)
+            """)
     }
 }
 
@@ -48,7 +51,11 @@ struct SourceValueProbe: EntityMigrationPolicy {
         PolicyLog.record("subscript externalID \(show(source["externalID"])), nickname \(show(source["nickname"]))")
         PolicyLog.record("uuid bytes \(show(source.data("externalID")?.count))")
         for post in try source.objects("posts") {
-            PolicyLog.record("post \(post.primaryKey): text \(show(post.string("text"))), rating \(show(post.double("rating"))), draft \(show(post.bool("isDraft"))), words \(show(post.integer("wordCount"))), published \(show(post.date("publishedAt")?.timeIntervalSinceReferenceDate))")
+            PolicyLog.record("""
+                post \(post.primaryKey): text \(show(post.string("text"))), rating \(show(post.double("rating"))), \
+                draft \(show(post.bool("isDraft"))), words \(show(post.integer("wordCount"))), \
+                published \(show(post.date("publishedAt")?.timeIntervalSinceReferenceDate))
+                """)
         }
     }
 }

@@ -110,7 +110,16 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
 
     /// A policy can refuse the hop in the validation stage; nothing is changed.
     @Test func theValidationStageCanRefuse() throws {
-        let s = try Self.library(mapping: "entities:\n  Member:\n    policy: MergeMembersByEmail\n  Loan:\n    policy: EveryLoanHasAMember\n    properties:\n      member: policy\n")
+        let s = try Self.library(mapping: """
+            entities:
+              Member:
+                policy: MergeMembersByEmail
+              Loan:
+                policy: EveryLoanHasAMember
+                properties:
+                  member: policy
+
+            """)
         defer { s.remove() }
         let before = FileSnapshot(s.storePath)
         #expect {
@@ -135,7 +144,10 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
             try Migrator(policyRunner: PolicyEngine(catalog: Self.catalog)).apply(plan, options: Migrator.Options(verify: true))
         } throws: { error in
             (error as? MigrationError)?.kind == .verifyFailed
-                && "\(error)" == "--verify: Person.city is left to policy Passthrough, which left it nil on 6 objects whose source had a value: that data is lost; nothing was changed"
+                && "\(error)" == """
+                    --verify: Person.city is left to policy Passthrough, which left it nil on 6 objects whose source had a value: \
+                    that data is lost; nothing was changed
+                    """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
         let result = try Migrator(policyRunner: PolicyEngine(catalog: Self.catalog)).apply(try s.planWithPolicies(Self.catalog, to: 2))

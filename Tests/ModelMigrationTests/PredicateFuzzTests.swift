@@ -30,12 +30,18 @@ import TestSupport
         switch Int.random(in: 0..<9, using: &random) {
         case 0: return String(Int.random(in: -1000...1000, using: &random))
         case 1: return String(Double.random(in: -100...100, using: &random))
-        case 2, 3: return "'" + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        case 2, 3:
+            return "'" + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
         case 4: return ["YES", "NO", "nil", "NULL", "TRUE", "FALSE"].randomElement(using: &random)!
-        case 5: return "{" + (0..<Int.random(in: 0...3, using: &random)).map { _ in String(Int.random(in: 0...50, using: &random)) }.joined(separator: ", ") + "}"
+        case 5:
+            return "{" + (0..<Int.random(in: 0...3, using: &random)).map { _ in String(Int.random(in: 0...50, using: &random)) }.joined(separator: ", ") + "}"
         case 6: return "CAST('2026-01-01T00:00:00Z', 'NSDate')"
-        case 7: return "\"" + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        default: return ["lowercase:(name)", "uppercase:(note)", "length:(email)", "abs:(visits)", "now()", "visits * 2", "CAST(note, 'NSNumber')"].randomElement(using: &random)!
+        case 7:
+            return "\"" + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        default:
+            return ["lowercase:(name)", "uppercase:(note)", "length:(email)", "abs:(visits)", "now()", "visits * 2", "CAST(note, 'NSNumber')"]
+                .randomElement(using: &random)!
         }
     }
 
@@ -43,7 +49,9 @@ import TestSupport
         let choice = depth > 3 ? 0 : Int.random(in: 0..<7, using: &random)
         switch choice {
         case 0, 1, 2:
-            let quantifier = Int.random(in: 0..<6, using: &random) == 0 ? ["ANY orders.total ", "ALL orders.number ", "NONE wishlist.name "].randomElement(using: &random)! : keys.randomElement(using: &random)! + " "
+            let quantifier = Int.random(in: 0..<6, using: &random) == 0
+                ? ["ANY orders.total ", "ALL orders.number ", "NONE wishlist.name "].randomElement(using: &random)!
+                : keys.randomElement(using: &random)! + " "
             let options = Int.random(in: 0..<4, using: &random) == 0 ? ["[c]", "[d]", "[cd]", "[x]"].randomElement(using: &random)! : ""
             return quantifier + operators.randomElement(using: &random)! + options + " " + literal(&random)
         case 3: return "(" + predicate(&random, depth: depth + 1) + ") AND " + predicate(&random, depth: depth + 1)
@@ -147,7 +155,10 @@ import TestSupport
             }
         }
         let elapsed = Date().timeIntervalSince(started)
-        print("predicate fuzz: \(compiled + refused) cases, \(compiled) compiled and run, \(refused) refused with a located error, \(String(format: "%.2f", elapsed)) s")
+        print("""
+            predicate fuzz: \(compiled + refused) cases, \(compiled) compiled and run, \(refused) refused with a located error, \
+            \(String(format: "%.2f", elapsed)) s
+            """)
         #expect(compiled > 500)
         #expect(refused > 800)
         #expect(executed == compiled)
@@ -166,7 +177,8 @@ import TestSupport
             var text = Self.literal(&random)
             for _ in 0..<Int.random(in: 0...2, using: &random) {
                 let other = Int.random(in: 0..<2, using: &random) == 0 ? Self.literal(&random) : Self.keys.randomElement(using: &random)!
-                text = ["\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))"].randomElement(using: &random)!
+                text = ["\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))"]
+                    .randomElement(using: &random)!
             }
             if round % 2 == 1 { text = Self.mutate(text, &random) }
             guard let checked = try? checker.expression(text) else { refused += 1; continue }

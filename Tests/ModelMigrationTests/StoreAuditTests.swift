@@ -38,8 +38,10 @@ import TestSupport
             try s.plan()
         } throws: { error in
             "\(error)" == """
-                \(s.storePath): the store is inconsistent with Pets version 1, and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first:
-                  - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 2, as Z_PRIMARYKEY numbers them): 3 rows: Z_PK 1 has Z_ENT 1 (Pet); Z_PK 2 has Z_ENT 1 (Pet); Z_PK 3 has Z_ENT 1 (Pet)
+                \(s.storePath): the store is inconsistent with Pets version 1, and migrating it would lose or misfile rows; \
+                nothing was changed. Repair the store (or restore a backup) first:
+                  - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 2, as Z_PRIMARYKEY numbers them): \
+                3 rows: Z_PK 1 has Z_ENT 1 (Pet); Z_PK 2 has Z_ENT 1 (Pet); Z_PK 3 has Z_ENT 1 (Pet)
                 """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
@@ -52,14 +54,19 @@ import TestSupport
         defer { s.remove() }
         let plan = try s.plan()
         // Only ZPERSON's rows move (a rebuild); ZPET gains a column in place.
-        #expect(plan.preconditions.map(\.summary) == ["ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)"])
+        #expect(plan.preconditions.map(\.summary) == [
+            "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)",
+        ])
         try execute(s, "UPDATE ZPERSON SET Z_ENT = 99 WHERE Z_PK = 3")
         let before = FileSnapshot(s.storePath)
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
             (error as? MigrationError)?.kind == .inconsistentStore
-                && "\(error)".hasSuffix("  - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them): 1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
+                && "\(error)".hasSuffix("""
+                      - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them): \
+                    1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)
+                    """)
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
         #expect(before.sideFiles == [] && FileSnapshot(s.storePath).sideFiles == [])
@@ -128,13 +135,17 @@ import TestSupport
         var plan = try s.plan()
         let hop = try #require(plan.hops.first)
         let rebuild = try #require(hop.steps.firstIndex { $0.kind == .rebuildTable && $0.table == "ZPET" })
-        plan.hops[0].steps[rebuild].sql[1] = hop.steps[rebuild].sql[1].replacingOccurrences(of: #"s."ZOWNER""#, with: #"CASE s.Z_PK WHEN 2 THEN 88 ELSE s."ZOWNER" END"#)
+        plan.hops[0].steps[rebuild].sql[1] = hop.steps[rebuild].sql[1]
+            .replacingOccurrences(of: #"s."ZOWNER""#, with: #"CASE s.Z_PK WHEN 2 THEN 88 ELSE s."ZOWNER" END"#)
         let before = FileSnapshot(s.storePath)
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
             (error as? MigrationError)?.kind == .checkFailed
-                && "\(error)" == "check failed: Pet.owner points to existing Person objects: 2 rows violate it (1 of them already did before the migration); nothing was changed"
+                && "\(error)" == """
+                    check failed: Pet.owner points to existing Person objects: 2 rows violate it \
+                    (1 of them already did before the migration); nothing was changed
+                    """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
     }
@@ -203,7 +214,10 @@ import TestSupport
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".hasSuffix("  - ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold): 2 rows: Z_PK 1 has Z_ENT 2 (Dog) and a value in ZLIVES of Cat; Z_PK 2 has Z_ENT 3 (Cat) and a value in ZBARK of Dog")
+            "\(error)".hasSuffix("""
+                  - ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold): \
+                2 rows: Z_PK 1 has Z_ENT 2 (Dog) and a value in ZLIVES of Cat; Z_PK 2 has Z_ENT 3 (Cat) and a value in ZBARK of Dog
+                """)
         }
     }
 
@@ -227,7 +241,11 @@ import TestSupport
     /// A dangling to-one into a hierarchy: its entity column has no destination to
     /// agree with; it is carried, and `--verify` passes, now and once current.
     @Test func aDanglingReferenceIntoAHierarchyPassesVerify() throws {
-        let s = try MigrationScenario("Zoo", versions: [Self.zoo, try edit(Self.zoo, "      name: string?\n    relationships:\n      pet:", "      name: string?\n      nick: string?\n    relationships:\n      pet:")])
+        let s = try MigrationScenario("Zoo", versions: [
+            Self.zoo,
+            try edit(Self.zoo, "      name: string?\n    relationships:\n      pet:",
+                     "      name: string?\n      nick: string?\n    relationships:\n      pet:"),
+        ])
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("Cat", values: ["name": .string("tom")])
@@ -235,7 +253,9 @@ import TestSupport
         }
         try execute(s, "UPDATE ZOWNER SET ZPET = 99")
         let result = try Migrator().apply(try s.plan(), options: Migrator.Options(verify: true))
-        #expect(result.carriedDanglingReferences == ["Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)"])
+        #expect(result.carriedDanglingReferences == [
+            "Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)",
+        ])
         let current = try Migrator().apply(try s.plan(), options: Migrator.Options(verify: true))
         #expect(current.carriedDanglingReferences == ["Owner.pet: 1 row points to objects the store does not have"])
     }

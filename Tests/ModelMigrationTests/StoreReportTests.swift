@@ -18,7 +18,8 @@ enum AppleSampleStore {
     ]
 
     static let schema = """
-        CREATE TABLE ZCAR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZISLIMITEDEDITION INTEGER, ZMARKEDFORDELETIONASOF TIMESTAMP, ZMAKER VARCHAR, ZMODEL VARCHAR, ZNUMBERPLATE VARCHAR, ZCOLOR BLOB );
+        CREATE TABLE ZCAR ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZISLIMITEDEDITION INTEGER, \
+        ZMARKEDFORDELETIONASOF TIMESTAMP, ZMAKER VARCHAR, ZMODEL VARCHAR, ZNUMBERPLATE VARCHAR, ZCOLOR BLOB );
         CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZUPDATEDAT TIMESTAMP, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR, ZID BLOB );
         CREATE INDEX ZCAR_ZOWNER_INDEX ON ZCAR (ZOWNER);
         CREATE INDEX ZCAR_Z_ENT_INDEX ON ZCAR (Z_ENT);
@@ -104,7 +105,9 @@ enum AppleSampleStore {
         #expect(report.history == [])
         #expect(report.otherMetadata == ["_NSAutoVacuumLevel": "2"])
         #expect(report.problem == nil)
-        #expect(report.entities.map { "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") \($0.matches.map(String.init) ?? "-") \($0.matchingVersions)" } == [
+        #expect(report.entities.map {
+            "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") \($0.matches.map(String.init) ?? "-") \($0.matchingVersions)"
+        } == [
             "1 Car - 2 \(AppleSampleStore.hashes["Car"]!) true [1]",
             "2 SportCar Car 2 \(AppleSampleStore.hashes["SportCar"]!) true [1]",
             "3 ExpensiveSportCar SportCar 1 \(AppleSampleStore.hashes["ExpensiveSportCar"]!) true [1]",
@@ -148,7 +151,10 @@ enum AppleSampleStore {
         try ObjectJSONLines.dump(access, entity: "SportCar") { lines.append($0) }
         #expect(lines == [
             #"{"_pk":2,"_entity":"SportCar","color":null,"maker":"Alfa Romeo","markedForDeletionAsOf":null,"model":"Giulia","numberPlate":"SP-1","owner":2}"#,
-            #"{"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,"maker":"Lamborghini","markedForDeletionAsOf":"2026-04-04T12:53:20.25Z","model":"Countach","numberPlate":"LX-1","owner":null}"#,
+            #"""
+            {"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,"maker":"Lamborghini",\#
+            "markedForDeletionAsOf":"2026-04-04T12:53:20.25Z","model":"Countach","numberPlate":"LX-1","owner":null}
+            """#,
             #"{"_pk":5,"_entity":"SportCar","color":null,"maker":"Alfa Romeo","markedForDeletionAsOf":null,"model":null,"numberPlate":"SP-2","owner":null}"#,
         ])
         try store.close()

@@ -33,8 +33,10 @@ import TestSupport
         }
         let v1 = VersionRecognition.recognize(StoreMetadata(version: contacts.versions[0], storeUUID: "X"), in: contacts)
         #expect(v1.entities == [
-            .init(name: "Person", storedHash: contacts.versions[0].versionHashes["Person"], versionHash: contacts.versions[0].versionHashes["Person"], matchingVersions: [1]),
-            .init(name: "Post", storedHash: contacts.versions[0].versionHashes["Post"], versionHash: contacts.versions[0].versionHashes["Post"], matchingVersions: [1]),
+            .init(name: "Person", storedHash: contacts.versions[0].versionHashes["Person"], versionHash: contacts.versions[0].versionHashes["Person"],
+                  matchingVersions: [1]),
+            .init(name: "Post", storedHash: contacts.versions[0].versionHashes["Post"], versionHash: contacts.versions[0].versionHashes["Post"],
+                  matchingVersions: [1]),
         ])
     }
 
@@ -123,8 +125,10 @@ import TestSupport
         let contacts = try TestModels.contacts()
         let sample = try TestModels.appleParity("SampleModel")
         let models = [contacts, sample]
-        #expect(VersionRecognition.recognize(Self.appleMetadata(sample.versions[1]), among: models).map { "\($0.model) \($0.version ?? 0)" } == "SampleModel 2")
-        #expect(VersionRecognition.recognize(StoreMetadata(version: contacts.versions[2], storeUUID: "X"), among: models).map { "\($0.model) \($0.version ?? 0)" } == "Contacts 3")
+        #expect(VersionRecognition.recognize(Self.appleMetadata(sample.versions[1]), among: models).map { "\($0.model) \($0.version ?? 0)" }
+                == "SampleModel 2")
+        #expect(VersionRecognition.recognize(StoreMetadata(version: contacts.versions[2], storeUUID: "X"), among: models)
+                    .map { "\($0.model) \($0.version ?? 0)" } == "Contacts 3")
         // Named but unknown: still that model.
         var edited = StoreMetadata(version: contacts.versions[0], storeUUID: "X")
         edited.versionHashes = sample.versions[0].versionHashes

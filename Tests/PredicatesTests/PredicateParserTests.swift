@@ -32,7 +32,8 @@ import Predicates
         #expect(try PredicateParser.expression("posts.@count") == .keyPath(variable: nil, components: ["posts", "@count"], at: 0))
         #expect(try PredicateParser.expression("now()") == .function("now", [], at: 0))
         #expect(try PredicateParser.expression("CAST('2026-01-01T00:00:00Z', 'NSDate')") == .cast(.string("2026-01-01T00:00:00Z", at: 5), "NSDate", at: 0))
-        #expect(try PredicateParser.expression("{1, -2, YES, nil}") == .list([.integer(1, at: 1), .integer(-2, at: 4), .boolean(true, at: 8), .null(at: 13)], at: 0))
+        #expect(try PredicateParser.expression("{1, -2, YES, nil}")
+                == .list([.integer(1, at: 1), .integer(-2, at: 4), .boolean(true, at: 8), .null(at: 13)], at: 0))
         #expect(try PredicateParser.expression("#in.#and") == .keyPath(variable: nil, components: ["in", "and"], at: 0))
         #expect(try PredicateParser.expression("'it\\'s'") == .string("it's", at: 0))
         #expect(try PredicateParser.expression("add:to:(1, 2)") == .function("add:to:", [.integer(1, at: 8), .integer(2, at: 11)], at: 0))
@@ -50,7 +51,12 @@ import Predicates
         #expect(error("age >") == "column 6: expected an expression after '>', found the end of the text\n  age >\n       ^")
         #expect(error("age >> 3") == "column 6: expected an expression, found '>'\n  age >> 3\n       ^")
         #expect(error("name == 'abc") == "column 9: unterminated string (no closing ')\n  name == 'abc\n          ^")
-        #expect(error("age 3") == "column 5: expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), found a number\n  age 3\n      ^")
+        #expect(error("age 3") == """
+            column 5: expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), \
+            found a number
+              age 3
+                  ^
+            """)
         #expect(error("a == 1 b") == "column 8: expected the end of the text or an operator, found 'b'\n  a == 1 b\n         ^")
         #expect(error("") .hasPrefix("column 1: expected a predicate, found nothing"))
         #expect(error("a == 1; DROP TABLE x").hasPrefix("column 7: unexpected character ';'"))

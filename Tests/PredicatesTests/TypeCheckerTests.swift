@@ -46,8 +46,10 @@ import TestSupport
     @Test func errorsNameTheEntityAndColumn() throws {
         try expectError("nme == 'x'", "column 1: Customer has no attribute or relationship 'nme' (did you mean 'name'?)")
         try expectError("city.nam == 'x'", "column 6: City has no attribute or relationship 'nam' (did you mean 'name'?)")
-        try expectError("orders.number == 'x'", "column 1: 'orders' is a to-many relationship of Customer: use ANY, ALL or NONE before the key path, or orders.@count")
-        try expectError("visits == 'ten'", "column 11: cannot compare integer 'visits' with string using == (CAST(…, 'NSNumber') converts a string to a number)")
+        try expectError("orders.number == 'x'",
+                        "column 1: 'orders' is a to-many relationship of Customer: use ANY, ALL or NONE before the key path, or orders.@count")
+        try expectError("visits == 'ten'",
+                        "column 11: cannot compare integer 'visits' with string using == (CAST(…, 'NSNumber') converts a string to a number)")
         try expectError("joinedAt > 5", "column 12: cannot compare date 'joinedAt' with integer using > (write CAST(…, 'NSDate') for a date)")
         try expectError("name > nil", "column 8: nil can only be compared with == or != (found >)")
         try expectError("visits BEGINSWITH '1'", "column 1: BEGINSWITH compares strings; 'visits' is integer")
@@ -57,9 +59,13 @@ import TestSupport
         try expectError("$source.name == 'x'", "column 1: unknown variable '$source' (no variables here)")
         try expectError("visits BETWEEN {1}", "column 16: BETWEEN needs two values, {lower, upper}; found 1")
         try expectError("name MATCHES '(['", "column 14: not a valid regular expression: ([")
-        try expectError("lowercse:(name) == 'x'", "column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, length:, abs:, now, add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:")
+        try expectError("lowercse:(name) == 'x'", """
+            column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, length:, abs:, now, \
+            add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:
+            """)
         try expectError("city == 'Oslo'", "column 9: cannot compare a City object 'city' with string using ==")
-        try expectError("ANY orders.items.name == 'x'", "column 12: 'items' is a to-many relationship of Order: use ANY, ALL or NONE before the key path, or items.@count")
+        try expectError("ANY orders.items.name == 'x'",
+                        "column 12: 'items' is a to-many relationship of Order: use ANY, ALL or NONE before the key path, or items.@count")
         try expectError("orders.@sum.number > 1", "column 8: @sum adds numbers; 'number' is string")
     }
 

@@ -154,7 +154,10 @@ extension ObjectAccessTests {
         let shelves = try #require(throws: StoreError.self) {
             try f.access.insert("Member", values: ["name": .string("Bob")], relationships: ["card": [card], "shelves": [2, 1]])
         }
-        #expect(shelves.message == "Member.shelves: Shelf 1 is already among the shelves of Member 1; a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the Shelf row)")
+        #expect(shelves.message == """
+            Member.shelves: Shelf 1 is already among the shelves of Member 1; a to-many relationship without an inverse keeps one owner \
+            per object (Core Data stores the owner's key on the Shelf row)
+            """)
         #expect(try f.rows("SELECT Z_PK, Z4SHELVES FROM ZSHELF ORDER BY Z_PK") == [[.integer(1), .integer(1)], [.integer(2), .null]])
 
         try f.access.insert("Book", values: ["title": .string("Dune")])
@@ -217,7 +220,8 @@ extension ObjectAccessTests {
             let go = try batch.insert("Club", values: ["name": .string("Go")], relationships: ["members": [4]], source: 1)
             try batch.insert("Person", values: ["name": .string("Gil")], relationships: ["club": [try #require(go)]], source: 2)
         }
-        #expect(try f.rows("SELECT Z_PK, ZCLUB FROM ZPERSON ORDER BY Z_PK").map(\.last) == [.integer(1), .integer(1), .integer(1), .integer(2), .null, .integer(2)])
+        #expect(try f.rows("SELECT Z_PK, ZCLUB FROM ZPERSON ORDER BY Z_PK").map(\.last)
+                == [.integer(1), .integer(1), .integer(1), .integer(2), .null, .integer(2)])
         // Many-to-many: a badge held by one person at most.
         let badge = try f.access.insert("Badge", values: ["name": .string("Gold")])
         try f.access.insert("Person", values: ["name": .string("Hal")], relationships: ["badges": [badge]])
@@ -254,7 +258,8 @@ extension ObjectAccessTests {
         }
         #expect(refused.refusals == [
             ObjectRefusal(source: 2, field: "Member.email", message: #""eve@example.com" is already used by Member 4 (line 1); the model makes email unique"#),
-            ObjectRefusal(source: 4, field: "Shelf.room, label", message: #""Hall", "A" are already used by Shelf 1 (line 3); the model makes room, label unique together"#),
+            ObjectRefusal(source: 4, field: "Shelf.room, label",
+                          message: #""Hall", "A" are already used by Shelf 1 (line 3); the model makes room, label unique together"#),
         ])
         #expect(try f.access.count("Member") == 3)
         #expect(try f.access.count("Shelf") == 0)

@@ -343,7 +343,10 @@ struct Fixture {
         #expect(f.access.layout.entityNumbers == ["Author": 1, "Book": 2, "Profile": 3, "Publisher": 4, "Tag": 5])
         #expect(SchemaSQL.create(f.access.layout) == [
             #"CREATE TABLE "ZAUTHOR" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZPROFILE" INTEGER, "ZNAME" VARCHAR )"#,
-            #"CREATE TABLE "ZBOOK" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "Z_FOK_AUTHOR" INTEGER, "ZPUBLISHER" INTEGER, "ZTITLE" VARCHAR )"#,
+            #"""
+            CREATE TABLE "ZBOOK" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "Z_FOK_AUTHOR" INTEGER, \#
+            "ZPUBLISHER" INTEGER, "ZTITLE" VARCHAR )
+            """#,
             #"CREATE TABLE "ZPROFILE" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "ZBIO" VARCHAR )"#,
             #"CREATE TABLE "ZPUBLISHER" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
             #"CREATE TABLE "ZTAG" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
