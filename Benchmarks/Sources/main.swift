@@ -112,9 +112,11 @@ def split(name):
     return " ".join(words[:i]), " ".join(words[i:])
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN IMMEDIATE")
-c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)")
+c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \#
+ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)")
 def rows():
-    for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON ORDER BY Z_PK"):
+    for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, ZFULLNAME \#
+FROM ZPERSON ORDER BY Z_PK"):
         first, last = split(full)
         yield (pk, ent, opt, age, score, city, email, first, last)
 c.executemany("INSERT INTO N VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
@@ -148,7 +150,10 @@ let hops: [Hop] = [
         bound: ["ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
     Hop(name: "widen a type (integer16 → double)", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      age: integer16?\n", with: "      age: double?\n")],
-        bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFULLNAME VARCHAR)",
+        bound: ["""
+                CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+                ZFULLNAME VARCHAR)
+                """,
                 "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON",
                 "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people),
     Hop(name: "make an attribute required with a default", kind: "rewrite",
@@ -176,11 +181,18 @@ let hops: [Hop] = [
                 "DROP TABLE ZPOST", "ALTER TABLE N RENAME TO ZPOST", #"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR")"#],
         rows: { $0 * 3 }),
     Hop(name: "SplitFullName policy", kind: "policy",
-        versions: [base.replacingOccurrences(of: "      fullName: string\n", with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
+        versions: [base.replacingOccurrences(of: "      fullName: string\n",
+                                             with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
         mapping: ("1-to-2.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n"),
         // Pure SQL: everything up to the last space is the first name.
-        bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)",
-                "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON",
+        bound: ["""
+                CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+                ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
+                """,
+                """
+                INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
+                substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
+                """,
                 "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people, python: pythonSplit),
 ]
 
@@ -312,7 +324,8 @@ for size in sizes {
         try writeModels(hop, into: folder)
         let target = "\(work)/migrated.sqlite", raw = "\(work)/raw.sqlite"
         try copy(store, target)
-        let (status, seconds, memory) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations", "--timeout", "60"])
+        let (status, seconds, memory) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations",
+                                                      "--timeout", "60"])
         try copy(store, raw)
         let boundSeconds = try bound(hop.bound, on: raw)
         let rows = hop.rows(size)
