@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
+.PHONY: all build demo test lint install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
 
 all: build
 
@@ -44,6 +44,11 @@ demo: build
 test:
 	$(SWIFT) build $(BUILD_FLAGS)
 	$(SWIFT) test $(BUILD_FLAGS)
+
+# No Swift line over 160 columns (the lineLength of .swift-format, which holds the
+# formatter settings: 4-space indents, the code's existing line breaks kept).
+lint:
+	bash Scripts/check-line-length.sh
 
 # A release-built `migrate` for real stores: `make install PREFIX=/usr/local`
 # (the debug build of the quick start is several times slower on large stores).
