@@ -90,6 +90,59 @@ import TestSupport
         #expect(try s.fetch("Person") == Pets.people())
     }
 
+    /// A rebuilt table's required values are checked by one scan for all the columns
+    /// no index leads (one probe shared by their checks), and each check counts its
+    /// own rows only when that scan finds something: the failure still names the
+    /// attribute, and the store is left as it was.
+    @Test func requiredChecksOfARebuiltTableShareOneScan() throws {
+        // a, b and c become required (nil values take the default) while mid's
+        // widening rebuilds the table: three required checks, c's column indexed.
+        let v1 = """
+            entities:
+              Thing:
+                attributes:
+                  a: string?
+                  b: integer32?
+                  c: { type: string, optional: true, indexed: true }
+                  mid: integer32?
+
+            """
+        let v2 = try edit(edit(edit(edit(v1, "a: string?", #"a: { type: string, default: "-" }"#), "b: integer32?", "b: { type: integer32, default: 0 }"),
+                               "c: { type: string, optional: true, indexed: true }", #"c: { type: string, default: "", indexed: true }"#),
+                          "mid: integer32?", "mid: double?")
+        let s = try MigrationScenario("Things", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Thing", values: ["a": .string("x"), "b": .integer(1), "c": .string("k1"), "mid": .integer(5)])
+            try o.insert("Thing", values: ["c": .string("k2")])
+        }
+        var plan = try s.plan()
+        let checks = plan.hops[0].checks.filter { $0.summary.hasPrefix("required") }
+        // In the table's column order (Core Data's: integers before strings).
+        let probe = #"SELECT count(*) FROM "ZTHING" WHERE (Z_ENT IN (1) AND "ZB" IS NULL) OR (Z_ENT IN (1) AND "ZA" IS NULL)"#
+        #expect(checks.map(\.summary) == ["required Thing.b has a value in every row", "required Thing.a has a value in every row",
+                                          "required Thing.c has a value in every row"])
+        #expect(checks.map(\.probeSQL) == [probe, probe, nil])
+        #expect(checks.map(\.sql) == [#"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZB" IS NULL"#,
+                                      #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZA" IS NULL"#,
+                                      #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZC" IS NULL"#])
+
+        // A rebuild that loses b's default: the shared scan finds the row, b's own count names it.
+        let insert = plan.hops[0].steps.first { $0.kind == .rebuildTable }?.sql.last ?? ""
+        let fill = #"coalesce(s."ZB", 0)"#
+        #expect(insert.contains(fill), "\(insert)")
+        var broken = plan
+        let step = broken.hops[0].steps.firstIndex { $0.kind == .rebuildTable } ?? 0
+        broken.hops[0].steps[step].sql = broken.hops[0].steps[step].sql.map { $0.replacingOccurrences(of: fill, with: #"s."ZB""#) }
+        try expectFailure(s, broken, .checkFailed, "check failed: required Thing.b has a value in every row: 1 row violates it; nothing was changed")
+
+        plan = try s.plan()
+        try Migrator().apply(plan)
+        #expect(try s.rows(#"SELECT "ZA", "ZB", "ZC", "ZMID" FROM "ZTHING" ORDER BY Z_PK"#) == [
+            [.text("x"), .integer(1), .text("k1"), .real(5)], [.text("-"), .integer(0), .text("k2"), .null],
+        ])
+    }
+
     /// A statement failing in the last step, after a table was rebuilt, dropped and renamed.
     @Test func aStepFailingAtTheEndRollsBackEveryEarlierStep() throws {
         let s = try MigrationScenario.pets(Self.ageDouble)

@@ -269,9 +269,11 @@ public struct Migrator {
                 try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, rowProgress: options.rowProgress, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
+            var probes: [String: Int64] = [:]
             for check in hop.checks {
                 let allowed = check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
-                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, label: "check failed")
+                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
+                             label: "check failed")
             }
         }
         if options.verify, !run.emptied.isEmpty {
@@ -285,18 +287,28 @@ public struct Migrator {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
             }
             let layout = plan.hops.last?.destinationLayout ?? plan.target.layout(entityNumbers: plan.entityNumbers)
+            var probes: [String: Int64] = [:]
             for check in Self.relationshipChecks(plan.target, layout: layout) {
                 let allowed = check.reference.flatMap { Self.sourceReference($0, through: plan.hops) }.flatMap { initial[$0] } ?? 0
-                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, label: "--verify")
+                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
+                             label: "--verify")
             }
         }
         return run
     }
 
     /// Runs one check; fails when it finds more violating rows than `allowed`.
+    /// `probes` keeps the answers of probes shared by several checks (one scan of a
+    /// table for all its required values) for the checks of one batch: nothing
+    /// changes the store between them.
     func evaluate(_ check: MigrationCheck, allowed: Int64, countBaselines: Bool, on connection: Connection,
-                  run: inout HopRun, label: String) throws {
-        let violations = try check.probeSQL.map { try connection.scalarInt64($0) ?? 0 } == 0 ? 0 : try connection.scalarInt64(check.sql) ?? 0
+                  run: inout HopRun, probes: inout [String: Int64], label: String) throws {
+        var found: Int64?
+        if let probe = check.probeSQL {
+            if probes[probe] == nil { probes[probe] = try connection.scalarInt64(probe) ?? 0 }
+            found = probes[probe]
+        }
+        let violations = found == 0 ? 0 : try connection.scalarInt64(check.sql) ?? 0
         if violations > allowed {
             if check.reference != nil, !countBaselines { throw BaselinesNeeded() }
             let already = allowed > 0 ? " (\(allowed) of them already did before the migration)" : ""

@@ -19,11 +19,13 @@ struct CheckBuilder {
     /// of its destination entity, every entity-type column agrees with its row.
     func checks(for table: Table, skippingRequired: (String, String) -> Bool = { _, _ in false }) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
+        var scans: [(check: Int, column: String, condition: String)] = []
         for column in table.columns {
             switch column.role {
             case .attribute(let owner, let property):
                 guard let entity = version.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional,
                       !skippingRequired(owner, property) else { continue }
+                scans.append((checks.count, column.name, missing(owner: owner, column: column)))
                 checks.append(required("\(owner).\(property) has a value", owner: owner, table: table, column: column))
             case .toOne(let owner, let name):
                 guard let r = version.entity(named: owner)?.relationship(named: name)?.declaration,
@@ -34,7 +36,10 @@ struct CheckBuilder {
                                          key: ReferenceKey(entity: owner, relationship: name, towardOwner: false)) {
                     checks.append(check)
                 }
-                if !r.isOptional { checks.append(required("\(owner).\(name) is set", owner: owner, table: table, column: column)) }
+                if !r.isOptional {
+                    scans.append((checks.count, column.name, missing(owner: owner, column: column)))
+                    checks.append(required("\(owner).\(name) is set", owner: owner, table: table, column: column))
+                }
             case .toOneEntity:
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             case .toManyKey(let owner, let name):
@@ -55,15 +60,36 @@ struct CheckBuilder {
             default: continue
             }
         }
-        return checks
+        return sharingOneScan(checks, scans: scans, in: table)
+    }
+
+    /// Gives the required-value checks of a table that would each read every row one
+    /// probe, so that a table with several required attributes is read once, not once
+    /// per attribute (0.1 s a column at a million rows): when the probe finds
+    /// nothing, every one of them passes; when it finds something, each runs its own
+    /// count to say which failed. A check whose column leads an index keeps its own
+    /// query: it reads the index's nulls, not the table.
+    func sharingOneScan(_ checks: [MigrationCheck], scans: [(check: Int, column: String, condition: String)],
+                        in table: Table) -> [MigrationCheck] {
+        let indexed = Set(layout.indexes.filter { $0.table == table.name && $0.condition == nil }.compactMap { $0.columns.first?.name })
+        let scanning = scans.filter { !indexed.contains($0.column) }
+        guard scanning.count > 1 else { return checks }
+        let probe = "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE " + scanning.map { "(\($0.condition))" }.joined(separator: " OR ")
+        var shared = checks
+        for scan in scanning { shared[scan.check].probeSQL = probe }
+        return shared
     }
 
     /// `required … in every row`: the rows of `owner` and its subentities hold a value in `column`.
     func required(_ what: String, owner: String, table: Table, column: Column) -> MigrationCheck {
+        MigrationCheck(summary: "required \(what) in every row",
+                       sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(missing(owner: owner, column: column))")
+    }
+
+    /// The rows of `owner` and its subentities without a value in `column`, as a condition.
+    func missing(owner: String, column: Column) -> String {
         let scope = numbers(version.entities.filter { version.lineage(of: $0.name).contains(owner) }.map(\.name))
-        return MigrationCheck(summary: "required \(what) in every row",
-                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) "
-                                  + "WHERE Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL")
+        return "Z_ENT IN (\(SQLText.list(scope))) AND \(SQLText.q(column.name)) IS NULL"
     }
 
     /// References in `column` resolve to rows of `target` (or its subentities). The
