@@ -217,7 +217,7 @@ public final class MigrationManager {
     /// Stores a new destination object (and associates it with the source being handled).
     public func insert(_ object: DestinationObject) throws {
         let plan = try entityPlan(for: object.entity)
-        if let name = object.unknown.keys.sorted().first {
+        if !object.unknown.isEmpty, let name = object.unknown.keys.sorted().first {
             throw PolicyError("\(object.entity) has no attribute '\(name)' in version \(destinationVersion.version)")
         }
         guard let statement = plan.insert else { _ = try physicalTable(for: destinationVersion.entity(named: object.entity)!); return }
@@ -228,7 +228,9 @@ public final class MigrationManager {
         var values = valueBuffer
         valueBuffer = []
         defer { values.removeAll(keepingCapacity: true); valueBuffer = values }
-        values.append(contentsOf: [.integer(object.primaryKey), .integer(plan.number), .integer(object.changeCounter)])
+        values.append(.integer(object.primaryKey))
+        values.append(.integer(plan.number))
+        values.append(.integer(object.changeCounter))
         for i in plan.types.indices {
             let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]
             let type = plan.types[i]

@@ -31,7 +31,7 @@ public struct SourceObject {
     /// on the wrong hop, a typo): it gives `nil` here, and the manager fails the
     /// migration right after the phase that read it, naming the property.
     public subscript(_ name: String) -> AttributeValue? {
-        if let i = shape.index[name] { return storage[i] }
+        if let i = shape.position(of: name) { return storage[i] }
         reader.noteRead(of: name, in: entity)
         return nil
     }
@@ -102,6 +102,16 @@ final class ObjectShape: Sendable {
     let index: [String: Int]
     let toOneNames: [String]
     let toOneIndex: [String: Int]
+
+    /// The position of an attribute name. Policies name attributes by string for
+    /// every row: for the few names of most entities, comparing them (short names
+    /// compare as two machine words) beats hashing the name for the dictionary.
+    @inline(__always)
+    func position(of name: String) -> Int? {
+        guard names.count <= 16 else { return index[name] }
+        for i in names.indices where names[i] == name { return i }
+        return nil
+    }
 
     init(names: [String], toOneNames: [String] = []) {
         self.names = names
@@ -174,9 +184,9 @@ public struct DestinationObject: Sendable, Hashable {
 
     /// Gets or sets an attribute value.
     public subscript(_ name: String) -> AttributeValue? {
-        get { shape.index[name].flatMap { storage[$0] } ?? (unknown[name] ?? nil) }
+        get { shape.position(of: name).flatMap { storage[$0] } ?? (unknown[name] ?? nil) }
         set {
-            if let i = shape.index[name] {
+            if let i = shape.position(of: name) {
                 storage[i] = newValue
                 markChanged(i)
             } else {

@@ -64,7 +64,8 @@ public struct PolicyEngine: PolicyRunning {
         }
         func phase(_ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void) throws {
             do { try body(&runs[index].policy, runs[index].manager) } catch { throw fail(runs[index], error, phase: name) }
-            try checkReads(runs[index], phase: name)
+            // Called per row: look before copying the run.
+            if reader.hasUnknownReads { try checkReads(runs[index], phase: name) }
         }
 
         // Stage 1: every mapping creates its destination objects.

@@ -9,11 +9,20 @@ final class SourceReader {
     let layout: StorageLayout
 
     /// Per entity: where its values are in a `SELECT *` row of its table (all rows of
-    /// one table have the same columns), worked out once instead of per row.
-    struct RowShape {
+    /// one table have the same columns), worked out once instead of per row. A class:
+    /// every row uses it, and copying its arrays per row was a share of a policy's time.
+    final class RowShape {
         var attributes: [(name: String, attribute: AttributeDescription, index: Int32)]
         var toOne: [(name: String, index: Int32)]
         var shape: ObjectShape
+
+        init(attributes: [(name: String, attribute: AttributeDescription, index: Int32)], toOne: [(name: String, index: Int32)],
+             shape: ObjectShape) {
+            self.attributes = attributes
+            self.toOne = toOne
+            self.shape = shape
+        }
+
         /// Per attribute, what reading a value needs (copying the descriptions for
         /// every value of every row was a large share of a policy's time).
         var columns: [Int32] = []
@@ -43,6 +52,9 @@ final class SourceReader {
         if !unknownReads.contains(read) { unknownReads.append(read) }
     }
 
+    /// True when a policy read an unknown name since the manager last looked.
+    var hasUnknownReads: Bool { !unknownReads.isEmpty }
+
     /// The unknown reads so far, forgetting them.
     func takeUnknownReads() -> [String] {
         defer { unknownReads = [] }
@@ -57,7 +69,7 @@ final class SourceReader {
     private func shape(of entity: CompiledEntity, columns: [String: Int32]) -> RowShape {
         if let known = shapes[entity.name] { return known }
         let table = layout.table(forEntity: entity.root)
-        var shape = RowShape(attributes: [], toOne: [], shape: ObjectShape(names: []))
+        let shape = RowShape(attributes: [], toOne: [], shape: ObjectShape(names: []))
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
                 shape.attributes.append((attribute.name, attribute.declaration, i))
@@ -87,18 +99,22 @@ final class SourceReader {
         // number, worked out once per statement rather than per row.
         if positions?.statement !== statement {
             guard let z = columns["Z_ENT"], let pk = columns["Z_PK"] else { return nil }
-            positions = (statement, z, pk, columns["Z_OPT"], [:])
+            positions = Positions(statement: statement, z: z, pk: pk, opt: columns["Z_OPT"])
         }
-        let number = Int(statement.int64(at: positions!.z))
-        let known: (String, RowShape)
-        if let cached = positions!.byNumber[number] {
-            known = cached
+        let positions = positions!
+        let number = Int(statement.int64(at: positions.z))
+        let name: String, shape: RowShape
+        if let last = positions.last, last.number == number {
+            (name, shape) = (last.name, last.shape)
+        } else if let cached = positions.byNumber[number] {
+            (name, shape) = cached
+            positions.last = (number, name, shape)
         } else {
-            guard let name = entityName(number: number), let entity = version.entity(named: name) else { return nil }
-            known = (name, shape(of: entity, columns: columns))
-            positions!.byNumber[number] = known
+            guard let found = entityName(number: number), let entity = version.entity(named: found) else { return nil }
+            (name, shape) = (found, self.shape(of: entity, columns: columns))
+            positions.byNumber[number] = (name, shape)
+            positions.last = (number, name, shape)
         }
-        let (name, shape) = known
         var values: [AttributeValue?] = []
         values.reserveCapacity(shape.columns.count)
         for i in shape.columns.indices {
@@ -107,13 +123,29 @@ final class SourceReader {
                 ? try ValueCoding.attributeValue(value, as: shape.attributes[i].attribute, storePath: connection.path)
                 : ValueCoding.attributeValue(value, as: shape.types[i]))
         }
-        let keys = shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
-        let counter = positions!.opt.map { statement.int64(at: $0) } ?? 1
-        return SourceObject(entity: name, primaryKey: statement.int64(at: positions!.pk), storage: values, keys: keys, shape: shape.shape,
+        let keys = shape.toOneColumns.isEmpty ? [] : shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
+        let counter = positions.opt.map { statement.int64(at: $0) } ?? 1
+        return SourceObject(entity: name, primaryKey: statement.int64(at: positions.pk), storage: values, keys: keys, shape: shape.shape,
                             changeCounter: counter, reader: self)
     }
 
-    private var positions: (statement: Statement, z: Int32, pk: Int32, opt: Int32?, byNumber: [Int: (String, RowShape)])?
+    /// Where the bookkeeping columns are in one statement's rows, and the shape of
+    /// each entity number met in them (the last one at hand: rows of one entity
+    /// come in runs).
+    private final class Positions {
+        let statement: Statement
+        let z: Int32, pk: Int32, opt: Int32?
+        var byNumber: [Int: (String, RowShape)] = [:]
+        var last: (number: Int, name: String, shape: RowShape)?
+
+        init(statement: Statement, z: Int32, pk: Int32, opt: Int32?) {
+            self.statement = statement
+            self.z = z
+            self.pk = pk
+            self.opt = opt
+        }
+    }
+    private var positions: Positions?
 
     static func columnIndex(_ statement: Statement) -> [String: Int32] {
         Dictionary(statement.columnNames.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })

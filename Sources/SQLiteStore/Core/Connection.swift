@@ -44,6 +44,7 @@ public final class Connection {
     /// Opening is lazy in SQLite: a file that is not a database opens fine and fails with
     /// ``SQLiteError/Kind/notADatabase`` when first read.
     public init(path: String, mode: OpenMode = .readWrite, busyTimeout: Double = 5) throws(SQLiteError) {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -61,6 +62,11 @@ public final class Connection {
         registerPredicateFunctions()
         if Self.tracesStatements { sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_PROFILE), Self.traceStatement, nil) }
     }
+
+    /// Process-wide settings made once, before any connection opens (a `static let`
+    /// runs once, and every thread opening a connection waits for it):
+    /// `sqlite3_config` may only run before SQLite initialises.
+    private static let configured: Bool = mm_sqlite3_disable_memory_statistics() == SQLITE_OK
 
     /// `MIGRATE_TRACE_SQL=1`: every statement this process runs, with its time, on
     /// stderr (where a slow `plan` or `apply` spends its time).
