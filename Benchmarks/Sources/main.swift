@@ -390,8 +390,16 @@ for m in measurements where m.kind == "policy" && m.people == large {
     let speed = m.boundSeconds / m.seconds
     targets.append(("SplitFullName: ≥ 0.5× the pure-SQL split at \(large)", speed >= 0.5, String(format: "%.2f× the bound's speed", speed)))
     if let python = m.pythonSeconds {
-        targets.append(("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2,
-                        String(format: "%.2f× (%.3f s against %.3f s)", python / m.seconds, m.seconds, python)))
+        var detail = String(format: "%.2f× (%.3f s against %.3f s)", python / m.seconds, m.seconds, python)
+        if python / m.seconds < 2, python / m.boundSeconds < 2 {
+            // Say why when the bound itself cannot meet it: the split as one
+            // INSERT … SELECT inside SQLite is the fastest this change goes.
+            detail += String(format: "; why: the pure-SQL split itself is only %.2f× as fast as the loop (%.3f s), so 2× the loop (%.3f s) "
+                             + "would be %.2f× the time of SQLite doing the whole split in one INSERT … SELECT, which a row-by-row policy "
+                             + "(a statement step per row read and per row written) cannot undercut", python / m.boundSeconds, m.boundSeconds,
+                             python / 2, python / 2 / m.boundSeconds)
+        }
+        targets.append(("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2, detail))
     }
 }
 let peak = measurements.filter { $0.people == large }.map(\.peakMemoryMB).max() ?? 0

@@ -72,6 +72,46 @@ import TestSupport
         #expect(before.sideFiles == [] && FileSnapshot(s.storePath).sideFiles == [])
     }
 
+    /// Planning does not scan tables too large to count (`countLimit`, a million
+    /// rows by the highest row id): it says their audit is left to `apply`, which
+    /// runs it under its lock and refuses the store unchanged; `--exact-counts`
+    /// audits them while planning.
+    @Test func largeTablesAreAuditedByApplyNotByPlan() throws {
+        let s = try MigrationScenario.pets(Self.v2)
+        defer { s.remove() }
+        try execute(s, "UPDATE ZPERSON SET Z_ENT = 99 WHERE Z_PK = 3")
+        let store = try Store.open(path: s.storePath)
+        defer { try? store.close() }
+        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder)
+        planner.countLimit = 2
+        let plan = try planner.plan(store: store)
+        #expect(plan.preconditions.map(\.summary) == [
+            "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)",
+        ])
+        #expect(plan.warnings.map(\.description) == [
+            "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
+            "ZPERSON (about 3 rows): not audited while planning; `apply` checks its rows' entity numbers "
+                + "and references under its lock before any step (`migrate plan --exact-counts` checks them now)",
+        ])
+        try store.close()
+        let before = FileSnapshot(s.storePath)
+        #expect {
+            try Migrator().apply(plan)
+        } throws: { error in
+            (error as? MigrationError)?.kind == .inconsistentStore && "\(error)".hasSuffix("1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint)
+
+        let again = try Store.open(path: s.storePath)
+        defer { try? again.close() }
+        planner.exactCounts = true
+        #expect {
+            try planner.plan(store: again)
+        } throws: { error in
+            (error as? PlanningError)?.kind == .storeMismatch && "\(error)".hasSuffix("1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)")
+        }
+    }
+
     /// A reference into a table shared by a hierarchy that points at a row of the
     /// wrong entity would be misfiled by a rebuild: refused.
     @Test func aReferenceToARowOfTheWrongEntityIsRefused() throws {

@@ -53,9 +53,10 @@ struct StoreAudit {
     /// Row-level preconditions, one check per table (entity numbers) and per
     /// reference into a shared table (the right entity).
     /// `tables`: only the entity tables whose rows the plan moves (nil: all).
-    func preconditions(tables: Set<String>? = nil) -> [MigrationCheck] {
+    /// `skipping`: tables not to read now (each check reads one table).
+    func preconditions(tables: Set<String>? = nil, skipping: Set<String> = []) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
-        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
+        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && !skipping.contains(table.name) {
             let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
             guard !members.isEmpty else { continue }
             let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
@@ -70,10 +71,11 @@ struct StoreAudit {
                     FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
                     """))
         }
-        for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues {
+        for table in layout.tables
+        where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues && !skipping.contains(table.name) {
             if let check = columnOwnership(table) { checks.append(check) }
         }
-        for table in layout.tables {
+        for table in layout.tables where !skipping.contains(table.name) {
             for column in table.columns {
                 guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root) else { continue }
                 let targets = numbers(of: version.subtree(of: target.name))
