@@ -323,9 +323,16 @@ for size in sizes {
         let folder = "\(work)/hop-\(index)"
         try writeModels(hop, into: folder)
         let target = "\(work)/migrated.sqlite", raw = "\(work)/raw.sqlite"
-        try copy(store, target)
-        let (status, seconds, memory) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations",
-                                                      "--timeout", "60"])
+        // An O(1) hop takes tens of milliseconds, most of them process start and the
+        // commit's fsyncs, which vary by as much between runs: the best of three
+        // (each on a fresh copy) is its time.
+        var (status, seconds, memory) = (Int32(0), Double.infinity, 0.0)
+        for _ in 0..<(hop.kind == "additive" ? 3 : 1) {
+            try copy(store, target)
+            let (s, t, m) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations",
+                                          "--timeout", "60"])
+            (status, seconds, memory) = (s != 0 ? s : status, min(seconds, t), max(memory, m))
+        }
         try copy(store, raw)
         let boundSeconds = try bound(hop.bound, on: raw)
         let rows = hop.rows(size)
