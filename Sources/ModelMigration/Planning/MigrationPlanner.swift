@@ -282,7 +282,7 @@ public struct MigrationPlanner: Sendable {
             let preconditions = audit.preconditions(tables: moving)
             // Tables too large to scan while planning (as for counts) are audited by
             // `apply`, under its lock, before any step: the plan says so.
-            let large = exactCounts || !checksPreconditions ? [] : try largeTables(sourceLayout, on: store.connection)
+            let large = exactCounts || !checksPreconditions ? [] : try largeTables(audit.layout, on: store.connection)
             let checkedNow = large.isEmpty ? preconditions : audit.preconditions(tables: moving, skipping: Set(large.map(\.name)))
             let problems = checksPreconditions ? try StoreAudit.violations(of: checkedNow, on: store.connection) : []
             if !problems.isEmpty {
@@ -298,8 +298,11 @@ public struct MigrationPlanner: Sendable {
                     """, isDestructive: false))
             }
             if !audit.refusesStrayValues {
-                let scanned = large.isEmpty ? moving : (moving ?? Set(sourceLayout.tables.map(\.name))).subtracting(large.map(\.name))
-                let stray = try audit.strayValues(tables: scanned, on: store.connection)
+                // Every moving table, large or not: for a store Core Data wrote this
+                // scan is the only one refusing sibling columns bound the wrong way
+                // round (no precondition of `apply` repeats it), and it reads only
+                // tables with such columns.
+                let stray = try audit.strayValues(tables: moving, on: store.connection)
                 if !stray.refusals.isEmpty {
                     throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: stray.refusals))
                 }
