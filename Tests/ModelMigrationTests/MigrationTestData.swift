@@ -106,3 +106,21 @@ extension MigrationPlan {
     /// Every SQL statement of every step, in order.
     var allSQL: [String] { allSteps.flatMap(\.sql) }
 }
+
+/// Applies `plan`, expecting a `MigrationError` of `kind` with `message`; the store
+/// must be exactly as before, with no side file.
+func expectFailure(_ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(), migrator: Migrator = Migrator(),
+                   _ kind: MigrationError.Kind, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    let before = FileSnapshot(s.storePath)
+    #expect(before.sideFiles == [], sourceLocation: sourceLocation)
+    #expect(sourceLocation: sourceLocation) {
+        try migrator.apply(plan, options: options)
+    } throws: { error in
+        guard let error = error as? MigrationError else { return false }
+        #expect(error.kind == kind, sourceLocation: sourceLocation)
+        #expect(error.message == message, sourceLocation: sourceLocation)
+        return true
+    }
+    #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)
+    #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
+}

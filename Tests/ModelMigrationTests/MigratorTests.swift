@@ -16,23 +16,6 @@ import TestSupport
     static let uniqueNames = try! edit(ageDouble, "      owner: { destination: Person, inverse: pets, optional: true }\n",
                                        "      owner: { destination: Person, inverse: pets, optional: true }\n    uniqueness: [[name]]\n")
 
-    /// Applies `plan`, expecting a `MigrationError` of `kind` with `message`; the store
-    /// must be exactly as before, with no side file.
-    func expectFailure(_ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(),
-                       _ kind: MigrationError.Kind, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        let before = FileSnapshot(s.storePath)
-        #expect(before.sideFiles == [], sourceLocation: sourceLocation)
-        #expect(sourceLocation: sourceLocation) {
-            try Migrator().apply(plan, options: options)
-        } throws: { error in
-            guard let error = error as? MigrationError else { return false }
-            #expect(error.kind == kind, sourceLocation: sourceLocation)
-            #expect(error.message == message, sourceLocation: sourceLocation)
-            return true
-        }
-        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)
-        #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
-    }
 
     /// A duplicate under a new uniqueness constraint: the data decides. The plan
     /// refuses it naming the value and the objects; a duplicate written after the

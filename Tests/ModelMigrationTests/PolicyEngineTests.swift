@@ -112,20 +112,10 @@ struct ProgressProbe: EntityMigrationPolicy {
     func expectFailure(_ s: MigrationScenario, to target: Int? = nil, _ kind: MigrationError.Kind, _ message: String,
                        sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let plan = try s.planWithPolicies(to: target)
-        let before = FileSnapshot(s.storePath)
         let dump = try StoreDump.dump(s.storePath)
-        #expect(before.sideFiles == [], sourceLocation: sourceLocation)
-        #expect(sourceLocation: sourceLocation) {
-            try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
-        } throws: { error in
-            guard let error = error as? MigrationError else { return false }
-            #expect(error.kind == kind, sourceLocation: sourceLocation)
-            #expect(error.message == message, sourceLocation: sourceLocation)
-            return true
-        }
-        #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)
+        try ModelMigrationTests.expectFailure(s, plan, migrator: Migrator(policyRunner: PolicyEngine(catalog: testPolicies)), kind, message,
+                                              sourceLocation: sourceLocation)
         #expect(try StoreDump.dump(s.storePath) == dump, sourceLocation: sourceLocation)
-        #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
     }
 
     // MARK: Failures roll everything back

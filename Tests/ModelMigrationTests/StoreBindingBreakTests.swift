@@ -76,21 +76,31 @@ import TestSupport
             #expect(read == expected, "objects read from the store: \(read)")
         }
 
-        let plan: MigrationPlan
+        try Self.expectRefusedOrKept(path, model, before: before, expected) {
+            let plan: MigrationPlan
+            do {
+                let reader = try Store.open(path: path, access: .readOnly)
+                defer { try? reader.close() }
+                plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+            }
+            try Migrator().apply(plan, options: .init(verify: true))
+        }
+    }
+
+    /// Runs `migrate`: a refusal must leave the store's bytes as `before`; a
+    /// migration must keep every message's text (read in the model's second version).
+    static func expectRefusedOrKept(_ path: String, _ model: CompiledModel, before: Data, _ expected: [Int64: String?],
+                                    sourceLocation: Testing.SourceLocation = #_sourceLocation, migrate: () throws -> Void) throws {
         do {
-            let reader = try Store.open(path: path, access: .readOnly)
-            defer { try? reader.close() }
-            plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+            try migrate()
         } catch {
-            // A refusal is fine, with the store untouched.
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "refused (\(error)), and changed", sourceLocation: sourceLocation)
             return
         }
-        try Migrator().apply(plan, options: .init(verify: true))
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
-        let after = try Self.texts(store, model.versions[1])
-        #expect(after == expected, "texts after the migration: \(after)")
+        let after = try texts(store, model.versions[1])
+        #expect(after == expected, "texts after the migration: \(after)", sourceLocation: sourceLocation)
     }
 
     // MARK: - Stray values in a store this toolkit created for Core Data
