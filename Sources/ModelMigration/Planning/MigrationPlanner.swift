@@ -282,7 +282,11 @@ public struct MigrationPlanner: Sendable {
             let preconditions = audit.preconditions(tables: moving)
             // Tables too large to scan while planning (as for counts) are audited by
             // `apply`, under its lock, before any step: the plan says so.
-            let large = exactCounts || !checksPreconditions ? [] : try largeTables(audit.layout, on: store.connection)
+            var large: [(name: String, rows: Int64)] = []
+            for table in audit.layout.tables where checksPreconditions {
+                // A table without a rowid has no cheap estimate: it is scanned.
+                if let rows = (try? counter.tooLargeToScan(table.name)) ?? nil { large.append((table.name, rows)) }
+            }
             let checkedNow = large.isEmpty ? preconditions : audit.preconditions(tables: moving, skipping: Set(large.map(\.name)))
             let problems = checksPreconditions ? try StoreAudit.violations(of: checkedNow, on: store.connection) : []
             if !problems.isEmpty {
@@ -318,19 +322,6 @@ public struct MigrationPlanner: Sendable {
             }
         }
         return plan
-    }
-
-    /// The store's tables over `countLimit` rows (by their highest row id), which
-    /// planning does not scan.
-    func largeTables(_ layout: StorageLayout, on connection: Connection) throws -> [(name: String, rows: Int64)] {
-        let existing = Set(try connection.tables())
-        var large: [(name: String, rows: Int64)] = []
-        for table in layout.tables where existing.contains(table.name) {
-            // A table without a rowid has no cheap estimate: it is scanned.
-            guard let rows = try? connection.scalarInt64("SELECT max(rowid) FROM \(SQLText.q(table.name))"), rows > countLimit else { continue }
-            large.append((table.name, rows))
-        }
-        return large
     }
 
     /// The store's entity tables whose rows the plan copies, updates, deletes or
@@ -502,16 +493,23 @@ public struct RowCounter {
         if let known = cache[key] { return known }
         guard try exists(table) else { return 0 }
         let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
-        let estimate = exact ? 0 : try estimate(table)
-        let value = estimate > limit ? estimate
-            : try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
+        let value = try tooLargeToScan(table)
+            ?? connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
         cache[key] = value
         return value
     }
 
+    /// The estimated row count of an existing table over the limit, which a plan does
+    /// not scan (nil when it may be scanned: small, or every row counted).
+    mutating func tooLargeToScan(_ table: String) throws -> Int64? {
+        guard !exact, try exists(table) else { return nil }
+        let rows = try estimate(table)
+        return rows > limit ? rows : nil
+    }
+
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
-        if !exact, try estimate(table) > limit {
+        if try tooLargeToScan(table) != nil {
             let any = try connection.scalarInt64("""
                 SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) \
                 WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))

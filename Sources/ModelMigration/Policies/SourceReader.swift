@@ -12,16 +12,9 @@ final class SourceReader {
     /// one table have the same columns), worked out once instead of per row. A class:
     /// every row uses it, and copying its arrays per row was a share of a policy's time.
     final class RowShape {
-        var attributes: [(name: String, attribute: AttributeDescription, index: Int32)]
-        var toOne: [(name: String, index: Int32)]
-        var shape: ObjectShape
-
-        init(attributes: [(name: String, attribute: AttributeDescription, index: Int32)], toOne: [(name: String, index: Int32)],
-             shape: ObjectShape) {
-            self.attributes = attributes
-            self.toOne = toOne
-            self.shape = shape
-        }
+        var attributes: [(name: String, attribute: AttributeDescription, index: Int32)] = []
+        var toOne: [(name: String, index: Int32)] = []
+        var shape = ObjectShape(names: [])
 
         /// Per attribute, what reading a value needs (copying the descriptions for
         /// every value of every row was a large share of a policy's time).
@@ -69,7 +62,7 @@ final class SourceReader {
     private func shape(of entity: CompiledEntity, columns: [String: Int32]) -> RowShape {
         if let known = shapes[entity.name] { return known }
         let table = layout.table(forEntity: entity.root)
-        let shape = RowShape(attributes: [], toOne: [], shape: ObjectShape(names: []))
+        let shape = RowShape()
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             if let column = table?.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)), let i = columns[column.name] {
                 shape.attributes.append((attribute.name, attribute.declaration, i))
@@ -123,7 +116,7 @@ final class SourceReader {
                 ? try ValueCoding.attributeValue(value, as: shape.attributes[i].attribute, storePath: connection.path)
                 : ValueCoding.attributeValue(value, as: shape.types[i]))
         }
-        let keys = shape.toOneColumns.isEmpty ? [] : shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
+        let keys = shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
         let counter = positions.opt.map { statement.int64(at: $0) } ?? 1
         return SourceObject(entity: name, primaryKey: statement.int64(at: positions.pk), storage: values, keys: keys, shape: shape.shape,
                             changeCounter: counter, reader: self)
