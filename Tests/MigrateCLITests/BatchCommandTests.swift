@@ -126,4 +126,75 @@ import TestSupport
         #expect(try rows(scenario, "SELECT Z_PK, ZTOWN FROM ZPERSON ORDER BY Z_PK") == "1|NULL\n2|NULL")
         #expect(try scenario.rows("SELECT Z_OPT FROM ZPERSON ORDER BY Z_PK").map { $0[0].int64 ?? 0 } == before.map { $0 + 1 })
     }
+    /// Core Data's save validation refuses a delete that leaves an object without a
+    /// required to-one, a required to-many empty, or a to-many below its minCount;
+    /// so does `delete`, naming the objects, and the store stays as it was.
+    @Test func deleteRefusesToBreakRequiredRelationships() throws {
+        let scenario = try MigrationScenario("Teams", versions: ["""
+        entities:
+          Team:
+            attributes: { name: string }
+            relationships:
+              members: { destination: Player, toMany: true, inverse: team, minCount: 2, deleteRule: cascade }
+              coach: { destination: Coach, inverse: team, optional: false }
+          Player:
+            attributes: { name: string }
+            relationships:
+              team: { destination: Team, inverse: members }
+              badges: { destination: Badge, toMany: true, inverse: holders, optional: false }
+          Badge:
+            attributes: { name: string }
+            relationships:
+              holders: { destination: Player, toMany: true, inverse: badges }
+          Coach:
+            attributes: { name: string }
+            relationships:
+              team: { destination: Team, inverse: coach }
+
+        """])
+        defer { scenario.remove() }
+        _ = try scenario.withObjects { access in
+            try access.insert("Coach", values: ["name": .string("Kim")], primaryKey: 1)
+            try access.insert("Coach", values: ["name": .string("Lee")], primaryKey: 2)
+            try access.insert("Badge", values: ["name": .string("gold")], primaryKey: 1)
+            try access.insert("Badge", values: ["name": .string("silver")], primaryKey: 2)
+            try access.insert("Team", values: ["name": .string("Reds")], relationships: ["coach": [1]], primaryKey: 1)
+            try access.insert("Team", values: ["name": .string("Blues")], relationships: ["coach": [2]], primaryKey: 2)
+            for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
+                try access.insert("Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
+                                  primaryKey: Int64(key))
+            }
+        }
+        let snapshot = try StoreDump.dump(scenario.storePath)
+        let coach = try run(scenario, "delete", ["Coach", "--where", "name == 'Kim'"])
+        #expect(coach.status == 1)
+        #expect(coach.stderr == """
+            error: the delete is refused: objects that stay would break the model; nothing was deleted:
+              Team.coach is required, and Team 1 would be left without it (their coach is among the objects deleted; \
+            delete them too, or point them elsewhere first)
+
+            """)
+        let player = try run(scenario, "delete", ["Player", "--where", "name == 'a'"])
+        #expect(player.status == 1)
+        #expect(player.stderr == """
+            error: the delete is refused: objects that stay would break the model; nothing was deleted:
+              Team.members needs none or at least 2 objects, and Team 1 (1 left) would have fewer
+
+            """)
+        let badge = try run(scenario, "delete", ["Badge", "--where", "name == 'silver'"])
+        #expect(badge.status == 1)
+        #expect(badge.stderr == """
+            error: the delete is refused: objects that stay would break the model; nothing was deleted:
+              Player.badges needs at least 1 objects, and Player 3 (0 left), 4 (0 left) would have fewer
+
+            """)
+        #expect(try StoreDump.dump(scenario.storePath) == snapshot)
+        // Leaving a team with 2 of its 3 players, or deleting a team with its players (cascade) and its coach, is fine.
+        let one = try run(scenario, "delete", ["Player", "--where", "name == 'e'"])
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.hasPrefix("deleted 1 object (1 Player); 0 references cleared, 1 join row"), "\(one.stdout)")
+        let team = try run(scenario, "delete", ["Team", "--where", "name == 'Reds'"])
+        #expect(team.status == 0, "\(team.stderr)")
+        #expect(try rows(scenario, "SELECT Z_PK FROM ZPLAYER ORDER BY Z_PK") == "3\n4")
+    }
 }

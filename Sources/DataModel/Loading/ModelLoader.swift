@@ -50,14 +50,14 @@ public enum ModelLoader {
         if !isDirectory.boolValue {
             loadModel(files: [path], folder: nil, into: &result)
         } else {
-            let entries = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+            guard let entries = listing(path, into: &result) else { return result }
             let yamlFiles = entries.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
             if !yamlFiles.isEmpty {
                 loadModel(files: yamlFiles.map { join(path, $0) }, folder: path, into: &result)
             } else {
                 let folders = entries.filter { !$0.hasPrefix(".") && isFolder(join(path, $0)) }
                 for folder in folders {
-                    let inner = ((try? FileManager.default.contentsOfDirectory(atPath: join(path, folder))) ?? []).sorted()
+                    guard let inner = listing(join(path, folder), into: &result) else { continue }
                     let files = inner.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
                     if files.isEmpty {
                         result.diagnostics.append(Diagnostic(.error, "\(join(path, folder)): model has no versions (expected 1.yaml, 2.yaml, …)", at: nil))
@@ -103,6 +103,17 @@ public enum ModelLoader {
         case let (l?, r?):
             if l.file != r.file { return l.file.localizedStandardCompare(r.file) == .orderedAscending }
             return (l.line, l.column) < (r.line, r.column)
+        }
+    }
+
+    /// A folder's entries, sorted; nil (with an error) when it cannot be read: an
+    /// unreadable folder is never taken for an empty one.
+    private static func listing(_ path: String, into result: inout ModelLoadResult) -> [String]? {
+        do {
+            return try (DirectoryListing.entries(path) ?? []).sorted()
+        } catch {
+            result.diagnostics.append(Diagnostic(.error, error.description, at: nil))
+            return nil
         }
     }
 

@@ -327,11 +327,25 @@ public struct MappingFiles: Sendable {
     /// Source texts for rendering.
     public var sources: [String: String]
 
-    /// Reads every mapping file of `model` under `folder` (a missing folder means none).
+    /// Reads every mapping file of `model` under `folder`. A missing folder means
+    /// none; a folder that exists but cannot be read to the end (permissions, no
+    /// file descriptors left, an I/O error) is an error, never "none": reading it as
+    /// empty would infer hops the user mapped.
     public static func load(folder: String, model: String) -> MappingFiles {
         var result = MappingFiles(files: [], diagnostics: [], sources: [:])
         let directory = folder.hasSuffix("/") ? folder + model : folder + "/" + model
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return result }
+        let names: [String]
+        do {
+            // The parent first: an unreadable `Migrations/` hides whether `<Model>` exists.
+            guard try DirectoryListing.entries(folder) != nil, let listed = try DirectoryListing.entries(directory) else { return result }
+            names = listed
+        } catch {
+            result.diagnostics.append(Diagnostic(.error, """
+                \(error.description); its mapping files decide how stores are migrated, so nothing is planned without them \
+                (make it readable by this user, or pass --migrations)
+                """, at: nil))
+            return result
+        }
         for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
             let path = directory + "/" + name
             let (file, diagnostics, text) = MappingFile.parse(path: path)

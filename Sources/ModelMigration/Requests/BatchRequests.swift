@@ -288,6 +288,7 @@ extension StoreRequests {
                                           [.text(entity.root)] + condition.arguments)
                 try cascade()
                 try refuseDenied()
+                try refuseBrokenRelationships()
                 var result = BatchResult(entity: entity.name, matched: matched, byEntity: [:], referencesCleared: 0, joinRowsRemoved: 0, dryRun: dryRun)
                 result.referencesCleared = try clearReferences()
                 for t in access.layout.tables where t.joinRelationship != nil {
@@ -399,6 +400,76 @@ extension StoreRequests {
         }
         if !problems.isEmpty {
             throw RequestError(.refused, "the delete is refused; nothing was deleted:\n  " + problems.joined(separator: "\n  "))
+        }
+    }
+
+    /// Objects that stay but lose destinations of a relationship the model
+    /// requires: a required to-one that nullify would clear, a to-many left empty
+    /// though required, or left below its `minCount`. Core Data's save validation
+    /// refuses such a save (`NSValidationMissingMandatoryPropertyError`,
+    /// `NSValidationRelationshipLacksMinimumCountError`) for the objects the delete
+    /// changed; so does this, naming them, and nothing is deleted. Objects the delete
+    /// does not touch are not judged (a store may already hold violations).
+    func refuseBrokenRelationships() throws {
+        var problems: [String] = []
+        for (entity, relationship) in storedRelationships {
+            let r = relationship.declaration
+            guard !r.isOptional || (r.minCount ?? 0) > 0, let destination = version.entity(named: r.destination),
+                  let table = access.layout.table(forEntity: entity.root) else { continue }
+            let q = PredicateSQL.quote
+            let staying = "s.Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
+            let doomed = "IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
+            let scope = generator.entityCondition(entity.name, alias: "s")
+            let sql: String
+            var arguments: [DatabaseValue]
+            if !r.isToMany {
+                guard !r.isOptional, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { continue }
+                sql = """
+                    SELECT s.Z_PK, 0 FROM \(q(table.name)) s WHERE \(scope) AND s.\(q(column.name)) \(doomed) AND \(staying) \
+                    ORDER BY s.Z_PK LIMIT 6
+                    """
+                arguments = [.text(destination.root), .text(entity.root)]
+            } else {
+                // Each owner's destinations as (key) rows: `FROM … WHERE <owner is s>`.
+                let members: String
+                let key: String
+                if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+                    members = """
+                        FROM \(q(reverse.table.name)) d WHERE d.\(q(reverse.column)) = s.Z_PK \
+                        AND \(generator.entityCondition(destination.name, alias: "d"))
+                        """
+                    key = "d.Z_PK"
+                } else if let join = access.layout.joinTable(for: relationship) {
+                    members = "FROM \(q(join.table.name)) j WHERE j.\(q(join.mine)) = s.Z_PK"
+                    key = "j.\(q(join.theirs))"
+                } else { continue }
+                let minimum = Int64(clamping: r.minCount ?? 0)
+                let broken = r.isOptional ? "n > 0 AND n < \(minimum)" : "n < \(max(1, minimum))"
+                sql = """
+                    SELECT pk, n FROM (SELECT s.Z_PK AS pk, (SELECT count(*) \(members) AND \(key) NOT \(doomed)) AS n \
+                    FROM \(q(table.name)) s WHERE \(scope) AND \(staying) AND EXISTS (SELECT 1 \(members) AND \(key) \(doomed))) \
+                    WHERE \(broken) ORDER BY pk LIMIT 6
+                    """
+                arguments = [.text(destination.root), .text(entity.root), .text(destination.root)]
+            }
+            let found = try rows(sql, arguments)
+            guard !found.isEmpty else { continue }
+            let keys = found.prefix(5).map { String($0[0].int64 ?? 0) }.joined(separator: ", ")
+            let more = found.count > 5 ? " and more" : ""
+            if !r.isToMany {
+                problems.append("""
+                    \(entity.name).\(r.name) is required, and \(entity.name) \(keys)\(more) would be left without it \
+                    (their \(r.name) is among the objects deleted; delete them too, or point them elsewhere first)
+                    """)
+            } else {
+                let counts = found.prefix(5).map { "\($0[0].int64 ?? 0) (\($0[1].int64 ?? 0) left)" }.joined(separator: ", ")
+                let rule = r.isOptional ? "needs none or at least \(r.minCount ?? 0) objects" : "needs at least \(max(1, r.minCount ?? 0)) objects"
+                problems.append("\(entity.name).\(r.name) \(rule), and \(entity.name) \(counts)\(more) would have fewer")
+            }
+        }
+        if !problems.isEmpty {
+            throw RequestError(.refused, "the delete is refused: objects that stay would break the model; nothing was deleted:\n  "
+                                   + problems.joined(separator: "\n  "))
         }
     }
 
