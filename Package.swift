@@ -53,6 +53,9 @@ let package = Package(
             exclude: ["Contacts"],
             sources: ["Policies"]
         ),
+        // SIGINT and SIGTERM as bytes on a pipe (an async-signal-safe handler), so
+        // that writing commands roll back without libdispatch's signal sources.
+        .target(name: "CSignalPipe"),
         // The commands of `migrate`, as a library so that a deploy package can build
         // its own `migrate` with its own policies (Examples/DeployPackage).
         .target(
@@ -60,6 +63,7 @@ let package = Package(
             dependencies: [
                 "ModelMigration",
                 "CoreDataImport",
+                "CSignalPipe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -50,7 +50,8 @@ struct Apply: ParsableCommand {
         let progress = ProgressReporter(json: global.json)
         let result: MigrationResult
         // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) roll the migration back.
-        let interruption = SignalCancellation()
+        let interruption: SignalCancellation
+        do { interruption = try SignalCancellation() } catch { throw global.fail("\(options.store): \(error)", ExitStatus.failure) }
         defer { interruption.stop() }
         do {
             var migratorOptions = migration.migratorOptions
@@ -179,38 +180,22 @@ final class ProgressReporter {
     }
 }
 
-/// SIGINT and SIGTERM, while `apply` runs, cancel the migration (it rolls back)
+/// SIGINT and SIGTERM, while a command writes, cancel its work (it rolls back)
 /// instead of killing the process mid-transaction.
-final class SignalCancellation: @unchecked Sendable {
+final class SignalCancellation: Sendable {
     let cancellation = MigrationCancellation()
-    private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
-    private var received: Int32?
+    private let watcher: SignalWatcher
 
     /// The signal that cancelled, if any.
-    var signal: Int32? { lock.withLock { received } }
+    var signal: Int32? { watcher.received }
 
-    init() {
-        for number in [SIGINT, SIGTERM] {
-            Foundation.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.lock.withLock { if self.received == nil { self.received = number } }
-                self.cancellation.cancel()
-            }
-            source.resume()
-            sources.append(source)
-        }
+    init() throws {
+        let cancellation = self.cancellation
+        watcher = try SignalWatcher { _ in cancellation.cancel() }
     }
 
     /// Restores the default handlers.
-    func stop() {
-        for source in sources { source.cancel() }
-        sources = []
-        Foundation.signal(SIGINT, SIG_DFL)
-        Foundation.signal(SIGTERM, SIG_DFL)
-    }
+    func stop() { watcher.stop() }
 }
 
 extension Apply {

@@ -442,7 +442,8 @@ struct FleetApply: ParsableCommand {
         let excluded = migration.backupDirectory.map { [$0] } ?? []
         let progress = FleetProgress(total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
         let stop = FleetStop()
-        let signals = FleetSignals(stop: stop)
+        let signals: FleetSignals
+        do { signals = try FleetSignals(stop: stop) } catch { throw global.fail("\(error)", ExitStatus.failure) }
         defer { signals.stop() }
         let json = global.json
         let state = FleetApplyState()
@@ -501,32 +502,14 @@ final class FleetApplyState: @unchecked Sendable {
 }
 
 /// SIGINT and SIGTERM stop a fleet run: no new store, the ones under way roll back.
-final class FleetSignals: @unchecked Sendable {
-    // `@unchecked Sendable`: `received` is only touched under the lock.
-    private let lock = NSLock()
-    private var sources: [DispatchSourceSignal] = []
-    private var number: Int32?
+final class FleetSignals: Sendable {
+    private let watcher: SignalWatcher
 
-    var received: Int32? { lock.withLock { number } }
+    var received: Int32? { watcher.received }
 
-    init(stop: FleetStop) {
-        for signal in [SIGINT, SIGTERM] {
-            Foundation.signal(signal, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.lock.withLock { if self.number == nil { self.number = signal } }
-                stop.stop()
-            }
-            source.resume()
-            sources.append(source)
-        }
+    init(stop: FleetStop) throws {
+        watcher = try SignalWatcher { _ in stop.stop() }
     }
 
-    func stop() {
-        for source in sources { source.cancel() }
-        sources = []
-        Foundation.signal(SIGINT, SIG_DFL)
-        Foundation.signal(SIGTERM, SIG_DFL)
-    }
+    func stop() { watcher.stop() }
 }

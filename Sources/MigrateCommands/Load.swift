@@ -34,7 +34,9 @@ struct Load: ParsableCommand {
             let opened = try Store.open(path: store, access: .readWrite)
             let version = try opened.currentVersion(among: models)
             let access = try ObjectAccess(store: opened, version: version)
-            let count = try ObjectJSONLines.load(access, entity: entity, text: text, file: file == "-" ? "<stdin>" : file)
+            let count = try global.rollingBackOnSignals(opened) {
+                try ObjectJSONLines.load(access, entity: entity, text: text, file: file == "-" ? "<stdin>" : file)
+            }
             try opened.close()
             if global.json {
                 try Output.json(Loaded(store: store, entity: entity, loaded: count))

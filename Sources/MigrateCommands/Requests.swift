@@ -39,3 +39,22 @@ extension GlobalOptions {
         fail(error.message, error.kind == .invalidRequest ? ExitStatus.usage : ExitStatus.failure)
     }
 }
+
+extension GlobalOptions {
+    /// Runs a writing command's transaction on `store` so that SIGINT and SIGTERM
+    /// roll it back and exit 128 + the signal's number with a message, as `apply`
+    /// does, instead of killing the process with a hot journal beside the store.
+    func rollingBackOnSignals<T>(_ store: Store, _ body: () throws -> T) throws -> T {
+        let interruption: SignalCancellation
+        do { interruption = try SignalCancellation() } catch { throw fail("\(store.path): \(error)", ExitStatus.failure) }
+        defer { interruption.stop() }
+        interruption.cancellation.guardStatements(of: store)
+        defer { interruption.cancellation.release(store) }
+        do {
+            return try body()
+        } catch {
+            guard let signal = interruption.signal else { throw error }
+            throw fail("interrupted: rolled back, the store is unchanged", ExitCode(128 + signal))
+        }
+    }
+}

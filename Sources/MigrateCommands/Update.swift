@@ -60,7 +60,9 @@ struct Update: ParsableCommand {
         request.includesSubentities = !options.noSubentities
         let result: BatchResult
         do {
-            result = try StoreRequests(access: access).update(request, dryRun: options.dryRun, timeout: options.timeout)
+            result = try global.rollingBackOnSignals(access.store) {
+                try StoreRequests(access: access).update(request, dryRun: options.dryRun, timeout: options.timeout)
+            }
         } catch let error as RequestError {
             throw global.fail(error)
         }
@@ -88,7 +90,9 @@ struct Delete: ParsableCommand {
         request.includesSubentities = !options.noSubentities
         let result: BatchResult
         do {
-            result = try StoreRequests(access: access).delete(request, dryRun: options.dryRun, timeout: options.timeout)
+            result = try global.rollingBackOnSignals(access.store) {
+                try StoreRequests(access: access).delete(request, dryRun: options.dryRun, timeout: options.timeout)
+            }
         } catch let error as RequestError {
             throw global.fail(error)
         }

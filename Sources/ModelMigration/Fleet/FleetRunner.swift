@@ -129,26 +129,28 @@ public struct FleetRunner: Sendable {
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
         let source = SharedIterator(stores.makeIterator())
         let reporting = NSLock()
-        let group = DispatchGroup()
-        for _ in 0..<jobs {
-            group.enter()
-            let thread = Thread { [self] in
-                defer { group.leave() }
-                while !stop.isStopped, let entry = source.next() {
-                    let outcome: FleetStoreOutcome
-                    switch entry {
-                    case .store(let path): outcome = handle(path, mode: mode)
-                    case .unreadable(let path, let reason):
-                        outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
-                    }
-                    reporting.withLock { report(outcome) }
+        let work = { [self] in
+            while !stop.isStopped, let entry = source.next() {
+                let outcome: FleetStoreOutcome
+                switch entry {
+                case .store(let path): outcome = handle(path, mode: mode)
+                case .unreadable(let path, let reason):
+                    outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
                 }
+                reporting.withLock { report(outcome) }
             }
-            // Large stack: a policy's work and SQLite's parser run on this thread.
-            thread.stackSize = 8 << 20
-            thread.start()
         }
-        group.wait()
+        // Large stacks: a policy's work and SQLite's parser run on these threads.
+        // Threads that cannot be started (a small `ulimit -v`) mean fewer jobs, and
+        // none at all means this thread does the work: never a wait for a thread
+        // that does not exist.
+        var threads: [OSThread] = []
+        for _ in 0..<jobs {
+            guard let thread = try? OSThread.start(stackSize: 8 << 20, work) else { break }
+            threads.append(thread)
+        }
+        if threads.isEmpty { work() }
+        for thread in threads { thread.join() }
     }
 
     /// One store: plan it, and in `.apply` mode migrate it when it needs it.

@@ -32,3 +32,30 @@ extension Connection {
         }, Unmanaged.passUnretained(box).toOpaque())
     }
 }
+
+/// The check of `Connection.stopStatements(when:)`.
+final class InterruptCheckBox {
+    let isCancelled: () -> Bool
+    init(_ isCancelled: @escaping () -> Bool) { self.isCancelled = isCancelled }
+}
+
+extension Connection {
+    /// Makes every statement of this connection fail with `SQLITE_INTERRUPT` once
+    /// `isCancelled` returns true: the running one and any started later (asked every
+    /// 1,000 virtual-machine instructions). `sqlite3_interrupt` alone stops only the
+    /// statements running at that moment, and a command that goes on to its next
+    /// statement would write on. Replaces any progress handler; `nil` removes it.
+    public func stopStatements(when isCancelled: (() -> Bool)?) {
+        guard let isCancelled else {
+            sqlite3_progress_handler(db, 0, nil, nil)
+            interruptCheckBox = nil
+            return
+        }
+        let box = InterruptCheckBox(isCancelled)
+        interruptCheckBox = box
+        sqlite3_progress_handler(db, 1000, { context in
+            guard let context else { return 0 }
+            return Unmanaged<InterruptCheckBox>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+}

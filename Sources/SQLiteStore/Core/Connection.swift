@@ -32,6 +32,8 @@ public final class Connection {
     /// The progress handler installed by `setProgressHandler`, and the statement
     /// `execute` is running.
     var progressBox: ProgressBox?
+    /// The check `stopStatements(when:)` installed, kept alive while installed.
+    var interruptCheckBox: InterruptCheckBox?
 
     /// How long, in seconds, to retry when another connection holds a conflicting lock
     /// before failing with ``SQLiteError/Kind/busy``.

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 
 /// An error reported by SQLite, with the extended result code, SQLite's message and
 /// the SQL or database file involved.
@@ -120,7 +121,24 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         } else {
             text = String(cString: sqlite3_errstr(code))
         }
-        throw SQLiteError(resultCode: code, message: text, sql: sql, path: path)
+        throw SQLiteError(resultCode: code, message: text + systemCause(code, db), sql: sql, path: path)
+    }
+
+    /// What the operating system said, for failures that come from it: "unable to
+    /// open database file" alone does not tell a missing folder from a process out
+    /// of file descriptors.
+    private static func systemCause(_ code: Int32, _ db: OpaquePointer?) -> String {
+        let primary = code & 0xFF
+        guard primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_NOMEM,
+              let db else { return "" }
+        let number = sqlite3_system_errno(db)
+        guard number != 0 else { return "" }
+        let reason = String(cString: strerror(number))
+        switch number {
+        case EMFILE, ENFILE: return " (\(reason): raise the limit on open files, `ulimit -n`)"
+        case ENOMEM: return " (\(reason): raise the memory limit, `ulimit -v`)"
+        default: return " (\(reason))"
+        }
     }
 
     /// Result code names of SQLite 3.40 (sqlite3.h, "Result Codes" and
