@@ -1,6 +1,7 @@
 #include "signal_pipe.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,7 +31,14 @@ int mm_signal_pipe_install(int write_fd) {
         mm_signal_pipe_restore();
         return code;
     }
-    return 0;
+    // A blocked mask is inherited across exec (a parent that blocks the signals,
+    // as test runners and some process supervisors do): unblock them here, or the
+    // handler never runs and the signal waits until the process ends.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 void mm_signal_pipe_restore(void) {

@@ -94,7 +94,10 @@ extension StoreRequests {
         var result: T?
         var began = false
         do {
-            try connection.inTransaction(.immediate) {
+            // Exclusive, as apply's: in rollback-journal mode the wait for readers is
+            // here, bounded by --timeout, and not again at the commit, where a
+            // signal could no longer stop the work.
+            try connection.inTransaction(.exclusive) {
                 began = true
                 result = try body()
                 return dryRun ? .rollback : .commit

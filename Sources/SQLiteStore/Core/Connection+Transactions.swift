@@ -1,3 +1,5 @@
+internal import CSQLite
+
 extension Connection {
     /// How a transaction takes its locks (https://sqlite.org/lang_transaction.html).
     public enum TransactionKind: Sendable, Hashable {
@@ -48,7 +50,13 @@ extension Connection {
         try cachedStatement(kind.beginSQL).execute()
         do {
             switch try body() {
-            case .commit: try cachedStatement("COMMIT TRANSACTION").execute()
+            case .commit:
+                // A stop requested while the work ran (a signal) wins over the
+                // commit: COMMIT runs too few instructions for the check to see it.
+                if interruptCheckBox?.isCancelled() == true {
+                    throw SQLiteError(resultCode: SQLITE_INTERRUPT, message: "interrupted", sql: "COMMIT TRANSACTION")
+                }
+                try cachedStatement("COMMIT TRANSACTION").execute()
             case .rollback: try cachedStatement("ROLLBACK TRANSACTION").execute()
             }
         } catch {

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Every command that writes keeps apply's promises: a signal rolls it back with a
+/// message and exit 128 + n, nothing is left beside the store; an unreadable
+/// mapping folder is refused, never read as "no mapping files".
+@Suite struct WriteGuardTests {
+    /// The signal arrives while the command waits for another writer's lock, so
+    /// it always comes before the work; the lock is then released and the command
+    /// must stop at its first statement, not write.
+    func interrupted(_ command: [String], signal: Int32, stdin: String? = nil) throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        let before = try StoreDump.dump(shop.storePath)
+        let bytes = FileManager.default.contents(atPath: shop.storePath)
+        let writer = try WriteLock(path: shop.storePath)
+        var arguments = [command[0], shop.storePath] + command.dropFirst() + ["--models", shop.modelsFolder]
+        if command[0] != "load" { arguments += ["--timeout", "20"] }
+        let run = try BackgroundMigrate(arguments, in: shop.directory.path)
+        Thread.sleep(forTimeInterval: 0.6)
+        kill(run.pid, signal)
+        Thread.sleep(forTimeInterval: 0.2)
+        try writer.release()
+        let outcome = run.finish()
+        #expect(outcome.status == 128 + signal, "\(outcome)")
+        #expect(outcome.stderr.hasSuffix("error: interrupted: rolled back, the store is unchanged\n"), "\(outcome)")
+        #expect(try StoreDump.dump(shop.storePath) == before)
+        #expect(FileManager.default.contents(atPath: shop.storePath) == bytes)
+        for side in ["-journal", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: shop.storePath + side), "\(side) left beside the store")
+        }
+    }
+
+    @Test func updateRollsBackOnSIGTERM() throws {
+        try interrupted(["update", "Customer", "--set", "visits = visits + 1"], signal: SIGTERM)
+    }
+
+    @Test func deleteRollsBackOnSIGINT() throws {
+        try interrupted(["delete", "Order"], signal: SIGINT)
+    }
+
+    @Test func loadRollsBackOnSIGINT() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        let lines = (100..<400).map { #"{"_pk": \#($0), "name": "Pen \#($0)"}"# }.joined(separator: "\n")
+        try lines.write(toFile: shop.directory.file("products.jsonl"), atomically: true, encoding: .utf8)
+        let before = try StoreDump.dump(shop.storePath)
+        let writer = try WriteLock(path: shop.storePath)
+        let run = try BackgroundMigrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder],
+                                        in: shop.directory.path)
+        Thread.sleep(forTimeInterval: 0.6)
+        kill(run.pid, SIGINT)
+        Thread.sleep(forTimeInterval: 0.2)
+        try writer.release()
+        let outcome = run.finish()
+        #expect(outcome.status == 130, "\(outcome)")
+        #expect(outcome.stderr.hasSuffix("error: interrupted: rolled back, the store is unchanged\n"), "\(outcome)")
+        #expect(try StoreDump.dump(shop.storePath) == before)
+        #expect(!FileManager.default.fileExists(atPath: shop.storePath + "-journal"))
+    }
+
+    /// `Migrations/<Model>` that exists but cannot be listed (here: not a folder, or
+    /// a symbolic link that loops; for another owner's 0700 folder the message names
+    /// "Permission denied") refuses the plan instead of inferring the mapped hop.
+    @Test func anUnreadableMappingFolderRefuses() throws {
+        let scenario = try MigrationScenario("Notes", versions: ["""
+        entities:
+          Note:
+            attributes: { title: string, body: string? }
+
+        """, """
+        entities:
+          Note:
+            attributes: { title: string }
+
+        """])
+        defer { scenario.remove() }
+        _ = try scenario.withObjects { access in
+            try access.insert("Note", values: ["title": .string("a"), "body": .string("kept")], primaryKey: 1)
+        }
+        let before = try StoreDump.dump(scenario.storePath)
+        let folder = scenario.migrationsFolder
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for make in [{ try "not a folder".write(toFile: folder + "/Notes", atomically: true, encoding: .utf8) },
+                     { try FileManager.default.createSymbolicLink(atPath: folder + "/Notes", withDestinationPath: "Notes") }] {
+            try? FileManager.default.removeItem(atPath: folder + "/Notes")
+            try make()
+            for command in ["apply", "plan", "status"] {
+                let result = try CommandRunner.migrate([command, scenario.storePath, "--models", scenario.modelsFolder, "--migrations", folder])
+                #expect(result.status == 1, "\(command): \(result)")
+                #expect(result.stderr.contains("\(folder)/Notes: cannot read the folder ("), "\(command): \(result.stderr)")
+                #expect(result.stderr.contains("so nothing is planned without them"), "\(command): \(result.stderr)")
+            }
+        }
+        #expect(try StoreDump.dump(scenario.storePath) == before)
+    }
+}
