@@ -39,9 +39,6 @@ package enum DefaultValueParser {
             if significand.count > maximumDecimalDigits {
                 return fail("'\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold exactly")
             }
-            if !significand.isEmpty, !fitsDecimalExponent(canonical) {
-                return fail("'\(text)' is beyond the range of a decimal (NSDecimalNumber: up to 38 digits times 10^-128 to 10^127)")
-            }
             return .success(.decimal(canonical))
         case .double, .float:
             guard isDecimalNumberSyntax(text), let value = Double(text), value.isFinite else {
@@ -103,22 +100,6 @@ package enum DefaultValueParser {
             value = a
         }
         return (value, false)
-    }
-
-    /// Whether a non-zero canonical decimal is within `NSDecimalNumber`'s exponents:
-    /// its last significant digit at 10^-128 or above, its first at 10^164 or below
-    /// (38 digits times 10^127).
-    private static func fitsDecimalExponent(_ canonical: String) -> Bool {
-        let parts = canonical.split(whereSeparator: { $0 == "e" || $0 == "E" })
-        let mantissa = parts[0].filter { $0 != "-" }
-        // An exponent too long for Int is beyond any range: clamped, it still fails.
-        let exponent = parts.count > 1 ? Int(parts[1]) ?? (parts[1].hasPrefix("-") ? Int.min / 2 : Int.max / 2) : 0
-        let fraction = mantissa.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first?.count ?? 0
-        let digits = Array(mantissa.filter(\.isNumber).drop { $0 == "0" })
-        let trailing = digits.reversed().prefix { $0 == "0" }.count
-        let last = exponent - fraction + trailing
-        let first = last + digits.count - trailing - 1
-        return last >= -128 && first <= 164
     }
 
     private static func isDecimalNumberSyntax(_ text: String) -> Bool {
