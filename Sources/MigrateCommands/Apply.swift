@@ -123,7 +123,8 @@ struct MigrationRunOptions: ParsableArguments {
     var timeout: Double = 30
 
     func validate() throws {
-        if timeout < 0 { throw ValidationError("--timeout must be 0 or more") }
+        // NaN fails every comparison, and infinity would trap where seconds are shown.
+        if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
     }
 
     /// The migrator's options for these flags.

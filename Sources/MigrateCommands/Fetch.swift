@@ -99,7 +99,7 @@ struct Fetch: ParsableCommand {
             if global.json {
                 var buffer = ""
                 try requests.fetch(request) { row in
-                    buffer += FetchRendering.jsonLine(row, columns: columns) + "\n"
+                    buffer += try FetchRendering.jsonLine(row, columns: columns, store: store) + "\n"
                     if buffer.utf8.count > 1 << 16 { Output.write(buffer); buffer = "" }
                 }
                 Output.write(buffer)
@@ -116,9 +116,15 @@ struct Fetch: ParsableCommand {
 
 /// How fetched rows are written: JSON Lines as `dump` writes objects, or a table.
 enum FetchRendering {
-    static func jsonLine(_ row: FetchedRow, columns: [FetchColumn]) -> String {
+    /// A row as `dump` writes objects; a stored value JSON cannot carry unchanged is
+    /// refused as `dump` refuses it (``ObjectJSONLines/problem(writing:type:)``).
+    static func jsonLine(_ row: FetchedRow, columns: [FetchColumn], store: String) throws(RequestError) -> String {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(row.primaryKey))), ("_entity", .string(row.entity))]
         for (index, column) in columns.enumerated() where row.hasProperty[index] {
+            if let type = column.attribute?.type, let value = row.values[index],
+               let problem = ObjectJSONLines.problem(writing: value, type: type) {
+                throw RequestError(.failed, "\(store): \(row.entity) \(row.primaryKey): \(column.name): \(problem)")
+            }
             pairs.append((column.name, row.values[index].map { ObjectJSONLines.jsonValue($0, type: column.attribute?.type) } ?? .null))
         }
         return JSONValue.object(pairs).text

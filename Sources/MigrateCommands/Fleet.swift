@@ -255,7 +255,7 @@ final class FleetProgress: @unchecked Sendable {
         let bad = tally.failed + tally.noPath + tally.unknownVersion
         if bad > 0 { line += ", \(bad) failed" }
         line += String(format: ", %.1f stores/s", rate)
-        if let total, rate > 0 { line += ", ETA \(Int((Double(max(0, total - tally.stores)) / rate).rounded())) s" }
+        if let total, rate > 0, let eta = Int(exactly: (Double(max(0, total - tally.stores)) / rate).rounded()) { line += ", ETA \(eta) s" }
         Output.errRaw(line)
     }
 

@@ -20,14 +20,13 @@ struct Load: ParsableCommand {
     var file: String
 
     func run() throws {
-        let text: String
-        if file == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw global.fail("\(file): cannot read the file", ExitStatus.failure)
-            }
-            text = String(decoding: data, as: UTF8.self)
+        // Read whole before the store is opened: a file that cannot be read leaves
+        // the store untouched, and is never taken for an empty one.
+        let bytes: [UInt8]
+        do {
+            bytes = try Self.readAll(file == "-" ? nil : file)
+        } catch {
+            throw global.fail("\(file == "-" ? "<stdin>" : file): cannot read the file: \(error.reason) (nothing was loaded)", ExitStatus.failure)
         }
         let models = global.loadModelsIfPresent()
         do {
@@ -35,7 +34,7 @@ struct Load: ParsableCommand {
             let version = try opened.currentVersion(among: models)
             let access = try ObjectAccess(store: opened, version: version)
             let count = try global.rollingBackOnSignals(opened) {
-                try ObjectJSONLines.load(access, entity: entity, text: text, file: file == "-" ? "<stdin>" : file)
+                try ObjectJSONLines.load(access, entity: entity, bytes: bytes, file: file == "-" ? "<stdin>" : file)
             }
             try opened.close()
             if global.json {
@@ -52,6 +51,31 @@ struct Load: ParsableCommand {
                               rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         } catch let error as StoreError {
             throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", ExitStatus.failure)
+        }
+    }
+
+    /// Why a file could not be read: the system's reason (`Is a directory`).
+    struct ReadError: Error {
+        var reason: String
+    }
+
+    /// Every byte of a file (standard input for nil), or the system's reason why
+    /// not: a directory, a file this user may not read, an I/O error midway.
+    static func readAll(_ path: String?) throws(ReadError) -> [UInt8] {
+        func failure() -> ReadError { ReadError(reason: String(cString: strerror(errno))) }
+        let fd = path.map { open($0, O_RDONLY | O_CLOEXEC) } ?? STDIN_FILENO
+        guard fd >= 0 else { throw failure() }
+        defer { if path != nil { close(fd) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { return bytes }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure()
+            }
+            bytes += chunk[..<n]
         }
     }
 

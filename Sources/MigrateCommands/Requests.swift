@@ -9,7 +9,8 @@ extension GlobalOptions {
     /// before any request runs.
     func openCurrentStore(_ path: String, access: Store.Access, timeout: Double = 5) throws -> ObjectAccess {
         let options: PlanOptions
-        do { options = try PlanOptions.parse([path]) } catch { throw fail("\(path): not a store path", ExitStatus.usage) }
+        // After `--`, so that a path starting with a dash is a path, as every command takes it.
+        do { options = try PlanOptions.parse(["--", path]) } catch { throw fail("\(path): not a store path", ExitStatus.usage) }
         switch makePlan(options, timeout: timeout) {
         case .failure(let message, let code, let diagnostics, let rendered):
             throw fail(message, code, diagnostics: diagnostics, rendered: rendered)

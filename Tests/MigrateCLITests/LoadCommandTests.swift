@@ -177,7 +177,7 @@ import TestSupport
         #expect(negative.stderr.hasPrefix("Error: --limit must be 0 or more\n"))
         let missing = try f.migrate("load", store, "Person", "nothing.jsonl")
         #expect(missing.status == 1)
-        #expect(missing.stderr == "error: nothing.jsonl: cannot read the file\n")
+        #expect(missing.stderr == "error: nothing.jsonl: cannot read the file: No such file or directory (nothing was loaded)\n")
         #expect(f.snapshot(store) == before)
     }
 }

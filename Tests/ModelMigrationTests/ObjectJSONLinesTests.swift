@@ -285,7 +285,7 @@ private struct Fixture {
         (#"{"i32":-2147483649}"#, "samples.jsonl:3: Sample.i32: -2147483649 is out of range for integer32 (-2147483648...2147483647)"),
         (#"{"i64":9223372036854775808}"#,
          "samples.jsonl:3: Sample.i64: 9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"),
-        (#"{"i64":1.5}"#, "samples.jsonl:3: Sample.i64: '1.5' is not an integer"),
+        (#"{"i64":1.5}"#, "samples.jsonl:3: Sample.i64: 1.5 is not a whole number, which integer64 holds"),
         (#"{"amount":"1234567890123456789012345678901234567890"}"#,
          "samples.jsonl:3: Sample.amount: '1234567890123456789012345678901234567890' has more than 38 significant digits, which a decimal cannot hold exactly"),
         (#"{"amount":"1,5"}"#,

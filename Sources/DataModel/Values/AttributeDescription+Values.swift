@@ -40,12 +40,18 @@ extension AttributeDescription {
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
             let range = type.integerRange!
             return range.contains(v) ? nil : "\(v) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
-        case (.float, .double(let v)):
-            return Float(v).isFinite ? nil : "\(value) is out of range for float"
+        case (.integer16, .double(let v)), (.integer32, .double(let v)), (.integer64, .double(let v)):
+            // A double where an integer belongs: SQLite's answer to integer overflow
+            // (it computes in REAL), or a REAL another tool stored.
+            if v.isNaN { return AttributeType.nanMessage }
+            let range = type.integerRange!
+            return v.rounded() == v ? "\(v) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
+                                    : "\(v) is not a whole number, which \(type.rawValue) holds"
+        case (.double, .double(let v)), (.float, .double(let v)), (.date, .date(let v)):
+            return type.problem(storingDouble: v)
         case (.string, .string(let s)), (.uri, .uri(let s)):
             return s.utf8.contains(0) ? DefaultValueParser.nulMessage : nil
-        case (.decimal, .decimal), (.double, .double), (.boolean, .boolean), (.date, .date),
-             (.binary, .binary), (.uuid, .uuid):
+        case (.decimal, .decimal), (.boolean, .boolean), (.binary, .binary), (.uuid, .uuid):
             return nil
         default:
             return "\(value.displayText) is not a value of type \(type.rawValue)"
@@ -64,6 +70,34 @@ extension AttributeDescription {
             guard let l = ExactDecimal(x), let r = ExactDecimal(y) else { return nil }
             return l.compare(r)
         default: return nil
+        }
+    }
+}
+
+extension AttributeType {
+    /// Why NaN is refused everywhere.
+    package static let nanMessage = "NaN cannot be stored (SQLite stores it as NULL)"
+
+    /// Why the double `value` cannot be kept by an attribute of this type (double,
+    /// float or date) without being changed, or nil when it can. One rule for
+    /// loads, inserts, batch updates and model values:
+    /// - NaN never: SQLite binds NaN as NULL, and turns a NaN result into NULL.
+    /// - ±infinity in doubles and floats, as Core Data's `NSNumber` holds it and
+    ///   SQLite keeps it (a REAL); never in dates, which are instants.
+    /// - A float keeps what `Float` keeps: a finite value beyond its range (which
+    ///   would become infinity), or one so small that it would become 0, is refused;
+    ///   within the range, rounding to float precision is what the type means.
+    package func problem(storingDouble value: Double) -> String? {
+        if value.isNaN { return Self.nanMessage }
+        switch self {
+        case .date where !value.isFinite:
+            return "\(value) is not a date (a date is a finite number of seconds since 2001-01-01)"
+        case .float where value.isFinite && !Float(value).isFinite:
+            return "\(value) is out of range for float"
+        case .float where value != 0 && Float(value) == 0:
+            return "\(value) is too small for float (it would be stored as 0)"
+        default:
+            return nil
         }
     }
 }

@@ -116,7 +116,8 @@ extension Migrator {
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        // Int(exactly:) is nil beyond Int's range (and for infinity), where Int(_:) traps.
+        value == value.rounded() ? Int(exactly: value).map(String.init) ?? value.description : String(format: "%.1f", value)
     }
 
     /// Writes a consistent copy of the store to `path`: into a temporary file beside

@@ -97,7 +97,13 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses one JSON text (RFC 8259); the error says what was expected and where.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-        var parser = Parser(bytes: Array(text.utf8))
+        try parse(bytes: Array(text.utf8))
+    }
+
+    /// Parses one JSON text from bytes that are valid UTF-8 (check first with
+    /// `UTF8Validation`: strings decode what they hold as is).
+    static func parse(bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var parser = Parser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()

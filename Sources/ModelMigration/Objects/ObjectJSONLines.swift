@@ -94,17 +94,58 @@ public enum ObjectJSONLines {
     static func json(_ value: AttributeValue, type: AttributeType) -> JSONValue {
         switch value {
         case .integer(let v): return .number(String(v))
-        case .double(let v) where type == .float && v.isFinite: return .number(Float(v).description)
-        case .double(let v): return v.isFinite ? .number(v.description) : .string(v.description)
+        // JSON has no infinity: the strings "inf" and "-inf", which load reads back
+        // for doubles and floats (NaN is never stored: SQLite keeps it as NULL).
+        case .double(let v) where !v.isFinite: return .string(v.description)
+        // A float as its shortest float text ("0.1"), when the stored double is one.
+        case .double(let v) where type == .float && Double(Float(v)) == v: return .number(Float(v).description)
+        case .double(let v): return .number(v.description)
+        case .date(let v) where v.isFinite:
+            // ISO 8601 (to the microsecond) when that text reads back as the same
+            // seconds; otherwise the seconds since 2001-01-01, which load reads as such.
+            let text = value.description
+            return ISO8601.parse(text) == v ? .string(text) : .number(v.description)
         case .boolean(let v): return .bool(v)
         case .decimal, .string, .date, .binary, .uuid, .uri: return .string(value.description)
         }
     }
 
-    /// Writes every object of `entity` (with subentities) as lines, in primary-key order.
+    /// Why `value`, read from an attribute of `type`, cannot be written as JSON that
+    /// `load` reads back as the same value, or nil when it can. A value of another
+    /// kind than its attribute's (a BLOB in a string column, say, as another tool may
+    /// store) is written when `load` reads it back unchanged or refuses it (1e+19 for
+    /// an integer64 reads back as a refusal, never as another number); a value that
+    /// would load as something else (a BLOB's base64 text as a string) is refused.
+    public static func problem(writing value: AttributeValue, type: AttributeType) -> String? {
+        switch (type, value) {
+        case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.double, .double), (.float, .double),
+             (.decimal, .decimal), (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary),
+             (.transformable, .binary), (.uuid, .uuid), (.uri, .uri):
+            return nil
+        default:
+            guard let back = try? attributeValue(json(value, type: type), type: type), back != value else { return nil }
+            func shown(_ value: AttributeValue) -> String {
+                switch value {
+                case .binary(let bytes): "a BLOB of \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
+                case .string(let text), .decimal(let text), .uri(let text): "the text \(JSONValue.string(text).text)"
+                default: value.displayText
+                }
+            }
+            return "the store holds \(shown(value)), which JSON Lines cannot carry for \(ValueCoding.valueNoun(type)) (load would read it as \(shown(back)))"
+        }
+    }
+
+    /// Writes every object of `entity` (with subentities) as lines, in primary-key
+    /// order. A value that JSON Lines cannot carry unchanged stops the dump with a
+    /// `StoreError` naming the object and attribute (``problem(writing:type:)``).
     public static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
         try access.forEach(entity, includeSubentities: true, limit: limit) { object in
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
+            for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
+                guard let value = object.values[attribute.name],
+                      let problem = problem(writing: value, type: attribute.declaration.type) else { continue }
+                throw StoreError(.invalidValue, "\(object.entity) \(object.primaryKey): \(attribute.name): \(problem)", path: access.store.path)
+            }
             write(line(for: object, entity: rowEntity, includes: access.isStoredSide))
         }
     }
@@ -115,8 +156,17 @@ public enum ObjectJSONLines {
     /// objects inserted.
     @discardableResult
     public static func load(_ access: ObjectAccess, entity entityName: String, text: String, file: String) throws -> Int {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
-        func isBlank(_ line: Substring) -> Bool { line.allSatisfy { $0 == " " || $0 == "\t" } }
+        try load(access, entity: entityName, bytes: Array(text.utf8), file: file)
+    }
+
+    /// Loads JSON Lines from the file's bytes, as ``load(_:entity:text:file:)``. Lines
+    /// end at LF, a CR before it is dropped (CRLF files), a UTF-8 byte order mark may
+    /// start the file, blank lines are skipped (but counted), and the last line needs
+    /// no newline. A line that is not UTF-8 is refused with the offset of its first
+    /// bad byte, never read with U+FFFD in its place.
+    @discardableResult
+    public static func load(_ access: ObjectAccess, entity entityName: String, bytes: [UInt8], file: String) throws -> Int {
+        let lines = jsonLines(bytes)
         guard let entity = access.version.entity(named: entityName) else {
             // The entity applies to every record; the first one is where it fails.
             let line = (lines.firstIndex { !isBlank($0) } ?? 0) + 1
@@ -131,9 +181,13 @@ public enum ObjectJSONLines {
                     let number = index + 1
                     let object: ParsedObject
                     do throws(LineRefusal) {
+                        let lineBytes = Array(line)
+                        if let bad = UTF8Validation.firstInvalidByte(in: lineBytes) {
+                            throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(lineBytes[bad]))) cannot start or continue a UTF-8 character")
+                        }
                         let record: JSONValue
                         do throws(JSONParseError) {
-                            record = try JSONValue.parse(String(line))
+                            record = try JSONValue.parse(bytes: lineBytes)
                         } catch {
                             throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
                         }
@@ -150,6 +204,25 @@ public enum ObjectJSONLines {
             throw LoadError(problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
                             count: refused.count)
         }
+    }
+
+    /// The lines of a JSON Lines file: split at LF (bytes, not Characters: Swift
+    /// reads CR LF as one Character), each without its CR, after a leading BOM.
+    static func jsonLines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        return body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
+            $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0
+        }
+    }
+
+    private static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return digits.count == 1 ? "0" + digits : digits
     }
 
     private typealias ParsedObject = (entity: String, primaryKey: Int64?, values: [String: AttributeValue?], relationships: [String: [Int64]])
@@ -254,12 +327,26 @@ public enum ObjectJSONLines {
             switch type {
             case .date:
                 guard let seconds = Double(text) else { throw ValueParseFailure(message: "'\(text)' is not a number") }
+                guard seconds.isFinite else {
+                    throw ValueParseFailure(message: "\(text) is beyond any date (seconds since 2001-01-01 must be a finite double)")
+                }
                 return .date(seconds)
             case .boolean:
                 if text == "0" { return .boolean(false) }
                 if text == "1" { return .boolean(true) }
                 throw ValueParseFailure(message: "expected true or false, found \(text)")
-            case .integer16, .integer32, .integer64, .decimal, .double, .float:
+            case .integer16, .integer32, .integer64:
+                // A fraction or exponent is refused, never truncated or rounded; the
+                // reason says which (JSON numbers are exact text here).
+                if text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let number = Double(text), let range = type.integerRange {
+                    throw ValueParseFailure(message: number.rounded() != number
+                        ? "\(text) is not a whole number, which \(type.rawValue) holds"
+                        : number < Double(range.lowerBound) || number >= -Double(range.lowerBound)
+                            ? "\(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
+                            : "\(text) is not written as an integer (\(type.rawValue) takes digits only, like \(String(format: "%.0f", number)))")
+                }
+                return try DefaultValueParser.parse(text, as: type).get()
+            case .decimal, .double, .float:
                 return try DefaultValueParser.parse(text, as: type).get()
             default:
                 throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)) as a string, found a number")
@@ -268,6 +355,9 @@ public enum ObjectJSONLines {
             switch type {
             case .string: return .string(text)
             case .transformable: return try DefaultValueParser.parse(text, as: .binary).get()
+            // Infinity as dump writes it: JSON has no number for it.
+            case .double where text == "inf" || text == "-inf", .float where text == "inf" || text == "-inf":
+                return .double(text == "inf" ? .infinity : -.infinity)
             case .integer16, .integer32, .integer64, .double, .float, .boolean:
                 throw ValueParseFailure(message: "expected \(ValueCoding.valueNoun(type)), found the string \"\(text)\"")
             default: return try DefaultValueParser.parse(text, as: type).get()

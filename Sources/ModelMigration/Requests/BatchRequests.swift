@@ -245,6 +245,18 @@ extension StoreRequests {
                 bound(.integer(range.upperBound), ">", measure: c)
             }
             if a.type == .boolean { conditions.append("\(c) NOT IN (0, 1)") }
+            // SQLite computes past the ends in REAL: 1e308 * 10 is infinity, which a
+            // date or decimal cannot be (a double or float can: Core Data's NSNumber
+            // holds it), and a float keeps only what Float keeps. NaN never arrives:
+            // SQLite turns it into NULL.
+            if a.type == .date || a.type == .decimal {
+                conditions.append("\(c) IN (?, ?)")
+                arguments += [.real(.infinity), .real(-.infinity)]
+            }
+            if a.type == .float {
+                conditions.append("(abs(\(c)) > ? AND abs(\(c)) < ?) OR (\(c) <> 0 AND abs(\(c)) <= ?)")
+                arguments += [.real(Double(Float.greatestFiniteMagnitude)), .real(.infinity), .real(Double(Float.leastNonzeroMagnitude) / 2)]
+            }
             bound(a.minimum, "<", measure: measured)
             bound(a.maximum, ">", measure: measured)
             guard !conditions.isEmpty else { continue }

@@ -206,6 +206,11 @@ public struct StoreRequests {
                 var values: [AttributeValue?] = []
                 var has: [Bool] = []
                 for (index, column) in columns.enumerated() {
+                    if let bad = prepared.invalidUTF8Offset(at: Int32(index + 2)) {
+                        let error = ObjectAccess.invalidText(entity: entity, key: prepared.int64(at: 0), attribute: column.name,
+                                                             offset: bad, path: access.store.path)
+                        throw RequestError(.failed, error.description)
+                    }
                     let raw = prepared.value(at: Int32(index + 2))
                     has.append(column.declaredIn.map { ancestors.contains($0) } ?? true)
                     if let attribute = column.attribute {

@@ -1,4 +1,5 @@
 internal import CSQLite
+import DataModel
 
 /// A prepared SQL statement.
 ///
@@ -175,6 +176,16 @@ public final class Statement {
         case SQLITE_BLOB: return .blob(bytes(at: index))
         default: return .null
         }
+    }
+
+    /// For TEXT that is not UTF-8 (SQLite stores whatever bytes it is given), the
+    /// 0-based offset of the first bad byte; nil for UTF-8 text and other values.
+    /// ``value(at:)`` reads such text with U+FFFD in place of the bad bytes.
+    public func invalidUTF8Offset(at index: Int32) -> Int? {
+        checkColumn(index)
+        guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let text = sqlite3_column_text(handle, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return UTF8Validation.firstInvalidByte(in: UnsafeBufferPointer(start: text, count: count))
     }
 
     /// Whether the value at `index` is `NULL`.

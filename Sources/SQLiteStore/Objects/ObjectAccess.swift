@@ -107,6 +107,9 @@ public final class ObjectAccess {
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
                 guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
                       let i = index[column.name] else { continue }
+                if let bad = statement.invalidUTF8Offset(at: i) {
+                    throw Self.invalidText(entity: name, key: object.primaryKey, attribute: attribute.name, offset: bad, path: store.path)
+                }
                 if let value = try ValueCoding.attributeValue(statement.value(at: i), as: attribute.declaration, storePath: store.path) {
                     object.values[attribute.name] = value
                 }
@@ -119,6 +122,16 @@ public final class ObjectAccess {
             }
             try body(object)
         }
+    }
+
+    /// The error for TEXT that is not UTF-8 in an attribute's column: reading it
+    /// would put U+FFFD in place of its bad bytes, and writing that out (a dump, a
+    /// fetch) would change the value without a word.
+    package static func invalidText(entity: String, key: Int64, attribute: String, offset: Int, path: String) -> StoreError {
+        StoreError(.invalidValue, """
+            \(entity) \(key): \(attribute): the stored text is not UTF-8 (byte \(offset + 1) cannot start or continue a UTF-8 character); \
+            it cannot be read without changing it
+            """, path: path)
     }
 
     /// Every object of an entity, in primary-key order.

@@ -27,12 +27,17 @@ package enum ValueCoding {
         switch (type, value) {
         case (_, .null): return nil
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)): return .integer(v)
-        case (.integer16, .real(let v)), (.integer32, .real(let v)), (.integer64, .real(let v)): return .integer(Int64(exactly: v) ?? Int64(v))
+        // A REAL where an integer belongs (SQLite's answer to integer overflow, or
+        // another tool's value): a whole number within Int64 is that integer; any
+        // other (2.5, 1e19, ±inf) stays the double it is, never truncated or clamped,
+        // so that dumps show it and the model's checks refuse it.
+        case (.integer16, .real(let v)), (.integer32, .real(let v)), (.integer64, .real(let v)): return Int64(exactly: v).map { .integer($0) } ?? .double(v)
         case (.boolean, .integer(let v)): return .boolean(v != 0)
         case (.boolean, .real(let v)): return .boolean(v != 0)
-        case (.decimal, .text(let v)): return .decimal(v)
+        // Text that is not a decimal number, and infinity, are read as what they are.
+        case (.decimal, .text(let v)): return (try? DefaultValueParser.parse(v, as: .decimal).get()) != nil ? .decimal(v) : .string(v)
         case (.decimal, .integer(let v)): return .decimal(String(v))
-        case (.decimal, .real(let v)): return .decimal(v.description)
+        case (.decimal, .real(let v)): return v.isFinite ? .decimal(v.description) : .double(v)
         case (.double, .real(let v)), (.float, .real(let v)), (.date, .real(let v)): return type == .date ? .date(v) : .double(v)
         case (.double, .integer(let v)), (.float, .integer(let v)): return .double(Double(v))
         case (.date, .integer(let v)): return .date(Double(v))
@@ -132,19 +137,18 @@ package enum ValueCoding {
     /// Whether `value` fits an attribute of `type` (kind and range), with the reason when not.
     package static func check(_ value: AttributeValue, fits type: AttributeType) -> String? {
         switch (type, value) {
-        // Before the cases that accept any double: SQLite binds NaN as NULL.
-        case (.double, .double(let v)) where v.isNaN, (.float, .double(let v)) where v.isNaN, (.date, .date(let v)) where v.isNaN:
-            return "NaN cannot be stored (SQLite stores it as NULL)"
+        // NaN, infinite dates, floats beyond Float: the one rule of the model's values.
+        case (.double, .double(let v)), (.float, .double(let v)), (.date, .date(let v)):
+            return type.problem(storingDouble: v)
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
             return type.integerRange!.contains(v) ? nil : "\(v) is out of range for \(type.rawValue)"
-        case (.decimal, .decimal), (.decimal, .integer), (.double, .double), (.double, .integer),
-             (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary), (.transformable, .binary),
+        case (.decimal, .decimal), (.decimal, .integer), (.double, .integer),
+             (.string, .string), (.boolean, .boolean), (.binary, .binary), (.transformable, .binary),
              (.uuid, .uuid), (.uri, .uri):
             return nil
-        case (.float, .double(let v)):
-            return Float(v).isFinite || !v.isFinite ? nil : "\(v) is out of range for float"
-        case (.float, .integer):
-            return nil
+        case (.float, .integer(let v)):
+            // Every Int64 is within Float's range; rounding to float precision is the type's.
+            return type.problem(storingDouble: Double(v))
         default:
             return "expected \(valueNoun(type))"
         }

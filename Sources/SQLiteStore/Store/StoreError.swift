@@ -22,6 +22,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case layoutMismatch
         /// An object to insert or load breaks the model (type, required value, target).
         case invalidObject
+        /// A stored value cannot be read or written out without being changed (TEXT
+        /// that is not UTF-8, a BLOB where JSON Lines would carry text), as another
+        /// tool may have stored it.
+        case invalidValue
         /// The model has no such entity or property.
         case unknownEntity
         /// The file or a folder on its path may not be read or written by this user.
