@@ -38,9 +38,10 @@ public struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
 ///   `@sum` (0 when empty, as Core Data), `@avg`, `@min`, `@max`.
 /// - `[c]`/`[d]` fold both sides with `mm_fold` (literals folded once here), LIKE's
 ///   `*`/`?` become a `GLOB` pattern with every other GLOB character escaped,
-///   `MATCHES` calls `mm_matches` (`NSRegularExpression`), dates are seconds since
+///   `MATCHES` calls `mm_matches` (ICU's whole-text match), `BEGINSWITH`,
+///   `ENDSWITH` and `CONTAINS` are false for an empty or nil string, dates are seconds since
 ///   2001-01-01, decimals (stored as text) compare as numbers.
-/// - `!=` is null-safe (`IS NOT`: nil != 5 holds, as in Core Data), and `NOT` of a
+/// - `==` and `!=` are null-safe (`IS`, `IS NOT`: nil != 5 holds, nil == nil too), and `NOT` of a
 ///   comparison with nil operands is true, as `NSPredicate` evaluates it.
 public struct PredicateSQL {
     /// The model version of the store.
@@ -167,11 +168,20 @@ public struct PredicateSQL {
             if op == .equal || op == .notEqual, case .literal(.null) = lhs {
                 return "\(try operand(rhs, r)) IS \(op == .equal ? "" : "NOT ")NULL"
             }
+            // A comparison that is false whatever the row leaves its left side out of
+            // the text, so the values that side bound are taken back.
+            let mark = arguments.count
+            func never() -> String {
+                arguments.removeSubrange(mark...)
+                return "0"
+            }
             let a = try operand(lhs, l)
             switch op {
             case .equal, .notEqual:
                 if case .literal(.null) = rhs { return "\(a) IS \(op == .equal ? "" : "NOT ")NULL" }
-                return "\(a) \(op == .equal ? "=" : "IS NOT") \(try operand(rhs, r))"
+                // Null-safe both ways, as NSPredicate compares: nil == nil holds, nil == 5
+                // does not, nil != 5 does (`IS` still uses an index).
+                return "\(a) \(op == .equal ? "IS" : "IS NOT") \(try operand(rhs, r))"
             case .less: return "\(a) < \(try operand(rhs, r))"
             case .lessOrEqual: return "\(a) <= \(try operand(rhs, r))"
             case .greater: return "\(a) > \(try operand(rhs, r))"
@@ -181,19 +191,30 @@ public struct PredicateSQL {
                 var parts: [String] = []
                 for item in items { parts.append(try operand(item, r)) }
                 if op == .between { return "\(a) BETWEEN \(parts[0]) AND \(parts[1])" }
-                return parts.isEmpty ? "0" : "\(a) IN (\(parts.joined(separator: ", ")))"
-            case .beginsWith:
-                let b = try operand(rhs, r)
-                return "instr(\(a), \(b)) = 1"
-            case .endsWith:
-                // The suffix is evaluated twice (a literal is bound twice).
-                let b1 = try operand(rhs, r), b2 = try operand(rhs, r)
-                return "substr(\(a), -length(\(b1))) = \(b2)"
-            case .contains:
-                return "instr(\(a), \(try operand(rhs, r))) > 0"
+                return parts.isEmpty ? never() : "\(a) IN (\(parts.joined(separator: ", ")))"
+            case .beginsWith, .endsWith, .contains:
+                // NSString's rangeOfString: finds no empty string ({NSNotFound, 0}), so
+                // NSPredicate's BEGINSWITH, ENDSWITH and CONTAINS are false for '' and nil
+                // (Docs/Predicates.md): an empty literal is false outright, any other
+                // operand becomes NULL when empty (nullif with a bound '').
+                var literal = false
+                if case .literal(let value) = rhs {
+                    guard case .string(let s) = value, !(flags != 0 ? TextFolding.fold(s, flags: flags) : s).isEmpty else { return never() }
+                    literal = true
+                }
+                func nonEmpty(_ b: String) -> String { literal ? b : "nullif(\(b), \(bind(.text(""))))" }
+                switch op {
+                case .beginsWith: return "instr(\(a), \(nonEmpty(try operand(rhs, r)))) = 1"
+                case .contains: return "instr(\(a), \(nonEmpty(try operand(rhs, r)))) > 0"
+                default:
+                    // The suffix is evaluated twice (a literal is bound twice).
+                    let b1 = try operand(rhs, r), b2 = try operand(rhs, r)
+                    return "substr(\(a), -length(\(b1))) = \(nonEmpty(b2))"
+                }
             case .like:
                 guard case .literal(.string(let pattern)) = rhs else {
-                    if case .literal(.null) = rhs { return "\(a) IS NULL" }
+                    // A string operator with nil on either side is false, as with BEGINSWITH.
+                    if case .literal(.null) = rhs { return never() }
                     throw PredicateSQLError(description: "LIKE needs a literal pattern")
                 }
                 let folded = flags != 0 ? TextFolding.fold(pattern, flags: flags) : pattern
