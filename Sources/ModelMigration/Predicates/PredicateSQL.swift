@@ -93,6 +93,17 @@ public struct PredicateSQL {
     }
 
     static func quote(_ name: String) -> String { Connection.quoteIdentifier(name) }
+}
+
+extension CheckedPredicate {
+    /// Whether this is an AND node.
+    var isAnd: Bool {
+        if case .and = self { return true }
+        return false
+    }
+}
+
+extension PredicateSQL {
 
     /// One statement's worth of SQL: aliases numbered from 1, arguments in order.
     final class Builder {
@@ -122,10 +133,13 @@ public struct PredicateSQL {
         func condition(_ p: CheckedPredicate, _ alias: String) throws(PredicateSQLError) -> String {
             switch p {
             case .constant(let value): return value ? "1" : "0"
-            case .and(let a, let b): return "(\(try condition(a, alias)) AND \(try condition(b, alias)))"
-            case .or(let a, let b): return "(\(try condition(a, alias)) OR \(try condition(b, alias)))"
-            // NSPredicate's NOT is two-valued: NOT (nil == 5) holds.
-            case .not(let a): return "NOT coalesce(\(try condition(a, alias)), 0)"
+            case .and, .or:
+                var terms: [String] = []
+                for operand in Self.chain(p) { terms.append(try condition(operand, alias)) }
+                return Self.flat(terms, p.isAnd ? " AND " : " OR ")
+            // NSPredicate's NOT is two-valued: NOT (nil == 5) holds. A condition is 0, 1
+            // or NULL, and `IS NOT 1` costs SQLite's parser less than `NOT coalesce(…, 0)`.
+            case .not(let a): return "(\(try condition(a, alias))) IS NOT 1"
             case .compare(let lhs, let op, let options, let rhs):
                 return try compare(lhs, alias, op, options, rhs, alias)
             case .quantified(let quantifier, let many, let op, let options, let rhs):
@@ -134,10 +148,38 @@ public struct PredicateSQL {
                 let test = try compare(.keyPath(many.element!), d, op, options, rhs, alias)
                 switch quantifier {
                 case .any: return "EXISTS (SELECT 1 \(source) AND \(test))"
-                case .all: return "NOT EXISTS (SELECT 1 \(source) AND NOT coalesce(\(test), 0))"
+                case .all: return "NOT EXISTS (SELECT 1 \(source) AND (\(test)) IS NOT 1)"
                 case .none: return "NOT EXISTS (SELECT 1 \(source) AND \(test))"
                 }
             }
+        }
+
+        /// The operands of a chain of ANDs (or of ORs), in order: the parser builds a
+        /// chain as a balanced tree, which this flattens again.
+        static func chain(_ p: CheckedPredicate) -> [CheckedPredicate] {
+            switch p {
+            case .and(let a, let b): chain(a, and: true) + chain(b, and: true)
+            case .or(let a, let b): chain(a, and: false) + chain(b, and: false)
+            default: [p]
+            }
+        }
+
+        private static func chain(_ p: CheckedPredicate, and: Bool) -> [CheckedPredicate] {
+            switch p {
+            case .and where and: chain(p)
+            case .or where !and: chain(p)
+            default: [p]
+            }
+        }
+
+        /// Terms joined without nesting: SQLite parses `(a OR b OR c …)` on a flat stack
+        /// (nested parentheses overflow its parser after a few dozen levels), and its
+        /// expression tree for the chain is as deep as the chain is long (at most 1,000),
+        /// so long chains are cut into groups of at most 100 terms, and groups of groups.
+        static func flat(_ terms: [String], _ separator: String) -> String {
+            guard terms.count > 100 else { return "(" + terms.joined(separator: separator) + ")" }
+            let groups = stride(from: 0, to: terms.count, by: 100).map { flat(Array(terms[$0..<min($0 + 100, terms.count)]), separator) }
+            return flat(groups, separator)
         }
 
         /// `lhs op rhs`, the left side on row `l`, the right on row `r`.

@@ -30,11 +30,12 @@ public struct PredicateParser {
     /// instead of exhausting the stack.
     static let maximumDepth = 100
 
-    /// How deep the SQL of a predicate may nest, in the units of ``nesting(of:)-swift.type.method``.
-    /// SQLite's parser refuses SQL nested more than about 92 parentheses deep
-    /// ("parser stack overflow", `YYSTACKDEPTH` 100 in SQLite 3.40), and a statement
-    /// adds a few levels of its own around a predicate.
-    public static let maximumNesting = 80
+    /// How deep the SQL of a predicate may nest, in the units of ``nesting(of:)-swift.type.method``
+    /// (about one entry of SQLite's parser stack each). SQLite's parser refuses SQL
+    /// that needs more than 100 entries ("parser stack overflow", `YYSTACKDEPTH` in
+    /// SQLite 3.40): about 92 nested parentheses, but only about 30 nested function
+    /// calls and 10 nested subqueries; a statement adds up to about 20 around a predicate.
+    public static let maximumNesting = 75
 
     /// At most this many values (literals, list items, `now()`) in one text: each is a
     /// bound parameter, some twice, and SQLite binds at most 32,766 per statement.
@@ -72,17 +73,28 @@ public struct PredicateParser {
 
     // MARK: Nesting
 
-    /// How deeply the SQL for `syntax` nests, in parentheses, at most: what the SQL
-    /// generator wraps around each kind of node (a comparison may fold and search,
-    /// `instr(mm_fold(x), ?)`; a quantifier is `NOT EXISTS (… NOT coalesce(…))`; each
-    /// key-path step after the first is a correlated subquery; an aggregate is a
-    /// subquery around `coalesce(sum(CAST(…)))`). Parentheses in the text add nothing.
+    /// How much of SQLite's parser stack the SQL for `syntax` needs, at most, as
+    /// measured on SQLite 3.40: a chain of ANDs or ORs is written flat (8 for the
+    /// groups it is cut into), NOT is `(…) IS NOT 1` (2), a comparison may fold and
+    /// search on both sides (`substr(mm_fold(a), -length(mm_fold(b)))`, 10), a
+    /// quantifier is an `EXISTS` subquery (12 more), each key-path step before the
+    /// last is a correlated subquery (9), an aggregate a subquery around
+    /// `coalesce(sum(CAST(…)))` (18), a function call or operator about 4.
     public static func nesting(of syntax: PredicateSyntax) -> Int {
         switch syntax {
         case .constant: 0
-        case .and(let a, let b, _), .or(let a, let b, _): 1 + max(nesting(of: a), nesting(of: b))
-        case .not(let a, _): 1 + nesting(of: a)
-        case .comparison(let c): (c.quantifier == nil ? 2 : 4) + max(nesting(of: c.lhs), nesting(of: c.rhs))
+        case .and, .or: 8 + chain(syntax).map { nesting(of: $0) }.max()!
+        case .not(let a, _): 2 + nesting(of: a)
+        case .comparison(let c): (c.quantifier == nil ? 10 : 22) + max(nesting(of: c.lhs), nesting(of: c.rhs))
+        }
+    }
+
+    /// The operands of a chain of ANDs (or ORs), balanced or not.
+    private static func chain(_ syntax: PredicateSyntax) -> [PredicateSyntax] {
+        switch syntax {
+        case .and(let a, let b, _): [a, b].flatMap { if case .and = $0 { chain($0) } else { [$0] } }
+        case .or(let a, let b, _): [a, b].flatMap { if case .or = $0 { chain($0) } else { [$0] } }
+        default: [syntax]
         }
     }
 
@@ -90,19 +102,19 @@ public struct PredicateParser {
     public static func nesting(of syntax: ExpressionSyntax) -> Int {
         switch syntax {
         case .string, .integer, .double, .boolean, .null: 0
-        case .keyPath(_, let components, _): components.count + (components.contains { $0.hasPrefix("@") } ? 3 : 1)
-        case .list(let items, _): 1 + (items.map(nesting(of:)).max() ?? 0)
-        case .arithmetic(_, let a, let b, _): 2 + max(nesting(of: a), nesting(of: b))
-        case .negate(let a, _), .cast(let a, _, _): 2 + nesting(of: a)
-        case .function(_, let arguments, _): 2 + (arguments.map(nesting(of:)).max() ?? 0)
+        case .keyPath(_, let components, _):
+            9 * components.dropLast().filter { !$0.hasPrefix("@") }.count + (components.contains { $0.hasPrefix("@") } ? 18 : 3)
+        case .list(let items, _): 4 + (items.map(nesting(of:)).max() ?? 0)
+        case .arithmetic(_, let a, let b, _): 4 + max(nesting(of: a), nesting(of: b))
+        case .negate(let a, _), .cast(let a, _, _): 4 + nesting(of: a)
+        case .function(_, let arguments, _): 4 + (arguments.map(nesting(of:)).max() ?? 0)
         }
     }
 
     private func nestingError(at offset: Int) -> PredicateError {
         PredicateError(.syntax, """
-            nested too deeply for SQL: SQLite parses at most about 90 levels of parentheses, and each AND/OR level, NOT, \
-            comparison, operator, function and key-path step adds one or more (at most \(Self.maximumNesting) here); \
-            split the text or use IN {…} for long lists
+            nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, functions and key-path steps \
+            each nest the SQL; Docs/Predicates.md gives the limits); split the request
             """, at: offset, in: source)
     }
 
