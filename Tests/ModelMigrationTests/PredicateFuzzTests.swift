@@ -82,7 +82,7 @@ import TestSupport
     static func foreignTokens(_ sql: String, identifiers: Set<String>) -> [String] {
         let keywords: Set<String> = ["SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "JOIN", "ON", "BETWEEN",
                                      "GLOB", "CAST", "AS", "REAL", "TEXT", "Z_PK", "Z_ENT", "count", "sum", "avg", "min", "max", "coalesce",
-                                     "instr", "substr", "length", "abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
+                                     "instr", "substr", "length", "nullif", "abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
                                      "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET"]
         var foreign: [String] = []
         let chars = Array(sql.unicodeScalars)

@@ -66,3 +66,47 @@ import Predicates
     }
 }
 
+
+/// The parser's size limits: what SQLite could not parse, or would crash the process
+/// by recursion, is a located error instead (issue 26).
+@Suite struct PredicateLimitTests {
+    func error(_ text: String) -> String {
+        do { _ = try PredicateParser.predicate(text); return "no error" } catch { return error.message }
+    }
+
+    @Test func chainsAreBalanced() throws {
+        let p = try PredicateParser.predicate("a == 1 OR b == 2 OR c == 3 OR d == 4")
+        guard case .or(.or(_, _, let left), .or(_, _, let right), let middle) = p else { Issue.record("unexpected tree \(p)"); return }
+        #expect([left, middle, right] == [7, 17, 27])
+        let long = try PredicateParser.predicate((0..<8000).map { "a == \($0)" }.joined(separator: " OR "))
+        #expect(PredicateParser.nesting(of: long) == 21)  // 8 for the chain, 10 for a comparison, 3 for a key
+    }
+
+    @Test func tooDeepIsALocatedError() {
+        let message = """
+            nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, functions and key-path steps \
+            each nest the SQL; Docs/Predicates.md gives the limits); split the request
+            """
+        // `a + a + …`: a key is 3, each `+` 4, so the 19th `+` (column 75) passes the limit of 75;
+        // inside a comparison (10 more) 15 fit.
+        #expect(error("a" + String(repeating: " + a", count: 5000) + " > 3") == "column 75: " + message)
+        #expect(error("a" + String(repeating: " + a", count: 500) + " > 3") == "column 75: " + message)
+        #expect(error("a" + String(repeating: " + a", count: 16) + " > 3") == "column 1: " + message)
+        #expect(error("a" + String(repeating: " + a", count: 15) + " > 3") == "no error")
+        // 13 for `a == 1`, 2 for each NOT: the 32nd NOT from the inside, at column 33, is one too many.
+        #expect(error(String(repeating: "NOT ", count: 40) + "a == 1") == "column 33: " + message)
+        #expect(error(String(repeating: "NOT ", count: 31) + "a == 1") == "no error")
+        #expect(error("a" + String(repeating: ".b", count: 9) + " == 1") == "column 1: " + message)
+        #expect(error("ALL tags.name BEGINSWITH[c] " + String(repeating: "lowercase:(", count: 14) + "x" + String(repeating: ")", count: 14))
+                .hasPrefix("column 1: nested too deeply"))
+    }
+
+    @Test func tooManyValuesIsALocatedError() {
+        let values = "a IN {" + (0...10_000).map(String.init).joined(separator: ", ") + "}"
+        #expect(error(values) == """
+            column 58897: more than 10000 values in one text (each is a bound SQL parameter); \
+            split the request, or select by a key the objects share
+            """)
+        #expect(error("a IN {" + (0..<10_000).map(String.init).joined(separator: ", ") + "}") == "no error")
+    }
+}

@@ -38,9 +38,10 @@ public struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
 ///   `@sum` (0 when empty, as Core Data), `@avg`, `@min`, `@max`.
 /// - `[c]`/`[d]` fold both sides with `mm_fold` (literals folded once here), LIKE's
 ///   `*`/`?` become a `GLOB` pattern with every other GLOB character escaped,
-///   `MATCHES` calls `mm_matches` (`NSRegularExpression`), dates are seconds since
+///   `MATCHES` calls `mm_matches` (ICU's whole-text match), `BEGINSWITH`,
+///   `ENDSWITH` and `CONTAINS` are false for an empty or nil string, dates are seconds since
 ///   2001-01-01, decimals (stored as text) compare as numbers.
-/// - `!=` is null-safe (`IS NOT`: nil != 5 holds, as in Core Data), and `NOT` of a
+/// - `==` and `!=` are null-safe (`IS`, `IS NOT`: nil != 5 holds, nil == nil too), and `NOT` of a
 ///   comparison with nil operands is true, as `NSPredicate` evaluates it.
 public struct PredicateSQL {
     /// The model version of the store.
@@ -92,6 +93,17 @@ public struct PredicateSQL {
     }
 
     static func quote(_ name: String) -> String { Connection.quoteIdentifier(name) }
+}
+
+extension CheckedPredicate {
+    /// Whether this is an AND node.
+    var isAnd: Bool {
+        if case .and = self { return true }
+        return false
+    }
+}
+
+extension PredicateSQL {
 
     /// One statement's worth of SQL: aliases numbered from 1, arguments in order.
     final class Builder {
@@ -121,10 +133,13 @@ public struct PredicateSQL {
         func condition(_ p: CheckedPredicate, _ alias: String) throws(PredicateSQLError) -> String {
             switch p {
             case .constant(let value): return value ? "1" : "0"
-            case .and(let a, let b): return "(\(try condition(a, alias)) AND \(try condition(b, alias)))"
-            case .or(let a, let b): return "(\(try condition(a, alias)) OR \(try condition(b, alias)))"
-            // NSPredicate's NOT is two-valued: NOT (nil == 5) holds.
-            case .not(let a): return "NOT coalesce(\(try condition(a, alias)), 0)"
+            case .and, .or:
+                var terms: [String] = []
+                for operand in Self.chain(p) { terms.append(try condition(operand, alias)) }
+                return Self.flat(terms, p.isAnd ? " AND " : " OR ")
+            // NSPredicate's NOT is two-valued: NOT (nil == 5) holds. A condition is 0, 1
+            // or NULL, and `IS NOT 1` costs SQLite's parser less than `NOT coalesce(…, 0)`.
+            case .not(let a): return "(\(try condition(a, alias))) IS NOT 1"
             case .compare(let lhs, let op, let options, let rhs):
                 return try compare(lhs, alias, op, options, rhs, alias)
             case .quantified(let quantifier, let many, let op, let options, let rhs):
@@ -133,10 +148,38 @@ public struct PredicateSQL {
                 let test = try compare(.keyPath(many.element!), d, op, options, rhs, alias)
                 switch quantifier {
                 case .any: return "EXISTS (SELECT 1 \(source) AND \(test))"
-                case .all: return "NOT EXISTS (SELECT 1 \(source) AND NOT coalesce(\(test), 0))"
+                case .all: return "NOT EXISTS (SELECT 1 \(source) AND (\(test)) IS NOT 1)"
                 case .none: return "NOT EXISTS (SELECT 1 \(source) AND \(test))"
                 }
             }
+        }
+
+        /// The operands of a chain of ANDs (or of ORs), in order: the parser builds a
+        /// chain as a balanced tree, which this flattens again.
+        static func chain(_ p: CheckedPredicate) -> [CheckedPredicate] {
+            switch p {
+            case .and(let a, let b): chain(a, and: true) + chain(b, and: true)
+            case .or(let a, let b): chain(a, and: false) + chain(b, and: false)
+            default: [p]
+            }
+        }
+
+        private static func chain(_ p: CheckedPredicate, and: Bool) -> [CheckedPredicate] {
+            switch p {
+            case .and where and: chain(p)
+            case .or where !and: chain(p)
+            default: [p]
+            }
+        }
+
+        /// Terms joined without nesting: SQLite parses `(a OR b OR c …)` on a flat stack
+        /// (nested parentheses overflow its parser after a few dozen levels), and its
+        /// expression tree for the chain is as deep as the chain is long (at most 1,000),
+        /// so long chains are cut into groups of at most 100 terms, and groups of groups.
+        static func flat(_ terms: [String], _ separator: String) -> String {
+            guard terms.count > 100 else { return "(" + terms.joined(separator: separator) + ")" }
+            let groups = stride(from: 0, to: terms.count, by: 100).map { flat(Array(terms[$0..<min($0 + 100, terms.count)]), separator) }
+            return flat(groups, separator)
         }
 
         /// `lhs op rhs`, the left side on row `l`, the right on row `r`.
@@ -167,11 +210,20 @@ public struct PredicateSQL {
             if op == .equal || op == .notEqual, case .literal(.null) = lhs {
                 return "\(try operand(rhs, r)) IS \(op == .equal ? "" : "NOT ")NULL"
             }
+            // A comparison that is false whatever the row leaves its left side out of
+            // the text, so the values that side bound are taken back.
+            let mark = arguments.count
+            func never() -> String {
+                arguments.removeSubrange(mark...)
+                return "0"
+            }
             let a = try operand(lhs, l)
             switch op {
             case .equal, .notEqual:
                 if case .literal(.null) = rhs { return "\(a) IS \(op == .equal ? "" : "NOT ")NULL" }
-                return "\(a) \(op == .equal ? "=" : "IS NOT") \(try operand(rhs, r))"
+                // Null-safe both ways, as NSPredicate compares: nil == nil holds, nil == 5
+                // does not, nil != 5 does (`IS` still uses an index).
+                return "\(a) \(op == .equal ? "IS" : "IS NOT") \(try operand(rhs, r))"
             case .less: return "\(a) < \(try operand(rhs, r))"
             case .lessOrEqual: return "\(a) <= \(try operand(rhs, r))"
             case .greater: return "\(a) > \(try operand(rhs, r))"
@@ -181,19 +233,30 @@ public struct PredicateSQL {
                 var parts: [String] = []
                 for item in items { parts.append(try operand(item, r)) }
                 if op == .between { return "\(a) BETWEEN \(parts[0]) AND \(parts[1])" }
-                return parts.isEmpty ? "0" : "\(a) IN (\(parts.joined(separator: ", ")))"
-            case .beginsWith:
-                let b = try operand(rhs, r)
-                return "instr(\(a), \(b)) = 1"
-            case .endsWith:
-                // The suffix is evaluated twice (a literal is bound twice).
-                let b1 = try operand(rhs, r), b2 = try operand(rhs, r)
-                return "substr(\(a), -length(\(b1))) = \(b2)"
-            case .contains:
-                return "instr(\(a), \(try operand(rhs, r))) > 0"
+                return parts.isEmpty ? never() : "\(a) IN (\(parts.joined(separator: ", ")))"
+            case .beginsWith, .endsWith, .contains:
+                // NSString's rangeOfString: finds no empty string ({NSNotFound, 0}), so
+                // NSPredicate's BEGINSWITH, ENDSWITH and CONTAINS are false for '' and nil
+                // (Docs/Predicates.md): an empty literal is false outright, any other
+                // operand becomes NULL when empty (nullif with a bound '').
+                var literal = false
+                if case .literal(let value) = rhs {
+                    guard case .string(let s) = value, !(flags != 0 ? TextFolding.fold(s, flags: flags) : s).isEmpty else { return never() }
+                    literal = true
+                }
+                func nonEmpty(_ b: String) -> String { literal ? b : "nullif(\(b), \(bind(.text(""))))" }
+                switch op {
+                case .beginsWith: return "instr(\(a), \(nonEmpty(try operand(rhs, r)))) = 1"
+                case .contains: return "instr(\(a), \(nonEmpty(try operand(rhs, r)))) > 0"
+                default:
+                    // The suffix is evaluated twice (a literal is bound twice).
+                    let b1 = try operand(rhs, r), b2 = try operand(rhs, r)
+                    return "substr(\(a), -length(\(b1))) = \(nonEmpty(b2))"
+                }
             case .like:
                 guard case .literal(.string(let pattern)) = rhs else {
-                    if case .literal(.null) = rhs { return "\(a) IS NULL" }
+                    // A string operator with nil on either side is false, as with BEGINSWITH.
+                    if case .literal(.null) = rhs { return never() }
                     throw PredicateSQLError(description: "LIKE needs a literal pattern")
                 }
                 let folded = flags != 0 ? TextFolding.fold(pattern, flags: flags) : pattern

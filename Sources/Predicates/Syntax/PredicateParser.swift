@@ -24,10 +24,22 @@ public struct PredicateParser {
     private var tokens: [Token]
     private var index = 0
     private var depth = 0
+    private var values = 0
 
     /// Hostile input may nest without end; the parser refuses beyond this depth
     /// instead of exhausting the stack.
     static let maximumDepth = 100
+
+    /// How deep the SQL of a predicate may nest, in the units of ``nesting(of:)-swift.type.method``
+    /// (about one entry of SQLite's parser stack each). SQLite's parser refuses SQL
+    /// that needs more than 100 entries ("parser stack overflow", `YYSTACKDEPTH` in
+    /// SQLite 3.40): about 92 nested parentheses, but only about 30 nested function
+    /// calls and 10 nested subqueries; a statement adds up to about 20 around a predicate.
+    public static let maximumNesting = 75
+
+    /// At most this many values (literals, list items, `now()`) in one text: each is a
+    /// bound parameter, some twice, and SQLite binds at most 32,766 per statement.
+    public static let maximumValues = 10_000
 
     private static let reserved: Set<String> = [
         "AND", "OR", "NOT", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME",
@@ -38,6 +50,85 @@ public struct PredicateParser {
     private init(_ source: String) throws(PredicateError) {
         self.source = source
         self.tokens = try Lexer.tokens(source)
+        try countValues()
+    }
+
+    /// Refuses a text with more than ``maximumValues`` values, at the first one too many.
+    private func countValues() throws(PredicateError) {
+        var count = 0
+        for token in tokens {
+            switch token.kind {
+            case .string, .integer, .double: count += 1
+            case .identifier(_, false) where ["NIL", "NULL", "YES", "NO", "TRUE", "FALSE", "NOW"].contains(token.keyword ?? ""): count += 1
+            default: continue
+            }
+            if count > Self.maximumValues {
+                throw fail("""
+                    more than \(Self.maximumValues) values in one text (each is a bound SQL parameter); \
+                    split the request, or select by a key the objects share
+                    """, at: token)
+            }
+        }
+    }
+
+    // MARK: Nesting
+
+    /// How much of SQLite's parser stack the SQL for `syntax` needs, at most, as
+    /// measured on SQLite 3.40: a chain of ANDs or ORs is written flat (8 for the
+    /// groups it is cut into), NOT is `(…) IS NOT 1` (2), a comparison may fold and
+    /// search on both sides (`substr(mm_fold(a), -length(mm_fold(b)))`, 10), a
+    /// quantifier is an `EXISTS` subquery (12 more), each key-path step before the
+    /// last is a correlated subquery (9), an aggregate a subquery around
+    /// `coalesce(sum(CAST(…)))` (18), a function call or operator about 4.
+    public static func nesting(of syntax: PredicateSyntax) -> Int {
+        switch syntax {
+        case .constant: 0
+        case .and, .or: 8 + chain(syntax).map { nesting(of: $0) }.max()!
+        case .not(let a, _): 2 + nesting(of: a)
+        case .comparison(let c): (c.quantifier == nil ? 10 : 22) + max(nesting(of: c.lhs), nesting(of: c.rhs))
+        }
+    }
+
+    /// The operands of a chain of ANDs (or ORs), balanced or not.
+    private static func chain(_ syntax: PredicateSyntax) -> [PredicateSyntax] {
+        switch syntax {
+        case .and(let a, let b, _): [a, b].flatMap { if case .and = $0 { chain($0) } else { [$0] } }
+        case .or(let a, let b, _): [a, b].flatMap { if case .or = $0 { chain($0) } else { [$0] } }
+        default: [syntax]
+        }
+    }
+
+    /// ``nesting(of:)-swift.type.method`` of an expression.
+    public static func nesting(of syntax: ExpressionSyntax) -> Int {
+        switch syntax {
+        case .string, .integer, .double, .boolean, .null: 0
+        case .keyPath(_, let components, _):
+            9 * components.dropLast().filter { !$0.hasPrefix("@") }.count + (components.contains { $0.hasPrefix("@") } ? 18 : 3)
+        case .list(let items, _): 4 + (items.map(nesting(of:)).max() ?? 0)
+        case .arithmetic(_, let a, let b, _): 4 + max(nesting(of: a), nesting(of: b))
+        case .negate(let a, _), .cast(let a, _, _): 4 + nesting(of: a)
+        case .function(_, let arguments, _): 4 + (arguments.map(nesting(of:)).max() ?? 0)
+        }
+    }
+
+    private func nestingError(at offset: Int) -> PredicateError {
+        PredicateError(.syntax, """
+            nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, functions and key-path steps \
+            each nest the SQL; Docs/Predicates.md gives the limits); split the request
+            """, at: offset, in: source)
+    }
+
+    private func checkNesting(_ syntax: PredicateSyntax, at offset: Int) throws(PredicateError) {
+        if Self.nesting(of: syntax) > Self.maximumNesting { throw nestingError(at: offset) }
+    }
+
+    private func checked(_ syntax: ExpressionSyntax) throws(PredicateError) -> ExpressionSyntax {
+        if Self.nesting(of: syntax) > Self.maximumNesting { throw nestingError(at: syntax.position) }
+        return syntax
+    }
+
+    private func checkNesting(_ syntax: ExpressionSyntax, at offset: Int) throws(PredicateError) {
+        if Self.nesting(of: syntax) > Self.maximumNesting { throw nestingError(at: offset) }
     }
 
     /// Parses a predicate (a `--where`, a mapping's `filter:`).
@@ -93,21 +184,37 @@ public struct PredicateParser {
     private mutating func parsePredicate() throws(PredicateError) -> PredicateSyntax {
         try nest()
         defer { depth -= 1 }
-        var lhs = try parseAnd()
+        var operands = [try parseAnd()], operators: [Int] = []
         while current.keyword == "OR" || current.isSymbol("||") {
-            let at = advance().position
-            lhs = .or(lhs, try parseAnd(), at: at)
+            operators.append(advance().position)
+            operands.append(try parseAnd())
         }
-        return lhs
+        return try balanced(operands, operators, PredicateSyntax.or)
     }
 
     private mutating func parseAnd() throws(PredicateError) -> PredicateSyntax {
-        var lhs = try parseNot()
+        var operands = [try parseNot()], operators: [Int] = []
         while current.keyword == "AND" || current.isSymbol("&&") {
-            let at = advance().position
-            lhs = .and(lhs, try parseNot(), at: at)
+            operators.append(advance().position)
+            operands.append(try parseNot())
         }
-        return lhs
+        return try balanced(operands, operators, PredicateSyntax.and)
+    }
+
+    /// `a OR b OR c …` as a balanced tree, not a left-deep one: AND and OR are
+    /// associative, and a chain of thousands of terms (a generated `id == 1 OR id == 2 …`)
+    /// then nests only log2(n) levels in the checker, the SQL generator and SQLite's
+    /// parser. The operands keep their order, so SQL evaluates them left to right.
+    private func balanced(_ operands: [PredicateSyntax], _ operators: [Int],
+                          _ make: (PredicateSyntax, PredicateSyntax, Int) -> PredicateSyntax) throws(PredicateError) -> PredicateSyntax {
+        func build(_ range: Range<Int>) -> PredicateSyntax {
+            if range.count == 1 { return operands[range.lowerBound] }
+            let middle = range.lowerBound + (range.count + 1) / 2
+            return make(build(range.lowerBound..<middle), build(middle..<range.upperBound), operators[middle - 1])
+        }
+        let tree = build(0..<operands.count)
+        if operands.count > 1 { try checkNesting(tree, at: operands[0].position) }
+        return tree
     }
 
     private mutating func parseNot() throws(PredicateError) -> PredicateSyntax {
@@ -115,7 +222,9 @@ public struct PredicateParser {
         defer { depth -= 1 }
         if current.keyword == "NOT" || current.isSymbol("!") {
             let at = advance().position
-            return .not(try parseNot(), at: at)
+            let not = PredicateSyntax.not(try parseNot(), at: at)
+            try checkNesting(not, at: at)
+            return not
         }
         if current.keyword == "TRUEPREDICATE" || current.keyword == "FALSEPREDICATE" {
             let token = advance()
@@ -133,7 +242,9 @@ public struct PredicateParser {
             index = saved
             depth = savedDepth
         }
-        return .comparison(try parseComparison())
+        let comparison = PredicateSyntax.comparison(try parseComparison())
+        try checkNesting(comparison, at: comparison.position)
+        return comparison
     }
 
     /// Whether a token after `( … )` makes the parenthesised text an expression.
@@ -206,6 +317,7 @@ public struct PredicateParser {
         while current.isSymbol("+") || current.isSymbol("-") {
             let token = advance()
             lhs = .arithmetic(token.isSymbol("+") ? .add : .subtract, lhs, try parseTerm(), at: token.position)
+            try checkNesting(lhs, at: token.position)
         }
         return lhs
     }
@@ -215,6 +327,7 @@ public struct PredicateParser {
         while current.isSymbol("*") || current.isSymbol("/") {
             let token = advance()
             lhs = .arithmetic(token.isSymbol("*") ? .multiply : .divide, lhs, try parseUnary(), at: token.position)
+            try checkNesting(lhs, at: token.position)
         }
         return lhs
     }
@@ -227,7 +340,10 @@ public struct PredicateParser {
             switch current.kind {
             case .integer(let v): _ = advance(); return .integer(-v, at: token.position)
             case .double(let v): _ = advance(); return .double(-v, at: token.position)
-            default: return .negate(try parseUnary(), at: token.position)
+            default:
+                let negate = ExpressionSyntax.negate(try parseUnary(), at: token.position)
+                try checkNesting(negate, at: token.position)
+                return negate
             }
         }
         return try parsePrimary()
@@ -241,7 +357,7 @@ public struct PredicateParser {
         case .string(let s): _ = advance(); return .string(s, at: token.position)
         case .variable(let name):
             _ = advance()
-            return .keyPath(variable: name, components: try keyPathRest(), at: token.position)
+            return try checked(.keyPath(variable: name, components: try keyPathRest(), at: token.position))
         case .keyPathOperator(let name):
             throw fail("'@\(name)' must follow a to-many key path (as in posts.@\(name))", at: token)
         case .symbol("{"):
@@ -255,7 +371,7 @@ public struct PredicateParser {
                 }
             }
             try expect("}", "to close the list opened at column \(token.position + 1)")
-            return .list(items, at: token.position)
+            return try checked(.list(items, at: token.position))
         case .symbol("("):
             _ = advance()
             let inner = try parseExpression()
@@ -267,7 +383,7 @@ public struct PredicateParser {
             if !escaped, current.isSymbol(":") || current.isSymbol("(") {
                 return try function(name, at: token)
             }
-            return .keyPath(variable: nil, components: [name] + (try keyPathRest()), at: token.position)
+            return try checked(.keyPath(variable: nil, components: [name] + (try keyPathRest()), at: token.position))
         case .end:
             throw fail("expected an expression, found the end of the text", at: token)
         default:
@@ -292,7 +408,7 @@ public struct PredicateParser {
             }
             _ = advance()
             try expect(")", "to close CAST")
-            return .cast(value, type, at: token.position)
+            return try checked(.cast(value, type, at: token.position))
         case "SUBQUERY", "FUNCTION", "SELF":
             throw fail("\(keyword) is not supported (it has no SQL form here)", at: token)
         default:
@@ -345,6 +461,6 @@ public struct PredicateParser {
             }
         }
         try expect(")", "to close the arguments of \(name)")
-        return .function(name, arguments, at: start.position)
+        return try checked(.function(name, arguments, at: start.position))
     }
 }

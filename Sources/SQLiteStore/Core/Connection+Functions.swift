@@ -142,8 +142,8 @@ extension Connection {
             } else {
                 var regexOptions: NSRegularExpression.Options = []
                 if options & 1 != 0 { regexOptions.insert(.caseInsensitive) }
-                guard let compiled = try? NSRegularExpression(pattern: pattern, options: regexOptions) else {
-                    sqlite3_result_error(context, "MATCHES: not a valid regular expression: \(pattern)", -1)
+                guard let compiled = WholeTextPattern.expression(pattern, options: regexOptions) else {
+                    sqlite3_result_error(context, "MATCHES: not a valid regular expression: '\(pattern)'", -1)
                     return
                 }
                 expression = compiled
@@ -154,9 +154,28 @@ extension Connection {
             // [d] folds the text; the pattern is folded by the caller when it is a literal.
             let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
             let range = NSRange(subject.startIndex..., in: subject)
-            let match = expression.firstMatch(in: subject, options: [.anchored], range: range)
-            sqlite3_result_int64(context, match.map { $0.range == range ? 1 : 0 } ?? 0)
+            sqlite3_result_int64(context, expression.firstMatch(in: subject, options: [], range: range) == nil ? 0 : 1)
         }, nil, nil, nil)
+    }
+}
+
+/// `MATCHES` is ICU's `matches`: the whole text against the whole pattern, so
+/// `'ab' MATCHES 'a|ab'` holds. `NSRegularExpression` has no such call, and an
+/// anchored first match that happens to stop early (at `a`) is not the answer; the
+/// pattern is therefore compiled as `\A(?:PATTERN)\z`, which makes the engine
+/// backtrack into every alternative until one ends at the end of the text.
+package enum WholeTextPattern {
+    /// The whole-text form of `pattern`, or nil when `pattern` is not a valid ICU
+    /// regular expression.
+    package static func expression(_ pattern: String, options: NSRegularExpression.Options = []) -> NSRegularExpression? {
+        guard (try? NSRegularExpression(pattern: pattern, options: options)) != nil else { return nil }
+        // A valid pattern whose wrapped form does not compile ends inside something
+        // that swallowed the closing `)`: a `#` comment of `(?x)` (ended by a line
+        // break) or a `\Q` quote (ended by `\E`). Each fallback only closes what is open.
+        for close in [")", "\n)", "\\E)", "\\E\n)"] {
+            if let expression = try? NSRegularExpression(pattern: "\\A(?:" + pattern + close + "\\z", options: options) { return expression }
+        }
+        return nil
     }
 }
 
