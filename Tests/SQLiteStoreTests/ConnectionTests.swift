@@ -28,7 +28,7 @@ import Testing
         #expect(error.kind == .cantOpen)
         #expect(error.resultCode == 14)
         #expect(error.path == path)
-        #expect(error.description == "\(path): SQLite error 14 (SQLITE_CANTOPEN): unable to open database file")
+        #expect(error.description == "\(path): SQLite error 14 (SQLITE_CANTOPEN): unable to open database file (No such file or directory)")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 

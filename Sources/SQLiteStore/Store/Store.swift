@@ -49,6 +49,18 @@ public final class Store {
         do {
             connection = try openConnection(path: resolved, access: access, busyTimeout: busyTimeout, isWAL: isWAL)
         } catch {
+            // SQLite reads a write-ahead log only through its -shm index, which it
+            // must create beside the store: without it, and without the right to
+            // create it, all it says is "unable to open database file".
+            let folder = (resolved as NSString).deletingLastPathComponent
+            if isWAL, FileManager.default.fileExists(atPath: resolved + "-wal"), !FileManager.default.fileExists(atPath: resolved + "-shm"),
+               !FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) {
+                throw StoreError(.permissionDenied, """
+                    the store's write-ahead log (\(path)-wal) holds changes that SQLite can only read through a -shm file, \
+                    which it cannot create in \(folder.isEmpty ? "." : folder) (no write permission for this user); \
+                    run as a user who can write that folder, or copy the store with its -wal to one
+                    """, path: path)
+            }
             throw StoreError.from(error, path: path)
         }
         let store = Store(path: path, resolvedPath: resolved, connection: connection)
