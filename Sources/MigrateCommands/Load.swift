@@ -51,6 +51,10 @@ struct Load: ParsableCommand {
                               rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         } catch let error as StoreError {
             throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", ExitStatus.failure)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw global.fail("\(error)", ExitStatus.failure)
         }
     }
 

@@ -19,6 +19,10 @@ public enum MigrateTool {
     /// Parses the process's arguments, runs the command and exits with its code.
     public static func main(policies: PolicyCatalog) -> Never {
         self.policies = policies
+        // A file-size limit (`ulimit -f`) is a full disk for our purposes: the write
+        // fails (EFBIG), SQLite rolls back and the command says so, instead of
+        // SIGXFSZ killing the process halfway with a hot journal beside the store.
+        signal(SIGXFSZ, SIG_IGN)
         Migrate.main()
         exit(0)
     }

@@ -159,6 +159,18 @@ extension Migrator {
     /// with its fingerprint from before the first write. Returns the error to
     /// report: the original one when the store is proven unchanged.
     func restore(_ store: Store, to before: StoreFingerprint, after error: any Error) -> any Error {
+        StoreFingerprint.proveUnchanged(store, before: before, after: error)
+    }
+}
+
+extension StoreFingerprint {
+    /// After a failed write under the lock (apply, update, delete, load): rolls
+    /// back; when SQLite could not, closes the connection and lets a new one replay
+    /// the hot journal; then compares the store with its fingerprint from before
+    /// the first write, and checks that no journal is left. Returns the error to
+    /// report: the original one when the store is proven unchanged. The store is
+    /// closed afterwards.
+    static func proveUnchanged(_ store: Store, before: StoreFingerprint, after error: any Error) -> any Error {
         let connection = store.connection
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
         let path = store.resolvedPath
@@ -189,5 +201,26 @@ extension Migrator {
             Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, \
             restore it from the backup
             """)
+    }
+}
+
+extension StoreFingerprint {
+    /// Runs `body` in one exclusive transaction on `store` and commits; after any
+    /// failure proves the store unchanged (`proveUnchanged`), as apply does.
+    static func guardedTransaction<T>(_ store: Store, _ body: () throws -> T) throws -> T {
+        let connection = store.connection
+        var before: StoreFingerprint?
+        var result: T?
+        do {
+            try connection.inTransaction(.exclusive) {
+                before = try StoreFingerprint(connection)
+                result = try body()
+                return .commit
+            }
+        } catch {
+            guard let before else { throw error }
+            throw proveUnchanged(store, before: before, after: error)
+        }
+        return result!
     }
 }

@@ -176,28 +176,31 @@ public enum ObjectJSONLines {
                 """)], count: 1)
         }
         do {
-            return try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
-                for (index, line) in lines.enumerated() where !isBlank(line) {
-                    let number = index + 1
-                    let object: ParsedObject
-                    do throws(LineRefusal) {
-                        let lineBytes = Array(line)
-                        if let bad = UTF8Validation.firstInvalidByte(in: lineBytes) {
-                            throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(lineBytes[bad]))) cannot start or continue a UTF-8 character")
-                        }
-                        let record: JSONValue
-                        do throws(JSONParseError) {
-                            record = try JSONValue.parse(bytes: lineBytes)
+            // One exclusive transaction, proven unchanged after any failure.
+            return try StoreFingerprint.guardedTransaction(access.store) {
+                try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
+                    for (index, line) in lines.enumerated() where !isBlank(line) {
+                        let number = index + 1
+                        let object: ParsedObject
+                        do throws(LineRefusal) {
+                            let lineBytes = Array(line)
+                            if let bad = UTF8Validation.firstInvalidByte(in: lineBytes) {
+                                throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(lineBytes[bad]))) cannot start or continue a UTF-8 character")
+                            }
+                            let record: JSONValue
+                            do throws(JSONParseError) {
+                                record = try JSONValue.parse(bytes: lineBytes)
+                            } catch {
+                                throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
+                            }
+                            object = try self.object(record, entity: entity, version: access.version)
                         } catch {
-                            throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
+                            batch.refuse(source: number, field: error.field, message: error.message)
+                            continue
                         }
-                        object = try self.object(record, entity: entity, version: access.version)
-                    } catch {
-                        batch.refuse(source: number, field: error.field, message: error.message)
-                        continue
+                        try batch.insert(object.entity, values: object.values, relationships: object.relationships,
+                                         primaryKey: object.primaryKey, source: number)
                     }
-                    try batch.insert(object.entity, values: object.values, relationships: object.relationships,
-                                     primaryKey: object.primaryKey, source: number)
                 }
             }
         } catch let refused as ObjectRefusals {

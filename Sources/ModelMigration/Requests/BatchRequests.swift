@@ -85,31 +85,42 @@ public struct BatchResult: Sendable, Hashable, Codable {
 extension StoreRequests {
     // MARK: Transactions
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction, waiting up to `timeout`
-    /// seconds for other writers (as `apply` waits), committing unless `dryRun`.
+    /// Runs `body` in one `BEGIN EXCLUSIVE` transaction, waiting up to `timeout`
+    /// seconds for other writers and readers (as `apply` waits), committing unless
+    /// `dryRun`. After any failure the store is proven unchanged (as apply proves
+    /// it): rolled back, no journal left, its fingerprint as before.
     func inWriteTransaction<T>(timeout: Double, dryRun: Bool, _ body: () throws -> T) throws -> T {
         let connection = access.store.connection
         guard !connection.isReadOnly else { throw RequestError(.failed, "\(access.store.path): the store is open read-only") }
         connection.busyTimeout = timeout
         var result: T?
-        var began = false
+        var before: StoreFingerprint?
         do {
             // Exclusive, as apply's: in rollback-journal mode the wait for readers is
             // here, bounded by --timeout, and not again at the commit, where a
             // signal could no longer stop the work.
             try connection.inTransaction(.exclusive) {
-                began = true
+                before = try StoreFingerprint(connection)
                 result = try body()
                 return dryRun ? .rollback : .commit
             }
-        } catch let error as SQLiteError where !began && (error.kind == .busy || error.kind == .locked) {
-            let who = LockHolders.describe(path: access.store.resolvedPath).map { " (held by \($0))" } ?? ""
-            throw RequestError(.failed, """
-                \(access.store.path): another migration, writer or reader holds the store\(who); \
-                waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
-                """)
-        } catch let error as SQLiteError {
-            throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
+        } catch {
+            let reported: any Error
+            if let error = error as? SQLiteError, before == nil, error.kind == .busy || error.kind == .locked {
+                let who = LockHolders.describe(path: access.store.resolvedPath).map { " (held by \($0))" } ?? ""
+                reported = RequestError(.failed, """
+                    \(access.store.path): another migration, writer or reader holds the store\(who); \
+                    waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                    """)
+            } else if let error = error as? SQLiteError {
+                reported = RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
+            } else {
+                reported = error
+            }
+            guard let before else { throw reported }
+            let proven = StoreFingerprint.proveUnchanged(access.store, before: before, after: reported)
+            if proven is RequestError { throw proven }
+            throw RequestError(.failed, "\(proven)")
         }
         return result!
     }

@@ -46,6 +46,8 @@ extension Connection {
     /// statements running at that moment, and a command that goes on to its next
     /// statement would write on. Replaces any progress handler; `nil` removes it.
     public func stopStatements(when isCancelled: (() -> Bool)?) {
+        // Closed after a failure (its store proven unchanged): nothing to remove.
+        guard isOpen else { interruptCheckBox = nil; return }
         guard let isCancelled else {
             sqlite3_progress_handler(db, 0, nil, nil)
             interruptCheckBox = nil

@@ -118,6 +118,9 @@ public final class Connection {
         self.handle = nil
     }
 
+    /// Whether `close()` has not been called yet.
+    var isOpen: Bool { handle != nil }
+
     /// The open handle; a closed connection is a programmer error.
     var db: OpaquePointer {
         guard let handle else { preconditionFailure("\(path): connection used after close()") }

@@ -230,7 +230,18 @@ public final class Store {
             guard overwrite else {
                 throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
             }
-            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            // Built beside it, then renamed over it: a replacement that fails (a full
+            // disk, a signal) leaves the old store as it was, never no store at all.
+            let building = path + ".creating-\(UUID().uuidString.prefix(8))"
+            defer { for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: building + suffix) } }
+            try create(path: building, version: version, forCoreData: forCoreData).close()
+            // The old store's side files would be read as the new one's (a hot
+            // journal rolled back into it): they go first.
+            for suffix in ["-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            guard rename(building, path) == 0 else {
+                throw StoreError(.sqlite, "cannot replace the file (\(String(cString: strerror(errno)))); it is unchanged", path: path)
+            }
+            return try open(path: path, access: .readWrite)
         }
         do {
             let connection = try Connection(path: path, mode: .readWriteCreate)
