@@ -41,6 +41,9 @@ struct StoreBackup {
         }
     }
 
+    /// The folder as messages name it (the working folder's path for `.`).
+    var shown: String { folder == "." ? FileManager.default.currentDirectoryPath : folder }
+
     /// The backup `options` ask for, if any, checked before the store is opened: a
     /// file that exists, a folder that is missing, not a folder or not writable is
     /// refused here, before anything waits for the store's lock. A backup folder is
@@ -76,31 +79,41 @@ struct StoreBackup {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
                 let verb = "cannot create the backup folder"
-                guard let code = Self.creationProblem(folder) else {
-                    throw failure(reason: error.localizedDescription, advice: advice(for: 0), subject: folder, verb: verb)
+                switch Self.creationProblem(folder) {
+                case (ENOTDIR, let blocker?):
+                    throw failure(reason: "\(blocker) is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown, verb: verb)
+                case (let code?, let blocker?) where code == EACCES || code == EPERM:
+                    throw failure(reason: "permission denied: this user cannot create folders in \(blocker)",
+                                  advice: advice(for: code).replacingOccurrences(of: "the folder", with: blocker), subject: shown, verb: verb)
+                case (let code?, _):
+                    throw failure(code, subject: shown, verb: verb)
+                default:
+                    throw failure(reason: error.localizedDescription, advice: advice(for: 0), subject: shown, verb: verb)
                 }
-                throw failure(code, subject: folder, verb: verb)
             }
         }
-        guard stat(folder, &info) == 0 else { throw failure(errno, subject: folder) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw failure(ENOTDIR, subject: folder) }
-        guard access(folder, W_OK | X_OK) == 0 else { throw failure(errno, subject: folder) }
+        guard stat(folder, &info) == 0 else { throw failure(errno, subject: shown) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw failure(reason: "it is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown)
+        }
+        guard access(folder, W_OK | X_OK) == 0 else { throw failure(errno, subject: shown) }
     }
 
-    /// Why a folder could not be created: the first part of its path that is not a
-    /// folder, or why the deepest existing folder refuses a new one; nil if neither.
-    static func creationProblem(_ folder: String) -> Int32? {
-        var path = folder
+    /// Why a folder could not be created: the deepest existing part of its path is
+    /// a file (`ENOTDIR`), or a folder that refuses a new folder (its error); with
+    /// that part's path.
+    static func creationProblem(_ folder: String) -> (code: Int32?, path: String?) {
+        var path = (folder as NSString).deletingLastPathComponent
         var info = stat()
-        while !path.isEmpty, path != "/", path != "." {
-            if stat(path, &info) == 0 {
-                if (info.st_mode & S_IFMT) != S_IFDIR { return ENOTDIR }
-                return access(path, W_OK | X_OK) == 0 ? nil : errno
+        while true {
+            let shown = path.isEmpty ? "." : path
+            if stat(shown, &info) == 0 {
+                if (info.st_mode & S_IFMT) != S_IFDIR { return (ENOTDIR, shown) }
+                return (access(shown, W_OK | X_OK) == 0 ? nil : errno, shown)
             }
-            if errno == ENOTDIR { return ENOTDIR }
+            if path.isEmpty || path == "/" { return (nil, nil) }
             path = (path as NSString).deletingLastPathComponent
         }
-        return nil
     }
 
     // MARK: Writing
@@ -133,7 +146,7 @@ struct StoreBackup {
         var info = stat()
         let mode = stat(store.resolvedPath, &info) == 0 ? mode_t(info.st_mode & 0o666) : 0o644
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw failure(errno, subject: folder) }
+        guard descriptor >= 0 else { throw failure(errno, subject: shown) }
         do {
             if isWAL {
                 close(descriptor)
@@ -142,7 +155,7 @@ struct StoreBackup {
             } else {
                 defer { close(descriptor) }
                 try copyFile(store.connection, to: descriptor, cancellation: cancellation)
-                guard fsync(descriptor) == 0 else { throw failure(errno, subject: folder) }
+                guard fsync(descriptor) == 0 else { throw failure(errno, subject: shown) }
             }
         } catch {
             Self.remove(temporary)
@@ -162,7 +175,7 @@ struct StoreBackup {
             let bytes = try connection.readMainFile(offset: offset, count: Int(min(1 << 20, size - offset)))
             if bytes.isEmpty { break }
             let code = writeAll(bytes, to: descriptor)
-            if code != 0 { throw failure(code, subject: folder, size: size) }
+            if code != 0 { throw failure(code, subject: shown, size: size) }
             offset += Int64(bytes.count)
         }
     }
@@ -174,9 +187,9 @@ struct StoreBackup {
         } catch {
             let size = (try? store.connection.mainFileSize()) ?? 0
             switch error.kind {
-            case .full: throw failure(ENOSPC, subject: folder, size: size)
-            case .cantOpen, .readOnly: throw failure(EACCES, subject: folder)
-            default: throw failure(reason: Migrator.words(for: error), advice: advice(for: EIO), subject: folder)
+            case .full: throw failure(ENOSPC, subject: shown, size: size)
+            case .cantOpen, .readOnly: throw failure(EACCES, subject: shown)
+            default: throw failure(reason: Migrator.words(for: error), advice: advice(for: EIO), subject: shown)
             }
         }
     }
@@ -214,12 +227,12 @@ struct StoreBackup {
                 try Self.sync(folder)
                 return candidate
             }
-            guard code == EEXIST else { throw failure(code, subject: folder) }
+            guard code == EEXIST else { throw failure(code, subject: shown) }
             if case .file(let path) = destination {
                 throw MigrationError(kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
             }
         }
-        throw failure(EEXIST, subject: folder)
+        throw failure(EEXIST, subject: shown)
     }
 
     /// `link(2)`, which never replaces a file; where the file system has no hard
