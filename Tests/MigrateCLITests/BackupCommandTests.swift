@@ -174,6 +174,28 @@ import TestSupport
         #expect(f.snapshot(store) == before)
     }
 
+    /// A WAL store whose last commit is still in its -wal file (a reader keeps it
+    /// from being checkpointed): the backup holds that commit too.
+    @Test func aWALStoresBackupHoldsWhatIsStillInItsWAL() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let store = try f.store()
+        try SQLiteFile.execute(f.path(store), "PRAGMA journal_mode = WAL")
+        let reader = try ReadLock(path: f.path(store), table: "ZITEM")
+        defer { reader.release() }
+        try SQLiteFile.execute(f.path(store), "UPDATE ZITEM SET ZNAME = 'changed in the WAL' WHERE Z_PK = 1")
+        let original = try StoreDump.dump(f.path(store))
+        #expect(original.contains("changed in the WAL"))
+        #expect((try FileManager.default.attributesOfItem(atPath: f.path(store + "-wal"))[.size] as? Int ?? 0) > 0)
+
+        let result = try f.migrate(["apply"] + f.models + [store, "--backup", "backup.sqlite"])
+        #expect(result.status == 0, "\(result)")
+        // Nothing beside the backup (before anything opens it: the copy of a WAL store
+        // is a WAL database, and opening it makes its -shm).
+        #expect(try f.directory.contents().filter { $0.hasPrefix("backup.sqlite") } == ["backup.sqlite"])
+        #expect(try StoreDump.dump(f.path("backup.sqlite")) == original)
+    }
+
     /// A dry run copies the store as a real run would, then keeps no backup.
     @Test func aDryRunKeepsNoBackup() throws {
         let f = try StockFixture()
