@@ -177,9 +177,9 @@ public struct Migrator {
             options.cancellation?.detach()
             guard let before else {
                 // Nothing was written: the lock was not taken, or the store was not
-                // read yet.
+                // read yet (and no copy was taken).
                 try? store.close()
-                throw error
+                throw backup.map { Self.settle($0, copy: nil, published: nil, after: error) } ?? error
             }
             let reported: any Error
             if options.cancellation?.isCancelled == true {
@@ -202,16 +202,17 @@ public struct Migrator {
     /// the message says so); when it is not, the copy becomes the backup to restore
     /// from, and the message names it.
     static func settle(_ backup: StoreBackup, copy: StoreBackup.Copy?, published: String?, after error: any Error) -> any Error {
-        guard let failure = error as? MigrationError else { return error }
-        var message = failure.message
-        if failure.kind == .restoreFailed {
+        let failure = error as? MigrationError
+        if failure?.kind == .restoreFailed, var message = failure?.message {
             if let kept = published ?? copy.flatMap({ try? backup.publish($0) }) {
                 message += "; the backup of the store as it was before: \(kept)"
             }
-            return MigrationError(kind: failure.kind, message: message)
+            return MigrationError(kind: .restoreFailed, message: message)
         }
         if let copy { StoreBackup.remove(copy.temporary) }
         if let published { StoreBackup.remove(published) }
+        guard let failure else { return error }
+        var message = failure.message
         let kept: String
         switch backup.destination {
         case .file(let path): kept = "so the backup \(path) was not kept"

@@ -12,8 +12,8 @@ import SQLiteStore
 /// name and synced, and takes that name (a hard link: an existing file is never
 /// replaced) only when the migration is about to commit. A run that changes nothing
 /// (a failed check, a policy error, a dry run, a signal, a store another process
-/// migrated first) leaves no backup; a kill leaves at most the temporary file, which
-/// the next run of the same backup removes.
+/// migrated first) leaves no backup; a kill leaves at most the temporary file
+/// (`temporaryPath`).
 struct StoreBackup {
     /// Where the backup goes.
     enum Destination {
@@ -142,7 +142,6 @@ struct StoreBackup {
         let taken = Date()
         let temporary = temporaryPath(taken: taken)
         Self.remove(temporary)
-        if case .folder = destination { removeAbandonedCopies() }
         var info = stat()
         let mode = stat(store.resolvedPath, &info) == 0 ? mode_t(info.st_mode & 0o666) : 0o644
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -248,7 +247,9 @@ struct StoreBackup {
 
     /// The temporary file of a copy: `PATH.partial` for a backup file (a kill's
     /// leftover is replaced by the next run), `<stem>.<time>.<pid>-<n>.partial` in a
-    /// backup folder, which several processes may write into at once.
+    /// backup folder, which several processes may write into at once (a kill's
+    /// leftover stays: another process's copy in progress looks the same, and is
+    /// never removed by this one).
     func temporaryPath(taken: Date) -> String {
         switch destination {
         case .file(let path):
@@ -256,18 +257,6 @@ struct StoreBackup {
         case .folder(let folder):
             let unique = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             return (folder as NSString).appendingPathComponent("\(storeName).v\(from)-to-\(to).\(Self.stamp(taken)).\(unique).partial")
-        }
-    }
-
-    /// Temporary files of this store's backups left in the folder by processes that
-    /// were killed (their process is gone).
-    func removeAbandonedCopies() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix("\(storeName).v") && name.hasSuffix(".partial") {
-            let parts = name.dropLast(8).split(separator: ".")
-            guard let owner = parts.last?.split(separator: "-").first.flatMap({ Int32($0) }), owner > 0,
-                  kill(owner, 0) != 0, errno == ESRCH else { continue }
-            Self.remove((folder as NSString).appendingPathComponent(name))
         }
     }
 
