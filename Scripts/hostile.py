@@ -57,7 +57,7 @@ A trial, in a temp folder:
       store unchanged, then migrates. fifo, symlink_dangling: every command exits 1, 4 or 5, the FIFO
       stays a FIFO, the symlink's target is not created.
     - two_paths: exactly one run reports "migrated"; every apply exits 0 ("migrated", or "nothing to do"), or 1
-      saying the store changed or was locked "..., so no backup was kept in backups"; the fleet reports each
+      saying the store changed or was locked "..., so this run kept no backup in backups"; the fleet reports each
       path once, the first one listed migrated (or current: an apply was first) and every later path to the
       same file "duplicate" of it; exactly one file in backups/ (searched, temporary files included), named
       <the migrating path>.v1-to-N.<time>.sqlite, whose dump equals the reference; the store migrated as above.
@@ -815,7 +815,7 @@ class Trial:
                     migrations, migrator, by = migrations + 1, path, "apply"
                 elif res.rc == 0 and res.out.startswith(f"{path}: ") and f" version {last} is current; nothing to do" in res.out:
                     others.add("current")
-                elif not (res.rc == 1 and res.out == "" and res.err.rstrip("\n").endswith("nothing was changed, so no backup was kept in backups")
+                elif not (res.rc == 1 and res.out == "" and res.err.rstrip("\n").endswith("nothing was changed, so this run kept no backup in backups")
                           and ("the store changed since it was planned" in res.err or "holds the store" in res.err)):
                     raise Failure("an apply beside another migrator neither migrated, found nothing to do, nor kept no backup", res.cmd, res)
                 else:

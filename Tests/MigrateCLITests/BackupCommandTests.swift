@@ -125,11 +125,11 @@ import TestSupport
             // After the plan's warning (the plan was made before the other run committed).
             let changed = other.status == 1 && other.stderr.hasSuffix("""
                 \nerror: \(paths[index]): the store changed since it was planned (another migration ran?); plan again; \
-                nothing was changed, so no backup was kept in backups
+                nothing was changed, so this run kept no backup in backups
 
                 """)
             let locked = other.status == 1 && other.stderr.contains("another migration, writer or reader holds the store")
-                && other.stderr.hasSuffix("nothing was changed, so no backup was kept in backups\n")
+                && other.stderr.hasSuffix("nothing was changed, so this run kept no backup in backups\n")
             #expect(nothingToDo || changed || locked, "\(other)")
         }
         #expect(try StockStore.history(path: f.path(paths[0])) == [[1, 2]])
@@ -155,18 +155,18 @@ import TestSupport
         let path = try f.migrate(["apply"] + f.models + migrations + [store, "--backup", "backup.sqlite"])
         #expect(path.status == 1, "\(path)")
         #expect(path.stdout == "")
-        #expect(path.stderr == "error: \(failure), so the backup backup.sqlite was not kept\n")
+        #expect(path.stderr == "error: \(failure), so this run kept no backup at backup.sqlite\n")
         #expect(f.snapshot(store) == before)
 
         let folder = try f.migrate(["apply"] + f.models + migrations + [store, "--backup-dir", "backups"])
         #expect(folder.status == 1, "\(folder)")
-        #expect(folder.stderr == "error: \(failure), so no backup was kept in backups\n")
+        #expect(folder.stderr == "error: \(failure), so this run kept no backup in backups\n")
         #expect(f.snapshot(store) == before)
 
         let json = try f.migrate(["apply", "--json"] + f.models + migrations + [store, "--backup-dir", "backups"])
         #expect(json.status == 1)
         let event = try CLIFixture.object(try #require(json.stdout.split(separator: "\n").last.map(String.init)))
-        #expect(event["message"] as? String == "\(failure), so no backup was kept in backups")
+        #expect(event["message"] as? String == "\(failure), so this run kept no backup in backups")
 
         #expect(try f.directory.contents() == ["Models", "backups", "contacts.sqlite"])
         #expect(Self.files(under: f.path("backups")) == ["older.sqlite"])

@@ -48,7 +48,7 @@ import TestSupport
                 "\(result.stderr)")
         #expect(result.stderr.hasSuffix("""
             ); raise the file-size limit (ulimit -f), or choose a backup path in another folder; \
-            nothing was changed, so the backup backup.sqlite was not kept
+            nothing was changed, so this run kept no backup at backup.sqlite
 
             """), "\(result.stderr)")
         #expect(f.snapshot(store) == before)

@@ -215,8 +215,8 @@ public struct Migrator {
         var message = failure.message
         let kept: String
         switch backup.destination {
-        case .file(let path): kept = "so the backup \(path) was not kept"
-        case .folder(let folder): kept = "so no backup was kept in \(folder)"
+        case .file(let path): kept = "so this run kept no backup at \(path)"
+        case .folder(let folder): kept = "so this run kept no backup in \(folder)"
         }
         message += message.hasSuffix("nothing was changed") || message.hasSuffix("the store is unchanged") ? ", \(kept)" : "; \(kept)"
         return MigrationError(kind: failure.kind, message: message)
