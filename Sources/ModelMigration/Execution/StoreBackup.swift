@@ -24,8 +24,6 @@ struct StoreBackup {
     }
 
     let destination: Destination
-    /// The store's path as given (for messages).
-    let storePath: String
     /// The store's file name without `.sqlite`.
     let storeName: String
     let from: Int
@@ -64,7 +62,7 @@ struct StoreBackup {
         }
         var name = (plan.storePath as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
-        let backup = StoreBackup(destination: destination, storePath: plan.storePath, storeName: name,
+        let backup = StoreBackup(destination: destination, storeName: name,
                                  from: plan.sourceVersion, to: plan.targetVersion)
         try backup.prepareFolder()
         return backup
