@@ -39,6 +39,9 @@ A trial, in a temp folder:
       ulimit               apply under `ulimit -f K`, SIGXFSZ ignored, K near the store's size
       kill, kill_backup    apply (with --backup) SIGKILLed at a random moment, then run again (legit)
       reader               another process holds a read transaction during apply --timeout 1 (legit)
+      two_paths            one store reached by several paths (itself, a hard link, relative and absolute
+                           symlinks, a path listed twice), migrated at once by 2-3 `apply --backup-dir`, by one
+                           `fleet apply --backup-dir --jobs J` over those paths, or both (legit)
  4. status, plan, apply --verify (3 in 10 with --backup), each within 60 s. A failure: a hang; a crash
     (exit >= 128, a signal, "Fatal error", "arithmetic overflow"... on stderr); an exit code the README
     does not give that command; status or plan changing the file or leaving a hot journal; and
@@ -53,6 +56,12 @@ A trial, in a temp folder:
       the reference; a second apply migrates everything. reader: apply --timeout 1 exits 1 within 6 s,
       store unchanged, then migrates. fifo, symlink_dangling: every command exits 1, 4 or 5, the FIFO
       stays a FIFO, the symlink's target is not created.
+    - two_paths: exactly one run reports "migrated"; every apply exits 0 ("migrated", or "nothing to do"), or 1
+      saying the store changed or was locked "..., so this run kept no backup in backups"; the fleet reports each
+      path once, the first one listed migrated (or current: an apply was first) and every later path to the
+      same file "duplicate" of it; exactly one file in backups/ (searched, temporary files included), named
+      <the migrating path>.v1-to-N.<time>.sqlite, whose dump equals the reference; the store migrated as above.
+    Any apply that exits != 0 with --backup leaves no file at the backup path.
     The reference: a copy of the hostile store and journal opened by sqlite3 (which rolls a hot journal
     back); its rows, read as version 1, are carried through the versions in Python.
 """
@@ -71,8 +80,9 @@ STRINGS = ["", "plain", "O'Brien \"q\"", "línea\nzwei 漢字 🙂", "nul\x00ins
 WORDS = "amber basil cedar dune ember fjord grove heath iris juniper kelp lotus maple nettle olive pine quartz reed sage thyme umber vale willow yarrow zinnia".split()
 MENU = ["none", "swap_names", "zent_unknown", "zent_other", "dangling_to_one", "dangling_join", "wrong_entity", "huge_pk",
         "huge_zmax", "huge_zent", "delete_pk_rows", "truncate", "overwrite", "stale_journal", "fifo", "symlink",
-        "symlink_dangling", "wrong_mapping", "ulimit", "kill", "kill_backup", "reader"]
-LEGIT = {"none", "dangling_to_one", "dangling_join", "huge_pk", "huge_zmax", "symlink", "stale_journal", "kill", "kill_backup", "reader"}
+        "symlink_dangling", "wrong_mapping", "ulimit", "kill", "kill_backup", "reader", "two_paths"]
+LEGIT = {"none", "dangling_to_one", "dangling_join", "huge_pk", "huge_zmax", "symlink", "stale_journal", "kill", "kill_backup", "reader",
+         "two_paths"}
 CHANGES = ["add_attr", "remove_attr", "rename_attr", "widen", "require", "unrequire", "rename_entity", "add_entity",
            "add_child", "to_many", "order", "rename_rel", "add_rel", "layout_only", "mapping"]
 MISSING = object()
@@ -662,6 +672,8 @@ class Trial:
         self.run(self.cmd("status"), {0, 1, 3, 4, 5})
         self.no_hot_journal("after a failed apply")
         self.unchanged(f"apply exited {res.rc}")
+        if self.backup and os.path.lexists(self.path(self.backup)):
+            raise Failure(f"apply exited {res.rc}, the store unchanged, and left a backup", res.cmd, res)
         if legit:
             raise Failure("a legitimate store was refused", res.cmd, res)
 
@@ -702,6 +714,8 @@ class Trial:
         apply = self.cmd("apply", "--verify")
         if kind in ("kill", "kill_backup", "reader"):
             return self.reader(apply) if kind == "reader" else self.kill(apply)
+        if kind == "two_paths":
+            return self.two_paths()
         if kind == "ulimit":
             self.extra.append(f"ulimit -f {(k := r.randint(max(1, len(self.ref_bytes) // 1024 - 16), len(self.ref_bytes) // 1024 + 48))}")
             apply = ["bash", "-c", f"ulimit -f {k}; trap '' XFSZ; exec \"$0\" \"$@\""] + apply
@@ -755,6 +769,85 @@ class Trial:
             p.wait()
         self.run(apply, {0})
         self.migrated("apply after the reader left")
+
+
+    def two_paths(self):
+        """Several paths to the store, and several migrators at once: one migration, one backup, of the old version."""
+        r, last = self.rng, len(self.h.versions)
+        os.link(self.path(self.store), self.path("hard.sqlite"))
+        os.symlink(self.store, self.path("soft.sqlite"))
+        os.makedirs(self.path("links"))
+        os.symlink(self.path(self.store), self.path("links", "abs.sqlite"))
+        paths = [self.store, "hard.sqlite", "soft.sqlite", "links/abs.sqlite"]
+        way = r.choice(["apply", "fleet", "both"])
+        applies = r.sample(paths, r.randint(2, 3)) if way == "apply" else r.sample(paths, r.randint(1, 2)) if way == "both" else []
+        listed = [] if way == "apply" else r.sample(paths, r.randint(2, 4))
+        if listed and r.random() < 0.3:
+            listed.insert(r.randint(1, len(listed)), r.choice(listed))   # the same path twice
+        jobs = r.randint(1, 3)
+        self.extra.append(f"{way}: apply {applies}, fleet --jobs {jobs} {listed}")
+        flags = lambda: ["--backup-dir", "backups"] + ["--verify"] * (r.random() < 0.3)
+        cmds = [[self.migrate, "apply", p, "--models", "Models", "--migrations", "Migrations"] + flags() for p in applies]
+        if listed:
+            cmds.append([self.migrate, "fleet", "apply", *listed, "--models", "Models", "--migrations", "Migrations",
+                         "--jobs", str(jobs), "--json"] + flags())
+        r.shuffle(cmds)
+        procs = []
+        for c in cmds:   # at once, or a little apart: a fleet compiles its models first, an apply plans at once
+            time.sleep(r.choice([0, 0, r.uniform(0, 0.4)]))
+            procs.append(subprocess.Popen(c, cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True))
+        results = []
+        for c, p in zip(cmds, procs):
+            t0 = time.monotonic()
+            try:
+                out, err = p.communicate(timeout=TIMEOUT)
+                hung = False
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                (out, err), hung = p.communicate(), True
+            results.append(check(Result(c, p.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
+                                        time.monotonic() - t0, hung), {0, 1}))
+        migrations, migrator, by, others = 0, None, None, set()
+        for res in results:
+            if res.cmd[1] == "apply":
+                path = res.cmd[2]
+                if res.rc == 0 and res.out.startswith(f"migrated {path} from version 1 to {last}: "):
+                    migrations, migrator, by = migrations + 1, path, "apply"
+                elif res.rc == 0 and res.out.startswith(f"{path}: ") and f" version {last} is current; nothing to do" in res.out:
+                    others.add("current")
+                elif not (res.rc == 1 and res.out == "" and res.err.rstrip("\n").endswith("nothing was changed, so this run kept no backup in backups")
+                          and ("the store changed since it was planned" in res.err or "holds the store" in res.err)):
+                    raise Failure("an apply beside another migrator neither migrated, found nothing to do, nor kept no backup", res.cmd, res)
+                else:
+                    others.add("changed" if "the store changed" in res.err else "locked")
+                continue
+            records = [json.loads(l) for l in res.out.splitlines() if l.strip()]
+            stores = [x for x in records if x.get("event") == "store"]
+            if res.rc != 0 or sorted(x["store"] for x in stores) != sorted(listed):
+                raise Failure(f"fleet apply reported {[(x['store'], x['status']) for x in stores]} for {listed}", res.cmd, res)
+            first = {}
+            for x in stores:
+                if x["status"] == "migrated":
+                    migrations, migrator, by = migrations + 1, x["store"], "fleet"
+            for p in listed:
+                first.setdefault(os.stat(self.path(p)).st_ino, p)
+            primary = [x for x in stores if x["store"] == listed[0] and x["status"] != "duplicate"]
+            if len(primary) != 1 or primary[0]["status"] not in ("migrated", "current"):
+                raise Failure(f"fleet apply: the first path listed, {listed[0]}, was not migrated once: {stores}", res.cmd, res)
+            dups = [x for x in stores if x["status"] == "duplicate"]
+            if len(dups) != len(listed) - 1 or any(x.get("duplicateOf") != listed[0] for x in dups):
+                raise Failure(f"fleet apply: the later paths are not all duplicates of {listed[0]}: {stores}", res.cmd, res)
+        self.outcome = (f"{way}: migrated by {by}" + (f", other applies {'/'.join(sorted(others))}" if others else "")
+                        if migrations == 1 else f"{way}: {migrations} migrations")
+        if migrations != 1:
+            raise Failure(f"{migrations} runs report a migration of the one store", cmds[0])
+        backups = [os.path.join(d, f) for d, _, fs in os.walk(self.path("backups")) for f in fs]
+        stem = os.path.basename(migrator)[:-len(".sqlite")]
+        if len(backups) != 1 or not re.fullmatch(rf"{re.escape(stem)}\.v1-to-{last}\.\d{{8}}T\d{{6}}Z\.sqlite", os.path.basename(backups[0])):
+            raise Failure(f"expected one backup {stem}.v1-to-{last}.<time>.sqlite, found {[os.path.relpath(b, self.dir) for b in backups]}")
+        if self.ref_logical is not None and logical(backups[0]) != self.ref_logical:
+            raise Failure(f"the backup {os.path.relpath(backups[0], self.dir)} does not hold the store as it was before")
+        self.migrated("two paths")
 
 
 def main():

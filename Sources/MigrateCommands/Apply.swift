@@ -11,7 +11,9 @@ struct Apply: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
 
-    @Option(name: .long, help: ArgumentHelp("Write a consistent copy of the store here before changing it (the file must not exist).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("""
+        Keep a copy of the store as it was here (the file must not exist, its folder must); kept only when the migration commits.
+        """, valueName: "path"))
     var backup: String?
 
     @OptionGroup var migration: MigrationRunOptions
@@ -88,10 +90,14 @@ struct Apply: ParsableCommand {
             Output.jsonLine(Event.done(result))
         } else {
             let verb = result.dryRun ? "dry run: would migrate" : "migrated"
+            // A dry run copies the store as a real run would (the copy fits, the
+            // folder is writable), then keeps no backup: nothing was changed.
+            let asked = backup != nil || backupDirectory != nil
+            let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
             Output.out("""
                 \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
                 \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
-                \(result.dryRun ? " (rolled back; the store is unchanged)" : "")\(result.backup.map { "; backup at \($0)" } ?? "")
+                \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
                 """)
             if let backup = result.backup, !result.dryRun {
                 // With nothing else using the store: the copy is a complete store of
@@ -108,8 +114,8 @@ struct Apply: ParsableCommand {
 /// How a migration runs, shared by `apply` and `fleet apply`.
 struct MigrationRunOptions: ParsableArguments {
     @Option(name: .customLong("backup-dir"), help: ArgumentHelp("""
-        Write a consistent copy of each store into this folder before changing it, as <store>.v<from>-to-<to>.<UTC time>.sqlite \
-        (the same folder works release after release; a fleet puts each copy under its store's own folder path).
+        Keep a copy of each store as it was in this folder, as <store>.v<from>-to-<to>.<UTC time>.sqlite, only when its migration \
+        commits (the same folder works release after release; a fleet puts each copy under its store's own folder path).
         """, valueName: "folder"))
     var backupDirectory: String?
 

@@ -75,7 +75,10 @@ struct FleetOptions: ParsableArguments {
     func count(excluding excluded: [String]) -> Int? {
         if storesFrom.contains("-") { return nil }
         var count = 0
-        for case .store in list(excluding: excluded) { count += 1 }
+        for entry in list(excluding: excluded) {
+            if case .unreadable = entry { continue }
+            count += 1
+        }
         return count
     }
 }
@@ -120,8 +123,11 @@ struct FleetTally: Encodable {
     var noPath = 0
     var unknownVersion = 0
     var failed = 0
+    /// Paths that reach a store listed before them (handled once, as that path).
+    var duplicates = 0
     var seconds = 0.0
-    /// Every store that is not fine, with why (these are few, or the run is wrong).
+    /// Every store that is not fine, with why (these are few, or the run is wrong),
+    /// and every duplicate path, with the path it duplicates.
     var problems: [Problem] = []
 
     struct Problem: Encodable {
@@ -140,9 +146,10 @@ struct FleetTally: Encodable {
         case .noPath: noPath += 1
         case .unknownVersion: unknownVersion += 1
         case .failed: failed += 1
+        case .duplicate: duplicates += 1
         }
         switch outcome.status {
-        case .noPath, .unknownVersion, .failed:
+        case .noPath, .unknownVersion, .failed, .duplicate:
             problems.append(Problem(store: outcome.path, status: outcome.status.rawValue, message: outcome.message ?? ""))
         default: break
         }
@@ -160,7 +167,8 @@ struct FleetTally: Encodable {
     /// The problems, grouped by status, for the closing text.
     func problemLines() -> [String] {
         var lines: [String] = []
-        for (status, title) in [("failed", "failed"), ("unknown-version", "unknown version"), ("no-path", "no migration path")] {
+        for (status, title) in [("failed", "failed"), ("unknown-version", "unknown version"), ("no-path", "no migration path"),
+                                ("duplicate", "reached again by another path, handled once")] {
             let some = problems.filter { $0.status == status }
             if some.isEmpty { continue }
             lines.append("\(title) (\(some.count)):")
@@ -184,6 +192,7 @@ struct FleetStoreRecord: Encodable {
     var backup: String?
     var warnings: [String]?
     var danglingReferences: [String]?
+    var duplicateOf: String?
     var message: String?
 
     init(_ outcome: FleetStoreOutcome) {
@@ -194,6 +203,7 @@ struct FleetStoreRecord: Encodable {
         target = outcome.target
         seconds = (outcome.seconds * 1000).rounded() / 1000
         message = outcome.message
+        duplicateOf = outcome.duplicateOf
         if let result = outcome.result {
             rowsTouched = result.rowsTouched
             checksPassed = result.checksPassed
@@ -394,6 +404,7 @@ final class FleetSurvey: @unchecked Sendable {
         if tally.noPath > 0 { counts.append("\(tally.noPath) without a migration path") }
         if tally.unknownVersion > 0 { counts.append("\(tally.unknownVersion) of an unknown version") }
         if tally.failed > 0 { counts.append("\(tally.failed) unreadable") }
+        if tally.duplicates > 0 { counts.append("\(tally.duplicates) reached again by another path") }
         if !counts.isEmpty { lines.append(counts.joined(separator: ", ")) }
         if showPlans {
             for key in chainOrder {
@@ -481,6 +492,7 @@ struct FleetApply: ParsableCommand {
             if tally.noPath > 0 { parts.append("\(tally.noPath) without a migration path") }
             if tally.unknownVersion > 0 { parts.append("\(tally.unknownVersion) of an unknown version") }
             if tally.failed > 0 { parts.append("\(tally.failed) failed") }
+            if tally.duplicates > 0 { parts.append("\(tally.duplicates) reached again by another path (handled once)") }
             var lines = ["""
                 \(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") \
                 in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))

@@ -44,7 +44,13 @@ import TestSupport
         let size = try #require(before.bytes?.count)
         let result = try migrateWithFileLimit(f, kib: size / 2048, ["apply", "--backup", "backup.sqlite"] + f.models + [store])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("backup.sqlite: backup failed: "), "\(result.stderr)")
+        #expect(result.stderr.contains("\nerror: \(f.directory.path): cannot write the backup there: the file-size limit was reached (the copy needs "),
+                "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("""
+            ); raise the file-size limit (ulimit -f), or choose a backup path in another folder; \
+            nothing was changed, so this run kept no backup at backup.sqlite
+
+            """), "\(result.stderr)")
         #expect(f.snapshot(store) == before)
         #expect(try f.directory.contents() == ["Models", "stock.sqlite"])
         // A backup that succeeds is complete at its path, with nothing beside it.

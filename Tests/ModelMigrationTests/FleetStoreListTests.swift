@@ -83,4 +83,40 @@ import TestSupport
         #expect(path == directory.file("nope.txt"))
         #expect(reason.contains("No such file"))
     }
+
+    /// One file reached by several paths (a hard link, a symbolic link, a folder
+    /// through a link, the same path twice) is listed once, as the first path met;
+    /// every later path is a duplicate of it, in every shard, so that shards agree.
+    @Test func aFileReachedByTwoPathsIsListedOnceAndTheOthersAsDuplicates() throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-list-duplicates")
+        defer { directory.remove() }
+        let a = try directory.write("real/a.sqlite", "a")
+        let b = try directory.write("real/b.sqlite", "b")
+        let c = try directory.write("real/c.sqlite", "c")
+        #expect(link(a, directory.file("hard.sqlite")) == 0)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("soft.sqlite"), withDestinationPath: "real/a.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("linked"), withDestinationPath: "real")
+        let sources = [a, directory.file("hard.sqlite"), b, directory.file("soft.sqlite"), a, c, directory.file("linked/c.sqlite")]
+        let entries = Array(FleetStoreList(sources: sources.map { .path($0) }))
+        #expect(entries == [
+            .store(a), .duplicate(path: directory.file("hard.sqlite"), of: a), .store(b), .duplicate(path: directory.file("soft.sqlite"), of: a),
+            .duplicate(path: a, of: a), .store(c), .duplicate(path: directory.file("linked/c.sqlite"), of: c),
+        ])
+
+        // Shards: every file is a store in exactly one shard, the one of its first
+        // path; each later path is a duplicate in its own shard, of that first path.
+        var stores: [String] = []
+        var duplicates: [String: String] = [:]
+        for index in 0..<3 {
+            for entry in FleetStoreList(sources: sources.map { .path($0) }, shard: FleetShard(index: index, count: 3)) {
+                switch entry {
+                case .store(let path): stores.append(path)
+                case .duplicate(let path, let first): duplicates[path, default: ""] += first
+                case .unreadable: Issue.record("\(entry)")
+                }
+            }
+        }
+        #expect(stores.sorted() == [a, b, c])
+        #expect(duplicates == [directory.file("hard.sqlite"): a, directory.file("soft.sqlite"): a, a: a, directory.file("linked/c.sqlite"): c])
+    }
 }

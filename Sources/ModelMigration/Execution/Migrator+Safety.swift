@@ -61,9 +61,10 @@ struct StoreFingerprint: Equatable {
 }
 
 extension Migrator {
-    /// Takes the backup (when asked) and the store's write lock, and runs `body` in
-    /// that transaction, which commits or rolls back as `body` decides (a dry run
-    /// rolls back); when `body` or the commit throws, it is rolled back.
+    /// Takes the store's write lock and runs `body` in that transaction, which
+    /// commits or rolls back as `body` decides (a dry run rolls back); when `body` or
+    /// the commit throws, it is rolled back. The backup, when asked for, is taken by
+    /// `body`, under this lock (`StoreBackup`).
     ///
     /// `BEGIN EXCLUSIVE`: in rollback-journal mode a migration needs readers out
     /// anyway (to spill its cache and to commit), and waiting for them once, at the
@@ -73,85 +74,36 @@ extension Migrator {
     func inLockedTransaction<T>(_ store: Store, plan: MigrationPlan, options: Options,
                                 _ body: () throws -> (T, Connection.TransactionCompletion)) throws -> T {
         let connection = store.connection
-        let deadline = Date().addingTimeInterval(options.timeout)
-        // A backup cannot be taken by the connection that holds the write lock, so it
-        // is taken just before; PRAGMA data_version tells whether another process
-        // committed in between, and then the backup is taken again.
-        var attempts = 0
-        while true {
-            attempts += 1
-            let versionBefore = try connection.scalarInt64("PRAGMA data_version") ?? 0
-            if let backup = options.backupPath { try writeBackup(store, to: backup) }
-            connection.busyTimeout = max(0, deadline.timeIntervalSinceNow)
-            var began = false
-            var result: T?
-            do {
-                try connection.inTransaction(.exclusive) {
-                    began = true
-                    let versionAfter = try connection.scalarInt64("PRAGMA data_version") ?? 0
-                    if options.backupPath != nil, versionAfter != versionBefore { return .rollback }
-                    let (value, completion) = try body()
-                    result = value
-                    return completion
-                }
-            } catch let error where !began {
-                if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
-                guard let error = error as? SQLiteError else { throw error }
-                if error.kind == .busy || error.kind == .locked {
-                    let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
-                    throw MigrationError(kind: .locked, message: """
-                        \(plan.storePath): another migration, writer or reader holds the store\(who); \
-                        waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed
-                        """)
-                }
-                throw StoreError.from(error, path: plan.storePath)
+        connection.busyTimeout = max(0, options.timeout)
+        var began = false
+        var result: T?
+        do {
+            try connection.inTransaction(.exclusive) {
+                began = true
+                let (value, completion) = try body()
+                result = value
+                return completion
             }
-            if let result { return result }
-            if attempts >= 5 {
-                if let backup = options.backupPath { try? FileManager.default.removeItem(atPath: backup) }
-                throw MigrationError(kind: .backupFailed,
-                                     message: "\(plan.storePath): the store kept changing while it was being backed up; nothing was changed")
+        } catch let error where !began {
+            guard let error = error as? SQLiteError else { throw error }
+            if error.kind == .busy || error.kind == .locked {
+                let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
+                throw MigrationError(kind: .locked, message: """
+                    \(plan.storePath): another migration, writer or reader holds the store\(who); \
+                    waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed
+                    """)
             }
+            throw StoreError.from(error, path: plan.storePath)
         }
+        guard let result else {
+            throw MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration's transaction ended without a result; nothing was changed")
+        }
+        return result
     }
 
     static func seconds(_ value: Double) -> String {
         // Int(exactly:) is nil beyond Int's range (and for infinity), where Int(_:) traps.
         value == value.rounded() ? Int(exactly: value).map(String.init) ?? value.description : String(format: "%.1f", value)
-    }
-
-    /// Writes a consistent copy of the store to `path`: into a temporary file beside
-    /// it, synced, then renamed into place, so that `path` only ever names a
-    /// complete backup (a kill or a full disk leaves no half-written file there).
-    func writeBackup(_ store: Store, to path: String) throws {
-        let temporary = path + ".partial"
-        func removeTemporary() {
-            for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
-        }
-        removeTemporary()
-        do {
-            try store.connection.backup(to: temporary)
-            try Self.sync(path: temporary)
-            guard rename(temporary, path) == 0 else {
-                throw MigrationError(kind: .backupFailed,
-                                     message: "\(path): cannot move the backup into place: \(String(cString: strerror(errno))); nothing was changed")
-            }
-            try Self.sync(path: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
-        } catch let error as MigrationError {
-            removeTemporary()
-            throw error
-        } catch {
-            removeTemporary()
-            throw MigrationError(kind: .backupFailed, message: "\(path): backup failed: \(error); nothing was changed")
-        }
-    }
-
-    /// `fsync` of a file or a folder (so that a rename survives a power cut).
-    static func sync(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw StoreError(.sqlite, "cannot open to sync: \(String(cString: strerror(errno)))", path: path) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw StoreError(.sqlite, "cannot sync: \(String(cString: strerror(errno)))", path: path) }
     }
 
     /// After a failure under the lock: rolls back; when SQLite could not, closes the

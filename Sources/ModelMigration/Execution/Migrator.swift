@@ -93,11 +93,14 @@ public struct MigrationResult: Sendable, Codable {
 public struct Migrator {
     /// Options of `apply`.
     public struct Options: Sendable {
-        /// Write a consistent copy of the store here first (must not exist).
+        /// Keep a copy of the store as it was before the migration here (the file
+        /// must not exist; its folder must). The copy is taken under the migration's
+        /// lock and kept only when the migration commits (`StoreBackup`).
         public var backupPath: String?
-        /// Write a consistent copy of the store into this folder first, named
-        /// `<store>.v<from>-to-<to>.<UTC time>.sqlite` (a new name every release, so
-        /// a deploy script can pass the same folder every time).
+        /// Keep a copy of the store as it was before the migration in this folder
+        /// (created if missing), named `<store>.v<from>-to-<to>.<UTC time>.sqlite` (a
+        /// new name every release, so a deploy script can pass the same folder every
+        /// time); kept only when the migration commits.
         public var backupDirectory: String?
         /// Run everything, report, then roll back.
         public var dryRun = false
@@ -131,68 +134,116 @@ public struct Migrator {
     }
 
     /// Applies `plan` to its store.
+    ///
+    /// With a backup asked for, the copy is taken under the migration's lock once the
+    /// store is found to be the version planned, and kept only when the migration
+    /// commits (`StoreBackup`): a failed or dry run leaves none, and says so.
     @discardableResult
     public func apply(_ plan: MigrationPlan, options: Options = Options(), progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationResult {
         if plan.isEmpty { return try verifyCurrent(plan, options: options) }
-        var options = options
-        if let folder = options.backupDirectory, options.backupPath == nil {
-            options.backupPath = try Self.backupPath(in: folder, store: plan.storePath, from: plan.sourceVersion, to: plan.targetVersion)
-        }
-        if let backup = options.backupPath, FileManager.default.fileExists(atPath: backup) {
-            throw MigrationError(kind: .backupFailed, message: "\(backup): the backup file already exists; choose a new path")
-        }
+        let backup = try StoreBackup.requested(by: options, plan: plan)
         let store = try Store.open(path: plan.storePath, access: .readWrite, busyTimeout: options.timeout)
         let started = Date()
         // Taken under the lock before the first write: once it exists, whatever
         // fails, the store is brought back and proven unchanged before the error
         // is reported.
         var before: StoreFingerprint?
+        // The copy for the backup, until it becomes the backup (`published`).
+        var copy: StoreBackup.Copy?
+        var published: String?
         do {
             let result = try inLockedTransaction(store, plan: plan, options: options) {
-                before = try StoreFingerprint(store)
+                let fingerprint = try StoreFingerprint(store)
+                before = fingerprint
                 options.cancellation?.attach(store.connection)
-                let result = try migrate(store, plan: plan, options: options, started: started, progress: progress)
-                return (result, options.dryRun ? .rollback : .commit)
+                // The store must still be what was planned for, before it is copied.
+                let metadata = try plannedMetadata(store, plan: plan)
+                if let backup { copy = try backup.write(from: store, isWAL: fingerprint.isWAL, cancellation: options.cancellation) }
+                var result = try migrate(store, plan: plan, metadata: metadata, options: options, started: started, progress: progress)
+                if options.dryRun { return (result, .rollback) }
+                if let backup, let written = copy {
+                    published = try backup.publish(written)
+                    copy = nil
+                    result.backup = published
+                }
+                return (result, .commit)
             }
             options.cancellation?.detach()
+            // A dry run's copy: nothing was changed, so no backup is kept.
+            if let copy { StoreBackup.remove(copy.temporary) }
             try store.close()
             return result
         } catch {
             options.cancellation?.detach()
             guard let before else {
                 // Nothing was written: the lock was not taken, or the store was not
-                // read yet.
+                // read yet (and no copy was taken).
                 try? store.close()
-                throw error
+                throw backup.map { Self.settle($0, copy: nil, published: nil, after: error) } ?? error
             }
+            let reported: any Error
             if options.cancellation?.isCancelled == true {
                 let interrupted = MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
-                throw restore(store, to: before, after: interrupted)
+                reported = restore(store, to: before, after: interrupted)
+            } else {
+                // Errors of SQLite itself (a COMMIT that could not write) say what failed
+                // in words, and, once the store is proven unchanged, that it is.
+                let described = error is MigrationError ? error
+                    : MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed")
+                reported = restore(store, to: before, after: described)
             }
-            // Errors of SQLite itself (a COMMIT that could not write) say what failed
-            // in words, and, once the store is proven unchanged, that it is.
-            let described = error is MigrationError ? error
-                : MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed")
-            throw restore(store, to: before, after: described)
+            guard let backup else { throw reported }
+            throw Self.settle(backup, copy: copy, published: published, after: reported)
         }
     }
 
-    /// Runs the plan inside the locked transaction (`inLockedTransaction` commits
-    /// it, or on a dry run rolls it back).
-    func migrate(_ store: Store, plan: MigrationPlan, options: Options, started: Date,
-                 progress: (MigrationEvent) -> Void) throws -> MigrationResult {
-        let connection = store.connection
-        // The store must still be what was planned for.
+    /// After a failure: when the store is proven unchanged, no backup is kept (the
+    /// copy, or a backup published just before a commit that failed, is removed, and
+    /// the message says so); when it is not, the copy becomes the backup to restore
+    /// from, and the message names it.
+    static func settle(_ backup: StoreBackup, copy: StoreBackup.Copy?, published: String?, after error: any Error) -> any Error {
+        let failure = error as? MigrationError
+        if failure?.kind == .restoreFailed, var message = failure?.message {
+            if let kept = published ?? copy.flatMap({ try? backup.publish($0) }) {
+                message += "; the backup of the store as it was before: \(kept)"
+            }
+            return MigrationError(kind: .restoreFailed, message: message)
+        }
+        if let copy { StoreBackup.remove(copy.temporary) }
+        if let published { StoreBackup.remove(published) }
+        guard let failure else { return error }
+        var message = failure.message
+        let kept: String
+        switch backup.destination {
+        case .file(let path): kept = "so this run kept no backup at \(path)"
+        case .folder(let folder): kept = "so this run kept no backup in \(folder)"
+        }
+        message += message.hasSuffix("nothing was changed") || message.hasSuffix("the store is unchanged") ? ", \(kept)" : "; \(kept)"
+        return MigrationError(kind: failure.kind, message: message)
+    }
+
+    /// The store's metadata, once the store is found to be the one planned for:
+    /// the same version (hash set) and store (UUID), with the rows the plan moves as
+    /// the plan relies on.
+    func plannedMetadata(_ store: Store, plan: MigrationPlan) throws -> StoreMetadata {
         let metadata = try store.readMetadata()
         guard VersionHasher.digest(metadata.versionHashes) == plan.sourceHashesDigest, metadata.storeUUID == plan.storeUUID else {
             throw MigrationError(kind: .storeChanged,
                                  message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         }
         // What the plan relies on, checked on exactly the rows it will migrate.
-        let problems = try StoreAudit.violations(of: plan.preconditions, on: connection)
+        let problems = try StoreAudit.violations(of: plan.preconditions, on: store.connection)
         if !problems.isEmpty {
             throw MigrationError(kind: .inconsistentStore, message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
         }
+        return metadata
+    }
+
+    /// Runs the plan inside the locked transaction (`inLockedTransaction` commits
+    /// it, or on a dry run rolls it back).
+    func migrate(_ store: Store, plan: MigrationPlan, metadata: StoreMetadata, options: Options, started: Date,
+                 progress: (MigrationEvent) -> Void) throws -> MigrationResult {
+        let connection = store.connection
 
         let before = connection.totalChanges
         // References that already dangle are carried, not refused. Counting them
@@ -227,7 +278,7 @@ public struct Migrator {
         try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
         try store.writeModelCache(plan.target)
         return MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
-                               checksPassed: run.checksPassed, dryRun: options.dryRun, backup: options.backupPath,
+                               checksPassed: run.checksPassed, dryRun: options.dryRun, backup: nil,
                                carriedDanglingReferences: run.carried, warnings: run.emptied.map(\.description))
     }
 
@@ -395,30 +446,6 @@ public struct Migrator {
             }
         }
         progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
-    }
-
-    /// `<folder>/<store file name>.v<from>-to-<to>.<UTC time>.sqlite`, with `-2`,
-    /// `-3`… before `.sqlite` when that name is taken; the folder is created.
-    static func backupPath(in folder: String, store: String, from: Int, to: Int, now: Date = Date()) throws -> String {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw MigrationError(kind: .backupFailed, message: "\(folder): cannot create the backup folder: \(error.localizedDescription); nothing was changed")
-        }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        var name = (store as NSString).lastPathComponent
-        if name.hasSuffix(".sqlite") { name.removeLast(7) }
-        let stem = (folder as NSString).appendingPathComponent("\(name).v\(from)-to-\(to).\(formatter.string(from: now))")
-        var candidate = stem + ".sqlite"
-        var suffix = 2
-        while FileManager.default.fileExists(atPath: candidate) {
-            candidate = "\(stem)-\(suffix).sqlite"
-            suffix += 1
-        }
-        return candidate
     }
 
     /// What went wrong in words first, SQLite's code after.

@@ -20,6 +20,9 @@ public struct FleetStoreOutcome: Sendable {
         case unknownVersion = "unknown-version"
         /// Anything else went wrong (exit 1): unchanged.
         case failed
+        /// The same store file as another path of the list (`duplicateOf`), listed
+        /// before it: not handled again.
+        case duplicate
     }
 
     /// The store's path, as the list gave it.
@@ -34,6 +37,8 @@ public struct FleetStoreOutcome: Sendable {
     public var target: Int?
     /// Why it failed, or a note.
     public var message: String?
+    /// For a duplicate: the path of the list that reaches the same file first.
+    public var duplicateOf: String?
     /// What `apply` did, for migrated stores.
     public var result: MigrationResult?
     /// The plan's warnings (destructive ones say how many values are lost), and
@@ -134,6 +139,11 @@ public struct FleetRunner: Sendable {
                 let outcome: FleetStoreOutcome
                 switch entry {
                 case .store(let path): outcome = handle(path, mode: mode)
+                case .duplicate(let path, let first):
+                    outcome = FleetStoreOutcome(path: path, status: .duplicate, message: """
+                        the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
+                        handled once, as \(first)
+                        """, duplicateOf: first, seconds: 0)
                 case .unreadable(let path, let reason):
                     outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
                 }

@@ -35,9 +35,14 @@ public struct FleetStoreList: Sequence, Sendable {
         self.shard = shard
     }
 
-    /// One entry: a store path, or a source that could not be read.
+    /// One entry: a store path, a path to a store listed already (the same file:
+    /// same device and inode, symbolic links followed), or a source that could not be
+    /// read.
     public enum Entry: Sendable, Hashable {
         case store(String)
+        /// `path` reaches the same file as `of`, listed before it: a hard link, a
+        /// symbolic link, or the same file listed twice. It is handled once, as `of`.
+        case duplicate(path: String, of: String)
         case unreadable(path: String, reason: String)
     }
 
@@ -53,6 +58,8 @@ public struct FleetStoreList: Sequence, Sendable {
         var directory: DirectoryCursor?
         /// The list file being read.
         var lines: LineReader?
+        /// The files listed so far, to find a store reached by a second path.
+        var identities = StoreIdentities()
 
         init(list: FleetStoreList) { self.list = list }
 
@@ -93,7 +100,21 @@ public struct FleetStoreList: Sequence, Sendable {
             }
             // A file given by name is a store whatever its name; a missing one is
             // reported as such (migrate never creates a store it was asked to migrate).
+            var info = stat(), link = stat()
+            if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+                let isLink = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
+                return entry(path, info: info, isLink: isLink)
+            }
             return list.owns(path) ? .store(path) : nil
+        }
+
+        /// A store file of this shard: new, or reached already by another path.
+        /// Duplicates are found before the shard is chosen, so that every shard
+        /// agrees on which path of a file is handled (the first one listed).
+        mutating func entry(_ path: String, info: stat, isLink: Bool) -> Entry? {
+            let first = identities.firstPath(of: path, info: info, isLink: isLink)
+            guard list.owns(path) else { return nil }
+            return first.map { .duplicate(path: path, of: $0) } ?? .store(path)
         }
 
         /// The next store of the directory walk, or nil when the walk needs the next
@@ -120,7 +141,8 @@ public struct FleetStoreList: Sequence, Sendable {
                 // A link to a store file is a store.
                 var info = stat()
                 guard lstat(child, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFLNK {
+                let isLink = (info.st_mode & S_IFMT) == S_IFLNK
+                if isLink {
                     guard stat(child, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
                 }
                 if (info.st_mode & S_IFMT) == S_IFDIR {
@@ -129,7 +151,7 @@ public struct FleetStoreList: Sequence, Sendable {
                     continue
                 }
                 guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name) else { continue }
-                if list.owns(child) { return .store(child) }
+                if let entry = entry(child, info: info, isLink: isLink) { return entry }
             }
         }
     }
