@@ -170,9 +170,19 @@ extension StoreFingerprint {
                 return .commit
             }
         } catch {
-            guard let before else { throw error }
+            guard let before, needsProof(store) else { throw error }
             throw proveUnchanged(store, before: before, after: error)
         }
         return result!
+    }
+
+    /// Whether a failed transaction may have left the store other than it was:
+    /// SQLite could not end it, or a journal is still beside the store (a rollback
+    /// that an I/O error stopped). A refusal our own code raised, after which SQLite
+    /// rolled back cleanly, needs no reopening: the store stays open for more work.
+    static func needsProof(_ store: Store) -> Bool {
+        if store.connection.isInTransaction { return true }
+        let size = (try? FileManager.default.attributesOfItem(atPath: store.resolvedPath + "-journal"))?[.size] as? Int
+        return size.map { $0 > 0 } ?? false
     }
 }

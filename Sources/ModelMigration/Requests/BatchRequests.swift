@@ -117,7 +117,7 @@ extension StoreRequests {
             } else {
                 reported = error
             }
-            guard let before else { throw reported }
+            guard let before, StoreFingerprint.needsProof(access.store) else { throw reported }
             let proven = StoreFingerprint.proveUnchanged(access.store, before: before, after: reported)
             if proven is RequestError { throw proven }
             throw RequestError(.failed, "\(proven)")
