@@ -95,4 +95,37 @@ import TestSupport
         }
         #expect(try StoreDump.dump(scenario.storePath) == before)
     }
+    /// Under a small address space a thread cannot be created: libdispatch used to
+    /// retry forever at 0 % CPU. Every run must end in bounded time, and a store
+    /// that was not migrated is left as it was.
+    @Test func aSmallAddressSpaceNeverHangs() throws {
+        let scenario = try MigrationScenario("Notes", versions: ["""
+        entities:
+          Note:
+            attributes: { title: string, body: string? }
+
+        """, """
+        entities:
+          Note:
+            attributes: { title: string }
+
+        """])
+        defer { scenario.remove() }
+        _ = try scenario.withObjects { access in
+            try access.insert("Note", values: ["title": .string("a"), "body": .string("b")], primaryKey: 1)
+        }
+        let original = try #require(FileManager.default.contents(atPath: scenario.storePath))
+        for limit in stride(from: 100_000, through: 200_000, by: 10_000) {
+            for command in [["apply"], ["fleet", "status"], ["fleet", "apply", "--jobs", "2"]] {
+                FileManager.default.createFile(atPath: scenario.storePath, contents: original)
+                let arguments = ["20", "bash", "-c", "ulimit -v \(limit); exec \"$0\" \"$@\"", CommandRunner.migratePath]
+                    + command + [scenario.storePath, "--models", scenario.modelsFolder]
+                let result = try CommandRunner.run("/usr/bin/timeout", arguments)
+                #expect(result.status != 124, "ulimit -v \(limit) \(command): hung")
+                if result.status != 0 && command != ["fleet", "status"] {
+                    #expect(FileManager.default.contents(atPath: scenario.storePath) == original, "ulimit -v \(limit) \(command): \(result)")
+                }
+            }
+        }
+    }
 }
