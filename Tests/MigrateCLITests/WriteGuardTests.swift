@@ -6,6 +6,25 @@ import TestSupport
 /// message and exit 128 + n, nothing is left beside the store; an unreadable
 /// mapping folder is refused, never read as "no mapping files".
 @Suite struct WriteGuardTests {
+    /// Version 2 drops `Note.body`: a hop a mapping file could map; one note stored.
+    func notes() throws -> MigrationScenario {
+        let scenario = try MigrationScenario("Notes", versions: ["""
+        entities:
+          Note:
+            attributes: { title: string, body: string? }
+
+        """, """
+        entities:
+          Note:
+            attributes: { title: string }
+
+        """])
+        _ = try scenario.withObjects { access in
+            try access.insert("Note", values: ["title": .string("a"), "body": .string("kept")], primaryKey: 1)
+        }
+        return scenario
+    }
+
     /// The signal arrives while the command waits for another writer's lock, so
     /// it always comes before the work; the lock is then released and the command
     /// must stop at its first statement, not write.
@@ -64,21 +83,8 @@ import TestSupport
     /// a symbolic link that loops; for another owner's 0700 folder the message names
     /// "Permission denied") refuses the plan instead of inferring the mapped hop.
     @Test func anUnreadableMappingFolderRefuses() throws {
-        let scenario = try MigrationScenario("Notes", versions: ["""
-        entities:
-          Note:
-            attributes: { title: string, body: string? }
-
-        """, """
-        entities:
-          Note:
-            attributes: { title: string }
-
-        """])
+        let scenario = try notes()
         defer { scenario.remove() }
-        _ = try scenario.withObjects { access in
-            try access.insert("Note", values: ["title": .string("a"), "body": .string("kept")], primaryKey: 1)
-        }
         let before = try StoreDump.dump(scenario.storePath)
         let folder = scenario.migrationsFolder
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -99,21 +105,8 @@ import TestSupport
     /// retry forever at 0 % CPU. Every run must end in bounded time, and a store
     /// that was not migrated is left as it was.
     @Test func aSmallAddressSpaceNeverHangs() throws {
-        let scenario = try MigrationScenario("Notes", versions: ["""
-        entities:
-          Note:
-            attributes: { title: string, body: string? }
-
-        """, """
-        entities:
-          Note:
-            attributes: { title: string }
-
-        """])
+        let scenario = try notes()
         defer { scenario.remove() }
-        _ = try scenario.withObjects { access in
-            try access.insert("Note", values: ["title": .string("a"), "body": .string("b")], primaryKey: 1)
-        }
         let original = try #require(FileManager.default.contents(atPath: scenario.storePath))
         for limit in stride(from: 100_000, through: 200_000, by: 10_000) {
             for command in [["apply"], ["fleet", "status"], ["fleet", "apply", "--jobs", "2"]] {

@@ -157,21 +157,27 @@ extension StoreFingerprint {
 }
 
 extension StoreFingerprint {
-    /// Runs `body` in one exclusive transaction on `store` and commits; after any
-    /// failure proves the store unchanged (`proveUnchanged`), as apply does.
-    static func guardedTransaction<T>(_ store: Store, _ body: () throws -> T) throws -> T {
+    /// Runs `body` in one exclusive transaction on `store`, which commits or rolls
+    /// back as `body` decides; after any failure proves the store unchanged
+    /// (`proveUnchanged`), as apply does. `notBegun` words an error from before the
+    /// transaction began (a lock not obtained), `failed` one from inside it.
+    static func guardedTransaction<T>(_ store: Store, notBegun: (any Error) -> any Error = { $0 }, failed: (any Error) -> any Error = { $0 },
+                                      _ body: () throws -> (T, Connection.TransactionCompletion)) throws -> T {
         let connection = store.connection
         var before: StoreFingerprint?
         var result: T?
         do {
             try connection.inTransaction(.exclusive) {
                 before = try StoreFingerprint(connection)
-                result = try body()
-                return .commit
+                let (value, completion) = try body()
+                result = value
+                return completion
             }
         } catch {
-            guard let before, needsProof(store) else { throw error }
-            throw proveUnchanged(store, before: before, after: error)
+            guard let before else { throw notBegun(error) }
+            let reported = failed(error)
+            guard needsProof(store) else { throw reported }
+            throw proveUnchanged(store, before: before, after: reported)
         }
         return result!
     }

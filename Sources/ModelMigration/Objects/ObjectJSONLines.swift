@@ -178,7 +178,7 @@ public enum ObjectJSONLines {
         do {
             // One exclusive transaction, proven unchanged after any failure.
             return try StoreFingerprint.guardedTransaction(access.store) {
-                try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
+                (try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
                     for (index, line) in lines.enumerated() where !isBlank(line) {
                         let number = index + 1
                         let object: ParsedObject
@@ -201,7 +201,7 @@ public enum ObjectJSONLines {
                         try batch.insert(object.entity, values: object.values, relationships: object.relationships,
                                          primaryKey: object.primaryKey, source: number)
                     }
-                }
+                }, .commit)
             }
         } catch let refused as ObjectRefusals {
             throw LoadError(problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },

@@ -90,39 +90,32 @@ extension StoreRequests {
     /// `dryRun`. After any failure the store is proven unchanged (as apply proves
     /// it): rolled back, no journal left, its fingerprint as before.
     func inWriteTransaction<T>(timeout: Double, dryRun: Bool, _ body: () throws -> T) throws -> T {
-        let connection = access.store.connection
-        guard !connection.isReadOnly else { throw RequestError(.failed, "\(access.store.path): the store is open read-only") }
-        connection.busyTimeout = timeout
-        var result: T?
-        var before: StoreFingerprint?
+        let store = access.store
+        guard !store.connection.isReadOnly else { throw RequestError(.failed, "\(store.path): the store is open read-only") }
+        store.connection.busyTimeout = timeout
+        func failed(_ error: any Error) -> any Error {
+            guard let error = error as? SQLiteError else { return error }
+            return RequestError(.failed, "\(StoreError.from(error, path: store.path)); nothing was changed")
+        }
+        func notBegun(_ error: any Error) -> any Error {
+            guard let error = error as? SQLiteError, error.kind == .busy || error.kind == .locked else { return failed(error) }
+            let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
+            return RequestError(.failed, """
+                \(store.path): another migration, writer or reader holds the store\(who); \
+                waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                """)
+        }
         do {
             // Exclusive, as apply's: in rollback-journal mode the wait for readers is
             // here, bounded by --timeout, and not again at the commit, where a
             // signal could no longer stop the work.
-            try connection.inTransaction(.exclusive) {
-                before = try StoreFingerprint(connection)
-                result = try body()
-                return dryRun ? .rollback : .commit
+            return try StoreFingerprint.guardedTransaction(store, notBegun: notBegun, failed: failed) {
+                (try body(), dryRun ? .rollback : .commit)
             }
-        } catch {
-            let reported: any Error
-            if let error = error as? SQLiteError, before == nil, error.kind == .busy || error.kind == .locked {
-                let who = LockHolders.describe(path: access.store.resolvedPath).map { " (held by \($0))" } ?? ""
-                reported = RequestError(.failed, """
-                    \(access.store.path): another migration, writer or reader holds the store\(who); \
-                    waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
-                    """)
-            } else if let error = error as? SQLiteError {
-                reported = RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
-            } else {
-                reported = error
-            }
-            guard let before, StoreFingerprint.needsProof(access.store) else { throw reported }
-            let proven = StoreFingerprint.proveUnchanged(access.store, before: before, after: reported)
-            if proven is RequestError { throw proven }
-            throw RequestError(.failed, "\(proven)")
+        } catch let error as MigrationError {
+            // The store could not be proven unchanged: said in the request's terms.
+            throw RequestError(.failed, "\(error)")
         }
-        return result!
     }
 
     func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> Int {
