@@ -75,5 +75,7 @@ enum ExitStatus {
     static let migrationNeeded = ExitCode(3)
     static let noMigrationPath = ExitCode(4)
     static let unknownVersion = ExitCode(5)
+    /// `plan`/`apply --fail-on-destructive`: the plan loses data; nothing was changed.
+    static let destructive = ExitCode(6)
     static let usage = ExitCode(64)
 }
