@@ -6,7 +6,10 @@ import ModelMigration
 struct Apply: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Migrate a store to the target version in one transaction: all of it or nothing.",
-        discussion: "Exit 0 done (or nothing to do); 1 failure (store unchanged); 4 no migration path; 5 unknown store version.")
+        discussion: """
+            Exit 0 done (or nothing to do); 1 failure (store unchanged); 4 no migration path; 5 unknown store version; \
+            6 destructive steps with --fail-on-destructive (store unchanged).
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
@@ -21,6 +24,15 @@ struct Apply: ParsableCommand {
     @Flag(name: .long, help: "Do not report rows done within long table rebuilds and index builds (the benchmark measures what reporting costs).")
     var noProgress = false
 
+    @OptionGroup var gate: DestructiveGate
+
+    @Flag(name: .long, help: "When no file is at the store's path, create the store at the target version (a fresh server) instead of failing.")
+    var createIfMissing = false
+
+    @Option(name: .long, help: ArgumentHelp("With --create-if-missing: the model of the store (default: the only one under --models).",
+                                            valueName: "name"))
+    var model: String?
+
     var backupDirectory: String? { migration.backupDirectory }
     var dryRun: Bool { migration.dryRun }
     var verify: Bool { migration.verify }
@@ -28,9 +40,16 @@ struct Apply: ParsableCommand {
 
     func validate() throws {
         if backup != nil && backupDirectory != nil { throw ValidationError("--backup and --backup-dir: give one of them") }
+        if model != nil && !createIfMissing { throw ValidationError("--model names the model of a store --create-if-missing creates") }
     }
 
     func run() throws {
+        var info = stat()
+        // Only a path naming nothing at all: a dangling symbolic link is a mistake to report.
+        if createIfMissing, lstat(options.store, &info) != 0, errno == ENOENT {
+            try create()
+            return
+        }
         let plan: MigrationPlan
         let outcome = global.makePlan(options, timeout: timeout, forApply: true)
         switch outcome {
@@ -47,6 +66,15 @@ struct Apply: ParsableCommand {
                                                            dryRun: dryRun, backup: nil)))
             } else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
             return
+        }
+        if let refusal = gate.refusal(of: plan) {
+            if global.json {
+                Output.jsonLine(Event.failed(message: refusal, exitCode: ExitStatus.destructive.rawValue, diagnostics: nil,
+                                             destructive: plan.destructiveWarnings.map(\.message)))
+            } else {
+                Output.err("error: \(refusal)")
+            }
+            throw ExitStatus.destructive
         }
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
         let progress = ProgressReporter(json: global.json)
@@ -99,7 +127,12 @@ struct Apply: ParsableCommand {
                 \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
                 \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
                 """)
-            if let backup = result.backup, !result.dryRun {
+            if let folder = backupDirectory, !result.dryRun, result.backup != nil {
+                Output.out("""
+                    to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
+                    --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
+                    """)
+            } else if let backup = result.backup, !result.dryRun {
                 // With nothing else using the store: the copy is a complete store of
                 // the old version, and any -wal/-shm beside the store belongs to the new one.
                 Output.out("""
@@ -107,6 +140,30 @@ struct Apply: ParsableCommand {
                     && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
                     """)
             }
+        }
+    }
+}
+
+extension Apply {
+    /// `--create-if-missing` with nothing at the path: a new store at the target
+    /// version (nothing to migrate), or with `--dry-run` only what would be made.
+    func create() throws {
+        let compiled = try global.model(named: model, in: global.loadModels())
+        let version = try global.versions([options.to ?? compiled.current.version], of: compiled)[0]
+        if !dryRun {
+            do {
+                try Store.create(path: options.store, version: version, overwrite: false).close()
+            } catch {
+                throw global.fail("\(error)", ExitStatus.failure)
+            }
+        }
+        if global.json {
+            Output.jsonLine(Event.created(store: options.store, model: compiled.name, version: version.version, dryRun: dryRun))
+        } else {
+            Output.out("""
+                \(dryRun ? "dry run: would create" : "created") \(options.store): no store was there \
+                (--create-if-missing); model \(compiled.name) version \(version.version)
+                """)
         }
     }
 }
@@ -213,11 +270,14 @@ extension Apply {
         case rows(done: Int64, total: Int64)
         case checks(count: Int)
         case done(MigrationResult)
-        case failed(message: String, exitCode: Int32, diagnostics: [Diagnostic]?)
+        /// `--create-if-missing` created the store (nothing to migrate).
+        case created(store: String, model: String, version: Int, dryRun: Bool)
+        /// `destructive`: the warnings `--fail-on-destructive` refused (exit 6).
+        case failed(message: String, exitCode: Int32, diagnostics: [Diagnostic]?, destructive: [String]? = nil)
 
         private enum Key: String, CodingKey {
             case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched, checksPassed, dryRun,
-                 backup, danglingReferences, warnings, message, exitCode, diagnostics, error
+                 backup, danglingReferences, warnings, message, exitCode, diagnostics, error, destructive, store, model, version
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -239,8 +299,12 @@ extension Apply {
                 try c.encode(result.checksPassed, forKey: .checksPassed); try c.encode(result.dryRun, forKey: .dryRun)
                 try c.encode(result.backup, forKey: .backup)
                 try c.encode(result.carriedDanglingReferences, forKey: .danglingReferences); try c.encode(result.warnings, forKey: .warnings)
-            case .failed(let message, let exitCode, let diagnostics):
+            case .created(let store, let model, let version, let dryRun):
+                try c.encode("created", forKey: .event); try c.encode(store, forKey: .store); try c.encode(model, forKey: .model)
+                try c.encode(version, forKey: .version); try c.encode(dryRun, forKey: .dryRun)
+            case .failed(let message, let exitCode, let diagnostics, let destructive):
                 try c.encode("failed", forKey: .event); try c.encode(message, forKey: .message); try c.encode(exitCode, forKey: .exitCode)
+                try c.encodeIfPresent(destructive, forKey: .destructive)
                 try c.encode(ErrorReport.Detail(message: message, exitCode: exitCode, diagnostics: diagnostics), forKey: .error)
             }
         }

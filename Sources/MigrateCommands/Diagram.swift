@@ -51,6 +51,7 @@ struct Diagram: ParsableCommand {
                 throw global.fail(failure.description, ExitStatus.noMigrationPath)
             }
             if let note = resolution.note, !global.json { Output.err(note) }
+            if !global.json { for warning in resolution.warnings { Output.err(warning) } }
             diagram = EntityDiagram(mapping: resolution.mapping, source: chosen[0], destination: chosen[1])
         } else {
             diagram = EntityDiagram(version: chosen.first ?? compiled.current)

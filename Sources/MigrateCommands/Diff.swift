@@ -37,11 +37,13 @@ struct Diff: ParsableCommand {
             throw global.fail(failure.description, ExitStatus.noMigrationPath)
         }
         if global.json {
-            try Output.json(DiffReport(mapping: resolution.mapping, refusals: [], error: nil))
+            try Output.json(DiffReport(mapping: resolution.mapping, refusals: [], error: nil,
+                                       missingPolicies: resolution.missingPolicies.isEmpty ? nil : resolution.missingPolicies))
             return
         }
         Output.out(Self.render(resolution.mapping, source: compiled.version(from), destination: compiled.version(to)))
         if let note = resolution.note { Output.err(note) }
+        for warning in resolution.warnings { Output.err(warning) }
     }
 
     /// The mapping between two versions and what was left out of it.
@@ -50,6 +52,13 @@ struct Diff: ParsableCommand {
         var mapping: MappingModel
         /// A note for stderr when mapping files of single hops were not merged into a multi-hop mapping.
         var note: String?
+        /// Policies the mapping file names that this `migrate` lacks (plan and apply of the hop exit 4).
+        var missingPolicies: [String] = []
+
+        /// A warning line per missing policy.
+        var warnings: [String] {
+            missingPolicies.map { GlobalOptions.missingPolicyWarning($0, file: mapping.mappingFile) }
+        }
     }
 
     /// The mapping `diff` shows (and `diagram A B` draws): for adjacent versions the
@@ -66,7 +75,8 @@ struct Diff: ParsableCommand {
         let file = to == from + 1 ? files.file(from: from, to: to) : nil
         let mapping: MappingModel
         do {
-            mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: Set(MigrateTool.policies.names))
+            // Showing a mapping needs no policy: a policy this migrate lacks is named, not refused.
+            mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: nil)
         } catch let error as DiagnosticsError {
             throw global.fail("the mapping file has errors", ExitStatus.failure, diagnostics: error.diagnostics,
                               rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
@@ -77,7 +87,10 @@ struct Diff: ParsableCommand {
             note: mapping files of single hops are not merged into a multi-hop diff \
             (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them
             """
-        return Resolution(mapping: mapping, note: note)
+        let known = Set(MigrateTool.policies.names)
+        let missing = mapping.entityMappings.compactMap(\.policy).filter { !known.contains($0) }
+        return Resolution(mapping: mapping, note: note,
+                          missingPolicies: missing.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
     }
 
     struct DiffReport: Encodable {
@@ -85,6 +98,8 @@ struct Diff: ParsableCommand {
         var refusals: [Refusal]
         /// Set when there is no mapping (exit 4), as every command's failure.
         var error: ErrorReport.Detail?
+        /// Policies the mapping file names that this `migrate` lacks (absent when none).
+        var missingPolicies: [String]? = nil
     }
 
     static func render(_ mapping: MappingModel, source: CompiledVersion? = nil, destination: CompiledVersion? = nil) -> String {

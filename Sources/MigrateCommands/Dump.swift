@@ -22,19 +22,15 @@ struct Dump: ParsableCommand {
     }
 
     func run() throws {
-        let models = global.loadModelsIfPresent()
+        let access = try global.openStoreForReading(store, models: global.loadModelsIfPresent(), entity: entity)
+        defer { try? access.store.close() }
         do {
-            let opened = try Store.open(path: store, access: .readOnly)
-            let version = try opened.currentVersion(among: models)
-            let access = try ObjectAccess(store: opened, version: version)
             var buffer = ""
             try ObjectJSONLines.dump(access, entity: entity, limit: limit) { line in
                 buffer += line + "\n"
                 if buffer.utf8.count > 1 << 16 { Output.write(buffer); buffer = "" }
             }
             Output.write(buffer)
-        } catch let error as UnknownVersionError {
-            throw global.fail("\(error)", ExitStatus.unknownVersion)
         } catch let error as StoreError {
             throw global.fail("\(error)", ExitStatus.failure)
         }

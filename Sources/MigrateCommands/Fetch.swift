@@ -9,7 +9,8 @@ struct Fetch: ParsableCommand {
         discussion: """
         Objects of subentities are included and labelled with their entity unless --no-subentities. \
         A table on a terminal, JSON Lines with --json; rows stream, so memory does not grow with the result. \
-        Exit 0; 3 when the store needs a migration first; 5 when its version is unknown; 64 for a predicate or key that does not fit the model.
+        A store at an older version is read at its own version (stderr says so). \
+        Exit 0; 5 when its version is unknown; 64 for a predicate or key that does not fit the model.
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -85,7 +86,7 @@ struct Fetch: ParsableCommand {
     }
 
     func run() throws {
-        let access = try global.openCurrentStore(store, access: .readOnly)
+        let access = try global.openStoreForReading(store, models: try global.loadModels(), entity: entity)
         defer { try? access.store.close() }
         let requests = StoreRequests(access: access)
         do {

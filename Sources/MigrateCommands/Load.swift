@@ -33,6 +33,8 @@ struct Load: ParsableCommand {
             let opened = try Store.open(path: store, access: .readWrite)
             let version = try opened.currentVersion(among: models)
             let access = try ObjectAccess(store: opened, version: version)
+            // The entity argument is a usage error like fetch's (64, with a suggestion).
+            try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)")
             let count = try global.rollingBackOnSignals(opened) {
                 try ObjectJSONLines.load(access, entity: entity, bytes: bytes, file: file == "-" ? "<stdin>" : file)
             }

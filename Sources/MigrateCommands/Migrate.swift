@@ -39,7 +39,7 @@ struct Migrate: ParsableCommand {
         abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
         version: "0.1.0",
         subcommands: [Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
-                      Plan.self, Apply.self, Fleet.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self]
+                      Plan.self, Apply.self, Restore.self, Fleet.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self]
     )
 }
 
@@ -75,5 +75,7 @@ enum ExitStatus {
     static let migrationNeeded = ExitCode(3)
     static let noMigrationPath = ExitCode(4)
     static let unknownVersion = ExitCode(5)
+    /// `plan`/`apply --fail-on-destructive`: the plan loses data; nothing was changed.
+    static let destructive = ExitCode(6)
     static let usage = ExitCode(64)
 }

@@ -5,7 +5,10 @@ import ModelMigration
 struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what apply would do: every hop and step with its cost class, destructive warnings, and with --sql the SQL.",
-        discussion: "Exit 0 with a plan (or nothing to do); 4 no migration path; 5 unknown store version; 1 failure.")
+        discussion: """
+            Exit 0 with a plan (or nothing to do); 4 no migration path; 5 unknown store version; \
+            6 destructive steps with --fail-on-destructive; 1 failure.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
@@ -19,17 +22,28 @@ struct Plan: ParsableCommand {
     @Flag(name: .long, help: "With --json: include the compiled models and layouts of every hop (large).")
     var includeModels = false
 
+    @OptionGroup var gate: DestructiveGate
+
     func run() throws {
         let outcome = global.makePlan(options, exactCounts: exactCounts)
         switch outcome {
         case .failure:
             throw global.fail(outcome)
         case .plan(let plan):
+            let refusal = gate.refusal(of: plan)
             if global.json {
-                if includeModels { try Output.json(plan) } else { try Output.json(PlanReport(plan)) }
+                if includeModels {
+                    try Output.json(plan)
+                } else {
+                    var report = PlanReport(plan)
+                    report.error = refusal.map { .init(message: $0, exitCode: ExitStatus.destructive.rawValue, diagnostics: nil) }
+                    try Output.json(report)
+                }
             } else {
                 Output.out(PlanRenderer.render(plan, showSQL: sql))
+                if let refusal { Output.err("error: \(refusal)") }
             }
+            if refusal != nil { throw ExitStatus.destructive }
         }
     }
 }
@@ -70,6 +84,8 @@ struct PlanReport: Encodable {
     var warnings: [MigrationWarning]
     var preconditions: [String]
     var danglingReferences: [DanglingReferences]
+    /// `--fail-on-destructive` refused the plan (exit 6): the error, listing the destructive warnings.
+    var error: ErrorReport.Detail?
 
     init(_ plan: MigrationPlan) {
         store = plan.storePath

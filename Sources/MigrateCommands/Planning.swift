@@ -17,6 +17,27 @@ struct PlanOptions: ParsableArguments {
     var removeDanglingReferences = false
 }
 
+/// `--fail-on-destructive` of `plan`, `apply` and `fleet plan|apply`: a gate for
+/// deploy scripts.
+struct DestructiveGate: ParsableArguments {
+    @Flag(name: .long, help: """
+        Exit 6, changing nothing, when the plan has destructive steps (an attribute or entity dropped with its data, \
+        values a rebuild cannot keep), listing them.
+        """)
+    var failOnDestructive = false
+
+    /// The refusal of `plan`, with the destructive warnings it lists; nil when the
+    /// gate is off or the plan loses nothing.
+    func refusal(of plan: MigrationPlan) -> String? {
+        let destructive = plan.destructiveWarnings
+        guard failOnDestructive, !destructive.isEmpty else { return nil }
+        return """
+            \(plan.storePath): the plan from version \(plan.sourceVersion) to \(plan.targetVersion) has \
+            \(destructive.count) destructive step\(destructive.count == 1 ? "" : "s") (--fail-on-destructive); nothing was changed:
+            """ + destructive.map { "\n  " + $0.message }.joined()
+    }
+}
+
 /// What planning ended in, mapped to the documented exit codes.
 enum PlanOutcome {
     case plan(MigrationPlan)
@@ -28,8 +49,11 @@ enum PlanOutcome {
 extension GlobalOptions {
     /// Plans the migration of a store, turning every error into its exit code.
     /// `forApply`: the migrator checks the rows' entity numbers under its lock, so
-    /// the plan does not check them first.
-    func makePlan(_ options: PlanOptions, timeout: Double = 5, exactCounts: Bool = false, forApply: Bool = false) -> PlanOutcome {
+    /// the plan does not check them first. `checkingPolicies` false: a mapping file
+    /// may name a policy this `migrate` lacks (read-only commands only tell; the
+    /// plan lists it in ``MigrationPlan/missingPolicies(known:)``).
+    func makePlan(_ options: PlanOptions, timeout: Double = 5, exactCounts: Bool = false, forApply: Bool = false,
+                  checkingPolicies: Bool = true) -> PlanOutcome {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -40,7 +64,8 @@ extension GlobalOptions {
         do {
             let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
             defer { try? store.close() }
-            var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
+            var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations,
+                                           knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil)
             planner.exactCounts = exactCounts
             planner.checksPreconditions = !forApply
             if forApply { planner.countLimit = 100_000 }
@@ -52,11 +77,35 @@ extension GlobalOptions {
         } catch {
             let planning = PlanningError(classifying: error)
             switch planning.kind {
-            case .unknownVersion: return .failure(planning.message, ExitStatus.unknownVersion)
+            case .unknownVersion: return .failure(planning.message + restoreHint(planning, store: options.store), ExitStatus.unknownVersion)
             case .noPath: return .failure(planning.message, ExitStatus.noMigrationPath)
             case .storeMismatch, .failed: return .failure(planning.message, ExitStatus.failure)
+            case .unknownTarget: return .failure(planning.message, ExitStatus.usage)
             }
         }
+    }
+
+    /// What read-only commands say of a policy a mapping file names and this
+    /// `migrate` lacks: they answer anyway; `plan` and `apply` of that hop exit 4.
+    static func missingPolicyWarning(_ policy: String, file: String?) -> String {
+        """
+        warning: \(file ?? "a mapping file") names policy '\(policy)', which is not compiled into this \(Migrate.toolName): \
+        `plan` and `apply` of that hop need a \(Migrate.toolName) built with it (README: "Your own policies and your own migrate")
+        """
+    }
+
+    /// For a store newer than this deployment (a rollback of the code, not of the
+    /// store): the command that puts back the backup taken before the newer release
+    /// migrated it.
+    func restoreHint(_ planning: PlanningError, store: String) -> String {
+        guard let unknown = planning.underlying as? UnknownVersionError, unknown.drift == nil, let recognition = unknown.recognition,
+              let stamped = recognition.stampedVersion, let current = recognition.currentVersion, stamped > current else { return "" }
+        return """
+
+            to go back to version \(current): `\(Migrate.toolName) restore \(Apply.shellQuoted(store)) --backup-dir DIR --version \(current)` \
+            puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version \(current) \
+            (changes made to the store since are lost; README: "Rolling back")
+            """
     }
 
     /// Model or mapping-file errors: every diagnostic, rendered with its line.

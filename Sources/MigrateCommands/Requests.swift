@@ -11,7 +11,9 @@ extension GlobalOptions {
         let options: PlanOptions
         // After `--`, so that a path starting with a dash is a path, as every command takes it.
         do { options = try PlanOptions.parse(["--", path]) } catch { throw fail("\(path): not a store path", ExitStatus.usage) }
-        switch makePlan(options, timeout: timeout) {
+        // Whether the store is current needs no policy: one this migrate lacks must not
+        // hide the answer (exit 3, migrate first) behind exit 4.
+        switch makePlan(options, timeout: timeout, checkingPolicies: false) {
         case .failure(let message, let code, let diagnostics, let rendered):
             throw fail(message, code, diagnostics: diagnostics, rendered: rendered)
         case .plan(let plan) where !plan.isEmpty:
@@ -32,6 +34,42 @@ extension GlobalOptions {
         } catch let error as StoreError {
             throw fail("\(error)", ExitStatus.failure)
         }
+    }
+
+    /// Opens a store for reading (`fetch`, `dump`) at the version it holds, which
+    /// need not be the current one: the models hold that version, or the store's own
+    /// copy of its compiled model does. An older store is read as it is and stderr
+    /// says so; nothing is planned, so mapping files and policies play no part.
+    /// Exit 5 when its version is unknown, 1 when it cannot be read, 64 when the
+    /// version has no entity `entity` (checked first, before the note).
+    func openStoreForReading(_ path: String, models: [CompiledModel], entity: String) throws -> ObjectAccess {
+        do {
+            let store = try Store.open(path: path, access: .readOnly)
+            let version = try store.currentVersion(among: models)
+            try requireEntity(entity, in: version)
+            if let model = models.first(where: { $0.name == version.model }), version.version < model.current.version {
+                Output.err("""
+                    note: \(path) is at version \(version.version) of \(version.model) (the current version is \(model.current.version)); \
+                    reading it at its own version (`\(Migrate.toolName) apply \(path)` migrates it)
+                    """)
+            }
+            return try ObjectAccess(store: store, version: version)
+        } catch let error as UnknownVersionError {
+            throw fail("\(error)", ExitStatus.unknownVersion)
+        } catch let error as StoreError {
+            throw fail("\(error)", ExitStatus.failure)
+        }
+    }
+
+    /// The entity of a command's argument; an unknown one is a usage error (64)
+    /// with a suggestion, as `fetch`, `update` and `delete` report it.
+    func requireEntity(_ name: String, in version: CompiledVersion, suffix: String = "") throws {
+        guard version.entity(named: name) == nil else { return }
+        let hint = Suggestions.hint(for: name, in: version.entities.map(\.name)).map { " (\($0))" } ?? ""
+        throw fail("""
+            unknown entity '\(name)'\(hint) (model \(version.model) version \(version.version) \
+            has \(version.entities.map(\.name).joined(separator: ", ")))\(suffix)
+            """, ExitStatus.usage)
     }
 
     /// Reports a request error with its exit code: 64 for a predicate, key or

@@ -17,6 +17,9 @@ struct Status: ParsableCommand {
         var version: Int?
         var target: Int?
         var message: String
+        /// Policies the mapping files of the needed hops name that this `migrate`
+        /// lacks (absent when none): `apply` needs a `migrate` built with them.
+        var missingPolicies: [String]?
     }
 
     struct FailedReport: Encodable {
@@ -28,7 +31,8 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
-        let outcome = global.makePlan(options)
+        // Read-only: a policy this migrate lacks does not stop the answer; it is named.
+        let outcome = global.makePlan(options, checkingPolicies: false)
         switch outcome {
         case .failure(let message, let code, _, _):
             let status = code == ExitStatus.unknownVersion ? "unknown-version" : code == ExitStatus.noMigrationPath ? "no-path" : "error"
@@ -45,11 +49,14 @@ struct Status: ParsableCommand {
             let message = needed
                 ? "\(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed (\(plan.allSteps.count) steps)"
                 : "\(options.store): \(plan.model) version \(plan.sourceVersion), current"
+            let missing = plan.missingPolicies(known: Set(MigrateTool.policies.names))
             if global.json {
                 try Output.json(Report(store: options.store, status: needed ? "migration-needed" : "current", exitCode: needed ? 3 : 0,
-                                       model: plan.model, version: plan.sourceVersion, target: plan.targetVersion, message: message))
+                                       model: plan.model, version: plan.sourceVersion, target: plan.targetVersion, message: message,
+                                       missingPolicies: missing.isEmpty ? nil : missing.map(\.policy)))
             } else {
                 Output.out(message)
+                for (policy, file) in missing { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
             }
             if needed { throw ExitStatus.migrationNeeded }
         }

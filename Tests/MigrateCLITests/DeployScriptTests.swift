@@ -5,9 +5,9 @@ import TestSupport
 /// The README's deploy script, as it is written there, run at three releases of a
 /// model: it must work unchanged every time, leaving one backup per migration.
 @Suite struct DeployScriptTests {
-    /// The shell block after the README's `deploy-script` marker.
-    static func script() throws -> String {
-        let readme = try String(contentsOfFile: TestModels.packageRoot + "/README.md", encoding: .utf8)
+    /// The shell block after the `deploy-script` marker of the README (or of `file`).
+    static func script(in file: String = "README.md") throws -> String {
+        let readme = try String(contentsOfFile: TestModels.packageRoot + "/" + file, encoding: .utf8)
         let marker = try #require(readme.range(of: "<!-- deploy-script"))
         let rest = readme[marker.upperBound...]
         let start = try #require(rest.range(of: "```sh\n"))
@@ -40,7 +40,7 @@ import TestSupport
         try FileManager.default.moveItem(atPath: f.path("v2.yaml"), toPath: f.path("Models/Stock/2.yaml"))
         result = try deploy()
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("to restore the backup, with nothing using the store: cp backups/stock.v1-to-2."), "\(result.stdout)")
+        #expect(result.stdout.contains("to restore the backup: migrate restore \(store) --backup-dir backups --version 1\n"), "\(result.stdout)")
         var files = try backups()
         #expect(files.count == 1 && files[0].hasPrefix("stock.v1-to-2.") && files[0].hasSuffix("Z.sqlite"), "\(files)")
         #expect(try StockStore.summary(path: f.path("backups/" + files[0])) == StockStore.expected(version: 1, items: StockFixture.smallItems))
@@ -59,5 +59,52 @@ import TestSupport
         result = try deploy()
         #expect(result.status == 0, "\(result)")
         #expect(try backups().count == 2)
+    }
+
+    /// Docs/Deploying.md's script: a fresh server, a destructive release refused
+    /// until allowed, a backup in the one absolute folder, and a rollback with
+    /// `restore`.
+    @Test func theDeployingScriptCreatesGatesAndRollsBack() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let backups = f.path("shared/backups")
+        try f.directory.write("deploy.sh", "STORE=stock.sqlite\nBACKUPS=\(backups)\n" + (try Self.script(in: "Docs/Deploying.md")))
+        let bin = (CommandRunner.migratePath as NSString).deletingLastPathComponent
+        func deploy(_ environment: String = "") throws -> CommandResult {
+            try CommandRunner.run("/bin/bash", ["-c", "PATH=\(bin):$PATH \(environment) bash deploy.sh"], in: f.directory.path)
+        }
+        // A fresh server at release 2 (version 2): the store is created, no backup.
+        var result = try deploy()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("created stock.sqlite: no store was there (--create-if-missing); model Stock version 2\n"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: backups))
+
+        // A server still at version 1 with data: release 2 drops Item.note, which
+        // holds values: refused (exit 6 inside, the script stops), store unchanged.
+        try FileManager.default.removeItem(atPath: f.path("stock.sqlite"))
+        try f.store()
+        let before = f.snapshot("stock.sqlite")
+        result = try deploy()
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("has 1 destructive step (--fail-on-destructive); nothing was changed:\n  Item.note is dropped"), "\(result)")
+        #expect(f.snapshot("stock.sqlite") == before)
+
+        // Allowed: migrated, one backup in the shared folder.
+        result = try deploy("ALLOW_DATA_LOSS=1")
+        #expect(result.status == 0, "\(result)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: backups)
+        #expect(files.count == 1 && files[0].hasPrefix("stock.v1-to-2."), "\(files)")
+        #expect(try StockStore.summary(path: f.path("stock.sqlite")).version == 2)
+
+        // Rolled back to release 1 (version 1 only): apply exits 5 and names restore, which puts version 1 back.
+        try FileManager.default.removeItem(atPath: f.path("Models/Stock/2.yaml"))
+        let refused = try f.migrate(["apply"] + f.models + ["stock.sqlite"])
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("`migrate restore stock.sqlite --backup-dir DIR --version 1`"), "\(refused.stderr)")
+        let restore = try f.migrate(["restore"] + f.models + ["stock.sqlite", "--backup-dir", backups, "--version", "1"])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try StockStore.summary(path: f.path("stock.sqlite")) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        result = try deploy()
+        #expect(result.status == 0, "\(result)")
     }
 }

@@ -68,17 +68,29 @@ import TestSupport
         for suffix in ["-wal", "-shm", "-journal"] { #expect(!FileManager.default.fileExists(atPath: shop.storePath + suffix)) }
     }
 
-    @Test func refusesAStoreThatIsNotCurrent() throws {
+    /// A store at an older version is read at its own version (stderr says so); the
+    /// writing commands still ask for a migration first (exit 3).
+    @Test func readsAnOlderStoreAtItsOwnVersionAndWritersRefuseIt() throws {
         let shop = try MigrationScenario("Shop", versions: [
             ShopModel.yaml, ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?"),
         ])
         defer { shop.remove() }
-        let result = try fetch(shop, ["Customer"])
-        #expect(result.status == 3)
+        let before = try Data(contentsOf: URL(fileURLWithPath: shop.storePath))
+        let result = try fetch(shop, ["Customer", "--count"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "0\n")
         #expect(result.stderr == """
+            note: \(shop.storePath) is at version 1 of Shop (the current version is 2); reading it at its own version \
+            (`migrate apply \(shop.storePath)` migrates it)
+
+            """)
+        let update = try CommandRunner.migrate(["update", shop.storePath, "Customer", "--set", "visits = 1", "--models", shop.modelsFolder])
+        #expect(update.status == 3)
+        #expect(update.stderr == """
             error: \(shop.storePath): the store is at version 1 of Shop, and the current version is 2; \
             migrate it first (`migrate apply \(shop.storePath)`)
 
             """)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: shop.storePath)) == before)
     }
 }

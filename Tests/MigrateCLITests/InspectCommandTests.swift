@@ -66,7 +66,12 @@ import TestSupport
         #expect(Set(report.keys) == [
             "path", "writtenBy", "storeUUID", "storeType", "model", "stampedVersion", "recognizedVersion", "closestVersion",
             "versionIdentifiers", "hashesVersion", "layoutHash", "journalMode", "fileSize", "entities", "tables", "history", "otherMetadata",
+            "metadata",
         ])
+        // The metadata property list as JSON: Core Data's keys, hashes as hex.
+        let metadata = try #require(report["metadata"] as? [String: Any])
+        #expect(metadata["NSStoreUUID"] as? String == report["storeUUID"] as? String)
+        #expect(metadata["NSStoreModelVersionHashes"] as? [String: String] == hashes)
         #expect(report["path"] as? String == store)
         #expect(report["writtenBy"] as? String == "toolkit")
         #expect(report["storeType"] as? String == "SQLite")

@@ -58,7 +58,7 @@ import TestSupport
         try f.directory.write("owners.jsonl", #"{"name":"Ann"}"# + "\n")
         let loaded = try f.migrate(["load", "--json", "new.sqlite", "Owner", "owners.jsonl"] + m)
         #expect(try Self.objects(loaded.stdout).first?["loaded"] as? Int == 1)
-        try Self.expectError(try f.migrate(["load", "--json", "new.sqlite", "Robot", "owners.jsonl"] + m), 1)
+        try Self.expectError(try f.migrate(["load", "--json", "new.sqlite", "Robot", "owners.jsonl"] + m), 64)
         #expect(try Self.objects(try f.migrate(["dump", "--json", "new.sqlite", "Owner"] + m).stdout).first?["name"] as? String == "Ann")
         try Self.expectError(try f.migrate(["dump", "--json", "nothing.sqlite", "Owner"] + m), 1)
         // apply: JSON Lines ending in done, or in failed with the error object

@@ -22,11 +22,6 @@ import TestSupport
          error: input.jsonl:3: Person.nickname: no such attribute or relationship \
          (Person has age, city, createdAt, email, fullName, posts) (nothing was loaded)
          """),
-        ("Robot", [ann],
-         "error: input.jsonl:1: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
-        // Line numbers count blank lines.
-        ("Robot", ["", ann],
-         "error: input.jsonl:2: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)"),
         ("Person", ["", ann, "", #"{"fullName":"Cy","email":"cy@example.com","age":300}"#],
          "error: input.jsonl:4: Person.age: 300 is above the maximum 200 (nothing was loaded)"),
     ])
@@ -43,6 +38,24 @@ import TestSupport
         #expect(f.snapshot(store) == before)
         #expect(f.snapshot(store).sideFiles == [])
         #expect(try f.directory.contents() == ["Models", "contacts.sqlite", "input.jsonl"])
+    }
+
+    /// The entity argument is checked before any line, as `fetch` checks it: a usage
+    /// error (64) with a suggestion, nothing loaded.
+    @Test(arguments: [
+        ("Robot", "error: unknown entity 'Robot' (model Contacts version 1 has Person, Post) (nothing was loaded)\n"),
+        ("Persons", "error: unknown entity 'Persons' (did you mean 'Person'?) (model Contacts version 1 has Person, Post) (nothing was loaded)\n"),
+    ])
+    func anUnknownEntityIsAUsageError(entity: String, message: String) throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 1)
+        try f.directory.write("input.jsonl", "\n" + Self.ann + "\n")
+        let before = f.snapshot(store)
+        let result = try f.migrate("load", store, entity, "input.jsonl")
+        #expect(result.stderr == message)
+        #expect(result.status == 64)
+        #expect(f.snapshot(store) == before)
     }
 
     @Test func aUniquenessViolationLoadsNothing() throws {
@@ -138,7 +151,12 @@ import TestSupport
 
         let dump = try f.migrate("dump", store, "Person")
         #expect(dump.status == 0)
-        #expect(dump.stderr == "")
+        // Read at the store's own version, version 1 (the folder's models go to 3).
+        #expect(dump.stderr == """
+            note: contacts.sqlite is at version 1 of Contacts (the current version is 3); reading it at its own version \
+            (`migrate apply contacts.sqlite` migrates it)
+
+            """)
         #expect(dump.stdout == """
             {"_pk":1,"_entity":"Person","age":41,"city":null,"createdAt":"2026-01-01T00:00:00Z","email":"ann@example.com","fullName":"Ann Lee"}
             {"_pk":2,"_entity":"Person","age":0,"city":"Zürich","createdAt":"2026-01-01T00:00:00Z","email":"bob@example.com","fullName":"Bob Ray"}
@@ -170,8 +188,8 @@ import TestSupport
         let store = try f.createContacts(version: 1)
         let before = f.snapshot(store)
         let unknown = try f.migrate("dump", store, "Robot")
-        #expect(unknown.status == 1)
-        #expect(unknown.stderr == "error: contacts.sqlite: unknown entity 'Robot' (model Contacts version 1 has Person, Post)\n")
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr == "error: unknown entity 'Robot' (model Contacts version 1 has Person, Post)\n")
         let negative = try f.migrate("dump", "--limit=-1", store, "Person")
         #expect(negative.status == 64)
         #expect(negative.stderr.hasPrefix("Error: --limit must be 0 or more\n"))

@@ -4,7 +4,8 @@ import TestSupport
 
 /// Policies through the shipped `migrate`, whose catalog holds the example's
 /// `SplitFullName` and `MoveCityToEntity`: a mapping file naming another policy
-/// stops `plan`, `status` and `apply` with exit 4; the example's own file migrates.
+/// stops `plan` and `apply` with exit 4, read-only commands only name it; the
+/// example's own file migrates.
 @Suite struct PolicyCommandTests {
     /// A Contacts 1 store with `Migrations/Contacts/1-to-2.yaml` naming `policy`.
     static func fixture(policy: String) throws -> CLIFixture {
@@ -34,15 +35,71 @@ import TestSupport
         #expect(f.snapshot("contacts.sqlite") == before)
     }
 
-    @Test func statusAndApplyExit4Too() throws {
+    @Test func applyExits4TooAndTheStoreIsUnchanged() throws {
         let f = try Self.fixture(policy: "SplitNames")
         defer { f.remove() }
         let before = f.snapshot("contacts.sqlite")
-        for command in ["status", "apply"] {
-            let result = try f.migrate([command, "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
-            #expect(result.status == 4, "\(command)")
-            #expect(result.stderr.contains("names policy 'SplitNames', which is not compiled into this migrate"), "\(command): \(result.stderr)")
-        }
+        let result = try f.migrate(["apply", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(result.status == 4)
+        #expect(result.stderr == Self.missing)
+        #expect(f.snapshot("contacts.sqlite") == before)
+    }
+
+    static let warning = """
+        warning: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate: \
+        `plan` and `apply` of that hop need a migrate built with it (README: "Your own policies and your own migrate")
+
+        """
+
+    /// Read-only commands never need a policy: status still answers "migration
+    /// needed" (3) and names the policy; diff and diagram show the mapping; fetch,
+    /// dump and inspect read the store at its own version.
+    @Test func readOnlyCommandsWorkWhateverTheMappingFilesName() throws {
+        let f = try Self.fixture(policy: "SplitNames")
+        defer { f.remove() }
+        try f.directory.write("people.jsonl", "{\"fullName\":\"Ann Lee\",\"email\":\"ann@example.com\",\"age\":30}\n")
+        #expect(try f.migrate(["load"] + f.models + ["contacts.sqlite", "Person", "people.jsonl"]).status == 0)
+        let before = f.snapshot("contacts.sqlite")
+        let options = ["--migrations", "Migrations"] + f.models
+        let status = try f.migrate(["status"] + options + ["contacts.sqlite"])
+        #expect(status.status == 3)
+        #expect(status.stdout.hasPrefix("contacts.sqlite: Contacts version 1, migration to 3 needed ("))
+        #expect(status.stderr == Self.warning)
+        let json = try f.migrate(["status", "--json"] + options + ["contacts.sqlite"])
+        #expect(json.status == 3)
+        let report = try CLIFixture.object(json.stdout)
+        #expect(report["status"] as? String == "migration-needed")
+        #expect(report["missingPolicies"] as? [String] == ["SplitNames"])
+
+        let diff = try f.migrate(["diff"] + options + ["1", "2"])
+        #expect(diff.status == 0)
+        #expect(diff.stdout.contains("Person (policy SplitNames)"))
+        #expect(diff.stderr == Self.warning)
+        let diagram = try f.migrate(["diagram"] + options + ["1", "2"])
+        #expect(diagram.status == 0)
+        #expect(diagram.stdout.contains("\"Person (policy SplitNames)\" {"))
+        #expect(diagram.stderr == Self.warning)
+
+        let note = """
+            note: contacts.sqlite is at version 1 of Contacts (the current version is 3); reading it at its own version \
+            (`migrate apply contacts.sqlite` migrates it)
+
+            """
+        let fetch = try f.migrate(["fetch"] + options + ["contacts.sqlite", "Person", "--properties", "fullName", "--json"])
+        #expect(fetch.status == 0)
+        #expect(fetch.stdout == "{\"_pk\":1,\"_entity\":\"Person\",\"fullName\":\"Ann Lee\"}\n")
+        #expect(fetch.stderr == note)
+        let dump = try f.migrate(["dump"] + options + ["contacts.sqlite", "Person"])
+        #expect(dump.status == 0)
+        #expect(dump.stdout.contains("\"fullName\":\"Ann Lee\""))
+        #expect(dump.stderr == note)
+        let inspect = try f.migrate(["inspect"] + options + ["contacts.sqlite"])
+        #expect(inspect.status == 0)
+        #expect(inspect.stderr == "")
+        // Writers still want the current version first (exit 3), whatever the policies.
+        let update = try f.migrate(["update"] + options + ["contacts.sqlite", "Person", "--set", "age = 31"])
+        #expect(update.status == 3)
+        #expect(update.stderr.hasSuffix("migrate it first (`migrate apply contacts.sqlite`)\n"))
         #expect(f.snapshot("contacts.sqlite") == before)
     }
 

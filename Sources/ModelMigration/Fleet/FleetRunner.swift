@@ -246,7 +246,7 @@ public struct FleetRunner: Sendable {
             switch planning.kind {
             case .noPath: return .failure(.noPath, planning.message)
             case .unknownVersion: return .failure(.unknownVersion, planning.message)
-            case .storeMismatch, .failed: return .failure(.failed, planning.message)
+            case .storeMismatch, .failed, .unknownTarget: return .failure(.failed, planning.message)
             }
         }
     }

@@ -60,6 +60,9 @@ public struct StoreReport: Sendable, Codable {
     public var otherMetadata: [String: String]
     /// Why the version could not be recognised, when it could not.
     public var problem: String?
+    /// The metadata property list (`Z_METADATA.Z_PLIST`) as JSON: Core Data's keys
+    /// and this toolkit's; data as lowercase hex, dates as ISO 8601 text.
+    public var metadata: MetadataValue
 
     /// Builds the report of an inspected store against the models found.
     public init(inspection: StoreInspection, models: [CompiledModel]) {
@@ -89,6 +92,7 @@ public struct StoreReport: Sendable, Codable {
         tables = inspection.tables
         history = metadata.history
         otherMetadata = metadata.otherKeys.mapValues(Self.text)
+        self.metadata = MetadataValue(metadata.plist)
         if models.isEmpty {
             problem = "no models to compare with (see --models)"
         } else if let recognition, recognition.version == nil {
@@ -110,5 +114,51 @@ public struct StoreReport: Sendable, Codable {
         case .array(let items): "[" + items.map(text).joined(separator: ", ") + "]"
         case .dictionary(let d): "{" + d.keys.sorted().map { "\($0): \(text(d[$0]!))" }.joined(separator: ", ") + "}"
         }
+    }
+}
+
+/// A property-list value as JSON (`inspect --json`'s `metadata`).
+public indirect enum MetadataValue: Sendable, Codable, Hashable {
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case boolean(Bool)
+    case array([MetadataValue])
+    case dictionary([String: MetadataValue])
+
+    /// Data becomes lowercase hex and dates ISO 8601 text: JSON has neither.
+    public init(_ value: PropertyListValue) {
+        switch value {
+        case .string(let s): self = .string(s)
+        case .integer(let i): self = .integer(i)
+        case .real(let r): self = .real(r)
+        case .boolean(let b): self = .boolean(b)
+        case .date(let d): self = .string(ISO8601.format(secondsSinceReferenceDate: d))
+        case .data(let bytes): self = .string(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        case .array(let items): self = .array(items.map(MetadataValue.init))
+        case .dictionary(let d): self = .dictionary(d.mapValues(MetadataValue.init))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let s): try container.encode(s)
+        case .integer(let i): try container.encode(i)
+        case .real(let r): try container.encode(r)
+        case .boolean(let b): try container.encode(b)
+        case .array(let items): try container.encode(items)
+        case .dictionary(let d): try container.encode(d)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let b = try? container.decode(Bool.self) { self = .boolean(b) }
+        else if let i = try? container.decode(Int64.self) { self = .integer(i) }
+        else if let r = try? container.decode(Double.self) { self = .real(r) }
+        else if let s = try? container.decode(String.self) { self = .string(s) }
+        else if let a = try? container.decode([MetadataValue].self) { self = .array(a) }
+        else { self = .dictionary(try container.decode([String: MetadataValue].self)) }
     }
 }

@@ -93,7 +93,7 @@ public struct StoreOpener {
             let planning = PlanningError(classifying: error)
             switch planning.kind {
             case .unknownVersion: throw StoreOpenError(kind: .unknownVersion, message: planning.message)
-            case .noPath: throw StoreOpenError(kind: .noMigrationPath, message: "\(path): \(planning)")
+            case .noPath, .unknownTarget: throw StoreOpenError(kind: .noMigrationPath, message: "\(path): \(planning)")
             case .storeMismatch: throw StoreOpenError(kind: .failed, message: "\(path): \(planning)")
             case .failed: throw StoreOpenError(kind: .failed, message: planning.underlying == nil ? "\(path): \(planning)" : planning.message)
             }

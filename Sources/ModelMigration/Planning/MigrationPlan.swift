@@ -253,6 +253,23 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
 
     /// Every step of every hop.
     public var allSteps: [MigrationStep] { hops.flatMap(\.steps) }
+
+    /// The warnings that say data is lost (`apply --fail-on-destructive` refuses them).
+    public var destructiveWarnings: [MigrationWarning] { warnings.filter(\.isDestructive) }
+
+    /// The policies the plan's mapping files name that are not among `known`, each
+    /// with the mapping file naming it, in hop order: a plan made without checking
+    /// policies (read-only commands) can be shown, not applied.
+    public func missingPolicies(known: Set<String>) -> [(policy: String, mappingFile: String?)] {
+        var missing: [(policy: String, mappingFile: String?)] = []
+        for hop in hops {
+            for mapping in hop.mapping.entityMappings where mapping.kind == .custom {
+                guard let policy = mapping.policy, !known.contains(policy), !missing.contains(where: { $0.policy == policy }) else { continue }
+                missing.append((policy, hop.mapping.mappingFile))
+            }
+        }
+        return missing
+    }
 }
 
 /// References of one relationship that point at objects the store does not have,

@@ -81,7 +81,7 @@ public struct MigrationPlanner: Sendable {
         let (model, source) = try sourceVersion(of: store, metadata: metadata)
         let targetNumber = target ?? model.current.version
         guard let destination = model.version(targetNumber) else {
-            throw PlanningError(.noPath, "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
+            throw PlanningError(.unknownTarget, "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
         }
         if targetNumber < source.version {
             throw PlanningError(.noPath, "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported")

@@ -18,6 +18,9 @@ public struct PlanningError: Error, Sendable, CustomStringConvertible {
         case storeMismatch
         /// Anything else (exit 1).
         case failed
+        /// The target asked for is not a version of the store's model (`--to 9`):
+        /// a usage error (exit 64), as an unknown version is in every command.
+        case unknownTarget
     }
 
     /// What kind of refusal it is.

@@ -1,0 +1,405 @@
+import DataModel
+import Foundation
+import SQLiteStore
+
+/// Puts a backup that `apply --backup-dir` kept back in place of its store
+/// (`migrate restore`): the rollback of a deploy.
+///
+/// The backup is checked first (it opens, it is a store, `PRAGMA integrity_check`
+/// passes, and its entity hashes are those of the version its name says), copied
+/// beside the store and synced, then renamed over the store, so that the store's
+/// path names either the old store or the whole checked copy at every moment. The
+/// store it replaces is kept beside it (`<store>.replaced.<UTC time>.sqlite`, a
+/// hard link taken before the rename), with its rollback journal or write-ahead
+/// log: SQLite pairs those files with a database by name, so they move with the
+/// database they belong to, and a hot journal of the old store is never applied to
+/// the restored one.
+///
+/// Like `apply`, it takes the store's lock (SQLite's own lock bytes, all of them)
+/// and refuses while another process reads or writes the store; the new file is
+/// locked the same way before it takes the store's name, so that nobody opens it
+/// before the old store's journal files have moved.
+public enum StoreRestore {
+    /// A backup in a backup folder: `<store>.v<from>-to-<to>.<UTC time>[-n].sqlite`.
+    public struct Backup: Sendable, Hashable, Codable {
+        /// The backup file.
+        public var path: String
+        /// The version the store was at when the copy was taken (the version it holds).
+        public var from: Int
+        /// The version that migration went to.
+        public var to: Int
+        /// The UTC time in its name (`20261201T101500Z`).
+        public var stamp: String
+        /// The `-n` that tells apart backups taken in the same second (1 when none).
+        public var sequence: Int
+
+        /// The file name.
+        public var name: String { (path as NSString).lastPathComponent }
+    }
+
+    /// What was restored.
+    public struct Result: Sendable, Codable {
+        /// The store.
+        public var store: String
+        /// The backup put in its place.
+        public var backup: String
+        /// The model and version the store now holds.
+        public var model: String
+        public var version: Int
+        /// Where the store that was replaced is kept (nil when there was none).
+        public var replaced: String?
+    }
+
+    /// Options of a restore.
+    public struct Options: Sendable {
+        /// The folder `apply --backup-dir` wrote into.
+        public var backupDirectory: String
+        /// Only backups taken at this version (their from-version); nil: the newest backup.
+        public var version: Int?
+        /// Seconds to wait for other processes' locks on the store.
+        public var timeout: Double = 30
+        /// The models, to check the backup's hashes against its name (when empty, the
+        /// model the backup keeps of its own version answers).
+        public var models: [CompiledModel] = []
+
+        /// Options for a folder.
+        public init(backupDirectory: String, version: Int? = nil) {
+            self.backupDirectory = backupDirectory
+            self.version = version
+        }
+    }
+
+    /// Why a restore was refused; the store is unchanged.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The broad reason.
+        public enum Kind: Sendable, Hashable {
+            /// No backup of the store (of that version) in the folder.
+            case noBackup
+            /// The backup is damaged, not a store, or not the version its name says.
+            case badBackup
+            /// Another process holds the store.
+            case locked
+            /// Reading, copying or renaming failed.
+            case failed
+        }
+        /// The reason.
+        public var kind: Kind
+        /// What happened, for people.
+        public var message: String
+
+        public var description: String { message }
+    }
+
+    // MARK: Finding backups
+
+    /// The backups of the store at `storePath` in `folder` (or in the folder a fleet
+    /// gives the store under it), oldest first.
+    public static func backups(of storePath: String, in folder: String) -> [Backup] {
+        var name = (storePath as NSString).lastPathComponent
+        if name.hasSuffix(".sqlite") { name.removeLast(7) }
+        var found: [Backup] = []
+        var seen: Set<String> = []
+        for candidate in [folder, FleetRunner.backupFolder(folder, for: storePath)] where seen.insert(candidate).inserted {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: candidate) else { continue }
+            for file in names {
+                if let backup = parse(file, storeName: name, folder: candidate) { found.append(backup) }
+            }
+        }
+        return found.sorted { ($0.stamp, $0.sequence, $0.path) < ($1.stamp, $1.sequence, $1.path) }
+    }
+
+    /// A backup's name, as `StoreBackup.publish` writes it; nil for any other file.
+    static func parse(_ file: String, storeName: String, folder: String) -> Backup? {
+        guard file.hasPrefix(storeName + ".v"), file.hasSuffix(".sqlite") else { return nil }
+        let middle = file.dropFirst(storeName.count + 2).dropLast(7)   // "<from>-to-<to>.<stamp>[-n]"
+        let parts = middle.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let versions = parts[0].components(separatedBy: "-to-")
+        guard versions.count == 2, let from = Int(versions[0]), let to = Int(versions[1]), from > 0, to > from else { return nil }
+        let stampParts = parts[1].split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...2).contains(stampParts.count) else { return nil }
+        let stamp = String(stampParts[0])
+        guard stamp.count == 16, stamp.utf8.enumerated().allSatisfy({ index, byte in
+            switch index {
+            case 8: return byte == UInt8(ascii: "T")
+            case 15: return byte == UInt8(ascii: "Z")
+            default: return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            }
+        }) else { return nil }
+        var sequence = 1
+        if stampParts.count == 2 {
+            guard let n = Int(stampParts[1]), n >= 2 else { return nil }
+            sequence = n
+        }
+        return Backup(path: (folder as NSString).appendingPathComponent(file), from: from, to: to, stamp: stamp, sequence: sequence)
+    }
+
+    /// The backup to restore: the newest one, of `version` when given.
+    public static func choose(for storePath: String, options: Options) throws(Failure) -> Backup {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: options.backupDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no such backup folder; nothing was changed")
+        }
+        let all = backups(of: storePath, in: options.backupDirectory)
+        let wanted = options.version.map { version in all.filter { $0.from == version } } ?? all
+        guard let newest = wanted.last else {
+            let name = (storePath as NSString).lastPathComponent
+            let which = options.version.map { " taken at version \($0)" } ?? ""
+            let others = all.isEmpty ? "" : " (it has: \(all.reversed().map(\.name).joined(separator: ", ")))"
+            throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no backup of \(name)\(which)\(others); nothing was changed")
+        }
+        return newest
+    }
+
+    // MARK: Checking
+
+    /// Checks that `backup` is a whole store of the version its name says; returns
+    /// that version and the store's UUID.
+    static func check(_ backup: Backup, models: [CompiledModel]) throws(Failure) -> (version: CompiledVersion, uuid: String) {
+        func refuse(_ why: String) -> Failure {
+            Failure(kind: .badBackup, message: "\(backup.path): \(why); nothing was changed (choose another backup with --version)")
+        }
+        // A journal beside the backup would be part of it: only a copy nobody opened
+        // for writing is one whole file.
+        var info = stat()
+        if stat(backup.path + "-journal", &info) == 0 || (stat(backup.path + "-wal", &info) == 0 && info.st_size > 0) {
+            throw refuse("a journal or write-ahead log lies beside it (the copy was opened for writing); it is not one whole file")
+        }
+        let store: Store
+        do {
+            store = try Store.open(path: backup.path, access: .readOnly)
+        } catch {
+            throw refuse("not a readable store: \(error.message)")
+        }
+        defer { try? store.close() }
+        do {
+            let integrity = try store.connection.scalarString("PRAGMA integrity_check") ?? "?"
+            guard integrity == "ok" else { throw refuse("PRAGMA integrity_check says: \(integrity.replacingOccurrences(of: "\n", with: "; "))") }
+            let metadata = try store.readMetadata()
+            let version: CompiledVersion
+            do {
+                version = try store.currentVersion(among: models)
+            } catch {
+                throw refuse("its entity hashes match no version of the models (\(error))")
+            }
+            guard version.version == backup.from, version.versionHashes == metadata.versionHashes else {
+                throw refuse("""
+                    its name says version \(backup.from), but its entity hashes are those of version \(version.version) of \(version.model)
+                    """)
+            }
+            return (version, metadata.storeUUID)
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw refuse("cannot be read: \(error)")
+        }
+    }
+
+    // MARK: Restoring
+
+    /// Restores the chosen backup over the store at `storePath` (which may be missing).
+    public static func restore(store storePath: String, options: Options) throws(Failure) -> Result {
+        let backup = try choose(for: storePath, options: options)
+        let (version, uuid) = try check(backup, models: options.models)
+        // The file the path names (a symbolic link stays; its target is replaced).
+        var target = storePath
+        if let resolved = realpath(storePath, nil) {
+            target = String(cString: resolved)
+            free(resolved)
+        }
+        var info = stat()
+        let exists = lstat(target, &info) == 0
+        if exists {
+            try settle(target, shownAs: storePath, timeout: options.timeout, backupUUID: uuid)
+        }
+        let lock = exists ? try FileLock(path: target, shownAs: storePath, timeout: options.timeout) : nil
+        defer { lock?.release() }
+        let stamp = StoreBackup.stamp(Date())
+        let temporary = "\(target).restoring.\(getpid()).partial"
+        let copy = try copyAndSync(backup.path, to: temporary, mode: exists ? mode_t(info.st_mode & 0o666) : 0o644, shownAs: storePath)
+        // Locked before it takes the store's name, so that nobody opens it before
+        // the old store's journal files have moved.
+        defer { copy.release() }
+        do {
+            try copy.lockAll()
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        var replaced: String?
+        if exists {
+            replaced = try keepReplaced(target, stamp: stamp, shownAs: storePath, temporary: temporary)
+            // The old store's journal and log go with it; its -shm index is rebuilt
+            // from its log by whoever opens it.
+            for suffix in ["-journal", "-wal"] where lstat(target + suffix, &info) == 0 {
+                guard let replaced, rename(target + suffix, replaced + suffix) == 0 else {
+                    let code = errno
+                    unlink(temporary)
+                    throw Failure(kind: .failed, message: """
+                        \(storePath)\(suffix): cannot move it beside the replaced store: \(String(cString: strerror(code))); \
+                        nothing was changed (the replaced store is also at \(replaced ?? "?"))
+                        """)
+                }
+            }
+            unlink(target + "-shm")
+            guard rename(temporary, target) == 0 else {
+                let code = errno
+                unlink(temporary)
+                throw Failure(kind: .failed, message: "\(storePath): cannot rename the restored copy into place: \(String(cString: strerror(code)))")
+            }
+        } else {
+            // Nothing there: never replace a store someone created meanwhile.
+            guard link(temporary, target) == 0 || (errno != EEXIST && rename(temporary, target) == 0) else {
+                let code = errno
+                unlink(temporary)
+                throw Failure(kind: .failed, message: """
+                    \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was changed
+                    """)
+            }
+            unlink(temporary)
+        }
+        let folder = (target as NSString).deletingLastPathComponent
+        try? StoreBackup.sync(folder.isEmpty ? "." : folder)
+        // Named as the store was (a symbolic link's target folder aside).
+        let shownReplaced = replaced.map { target == storePath || !$0.hasPrefix(target) ? $0 : storePath + $0.dropFirst(target.count) }
+        return Result(store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: shownReplaced)
+    }
+
+    /// Lets SQLite settle the old store before it is set aside: a hot journal left by
+    /// a crashed writer is rolled back into it, and when nobody else has it open a
+    /// write-ahead log is checkpointed into it, so that the replaced store is one
+    /// whole file where possible. A backup of another store (another UUID) is
+    /// refused while the store can be read.
+    static func settle(_ path: String, shownAs shown: String, timeout: Double, backupUUID: String) throws(Failure) {
+        let store: Store
+        do {
+            // Opening reads the schema: SQLite rolls a hot journal back first.
+            store = try Store.open(path: path, access: .readWrite, busyTimeout: timeout)
+        } catch {
+            guard error.kind == .locked else { return }   // a damaged store is replaced as it is
+            let who = LockHolders.describe(path: path).map { " (held by \($0))" } ?? ""
+            throw Failure(kind: .locked, message: """
+                \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                """)
+        }
+        defer { try? store.close() }
+        guard let metadata = try? store.readMetadata(), metadata.storeUUID != backupUUID else { return }
+        throw Failure(kind: .badBackup, message: """
+            \(shown): the backup is of another store (store UUID \(backupUUID); this store's is \(metadata.storeUUID)); nothing was changed \
+            (to put it there anyway, move the store away first)
+            """)
+    }
+
+    /// A hard link to the old store under `<store>.replaced.<time>[-n].sqlite`: the
+    /// store's path keeps naming it until the rename.
+    static func keepReplaced(_ target: String, stamp: String, shownAs shown: String, temporary: String) throws(Failure) -> String {
+        var sequence = 1
+        while true {
+            let candidate = "\(target).replaced.\(stamp)\(sequence == 1 ? "" : "-\(sequence)").sqlite"
+            let code = StoreBackup.claim(target, as: candidate)
+            if code == 0 { return candidate }
+            if code == EEXIST, sequence < 100 { sequence += 1; continue }
+            unlink(temporary)
+            throw Failure(kind: .failed, message: """
+                \(shown): cannot keep the replaced store as \(candidate): \(String(cString: strerror(code))); nothing was changed
+                """)
+        }
+    }
+
+    /// Copies the backup to `temporary` (a new file) and syncs it; the returned lock
+    /// holds the copy's descriptor.
+    static func copyAndSync(_ source: String, to temporary: String, mode: mode_t, shownAs shown: String) throws(Failure) -> FileLock {
+        unlink(temporary)
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else {
+            throw Failure(kind: .failed, message: "\(source): cannot read: \(String(cString: strerror(errno))); nothing was changed")
+        }
+        defer { close(input) }
+        let output = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard output >= 0 else {
+            throw Failure(kind: .failed, message: "\(temporary): cannot write the copy: \(String(cString: strerror(errno))); nothing was changed")
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var failure: Int32 = 0
+        while failure == 0 {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 { if errno == EINTR { continue }; failure = errno; break }
+            var written = 0
+            while written < count {
+                let n = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                if n < 0 { if errno == EINTR { continue }; failure = errno; break }
+                written += n
+            }
+        }
+        if failure == 0, fsync(output) != 0 { failure = errno }
+        if failure != 0 {
+            close(output)
+            unlink(temporary)
+            throw Failure(kind: .failed, message: "\(temporary): cannot write the copy: \(String(cString: strerror(failure))); nothing was changed")
+        }
+        return FileLock(descriptor: output, shownAs: shown)
+    }
+}
+
+/// SQLite's lock bytes of a database file (unix VFS: PENDING_BYTE at 1 GiB, then
+/// RESERVED and the 510 SHARED bytes), all write-locked through a descriptor of our
+/// own: no connection of SQLite's reads or writes the file while it is held, and a
+/// journal beside the file is never taken for a hot one (the RESERVED byte is held).
+/// No SQLite connection of this process may have the file open meanwhile: closing
+/// either descriptor would drop the other's POSIX locks.
+final class FileLock {
+    private var descriptor: Int32
+    private let shown: String
+    static let range = (start: off_t(0x4000_0000), length: off_t(512))
+
+    init(descriptor: Int32, shownAs shown: String) {
+        self.descriptor = descriptor
+        self.shown = shown
+    }
+
+    /// Opens `path` and write-locks its lock bytes, waiting up to `timeout` seconds.
+    convenience init(path: String, shownAs shown: String, timeout: Double) throws(StoreRestore.Failure) {
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw StoreRestore.Failure(kind: .failed, message: "\(shown): cannot open the store: \(String(cString: strerror(errno))); nothing was changed")
+        }
+        self.init(descriptor: descriptor, shownAs: shown)
+        let deadline = Date().addingTimeInterval(max(0, timeout))
+        while true {
+            do {
+                try lockAll()
+                return
+            } catch {
+                if Date() >= deadline {
+                    let who = LockHolders.describe(path: path).map { " (held by \($0))" } ?? ""
+                    release()
+                    throw StoreRestore.Failure(kind: .locked, message: """
+                        \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                        """)
+                }
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// Write-locks the lock bytes now, or throws.
+    func lockAll() throws(StoreRestore.Failure) {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = Self.range.start
+        lock.l_len = Self.range.length
+        guard fcntl(descriptor, F_SETLK, &lock) == 0 else {
+            throw StoreRestore.Failure(kind: .locked, message: "\(shown): locked by another process")
+        }
+    }
+
+    /// Closes the descriptor, which releases the locks.
+    func release() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { release() }
+}

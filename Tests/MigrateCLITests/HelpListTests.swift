@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The README's CLI list (its "## The CLI" block, copied here: the lead merges the
+/// README) against `--help`: every command is listed, and each line names exactly
+/// the options its command takes (`--models`, `--migrations`, `--json` are every
+/// command's and are described below the list).
+@Suite struct HelpListTests {
+    static let list = """
+        migrate validate [PATH]                 check models; every problem with file:line:column
+        migrate compile [PATH] [-o FILE] [--summary]   compiled model as JSON (stable key order)
+        migrate diff [--model M] A B            the mapping between two versions, or why there is none
+        migrate diagram [--model M] [N | A B] [--format mermaid|dot] [-o FILE]   entities, relationships, inheritance; A B marks the changes
+        migrate create STORE [--model M] [--version N] [--force] [--for-core-data]
+        migrate inspect STORE [--layout]        metadata, version, entities, row counts, history (read-only)
+        migrate status STORE [--to N] [--remove-dangling-references]   is a migration needed and possible?
+        migrate plan STORE [--to N] [--sql] [--exact-counts] [--include-models] [--remove-dangling-references] \
+        [--fail-on-destructive]   every step, its SQL, its cost class, destructive warnings
+        migrate apply STORE [--to N] [--backup PATH | --backup-dir DIR] [--dry-run] [--verify] [--timeout S] \
+        [--remove-dangling-references] [--fail-on-destructive] [--create-if-missing [--model M]] [--no-progress]
+        migrate restore STORE --backup-dir DIR [--version N] [--timeout S]   put back the newest backup apply kept (of version N), atomically
+        migrate fleet status|plan|apply STORES… [--stores-from FILE] [--pattern GLOB] [--shard I/N | --shards N] [--jobs N] \
+        [--remove-dangling-references]   many stores at once (plan: --sql; apply: --backup-dir, --dry-run, --verify, --timeout)
+        migrate load STORE ENTITY FILE          JSON Lines in, all or nothing
+        migrate dump STORE ENTITY [--limit N]   JSON Lines out
+        migrate fetch STORE ENTITY [--where P] [--sort KEY[,-KEY…]] [--limit N] [--offset N] [--count] [--properties a,b] [--no-subentities]
+        migrate update STORE ENTITY --set 'KEY = EXPR' … [--where P] [--no-subentities] [--dry-run] [--timeout S]
+        migrate delete STORE ENTITY [--where P] [--no-subentities] [--dry-run] [--timeout S]
+        migrate import PATH.xcdatamodeld [--model M] [-o DIR] [--order FILE] [--force] [--report]
+        migrate export --model M -o OUT.xcdatamodeld [--force]   the YAML versions as an Xcode bundle
+        """
+
+    static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--help", "-h", "--version"]
+
+    /// Option names in a line of the list (`-o`, `--to`…), `--version` of `create` included.
+    static func options(inListLine line: String) -> Set<String> {
+        Set(line.split(whereSeparator: { " []|,();:".contains($0) }).compactMap { word in
+            word.wholeMatch(of: /--?[a-z][a-z-]*/).map { String($0.output) }
+        })
+    }
+
+    /// Option names in the OPTIONS section of a `--help` text: `-o, --output <file>` gives both.
+    static func options(inHelp help: String) -> Set<String> {
+        var names: Set<String> = []
+        var inOptions = false
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasSuffix(":") && !line.hasPrefix(" ") { inOptions = line == "OPTIONS:"; continue }
+            guard inOptions, line.hasPrefix("  -") else { continue }
+            let head = line.dropFirst(2).components(separatedBy: "  ")[0]
+            for match in head.matches(of: /--?[a-z][a-z-]*/) { names.insert(String(match.output)) }
+        }
+        return names
+    }
+
+    func help(_ command: [String]) throws -> String {
+        let result = try CommandRunner.migrate(command + ["--help"])
+        #expect(result.status == 0, "\(command)")
+        return result.stdout
+    }
+
+    @Test func everyCommandIsListed() throws {
+        var subcommands: [String] = []
+        var inList = false
+        for line in try help([]).split(separator: "\n") {
+            if line == "SUBCOMMANDS:" { inList = true; continue }
+            // Wrapped abstracts are indented further than the names.
+            if inList, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first, name != "See" {
+                subcommands.append(String(name))
+            }
+            if inList, !line.hasPrefix(" ") { inList = false }
+        }
+        let listed = Self.list.split(separator: "\n").map { $0.split(separator: " ")[1] }.map(String.init)
+        #expect(subcommands.sorted() == listed.sorted())
+    }
+
+    @Test(arguments: list.split(separator: "\n").map(String.init))
+    func eachLineNamesTheOptionsOfItsCommand(line: String) throws {
+        let words = line.split(separator: " ")
+        var commands: [[String]] = [[String(words[1])]]
+        if words[1] == "fleet" { commands = words[2].split(separator: "|").map { ["fleet", String($0)] } }
+        var fromHelp: Set<String> = []
+        for command in commands { fromHelp.formUnion(Self.options(inHelp: try help(command))) }
+        // `--version` is every command's (the tool's version) except where it picks a model version.
+        let ownVersion = words[1] == "create" || words[1] == "restore"
+        fromHelp.subtract(Self.everyCommands.subtracting(ownVersion ? ["--version"] : []))
+        var listed = Self.options(inListLine: line)
+        // `-o FILE` in the list stands for `-o, --output`.
+        if listed.contains("-o") { listed.insert("--output") }
+        #expect(fromHelp == listed,
+                "\(words[1]): only in --help: \(fromHelp.subtracting(listed).sorted()); only listed: \(listed.subtracting(fromHelp).sorted())")
+    }
+}

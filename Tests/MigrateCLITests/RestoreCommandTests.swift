@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `migrate restore`: the newest backup `apply --backup-dir` kept (of a version)
+/// goes back in place atomically, checked first; the replaced store is kept.
+@Suite struct RestoreCommandTests {
+    /// A Stock store migrated 1 → 2 with a backup in `backups/`; returns the store
+    /// and the backup's file name.
+    static func migrated(_ f: StockFixture) throws -> (store: String, backup: String) {
+        let store = try f.store()
+        let apply = try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: f.path("backups"))
+        return (store, try #require(files.first))
+    }
+
+    func files(_ f: StockFixture) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: f.directory.path).sorted()
+    }
+
+    @Test func putsBackTheNewestBackupAndKeepsTheReplacedStore() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, backup) = try Self.migrated(f)
+        let migrated = f.directory.file(store)
+        let migratedBytes = FileSnapshot(migrated).bytes
+        let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        let replaced = try #require(try files(f).first { $0.hasPrefix("stock.sqlite.replaced.") && $0.hasSuffix("Z.sqlite") })
+        #expect(result.stdout == """
+            restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced)
+
+            """)
+        // The store is the backup, byte for byte, and holds version 1's data.
+        #expect(FileSnapshot(migrated).bytes == FileSnapshot(f.path("backups/" + backup)).bytes)
+        #expect(FileSnapshot(migrated).sideFiles == [])
+        #expect(try StockStore.summary(path: migrated) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        #expect(FileSnapshot(f.path(replaced)).bytes == migratedBytes)
+        #expect(try f.migrate(["status"] + f.models + [store]).status == 3)
+        // The backup stays where it was (the next deploy may need it again).
+        #expect(try FileManager.default.contentsOfDirectory(atPath: f.path("backups")) == [backup])
+    }
+
+    @Test func versionPicksBackupsTakenAtThatVersion() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, backup) = try Self.migrated(f)
+        // A newer backup of another hop: --version 1 still picks the v1-to-2 one.
+        try f.directory.write("backups/stock.v2-to-3.29991231T235959Z.sqlite", "not this one")
+        let none = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--version", "3"])
+        #expect(none.status == 1)
+        #expect(none.stderr == """
+            error: backups: no backup of stock.sqlite taken at version 3 (it has: stock.v2-to-3.29991231T235959Z.sqlite, \(backup)); \
+            nothing was changed
+
+            """)
+        let result = try f.migrate(["restore", "--json"] + f.models + [store, "--backup-dir", "backups", "--version", "1"])
+        #expect(result.status == 0, "\(result.stdout)")
+        let object = try CLIFixture.object(result.stdout)
+        #expect(object["backup"] as? String == "backups/" + backup)
+        #expect(object["version"] as? Int == 1)
+        #expect(object["model"] as? String == "Stock")
+        #expect((object["replaced"] as? String)?.hasPrefix("stock.sqlite.replaced.") == true)
+    }
+
+    /// A damaged copy, or a copy whose hashes are not those of the version its name
+    /// says, is refused before anything changes; `--version` picks another.
+    @Test(arguments: ["truncated", "garbage", "otherVersion"])
+    func refusesABackupThatIsNotWhatItsNameSays(kind: String) throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, backup) = try Self.migrated(f)
+        let name = "stock.v1-to-2.29991231T235959Z.sqlite"
+        let good = try #require(FileSnapshot(f.path("backups/" + backup)).bytes)
+        switch kind {
+        case "truncated": try f.directory.write("backups/" + name, bytes: Array(good.prefix(good.count / 2)))
+        case "garbage": try f.directory.write("backups/" + name, bytes: Array(good.prefix(100)) + [UInt8](repeating: 0xA5, count: good.count - 100))
+        default: try f.directory.write("backups/" + name, bytes: try #require(FileSnapshot(f.path(store)).bytes))
+        }
+        let before = f.snapshot(store)
+        let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("error: backups/\(name): "), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("; nothing was changed (choose another backup with --version)\n"), "\(result.stderr)")
+        if kind == "otherVersion" {
+            #expect(result.stderr == """
+                error: backups/\(name): its name says version 1, but its entity hashes are those of version 2 of Stock; \
+                nothing was changed (choose another backup with --version)
+
+                """)
+        }
+        #expect(f.snapshot(store) == before)
+        #expect(try files(f).filter { $0.contains(".replaced.") || $0.hasSuffix(".partial") } == [])
+    }
+
+    @Test func refusesWhileAnotherProcessHoldsTheStore() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, _) = try Self.migrated(f)
+        let before = f.snapshot(store)
+        let reader = try ReadLock(path: f.path(store), table: "ZITEM")
+        defer { reader.release() }
+        let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--timeout", "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            error: stock.sqlite: another process holds the store (held by process \(getpid()) (reading)); waited 0 s (--timeout); \
+            nothing was changed
+
+            """)
+        #expect(f.snapshot(store) == before)
+        #expect(try files(f).filter { $0.contains(".replaced.") || $0.hasSuffix(".partial") } == [])
+    }
+
+    /// A journal beside the replaced store belongs to it: it goes with it, and the
+    /// restored file, byte for byte the backup, never has it applied.
+    @Test func aJournalOfTheOldStoreIsNeverAppliedToTheRestoredOne() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, backup) = try Self.migrated(f)
+        try f.directory.write(store + "-journal", bytes: [UInt8](repeating: 0x5A, count: 4096))
+        let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(f.snapshot(store).sideFiles == [])
+        #expect(try f.migrate(["status"] + f.models + [store]).status == 3)
+        #expect(FileSnapshot(f.path(store)).bytes == FileSnapshot(f.path("backups/" + backup)).bytes)
+    }
+
+    /// A fresh server: nothing at the path, the backup is put there.
+    @Test func restoresOntoAMissingStore() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, backup) = try Self.migrated(f)
+        try FileManager.default.removeItem(atPath: f.path(store))
+        let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "restored stock.sqlite to Stock version 1 from backups/\(backup)\n")
+    }
+
+    /// A store newer than this deployment (exit 5) is told how to go back.
+    @Test func aStoreNewerThanTheDeploymentNamesRestore() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, _) = try Self.migrated(f)
+        try FileManager.default.removeItem(atPath: f.path("Models/Stock/2.yaml"))
+        let result = try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(result.status == 5)
+        #expect(result.stderr.hasSuffix("""
+            to go back to version 1: `migrate restore stock.sqlite --backup-dir DIR --version 1` \
+            puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version 1 \
+            (changes made to the store since are lost; README: "Rolling back")
+
+            """), "\(result.stderr)")
+    }
+}
