@@ -2,34 +2,18 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The README's CLI list (its "## The CLI" block, copied here: the lead merges the
-/// README) against `--help`: every command is listed, and each line names exactly
-/// the options its command takes (`--models`, `--migrations`, `--json` are every
+/// The README's CLI list (the code block under "## The CLI", read from README.md)
+/// against `--help`: every command is listed, and each line names exactly the
+/// options its command takes (`--models`, `--migrations`, `--json` are every
 /// command's and are described below the list).
 @Suite struct HelpListTests {
-    static let list = """
-        migrate validate [PATH]                 check models; every problem with file:line:column
-        migrate compile [PATH] [-o FILE] [--summary]   compiled model as JSON (stable key order)
-        migrate diff [--model M] A B            the mapping between two versions, or why there is none
-        migrate diagram [--model M] [N | A B] [--format mermaid|dot] [-o FILE]   entities, relationships, inheritance; A B marks the changes
-        migrate create STORE [--model M] [--version N] [--force] [--for-core-data]
-        migrate inspect STORE [--layout]        metadata, version, entities, row counts, history (read-only)
-        migrate status STORE [--to N] [--remove-dangling-references]   is a migration needed and possible?
-        migrate plan STORE [--to N] [--sql] [--exact-counts] [--include-models] [--remove-dangling-references] \
-        [--fail-on-destructive]   every step, its SQL, its cost class, destructive warnings
-        migrate apply STORE [--to N] [--backup PATH | --backup-dir DIR] [--dry-run] [--verify] [--timeout S] \
-        [--remove-dangling-references] [--fail-on-destructive] [--create-if-missing [--model M]] [--no-progress]
-        migrate restore STORE --backup-dir DIR [--version N] [--timeout S]   put back the newest backup apply kept (of version N), atomically
-        migrate fleet status|plan|apply STORES… [--stores-from FILE] [--pattern GLOB] [--shard I/N | --shards N] [--jobs N] \
-        [--remove-dangling-references]   many stores at once (plan: --sql; apply: --backup-dir, --dry-run, --verify, --timeout)
-        migrate load STORE ENTITY FILE          JSON Lines in, all or nothing
-        migrate dump STORE ENTITY [--limit N]   JSON Lines out
-        migrate fetch STORE ENTITY [--where P] [--sort KEY[,-KEY…]] [--limit N] [--offset N] [--count] [--properties a,b] [--no-subentities]
-        migrate update STORE ENTITY --set 'KEY = EXPR' … [--where P] [--no-subentities] [--dry-run] [--timeout S]
-        migrate delete STORE ENTITY [--where P] [--no-subentities] [--dry-run] [--timeout S]
-        migrate import PATH.xcdatamodeld [--model M] [-o DIR] [--order FILE] [--force] [--report]
-        migrate export --model M -o OUT.xcdatamodeld [--force]   the YAML versions as an Xcode bundle
-        """
+    static let list: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        guard let section = readme.range(of: "## The CLI\n"), let open = readme.range(of: "```\n", range: section.upperBound..<readme.endIndex),
+              let close = readme.range(of: "\n```", range: open.upperBound..<readme.endIndex) else { return "README.md: no CLI list" }
+        return String(readme[open.upperBound..<close.lowerBound])
+    }()
 
     static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--help", "-h", "--version"]
 
