@@ -153,10 +153,31 @@ public struct MappingModelConverter: Sendable {
                 """)
         }
         let mappedDestinations = Set(mappingModel.entityMappings.compactMap(\.destination))
+        var written: Set<String> = []
         let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))
         for entityMapping in mappingModel.entityMappings {
-            body += convert(entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
-                            mapping: &mapping, skeletons: &skeletons)
+            var lines = convert(entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
+                                mapping: &mapping, skeletons: &skeletons)
+            guard let destinationName = entityMapping.destination, !lines.isEmpty else {
+                body += lines
+                continue
+            }
+            if !written.insert(destinationName).inserted {
+                if lines[0].hasPrefix("  #") {
+                    lines = ["  \(YAMLEmitter.key(destinationName)):"] + (entityMapping.source.map { ["    source: \(YAMLEmitter.key($0))"] } ?? [])
+                }
+                // A second entity mapping into the same entity (objects of two source entities merged): the
+                // file has one entry per destination entity, so this one is written under its Core Data name,
+                // which the loader refuses as no entity of the version.
+                let name = entityMapping.effectiveName
+                lines[0] = "  \(YAMLEmitter.key(name)):"
+                lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
+                mapping.notCarried.append("""
+                    \(mapping.mappingModel): entity mapping \(name) (line \(entityMapping.line)): a second mapping into \(destinationName) \
+                    (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
+                    """)
+            }
+            body += lines
         }
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
         for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
@@ -309,6 +330,12 @@ public struct MappingModelConverter: Sendable {
                 // Xcode writes FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", M, $source.<path>).
                 let path = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name)
                 let components = (path.hasPrefix("$source.") ? String(path.dropFirst(8)) : path).split(separator: ".").map(String.init)
+                if components.count == 1, relationshipMapping.sourceMappingName == nil {
+                    // Xcode fills it through whichever mapping carries the related objects over (subentities'
+                    // mappings included): the objects keep their keys, so this is the relationship copied.
+                    if components[0] != relationship.name { properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(components[0])") }
+                    continue
+                }
                 let through = relationshipMapping.sourceMappingName
                     ?? defaultMappingName(for: components, from: sourceEntity, source: source, in: mappingModel)
                 expression = .function(operand: .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
