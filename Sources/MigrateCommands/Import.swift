@@ -346,7 +346,9 @@ struct Import: ParsableCommand {
                 refusals = failure.refusals
             } catch {}
             // The app's own mapping model for this hop, or for a span containing it: never reported as inferred.
-            if let mapping = mappings?.mappings.first(where: { $0.sourceVersion <= from && to <= $0.destinationVersion }) {
+            // The mapping model of exactly this hop first, else one spanning it.
+            let covering = (mappings?.mappings ?? []).filter { $0.sourceVersion <= from && to <= $0.destinationVersion }
+            if let mapping = covering.first(where: { $0.sourceVersion == from && $0.destinationVersion == to }) ?? covering.first {
                 let span = mapping.destinationVersion - mapping.sourceVersion > 1 ? "\(mapping.sourceVersion)-to-\(mapping.destinationVersion)" : nil
                 let path = (migrations as NSString).appendingPathComponent("\(compiled.name)/\(mapping.fileName)")
                 var report = HopReport(from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
