@@ -94,7 +94,8 @@ public struct MappingModelConverter: Sendable {
             if let a, let b { return ((a, b, "sourcemodelpath and destinationmodelpath"), "") }
             if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (the recorded paths name no version here)"), "") }
             let missing = [a == nil ? source : nil, b == nil ? destination : nil].compactMap { $0 }
-            return (nil, "it maps \(missing.joined(separator: " and ")), which \(missing.count == 1 ? "is not a version" : "are not versions") of \(bundleName)")
+            let what = missing.count == 1 ? "is not a version" : "are not versions"
+            return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
         }
         if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
         return (nil, "it records no model paths and its name names no two versions of \(bundleName)")

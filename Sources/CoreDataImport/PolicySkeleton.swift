@@ -75,13 +75,14 @@ public struct PolicySkeleton: Sendable {
         lines += unwritten.map { "            \(literal($0))," }
         lines += ["        ]", "    }", "", "    public init() {}"]
         for selector in selectors {
+            let bare = Self.methodName(selector.selector).replacingOccurrences(of: "`", with: "")
             let parameters = (0..<selector.arguments).map { "_ argument\($0 + 1): AttributeValue?" }.joined(separator: ", ")
             lines += [""]
             lines += ["    /// `\(selector.selector)`, called by FUNCTION($entityPolicy, '\(selector.selector)', …) in:"]
             lines += selector.uses.map { "    /// - \($0)" }
             lines += [
                 "    public func \(Self.methodName(selector.selector))(\(parameters)) throws -> AttributeValue? {",
-                "        throw PolicyError(\(literal("\(name).\(Self.methodName(selector.selector).replacingOccurrences(of: "`", with: "")) is not written yet")))",
+                "        throw PolicyError(\(literal("\(name).\(bare) is not written yet")))",
                 "    }",
             ]
         }

@@ -221,7 +221,8 @@ struct Import: ParsableCommand {
                 """)
         }
         for (skeleton, path) in zip(mappings?.policies ?? [], mappingReport?.policySkeletons ?? []) {
-            Output.out("wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s"))")
+            let selectors = "\(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s")"
+            Output.out("wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(selectors))")
         }
         if let hops {
             Output.out("")
@@ -318,7 +319,8 @@ struct Import: ParsableCommand {
                         : "no xcmapping.xml in the folder (and no compiled \(stem).cdm beside it)"))
                 }
             }
-            let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }.map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
+            let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }
+                .map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
             for path in found where path.hasSuffix(".cdm") {
                 let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
                 if !sourceNames.contains(stem) {

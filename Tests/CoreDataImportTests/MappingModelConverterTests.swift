@@ -193,7 +193,8 @@ import TestSupport
               Order:
                 properties:
                   client: $source.customer
-                  siblings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders)" }
+                  siblings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
+            'OrderToOrder', $source.customer.orders)" }
                   note: { default: null }   # no attribute mapping in ShopToShop2.xcmappingmodel
               # Tag: Tag, every property as inferred; an Add mapping: Core Data creates no Tag objects from the source
               LegacyToClient:
