@@ -170,7 +170,7 @@ extension ArchivedExpression {
         }
     }
 
-    /// Whether the expression calls code (FUNCTION) or holds what has no format text.
+    /// The `FUNCTION(operand, selector, …)` calls in the expression: operand text, selector, argument count.
     var functionCalls: [(operand: String, selector: String, arguments: Int)] {
         switch self {
         case .constant, .variable, .evaluatedObject, .unsupported: return []
