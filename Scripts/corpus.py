@@ -4,7 +4,8 @@ Core Data, run through the toolkit (Docs/Corpus.md says what each result means).
 
 For every history: `migrate import` of the .xcdatamodeld into a temporary Models folder,
 `migrate validate`, `migrate diff A B` for every adjacent hop (each hop noted with the
-app's own .xcmappingmodel when it ships one), an export → import round trip compared
+app's own .xcmappingmodel when it ships one), the import of the app's mapping models
+(`import --mapping-models`: mapping files, policy skeletons, what is not carried), an export → import round trip compared
 through `migrate compile`, and `migrate status` for every store against the imported
 model (plus `fleet apply --verify` where an entry asks for it).
 
@@ -160,6 +161,25 @@ def mapping_models(git_dir, commit, bundle):
     return found
 
 
+def extract_mapping_models(git_dir, commit, into):
+    """Every .xcmappingmodel of the commit, unpacked under `into` (one folder each); a folder
+    whose xcmapping.xml is not in the snapshot (over its 4 MiB limit) is left empty, so the
+    import names it. Returns how many were found."""
+    names = run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", commit]).stdout.splitlines()
+    found = 0
+    for path in names:
+        if not path.endswith(".xcmappingmodel/xcmapping.xml"):
+            continue
+        folder = os.path.join(into, os.path.dirname(path))
+        os.makedirs(folder, exist_ok=True)
+        found += 1
+        shown = subprocess.run(["git", "--git-dir", git_dir, "show", f"{commit}:{path}"], capture_output=True)
+        if shown.returncode == 0:
+            with open(os.path.join(folder, "xcmapping.xml"), "wb") as file:
+                file.write(shown.stdout)
+    return found
+
+
 def history_order(git_dir, commit, bundle, by_name):
     """The bundle's versions in the order commits added them (a version's first add,
     wherever the bundle was then), ties within one commit in name order: for bundles
@@ -213,7 +233,11 @@ def check(entry, migrate, mirrors, clone):
             with open(os.path.join(work, "order.txt"), "w") as file:
                 file.write("\n".join(history) + "\n")
             order = ["--order", os.path.join(work, "order.txt")]
-        result = run([migrate, "import", bundle, "-o", models, "--model", model, "--report", "--json", *order])
+        # the app's mapping models, imported beside the versions (Migrations/ of the work folder)
+        mapping_folder = os.path.join(work, "MappingModels")
+        shipped = extract_mapping_models(git_dir, entry["commit"], mapping_folder)
+        with_mappings = ["--mapping-models", mapping_folder, "--migrations-out", os.path.join(work, "Migrations")] if shipped else []
+        result = run([migrate, "import", bundle, "-o", models, "--model", model, "--report", "--json", *order, *with_mappings])
         if result.returncode not in (0, 4):
             return [f"import failed (exit {result.returncode}): {result.stderr.strip()[:400]}"], {}, notes
         report = json.loads(result.stdout)
@@ -221,7 +245,27 @@ def check(entry, migrate, mirrors, clone):
         versions = len(report["versions"])
         if versions != entry["versions"]:
             problems.append(f"{versions} versions imported, {entry['versions']} expected")
-        reported = {(h["from"], h["to"]): h["inferred"] for h in report["hops"]}
+        reported = {(h["from"], h["to"]): h["inferenceAccepts"] for h in report["hops"]}
+        imported = report.get("mappingModels") or {}
+        mm = dict(imported=len(imported.get("imported", [])), skipped=len(imported.get("skipped", [])),
+                  entity_mappings=sum(m["entityMappings"] for m in imported.get("imported", [])),
+                  policies=len(imported.get("policySkeletons", [])),
+                  expressions=sum(m["decodedExpressions"] for m in imported.get("imported", [])),
+                  not_carried=sum(len(m["notCarried"]) for m in imported.get("imported", [])),
+                  hops_mapped=sum(1 for h in report["hops"] if h.get("appMappingModel")),
+                  hops_plan_accepts=sum(1 for h in report["hops"] if h.get("appMappingModel") and h.get("mappingFile") and not h.get("error")))
+        for h in report["hops"]:
+            if h.get("appMappingModel") and h["inferred"]:
+                problems.append(f"hop {h['from']} → {h['to']}: the app ships {h['appMappingModel']}, yet the report says inferred")
+        for m in imported.get("imported", []):
+            for line in m["notCarried"]:
+                notes.append(f"not carried: {line}")
+        for s in imported.get("skipped", []):
+            notes.append(f"mapping model not imported: {os.path.basename(s['path'])}: {s['reason']}")
+        others = len(imported.get("otherModels", []))
+        if shipped and mm["imported"] + mm["skipped"] + others != shipped:
+            problems.append(f"{shipped} mapping models shipped, {mm['imported']} imported, {mm['skipped']} reported not imported, "
+                            f"{others} of another bundle")
 
         validate = run([migrate, "validate", models])
         if validate.returncode != 0:
@@ -329,7 +373,7 @@ def check(entry, migrate, mirrors, clone):
         summary = dict(versions=versions, hops=versions - 1, inferred=inferred, refused_with=with_mapping,
                        refused_without=len(refused) - with_mapping, mappings=len(apps_mappings),
                        mapped_but_inferred=sum(1 for hop in apps_mappings if hop not in refused),
-                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome,
+                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm,
                        inferred_with_mapping={f"{a}→{b}": name for (a, b), name in sorted(apps_mappings.items()) if (a, b) not in refused},
                        refused={f"{a}→{b}": sorted(k) + (["app mapping model " + apps_mappings[(a, b)]] if (a, b) in apps_mappings else [])
                                 for (a, b), k in sorted(refused.items())})
@@ -374,10 +418,17 @@ def main():
                 totals[key] = totals.get(key, 0) + s[key]
             for k, n in s["stores"].items():
                 totals["stores " + k] = totals.get("stores " + k, 0) + n
+            for k, n in s["mapping_models"].items():
+                totals["mapping models " + k] = totals.get("mapping models " + k, 0) + n
             if not options.json:
                 stores = ", ".join(f"{n} {k}" for k, n in sorted(s["stores"].items()))
                 print(f"{entry['app']:<32} {s['versions']:>4} {s['hops']:>4} {s['inferred']:>5} {s['mapped_but_inferred']:>7} "
                       f"{s['refused_with']:>7} {s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {stores}")
+                mm = s["mapping_models"]
+                if mm["imported"] or mm["skipped"]:
+                    print(f"    mapping models: {mm['imported']} imported ({mm['entity_mappings']} entity mappings, {mm['policies']} policies, "
+                          f"{mm['expressions']} expressions decoded, {mm['not_carried']} not carried), {mm['skipped']} not imported; "
+                          f"{mm['hops_mapped']} hops with the app's mapping model, plan accepts {mm['hops_plan_accepts']}")
                 if options.verbose:
                     for hop, kinds in s["refused"].items():
                         print(f"    refused {hop}: {', '.join(kinds)}")

@@ -10,6 +10,8 @@ struct XMLElementNode: Sendable {
     var attributes: [String: String]
     var children: [XMLElementNode]
     var line: Int
+    /// The character data directly inside the element (a mapping model's attribute values).
+    var text = ""
 
     func children(named name: String) -> [XMLElementNode] { self.children.filter { $0.name == name } }
 }
@@ -53,6 +55,11 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
         stack.append(XMLElementNode(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber))
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += string
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {

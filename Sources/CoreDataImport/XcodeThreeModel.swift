@@ -26,86 +26,17 @@ enum XcodeThreeModel {
             throw ImportError(.unreadable, "\(path): not an Xcode 3 data model (\(error))")
         }
         do {
-            return Data(try xml(of: Archive(root)).utf8)
-        } catch let failure as Failure {
-            throw ImportError(.unreadable, "\(path): an Xcode 3 data model this importer cannot read: \(failure.message); "
-                + "open the model in Xcode and save it in the current format (File inspector, Tools Version), then import again")
+            return Data(try xml(of: KeyedArchive(root)).utf8)
         } catch {
-            throw ImportError(.unreadable, "\(path): \(error)")
+            let message = (error as? Failure)?.message ?? (error as? KeyedArchive.Failure)?.message ?? "\(error)"
+            throw ImportError(.unreadable, "\(path): an Xcode 3 data model this importer cannot read: \(message); "
+                + "open the model in Xcode and save it in the current format (File inspector, Tools Version), then import again")
         }
     }
 
     struct Failure: Error { let message: String }
 
-    /// The objects of an `NSKeyedArchiver` archive, their references followed.
-    struct Archive {
-        let objects: [PropertyListValue]
-        let top: PropertyListValue
-
-        init(_ root: PropertyListValue) throws {
-            guard case .dictionary(let archive) = root, case .array(let objects)? = archive["$objects"],
-                  case .dictionary(let top)? = archive["$top"], let first = top["root"] else {
-                throw Failure(message: "not an NSKeyedArchiver archive")
-            }
-            self.objects = objects
-            self.top = first
-        }
-
-        /// The object a value refers to (`{"CF$UID": n}`), or the value; nil for `$null`.
-        func resolve(_ value: PropertyListValue?) -> PropertyListValue? {
-            var value = value
-            for _ in 0..<8 {
-                guard case .dictionary(let d)? = value, d.count == 1, case .integer(let uid)? = d["CF$UID"] else { break }
-                guard uid >= 0, Int(uid) < objects.count else { return nil }
-                value = objects[Int(uid)]
-            }
-            if case .string("$null")? = value { return nil }
-            return value
-        }
-
-        /// The fields of an archived object.
-        func fields(_ value: PropertyListValue?) -> [String: PropertyListValue]? {
-            guard case .dictionary(let d)? = resolve(value) else { return nil }
-            return d
-        }
-
-        func className(_ value: PropertyListValue?) -> String? {
-            guard let fields = fields(value), case .dictionary(let c)? = resolve(fields["$class"]),
-                  case .string(let name)? = c["$classname"] else { return nil }
-            return name
-        }
-
-        func string(_ value: PropertyListValue?) -> String? {
-            if case .string(let s)? = resolve(value) { return s }
-            return nil
-        }
-
-        /// An archived `NSDictionary`: keys (strings) to values.
-        func dictionary(_ value: PropertyListValue?) -> [(String, PropertyListValue)] {
-            guard let fields = fields(value), case .array(let keys)? = resolve(fields["NS.keys"]),
-                  case .array(let values)? = resolve(fields["NS.objects"]), keys.count == values.count else { return [] }
-            return zip(keys, values).compactMap { key, value in string(key).map { ($0, value) } }
-        }
-
-        /// An archived `NSArray` or `NSSet` (an `NSDictionary`'s values are not its items).
-        func array(_ value: PropertyListValue?) -> [PropertyListValue] {
-            guard let fields = fields(value), fields["NS.keys"] == nil, case .array(let items)? = resolve(fields["NS.objects"]) else { return [] }
-            return items
-        }
-
-        /// The tagged values of an element's stereotypes: key → value.
-        func taggedValues(of element: [String: PropertyListValue]) -> [String: PropertyListValue] {
-            var values: [String: PropertyListValue] = [:]
-            for (_, stereotype) in dictionary(element["XDBucketForStereotypesstorage"]) {
-                for (key, property) in dictionary(fields(stereotype)?["XDBucketForOwnedAttributesstorage"]) {
-                    if let value = resolve(fields(property)?["_default"]) { values[key] = value }
-                }
-            }
-            return values
-        }
-    }
-
-    static func xml(of archive: Archive) throws -> String {
+    static func xml(of archive: KeyedArchive) throws -> String {
         guard archive.className(archive.top) == "XDPMModel", let model = archive.fields(archive.top) else {
             throw Failure(message: "its root object is \(archive.className(archive.top) ?? "unknown"), not XDPMModel")
         }
@@ -153,7 +84,7 @@ enum XcodeThreeModel {
         700: "String", 800: "Boolean", 900: "Date", 1000: "Binary", 1100: "UUID", 1200: "URI", 1800: "Transformable",
     ]
 
-    static func entity(_ value: PropertyListValue, _ archive: Archive) throws -> (name: String, xml: String) {
+    static func entity(_ value: PropertyListValue, _ archive: KeyedArchive) throws -> (name: String, xml: String) {
         guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else { throw Failure(message: "an entity without a name") }
         if !archive.array(fields["XDBucketForGeneralizationsstorage"]).isEmpty || !archive.dictionary(fields["XDBucketForGeneralizationsstorage"]).isEmpty {
             throw Failure(message: "entity \(name) has a parent entity (inheritance is not read from this format)")
@@ -180,7 +111,7 @@ enum XcodeThreeModel {
         return (name, "    <entity \(attributes.joined(separator: " "))>\n\(body)\n    </entity>")
     }
 
-    static func attribute(_ value: PropertyListValue, of entity: String, _ archive: Archive) throws -> (String, String) {
+    static func attribute(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (String, String) {
         guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else {
             throw Failure(message: "\(entity): an attribute without a name")
         }

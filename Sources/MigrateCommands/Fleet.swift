@@ -109,6 +109,7 @@ extension GlobalOptions {
         var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
         planner.removesDanglingReferences = removeDanglingReferences
         planner.policyInputs = MigrateTool.policies.declaredInputs
+        planner.policyUnwritten = MigrateTool.policies.unwritten
         return planner
     }
 }

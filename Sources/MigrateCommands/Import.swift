@@ -16,7 +16,12 @@ struct Import: ParsableCommand {
             is written. --report lists, per hop between consecutive versions, whether inference covers it or \
             a mapping file in --migrations does. Exit 0 when imported; 1 when the model cannot be read or \
             converted, a version file exists (without --force) or the result does not validate; 4 with \
-            --report when a hop has neither (the versions are written all the same).
+            --report when a hop has neither (the versions are written all the same). --mapping-models FOLDER \
+            (repeatable) also imports every .xcmappingmodel under FOLDER as a mapping file <Name>/<A>-to-<B>.yaml in \
+            --migrations-out (default: the Migrations folder beside -o, else --migrations), with a Swift skeleton \
+            <Name>/Policies/<Policy>.swift for each custom policy class; with --report, a hop the app ships a mapping \
+            model for is reported with what the imported file does, never as inferred, and exit 4 when plan would \
+            refuse it.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -34,7 +39,17 @@ struct Import: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A text file naming the version folders in order, one a line.", valueName: "file"))
     var order: String?
 
-    @Flag(name: .long, help: "Overwrite existing version files.")
+    @Option(name: .long, help: ArgumentHelp("A folder whose .xcmappingmodel bundles (at any depth) become mapping files; repeatable.",
+                                            valueName: "folder"))
+    var mappingModels: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("""
+        The migrations folder to write <Name>/<A>-to-<B>.yaml and policy skeletons into \
+        (default: the Migrations folder beside -o, else --migrations).
+        """, valueName: "folder"))
+    var migrationsOut: String?
+
+    @Flag(name: .long, help: "Overwrite existing version files (and mapping files and policy skeletons).")
     var force = false
 
     @Flag(name: .long, help: "Also report, per hop between consecutive versions, whether inference covers it.")
@@ -57,6 +72,42 @@ struct Import: ParsableCommand {
         var mappingFile: String?
         var refusals: [Refusal]
         var error: String?
+        /// Whether inference alone accepts the hop (what `migrate diff` says without a mapping file).
+        var inferenceAccepts: Bool
+        /// The app's mapping model for this hop, or for a span containing it.
+        var appMappingModel: String?
+        /// The versions that mapping model maps, `A-to-B`.
+        var appMappingModelSpan: String?
+        /// What the mapping file imported from it does, or why there is none.
+        var imported: String?
+    }
+
+    struct MappingModelReport: Encodable {
+        var mappingModel: String
+        var file: String
+        var from: Int
+        var to: Int
+        var pairedBy: String
+        var entityMappings: Int
+        var policies: [String]
+        var decodedExpressions: Int
+        var carried: [String]
+        var notCarried: [String]
+    }
+
+    struct SkippedReport: Encodable {
+        var path: String
+        var reason: String
+        var from: Int?
+        var to: Int?
+    }
+
+    struct MappingModelsReport: Encodable {
+        var folder: String
+        var imported: [MappingModelReport]
+        var policySkeletons: [String]
+        var skipped: [SkippedReport]
+        var otherModels: [String]
     }
 
     struct ImportReport: Encodable {
@@ -65,6 +116,7 @@ struct Import: ParsableCommand {
         var versions: [VersionReport]
         var notes: [String]
         var hops: [HopReport]?
+        var mappingModels: MappingModelsReport?
     }
 
     func run() throws {
@@ -91,6 +143,20 @@ struct Import: ParsableCommand {
 
         // Validate and compile in a scratch folder first, so that a failed import writes nothing.
         let compiled = try compileScratch(imported, finalFolder: folder)
+        let migrationsFolder = ((migrationsOutFolder) as NSString).appendingPathComponent(imported.name)
+        let mappings = mappingModels.isEmpty ? nil : try convertMappingModels(compiled: compiled, imported: imported)
+        var mappingFiles: [(path: String, text: String)] = []
+        for mapping in mappings?.mappings ?? [] {
+            mappingFiles.append(((migrationsFolder as NSString).appendingPathComponent(mapping.fileName), mapping.yaml))
+        }
+        for policy in mappings?.policies ?? [] {
+            mappingFiles.append(((migrationsFolder as NSString).appendingPathComponent("Policies/\(policy.name).swift"), policy.swift))
+        }
+        let existingMappings = mappingFiles.map(\.path).filter { FileManager.default.fileExists(atPath: $0) }
+        if !existingMappings.isEmpty, !force {
+            throw global.fail("\(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); pass --force to overwrite",
+                              ExitStatus.failure)
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for (version, file) in zip(imported.versions, files) {
@@ -99,8 +165,22 @@ struct Import: ParsableCommand {
         } catch {
             throw global.fail("\(folder): cannot write the version files (\(error.localizedDescription))", ExitStatus.failure)
         }
+        do {
+            for (path, text) in mappingFiles {
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            }
+        } catch {
+            throw global.fail("\(migrationsFolder): cannot write the mapping files (\(error.localizedDescription))", ExitStatus.failure)
+        }
+        for mapping in mappings?.mappings ?? [] {
+            for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
+        }
+        for skipped in mappings?.skipped ?? [] { Output.err("warning: \(skipped.path): not imported: \(skipped.reason)") }
+        for other in mappings?.otherModels ?? [] { Output.err("note: \(other); skipped") }
 
-        let hops = report ? hopReports(compiled) : nil
+        let hops = report ? hopReports(compiled, mappings: mappings,
+                                       migrations: mappings == nil ? global.migrations : migrationsOutFolder) : nil
         let versions = zip(imported.versions, files).map { version, file in
             VersionReport(version: version.number, source: version.source, file: file, current: version.isCurrent,
                           warnings: version.warnings,
@@ -108,8 +188,21 @@ struct Import: ParsableCommand {
         }
         // A hop neither inference nor a mapping file covers: no migration path (exit 4).
         let uncovered = hops?.contains { !$0.inferred && ($0.mappingFile == nil || $0.error != nil) } ?? false
+        let mappingReport = mappings.map { mappings in
+            MappingModelsReport(
+                folder: migrationsFolder,
+                imported: mappings.mappings.map {
+                    MappingModelReport(mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
+                                       from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
+                                       policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried)
+                },
+                policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
+                skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },
+                otherModels: mappings.otherModels)
+        }
         if global.json {
-            try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops))
+            try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
+                                         mappingModels: mappingReport))
             if uncovered { throw ExitStatus.noMigrationPath }
             return
         }
@@ -120,11 +213,26 @@ struct Import: ParsableCommand {
                 (\(entities) entit\(entities == 1 ? "y" : "ies")\(version.current ? ", current in Xcode" : ""))
                 """)
         }
+        for mapping in mappingReport?.imported ?? [] {
+            let policies = mapping.policies.isEmpty ? "" : ", polic\(mapping.policies.count == 1 ? "y" : "ies") \(mapping.policies.joined(separator: ", "))"
+            Output.out("""
+                wrote \(mapping.file) ← \(mapping.mappingModel) (\(mapping.entityMappings) entity mapping\(mapping.entityMappings == 1 ? "" : "s")\(policies), \
+                \(mapping.decodedExpressions) expression\(mapping.decodedExpressions == 1 ? "" : "s") decoded, \(mapping.notCarried.count) not carried)
+                """)
+        }
+        for (skeleton, path) in zip(mappings?.policies ?? [], mappingReport?.policySkeletons ?? []) {
+            let selectors = "\(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s")"
+            Output.out("wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(selectors))")
+        }
         if let hops {
             Output.out("")
             Output.out("hops:")
             for hop in hops {
-                if hop.inferred {
+                if let app = hop.appMappingModel {
+                    let span = hop.appMappingModelSpan.map { " (spanning \($0))" } ?? ""
+                    Output.out("  \(hop.from) → \(hop.to): the app ships \(app)\(span): \(hop.imported ?? "")")
+                    if let error = hop.error { Output.out("    " + error.replacingOccurrences(of: "\n", with: "\n    ")) }
+                } else if hop.inferred {
                     Output.out("  \(hop.from) → \(hop.to): inferred (lightweight)")
                 } else if let file = hop.mappingFile, hop.error == nil {
                     Output.out("  \(hop.from) → \(hop.to): mapping file \(file)")
@@ -171,26 +279,132 @@ struct Import: ParsableCommand {
         return compiled
     }
 
-    private func hopReports(_ compiled: CompiledModel) -> [HopReport] {
+    /// Where mapping files go: --migrations-out, else the `Migrations` folder beside -o, else --migrations.
+    private var migrationsOutFolder: String {
+        if let migrationsOut { return migrationsOut }
+        if let output {
+            let trimmed = output.count > 1 && output.hasSuffix("/") ? String(output.dropLast()) : output
+            return ((trimmed as NSString).deletingLastPathComponent as NSString).appendingPathComponent("Migrations")
+        }
+        return global.migrations
+    }
+
+    /// Every `.xcmappingmodel` under the --mapping-models folders, read and converted.
+    private func convertMappingModels(compiled: CompiledModel, imported: ImportedModel) throws -> ImportedMappings {
+        var read: [XcodeMappingModel] = []
+        var unread: [(path: String, reason: String)] = []
+        let fileManager = FileManager.default
+        for folder in mappingModels {
+            var isDirectory: ObjCBool = false
+            guard fileManager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw global.fail("\(folder): no such folder (--mapping-models)", ExitStatus.failure)
+            }
+            var found: [String] = []
+            if folder.hasSuffix(".xcmappingmodel") { found.append(folder) }
+            let entries = (fileManager.enumerator(atPath: folder)?.allObjects as? [String] ?? []).sorted()
+            found += entries.filter { $0.hasSuffix(".xcmappingmodel") || $0.hasSuffix(".cdm") }
+                .filter { !$0.contains(".xcmappingmodel/") }
+                .map { (folder as NSString).appendingPathComponent($0) }
+            let compiledNames = Set(found.filter { $0.hasSuffix(".cdm") }.map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
+            for path in found where path.hasSuffix(".xcmappingmodel") {
+                let xml = (path as NSString).appendingPathComponent("xcmapping.xml")
+                if fileManager.fileExists(atPath: xml) {
+                    do { read.append(try XcodeMappingModel.read(path: path)) } catch {
+                        unread.append((path, error.problems.joined(separator: "; ")))
+                    }
+                } else {
+                    let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+                    unread.append((path, compiledNames.contains(stem)
+                        ? "no xcmapping.xml; its compiled \(stem).cdm is not read (see Docs/MappingFiles.md)"
+                        : "no xcmapping.xml in the folder (and no compiled \(stem).cdm beside it)"))
+                }
+            }
+            let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }
+                .map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
+            for path in found where path.hasSuffix(".cdm") {
+                let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+                if !sourceNames.contains(stem) {
+                    unread.append((path, "a compiled mapping model (.cdm) without its .xcmappingmodel: not read (see Docs/MappingFiles.md)"))
+                }
+            }
+        }
+        let bundleName = ((path.hasSuffix("/") ? String(path.dropLast()) : path) as NSString).lastPathComponent
+        let stem = (bundleName as NSString).deletingPathExtension
+        return MappingModelConverter(model: compiled, versions: imported.versions, bundleName: stem).convert(read, unread: unread)
+    }
+
+    private func hopReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [HopReport] {
         let numbers = compiled.versions.map(\.version)
-        let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
+        let files = MappingFiles.load(folder: migrations, model: compiled.name)
+        let known = Set(MigrateTool.policies.names)
+        let unwritten = MigrateTool.policies.unwritten
         return zip(numbers, numbers.dropFirst()).map { from, to in
+            var inferenceAccepts = false
+            var refusals: [Refusal] = []
             do {
                 _ = try MappingResolver.resolve(compiled, from: from, to: to, file: nil)
-                return HopReport(from: from, to: to, inferred: true, mappingFile: nil, refusals: [], error: nil)
+                inferenceAccepts = true
             } catch let failure as InferenceFailure {
+                refusals = failure.refusals
+            } catch {}
+            // The app's own mapping model for this hop, or for a span containing it: never reported as inferred.
+            // The mapping model of exactly this hop first, else one spanning it.
+            let covering = (mappings?.mappings ?? []).filter { $0.sourceVersion <= from && to <= $0.destinationVersion }
+            if let mapping = covering.first(where: { $0.sourceVersion == from && $0.destinationVersion == to }) ?? covering.first {
+                let span = mapping.destinationVersion - mapping.sourceVersion > 1 ? "\(mapping.sourceVersion)-to-\(mapping.destinationVersion)" : nil
+                let path = (migrations as NSString).appendingPathComponent("\(compiled.name)/\(mapping.fileName)")
+                var report = HopReport(from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
+                                       inferenceAccepts: inferenceAccepts, appMappingModel: mapping.mappingModel, appMappingModelSpan: span)
+                if span != nil {
+                    report.imported = "imported as \(path), which plan refuses: a mapping file covers one hop"
+                    report.error = "\(path): a mapping file covers one hop, <A>-to-<A+1>.yaml"
+                    return report
+                }
+                let what = mapping.carried.isEmpty ? "every entity as inferred" : mapping.carried.joined(separator: "; ")
                 guard let file = files.file(from: from, to: to) else {
-                    return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: failure.refusals, error: nil)
+                    let problems = files.diagnostics.filter { $0.message.contains(path) || $0.location?.file == path }.map(\.message)
+                    report.imported = "imported as \(path) (\(what)), which plan refuses"
+                    report.error = problems.isEmpty ? "\(path): not loaded" : problems.joined(separator: "\n")
+                    return report
                 }
-                // A mapping file covers the hop when inference plus the file resolve.
                 do {
-                    _ = try MappingResolver.resolve(compiled, from: from, to: to, file: file)
-                    return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: failure.refusals, error: nil)
+                    let resolved = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: known)
+                    let pending = resolved.entityMappings.compactMap(\.policy).filter { unwritten[$0] != nil }
+                    if !pending.isEmpty {
+                        report.error = pending.map { "policy \($0) is not written yet: " + (unwritten[$0] ?? []).joined(separator: "; ") }
+                            .joined(separator: "\n")
+                    }
+                    report.imported = "mapping file \(path): \(what)"
                 } catch {
-                    return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: failure.refusals, error: "\(error)")
+                    report.imported = "imported as \(path) (\(what)), which plan refuses"
+                    report.error = "\(error)"
                 }
+                return report
+            }
+            if let skipped = mappings?.skipped.first(where: {
+                guard let a = $0.sourceVersion, let b = $0.destinationVersion else { return false }
+                return a <= from && to <= b
+            }) {
+                return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: refusals,
+                                 error: "\(skipped.path): not imported: \(skipped.reason)", inferenceAccepts: inferenceAccepts,
+                                 appMappingModel: (skipped.path as NSString).lastPathComponent,
+                                 appMappingModelSpan: skipped.destinationVersion! - skipped.sourceVersion! > 1
+                                     ? "\(skipped.sourceVersion!)-to-\(skipped.destinationVersion!)" : nil,
+                                 imported: "not imported, so what it computes is not carried")
+            }
+            if inferenceAccepts {
+                return HopReport(from: from, to: to, inferred: true, mappingFile: nil, refusals: [], error: nil, inferenceAccepts: true)
+            }
+            guard let file = files.file(from: from, to: to) else {
+                return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: refusals, error: nil, inferenceAccepts: false)
+            }
+            // A mapping file covers the hop when inference plus the file resolve.
+            do {
+                _ = try MappingResolver.resolve(compiled, from: from, to: to, file: file)
+                return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: nil, inferenceAccepts: false)
             } catch {
-                return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: [], error: "\(error)")
+                return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: "\(error)",
+                                 inferenceAccepts: false)
             }
         }
     }

@@ -71,6 +71,7 @@ extension GlobalOptions {
             if forApply { planner.countLimit = 100_000 }
             planner.removesDanglingReferences = options.removeDanglingReferences
             planner.policyInputs = MigrateTool.policies.declaredInputs
+            planner.policyUnwritten = MigrateTool.policies.unwritten
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])

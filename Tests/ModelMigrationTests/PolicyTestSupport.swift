@@ -31,6 +31,7 @@ let testPolicies = PolicyCatalog([
     FailAtEnd.self, InsertTwice.self, PhaseLog.self, PhaseLogWithoutRelationships.self, ManagerProbe.self,
     CloneEachPerson.self, PetFactory.self, StrayPetFactory.self, ProgressProbe.self, PostNavigator.self,
     PersonNavigator.self, SourceValueProbe.self, ReadsAMissingProperty.self, DeclaresAMissingProperty.self,
+    NotWrittenYet.self,
 ])
 
 extension MigrationScenario {

@@ -71,6 +71,7 @@ public struct StoreOpener {
                 defer { try? reader.close() }
                 var planner = MigrationPlanner(models: [model], migrationsFolder: migrationsFolder ?? "/nonexistent", knownPolicies: policyNames)
                 if let engine = policyRunner as? PolicyEngine { planner.policyInputs = engine.catalog.declaredInputs }
+                if let engine = policyRunner as? PolicyEngine { planner.policyUnwritten = engine.catalog.unwritten }
                 plan = try planner.plan(store: reader)
             }
             if !plan.isEmpty {

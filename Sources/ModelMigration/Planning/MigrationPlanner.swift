@@ -16,6 +16,9 @@ public struct MigrationPlanner: Sendable {
     /// Per policy, the source properties it declares it reads
     /// (`EntityMigrationPolicy.sourceProperties`; `PolicyCatalog.declaredInputs`).
     public var policyInputs: [String: [String]] = [:]
+    /// Per policy, what is left to write (`EntityMigrationPolicy.unwritten`): a hop
+    /// naming such a policy is refused (`PolicyCatalog.unwritten`).
+    public var policyUnwritten: [String: [String]] = [:]
     /// Count every row and every dropped value, even in tables over a million rows
     /// (otherwise those are estimated from the highest row id, and dropped values
     /// are only checked for presence).
@@ -378,6 +381,10 @@ public struct MigrationPlanner: Sendable {
         var problems: [String] = []
         for hop in plan.hops {
             for mapping in hop.mapping.entityMappings where mapping.kind == .custom {
+                if let policy = mapping.policy, let left = policyUnwritten[policy] {
+                    let file = hop.mapping.mappingFile.map { " (named in \($0))" } ?? ""
+                    problems.append("policy \(policy)\(file) is not written yet: " + left.joined(separator: "; "))
+                }
                 guard let policy = mapping.policy, let inputs = policyInputs[policy], let sourceName = mapping.source,
                       let entity = hop.source.entity(named: sourceName) else { continue }
                 let missing = inputs.filter { entity.attribute(named: $0) == nil && entity.relationship(named: $0) == nil }

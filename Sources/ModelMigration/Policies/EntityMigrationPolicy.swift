@@ -41,6 +41,13 @@ public protocol EntityMigrationPolicy {
     /// before anything runs. Default: none declared; reading a property the source
     /// entity does not have still fails on the first object.
     static var sourceProperties: [String] { get }
+
+    /// What is left to write before the policy can run, one line each. A skeleton
+    /// `migrate import --mapping-models` writes lists the selectors and the Core Data
+    /// code to port; the planner refuses every hop naming the policy until it is
+    /// empty. Default: nothing.
+    static var unwritten: [String] { get }
+
     /// Creates the policy; one instance serves one entity mapping of one apply.
     init()
 
@@ -73,6 +80,7 @@ extension EntityMigrationPolicy {
     public static var name: String { String(describing: Self.self) }
     public static var usesRelationshipPhase: Bool { true }
     public static var sourceProperties: [String] { [] }
+    public static var unwritten: [String] { [] }
     public mutating func begin(_ manager: MigrationManager) throws {}
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
         let destination = try manager.createDestinationInstance(for: source)
@@ -112,6 +120,8 @@ public struct PolicyCatalog: @unchecked Sendable {
 
     /// Per policy, the source properties it declares it reads.
     public var declaredInputs: [String: [String]] { types.mapValues { $0.sourceProperties } }
+    /// Per policy that is not written yet, what is left (`EntityMigrationPolicy.unwritten`).
+    public var unwritten: [String: [String]] { types.mapValues { $0.unwritten }.filter { !$0.value.isEmpty } }
     /// A policy type by name.
     public func policy(named name: String) -> (any EntityMigrationPolicy.Type)? { types[name] }
 }

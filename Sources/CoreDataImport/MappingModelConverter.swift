@@ -1,0 +1,509 @@
+import DataModel
+import Foundation
+import PropertyList
+
+/// Converts Xcode mapping models into mapping files, `Migrations/<Model>/<A>-to-<B>.yaml`.
+///
+/// The mapping file stays the one description of a hop: each element of the mapping
+/// model that changes what is migrated becomes the override that does the same
+/// (`source:`, `policy:`, `filter:`, `$source.other`, `{ default: … }`,
+/// `{ value: "…" }`); what already is what inference does is left to inference and
+/// noted in a comment. What the format cannot express yet (FUNCTION calls, a
+/// relationship filled through a longer key path, a custom source fetch, a span of
+/// versions) is written in a form the loader refuses, naming it, and listed in
+/// `notCarried`: `migrate plan` refuses the hop rather than inferring it silently.
+///
+/// Pure: values in, values out; the caller reads and writes files.
+public struct MappingModelConverter: Sendable {
+    /// The imported model, compiled.
+    public var model: CompiledModel
+    /// The imported versions (their `.xcdatamodel` folders name them).
+    public var versions: [ImportedVersion]
+    /// The name of the `.xcdatamodeld` bundle read (`Delta`), to tell this bundle's mapping models from others'.
+    public var bundleName: String
+
+    /// Creates a converter for the versions of one import.
+    public init(model: CompiledModel, versions: [ImportedVersion], bundleName: String) {
+        self.model = model
+        self.versions = versions
+        self.bundleName = bundleName
+    }
+
+    /// Converts mapping models; `unread` are mapping models found without a readable
+    /// `xcmapping.xml` (path and reason), reported with the hop their name suggests.
+    public func convert(_ mappingModels: [XcodeMappingModel], unread: [(path: String, reason: String)] = []) -> ImportedMappings {
+        var result = ImportedMappings(mappings: [], policies: [], skipped: [], otherModels: [])
+        var skeletons: [String: PolicySkeleton] = [:]
+        var taken: [String: String] = [:]
+        for mappingModel in mappingModels.sorted(by: { $0.path < $1.path }) {
+            let label = (mappingModel.path as NSString).lastPathComponent
+            if let other = otherBundle(mappingModel) {
+                result.otherModels.append("\(label) maps versions of \(other), not \(bundleName).xcdatamodeld")
+                continue
+            }
+            let paired = pair(mappingModel)
+            guard let (from, to, by) = paired.versions else {
+                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: paired.why, sourceVersion: nil, destinationVersion: nil))
+                continue
+            }
+            guard to > from else {
+                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: """
+                    it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so no mapping file is written
+                    """, sourceVersion: from, destinationVersion: to))
+                continue
+            }
+            if let first = taken["\(from)-to-\(to)"] {
+                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: """
+                    \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is not written
+                    """, sourceVersion: from, destinationVersion: to))
+                continue
+            }
+            taken["\(from)-to-\(to)"] = label
+            var mapping = convert(mappingModel, from: from, to: to, pairedBy: by, skeletons: &skeletons)
+            mapping.mappingModel = label
+            result.mappings.append(mapping)
+        }
+        for (path, reason) in unread {
+            let hop = pairByName(((path as NSString).lastPathComponent as NSString).deletingPathExtension)
+            result.skipped.append(SkippedMappingModel(path: path, reason: reason, sourceVersion: hop?.0, destinationVersion: hop?.1))
+        }
+        result.mappings.sort { ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion) }
+        result.policies = skeletons.values.sorted { $0.name < $1.name }
+        return result
+    }
+
+    // MARK: - Pairing with versions
+
+    /// The bundle a mapping model's recorded paths name, when it is not this one.
+    private func otherBundle(_ mappingModel: XcodeMappingModel) -> String? {
+        for recorded in [mappingModel.sourceModelPath, mappingModel.destinationModelPath].compactMap({ $0 }) {
+            let parts = recorded.split(separator: "/").map(String.init)
+            if let bundle = parts.dropLast().last, bundle.hasSuffix(".xcdatamodeld"), bundle != bundleName + ".xcdatamodeld" { return bundle }
+        }
+        return nil
+    }
+
+    /// The version an `.xcdatamodel` folder name is.
+    private func version(folder: String) -> Int? {
+        versions.first { $0.source == folder }?.number
+    }
+
+    private func pair(_ mappingModel: XcodeMappingModel) -> (versions: (Int, Int, String)?, why: String) {
+        if let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath {
+            let a = version(folder: (source as NSString).lastPathComponent), b = version(folder: (destination as NSString).lastPathComponent)
+            if let a, let b { return ((a, b, "sourcemodelpath and destinationmodelpath"), "") }
+            if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (the recorded paths name no version here)"), "") }
+            let missing = [a == nil ? source : nil, b == nil ? destination : nil].compactMap { $0 }
+            let what = missing.count == 1 ? "is not a version" : "are not versions"
+            return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
+        }
+        if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
+        return (nil, "it records no model paths and its name names no two versions of \(bundleName)")
+    }
+
+    /// The hop a mapping model's name suggests: `DeltaToDelta2`, `Moody 2-Moody 3`,
+    /// `WooCommerceModelV9toV10`, `1.1 to 1.2`; each side a version's name, or its number.
+    func pairByName(_ name: String) -> (Int, Int)? {
+        let separators = [" to ", "To", "to", "-"]
+        for separator in separators {
+            let parts = name.components(separatedBy: separator)
+            guard parts.count == 2, let a = versionNamed(parts[0]), let b = versionNamed(parts[1]) else { continue }
+            return (a, b)
+        }
+        return nil
+    }
+
+    private func versionNamed(_ text: String) -> Int? {
+        func normalized(_ s: String) -> String { s.lowercased().filter { !$0.isWhitespace } }
+        let wanted = normalized(text)
+        guard !wanted.isEmpty else { return nil }
+        let names = versions.map { (number: $0.number, name: normalized($0.source.hasSuffix(".xcdatamodel") ? String($0.source.dropLast(12)) : $0.source)) }
+        let exact = names.filter { $0.name == wanted }
+        if exact.count == 1 { return exact[0].number }
+        let suffix = names.filter { $0.name.hasSuffix(wanted) || wanted.hasSuffix($0.name) }
+        if suffix.count == 1 { return suffix[0].number }
+        // The number a side ends in: the version whose name ends in it (the unnumbered one is 1).
+        guard let digits = wanted.reversed().prefix(while: \.isNumber).reversed().nilIfEmpty, let n = Int(String(digits)) else { return nil }
+        let numbered = names.filter { name in
+            let own = String(name.name.reversed().prefix(while: \.isNumber).reversed())
+            return Int(own) == n
+        }
+        if numbered.count == 1 { return numbered[0].number }
+        if n == 1, numbered.isEmpty {
+            let unnumbered = names.filter { !($0.name.last?.isNumber ?? false) }
+            if unnumbered.count == 1 { return unnumbered[0].number }
+        }
+        return nil
+    }
+
+    // MARK: - Conversion
+
+    private func convert(_ mappingModel: XcodeMappingModel, from: Int, to: Int, pairedBy: String,
+                         skeletons: inout [String: PolicySkeleton]) -> ImportedMapping {
+        let label = (mappingModel.path as NSString).lastPathComponent
+        var mapping = ImportedMapping(mappingModel: label, sourceVersion: from, destinationVersion: to, pairedBy: pairedBy, yaml: "",
+                                      entityMappings: mappingModel.entityMappings.count, policies: [], decodedExpressions: 0,
+                                      carried: [], notCarried: [])
+        for line in mappingModel.unknown { mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)") }
+        var body: [String] = []
+        guard let source = model.version(from), let destination = model.version(to) else { return mapping }
+        if to != from + 1 {
+            mapping.notCarried.append("""
+                \(label): maps version \(from) to \(to), a span of \(to - from) hops; written as \(from)-to-\(to).yaml, \
+                which the mapping file loader refuses (a mapping file covers one hop) until spanning mappings are planned
+                """)
+        }
+        let mappedDestinations = Set(mappingModel.entityMappings.compactMap(\.destination))
+        var written: Set<String> = []
+        let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))
+        for entityMapping in mappingModel.entityMappings {
+            var lines = convert(entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
+                                mapping: &mapping, skeletons: &skeletons)
+            guard let destinationName = entityMapping.destination, !lines.isEmpty else {
+                body += lines
+                continue
+            }
+            if !written.insert(destinationName).inserted {
+                if lines[0].hasPrefix("  #") {
+                    lines = ["  \(YAMLEmitter.key(destinationName)):"] + (entityMapping.source.map { ["    source: \(YAMLEmitter.key($0))"] } ?? [])
+                }
+                // A second entity mapping into the same entity (objects of two source entities merged): the
+                // file has one entry per destination entity, so this one is written under its Core Data name,
+                // which the loader refuses as no entity of the version.
+                let name = entityMapping.effectiveName
+                lines[0] = "  \(YAMLEmitter.key(name)):"
+                lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
+                mapping.notCarried.append("""
+                    \(mapping.mappingModel): entity mapping \(name) (line \(entityMapping.line)): a second mapping into \(destinationName) \
+                    (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
+                    """)
+            }
+            body += lines
+        }
+        // A destination entity no entity mapping fills: Core Data migrates none of its objects.
+        for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
+            guard source.entity(named: entity.name) != nil else { continue }
+            body += ["  \(YAMLEmitter.key(entity.name)):",
+                     "    # \(label) has no entity mapping for \(entity.name): Core Data migrates none of its objects",
+                     "    filter: \"FALSEPREDICATE\""]
+            mapping.carried.append("\(entity.name): no entity mapping, so no objects migrated (filter: FALSEPREDICATE)")
+        }
+        var lines = [
+            "# Imported by `migrate import --mapping-models` from \(label)",
+            "# (version \(from) → \(to), paired by \(pairedBy)).",
+        ]
+        lines += mapping.notCarried.isEmpty ? [] : ["# Not carried (plan refuses what is written for it below):"]
+            + mapping.notCarried.map { "#   " + $0.replacingOccurrences(of: "\n", with: " ") }
+        lines.append(body.isEmpty ? "entities: {}" : "entities:")
+        mapping.yaml = (lines + body).joined(separator: "\n") + "\n"
+        mapping.policies = Array(Set(mapping.policies)).sorted()
+        return mapping
+    }
+
+    private func convert(_ entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel,
+                         source: CompiledVersion, destination: CompiledVersion, mappingNames: Set<String>,
+                         mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) -> [String] {
+        let label = (mappingModel.path as NSString).lastPathComponent
+        let name = entityMapping.effectiveName
+        let at = "\(label): entity mapping \(name) (line \(entityMapping.line))"
+        for key in entityMapping.unknown { mapping.notCarried.append("\(at): attribute '\(key)' not read (unknown to this importer)") }
+        guard let destinationName = entityMapping.destination else {
+            // A remove mapping: the source objects are not migrated, as inference does for an entity that is gone.
+            if let sourceName = entityMapping.source, destination.entity(named: sourceName) != nil {
+                mapping.notCarried.append("\(at): removes \(sourceName)'s objects although version \(destination.version) still has \(sourceName)")
+            }
+            return []
+        }
+        guard let entity = destination.entity(named: destinationName) else {
+            mapping.notCarried.append("\(at): \(destinationName) is not an entity of version \(destination.version); the mapping is not written")
+            return []
+        }
+        var lines: [String] = []
+        var comments: [String] = []
+        var overrides: [String] = []
+        var sourceEntity: CompiledEntity?
+        if let sourceName = entityMapping.source {
+            sourceEntity = source.entity(named: sourceName)
+            if sourceEntity == nil {
+                mapping.notCarried.append("\(at): \(sourceName) is not an entity of version \(source.version); the mapping is not written")
+                return []
+            }
+            if sourceName != destinationName {
+                lines.append("    source: \(YAMLEmitter.key(sourceName))")
+                overrides.append("objects from \(sourceName)")
+            }
+        } else {
+            comments.append("an Add mapping: Core Data creates no \(destinationName) objects from the source")
+        }
+        if let type = entityMapping.mappingType, type != "Undefined" { comments.append("mapping type \(type)") }
+        if let name = entityMapping.name, name != "\(entityMapping.source ?? "")To\(destinationName)" {
+            comments.append("Core Data names this entity mapping \(name)")
+        }
+        var policy: String?
+        if let className = entityMapping.policyClass {
+            let policyName = className.split(separator: ".").last.map(String.init) ?? className
+            policy = policyName
+            lines.append("    policy: \(YAMLEmitter.key(policyName))")
+            overrides.append("policy \(policyName) (Core Data class \(className))")
+            mapping.policies.append(policyName)
+            var skeleton = skeletons[policyName] ?? PolicySkeleton(name: policyName, coreDataClasses: [], entityMappings: [], selectors: [], userInfo: [])
+            if !skeleton.coreDataClasses.contains(className) { skeleton.coreDataClasses.append(className) }
+            skeleton.entityMappings.append("\(label): \(name)")
+            skeleton.userInfo += userInfo(entityMapping.userInfo).map { "\(name): \($0)" }
+            skeletons[policyName] = skeleton
+            mapping.notCarried.append("\(at): policy class \(className) is code (Objective-C or Swift); "
+                                      + "written as policy \(policyName) with a skeleton to port it into")
+        }
+        // Which source objects: the default fetch narrowed by a predicate, or a custom fetch.
+        if let predicate = entityMapping.filterPredicate, predicate != "TRUEPREDICATE" {
+            lines.append("    filter: \(YAMLEmitter.quote(predicate))")
+            overrides.append("filter \(predicate)")
+        }
+        if !entityMapping.autogeneratesSource, let data = entityMapping.sourceExpression {
+            mapping.decodedExpressions += 1
+            switch (try? ArchivedExpression.decode(data)).map(Self.defaultFetchPredicate) {
+            case .some(.some(let predicate)):
+                if predicate != "TRUEPREDICATE", entityMapping.filterPredicate == nil {
+                    lines.append("    filter: \(YAMLEmitter.quote(predicate))")
+                    overrides.append("filter \(predicate)")
+                }
+            default:
+                let text = (try? ArchivedExpression.decode(data))?.format ?? "<an archive this importer cannot read>"
+                lines.append("    sourceExpression: \(YAMLEmitter.quote(text))")
+                mapping.notCarried.append("\(at): a custom source fetch (\(text)); written as sourceExpression:, which the loader refuses")
+            }
+        }
+        for info in userInfo(entityMapping.userInfo) where policy == nil { comments.append("user info (read by no policy): \(info)") }
+
+        // Property mappings: an Add mapping makes no objects from the source, so it has none to fill.
+        var properties: [String] = []
+        let attributeMappings = sourceEntity == nil ? [] : entityMapping.attributes
+        let relationshipMappings = sourceEntity == nil ? [] : entityMapping.relationships
+        let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
+        for attributeMapping in attributeMappings {
+            let where_ = "\(at): attribute mapping \(destinationName).\(attributeMapping.name)"
+            guard let attribute = entity.attribute(named: attributeMapping.name) else {
+                mapping.notCarried.append("\(where_): \(attributeMapping.name) is not an attribute of \(destinationName) in version "
+                                          + "\(destination.version); left out")
+                continue
+            }
+            for info in userInfo(attributeMapping.userInfo) {
+                properties.append("      # \(YAMLEmitter.key(attributeMapping.name)) user info: \(info)")
+            }
+            guard let data = attributeMapping.valueExpression else { continue }   // `$source.<name>`, as inferred
+            mapping.decodedExpressions += 1
+            let expression: ArchivedExpression
+            do { expression = try ArchivedExpression.decode(data) } catch {
+                properties.append("      \(YAMLEmitter.key(attribute.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
+                mapping.notCarried.append("\(where_): the value expression archive cannot be read (\(error.message))")
+                continue
+            }
+            if let line = overrideLine(for: expression, attribute: attribute.declaration, sourceEntity: sourceEntity, policy: policy,
+                                       where: where_, mapping: &mapping, skeletons: &skeletons, mappingName: "\(label): \(name).\(attribute.name)") {
+                properties.append("      \(YAMLEmitter.key(attribute.name)): \(line)")
+            }
+        }
+        for relationshipMapping in relationshipMappings {
+            let where_ = "\(at): relationship mapping \(destinationName).\(relationshipMapping.name)"
+            guard let relationship = entity.relationship(named: relationshipMapping.name) else {
+                mapping.notCarried.append("\(where_): \(relationshipMapping.name) is not a relationship of \(destinationName) in version "
+                                          + "\(destination.version); left out")
+                continue
+            }
+            for info in userInfo(relationshipMapping.userInfo) {
+                properties.append("      # \(YAMLEmitter.key(relationshipMapping.name)) user info: \(info)")
+            }
+            var expression: ArchivedExpression?
+            if let data = relationshipMapping.valueExpression {
+                mapping.decodedExpressions += 1
+                expression = try? ArchivedExpression.decode(data)
+                if expression == nil {
+                    mapping.notCarried.append("\(where_): the value expression archive cannot be read")
+                    properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
+                    continue
+                }
+            } else if relationshipMapping.autogenerates {
+                // With no source relationship at the key path's start, Core Data writes no expression: the
+                // relationship starts empty (a policy may fill it), as inference leaves a new relationship.
+                let start = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
+                    .split(separator: ".").first.map(String.init) ?? ""
+                guard sourceEntity?.relationship(named: start) != nil else { continue }
+                // Xcode writes FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", M, $source.<path>).
+                let path = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name)
+                let components = (path.hasPrefix("$source.") ? String(path.dropFirst(8)) : path).split(separator: ".").map(String.init)
+                if components.count == 1, relationshipMapping.sourceMappingName == nil {
+                    // Xcode fills it through whichever mapping carries the related objects over (subentities'
+                    // mappings included): the objects keep their keys, so this is the relationship copied.
+                    if components[0] != relationship.name { properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(components[0])") }
+                    continue
+                }
+                let through = relationshipMapping.sourceMappingName
+                    ?? defaultMappingName(for: components, from: sourceEntity, source: source, in: mappingModel)
+                expression = .function(operand: .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+                                       arguments: [.constant(.string(through ?? "")), .keyPath(base: .variable("source"), components: components)])
+            } else {
+                // No expression: Core Data leaves the relationship empty.
+                if sourceEntity?.relationship(named: relationship.name) != nil {
+                    properties.append("      \(YAMLEmitter.key(relationship.name)): { default: null }")
+                    mapping.notCarried.append("\(where_): no value expression, so Core Data leaves it empty; "
+                                              + "written as { default: null }, which the loader refuses for a relationship")
+                }
+                continue
+            }
+            guard let expression else { continue }
+            if let copied = Self.relationshipCopy(expression, relationship: relationship.declaration, sourceEntity: sourceEntity, source: source,
+                                                   in: mappingModel, mappingNames: mappingNames) {
+                if copied != relationship.name { properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(copied)") }
+                continue
+            }
+            properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
+            mapping.notCarried.append("\(where_): \(expression.format): a relationship filled by an expression; the mapping file copies "
+                                      + "relationships ($source.<relationship>) and has no form for this yet, so plan refuses it")
+        }
+        // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
+        if let sourceEntity {
+            for attribute in entity.attributes where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
+                guard sourceEntity.attribute(named: attribute.name) != nil else { continue }
+                if policy != nil {
+                    properties.append("      \(YAMLEmitter.key(attribute.name)): policy   # no attribute mapping: the policy's code or the default")
+                } else {
+                    let value = attribute.declaration.defaultValue.map(Self.yamlValue) ?? "null"
+                    properties.append("      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # no attribute mapping in \(label)")
+                }
+            }
+        }
+        if !properties.isEmpty { lines += ["    properties:"] + properties }
+        let written = properties.filter { !$0.hasPrefix("      #") }.count
+        if written > 0 { overrides.append("\(written) propert\(written == 1 ? "y" : "ies")") }
+        if lines.isEmpty {
+            // Nothing differs from inference: name the mapping in a comment, so the file lists every one.
+            let from = entityMapping.source.map { "\($0) → " } ?? ""
+            return ["  # \(name): \(from)\(destinationName), every property as inferred" + (comments.isEmpty ? "" : "; " + comments.joined(separator: "; "))]
+        }
+        mapping.carried.append("\(destinationName): " + overrides.joined(separator: ", "))
+        return ["  \(YAMLEmitter.key(destinationName)):"] + comments.map { "    # \($0)" } + lines
+    }
+
+    /// The override for an attribute's value expression, or nil when it is what inference does.
+    private func overrideLine(for expression: ArchivedExpression, attribute: AttributeDescription, sourceEntity: CompiledEntity?,
+                              policy: String?, where place: String, mapping: inout ImportedMapping,
+                              skeletons: inout [String: PolicySkeleton], mappingName: String) -> String? {
+        switch expression {
+        case .keyPath(.variable("source")?, let components) where components.count == 1:
+            if components[0] == attribute.name, sourceEntity?.attribute(named: attribute.name) != nil { return nil }
+            return "$source.\(components[0])"
+        case .constant(let constant):
+            switch constant {
+            case .string(let text): return "{ default: \(YAMLEmitter.quote(text)) }"
+            case .integer(let n): return "{ default: \(n) }"
+            case .real(let d) where d.isFinite: return "{ default: \(d) }"
+            case .boolean(let b): return "{ default: \(b) }"
+            case .null: return "{ default: null }"
+            case .date(let seconds): return "{ default: \(YAMLEmitter.quote(AttributeValue.date(seconds).description)) }"
+            case .real: break
+            }
+        default:
+            break
+        }
+        let text = expression.format
+        var reasons: [String] = []
+        for call in expression.functionCalls {
+            reasons.append("FUNCTION(\(call.operand), '\(call.selector)', …)")
+            if call.operand == "$entityPolicy" {
+                if let policy {
+                    var skeleton = skeletons[policy]!
+                    if let i = skeleton.selectors.firstIndex(where: { $0.selector == call.selector }) {
+                        skeleton.selectors[i].uses.append(mappingName)
+                    } else {
+                        skeleton.selectors.append(.init(selector: call.selector, arguments: call.arguments, uses: [mappingName]))
+                    }
+                    skeletons[policy] = skeleton
+                } else {
+                    reasons.append("$entityPolicy without a policy class on the entity mapping")
+                }
+            }
+        }
+        reasons += expression.unsupportedParts
+        if !reasons.isEmpty {
+            mapping.notCarried.append("\(place): \(text): \(reasons.joined(separator: ", ")) cannot run here yet; written as value:, which plan refuses")
+        } else if policy != nil {
+            mapping.notCarried.append("\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
+                                      + "(compute it in the policy, or drop the policy if it only hosted this)")
+        }
+        return "{ value: \(YAMLEmitter.quote(text)) }"
+    }
+
+    /// The source relationship a relationship expression copies, when it is the copy the
+    /// mapping file writes as `$source.<name>`: the destination instances, through the entity
+    /// mapping that carries the related entity over, of one source relationship.
+    static func relationshipCopy(_ expression: ArchivedExpression, relationship: RelationshipDescription, sourceEntity: CompiledEntity?,
+                                 source: CompiledVersion, in mappingModel: XcodeMappingModel, mappingNames: Set<String>) -> String? {
+        guard case .function(.variable("manager")?, let selector, let arguments) = expression, arguments.count == 2,
+              case .constant(.string(let name)) = arguments[0],
+              case .keyPath(.variable("source")?, let components) = arguments[1], components.count == 1,
+              let sourceRelationship = sourceEntity?.relationship(named: components[0]) else { return nil }
+        switch selector {
+        case "destinationInstancesForEntityMappingNamed:sourceInstances:":
+            // The named mapping must be the one that makes destination objects of the related source entity.
+            guard let through = mappingModel.entityMappings.first(where: { $0.effectiveName == name }),
+                  through.source == sourceRelationship.declaration.destination,
+                  through.destination == relationship.destination else { return nil }
+            return components[0]
+        case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
+            return name == components[0] ? components[0] : nil
+        default:
+            return nil
+        }
+    }
+
+    /// The entity mapping Xcode fills a relationship through when none is named: the one
+    /// whose source is the related entity.
+    private func defaultMappingName(for components: [String], from sourceEntity: CompiledEntity?, source: CompiledVersion,
+                                    in mappingModel: XcodeMappingModel) -> String? {
+        guard components.count == 1, let related = sourceEntity?.relationship(named: components[0])?.declaration.destination else { return nil }
+        return mappingModel.entityMappings.first { $0.source == related && $0.destination != nil }?.effectiveName
+    }
+
+    /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", E, P), $manager.sourceContext, NO)`:
+    /// Core Data's default source fetch; its predicate string P.
+    static func defaultFetchPredicate(_ expression: ArchivedExpression) -> String? {
+        func request(_ e: ArchivedExpression) -> String? {
+            guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
+                  arguments.count == 2, case .constant(.string(let predicate)) = arguments[1] else { return nil }
+            return predicate
+        }
+        if let predicate = request(expression) { return predicate }
+        if case .function(_, "FETCH", let arguments) = expression, let first = arguments.first { return request(first) }
+        return nil
+    }
+
+    /// An archived `NSDictionary` of user info as `key = value` lines.
+    func userInfo(_ data: [UInt8]?) -> [String] {
+        guard let data, let root = try? BinaryPropertyList.decodeArchive(data), let archive = try? KeyedArchive(root) else {
+            return data == nil ? [] : ["(an archive this importer cannot read)"]
+        }
+        return archive.dictionary(archive.top).map { key, value in
+            let shown: String
+            switch archive.resolve(value) {
+            case .string(let s)?: shown = YAMLEmitter.quote(s)
+            case .integer(let n)?: shown = String(n)
+            case .real(let d)?: shown = String(d)
+            case .boolean(let b)?: shown = b ? "YES" : "NO"
+            default: shown = "<\(archive.className(value) ?? "value")>"
+            }
+            return "\(key) = \(shown)"
+        }.sorted()
+    }
+
+    /// An attribute value as a YAML scalar for `{ default: … }`.
+    static func yamlValue(_ value: AttributeValue) -> String {
+        switch value {
+        case .integer, .double, .decimal, .boolean: value.description
+        default: YAMLEmitter.quote(value.description)
+        }
+    }
+}
+
+private extension Collection {
+    var nilIfEmpty: Self? { isEmpty ? nil : self }
+}

@@ -1,0 +1,67 @@
+import PropertyList
+import Testing
+@testable import CoreDataImport
+
+/// Archived `NSExpression`s of each kind Xcode writes into a mapping model, decoded into
+/// the format syntax the Predicates module parses.
+@Suite struct ArchivedExpressionTests {
+    func format(_ build: (ExpressionArchive) -> PropertyListValue) throws -> String {
+        let archive = ExpressionArchive()
+        let root = build(archive)
+        return try ArchivedExpression.decode(archive.bytes(root)).format
+    }
+
+    @Test func constants() throws {
+        #expect(try format { $0.constant("privacy") } == "'privacy'")
+        #expect(try format { $0.constant("it's \\ here\n") } == "'it\\'s \\\\ here\\n'")
+        #expect(try format { $0.constant(.integer(42)) } == "42")
+        #expect(try format { $0.constant(.real(2.5)) } == "2.5")
+        #expect(try format { $0.constant(.boolean(true)) } == "YES")
+        #expect(try format { $0.null() } == "nil")
+        #expect(try format { $0.date(86_400) } == "CAST(86400.0, 'NSDate')")
+    }
+
+    @Test func variablesAndKeyPaths() throws {
+        #expect(try format { $0.variable("source") } == "$source")
+        #expect(try format { $0.source("refreshedDate") } == "$source.refreshedDate")
+        #expect(try format { $0.source("app.source.identifier") } == "$source.app.source.identifier")
+        #expect(try format { $0.keyPath("name", on: nil) } == "name")
+        // A key spelling a keyword is escaped; a collection operator is kept.
+        #expect(try format { $0.source("order.in") } == "$source.order.#in")
+        #expect(try format { $0.source("countries.@distinctUnionOfSets.moods") } == "$source.countries.@distinctUnionOfSets.moods")
+    }
+
+    @Test func functionsOfThePolicyAndTheManager() throws {
+        let policy = try format { a in
+            a.function("defaultIsActiveForBundleID:team:", on: a.variable("entityPolicy"), [a.source("bundleIdentifier"), a.source("team")])
+        }
+        #expect(policy == "FUNCTION($entityPolicy, 'defaultIsActiveForBundleID:team:', $source.bundleIdentifier, $source.team)")
+        #expect(try format { a in a.function("migrateIdentifier", on: a.variable("entityPolicy"), []) } == "FUNCTION($entityPolicy, 'migrateIdentifier')")
+        let manager = try format { a in
+            a.function("destinationInstancesForEntityMappingNamed:sourceInstances:", on: a.variable("manager"),
+                       [a.constant("PersonToPerson"), a.source("owner")])
+        }
+        #expect(manager == "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'PersonToPerson', $source.owner)")
+    }
+
+    @Test func builtInFunctions() throws {
+        #expect(try format { a in a.function("lowercase:", on: nil, [a.source("email")]) } == "lowercase:($source.email)")
+        #expect(try format { a in a.function("add:to:", on: nil, [a.source("visits"), a.constant(.integer(1))]) } == "($source.visits + 1)")
+        #expect(try format { a in a.function("now", on: nil, []) } == "now()")
+        #expect(try format { a in a.function("castObject:toType:", on: nil, [a.source("pages"), a.constant("NSNumber")]) }
+                == "CAST($source.pages, 'NSNumber')")
+        #expect(try format { a in a.object("NSAggregateExpression", ["NSCollection": a.array([a.constant(.integer(1)), a.constant(.integer(2))])]) }
+                == "{1, 2}")
+    }
+
+    @Test func whatHasNoTextIsNamed() throws {
+        let archive = ExpressionArchive()
+        let root = archive.object("NSSubqueryExpression", ["NSVariable": archive.add("x")])
+        let expression = try ArchivedExpression.decode(archive.bytes(root))
+        #expect(expression == .unsupported("NSSubqueryExpression"))
+        #expect(expression.unsupportedParts == ["NSSubqueryExpression"])
+        let sum = try ArchivedExpression.decode({ let a = ExpressionArchive(); return a.bytes(a.function("stddev:", on: nil, [a.source("x")])) }())
+        #expect(sum.unsupportedParts == ["the function stddev:"])
+        #expect(throws: ArchivedExpression.Failure.self) { try ArchivedExpression.decode(Array("not an archive".utf8)) }
+    }
+}
