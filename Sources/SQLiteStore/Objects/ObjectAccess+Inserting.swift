@@ -49,8 +49,11 @@ extension ObjectAccess {
             if let refused = batch.refusals { throw refused }
             return batch.insertedCount
         }
+        // Exclusive, as apply and batch requests begin: in rollback-journal mode the
+        // wait for readers is at BEGIN, bounded by the busy timeout, and not at COMMIT,
+        // after all the work, where a reader would make it fail.
         return connection.isInTransaction ? try connection.savepoint("ObjectAccess.insertAll", work)
-                                           : try connection.transaction(.immediate, work)
+                                           : try connection.transaction(.exclusive, work)
     }
 
     private func storeError(_ error: any Error) -> StoreError {
