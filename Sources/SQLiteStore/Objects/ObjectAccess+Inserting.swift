@@ -166,7 +166,7 @@ extension ObjectAccess {
                   let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
             try run("""
                 UPDATE \(quote(self.table(of: ownerEntity).name)) \
-                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 \
+                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
                 WHERE Z_PK = ?
                 """,
                     [.integer(key), .integer(target)])
@@ -456,10 +456,10 @@ extension ObjectAccess {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             for (position, target) in targets.enumerated() {
                 if let order {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
                             [.integer(key), .integer(Int64(position + 1)), .integer(target)])
                 } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
                             [.integer(key), .integer(target)])
                 }
             }
