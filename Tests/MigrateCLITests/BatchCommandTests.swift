@@ -177,9 +177,12 @@ import TestSupport
             try access.insert("Badge", values: ["name": .string("silver")], primaryKey: 2)
             try access.insert("Team", values: ["name": .string("Reds")], relationships: ["coach": [1]], primaryKey: 1)
             try access.insert("Team", values: ["name": .string("Blues")], relationships: ["coach": [2]], primaryKey: 2)
-            for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
-                try access.insert("Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
-                                  primaryKey: Int64(key))
+            // Together, as Core Data saves them: one at a time, a team would have one member.
+            try access.insertAll { batch in
+                for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
+                    try batch.insert("Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
+                                     primaryKey: Int64(key), source: key)
+                }
             }
         }
         let snapshot = try StoreDump.dump(scenario.storePath)
