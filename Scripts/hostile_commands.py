@@ -1083,12 +1083,28 @@ class Trial:
             return
         if res.hung:
             raise Failure(f"{what} under ulimit -{limit} {val} hung", res)
+        if os.path.exists(store + "-journal") and res.rc != 0 and limit == "f":
+            # A file over the size limit cannot be written back, not even by SQLite's rollback: the journal stays,
+            # and the next opener replays it. Then the command must say it could not prove the store unchanged.
+            for s in ("", "-journal"):
+                shutil.copyfile(store + s, self.path("replay.sqlite" + s))
+            connect(self.path("replay.sqlite"), ro=False).execute("SELECT count(*) FROM sqlite_master").fetchall()
+            if open(self.path("replay.sqlite"), "rb").read() != before[0]:
+                raise Failure(f"{what} under ulimit -f {val}: the store with its journal replayed is not the store before", res)
+            if "nothing was changed" in res.err and "could not be proven unchanged" not in res.err:
+                raise Failure(f"{what} under ulimit -f {val} says `nothing was changed` and leaves a hot journal "
+                              f"({os.path.getsize(store + '-journal')} bytes) without checking the store (apply says it could not prove it unchanged)", res)
+            self.outcome = f"-f {what}: journal left, said so, replays to the original"
+            return
         self.no_journal(store, what, res)
-        if res.rc == 134 and any(x in res.err for x in OOM_MARKS) and limit == "v":
+        if limit == "v" and (res.rc < 0 or res.rc >= 128):
+            # The Swift runtime cannot run in too small an address space: "failed to allocate" (134), or a
+            # trap or fault while it reports that. Counted apart, where it happened, when the store is unchanged.
             self.unchanged(store, before, f"{what} aborted for memory", res)
-            self.outcome = f"oom-abort in {what}"
-            first = [l for l in res.err.splitlines() if any(x in l for x in OOM_MARKS)]
-            self.notes.append((first or [""])[0][:120])
+            probe = run([self.migrate, "--help"], self.dir, prefix=["bash", "-c", f'ulimit -v {val}; exec "$0" "$@"'])
+            first = [l for l in res.err.splitlines() if any(x in l for x in OOM_MARKS + ("Fatal error",))]
+            where = "at startup (--help dies too)" if probe.rc != 0 else (first[0][:60] if first else f"in {what}, silently")
+            self.outcome = f"oom-abort exit {res.rc} {where}"
             return
         check(res, ALLOWED[what] | {64}, f"{what} under ulimit -{limit} {val}: ")
         if res.rc == ref.rc and res.rc == 0:
