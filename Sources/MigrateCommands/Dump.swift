@@ -22,6 +22,7 @@ struct Dump: ParsableCommand {
     }
 
     func run() throws {
+        Output.outputIsTheProduct = true
         let models = global.loadModelsIfPresent()
         do {
             let opened = try Store.open(path: store, access: .readOnly)

@@ -85,6 +85,7 @@ struct Fetch: ParsableCommand {
     }
 
     func run() throws {
+        Output.outputIsTheProduct = true
         let access = try global.openCurrentStore(store, access: .readOnly)
         defer { try? access.store.close() }
         let requests = StoreRequests(access: access)

@@ -20,7 +20,7 @@ public enum MigrateTool {
     public static func main(policies: PolicyCatalog) -> Never {
         self.policies = policies
         Migrate.main()
-        exit(0)
+        exit(Output.finish())
     }
 }
 

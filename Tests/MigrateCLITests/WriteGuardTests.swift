@@ -80,6 +80,26 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: shop.storePath + "-journal"))
     }
 
+    /// Standard output on a full disk (or closed): `FileHandle.write` trapped (exit 132)
+    /// after update had committed. Now a writer keeps its exit code, which speaks of
+    /// the store, and says the output is incomplete; dump, whose output is its product, fails.
+    @Test func aFullStdoutNeverTraps() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        func full(_ arguments: [String]) throws -> CommandResult {
+            try CommandRunner.run("/bin/sh", ["-c", "\"$0\" \"$@\" > /dev/full", CommandRunner.migratePath] + arguments
+                                  + ["--models", shop.modelsFolder], in: shop.directory.path)
+        }
+        let lost = "error: standard output could not be written (No space left on device); what it received is incomplete\n"
+        let update = try full(["update", shop.storePath, "Customer", "--set", "visits = 7"])
+        #expect(update.status == 0, "\(update)")
+        #expect(update.stderr == lost)
+        #expect(try shop.rows("SELECT DISTINCT ZVISITS FROM ZCUSTOMER").map { $0[0].int64 } == [7])
+        let dump = try full(["dump", shop.storePath, "Customer"])
+        #expect(dump.status == 1, "\(dump)")
+        #expect(dump.stderr == lost)
+    }
+
     /// `Migrations/<Model>` that exists but cannot be listed (here: not a folder, or
     /// a symbolic link that loops; for another owner's 0700 folder the message names
     /// "Permission denied") refuses the plan instead of inferring the mapped hop.
