@@ -1103,7 +1103,7 @@ class Trial:
             # trap or fault while it reports that. Counted apart, where it happened, when the store is unchanged.
             self.unchanged(store, before, f"{what} aborted for memory", res)
             probe = run([self.migrate, "--help"], self.dir, prefix=["bash", "-c", f'ulimit -v {val}; exec "$0" "$@"'])
-            first = [l for l in res.err.splitlines() if any(x in l for x in OOM_MARKS + ("Fatal error",))]
+            first = [l for l in res.err.splitlines() if l.startswith("Fatal error") or any(l.startswith(x) for x in OOM_MARKS)]
             where = "at startup (--help dies too)" if probe.rc != 0 else (first[0][:60] if first else f"in {what}, silently")
             self.outcome = f"oom-abort exit {res.rc} {where}"
             return
