@@ -22,6 +22,7 @@ struct Dump: ParsableCommand {
     }
 
     func run() throws {
+        Output.outputIsTheProduct = true
         let access = try global.openStoreForReading(store, models: global.loadModelsIfPresent(), entity: entity)
         defer { try? access.store.close() }
         do {

@@ -86,6 +86,7 @@ struct Fetch: ParsableCommand {
     }
 
     func run() throws {
+        Output.outputIsTheProduct = true
         let access = try global.openStoreForReading(store, models: try global.loadModels(), entity: entity)
         defer { try? access.store.close() }
         let requests = StoreRequests(access: access)

@@ -53,6 +53,11 @@ struct Load: ParsableCommand {
                               rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         } catch let error as StoreError {
             throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", ExitStatus.failure)
+        } catch let error as SQLiteError where error.kind == .busy || error.kind == .locked {
+            let who = LockHolders.describe(path: store).map { " (held by \($0))" } ?? ""
+            throw global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", ExitStatus.failure)
+        } catch let error as SQLiteError {
+            throw global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", ExitStatus.failure)
         } catch let error as ExitCode {
             throw error
         } catch {

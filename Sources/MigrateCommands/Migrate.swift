@@ -24,7 +24,7 @@ public enum MigrateTool {
         // SIGXFSZ killing the process halfway with a hot journal beside the store.
         signal(SIGXFSZ, SIG_IGN)
         Migrate.main()
-        exit(0)
+        exit(Output.finish())
     }
 }
 

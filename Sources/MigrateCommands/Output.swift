@@ -3,23 +3,57 @@ import DataModel
 import Foundation
 
 /// Writing to stdout and stderr; human text and JSON never mix on stdout.
+///
+/// A write that fails (stdout closed, a full disk under `> file`) never traps, as
+/// `FileHandle.write(_:)` does, after a command's work is done: the first failure is
+/// kept, later output to that stream is dropped, and ``finish()`` reports it.
 enum Output {
+    /// Why standard output could not be written, once it could not.
+    nonisolated(unsafe) private(set) static var stdoutFailure: String?
+    nonisolated(unsafe) private static var stderrFailed = false
+    /// Set by commands whose product is their output (`dump`, `fetch`): a lost
+    /// write then fails the command instead of leaving a short file behind exit 0.
+    nonisolated(unsafe) static var outputIsTheProduct = false
+
+    private static func emit(_ text: String, to fd: Int32) {
+        guard fd == 1 ? stdoutFailure == nil : !stderrFailed else { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                if fd == 1 { stdoutFailure = String(cString: strerror(errno)) } else { stderrFailed = true }
+                return
+            }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        emit(text.hasSuffix("\n") ? text : text + "\n", to: 1)
     }
 
     /// Writes text as it is (no newline added).
     static func write(_ text: String) {
-        if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
+        if !text.isEmpty { emit(text, to: 1) }
     }
 
     /// Writes to stderr as it is (progress lines).
     static func errRaw(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        emit(text, to: 2)
     }
 
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+        emit(text.hasSuffix("\n") ? text : text + "\n", to: 2)
+    }
+
+    /// After a command that succeeded: a lost write to stdout is reported, and fails
+    /// a command whose product is its output (exit 1; a command that wrote a store
+    /// keeps its exit code, which speaks of the store).
+    static func finish() -> Int32 {
+        guard let stdoutFailure else { return 0 }
+        err("error: standard output could not be written (\(stdoutFailure)); what it received is incomplete")
+        return outputIsTheProduct ? 1 : 0
     }
 
     /// Encodes a value as pretty, key-sorted JSON on stdout.

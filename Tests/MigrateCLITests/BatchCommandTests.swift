@@ -12,6 +12,23 @@ import TestSupport
         try shop.rows(sql).map { $0.map { "\($0)" }.joined(separator: "|") }.joined(separator: "\n")
     }
 
+    /// A change counter at Int64.max wraps to 1 and stays an INTEGER: SQLite's `+`
+    /// made it the REAL 9.22337203685478e+18 (delete's cleared references use the
+    /// same expression).
+    @Test func theChangeCounterStaysAnInteger() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        try SQLiteFile.execute(shop.storePath, "UPDATE ZCUSTOMER SET Z_OPT = 9223372036854775807")
+        let result = try run(shop, "update", ["Customer", "--set", "visits = 1", "--where", "city.name == 'Oslo'"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try rows(shop, "SELECT Z_PK, Z_OPT, typeof(Z_OPT) FROM ZCUSTOMER ORDER BY Z_PK") == """
+        1|1|'integer'
+        2|1|'integer'
+        3|9223372036854775807|'integer'
+        4|9223372036854775807|'integer'
+        """)
+    }
+
     @Test func updateSetsValuesAndBumpsZOPT() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
@@ -160,9 +177,12 @@ import TestSupport
             try access.insert("Badge", values: ["name": .string("silver")], primaryKey: 2)
             try access.insert("Team", values: ["name": .string("Reds")], relationships: ["coach": [1]], primaryKey: 1)
             try access.insert("Team", values: ["name": .string("Blues")], relationships: ["coach": [2]], primaryKey: 2)
-            for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
-                try access.insert("Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
-                                  primaryKey: Int64(key))
+            // Together, as Core Data saves them: one at a time, a team would have one member.
+            try access.insertAll { batch in
+                for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
+                    try batch.insert("Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
+                                     primaryKey: Int64(key), source: key)
+                }
             }
         }
         let snapshot = try StoreDump.dump(scenario.storePath)

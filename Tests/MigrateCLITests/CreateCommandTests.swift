@@ -25,6 +25,26 @@ import TestSupport
         #expect(try f.directory.contents() == ["Models", "existing.sqlite"])
     }
 
+    /// --force replaces a file: a folder at the path is refused with what it holds
+    /// (it was removed recursively), and the new store is built beside the old one and
+    /// renamed over it, so that nothing but the new store is left.
+    @Test func forceNeverRemovesAFolder() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.directory.write("shop.sqlite/keep.txt", "precious\n")
+        let refused = try f.migrate(["create", "--force"] + f.models + ["--model", "Contacts", "shop.sqlite"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "error: shop.sqlite: a folder is here; --force replaces only a file\n")
+        #expect(try String(contentsOfFile: f.directory.file("shop.sqlite/keep.txt"), encoding: .utf8) == "precious\n")
+
+        try f.directory.write("old.sqlite", "old bytes\n")
+        try f.directory.write("old.sqlite-journal", "a journal of the old file\n")
+        let forced = try f.migrate(["create", "--force"] + f.models + ["--model", "Contacts", "old.sqlite"])
+        #expect(forced.status == 0, "\(forced)")
+        #expect(try f.directory.contents() == ["Models", "old.sqlite", "shop.sqlite"])
+        #expect(try CLIFixture.object(try f.migrate(["inspect", "--json"] + f.models + ["old.sqlite"]).stdout)["recognizedVersion"] as? Int == 3)
+    }
+
     @Test func anUnknownVersionIsAUsageError() throws {
         let f = try CLIFixture()
         defer { f.remove() }

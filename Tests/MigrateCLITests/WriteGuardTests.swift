@@ -79,6 +79,46 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: shop.storePath + "-journal"))
     }
 
+    /// A reader holding the store: load waits for it at BEGIN (as update and delete
+    /// do), then says who holds the store; it was SQLite's raw "Error: SQLite error 5
+    /// (SQLITE_BUSY) … in `COMMIT TRANSACTION`", after all the work, even with --json.
+    @Test func loadBesideAReaderSaysWhoHoldsTheStore() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        try #"{"_pk": 100, "name": "Pen"}"#.write(toFile: shop.directory.file("products.jsonl"), atomically: true, encoding: .utf8)
+        let bytes = FileManager.default.contents(atPath: shop.storePath)
+        let reader = try ReadLock(path: shop.storePath, table: "Z_PRIMARYKEY")
+        defer { reader.release() }
+        let run = try CommandRunner.migrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json"],
+                                            in: shop.directory.path)
+        #expect(run.status == 1, "\(run)")
+        let message = try #require(try CLIFixture.object(run.stdout)["error"] as? [String: Any])["message"] as? String
+        #expect(message?.hasPrefix("\(shop.storePath): another migration, writer or reader holds the store (held by process ") == true, "\(run)")
+        #expect(message?.hasSuffix("; nothing was loaded") == true, "\(run)")
+        #expect(FileManager.default.contents(atPath: shop.storePath) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: shop.storePath + "-journal"))
+    }
+
+    /// Standard output on a full disk (or closed): `FileHandle.write` trapped (exit 132)
+    /// after update had committed. Now a writer keeps its exit code, which speaks of
+    /// the store, and says the output is incomplete; dump, whose output is its product, fails.
+    @Test func aFullStdoutNeverTraps() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        func full(_ arguments: [String]) throws -> CommandResult {
+            try CommandRunner.run("/bin/sh", ["-c", "\"$0\" \"$@\" > /dev/full", CommandRunner.migratePath] + arguments
+                                  + ["--models", shop.modelsFolder], in: shop.directory.path)
+        }
+        let lost = "error: standard output could not be written (No space left on device); what it received is incomplete\n"
+        let update = try full(["update", shop.storePath, "Customer", "--set", "visits = 7"])
+        #expect(update.status == 0, "\(update)")
+        #expect(update.stderr == lost)
+        #expect(try shop.rows("SELECT DISTINCT ZVISITS FROM ZCUSTOMER").map { $0[0].int64 } == [7])
+        let dump = try full(["dump", shop.storePath, "Customer"])
+        #expect(dump.status == 1, "\(dump)")
+        #expect(dump.stderr == lost)
+    }
+
     /// `Migrations/<Model>` that exists but cannot be listed (here: not a folder, or
     /// a symbolic link that loops; for another owner's 0700 folder the message names
     /// "Permission denied") refuses the plan instead of inferring the mapped hop.

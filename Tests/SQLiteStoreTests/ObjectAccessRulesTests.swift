@@ -232,6 +232,37 @@ extension ObjectAccessTests {
         #expect(try f.access.count("Person") == 7)
     }
 
+    /// An optional to-many with a minimum holds none or at least the minimum, also
+    /// when the objects that fill it come from the inverse side into a stored object:
+    /// one Player naming an empty Team left it with one (the batch checked only the
+    /// objects it wrote).
+    @Test func aStoredObjectsMinimumHoldsWhenTheInverseSideFillsIt() throws {
+        let f = try Fixture("Teams", yaml: """
+            entities:
+              Team:
+                attributes: { name: string }
+                relationships:
+                  players: { destination: Player, toMany: true, inverse: team, minCount: 2 }
+              Player:
+                attributes: { name: string }
+                relationships:
+                  team: { destination: Team, inverse: players }
+            """)
+        defer { f.remove() }
+        let team = try f.access.insert("Team", values: ["name": .string("Reds")])
+        let refused = try #require(throws: ObjectRefusals.self) {
+            try f.access.insertAll(describingSources: { "line \($0)" }) { batch in
+                try batch.insert("Player", values: ["name": .string("Ann")], relationships: ["team": [team]], source: 1)
+            }
+        }
+        #expect(refused.refusals == [ObjectRefusal(source: 1, field: "Team.players", message: "Team 1 needs at least 2 objects, found 1")])
+        #expect(try f.access.count("Player") == 0)
+        try f.access.insertAll { batch in
+            for name in ["Ann", "Bob"] { try batch.insert("Player", values: ["name": .string(name)], relationships: ["team": [team]], source: 1) }
+        }
+        #expect(try f.access.count("Player") == 2)
+    }
+
     // MARK: Uniqueness constraints
 
     @Test func uniquenessConstraintsHoldAgainstStoredObjectsAndWithinABatch() throws {

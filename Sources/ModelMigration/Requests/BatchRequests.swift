@@ -190,7 +190,7 @@ extension StoreRequests {
             if attribute.declaration.type == .boolean { valueSQL = "(\(valueSQL) <> 0)" }
             sets.append("\(PredicateSQL.quote(column.name)) = \(valueSQL)")
         }
-        if let opt = table.column(for: .changeCounter) { sets.append("\(PredicateSQL.quote(opt.name)) = coalesce(\(PredicateSQL.quote(opt.name)), 0) + 1") }
+        if let opt = table.column(for: .changeCounter) { sets.append("\(PredicateSQL.quote(opt.name)) = \(SchemaSQL.incremented(opt.name))") }
         let scope = generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities)
         let batch = "SELECT pk FROM temp.mm_batch"
         return try inWriteTransaction(timeout: timeout, dryRun: dryRun) {
@@ -517,7 +517,7 @@ extension StoreRequests {
                 let c = PredicateSQL.quote(column.name)
                 var sets = ([column.name] + companions).map { "\(PredicateSQL.quote($0)) = NULL" }
                 if let opt = table.column(for: .changeCounter) {
-                    sets.append("\(PredicateSQL.quote(opt.name)) = coalesce(\(PredicateSQL.quote(opt.name)), 0) + 1")
+                    sets.append("\(PredicateSQL.quote(opt.name)) = \(SchemaSQL.incremented(opt.name))")
                 }
                 cleared += try execute("""
                     UPDATE \(PredicateSQL.quote(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \

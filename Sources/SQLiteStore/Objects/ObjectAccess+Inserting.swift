@@ -49,8 +49,11 @@ extension ObjectAccess {
             if let refused = batch.refusals { throw refused }
             return batch.insertedCount
         }
+        // Exclusive, as apply and batch requests begin: in rollback-journal mode the
+        // wait for readers is at BEGIN, bounded by the busy timeout, and not at COMMIT,
+        // after all the work, where a reader would make it fail.
         return connection.isInTransaction ? try connection.savepoint("ObjectAccess.insertAll", work)
-                                           : try connection.transaction(.immediate, work)
+                                           : try connection.transaction(.exclusive, work)
     }
 
     private func storeError(_ error: any Error) -> StoreError {
@@ -163,7 +166,8 @@ extension ObjectAccess {
                   let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
             try run("""
                 UPDATE \(quote(self.table(of: ownerEntity).name)) \
-                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), Z_OPT = Z_OPT + 1 \
+                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
+                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
                 WHERE Z_PK = ?
                 """,
                     [.integer(key), .integer(target)])
@@ -299,44 +303,66 @@ extension ObjectAccess {
 
     /// Required relationships and minimum counts of every object the batch wrote,
     /// once every object is written: another object of the batch may have set them
-    /// from the inverse side. Set-based, a few hundred objects a statement.
+    /// from the inverse side. Then the minimum counts of stored objects the batch
+    /// linked to (a `Part` naming item 1 gives `Item 1` one part where `parts` needs
+    /// none or at least 2), as Core Data's save validates every changed object.
+    /// Set-based, a few hundred objects a statement.
     func checkBatch(_ batch: ObjectBatch) throws {
         for (entityName, keys) in batch.inserted.sorted(by: { $0.key < $1.key }) {
             guard let entity = version.entity(named: entityName) else { continue }
-            let table = table(of: entity)
             for relationship in entity.relationships where !relationship.declaration.isTransient {
-                let r = relationship.declaration
-                guard !r.isOptional || (r.minCount ?? 0) > 0, let count = countExpression(relationship, of: table) else { continue }
-                let chunk = 200
-                let sql = """
-                    SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
-                    WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ",")))
-                    """
-                var start = 0
-                while start < keys.count {
-                    let part = keys[start..<min(start + chunk, keys.count)]
-                    start += chunk
-                    var found: [Int64: Int64] = [:]
-                    try wrap { () throws(SQLiteError) in
-                        let statement = try connection.cachedStatement(sql)
-                        try statement.bind(part.map { .integer($0) } + Array(repeating: .null, count: chunk - part.count))
-                        defer { statement.reset() }
-                        while try statement.step() { found[statement.int64(at: 0)] = statement.int64(at: 1) }
-                    }
-                    for key in part {
-                        let n = found[key] ?? 0
-                        let problem: String?
-                        if n == 0, !r.isOptional {
-                            problem = "the relationship is required"
-                        } else if let min = r.minCount, n < Int64(clamping: min), !(n == 0 && r.isOptional) {
-                            problem = "needs at least \(min) objects, found \(n)"
-                        } else {
-                            problem = nil
-                        }
-                        if let problem, let source = batch.sources[entity.root]?[key] {
-                            batch.refuse(source: source, field: "\(entityName).\(r.name)", message: problem)
-                        }
-                    }
+                try checkCount(relationship, of: entity, keys: keys, batch: batch) { key, problem in
+                    batch.sources[entity.root]?[key].map { (source: $0, field: "\(entityName).\(relationship.name)", message: problem) }
+                }
+            }
+        }
+        for (entityName, byRelationship) in batch.linked.sorted(by: { $0.key < $1.key }) {
+            guard let entity = version.entity(named: entityName) else { continue }
+            for (name, sources) in byRelationship.sorted(by: { $0.key < $1.key }) {
+                guard let relationship = entity.relationship(named: name) else { continue }
+                let keys = sources.keys.sorted().filter { batch.sources[entity.root]?[$0] == nil }   // the batch's own: above
+                try checkCount(relationship, of: entity, keys: keys, batch: batch) { key, problem in
+                    sources[key].map { (source: $0, field: "\(entityName).\(name)", message: "\(batch.describe(entityName, key)) \(problem)") }
+                }
+            }
+        }
+    }
+
+    /// Refuses, through `refusal`, each of `keys` whose count of `relationship`
+    /// breaks its required flag or minimum count.
+    private func checkCount(_ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], batch: ObjectBatch,
+                            refusal: (Int64, String) -> (source: Int, field: String, message: String)?) throws {
+        let r = relationship.declaration
+        let table = table(of: entity)
+        guard !r.isOptional || (r.minCount ?? 0) > 0, let count = countExpression(relationship, of: table) else { return }
+        let chunk = 200
+        let sql = """
+            SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
+            WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ",")))
+            """
+        var start = 0
+        while start < keys.count {
+            let part = keys[start..<min(start + chunk, keys.count)]
+            start += chunk
+            var found: [Int64: Int64] = [:]
+            try wrap { () throws(SQLiteError) in
+                let statement = try connection.cachedStatement(sql)
+                try statement.bind(part.map { .integer($0) } + Array(repeating: .null, count: chunk - part.count))
+                defer { statement.reset() }
+                while try statement.step() { found[statement.int64(at: 0)] = statement.int64(at: 1) }
+            }
+            for key in part {
+                let n = found[key] ?? 0
+                let problem: String?
+                if n == 0, !r.isOptional {
+                    problem = "the relationship is required"
+                } else if let min = r.minCount, n < Int64(clamping: min), !(n == 0 && r.isOptional) {
+                    problem = "needs at least \(min) objects, found \(n)"
+                } else {
+                    problem = nil
+                }
+                if let problem, let found = refusal(key, problem) {
+                    batch.refuse(source: found.source, field: found.field, message: found.message)
                 }
             }
         }
@@ -453,10 +479,13 @@ extension ObjectAccess {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             for (position, target) in targets.enumerated() {
                 if let order {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    try run("""
+                        UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, \
+                        Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
+                        """,
                             [.integer(key), .integer(Int64(position + 1)), .integer(target)])
                 } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = Z_OPT + 1 WHERE Z_PK = ?",
+                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
                             [.integer(key), .integer(target)])
                 }
             }

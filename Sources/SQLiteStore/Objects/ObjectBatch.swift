@@ -15,6 +15,10 @@ public final class ObjectBatch {
     private(set) var sources: [String: [Int64: Int]] = [:]
     /// Entity → primary keys the batch wrote, in insertion order.
     private(set) var inserted: [String: [Int64]] = [:]
+    /// Objects the batch gave a destination through the inverse of a to-many
+    /// relationship with a `minCount` (`Item.parts` when a `Part` names its item):
+    /// the entity declaring it → the relationship → primary key → the first source.
+    private(set) var linked: [String: [String: [Int64: Int]]] = [:]
     /// How many objects the batch wrote.
     public private(set) var insertedCount = 0
     /// Kept refusals with their arrival order (a tie-breaker among refusals of one source).
@@ -41,6 +45,14 @@ public final class ObjectBatch {
             let key = try access.insertRow(entity, values: values, relationships: relationships, primaryKey: requested, batch: self)
             sources[entity.root, default: [:]][key] = source
             inserted[entity.name, default: []].append(key)
+            for (name, targets) in relationships where !targets.isEmpty {
+                guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse, let owner = r.inverseEntity,
+                      let other = access.version.entity(named: owner)?.relationship(named: inverse),
+                      other.declaration.isToMany, (other.declaration.minCount ?? 0) > 0 else { continue }
+                for target in targets where linked[owner]?[inverse]?[target] == nil {
+                    linked[owner, default: [:]][inverse, default: [:]][target] = source
+                }
+            }
             insertedCount += 1
             return key
         } catch let refusal as RowRefusal {

@@ -8,6 +8,14 @@ package enum SchemaSQL {
         Connection.quoteIdentifier(identifier)
     }
 
+    /// The change counter `column` plus one, always an integer: a counter at
+    /// `Int64.max` wraps to 1 (SQLite's `+` would make it the REAL 9.22e18, which
+    /// Core Data does not read back as the same counter), and nil or a value that is
+    /// no integer counts from 0.
+    package static func incremented(_ column: String) -> String {
+        "(coalesce(\(quote(column)), 0) % 9223372036854775807) + 1"
+    }
+
     /// `CREATE TABLE` for one table of a layout.
     package static func createTable(_ table: StorageLayout.Table) -> String {
         var parts = table.columns.map { column -> String in

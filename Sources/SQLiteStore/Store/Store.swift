@@ -226,23 +226,40 @@ public final class Store {
     ///   marked so that migrations keep Core Data's entity numbering, and decimal
     ///   columns are declared `DECIMAL` as Core Data declares them.
     public static func create(path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false) throws(StoreError) -> Store {
-        if FileManager.default.fileExists(atPath: path) {
-            guard overwrite else {
-                throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
-            }
-            // Built beside it, then renamed over it: a replacement that fails (a full
-            // disk, a signal) leaves the old store as it was, never no store at all.
-            let building = path + ".creating-\(UUID().uuidString.prefix(8))"
-            defer { for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: building + suffix) } }
-            try create(path: building, version: version, forCoreData: forCoreData).close()
-            // The old store's side files would be read as the new one's (a hot
-            // journal rolled back into it): they go first.
-            for suffix in ["-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            guard rename(building, path) == 0 else {
-                throw StoreError(.sqlite, "cannot replace the file (\(String(cString: strerror(errno)))); it is unchanged", path: path)
-            }
-            return try open(path: path, access: .readWrite)
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return try build(path: path, version: version, forCoreData: forCoreData) }
+        guard overwrite else {
+            throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
         }
+        // --force replaces a file (or the symbolic link), never a folder and what it holds.
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFLNK else {
+            throw StoreError(.alreadyExists, "\(kind == S_IFDIR ? "a folder" : "something other than a file") is here; --force replaces only a file",
+                             path: path)
+        }
+        // The new store is made whole beside the old one and renamed over it, so that
+        // a signal, a crash or a full disk midway leaves the old store as it was.
+        let name = (path as NSString).lastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).creating-\(getpid())"
+        for suffix in ["", "-journal"] { unlink(temporary + suffix) }
+        try build(path: temporary, version: version, forCoreData: forCoreData).close()
+        // The old store's journal or WAL would be played into the new one.
+        for suffix in ["-journal", "-wal", "-shm"] { unlink(path + suffix) }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw StoreError(.sqlite, "cannot replace the file: \(reason); it was left as it was", path: path)
+        }
+        do {
+            return Store(path: path, connection: try Connection(path: path, mode: .readWrite))
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Creates the store's file at `path`, which does not exist; removes it on failure.
+    private static func build(path: String, version: CompiledVersion, forCoreData: Bool) throws(StoreError) -> Store {
         do {
             let connection = try Connection(path: path, mode: .readWriteCreate)
             let store = Store(path: path, connection: connection)
@@ -259,6 +276,7 @@ public final class Store {
             }
             return store
         } catch let error as StoreError {
+            try? FileManager.default.removeItem(atPath: path)
             throw error
         } catch let error as SQLiteError {
             try? FileManager.default.removeItem(atPath: path)
