@@ -92,6 +92,8 @@ faulttest: build
 hostiletest: build
 	python3 Scripts/hostile.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
 	python3 Scripts/mutate_models.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
+	python3 Scripts/hostile_commands.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
+	python3 Scripts/predicate_diff.py $(TRIALS) --seed $${SEED:-1} --migrate $(MIGRATE)
 
 clean:
 	rm -rf .build $(DEMO)
