@@ -21,6 +21,27 @@ struct Dump: ParsableCommand {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
     }
 
+    /// Rows of the entity's table whose `Z_ENT` is no entity's number belong to no
+    /// entity, so no dump can hold them: a dump kept as a backup would lose them
+    /// without a word. Said on stderr, with their keys.
+    func warnAboutUnknownEntityRows(_ access: ObjectAccess) throws {
+        guard let root = access.version.entity(named: entity)?.root, let table = access.layout.table(forEntity: root) else { return }
+        let known = access.layout.entityNumbers.values.sorted().map(String.init).joined(separator: ", ")
+        let sql = "SELECT Z_PK FROM \(Connection.quoteIdentifier(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK LIMIT 6"
+        let keys: [Int64]
+        do {
+            let statement = try access.store.connection.prepare(sql)
+            keys = try statement.rows().compactMap { $0.first?.int64 }
+        } catch {
+            return
+        }
+        guard !keys.isEmpty else { return }
+        Output.err("""
+            warning: \(table.name) holds rows whose Z_ENT is no entity's number (Z_PK \(keys.prefix(5).map(String.init).joined(separator: ", "))\
+            \(keys.count > 5 ? " and more" : "")); they belong to no entity and are not in this dump
+            """)
+    }
+
     func run() throws {
         Output.outputIsTheProduct = true
         let access = try global.openStoreForReading(store, models: global.loadModelsIfPresent(), entity: entity)
@@ -32,6 +53,7 @@ struct Dump: ParsableCommand {
                 if buffer.utf8.count > 1 << 16 { Output.write(buffer); buffer = "" }
             }
             Output.write(buffer)
+            if limit == nil { try warnAboutUnknownEntityRows(access) }
         } catch let error as StoreError {
             throw global.fail("\(error)", ExitStatus.failure)
         }

@@ -205,7 +205,7 @@ import TestSupport
         #expect(badge.status == 1)
         #expect(badge.stderr == """
             error: the delete is refused: objects that stay would break the model; nothing was deleted:
-              Player.badges needs at least 1 objects, and Player 3 (0 left), 4 (0 left) would have fewer
+              Player.badges needs at least 1 object, and Player 3 (0 left), 4 (0 left) would have fewer
 
             """)
         #expect(try StoreDump.dump(scenario.storePath) == snapshot)

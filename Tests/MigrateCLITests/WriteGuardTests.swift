@@ -161,4 +161,17 @@ import TestSupport
             }
         }
     }
+    /// A row whose Z_ENT is no entity's number is in no dump: said, not hidden.
+    @Test func dumpSaysWhichRowsBelongToNoEntity() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        try SQLiteFile.execute(shop.storePath, "UPDATE ZCUSTOMER SET Z_ENT = 99 WHERE Z_PK = 2")
+        let result = try CommandRunner.migrate(["dump", shop.storePath, "Customer", "--models", shop.modelsFolder])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.split(separator: "\n").count == 3)
+        #expect(result.stderr == """
+            warning: ZCUSTOMER holds rows whose Z_ENT is no entity's number (Z_PK 2); they belong to no entity and are not in this dump
+
+            """)
+    }
 }

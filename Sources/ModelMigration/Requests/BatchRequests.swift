@@ -482,7 +482,8 @@ extension StoreRequests {
                     """)
             } else {
                 let counts = found.prefix(5).map { "\($0[0].int64 ?? 0) (\($0[1].int64 ?? 0) left)" }.joined(separator: ", ")
-                let rule = r.isOptional ? "needs none or at least \(r.minCount ?? 0) objects" : "needs at least \(max(1, r.minCount ?? 0)) objects"
+                let least = r.isOptional ? r.minCount ?? 0 : max(1, r.minCount ?? 0)
+                let rule = "needs \(r.isOptional ? "none or " : "")at least \(least) object\(least == 1 ? "" : "s")"
                 problems.append("\(entity.name).\(r.name) \(rule), and \(entity.name) \(counts)\(more) would have fewer")
             }
         }
