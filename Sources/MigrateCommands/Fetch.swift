@@ -31,7 +31,7 @@ struct Fetch: ParsableCommand {
             help: ArgumentHelp("Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
     var sort: String?
 
-    @Option(name: .long, help: ArgumentHelp("At most this many objects.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("At most this many objects (0: no limit, as NSFetchRequest's fetchLimit).", valueName: "n"))
     var limit: Int?
 
     @Option(name: .long, help: ArgumentHelp("Skip this many objects first.", valueName: "n"))
@@ -60,7 +60,8 @@ struct Fetch: ParsableCommand {
         request.sortKeys = Self.list(sort).map {
             $0.hasPrefix("-") ? .init(String($0.dropFirst()), ascending: false) : .init($0.hasPrefix("+") ? String($0.dropFirst()) : $0)
         }
-        request.limit = limit
+        // NSFetchRequest.fetchLimit 0 means no limit, not no objects.
+        request.limit = limit == 0 ? nil : limit
         request.offset = offset
         request.includesSubentities = !noSubentities
         request.properties = properties.map { Self.list($0) }

@@ -46,6 +46,8 @@ import TestSupport
         let count = try fetch(shop, ["Customer", "--where", "ANY orders.total > 50 OR city == nil", "--count"])
         #expect(count.stdout == "2\n")
         #expect(try fetch(shop, ["Customer", "--count", "--json"]).stdout == "{\"count\":4}\n")
+        // NSFetchRequest's fetchLimit 0 is no limit.
+        #expect(try fetch(shop, ["Customer", "--count", "--limit", "0"]).stdout == "4\n")
     }
 
     @Test func readOnlyAndRefusals() throws {

@@ -27,7 +27,8 @@ public struct FetchRequest: Sendable, Hashable {
     public var predicate: String?
     /// Sort descriptors; ties (and no descriptors) go by primary key.
     public var sortKeys: [SortKey] = []
-    /// At most this many objects.
+    /// At most this many objects (nil: no limit; the CLI reads `--limit 0` as nil,
+    /// as `NSFetchRequest.fetchLimit` reads 0).
     public var limit: Int?
     /// Skip this many objects first.
     public var offset: Int?
