@@ -476,7 +476,8 @@ struct FleetApply: ParsableCommand {
         progress.finish()
         var tally = state.tally
         tally.seconds = (Date().timeIntervalSince(progress.started) * 1000).rounded() / 1000
-        let signal = signals.received
+        // A signal that came after the last store finished stopped nothing.
+        let signal = stop.stoppedWork ? signals.received : nil
         var code = tally.exitCode(otherwise: 0)
         if let signal { code = 128 + signal }
         if tally.stores == 0 && fleet.selectedShard == nil && signal == nil {

@@ -19,6 +19,14 @@ struct Load: ParsableCommand {
     @Argument(help: ArgumentHelp("The JSON Lines file, or - for standard input.", valueName: "file"))
     var file: String
 
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for other writers' and readers' locks (default 30).", valueName: "seconds"))
+    var timeout: Double = 30
+
+    func validate() throws {
+        // NaN fails every comparison, and infinity would trap where seconds are shown.
+        if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
+    }
+
     func run() throws {
         // Read whole before the store is opened: a file that cannot be read leaves
         // the store untouched, and is never taken for an empty one.
@@ -30,7 +38,7 @@ struct Load: ParsableCommand {
         }
         let models = global.loadModelsIfPresent()
         do {
-            let opened = try Store.open(path: store, access: .readWrite)
+            let opened = try Store.open(path: store, access: .readWrite, busyTimeout: timeout)
             let version = try opened.currentVersion(among: models)
             let access = try ObjectAccess(store: opened, version: version)
             // The entity argument is a usage error like fetch's (64, with a suggestion).

@@ -58,6 +58,7 @@ public final class FleetStop: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
     private var running: [ObjectIdentifier: MigrationCancellation] = [:]
+    private var interruptedWork = false
 
     /// A stop not yet requested.
     public init() {}
@@ -65,13 +66,23 @@ public final class FleetStop: @unchecked Sendable {
     /// Whether `stop()` was called.
     public var isStopped: Bool { lock.withLock { stopped } }
 
+    /// Whether the stop changed the run: a migration under way was cancelled, or a
+    /// store was left unstarted. A signal after the last store finished did not.
+    public var stoppedWork: Bool { lock.withLock { interruptedWork } }
+
     /// Stops the run: no new store, and the migrations under way roll back.
     public func stop() {
         let cancellations = lock.withLock { () -> [MigrationCancellation] in
             stopped = true
+            if !running.isEmpty { interruptedWork = true }
             return Array(running.values)
         }
         for cancellation in cancellations { cancellation.cancel() }
+    }
+
+    /// A store the stop left unstarted.
+    func skipped() {
+        lock.withLock { interruptedWork = true }
     }
 
     /// A cancellation for one store's migration, cancelled at once when the run is
@@ -135,7 +146,11 @@ public struct FleetRunner: Sendable {
         let source = SharedIterator(stores.makeIterator())
         let reporting = NSLock()
         let work = { [self] in
-            while !stop.isStopped, let entry = source.next() {
+            while let entry = source.next() {
+                if stop.isStopped {
+                    stop.skipped()
+                    break
+                }
                 let outcome: FleetStoreOutcome
                 switch entry {
                 case .store(let path): outcome = handle(path, mode: mode)
