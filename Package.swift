@@ -11,6 +11,9 @@ let package = Package(
     products: [
         .library(name: "ModelMigration", targets: ["ModelMigration"]),
         .library(name: "MigrateCommands", targets: ["MigrateCommands"]),
+        // For policy authors' tests in a deploy package: temporary models, stores
+        // and mapping files, a migration with their own policies, the built CLI.
+        .library(name: "TestSupport", targets: ["TestSupport"]),
         .executable(name: "migrate", targets: ["MigrateCLI"]),
     ],
     dependencies: [

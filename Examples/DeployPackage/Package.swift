@@ -15,6 +15,11 @@ let package = Package(
             "DeployPolicies",
             .product(name: "MigrateCommands", package: "ModelMigration"),
         ]),
+        // The policies' tests: ModelMigration's TestSupport makes the stores.
+        .testTarget(name: "DeployPoliciesTests", dependencies: [
+            "DeployPolicies",
+            .product(name: "TestSupport", package: "ModelMigration"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -81,6 +81,35 @@ public final class MigrationScenario {
         return plan
     }
 
+    /// Writes a mapping file, `Migrations/<model>/<file>` (`"1-to-2.yaml"`).
+    public func writeMapping(_ file: String, _ text: String) throws {
+        _ = try directory.write("Migrations/\(name)/\(file)", text)
+    }
+
+    /// Plans and applies with a catalog's policies, as a deploy package's own
+    /// `migrate` would (the policies a mapping file names, their declared inputs
+    /// and the ones not written yet, checked when planning); `verify` checks the
+    /// whole store afterwards. Returns the plan that was applied.
+    @discardableResult
+    public func migrate(to target: Int? = nil, policies catalog: PolicyCatalog, verify: Bool = true) throws -> MigrationPlan {
+        let store = try Store.open(path: storePath)
+        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names))
+        planner.policyInputs = catalog.declaredInputs
+        planner.policyUnwritten = catalog.unwritten
+        let plan: MigrationPlan
+        do {
+            plan = try planner.plan(store: store, to: target)
+            try store.close()
+        } catch {
+            try? store.close()
+            throw error
+        }
+        var options = Migrator.Options()
+        options.verify = verify
+        try Migrator(policyRunner: PolicyEngine(catalog: catalog)).apply(plan, options: options)
+        return plan
+    }
+
     /// The rows of a query, each as its values.
     public func rows(_ sql: String) throws -> [[DatabaseValue]] {
         let store = try Store.open(path: storePath)
