@@ -11,10 +11,14 @@ public final class ObjectBatch {
     let access: ObjectAccess
     let describeSource: (Int) -> String
     let limit: Int
-    /// Root entity → primary key → source, for every object the batch wrote.
-    private(set) var sources: [String: [Int64: Int]] = [:]
-    /// Entity → primary keys the batch wrote, in insertion order.
-    private(set) var inserted: [String: [Int64]] = [:]
+    /// Root entity → primary key → source, for every object the batch wrote (as runs:
+    /// memory stays flat for a million objects with consecutive keys and sources).
+    private(set) var sources: [String: KeyRuns] = [:]
+    /// Entity → primary keys the batch wrote, as runs of consecutive keys.
+    private(set) var inserted: [String: KeyRuns] = [:]
+    /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
+    /// batch advanced it), written back once, when the batch ends.
+    var highestKeys: [Int64: Int64] = [:]
     /// How many objects the batch wrote.
     public private(set) var insertedCount = 0
     /// Kept refusals with their arrival order (a tie-breaker among refusals of one source).
@@ -37,10 +41,11 @@ public final class ObjectBatch {
     public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
                        primaryKey requested: Int64? = nil, source: Int) throws(StoreError) -> Int64? {
         do {
-            let entity = try access.entity(entityName)
-            let key = try access.insertRow(entity, values: values, relationships: relationships, primaryKey: requested, batch: self)
-            sources[entity.root, default: [:]][key] = source
-            inserted[entity.name, default: []].append(key)
+            let shape = try access.insertShape(entityName)
+            let entity = shape.entity
+            let key = try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
+            sources[entity.root, default: KeyRuns()].append(key, number: source)
+            inserted[entity.name, default: KeyRuns()].append(key, number: Int(truncatingIfNeeded: key))
             insertedCount += 1
             return key
         } catch let refusal as RowRefusal {
@@ -53,6 +58,15 @@ public final class ObjectBatch {
         } catch {
             throw StoreError(.sqlite, String(describing: error), path: access.store.path)
         }
+    }
+
+    /// The highest primary key in use for a root entity: `Z_PRIMARYKEY.Z_MAX` at
+    /// first, then as this batch advanced it.
+    func highestKey(root number: Int64) throws(StoreError) -> Int64 {
+        if let key = highestKeys[number] { return key }
+        let key = try access.highestKeyInUse(root: number)
+        highestKeys[number] = key
+        return key
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),
