@@ -160,7 +160,7 @@ public enum ObjectJSONLines {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         var count = 0
-        try access.forEach(entity, includeSubentities: true, limit: limit) { object in
+        try access.forEach(entity, includeSubentities: true, limit: limit, relationships: access.isStoredSide) { object in
             let layout: LineLayout
             if let known = layouts[object.entity] {
                 layout = known
@@ -310,13 +310,21 @@ public enum ObjectJSONLines {
             return try StoreFingerprint.guardedTransaction(access.store) {
                 (try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
                     var lines = 0
+                    let fast = FastRecordReader(attributes: try batch.storedAttributes(of: entity.name), entity: entity.name)
+                    var values = [AttributeValue??](repeating: .none, count: fast.count)
+                    var primaryKey: Int64?
                     try reader.forEachLine { number, line in
                         lines = number
                         if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
+                        let invalid = firstInvalidUTF8(line)
+                        if invalid == nil, fast.read(line, into: &values, primaryKey: &primaryKey) {
+                            try batch.insert(entity.name, attributeValues: values, primaryKey: primaryKey, source: number)
+                            return
+                        }
                         if isBlank(line) { return }
                         let object: ParsedObject
                         do throws(LineRefusal) {
-                            if let bad = firstInvalidUTF8(line) {
+                            if let bad = invalid {
                                 throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue a UTF-8 character")
                             }
                             let record: JSONValue
@@ -357,7 +365,7 @@ public enum ObjectJSONLines {
         }
         while i < count, line[i] < 0x80 { i += 1 }
         if i == count { return nil }
-        return UTF8Validation.firstInvalidByte(in: line)
+        return UTF8Validation.firstInvalidByte(in: UnsafeBufferPointer(rebasing: line[i...])).map { $0 + i }
     }
 
     private static func hex(_ byte: UInt8) -> String {
@@ -409,6 +417,7 @@ public enum ObjectJSONLines {
             }
         }
         var values: [String: AttributeValue?] = [:]
+        values.reserveCapacity(pairs.count)
         var relationships: [String: [Int64]] = [:]
         for (key, value) in pairs where key != "_entity" && key != "_pk" {
             var field: String { "\(entity.name).\(key)" }

@@ -16,7 +16,8 @@ final class InsertShape {
 
     /// A property of a uniqueness constraint and its column.
     enum UniqueProperty {
-        case attribute(name: String, declaration: AttributeDescription)
+        /// The attribute's position in ``attributes``.
+        case attribute(position: Int, declaration: AttributeDescription)
         case relationship(name: String, destination: String)
     }
 
@@ -42,6 +43,17 @@ final class InsertShape {
     let columns: [String]
     let insertSQL: String
     let uniqueness: [Uniqueness]
+    /// The prepared `INSERT` and uniqueness queries while a batch runs (released when
+    /// it ends, so that the store can close): looked up by SQL text per object, they
+    /// cost a hash of that text each time.
+    var insertStatement: Statement?
+    var uniquenessStatements: [Int: Statement] = [:]
+
+    /// Lets go of the prepared statements (the connection's cache keeps them).
+    func releaseStatements() {
+        insertStatement = nil
+        uniquenessStatements = [:]
+    }
 
     init(_ entity: CompiledEntity, access: ObjectAccess) {
         self.entity = entity
@@ -85,9 +97,10 @@ final class InsertShape {
                 var properties: [UniqueProperty] = []
                 for property in constraint {
                     if let attribute = entity.attribute(named: property),
-                       let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)) {
+                       let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)),
+                       let position = attributes.firstIndex(where: { $0.attribute.name == property }) {
                         conditions.append("\(access.quote(column.name)) = ?")
-                        properties.append(.attribute(name: property, declaration: attribute.declaration))
+                        properties.append(.attribute(position: position, declaration: attribute.declaration))
                     } else if let relationship = entity.relationship(named: property),
                               let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property)) {
                         conditions.append("\(access.quote(column.name)) = ?")

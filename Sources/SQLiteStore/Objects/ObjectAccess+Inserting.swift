@@ -43,6 +43,7 @@ extension ObjectAccess {
     public func insertAll(describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
                           keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void) throws -> Int {
         let batch = ObjectBatch(access: self, describeSource: describeSource, limit: limit)
+        defer { for shape in insertShapes.values { shape.releaseStatements() } }
         let work = { () throws -> Int in
             try body(batch)
             try self.writeHighestKeys(batch.highestKeys)
@@ -76,6 +77,20 @@ extension ObjectAccess {
                 throw RowRefusal("\(subject).\(name)", "no such attribute")
             }
         }
+        return try insertRow(shape, given: shape.attributes.map { values[$0.attribute.name] }, relationships: relationships,
+                             primaryKey: requested, batch: batch)
+    }
+
+    /// ``insertRow(_:values:relationships:primaryKey:batch:)`` with the values in the
+    /// order of `shape.attributes`: `.none` for an attribute not given (its default
+    /// applies), `.some(nil)` for one given as nil.
+    func insertRow(_ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
+                   primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
+        let entity = shape.entity
+        let subject = entity.name
+        if entity.isAbstract {
+            throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
+        }
         if relationships.keys.contains(where: { !shape.relationshipNames.contains($0) }) {
             for name in relationships.keys.sorted() where entity.relationship(named: name) == nil {
                 throw RowRefusal("\(subject).\(name)", "no such relationship")
@@ -86,10 +101,11 @@ extension ObjectAccess {
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
         var bindings: [DatabaseValue] = [.null, .integer(shape.entityNumber), .integer(1)]
         bindings.reserveCapacity(shape.columns.count)
-        var resolved: [String: AttributeValue] = [:]
-        for stored in shape.attributes {
+        var resolved: [AttributeValue?] = []
+        if !shape.uniqueness.isEmpty { resolved.reserveCapacity(shape.attributes.count) }
+        for (position, stored) in shape.attributes.enumerated() {
             let a = stored.attribute.declaration
-            let given = values[a.name]
+            let given = values[position]
             var value: AttributeValue? = given ?? nil
             if given == nil { value = a.defaultValue }
             if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? (stored.hasLimits ? ValueCoding.checkLimits(v, of: a) : nil) {
@@ -98,7 +114,7 @@ extension ObjectAccess {
             if value == nil, !a.isOptional {
                 throw RowRefusal("\(subject).\(a.name)", "a value is required")
             }
-            if !shape.uniqueness.isEmpty { resolved[a.name] = value }
+            if !shape.uniqueness.isEmpty { resolved.append(value) }
             guard stored.column != nil else { continue }
             bindings.append(ValueCoding.databaseValue(value, as: a))
         }
@@ -143,7 +159,13 @@ extension ObjectAccess {
         let key = requested ?? highest + 1
         bindings[0] = .integer(key)
         do {
-            let statement = try connection.cachedStatement(shape.insertSQL)
+            let statement: Statement
+            if let held = shape.insertStatement {
+                statement = held
+            } else {
+                statement = try connection.cachedStatement(shape.insertSQL)
+                shape.insertStatement = statement
+            }
             try statement.bind(bindings)
             try statement.execute()
         } catch {
@@ -256,32 +278,43 @@ extension ObjectAccess {
     /// No stored object (nor one inserted before) holds the same values under a
     /// uniqueness constraint of the entity or an ancestor. As SQLite's unique indexes,
     /// a nil value never conflicts.
-    private func checkUniqueness(_ shape: InsertShape, values: [String: AttributeValue], relationships: [String: [Int64]],
+    private func checkUniqueness(_ shape: InsertShape, values: [AttributeValue?], relationships: [String: [Int64]],
                                  batch: ObjectBatch) throws {
-        for unique in shape.uniqueness {
+        for (position, unique) in shape.uniqueness.enumerated() {
             var bindings: [DatabaseValue] = []
-            var shown: [String] = []
+            bindings.reserveCapacity(unique.properties.count)
             for property in unique.properties {
                 switch property {
-                case .attribute(let name, let declaration):
-                    guard let value = values[name] else { break }
+                case .attribute(let position, let declaration):
+                    guard let value = values[position] else { break }
                     bindings.append(ValueCoding.databaseValue(value, as: declaration))
-                    shown.append(value.displayText)
-                case .relationship(let name, let destination):
+                case .relationship(let name, _):
                     guard let target = relationships[name]?.first else { break }
                     bindings.append(.integer(target))
-                    shown.append("\(destination) \(target)")
                 }
             }
             guard bindings.count == unique.properties.count else { continue }
             let holder = try wrap { () throws(SQLiteError) -> (Int64, Int)? in
-                let statement = try connection.cachedStatement(unique.sql)
+                let statement: Statement
+                if let held = shape.uniquenessStatements[position] {
+                    statement = held
+                } else {
+                    statement = try connection.cachedStatement(unique.sql)
+                    shape.uniquenessStatements[position] = statement
+                }
                 try statement.bind(bindings)
                 defer { statement.reset() }
                 guard try statement.step() else { return nil }
                 return (statement.int64(at: 0), Int(statement.int64(at: 1)))
             }
             guard let (key, number) = holder else { continue }
+            // The values as messages show them, only for the message.
+            let shown = unique.properties.map { property in
+                switch property {
+                case .attribute(let position, _): values[position]?.displayText ?? ""
+                case .relationship(let name, let destination): "\(destination) \(relationships[name]?.first ?? 0)"
+                }
+            }
             let constraint = unique.constraint
             let other = batch.describe(nameOfEntity(number: number) ?? unique.owner, key)
             let names = constraint.joined(separator: ", ")

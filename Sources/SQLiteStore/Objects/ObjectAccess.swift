@@ -113,6 +113,15 @@ public final class ObjectAccess {
     /// row at a time (memory does not grow with the table).
     public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
                         includeRelationships: Bool = true, _ body: (StoredObject) throws -> Void) throws {
+        try forEach(entityName, includeSubentities: includeSubentities, limit: limit,
+                    relationships: { _ in includeRelationships }, body)
+    }
+
+    /// ``forEach(_:includeSubentities:limit:includeRelationships:_:)`` reading only the
+    /// relationships `relationships` accepts (a dump reads the side the store keeps:
+    /// the others cost a query per object).
+    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
+                        relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
         let entity = try entity(entityName)
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
@@ -124,7 +133,7 @@ public final class ObjectAccess {
         guard let pkIndex = index["Z_PK"], let entIndex = index["Z_ENT"] else { return }
         /// Per entity number: the entity and its stored attributes with their columns,
         /// looked up once rather than per row.
-        var shapes: [Int: (entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)])?] = [:]
+        var shapes: [Int: (entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)], relationships: [CompiledRelationship])?] = [:]
         while try statement.step() {
             let number = Int(statement.int64(at: entIndex))
             if shapes[number] == nil {
@@ -134,10 +143,10 @@ public final class ObjectAccess {
                               let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
                               let i = index[column.name] else { return nil }
                         return (attribute, i)
-                    })
+                    }, rowEntity.relationships.filter { !$0.declaration.isTransient && included($0) })
                 }
             }
-            guard let shape = shapes[number], let (rowEntity, attributes) = shape else { continue }
+            guard let shape = shapes[number], let (rowEntity, attributes, relationships) = shape else { continue }
             let name = rowEntity.name
             var object = StoredObject(entity: name, primaryKey: statement.int64(at: pkIndex))
             object.values.reserveCapacity(attributes.count)
@@ -149,11 +158,9 @@ public final class ObjectAccess {
                     object.values[attribute.name] = value
                 }
             }
-            if includeRelationships {
-                for relationship in rowEntity.relationships where !relationship.declaration.isTransient {
-                    object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey,
-                                                                               row: statement, index: index, table: table)
-                }
+            for relationship in relationships {
+                object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey,
+                                                                           row: statement, index: index, table: table)
             }
             try body(object)
         }

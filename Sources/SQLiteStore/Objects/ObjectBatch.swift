@@ -40,10 +40,35 @@ public final class ObjectBatch {
     @discardableResult
     public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
                        primaryKey requested: Int64? = nil, source: Int) throws(StoreError) -> Int64? {
+        try inserting(entityName, source: source) { shape in
+            try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
+        }
+    }
+
+    /// The stored (non-transient) attributes of an entity, in the order
+    /// ``insert(_:attributeValues:primaryKey:source:)`` takes their values.
+    public func storedAttributes(of entityName: String) throws(StoreError) -> [CompiledAttribute] {
+        try access.insertShape(entityName).attributes.map(\.attribute)
+    }
+
+    /// Inserts one object with no relationships, its values given by position (in the
+    /// order of ``storedAttributes(of:)``: `.none` for an attribute not given, so that
+    /// its default applies, `.some(nil)` for nil), checked and reported as
+    /// ``insert(_:values:relationships:primaryKey:source:)`` does: for loaders that
+    /// read a million objects, with no dictionary per object.
+    @discardableResult
+    public func insert(_ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
+                       source: Int) throws(StoreError) -> Int64? {
+        try inserting(entityName, source: source) { shape in
+            try access.insertRow(shape, given: attributeValues, relationships: [:], primaryKey: requested, batch: self)
+        }
+    }
+
+    private func inserting(_ entityName: String, source: Int, _ insertRow: (InsertShape) throws -> Int64) throws(StoreError) -> Int64? {
         do {
             let shape = try access.insertShape(entityName)
             let entity = shape.entity
-            let key = try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
+            let key = try insertRow(shape)
             sources[entity.root, default: KeyRuns()].append(key, number: source)
             inserted[entity.name, default: KeyRuns()].append(key, number: Int(truncatingIfNeeded: key))
             insertedCount += 1
