@@ -28,6 +28,10 @@ final class InsertShape {
         var constraint: [String]
         var properties: [UniqueProperty]
         var sql: String
+        /// Whether the store has the unique index the layout gives this constraint,
+        /// exactly as the layout writes it: then the `INSERT` itself finds a row with
+        /// the same values, and `sql` runs only to name it.
+        var isEnforcedByIndex: Bool
     }
 
     let entity: CompiledEntity
@@ -43,6 +47,10 @@ final class InsertShape {
     let columns: [String]
     let insertSQL: String
     let uniqueness: [Uniqueness]
+    /// Whether the store's unique indexes enforce every uniqueness constraint, so that
+    /// none needs a query before the `INSERT` (with some, all are queried, in order,
+    /// so that the first constraint a row breaks is the one reported).
+    var uniquenessIsEnforced: Bool { uniqueness.allSatisfy(\.isEnforcedByIndex) }
     /// The prepared `INSERT` and uniqueness queries while a batch runs (released when
     /// it ends, so that the store can close): looked up by SQL text per object, they
     /// cost a hash of that text each time.
@@ -116,7 +124,14 @@ final class InsertShape {
                     SELECT Z_PK, Z_ENT FROM \(access.quote(table.name)) \
                     WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
                     """
-                uniqueness.append(Uniqueness(owner: owner.name, constraint: constraint, properties: properties, sql: sql))
+                let indexName = "Z_\(owner.name)_UNIQUE_\(constraint.joined(separator: "_"))"
+                let enforced = access.layout.indexes.first { $0.name == indexName && $0.table == table.name && $0.isUnique }.map { index in
+                    let stored = try? access.connection.scalarString("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                                                                     .text(index.name))
+                    return stored == SchemaSQL.createIndex(index)
+                } ?? false
+                uniqueness.append(Uniqueness(owner: owner.name, constraint: constraint, properties: properties, sql: sql,
+                                             isEnforcedByIndex: enforced))
             }
         }
         self.uniqueness = uniqueness

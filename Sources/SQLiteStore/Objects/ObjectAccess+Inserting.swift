@@ -149,7 +149,7 @@ extension ObjectAccess {
                 later.append((relationship, targets))
             }
         }
-        if !shape.uniqueness.isEmpty {
+        if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
         }
         if let requested, requested <= 0 {
@@ -173,6 +173,10 @@ extension ObjectAccess {
             // per object before it), or a constraint of the store's own that the
             // model does not describe.
             if error.kind == .constraint {
+                // A unique index fired: the same query as for the others names the holder.
+                if !shape.uniqueness.isEmpty, shape.uniquenessIsEnforced {
+                    try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
+                }
                 if let requested, let holder = try entityOfRow(in: table, key: requested) {
                     throw RowRefusal(subject, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
                 }
