@@ -387,14 +387,16 @@ public struct Migrator {
     /// Runs one step of a hop; returns the rows it wrote. That is SQLite's count of
     /// the rows its statements inserted, updated or deleted (`sqlite3_total_changes`),
     /// except for a `DROP COLUMN`, which rewrites every row of its table inside
-    /// SQLite's schema change without counting them: its rows are the table's. Steps
+    /// SQLite's schema change without counting them: its rows are the plan's count of
+    /// the table (exact up to `RowCounter.exactCountLimit` rows, the highest row id
+    /// above; the store is proven unchanged since the plan, and counting again would
+    /// cost a scan of the table). Steps
     /// the plan counts no rows for (O(1) steps, index builds, `Z_PRIMARYKEY`
     /// bookkeeping) write none, so that `apply`'s count means what `plan`'s estimate does.
     @discardableResult
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
                  emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void) throws -> Int64 {
         let connection = store.connection
-        var rewrittenInPlace: Int64 = 0
 
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
         let stepStart = Date()
@@ -426,9 +428,6 @@ public struct Migrator {
                 }
                 // Rows done of a long copy or index build, from SQLite's own count of
                 // the rows its scan visited, at most ten times a second.
-                if step.kind == .dropColumn, let table = step.table {
-                    rewrittenInPlace = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table))") ?? 0
-                }
                 let total = step.cost.rows
                 if total >= 10_000, rowProgress, step.reportsRowsDone {
                     var last = Date.distantPast
@@ -461,7 +460,7 @@ public struct Migrator {
             }
         }
         let changed = Int64(connection.totalChanges - changesBefore)
-        let written = step.kind == .dropColumn ? rewrittenInPlace : step.cost.rowsWritten > 0 || !step.policies.isEmpty ? changed : 0
+        let written = step.kind == .dropColumn ? step.cost.rowsWritten : step.cost.rowsWritten > 0 || !step.policies.isEmpty ? changed : 0
         progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: written))
         return written
     }
