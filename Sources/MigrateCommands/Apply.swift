@@ -229,10 +229,9 @@ final class ProgressReporter {
             if json {
                 Output.jsonLine(Apply.Event.rows(done: done, total: total))
             } else if terminal {
-                let elapsed = Date().timeIntervalSince(started)
-                let rate = elapsed > 0 ? Double(done) / elapsed : 0
-                let eta = rate > 0 ? Double(max(0, total - done)) / rate : 0
-                Output.errRaw("\r\u{1B}[K  \(done)/\(total) rows, \(Int(rate.isFinite ? rate : 0)) rows/s, ETA \(Int(eta.isFinite ? min(eta, 1e9) : 0)) s")
+                // The rate and ETA of the rows done since the step started, once they mean something.
+                let estimate = ProgressEstimate(done: done, total: total, elapsed: Date().timeIntervalSince(started))
+                Output.errRaw("\r\u{1B}[K  " + estimate.text(unit: "rows"))
             }
         case .checking(let count):
             if json { Output.jsonLine(Apply.Event.checks(count: count)) }

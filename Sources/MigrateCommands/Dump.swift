@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ModelMigration
 
 /// `migrate dump STORE ENTITY`: objects as JSON Lines on stdout.
@@ -47,12 +48,21 @@ struct Dump: ParsableCommand {
         let access = try global.openStoreForReading(store, models: global.loadModelsIfPresent(), entity: entity)
         defer { try? access.store.close() }
         do {
-            var buffer = ""
-            try ObjectJSONLines.dump(access, entity: entity, limit: limit) { line in
-                buffer += line + "\n"
-                if buffer.utf8.count > 1 << 16 { Output.write(buffer); buffer = "" }
-            }
-            Output.write(buffer)
+            // Progress on stderr, on a terminal and without --json: objects written of
+            // the entity's count (a count(*) first, which a long dump can afford).
+            let terminal = !global.json && Output.stderrIsTerminal
+            let total = terminal ? min(try access.count(entity), Int64(limit ?? .max)) : nil
+            let started = Date()
+            var lastDraw = started
+            try ObjectJSONLines.dump(access, entity: entity, limit: limit, progress: { written in
+                guard let total else { return }
+                let now = Date()
+                guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+                lastDraw = now
+                let estimate = ProgressEstimate(done: Int64(written), total: total, elapsed: now.timeIntervalSince(started))
+                Output.errRaw("\r\u{1B}[K" + estimate.text(unit: "objects"))
+            }, writeChunk: Output.writeBytes)
+            if terminal { Output.errRaw("\r\u{1B}[K") }
             if limit == nil { try warnAboutUnknownEntityRows(access) }
         } catch let error as StoreError {
             throw global.fail("\(error)", ExitStatus.failure)

@@ -260,13 +260,13 @@ final class FleetProgress: @unchecked Sendable {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) > 0.1 || tally.stores == total else { return }
         lastDraw = now
-        let elapsed = now.timeIntervalSince(started)
-        let rate = elapsed > 0 ? Double(tally.stores) / elapsed : 0
+        let estimate = ProgressEstimate(done: Int64(tally.stores), total: total.map(Int64.init), elapsed: now.timeIntervalSince(started))
         var line = "\r\u{1B}[K\(tally.stores)\(total.map { "/\($0)" } ?? "") stores"
         let bad = tally.failed + tally.noPath + tally.unknownVersion
         if bad > 0 { line += ", \(bad) failed" }
-        line += String(format: ", %.1f stores/s", rate)
-        if let total, rate > 0, let eta = Int(exactly: (Double(max(0, total - tally.stores)) / rate).rounded()) { line += ", ETA \(eta) s" }
+        // Stores finish unevenly: a tenth of a store a second is still a rate.
+        if let rate = estimate.rate { line += String(format: ", %.1f stores/s", rate) }
+        if let left = estimate.secondsLeft { line += ", ETA \(left) s" }
         Output.errRaw(line)
     }
 

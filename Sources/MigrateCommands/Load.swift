@@ -28,14 +28,26 @@ struct Load: ParsableCommand {
     }
 
     func run() throws {
-        // Read whole before the store is opened: a file that cannot be read leaves
-        // the store untouched, and is never taken for an empty one.
-        let bytes: [UInt8]
-        do {
-            bytes = try Self.readAll(file == "-" ? nil : file)
-        } catch {
-            throw global.fail("\(file == "-" ? "<stdin>" : file): cannot read the file: \(error.reason) (nothing was loaded)", ExitStatus.failure)
+        // The file is read as it is loaded, a chunk at a time; its first chunk is
+        // read before the store is opened: a file that cannot be read leaves the
+        // store untouched, and is never taken for an empty one.
+        let name = file == "-" ? "<stdin>" : file
+        let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
+        func unreadable(_ reason: String) -> ExitCode {
+            global.fail("\(name): cannot read the file: \(reason) (nothing was loaded)", ExitStatus.failure)
         }
+        guard descriptor >= 0 else { throw unreadable(String(cString: strerror(errno))) }
+        defer { if file != "-" { close(descriptor) } }
+        let reader = JSONLinesReader(fileDescriptor: descriptor)
+        do {
+            try reader.prime()
+        } catch {
+            throw unreadable(error.reason)
+        }
+        // A regular file's size, for the progress line's time left.
+        var status = stat()
+        let size: Int64? = fstat(descriptor, &status) == 0 && (status.st_mode & UInt32(S_IFMT)) == UInt32(S_IFREG) ? Int64(status.st_size) : nil
+        let progress = LoadProgress(json: global.json, bytesInAll: size)
         let models = global.loadModelsIfPresent()
         do {
             let opened = try Store.open(path: store, access: .readWrite, busyTimeout: timeout)
@@ -44,17 +56,22 @@ struct Load: ParsableCommand {
             // The entity argument is a usage error like fetch's (64, with a suggestion).
             try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)")
             let count = try global.rollingBackOnSignals(opened) {
-                try ObjectJSONLines.load(access, entity: entity, bytes: bytes, file: file == "-" ? "<stdin>" : file)
+                try ObjectJSONLines.load(access, entity: entity, reader: reader, file: name, progress: progress.report)
             }
+            progress.finish()
             try opened.close()
             if global.json {
                 try Output.json(Loaded(store: store, entity: entity, loaded: count))
             } else {
                 Output.out("loaded \(count) \(entity) object\(count == 1 ? "" : "s") into \(store)")
             }
+        } catch let error as JSONLinesReader.ReadError {
+            progress.finish()
+            throw unreadable(error.reason)
         } catch let error as UnknownVersionError {
             throw global.fail("\(error)", ExitStatus.unknownVersion)
         } catch let error as LoadError {
+            progress.finish()
             // One refused line a line of output; the last says that nothing was loaded.
             let lines = error.description.split(separator: "\n").map { "error: \($0)" }
             throw global.fail("\(error) (nothing was loaded)", ExitStatus.failure,
@@ -73,35 +90,41 @@ struct Load: ParsableCommand {
         }
     }
 
-    /// Why a file could not be read: the system's reason (`Is a directory`).
-    struct ReadError: Error {
-        var reason: String
-    }
-
-    /// Every byte of a file (standard input for nil), or the system's reason why
-    /// not: a directory, a file this user may not read, an I/O error midway.
-    static func readAll(_ path: String?) throws(ReadError) -> [UInt8] {
-        func failure() -> ReadError { ReadError(reason: String(cString: strerror(errno))) }
-        let fd = path.map { open($0, O_RDONLY | O_CLOEXEC) } ?? STDIN_FILENO
-        guard fd >= 0 else { throw failure() }
-        defer { if path != nil { close(fd) } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { return bytes }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure()
-            }
-            bytes += chunk[..<n]
-        }
-    }
-
     /// `load --json`.
     struct Loaded: Encodable {
         var store: String
         var entity: String
         var loaded: Int
+    }
+}
+
+/// `load`'s progress on stderr, on a terminal and without `--json`: the lines read,
+/// and the rate and time left from the bytes read of a regular file.
+final class LoadProgress {
+    let active: Bool
+    let bytesInAll: Int64?
+    let started = Date()
+    private var lastDraw = Date()
+
+    init(json: Bool, bytesInAll: Int64?) {
+        active = !json && Output.stderrIsTerminal
+        self.bytesInAll = bytesInAll
+    }
+
+    func report(lines: Int, bytes: Int64) {
+        guard active else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        let elapsed = now.timeIntervalSince(started)
+        let byBytes = ProgressEstimate(done: bytes, total: bytesInAll, elapsed: elapsed)
+        var line = ProgressEstimate(done: Int64(lines), total: nil, elapsed: elapsed).text(unit: "lines")
+        if let total = bytesInAll, total > 0 { line += String(format: " (%.0f%% of the file)", Double(bytes) / Double(total) * 100) }
+        if let left = byBytes.secondsLeft { line += ", ETA \(left) s" }
+        Output.errRaw("\r\u{1B}[K" + line)
+    }
+
+    func finish() {
+        if active { Output.errRaw("\r\u{1B}[K") }
     }
 }

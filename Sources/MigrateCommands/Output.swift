@@ -1,6 +1,16 @@
 import ArgumentParser
 import DataModel
 import Foundation
+#if canImport(Glibc)
+import Glibc
+
+/// write(2), which `Output.write` hides by name inside `Output`.
+private let systemWrite = Glibc.write
+#else
+import Darwin
+
+private let systemWrite = Darwin.write
+#endif
 
 /// Writing to stdout and stderr; human text and JSON never mix on stdout.
 ///
@@ -36,6 +46,23 @@ enum Output {
     /// Writes text as it is (no newline added).
     static func write(_ text: String) {
         if !text.isEmpty { emit(text, to: 1) }
+    }
+
+    /// Writes bytes to stdout as they are, all of them (a pipe may take a part at a time).
+    /// A failed write is kept as `emit`'s are (reported by ``finish()``).
+    static func writeBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard stdoutFailure == nil, var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = systemWrite(STDOUT_FILENO, next, left)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                stdoutFailure = String(cString: strerror(errno))
+                return
+            }
+            next += n
+            left -= n
+        }
     }
 
     /// Writes to stderr as it is (progress lines).

@@ -172,6 +172,62 @@ private struct Fixture {
         #expect(again == expected)
     }
 
+    /// Lines as dump writes them are read without a JSON tree (FastRecordReader);
+    /// the same lines with a space after each colon go through the general reader.
+    /// Both must store the same values and refuse with the same words.
+    @Test func theCommonRecordReadsAsTheGeneralReaderReadsIt() throws {
+        let f = try Fixture("Types", yaml: typesModel)
+        defer { f.remove() }
+        let lines = [
+            #"{"_pk":3,"_entity":"Sample","flag":true,"i16":-32768,"i32":7,"i64":-0,"ratio":1e3,"text":"Zoë","weight":0.1}"#,
+            #"{"flag":false,"i64":9223372036854775807,"ratio":-2.5E-3,"text":"","weight":null}"#,
+            #"{}"#,
+            #"{"i32":2147483647,"text":null,"ratio":7}  "#,
+        ]
+        let spaced = lines.map { $0.replacingOccurrences(of: "\":", with: "\": ") }
+        #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: lines.joined(separator: "\n"), file: "fast.jsonl") == 4)
+        let copy = try f.emptyCopy()
+        #expect(try ObjectJSONLines.load(copy, entity: "Sample", text: spaced.joined(separator: "\n"), file: "general.jsonl") == 4)
+        #expect(try f.access.fetch("Sample") == copy.fetch("Sample"))
+        #expect(try f.access.fetch("Sample").map(\.primaryKey) == [3, 4, 5, 6])
+
+        // Lines the fast reader declines (out of range, a fraction, a leading zero, a
+        // key twice, another entity) are refused in the general reader's words.
+        let refused = [
+            #"{"i16":32768}"#, #"{"i32":1.5}"#, #"{"text":"a","text":"b"}"#, #"{"_entity":"Nothing"}"#,
+            #"{"_pk":0}"#, #"{"flag":2}"#, #"{"nothing":1}"#,
+        ]
+        func problems(_ lines: [String], _ access: ObjectAccess) throws -> [String] {
+            let error = try #require(throws: LoadError.self) {
+                try ObjectJSONLines.load(access, entity: "Sample", text: lines.joined(separator: "\n"), file: "x.jsonl")
+            }
+            return error.problems.map(\.description)
+        }
+        let general = try problems(refused.map { $0.replacingOccurrences(of: "\":", with: "\": ") }, copy)
+        let fast = try problems(refused, f.access)
+        #expect(fast == general, "\(fast) vs \(general)")
+        #expect(general.count == refused.count)
+        // (A syntax error's byte offset moves with the spaces: compared alone.)
+        #expect(try problems([#"{"i64":01}"#], f.access) == ["x.jsonl:1: invalid JSON at byte 9: a number cannot start with 0"])
+    }
+
+    /// The reader splits at LF however the chunks fall, drops CRs before LF and a
+    /// leading byte order mark, and takes a last line without a newline.
+    @Test func linesAreReadAcrossChunks() throws {
+        let text = "\u{FEFF}{\"a\":1}\r\n\n  \n{\"b\":\"" + String(repeating: "é", count: 40) + "\"}\n{\"c\":3}"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(getpid()).jsonl").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        let reader = JSONLinesReader(fileDescriptor: descriptor, chunkSize: 16)
+        var lines: [(Int, String)] = []
+        try reader.forEachLine { lines.append(($0, String(decoding: $1, as: UTF8.self))) }
+        #expect(lines.map(\.0) == [1, 2, 3, 4, 5])
+        #expect(lines.map(\.1) == [#"{"a":1}"#, "", "  ", #"{"b":""# + String(repeating: "é", count: 40) + #""}"#, #"{"c":3}"#])
+        #expect(reader.bytesRead == Int64(text.utf8.count))
+    }
+
     @Test func largeValuesRoundTrip() throws {
         let f = try Fixture("Types", yaml: typesModel)
         defer { f.remove() }

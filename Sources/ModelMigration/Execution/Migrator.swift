@@ -7,9 +7,9 @@ import SQLiteStore
 public enum MigrationEvent: Sendable {
     /// A step starts: its position, the total, its summary and cost.
     case stepStarted(index: Int, of: Int, summary: String, cost: StepCost)
-    /// A step ended after `seconds`, having changed `rows` rows.
+    /// A step ended after `seconds`, having written `rows` rows (as ``MigrationResult/rowsTouched`` counts them).
     case stepFinished(index: Int, seconds: Double, rows: Int64)
-    /// Rows done within a long step (policies), of a total.
+    /// Rows done within a long step (a copy, an index build, a policy), of a total.
     case rows(done: Int64, total: Int64)
     /// The checks start.
     case checking(count: Int)
@@ -50,7 +50,10 @@ public struct MigrationResult: Sendable, Codable {
     public var from: Int
     /// The version after.
     public var to: Int
-    /// Rows written (inserted, copied, updated or deleted).
+    /// Rows the plan's steps wrote: copied by table rebuilds, rewritten by a
+    /// `DROP COLUMN`, updated, deleted, or written by policies; the same rows the plan
+    /// estimated (``StepCost/rowsWritten``). Index builds and bookkeeping
+    /// (`Z_PRIMARYKEY`, metadata) write none.
     public var rowsTouched: Int64
     /// Seconds from the lock to the commit.
     public var duration: Double
@@ -245,7 +248,6 @@ public struct Migrator {
                  progress: (MigrationEvent) -> Void) throws -> MigrationResult {
         let connection = store.connection
 
-        let before = connection.totalChanges
         // References that already dangle are carried, not refused. Counting them
         // costs a pass over every relationship, so it is done only when a check
         // finds dangling references: the work is rolled back to this savepoint and
@@ -260,7 +262,7 @@ public struct Migrator {
         }
         try connection.execute("RELEASE SAVEPOINT mm_apply")
 
-        let rows = Int64(connection.totalChanges - before)
+        let rows = run.rowsWritten
         let duration = Date().timeIntervalSince(started)
         var stamped = metadata
         stamped.stamp(plan.target)
@@ -288,6 +290,8 @@ public struct Migrator {
         var carried: [String] = []
         /// Properties policies left empty where the source had values.
         var emptied: [EmptiedProperty] = []
+        /// Rows the steps wrote (``MigrationResult/rowsTouched``).
+        var rowsWritten: Int64 = 0
     }
 
     /// A reference check failed while references were not counted beforehand.
@@ -317,7 +321,8 @@ public struct Migrator {
                 if options.cancellation?.isCancelled == true {
                     throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
-                try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied, rowProgress: options.rowProgress, progress: progress)
+                run.rowsWritten += try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
+                                               rowProgress: options.rowProgress, progress: progress)
             }
             progress(.checking(count: hop.checks.count))
             var probes: [String: Int64] = [:]
@@ -379,9 +384,18 @@ public struct Migrator {
         run.checksPassed += 1
     }
 
-    /// Runs one step of a hop.
+    /// Runs one step of a hop; returns the rows it wrote. That is SQLite's count of
+    /// the rows its statements inserted, updated or deleted (`sqlite3_total_changes`),
+    /// except for a `DROP COLUMN`, which rewrites every row of its table inside
+    /// SQLite's schema change without counting them: its rows are the plan's count of
+    /// the table (exact up to `RowCounter.exactCountLimit` rows, the highest row id
+    /// above; the store is proven unchanged since the plan, and counting again would
+    /// cost a scan of the table). Steps
+    /// the plan counts no rows for (O(1) steps, index builds, `Z_PRIMARYKEY`
+    /// bookkeeping) write none, so that `apply`'s count means what `plan`'s estimate does.
+    @discardableResult
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
-                 emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void) throws {
+                 emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void) throws -> Int64 {
         let connection = store.connection
 
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
@@ -415,7 +429,7 @@ public struct Migrator {
                 // Rows done of a long copy or index build, from SQLite's own count of
                 // the rows its scan visited, at most ten times a second.
                 let total = step.cost.rows
-                if total >= 10_000, rowProgress {
+                if total >= 10_000, rowProgress, step.reportsRowsDone {
                     var last = Date.distantPast
                     try withoutActuallyEscaping(progress) { report in
                         connection.setProgressHandler { scanned in
@@ -445,7 +459,10 @@ public struct Migrator {
                 throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) failed: \(Self.words(for: error)); nothing was changed")
             }
         }
-        progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: Int64(connection.totalChanges - changesBefore)))
+        let changed = Int64(connection.totalChanges - changesBefore)
+        let written = step.kind == .dropColumn ? step.cost.rowsWritten : step.cost.rowsWritten > 0 || !step.policies.isEmpty ? changed : 0
+        progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: written))
+        return written
     }
 
     /// What went wrong in words first, SQLite's code after.

@@ -77,6 +77,46 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// Writes the value as ``write(to:)-(String)`` does, as UTF-8 bytes.
+    func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: n.utf8)
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array, .object:
+            var text = ""
+            write(to: &text)
+            out.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// A JSON string as UTF-8 bytes, escaped as ``writeString(_:to:)-(String)`` escapes
+    /// it: quotes, backslashes and control characters; every other byte as it is.
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var from = 0
+            for (i, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<i]))
+                from = i + 1
+                switch b {
+                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+                case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+                default:
+                    let hex = String(b, radix: 16)
+                    out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from...]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
@@ -103,7 +143,13 @@ public enum JSONValue: Sendable, Hashable {
     /// Parses one JSON text from bytes that are valid UTF-8 (check first with
     /// `UTF8Validation`: strings decode what they hold as is).
     static func parse(bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        var parser = Parser(bytes: bytes)
+        let result = bytes.withUnsafeBufferPointer { buffer in Result { () throws(JSONParseError) in try parse(buffer: buffer) } }
+        return try result.get()
+    }
+
+    /// Parses one JSON text from bytes that are valid UTF-8, as ``parse(bytes:)``.
+    static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+        var parser = Parser(bytes: buffer)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -112,13 +158,17 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     private struct Parser {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
         func error(_ message: String) -> JSONParseError { JSONParseError(message: message, offset: index + 1) }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                let b = bytes[index]
+                guard b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D else { return }
+                index += 1
+            }
         }
 
         mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -170,8 +220,8 @@ public enum JSONValue: Sendable, Hashable {
         }
 
         mutating func literal(_ word: String) throws(JSONParseError) {
-            let w = Array(word.utf8)
-            guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else { throw error("expected a value") }
+            let w = word.utf8
+            guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else { throw error("expected a value") }
             index += w.count
         }
 
@@ -198,11 +248,24 @@ public enum JSONValue: Sendable, Hashable {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
                 guard digits() > 0 else { throw error("expected digits in the exponent") }
             }
-            return String(decoding: bytes[start..<index], as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         }
 
         mutating func string() throws(JSONParseError) -> String {
             index += 1
+            // The common case: no escape before the closing quote, so the bytes are
+            // the string (they are valid UTF-8: the caller checked).
+            var end = index
+            while end < bytes.count {
+                let b = bytes[end]
+                if b == UInt8(ascii: "\"") {
+                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+                    index = end + 1
+                    return text
+                }
+                if b == UInt8(ascii: "\\") || b < 0x20 { break }
+                end += 1
+            }
             var scalars = String.UnicodeScalarView()
             var raw: [UInt8] = []
             func flush() {

@@ -150,6 +150,118 @@ public enum ObjectJSONLines {
         }
     }
 
+    /// Writes every object of `entity` as ``dump(_:entity:limit:write:)`` does, as
+    /// UTF-8 bytes in chunks of whole lines (each ending in LF, about 64 KB a chunk):
+    /// the lines are written straight into one buffer, with the field order of each
+    /// entity worked out once, not per object.
+    public static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, progress: ((Int) -> Void)? = nil,
+                            writeChunk: (UnsafeBufferPointer<UInt8>) -> Void) throws {
+        var layouts: [String: LineLayout] = [:]
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 17)
+        var count = 0
+        try access.forEach(entity, includeSubentities: true, limit: limit, relationships: access.isStoredSide) { object in
+            let layout: LineLayout
+            if let known = layouts[object.entity] {
+                layout = known
+            } else {
+                guard let rowEntity = access.version.entity(named: object.entity) else { return }
+                layout = LineLayout(rowEntity, includes: access.isStoredSide)
+                layouts[object.entity] = layout
+            }
+            for (name, type) in layout.attributes {
+                guard let value = object.values[name], let problem = problem(writing: value, type: type) else { continue }
+                throw StoreError(.invalidValue, "\(object.entity) \(object.primaryKey): \(name): \(problem)", path: access.store.path)
+            }
+            layout.write(object, into: &out)
+            out.append(UInt8(ascii: "\n"))
+            count += 1
+            if out.count >= 1 << 16 {
+                out.withUnsafeBufferPointer(writeChunk)
+                out.removeAll(keepingCapacity: true)
+                progress?(count)
+            }
+        }
+        if !out.isEmpty { out.withUnsafeBufferPointer(writeChunk) }
+        progress?(count)
+    }
+
+    /// The fields of one entity's lines, in the order `line(for:entity:includes:)`
+    /// writes them, each with its key already encoded.
+    struct LineLayout {
+        enum Field {
+            case attribute(String, AttributeType)
+            case relationship(String, toMany: Bool)
+        }
+        var fields: [(key: [UInt8], field: Field)]
+        var attributes: [(String, AttributeType)]
+        var entityName: [UInt8]
+
+        init(_ entity: CompiledEntity, includes: (CompiledRelationship) -> Bool) {
+            var named: [(String, Field)] = []
+            for attribute in entity.attributes where !attribute.declaration.isTransient {
+                named.append((attribute.name, .attribute(attribute.name, attribute.declaration.type)))
+            }
+            for relationship in entity.relationships where !relationship.declaration.isTransient && includes(relationship) {
+                named.append((relationship.name, .relationship(relationship.name, toMany: relationship.declaration.isToMany)))
+            }
+            named.sort { $0.0.utf16.lexicographicallyPrecedes($1.0.utf16) }
+            fields = named.map { name, field in
+                var key: [UInt8] = [UInt8(ascii: ",")]
+                JSONValue.writeString(name, to: &key)
+                key.append(UInt8(ascii: ":"))
+                return (key, field)
+            }
+            attributes = entity.attributes.filter { !$0.declaration.isTransient }.map { ($0.name, $0.declaration.type) }
+            entityName = []
+            JSONValue.writeString(entity.name, to: &entityName)
+        }
+
+        func write(_ object: StoredObject, into out: inout [UInt8]) {
+            out.append(contentsOf: #"{"_pk":"#.utf8)
+            out.append(contentsOf: String(object.primaryKey).utf8)
+            out.append(contentsOf: #","_entity":"#.utf8)
+            out.append(contentsOf: entityName)
+            for (key, field) in fields {
+                out.append(contentsOf: key)
+                switch field {
+                case .attribute(let name, let type):
+                    if let value = object.values[name] {
+                        ObjectJSONLines.write(value, type: type, into: &out)
+                    } else {
+                        out.append(contentsOf: "null".utf8)
+                    }
+                case .relationship(let name, let toMany):
+                    let keys = object.relationships[name] ?? []
+                    if toMany {
+                        out.append(UInt8(ascii: "["))
+                        for (i, key) in keys.enumerated() {
+                            if i > 0 { out.append(UInt8(ascii: ",")) }
+                            out.append(contentsOf: String(key).utf8)
+                        }
+                        out.append(UInt8(ascii: "]"))
+                    } else if let key = keys.first {
+                        out.append(contentsOf: String(key).utf8)
+                    } else {
+                        out.append(contentsOf: "null".utf8)
+                    }
+                }
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A value as ``json(_:type:)`` writes it, straight into bytes.
+    static func write(_ value: AttributeValue, type: AttributeType, into out: inout [UInt8]) {
+        switch value {
+        case .integer(let v): out.append(contentsOf: String(v).utf8)
+        case .string(let v): JSONValue.writeString(v, to: &out)
+        case .boolean(let v): out.append(contentsOf: (v ? "true" : "false").utf8)
+        case .double(let v) where v.isFinite && type != .float: out.append(contentsOf: v.description.utf8)
+        default: json(value, type: type).write(to: &out)
+        }
+    }
+
     /// Loads every line into the store in one transaction: all or nothing. Every
     /// object is checked against the model by ``ObjectAccess`` (the rules live there)
     /// and every refused line is reported (``LoadError``). Returns the number of
@@ -166,11 +278,29 @@ public enum ObjectJSONLines {
     /// bad byte, never read with U+FFFD in its place.
     @discardableResult
     public static func load(_ access: ObjectAccess, entity entityName: String, bytes: [UInt8], file: String) throws -> Int {
-        let lines = jsonLines(bytes)
+        try load(access, entity: entityName, reader: JSONLinesReader(bytes: bytes), file: file)
+    }
+
+    /// Loads JSON Lines as they are read, a chunk at a time (memory does not grow
+    /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called every
+    /// few thousand lines with the lines and bytes read so far. A file that cannot
+    /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
+    @discardableResult
+    public static func load(_ access: ObjectAccess, entity entityName: String, reader: JSONLinesReader, file: String,
+                            progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil) throws -> Int {
         guard let entity = access.version.entity(named: entityName) else {
             // The entity applies to every record; the first one is where it fails.
-            let line = (lines.firstIndex { !isBlank($0) } ?? 0) + 1
-            throw LoadError(problems: [LoadError.Problem(file: file, line: line, field: nil, message: """
+            var line = 0
+            do {
+                try reader.forEachLine { number, bytes in
+                    if line == 0 { line = number }
+                    if !isBlank(bytes) {
+                        line = number
+                        throw LineRefusal(nil, "")
+                    }
+                }
+            } catch is LineRefusal {}
+            throw LoadError(problems: [LoadError.Problem(file: file, line: max(line, 1), field: nil, message: """
                 unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) \
                 has \(access.version.entities.map(\.name).joined(separator: ", ")))
                 """)], count: 1)
@@ -179,28 +309,39 @@ public enum ObjectJSONLines {
             // One exclusive transaction, proven unchanged after any failure.
             return try StoreFingerprint.guardedTransaction(access.store) {
                 (try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
-                    for (index, line) in lines.enumerated() where !isBlank(line) {
-                        let number = index + 1
+                    var lines = 0
+                    let fast = FastRecordReader(attributes: try batch.storedAttributes(of: entity.name), entity: entity.name)
+                    var values = [AttributeValue??](repeating: .none, count: fast.count)
+                    var primaryKey: Int64?
+                    try reader.forEachLine { number, line in
+                        lines = number
+                        if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
+                        let invalid = firstInvalidUTF8(line)
+                        if invalid == nil, fast.read(line, into: &values, primaryKey: &primaryKey) {
+                            try batch.insert(entity.name, attributeValues: values, primaryKey: primaryKey, source: number)
+                            return
+                        }
+                        if isBlank(line) { return }
                         let object: ParsedObject
                         do throws(LineRefusal) {
-                            let lineBytes = Array(line)
-                            if let bad = UTF8Validation.firstInvalidByte(in: lineBytes) {
-                                throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(lineBytes[bad]))) cannot start or continue a UTF-8 character")
+                            if let bad = invalid {
+                                throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue a UTF-8 character")
                             }
                             let record: JSONValue
                             do throws(JSONParseError) {
-                                record = try JSONValue.parse(bytes: lineBytes)
+                                record = try JSONValue.parse(buffer: line)
                             } catch {
                                 throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
                             }
                             object = try self.object(record, entity: entity, version: access.version)
                         } catch {
                             batch.refuse(source: number, field: error.field, message: error.message)
-                            continue
+                            return
                         }
                         try batch.insert(object.entity, values: object.values, relationships: object.relationships,
                                          primaryKey: object.primaryKey, source: number)
                     }
+                    progress?(lines, reader.bytesRead)
                 }, .commit)
             }
         } catch let refused as ObjectRefusals {
@@ -209,18 +350,22 @@ public enum ObjectJSONLines {
         }
     }
 
-    /// The lines of a JSON Lines file: split at LF (bytes, not Characters: Swift
-    /// reads CR LF as one Character), each without its CR, after a leading BOM.
-    static func jsonLines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        var body = bytes[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
-        return body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
-            $0.last == UInt8(ascii: "\r") ? $0.dropLast() : $0
-        }
+    private static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
-    private static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
-        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    /// The offset of the first byte that is not UTF-8; ASCII lines (most) are
+    /// checked a word at a time.
+    private static func firstInvalidUTF8(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = 0
+        let count = line.count
+        if let base = line.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+        }
+        while i < count, line[i] < 0x80 { i += 1 }
+        if i == count { return nil }
+        return UTF8Validation.firstInvalidByte(in: UnsafeBufferPointer(rebasing: line[i...])).map { $0 + i }
     }
 
     private static func hex(_ byte: UInt8) -> String {
@@ -249,9 +394,11 @@ public enum ObjectJSONLines {
         }
         var entity = base
         var primaryKey: Int64?
+        // A few fields (most records) are compared with each other; many go through a set.
         var seen: Set<String> = []
-        for (key, value) in pairs {
-            if !seen.insert(key).inserted {
+        for (position, (key, value)) in pairs.enumerated() {
+            let repeated = pairs.count <= 16 ? pairs[..<position].contains { $0.0 == key } : !seen.insert(key).inserted
+            if repeated {
                 throw LineRefusal("\(base.name).\(key)", "the field appears twice")
             }
             if key == "_entity" {
@@ -270,9 +417,10 @@ public enum ObjectJSONLines {
             }
         }
         var values: [String: AttributeValue?] = [:]
+        values.reserveCapacity(pairs.count)
         var relationships: [String: [Int64]] = [:]
         for (key, value) in pairs where key != "_entity" && key != "_pk" {
-            let field = "\(entity.name).\(key)"
+            var field: String { "\(entity.name).\(key)" }
             if let attribute = entity.attribute(named: key) {
                 if attribute.declaration.isTransient {
                     throw LineRefusal(field, "a transient attribute is not stored")

@@ -88,6 +88,17 @@ public struct MigrationStep: Sendable, Hashable, Codable {
 
     /// The values bound to statement `index` of `sql`.
     public func arguments(of index: Int) -> [DatabaseValue] { index < arguments.count ? arguments[index] : [] }
+
+    /// Whether `apply` can report rows done as the step runs: its work is a scan of
+    /// the rows by a statement of its own (a copy, an index build, an update or a
+    /// delete), which SQLite counts. A `DROP COLUMN` rewrites the rows inside SQLite's
+    /// schema change, where no count is visible, and O(1) steps have no rows to count.
+    public var reportsRowsDone: Bool {
+        switch kind {
+        case .rebuildTable, .fillJoinTable, .createIndex, .updateRows, .deleteRows: cost.rows > 0
+        case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy: false
+        }
+    }
 }
 
 /// A policy step: the policy, the entity mapping it runs, and where the rows are

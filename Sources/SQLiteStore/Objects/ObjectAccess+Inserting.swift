@@ -43,8 +43,10 @@ extension ObjectAccess {
     public func insertAll(describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
                           keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void) throws -> Int {
         let batch = ObjectBatch(access: self, describeSource: describeSource, limit: limit)
+        defer { for shape in insertShapes.values { shape.releaseStatements() } }
         let work = { () throws -> Int in
             try body(batch)
+            try self.writeHighestKeys(batch.highestKeys)
             try self.checkBatch(batch)
             if let refused = batch.refusals { throw refused }
             return batch.insertedCount
@@ -66,43 +68,62 @@ extension ObjectAccess {
 
     /// Checks one object and writes it; throws `RowRefusal` (nothing written) when the
     /// model refuses it.
-    func insertRow(_ entity: CompiledEntity, values: [String: AttributeValue?], relationships: [String: [Int64]],
+    func insertRow(_ shape: InsertShape, values: [String: AttributeValue?], relationships: [String: [Int64]],
                    primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
+        let entity = shape.entity
         let subject = entity.name
         if entity.isAbstract {
             throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
         }
-        for name in values.keys.sorted() where entity.attribute(named: name) == nil {
-            throw RowRefusal("\(subject).\(name)", "no such attribute")
+        if values.keys.contains(where: { !shape.attributeNames.contains($0) }) {
+            for name in values.keys.sorted() where entity.attribute(named: name) == nil {
+                throw RowRefusal("\(subject).\(name)", "no such attribute")
+            }
         }
-        for name in relationships.keys.sorted() where entity.relationship(named: name) == nil {
-            throw RowRefusal("\(subject).\(name)", "no such relationship")
+        return try insertRow(shape, given: shape.attributes.map { values[$0.attribute.name] }, relationships: relationships,
+                             primaryKey: requested, batch: batch)
+    }
+
+    /// ``insertRow(_:values:relationships:primaryKey:batch:)`` with the values in the
+    /// order of `shape.attributes`: `.none` for an attribute not given (its default
+    /// applies), `.some(nil)` for one given as nil.
+    func insertRow(_ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
+                   primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
+        let entity = shape.entity
+        let subject = entity.name
+        if entity.isAbstract {
+            throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
         }
-        let table = table(of: entity)
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        if relationships.keys.contains(where: { !shape.relationshipNames.contains($0) }) {
+            for name in relationships.keys.sorted() where entity.relationship(named: name) == nil {
+                throw RowRefusal("\(subject).\(name)", "no such relationship")
+            }
+        }
+        let table = shape.table
         // Z_PK is bound once the object has passed every check, so that a refused
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
-        var bindings: [DatabaseValue] = [.null, .integer(Int64(layout.entityNumbers[entity.name]!)), .integer(1)]
-        var resolved: [String: AttributeValue] = [:]
-        for attribute in entity.attributes where !attribute.declaration.isTransient {
-            let a = attribute.declaration
-            var value: AttributeValue? = values[a.name] ?? nil
-            if values[a.name] == nil { value = a.defaultValue }
-            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? ValueCoding.checkLimits(v, of: a) {
+        var bindings: [DatabaseValue] = [.null, .integer(shape.entityNumber), .integer(1)]
+        bindings.reserveCapacity(shape.columns.count)
+        var resolved: [AttributeValue?] = []
+        if !shape.uniqueness.isEmpty { resolved.reserveCapacity(shape.attributes.count) }
+        for (position, stored) in shape.attributes.enumerated() {
+            let a = stored.attribute.declaration
+            let given = values[position]
+            var value: AttributeValue? = given ?? nil
+            if given == nil { value = a.defaultValue }
+            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? (stored.hasLimits ? ValueCoding.checkLimits(v, of: a) : nil) {
                 throw RowRefusal("\(subject).\(a.name)", problem)
             }
             if value == nil, !a.isOptional {
                 throw RowRefusal("\(subject).\(a.name)", "a value is required")
             }
-            resolved[a.name] = value
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: a.name)) else { continue }
-            columns.append(column.name)
+            if !shape.uniqueness.isEmpty { resolved.append(value) }
+            guard stored.column != nil else { continue }
             bindings.append(ValueCoding.databaseValue(value, as: a))
         }
         var later: [(CompiledRelationship, [Int64])] = []
-        for relationship in entity.relationships where !relationship.declaration.isTransient {
+        for (relationship, field) in shape.relationships {
             let r = relationship.declaration
-            let field = "\(subject).\(r.name)"
             let targets = relationships[r.name] ?? []
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
@@ -112,17 +133,15 @@ extension ObjectAccess {
             if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
                 throw RowRefusal(field, "allows at most \(max) objects, found \(targets.count)")
             }
-            if Set(targets).count != targets.count {
+            if targets.count > 1, Set(targets).count != targets.count {
                 throw RowRefusal(field, "the same object is listed twice")
             }
             for target in targets {
                 try checkTarget(target, of: relationship, field: field, batch: batch)
             }
-            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
-                columns.append(column.name)
+            if !r.isToMany, table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) != nil {
                 bindings.append(targets.first.map { .integer($0) } ?? .null)
-                if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
-                    columns.append(typeColumn.name)
+                if table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) != nil {
                     if let target = targets.first {
                         bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
                     } else {
@@ -133,31 +152,46 @@ extension ObjectAccess {
                 later.append((relationship, targets))
             }
         }
-        try checkUniqueness(of: entity, values: resolved, relationships: relationships, batch: batch)
+        if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
+            try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
+        }
         if let requested, requested <= 0 {
             throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
         }
-        if let requested, let holder = try entityOfRow(in: table, key: requested) {
-            throw RowRefusal(subject, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
-        }
-        let key = try allocateKey(for: entity, requested: requested)
+        let highest = try batch.highestKey(root: shape.rootNumber)
+        let key = requested ?? highest + 1
         bindings[0] = .integer(key)
-        let sql = """
-            INSERT INTO \(quote(table.name)) (\(columns.map(quote).joined(separator: ", "))) \
-            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
-            """
         do {
-            let statement = try connection.cachedStatement(sql)
+            let statement: Statement
+            if let held = shape.insertStatement {
+                statement = held
+            } else {
+                statement = try connection.cachedStatement(shape.insertSQL)
+                shape.insertStatement = statement
+            }
             try statement.bind(bindings)
             try statement.execute()
         } catch {
-            // A constraint of the store's own that the model does not describe.
-            if error.kind == .constraint { throw RowRefusal(subject, error.message) }
+            // The key is taken (the primary key's constraint says so, with no query
+            // per object before it), or a constraint of the store's own that the
+            // model does not describe.
+            if error.kind == .constraint {
+                // A unique index fired: the same query as for the others names the holder.
+                if !shape.uniqueness.isEmpty, shape.uniquenessIsEnforced {
+                    try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
+                }
+                if let requested, let holder = try entityOfRow(in: table, key: requested) {
+                    throw RowRefusal(subject, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
+                }
+                throw RowRefusal(subject, error.message)
+            }
             throw StoreError.from(error, path: store.path)
         }
+        if key > highest { batch.highestKeys[shape.rootNumber] = key }
         for (relationship, targets) in later {
             try connectToMany(relationship, from: key, of: entity, to: targets)
         }
+        guard !relationships.isEmpty else { return key }
         // One-to-one: both sides hold a column; keep the other side pointing back.
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
@@ -252,50 +286,49 @@ extension ObjectAccess {
     /// No stored object (nor one inserted before) holds the same values under a
     /// uniqueness constraint of the entity or an ancestor. As SQLite's unique indexes,
     /// a nil value never conflicts.
-    private func checkUniqueness(of entity: CompiledEntity, values: [String: AttributeValue], relationships: [String: [Int64]],
+    private func checkUniqueness(_ shape: InsertShape, values: [AttributeValue?], relationships: [String: [Int64]],
                                  batch: ObjectBatch) throws {
-        let table = table(of: entity)
-        for name in version.lineage(of: entity.name) {
-            guard let owner = version.entity(named: name) else { continue }
-            for constraint in owner.uniqueness {
-                var conditions: [String] = []
-                var bindings: [DatabaseValue] = []
-                var shown: [String] = []
-                for property in constraint {
-                    if let attribute = entity.attribute(named: property),
-                       let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)) {
-                        guard let value = values[property] else { break }
-                        conditions.append("\(quote(column.name)) = ?")
-                        bindings.append(ValueCoding.databaseValue(value, as: attribute.declaration))
-                        shown.append(value.displayText)
-                    } else if let relationship = entity.relationship(named: property),
-                              let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property)) {
-                        guard let target = relationships[property]?.first else { break }
-                        conditions.append("\(quote(column.name)) = ?")
-                        bindings.append(.integer(target))
-                        shown.append("\(relationship.declaration.destination) \(target)")
-                    }
+        for (position, unique) in shape.uniqueness.enumerated() {
+            var bindings: [DatabaseValue] = []
+            bindings.reserveCapacity(unique.properties.count)
+            for property in unique.properties {
+                switch property {
+                case .attribute(let position, let declaration):
+                    guard let value = values[position] else { break }
+                    bindings.append(ValueCoding.databaseValue(value, as: declaration))
+                case .relationship(let name, _):
+                    guard let target = relationships[name]?.first else { break }
+                    bindings.append(.integer(target))
                 }
-                guard conditions.count == constraint.count, !conditions.isEmpty else { continue }
-                let numbers = entityNumbers(owner, includeSubentities: true).map(String.init).joined(separator: ",")
-                let sql = """
-                    SELECT Z_PK, Z_ENT FROM \(quote(table.name)) \
-                    WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
-                    """
-                let holder = try wrap { () throws(SQLiteError) -> (Int64, Int)? in
-                    let statement = try connection.cachedStatement(sql)
-                    try statement.bind(bindings)
-                    defer { statement.reset() }
-                    guard try statement.step() else { return nil }
-                    return (statement.int64(at: 0), Int(statement.int64(at: 1)))
-                }
-                guard let (key, number) = holder else { continue }
-                let other = batch.describe(nameOfEntity(number: number) ?? owner.name, key)
-                let names = constraint.joined(separator: ", ")
-                throw RowRefusal("\(entity.name).\(names)", constraint.count == 1
-                    ? "\(shown[0]) is already used by \(other); the model makes \(names) unique"
-                    : "\(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique together")
             }
+            guard bindings.count == unique.properties.count else { continue }
+            let holder = try wrap { () throws(SQLiteError) -> (Int64, Int)? in
+                let statement: Statement
+                if let held = shape.uniquenessStatements[position] {
+                    statement = held
+                } else {
+                    statement = try connection.cachedStatement(unique.sql)
+                    shape.uniquenessStatements[position] = statement
+                }
+                try statement.bind(bindings)
+                defer { statement.reset() }
+                guard try statement.step() else { return nil }
+                return (statement.int64(at: 0), Int(statement.int64(at: 1)))
+            }
+            guard let (key, number) = holder else { continue }
+            // The values as messages show them, only for the message.
+            let shown = unique.properties.map { property in
+                switch property {
+                case .attribute(let position, _): values[position]?.displayText ?? ""
+                case .relationship(let name, let destination): "\(destination) \(relationships[name]?.first ?? 0)"
+                }
+            }
+            let constraint = unique.constraint
+            let other = batch.describe(nameOfEntity(number: number) ?? unique.owner, key)
+            let names = constraint.joined(separator: ", ")
+            throw RowRefusal("\(shape.entity.name).\(names)", constraint.count == 1
+                ? "\(shown[0]) is already used by \(other); the model makes \(names) unique"
+                : "\(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique together")
         }
     }
 
@@ -308,8 +341,15 @@ extension ObjectAccess {
     /// none or at least 2), as Core Data's save validates every changed object.
     /// Set-based, a few hundred objects a statement.
     func checkBatch(_ batch: ObjectBatch) throws {
-        for (entityName, keys) in batch.inserted.sorted(by: { $0.key < $1.key }) {
+        for (entityName, runs) in batch.inserted.sorted(by: { $0.key < $1.key }) {
             guard let entity = version.entity(named: entityName) else { continue }
+            // No required relationship and no minimum count: nothing to count (and a
+            // million keys not listed).
+            let needsCheck = entity.relationships.contains {
+                !$0.declaration.isTransient && (!$0.declaration.isOptional || ($0.declaration.minCount ?? 0) > 0)
+            }
+            guard needsCheck else { continue }
+            let keys = runs.keys
             for relationship in entity.relationships where !relationship.declaration.isTransient {
                 try checkCount(relationship, of: entity, keys: keys, batch: batch) { key, problem in
                     batch.sources[entity.root]?[key].map { (source: $0, field: "\(entityName).\(relationship.name)", message: problem) }
@@ -436,17 +476,17 @@ extension ObjectAccess {
 
     // MARK: Writing
 
-    private func allocateKey(for entity: CompiledEntity, requested: Int64?) throws(StoreError) -> Int64 {
-        let rootNumber = Int64(layout.entityNumbers[entity.root]!)
-        return try wrap { () throws(SQLiteError) -> Int64 in
-            let current = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(rootNumber)) ?? 0
-            let key = requested ?? current + 1
-            if key > current {
-                let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-                try update.bind([.integer(key), .integer(rootNumber)])
-                try update.execute()
-            }
-            return key
+    /// `Z_PRIMARYKEY.Z_MAX` of a root entity, by its number.
+    func highestKeyInUse(root number: Int64) throws(StoreError) -> Int64 {
+        try wrap { () throws(SQLiteError) -> Int64 in
+            try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(number)) ?? 0
+        }
+    }
+
+    /// Writes the highest keys a batch used back to `Z_PRIMARYKEY`.
+    func writeHighestKeys(_ keys: [Int64: Int64]) throws(StoreError) {
+        for (number, key) in keys.sorted(by: { $0.key < $1.key }) {
+            try run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND (Z_MAX IS NULL OR Z_MAX < ?)", [.integer(key), .integer(number), .integer(key)])
         }
     }
 

@@ -11,6 +11,12 @@ public final class ObjectAccess {
     /// The store's layout of that version.
     public let layout: StorageLayout
     var connection: Connection { store.connection }
+    /// Per entity, what inserting its objects needs (built at the first insert).
+    var insertShapes: [String: InsertShape] = [:]
+    /// Per entity, the query `exists(_:primaryKey:)` runs.
+    private var existsSQL: [String: String] = [:]
+    /// Entity names by the store's entity numbers.
+    private let entityNames: [Int: String]
 
     /// Binds a store to the version it holds.
     public init(store: Store, version: CompiledVersion) throws(StoreError) {
@@ -19,6 +25,7 @@ public final class ObjectAccess {
         let binding = try store.binding(for: version)
         if let mismatch = binding.mismatch(with: version) { throw StoreError(.layoutMismatch, mismatch, path: store.path) }
         layout = binding.layout
+        entityNames = Dictionary(layout.entityNumbers.map { ($0.value, $0.key) }, uniquingKeysWith: { a, b in min(a, b) })
     }
 
     // MARK: Lookup
@@ -44,7 +51,15 @@ public final class ObjectAccess {
     }
 
     func nameOfEntity(number: Int) -> String? {
-        layout.entityNumbers.first { $0.value == number }?.key
+        entityNames[number]
+    }
+
+    /// What inserting objects of an entity needs, built once.
+    func insertShape(_ name: String) throws(StoreError) -> InsertShape {
+        if let shape = insertShapes[name] { return shape }
+        let shape = InsertShape(try entity(name), access: self)
+        insertShapes[name] = shape
+        return shape
     }
 
     func quote(_ name: String) -> String { SchemaSQL.quote(name) }
@@ -77,9 +92,15 @@ public final class ObjectAccess {
 
     /// Whether a row with this primary key exists among `entity` and its subentities.
     public func exists(_ entityName: String, primaryKey: Int64) throws(StoreError) -> Bool {
-        let entity = try entity(entityName)
-        let numbers = entityNumbers(entity, includeSubentities: true)
-        let sql = "SELECT 1 FROM \(quote(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))"
+        let sql: String
+        if let known = existsSQL[entityName] {
+            sql = known
+        } else {
+            let entity = try entity(entityName)
+            let numbers = entityNumbers(entity, includeSubentities: true)
+            sql = "SELECT 1 FROM \(quote(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))"
+            existsSQL[entityName] = sql
+        }
         return try wrap { () throws(SQLiteError) -> Bool in
             let statement = try connection.cachedStatement(sql)
             try statement.bind([.integer(primaryKey)])
@@ -92,6 +113,15 @@ public final class ObjectAccess {
     /// row at a time (memory does not grow with the table).
     public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
                         includeRelationships: Bool = true, _ body: (StoredObject) throws -> Void) throws {
+        try forEach(entityName, includeSubentities: includeSubentities, limit: limit,
+                    relationships: { _ in includeRelationships }, body)
+    }
+
+    /// ``forEach(_:includeSubentities:limit:includeRelationships:_:)`` reading only the
+    /// relationships `relationships` accepts (a dump reads the side the store keeps:
+    /// the others cost a query per object).
+    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
+                        relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
         let entity = try entity(entityName)
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
@@ -100,13 +130,27 @@ public final class ObjectAccess {
         let statement = try connection.prepare(sql)
         let names = statement.columnNames
         let index = Dictionary(names.enumerated().map { ($0.element, Int32($0.offset)) }, uniquingKeysWith: { a, _ in a })
+        guard let pkIndex = index["Z_PK"], let entIndex = index["Z_ENT"] else { return }
+        /// Per entity number: the entity and its stored attributes with their columns,
+        /// looked up once rather than per row.
+        var shapes: [Int: (entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)], relationships: [CompiledRelationship])?] = [:]
         while try statement.step() {
-            let number = Int(statement.int64(at: index["Z_ENT"]!))
-            guard let name = nameOfEntity(number: number), let rowEntity = version.entity(named: name) else { continue }
-            var object = StoredObject(entity: name, primaryKey: statement.int64(at: index["Z_PK"]!))
-            for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
-                guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
-                      let i = index[column.name] else { continue }
+            let number = Int(statement.int64(at: entIndex))
+            if shapes[number] == nil {
+                shapes[number] = nameOfEntity(number: number).flatMap { version.entity(named: $0) }.map { rowEntity in
+                    (rowEntity, rowEntity.attributes.compactMap { attribute -> (CompiledAttribute, Int32)? in
+                        guard !attribute.declaration.isTransient,
+                              let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
+                              let i = index[column.name] else { return nil }
+                        return (attribute, i)
+                    }, rowEntity.relationships.filter { !$0.declaration.isTransient && included($0) })
+                }
+            }
+            guard let shape = shapes[number], let (rowEntity, attributes, relationships) = shape else { continue }
+            let name = rowEntity.name
+            var object = StoredObject(entity: name, primaryKey: statement.int64(at: pkIndex))
+            object.values.reserveCapacity(attributes.count)
+            for (attribute, i) in attributes {
                 if let bad = statement.invalidUTF8Offset(at: i) {
                     throw Self.invalidText(entity: name, key: object.primaryKey, attribute: attribute.name, offset: bad, path: store.path)
                 }
@@ -114,11 +158,9 @@ public final class ObjectAccess {
                     object.values[attribute.name] = value
                 }
             }
-            if includeRelationships {
-                for relationship in rowEntity.relationships where !relationship.declaration.isTransient {
-                    object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey,
-                                                                               row: statement, index: index, table: table)
-                }
+            for relationship in relationships {
+                object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey,
+                                                                           row: statement, index: index, table: table)
             }
             try body(object)
         }

@@ -11,10 +11,14 @@ public final class ObjectBatch {
     let access: ObjectAccess
     let describeSource: (Int) -> String
     let limit: Int
-    /// Root entity → primary key → source, for every object the batch wrote.
-    private(set) var sources: [String: [Int64: Int]] = [:]
-    /// Entity → primary keys the batch wrote, in insertion order.
-    private(set) var inserted: [String: [Int64]] = [:]
+    /// Root entity → primary key → source, for every object the batch wrote (as runs:
+    /// memory stays flat for a million objects with consecutive keys and sources).
+    private(set) var sources: [String: KeyRuns] = [:]
+    /// Entity → primary keys the batch wrote, as runs of consecutive keys.
+    private(set) var inserted: [String: KeyRuns] = [:]
+    /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
+    /// batch advanced it), written back once, when the batch ends.
+    var highestKeys: [Int64: Int64] = [:]
     /// Objects the batch gave a destination through the inverse of a to-many
     /// relationship with a `minCount` (`Item.parts` when a `Part` names its item):
     /// the entity declaring it → the relationship → primary key → the first source.
@@ -40,19 +44,53 @@ public final class ObjectBatch {
     @discardableResult
     public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
                        primaryKey requested: Int64? = nil, source: Int) throws(StoreError) -> Int64? {
-        do {
-            let entity = try access.entity(entityName)
-            let key = try access.insertRow(entity, values: values, relationships: relationships, primaryKey: requested, batch: self)
-            sources[entity.root, default: [:]][key] = source
-            inserted[entity.name, default: []].append(key)
-            for (name, targets) in relationships where !targets.isEmpty {
-                guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse, let owner = r.inverseEntity,
-                      let other = access.version.entity(named: owner)?.relationship(named: inverse),
-                      other.declaration.isToMany, (other.declaration.minCount ?? 0) > 0 else { continue }
-                for target in targets where linked[owner]?[inverse]?[target] == nil {
-                    linked[owner, default: [:]][inverse, default: [:]][target] = source
-                }
+        let key = try inserting(entityName, source: source) { shape in
+            try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
+        }
+        if key != nil, !relationships.isEmpty, let entity = access.version.entity(named: entityName) { noteLinks(entity, relationships, source: source) }
+        return key
+    }
+
+    /// Records the stored objects this object became a destination of, through the
+    /// inverse of a to-many relationship with a `minCount`: their count is checked
+    /// when the batch ends (`ObjectAccess.checkBatch`).
+    private func noteLinks(_ entity: CompiledEntity, _ relationships: [String: [Int64]], source: Int) {
+        for (name, targets) in relationships where !targets.isEmpty {
+            guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse, let owner = r.inverseEntity,
+                  let other = access.version.entity(named: owner)?.relationship(named: inverse),
+                  other.declaration.isToMany, (other.declaration.minCount ?? 0) > 0 else { continue }
+            for target in targets where linked[owner]?[inverse]?[target] == nil {
+                linked[owner, default: [:]][inverse, default: [:]][target] = source
             }
+        }
+    }
+
+    /// The stored (non-transient) attributes of an entity, in the order
+    /// ``insert(_:attributeValues:primaryKey:source:)`` takes their values.
+    public func storedAttributes(of entityName: String) throws(StoreError) -> [CompiledAttribute] {
+        try access.insertShape(entityName).attributes.map(\.attribute)
+    }
+
+    /// Inserts one object with no relationships, its values given by position (in the
+    /// order of ``storedAttributes(of:)``: `.none` for an attribute not given, so that
+    /// its default applies, `.some(nil)` for nil), checked and reported as
+    /// ``insert(_:values:relationships:primaryKey:source:)`` does: for loaders that
+    /// read a million objects, with no dictionary per object.
+    @discardableResult
+    public func insert(_ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
+                       source: Int) throws(StoreError) -> Int64? {
+        try inserting(entityName, source: source) { shape in
+            try access.insertRow(shape, given: attributeValues, relationships: [:], primaryKey: requested, batch: self)
+        }
+    }
+
+    private func inserting(_ entityName: String, source: Int, _ insertRow: (InsertShape) throws -> Int64) throws(StoreError) -> Int64? {
+        do {
+            let shape = try access.insertShape(entityName)
+            let entity = shape.entity
+            let key = try insertRow(shape)
+            sources[entity.root, default: KeyRuns()].append(key, number: source)
+            inserted[entity.name, default: KeyRuns()].append(key, number: Int(truncatingIfNeeded: key))
             insertedCount += 1
             return key
         } catch let refusal as RowRefusal {
@@ -65,6 +103,15 @@ public final class ObjectBatch {
         } catch {
             throw StoreError(.sqlite, String(describing: error), path: access.store.path)
         }
+    }
+
+    /// The highest primary key in use for a root entity: `Z_PRIMARYKEY.Z_MAX` at
+    /// first, then as this batch advanced it.
+    func highestKey(root number: Int64) throws(StoreError) -> Int64 {
+        if let key = highestKeys[number] { return key }
+        let key = try access.highestKeyInUse(root: number)
+        highestKeys[number] = key
+        return key
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),

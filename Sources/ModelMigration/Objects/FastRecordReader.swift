@@ -1,0 +1,154 @@
+import DataModel
+
+/// The common JSON Lines record read straight from its bytes, without a JSON tree
+/// or a dictionary: an object whose keys are `_pk`, `_entity` naming the loaded
+/// entity itself, and stored attributes of it, each once, with values that are
+/// null, integers within their type, strings without escapes, booleans, or numbers
+/// for doubles and floats; keys without escapes; no space between tokens (as `dump`
+/// writes). Any other line (a relationship, an escape, a date, a mistake) is left to
+/// the general reader, which reads it the same way and words every refusal: a
+/// line read here is one the general reader would read into the same values.
+struct FastRecordReader {
+    private enum Kind {
+        case integer(ClosedRange<Int64>)
+        case string
+        case boolean
+        case number(AttributeType)
+    }
+
+    private let keys: [[UInt8]]
+    private let kinds: [Kind?]
+    private let entityName: [UInt8]
+    private let pkKey = Array("_pk".utf8), entityKey = Array("_entity".utf8)
+    private let null = Array("null".utf8), yes = Array("true".utf8), no = Array("false".utf8)
+    /// How many values a record has (the entity's stored attributes).
+    let count: Int
+
+    init(attributes: [CompiledAttribute], entity: String) {
+        keys = attributes.map { Array($0.name.utf8) }
+        kinds = attributes.map { attribute in
+            switch attribute.declaration.type {
+            case .integer16, .integer32, .integer64: attribute.declaration.type.integerRange.map { .integer($0) }
+            case .string: .string
+            case .boolean: .boolean
+            case .double, .float: .number(attribute.declaration.type)
+            default: nil
+            }
+        }
+        entityName = Array(entity.utf8)
+        count = attributes.count
+    }
+
+    /// Reads `line` into `values` (one per attribute: `.none` when absent) and the
+    /// primary key; false when the line is not one this reader takes.
+    func read(_ line: UnsafeBufferPointer<UInt8>, into values: inout [AttributeValue??], primaryKey: inout Int64?) -> Bool {
+        for i in values.indices { values[i] = .none }
+        primaryKey = nil
+        var seenEntity = false
+        var i = 0
+        let n = line.count
+        func byte(_ at: Int) -> UInt8 { at < n ? line[at] : 0 }
+        // Where the quoted text starting at `i` (at its quote) ends: the closing
+        // quote's index, or nil when it has an escape or a control character.
+        func stringEnd(_ from: Int) -> Int? {
+            var j = from + 1
+            while j < n {
+                let b = line[j]
+                if b == UInt8(ascii: "\"") { return j }
+                if b == UInt8(ascii: "\\") || b < 0x20 { return nil }
+                j += 1
+            }
+            return nil
+        }
+        func matches(_ start: Int, _ end: Int, _ word: [UInt8]) -> Bool {
+            guard end - start == word.count else { return false }
+            for k in 0..<word.count where line[start + k] != word[k] { return false }
+            return true
+        }
+        // An integer's digits (JSON's grammar: no leading zero, no fraction or
+        // exponent after it); nil to leave the line to the general reader.
+        func integer(_ from: Int) -> (Int64, Int)? {
+            var j = from
+            let negative = byte(j) == UInt8(ascii: "-")
+            if negative { j += 1 }
+            let first = j
+            var value: Int64 = 0
+            while j < n, line[j] >= 48, line[j] <= 57 {
+                let d = Int64(line[j] - 48)
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (a, o2) = negative ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
+                if o1 || o2 { return nil }
+                value = a
+                j += 1
+            }
+            guard j > first, j - first == 1 || line[first] != 48 else { return nil }
+            let next = byte(j)
+            guard next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E") else { return nil }
+            return (value, j)
+        }
+        guard byte(i) == UInt8(ascii: "{") else { return false }
+        i += 1
+        if byte(i) == UInt8(ascii: "}") {
+            i += 1
+        } else {
+            while true {
+                guard byte(i) == UInt8(ascii: "\""), let keyEnd = stringEnd(i), byte(keyEnd + 1) == UInt8(ascii: ":") else { return false }
+                let keyStart = i + 1
+                i = keyEnd + 2
+                if matches(keyStart, keyEnd, pkKey) {
+                    guard primaryKey == nil, let (pk, end) = integer(i), pk > 0 else { return false }
+                    primaryKey = pk
+                    i = end
+                } else if matches(keyStart, keyEnd, entityKey) {
+                    guard !seenEntity, byte(i) == UInt8(ascii: "\""), let end = stringEnd(i), matches(i + 1, end, entityName) else { return false }
+                    seenEntity = true
+                    i = end + 1
+                } else {
+                    guard let field = keys.firstIndex(where: { matches(keyStart, keyEnd, $0) }), values[field] == nil,
+                          let kind = kinds[field] else { return false }
+                    if byte(i) == UInt8(ascii: "n") {
+                        guard matches(i, min(i + 4, n), null) else { return false }
+                        values[field] = .some(nil)
+                        i += 4
+                    } else {
+                        switch kind {
+                        case .integer(let range):
+                            guard let (value, end) = integer(i), range.contains(value) else { return false }
+                            values[field] = .some(.integer(value))
+                            i = end
+                        case .string:
+                            guard byte(i) == UInt8(ascii: "\""), let end = stringEnd(i) else { return false }
+                            values[field] = .some(.string(String(decoding: UnsafeBufferPointer(rebasing: line[(i + 1)..<end]), as: UTF8.self)))
+                            i = end + 1
+                        case .boolean:
+                            if matches(i, min(i + 4, n), yes) {
+                                values[field] = .some(.boolean(true))
+                                i += 4
+                            } else if matches(i, min(i + 5, n), no) {
+                                values[field] = .some(.boolean(false))
+                                i += 5
+                            } else {
+                                return false
+                            }
+                        case .number(let type):
+                            var j = i
+                            while j < n, line[j] != UInt8(ascii: ","), line[j] != UInt8(ascii: "}") { j += 1 }
+                            let text = String(decoding: UnsafeBufferPointer(rebasing: line[i..<j]), as: UTF8.self)
+                            // The general reader's own rules, on the number's exact text.
+                            guard (try? JSONValue.parse(text)) == .number(text),
+                                  let value = try? ObjectJSONLines.attributeValue(.number(text), type: type) else { return false }
+                            values[field] = .some(value)
+                            i = j
+                        }
+                    }
+                }
+                if byte(i) == UInt8(ascii: ",") { i += 1; continue }
+                guard byte(i) == UInt8(ascii: "}") else { return false }
+                i += 1
+                break
+            }
+        }
+        while i < n, line[i] == UInt8(ascii: " ") || line[i] == UInt8(ascii: "\t") { i += 1 }
+        return i == n
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The lines of a JSON Lines file or standard input, read a chunk at a time, so that
+/// memory holds one chunk (and the longest line), never the whole file. Lines end at
+/// LF, a CR before it is dropped (CRLF files), a UTF-8 byte order mark may start the
+/// file, and the last line needs no newline.
+///
+/// Not `Sendable`: it owns its buffer and reads its descriptor on one thread.
+public final class JSONLinesReader {
+    /// Why the file could not be read: the system's reason (`Is a directory`).
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        /// The system's words.
+        public var reason: String
+        public var description: String { reason }
+    }
+
+    private let descriptor: Int32?
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEnd: Bool
+    private var primed = false
+    /// Bytes read so far.
+    public private(set) var bytesRead: Int64 = 0
+
+    /// Reads from an open file descriptor (which the caller closes).
+    public init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
+        descriptor = fileDescriptor
+        buffer = [UInt8](repeating: 0, count: max(16, chunkSize))
+        atEnd = false
+    }
+
+    /// Reads lines from bytes in memory.
+    public init(bytes: [UInt8]) {
+        descriptor = nil
+        buffer = bytes
+        end = bytes.count
+        bytesRead = Int64(bytes.count)
+        atEnd = true
+    }
+
+    /// Reads the first chunk, so that a file that cannot be read fails here, before
+    /// anything else is done (a directory, a file this user may not read).
+    public func prime() throws(ReadError) {
+        guard !primed else { return }
+        primed = true
+        while end - start < 3, !atEnd { try fill() }
+        if end - start >= 3, buffer[start] == 0xEF, buffer[start + 1] == 0xBB, buffer[start + 2] == 0xBF { start += 3 }
+    }
+
+    private func fill() throws(ReadError) {
+        guard let descriptor, !atEnd else { atEnd = true; return }
+        if start > 0 {
+            let count = end - start
+            if count > 0 { buffer.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: $0.baseAddress! + start, count: count) } }
+            start = 0
+            end = count
+        }
+        if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { atEnd = true }
+            end += n
+            bytesRead += Int64(n)
+            return
+        }
+    }
+
+    /// Calls `body` with each line's 1-based number and bytes (without LF or CR).
+    public func forEachLine(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        try prime()
+        var number = 0
+        var scanned = start
+        while true {
+            let newline: Int? = buffer.withUnsafeBufferPointer { all in
+                var i = scanned
+                while i < end, all[i] != 0x0A { i += 1 }
+                return i < end ? i : nil
+            }
+            if let newline {
+                number += 1
+                var last = newline
+                if last > start, buffer[last - 1] == 0x0D { last -= 1 }
+                let (from, to) = (start, last)
+                try buffer.withUnsafeBufferPointer { try body(number, UnsafeBufferPointer(rebasing: $0[from..<to])) }
+                start = newline + 1
+                scanned = start
+                continue
+            }
+            if atEnd {
+                if end > start {
+                    number += 1
+                    var last = end
+                    if buffer[last - 1] == 0x0D { last -= 1 }
+                    let (from, to) = (start, last)
+                    try buffer.withUnsafeBufferPointer { try body(number, UnsafeBufferPointer(rebasing: $0[from..<to])) }
+                }
+                return
+            }
+            let offset = end - start
+            try fill()
+            scanned = start + offset
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import DataModel
+
+/// What inserting an object of one entity needs that does not change from object
+/// to object: the table, the columns of its `INSERT` (every stored attribute and
+/// to-one key, in the entity's order), the field names of messages and the SQL of
+/// its uniqueness checks. Built once per entity and batch of inserts, so that a load
+/// of a million objects builds no SQL and looks up no column per object.
+final class InsertShape {
+    /// A stored attribute and its column, if the table has one.
+    struct Attribute {
+        var attribute: CompiledAttribute
+        var column: String?
+        /// Whether the attribute has a `min` or `max` to check.
+        var hasLimits: Bool
+    }
+
+    /// A property of a uniqueness constraint and its column.
+    enum UniqueProperty {
+        /// The attribute's position in ``attributes``.
+        case attribute(position: Int, declaration: AttributeDescription)
+        case relationship(name: String, destination: String)
+    }
+
+    /// A uniqueness constraint whose every property has a column: the query finding
+    /// a row that holds the same values.
+    struct Uniqueness {
+        var owner: String
+        var constraint: [String]
+        var properties: [UniqueProperty]
+        var sql: String
+        /// Whether the store has the unique index the layout gives this constraint,
+        /// exactly as the layout writes it: then the `INSERT` itself finds a row with
+        /// the same values, and `sql` runs only to name it.
+        var isEnforcedByIndex: Bool
+    }
+
+    let entity: CompiledEntity
+    let table: StorageLayout.Table
+    let entityNumber: Int64
+    let rootNumber: Int64
+    let attributes: [Attribute]
+    /// The stored relationships, each with its field name (`Person.posts`).
+    let relationships: [(relationship: CompiledRelationship, field: String)]
+    let attributeNames: Set<String>
+    let relationshipNames: Set<String>
+    /// The columns the `INSERT` binds, in order (Z_PK, Z_ENT, Z_OPT first).
+    let columns: [String]
+    let insertSQL: String
+    let uniqueness: [Uniqueness]
+    /// Whether the store's unique indexes enforce every uniqueness constraint, so that
+    /// none needs a query before the `INSERT` (with some, all are queried, in order,
+    /// so that the first constraint a row breaks is the one reported).
+    var uniquenessIsEnforced: Bool { uniqueness.allSatisfy(\.isEnforcedByIndex) }
+    /// The prepared `INSERT` and uniqueness queries while a batch runs (released when
+    /// it ends, so that the store can close): looked up by SQL text per object, they
+    /// cost a hash of that text each time.
+    var insertStatement: Statement?
+    var uniquenessStatements: [Int: Statement] = [:]
+
+    /// Lets go of the prepared statements (the connection's cache keeps them).
+    func releaseStatements() {
+        insertStatement = nil
+        uniquenessStatements = [:]
+    }
+
+    init(_ entity: CompiledEntity, access: ObjectAccess) {
+        self.entity = entity
+        let table = access.table(of: entity)
+        self.table = table
+        entityNumber = Int64(access.layout.entityNumbers[entity.name]!)
+        rootNumber = Int64(access.layout.entityNumbers[entity.root]!)
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var attributes: [Attribute] = []
+        for attribute in entity.attributes where !attribute.declaration.isTransient {
+            let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name))?.name
+            if let column { columns.append(column) }
+            attributes.append(Attribute(attribute: attribute, column: column,
+                                        hasLimits: attribute.declaration.minimum != nil || attribute.declaration.maximum != nil))
+        }
+        var relationships: [(CompiledRelationship, String)] = []
+        for relationship in entity.relationships where !relationship.declaration.isTransient {
+            relationships.append((relationship, "\(entity.name).\(relationship.name)"))
+            let r = relationship.declaration
+            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                columns.append(column.name)
+                if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
+                    columns.append(typeColumn.name)
+                }
+            }
+        }
+        self.attributes = attributes
+        self.relationships = relationships
+        attributeNames = Set(entity.attributes.map(\.name))
+        relationshipNames = Set(entity.relationships.map(\.name))
+        self.columns = columns
+        insertSQL = """
+            INSERT INTO \(access.quote(table.name)) (\(columns.map(access.quote).joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+            """
+        var uniqueness: [Uniqueness] = []
+        for name in access.version.lineage(of: entity.name) {
+            guard let owner = access.version.entity(named: name) else { continue }
+            for constraint in owner.uniqueness {
+                var conditions: [String] = []
+                var properties: [UniqueProperty] = []
+                for property in constraint {
+                    if let attribute = entity.attribute(named: property),
+                       let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)),
+                       let position = attributes.firstIndex(where: { $0.attribute.name == property }) {
+                        conditions.append("\(access.quote(column.name)) = ?")
+                        properties.append(.attribute(position: position, declaration: attribute.declaration))
+                    } else if let relationship = entity.relationship(named: property),
+                              let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property)) {
+                        conditions.append("\(access.quote(column.name)) = ?")
+                        properties.append(.relationship(name: property, destination: relationship.declaration.destination))
+                    } else {
+                        break
+                    }
+                }
+                // A property without a column never matches: the constraint is not checked.
+                guard conditions.count == constraint.count, !conditions.isEmpty else { continue }
+                let numbers = access.entityNumbers(owner, includeSubentities: true).map(String.init).joined(separator: ",")
+                let sql = """
+                    SELECT Z_PK, Z_ENT FROM \(access.quote(table.name)) \
+                    WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
+                    """
+                let indexName = "Z_\(owner.name)_UNIQUE_\(constraint.joined(separator: "_"))"
+                let enforced = access.layout.indexes.first { $0.name == indexName && $0.table == table.name && $0.isUnique }.map { index in
+                    let stored = try? access.connection.scalarString("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                                                                     .text(index.name))
+                    return stored == SchemaSQL.createIndex(index)
+                } ?? false
+                uniqueness.append(Uniqueness(owner: owner.name, constraint: constraint, properties: properties, sql: sql,
+                                             isEnforcedByIndex: enforced))
+            }
+        }
+        self.uniqueness = uniqueness
+    }
+}
