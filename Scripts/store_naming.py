@@ -13,7 +13,8 @@ with the store Core Data wrote at that version.
     swift build --product migrate
     python3 Scripts/store_naming.py [--mirror DIR] [--migrate PATH] [--order] [--migrate-to-last]
 
-Prints each store that differs and a summary; exits 1 when any store differs.
+Prints each store that differs and a summary; exits 1 when any store differs (today
+the 3 stores of versions 2-4, written by a 32-bit process: Docs/StoreNaming.md).
 """
 import argparse
 import json
