@@ -12,15 +12,13 @@ struct LayoutBuilder {
     /// Leave out entity columns (`Z<n>_<NAME>`) the existing tables lack: for
     /// reading a store as it is, not for a layout to migrate to.
     var omitsMissingEntityColumns = false
-    /// Relationships (`Entity.relationship`) known to name their pair's join table
-    /// (from the store being migrated): kept on the same side.
-    var joinOwners: Set<String> = []
     /// Declare decimal columns `DECIMAL`, as Core Data does, rather than `TEXT`
     /// (for stores that came from Core Data).
     var coreDataTypes = false
 
     /// Each entity's position in Core Data's default numbering of this version
-    /// (which join table side a pair takes follows it, not the store's numbers).
+    /// (which join table side a pair between two tables takes follows it, not the
+    /// store's numbers).
     let defaultRanks: [String: Int]
 
     init(entities: [CompiledEntity], entityNumbers: [String: Int]? = nil, existing: [String: Set<String>]? = nil) {
@@ -145,6 +143,7 @@ struct LayoutBuilder {
         var legacyJoins: [(CompiledRelationship, String)] = []
         var joins: [(CompiledRelationship, String)] = []
         var propertyNames: [String: String] = [:]   // "Entity.relationship" → its unique `Z…` name
+        var namesInTable: [String: [String]] = [:]    // table → the names its hierarchy's stored properties take, in order
         var indexedAttributes: Set<String> = []      // "Entity.property" of indexed stored attributes
         // Root tables first: in a store, a subentity may have a lower number than a
         // parent added above it later.
@@ -177,6 +176,7 @@ struct LayoutBuilder {
             own.sort { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
             for (property, column, relationship) in own {
                 let columnName = unique("Z" + property.uppercased(), in: table)
+                namesInTable[table, default: []].append(columnName)
                 // Only relationships' names are looked up again (order columns, join
                 // tables): no entry per attribute.
                 if relationship != nil { propertyNames["\(name).\(property)"] = columnName }
@@ -242,14 +242,27 @@ struct LayoutBuilder {
         }
 
         // Join tables: one per many-to-many pair, named after the side
-        // `namesJoinTable` picks: the rule most stores Core Data wrote show. Core
-        // Data's own rule is not documented and a few stores show the other side;
-        // a store that exists keeps its own (`existing`, `joinOwners`).
+        // `namesJoinTable` picks. Within one table, Core Data meets the properties in
+        // the order of a CoreFoundation hash table of their column names
+        // (`CoreDataHashOrder`, Docs/StoreNaming.md): the position of each
+        // relationship's name in its table's order.
+        var hashPositions: [String: Int] = [:]
+        for (table, names) in namesInTable {
+            let positions = Dictionary(CoreDataHashOrder.iterationOrder(of: names).enumerated().map { ($0.element, $0.offset) },
+                                       uniquingKeysWith: { first, _ in first })
+            for entityName in entitiesByRoot[rootOfTable[table] ?? ""] ?? [] {
+                for r in byName[entityName]?.relationships ?? [] where r.declaredIn == entityName && r.isManyToMany {
+                    if let column = propertyNames["\(entityName).\(r.name)"], let position = positions[column] {
+                        hashPositions["\(entityName).\(r.name)"] = position
+                    }
+                }
+            }
+        }
         for name in order {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.isManyToMany && !r.declaration.isTransient {
                 if let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
-                   !namesJoinTable((name, r.name), over: (inverseOwner, inverseName)) {
+                   !namesJoinTable((name, r.name), over: (inverseOwner, inverseName), hashPositions: hashPositions) {
                     continue
                 }
                 joins.append((r, name))
@@ -343,19 +356,19 @@ struct LayoutBuilder {
     /// True when relationship `mine` (entity, name) of a many-to-many pair names
     /// the pair's join table. Between two hierarchies, the entity with the lower
     /// number wins (`Z_1OWNINGACCOUNTTYPES` of AccessOptionsKey, 1, not
-    /// `Z_4ACCESSKEYS` of AccountType, 4). Within one hierarchy (one table), the
-    /// relationship whose name sorts last wins (AddressBook's `Z_22PARENTGROUPS`
-    /// over `Z_19CONTACTS`; `Z_8RELATEDNODESINVERSE` over `Z_8RELATEDNODES`).
+    /// `Z_4ACCESSKEYS` of AccountType, 4): Core Data meets the entities in number
+    /// order. Within one hierarchy (one table), the relationship Core Data meets first
+    /// in its table's hash order wins (`hashPositions`; Wire's `UserClient`:
+    /// `Z_24TRUSTEDBYCLIENTS` with 33 stored properties, `Z_23TRUSTEDCLIENTS` with 32).
     ///
     /// "Lower number" is the number Core Data gives the version's entities (its
     /// default order), not the store's: a store of this toolkit keeps its numbers for
     /// life, and the side of each pair must still be the side a store created at
     /// this version has, so that a store's layout is a function of its version.
-    func namesJoinTable(_ mine: (String, String), over other: (String, String)) -> Bool {
+    /// Only a store read as it is (`existing`) keeps the side it has.
+    func namesJoinTable(_ mine: (String, String), over other: (String, String), hashPositions: [String: Int]) -> Bool {
         let (a, b) = (numbers[mine.0] ?? Int.max, numbers[other.0] ?? Int.max)
         let (rankA, rankB) = (defaultRanks[mine.0] ?? Int.max, defaultRanks[other.0] ?? Int.max)
-        if joinOwners.contains("\(mine.0).\(mine.1)") { return true }
-        if joinOwners.contains("\(other.0).\(other.1)") { return false }
         if let existing {
             let (mineTable, otherTable) = ("Z_\(a)\(mine.1.uppercased())", "Z_\(b)\(other.1.uppercased())")
             switch (existing[mineTable] != nil, existing[otherTable] != nil) {
@@ -364,8 +377,9 @@ struct LayoutBuilder {
             default: break
             }
         }
-        if byName[mine.0]?.root == byName[other.0]?.root, mine.1 != other.1 {
-            return other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
+        if byName[mine.0]?.root == byName[other.0]?.root,
+           let positionA = hashPositions["\(mine.0).\(mine.1)"], let positionB = hashPositions["\(other.0).\(other.1)"], positionA != positionB {
+            return positionA < positionB
         }
         if rankA != rankB { return rankA < rankB }
         return !other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
@@ -447,12 +461,10 @@ extension CompiledVersion {
     ///   column), the store's own naming is kept.
     /// - Parameter asStored: the layout describes the existing tables as they are
     ///   (reading), rather than the layout to migrate to.
-    /// - Parameter joinOwners: relationships (`Entity.relationship`) that name their
-    ///   pair's join table in the store being migrated: they keep doing so.
     /// - Parameter coreDataTypes: declare column types as Core Data does (`DECIMAL`
     ///   for decimals), for stores that came from Core Data.
     public func layout(entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
-                       asStored: Bool = false, joinOwners: Set<String> = [], coreDataTypes: Bool = false) -> StorageLayout {
+                       asStored: Bool = false, coreDataTypes: Bool = false) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
         // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow
         // `renamedFrom` so that a renamed entity keeps its number and its rows.
@@ -468,7 +480,6 @@ extension CompiledVersion {
         }
         var builder = LayoutBuilder(entities: entities, entityNumbers: numbers, existing: existingTables)
         builder.omitsMissingEntityColumns = asStored
-        builder.joinOwners = joinOwners
         builder.coreDataTypes = coreDataTypes
         return builder.build()
     }

@@ -107,40 +107,15 @@ extension StorageLayout {
     }
 
     /// This layout (a migration's destination) keeping the names a store already
-    /// gives the same things in `source` (its bound layout): a column of a table
-    /// both have, with the same role, keeps the store's numeric suffix (`Z_24USERS1`);
-    /// an index with the same definition on a table both have keeps the store's name. New tables,
-    /// columns and indexes keep their computed names. Nothing changes for a store
-    /// whose names are the computed ones.
-    public func keepingNames(of source: StorageLayout) -> StorageLayout {
+    /// gives its indexes in `source` (its bound layout): an index with the same
+    /// definition (table, columns, uniqueness, condition) keeps the store's name, as
+    /// Core Data's migrations keep old index names (`Z_14USERS_Z_22USERS1_INDEX` on
+    /// `Z_15USERS`), so it is neither dropped nor built again for a name alone. Tables
+    /// and columns keep their computed names: a migrated store has the tables and
+    /// columns of a store created at its version.
+    public func keepingIndexNames(of source: StorageLayout) -> StorageLayout {
         var layout = self
-        var columnRenames: [String: [String: String]] = [:]
-        for position in layout.tables.indices {
-            let table = layout.tables[position]
-            // The same table in the source: the same entity's, or the same
-            // relationship's join table, whatever its entity numbers.
-            let same = table.joinRelationship.map { relationship in source.tables.first { $0.joinRelationship == relationship } }
-                ?? source.table(forEntity: table.entity)
-            guard let old = same else { continue }
-            var taken = Set(table.columns.map(\.name))
-            var renames: [String: String] = [:]
-            for column in table.columns {
-                // The store's numeric suffix on the computed stem: entity numbers in
-                // a name follow the destination's numbering (Core Data renumbers
-                // `Z_24USERS1` to `Z_23USERS1`, keeping the suffix).
-                guard let stored = old.column(for: column.role)?.name else { continue }
-                let kept = String(Self.stem(column.name)) + stored.dropFirst(Self.stem(stored).count)
-                guard kept != column.name, !taken.contains(kept) else { continue }
-                renames[column.name] = kept
-                taken.remove(column.name)
-                taken.insert(kept)
-            }
-            guard !renames.isEmpty else { continue }
-            columnRenames[table.name] = renames
-            layout.tables[position].renameColumns(renames)
-        }
         var names = Set<String>()
-        layout.indexes = layout.indexes.map { $0.renamingColumns(columnRenames[$0.table] ?? [:]) }
         let computedNames = Set(layout.indexes.map(\.name))
         for position in layout.indexes.indices {
             let index = layout.indexes[position]

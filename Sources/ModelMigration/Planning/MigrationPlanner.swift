@@ -163,40 +163,19 @@ public struct MigrationPlanner: Sendable {
                 }
                 throw failure
             }
-            // A store from Core Data keeps its join tables on the side it has them,
-            // followed through entity and relationship renames (Core Data's own
-            // migrations keep earlier names). A store of this toolkit takes the side
-            // a store created at the destination version has: its layout is a
-            // function of its version.
-            var joinOwners: Set<String> = []
-            for owner in sourceLayout.tables.compactMap(\.joinRelationship) where metadata.followsCoreDataNumbering {
-                joinOwners.insert(owner)
-                let parts = owner.split(separator: ".").map(String.init)
-                guard parts.count == 2 else { continue }
-                for entityMapping in mapping.entityMappings where entityMapping.source == parts[0] {
-                    guard let destinationEntity = entityMapping.destination else { continue }
-                    for property in entityMapping.properties {
-                        switch property.source {
-                        case .copy(let from) where from == parts[1], .convert(let from, _) where from == parts[1]:
-                            joinOwners.insert("\(destinationEntity).\(property.name)")
-                        default:
-                            break
-                        }
-                    }
-                }
-            }
             var destinationLayout: StorageLayout
             if metadata.followsCoreDataNumbering {
                 // A store from Core Data: Core Data numbers entities from the model
                 // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
                 // store takes the destination model's numbers; rows of entities whose
                 // number changes are rewritten.
-                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers,
-                                                         joinOwners: joinOwners, coreDataTypes: true)
-                // What the store already names its own way (Core Data keeps names
-                // through its migrations) keeps that name: columns and indexes stay,
-                // nothing is rebuilt or created again for a name alone.
-                    .keepingNames(of: sourceLayout)
+                // Its tables and columns take the names Core Data gives the
+                // destination version, as Core Data's own migrations rename them (its
+                // stores hold `Z_23TRUSTEDCLIENTS_…_INDEX` on a table renamed
+                // `Z_24TRUSTEDBYCLIENTS`): a migrated store is laid out as one created
+                // at the version. Only indexes keep the names the store gives them.
+                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, coreDataTypes: true)
+                    .keepingIndexNames(of: sourceLayout)
             } else {
                 var numbers: [String: Int] = [:]
                 for entityMapping in mapping.entityMappings {
@@ -208,7 +187,7 @@ public struct MigrationPlanner: Sendable {
                 // a hostile store's huge numbers must not overflow the next one.
                 let reserved = min(max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0),
                                    StoreAudit.largestEntityNumber)
-                destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved, joinOwners: joinOwners)
+                destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
             }
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
                                          destinationLayout: destinationLayout, mapping: mapping,
