@@ -10,6 +10,8 @@ struct XMLElementNode: Sendable {
     var attributes: [String: String]
     var children: [XMLElementNode]
     var line: Int
+    /// The column the parser reports (where the start tag ends).
+    var column: Int
 
     func children(named name: String) -> [XMLElementNode] { self.children.filter { $0.name == name } }
 }
@@ -52,7 +54,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-        stack.append(XMLElementNode(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber))
+        stack.append(XMLElementNode(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber,
+                                    column: parser.columnNumber))
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {

@@ -26,6 +26,9 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var minimum: AttributeValue?
     /// Upper limit: a value for numbers and dates, a length for strings and binary data.
     public var maximum: AttributeValue?
+    /// What Xcode says of it that neither hash nor layout reads (`usesScalarValueType`,
+    /// `customClassName`, user info, …), kept for export.
+    public var xcode = XcodeSettings()
     /// Where the attribute's name is written.
     public var location: SourceLocation
 

@@ -13,6 +13,8 @@ public struct IndexDescription: Sendable, Hashable, Codable {
 
     /// The index name; generated from the property names when the file gives none.
     public var name: String
+    /// Written by Xcode 8 as a `<compoundIndex>` (no name of its own), not a `<fetchIndex>`.
+    public var isCompound = false
     /// The indexed properties, in order.
     public var elements: [Element]
     /// Where the index is written.
@@ -50,6 +52,11 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var renamedFrom: String?
     /// Core Data's `versionHashModifier`.
     public var hashModifier: String?
+    /// Fetched properties, kept as Xcode wrote them (not stored, not hashed).
+    public var fetchedProperties: [XcodeElement] = []
+    /// What Xcode says of it that neither hash nor layout reads (`representedClassName`,
+    /// `codeGenerationType`, user info, …), kept for export.
+    public var xcode = XcodeSettings()
     /// Where the entity's name is written.
     public var location: SourceLocation
 
@@ -81,6 +88,16 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     public var modelLocation: SourceLocation
     /// Where the `version:` value is written.
     public var versionLocation: SourceLocation
+    /// The `<model>` element's settings when the version came from (or is kept for)
+    /// Xcode: export then writes exactly what the file says; nil for a version written
+    /// in YAML only, which export gives Xcode's defaults for new elements.
+    public var xcode: XcodeSettings?
+    /// Which elements say `syncable="YES"` unless they say otherwise.
+    public var syncable: SyncableDefault?
+    /// Fetch request templates, kept as Xcode wrote them.
+    public var fetchRequests: [XcodeElement] = []
+    /// Configurations (named sets of entities), kept as Xcode wrote them.
+    public var configurations: [XcodeElement] = []
 
     /// Creates a version description.
     public init(model: String, version: Int, identifier: String? = nil, entities: [EntityDescription], file: String,
