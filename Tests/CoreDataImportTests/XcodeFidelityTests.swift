@@ -142,10 +142,12 @@ import TestSupport
             #"    className: "FlickrSearcher.Artist""#,
             #"    codeGeneration: "class""#,
         ])
-        #expect(lines.contains(#"      rank: { type: integer16, optional: true, default: 0, min: 1, scalar: false, xcode: { defaultValueString: "NO", minValueString: "1.50" } }"#))
+        #expect(lines.contains(#"      rank: { type: integer16, optional: true, default: 0, min: 1, scalar: false, "#
+            + #"xcode: { defaultValueString: "NO", minValueString: "1.50" } }"#))
         #expect(lines.contains("      verified: boolean?"))
         #expect(lines.contains(#"      thumbnail: { destination: Image, ordered: true, inverse: thumbnailOf }"#))
-        #expect(lines.contains(#"      recent: { optional: "YES", syncable: "YES", fetchRequest: { entity: "Image", name: "fetchedPropertyFetchRequest", predicateString: "artist == $FETCH_SOURCE" } }"#))
+        #expect(lines.contains(#"      recent: { optional: "YES", syncable: "YES", fetchRequest: { entity: "Image", "#
+            + #"name: "fetchedPropertyFetchRequest", predicateString: "artist == $FETCH_SOURCE" } }"#))
         #expect(lines.contains("      - { properties: [name, rank], compound: true }"))
     }
 
