@@ -525,6 +525,7 @@ struct VersionConverter {
         let where_ = position(of: node)
         var element = XcodeElement(name: name, settings: keep(node, except: ["name"]),
                                    location: SourceLocation(file: path, line: where_.line, column: where_.column))
+        element.settings.syncable = nil  // kept verbatim among its attributes
         for child in node.children {
             if child.name == "userInfo" {
                 element.settings.userInfo = userInfo(child)

@@ -55,10 +55,10 @@ public struct XcodeModelExporter {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `syncable="YES"` where the element or the version's default says so; always for
-    /// a version written in YAML only (as Xcode before 10 wrote it).
+    /// `syncable="YES"` where the element or the version's default says so; on entities
+    /// only for a version written in YAML only (as current Xcode writes it).
     private func syncable(_ settings: XcodeSettings, isEntity: Bool, in version: ModelVersionDescription) -> String? {
-        guard version.xcode != nil else { return "YES" }
+        guard version.xcode != nil else { return isEntity ? "YES" : nil }
         let byDefault = isEntity ? version.syncable != nil : version.syncable == .all
         return settings.syncable ?? byDefault ? "YES" : nil
     }

@@ -17,7 +17,7 @@ import TestSupport
         minimumToolsVersion="Xcode 7.3" sourceLanguage="Objective-C" iOSVersion="Automatic" userDefinedModelVersionIdentifier="">
             <entity name="Artist" representedClassName="FlickrSearcher.Artist" syncable="YES" codeGenerationType="class">
                 <attribute name="name" attributeType="String" syncable="YES"/>
-                <attribute name="rank" optional="YES" attributeType="Integer 16" minValueString="1.50" defaultValueString="NO" usesScalarValueType="NO" \
+                <attribute name="rank" optional="YES" attributeType="Integer 16" minValueString="0.50" defaultValueString="NO" usesScalarValueType="NO" \
         syncable="YES"/>
                 <attribute name="verified" optional="YES" attributeType="Boolean" syncable="YES"/>
                 <attribute name="started" optional="YES" attributeType="Date" defaultValueString="now" usesScalarValueType="NO" elementID="started" \
@@ -142,8 +142,8 @@ import TestSupport
             #"    className: "FlickrSearcher.Artist""#,
             #"    codeGeneration: "class""#,
         ])
-        #expect(lines.contains(#"      rank: { type: integer16, optional: true, default: 0, min: 1, scalar: false, "#
-            + #"xcode: { defaultValueString: "NO", minValueString: "1.50" } }"#))
+        #expect(lines.contains(#"      rank: { type: integer16, optional: true, default: 0, min: 0, scalar: false, "#
+            + #"xcode: { defaultValueString: "NO", minValueString: "0.50" } }"#))
         #expect(lines.contains("      verified: boolean?"))
         #expect(lines.contains(#"      thumbnail: { destination: Image, ordered: true, inverse: thumbnailOf }"#))
         #expect(lines.contains(#"      recent: { optional: "YES", syncable: "YES", fetchRequest: { entity: "Image", "#
@@ -189,7 +189,7 @@ import TestSupport
             _ = try XcodeModelImporter(modelName: "App").convert(bundle)
         } catch {
             #expect(error.problems == [
-                "\(directory.file("App.xcdatamodel/contents")):6:20: attribute 'Artist.Name': attribute type 'Strin' is not supported by the model format",
+                "\(directory.file("App.xcdatamodel/contents")):5:20: attribute 'Artist.Name': attribute type 'Strin' is not supported by the model format",
             ])
         }
         // A diagnostic of the YAML maps back through the line table.
@@ -198,7 +198,7 @@ import TestSupport
             .firstIndex { $0.hasPrefix("      thumbnail:") }) + 1
         let source = try #require(imported.sourceLocation(ofYAMLLine: yamlLine))
         #expect(source.file == directory.file("App.xcdatamodel/contents"))
-        #expect(source.line == 19)
+        #expect(source.line == 16)
         #expect(source.column == 23)
     }
 }

@@ -32,6 +32,13 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     /// Where the attribute's name is written.
     public var location: SourceLocation
 
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case name, type, isOptional, isTransient, isIndexed, defaultValue, renamedFrom, hashModifier, allowsExternalStorage
+        case preservesValueInHistoryOnDeletion, transformer, minimum, maximum, location
+    }
+
     /// Creates an attribute description.
     public init(name: String, type: AttributeType, isOptional: Bool = false, location: SourceLocation) {
         self.name = name

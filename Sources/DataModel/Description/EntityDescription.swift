@@ -19,6 +19,10 @@ public struct IndexDescription: Sendable, Hashable, Codable {
     public var elements: [Element]
     /// Where the index is written.
     public var location: SourceLocation
+
+    enum CodingKeys: String, CodingKey {
+        case name, elements, location
+    }
 }
 
 /// A uniqueness constraint: a set of property names whose values are unique together.
@@ -60,6 +64,12 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// Where the entity's name is written.
     public var location: SourceLocation
 
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case name, parent, isAbstract, attributes, relationships, uniqueness, indexes, renamedFrom, hashModifier, location
+    }
+
     /// Creates an entity description.
     public init(name: String, location: SourceLocation) {
         self.name = name
@@ -98,6 +108,12 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     public var fetchRequests: [XcodeElement] = []
     /// Configurations (named sets of entities), kept as Xcode wrote them.
     public var configurations: [XcodeElement] = []
+
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case model, version, identifier, entities, file, modelLocation, versionLocation
+    }
 
     /// Creates a version description.
     public init(model: String, version: Int, identifier: String? = nil, entities: [EntityDescription], file: String,

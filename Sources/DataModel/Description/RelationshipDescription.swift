@@ -32,6 +32,13 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     /// Where the relationship's name is written.
     public var location: SourceLocation
 
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case name, destination, isToMany, isOrdered, inverse, deleteRule, isOptional, isTransient, minCount, maxCount
+        case renamedFrom, hashModifier, location
+    }
+
     /// Creates a relationship description.
     public init(name: String, destination: String, isToMany: Bool = false, location: SourceLocation) {
         self.name = name
