@@ -214,7 +214,9 @@ struct VersionConverter {
         attribute.xcode = keep(node, except: Self.attributeKeys)
         keepFalseFlags(node, ["optional", "transient", "indexed", "preserveAfterDeletion"], into: &attribute.xcode)
         keepRenamingIdentifier(node, name: name, into: &attribute.xcode)
-        if typeName == "Undefined" { attribute.xcode["attributeType"] = typeName }
+        // An untyped transient, written `attributeType="Undefined"` or with no type at all
+        // (older Xcode): kept as written ("" for none) for export.
+        if typeName == "Undefined" { attribute.xcode["attributeType"] = node.attributes["attributeType"] ?? "" }
         attribute.isOptional = flag(node.attributes["optional"])
         attribute.isTransient = transient
         attribute.isIndexed = flag(node.attributes["indexed"])

@@ -156,13 +156,14 @@ public struct XcodeModelExporter {
             // Xcode's own text for a value the YAML states in its words, while it means
             // the same value; "Undefined" for an untyped transient.
             switch key {
-            case "attributeType": return text == "Undefined" && a.isTransient && a.type == .transformable
+            case "attributeType": return (text == "Undefined" || text.isEmpty) && a.isTransient && a.type == .transformable
             case "defaultValueString", "defaultDateTimeInterval": return Self.reads(text, key: key, as: a.defaultValue, type: a.type)
             case "minValueString", "minDateTimeInterval": return Self.reads(text, key: key, as: a.minimum, type: a.type)
             case "maxValueString", "maxDateTimeInterval": return Self.reads(text, key: key, as: a.maximum, type: a.type)
             default: return false
             }
         }
+        if let index = attributes.firstIndex(where: { $0.0 == "attributeType" }), attributes[index].1 == "" { attributes[index].1 = nil }
         return element("attribute", attributes, userInfo: a.xcode.userInfo, indent: "        ")
     }
 

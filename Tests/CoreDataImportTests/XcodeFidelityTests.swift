@@ -52,6 +52,7 @@ import TestSupport
                 </compoundIndexes>
             </entity>
             <entity name="Image" representedClassName="FlickrSearcher.Photo" syncable="YES">
+                <attribute name="cache" optional="YES" transient="YES" syncable="YES"/>
                 <attribute name="url" optional="YES" attributeType="URI" syncable="YES"/>
                 <relationship name="artist" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Artist" inverseName="thumbnail" \
         inverseEntity="Artist" syncable="YES"/>
