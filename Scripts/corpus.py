@@ -23,7 +23,8 @@ expected exception became inferred, the round trip compiles to the same model, a
 every store has the expected status. Exit 1 on any difference (a regression, or an
 improvement to record here), 2 on usage errors.
 """
-import argparse, fnmatch, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, collections, fnmatch, json, os, re, shutil, subprocess, sys, tempfile
+import xml.etree.ElementTree as ElementTree
 
 # The expected exceptions: hop (from, to) → the refusal kind `migrate diff` gives.
 # Docs/Corpus.md explains each: a change outside Core Data's lightweight rules, a hop
@@ -199,6 +200,62 @@ def history_order(git_dir, commit, bundle, by_name):
     return sorted(by_name, key=lambda v: first[v])  # stable: ties keep name order
 
 
+# What Xcode rewrites whenever it saves a model, whatever the model says: the tools and
+# system that saved it, the document format, and the graph editor's box positions
+# (`<elements>`, read by neither code generation nor Core Data). Docs/Xcode.md lists them.
+REWRITTEN_ON_SAVE = {("model", "lastSavedToolsVersion"), ("model", "systemVersion"), ("model", "documentVersion"), ("model", "type")}
+NOT_COMPARED = {"elements"}
+
+
+def contents_differences(original, exported):
+    """`export(import(contents))` against the original `contents`, element by element and
+    attribute by attribute: a Counter of differences by kind (`entity@representedClassName`,
+    `missing fetchRequest`, `order of entity`), and one example of each. Children are
+    matched by tag and name (or key, value, property), so an order difference is counted
+    once per parent and does not hide the rest."""
+    counts, examples = collections.Counter(), {}
+
+    def note(kind, where):
+        counts[kind] += 1
+        examples.setdefault(kind, where)
+
+    def key(element):
+        return element.tag, next((element.get(k) for k in ("name", "key", "value", "property") if element.get(k) is not None), None)
+
+    def keyed(children):
+        seen, result = collections.Counter(), []
+        for child in children:
+            k = key(child)
+            seen[k] += 1
+            result.append(((*k, seen[k]), child))
+        return result
+
+    def compare(a, b, where):
+        for name in sorted(set(a.attrib) | set(b.attrib)):
+            if (a.tag, name) in REWRITTEN_ON_SAVE or a.get(name) == b.get(name):
+                continue
+            kind = f"{a.tag}@{name}" + (" missing" if b.get(name) is None else " added" if a.get(name) is None else "")
+            note(kind, f"{where}: {name}={a.get(name)!r} → {b.get(name)!r}")
+        left = keyed(c for c in a if c.tag not in NOT_COMPARED)
+        right = keyed(c for c in b if c.tag not in NOT_COMPARED)
+        right_by_key = dict(right)
+        if [k for k, _ in left if k in right_by_key] != [k for k, _ in right if k in dict(left)]:
+            note(f"order in {a.tag}", where)
+        for k, child in left:
+            label = f"{where}/{k[0]}[{k[1]}]" if k[1] is not None else f"{where}/{k[0]}"
+            if k in right_by_key:
+                compare(child, right_by_key[k], label)
+            else:
+                note(f"missing {k[0]}", label)
+        left_keys = dict(left)
+        for k, child in right:
+            if k not in left_keys:
+                note(f"added {k[0]}", f"{where}/{k[0]}[{k[1]}]")
+
+    compare(ElementTree.fromstring(original), ElementTree.fromstring(exported), "model")
+    return counts, examples
+
+
 def compiled(migrate, folder, model):
     versions = json.loads(run([migrate, "compile", os.path.join(folder, model)]).stdout)["models"][0]["versions"]
 
@@ -320,7 +377,7 @@ def check(entry, migrate, mirrors, clone):
 
         # round trip: export the versions, import them again, compare compiled models
         exported = os.path.join(work, "RoundTrip.xcdatamodeld")
-        export = run([migrate, "export", "--models", models, "--model", model, "-o", exported])
+        export = run([migrate, "export", "--models", models, "--model", model, "-o", exported, "--json"])
         again = os.path.join(work, "Again")
         reimport = run([migrate, "import", exported, "-o", again, "--model", model]) if export.returncode == 0 else export
         round_trip = "failed"
@@ -333,6 +390,27 @@ def check(entry, migrate, mirrors, clone):
                 problems.append(f"round trip: versions {differing[:5]} compile differently after export and import")
             else:
                 round_trip = "identical"
+
+        # fidelity: every XML version's `contents` against its export, attribute by attribute
+        fidelity = dict(compared=0, identical=0, binary=0, differences={}, examples={})
+        if export.returncode == 0:
+            folders = json.loads(export.stdout)["versions"]
+            for version, folder in zip(report["versions"], folders):
+                source = os.path.join(bundle, version["source"], "contents")
+                with open(source, "rb") if os.path.exists(source) else open(os.devnull, "rb") as file:
+                    original = file.read()
+                if not original.lstrip().startswith(b"<"):  # Xcode 3's binary archive: nothing to compare as XML
+                    fidelity["binary"] += 1
+                    continue
+                with open(os.path.join(exported, folder, "contents"), "rb") as file:
+                    counts, examples = contents_differences(original, file.read())
+                fidelity["compared"] += 1
+                fidelity["identical"] += not counts
+                for kind, n in counts.items():
+                    fidelity["differences"][kind] = fidelity["differences"].get(kind, 0) + n
+                    fidelity["examples"].setdefault(kind, f"{version['source']}: {examples[kind]}")
+            for kind, n in sorted(fidelity["differences"].items()):
+                problems.append(f"export differs from contents: {kind} ×{n} (e.g. {fidelity['examples'][kind]})")
 
         # stores: status of each against the imported model
         store_outcome = {}
@@ -373,7 +451,7 @@ def check(entry, migrate, mirrors, clone):
         summary = dict(versions=versions, hops=versions - 1, inferred=inferred, refused_with=with_mapping,
                        refused_without=len(refused) - with_mapping, mappings=len(apps_mappings),
                        mapped_but_inferred=sum(1 for hop in apps_mappings if hop not in refused),
-                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm,
+                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm, fidelity=fidelity,
                        inferred_with_mapping={f"{a}→{b}": name for (a, b), name in sorted(apps_mappings.items()) if (a, b) not in refused},
                        refused={f"{a}→{b}": sorted(k) + (["app mapping model " + apps_mappings[(a, b)]] if (a, b) in apps_mappings else [])
                                 for (a, b), k in sorted(refused.items())})
@@ -396,12 +474,12 @@ def main():
     if not os.access(migrate, os.X_OK):
         print(f"corpus.py: no migrate binary at {migrate} (swift build --product migrate, or --migrate PATH)", file=sys.stderr)
         return 2
-    failed, totals, results = 0, {}, []
+    failed, totals, results, differences = 0, {}, [], {}
     # infer: hops inference covers (inf+map: of them, hops the app ships a mapping model
     # for, whose values may differ from inference's); ref+map / ref-map: refused hops
     # with / without the app's own mapping model; maps: the app's mapping models.
     header = (f"{'app':<32} {'vers':>4} {'hops':>4} {'infer':>5} {'inf+map':>7} {'ref+map':>7} {'ref-map':>7} {'maps':>4}"
-              f"  {'round trip':<10}  stores")
+              f"  {'round trip':<10}  {'export':>7}  stores")
     if not options.json:
         print(header)
     for entry in CORPUS:
@@ -420,10 +498,16 @@ def main():
                 totals["stores " + k] = totals.get("stores " + k, 0) + n
             for k, n in s["mapping_models"].items():
                 totals["mapping models " + k] = totals.get("mapping models " + k, 0) + n
+            fidelity = s["fidelity"]
+            for key in ("compared", "identical", "binary"):
+                totals["contents " + key] = totals.get("contents " + key, 0) + fidelity[key]
+            for kind, n in fidelity["differences"].items():
+                differences[kind] = differences.get(kind, 0) + n
             if not options.json:
                 stores = ", ".join(f"{n} {k}" for k, n in sorted(s["stores"].items()))
+                exported = f"{fidelity['identical']}/{fidelity['compared']}"  # contents equal to their export
                 print(f"{entry['app']:<32} {s['versions']:>4} {s['hops']:>4} {s['inferred']:>5} {s['mapped_but_inferred']:>7} "
-                      f"{s['refused_with']:>7} {s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {stores}")
+                      f"{s['refused_with']:>7} {s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {exported:>7}  {stores}")
                 mm = s["mapping_models"]
                 if mm["imported"] or mm["skipped"]:
                     print(f"    mapping models: {mm['imported']} imported ({mm['entity_mappings']} entity mappings, {mm['policies']} policies, "
@@ -443,10 +527,13 @@ def main():
                 print(f"  FAIL {entry['app']}: {problem}")
         failed += bool(problems)
     if options.json:
-        json.dump(dict(results=results, totals=totals), sys.stdout, indent=2)
+        json.dump(dict(results=results, totals=totals, differences=differences), sys.stdout, indent=2)
         print()
     else:
         print(f"\n{len(results)} histories: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in totals.items()))
+        if differences:
+            print("export(import(contents)) differs from contents: "
+                  + ", ".join(f"{kind} ×{n}" for kind, n in sorted(differences.items(), key=lambda x: -x[1])))
         print("every history as expected" if not failed else f"{failed} histories not as expected")
     return 1 if failed else 0
 

@@ -6,10 +6,26 @@ struct ConvertedVersion {
     var toolsVersion: String?
     var systemVersion: String?
     var entities: [ConvertedEntity] = []
+    /// The `<model>` element's other attributes and user info.
+    var xcode = XcodeSettings()
+    /// Which elements say `syncable="YES"` unless they say otherwise (chosen to need
+    /// the fewest exceptions).
+    var syncable: SyncableDefault?
+    var fetchRequests: [XcodeElement] = []
+    var configurations: [XcodeElement] = []
+}
+
+/// Where an element is written in its `contents` file.
+struct XMLPosition: Equatable {
+    var line: Int
+    var column: Int
 }
 
 struct ConvertedEntity {
     var name: String
+    var position = XMLPosition(line: 1, column: 1)
+    var xcode = XcodeSettings()
+    var fetchedProperties: [XcodeElement] = []
     var parent: String?
     var isAbstract = false
     var renamedFrom: String?
@@ -29,6 +45,8 @@ enum Scalar: Equatable {
 struct ConvertedAttribute {
     var name: String
     var type: AttributeType
+    var position = XMLPosition(line: 1, column: 1)
+    var xcode = XcodeSettings()
     var isOptional = false
     var isTransient = false
     var isIndexed = false
@@ -45,6 +63,8 @@ struct ConvertedAttribute {
 struct ConvertedRelationship {
     var name: String
     var destination: String
+    var position = XMLPosition(line: 1, column: 1)
+    var xcode = XcodeSettings()
     var isToMany = false
     var isOrdered = false
     var isOptional = true
@@ -60,6 +80,8 @@ struct ConvertedRelationship {
 struct ConvertedIndex {
     var name: String?
     var elements: [(property: String, descending: Bool)]
+    var isCompound = false
+    var position = XMLPosition(line: 1, column: 1)
 }
 
 /// Collects "not imported" findings grouped by topic, so that a class name on every

@@ -1,3 +1,5 @@
+import DataModel
+
 /// An Xcode model converted to the model format: one YAML text per version, in order.
 public struct ImportedModel: Sendable {
     /// The model's name (`model:` in every file, the folder under `Models/`).
@@ -22,4 +24,20 @@ public struct ImportedVersion: Sendable {
     public var yaml: String
     /// What the Xcode version holds that the format has no place for, one line each.
     public var warnings: [String]
+    /// For each line of `yaml` that states an element (1-based), where the element is
+    /// written in the `contents` file: a diagnostic of the imported YAML points there.
+    public var sourceLines: [Int: SourceLocation] = [:]
+    /// The `contents` file's text (an Xcode 3 binary version: empty), for excerpts.
+    public var sourceText = ""
+
+    /// `location` in the YAML of this version, moved to the `contents` element that
+    /// produced its line (the nearest stated line at or above it); nil if none.
+    public func sourceLocation(ofYAMLLine line: Int) -> SourceLocation? {
+        var candidate = line
+        while candidate >= 1 {
+            if let found = sourceLines[candidate] { return found }
+            candidate -= 1
+        }
+        return nil
+    }
 }

@@ -12,21 +12,26 @@ struct VersionConverter {
     /// the YAML file's header names each one.
     private(set) var conversions: [String] = []
 
-    init(path: String) { self.path = path }
+    /// The file's lines, to place an element at the column of its name.
+    private let lines: [Substring]
 
-    // XML attributes that say nothing about the model: editor bookkeeping, Core Data's
-    // long-obsolete `syncable`, and Swift code generation of scalar accessors.
-    private static let silentModelKeys: Set<String> = ["type", "documentVersion", "lastSavedToolsVersion", "systemVersion",
-                                                        "minimumToolsVersion", "sourceLanguage", "macOSVersion", "iOSVersion",
-                                                        "userDefinedModelVersionIdentifier"]
+    init(path: String, data: Data = Data()) {
+        self.path = path
+        self.lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    // XML attributes Xcode rewrites whenever it saves (the tools and system that saved
+    // it, the document format): not kept. Everything else is, in the model format or
+    // in the element's `xcode` settings (Docs/Xcode.md).
+    private static let rewrittenModelKeys: Set<String> = ["type", "documentVersion", "lastSavedToolsVersion", "systemVersion",
+                                                           "userDefinedModelVersionIdentifier"]
     private static let entityKeys: Set<String> = ["name", "parentEntity", "isAbstract", "versionHashModifier", "elementID",
                                                   "renamingIdentifier", "syncable"]
     private static let attributeKeys: Set<String> = ["name", "optional", "transient", "indexed", "attributeType", "defaultValueString",
                                                      "defaultDateTimeInterval", "minValueString", "maxValueString",
                                                      "minDateTimeInterval", "maxDateTimeInterval", "valueTransformerName",
                                                      "versionHashModifier", "elementID", "renamingIdentifier",
-                                                     "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable",
-                                                     "usesScalarValueType"]
+                                                     "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable"]
     private static let relationshipKeys: Set<String> = ["name", "optional", "transient", "toMany", "ordered", "deletionRule",
                                                         "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
                                                         "versionHashModifier", "elementID", "renamingIdentifier", "syncable"]
@@ -37,66 +42,88 @@ struct VersionConverter {
     mutating func convert(_ data: Data) -> ConvertedVersion? {
         let root: XMLElementNode
         do { root = try XMLTreeBuilder.parse(data) } catch {
-            errors.append("\(path):\(error.line): not well-formed XML: \(error.message)")
+            errors.append("\(path):\(error.line):1: not well-formed XML: \(error.message)")
             return nil
         }
         guard root.name == "model" else {
-            errors.append("\(path):\(root.line): not a Core Data model (the root element is <\(root.name)>, expected <model>)")
+            errors.append("\(at(root)): not a Core Data model (the root element is <\(root.name)>, expected <model>)")
             return nil
         }
         var version = ConvertedVersion()
         version.identifier = root.attributes["userDefinedModelVersionIdentifier"].flatMap { $0.isEmpty ? nil : $0 }
         version.toolsVersion = root.attributes["lastSavedToolsVersion"]
         version.systemVersion = root.attributes["systemVersion"]
-        unknownAttributes(of: root, known: Self.silentModelKeys, place: "model")
+        version.xcode = keep(root, except: Self.rewrittenModelKeys)
         for child in root.children {
             switch child.name {
             case "entity":
                 if let entity = convertEntity(child) { version.entities.append(entity) }
             case "configuration":
-                let members = child.children(named: "memberEntity").compactMap { $0.attributes["name"] }
-                warnings.add("configurations (the format has one store per model)",
-                             at: "\(child.attributes["name"] ?? "?") [\(members.joined(separator: ", "))]")
+                if let element = keptElement(child, place: "model") { version.configurations.append(element) }
             case "fetchRequest":
-                warnings.add("fetch requests (write them in code)", at: child.attributes["name"] ?? "?")
+                if let element = keptElement(child, place: "model") { version.fetchRequests.append(element) }
             case "elements":
-                // Diagram positions of Xcode's graph editor: layout, not model.
+                // Box positions of Xcode's graph editor: read by neither code generation
+                // nor Core Data, and rewritten by Xcode as the diagram is moved.
                 break
             case "userInfo":
-                warnings.add("user info", at: "model")
+                version.xcode.userInfo = userInfo(child)
             default:
                 warnings.add("unknown element <\(child.name)>", at: "model")
             }
         }
         if version.entities.isEmpty, errors.isEmpty {
-            errors.append("\(path):\(root.line): the model has no entities; the format needs at least one")
+            errors.append("\(at(root)): the model has no entities; the format needs at least one")
         }
+        version.syncable = Self.syncableDefault(&version)
         return version
+    }
+
+    /// The default that leaves the fewest elements saying otherwise; each element's
+    /// own `syncable` is then kept only where it differs.
+    private static func syncableDefault(_ version: inout ConvertedVersion) -> SyncableDefault? {
+        let entities = version.entities.map { $0.xcode.syncable == true }
+        let properties = version.entities.flatMap { $0.attributes.map { $0.xcode.syncable == true } + $0.relationships.map { $0.xcode.syncable == true } }
+        func exceptions(_ choice: SyncableDefault?) -> Int {
+            let entity = choice != nil, property = choice == .all
+            return entities.filter { $0 != entity }.count + properties.filter { $0 != property }.count
+        }
+        let choice = [SyncableDefault?.none, .entities, .all].min { exceptions($0) < exceptions($1) } ?? nil
+        let entity = choice != nil, property = choice == .all
+        for e in version.entities.indices {
+            let own = version.entities[e].xcode.syncable ?? false
+            version.entities[e].xcode.syncable = own == entity ? nil : own
+            for a in version.entities[e].attributes.indices {
+                let own = version.entities[e].attributes[a].xcode.syncable ?? false
+                version.entities[e].attributes[a].xcode.syncable = own == property ? nil : own
+            }
+            for r in version.entities[e].relationships.indices {
+                let own = version.entities[e].relationships[r].xcode.syncable ?? false
+                version.entities[e].relationships[r].xcode.syncable = own == property ? nil : own
+            }
+        }
+        return choice
     }
 
     // MARK: Entities
 
     private mutating func convertEntity(_ node: XMLElementNode) -> ConvertedEntity? {
         guard let name = node.attributes["name"] else {
-            errors.append("\(path):\(node.line): <entity> without a name")
+            errors.append("\(at(node)): <entity> without a name")
             return nil
         }
         if !NameRules.isEntityName(name) {
-            errors.append("\(path):\(node.line): entity '\(name)': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)")
+            errors.append("\(at(node)): entity '\(name)': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)")
         }
         var entity = ConvertedEntity(name: name)
+        entity.position = position(of: node)
         entity.parent = node.attributes["parentEntity"]
         entity.isAbstract = flag(node.attributes["isAbstract"])
         entity.renamedFrom = renamingIdentifier(node, name: name)
         entity.hashModifier = nonEmpty(node.attributes["versionHashModifier"])
-        if let className = node.attributes["representedClassName"] {
-            let place = className == name ? name : "\(name) (\(className))"
-            warnings.add("class names (representedClassName; code generation, not model)", at: place)
-        }
-        if let codegen = node.attributes["codeGenerationType"] {
-            warnings.add("code generation settings (codeGenerationType)", at: "\(name) (\(codegen))")
-        }
-        unknownAttributes(of: node, known: Self.entityKeys.union(["representedClassName", "codeGenerationType"]), place: name)
+        entity.xcode = keep(node, except: Self.entityKeys)
+        keepFalseFlags(node, ["isAbstract"], into: &entity.xcode)
+        keepRenamingIdentifier(node, name: name, into: &entity.xcode)
         for child in node.children {
             switch child.name {
             case "attribute":
@@ -104,7 +131,7 @@ struct VersionConverter {
             case "relationship":
                 if let relationship = convertRelationship(child, entity: name) { entity.relationships.append(relationship) }
             case "fetchedProperty":
-                warnings.add("fetched properties (write the fetch in code)", at: "\(name).\(child.attributes["name"] ?? "?")")
+                if let element = keptElement(child, place: name) { entity.fetchedProperties.append(element) }
             case "uniquenessConstraints":
                 for constraint in child.children(named: "uniquenessConstraint") {
                     let properties = constraint.children(named: "constraint").compactMap { $0.attributes["value"] }
@@ -116,10 +143,13 @@ struct VersionConverter {
                 // Xcode 8's form of multi-property indexes.
                 for compound in child.children(named: "compoundIndex") {
                     let properties = compound.children(named: "index").compactMap { $0.attributes["value"] }
-                    if !properties.isEmpty { entity.indexes.append(ConvertedIndex(name: nil, elements: properties.map { ($0, false) })) }
+                    if !properties.isEmpty {
+                        entity.indexes.append(ConvertedIndex(name: nil, elements: properties.map { ($0, false) }, isCompound: true,
+                                                             position: position(of: compound)))
+                    }
                 }
             case "userInfo":
-                warnings.add("user info", at: name)
+                entity.xcode.userInfo = userInfo(child)
             default:
                 warnings.add("unknown element <\(child.name)>", at: name)
             }
@@ -150,18 +180,18 @@ struct VersionConverter {
             warnings.add("fetch index names the format refuses (a name is generated)", at: place)
             name = nil
         }
-        return ConvertedIndex(name: name, elements: elements)
+        return ConvertedIndex(name: name, elements: elements, position: position(of: node))
     }
 
     // MARK: Attributes
 
     private mutating func convertAttribute(_ node: XMLElementNode, entity: String) -> ConvertedAttribute? {
         guard let name = node.attributes["name"] else {
-            errors.append("\(path):\(node.line): entity '\(entity)': <attribute> without a name")
+            errors.append("\(at(node)): entity '\(entity)': <attribute> without a name")
             return nil
         }
         let subject = "attribute '\(entity).\(name)'"
-        checkPropertyName(name, subject: subject, line: node.line)
+        checkPropertyName(name, subject: subject, node: node)
         let transient = flag(node.attributes["transient"])
         let typeName = node.attributes["attributeType"] ?? "Undefined"
         let type: AttributeType
@@ -172,48 +202,53 @@ struct VersionConverter {
             // transformable type says the same, and transients are in no hash.
             type = .transformable
         } else if typeName == "Undefined" {
-            errors.append("\(path):\(node.line): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
+            errors.append("\(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
             return nil
         } else {
-            errors.append("\(path):\(node.line): \(subject): attribute type '\(typeName)' is not supported by the model format")
+            errors.append("\(at(node)): \(subject): attribute type '\(typeName)' is not supported by the model format")
             return nil
         }
         let place = "\(entity).\(name)"
         var attribute = ConvertedAttribute(name: name, type: type)
+        attribute.position = position(of: node)
+        attribute.xcode = keep(node, except: Self.attributeKeys)
+        keepFalseFlags(node, ["optional", "transient", "indexed", "preserveAfterDeletion"], into: &attribute.xcode)
+        keepRenamingIdentifier(node, name: name, into: &attribute.xcode)
+        // An untyped transient, written `attributeType="Undefined"` or with no type at all
+        // (older Xcode): kept as written ("" for none) for export.
+        if typeName == "Undefined" { attribute.xcode["attributeType"] = node.attributes["attributeType"] ?? "" }
         attribute.isOptional = flag(node.attributes["optional"])
         attribute.isTransient = transient
         attribute.isIndexed = flag(node.attributes["indexed"])
         attribute.renamedFrom = renamingIdentifier(node, name: name)
         attribute.hashModifier = nonEmpty(node.attributes["versionHashModifier"])
         attribute.preservesValueOnDeletion = flag(node.attributes["preserveAfterDeletion"])
-        if flag(node.attributes["allowsExternalBinaryDataStorage"]) {
-            if type == .binary { attribute.allowsExternalStorage = true } else {
-                warnings.add("external storage on non-binary attributes", at: place)
-            }
+        if let text = node.attributes["allowsExternalBinaryDataStorage"] {
+            // Xcode leaves the flag on an attribute whose type changed from Binary; Core
+            // Data ignores it there: kept for Xcode only.
+            if type == .binary, flag(text) { attribute.allowsExternalStorage = true } else { attribute.xcode["allowsExternalBinaryDataStorage"] = text }
         }
-        if let transformer = nonEmpty(node.attributes["valueTransformerName"]) {
-            if type == .transformable { attribute.transformer = transformer } else {
-                warnings.add("value transformers on non-transformable attributes", at: place)
-            }
-        }
-        if let className = node.attributes["customClassName"] {
-            warnings.add("custom class names (customClassName; code generation, not model)", at: "\(place) (\(className))")
+        if let text = node.attributes["valueTransformerName"] {
+            if type == .transformable, !text.isEmpty { attribute.transformer = text } else { attribute.xcode["valueTransformerName"] = text }
         }
         if flag(node.attributes["derived"]) {
-            warnings.add("derivations (derived attributes are imported as plain stored attributes)", at: place)
+            warnings.add("derivations (derived attributes are stored as written by the app; the toolkit does not compute them)", at: place)
         }
-        unknownAttributes(of: node, known: Self.attributeKeys.union(["customClassName", "derived", "derivationExpression"]), place: place)
         for child in node.children {
-            warnings.add(child.name == "userInfo" ? "user info" : "unknown element <\(child.name)>", at: place)
+            if child.name == "userInfo" { attribute.xcode.userInfo = userInfo(child) } else {
+                warnings.add("unknown element <\(child.name)>", at: place)
+            }
         }
         // Defaults and limits, parsed per type as the format's decoder will parse them.
         if type == .date {
-            attribute.defaultValue = dateValue(node.attributes["defaultDateTimeInterval"], subject: "\(subject): defaultDateTimeInterval", line: node.line)
+            let line = node.line
+            attribute.defaultValue = dateValue(node.attributes["defaultDateTimeInterval"], subject: "\(subject): defaultDateTimeInterval", line: line)
             if attribute.defaultValue == nil, let text = node.attributes["defaultValueString"], !text.isEmpty {
-                warnings.add("date defaults other than a fixed date (e.g. \"now\"; skipped)", at: "\(place) (\(text))")
+                warnings.add("date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here)", at: "\(place) (\(text))")
             }
-            attribute.minimum = dateValue(node.attributes["minDateTimeInterval"], subject: "\(subject): minDateTimeInterval", line: node.line)
-            attribute.maximum = dateValue(node.attributes["maxDateTimeInterval"], subject: "\(subject): maxDateTimeInterval", line: node.line)
+            attribute.minimum = dateValue(node.attributes["minDateTimeInterval"], subject: "\(subject): minDateTimeInterval", line: line)
+            attribute.maximum = dateValue(node.attributes["maxDateTimeInterval"], subject: "\(subject): maxDateTimeInterval", line: line)
+            keepText(node, "defaultValueString", nil, type: type, into: &attribute.xcode)
         } else {
             if let text = node.attributes["defaultValueString"] {
                 attribute.defaultValue = defaultValue(text, type: type, subject: subject, place: place, line: node.line)
@@ -221,7 +256,42 @@ struct VersionConverter {
             attribute.minimum = limit(node.attributes["minValueString"], key: "minValueString", type: type, subject: subject, place: place, line: node.line)
             attribute.maximum = limit(node.attributes["maxValueString"], key: "maxValueString", type: type, subject: subject, place: place, line: node.line)
         }
+        // Where the format states a value in its own words, the text Xcode wrote is kept
+        // beside it when export would write it differently ("1.50" for 1.5, "NO" on an
+        // integer): export writes that text back while it still means the same value.
+        for (key, value) in [("defaultValueString", attribute.defaultValue), ("minValueString", attribute.minimum),
+                             ("maxValueString", attribute.maximum), ("defaultDateTimeInterval", attribute.defaultValue),
+                             ("minDateTimeInterval", attribute.minimum), ("maxDateTimeInterval", attribute.maximum)]
+        where (type == .date) == key.hasSuffix("TimeInterval") {
+            keepText(node, key, value, type: type, into: &attribute.xcode)
+        }
         return attribute
+    }
+
+    /// `text` of `key` as import reads it, as the value the model format then holds
+    /// (nil: no value): how export knows whether Xcode's text still means the YAML's value.
+    mutating func read(_ text: String, key: String, type: AttributeType) -> AttributeValue? {
+        let scalar: Scalar?
+        switch key {
+        case "defaultValueString": scalar = type == .date ? nil : defaultValue(text, type: type, subject: "", place: "", line: 0)
+        case "minValueString", "maxValueString": scalar = limit(text, key: key, type: type, subject: "", place: "", line: 0)
+        default: scalar = type == .date ? dateValue(text, subject: "", line: 0) : nil
+        }
+        guard let scalar else { return nil }
+        let value = switch scalar { case .plain(let v), .quoted(let v): v }
+        if key != "defaultValueString", type == .string || type == .binary || type == .uri {
+            return UInt64(value).map { .integer(Int64(clamping: $0)) }
+        }
+        guard case .success(let parsed) = DefaultValueParser.parse(value, as: type) else { return nil }
+        return parsed
+    }
+
+    /// Keeps `key`'s original text in `settings` when export, writing `value`, would
+    /// write something else.
+    private func keepText(_ node: XMLElementNode, _ key: String, _ value: Scalar?, type: AttributeType, into settings: inout XcodeSettings) {
+        guard let original = node.attributes[key] else { return }
+        let exported = value.flatMap { XcodeModelExporter.xmlText(of: $0, key: key, type: type) }
+        if exported != original { settings[key] = original }
     }
 
     private mutating func defaultValue(_ text: String, type: AttributeType, subject: String, place: String, line: Int) -> Scalar? {
@@ -229,7 +299,7 @@ struct VersionConverter {
         case .string:
             return .quoted(text)
         case .transformable, .binary:
-            warnings.add("defaults of \(type.rawValue) attributes (the format has none; skipped)", at: place)
+            warnings.add("defaults of \(type.rawValue) attributes (kept for Xcode; the format has none)", at: place)
             return nil
         case .boolean:
             switch text {
@@ -288,7 +358,7 @@ struct VersionConverter {
             break
         }
         if case .failure(let failure) = DefaultValueParser.parse(text, as: type) {
-            errors.append("\(path):\(line): \(subject): \(key) \(failure.message)")
+            errors.append("\(path):\(line):1: \(subject): \(key) \(failure.message)")
         }
         return nil
     }
@@ -305,7 +375,7 @@ struct VersionConverter {
             if let scalar = wellFormed(text, type: type) { return scalar }
             return foundationReading(text, type: type, attribute: key, place: place, subject: subject, line: line)
         case .boolean, .uuid, .transformable, .date:
-            warnings.add("limits on \(type.rawValue) attributes (skipped)", at: place)
+            warnings.add("limits on \(type.rawValue) attributes (kept for Xcode; the format has none)", at: place)
             return nil
         }
     }
@@ -315,7 +385,7 @@ struct VersionConverter {
     private mutating func dateValue(_ text: String?, subject: String, line: Int) -> Scalar? {
         guard let text, !text.isEmpty else { return nil }
         guard let seconds = Double(text), seconds.isFinite else {
-            errors.append("\(path):\(line): \(subject): '\(text)' is not a number of seconds since 2001-01-01")
+            errors.append("\(path):\(line):1: \(subject): '\(text)' is not a number of seconds since 2001-01-01")
             return nil
         }
         return .quoted(ISO8601.format(secondsSinceReferenceDate: seconds))
@@ -325,19 +395,25 @@ struct VersionConverter {
 
     private mutating func convertRelationship(_ node: XMLElementNode, entity: String) -> ConvertedRelationship? {
         guard let name = node.attributes["name"] else {
-            errors.append("\(path):\(node.line): entity '\(entity)': <relationship> without a name")
+            errors.append("\(at(node)): entity '\(entity)': <relationship> without a name")
             return nil
         }
         let subject = "relationship '\(entity).\(name)'"
-        checkPropertyName(name, subject: subject, line: node.line)
+        checkPropertyName(name, subject: subject, node: node)
         guard let destination = node.attributes["destinationEntity"] else {
-            errors.append("\(path):\(node.line): \(subject): no destinationEntity")
+            errors.append("\(at(node)): \(subject): no destinationEntity")
             return nil
         }
         let place = "\(entity).\(name)"
         var relationship = ConvertedRelationship(name: name, destination: destination)
+        relationship.position = position(of: node)
+        relationship.xcode = keep(node, except: Self.relationshipKeys)
+        keepFalseFlags(node, ["optional", "transient", "toMany", "ordered"], into: &relationship.xcode)
+        keepRenamingIdentifier(node, name: name, into: &relationship.xcode)
         relationship.isToMany = flag(node.attributes["toMany"])
-        relationship.isOrdered = relationship.isToMany && flag(node.attributes["ordered"])
+        // Kept on a to-one too: Xcode leaves it when a to-many becomes to-one, and
+        // Core Data hashes it (Docs/Xcode.md).
+        relationship.isOrdered = flag(node.attributes["ordered"])
         // Xcode writes `optional="YES"` and leaves it out for a required relationship.
         relationship.isOptional = flag(node.attributes["optional"])
         relationship.isTransient = flag(node.attributes["transient"])
@@ -346,34 +422,121 @@ struct VersionConverter {
         relationship.hashModifier = nonEmpty(node.attributes["versionHashModifier"])
         if let text = node.attributes["deletionRule"] {
             if let rule = Self.deleteRules[text] { relationship.deleteRule = rule } else {
-                errors.append("\(path):\(node.line): \(subject): unknown deletionRule '\(text)' (Nullify, Cascade, Deny or No Action)")
+                errors.append("\(at(node)): \(subject): unknown deletionRule '\(text)' (Nullify, Cascade, Deny or No Action)")
             }
         }
         for key in ["minCount", "maxCount"] {
             guard let text = node.attributes[key] else { continue }
             guard let count = UInt64(text) else {
-                errors.append("\(path):\(node.line): \(subject): \(key) '\(text)' is not a count")
+                errors.append("\(at(node)): \(subject): \(key) '\(text)' is not a count")
                 continue
             }
             // To-one is always max 1 (Xcode writes it); a zero count means "no limit".
-            guard count > 0, relationship.isToMany || key == "minCount" else { continue }
+            guard count > 0, relationship.isToMany || key == "minCount" else {
+                if !(key == "maxCount" && text == "1" && !relationship.isToMany) { relationship.xcode[key] = text }
+                continue
+            }
             if key == "minCount" { relationship.minCount = count } else { relationship.maxCount = count }
         }
-        unknownAttributes(of: node, known: Self.relationshipKeys, place: place)
         for child in node.children {
-            warnings.add(child.name == "userInfo" ? "user info" : "unknown element <\(child.name)>", at: place)
+            if child.name == "userInfo" { relationship.xcode.userInfo = userInfo(child) } else {
+                warnings.add("unknown element <\(child.name)>", at: place)
+            }
         }
         return relationship
     }
 
     // MARK: Helpers
 
-    private mutating func checkPropertyName(_ name: String, subject: String, line: Int) {
+    private mutating func checkPropertyName(_ name: String, subject: String, node: XMLElementNode) {
         if !NameRules.isPropertyName(name) {
-            errors.append("\(path):\(line): \(subject): \(NameRules.propertyNameRule)")
+            errors.append("\(at(node)): \(subject): \(NameRules.propertyNameRule)")
         } else if ModelValidator.reservedPropertyNames.contains(name) {
-            errors.append("\(path):\(line): \(subject): the name '\(name)' is reserved (it clashes with an NSManagedObject member)")
+            errors.append("\(at(node)): \(subject): the name '\(name)' is reserved (it clashes with an NSManagedObject member)")
         }
+    }
+
+    /// `path:line:column` of an element, for messages.
+    private func at(_ node: XMLElementNode) -> String {
+        let place = position(of: node)
+        return "\(path):\(place.line):\(place.column)"
+    }
+
+    /// Where an element is written: the column of its `name="…"` (else of its tag) on
+    /// the line the parser reports or the lines before it (a start tag may span lines).
+    func position(of node: XMLElementNode) -> XMLPosition {
+        let line = max(1, node.line)
+        let needles = (node.attributes["name"].map { ["name=\"\(XMLText.escape($0))\""] } ?? []) + ["<\(node.name)"]
+        for needle in needles {
+            for candidate in stride(from: line, through: max(1, line - 4), by: -1) where candidate <= lines.count {
+                let text = lines[candidate - 1]
+                if let range = text.range(of: needle) {
+                    return XMLPosition(line: candidate, column: text.unicodeScalars.distance(from: text.startIndex, to: range.lowerBound) + 1)
+                }
+            }
+        }
+        return XMLPosition(line: line, column: max(1, node.column))
+    }
+
+    /// The element's XML attributes other than `known`, for its `xcode` settings;
+    /// `syncable="YES"` becomes the settings' flag.
+    private func keep(_ node: XMLElementNode, except known: Set<String>) -> XcodeSettings {
+        var settings = XcodeSettings()
+        for key in node.attributes.keys.sorted() where !known.contains(key) {
+            settings[key] = node.attributes[key]
+        }
+        if let text = node.attributes["syncable"] {
+            if text == "YES" { settings.syncable = true } else { settings["syncable"] = text }
+        }
+        return settings
+    }
+
+    /// An `elementID` equal to the element's own name renames nothing (Core Data drops
+    /// it), but Xcode wrote it: kept for export. So is the older `renamingIdentifier`
+    /// spelling when `elementID` is also there.
+    private func keepRenamingIdentifier(_ node: XMLElementNode, name: String, into settings: inout XcodeSettings) {
+        if let identifier = node.attributes["elementID"] {
+            if identifier == name || identifier.isEmpty { settings["elementID"] = identifier }
+            if let older = node.attributes["renamingIdentifier"] { settings["renamingIdentifier"] = older }
+        } else if let older = node.attributes["renamingIdentifier"], older == name || older.isEmpty {
+            settings["renamingIdentifier"] = older
+        }
+    }
+
+    /// A flag written as something other than `YES` that reads as false (`optional="NO"`):
+    /// export writes nothing for false, so the text is kept.
+    private func keepFalseFlags(_ node: XMLElementNode, _ keys: [String], into settings: inout XcodeSettings) {
+        for key in keys {
+            if let text = node.attributes[key], !flag(text) { settings[key] = text }
+        }
+    }
+
+    /// `<userInfo><entry key="k" value="v"/></userInfo>`, in order.
+    private func userInfo(_ node: XMLElementNode) -> [XcodeSettings.Entry] {
+        node.children(named: "entry").compactMap { entry in
+            entry.attributes["key"].map { XcodeSettings.Entry($0, entry.attributes["value"] ?? "") }
+        }
+    }
+
+    /// A fetched property, fetch request or configuration, kept as written.
+    private mutating func keptElement(_ node: XMLElementNode, place: String) -> XcodeElement? {
+        guard let name = node.attributes["name"] else {
+            warnings.add("<\(node.name)> without a name (skipped)", at: place)
+            return nil
+        }
+        let where_ = position(of: node)
+        var element = XcodeElement(name: name, settings: keep(node, except: ["name"]),
+                                   location: SourceLocation(file: path, line: where_.line, column: where_.column))
+        element.settings.syncable = nil  // kept verbatim among its attributes
+        for child in node.children {
+            if child.name == "userInfo" {
+                element.settings.userInfo = userInfo(child)
+            } else {
+                element.children.append(.init(tag: child.name, attributes: child.attributes.keys.sorted().map { .init($0, child.attributes[$0]!) }))
+                if !child.children.isEmpty { warnings.add("elements inside <\(child.name)> (not kept)", at: "\(place).\(name)") }
+            }
+        }
+        return element
     }
 
     /// `elementID` (Xcode 9 and later) or `renamingIdentifier` (older files); the
@@ -382,12 +545,6 @@ struct VersionConverter {
         guard let identifier = nonEmpty(node.attributes["elementID"] ?? node.attributes["renamingIdentifier"]),
               identifier != name else { return nil }
         return identifier
-    }
-
-    private mutating func unknownAttributes(of node: XMLElementNode, known: Set<String>, place: String) {
-        for key in node.attributes.keys.sorted() where !known.contains(key) {
-            warnings.add("\(key) on <\(node.name)> (not in the model format)", at: place)
-        }
     }
 
     private func flag(_ text: String?) -> Bool { text == "YES" || text == "true" || text == "1" }

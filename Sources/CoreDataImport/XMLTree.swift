@@ -12,6 +12,8 @@ struct XMLElementNode: Sendable {
     var line: Int
     /// The character data directly inside the element (a mapping model's attribute values).
     var text = ""
+    /// The column the parser reports (where the start tag ends).
+    var column: Int
 
     func children(named name: String) -> [XMLElementNode] { self.children.filter { $0.name == name } }
 }
@@ -54,7 +56,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-        stack.append(XMLElementNode(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber))
+        stack.append(XMLElementNode(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber,
+                                    column: parser.columnNumber))
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {

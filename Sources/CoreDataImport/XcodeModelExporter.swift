@@ -28,37 +28,84 @@ public struct XcodeModelExporter {
         return ExportedModel(name: model, versions: files, omissions: omissions)
     }
 
-    /// One version's `contents` XML.
+    /// One version's `contents` XML. A version imported from Xcode (it has `xcode`
+    /// settings) is written exactly as its YAML says, in its order; one written in YAML
+    /// only gets what Xcode gives new elements (class name = entity name, scalar
+    /// accessors for numbers and booleans, `syncable`), entities and properties by name.
     func contents(of version: ModelVersionDescription, omissions: inout [String]) -> String {
         var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
-        let identifier = version.identifier ?? ""
-        lines.append(#"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" "#
-            + #"lastSavedToolsVersion="\#(toolsVersion)" systemVersion="\#(systemVersion)" minimumToolsVersion="Automatic" "#
-            + #"sourceLanguage="Swift" userDefinedModelVersionIdentifier="\#(XMLText.escape(identifier))">"#)
-        for entity in version.entities.sorted(by: { $0.name < $1.name }) {
-            lines += self.entity(entity, in: version, omissions: &omissions)
+        let exact = version.xcode != nil
+        var model: [(String, String?)] = [("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
+                                          ("lastSavedToolsVersion", toolsVersion), ("systemVersion", systemVersion)]
+        if exact {
+            model += (version.xcode?.attributes ?? []).map { ($0.key, $0.value) }
+        } else {
+            model += [("minimumToolsVersion", "Automatic"), ("sourceLanguage", "Swift")]
         }
+        model.append(("userDefinedModelVersionIdentifier", version.identifier ?? ""))
+        lines.append(XMLText.element("model", model, closed: false))
+        let entities = exact ? version.entities : version.entities.sorted { $0.name < $1.name }
+        for entity in entities {
+            lines += self.entity(entity, in: version, exact: exact, omissions: &omissions)
+        }
+        for request in version.fetchRequests { lines += kept("fetchRequest", request, indent: "    ") }
+        for configuration in version.configurations { lines += kept("configuration", configuration, indent: "    ") }
+        lines += userInfo(version.xcode?.userInfo ?? [], indent: "    ")
         lines.append("</model>")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func entity(_ entity: EntityDescription, in version: ModelVersionDescription, omissions: inout [String]) -> [String] {
-        var attributes: [(String, String?)] = [("name", entity.name), ("representedClassName", entity.name)]
+    /// `syncable="YES"` where the element or the version's default says so; on entities
+    /// only for a version written in YAML only (as current Xcode writes it).
+    private func syncable(_ settings: XcodeSettings, isEntity: Bool, in version: ModelVersionDescription) -> String? {
+        guard version.xcode != nil else { return isEntity ? "YES" : nil }
+        let byDefault = isEntity ? version.syncable != nil : version.syncable == .all
+        return settings.syncable ?? byDefault ? "YES" : nil
+    }
+
+    private func entity(_ entity: EntityDescription, in version: ModelVersionDescription, exact: Bool,
+                        omissions: inout [String]) -> [String] {
+        var attributes: [(String, String?)] = [("name", entity.name)]
+        attributes.append(("representedClassName", exact ? nil : entity.name))
         attributes.append(("parentEntity", entity.parent))
         attributes.append(("isAbstract", entity.isAbstract ? "YES" : nil))
         attributes.append(("elementID", entity.renamedFrom))
         attributes.append(("versionHashModifier", entity.hashModifier))
-        attributes.append(("syncable", "YES"))
+        attributes.append(("syncable", syncable(entity.xcode, isEntity: true, in: version)))
+        Self.overlay(entity.xcode, on: &attributes)
         var lines = ["    " + XMLText.element("entity", attributes, closed: false)]
-        // Xcode lists an entity's properties by name, attributes and relationships together.
-        var properties: [(name: String, line: String)] = []
+        var properties: [(name: String, lines: [String])] = []
         for attribute in entity.attributes {
-            properties.append((attribute.name, "        " + self.attribute(attribute, entity: entity.name, omissions: &omissions)))
+            properties.append((attribute.name, self.attribute(attribute, entity: entity.name, in: version, omissions: &omissions)))
         }
         for relationship in entity.relationships {
-            properties.append((relationship.name, "        " + self.relationship(relationship, entity: entity, in: version)))
+            properties.append((relationship.name, self.relationship(relationship, entity: entity, in: version)))
         }
-        lines += properties.sorted { $0.name < $1.name }.map(\.line)
+        for fetched in entity.fetchedProperties {
+            properties.append((fetched.name, kept("fetchedProperty", fetched, indent: "        ")))
+        }
+        // Xcode lists an entity's properties by name, attributes and relationships together.
+        if !exact { properties.sort { $0.name < $1.name } }
+        lines += properties.flatMap(\.lines)
+        lines += userInfo(entity.xcode.userInfo, indent: "        ")
+        for index in entity.indexes where !index.isCompound {
+            lines.append("        " + XMLText.element("fetchIndex", [("name", index.name)], closed: false))
+            for element in index.elements {
+                lines.append("            " + XMLText.element("fetchIndexElement", [("property", element.property), ("type", "Binary"),
+                                                                                  ("order", element.isDescending ? "descending" : "ascending")]))
+            }
+            lines.append("        </fetchIndex>")
+        }
+        let compound = entity.indexes.filter(\.isCompound)
+        if !compound.isEmpty {
+            lines.append("        <compoundIndexes>")
+            for index in compound {
+                lines.append("            <compoundIndex>")
+                lines += index.elements.map { "                " + XMLText.element("index", [("value", $0.property)]) }
+                lines.append("            </compoundIndex>")
+            }
+            lines.append("        </compoundIndexes>")
+        }
         if !entity.uniqueness.isEmpty {
             lines.append("        <uniquenessConstraints>")
             for constraint in entity.uniqueness {
@@ -68,19 +115,12 @@ public struct XcodeModelExporter {
             }
             lines.append("        </uniquenessConstraints>")
         }
-        for index in entity.indexes {
-            lines.append("        " + XMLText.element("fetchIndex", [("name", index.name)], closed: false))
-            for element in index.elements {
-                lines.append("            " + XMLText.element("fetchIndexElement", [("property", element.property), ("type", "Binary"),
-                                                                                  ("order", element.isDescending ? "descending" : "ascending")]))
-            }
-            lines.append("        </fetchIndex>")
-        }
         lines.append("    </entity>")
         return lines
     }
 
-    private func attribute(_ a: AttributeDescription, entity: String, omissions: inout [String]) -> String {
+    private func attribute(_ a: AttributeDescription, entity: String, in version: ModelVersionDescription,
+                           omissions: inout [String]) -> [String] {
         var attributes: [(String, String?)] = [("name", a.name)]
         attributes.append(("optional", a.isOptional ? "YES" : nil))
         attributes.append(("transient", a.isTransient ? "YES" : nil))
@@ -108,11 +148,26 @@ public struct XcodeModelExporter {
         attributes.append(("valueTransformerName", a.transformer))
         attributes.append(("elementID", a.renamedFrom))
         attributes.append(("versionHashModifier", a.hashModifier))
-        if a.type.isNumeric && a.type != .decimal || a.type == .boolean { attributes.append(("usesScalarValueType", "YES")) }
-        return XMLText.element("attribute", attributes)
+        if version.xcode == nil, a.type.isNumeric && a.type != .decimal || a.type == .boolean {
+            attributes.append(("usesScalarValueType", "YES"))
+        }
+        attributes.append(("syncable", syncable(a.xcode, isEntity: false, in: version)))
+        Self.overlay(a.xcode, on: &attributes) { key, text in
+            // Xcode's own text for a value the YAML states in its words, while it means
+            // the same value; "Undefined" for an untyped transient.
+            switch key {
+            case "attributeType": return (text == "Undefined" || text.isEmpty) && a.isTransient && a.type == .transformable
+            case "defaultValueString", "defaultDateTimeInterval": return Self.reads(text, key: key, as: a.defaultValue, type: a.type)
+            case "minValueString", "minDateTimeInterval": return Self.reads(text, key: key, as: a.minimum, type: a.type)
+            case "maxValueString", "maxDateTimeInterval": return Self.reads(text, key: key, as: a.maximum, type: a.type)
+            default: return false
+            }
+        }
+        if let index = attributes.firstIndex(where: { $0.0 == "attributeType" }), attributes[index].1 == "" { attributes[index].1 = nil }
+        return element("attribute", attributes, userInfo: a.xcode.userInfo, indent: "        ")
     }
 
-    private func relationship(_ r: RelationshipDescription, entity: EntityDescription, in version: ModelVersionDescription) -> String {
+    private func relationship(_ r: RelationshipDescription, entity: EntityDescription, in version: ModelVersionDescription) -> [String] {
         var attributes: [(String, String?)] = [("name", r.name)]
         attributes.append(("optional", r.isOptional ? "YES" : nil))
         attributes.append(("transient", r.isTransient ? "YES" : nil))
@@ -128,7 +183,65 @@ public struct XcodeModelExporter {
         attributes.append(("inverseEntity", r.inverse.map { inverseEntity(of: $0, from: r.destination, in: version) }))
         attributes.append(("elementID", r.renamedFrom))
         attributes.append(("versionHashModifier", r.hashModifier))
-        return XMLText.element("relationship", attributes)
+        attributes.append(("syncable", syncable(r.xcode, isEntity: false, in: version)))
+        Self.overlay(r.xcode, on: &attributes)
+        return element("relationship", attributes, userInfo: r.xcode.userInfo, indent: "        ")
+    }
+
+    /// The element's kept settings over what the model says: a setting the model has no
+    /// word for is added; one it has (`defaultValueString`) replaces the model's text
+    /// only when `keepsText` says Xcode's text still means the model's value.
+    private static func overlay(_ settings: XcodeSettings, on attributes: inout [(String, String?)],
+                                keepsText: (String, String) -> Bool = { _, _ in false }) {
+        for entry in settings.attributes {
+            if let index = attributes.firstIndex(where: { $0.0 == entry.key }) {
+                if attributes[index].1 == nil || keepsText(entry.key, entry.value) { attributes[index].1 = entry.value }
+            } else {
+                attributes.append((entry.key, entry.value))
+            }
+        }
+    }
+
+    /// True when `text`, read as import reads `key`, gives `value`.
+    static func reads(_ text: String, key: String, as value: AttributeValue?, type: AttributeType) -> Bool {
+        guard let value else { return false }
+        var converter = VersionConverter(path: "")
+        return converter.read(text, key: key, type: type) == value
+    }
+
+    /// What export writes for a value the importer converted to `scalar`.
+    static func xmlText(of scalar: Scalar, key: String, type: AttributeType) -> String? {
+        let text = switch scalar { case .plain(let v), .quoted(let v): v }
+        if key != "defaultValueString", type == .string || type == .binary || type == .uri {
+            return UInt64(text).map(String.init)
+        }
+        guard case .success(let value) = DefaultValueParser.parse(text, as: type) else { return nil }
+        return key.hasSuffix("TimeInterval") ? seconds(value) : Self.text(value)
+    }
+
+    /// An element with its user info, or closed when it has none.
+    private func element(_ name: String, _ attributes: [(String, String?)], userInfo entries: [XcodeSettings.Entry], indent: String) -> [String] {
+        guard !entries.isEmpty else { return [indent + XMLText.element(name, attributes)] }
+        return [indent + XMLText.element(name, attributes, closed: false)] + userInfo(entries, indent: indent + "    ") + ["\(indent)</\(name)>"]
+    }
+
+    private func userInfo(_ entries: [XcodeSettings.Entry], indent: String) -> [String] {
+        guard !entries.isEmpty else { return [] }
+        return ["\(indent)<userInfo>"] + entries.map { "\(indent)    " + XMLText.element("entry", [("key", $0.key), ("value", $0.value)]) }
+            + ["\(indent)</userInfo>"]
+    }
+
+    /// A fetched property, fetch request or configuration, as it was read.
+    private func kept(_ tag: String, _ element: XcodeElement, indent: String) -> [String] {
+        var attributes: [(String, String?)] = [("name", element.name)]
+        attributes += element.settings.attributes.map { ($0.key, $0.value) }
+        if element.settings.syncable == true { attributes.append(("syncable", "YES")) }
+        if element.children.isEmpty, element.settings.userInfo.isEmpty { return [indent + XMLText.element(tag, attributes)] }
+        var lines = [indent + XMLText.element(tag, attributes, closed: false)]
+        lines += element.children.map { indent + "    " + XMLText.element($0.tag, $0.attributes.map { ($0.key, $0.value) }) }
+        lines += userInfo(element.settings.userInfo, indent: indent + "    ")
+        lines.append("\(indent)</\(tag)>")
+        return lines
     }
 
     private func inverseEntity(of inverse: String, from destination: String, in version: ModelVersionDescription) -> String {

@@ -49,18 +49,21 @@ public struct XcodeModelImporter: Sendable {
         var versions: [ImportedVersion] = []
         var problems: [String] = []
         for (index, version) in ordered.enumerated() {
-            var converter = VersionConverter(path: version.path)
+            var converter = VersionConverter(path: version.path, data: version.contents)
             guard let converted = converter.convert(version.contents) else {
                 problems += converter.errors
                 continue
             }
             problems += converter.errors
             let isCurrent = version.folder == bundle.currentVersion
-            let yaml = YAMLEmitter.emit(converted, model: name, version: index + 1,
-                                        header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
-                                        warnings: converter.warnings.lines, conversions: converter.conversions)
-            versions.append(ImportedVersion(number: index + 1, source: version.folder, sourcePath: version.path,
-                                            isCurrent: isCurrent, yaml: yaml, warnings: converter.warnings.lines))
+            let output = YAMLEmitter.emitMapped(converted, model: name, version: index + 1,
+                                                header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
+                                                warnings: converter.warnings.lines, conversions: converter.conversions)
+            var imported = ImportedVersion(number: index + 1, source: version.folder, sourcePath: version.path,
+                                           isCurrent: isCurrent, yaml: output.text, warnings: converter.warnings.lines)
+            imported.sourceLines = output.sources.mapValues { SourceLocation(file: version.path, line: $0.line, column: $0.column) }
+            imported.sourceText = String(decoding: version.contents, as: UTF8.self)
+            versions.append(imported)
         }
         if !problems.isEmpty { throw ImportError(problems.contains(where: { $0.contains("XML") }) ? .malformed : .invalid, problems) }
         return ImportedModel(name: name, versions: versions, notes: notes)

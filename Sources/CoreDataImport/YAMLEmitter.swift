@@ -3,59 +3,149 @@ import DataModel
 /// Writes a `ConvertedVersion` in the model format (Docs/ModelFormat.md): short forms
 /// where they say everything, flow mappings otherwise, strings double-quoted.
 enum YAMLEmitter {
+    /// The YAML text, and for each of its lines that states an element (1-based), where
+    /// that element is written in the `contents` file: diagnostics of the imported
+    /// version point there.
+    struct Output {
+        var text: String
+        var sources: [Int: XMLPosition]
+    }
+
     static func emit(_ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
                      conversions: [String] = []) -> String {
+        emitMapped(version, model: model, version: number, header: header, warnings: warnings, conversions: conversions).text
+    }
+
+    static func emitMapped(_ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
+                           conversions: [String] = []) -> Output {
         var lines = header.map { "# " + $0 }
         if !conversions.isEmpty {
             lines.append("# Read as Foundation reads them (Xcode accepted these values; they are not well formed for their type):")
             lines += conversions.map { "#   - " + $0 }
         }
         if !warnings.isEmpty {
-            lines.append("# Not imported (no place in the model format):")
+            lines.append("# Not imported, or kept for Xcode only:")
             lines += warnings.map { "#   - " + $0 }
         }
         lines.append("model: \(model)")
         lines.append("version: \(number)")
         if let identifier = version.identifier { lines.append("identifier: \(quote(identifier))") }
+        // Present on every imported version, empty or not: it says the version is kept
+        // for Xcode, so export writes exactly what it says (Docs/Xcode.md).
+        lines.append("xcode: " + flow(version.xcode.attributes))
+        if let syncable = version.syncable { lines.append("syncable: \(syncable.rawValue)") }
+        if !version.xcode.userInfo.isEmpty { lines.append("userInfo: " + flow(version.xcode.userInfo)) }
+        var sources: [Int: XMLPosition] = [:]
+        for (title, elements) in [("fetchRequests", version.fetchRequests), ("configurations", version.configurations)] where !elements.isEmpty {
+            lines.append("\(title):")
+            for element in elements {
+                sources[lines.count + 1] = XMLPosition(line: element.location.line, column: element.location.column)
+                lines.append("  \(key(element.name)): \(kept(element))")
+            }
+        }
         lines.append("entities:")
         for entity in version.entities {
+            sources[lines.count + 1] = entity.position
             let body = entityBody(entity)
             if body.isEmpty {
                 lines.append("  \(key(entity.name)): {}")
             } else {
                 lines.append("  \(key(entity.name)):")
-                lines += body.map { "    " + $0 }
+                for (line, position) in body {
+                    if let position { sources[lines.count + 1] = position }
+                    lines.append("    " + line)
+                }
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return Output(text: lines.joined(separator: "\n") + "\n", sources: sources)
     }
 
-    private static func entityBody(_ entity: ConvertedEntity) -> [String] {
-        var lines: [String] = []
-        if let parent = entity.parent { lines.append("parent: \(key(parent))") }
-        if entity.isAbstract { lines.append("abstract: true") }
-        if let renamed = entity.renamedFrom { lines.append("renamedFrom: \(quote(renamed))") }
-        if let modifier = entity.hashModifier { lines.append("hashModifier: \(quote(modifier))") }
+    private static func entityBody(_ entity: ConvertedEntity) -> [(String, XMLPosition?)] {
+        var lines: [(String, XMLPosition?)] = []
+        func add(_ line: String, _ position: XMLPosition? = nil) { lines.append((line, position)) }
+        if let parent = entity.parent { add("parent: \(key(parent))", entity.position) }
+        if entity.isAbstract { add("abstract: true", entity.position) }
+        if let renamed = entity.renamedFrom { add("renamedFrom: \(quote(renamed))", entity.position) }
+        if let modifier = entity.hashModifier { add("hashModifier: \(quote(modifier))", entity.position) }
+        var xcode = entity.xcode
+        if let className = xcode["representedClassName"] {
+            add("className: \(quote(className))")
+            xcode["representedClassName"] = nil
+        }
+        if let codegen = xcode["codeGenerationType"] {
+            add("codeGeneration: \(quote(codegen))")
+            xcode["codeGenerationType"] = nil
+        }
+        if let syncable = xcode.syncable { add("syncable: \(syncable)") }
+        if !xcode.userInfo.isEmpty { add("userInfo: " + flow(xcode.userInfo)) }
+        if !xcode.attributes.isEmpty { add("xcode: " + flow(xcode.attributes)) }
         if !entity.attributes.isEmpty {
-            lines.append("attributes:")
-            lines += entity.attributes.map { "  \(key($0.name)): \(attribute($0))" }
+            add("attributes:")
+            for a in entity.attributes { add("  \(key(a.name)): \(attribute(a))", a.position) }
         }
         if !entity.relationships.isEmpty {
-            lines.append("relationships:")
-            lines += entity.relationships.map { "  \(key($0.name)): \(relationship($0))" }
+            add("relationships:")
+            for r in entity.relationships { add("  \(key(r.name)): \(relationship(r))", r.position) }
+        }
+        if !entity.fetchedProperties.isEmpty {
+            add("fetchedProperties:")
+            for f in entity.fetchedProperties {
+                add("  \(key(f.name)): \(kept(f))", XMLPosition(line: f.location.line, column: f.location.column))
+            }
         }
         if !entity.uniqueness.isEmpty {
-            lines.append("uniqueness: [" + entity.uniqueness.map { "[" + $0.map(key).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]")
+            add("uniqueness: [" + entity.uniqueness.map { "[" + $0.map(key).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]", entity.position)
         }
         if !entity.indexes.isEmpty {
-            lines.append("indexes:")
+            add("indexes:")
             for index in entity.indexes {
                 let properties = index.elements.map { $0.descending ? "{ property: \(key($0.property)), order: descending }" : key($0.property) }
                 let list = "[" + properties.joined(separator: ", ") + "]"
-                lines.append(index.name.map { "  - { name: \($0), properties: \(list) }" } ?? "  - \(list)")
+                if index.isCompound {
+                    add("  - { properties: \(list), compound: true }", index.position)
+                } else {
+                    add(index.name.map { "  - { name: \($0), properties: \(list) }" } ?? "  - \(list)", index.position)
+                }
             }
         }
         return lines
+    }
+
+    /// `{ key: "text", … }`.
+    static func flow(_ entries: [XcodeSettings.Entry]) -> String {
+        entries.isEmpty ? "{}" : "{ " + entries.map { "\(key($0.key)): \(quote($0.value))" }.joined(separator: ", ") + " }"
+    }
+
+    /// A fetched property, fetch request or configuration: its attributes, its
+    /// children by tag (a configuration's members as `entities: [A, B]`), its user info.
+    static func kept(_ element: XcodeElement) -> String {
+        var pairs = element.settings.attributes.map { "\(key($0.key)): \(quote($0.value))" }
+        if let syncable = element.settings.syncable, syncable { pairs.append("syncable: \"YES\"") }
+        let members = element.children.filter { $0.tag == "memberEntity" }.compactMap { $0.attributes.first { $0.key == "name" }?.value }
+        if !members.isEmpty { pairs.append("entities: [" + members.map(key).joined(separator: ", ") + "]") }
+        for child in element.children where child.tag != "memberEntity" {
+            pairs.append("\(key(child.tag)): \(flow(child.attributes))")
+        }
+        if !element.settings.userInfo.isEmpty { pairs.append("userInfo: \(flow(element.settings.userInfo))") }
+        return pairs.isEmpty ? "{}" : "{ " + pairs.joined(separator: ", ") + " }"
+    }
+
+    /// The named keys for what Xcode says of a property, then its other settings.
+    private static func xcodePairs(_ settings: XcodeSettings, className classKey: String?) -> [String] {
+        var settings = settings
+        var pairs: [String] = []
+        if let scalar = settings["usesScalarValueType"], scalar == "YES" || scalar == "NO" {
+            pairs.append("scalar: \(scalar == "YES")")
+            settings["usesScalarValueType"] = nil
+        }
+        if let classKey, let className = settings[classKey] {
+            pairs.append("className: \(quote(className))")
+            settings[classKey] = nil
+        }
+        if let syncable = settings.syncable { pairs.append("syncable: \(syncable)") }
+        if !settings.userInfo.isEmpty { pairs.append("userInfo: " + flow(settings.userInfo)) }
+        if !settings.attributes.isEmpty { pairs.append("xcode: " + flow(settings.attributes)) }
+        return pairs
     }
 
     private static func attribute(_ a: ConvertedAttribute) -> String {
@@ -71,6 +161,7 @@ enum YAMLEmitter {
         if let transformer = a.transformer { pairs.append("transformer: \(quote(transformer))") }
         if let renamed = a.renamedFrom { pairs.append("renamedFrom: \(quote(renamed))") }
         if let modifier = a.hashModifier { pairs.append("hashModifier: \(quote(modifier))") }
+        pairs += xcodePairs(a.xcode, className: "customClassName")
         if pairs.count == 1 { return a.type.rawValue }
         if pairs.count == 2, a.isOptional { return a.type.rawValue + "?" }
         return "{ " + pairs.joined(separator: ", ") + " }"
@@ -88,6 +179,7 @@ enum YAMLEmitter {
         if r.deleteRule != .nullify { pairs.append("deleteRule: \(r.deleteRule.rawValue)") }
         if let renamed = r.renamedFrom { pairs.append("renamedFrom: \(quote(renamed))") }
         if let modifier = r.hashModifier { pairs.append("hashModifier: \(quote(modifier))") }
+        pairs += xcodePairs(r.xcode, className: nil)
         return "{ " + pairs.joined(separator: ", ") + " }"
     }
 

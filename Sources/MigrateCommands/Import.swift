@@ -270,9 +270,29 @@ struct Import: ParsableCommand {
             throw global.fail("\(scratch): cannot write a temporary copy (\(error.localizedDescription))", ExitStatus.failure)
         }
         let result = ModelLoader.load(path: scratchFolder)
-        let rendered = DiagnosticRenderer(sources: result.sources).render(result.diagnostics).replacingOccurrences(of: scratchFolder, with: finalFolder)
+        // A problem of the imported YAML is a problem of the Xcode file it came from:
+        // point at the `contents` element that made the line (the YAML is never
+        // written when it does not validate), and name the YAML place after.
+        var sources = result.sources
+        let diagnostics = result.diagnostics.map { diagnostic -> Diagnostic in
+            guard let location = diagnostic.location, location.file.hasPrefix(scratchFolder) else { return diagnostic }
+            let name = (location.file as NSString).lastPathComponent
+            let yaml = (finalFolder as NSString).appendingPathComponent(name)
+            guard let version = imported.versions.first(where: { "\($0.number).yaml" == name }),
+                  let source = version.sourceLocation(ofYAMLLine: location.line) else {
+                var moved = diagnostic
+                moved.location = SourceLocation(file: yaml, line: location.line, column: location.column)
+                return moved
+            }
+            sources[source.file] = version.sourceText
+            var moved = diagnostic
+            moved.location = source
+            moved.message += " (\(yaml):\(location.line):\(location.column) as imported)"
+            return moved
+        }
+        let rendered = DiagnosticRenderer(sources: sources).render(diagnostics).replacingOccurrences(of: scratchFolder, with: finalFolder)
         guard !result.hasErrors, let compiled = result.models.first?.compiled else {
-            throw global.fail("the imported model does not validate; nothing was written", ExitStatus.failure, diagnostics: result.diagnostics,
+            throw global.fail("the imported model does not validate; nothing was written", ExitStatus.failure, diagnostics: diagnostics,
                               rendered: rendered + "\nerror: the imported model does not validate; nothing was written")
         }
         if !result.diagnostics.isEmpty, !global.json { Output.err(rendered) }

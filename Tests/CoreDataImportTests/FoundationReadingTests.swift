@@ -86,7 +86,7 @@ import TestSupport
 
     @Test func importsAndCompiles() throws {
         let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Store.xcdatamodel", Self.contents)], name: "Store"))
-        #expect(model.versions[0].yaml.contains("      Total: { type: integer32, optional: true, default: 0 }\n"))
+        #expect(model.versions[0].yaml.contains("      Total: { type: integer32, optional: true, default: 0, scalar: true }\n"))
         #expect(model.versions[0].yaml.contains("      Box: { destination: Shelf }\n"))
         let folder = try TemporaryDirectory(prefix: "UppercasePropertyNameTests")
         defer { folder.remove() }

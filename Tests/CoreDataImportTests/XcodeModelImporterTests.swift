@@ -24,29 +24,35 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         # Imported by `migrate import` from Library.xcdatamodeld/Library.xcdatamodel:
         # Xcode model version "Library".
         # Last saved by Xcode tools version 21754, system 22G120.
-        # Not imported (no place in the model format):
-        #   - class names (representedClassName; code generation, not model): Author, Book, Chapter, Item, Magazine, Tag
-        #   - code generation settings (codeGenerationType): Author (class)
-        #   - fetched properties (write the fetch in code): Author.recentItems
-        #   - user info: Item.title, Tag
-        #   - fetch requests (write them in code): AllBooks
-        #   - configurations (the format has one store per model): Cloud [Author, Tag]
         model: Library
         version: 1
         identifier: "2024.1"
+        xcode: { minimumToolsVersion: "Automatic", sourceLanguage: "Swift" }
+        syncable: entities
+        fetchRequests:
+          AllBooks: { entity: "Book" }
+        configurations:
+          Cloud: { usedWithCloudKit: "YES", entities: [Author, Tag] }
         entities:
           Author:
+            className: "Author"
+            codeGeneration: "class"
             attributes:
               name: { type: string, default: "Anonymous \\"A\\"" }
             relationships:
               items: { destination: Item, toMany: true, inverse: author, deleteRule: cascade }
+            fetchedProperties:
+              recentItems: { optional: "YES", fetchRequest: { entity: "Item", name: "fetchedPropertyFetchRequest", \
+        predicateString: "added > $FETCH_SOURCE.since" } }
           Book:
             parent: Item
+            className: "Book"
             attributes:
-              pages: { type: integer32, default: 1, min: 1, max: 5000 }
+              pages: { type: integer32, default: 1, min: 1, max: 5000, scalar: true }
             relationships:
               chapters: { destination: Chapter, toMany: true, ordered: true, optional: false, minCount: 1, maxCount: 50, inverse: book, deleteRule: deny }
           Chapter:
+            className: "Chapter"
             attributes:
               heading: { type: string, min: 1, max: 200 }
             relationships:
@@ -54,21 +60,22 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
           Item:
             abstract: true
             hashModifier: "v2-layout"
+            className: "Item"
             attributes:
-              added: { type: date, default: "2023-01-01T00:00:00.5Z", indexed: true }
-              available: { type: boolean, default: true }
-              code: uuid?
+              added: { type: date, default: "2023-01-01T00:00:00.5Z", indexed: true, scalar: false }
+              available: { type: boolean, default: true, scalar: true }
+              code: { type: uuid, optional: true, scalar: false, xcode: { defaultValueString: "" } }
               cover: { type: binary, optional: true, externalStorage: true }
-              editions: { type: integer16, default: 0, min: 0, max: 100 }
+              editions: { type: integer16, default: 0, min: 0, max: 100, scalar: true }
               homepage: uri?
               palette: { type: transformable, optional: true, transformer: "NSSecureUnarchiveFromData" }
               price: { type: decimal, default: "9.99" }
-              rating: { type: float, default: 2.5 }
-              scratch: { type: transformable, optional: true, transient: true }
-              serial: { type: integer64, default: -42, preserveAfterDeletion: true, hashModifier: "wide" }
-              title: string
-              views: { type: integer32, default: 0 }
-              weight: { type: double, default: 0.0 }
+              rating: { type: float, default: 2.5, scalar: true }
+              scratch: { type: transformable, optional: true, transient: true, xcode: { attributeType: "Undefined" } }
+              serial: { type: integer64, default: -42, preserveAfterDeletion: true, hashModifier: "wide", scalar: true }
+              title: { type: string, userInfo: { searchable: "YES" } }
+              views: { type: integer32, default: 0, scalar: true }
+              weight: { type: double, default: 0.0, scalar: true }
             relationships:
               author: { destination: Author, inverse: items }
               tags: { destination: Tag, toMany: true, inverse: items, hashModifier: "m2m" }
@@ -76,9 +83,12 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
               - { name: byTitleAndAdded, properties: [title, { property: added, order: descending }] }
           Magazine:
             parent: Item
+            className: "Magazine"
             attributes:
-              issue: { type: integer16, default: 1 }
+              issue: { type: integer16, default: 1, scalar: true }
           Tag:
+            className: "Tag"
+            userInfo: { color: "red" }
             attributes:
               label: string
             relationships:
@@ -95,18 +105,11 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         #expect(model.versions.map(\.isCurrent) == [false, false, true])
     }
 
-    @Test func warnsAboutEverythingWithoutAPlace() throws {
+    /// Everything of the library's `contents` has a place (class names, code generation,
+    /// fetched properties, user info, fetch requests, configurations): no warning.
+    @Test func keepsEverythingWithoutWarnings() throws {
         let model = try XcodeModelImporter().convert(XcodeFixtures.library)
-        #expect(model.versions[0].warnings == [
-            "class names (representedClassName; code generation, not model): Author, Book, Chapter, Item, Magazine, Tag",
-            "code generation settings (codeGenerationType): Author (class)",
-            "fetched properties (write the fetch in code): Author.recentItems",
-            "user info: Item.title, Tag",
-            "fetch requests (write them in code): AllBooks",
-            "configurations (the format has one store per model): Cloud [Author, Tag]",
-        ])
-        // Version 3 names no class and has nothing else the format lacks.
-        #expect(model.versions[2].warnings == [])
+        #expect(model.versions.map(\.warnings) == [[], [], []])
     }
 
     @Test func renamesChainAcrossThreeVersions() throws {
@@ -208,12 +211,15 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
             """
         let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Events.xcdatamodel", xml)], name: "Events"))
         let yaml = model.versions[0].yaml
-        #expect(yaml.contains("      at: { type: date, default: \"1970-01-01T00:00:00Z\", min: \"1970-01-01T00:00:00Z\", max: \"2032-09-09T01:46:40Z\" }\n"))
-        #expect(yaml.contains("      created: date?\n"))
-        #expect(yaml.contains("      done: { type: boolean, default: false }\n"))
+        #expect(yaml.contains("      at: { type: date, default: \"1970-01-01T00:00:00Z\", min: \"1970-01-01T00:00:00Z\", max: \"2032-09-09T01:46:40Z\", "
+            + "scalar: false }\n"))
+        #expect(yaml.contains("      created: { type: date, optional: true, scalar: false, xcode: { defaultValueString: \"now\" } }\n"))
+        #expect(yaml.contains("      done: { type: boolean, default: false, scalar: true }\n"))
         #expect(yaml.contains("      link: { type: uri, default: \"https://example.com/a?b=c&d=\\\"e\\\"\" }\n"))
-        #expect(yaml.contains("      id: { type: uuid, default: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\" }\n"))
-        #expect(model.versions[0].warnings == ["date defaults other than a fixed date (e.g. \"now\"; skipped): Event.created (now)"])
+        // Export writes UUIDs in lowercase: Xcode's uppercase text is kept beside.
+        #expect(yaml.contains("      id: { type: uuid, default: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\", scalar: false, "
+            + "xcode: { defaultValueString: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\" } }\n"))
+        #expect(model.versions[0].warnings == ["date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here): Event.created (now)"])
         let event = try #require(try compile(model).version(1)?.entity(named: "Event"))
         #expect(event.attribute(named: "at")?.declaration.defaultValue == .date(-978307200))
     }
@@ -235,20 +241,20 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
             guard let error = error as? ImportError else { return false }
             return error.kind == .invalid && error.problems == [
                 """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:3: entity 'person': not a valid entity name \
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:3:13: entity 'person': not a valid entity name \
                 (ASCII letters, digits and '_', starting with an uppercase letter)
                 """,
                 """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:4: attribute 'person.description': the name 'description' is reserved \
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:20: attribute 'person.description': the name 'description' is reserved \
                 (it clashes with an NSManagedObject member)
                 """,
                 """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:6: attribute 'person.thing': type Undefined is allowed only for transient attributes \
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:6:20: attribute 'person.thing': type Undefined is allowed only for transient attributes \
                 (Xcode refuses it too)
                 """,
-                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:7: attribute 'person.shape': attribute type 'Composite' is not supported by the model format",
+                "Bad.xcdatamodeld/Bad.xcdatamodel/contents:7:20: attribute 'person.shape': attribute type 'Composite' is not supported by the model format",
                 """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:8: relationship 'person.owner': unknown deletionRule 'Explode' \
+                Bad.xcdatamodeld/Bad.xcdatamodel/contents:8:23: relationship 'person.owner': unknown deletionRule 'Explode' \
                 (Nullify, Cascade, Deny or No Action)
                 """,
             ]
@@ -261,11 +267,12 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
         } throws: { error in
             guard let error = error as? ImportError else { return false }
             return error.kind == .malformed && error.problems.count == 1
-                && error.problems[0].hasPrefix("Broken.xcdatamodeld/Broken.xcdatamodel/contents:1: not well-formed XML")
+                && error.problems[0].hasPrefix("Broken.xcdatamodeld/Broken.xcdatamodel/contents:1:1: not well-formed XML")
         }
     }
 
-    @Test func unknownAttributesAreWarnedNotDropped() throws {
+    /// Attributes the format has no word for are kept for export, verbatim.
+    @Test func unknownAttributesAreKeptForExport() throws {
         let xml = XcodeFixtures.header("") + """
                 <entity name="Note" syncable="YES" spotlightIndexingEnabled="YES">
                     <attribute name="body" optional="YES" attributeType="String" allowsCloudEncryption="YES" regularExpressionString="[a-z]*"/>
@@ -277,10 +284,10 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
             """
         let model = try XcodeModelImporter(modelName: "Notes").convert(XcodeFixtures.bundle([("Notes.xcdatamodel", xml)]))
         #expect(model.name == "Notes")
+        #expect(model.versions[0].yaml.contains("    xcode: { spotlightIndexingEnabled: \"YES\" }\n"))
+        #expect(model.versions[0].yaml.contains(
+            "      body: { type: string, optional: true, xcode: { allowsCloudEncryption: \"YES\", regularExpressionString: \"[a-z]*\" } }\n"))
         #expect(model.versions[0].warnings == [
-            "spotlightIndexingEnabled on <entity> (not in the model format): Note",
-            "allowsCloudEncryption on <attribute> (not in the model format): Note.body",
-            "regularExpressionString on <attribute> (not in the model format): Note.body",
             "fetch index elements on expressions (only properties are indexed): Note.byBody",
             "fetch indexes without a property (skipped): Note.byBody",
         ])

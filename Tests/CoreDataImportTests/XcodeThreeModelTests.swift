@@ -126,6 +126,7 @@ import TestSupport
         let first = model.versions[0].yaml
         #expect(first.contains("""
               Note:
+                className: "Note"
                 attributes:
                   content: string
                   created: date?

@@ -63,8 +63,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                   cars: { destination: Car, toMany: true, inverse: owner }
 
             """, reports: [
-            error("relationship 'Person.cars': inverse 'Vehicle.owner' names 'vehicles' as its inverse; inverses must name each other", 13, 7,
-                  hint: "write `inverse: cars` on 'Vehicle.owner'"),
+            warning("relationship 'Person.cars': inverse 'Vehicle.owner' names 'vehicles' as its inverse" + oneSided, 13, 7,
+                  hint: "write `inverse: cars` on 'Vehicle.owner' unless the app relies on it"),
         ])
     }
 
@@ -176,8 +176,8 @@ private typealias SourceLocation = DataModel.SourceLocation
             """, reports: [
             error("relationship 'Person.posts': inverse 'autor' does not exist on 'Post'", 6, 7, hint: "did you mean 'author'?"),
             error("relationship 'Person.drafts': inverse 'editor' does not exist on 'Post'", 7, 7),
-            error("relationship 'Post.author': inverse 'Person.posts' names 'autor' as its inverse; inverses must name each other", 10, 7,
-                  hint: "write `inverse: author` on 'Person.posts'"),
+            warning("relationship 'Post.author': inverse 'Person.posts' names 'autor' as its inverse" + oneSided, 10, 7,
+                  hint: "write `inverse: author` on 'Person.posts' unless the app relies on it"),
         ])
     }
 
@@ -221,8 +221,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                   author: { destination: Person }
 
             """, reports: [
-            error("relationship 'Person.posts': inverse 'Post.author' names no inverse; inverses must name each other", 6, 7,
-                  hint: "write `inverse: posts` on 'Post.author'"),
+            warning("relationship 'Person.posts': inverse 'Post.author' names no inverse" + oneSided, 6, 7,
+                  hint: "write `inverse: posts` on 'Post.author' unless the app relies on it"),
             error("relationship 'Post.author': has no inverse, but 'Person.posts' names it as its inverse", 9, 7,
                   hint: "add `inverse: posts`"),
         ])
@@ -315,7 +315,7 @@ private typealias SourceLocation = DataModel.SourceLocation
                   12, 39),
             error("entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16, hint: "did you mean 'firstName'?"),
             error("entity 'Person': index 'byNick' names transient attribute 'nick', which is not stored", 13, 28),
-            error("entity 'Person': index 'byPosts' names relationship 'posts', which has no column (only stored to-one relationships can be used)", 13, 65),
+            warning("entity 'Person': index 'byPosts' names relationship 'posts', which has no column; the index leaves it out", 13, 65),
         ])
     }
 
@@ -408,3 +408,6 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(result.models[0].compiled == nil)
     }
 }
+
+/// The end of the warning for inverses that do not name each other.
+private let oneSided = "; Core Data keeps each side as written, but changes to one side do not update the other"

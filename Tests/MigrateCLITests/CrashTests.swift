@@ -8,7 +8,8 @@ import TestSupport
 @Suite struct CrashTests {
     /// `migrate apply` on 20 000 items killed with SIGKILL at a random moment (one
     /// trial early in the run, one in the middle, one late); then `status` and
-    /// `inspect` right away (recovering a hot journal), the data, and a second apply.
+    /// `inspect` right away (reading a hot journal's rollback in a private copy, the
+    /// files left as they are), the data, and a second apply.
     @Test func aKilledApplyLeavesExactlyTheOldOrTheNewVersion() throws {
         let f = try StockFixture()
         defer { f.remove() }
@@ -36,6 +37,7 @@ import TestSupport
             let journal = Journal(f.path(name))
             let context = "trial \(trial): killed after \(Int(delay * 1000)) ms of ~\(Int(duration * 1000)) ms, \(killed), journal: \(journal)"
 
+            let killedFiles = f.snapshot(name)
             var status = try f.migrate(["status"] + f.models + [name])
             if status.status == 1, status.stderr.contains("the file is truncated"), journal.isHot {
                 // Killed while the commit was writing pages: page 1 already promises
@@ -53,7 +55,9 @@ import TestSupport
             #expect(inspect.status == 0, "\(context); inspect: \(inspect.stderr)")
             let report = try StockFixture.object(inspect.stdout)
             #expect(report["recognizedVersion"] as? Int == (status.status == 3 ? 1 : 2), "\(context)")
-            // No hot journal is left (an inert one, never synced, may stay).
+            // Reading changed nothing; the app's next open (here, SQLite's) recovers.
+            #expect(f.snapshot(name) == killedFiles, "\(context)")
+            try SQLiteFile.execute(f.path(name), "SELECT count(*) FROM sqlite_schema")
             #expect(!Journal(f.path(name)).isHot, "\(context)")
             if status.status == 3 {
                 #expect(FileSnapshot.fingerprint(f.snapshot(name).bytes) == FileSnapshot.fingerprint(original), "\(context): version 1, byte for byte")
@@ -69,18 +73,23 @@ import TestSupport
 
     /// The files of a store at the moment its writer died: changed pages already in
     /// the database file, the originals in a hot `-journal`. The next reader —
-    /// `status`, `inspect`, `plan`, all read-only — rolls the journal back first.
+    /// `status`, `inspect`, `plan`, all read-only — reads the store as the journal
+    /// restores it, in a private copy, and leaves both files as they are.
     @Test(arguments: ["status", "inspect", "plan"])
-    func aHotJournalIsRolledBackByTheNextReader(command: String) throws {
+    func aHotJournalIsReadRolledBackByTheNextReader(command: String) throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (original, crashed) = try Self.crashImage(f)
         #expect(FileSnapshot.fingerprint(crashed) != FileSnapshot.fingerprint(original), "the writer's pages reached the file")
+        let before = f.snapshot("crashed.sqlite")
 
         let result = try f.migrate([command] + f.models + ["crashed.sqlite"])
         #expect(result.status == (command == "status" ? 3 : 0), "\(result.stderr)")
         if command == "status" { #expect(result.stdout == "crashed.sqlite: Stock version 1, migration to 2 needed (5 steps)\n") }
-        #expect(f.snapshot("crashed.sqlite").sideFiles == [])
+        #expect(f.snapshot("crashed.sqlite") == before)
+        #expect(f.snapshot("crashed.sqlite").sideFiles == ["-journal"])
+        // A writer (here SQLite itself) plays the journal back: exactly the old store.
+        try SQLiteFile.execute(f.path("crashed.sqlite"), "SELECT count(*) FROM sqlite_schema")
         #expect(f.snapshot("crashed.sqlite").fingerprint == FileSnapshot.fingerprint(original))
         #expect(try f.summary("crashed.sqlite") == StockStore.expected(version: 1, items: StockFixture.largeItems))
     }
@@ -99,9 +108,13 @@ import TestSupport
         torn.replaceSubrange(28..<32, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: promised >> $0) })
         try f.directory.write("crashed.sqlite", bytes: torn)
 
+        let before = f.snapshot("crashed.sqlite")
         let result = try f.migrate(["status"] + f.models + ["crashed.sqlite"])
-        // The hot journal is rolled back: the store is exactly the old version again.
+        // Read as the hot journal restores it (in a private copy): the old version;
+        // the files stay for a writer to recover.
         #expect(result.status == 3, "\(result.stderr)")
+        #expect(f.snapshot("crashed.sqlite") == before)
+        try SQLiteFile.execute(f.path("crashed.sqlite"), "SELECT count(*) FROM sqlite_schema")
         #expect(f.snapshot("crashed.sqlite").fingerprint == FileSnapshot.fingerprint(original))
     }
 

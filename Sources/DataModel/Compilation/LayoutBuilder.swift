@@ -198,7 +198,7 @@ struct LayoutBuilder {
         // side, named after its column (`ZPARENTLIST1` → `Z_FOK_PARENTLIST1`).
         for name in order {
             guard let entity = byName[name] else { continue }
-            for r in entity.relationships where r.declaredIn == name && r.declaration.isOrdered && !r.isManyToMany && !r.declaration.isTransient {
+            for r in entity.relationships where r.declaredIn == name && r.declaration.keepsOrder && !r.isManyToMany && !r.declaration.isTransient {
                 guard let inverse = r.declaration.inverse, let owner = r.inverseEntity, let destination = byName[r.declaration.destination] else { continue }
                 let table = "Z" + destination.root.uppercased()
                 let base = propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_" + inverse.uppercased()
@@ -223,7 +223,7 @@ struct LayoutBuilder {
                 }
                 let key = unique("Z\(number)" + r.name.uppercased(), in: table)
                 columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
-                if r.declaration.isOrdered {
+                if r.declaration.keepsOrder {
                     columnsByTable[table, default: []].append(.init(name: unique("Z_FOK_" + key.dropFirst(), in: table), type: "INTEGER",
                                                                     role: .order(entity: name, relationship: r.name)))
                 }
@@ -345,6 +345,9 @@ struct LayoutBuilder {
                     let columns = index.elements.compactMap { element in
                         column(for: element.property).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
                     }
+                    // Elements naming a to-many relationship (Xcode accepts them) have no
+                    // column to index: the index covers the others, or is not made.
+                    guard !columns.isEmpty else { continue }
                     indexes.append(.init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil))
                     indexOrigins.append(.index(entity: name, position: position))
                 }
@@ -403,12 +406,12 @@ struct LayoutBuilder {
             .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: owner, relationship: d.inverse ?? "")),
             .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
         ]
-        if d.isOrdered {
+        if d.keepsOrder {
             columns.append(.init(name: unique("Z_FOK_" + destinationColumn.dropFirst(2), tableName), type: "INTEGER",
                                  role: .order(entity: owner, relationship: r.name)))
         }
         if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
-           let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.isOrdered {
+           let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.keepsOrder {
             columns.append(.init(name: unique("Z_FOK_" + sourceColumn.dropFirst(2), tableName), type: "INTEGER",
                                  role: .order(entity: inverseOwner, relationship: inverseName)))
         }

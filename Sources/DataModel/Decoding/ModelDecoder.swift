@@ -2,13 +2,15 @@
 /// diagnostic for every problem the file shows on its own (cross-entity checks are
 /// the validator's).
 struct ModelDecoder {
-    static let versionKeys = ["model", "version", "identifier", "entities"]
-    static let entityKeys = ["parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier"]
+    static let versionKeys = ["model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations"]
+    static let entityKeys = ["parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier",
+                             "className", "codeGeneration", "syncable", "userInfo", "xcode", "fetchedProperties"]
     static let attributeKeys = ["type", "optional", "default", "transient", "indexed", "renamedFrom", "hashModifier",
-                                "externalStorage", "preserveAfterDeletion", "transformer", "min", "max"]
+                                "externalStorage", "preserveAfterDeletion", "transformer", "min", "max",
+                                "scalar", "className", "syncable", "userInfo", "xcode"]
     static let relationshipKeys = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "transient",
-                                   "minCount", "maxCount", "renamedFrom", "hashModifier"]
-    static let indexKeys = ["name", "properties"]
+                                   "minCount", "maxCount", "renamedFrom", "hashModifier", "syncable", "userInfo", "xcode"]
+    static let indexKeys = ["name", "properties", "compound"]
     static let indexElementKeys = ["property", "order"]
 
     var reader: NodeReader
@@ -27,6 +29,10 @@ struct ModelDecoder {
         var sawEntities = false
         var modelLocation: SourceLocation?
         var versionLocation: SourceLocation?
+        var xcode: XcodeSettings?
+        var syncable: SyncableDefault?
+        var fetchRequests: [XcodeElement] = []
+        var configurations: [XcodeElement] = []
         for (key, _, value) in pairs {
             switch key {
             case "model":
@@ -46,6 +52,24 @@ struct ModelDecoder {
             case "entities":
                 sawEntities = true
                 entities = decodeEntities(value)
+            case "xcode":
+                var settings = xcode ?? XcodeSettings()
+                decodeXcodeAttributes(value, subject: "xcode", into: &settings)
+                xcode = settings
+            case "userInfo":
+                var settings = xcode ?? XcodeSettings()
+                settings.userInfo = decodeUserInfo(value, subject: "userInfo")
+                xcode = settings
+            case "syncable":
+                guard let text = reader.string(value, subject: "syncable") else { break }
+                if text == "none" { break }
+                if let parsed = SyncableDefault(rawValue: text) { syncable = parsed } else {
+                    reader.error("syncable: expected all, entities or none, found '\(text)'", at: value)
+                }
+            case "fetchRequests":
+                fetchRequests = decodeXcodeElements(value, subject: "fetchRequests")
+            case "configurations":
+                configurations = decodeXcodeElements(value, subject: "configurations")
             default: break
             }
         }
@@ -58,9 +82,14 @@ struct ModelDecoder {
         if !sawEntities {
             reader.error("model file: missing required key 'entities'", at: root)
         }
-        return ModelVersionDescription(model: model ?? "", version: version ?? 0, identifier: identifier,
-                                       entities: entities, file: reader.file,
-                                       modelLocation: modelLocation, versionLocation: versionLocation)
+        var description = ModelVersionDescription(model: model ?? "", version: version ?? 0, identifier: identifier,
+                                                  entities: entities, file: reader.file,
+                                                  modelLocation: modelLocation, versionLocation: versionLocation)
+        description.xcode = xcode
+        description.syncable = syncable
+        description.fetchRequests = fetchRequests
+        description.configurations = configurations
+        return description
     }
 
     private mutating func decodeEntities(_ node: YAMLNode) -> [EntityDescription] {
@@ -98,10 +127,69 @@ struct ModelDecoder {
                 entity.renamedFrom = reader.string(value, subject: "\(subject): renamedFrom")
             case "hashModifier":
                 entity.hashModifier = reader.string(value, subject: "\(subject): hashModifier")
+            case "className":
+                entity.xcode["representedClassName"] = reader.text(value, subject: "\(subject): className")
+            case "codeGeneration":
+                entity.xcode["codeGenerationType"] = reader.text(value, subject: "\(subject): codeGeneration")
+            case "syncable":
+                entity.xcode.syncable = reader.bool(value, subject: "\(subject): syncable")
+            case "userInfo":
+                entity.xcode.userInfo = decodeUserInfo(value, subject: "\(subject): userInfo")
+            case "xcode":
+                decodeXcodeAttributes(value, subject: "\(subject): xcode", into: &entity.xcode)
+            case "fetchedProperties":
+                entity.fetchedProperties = decodeXcodeElements(value, subject: "\(subject): fetchedProperties")
             default: break
             }
         }
         return entity
+    }
+
+    // MARK: What only Xcode reads
+
+    /// `xcode: { representedClassName: "App.Photo", … }`: XML attributes by Xcode's names.
+    private mutating func decodeXcodeAttributes(_ node: YAMLNode, subject: String, into settings: inout XcodeSettings) {
+        guard let pairs = reader.mapping(node, subject: subject, allowed: []) else { return }
+        for (key, _, value) in pairs {
+            if let text = reader.text(value, subject: "\(subject): \(key)") { settings[key] = text }
+        }
+    }
+
+    /// `userInfo: { key: value }`, in order.
+    private mutating func decodeUserInfo(_ node: YAMLNode, subject: String) -> [XcodeSettings.Entry] {
+        guard let pairs = reader.mapping(node, subject: subject, allowed: []) else { return [] }
+        return pairs.compactMap { key, _, value in reader.text(value, subject: "\(subject): \(key)").map { XcodeSettings.Entry(key, $0) } }
+    }
+
+    /// Fetched properties, fetch requests, configurations: `name: { attribute: text,
+    /// userInfo: {…}, child: {…}, entities: [A, B] }`.
+    private mutating func decodeXcodeElements(_ node: YAMLNode, subject: String) -> [XcodeElement] {
+        guard let pairs = reader.mapping(node, subject: subject, allowed: []) else { return [] }
+        var result: [XcodeElement] = []
+        for (name, keyNode, body) in pairs {
+            var element = XcodeElement(name: name, location: keyNode.location)
+            guard let fields = reader.mapping(body, subject: "\(subject): \(name)", allowed: []) else { continue }
+            for (key, _, value) in fields {
+                let place = "\(subject): \(name): \(key)"
+                switch value.content {
+                case _ where key == "userInfo":
+                    element.settings.userInfo = decodeUserInfo(value, subject: place)
+                case .mapping:
+                    let attributes = decodeUserInfo(value, subject: place)
+                    element.children.append(.init(tag: key, attributes: attributes))
+                case .sequence:
+                    // `entities: [A, B]`: a configuration's `<memberEntity name="A"/>`s.
+                    let tag = key == "entities" ? "memberEntity" : key
+                    for item in reader.sequence(value, subject: place) ?? [] {
+                        if let member = reader.string(item, subject: place) { element.children.append(.init(tag: tag, attributes: [.init("name", member)])) }
+                    }
+                case .scalar:
+                    if let text = reader.text(value, subject: place) { element.settings[key] = text }
+                }
+            }
+            result.append(element)
+        }
+        return result
     }
 
     /// Property names: an ASCII letter, then letters, digits and '_'. Core Data
@@ -167,6 +255,12 @@ struct ModelDecoder {
                     reader.error("\(subject): transformer applies to transformable attributes only, not \(type.rawValue)", at: keyNode)
                 }
             case "min", "max": limitNodes.append((key, node))
+            case "scalar":
+                attribute.xcode["usesScalarValueType"] = reader.bool(node, subject: "\(subject): scalar").map { $0 ? "YES" : "NO" }
+            case "className": attribute.xcode["customClassName"] = reader.text(node, subject: "\(subject): className")
+            case "syncable": attribute.xcode.syncable = reader.bool(node, subject: "\(subject): syncable")
+            case "userInfo": attribute.xcode.userInfo = decodeUserInfo(node, subject: "\(subject): userInfo")
+            case "xcode": decodeXcodeAttributes(node, subject: "\(subject): xcode", into: &attribute.xcode)
             default: break
             }
         }
@@ -271,12 +365,15 @@ struct ModelDecoder {
                 maxCountNode = node
             case "renamedFrom": relationship.renamedFrom = reader.string(node, subject: "\(subject): renamedFrom")
             case "hashModifier": relationship.hashModifier = reader.string(node, subject: "\(subject): hashModifier")
+            case "syncable": relationship.xcode.syncable = reader.bool(node, subject: "\(subject): syncable")
+            case "userInfo": relationship.xcode.userInfo = decodeUserInfo(node, subject: "\(subject): userInfo")
+            case "xcode": decodeXcodeAttributes(node, subject: "\(subject): xcode", into: &relationship.xcode)
             default: break
             }
         }
-        if relationship.isOrdered, !relationship.isToMany, let orderedNode {
-            reader.error("\(subject): only to-many relationships can be ordered", at: orderedNode, hint: "add `toMany: true` or remove `ordered`")
-        }
+        // `ordered` on a to-one: Xcode keeps the flag when a to-many becomes to-one and
+        // Core Data hashes it (Docs/Xcode.md); it orders nothing, so it is kept as written.
+        _ = orderedNode
         if !relationship.isToMany, let maxCount = relationship.maxCount, maxCount != 1, let maxCountNode {
             reader.error("\(subject): a to-one relationship has maxCount 1, found \(maxCount)", at: maxCountNode, hint: "add `toMany: true`")
         }
@@ -311,6 +408,7 @@ struct ModelDecoder {
         var result: [IndexDescription] = []
         for item in items {
             var name: String?
+            var compound = false
             var elementNodes: [YAMLNode] = []
             switch item.content {
             case .scalar:
@@ -322,6 +420,7 @@ struct ModelDecoder {
                 for (key, _, value) in pairs {
                     if key == "name" { name = reader.string(value, subject: "\(subject): name") }
                     if key == "properties" { elementNodes = reader.sequence(value, subject: "\(subject): properties") ?? [] }
+                    if key == "compound" { compound = reader.bool(value, subject: "\(subject): compound") ?? false }
                 }
                 if !pairs.contains(where: { $0.key == "properties" }) {
                     reader.error("\(subject): missing required key 'properties'", at: item)
@@ -357,7 +456,7 @@ struct ModelDecoder {
             if let name, !Identifier.isIndexName(name) {
                 reader.error("\(subject): '\(name)' is not a valid index name (ASCII letters, digits and '_')", at: item)
             }
-            result.append(IndexDescription(name: name ?? generated, elements: elements, location: item.location))
+            result.append(IndexDescription(name: name ?? generated, isCompound: compound, elements: elements, location: item.location))
         }
         return result
     }

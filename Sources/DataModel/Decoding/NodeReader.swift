@@ -65,6 +65,15 @@ package struct NodeReader {
         return text
     }
 
+    /// Any scalar's text, empty included: what Xcode wrote, kept as it was.
+    package mutating func text(_ node: YAMLNode, subject: String) -> String? {
+        guard case .scalar(let text, let style) = node.content, !(node.isNull && style == .plain) else {
+            error("\(subject): expected a text, found \(describe(node))", at: node)
+            return nil
+        }
+        return text
+    }
+
     /// A plain `true`/`false` (also `yes`/`no`, as YAML 1.1 reads them).
     package mutating func bool(_ node: YAMLNode, subject: String) -> Bool? {
         if case .scalar(let text, .plain) = node.content {

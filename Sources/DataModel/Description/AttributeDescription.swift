@@ -26,8 +26,18 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var minimum: AttributeValue?
     /// Upper limit: a value for numbers and dates, a length for strings and binary data.
     public var maximum: AttributeValue?
+    /// What Xcode says of it that neither hash nor layout reads (`usesScalarValueType`,
+    /// `customClassName`, user info, …), kept for export.
+    public var xcode = XcodeSettings()
     /// Where the attribute's name is written.
     public var location: SourceLocation
+
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case name, type, isOptional, isTransient, isIndexed, defaultValue, renamedFrom, hashModifier, allowsExternalStorage
+        case preservesValueInHistoryOnDeletion, transformer, minimum, maximum, location
+    }
 
     /// Creates an attribute description.
     public init(name: String, type: AttributeType, isOptional: Bool = false, location: SourceLocation) {

@@ -13,10 +13,16 @@ public struct IndexDescription: Sendable, Hashable, Codable {
 
     /// The index name; generated from the property names when the file gives none.
     public var name: String
+    /// Written by Xcode 8 as a `<compoundIndex>` (no name of its own), not a `<fetchIndex>`.
+    public var isCompound = false
     /// The indexed properties, in order.
     public var elements: [Element]
     /// Where the index is written.
     public var location: SourceLocation
+
+    enum CodingKeys: String, CodingKey {
+        case name, elements, location
+    }
 }
 
 /// A uniqueness constraint: a set of property names whose values are unique together.
@@ -50,8 +56,19 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var renamedFrom: String?
     /// Core Data's `versionHashModifier`.
     public var hashModifier: String?
+    /// Fetched properties, kept as Xcode wrote them (not stored, not hashed).
+    public var fetchedProperties: [XcodeElement] = []
+    /// What Xcode says of it that neither hash nor layout reads (`representedClassName`,
+    /// `codeGenerationType`, user info, …), kept for export.
+    public var xcode = XcodeSettings()
     /// Where the entity's name is written.
     public var location: SourceLocation
+
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case name, parent, isAbstract, attributes, relationships, uniqueness, indexes, renamedFrom, hashModifier, location
+    }
 
     /// Creates an entity description.
     public init(name: String, location: SourceLocation) {
@@ -81,6 +98,22 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     public var modelLocation: SourceLocation
     /// Where the `version:` value is written.
     public var versionLocation: SourceLocation
+    /// The `<model>` element's settings when the version came from (or is kept for)
+    /// Xcode: export then writes exactly what the file says; nil for a version written
+    /// in YAML only, which export gives Xcode's defaults for new elements.
+    public var xcode: XcodeSettings?
+    /// Which elements say `syncable="YES"` unless they say otherwise.
+    public var syncable: SyncableDefault?
+    /// Fetch request templates, kept as Xcode wrote them.
+    public var fetchRequests: [XcodeElement] = []
+    /// Configurations (named sets of entities), kept as Xcode wrote them.
+    public var configurations: [XcodeElement] = []
+
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case model, version, identifier, entities, file, modelLocation, versionLocation
+    }
 
     /// Creates a version description.
     public init(model: String, version: Int, identifier: String? = nil, entities: [EntityDescription], file: String,

@@ -6,7 +6,9 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     public var destination: String
     /// To-many when true, to-one otherwise.
     public var isToMany: Bool = false
-    /// To-many only: keeps its order (an `NSOrderedSet` in Core Data).
+    /// Keeps its order (an `NSOrderedSet` in Core Data). Xcode keeps the flag on a
+    /// relationship changed from to-many to to-one, and Core Data hashes it there
+    /// too; a to-one has no order column.
     public var isOrdered: Bool = false
     /// The name of the inverse relationship on the destination, if any.
     public var inverse: String?
@@ -25,8 +27,17 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     public var renamedFrom: String?
     /// Core Data's `versionHashModifier`.
     public var hashModifier: String?
+    /// What Xcode says of it that neither hash nor layout reads (user info, …).
+    public var xcode = XcodeSettings()
     /// Where the relationship's name is written.
     public var location: SourceLocation
+
+    // What only Xcode reads is not part of the encoded form (a store's model cache):
+    // caches written before it existed stay readable, and it changes no compiled fact.
+    enum CodingKeys: String, CodingKey {
+        case name, destination, isToMany, isOrdered, inverse, deleteRule, isOptional, isTransient, minCount, maxCount
+        case renamedFrom, hashModifier, location
+    }
 
     /// Creates a relationship description.
     public init(name: String, destination: String, isToMany: Bool = false, location: SourceLocation) {
@@ -41,6 +52,9 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     public var hashedMaxCount: UInt32 {
         isToMany ? UInt32(truncatingIfNeeded: maxCount ?? 0) : 1
     }
+
+    /// An ordered to-many: the store keeps an order column for it.
+    public var keepsOrder: Bool { isToMany && isOrdered }
 
     /// The minimum count as Core Data hashes it, cut to 32 bits.
     public var hashedMinCount: UInt32 { UInt32(truncatingIfNeeded: minCount ?? 0) }

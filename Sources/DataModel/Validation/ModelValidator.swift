@@ -250,9 +250,12 @@ public struct ModelValidator {
             return
         }
         if inverse.inverse != relationship.name {
+            // Xcode saves such models and Core Data opens them: each side hashes the
+            // inverse name it gives, and each to-one keeps its own column. Xcode warns.
             let what = inverse.inverse.map { "names '\($0)' as its inverse" } ?? "names no inverse"
-            error("\(subject): inverse '\(found.entity).\(inverseName)' \(what); inverses must name each other",
-                  at: relationship.location, hint: "write `inverse: \(relationship.name)` on '\(found.entity).\(inverseName)'")
+            warning("\(subject): inverse '\(found.entity).\(inverseName)' \(what); Core Data keeps each side as written, "
+                    + "but changes to one side do not update the other", at: relationship.location,
+                    hint: "write `inverse: \(relationship.name)` on '\(found.entity).\(inverseName)' unless the app relies on it")
         }
         if inverse.isTransient != relationship.isTransient {
             error("\(subject): its inverse '\(found.entity).\(inverseName)' differs in transient; both sides must be stored or neither",
@@ -273,8 +276,14 @@ public struct ModelValidator {
                 error("entity '\(entity.name)': \(what) names transient attribute '\(name)', which is not stored", at: location)
             }
             if let relationship = property.relationship, relationship.isToMany || relationship.isTransient {
-                error("entity '\(entity.name)': \(what) names relationship '\(name)', which has no column (only stored to-one relationships can be used)",
-                      at: location)
+                let message = "entity '\(entity.name)': \(what) names relationship '\(name)', which has no column"
+                if what.hasPrefix("index") {
+                    // Xcode accepts it and apps ship it; an index has no column to cover for
+                    // it, so the store's index leaves it out (Docs/Xcode.md).
+                    warning(message + "; the index leaves it out", at: location)
+                } else {
+                    error(message + " (only stored to-one relationships can be used)", at: location)
+                }
             }
         }
         for constraint in entity.uniqueness {

@@ -247,7 +247,7 @@ public enum MappingInference {
             }
             var conversion: Conversion?
             if o.isToMany != r.isToMany || old.isManyToMany != relationship.isManyToMany { conversion = .reshape }
-            else if o.isOrdered != r.isOrdered { conversion = .reorder }
+            else if o.keepsOrder != r.keepsOrder { conversion = .reorder }
             if let conversion { return PropertyMapping(name: r.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: true) }
             return PropertyMapping(name: r.name, source: .copy(from: sourceName), isRelationship: true)
         }

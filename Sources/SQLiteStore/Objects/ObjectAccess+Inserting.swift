@@ -210,7 +210,7 @@ extension ObjectAccess {
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
                   let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
-                  inverseRelationship.declaration.isOrdered,
+                  inverseRelationship.declaration.keepsOrder,
                   let order = table.column(for: .order(entity: owner, relationship: inverse)),
                   let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
             try run("""

@@ -5,8 +5,9 @@ import Foundation
 /// layout of the model version it holds.
 ///
 /// Owns its `Connection` (not `Sendable`). Open read-only to inspect: nothing is
-/// written, not even a journal, except when SQLite must roll back a crashed
-/// writer's hot journal first (then the store returns to exactly its previous state).
+/// created or changed beside the store, in any state: a store whose `-wal` or hot
+/// `-journal` SQLite would have to recover in place is read from a private copy
+/// (`Store+PrivateCopy.swift`).
 public final class Store {
     /// The file path, as given.
     public let path: String
@@ -24,18 +25,28 @@ public final class Store {
         case readWrite
     }
 
-    private init(path: String, resolvedPath: String? = nil, connection: Connection) {
+    /// The private folder holding the copy a read-only store is read from, if any.
+    private let privateFolder: String?
+
+    private init(path: String, resolvedPath: String? = nil, connection: Connection, privateFolder: String? = nil) {
         self.path = path
         self.resolvedPath = resolvedPath ?? path
         self.connection = connection
+        self.privateFolder = privateFolder
     }
 
     deinit {
         try? connection.close()
+        if let privateFolder { try? FileManager.default.removeItem(atPath: privateFolder) }
     }
+
+    /// True when the store is read from a private copy (its `-wal` or hot `-journal`
+    /// recovered there, not beside the store).
+    public var readsPrivateCopy: Bool { privateFolder != nil }
 
     /// Closes the connection, reporting any failure.
     public func close() throws(StoreError) {
+        defer { if let privateFolder { try? FileManager.default.removeItem(atPath: privateFolder) } }
         do { try connection.close() } catch { throw StoreError.from(error, path: path) }
     }
 
@@ -46,6 +57,17 @@ public final class Store {
         let resolved = try checkFile(path: path, access: access)
         let isWAL = try checkHeader(path: resolved, shownAs: path)
         let connection: Connection
+        var privateFolder: String?
+        if access == .readOnly, let side = sideFileToRecover(resolved) {
+            let copy = try recoveredCopy(of: resolved, side: side, shownAs: path, busyTimeout: busyTimeout)
+            privateFolder = (copy as NSString).deletingLastPathComponent
+            do {
+                connection = try openConnection(path: copy, access: .readOnly, busyTimeout: busyTimeout, isWAL: isWAL)
+            } catch {
+                try? FileManager.default.removeItem(atPath: privateFolder!)
+                throw StoreError.from(error, path: path)
+            }
+        } else {
         do {
             connection = try openConnection(path: resolved, access: access, busyTimeout: busyTimeout, isWAL: isWAL)
         } catch {
@@ -63,7 +85,8 @@ public final class Store {
             }
             throw StoreError.from(error, path: path)
         }
-        let store = Store(path: path, resolvedPath: resolved, connection: connection)
+        }
+        let store = Store(path: path, resolvedPath: resolved, connection: connection, privateFolder: privateFolder)
         do {
             let tables = try connection.tables()
             guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
@@ -186,22 +209,14 @@ public final class Store {
             // A WAL store without a -wal file is complete in the main file: open it
             // immutable so that SQLite creates no -wal/-shm beside it (read-only
             // folders, and "reading never writes").
-            if isWAL, !FileManager.default.fileExists(atPath: path + "-wal") {
+            // (An empty -wal holds nothing either.) A -wal with frames, or a hot journal,
+            // is recovered in a private copy before this is called.
+            if isWAL, sideFileToRecover(path) == nil {
                 return try Connection(path: "file:\(percentEncoded(path))?immutable=1", mode: .readOnly, busyTimeout: busyTimeout)
             }
             let connection = try Connection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
-            do {
-                _ = try connection.scalarInt64("SELECT count(*) FROM sqlite_schema")
-                return connection
-            } catch where error.resultCode == 776 /* SQLITE_READONLY_ROLLBACK */ || error.resultCode == 264 /* SQLITE_READONLY_RECOVERY */ {
-                // A crashed writer left a hot journal: let a read-write connection roll
-                // it back (restoring the store exactly as it was), then read.
-                try? connection.close()
-                let recovering = try Connection(path: path, mode: .readWrite, busyTimeout: busyTimeout)
-                _ = try recovering.scalarInt64("SELECT count(*) FROM sqlite_schema")
-                try recovering.close()
-                return try Connection(path: path, mode: .readOnly, busyTimeout: busyTimeout)
-            }
+            _ = try connection.scalarInt64("SELECT count(*) FROM sqlite_schema")
+            return connection
         }
     }
 
