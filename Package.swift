@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The module graph of ARCHITECTURE.md §2. Dependencies point one way:
+// The module graph (Docs/Architecture.md). Dependencies point one way:
 // DataModel (YAML → compiled model) and Mapping (inference) never see SQLite;
 // only SQLiteStore touches the C API; ModelMigration ties them together; the CLI
 // parses, calls and renders.
@@ -17,8 +17,8 @@ let package = Package(
         .executable(name: "migrate", targets: ["MigrateCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -39,7 +39,7 @@ let package = Package(
             ]
         ),
         // Core Data's predicate and expression language: parsing and type checking
-        // against a compiled version (ARCHITECTURE §8); no SQLite.
+        // against a compiled version; no SQLite.
         .target(name: "Predicates", dependencies: ["DataModel"]),
         .target(name: "Mapping", dependencies: ["DataModel", "Predicates"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).

@@ -25,7 +25,7 @@ public struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Turns checked predicates and expressions into SQL over a store's layout
-/// (ARCHITECTURE §8): identifiers come only from the layout and are quoted,
+/// (Docs/Architecture.md): identifiers come only from the layout and are quoted,
 /// values are always bound as parameters, never spliced into the text (the only
 /// numbers in the text are entity numbers from the layout).
 ///
