@@ -24,19 +24,6 @@ package enum UTF8Validation {
         return scan(UnsafeBufferPointer(rebasing: bytes[ascii...])).map { $0 + ascii }
     }
 
-    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar): offset += scalar.count
-            case .error: return offset
-            case .emptyInput: return nil
-            }
-        }
-    }
-
     private static func scan(_ bytes: some Collection<UInt8>) -> Int? {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()
