@@ -23,10 +23,12 @@
 # summary "N passed, M failed"; exits 1 when any trial failed.
 #
 # Each trial, right after the disturbance:
-#   1. `migrate status` succeeds (a crashed writer's hot journal is rolled back by
-#      this first reader) and says version 1 (exit 3) or version 2 (exit 0); when
-#      the kill left a journal, the commit never happened, so it must say 1;
-#   2. `migrate inspect` succeeds and no journal is left beside the store;
+#   1. `migrate status` succeeds (a crashed writer's hot journal is rolled back in
+#      a private copy it reads) and says version 1 (exit 3) or version 2 (exit 0);
+#      when the kill left a journal, the commit never happened, so it must say 1;
+#   2. `migrate inspect` succeeds; neither changed the store or its journal (read-only
+#      commands write nothing); the next writer (here the sqlite3 shell, read-write)
+#      plays a hot journal back, and then no hot journal is left beside the store;
 #   3. PRAGMA integrity_check is ok;
 #   4. every item and owner, as text, hashes to what version 1 holds, or to what
 #      version 2 must hold computed from version 1's rows (not from a migrated store);
@@ -193,6 +195,7 @@ print("reading", flush=True); time.sleep(3); c.execute("COMMIT")' trial.sqlite >
   esac
   journal=no
   [ -e trial.sqlite-journal ] && journal=yes
+  before_reading=$(cat trial.sqlite trial.sqlite-journal 2>/dev/null | md5sum)
 
   migrate status trial.sqlite >status.out 2>&1
   status=$?
@@ -203,12 +206,18 @@ print("reading", flush=True); time.sleep(3); c.execute("COMMIT")' trial.sqlite >
   esac
   if [ "$journal" = yes ] && [ "$version" != 1 ]; then fail "a journal was left, yet status says version 2"; continue; fi
   if ! migrate inspect trial.sqlite >inspect.out 2>&1; then fail "inspect failed: $(head -c 300 inspect.out)"; continue; fi
+  if [ "$(cat trial.sqlite trial.sqlite-journal 2>/dev/null | md5sum)" != "$before_reading" ]; then
+    fail "status or inspect changed the store or its journal (read-only commands write nothing)"
+    continue
+  fi
+  # The next writer plays a crashed writer's hot journal back.
+  sqlite3 trial.sqlite "PRAGMA schema_version" >/dev/null 2>&1 || { fail "the store cannot be opened read-write"; continue; }
   # A journal may stay only if it is not hot: empty (a kill right after BEGIN
   # EXCLUSIVE opened it), or its header's magic number still zero (SQLite writes
   # it when it syncs the journal, before the first change to the database file),
   # so no reader or writer plays it back.
   if [ -s trial.sqlite-journal ] && [ "$(head -c 8 trial.sqlite-journal | od -An -tx1 | tr -d ' \n')" != 0000000000000000 ]; then
-    fail "a hot journal is still beside the store after status and inspect ($(stat -c %s trial.sqlite-journal) bytes)"
+    fail "a hot journal is still beside the store after a writer opened it ($(stat -c %s trial.sqlite-journal) bytes)"
     continue
   fi
   if [ "$version" = 1 ] && ! cmp -s template.sqlite trial.sqlite; then fail "version 1, but the file is not byte-identical to the original"; continue; fi
