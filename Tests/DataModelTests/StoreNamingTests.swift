@@ -48,21 +48,12 @@ import TestSupport
             .map { "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))" }
     }
 
-    static let accounts = """
-        entities:
-          Account:
-            attributes: { color: string?, label: string?, note: string?, rank: string? }
-            relationships:
-              blocks: { destination: Account, toMany: true, inverse: blockedBy }
-              blockedBy: { destination: Account, toMany: true, inverse: blocks }
-        """
-
     /// A self-referential pair with identical relationships in both versions: the
     /// attribute `model` makes the table 7 names, 13 buckets instead of 7, and
     /// `blocks` now comes first in its order (bucket 8 before 11; before, bucket 4
     /// of `blockedBy` came before 6).
     @Test func aSelfReferentialPairChangesSidesWhenAnAttributeIsAdded() throws {
-        let versions = [Self.accounts, Self.accounts.replacingOccurrences(of: "rank: string? }", with: "rank: string?, model: string? }")]
+        let versions = [NamingFixtures.accounts, NamingFixtures.accountsWithModel]
         #expect(try joinTables(versions, version: 1) == ["Z_1BLOCKEDBY(Z_1BLOCKS,Z_1BLOCKEDBY)"])
         #expect(try joinTables(versions, version: 2) == ["Z_1BLOCKS(Z_1BLOCKEDBY,Z_1BLOCKS)"])
     }

@@ -30,21 +30,12 @@ import TestSupport
         return try schema(path)
     }
 
-    static let accounts = """
-        entities:
-          Account:
-            attributes: { color: string?, label: string?, note: string?, rank: string? }
-            relationships:
-              blocks: { destination: Account, toMany: true, inverse: blockedBy }
-              blockedBy: { destination: Account, toMany: true, inverse: blocks }
-        """
-
     /// Version 2 only adds an attribute, which moves the self-referential pair's
     /// table to the other side (`Z_1BLOCKEDBY` → `Z_1BLOCKS`): the migration renames
     /// it, and every pair still means what it meant.
     @Test func aSelfReferentialPairsTableMovesToTheSideOfTheDestination() throws {
-        let v2 = Self.accounts.replacingOccurrences(of: "rank: string? }", with: "rank: string?, model: string? }")
-        let s = try MigrationScenario("Accounts", versions: [Self.accounts, v2])
+        let v2 = NamingFixtures.accountsWithModel
+        let s = try MigrationScenario("Accounts", versions: [NamingFixtures.accounts, v2])
         defer { s.remove() }
         try ShiftingNamesTests.markAsCoreDataStore(s)
         try s.withObjects { o in
