@@ -151,7 +151,8 @@ extension GlobalOptions {
 
     /// Reports any error through its outcome (``Outcome/init(_:signal:)``).
     func fail(_ error: any Error) -> ExitCode {
-        fail(Outcome(error))
+        // `rendered:` names the outcome overload (an Outcome is an Error too).
+        fail(Outcome(error), rendered: nil)
     }
 }
 
