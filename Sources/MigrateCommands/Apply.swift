@@ -100,29 +100,34 @@ struct Apply: ParsableCommand {
         if global.json {
             Output.jsonLine(Event.done(result))
         } else {
-            let verb = result.dryRun ? "dry run: would migrate" : "migrated"
-            // A dry run copies the store as a real run would (the copy fits, the
-            // folder is writable), then keeps no backup: nothing was changed.
-            let asked = backup != nil || backupDirectory != nil
-            let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
+            printDone(result)
+        }
+    }
+
+    /// What a migration did, as text, with how to restore its backup.
+    func printDone(_ result: MigrationResult) {
+        let verb = result.dryRun ? "dry run: would migrate" : "migrated"
+        // A dry run copies the store as a real run would (the copy fits, the
+        // folder is writable), then keeps no backup: nothing was changed.
+        let asked = backup != nil || backupDirectory != nil
+        let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
+        Output.out("""
+            \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
+            \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
+            \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
+            """)
+        if let folder = backupDirectory, !result.dryRun, result.backup != nil {
             Output.out("""
-                \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
-                \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
-                \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
+                to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
+                --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
                 """)
-            if let folder = backupDirectory, !result.dryRun, result.backup != nil {
-                Output.out("""
-                    to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
-                    --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
-                    """)
-            } else if let backup = result.backup, !result.dryRun {
-                // With nothing else using the store: the copy is a complete store of
-                // the old version, and any -wal/-shm beside the store belongs to the new one.
-                Output.out("""
-                    to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
-                    && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
-                    """)
-            }
+        } else if let backup = result.backup, !result.dryRun {
+            // With nothing else using the store: the copy is a complete store of
+            // the old version, and any -wal/-shm beside the store belongs to the new one.
+            Output.out("""
+                to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
+                && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
+                """)
         }
     }
 }
