@@ -30,6 +30,12 @@ struct FleetApply: ParsableCommand {
 
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
+        if gate.failOnDestructive && fleet.storesFrom.contains("-") {
+            throw ValidationError("""
+                --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
+                (--stores-from -) can be read once: write the list to a file
+                """)
+        }
     }
 
     func run() throws {

@@ -82,6 +82,13 @@ import TestSupport
         #expect(stores.map { f.snapshot($0) } == before)
         #expect(!FileManager.default.fileExists(atPath: f.path("backups")))
 
+        // The list is read twice: standard input cannot be.
+        let piped = try f.migrate(["fleet", "apply", "--fail-on-destructive", "--stores-from", "-"] + f.models)
+        #expect(piped.status == 64)
+        #expect(piped.stderr.hasPrefix("""
+            Error: --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
+            (--stores-from -) can be read once: write the list to a file
+            """))
         // A fleet whose plans lose nothing passes the gate and migrates.
         let passing = try f.migrate(["fleet", "apply", "--json", "--fail-on-destructive"] + f.models + ["fleet/empty.sqlite", "fleet/c.sqlite"])
         #expect(passing.status == 0, "\(passing.stdout)")
