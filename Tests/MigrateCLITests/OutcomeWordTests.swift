@@ -38,7 +38,33 @@ import TestSupport
         #expect(Self.same(apply["error"], ["status": "failed", "exitCode": 1, "message": message]))
         #expect(fleet["status"] as? String == "failed")
         #expect(fleet["message"] as? String == "not an SQLite database (the file does not start with SQLite's header)")
+        let plan = try f.migrate(["plan", "--json"] + f.models + ["garbage.sqlite"])
+        #expect(plan.status == 1)
+        #expect(Self.same(try StockFixture.object(plan.stdout)["error"], ["status": "failed", "exitCode": 1, "message": message]))
+        let fleetApply = try f.migrate(["fleet", "apply", "--json"] + f.models + ["garbage.sqlite"])
+        #expect(fleetApply.status == 1)
+        #expect(try FleetCommandTests.statuses(fleetApply.stdout) == ["garbage.sqlite": "failed"])
         #expect(f.snapshot("garbage.sqlite") == before)
+    }
+
+    /// A store of another model: its version is among no models given (exit 5).
+    @Test func aForeignStoreIsUnknownVersionEverywhere() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let created = try f.migrate(["create", "--models", TestModels.modelsFolder, "--model", "Contacts", "--version", "1", "contacts.sqlite"])
+        #expect(created.status == 0)
+        let before = f.snapshot("contacts.sqlite")
+        let (status, apply, fleet, codes) = try Self.words(f, "contacts.sqlite")
+        #expect(codes == [5, 5, 5])
+        let message = """
+            contacts.sqlite: this store is a Contacts store, and the models given hold models: Stock (is --models the folder holding Contacts/?)
+            """
+        for report in [status, apply] {
+            #expect(report["status"] as? String == "unknown-version")
+            #expect(Self.same(report["error"], ["status": "unknown-version", "exitCode": 5, "message": message]))
+        }
+        #expect(fleet["status"] as? String == "unknown-version")
+        #expect(f.snapshot("contacts.sqlite") == before)
     }
 
     @Test func noPathAndUsageHaveTheirWords() throws {
