@@ -27,7 +27,7 @@ import TestSupport
         let before = stores.map { f.snapshot($0) }
         let text = try f.migrate(["fleet", "plan", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
         #expect(text.status == 6)
-        #expect(text.stderr == "")
+        #expect(text.stderr == "error: 2 of 3 stores have a destructive plan (--fail-on-destructive)\n")
         #expect(text.stdout.hasSuffix("""
             destructive plans (--fail-on-destructive) (2):
               fleet/a.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))

@@ -1,8 +1,9 @@
 import DataModel
-@testable import Mapping
 import ModelMigration
 import SQLiteStore
 import Testing
+
+@testable import Mapping
 
 /// `Outcome`: the one table of outcomes (exit code, word) and the one function
 /// from any error to an outcome.
