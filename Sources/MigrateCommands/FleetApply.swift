@@ -70,10 +70,7 @@ struct FleetApply: ParsableCommand {
             for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome)) }
             Output.jsonLine(FleetSummaryRecord(command: "apply", shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
         } else {
-            Output.err("""
-                error: \(tally.destructive) of \(tally.stores) store\(tally.stores == 1 ? "" : "s") have a destructive plan \
-                (--fail-on-destructive); no store was changed
-                """)
+            Output.err("error: \(tally.destructiveSummary); no store was changed")
             Output.out((["\(tally.stores) store\(tally.stores == 1 ? "" : "s") planned, none changed"] + tally.problemLines()).joined(separator: "\n"))
         }
         throw ExitCode(code)

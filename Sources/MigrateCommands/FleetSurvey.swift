@@ -86,7 +86,7 @@ final class FleetSurvey: @unchecked Sendable {
         Output.out(lines.joined(separator: "\n"))
         for (policy, file) in missingPolicies { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
         if tally.destructive > 0 {
-            Output.err("error: \(tally.destructive) of \(tally.stores) store\(tally.stores == 1 ? "" : "s") have a destructive plan (--fail-on-destructive)")
+            Output.err("error: " + tally.destructiveSummary)
         }
         return code
     }

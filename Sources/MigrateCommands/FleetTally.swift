@@ -53,6 +53,11 @@ struct FleetTally: Encodable {
         return present.filter { $0.count > 0 }.map(\.kind).max { $0.weight < $1.weight }?.exitCode ?? 0
     }
 
+    /// `N of M stores have a destructive plan (--fail-on-destructive)`, for stderr.
+    var destructiveSummary: String {
+        "\(destructive) of \(stores) store\(stores == 1 ? "" : "s") \(destructive == 1 ? "has" : "have") a destructive plan (--fail-on-destructive)"
+    }
+
     /// The problems, grouped by status, for the closing text.
     func problemLines() -> [String] {
         var lines: [String] = []
