@@ -233,10 +233,15 @@ struct LayoutBuilder {
             let root = rootOfTable[table]!
             // Each column's key once, not once per comparison (a key may look up a
             // relationship).
-            let columns = (columnsByTable[table] ?? []).enumerated()
-                .map { (key: sortKey($0.element), offset: $0.offset, column: $0.element) }
-                .sorted { $0.key != $1.key ? $0.key < $1.key : $0.offset < $1.offset }
-                .map(\.column)
+            // Spelled out with its types: as one generic chain over five-element tuples
+            // this expression took the type checker over 5 s of every clean build.
+            typealias Keyed = (key: (Int, Int, Int, String, Int), offset: Int, column: StorageLayout.Column)
+            var keyed: [Keyed] = []
+            for (offset, column) in (columnsByTable[table] ?? []).enumerated() {
+                keyed.append((key: sortKey(column), offset: offset, column: column))
+            }
+            keyed.sort { (a: Keyed, b: Keyed) -> Bool in a.key != b.key ? a.key < b.key : a.offset < b.offset }
+            let columns: [StorageLayout.Column] = keyed.map { $0.column }
             tables.append(.init(name: table, entity: root, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
             tableOrigins.append(.entity(root))
         }
