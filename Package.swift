@@ -10,11 +10,12 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         // What an application or a deploy package imports: `ModelMigration` (policies,
-        // planning, migrating, opening stores) and the model layer its declarations use
+        // planning, migrating, opening stores) and the modules its declarations use
         // (`DataModel`: compiled models and attribute values; `Mapping`: mapping models;
-        // `Predicates`: Core Data predicates). SQLite stays behind `package` access in
-        // SQLiteStore (Docs/PublicAPI.md).
-        .library(name: "ModelMigration", targets: ["ModelMigration", "DataModel", "Mapping", "Predicates"]),
+        // `Predicates`: Core Data predicates; `SQLiteStore`: the store handle, its
+        // metadata and objects). SQLite itself stays behind `package` access
+        // (Docs/PublicAPI.md).
+        .library(name: "ModelMigration", targets: ["ModelMigration", "DataModel", "Mapping", "Predicates", "SQLiteStore"]),
         .library(name: "MigrateCommands", targets: ["MigrateCommands"]),
         // For policy authors' tests in a deploy package: temporary models, stores
         // and mapping files, a migration with their own policies, the built CLI.

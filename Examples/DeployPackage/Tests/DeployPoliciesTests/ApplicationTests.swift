@@ -1,6 +1,7 @@
 import DataModel
 import DeployPolicies
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 
