@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test test-all lint install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
+.PHONY: all build demo test test-all api lint install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
 
 all: build
 
@@ -46,10 +46,18 @@ demo: build
 test:
 	$(SWIFT) build $(BUILD_FLAGS)
 	$(SWIFT) test $(BUILD_FLAGS)
+	bash Scripts/public_api.sh
+
+# Fails when a library module's public API differs from Docs/PublicAPI.txt (read
+# from the last build's modules; `bash Scripts/public_api.sh --update` after a
+# deliberate change, explained in Docs/PublicAPI.md).
+api: build
+	bash Scripts/public_api.sh
 
 test-all:
 	$(SWIFT) build $(BUILD_FLAGS)
 	MIGRATE_SLOW_TESTS=1 $(SWIFT) test $(BUILD_FLAGS)
+	bash Scripts/public_api.sh
 
 # No Swift line over 160 columns (the lineLength of .swift-format, which holds the
 # formatter settings: 4-space indents, the code's existing line breaks kept).

@@ -9,7 +9,13 @@ let package = Package(
     name: "ModelMigration",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "ModelMigration", targets: ["ModelMigration"]),
+        // What an application or a deploy package imports: `ModelMigration` (policies,
+        // planning, migrating, opening stores) and the modules its declarations use
+        // (`DataModel`: compiled models and attribute values; `Mapping`: mapping models;
+        // `Predicates`: Core Data predicates; `SQLiteStore`: the store handle, its
+        // metadata and objects). SQLite itself stays behind `package` access
+        // (Docs/PublicAPI.md).
+        .library(name: "ModelMigration", targets: ["ModelMigration", "DataModel", "Mapping", "Predicates", "SQLiteStore"]),
         .library(name: "MigrateCommands", targets: ["MigrateCommands"]),
         // For policy authors' tests in a deploy package: temporary models, stores
         // and mapping files, a migration with their own policies, the built CLI.
@@ -48,7 +54,7 @@ let package = Package(
         // (CoreDataImport). No dependencies.
         .target(name: "PropertyList"),
         .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel", "PropertyList"]),
-        .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "SQLiteStore"]),
+        .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore"]),
         .target(
             name: "Migrations",
             dependencies: ["ModelMigration"],
@@ -65,6 +71,9 @@ let package = Package(
             name: "MigrateCommands",
             dependencies: [
                 "ModelMigration",
+                "DataModel",
+                "Mapping",
+                "SQLiteStore",
                 "CoreDataImport",
                 "CSignalPipe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,17 +82,19 @@ let package = Package(
         // The shipped `migrate`: the commands with the example's policies.
         .executableTarget(name: "MigrateCLI", dependencies: ["MigrateCommands", "Migrations"]),
         // `make bench`: migration speed and memory against the raw-SQL bound.
-        .executableTarget(name: "Benchmarks", dependencies: ["ModelMigration"], path: "Benchmarks/Sources"),
+        .executableTarget(name: "Benchmarks", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"], path: "Benchmarks/Sources"),
         // Generates the example's sample data for `make demo`.
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
-        .target(name: "TestSupport", dependencies: ["ModelMigration"]),
+        .target(name: "TestSupport", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "TestSupport"]),
-        .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "TestSupport"]),
-        .testTarget(name: "MappingTests", dependencies: ["Mapping", "TestSupport"]),
-        .testTarget(name: "ModelMigrationTests", dependencies: ["ModelMigration", "Migrations", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "DataModel", "PropertyList", "TestSupport"]),
+        .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "DataModel", "TestSupport"]),
+        .testTarget(name: "MappingTests", dependencies: ["Mapping", "DataModel", "TestSupport"]),
+        .testTarget(name: "ModelMigrationTests", dependencies: [
+            "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations", "TestSupport",
+        ]),
         .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "PropertyList", "TestSupport"]),
+        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,8 +11,10 @@
 // `--only TEXT` runs the hops whose name contains TEXT (`--only load`: the load and
 // dump measurements alone, at sizes up to 1 M); `--keep` leaves the
 // generated stores in the work folder (people-N.sqlite) for a closer look.
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 // MARK: Options
 

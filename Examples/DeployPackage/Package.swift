@@ -18,6 +18,7 @@ let package = Package(
         // The policies' tests: ModelMigration's TestSupport makes the stores.
         .testTarget(name: "DeployPoliciesTests", dependencies: [
             "DeployPolicies",
+            .product(name: "ModelMigration", package: "ModelMigration"),
             .product(name: "TestSupport", package: "ModelMigration"),
         ]),
     ],

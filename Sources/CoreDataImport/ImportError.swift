@@ -1,8 +1,8 @@
 /// Why an Xcode model could not be imported. Carries every problem found, each as
 /// `file:line: subject: detail`.
-public struct ImportError: Error, Sendable, CustomStringConvertible {
+package struct ImportError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, broadly.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// The path is missing or unreadable, or holds no version.
         case unreadable
         /// A `contents` file is not well-formed XML or not a Core Data model.
@@ -14,20 +14,20 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What went wrong, broadly.
-    public var kind: Kind
+    package var kind: Kind
     /// Every problem, one line each.
-    public var problems: [String]
+    package var problems: [String]
 
     /// Creates an error from one or more problems.
-    public init(_ kind: Kind, _ problems: [String]) {
+    package init(_ kind: Kind, _ problems: [String]) {
         self.kind = kind
         self.problems = problems
     }
 
     /// Creates an error from one problem.
-    public init(_ kind: Kind, _ problem: String) {
+    package init(_ kind: Kind, _ problem: String) {
         self.init(kind, [problem])
     }
 
-    public var description: String { problems.joined(separator: "\n") }
+    package var description: String { problems.joined(separator: "\n") }
 }

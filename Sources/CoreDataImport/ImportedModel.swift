@@ -1,38 +1,38 @@
 import DataModel
 
 /// An Xcode model converted to the model format: one YAML text per version, in order.
-public struct ImportedModel: Sendable {
+package struct ImportedModel: Sendable {
     /// The model's name (`model:` in every file, the folder under `Models/`).
-    public var name: String
+    package var name: String
     /// The versions, numbered 1… in import order; the last is Xcode's current version.
-    public var versions: [ImportedVersion]
+    package var versions: [ImportedVersion]
     /// Problems of the bundle as a whole (skipped compiled versions, ordering notes).
-    public var notes: [String]
+    package var notes: [String]
 }
 
 /// One imported version.
-public struct ImportedVersion: Sendable {
+package struct ImportedVersion: Sendable {
     /// The version number (`<N>.yaml`).
-    public var number: Int
+    package var number: Int
     /// The `.xcdatamodel` folder it came from.
-    public var source: String
+    package var source: String
     /// The `contents` file it came from.
-    public var sourcePath: String
+    package var sourcePath: String
     /// True for the version `.xccurrentversion` names.
-    public var isCurrent: Bool
+    package var isCurrent: Bool
     /// The YAML text of `<N>.yaml`.
-    public var yaml: String
+    package var yaml: String
     /// What the Xcode version holds that the format has no place for, one line each.
-    public var warnings: [String]
+    package var warnings: [String]
     /// For each line of `yaml` that states an element (1-based), where the element is
     /// written in the `contents` file: a diagnostic of the imported YAML points there.
-    public var sourceLines: [Int: SourceLocation] = [:]
+    package var sourceLines: [Int: SourceLocation] = [:]
     /// The `contents` file's text (an Xcode 3 binary version: empty), for excerpts.
-    public var sourceText = ""
+    package var sourceText = ""
 
     /// `location` in the YAML of this version, moved to the `contents` element that
     /// produced its line (the nearest stated line at or above it); nil if none.
-    public func sourceLocation(ofYAMLLine line: Int) -> SourceLocation? {
+    package func sourceLocation(ofYAMLLine line: Int) -> SourceLocation? {
         var candidate = line
         while candidate >= 1 {
             if let found = sourceLines[candidate] { return found }

@@ -14,16 +14,16 @@ import PropertyList
 /// `notCarried`: `migrate plan` refuses the hop rather than inferring it silently.
 ///
 /// Pure: values in, values out; the caller reads and writes files.
-public struct MappingModelConverter: Sendable {
+package struct MappingModelConverter: Sendable {
     /// The imported model, compiled.
-    public var model: CompiledModel
+    package var model: CompiledModel
     /// The imported versions (their `.xcdatamodel` folders name them).
-    public var versions: [ImportedVersion]
+    package var versions: [ImportedVersion]
     /// The name of the `.xcdatamodeld` bundle read (`Delta`), to tell this bundle's mapping models from others'.
-    public var bundleName: String
+    package var bundleName: String
 
     /// Creates a converter for the versions of one import.
-    public init(model: CompiledModel, versions: [ImportedVersion], bundleName: String) {
+    package init(model: CompiledModel, versions: [ImportedVersion], bundleName: String) {
         self.model = model
         self.versions = versions
         self.bundleName = bundleName
@@ -31,7 +31,7 @@ public struct MappingModelConverter: Sendable {
 
     /// Converts mapping models; `unread` are mapping models found without a readable
     /// `xcmapping.xml` (path and reason), reported with the hop their name suggests.
-    public func convert(_ mappingModels: [XcodeMappingModel], unread: [(path: String, reason: String)] = []) -> ImportedMappings {
+    package func convert(_ mappingModels: [XcodeMappingModel], unread: [(path: String, reason: String)] = []) -> ImportedMappings {
         var result = ImportedMappings(mappings: [], policies: [], skipped: [], otherModels: [])
         var skeletons: [String: PolicySkeleton] = [:]
         var taken: [String: String] = [:]

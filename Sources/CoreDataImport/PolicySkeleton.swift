@@ -2,27 +2,27 @@
 /// `EntityMigrationPolicy` with one method per selector the mapping models call
 /// through `$entityPolicy`, and `unwritten` listing what is left to port, so that
 /// `migrate plan` refuses the hops that name it until the list is empty.
-public struct PolicySkeleton: Sendable {
+package struct PolicySkeleton: Sendable {
     /// One selector called as `FUNCTION($entityPolicy, "selector", …)`.
-    public struct Selector: Sendable, Hashable {
+    package struct Selector: Sendable, Hashable {
         /// The Objective-C selector, `migrateSaveStateType:`.
-        public var selector: String
+        package var selector: String
         /// The number of arguments.
-        public var arguments: Int
+        package var arguments: Int
         /// Where it is called: `DeltaToDelta2.xcmappingmodel: SaveStateToSaveState.type`.
-        public var uses: [String]
+        package var uses: [String]
     }
 
     /// The policy's name in mapping files (the class name without its module).
-    public var name: String
+    package var name: String
     /// The Core Data classes it stands for (`Delta.SaveStateMigrationPolicy`).
-    public var coreDataClasses: [String]
+    package var coreDataClasses: [String]
     /// Entity mappings that name it: `DeltaToDelta2.xcmappingmodel: SaveStateToSaveState`.
-    public var entityMappings: [String]
+    package var entityMappings: [String]
     /// The selectors called on it.
-    public var selectors: [Selector]
+    package var selectors: [Selector]
     /// User info of the entity mappings naming it, `mapping: key = value`.
-    public var userInfo: [String]
+    package var userInfo: [String]
 
     /// The Swift method name of a selector: `migrateSaveStateType:` → `migrateSaveStateType`,
     /// `defaultIsActiveForBundleID:team:` → `defaultIsActiveForBundleID`.
@@ -41,7 +41,7 @@ public struct PolicySkeleton: Sendable {
     ]
 
     /// The Swift source of the skeleton.
-    public var swift: String {
+    package var swift: String {
         func literal(_ text: String) -> String {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
@@ -65,6 +65,7 @@ public struct PolicySkeleton: Sendable {
             "//",
             "// Port what the Core Data class does, then empty `unwritten`: until it is empty,",
             "// `migrate plan` refuses every hop whose mapping file names this policy, listing it.",
+            "import DataModel        // AttributeValue",
             "import ModelMigration",
             "",
             "public struct \(name): EntityMigrationPolicy {",

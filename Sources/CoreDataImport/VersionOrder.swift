@@ -11,9 +11,9 @@ import Foundation
 /// CoreDataPlus ship "SampleModel" current beside "SampleModel2" and "SampleModel3",
 /// whose stores show that history) and the name order stands. An explicit list
 /// (`--order`) replaces the rule entirely.
-public enum VersionOrder {
+package enum VersionOrder {
     /// True when `a` sorts before `b` by name, digits compared as numbers.
-    public static func precedes(_ a: String, _ b: String) -> Bool {
+    package static func precedes(_ a: String, _ b: String) -> Bool {
         let left = chunks(a), right = chunks(b)
         for (l, r) in zip(left, right) where l != r {
             switch (l, r) {
@@ -36,7 +36,7 @@ public enum VersionOrder {
     /// Sorts version names by the rule; `current` (when among them) goes last unless
     /// it is the first by name (see the type's documentation).
     /// Names may carry `.xcdatamodel`, which is not compared (Xcode does not show it).
-    public static func sorted(_ names: [String], current: String?) -> [String] {
+    package static func sorted(_ names: [String], current: String?) -> [String] {
         let byName = byName(names)
         guard let current, names.contains(current), byName.first != current else { return byName }
         return byName.filter { $0 != current } + [current]
@@ -44,7 +44,7 @@ public enum VersionOrder {
 
     /// How the current version was placed, for a note: nil when it is last by name
     /// anyway (or there is none).
-    public enum CurrentPlacement: Equatable {
+    package enum CurrentPlacement: Equatable {
         /// Moved last although later versions sort after it.
         case movedLast(after: [String])
         /// Kept first by name: the marker looks never switched.
@@ -52,7 +52,7 @@ public enum VersionOrder {
     }
 
     /// Where the rule put `current` among `names`, when it differs from plain name order's last place.
-    public static func placement(of current: String?, among names: [String]) -> CurrentPlacement? {
+    package static func placement(of current: String?, among names: [String]) -> CurrentPlacement? {
         let byName = byName(names)
         guard let current, let index = byName.firstIndex(of: current), index != byName.count - 1 else { return nil }
         let later = Array(byName[(index + 1)...])
@@ -67,7 +67,7 @@ public enum VersionOrder {
 
     /// Parses an order file: one version folder name a line (`.xcdatamodel` optional),
     /// blank lines and `#` comments ignored.
-    public static func parseList(_ text: String) -> [String] {
+    package static func parseList(_ text: String) -> [String] {
         text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }

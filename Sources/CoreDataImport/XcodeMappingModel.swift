@@ -8,40 +8,40 @@ import Foundation
 /// mapping was deleted in Xcode) are not part of the mapping model.
 ///
 /// A value: reading does not decide anything; `MappingModelConverter` does.
-public struct XcodeMappingModel: Sendable {
+package struct XcodeMappingModel: Sendable {
     /// One entity mapping (`NSEntityMapping`).
-    public struct EntityMapping: Sendable {
+    package struct EntityMapping: Sendable {
         /// `name`, when Xcode recorded one (else Core Data's default, `<Source>To<Destination>`).
-        public var name: String?
+        package var name: String?
         /// `sourcename`: the source entity; nil for an entity mapping that adds objects.
-        public var source: String?
+        package var source: String?
         /// `destinationname`: the destination entity; nil for one that removes objects.
-        public var destination: String?
+        package var destination: String?
         /// `mappingtypename` (`Undefined`, `Custom`, `Add`, `Remove`, `Copy`, `Transform`).
-        public var mappingType: String?
+        package var mappingType: String?
         /// `mappingnumber`: the order of the mapping in the model (policy stages run in it).
-        public var number: Int
+        package var number: Int
         /// `migrationpolicyclassname`: the `NSEntityMigrationPolicy` subclass.
-        public var policyClass: String?
+        package var policyClass: String?
         /// `autogenerateexpression`: the source fetch is Core Data's default one.
-        public var autogeneratesSource: Bool
+        package var autogeneratesSource: Bool
         /// `sourcefilterpredicatestring`: the predicate the default fetch is narrowed by.
-        public var filterPredicate: String?
+        package var filterPredicate: String?
         /// `sourceexpressiondata`: a custom source fetch, archived.
-        public var sourceExpression: [UInt8]?
+        package var sourceExpression: [UInt8]?
         /// `userinfodata`: the archived user info dictionary.
-        public var userInfo: [UInt8]?
+        package var userInfo: [UInt8]?
         /// Attribute mappings, in the order the file lists them.
-        public var attributes: [PropertyMapping]
+        package var attributes: [PropertyMapping]
         /// Relationship mappings, in the order the file lists them.
-        public var relationships: [PropertyMapping]
+        package var relationships: [PropertyMapping]
         /// Attributes of the element this reader does not know.
-        public var unknown: [String]
+        package var unknown: [String]
         /// The line of the element, for messages.
-        public var line: Int
+        package var line: Int
 
         /// The name Core Data gives the mapping.
-        public var effectiveName: String {
+        package var effectiveName: String {
             if let name, !name.isEmpty { return name }
             switch (source, destination) {
             case let (s?, d?): return "\(s)To\(d)"
@@ -53,40 +53,40 @@ public struct XcodeMappingModel: Sendable {
     }
 
     /// One attribute or relationship mapping (`NSPropertyMapping`).
-    public struct PropertyMapping: Sendable {
+    package struct PropertyMapping: Sendable {
         /// `name`: the destination property.
-        public var name: String
+        package var name: String
         /// `valueexpressiondata`: the archived value expression.
-        public var valueExpression: [UInt8]?
+        package var valueExpression: [UInt8]?
         /// `autogenerateexpression` (relationships): Xcode writes the expression at compile time.
-        public var autogenerates: Bool
+        package var autogenerates: Bool
         /// `sourcekeypath` (relationships): the key path the related source objects come from.
-        public var sourceKeyPath: String?
+        package var sourceKeyPath: String?
         /// `sourcemappingname` (relationships): the entity mapping that made their destinations.
-        public var sourceMappingName: String?
+        package var sourceMappingName: String?
         /// `userinfodata`: the archived user info dictionary.
-        public var userInfo: [UInt8]?
+        package var userInfo: [UInt8]?
         /// Attributes of the element this reader does not know.
-        public var unknown: [String]
+        package var unknown: [String]
         /// The line of the element, for messages.
-        public var line: Int
+        package var line: Int
     }
 
     /// The `.xcmappingmodel` folder's path.
-    public var path: String
+    package var path: String
     /// `sourcemodelpath`: the source version as the project recorded it.
-    public var sourceModelPath: String?
+    package var sourceModelPath: String?
     /// `destinationmodelpath`.
-    public var destinationModelPath: String?
+    package var destinationModelPath: String?
     /// Whether the file embeds the two models (`sourcemodeldata`, `destinationmodeldata`).
-    public var embedsModels: Bool
+    package var embedsModels: Bool
     /// The entity mappings, in `mappingnumber` order.
-    public var entityMappings: [EntityMapping]
+    package var entityMappings: [EntityMapping]
     /// Elements or attributes of the file this reader does not know, one line each.
-    public var unknown: [String]
+    package var unknown: [String]
 
     /// The folder name without `.xcmappingmodel`.
-    public var name: String {
+    package var name: String {
         let last = (path as NSString).lastPathComponent
         return last.hasSuffix(".xcmappingmodel") ? String(last.dropLast(15)) : last
     }
@@ -101,7 +101,7 @@ public struct XcodeMappingModel: Sendable {
     private static let modelKeys: Set<String> = ["sourcemodelpath", "destinationmodelpath", "sourcemodeldata", "destinationmodeldata"]
 
     /// Reads `xcmapping.xml` of the mapping model at `path` (the `.xcmappingmodel` folder).
-    public static func read(path: String) throws(ImportError) -> XcodeMappingModel {
+    package static func read(path: String) throws(ImportError) -> XcodeMappingModel {
         let file = (path as NSString).appendingPathComponent("xcmapping.xml")
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ImportError(.unreadable, "\(file): cannot read the file")
@@ -110,7 +110,7 @@ public struct XcodeMappingModel: Sendable {
     }
 
     /// Parses the XML of a mapping model whose folder is `path` (for messages).
-    public static func parse(_ data: Data, path: String) throws(ImportError) -> XcodeMappingModel {
+    package static func parse(_ data: Data, path: String) throws(ImportError) -> XcodeMappingModel {
         let file = (path as NSString).appendingPathComponent("xcmapping.xml")
         let root: XMLElementNode
         do { root = try XMLTreeBuilder.parse(data) } catch {

@@ -3,40 +3,40 @@ import Foundation
 /// The versions of an Xcode data model as read from disk: an `.xcdatamodeld` bundle,
 /// a single `.xcdatamodel` folder or a bare `contents` file. A value, so that the
 /// conversion (`XcodeModelImporter`) never touches the file system.
-public struct XcodeModelBundle: Sendable {
+package struct XcodeModelBundle: Sendable {
     /// One version: its `.xcdatamodel` folder name and the bytes of its `contents` XML.
-    public struct Version: Sendable {
+    package struct Version: Sendable {
         /// The folder name, `SampleModel 2.xcdatamodel`.
-        public var folder: String
+        package var folder: String
         /// The `contents` file's path, for messages.
-        public var path: String
+        package var path: String
         /// The XML text.
-        public var contents: Data
+        package var contents: Data
 
         /// Creates a version from its folder name and XML.
-        public init(folder: String, path: String, contents: Data) {
+        package init(folder: String, path: String, contents: Data) {
             self.folder = folder
             self.path = path
             self.contents = contents
         }
 
         /// The folder name without `.xcdatamodel`: what Xcode shows.
-        public var name: String { folder.hasSuffix(".xcdatamodel") ? String(folder.dropLast(12)) : folder }
+        package var name: String { folder.hasSuffix(".xcdatamodel") ? String(folder.dropLast(12)) : folder }
     }
 
     /// The bundle's name without its extension (`SampleModel`), the default model name.
-    public var name: String
+    package var name: String
     /// The path read, for messages and header comments.
-    public var path: String
+    package var path: String
     /// Every version with a `contents` file, in the order found (unordered).
-    public var versions: [Version]
+    package var versions: [Version]
     /// The folder `.xccurrentversion` names, when there is one.
-    public var currentVersion: String?
+    package var currentVersion: String?
     /// Versions that exist only compiled (`.mom`) or without a `contents` file: reported, skipped.
-    public var skipped: [String]
+    package var skipped: [String]
 
     /// Creates a bundle value.
-    public init(name: String, path: String, versions: [Version], currentVersion: String? = nil, skipped: [String] = []) {
+    package init(name: String, path: String, versions: [Version], currentVersion: String? = nil, skipped: [String] = []) {
         self.name = name
         self.path = path
         self.versions = versions
@@ -45,7 +45,7 @@ public struct XcodeModelBundle: Sendable {
     }
 
     /// Reads `path`: an `.xcdatamodeld` folder, an `.xcdatamodel` folder or a `contents` file.
-    public static func read(path: String) throws(ImportError) -> XcodeModelBundle {
+    package static func read(path: String) throws(ImportError) -> XcodeModelBundle {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path

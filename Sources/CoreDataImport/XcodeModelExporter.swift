@@ -9,16 +9,16 @@ import Foundation
 /// Round trip: importing the bundle gives the same versions (the same compiled
 /// model and version hashes). What Xcode's format has no place for is left out and
 /// listed (`ExportedModel.omissions`): defaults of binary attributes.
-public struct XcodeModelExporter {
+package struct XcodeModelExporter {
     /// The Xcode tools version and system the XML says it was saved with.
-    public var toolsVersion = "23507"
-    public var systemVersion = "24A335"
+    package var toolsVersion = "23507"
+    package var systemVersion = "24A335"
 
     /// Creates an exporter.
-    public init() {}
+    package init() {}
 
     /// The bundle of `versions` (one model's, in version order).
-    public func export(_ versions: [ModelVersionDescription], model: String) -> ExportedModel {
+    package func export(_ versions: [ModelVersionDescription], model: String) -> ExportedModel {
         var files: [ExportedModel.Version] = []
         var omissions: [String] = []
         for version in versions.sorted(by: { $0.version < $1.version }) {
@@ -268,23 +268,23 @@ public struct XcodeModelExporter {
 }
 
 /// An exported bundle, ready to write.
-public struct ExportedModel: Sendable {
+package struct ExportedModel: Sendable {
     /// One version's folder and `contents`.
-    public struct Version: Sendable {
-        public var number: Int
-        public var folder: String
-        public var contents: String
+    package struct Version: Sendable {
+        package var number: Int
+        package var folder: String
+        package var contents: String
     }
 
     /// The model's name (the bundle is `<name>.xcdatamodeld`).
-    public var name: String
+    package var name: String
     /// Every version, in order; the last is current.
-    public var versions: [Version]
+    package var versions: [Version]
     /// What Xcode's format has no place for, one line each.
-    public var omissions: [String]
+    package var omissions: [String]
 
     /// `.xccurrentversion`: the property list naming the current version.
-    public var currentVersionPlist: String {
+    package var currentVersionPlist: String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -301,7 +301,7 @@ public struct ExportedModel: Sendable {
     /// Writes the bundle at `path` (a `.xcdatamodeld` folder): into a temporary
     /// folder beside it, then moved into place, so `path` never holds half a
     /// bundle. An existing `path` is replaced only with `force`.
-    public func write(to path: String, force: Bool) throws(ExportError) {
+    package func write(to path: String, force: Bool) throws(ExportError) {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         let exists = manager.fileExists(atPath: path, isDirectory: &isFolder)
@@ -329,11 +329,11 @@ public struct ExportedModel: Sendable {
 }
 
 /// Why a bundle could not be written.
-public struct ExportError: Error, Sendable, CustomStringConvertible {
+package struct ExportError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public var message: String
+    package var message: String
     init(_ message: String) { self.message = message }
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// XML text as Xcode writes it: attributes in a fixed order, values escaped.

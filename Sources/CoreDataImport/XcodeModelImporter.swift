@@ -6,20 +6,20 @@ import Foundation
 ///
 /// Pure: it reads an `XcodeModelBundle` value and returns an `ImportedModel` value;
 /// writing files is the caller's job.
-public struct XcodeModelImporter: Sendable {
+package struct XcodeModelImporter: Sendable {
     /// The model name to write (default: the bundle's name).
-    public var modelName: String?
+    package var modelName: String?
     /// An explicit version order (folder names, `.xcdatamodel` optional) replacing the rule.
-    public var order: [String]?
+    package var order: [String]?
 
     /// Creates an importer.
-    public init(modelName: String? = nil, order: [String]? = nil) {
+    package init(modelName: String? = nil, order: [String]? = nil) {
         self.modelName = modelName
         self.order = order
     }
 
     /// Converts every version of `bundle`; throws every problem of every version at once.
-    public func convert(_ bundle: XcodeModelBundle) throws(ImportError) -> ImportedModel {
+    package func convert(_ bundle: XcodeModelBundle) throws(ImportError) -> ImportedModel {
         let name = modelName ?? bundle.name
         guard NameRules.isModelName(name) else {
             throw ImportError(.invalid, """

@@ -1,6 +1,8 @@
 import ArgumentParser
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate apply STORE`: run the plan in one transaction.
 struct Apply: ParsableCommand {

@@ -1,5 +1,7 @@
 import ArgumentParser
+import DataModel
 import ModelMigration
+import SQLiteStore
 
 /// `migrate create STORE`: a new empty store of a model version.
 struct Create: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Mapping
 import ModelMigration
 
 /// `migrate diagram [N | A B]`: a version's entities as a Mermaid or Graphviz

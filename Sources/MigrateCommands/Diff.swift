@@ -1,5 +1,7 @@
 import ArgumentParser
+import DataModel
 import Foundation
+import Mapping
 import ModelMigration
 
 /// `migrate diff A B`: the mapping between two versions, or every reason there is none.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate dump STORE ENTITY`: objects as JSON Lines on stdout.
 struct Dump: ParsableCommand {

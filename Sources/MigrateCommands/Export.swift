@@ -1,5 +1,6 @@
 import ArgumentParser
 import CoreDataImport
+import DataModel
 import Foundation
 import ModelMigration
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import Mapping
 import ModelMigration
 
 /// `migrate fleet status|plan|apply STORES…`: many stores in one command.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CoreDataImport
+import DataModel
 import Foundation
+import Mapping
 import ModelMigration
 
 /// `migrate import PATH.xcdatamodeld`: every Xcode model version as `Models/<Name>/<N>.yaml`.

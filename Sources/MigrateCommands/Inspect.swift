@@ -1,6 +1,8 @@
 import ArgumentParser
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate inspect STORE`: what a store holds, read-only.
 struct Inspect: ParsableCommand {

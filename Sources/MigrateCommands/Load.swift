@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// `migrate load STORE ENTITY FILE`: insert JSON Lines objects, all or nothing.
 struct Load: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ModelMigration
+import SQLiteStore
 
 /// `migrate plan STORE`: every step, its SQL, cost and warnings, changing nothing.
 struct Plan: ParsableCommand {

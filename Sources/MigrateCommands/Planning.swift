@@ -1,6 +1,8 @@
 import ArgumentParser
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// Options of the commands that plan: the store and the target version.
 struct PlanOptions: ParsableArguments {

@@ -1,6 +1,8 @@
 import ArgumentParser
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 extension GlobalOptions {
     /// Opens a store for a fetch, batch update or batch delete: the store must hold

@@ -16,10 +16,10 @@
 /// let metadata = try BinaryPropertyList.decode(bytes)
 /// metadata["NSStoreType"]?.stringValue  // "SQLite"
 /// ```
-public enum BinaryPropertyList {
+package enum BinaryPropertyList {
     /// Containers nested deeper than this are rejected when decoding
     /// (``PropertyListError/Kind-swift.struct/tooDeep``).
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// Encodes a value as a binary plist.
     ///
@@ -36,7 +36,7 @@ public enum BinaryPropertyList {
     ///   integers always take 8, as CoreFoundation writes them. Reals are 8 bytes
     ///   and keep their bit pattern (negative zero, NaN payloads).
     /// - Offsets and object references use the fewest of 1, 2, 4 or 8 bytes.
-    public static func encode(_ value: PropertyListValue) -> [UInt8] {
+    package static func encode(_ value: PropertyListValue) -> [UInt8] {
         var writer = Writer()
         _ = writer.flatten(value)
         return writer.serialize()
@@ -44,7 +44,7 @@ public enum BinaryPropertyList {
 
     /// Encodes an `NSKeyedArchiver`-style archive: as `encode`, and each
     /// `{"CF$UID": n}` dictionary becomes a UID (`decodeArchive`'s mirror).
-    public static func encodeArchive(_ value: PropertyListValue) -> [UInt8] {
+    package static func encodeArchive(_ value: PropertyListValue) -> [UInt8] {
         var writer = Writer()
         writer.writesUIDs = true
         _ = writer.flatten(value)
@@ -69,7 +69,7 @@ public enum BinaryPropertyList {
     /// larger than the remaining bytes are refused before anything is allocated,
     /// reference cycles and nesting beyond ``maximumDepth`` are detected, and each
     /// object is decoded once, so shared subtrees cost nothing extra.
-    public static func decode(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
+    package static func decode(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
         var reader = try Reader(bytes)
         return try reader.object(reader.topObject)
     }
@@ -77,7 +77,7 @@ public enum BinaryPropertyList {
     /// Decodes an `NSKeyedArchiver` archive (Xcode 3's data models are some): as
     /// `decode`, and each UID becomes `{"CF$UID": n}`, as XML property lists write
     /// it. Only for archives: nothing re-encodes these.
-    public static func decodeArchive(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
+    package static func decodeArchive(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
         var reader = try Reader(bytes)
         reader.readsUIDs = true
         return try reader.object(reader.topObject)

@@ -5,7 +5,7 @@
 /// therefore encode to the same bytes, and `Hashable` stays lawful for NaN.
 /// Strings keep Swift's canonical-equivalence equality, since dictionary keys are
 /// Swift strings anyway.
-public enum PropertyListValue: Sendable, Hashable {
+package enum PropertyListValue: Sendable, Hashable {
     /// A string (`NSString`).
     case string(String)
     /// A signed 64-bit integer (`NSNumber`).
@@ -23,7 +23,7 @@ public enum PropertyListValue: Sendable, Hashable {
     /// A dictionary with string keys (`NSDictionary`).
     case dictionary([String: PropertyListValue])
 
-    public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
+    package static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): a == b
         case let (.integer(a), .integer(b)): a == b
@@ -37,7 +37,7 @@ public enum PropertyListValue: Sendable, Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .string(let value): hasher.combine(0); hasher.combine(value)
         case .integer(let value): hasher.combine(1); hasher.combine(value)
@@ -53,47 +53,47 @@ public enum PropertyListValue: Sendable, Hashable {
 
 extension PropertyListValue {
     /// The string, if this is a `.string`.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
     /// The integer, if this is an `.integer`.
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         if case .integer(let value) = self { value } else { nil }
     }
 
     /// The number, if this is a `.real`.
-    public var realValue: Double? {
+    package var realValue: Double? {
         if case .real(let value) = self { value } else { nil }
     }
 
     /// The boolean, if this is a `.boolean`.
-    public var booleanValue: Bool? {
+    package var booleanValue: Bool? {
         if case .boolean(let value) = self { value } else { nil }
     }
 
     /// Seconds since 2001-01-01 00:00:00 UTC, if this is a `.date`.
-    public var dateValue: Double? {
+    package var dateValue: Double? {
         if case .date(let value) = self { value } else { nil }
     }
 
     /// The bytes, if this is a `.data`.
-    public var dataValue: [UInt8]? {
+    package var dataValue: [UInt8]? {
         if case .data(let value) = self { value } else { nil }
     }
 
     /// The elements, if this is an `.array`.
-    public var arrayValue: [PropertyListValue]? {
+    package var arrayValue: [PropertyListValue]? {
         if case .array(let value) = self { value } else { nil }
     }
 
     /// The entries, if this is a `.dictionary`.
-    public var dictionaryValue: [String: PropertyListValue]? {
+    package var dictionaryValue: [String: PropertyListValue]? {
         if case .dictionary(let value) = self { value } else { nil }
     }
 
     /// The value for `key` if this is a `.dictionary` holding it; `nil` otherwise.
-    public subscript(key: String) -> PropertyListValue? {
+    package subscript(key: String) -> PropertyListValue? {
         dictionaryValue?[key]
     }
 }
@@ -103,17 +103,17 @@ extension PropertyListValue: ExpressibleByStringLiteral, ExpressibleByIntegerLit
     ExpressibleByDictionaryLiteral
 {
     /// A `.string`.
-    public init(stringLiteral value: String) { self = .string(value) }
+    package init(stringLiteral value: String) { self = .string(value) }
     /// An `.integer`.
-    public init(integerLiteral value: Int64) { self = .integer(value) }
+    package init(integerLiteral value: Int64) { self = .integer(value) }
     /// A `.real`.
-    public init(floatLiteral value: Double) { self = .real(value) }
+    package init(floatLiteral value: Double) { self = .real(value) }
     /// A `.boolean`.
-    public init(booleanLiteral value: Bool) { self = .boolean(value) }
+    package init(booleanLiteral value: Bool) { self = .boolean(value) }
     /// An `.array`.
-    public init(arrayLiteral elements: PropertyListValue...) { self = .array(elements) }
+    package init(arrayLiteral elements: PropertyListValue...) { self = .array(elements) }
     /// A `.dictionary`; a repeated key keeps its last value.
-    public init(dictionaryLiteral elements: (String, PropertyListValue)...) {
+    package init(dictionaryLiteral elements: (String, PropertyListValue)...) {
         self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

@@ -1,5 +1,7 @@
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// A model written inline, its versions saved as `Models/<name>/<N>.yaml` in a
 /// temporary folder (so that planners and the built `migrate` read the same files),
@@ -111,21 +113,21 @@ public final class MigrationScenario {
     }
 
     /// The rows of a query, each as its values.
-    public func rows(_ sql: String) throws -> [[DatabaseValue]] {
+    package func rows(_ sql: String) throws -> [[DatabaseValue]] {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
         return try store.connection.prepare(sql).rows()
     }
 
     /// The column names of a table, in order.
-    public func columns(_ table: String) throws -> [String] {
+    package func columns(_ table: String) throws -> [String] {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
         return try store.connection.columns(of: table).map(\.name)
     }
 
     /// `Z_PRIMARYKEY` as (number, name, parent, max key), by number.
-    public func entityKeys() throws -> [EntityKeyRow] {
+    package func entityKeys() throws -> [EntityKeyRow] {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
         return try store.entityKeyRows()

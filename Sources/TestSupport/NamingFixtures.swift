@@ -1,8 +1,8 @@
 /// Models whose join-table names follow Core Data's hash order (Docs/StoreNaming.md).
-public enum NamingFixtures {
+package enum NamingFixtures {
     /// A self-referential many-to-many pair, `Account.blocks`/`blockedBy`, with four
     /// attributes: its join table is named after `blockedBy`.
-    public static let accounts = """
+    package static let accounts = """
         entities:
           Account:
             attributes: { color: string?, label: string?, note: string?, rank: string? }
@@ -13,5 +13,5 @@ public enum NamingFixtures {
 
     /// `accounts` with a fifth attribute, `model`: the pair's join table moves to
     /// `blocks`, though the relationships are the same.
-    public static let accountsWithModel = accounts.replacingOccurrences(of: "rank: string? }", with: "rank: string?, model: string? }")
+    package static let accountsWithModel = accounts.replacingOccurrences(of: "rank: string? }", with: "rank: string?, model: string? }")
 }

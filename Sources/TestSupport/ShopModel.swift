@@ -1,12 +1,13 @@
+import DataModel
 import Foundation
 import ModelMigration
 
 /// A small shop for predicate, fetch and batch tests: a concrete `Product` with a
 /// `FavoriteProduct` subentity (sharing its table), to-one and to-many
 /// relationships, a many-to-many join table, and every delete rule.
-public enum ShopModel {
+package enum ShopModel {
     /// The model's one version, as YAML without its `model:`/`version:` lines.
-    public static let yaml = """
+    package static let yaml = """
     entities:
       Customer:
         attributes:
@@ -52,7 +53,7 @@ public enum ShopModel {
     """
 
     /// The compiled version.
-    public static func version() throws -> CompiledVersion {
+    package static func version() throws -> CompiledVersion {
         try TestModels.compile("Shop", yaml)
     }
 
@@ -63,7 +64,7 @@ public enum ShopModel {
     /// 4 dan (no city, 0 visits). Orders: 1 A-1 (Ann, 10.5, items 1 2),
     /// 2 A-2 (Ann, 99, item 3), 3 B-1 (Bob, 5, item 1). Products: 1 Book
     /// ("12 pages"), 2 Pen, 3 FavoriteProduct Lamp ("n/a"). Wishlists: Ann → 3, dan → 1 3.
-    public static func scenario() throws -> MigrationScenario {
+    package static func scenario() throws -> MigrationScenario {
         let scenario = try MigrationScenario("Shop", versions: [yaml])
         _ = try scenario.withObjects { access in
             try access.insertAll { batch in

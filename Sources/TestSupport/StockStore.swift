@@ -1,13 +1,15 @@
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// A store big enough for a migration to take a while (crash, lock and concurrency
 /// tests): the "Stock" model, owners and their items, and a summary of what a store
 /// holds that tells version 1 with all its data from version 2 with all of it
 /// migrated, and both from anything else. `Scripts/crashtest.sh` uses the same model.
-public enum StockStore {
+package enum StockStore {
     /// Version 1: owners with items; an item has a name, a small integer and a note.
-    public static let v1 = """
+    package static let v1 = """
         model: Stock
         version: 1
         entities:
@@ -28,7 +30,7 @@ public enum StockStore {
 
     /// Version 2: `name` renamed `title`, `value` widened to double (a rebuild of
     /// every item row), `note` dropped, `score` added with a default.
-    public static let v2 = """
+    package static let v2 = """
         model: Stock
         version: 2
         entities:
@@ -48,11 +50,11 @@ public enum StockStore {
         """
 
     /// The number of owners.
-    public static let owners = 200
+    package static let owners = 200
 
     /// Writes `Models/Stock/{1,2}.yaml` into `directory`; returns the models folder.
     @discardableResult
-    public static func writeModels(in directory: TemporaryDirectory) throws -> String {
+    package static func writeModels(in directory: TemporaryDirectory) throws -> String {
         try directory.write("Models/Stock/1.yaml", v1)
         try directory.write("Models/Stock/2.yaml", v2)
         return directory.file("Models")
@@ -64,7 +66,7 @@ public enum StockStore {
     }
 
     /// Creates a version 1 store at `path` with `items` items, through `ObjectAccess`.
-    public static func create(path: String, items: Int) throws {
+    package static func create(path: String, items: Int) throws {
         let model = try compiled()
         let store = try Store.create(path: path, version: try unwrap(model.version(1), "Stock 1"))
         defer { try? store.close() }
@@ -80,7 +82,7 @@ public enum StockStore {
     }
 
     /// Version 1 and 2 of the model, compiled.
-    public static func compiled() throws -> CompiledModel {
+    package static func compiled() throws -> CompiledModel {
         let directory = try TemporaryDirectory(prefix: "mm-stock")
         defer { directory.remove() }
         try writeModels(in: directory)
@@ -89,18 +91,18 @@ public enum StockStore {
 
     /// What a Stock store holds: its version (recognised by hashes), its counts and
     /// a checksum of every item as that version reads it.
-    public struct Summary: Sendable, Hashable, CustomStringConvertible {
-        public var version: Int
-        public var owners: Int64
-        public var items: Int64
-        public var checksum: UInt64
+    package struct Summary: Sendable, Hashable, CustomStringConvertible {
+        package var version: Int
+        package var owners: Int64
+        package var items: Int64
+        package var checksum: UInt64
 
-        public var description: String { "version \(version), \(owners) owners, \(items) items, checksum \(String(checksum, radix: 16))" }
+        package var description: String { "version \(version), \(owners) owners, \(items) items, checksum \(String(checksum, radix: 16))" }
     }
 
     /// Reads the store at `path` read-only (recovering a crashed writer's journal,
     /// as every reader does).
-    public static func summary(path: String) throws -> Summary {
+    package static func summary(path: String) throws -> Summary {
         let store = try Store.open(path: path)
         defer { try? store.close() }
         let version = try store.currentVersion(among: [try compiled()])
@@ -126,7 +128,7 @@ public enum StockStore {
 
     /// What a store made by `create(path:items:)` holds at `version`, computed from
     /// the generator (not from a migrated store).
-    public static func expected(version: Int, items: Int) -> Summary {
+    package static func expected(version: Int, items: Int) -> Summary {
         var checksum = Checksum()
         for i in 1...items {
             let item = item(i)
@@ -140,7 +142,7 @@ public enum StockStore {
     }
 
     /// The migrations recorded in the store's metadata, as (from, to).
-    public static func history(path: String) throws -> [[Int]] {
+    package static func history(path: String) throws -> [[Int]] {
         let store = try Store.open(path: path)
         defer { try? store.close() }
         return try store.readMetadata().history.map { [$0.fromVersion, $0.toVersion] }
@@ -160,44 +162,44 @@ public enum StockStore {
 
 /// Holds SQLite's write lock on a database (`BEGIN IMMEDIATE`) until released, as
 /// another process's writer would; it can write inside its transaction too.
-public final class WriteLock {
+package final class WriteLock {
     private let connection: Connection
 
     /// Takes the lock (fails if another connection holds it). A small `cacheSize`
     /// (pages) makes SQLite spill changed pages into the file before commit.
-    public init(path: String, cacheSize: Int? = nil) throws {
+    package init(path: String, cacheSize: Int? = nil) throws {
         connection = try Connection(path: path, busyTimeout: 0)
         if let cacheSize { try connection.execute("PRAGMA cache_size = \(cacheSize)") }
         try connection.execute("BEGIN IMMEDIATE")
     }
 
     /// Runs SQL inside the held transaction.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         try connection.execute(sql)
     }
 
     /// Rolls back and closes.
-    public func release() throws {
+    package func release() throws {
         try connection.execute("ROLLBACK")
         try connection.close()
     }
 }
 
 /// A read transaction held on a store (another reader), until released.
-public final class ReadLock: @unchecked Sendable {
+package final class ReadLock: @unchecked Sendable {
     private let connection: Connection
     private let lock = NSLock()
     private var released = false
 
     /// Opens a read transaction that has read `table`.
-    public init(path: String, table: String) throws {
+    package init(path: String, table: String) throws {
         connection = try Connection(path: path, mode: .readOnly, busyTimeout: 0)
         try connection.execute("BEGIN")
         _ = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table))")
     }
 
     /// Ends the transaction and closes (once; later calls do nothing).
-    public func release() {
+    package func release() {
         lock.withLock {
             guard !released else { return }
             released = true
@@ -208,9 +210,9 @@ public final class ReadLock: @unchecked Sendable {
 }
 
 /// Runs SQL on any SQLite file (to age a store as tests need: drop a table, hold data).
-public enum SQLiteFile {
+package enum SQLiteFile {
     /// Executes `sql` (statements separated by semicolons) on the file at `path`.
-    public static func execute(_ path: String, _ sql: String) throws {
+    package static func execute(_ path: String, _ sql: String) throws {
         let connection = try Connection(path: path)
         try connection.execute(sql)
         try connection.close()
@@ -220,7 +222,7 @@ public enum SQLiteFile {
     /// `sql` committed into the `-wal` only (no checkpoint), the main file without
     /// it. Copied while the writer is open (closing it would checkpoint); the store
     /// at `path` ends checkpointed.
-    public static func walImage(_ path: String, _ sql: String) throws -> (main: [UInt8], wal: [UInt8]) {
+    package static func walImage(_ path: String, _ sql: String) throws -> (main: [UInt8], wal: [UInt8]) {
         let connection = try Connection(path: path)
         _ = try connection.scalarString("PRAGMA journal_mode = WAL")
         try connection.execute("PRAGMA wal_autocheckpoint = 0")
@@ -235,12 +237,12 @@ public enum SQLiteFile {
 extension FileSnapshot {
     /// The size, an FNV-1a hash of the bytes and the side files, to compare files in
     /// expectations without printing megabytes when they differ.
-    public var fingerprint: String {
+    package var fingerprint: String {
         Self.fingerprint(bytes) + (sideFiles.isEmpty ? "" : " + " + sideFiles.joined(separator: ", "))
     }
 
     /// The size and an FNV-1a hash of `bytes` ("none" when nil).
-    public static func fingerprint(_ bytes: [UInt8]?) -> String {
+    package static func fingerprint(_ bytes: [UInt8]?) -> String {
         guard let bytes else { return "none" }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
@@ -253,7 +255,7 @@ extension FileSnapshot {
 
 extension StockStore {
     /// The root page number of a table (to damage it on purpose).
-    public static func rootPage(path: String, table: String) throws -> Int64 {
+    package static func rootPage(path: String, table: String) throws -> Int64 {
         let connection = try Connection(path: path, mode: .readOnly)
         defer { try? connection.close() }
         return try connection.scalarInt64("SELECT rootpage FROM sqlite_schema WHERE name = ?", .text(table)) ?? 0

@@ -1,19 +1,21 @@
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 
 /// Compiled models for tests: the package's own (`Models/Contacts`, the Apple-parity
 /// fixtures) and models written inline as YAML. Each is compiled once per test run
 /// (tests in parallel share it), so that equal text gives an equal `CompiledVersion`.
 public enum TestModels {
     /// The package's root folder (this file is `Sources/TestSupport/TestModels.swift`).
-    public static let packageRoot: String = URL(fileURLWithPath: #filePath)
+    package static let packageRoot: String = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     /// `Models/`, the folder `migrate` reads by default.
-    public static var modelsFolder: String { packageRoot + "/Models" }
+    package static var modelsFolder: String { packageRoot + "/Models" }
 
     /// The example model, `Models/Contacts` (every version in the folder).
-    public static func contacts() throws -> CompiledModel {
+    package static func contacts() throws -> CompiledModel {
         try TestCache.shared.model("path:Models/Contacts") { () throws -> CompiledModel in
             try ModelLoader.loadModel(path: modelsFolder + "/Contacts")
         }
@@ -21,7 +23,7 @@ public enum TestModels {
 
     /// A hand transcription of a real Core Data model, under
     /// `Tests/DataModelTests/Fixtures/AppleParity/<name>`.
-    public static func appleParity(_ name: String) throws -> CompiledModel {
+    package static func appleParity(_ name: String) throws -> CompiledModel {
         try TestCache.shared.model("path:AppleParity/\(name)") { () throws -> CompiledModel in
             try ModelLoader.loadModel(path: packageRoot + "/Tests/DataModelTests/Fixtures/AppleParity/" + name)
         }
@@ -127,7 +129,7 @@ extension TemporaryDirectory {
     /// Creates a plain SQLite database by running `sql` (statements separated by
     /// semicolons) and returns its path.
     @discardableResult
-    public func createDatabase(_ name: String, sql: String) throws -> String {
+    package func createDatabase(_ name: String, sql: String) throws -> String {
         let connection = try Connection(path: file(name), mode: .readWriteCreate)
         try connection.execute(sql)
         try connection.close()

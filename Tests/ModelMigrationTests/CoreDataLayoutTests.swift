@@ -1,5 +1,8 @@
+import DataModel
 import Foundation
 @testable import ModelMigration
+import PropertyList
+import SQLiteStore
 import Testing
 import TestSupport
 

@@ -1,5 +1,7 @@
+import DataModel
 import Foundation
 @testable import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

@@ -1,5 +1,7 @@
 import Foundation
+import Mapping
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

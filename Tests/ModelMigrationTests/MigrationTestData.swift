@@ -1,5 +1,7 @@
+import DataModel
 import Foundation
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

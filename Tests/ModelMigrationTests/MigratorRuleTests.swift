@@ -1,5 +1,6 @@
 import Foundation
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

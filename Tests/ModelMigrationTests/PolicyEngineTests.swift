@@ -1,6 +1,8 @@
+import DataModel
 import Foundation
 import Migrations
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

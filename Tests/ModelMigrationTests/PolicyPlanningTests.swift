@@ -1,4 +1,5 @@
 import Foundation
+import Mapping
 import Migrations
 import ModelMigration
 import Testing

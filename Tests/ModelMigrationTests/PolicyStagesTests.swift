@@ -1,6 +1,7 @@
 import Foundation
 import Migrations
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStore
 import Testing
 import ModelMigration
 import Predicates

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

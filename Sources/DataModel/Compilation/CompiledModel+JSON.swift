@@ -3,7 +3,7 @@ import Foundation
 extension CompiledModel {
     /// The compiled model as pretty-printed JSON with sorted keys: byte-identical for
     /// the same input on every run and platform (no floating-point fields are encoded).
-    public static func json(_ models: [CompiledModel]) throws -> String {
+    package static func json(_ models: [CompiledModel]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(CompiledModelsDocument(formatVersion: 1, models: models))
@@ -11,7 +11,7 @@ extension CompiledModel {
     }
 
     /// A human summary: versions, entities and abbreviated hashes.
-    public var summary: String {
+    package var summary: String {
         var lines = ["model \(name): \(versions.count) version\(versions.count == 1 ? "" : "s"), current \(current.version)"]
         for version in versions {
             let label = version.identifier.map { " (\($0))" } ?? ""
@@ -33,9 +33,9 @@ extension CompiledModel {
 }
 
 /// The top-level object `migrate compile` writes.
-public struct CompiledModelsDocument: Sendable, Codable {
+package struct CompiledModelsDocument: Sendable, Codable {
     /// The document format, bumped on incompatible changes.
-    public var formatVersion: Int
+    package var formatVersion: Int
     /// Every compiled model.
-    public var models: [CompiledModel]
+    package var models: [CompiledModel]
 }

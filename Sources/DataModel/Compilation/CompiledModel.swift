@@ -83,7 +83,7 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
     /// renames, delete rules, transformers), so index-only changes are recognised.
     public var layoutHash: VersionHash
     /// Tables, columns, join tables and indexes of a new store of this version.
-    public var layout: StorageLayout
+    package var layout: StorageLayout
     /// The file it was compiled from.
     public var file: String
 

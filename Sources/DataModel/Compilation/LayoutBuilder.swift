@@ -471,7 +471,7 @@ extension CompiledVersion {
     ///   (reading), rather than the layout to migrate to.
     /// - Parameter coreDataTypes: declare column types as Core Data does (`DECIMAL`
     ///   for decimals), for stores that came from Core Data.
-    public func layout(entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
+    package func layout(entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
                        asStored: Bool = false, coreDataTypes: Bool = false) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
         // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow

@@ -1,15 +1,15 @@
 /// The tables, columns and indexes a store actually has: what a computed layout is
 /// bound to (`StorageLayout.bound(to:)`). Read from SQLite by `SQLiteStore`; plain
 /// values here so that binding needs no database.
-public struct ExistingSchema: Sendable, Hashable {
+package struct ExistingSchema: Sendable, Hashable {
     /// Each table's columns, in table order.
-    public var tables: [String: [String]]
+    package var tables: [String: [String]]
     /// Indexes made by `CREATE INDEX` on plain columns (constraint indexes and
     /// indexes on expressions are not part of a layout).
-    public var indexes: [StorageLayout.Index]
+    package var indexes: [StorageLayout.Index]
 
     /// Creates a schema description.
-    public init(tables: [String: [String]], indexes: [StorageLayout.Index]) {
+    package init(tables: [String: [String]], indexes: [StorageLayout.Index]) {
         self.tables = tables
         self.indexes = indexes
     }
@@ -17,19 +17,19 @@ public struct ExistingSchema: Sendable, Hashable {
 
 extension StorageLayout {
     /// What binding a computed layout to a store found.
-    public struct Binding: Sendable {
+    package struct Binding: Sendable {
         /// The layout with the store's own names wherever they differ from the
         /// computed ones, and the store's indexes.
-        public var layout: StorageLayout
+        package var layout: StorageLayout
         /// What could not be bound, one line each (`ZPERSON has no column ZAGE`).
-        public var problems: [String]
+        package var problems: [String]
         /// Computed names the store has under another name (`Z_16USERS.Z_24USERS` →
         /// `Z_24USERS1`), for people reading a plan.
-        public var renamed: [String]
+        package var renamed: [String]
 
         /// `the store's tables differ from the layout of …: …`, naming the first
         /// problems; nil when everything was bound.
-        public func mismatch(with version: CompiledVersion) -> String? {
+        package func mismatch(with version: CompiledVersion) -> String? {
             guard !problems.isEmpty else { return nil }
             return "the store's tables differ from the layout of \(version.model) version \(version.version): "
                 + problems.prefix(8).joined(separator: "; ") + (problems.count > 8 ? "; …" : "")
@@ -52,7 +52,7 @@ extension StorageLayout {
     /// lacks are left out (a migration creates them), and the store's other
     /// indexes on the layout's tables are kept in (a migration to a version without
     /// them drops them), so that nothing is created twice.
-    public func bound(to schema: ExistingSchema) -> Binding {
+    package func bound(to schema: ExistingSchema) -> Binding {
         var layout = self
         var problems: [String] = []
         var renamed: [String] = []
@@ -113,7 +113,7 @@ extension StorageLayout {
     /// `Z_15USERS`), so it is neither dropped nor built again for a name alone. Tables
     /// and columns keep their computed names: a migrated store has the tables and
     /// columns of a store created at its version.
-    public func keepingIndexNames(of source: StorageLayout) -> StorageLayout {
+    package func keepingIndexNames(of source: StorageLayout) -> StorageLayout {
         var layout = self
         var names = Set<String>()
         let computedNames = Set(layout.indexes.map(\.name))
@@ -151,7 +151,7 @@ extension StorageLayout.Table {
 
 extension StorageLayout.Index {
     /// The same index over renamed columns (old name → new name).
-    public func renamingColumns(_ renames: [String: String]) -> StorageLayout.Index {
+    package func renamingColumns(_ renames: [String: String]) -> StorageLayout.Index {
         var index = self
         index.columns = columns.map { .init(name: renames[$0.name] ?? $0.name, isDescending: $0.isDescending) }
         return index
@@ -159,7 +159,7 @@ extension StorageLayout.Index {
 
     /// Same table, columns, order, uniqueness and condition: the same index under
     /// any name.
-    public func hasDefinition(of other: StorageLayout.Index) -> Bool {
+    package func hasDefinition(of other: StorageLayout.Index) -> Bool {
         table == other.table && columns == other.columns && isUnique == other.isUnique
             && condition?.filter { !$0.isWhitespace } == other.condition?.filter { !$0.isWhitespace }
     }

@@ -1,9 +1,9 @@
 /// The SQLite layout of a model version, following Core Data's conventions
 /// (README, "Stores"): one table per root entity, `Z`-prefixed columns, join
 /// tables for many-to-many relationships, `Z_FOK_` order columns.
-public struct StorageLayout: Sendable, Hashable, Codable {
+package struct StorageLayout: Sendable, Hashable, Codable {
     /// What a column stores.
-    public enum Role: Sendable, Hashable, Codable {
+    package enum Role: Sendable, Hashable, Codable {
         /// `Z_PK`, the row's primary key.
         case primaryKey
         /// `Z_ENT`, the row's entity number.
@@ -30,48 +30,48 @@ public struct StorageLayout: Sendable, Hashable, Codable {
     }
 
     /// One column.
-    public struct Column: Sendable, Hashable, Codable {
+    package struct Column: Sendable, Hashable, Codable {
         /// The column name, e.g. `ZFIRSTNAME`.
-        public var name: String
+        package var name: String
         /// The declared SQL type, e.g. `VARCHAR`.
-        public var type: String
+        package var type: String
         /// What it stores.
-        public var role: Role
+        package var role: Role
     }
 
     /// One table.
-    public struct Table: Sendable, Hashable, Codable {
+    package struct Table: Sendable, Hashable, Codable {
         /// The table name, e.g. `ZPERSON` or `Z_2TAGS`.
-        public var name: String
+        package var name: String
         /// The root entity whose hierarchy the table stores; for a join table, the
         /// entity declaring the relationship it stores.
-        public var entity: String
+        package var entity: String
         /// For a join table, the relationship it stores (as `Entity.relationship`).
-        public var joinRelationship: String?
+        package var joinRelationship: String?
         /// Columns in declaration order.
-        public var columns: [Column]
+        package var columns: [Column]
         /// Primary key columns (join tables: both key columns).
-        public var primaryKey: [String]
+        package var primaryKey: [String]
 
         /// The column storing a role, if any.
-        public func column(for role: Role) -> Column? { columns.first { $0.role == role } }
+        package func column(for role: Role) -> Column? { columns.first { $0.role == role } }
     }
 
     /// One index.
-    public struct Index: Sendable, Hashable, Codable {
+    package struct Index: Sendable, Hashable, Codable {
         /// The index name.
-        public var name: String
+        package var name: String
         /// The indexed table.
-        public var table: String
+        package var table: String
         /// Indexed columns with their order.
-        public var columns: [IndexColumn]
+        package var columns: [IndexColumn]
         /// Unique index (uniqueness constraints).
-        public var isUnique: Bool
+        package var isUnique: Bool
         /// A partial index condition, for constraints of subentities (`Z_ENT IN (…)`).
-        public var condition: String?
+        package var condition: String?
 
         /// Creates an index description.
-        public init(name: String, table: String, columns: [IndexColumn], isUnique: Bool, condition: String?) {
+        package init(name: String, table: String, columns: [IndexColumn], isUnique: Bool, condition: String?) {
             self.name = name
             self.table = table
             self.columns = columns
@@ -81,34 +81,34 @@ public struct StorageLayout: Sendable, Hashable, Codable {
     }
 
     /// One column of an index.
-    public struct IndexColumn: Sendable, Hashable, Codable {
+    package struct IndexColumn: Sendable, Hashable, Codable {
         /// The column name.
-        public var name: String
+        package var name: String
         /// Descending order when true.
-        public var isDescending: Bool
+        package var isDescending: Bool
 
         /// Creates an index column.
-        public init(name: String, isDescending: Bool) {
+        package init(name: String, isDescending: Bool) {
             self.name = name
             self.isDescending = isDescending
         }
     }
 
     /// Entity name → `Z_ENT` number.
-    public var entityNumbers: [String: Int]
+    package var entityNumbers: [String: Int]
     /// Tables: entity tables in entity-number order, then join tables.
-    public var tables: [Table]
+    package var tables: [Table]
     /// Indexes, in creation order.
-    public var indexes: [Index]
+    package var indexes: [Index]
 
     /// The table of a root entity or a join table, by table name.
-    public func table(named name: String) -> Table? { tables.first { $0.name == name } }
+    package func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
     /// The join table storing a to-many relationship (or its many-to-many inverse),
     /// with the column holding this side's keys and the one holding the
     /// destination's keys. Join tables list the keys of the relationship they are
     /// named after first, then its destination's.
-    public func joinTable(for relationship: CompiledRelationship) -> (table: Table, mine: String, theirs: String)? {
+    package func joinTable(for relationship: CompiledRelationship) -> (table: Table, mine: String, theirs: String)? {
         let r = relationship.declaration
         let own = "\(relationship.declaredIn).\(r.name)"
         let inverse = relationship.inverseEntity.flatMap { owner in r.inverse.map { "\(owner).\($0)" } }
@@ -123,7 +123,7 @@ public struct StorageLayout: Sendable, Hashable, Codable {
     /// The column of the destination's table pointing back to the source row of a
     /// to-many relationship stored that way: a one-to-many (the inverse's column)
     /// or a to-many without an inverse (`Z<n><NAME>`), with its order column.
-    public func reverseColumn(for relationship: CompiledRelationship, destinationRoot: String)
+    package func reverseColumn(for relationship: CompiledRelationship, destinationRoot: String)
         -> (table: Table, column: String, order: String?)? {
         let r = relationship.declaration
         guard r.isToMany, !relationship.isManyToMany, let table = table(forEntity: destinationRoot) else { return nil }
@@ -138,7 +138,7 @@ public struct StorageLayout: Sendable, Hashable, Codable {
     }
 
     /// The table storing an entity's rows (its root's table).
-    public func table(forEntity root: String) -> Table? {
+    package func table(forEntity root: String) -> Table? {
         tables.first { $0.joinRelationship == nil && $0.entity == root }
     }
 }

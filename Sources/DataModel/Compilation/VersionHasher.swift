@@ -4,9 +4,9 @@ internal import Crypto
 /// Core Data's version hashes (hash scheme version 3), byte for byte: see
 /// Docs/ModelFormat.md, "Version hashes". Checked against stores written by Apple's Core Data
 /// (framework versions 1044 and 1344) in `AppleParityTests`.
-public enum VersionHasher {
+package enum VersionHasher {
     /// `NSStoreModelVersionHashesVersion` of the stores this toolkit writes.
-    public static let hashesVersion = 3
+    package static let hashesVersion = 3
 
     private struct Buffer {
         var bytes: [UInt8] = []
@@ -28,7 +28,7 @@ public enum VersionHasher {
     }
 
     /// An attribute's version hash.
-    public static func hash(_ attribute: AttributeDescription) -> VersionHash {
+    package static func hash(_ attribute: AttributeDescription) -> VersionHash {
         var buffer = Buffer()
         buffer.append(propertyBase(name: attribute.name, optional: attribute.isOptional,
                                    transient: attribute.isTransient, modifier: attribute.hashModifier))
@@ -40,7 +40,7 @@ public enum VersionHasher {
 
     /// A relationship's version hash. `isOwnInverse` is true when the relationship is
     /// its own inverse (then the inverse name is not hashed).
-    public static func hash(_ relationship: RelationshipDescription, isOwnInverse: Bool) -> VersionHash {
+    package static func hash(_ relationship: RelationshipDescription, isOwnInverse: Bool) -> VersionHash {
         var buffer = Buffer()
         buffer.append(propertyBase(name: relationship.name, optional: relationship.isOptional,
                                    transient: relationship.isTransient, modifier: relationship.hashModifier))
@@ -55,7 +55,7 @@ public enum VersionHasher {
     /// An entity's version hash from its already hashed parts.
     /// - Parameter properties: every non-transient property, inherited ones included,
     ///   as (name, hash); sorted here by UTF-16 code units of the name.
-    public static func hashEntity(name: String, isAbstract: Bool, parentHash: VersionHash?,
+    package static func hashEntity(name: String, isAbstract: Bool, parentHash: VersionHash?,
                                   properties: [(name: String, hash: VersionHash)],
                                   hashModifier: String?, uniqueness: [[String]]) -> VersionHash {
         var buffer = Buffer()
@@ -74,7 +74,7 @@ public enum VersionHasher {
 
     /// `NSStoreModelVersionHashesDigest`: base64 of SHA-512 over each entity's name
     /// followed by its hash, in name order.
-    public static func digest(_ hashes: [String: VersionHash]) -> String {
+    package static func digest(_ hashes: [String: VersionHash]) -> String {
         var buffer = Buffer()
         for name in hashes.keys.sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
             buffer.append(name)
@@ -84,7 +84,7 @@ public enum VersionHasher {
     }
 
     /// SHA-256 of arbitrary bytes, as lowercase hex (file digests).
-    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
         VersionHash(bytes: Array(SHA256.hash(data: bytes))).hex
     }
 

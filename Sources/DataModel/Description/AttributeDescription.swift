@@ -28,7 +28,7 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var maximum: AttributeValue?
     /// What Xcode says of it that neither hash nor layout reads (`usesScalarValueType`,
     /// `customClassName`, user info, …), kept for export.
-    public var xcode = XcodeSettings()
+    package var xcode = XcodeSettings()
     /// Where the attribute's name is written.
     public var location: SourceLocation
 

@@ -57,10 +57,10 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// Core Data's `versionHashModifier`.
     public var hashModifier: String?
     /// Fetched properties, kept as Xcode wrote them (not stored, not hashed).
-    public var fetchedProperties: [XcodeElement] = []
+    package var fetchedProperties: [XcodeElement] = []
     /// What Xcode says of it that neither hash nor layout reads (`representedClassName`,
     /// `codeGenerationType`, user info, …), kept for export.
-    public var xcode = XcodeSettings()
+    package var xcode = XcodeSettings()
     /// Where the entity's name is written.
     public var location: SourceLocation
 
@@ -101,13 +101,13 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     /// The `<model>` element's settings when the version came from (or is kept for)
     /// Xcode: export then writes exactly what the file says; nil for a version written
     /// in YAML only, which export gives Xcode's defaults for new elements.
-    public var xcode: XcodeSettings?
+    package var xcode: XcodeSettings?
     /// Which elements say `syncable="YES"` unless they say otherwise.
-    public var syncable: SyncableDefault?
+    package var syncable: SyncableDefault?
     /// Fetch request templates, kept as Xcode wrote them.
-    public var fetchRequests: [XcodeElement] = []
+    package var fetchRequests: [XcodeElement] = []
     /// Configurations (named sets of entities), kept as Xcode wrote them.
-    public var configurations: [XcodeElement] = []
+    package var configurations: [XcodeElement] = []
 
     // What only Xcode reads is not part of the encoded form (a store's model cache):
     // caches written before it existed stay readable, and it changes no compiled fact.

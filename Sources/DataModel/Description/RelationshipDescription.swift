@@ -28,7 +28,7 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     /// Core Data's `versionHashModifier`.
     public var hashModifier: String?
     /// What Xcode says of it that neither hash nor layout reads (user info, …).
-    public var xcode = XcodeSettings()
+    package var xcode = XcodeSettings()
     /// Where the relationship's name is written.
     public var location: SourceLocation
 

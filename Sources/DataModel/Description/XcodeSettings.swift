@@ -2,34 +2,34 @@
 /// store layout reads: class names, code generation, scalar accessors, user info,
 /// `syncable`, and any other XML attribute, kept as Xcode wrote them so that
 /// `migrate export` gives the app back the `contents` it compiles (Docs/Xcode.md).
-public struct XcodeSettings: Sendable, Hashable, Codable {
+package struct XcodeSettings: Sendable, Hashable, Codable {
     /// One XML attribute or user-info entry: a name and its text.
-    public struct Entry: Sendable, Hashable, Codable {
-        public var key: String
-        public var value: String
+    package struct Entry: Sendable, Hashable, Codable {
+        package var key: String
+        package var value: String
 
         /// Creates an entry.
-        public init(_ key: String, _ value: String) {
+        package init(_ key: String, _ value: String) {
             self.key = key
             self.value = value
         }
     }
 
     /// XML attributes of the element, by their Xcode names, in the order read.
-    public var attributes: [Entry] = []
+    package var attributes: [Entry] = []
     /// The element's `<userInfo>` entries, in order.
-    public var userInfo: [Entry] = []
+    package var userInfo: [Entry] = []
     /// `syncable="YES"` on the element (nil: as the version's default says).
-    public var syncable: Bool?
+    package var syncable: Bool?
 
     /// Creates empty settings.
-    public init() {}
+    package init() {}
 
     /// True when nothing is kept.
-    public var isEmpty: Bool { attributes.isEmpty && userInfo.isEmpty && syncable == nil }
+    package var isEmpty: Bool { attributes.isEmpty && userInfo.isEmpty && syncable == nil }
 
     /// The text of an XML attribute.
-    public subscript(key: String) -> String? {
+    package subscript(key: String) -> String? {
         get { attributes.first { $0.key == key }?.value }
         set {
             if let index = attributes.firstIndex(where: { $0.key == key }) {
@@ -44,31 +44,31 @@ public struct XcodeSettings: Sendable, Hashable, Codable {
 /// An Xcode element the toolkit keeps without reading it: a fetched property, a
 /// fetch request template, a configuration. Its XML attributes and children, as
 /// written.
-public struct XcodeElement: Sendable, Hashable, Codable {
+package struct XcodeElement: Sendable, Hashable, Codable {
     /// The element's name (`name="…"`).
-    public var name: String
+    package var name: String
     /// Its other XML attributes and user info.
-    public var settings: XcodeSettings
+    package var settings: XcodeSettings
     /// Its child elements (a fetched property's `<fetchRequest>`, a configuration's
     /// `<memberEntity>`s), each with its tag.
-    public var children: [Child]
+    package var children: [Child]
     /// Where it is written.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// A child element: its tag and its XML attributes.
-    public struct Child: Sendable, Hashable, Codable {
-        public var tag: String
-        public var attributes: [XcodeSettings.Entry]
+    package struct Child: Sendable, Hashable, Codable {
+        package var tag: String
+        package var attributes: [XcodeSettings.Entry]
 
         /// Creates a child.
-        public init(tag: String, attributes: [XcodeSettings.Entry]) {
+        package init(tag: String, attributes: [XcodeSettings.Entry]) {
             self.tag = tag
             self.attributes = attributes
         }
     }
 
     /// Creates an element.
-    public init(name: String, settings: XcodeSettings = .init(), children: [Child] = [], location: SourceLocation) {
+    package init(name: String, settings: XcodeSettings = .init(), children: [Child] = [], location: SourceLocation) {
         self.name = name
         self.settings = settings
         self.children = children
@@ -79,7 +79,7 @@ public struct XcodeElement: Sendable, Hashable, Codable {
 /// Which elements of a version say `syncable="YES"` when they say nothing of it
 /// themselves (Xcode before 10 wrote it on every entity, and on every property too
 /// in older files).
-public enum SyncableDefault: String, Sendable, Hashable, Codable {
+package enum SyncableDefault: String, Sendable, Hashable, Codable {
     /// Entities and properties.
     case all
     /// Entities only.

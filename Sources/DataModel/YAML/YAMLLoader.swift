@@ -21,18 +21,18 @@ internal import Darwin
 /// let root = try YAMLLoader.load(contentsOf: "Models/Contacts/2.yaml")
 /// for pair in root.mappingPairs ?? [] { print(pair.key.scalarText ?? "", pair.key.location) }
 /// ```
-public enum YAMLLoader {
+package enum YAMLLoader {
     /// The largest file the loader reads: 16 MiB, far above any model file.
-    public static let maximumFileSize = 16 * 1024 * 1024
+    package static let maximumFileSize = 16 * 1024 * 1024
     /// The deepest nesting of sequences and mappings, the root counting as level 1.
-    public static let maximumDepth = 256
+    package static let maximumDepth = 256
     /// The most nodes a document may have, every node an alias copies included, so
     /// that alias bombs ("billion laughs") stop early.
-    public static let maximumNodeCount = 1_000_000
+    package static let maximumNodeCount = 1_000_000
 
     /// Loads a document from UTF-8 bytes (a UTF-8 byte order mark is allowed).
     /// - Parameter file: The name used in locations and messages.
-    public static func load(bytes: [UInt8], file: String) throws(YAMLError) -> YAMLNode {
+    package static func load(bytes: [UInt8], file: String) throws(YAMLError) -> YAMLNode {
         guard bytes.count <= maximumFileSize else { throw tooLarge(bytes.count, file: file) }
         let source = try YAMLSourceText(bytes: bytes, file: file)
         try source.validate()
@@ -89,7 +89,7 @@ public enum YAMLLoader {
     }
 
     /// Reads and loads a file; locations name the file by `path` as given.
-    public static func load(contentsOf path: String) throws(YAMLError) -> YAMLNode {
+    package static func load(contentsOf path: String) throws(YAMLError) -> YAMLNode {
         try load(bytes: readFile(path), file: path)
     }
 

@@ -3,30 +3,30 @@
 /// Aliases are resolved while loading (each alias becomes a copy of its anchor's
 /// node, with the anchor's location), so consumers never see anchors. Mappings keep
 /// their keys in document order; duplicate keys are rejected by the loader.
-public struct YAMLNode: Sendable, Hashable {
+package struct YAMLNode: Sendable, Hashable {
     /// How a scalar was written. Plain scalars are subject to null/boolean/number
     /// interpretation; quoted and block scalars are always strings.
-    public enum ScalarStyle: Sendable, Hashable {
+    package enum ScalarStyle: Sendable, Hashable {
         case plain, singleQuoted, doubleQuoted, literal, folded
     }
 
     /// One key/value entry of a mapping.
-    public struct Pair: Sendable, Hashable {
+    package struct Pair: Sendable, Hashable {
         /// The key node (a scalar for every file this toolkit reads; the loader
         /// rejects non-scalar keys).
-        public var key: YAMLNode
+        package var key: YAMLNode
         /// The value node.
-        public var value: YAMLNode
+        package var value: YAMLNode
 
         /// Creates a pair.
-        public init(key: YAMLNode, value: YAMLNode) {
+        package init(key: YAMLNode, value: YAMLNode) {
             self.key = key
             self.value = value
         }
     }
 
     /// The content of a node.
-    public enum Content: Sendable, Hashable {
+    package enum Content: Sendable, Hashable {
         /// A scalar: its text after YAML unescaping, and how it was written.
         case scalar(String, ScalarStyle)
         /// A sequence, block (`- a`) or flow (`[a, b]`).
@@ -36,14 +36,14 @@ public struct YAMLNode: Sendable, Hashable {
     }
 
     /// The node's content.
-    public var content: Content
+    package var content: Content
     /// Where the node starts (for a scalar, its first character or opening quote).
-    public var location: SourceLocation
+    package var location: SourceLocation
     /// An explicit tag such as `!!str`, if any.
-    public var tag: String?
+    package var tag: String?
 
     /// Creates a node.
-    public init(_ content: Content, at location: SourceLocation, tag: String? = nil) {
+    package init(_ content: Content, at location: SourceLocation, tag: String? = nil) {
         self.content = content
         self.location = location
         self.tag = tag
@@ -52,13 +52,13 @@ public struct YAMLNode: Sendable, Hashable {
 
 extension YAMLNode {
     /// The text of a scalar node, `nil` for collections.
-    public var scalarText: String? {
+    package var scalarText: String? {
         if case .scalar(let text, _) = content { return text }
         return nil
     }
 
     /// True for a plain scalar that YAML reads as null: empty, `~`, `null`, `Null`, `NULL`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .scalar(let text, .plain) = content, tag == nil {
             return text.isEmpty || text == "~" || text == "null" || text == "Null" || text == "NULL"
         }
@@ -66,19 +66,19 @@ extension YAMLNode {
     }
 
     /// The entries of a mapping node, `nil` otherwise.
-    public var mappingPairs: [Pair]? {
+    package var mappingPairs: [Pair]? {
         if case .mapping(let pairs) = content { return pairs }
         return nil
     }
 
     /// The elements of a sequence node, `nil` otherwise.
-    public var sequenceItems: [YAMLNode]? {
+    package var sequenceItems: [YAMLNode]? {
         if case .sequence(let items) = content { return items }
         return nil
     }
 
     /// A short name of the node's kind for messages: "a mapping", "a sequence", "a string".
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch content {
         case .scalar: return isNull ? "null" : "a scalar"
         case .sequence: return "a sequence"

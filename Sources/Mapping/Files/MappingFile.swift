@@ -15,9 +15,9 @@ import Foundation
 ///       nickname: $source.handle # copied from another source property
 ///       score: { default: 0 }    # a constant
 /// ```
-public struct MappingFile: Sendable, Hashable {
+package struct MappingFile: Sendable, Hashable {
     /// A property override.
-    public enum Override: Sendable, Hashable {
+    package enum Override: Sendable, Hashable {
         case policy
         case copy(from: String)
         case value(AttributeValue?)
@@ -27,40 +27,40 @@ public struct MappingFile: Sendable, Hashable {
     }
 
     /// What the file says about one destination entity.
-    public struct EntityOverride: Sendable, Hashable {
+    package struct EntityOverride: Sendable, Hashable {
         /// The destination entity.
-        public var name: String
+        package var name: String
         /// The policy producing its rows.
-        public var policy: String?
+        package var policy: String?
         /// The source entity, when given.
-        public var source: String?
+        package var source: String?
         /// Property overrides with their locations.
-        public var properties: [String: Override]
+        package var properties: [String: Override]
         /// Where the entity is named.
-        public var location: SourceLocation
+        package var location: SourceLocation
         /// Where each property override is written.
-        public var propertyLocations: [String: SourceLocation]
+        package var propertyLocations: [String: SourceLocation]
         /// `filter: "predicate"`: which source objects become destination objects.
-        public var filter: String? = nil
+        package var filter: String? = nil
         /// Where the filter's text starts.
-        public var filterLocation: SourceLocation? { filterPositions?.start }
+        package var filterLocation: SourceLocation? { filterPositions?.start }
         /// Where each character of the filter's text is in the file.
-        public var filterPositions: ScalarPositions? = nil
+        package var filterPositions: ScalarPositions? = nil
     }
 
     /// The file's path.
-    public var path: String
+    package var path: String
     /// The source version (A).
-    public var sourceVersion: Int
+    package var sourceVersion: Int
     /// The destination version (B).
-    public var destinationVersion: Int
+    package var destinationVersion: Int
     /// Entity overrides, in file order.
-    public var entities: [EntityOverride]
+    package var entities: [EntityOverride]
     /// SHA-256 of the file's bytes (hex): recorded in the migration history.
-    public var digest: String
+    package var digest: String
 
     /// `A-to-B.yaml` → (A, B).
-    public static func versions(ofFile path: String) -> (Int, Int)? {
+    package static func versions(ofFile path: String) -> (Int, Int)? {
         let name = (path as NSString).lastPathComponent
         let stem = name.hasSuffix(".yaml") ? name.dropLast(5) : name.hasSuffix(".yml") ? name.dropLast(4) : Substring(name)
         let parts = stem.components(separatedBy: "-to-")
@@ -69,7 +69,7 @@ public struct MappingFile: Sendable, Hashable {
     }
 
     /// Parses a mapping file; problems come back as diagnostics with file:line:column.
-    public static func parse(path: String) -> (MappingFile?, [Diagnostic], String?) {
+    package static func parse(path: String) -> (MappingFile?, [Diagnostic], String?) {
         guard let (a, b) = versions(ofFile: path) else {
             return (nil, [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)], nil)
         }

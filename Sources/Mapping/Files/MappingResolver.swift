@@ -3,7 +3,7 @@ import Foundation
 import Predicates
 
 /// The mapping of one hop: a mapping file merged over inference, or inference alone.
-public enum MappingResolver {
+package enum MappingResolver {
     /// Resolves the mapping from `from` to `to`.
     ///
     /// - Parameters:
@@ -11,7 +11,7 @@ public enum MappingResolver {
     ///   - knownPolicies: the policy names compiled in; `nil` skips that check.
     /// - Throws: `DiagnosticsError` when the file does not fit the two versions;
     ///   `InferenceFailure` with every change neither inference nor the file covers.
-    public static func resolve(_ model: CompiledModel, from: Int, to: Int, file: MappingFile?,
+    package static func resolve(_ model: CompiledModel, from: Int, to: Int, file: MappingFile?,
                                knownPolicies: Set<String>? = nil) throws -> MappingModel {
         guard let source = model.version(from), let destination = model.version(to) else {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
@@ -25,7 +25,7 @@ public enum MappingResolver {
 
     /// Resolves the mapping from the first to the last version of `chain` (every
     /// version in between, for chained renames), merging `file` over inference.
-    public static func resolve(chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil) throws -> MappingModel {
+    package static func resolve(chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil) throws -> MappingModel {
         let source = chain[0], destination = chain[chain.count - 1]
         let model = (name: destination.model, current: destination)
         let from = source.version, to = destination.version
@@ -319,19 +319,19 @@ public enum MappingResolver {
 }
 
 /// The mapping files of a model: `Migrations/<Model>/<A>-to-<B>.yaml`.
-public struct MappingFiles: Sendable {
+package struct MappingFiles: Sendable {
     /// Files by (A, B).
-    public var files: [MappingFile]
+    package var files: [MappingFile]
     /// Problems found while reading them.
-    public var diagnostics: [Diagnostic]
+    package var diagnostics: [Diagnostic]
     /// Source texts for rendering.
-    public var sources: [String: String]
+    package var sources: [String: String]
 
     /// Reads every mapping file of `model` under `folder`. A missing folder means
     /// none; a folder that exists but cannot be read to the end (permissions, no
     /// file descriptors left, an I/O error) is an error, never "none": reading it as
     /// empty would infer hops the user mapped.
-    public static func load(folder: String, model: String) -> MappingFiles {
+    package static func load(folder: String, model: String) -> MappingFiles {
         var result = MappingFiles(files: [], diagnostics: [], sources: [:])
         let directory = folder.hasSuffix("/") ? folder + model : folder + "/" + model
         let names: [String]
@@ -363,7 +363,7 @@ public struct MappingFiles: Sendable {
     }
 
     /// The file for hop A → B, if any.
-    public func file(from a: Int, to b: Int) -> MappingFile? {
+    package func file(from a: Int, to b: Int) -> MappingFile? {
         files.first { $0.sourceVersion == a && $0.destinationVersion == b }
     }
 }

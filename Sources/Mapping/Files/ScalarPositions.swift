@@ -10,10 +10,10 @@ import DataModel
 /// file side by side: escapes are one character of the value, and a run of
 /// whitespace in the value matches a run of whitespace (line breaks included) in
 /// the file (YAML 1.2 §6.5 and §7.3).
-public struct ScalarPositions: Sendable, Hashable {
+package struct ScalarPositions: Sendable, Hashable {
     /// Where the scalar's text starts (after an opening quote; for a block scalar,
     /// its first content line at its indentation).
-    public var start: SourceLocation
+    package var start: SourceLocation
     /// The 1-based line and column of each Unicode scalar of the value, and one
     /// more for the position just past its end.
     private var positions: [Position]
@@ -25,7 +25,7 @@ public struct ScalarPositions: Sendable, Hashable {
 
     /// A map that knows only where the text starts: columns count from there on
     /// its first line (for values built without a file).
-    public init(start: SourceLocation) {
+    package init(start: SourceLocation) {
         self.start = start
         self.positions = []
     }
@@ -97,7 +97,7 @@ public struct ScalarPositions: Sendable, Hashable {
     }
 
     /// Where the 1-based `column` (in Unicode scalars) of the value is in the file.
-    public func location(ofColumn column: Int) -> SourceLocation {
+    package func location(ofColumn column: Int) -> SourceLocation {
         var location = start
         guard !positions.isEmpty else {
             location.column += max(0, column - 1)

@@ -1,3 +1,5 @@
+import DataModel
+import Mapping
 import ModelMigration
 
 extension EntityDiagram {

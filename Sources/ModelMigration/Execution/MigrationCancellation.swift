@@ -31,13 +31,13 @@ public final class MigrationCancellation: @unchecked Sendable {
     /// Lets this cancellation stop a batch request or a load on `store`: the
     /// running statement and every later one fail, so the transaction rolls back
     /// and the command reports the interruption. Call `release(_:)` before closing.
-    public func guardStatements(of store: Store) {
+    package func guardStatements(of store: Store) {
         attach(store.connection)
         store.connection.stopStatements { [weak self] in self?.isCancelled ?? false }
     }
 
     /// Undoes `guardStatements(of:)`.
-    public func release(_ store: Store) {
+    package func release(_ store: Store) {
         detach()
         store.connection.stopStatements(when: nil)
     }

@@ -19,60 +19,60 @@ import SQLiteStore
 /// and refuses while another process reads or writes the store; the new file is
 /// locked the same way before it takes the store's name, so that nobody opens it
 /// before the old store's journal files have moved.
-public enum StoreRestore {
+package enum StoreRestore {
     /// A backup in a backup folder: `<store>.v<from>-to-<to>.<UTC time>[-n].sqlite`.
-    public struct Backup: Sendable, Hashable, Codable {
+    package struct Backup: Sendable, Hashable, Codable {
         /// The backup file.
-        public var path: String
+        package var path: String
         /// The version the store was at when the copy was taken (the version it holds).
-        public var from: Int
+        package var from: Int
         /// The version that migration went to.
-        public var to: Int
+        package var to: Int
         /// The UTC time in its name (`20261201T101500Z`).
-        public var stamp: String
+        package var stamp: String
         /// The `-n` that tells apart backups taken in the same second (1 when none).
-        public var sequence: Int
+        package var sequence: Int
 
         /// The file name.
-        public var name: String { (path as NSString).lastPathComponent }
+        package var name: String { (path as NSString).lastPathComponent }
     }
 
     /// What was restored.
-    public struct Result: Sendable, Codable {
+    package struct Result: Sendable, Codable {
         /// The store.
-        public var store: String
+        package var store: String
         /// The backup put in its place.
-        public var backup: String
+        package var backup: String
         /// The model and version the store now holds.
-        public var model: String
-        public var version: Int
+        package var model: String
+        package var version: Int
         /// Where the store that was replaced is kept (nil when there was none).
-        public var replaced: String?
+        package var replaced: String?
     }
 
     /// Options of a restore.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The folder `apply --backup-dir` wrote into.
-        public var backupDirectory: String
+        package var backupDirectory: String
         /// Only backups taken at this version (their from-version); nil: the newest backup.
-        public var version: Int?
+        package var version: Int?
         /// Seconds to wait for other processes' locks on the store.
-        public var timeout: Double = 30
+        package var timeout: Double = 30
         /// The models, to check the backup's hashes against its name (when empty, the
         /// model the backup keeps of its own version answers).
-        public var models: [CompiledModel] = []
+        package var models: [CompiledModel] = []
 
         /// Options for a folder.
-        public init(backupDirectory: String, version: Int? = nil) {
+        package init(backupDirectory: String, version: Int? = nil) {
             self.backupDirectory = backupDirectory
             self.version = version
         }
     }
 
     /// Why a restore was refused; the store is unchanged.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// The broad reason.
-        public enum Kind: Sendable, Hashable {
+        package enum Kind: Sendable, Hashable {
             /// No backup of the store (of that version) in the folder.
             case noBackup
             /// The backup is damaged, not a store, or not the version its name says.
@@ -83,18 +83,18 @@ public enum StoreRestore {
             case failed
         }
         /// The reason.
-        public var kind: Kind
+        package var kind: Kind
         /// What happened, for people.
-        public var message: String
+        package var message: String
 
-        public var description: String { message }
+        package var description: String { message }
     }
 
     // MARK: Finding backups
 
     /// The backups of the store at `storePath` in `folder` (or in the folder a fleet
     /// gives the store under it), oldest first.
-    public static func backups(of storePath: String, in folder: String) -> [Backup] {
+    package static func backups(of storePath: String, in folder: String) -> [Backup] {
         var name = (storePath as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
         var found: [Backup] = []
@@ -135,7 +135,7 @@ public enum StoreRestore {
     }
 
     /// The backup to restore: the newest one, of `version` when given.
-    public static func choose(for storePath: String, options: Options) throws(Failure) -> Backup {
+    package static func choose(for storePath: String, options: Options) throws(Failure) -> Backup {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.backupDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no such backup folder; nothing was changed")
@@ -198,7 +198,7 @@ public enum StoreRestore {
     // MARK: Restoring
 
     /// Restores the chosen backup over the store at `storePath` (which may be missing).
-    public static func restore(store storePath: String, options: Options) throws(Failure) -> Result {
+    package static func restore(store storePath: String, options: Options) throws(Failure) -> Result {
         let backup = try choose(for: storePath, options: options)
         let (version, uuid) = try check(backup, models: options.models)
         // The file the path names (a symbolic link stays; its target is replaced).

@@ -1,71 +1,72 @@
 import DataModel
+import PropertyList
 import SQLiteStore
 
 /// Everything `migrate inspect` reports about a store: what the file holds and which
 /// model version that is.
-public struct StoreReport: Sendable, Codable {
+package struct StoreReport: Sendable, Codable {
     /// One entity's line.
-    public struct Entity: Sendable, Codable {
+    package struct Entity: Sendable, Codable {
         /// The entity's name.
-        public var name: String
+        package var name: String
         /// `Z_ENT`.
-        public var number: Int
+        package var number: Int
         /// The parent entity.
-        public var parent: String?
+        package var parent: String?
         /// Rows of exactly this entity.
-        public var rows: Int64?
+        package var rows: Int64?
         /// The hash in the metadata (hex).
-        public var storedHash: String?
+        package var storedHash: String?
         /// Whether it equals the hash of the recognised (or closest) version.
-        public var matches: Bool?
+        package var matches: Bool?
         /// Versions whose entity of this name has exactly this hash.
-        public var matchingVersions: [Int]
+        package var matchingVersions: [Int]
     }
 
     /// The store file.
-    public var path: String
+    package var path: String
     /// "toolkit" for stores this toolkit wrote, "core-data" for Apple's.
-    public var writtenBy: String
+    package var writtenBy: String
     /// `NSPersistenceFrameworkVersion`, for Apple's stores.
-    public var frameworkVersion: Int64?
+    package var frameworkVersion: Int64?
     /// `NSStoreUUID`.
-    public var storeUUID: String
+    package var storeUUID: String
     /// `NSStoreType`.
-    public var storeType: String
+    package var storeType: String
     /// The model the metadata names, or the one recognised.
-    public var model: String?
+    package var model: String?
     /// The version number stamped in the metadata (ours).
-    public var stampedVersion: Int?
+    package var stampedVersion: Int?
     /// The version recognised from the hashes; nil when unknown.
-    public var recognizedVersion: Int?
+    package var recognizedVersion: Int?
     /// The closest version when unknown.
-    public var closestVersion: Int?
+    package var closestVersion: Int?
     /// `NSStoreModelVersionIdentifiers`.
-    public var versionIdentifiers: [String]
+    package var versionIdentifiers: [String]
     /// `NSStoreModelVersionHashesVersion`.
-    public var hashesVersion: Int
+    package var hashesVersion: Int
     /// The layout hash stamped (ours).
-    public var layoutHash: String?
+    package var layoutHash: String?
     /// SQLite's journal mode.
-    public var journalMode: String
+    package var journalMode: String
     /// Bytes in the main file.
-    public var fileSize: Int64
+    package var fileSize: Int64
     /// Entities with row counts and hash matches.
-    public var entities: [Entity]
+    package var entities: [Entity]
     /// Tables as they are in the file.
-    public var tables: [StoreInspection.Table]
+    package var tables: [StoreInspection.Table]
     /// Migrations applied, oldest first.
-    public var history: [MigrationRecord]
+    package var history: [MigrationRecord]
     /// Metadata keys neither Core Data's main ones nor ours, as text.
-    public var otherMetadata: [String: String]
+    package var otherMetadata: [String: String]
     /// Why the version could not be recognised, when it could not.
-    public var problem: String?
+    package var problem: String?
     /// The metadata property list (`Z_METADATA.Z_PLIST`) as JSON: Core Data's keys
     /// and this toolkit's; data as lowercase hex, dates as ISO 8601 text.
-    public var metadata: MetadataValue
+    package var metadata: MetadataValue
 
     /// Builds the report of an inspected store against the models found.
-    public init(inspection: StoreInspection, models: [CompiledModel]) {
+    package init(inspection: StoreInspection, models: [CompiledModel]) {
         let metadata = inspection.metadata
         let recognition = VersionRecognition.recognize(metadata, among: models)
         path = inspection.path
@@ -118,7 +119,7 @@ public struct StoreReport: Sendable, Codable {
 }
 
 /// A property-list value as JSON (`inspect --json`'s `metadata`).
-public indirect enum MetadataValue: Sendable, Codable, Hashable {
+package indirect enum MetadataValue: Sendable, Codable, Hashable {
     case string(String)
     case integer(Int64)
     case real(Double)
@@ -127,7 +128,7 @@ public indirect enum MetadataValue: Sendable, Codable, Hashable {
     case dictionary([String: MetadataValue])
 
     /// Data becomes lowercase hex and dates ISO 8601 text: JSON has neither.
-    public init(_ value: PropertyListValue) {
+    package init(_ value: PropertyListValue) {
         switch value {
         case .string(let s): self = .string(s)
         case .integer(let i): self = .integer(i)
@@ -140,7 +141,7 @@ public indirect enum MetadataValue: Sendable, Codable, Hashable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let s): try container.encode(s)
@@ -152,7 +153,7 @@ public indirect enum MetadataValue: Sendable, Codable, Hashable {
         }
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let b = try? container.decode(Bool.self) { self = .boolean(b) }
         else if let i = try? container.decode(Int64.self) { self = .integer(i) }

@@ -6,12 +6,12 @@ import Foundation
 /// file, and the last line needs no newline.
 ///
 /// Not `Sendable`: it owns its buffer and reads its descriptor on one thread.
-public final class JSONLinesReader {
+package final class JSONLinesReader {
     /// Why the file could not be read: the system's reason (`Is a directory`).
-    public struct ReadError: Error, Sendable, CustomStringConvertible {
+    package struct ReadError: Error, Sendable, CustomStringConvertible {
         /// The system's words.
-        public var reason: String
-        public var description: String { reason }
+        package var reason: String
+        package var description: String { reason }
     }
 
     private let descriptor: Int32?
@@ -21,17 +21,17 @@ public final class JSONLinesReader {
     private var atEnd: Bool
     private var primed = false
     /// Bytes read so far.
-    public private(set) var bytesRead: Int64 = 0
+    package private(set) var bytesRead: Int64 = 0
 
     /// Reads from an open file descriptor (which the caller closes).
-    public init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
+    package init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
         descriptor = fileDescriptor
         buffer = [UInt8](repeating: 0, count: max(16, chunkSize))
         atEnd = false
     }
 
     /// Reads lines from bytes in memory.
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         descriptor = nil
         buffer = bytes
         end = bytes.count
@@ -41,7 +41,7 @@ public final class JSONLinesReader {
 
     /// Reads the first chunk, so that a file that cannot be read fails here, before
     /// anything else is done (a directory, a file this user may not read).
-    public func prime() throws(ReadError) {
+    package func prime() throws(ReadError) {
         guard !primed else { return }
         primed = true
         while end - start < 3, !atEnd { try fill() }
@@ -71,7 +71,7 @@ public final class JSONLinesReader {
     }
 
     /// Calls `body` with each line's 1-based number and bytes (without LF or CR).
-    public func forEachLine(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    package func forEachLine(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
         try prime()
         var number = 0
         var scanned = start

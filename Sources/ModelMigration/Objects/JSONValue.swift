@@ -1,6 +1,6 @@
 /// A JSON value that keeps numbers as their exact text, so that 64-bit integers and
 /// decimals survive loading (Foundation's parser turns them into doubles).
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     /// The number exactly as written.
@@ -10,7 +10,7 @@ public enum JSONValue: Sendable, Hashable {
     /// Keys in document order.
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
@@ -22,7 +22,7 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .bool(let b): hasher.combine(b)
@@ -34,7 +34,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// A short description of the kind, for messages.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -46,7 +46,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Compact JSON text (keys in the stored order).
-    public var text: String {
+    package var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -136,7 +136,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// Parses one JSON text (RFC 8259); the error says what was expected and where.
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(bytes: Array(text.utf8))
     }
 
@@ -322,9 +322,9 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// A JSON syntax error: what was expected and at which byte (1-based) of the line.
-public struct JSONParseError: Error, Sendable, Hashable {
+package struct JSONParseError: Error, Sendable, Hashable {
     /// What was expected.
-    public var message: String
+    package var message: String
     /// 1-based byte offset.
-    public var offset: Int
+    package var offset: Int
 }

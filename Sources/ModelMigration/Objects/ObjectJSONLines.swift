@@ -2,20 +2,20 @@ import DataModel
 import SQLiteStore
 
 /// Why `load` loaded nothing: every refused line, each with its field and reason.
-public struct LoadError: Error, Sendable, CustomStringConvertible {
+package struct LoadError: Error, Sendable, CustomStringConvertible {
     /// One refused line.
-    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+    package struct Problem: Sendable, Hashable, CustomStringConvertible {
         /// The file name as given.
-        public var file: String
+        package var file: String
         /// 1-based line number.
-        public var line: Int
+        package var line: Int
         /// The field (`Person.age`), when the problem is one field.
-        public var field: String?
+        package var field: String?
         /// What is wrong.
-        public var message: String
+        package var message: String
 
         /// Creates a problem.
-        public init(file: String, line: Int, field: String?, message: String) {
+        package init(file: String, line: Int, field: String?, message: String) {
             self.file = file
             self.line = line
             self.field = field
@@ -23,27 +23,27 @@ public struct LoadError: Error, Sendable, CustomStringConvertible {
         }
 
         /// `file:line: field: message`.
-        public var description: String {
+        package var description: String {
             "\(file):\(line): \(field.map { "\($0): " } ?? "")\(message)"
         }
     }
 
     /// How many problems are reported; the others are counted.
-    public static let reportedLimit = 20
+    package static let reportedLimit = 20
 
     /// The first problems by line (at most ``reportedLimit``).
-    public var problems: [Problem]
+    package var problems: [Problem]
     /// How many problems there were in all.
-    public var count: Int
+    package var count: Int
 
     /// Creates the error.
-    public init(problems: [Problem], count: Int) {
+    package init(problems: [Problem], count: Int) {
         self.problems = problems
         self.count = count
     }
 
     /// One problem a line, then `… and N more` when some were left out.
-    public var description: String {
+    package var description: String {
         (problems.map(\.description) + (count > problems.count ? ["… and \(count - problems.count) more"] : []))
             .joined(separator: "\n")
     }
@@ -64,10 +64,10 @@ public struct LoadError: Error, Sendable, CustomStringConvertible {
 /// pair once, on the side the store keeps it (to-one sides; for many-to-many, the
 /// side its join table is named after), so that dumps load back entity by entity;
 /// `load` accepts either side.
-public enum ObjectJSONLines {
+package enum ObjectJSONLines {
     /// One object as a line (keys: `_pk`, `_entity`, then attributes and
     /// relationships in name order; nil values as null).
-    public static func line(for object: StoredObject, entity: CompiledEntity,
+    package static func line(for object: StoredObject, entity: CompiledEntity,
                             includes: (CompiledRelationship) -> Bool = { _ in true }) -> String {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity))]
         var fields: [(String, JSONValue)] = []
@@ -87,7 +87,7 @@ public enum ObjectJSONLines {
     }
 
     /// A value as JSON, as `dump` writes it (`type` nil for a computed value).
-    public static func jsonValue(_ value: AttributeValue, type: AttributeType?) -> JSONValue {
+    package static func jsonValue(_ value: AttributeValue, type: AttributeType?) -> JSONValue {
         json(value, type: type ?? .double)
     }
 
@@ -116,7 +116,7 @@ public enum ObjectJSONLines {
     /// store) is written when `load` reads it back unchanged or refuses it (1e+19 for
     /// an integer64 reads back as a refusal, never as another number); a value that
     /// would load as something else (a BLOB's base64 text as a string) is refused.
-    public static func problem(writing value: AttributeValue, type: AttributeType) -> String? {
+    package static func problem(writing value: AttributeValue, type: AttributeType) -> String? {
         switch (type, value) {
         case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.double, .double), (.float, .double),
              (.decimal, .decimal), (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary),
@@ -138,7 +138,7 @@ public enum ObjectJSONLines {
     /// Writes every object of `entity` (with subentities) as lines, in primary-key
     /// order. A value that JSON Lines cannot carry unchanged stops the dump with a
     /// `StoreError` naming the object and attribute (``problem(writing:type:)``).
-    public static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
+    package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
         try access.forEach(entity, includeSubentities: true, limit: limit) { object in
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
@@ -154,7 +154,7 @@ public enum ObjectJSONLines {
     /// UTF-8 bytes in chunks of whole lines (each ending in LF, about 64 KB a chunk):
     /// the lines are written straight into one buffer, with the field order of each
     /// entity worked out once, not per object.
-    public static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, progress: ((Int) -> Void)? = nil,
+    package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, progress: ((Int) -> Void)? = nil,
                             writeChunk: (UnsafeBufferPointer<UInt8>) -> Void) throws {
         var layouts: [String: LineLayout] = [:]
         var out: [UInt8] = []
@@ -267,7 +267,7 @@ public enum ObjectJSONLines {
     /// and every refused line is reported (``LoadError``). Returns the number of
     /// objects inserted.
     @discardableResult
-    public static func load(_ access: ObjectAccess, entity entityName: String, text: String, file: String) throws -> Int {
+    package static func load(_ access: ObjectAccess, entity entityName: String, text: String, file: String) throws -> Int {
         try load(access, entity: entityName, bytes: Array(text.utf8), file: file)
     }
 
@@ -277,7 +277,7 @@ public enum ObjectJSONLines {
     /// no newline. A line that is not UTF-8 is refused with the offset of its first
     /// bad byte, never read with U+FFFD in its place.
     @discardableResult
-    public static func load(_ access: ObjectAccess, entity entityName: String, bytes: [UInt8], file: String) throws -> Int {
+    package static func load(_ access: ObjectAccess, entity entityName: String, bytes: [UInt8], file: String) throws -> Int {
         try load(access, entity: entityName, reader: JSONLinesReader(bytes: bytes), file: file)
     }
 
@@ -286,7 +286,7 @@ public enum ObjectJSONLines {
     /// few thousand lines with the lines and bytes read so far. A file that cannot
     /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
     @discardableResult
-    public static func load(_ access: ObjectAccess, entity entityName: String, reader: JSONLinesReader, file: String,
+    package static func load(_ access: ObjectAccess, entity entityName: String, reader: JSONLinesReader, file: String,
                             progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil) throws -> Int {
         guard let entity = access.version.entity(named: entityName) else {
             // The entity applies to every record; the first one is where it fails.

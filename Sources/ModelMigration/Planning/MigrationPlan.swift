@@ -1,5 +1,6 @@
 import DataModel
 import Mapping
+import SQLiteStore
 
 /// What a step costs, in the store's row counts (README, "Migrations").
 public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -82,12 +83,12 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     public var policies: [PolicyInvocation] = []
     /// Values bound to each statement of `sql`, by position (empty: none has any):
     /// a mapping file's literals are never written into the SQL.
-    public var arguments: [[DatabaseValue]] = []
+    package var arguments: [[DatabaseValue]] = []
     /// Values bound to `expectedRowsSQL`.
-    public var expectedRowsArguments: [DatabaseValue] = []
+    package var expectedRowsArguments: [DatabaseValue] = []
 
     /// The values bound to statement `index` of `sql`.
-    public func arguments(of index: Int) -> [DatabaseValue] { index < arguments.count ? arguments[index] : [] }
+    package func arguments(of index: Int) -> [DatabaseValue] { index < arguments.count ? arguments[index] : [] }
 
     /// Whether `apply` can report rows done as the step runs: its work is a scan of
     /// the rows by a statement of its own (a copy, an index build, an update or a
@@ -219,9 +220,9 @@ public struct MigrationHop: Sendable, Hashable, Codable {
     /// The destination version of the hop.
     public var destination: CompiledVersion
     /// The store's layout before the hop.
-    public var sourceLayout: StorageLayout
+    package var sourceLayout: StorageLayout
     /// The store's layout after the hop.
-    public var destinationLayout: StorageLayout
+    package var destinationLayout: StorageLayout
 }
 
 /// Everything `migrate apply` will do, decided before anything is done: `migrate

@@ -447,7 +447,7 @@ public struct MigrationPlanner: Sendable {
 }
 
 /// Counts rows for plans, each count once.
-public struct RowCounter {
+package struct RowCounter {
     let connection: Connection
     /// Count every row even in large tables (`plan --exact-counts`).
     var exact = false
@@ -455,7 +455,7 @@ public struct RowCounter {
     /// Tables above this many rows are not scanned for a plan: their row count is
     /// the highest row id (exact unless rows were deleted), and dropped values are
     /// checked for presence only, so that planning stays fast on large stores.
-    public static let exactCountLimit: Int64 = 1_000_000
+    package static let exactCountLimit: Int64 = 1_000_000
     /// The limit in use.
     var limit = exactCountLimit
     /// `countValues`' answer for "some, not counted".

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import SQLiteStore
 
 /// A source object as a policy sees it: typed, KVC-like access to its values and
 /// relationships that load when asked (a policy never holds the whole table).

@@ -4,14 +4,14 @@ import Predicates
 import SQLiteStore
 
 /// SQL text with `?` parameters and the values bound to them, in order.
-public struct SQLFragment: Sendable, Hashable {
+package struct SQLFragment: Sendable, Hashable {
     /// The SQL text: identifiers from the layout (quoted), aliases, `?`, keywords.
-    public var sql: String
+    package var sql: String
     /// The values for the `?`s, in order.
-    public var arguments: [DatabaseValue]
+    package var arguments: [DatabaseValue]
 
     /// Creates a fragment.
-    public init(_ sql: String, _ arguments: [DatabaseValue] = []) {
+    package init(_ sql: String, _ arguments: [DatabaseValue] = []) {
         self.sql = sql
         self.arguments = arguments
     }
@@ -19,9 +19,9 @@ public struct SQLFragment: Sendable, Hashable {
 
 /// Why a checked predicate has no SQL form in this store (a layout without the
 /// column a relationship needs: a store the model does not describe).
-public struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
+package struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
     /// What is missing.
-    public var description: String
+    package var description: String
 }
 
 /// Turns checked predicates and expressions into SQL over a store's layout
@@ -43,20 +43,20 @@ public struct PredicateSQLError: Error, Sendable, CustomStringConvertible {
 ///   2001-01-01, decimals (stored as text) compare as numbers.
 /// - `==` and `!=` are null-safe (`IS`, `IS NOT`: nil != 5 holds, nil == nil too), and `NOT` of a
 ///   comparison with nil operands is true, as `NSPredicate` evaluates it.
-public struct PredicateSQL {
+package struct PredicateSQL {
     /// The model version of the store.
-    public var version: CompiledVersion
+    package var version: CompiledVersion
     /// The store's layout of that version (bound to its own names).
-    public var layout: StorageLayout
+    package var layout: StorageLayout
     /// `now()`: one instant per statement, as Core Data evaluates it once per fetch.
-    public var now: Date
+    package var now: Date
     /// In a mapping file's value: a string that is not a number fails the statement,
     /// naming the row (`key`, e.g. `s.Z_PK`) and `label` (`Book.pages`), instead of
     /// giving nil.
-    public var failedConversions: (key: String, label: String)? = nil
+    package var failedConversions: (key: String, label: String)? = nil
 
     /// Creates a generator for a store's layout.
-    public init(version: CompiledVersion, layout: StorageLayout, now: Date = Date()) {
+    package init(version: CompiledVersion, layout: StorageLayout, now: Date = Date()) {
         self.version = version
         self.layout = layout
         self.now = now
@@ -64,28 +64,28 @@ public struct PredicateSQL {
 
     /// The SQL condition of a predicate on the row `alias` (an alias or a quoted
     /// table name) of `entity`'s table.
-    public func condition(_ predicate: CheckedPredicate, row alias: String) throws(PredicateSQLError) -> SQLFragment {
+    package func condition(_ predicate: CheckedPredicate, row alias: String) throws(PredicateSQLError) -> SQLFragment {
         let builder = Builder(generator: self)
         let sql = try builder.condition(predicate, alias)
         return SQLFragment(sql, builder.arguments)
     }
 
     /// The SQL value of an expression on the row `alias`.
-    public func value(_ expression: CheckedExpression, row alias: String) throws(PredicateSQLError) -> SQLFragment {
+    package func value(_ expression: CheckedExpression, row alias: String) throws(PredicateSQLError) -> SQLFragment {
         let builder = Builder(generator: self)
         let sql = try builder.value(expression, alias, numeric: false)
         return SQLFragment(sql, builder.arguments)
     }
 
     /// `Z_ENT IN (…)` for an entity and its subentities, on `alias`.
-    public func entityCondition(_ entity: String, alias: String, includeSubentities: Bool = true) -> String {
+    package func entityCondition(_ entity: String, alias: String, includeSubentities: Bool = true) -> String {
         let names = includeSubentities ? version.subtree(of: entity) : [entity]
         let numbers = names.compactMap { layout.entityNumbers[$0] }.sorted()
         return "\(alias).Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
     }
 
     /// The table storing an entity's rows.
-    public func table(of entity: String) throws(PredicateSQLError) -> StorageLayout.Table {
+    package func table(of entity: String) throws(PredicateSQLError) -> StorageLayout.Table {
         guard let root = version.entity(named: entity)?.root, let table = layout.table(forEntity: root) else {
             throw PredicateSQLError(description: "no table stores \(entity)")
         }

@@ -110,7 +110,7 @@ public struct StoreRequests {
 
     /// The SQL a fetch runs, its arguments and its columns (`--json` and the
     /// table read them; tests check the SQL).
-    public func compile(_ request: FetchRequest) throws(RequestError) -> (statement: SQLFragment, columns: [FetchColumn]) {
+    package func compile(_ request: FetchRequest) throws(RequestError) -> (statement: SQLFragment, columns: [FetchColumn]) {
         let entity = try entity(request.entity)
         let checker = TypeChecker(version: version, entity: entity.name)
         var columns: [FetchColumn] = []

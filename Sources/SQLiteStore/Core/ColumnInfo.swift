@@ -1,7 +1,7 @@
 /// A column of a table as SQLite reports it (`PRAGMA table_xinfo`).
-public struct ColumnInfo: Sendable, Hashable {
+package struct ColumnInfo: Sendable, Hashable {
     /// Whether and how a column is hidden from `SELECT *`.
-    public enum Hidden: Int, Sendable, Hashable {
+    package enum Hidden: Int, Sendable, Hashable {
         /// An ordinary column.
         case visible = 0
         /// A hidden column of a virtual table.
@@ -13,20 +13,20 @@ public struct ColumnInfo: Sendable, Hashable {
     }
 
     /// The column name.
-    public var name: String
+    package var name: String
     /// The declared type as written, e.g. `INTEGER`, `VARCHAR(20)`; empty when none.
-    public var declaredType: String
+    package var declaredType: String
     /// Whether the column is `NOT NULL`.
-    public var notNull: Bool
+    package var notNull: Bool
     /// The default value as SQL text, e.g. `0`, `'none'`, `CURRENT_TIMESTAMP`.
-    public var defaultSQL: String?
+    package var defaultSQL: String?
     /// The 1-based position in the primary key, or 0 when not part of it.
-    public var primaryKeyIndex: Int
+    package var primaryKeyIndex: Int
     /// Whether the column is hidden or generated.
-    public var hidden: Hidden
+    package var hidden: Hidden
 
     /// Creates a column description.
-    public init(
+    package init(
         name: String, declaredType: String, notNull: Bool, defaultSQL: String?,
         primaryKeyIndex: Int, hidden: Hidden = .visible
     ) {
@@ -39,7 +39,7 @@ public struct ColumnInfo: Sendable, Hashable {
     }
 
     /// Whether the column is part of the primary key.
-    public var isPrimaryKey: Bool { primaryKeyIndex > 0 }
+    package var isPrimaryKey: Bool { primaryKeyIndex > 0 }
     /// Whether the column is anything but an ordinary column.
-    public var isHidden: Bool { hidden != .visible }
+    package var isHidden: Bool { hidden != .visible }
 }

@@ -6,7 +6,7 @@ extension Connection {
     ///
     /// Other connections may keep reading meanwhile; writers wait. Run it outside a write
     /// transaction of this connection, whose uncommitted changes would be copied too.
-    public func backup(to path: String) throws(SQLiteError) {
+    package func backup(to path: String) throws(SQLiteError) {
         let destination = try Connection(path: path, mode: .readWriteCreate, busyTimeout: busyTimeout)
         guard let backup = sqlite3_backup_init(destination.db, "main", db, "main") else {
             // sqlite3_backup_init leaves its error on the destination connection.

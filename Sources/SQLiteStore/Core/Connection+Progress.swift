@@ -15,7 +15,7 @@ extension Connection {
     ///
     /// The handler runs inside `sqlite3_step` on this thread: it must not use the
     /// connection. Its cost is one call per `instructions` instructions.
-    public func setProgressHandler(every instructions: Int32 = 200_000, _ handler: ((Int64) -> Void)?) {
+    package func setProgressHandler(every instructions: Int32 = 200_000, _ handler: ((Int64) -> Void)?) {
         guard let handler else {
             sqlite3_progress_handler(db, 0, nil, nil)
             progressBox = nil
@@ -45,7 +45,7 @@ extension Connection {
     /// 1,000 virtual-machine instructions). `sqlite3_interrupt` alone stops only the
     /// statements running at that moment, and a command that goes on to its next
     /// statement would write on. Replaces any progress handler; `nil` removes it.
-    public func stopStatements(when isCancelled: (() -> Bool)?) {
+    package func stopStatements(when isCancelled: (() -> Bool)?) {
         // Closed after a failure (its store proven unchanged): nothing to remove.
         guard isOpen else { interruptCheckBox = nil; return }
         guard let isCancelled else {

@@ -1,7 +1,7 @@
 extension Connection {
     /// The user tables of the main database, by name; SQLite's own `sqlite_…` tables are
     /// left out.
-    public func tables() throws(SQLiteError) -> [String] {
+    package func tables() throws(SQLiteError) -> [String] {
         let statement = try cachedStatement(#"""
             SELECT name FROM main.sqlite_schema
             WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
@@ -17,7 +17,7 @@ extension Connection {
 
     /// Whether the main database has a table named `name` (case-insensitive for ASCII,
     /// as SQLite identifiers are).
-    public func tableExists(_ name: String) throws(SQLiteError) -> Bool {
+    package func tableExists(_ name: String) throws(SQLiteError) -> Bool {
         try firstRow(
             "SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
             [.text(name)]
@@ -26,7 +26,7 @@ extension Connection {
 
     /// The columns of `table` in declaration order, hidden and generated ones included;
     /// empty when there is no such table.
-    public func columns(of table: String) throws(SQLiteError) -> [ColumnInfo] {
+    package func columns(of table: String) throws(SQLiteError) -> [ColumnInfo] {
         // The table-valued form of PRAGMA table_xinfo takes the name as a parameter, so
         // it needs no quoting and its statement can be cached.
         let statement = try cachedStatement("""
@@ -50,7 +50,7 @@ extension Connection {
 
     /// The indexes of `table`, by name, including those made by `UNIQUE` and
     /// `PRIMARY KEY` constraints; empty when there is no such table.
-    public func indexes(of table: String) throws(SQLiteError) -> [IndexInfo] {
+    package func indexes(of table: String) throws(SQLiteError) -> [IndexInfo] {
         let list = try cachedStatement("""
             SELECT list.name, list."unique", list.origin, list.partial, schema.sql
             FROM pragma_index_list(?, 'main') AS list

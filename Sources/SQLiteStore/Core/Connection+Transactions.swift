@@ -2,7 +2,7 @@ internal import CSQLite
 
 extension Connection {
     /// How a transaction takes its locks (https://sqlite.org/lang_transaction.html).
-    public enum TransactionKind: Sendable, Hashable {
+    package enum TransactionKind: Sendable, Hashable {
         /// Locks on first read or write; a later write may fail with `busy`.
         case deferred
         /// Takes the write lock at `BEGIN`, so a write conflict surfaces there, after the
@@ -24,7 +24,7 @@ extension Connection {
     /// commit) throws, and rethrows that error.
     ///
     /// Transactions don't nest; inside one, use ``savepoint(_:_:)``.
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         var result: T?
         try inTransaction(kind) {
             result = try body()
@@ -34,7 +34,7 @@ extension Connection {
     }
 
     /// What a transaction's body decides: keep its work or undo it.
-    public enum TransactionCompletion: Sendable, Hashable {
+    package enum TransactionCompletion: Sendable, Hashable {
         /// `COMMIT`.
         case commit
         /// `ROLLBACK` (a dry run, a retry).
@@ -46,7 +46,7 @@ extension Connection {
     /// transaction begins and ends (GRDB's `inTransaction`).
     ///
     /// Transactions don't nest; inside one, use ``savepoint(_:_:)``.
-    public func inTransaction(_ kind: TransactionKind = .immediate, _ body: () throws -> TransactionCompletion) throws {
+    package func inTransaction(_ kind: TransactionKind = .immediate, _ body: () throws -> TransactionCompletion) throws {
         try cachedStatement(kind.beginSQL).execute()
         do {
             switch try body() {
@@ -68,7 +68,7 @@ extension Connection {
     /// Runs `body` inside `SAVEPOINT name`: releases it when `body` returns; when it
     /// throws, rolls back to the savepoint, releases it and rethrows. Nests inside
     /// transactions and other savepoints; outside a transaction it is one.
-    public func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
+    package func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
         let quotedName = Self.quoteIdentifier(name)
         let isOutermost = !isInTransaction
         try execute("SAVEPOINT \(quotedName)")

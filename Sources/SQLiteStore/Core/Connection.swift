@@ -6,9 +6,9 @@ import Foundation
 /// Not `Sendable`: it owns an `sqlite3` handle opened with `SQLITE_OPEN_NOMUTEX`, so it
 /// must stay on one thread (or one actor) at a time. Close it with ``close()`` to see
 /// close errors; otherwise it is closed when released.
-public final class Connection {
+package final class Connection {
     /// How to open the database file.
-    public enum OpenMode: Sendable, Hashable {
+    package enum OpenMode: Sendable, Hashable {
         /// Reading only; writes fail with ``SQLiteError/Kind/readOnly``.
         case readOnly
         /// Reading and writing an existing file.
@@ -26,7 +26,7 @@ public final class Connection {
     }
 
     /// The path the connection was opened with.
-    public let path: String
+    package let path: String
     private var handle: OpaquePointer?
     private var statementCache: [String: Statement] = [:]
     /// The progress handler installed by `setProgressHandler`, and the statement
@@ -37,7 +37,7 @@ public final class Connection {
 
     /// How long, in seconds, to retry when another connection holds a conflicting lock
     /// before failing with ``SQLiteError/Kind/busy``.
-    public var busyTimeout: Double {
+    package var busyTimeout: Double {
         didSet { applyBusyTimeout() }
     }
 
@@ -45,7 +45,7 @@ public final class Connection {
     ///
     /// Opening is lazy in SQLite: a file that is not a database opens fine and fails with
     /// ``SQLiteError/Kind/notADatabase`` when first read.
-    public init(path: String, mode: OpenMode = .readWrite, busyTimeout: Double = 5) throws(SQLiteError) {
+    package init(path: String, mode: OpenMode = .readWrite, busyTimeout: Double = 5) throws(SQLiteError) {
         _ = Self.configured
         var handle: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -100,7 +100,7 @@ public final class Connection {
     /// Fails with ``SQLiteError/Kind/busy`` while statements prepared on this connection
     /// are still alive; the connection then stays open. Using a closed connection is a
     /// programmer error and traps.
-    public func close() throws(SQLiteError) {
+    package func close() throws(SQLiteError) {
         guard let handle else { return }
         statementCache.removeAll()
         let code = sqlite3_close(handle)
@@ -135,23 +135,23 @@ public final class Connection {
     // MARK: - State
 
     /// Whether the database cannot be written (opened read-only, or a read-only file).
-    public var isReadOnly: Bool { sqlite3_db_readonly(db, "main") == 1 }
+    package var isReadOnly: Bool { sqlite3_db_readonly(db, "main") == 1 }
 
     /// Whether a transaction is open (the connection is not in autocommit mode).
-    public var isInTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
 
     /// The rowid of the last successful `INSERT` on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
 
     /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`.
-    public var changes: Int { Int(sqlite3_changes64(db)) }
+    package var changes: Int { Int(sqlite3_changes64(db)) }
 
     /// Rows changed since the connection was opened.
-    public var totalChanges: Int { Int(sqlite3_total_changes64(db)) }
+    package var totalChanges: Int { Int(sqlite3_total_changes64(db)) }
 
     /// Makes the running statement fail with ``SQLiteError/Kind/interrupted`` at its next
     /// opportunity.
-    public func interrupt() {
+    package func interrupt() {
         sqlite3_interrupt(db)
     }
 
@@ -159,7 +159,7 @@ public final class Connection {
 
     /// Prepares one SQL statement. Text after it other than whitespace and comments is an
     /// error; run scripts with ``execute(_:)``.
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         try compile(sql, persistent: false)
     }
 
@@ -168,7 +168,7 @@ public final class Connection {
     ///
     /// Cached statements are shared: don't ask for one while it is still stepping
     /// through rows for another caller.
-    public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+    package func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
             statement.reset()
             statement.clearBindings()
@@ -214,7 +214,7 @@ public final class Connection {
     /// Runs every statement of an SQL script in order, discarding rows.
     ///
     /// An error names the statement that failed, not the whole script.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         let db = self.db
         let failure = sql.withCString { start -> SQLiteError? in
             let end = start + sql.utf8.count
@@ -302,27 +302,27 @@ public final class Connection {
     // MARK: - Single values
 
     /// The first column of the first row, or `nil` when there is no row.
-    public func scalar(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> DatabaseValue? {
+    package func scalar(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> DatabaseValue? {
         try firstRow(sql, arguments) { $0.value(at: 0) }
     }
 
     /// The first column of the first row as an integer; `nil` for no row or `NULL`.
-    public func scalarInt64(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> Int64? {
+    package func scalarInt64(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> Int64? {
         try scalarInt64(sql, arguments: arguments)
     }
 
     /// The first column of the first row as an integer, `arguments` bound in order.
-    public func scalarInt64(_ sql: String, arguments: [DatabaseValue]) throws(SQLiteError) -> Int64? {
+    package func scalarInt64(_ sql: String, arguments: [DatabaseValue]) throws(SQLiteError) -> Int64? {
         try firstRow(sql, arguments) { $0.isNull(at: 0) ? nil : $0.int64(at: 0) } ?? nil
     }
 
     /// The first column of the first row as a double; `nil` for no row or `NULL`.
-    public func scalarDouble(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> Double? {
+    package func scalarDouble(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> Double? {
         try firstRow(sql, arguments) { $0.isNull(at: 0) ? nil : $0.double(at: 0) } ?? nil
     }
 
     /// The first column of the first row as text; `nil` for no row or `NULL`.
-    public func scalarString(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> String? {
+    package func scalarString(_ sql: String, _ arguments: DatabaseValue...) throws(SQLiteError) -> String? {
         try firstRow(sql, arguments) { $0.isNull(at: 0) ? nil : $0.string(at: 0) } ?? nil
     }
 
@@ -340,7 +340,7 @@ public final class Connection {
     // MARK: - Identifiers
 
     /// `identifier` as an SQL quoted identifier: in double quotes, inner quotes doubled.
-    public static func quoteIdentifier(_ identifier: String) -> String {
+    package static func quoteIdentifier(_ identifier: String) -> String {
         var result = String.UnicodeScalarView()
         result.append("\"")
         for scalar in identifier.unicodeScalars {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Its `description` is an SQL literal (`NULL`, `42`, `1.5`, `'it''s'`, `X'0A0B'`), so
 /// values can be shown in plans and messages as they would be written in SQL.
-public enum DatabaseValue: Sendable, Hashable {
+package enum DatabaseValue: Sendable, Hashable {
     /// SQL `NULL`.
     case null
     /// A 64-bit signed integer.
@@ -19,29 +19,29 @@ public enum DatabaseValue: Sendable, Hashable {
 
 extension DatabaseValue {
     /// An integer value.
-    public init(_ value: Int64) { self = .integer(value) }
+    package init(_ value: Int64) { self = .integer(value) }
     /// An integer value.
-    public init(_ value: Int) { self = .integer(Int64(value)) }
+    package init(_ value: Int) { self = .integer(Int64(value)) }
     /// A boolean stored as 0 or 1, as Core Data stores it.
-    public init(_ value: Bool) { self = .integer(value ? 1 : 0) }
+    package init(_ value: Bool) { self = .integer(value ? 1 : 0) }
     /// A real value.
-    public init(_ value: Double) { self = .real(value) }
+    package init(_ value: Double) { self = .real(value) }
     /// A text value.
-    public init(_ value: String) { self = .text(value) }
+    package init(_ value: String) { self = .text(value) }
     /// A blob value.
-    public init(_ value: [UInt8]) { self = .blob(value) }
+    package init(_ value: [UInt8]) { self = .blob(value) }
 
     /// Whether the value is `NULL`.
-    public var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 
     /// The integer, for `.integer` only.
-    public var int64: Int64? {
+    package var int64: Int64? {
         if case .integer(let value) = self { value } else { nil }
     }
 
     /// The number, for `.real` and for `.integer` (converted): a column without REAL
     /// affinity keeps integral doubles as integers.
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case .real(let value): value
         case .integer(let value): Double(value)
@@ -50,12 +50,12 @@ extension DatabaseValue {
     }
 
     /// The text, for `.text` only.
-    public var string: String? {
+    package var string: String? {
         if case .text(let value) = self { value } else { nil }
     }
 
     /// The bytes, for `.blob` only.
-    public var blob: [UInt8]? {
+    package var blob: [UInt8]? {
         if case .blob(let value) = self { value } else { nil }
     }
 }
@@ -64,16 +64,16 @@ extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByStringLiteral
 {
     /// An integer literal as `.integer`.
-    public init(integerLiteral value: Int64) { self = .integer(value) }
+    package init(integerLiteral value: Int64) { self = .integer(value) }
     /// A float literal as `.real`.
-    public init(floatLiteral value: Double) { self = .real(value) }
+    package init(floatLiteral value: Double) { self = .real(value) }
     /// A string literal as `.text`.
-    public init(stringLiteral value: String) { self = .text(value) }
+    package init(stringLiteral value: String) { self = .text(value) }
 }
 
 extension DatabaseValue: CustomStringConvertible {
     /// The value as an SQL literal.
-    public var description: String {
+    package var description: String {
         switch self {
         case .null:
             return "NULL"
@@ -118,7 +118,7 @@ private func quotedSQLText(_ text: String) -> String {
 extension DatabaseValue: Codable {
     private enum Key: String, CodingKey { case integer, real, text, blob }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), single.decodeNil() {
             self = .null
             return
@@ -141,7 +141,7 @@ extension DatabaseValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
             var single = encoder.singleValueContainer()

@@ -1,7 +1,7 @@
 /// An index of a table as SQLite reports it (`PRAGMA index_list`, `PRAGMA index_xinfo`).
-public struct IndexInfo: Sendable, Hashable {
+package struct IndexInfo: Sendable, Hashable {
     /// What created the index.
-    public enum Origin: String, Sendable, Hashable {
+    package enum Origin: String, Sendable, Hashable {
         /// `CREATE INDEX`.
         case createIndex = "c"
         /// A `UNIQUE` constraint in the table definition.
@@ -11,16 +11,16 @@ public struct IndexInfo: Sendable, Hashable {
     }
 
     /// One key column of an index.
-    public struct Column: Sendable, Hashable {
+    package struct Column: Sendable, Hashable {
         /// The table column, or `nil` for an expression (`CREATE INDEX … ON t(lower(x))`).
-        public var name: String?
+        package var name: String?
         /// Whether the column is sorted descending.
-        public var isDescending: Bool
+        package var isDescending: Bool
         /// The collating sequence, e.g. `BINARY`, `NOCASE`.
-        public var collation: String
+        package var collation: String
 
         /// Creates an index column description.
-        public init(name: String?, isDescending: Bool = false, collation: String = "BINARY") {
+        package init(name: String?, isDescending: Bool = false, collation: String = "BINARY") {
             self.name = name
             self.isDescending = isDescending
             self.collation = collation
@@ -28,20 +28,20 @@ public struct IndexInfo: Sendable, Hashable {
     }
 
     /// The index name; `sqlite_autoindex_…` for constraint indexes.
-    public var name: String
+    package var name: String
     /// Whether the index is `UNIQUE`.
-    public var isUnique: Bool
+    package var isUnique: Bool
     /// What created the index.
-    public var origin: Origin
+    package var origin: Origin
     /// Whether the index has a `WHERE` clause.
-    public var isPartial: Bool
+    package var isPartial: Bool
     /// The key columns, in index order.
-    public var columns: [Column]
+    package var columns: [Column]
     /// The `CREATE INDEX` statement; `nil` for indexes made by constraints.
-    public var sql: String?
+    package var sql: String?
 
     /// Creates an index description.
-    public init(
+    package init(
         name: String, isUnique: Bool, origin: Origin, isPartial: Bool, columns: [Column],
         sql: String?
     ) {
@@ -54,5 +54,5 @@ public struct IndexInfo: Sendable, Hashable {
     }
 
     /// The key column names; `nil` entries are expressions.
-    public var columnNames: [String?] { columns.map(\.name) }
+    package var columnNames: [String?] { columns.map(\.name) }
 }

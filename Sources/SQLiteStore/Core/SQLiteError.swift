@@ -7,9 +7,9 @@ import Foundation
 /// ```
 /// SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: ZPERSON.ZEMAIL — in `INSERT INTO ZPERSON …`
 /// ```
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     /// The broad class of failure, derived from the primary result code.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// `SQLITE_BUSY`: another connection holds a conflicting lock.
         case busy
         /// `SQLITE_LOCKED`: a conflict inside this process (shared cache, same connection).
@@ -54,18 +54,18 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The broad class of failure.
-    public var kind: Kind
+    package var kind: Kind
     /// The extended result code, e.g. 2067 for `SQLITE_CONSTRAINT_UNIQUE`.
-    public var resultCode: Int32
+    package var resultCode: Int32
     /// SQLite's message (`sqlite3_errmsg`), e.g. `UNIQUE constraint failed: ZPERSON.ZEMAIL`.
-    public var message: String
+    package var message: String
     /// The statement that failed, if any.
-    public var sql: String?
+    package var sql: String?
     /// The database file, for errors about the file itself (open, close, backup).
-    public var path: String?
+    package var path: String?
 
     /// Creates an error; `kind` is derived from the primary part of `resultCode`.
-    public init(resultCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+    package init(resultCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.kind = Kind(primaryResultCode: resultCode & 0xFF)
         self.resultCode = resultCode
         self.message = message
@@ -74,17 +74,17 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The primary result code, e.g. 19 (`SQLITE_CONSTRAINT`) for 2067.
-    public var primaryResultCode: Int32 { resultCode & 0xFF }
+    package var primaryResultCode: Int32 { resultCode & 0xFF }
 
     /// The C name of the result code, e.g. `SQLITE_CONSTRAINT_UNIQUE`.
-    public var codeName: String {
+    package var codeName: String {
         Self.codeNames[resultCode]
             ?? Self.codeNames[primaryResultCode].map { "\($0) (extended \(resultCode >> 8))" }
             ?? "unknown result code"
     }
 
     /// `path: SQLite error N (NAME): message — in `sql``, leaving out what is unknown.
-    public var description: String {
+    package var description: String {
         var text = path.map { "\($0): " } ?? ""
         text += "SQLite error \(resultCode) (\(codeName)): \(message)"
         if let sql { text += " — in `\(sql)`" }
@@ -190,7 +190,7 @@ extension SQLiteError {
     /// What went wrong in words a person acts on, SQLite's code after: the one
     /// wording of a full disk, an I/O failure or an interruption, wherever they
     /// surface (opening a store, a migration step, a commit).
-    public var explained: String {
+    package var explained: String {
         switch kind {
         case .full: "the disk is full (\(self))"
         case .ioError: "the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing (\(self))"

@@ -10,10 +10,10 @@ import DataModel
 /// It is finalized when released. A statement may outlive its ``Connection`` object
 /// (SQLite keeps the connection alive until the last statement is finalized), but
 /// ``Connection/close()`` fails while statements are still alive.
-public final class Statement {
+package final class Statement {
     let handle: OpaquePointer
     /// The SQL text the statement was prepared from.
-    public let sql: String
+    package let sql: String
 
     /// Takes ownership of a prepared statement handle.
     init(handle: OpaquePointer, sql: String) {
@@ -28,16 +28,16 @@ public final class Statement {
     private var db: OpaquePointer? { sqlite3_db_handle(handle) }
 
     /// Whether the statement leaves the database unchanged (`sqlite3_stmt_readonly`).
-    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
     // MARK: - Binding
 
     /// The number of parameters (the largest parameter index).
-    public var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
+    package var parameterCount: Int32 { sqlite3_bind_parameter_count(handle) }
 
     /// Resets the statement and binds `values` to parameters 1…n; their number must
     /// equal ``parameterCount``.
-    public func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
+    package func bind(_ values: [DatabaseValue]) throws(SQLiteError) {
         guard values.count == Int(parameterCount) else {
             try SQLiteError.fail(
                 SQLITE_RANGE, nil,
@@ -53,7 +53,7 @@ public final class Statement {
     ///
     /// Text and blobs are copied by SQLite (`SQLITE_TRANSIENT`), so the Swift storage may
     /// go away right after the call.
-    public func bind(_ value: DatabaseValue, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: DatabaseValue, at index: Int32) throws(SQLiteError) {
         let code: Int32
         switch value {
         case .null:
@@ -88,7 +88,7 @@ public final class Statement {
 
     /// Binds `value` to the named parameter `name` (`:name`, `@name` or `$name`; a bare
     /// name means `:name`).
-    public func bind(_ value: DatabaseValue, name: String) throws(SQLiteError) {
+    package func bind(_ value: DatabaseValue, name: String) throws(SQLiteError) {
         let qualified = name.first.map { ":@$?".contains($0) } == true ? name : ":" + name
         let index = sqlite3_bind_parameter_index(handle, qualified)
         guard index > 0 else {
@@ -101,12 +101,12 @@ public final class Statement {
     ///
     /// `sqlite3_reset` repeats the error of the last failed step, which ``step()`` has
     /// already thrown, so it is not reported again.
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
     }
 
     /// Sets every parameter to `NULL`.
-    public func clearBindings() {
+    package func clearBindings() {
         sqlite3_clear_bindings(handle)
     }
 
@@ -114,7 +114,7 @@ public final class Statement {
 
     /// Advances to the next row: `true` when a row is available, `false` when done.
     @discardableResult
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -124,7 +124,7 @@ public final class Statement {
     }
 
     /// Runs the statement to completion, discarding rows, then resets it (bindings kept).
-    public func execute() throws(SQLiteError) {
+    package func execute() throws(SQLiteError) {
         // Resetting at the end releases the statement's locks even when a step fails.
         defer { reset() }
         while try step() {}
@@ -132,7 +132,7 @@ public final class Statement {
 
     /// Runs the statement from its start and calls `body` for every row; read the row's
     /// columns from the statement passed in. Resets the statement afterwards.
-    public func forEachRow(_ body: (Statement) throws -> Void) throws {
+    package func forEachRow(_ body: (Statement) throws -> Void) throws {
         reset()
         defer { reset() }
         while try step() {
@@ -141,7 +141,7 @@ public final class Statement {
     }
 
     /// Runs the statement from its start and returns every row's values.
-    public func rows() throws(SQLiteError) -> [[DatabaseValue]] {
+    package func rows() throws(SQLiteError) -> [[DatabaseValue]] {
         reset()
         defer { reset() }
         var rows: [[DatabaseValue]] = []
@@ -155,19 +155,19 @@ public final class Statement {
     // MARK: - Columns of the current row
 
     /// The number of result columns.
-    public var columnCount: Int32 { sqlite3_column_count(handle) }
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
 
     /// The name of the result column at the 0-based `index`.
-    public func columnName(_ index: Int32) -> String {
+    package func columnName(_ index: Int32) -> String {
         checkColumn(index)
         return sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
     }
 
     /// The names of all result columns.
-    public var columnNames: [String] { (0..<columnCount).map(columnName) }
+    package var columnNames: [String] { (0..<columnCount).map(columnName) }
 
     /// The value at `index`, in its storage class.
-    public func value(at index: Int32) -> DatabaseValue {
+    package func value(at index: Int32) -> DatabaseValue {
         checkColumn(index)
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
@@ -181,7 +181,7 @@ public final class Statement {
     /// For TEXT that is not UTF-8 (SQLite stores whatever bytes it is given), the
     /// 0-based offset of the first bad byte; nil for UTF-8 text and other values.
     /// ``value(at:)`` reads such text with U+FFFD in place of the bad bytes.
-    public func invalidUTF8Offset(at index: Int32) -> Int? {
+    package func invalidUTF8Offset(at index: Int32) -> Int? {
         checkColumn(index)
         guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let text = sqlite3_column_text(handle, index) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, index))
@@ -189,32 +189,32 @@ public final class Statement {
     }
 
     /// Whether the value at `index` is `NULL`.
-    public func isNull(at index: Int32) -> Bool {
+    package func isNull(at index: Int32) -> Bool {
         checkColumn(index)
         return sqlite3_column_type(handle, index) == SQLITE_NULL
     }
 
     /// The value at `index` converted by SQLite's rules (`NULL` is 0). Check ``isNull(at:)``
     /// or use ``value(at:)`` where `NULL` matters.
-    public func int64(at index: Int32) -> Int64 {
+    package func int64(at index: Int32) -> Int64 {
         checkColumn(index)
         return sqlite3_column_int64(handle, index)
     }
 
     /// The value at `index` converted by SQLite's rules (`NULL` is 0.0).
-    public func double(at index: Int32) -> Double {
+    package func double(at index: Int32) -> Double {
         checkColumn(index)
         return sqlite3_column_double(handle, index)
     }
 
     /// The value at `index` converted to text by SQLite's rules (`NULL` is "").
-    public func string(at index: Int32) -> String {
+    package func string(at index: Int32) -> String {
         checkColumn(index)
         return text(at: index)
     }
 
     /// The value at `index` as bytes (`NULL` and empty blobs are `[]`).
-    public func blob(at index: Int32) -> [UInt8] {
+    package func blob(at index: Int32) -> [UInt8] {
         checkColumn(index)
         return bytes(at: index)
     }

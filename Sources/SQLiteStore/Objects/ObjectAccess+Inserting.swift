@@ -40,7 +40,7 @@ extension ObjectAccess {
     ///   - describeSource: how messages name an object's source, `{ "line \($0)" }`.
     ///   - limit: how many refusals to report (the first by source); the others are counted.
     @discardableResult
-    public func insertAll(describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
+    package func insertAll(describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
                           keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void) throws -> Int {
         let batch = ObjectBatch(access: self, describeSource: describeSource, limit: limit)
         defer { for shape in insertShapes.values { shape.releaseStatements() } }

@@ -9,7 +9,7 @@ public final class ObjectAccess {
     /// The model version the store holds.
     public let version: CompiledVersion
     /// The store's layout of that version.
-    public let layout: StorageLayout
+    package let layout: StorageLayout
     var connection: Connection { store.connection }
     /// Per entity, what inserting its objects needs (built at the first insert).
     var insertShapes: [String: InsertShape] = [:]
@@ -234,7 +234,7 @@ public final class ObjectAccess {
     /// relationships (their column), to-many relationships without an inverse, and
     /// the side of a many-to-many relationship whose join table is named after it.
     /// A dump writes each pair once, on this side, so that dumps load back.
-    public func isStoredSide(_ relationship: CompiledRelationship) -> Bool {
+    package func isStoredSide(_ relationship: CompiledRelationship) -> Bool {
         let r = relationship.declaration
         if r.inverse == nil { return true }
         if !r.isToMany {

@@ -7,7 +7,7 @@ import DataModel
 /// Lines); refusals name it, and messages about another object of the batch say where
 /// that object came from (`Member 1 (line 1)`). A refused object is not written, the
 /// batch goes on so that every refusal is found, and in the end nothing is written.
-public final class ObjectBatch {
+package final class ObjectBatch {
     let access: ObjectAccess
     let describeSource: (Int) -> String
     let limit: Int
@@ -24,11 +24,11 @@ public final class ObjectBatch {
     /// the entity declaring it → the relationship → primary key → the first source.
     private(set) var linked: [String: [String: [Int64: Int]]] = [:]
     /// How many objects the batch wrote.
-    public private(set) var insertedCount = 0
+    package private(set) var insertedCount = 0
     /// Kept refusals with their arrival order (a tie-breaker among refusals of one source).
     private var kept: [(refusal: ObjectRefusal, order: Int)] = []
     /// How many refusals there were in all.
-    public private(set) var refusalCount = 0
+    package private(set) var refusalCount = 0
 
     init(access: ObjectAccess, describeSource: @escaping (Int) -> String, limit: Int) {
         self.access = access
@@ -42,7 +42,7 @@ public final class ObjectBatch {
     /// the batch will write nothing).
     /// - Throws: `StoreError` for an unknown entity or when the store fails.
     @discardableResult
-    public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
+    package func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
                        primaryKey requested: Int64? = nil, source: Int) throws(StoreError) -> Int64? {
         let key = try inserting(entityName, source: source) { shape in
             try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
@@ -67,7 +67,7 @@ public final class ObjectBatch {
 
     /// The stored (non-transient) attributes of an entity, in the order
     /// ``insert(_:attributeValues:primaryKey:source:)`` takes their values.
-    public func storedAttributes(of entityName: String) throws(StoreError) -> [CompiledAttribute] {
+    package func storedAttributes(of entityName: String) throws(StoreError) -> [CompiledAttribute] {
         try access.insertShape(entityName).attributes.map(\.attribute)
     }
 
@@ -77,7 +77,7 @@ public final class ObjectBatch {
     /// ``insert(_:values:relationships:primaryKey:source:)`` does: for loaders that
     /// read a million objects, with no dictionary per object.
     @discardableResult
-    public func insert(_ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
+    package func insert(_ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
                        source: Int) throws(StoreError) -> Int64? {
         try inserting(entityName, source: source) { shape in
             try access.insertRow(shape, given: attributeValues, relationships: [:], primaryKey: requested, batch: self)
@@ -116,7 +116,7 @@ public final class ObjectBatch {
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),
     /// so that it is reported with the others and the batch writes nothing.
-    public func refuse(source: Int, field: String?, message: String) {
+    package func refuse(source: Int, field: String?, message: String) {
         refusalCount += 1
         kept.append((ObjectRefusal(source: source, field: field, message: message), refusalCount))
         // Memory stays bounded however many objects are refused: only the first
@@ -125,7 +125,7 @@ public final class ObjectBatch {
     }
 
     /// Whether any object was refused so far.
-    public var hasRefusals: Bool { refusalCount > 0 }
+    package var hasRefusals: Bool { refusalCount > 0 }
 
     /// The error that reports the refusals, when there are any.
     var refusals: ObjectRefusals? {

@@ -19,7 +19,7 @@ extension Connection {
     }
 
     /// The size of the main database file in bytes.
-    public func mainFileSize() throws(SQLiteError) -> Int64 {
+    package func mainFileSize() throws(SQLiteError) -> Int64 {
         let file = try mainFile()
         var size: sqlite3_int64 = 0
         let code = file.pointee.pMethods.pointee.xFileSize(file, &size)
@@ -28,7 +28,7 @@ extension Connection {
     }
 
     /// Up to `count` bytes of the main database file from `offset` (fewer at its end).
-    public func readMainFile(offset: Int64, count: Int) throws(SQLiteError) -> [UInt8] {
+    package func readMainFile(offset: Int64, count: Int) throws(SQLiteError) -> [UInt8] {
         let file = try mainFile()
         let size = try mainFileSize()
         let available = Int(max(0, min(Int64(count), size - offset)))
@@ -45,7 +45,7 @@ extension Connection {
     /// handle: call it while this connection holds a lock, so that nobody writes
     /// the file meanwhile.
     /// `limit`: hash only the first `limit` bytes (the size is the whole file's).
-    public func mainFileFingerprint(limit: Int64? = nil) throws(SQLiteError) -> FileFingerprint {
+    package func mainFileFingerprint(limit: Int64? = nil) throws(SQLiteError) -> FileFingerprint {
         let size = try mainFileSize()
         let end = min(size, limit ?? size)
         var hasher = Hasher64()

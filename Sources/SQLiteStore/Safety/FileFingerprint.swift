@@ -8,19 +8,19 @@ import Foundation
 /// than assumes, that a failed migration left the store as it was. The hash is not
 /// cryptographic (nobody chooses the bytes against it); it is fast enough to read a
 /// gigabyte in well under a second.
-public struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
+package struct FileFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The file size in bytes (of the prefix hashed, when a limit was given).
-    public var size: Int64
+    package var size: Int64
     /// The hash of those bytes.
-    public var hash: UInt64
+    package var hash: UInt64
 
     /// Creates a fingerprint.
-    public init(size: Int64, hash: UInt64) {
+    package init(size: Int64, hash: UInt64) {
         self.size = size
         self.hash = hash
     }
 
-    public var description: String { "\(size) bytes, hash \(String(hash, radix: 16))" }
+    package var description: String { "\(size) bytes, hash \(String(hash, radix: 16))" }
 }
 
 /// A word-at-a-time multiply-xor hash (in the spirit of wyhash/FxHash): reads

@@ -8,18 +8,18 @@ import Foundation
 /// descriptor on the store, which matters: closing any descriptor of a file drops
 /// all of this process's POSIX locks on it, SQLite's included. Elsewhere the
 /// answer is empty and messages simply say less.
-public enum LockHolders {
+package enum LockHolders {
     /// One process holding a lock.
-    public struct Holder: Sendable, Hashable {
+    package struct Holder: Sendable, Hashable {
         /// The process id.
-        public var pid: Int
+        package var pid: Int
         /// True for a write lock (a writer), false for a read lock (a reader).
-        public var writes: Bool
+        package var writes: Bool
     }
 
     /// Processes other than this one holding locks on the store at `path` or its
     /// `-shm` file.
-    public static func of(path: String) -> [Holder] {
+    package static func of(path: String) -> [Holder] {
         guard let text = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
         var inodes: Set<UInt64> = []
         for file in [path, path + "-shm"] {
@@ -40,7 +40,7 @@ public enum LockHolders {
     }
 
     /// "process 123 (reading), process 456 (writing)", or `nil` when unknown.
-    public static func describe(path: String) -> String? {
+    package static func describe(path: String) -> String? {
         let holders = of(path: path)
         guard !holders.isEmpty else { return nil }
         return holders.map { "process \($0.pid) (\($0.writes ? "writing or migrating" : "reading"))" }.joined(separator: ", ")

@@ -4,8 +4,8 @@ import PropertyList
 // models with them); SQLiteStore's users keep naming them through SQLiteStore.
 
 /// A property list value (see `PropertyList.PropertyListValue`).
-public typealias PropertyListValue = PropertyList.PropertyListValue
+package typealias PropertyListValue = PropertyList.PropertyListValue
 /// Binary property list encoding and decoding (see `PropertyList.BinaryPropertyList`).
-public typealias BinaryPropertyList = PropertyList.BinaryPropertyList
+package typealias BinaryPropertyList = PropertyList.BinaryPropertyList
 /// A property list that cannot be decoded (see `PropertyList.PropertyListError`).
-public typealias PropertyListError = PropertyList.PropertyListError
+package typealias PropertyListError = PropertyList.PropertyListError

@@ -2,15 +2,15 @@ import DataModel
 import Foundation
 
 /// One row of `Z_PRIMARYKEY`: an entity's number, parent and key counter.
-public struct EntityKeyRow: Sendable, Hashable, Codable {
+package struct EntityKeyRow: Sendable, Hashable, Codable {
     /// `Z_ENT`.
-    public var number: Int
+    package var number: Int
     /// `Z_NAME`.
-    public var name: String
+    package var name: String
     /// `Z_SUPER`: the parent's number, 0 for a root.
-    public var parent: Int
+    package var parent: Int
     /// `Z_MAX`: the highest primary key handed out.
-    public var maxKey: Int64
+    package var maxKey: Int64
 }
 
 extension Store {
@@ -41,7 +41,7 @@ extension Store {
     }
 
     /// Replaces the metadata (inside the caller's transaction, if any).
-    public func writeMetadata(_ metadata: StoreMetadata) throws(SQLiteError) {
+    package func writeMetadata(_ metadata: StoreMetadata) throws(SQLiteError) {
         var plist = metadata.plist
         // Core Data keeps the UUID in the Z_UUID column only; do the same for its stores.
         if metadata.frameworkVersion != nil, !metadata.isManagedByToolkit, case .dictionary(var d) = plist {
@@ -56,7 +56,7 @@ extension Store {
     }
 
     /// The rows of `Z_PRIMARYKEY`, by entity number.
-    public func entityKeyRows() throws(StoreError) -> [EntityKeyRow] {
+    package func entityKeyRows() throws(StoreError) -> [EntityKeyRow] {
         do {
             let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
             var rows: [EntityKeyRow] = []
@@ -73,7 +73,7 @@ extension Store {
     /// Entity name → `Z_ENT`, as this store numbers them. Numbers no store could
     /// use (0, negative, beyond 2^31 − 1) are left out, so that numbering the
     /// remaining entities never overflows; the planner refuses such a store.
-    public func entityNumbers() throws(StoreError) -> [String: Int] {
+    package func entityNumbers() throws(StoreError) -> [String: Int] {
         Dictionary(try entityKeyRows().filter { (1...Int(Int32.max)).contains($0.number) }.map { ($0.name, $0.number) },
                    uniquingKeysWith: { first, _ in first })
     }
@@ -82,7 +82,7 @@ extension Store {
     /// existing numbers and counters (entity numbers are stable for the store's life).
     /// A number listed under another name is an entity renamed (`renamedFrom`): its
     /// row takes the new name and keeps its counter.
-    public func writeEntityNumbers(layout: StorageLayout, version: CompiledVersion) throws(SQLiteError) {
+    package func writeEntityNumbers(layout: StorageLayout, version: CompiledVersion) throws(SQLiteError) {
         let rows = (try? entityKeyRows()) ?? []
         let existing = Set(rows.map(\.name))
         let numbers = Set(rows.map(\.number))
@@ -102,7 +102,7 @@ extension Store {
 
     /// Stores the compiled model of the store's own version, so the store can be
     /// inspected and migrated even when its YAML is gone or was edited.
-    public func writeModelCache(_ version: CompiledVersion) throws(SQLiteError) {
+    package func writeModelCache(_ version: CompiledVersion) throws(SQLiteError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(version)) ?? Data()
@@ -114,7 +114,7 @@ extension Store {
 
     /// The compiled model cached in the store, when it has one (stores written by
     /// Apple's Core Data do not).
-    public func readModelCache() throws(StoreError) -> CompiledVersion? {
+    package func readModelCache() throws(StoreError) -> CompiledVersion? {
         do {
             guard try connection.tableExists(SchemaSQL.modelCacheTable) else { return nil }
             guard let bytes = try connection.scalar("SELECT Z_CONTENT FROM \(SchemaSQL.modelCacheTable) LIMIT 1")?.blob else { return nil }
@@ -135,14 +135,14 @@ extension Store {
     /// The layout `version` has in this store: its entity numbers, the join table
     /// names that follow from them, and the store's own naming where Core Data's
     /// rule is uncertain (see `CompiledVersion.layout(entityNumbers:reserved:existingTables:)`).
-    public func layout(for version: CompiledVersion) throws(StoreError) -> StorageLayout {
+    package func layout(for version: CompiledVersion) throws(StoreError) -> StorageLayout {
         try binding(for: version).layout
     }
 
     /// The layout `version` has in this store, bound to the tables, columns and
     /// indexes the store actually has (`StorageLayout.bound(to:)`), with what could
     /// not be bound.
-    public func binding(for version: CompiledVersion) throws(StoreError) -> StorageLayout.Binding {
+    package func binding(for version: CompiledVersion) throws(StoreError) -> StorageLayout.Binding {
         let fromCoreData = (try? readMetadata())?.followsCoreDataNumbering ?? false
         let existing = try existingSchema()
         let computed = version.layout(entityNumbers: try entityNumbers(), existingTables: existing.tables.mapValues(Set.init), asStored: true,
@@ -198,7 +198,7 @@ extension Store {
 
     /// The store's tables (columns in order) and the indexes `CREATE INDEX` made on
     /// plain columns with the default collation, as layouts describe indexes.
-    public func existingSchema() throws(StoreError) -> ExistingSchema {
+    package func existingSchema() throws(StoreError) -> ExistingSchema {
         do {
             var tables: [String: [String]] = [:]
             var indexes: [StorageLayout.Index] = []
@@ -252,7 +252,7 @@ extension Store {
     }
 
     /// Every table of the store with its column names.
-    public func schema() throws(StoreError) -> [String: Set<String>] {
+    package func schema() throws(StoreError) -> [String: Set<String>] {
         do {
             var result: [String: Set<String>] = [:]
             for table in try connection.tables() {

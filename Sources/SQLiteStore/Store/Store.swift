@@ -15,7 +15,7 @@ public final class Store {
     /// files sit beside this one).
     public let resolvedPath: String
     /// The connection; exposed to the migrator, which runs its SQL through it.
-    public let connection: Connection
+    package let connection: Connection
 
     /// How to open a store.
     public enum Access: Sendable {
@@ -42,7 +42,7 @@ public final class Store {
 
     /// True when the store is read from a private copy (its `-wal` or hot `-journal`
     /// recovered there, not beside the store).
-    public var readsPrivateCopy: Bool { privateFolder != nil }
+    package var readsPrivateCopy: Bool { privateFolder != nil }
 
     /// Closes the connection, reporting any failure.
     public func close() throws(StoreError) {

@@ -41,10 +41,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The store's path.
     public var path: String?
     /// The SQLite error underneath, when there is one.
-    public var underlying: SQLiteError?
+    package var underlying: SQLiteError?
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String, path: String? = nil, underlying: SQLiteError? = nil) {
+    package init(_ kind: Kind, _ message: String, path: String? = nil, underlying: SQLiteError? = nil) {
         self.kind = kind
         self.message = message
         self.path = path
@@ -56,7 +56,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Wraps an SQLite error with the store path and a readable message.
-    public static func from(_ error: SQLiteError, path: String) -> StoreError {
+    package static func from(_ error: SQLiteError, path: String) -> StoreError {
         switch error.kind {
         case .notADatabase:
             return StoreError(.notADatabase, "not an SQLite database (the file header is not SQLite's)", path: path, underlying: error)

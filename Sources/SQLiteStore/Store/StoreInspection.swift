@@ -2,75 +2,75 @@ import DataModel
 
 /// What a store holds, read without writing: metadata, entity numbers, row counts,
 /// tables, columns and indexes. Works for this toolkit's stores and Apple's.
-public struct StoreInspection: Sendable {
+package struct StoreInspection: Sendable {
     /// One table as it is in the file.
-    public struct Table: Sendable, Hashable, Codable {
+    package struct Table: Sendable, Hashable, Codable {
         /// The table name.
-        public var name: String
+        package var name: String
         /// Columns as (name, declared type).
-        public var columns: [Column]
+        package var columns: [Column]
         /// Indexes on the table.
-        public var indexes: [Index]
+        package var indexes: [Index]
         /// Rows in the table.
-        public var rowCount: Int64
+        package var rowCount: Int64
     }
 
     /// One column.
-    public struct Column: Sendable, Hashable, Codable {
+    package struct Column: Sendable, Hashable, Codable {
         /// The column name.
-        public var name: String
+        package var name: String
         /// The declared type.
-        public var type: String
+        package var type: String
     }
 
     /// One index.
-    public struct Index: Sendable, Hashable, Codable {
+    package struct Index: Sendable, Hashable, Codable {
         /// The index name.
-        public var name: String
+        package var name: String
         /// Indexed columns.
-        public var columns: [String]
+        package var columns: [String]
         /// Unique index.
-        public var isUnique: Bool
+        package var isUnique: Bool
     }
 
     /// One entity as `Z_PRIMARYKEY` lists it, with its row count.
-    public struct Entity: Sendable, Hashable, Codable {
+    package struct Entity: Sendable, Hashable, Codable {
         /// `Z_NAME`.
-        public var name: String
+        package var name: String
         /// `Z_ENT`.
-        public var number: Int
+        package var number: Int
         /// The parent's name, if any.
-        public var parent: String?
+        package var parent: String?
         /// `Z_MAX`.
-        public var maxKey: Int64
+        package var maxKey: Int64
         /// Rows whose `Z_ENT` is this entity's number (subentities not included).
-        public var rowCount: Int64?
+        package var rowCount: Int64?
         /// The stored version hash, if the metadata has one.
-        public var storedHash: VersionHash?
+        package var storedHash: VersionHash?
     }
 
     /// The file's path.
-    public var path: String
+    package var path: String
     /// The decoded metadata.
-    public var metadata: StoreMetadata
+    package var metadata: StoreMetadata
     /// Entities by number.
-    public var entities: [Entity]
+    package var entities: [Entity]
     /// Every user table in the file.
-    public var tables: [Table]
+    package var tables: [Table]
     /// `PRAGMA journal_mode`.
-    public var journalMode: String
+    package var journalMode: String
     /// The file's size in bytes.
-    public var fileSize: Int64
+    package var fileSize: Int64
     /// The model cached in the store, when it has one.
-    public var cachedModel: CompiledVersion?
+    package var cachedModel: CompiledVersion?
 
     /// True when written by Apple's Core Data (it stamps its framework version).
-    public var isAppleStore: Bool { metadata.frameworkVersion != nil && !metadata.isManagedByToolkit }
+    package var isAppleStore: Bool { metadata.frameworkVersion != nil && !metadata.isManagedByToolkit }
 }
 
 extension Store {
     /// Reads everything `migrate inspect` shows.
-    public func inspect() throws(StoreError) -> StoreInspection {
+    package func inspect() throws(StoreError) -> StoreInspection {
         let metadata = try readMetadata()
         let keyRows = try entityKeyRows()
         let cached = try? readModelCache()

@@ -58,18 +58,18 @@ public struct StoreMetadata: Sendable, Hashable {
     /// Ours: every migration applied to this store, oldest first.
     public var history: [MigrationRecord] = []
     /// Every other key, kept as read.
-    public var otherKeys: [String: PropertyListValue] = [:]
+    package var otherKeys: [String: PropertyListValue] = [:]
 
     /// Ours, kept among `otherKeys`: the highest entity number the store ever used,
     /// so that an entity added after another was removed never reuses its number.
-    public static let maximumEntityNumberKey = "MMMaxEntityNumber"
+    package static let maximumEntityNumberKey = "MMMaxEntityNumber"
 
     /// True when our own keys are present (a store this toolkit created or migrated).
     public var isManagedByToolkit: Bool { modelName != nil && modelVersion != nil }
 
     /// Ours, kept among `otherKeys`: the store was created to be opened by Apple's
     /// Core Data (`migrate create --for-core-data`).
-    public static let coreDataNumberingKey = "MMCoreDataNumbering"
+    package static let coreDataNumberingKey = "MMCoreDataNumbering"
 
     /// True for a store that came from Apple's Core Data (it carries
     /// `NSPersistenceFrameworkVersion`, which this toolkit never writes on its own
@@ -102,14 +102,14 @@ public struct StoreMetadata: Sendable, Hashable {
     }
 
     /// Metadata for a new store of `version`.
-    public init(version: CompiledVersion, storeUUID: String) {
+    package init(version: CompiledVersion, storeUUID: String) {
         self.storeUUID = storeUUID
         self.versionHashes = [:]
         stamp(version)
     }
 
     /// Sets every version-dependent key to `version`'s values.
-    public mutating func stamp(_ version: CompiledVersion) {
+    package mutating func stamp(_ version: CompiledVersion) {
         versionHashes = version.versionHashes
         hashesVersion = VersionHasher.hashesVersion
         hashesDigest = version.versionHashesDigest
@@ -121,7 +121,7 @@ public struct StoreMetadata: Sendable, Hashable {
 
     /// Reads metadata from a decoded plist. Core Data keeps the UUID in
     /// `Z_METADATA.Z_UUID` rather than in the plist; pass it as `storeUUID`.
-    public init(plist: PropertyListValue, storeUUID fallbackUUID: String? = nil) throws(StoreError) {
+    package init(plist: PropertyListValue, storeUUID fallbackUUID: String? = nil) throws(StoreError) {
         guard let dictionary = plist.dictionaryValue else {
             throw StoreError(.invalidMetadata, "metadata: the plist's root is not a dictionary")
         }
@@ -153,7 +153,7 @@ public struct StoreMetadata: Sendable, Hashable {
     }
 
     /// The plist Core Data and this toolkit read.
-    public var plist: PropertyListValue {
+    package var plist: PropertyListValue {
         var dictionary = otherKeys
         dictionary[Key.storeType] = .string(storeType)
         dictionary[Key.storeUUID] = .string(storeUUID)
