@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import Mapping
 import ModelMigration
 
 /// Where a fleet's stores come from, and which of them this process takes.
