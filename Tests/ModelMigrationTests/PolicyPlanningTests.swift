@@ -22,7 +22,8 @@ import TestSupport
             #expect(failure.refusals.map(\.description) == [
                 "Person: \(file) names policy 'SplitFullNames', which is not compiled into this migrate\n"
                     + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; "
-                    + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (Docs/Migrations.md: \"Your own policies and your own migrate\")",
+                    + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it "
+                    + "(Docs/Migrations.md: \"Your own policies and your own migrate\")",
             ])
             #expect(failure.refusals.first?.property == nil)
             return true
