@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test lint install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
+.PHONY: all build demo test test-all lint install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
 
 all: build
 
@@ -41,9 +41,15 @@ demo: build
 	@echo "== 5. a fetch with a Core Data predicate (Docs/Predicates.md)"
 	$(MIGRATE) fetch $(DEMO)/Contacts.sqlite Person --where "age >= 30 AND posts.@count > 0" --sort -age,lastName --limit 5 --properties "firstName,lastName,age,livesIn.name,posts.@count"
 
+# The slow trials (SIGKILL and signal trials, resource limits, the full
+# randomized layout trial) are opt-in: `make test-all`, or MIGRATE_SLOW_TESTS=1 as CI sets.
 test:
 	$(SWIFT) build $(BUILD_FLAGS)
 	$(SWIFT) test $(BUILD_FLAGS)
+
+test-all:
+	$(SWIFT) build $(BUILD_FLAGS)
+	MIGRATE_SLOW_TESTS=1 $(SWIFT) test $(BUILD_FLAGS)
 
 # No Swift line over 160 columns (the lineLength of .swift-format, which holds the
 # formatter settings: 4-space indents, the code's existing line breaks kept).

@@ -53,10 +53,8 @@ struct Apply: ParsableCommand {
         let plan: MigrationPlan
         let outcome = global.makePlan(options, timeout: timeout, forApply: true)
         switch outcome {
-        case .failure(let message, let code, let diagnostics, let rendered):
-            if global.json { Output.jsonLine(Event.failed(message: message, exitCode: code.rawValue, diagnostics: diagnostics)) }
-            else { Output.err(rendered ?? "error: \(message)") }
-            throw code
+        case .failure(let failure, let rendered):
+            throw report(failure, rendered: rendered)
         case .plan(let made):
             plan = made
         }
@@ -67,21 +65,13 @@ struct Apply: ParsableCommand {
             } else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
             return
         }
-        if let refusal = gate.refusal(of: plan) {
-            if global.json {
-                Output.jsonLine(Event.failed(message: refusal, exitCode: ExitStatus.destructive.rawValue, diagnostics: nil,
-                                             destructive: plan.destructiveWarnings.map(\.message)))
-            } else {
-                Output.err("error: \(refusal)")
-            }
-            throw ExitStatus.destructive
-        }
+        if let refusal = gate.refusal(of: plan) { throw report(refusal, destructive: plan.destructiveWarnings.map(\.message)) }
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
         let progress = ProgressReporter(json: global.json)
         let result: MigrationResult
         // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) roll the migration back.
         let interruption: SignalCancellation
-        do { interruption = try SignalCancellation() } catch { throw global.fail("\(options.store): \(error)", ExitStatus.failure) }
+        do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
         defer { interruption.stop() }
         do {
             var migratorOptions = migration.migratorOptions
@@ -91,14 +81,7 @@ struct Apply: ParsableCommand {
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
         } catch {
             progress.finish()
-            var code = ExitStatus.failure
-            if (error as? MigrationError)?.kind == .interrupted, let signal = interruption.signal { code = ExitCode(128 + signal) }
-            if global.json {
-                Output.jsonLine(Event.failed(message: "\(error)", exitCode: code.rawValue, diagnostics: nil))
-            } else {
-                Output.err("error: \(error)")
-            }
-            throw code
+            throw report(Outcome(error, signal: interruption.signal))
         }
         progress.finish()
         for note in result.carriedDanglingReferences where !global.json { Output.err("note: \(note)") }
@@ -117,34 +100,48 @@ struct Apply: ParsableCommand {
         if global.json {
             Output.jsonLine(Event.done(result))
         } else {
-            let verb = result.dryRun ? "dry run: would migrate" : "migrated"
-            // A dry run copies the store as a real run would (the copy fits, the
-            // folder is writable), then keeps no backup: nothing was changed.
-            let asked = backup != nil || backupDirectory != nil
-            let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
+            printDone(result)
+        }
+    }
+
+    /// What a migration did, as text, with how to restore its backup.
+    func printDone(_ result: MigrationResult) {
+        let verb = result.dryRun ? "dry run: would migrate" : "migrated"
+        // A dry run copies the store as a real run would (the copy fits, the
+        // folder is writable), then keeps no backup: nothing was changed.
+        let asked = backup != nil || backupDirectory != nil
+        let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
+        Output.out("""
+            \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
+            \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
+            \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
+            """)
+        if let folder = backupDirectory, !result.dryRun, result.backup != nil {
             Output.out("""
-                \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
-                \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
-                \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
+                to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
+                --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
                 """)
-            if let folder = backupDirectory, !result.dryRun, result.backup != nil {
-                Output.out("""
-                    to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
-                    --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
-                    """)
-            } else if let backup = result.backup, !result.dryRun {
-                // With nothing else using the store: the copy is a complete store of
-                // the old version, and any -wal/-shm beside the store belongs to the new one.
-                Output.out("""
-                    to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
-                    && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
-                    """)
-            }
+        } else if let backup = result.backup, !result.dryRun {
+            // With nothing else using the store: the copy is a complete store of
+            // the old version, and any -wal/-shm beside the store belongs to the new one.
+            Output.out("""
+                to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
+                && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
+                """)
         }
     }
 }
 
 extension Apply {
+    /// Reports a failure of `apply`: the one renderer (text on stderr), or with
+    /// `--json` the `failed` event that ends the JSON Lines, carrying the error object.
+    /// `destructive`: the warnings `--fail-on-destructive` refused.
+    func report(_ failure: Outcome, rendered: String? = nil, destructive: [String]? = nil) -> ExitCode {
+        guard global.json else { return global.fail(failure, rendered: rendered) }
+        Output.jsonLine(Event.failed(failure, destructive: destructive))
+        return ExitCode(failure.kind)
+    }
+
     /// `--create-if-missing` with nothing at the path: a new store at the target
     /// version (nothing to migrate), or with `--dry-run` only what would be made.
     func create() throws {
@@ -154,7 +151,7 @@ extension Apply {
             do {
                 try Store.create(path: options.store, version: version, overwrite: false).close()
             } catch {
-                throw global.fail("\(error)", ExitStatus.failure)
+                throw global.fail(error)
             }
         }
         if global.json {
@@ -271,12 +268,12 @@ extension Apply {
         case done(MigrationResult)
         /// `--create-if-missing` created the store (nothing to migrate).
         case created(store: String, model: String, version: Int, dryRun: Bool)
-        /// `destructive`: the warnings `--fail-on-destructive` refused (exit 6).
-        case failed(message: String, exitCode: Int32, diagnostics: [Diagnostic]?, destructive: [String]? = nil)
+        /// The outcome of a failure; `destructive`: the warnings `--fail-on-destructive` refused (exit 6).
+        case failed(Outcome, destructive: [String]? = nil)
 
         private enum Key: String, CodingKey {
             case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched, checksPassed, dryRun,
-                 backup, danglingReferences, warnings, message, exitCode, diagnostics, error, destructive, store, model, version
+                 backup, danglingReferences, warnings, message, exitCode, status, error, destructive, store, model, version
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -301,10 +298,11 @@ extension Apply {
             case .created(let store, let model, let version, let dryRun):
                 try c.encode("created", forKey: .event); try c.encode(store, forKey: .store); try c.encode(model, forKey: .model)
                 try c.encode(version, forKey: .version); try c.encode(dryRun, forKey: .dryRun)
-            case .failed(let message, let exitCode, let diagnostics, let destructive):
-                try c.encode("failed", forKey: .event); try c.encode(message, forKey: .message); try c.encode(exitCode, forKey: .exitCode)
+            case .failed(let outcome, let destructive):
+                try c.encode("failed", forKey: .event); try c.encode(outcome.message, forKey: .message)
+                try c.encode(outcome.exitCode, forKey: .exitCode); try c.encode(outcome.word, forKey: .status)
                 try c.encodeIfPresent(destructive, forKey: .destructive)
-                try c.encode(ErrorReport.Detail(message: message, exitCode: exitCode, diagnostics: diagnostics), forKey: .error)
+                try c.encode(ErrorReport.Detail(outcome), forKey: .error)
             }
         }
     }

@@ -27,7 +27,7 @@ struct Compile: ParsableCommand {
             models = try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
-            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", ExitStatus.failure,
+            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
                               diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         let warnings = result.diagnostics.filter { $0.severity != .error }
@@ -39,7 +39,7 @@ struct Compile: ParsableCommand {
             do {
                 try json.write(toFile: output, atomically: true, encoding: .utf8)
             } catch {
-                throw global.fail("\(output): cannot write: \(error.localizedDescription)", ExitStatus.failure)
+                throw global.fail("\(output): cannot write: \(error.localizedDescription)", .failed)
             }
         }
         if summary || (output != nil && !global.json) {

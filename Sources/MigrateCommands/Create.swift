@@ -28,7 +28,7 @@ struct Create: ParsableCommand {
         let target: CompiledVersion
         if let version {
             guard let found = compiled.version(version) else {
-                throw global.fail("model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))", ExitStatus.usage)
+                throw global.fail("model \(compiled.name) has no version \(version) (versions 1 to \(compiled.current.version))", .usage)
             }
             target = found
         } else {
@@ -38,7 +38,7 @@ struct Create: ParsableCommand {
             let created = try Store.create(path: store, version: target, overwrite: force, forCoreData: forCoreData)
             try created.close()
         } catch {
-            throw global.fail("\(error)", ExitStatus.failure)
+            throw global.fail(error)
         }
         if global.json {
             try Output.json(Created(store: store, model: compiled.name, version: target.version, forCoreData: forCoreData))

@@ -48,7 +48,7 @@ struct Diagram: ParsableCommand {
             do {
                 resolution = try Diff.resolve(compiled, from: chosen[0].version, to: chosen[1].version, global: global)
             } catch let failure as InferenceFailure {
-                throw global.fail(failure.description, ExitStatus.noMigrationPath)
+                throw global.fail(failure)
             }
             if let note = resolution.note, !global.json { Output.err(note) }
             if !global.json { for warning in resolution.warnings { Output.err(warning) } }
@@ -64,7 +64,7 @@ struct Diagram: ParsableCommand {
             do {
                 try text.write(toFile: output, atomically: true, encoding: .utf8)
             } catch {
-                throw global.fail("\(output): cannot write: \(error.localizedDescription)", ExitStatus.failure)
+                throw global.fail("\(output): cannot write: \(error.localizedDescription)", .failed)
             }
         }
         if global.json {

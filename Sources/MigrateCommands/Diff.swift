@@ -31,10 +31,10 @@ struct Diff: ParsableCommand {
         } catch let failure as InferenceFailure {
             if global.json {
                 try Output.json(DiffReport(mapping: nil, refusals: failure.refusals,
-                                           error: .init(message: failure.description, exitCode: ExitStatus.noMigrationPath.rawValue, diagnostics: nil)))
-                throw ExitStatus.noMigrationPath
+                                           error: .init(Outcome(failure))))
+                throw ExitCode(Outcome.Kind.noPath)
             }
-            throw global.fail(failure.description, ExitStatus.noMigrationPath)
+            throw global.fail(failure)
         }
         if global.json {
             try Output.json(DiffReport(mapping: resolution.mapping, refusals: [], error: nil,
@@ -69,7 +69,7 @@ struct Diff: ParsableCommand {
     static func resolve(_ compiled: CompiledModel, from: Int, to: Int, global: GlobalOptions) throws -> Resolution {
         let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
         if files.diagnostics.contains(where: { $0.severity == .error }) {
-            throw global.fail("the mapping files have errors", ExitStatus.failure, diagnostics: files.diagnostics,
+            throw global.fail("the mapping files have errors", .failed, diagnostics: files.diagnostics,
                               rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
         }
         let file = to == from + 1 ? files.file(from: from, to: to) : nil
@@ -78,7 +78,7 @@ struct Diff: ParsableCommand {
             // Showing a mapping needs no policy: a policy this migrate lacks is named, not refused.
             mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: nil)
         } catch let error as DiagnosticsError {
-            throw global.fail("the mapping file has errors", ExitStatus.failure, diagnostics: error.diagnostics,
+            throw global.fail("the mapping file has errors", .failed, diagnostics: error.diagnostics,
                               rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
         }
         let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }

@@ -65,7 +65,7 @@ struct Dump: ParsableCommand {
             if terminal { Output.errRaw("\r\u{1B}[K") }
             if limit == nil { try warnAboutUnknownEntityRows(access) }
         } catch let error as StoreError {
-            throw global.fail("\(error)", ExitStatus.failure)
+            throw global.fail(error)
         }
     }
 }

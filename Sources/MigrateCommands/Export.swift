@@ -45,24 +45,24 @@ struct Export: ParsableCommand {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw global.fail("\(folder): no such model folder (models under \(global.models): "
-                + "\(Self.modelNames(in: global.models).joined(separator: ", ")))", ExitStatus.failure)
+                + "\(Self.modelNames(in: global.models).joined(separator: ", ")))", .failed)
         }
         let result = ModelLoader.load(path: folder)
         do {
             _ = try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
-            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the model", ExitStatus.failure,
+            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the model", .failed,
                               diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         guard let loaded = result.models.first(where: { $0.name == model }) ?? result.models.first else {
-            throw global.fail("\(folder): no model versions", ExitStatus.failure)
+            throw global.fail("\(folder): no model versions", .failed)
         }
         let exported = XcodeModelExporter().export(loaded.versions, model: model)
         do {
             try exported.write(to: output, force: force)
         } catch {
-            throw global.fail(error.description, ExitStatus.failure)
+            throw global.fail(error.description, .failed)
         }
         let report = Report(model: model, bundle: output, versions: exported.versions.map(\.folder),
                             current: exported.versions.last?.folder ?? "", omissions: exported.omissions)

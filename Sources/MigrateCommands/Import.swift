@@ -125,7 +125,7 @@ struct Import: ParsableCommand {
             let bundle = try XcodeModelBundle.read(path: path)
             imported = try XcodeModelImporter(modelName: model, order: try orderList()).convert(bundle)
         } catch let error as ImportError {
-            throw global.fail(error.problems.joined(separator: "\n"), ExitStatus.failure,
+            throw global.fail(error.problems.joined(separator: "\n"), .failed,
                               rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
         }
         for note in imported.notes { Output.err("note: " + note) }
@@ -138,7 +138,7 @@ struct Import: ParsableCommand {
         let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
         if !existing.isEmpty, !force {
             throw global.fail("\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite",
-                              ExitStatus.failure)
+                              .failed)
         }
 
         // Validate and compile in a scratch folder first, so that a failed import writes nothing.
@@ -155,7 +155,7 @@ struct Import: ParsableCommand {
         let existingMappings = mappingFiles.map(\.path).filter { FileManager.default.fileExists(atPath: $0) }
         if !existingMappings.isEmpty, !force {
             throw global.fail("\(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); pass --force to overwrite",
-                              ExitStatus.failure)
+                              .failed)
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -163,7 +163,7 @@ struct Import: ParsableCommand {
                 try version.yaml.write(toFile: file, atomically: true, encoding: .utf8)
             }
         } catch {
-            throw global.fail("\(folder): cannot write the version files (\(error.localizedDescription))", ExitStatus.failure)
+            throw global.fail("\(folder): cannot write the version files (\(error.localizedDescription))", .failed)
         }
         do {
             for (path, text) in mappingFiles {
@@ -171,7 +171,7 @@ struct Import: ParsableCommand {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
             }
         } catch {
-            throw global.fail("\(migrationsFolder): cannot write the mapping files (\(error.localizedDescription))", ExitStatus.failure)
+            throw global.fail("\(migrationsFolder): cannot write the mapping files (\(error.localizedDescription))", .failed)
         }
         for mapping in mappings?.mappings ?? [] {
             for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
@@ -203,7 +203,7 @@ struct Import: ParsableCommand {
         if global.json {
             try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
                                          mappingModels: mappingReport))
-            if uncovered { throw ExitStatus.noMigrationPath }
+            if uncovered { throw ExitCode(Outcome.Kind.noPath) }
             return
         }
         for version in versions {
@@ -243,13 +243,13 @@ struct Import: ParsableCommand {
                 }
             }
         }
-        if uncovered { throw ExitStatus.noMigrationPath }
+        if uncovered { throw ExitCode(Outcome.Kind.noPath) }
     }
 
     private func orderList() throws -> [String]? {
         guard let order else { return nil }
         guard let data = FileManager.default.contents(atPath: order) else {
-            throw global.fail("\(order): cannot read the order file", ExitStatus.failure)
+            throw global.fail("\(order): cannot read the order file", .failed)
         }
         return VersionOrder.parseList(String(decoding: data, as: UTF8.self))
     }
@@ -267,7 +267,7 @@ struct Import: ParsableCommand {
                                        atomically: true, encoding: .utf8)
             }
         } catch {
-            throw global.fail("\(scratch): cannot write a temporary copy (\(error.localizedDescription))", ExitStatus.failure)
+            throw global.fail("\(scratch): cannot write a temporary copy (\(error.localizedDescription))", .failed)
         }
         let result = ModelLoader.load(path: scratchFolder)
         // A problem of the imported YAML is a problem of the Xcode file it came from:
@@ -292,7 +292,7 @@ struct Import: ParsableCommand {
         }
         let rendered = DiagnosticRenderer(sources: sources).render(diagnostics).replacingOccurrences(of: scratchFolder, with: finalFolder)
         guard !result.hasErrors, let compiled = result.models.first?.compiled else {
-            throw global.fail("the imported model does not validate; nothing was written", ExitStatus.failure, diagnostics: diagnostics,
+            throw global.fail("the imported model does not validate; nothing was written", .failed, diagnostics: diagnostics,
                               rendered: rendered + "\nerror: the imported model does not validate; nothing was written")
         }
         if !result.diagnostics.isEmpty, !global.json { Output.err(rendered) }
@@ -317,7 +317,7 @@ struct Import: ParsableCommand {
         for folder in mappingModels {
             var isDirectory: ObjCBool = false
             guard fileManager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw global.fail("\(folder): no such folder (--mapping-models)", ExitStatus.failure)
+                throw global.fail("\(folder): no such folder (--mapping-models)", .failed)
             }
             var found: [String] = []
             if folder.hasSuffix(".xcmappingmodel") { found.append(folder) }

@@ -24,7 +24,7 @@ struct Inspect: ParsableCommand {
             report = StoreReport(inspection: try opened.inspect(), models: models)
             try opened.close()
         } catch {
-            throw global.fail("\(error)", ExitStatus.failure)
+            throw global.fail(error)
         }
         if global.json {
             try Output.json(report)

@@ -34,7 +34,7 @@ struct Load: ParsableCommand {
         let name = file == "-" ? "<stdin>" : file
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
         func unreadable(_ reason: String) -> ExitCode {
-            global.fail("\(name): cannot read the file: \(reason) (nothing was loaded)", ExitStatus.failure)
+            global.fail("\(name): cannot read the file: \(reason) (nothing was loaded)", .failed)
         }
         guard descriptor >= 0 else { throw unreadable(String(cString: strerror(errno))) }
         defer { if file != "-" { close(descriptor) } }
@@ -69,24 +69,24 @@ struct Load: ParsableCommand {
             progress.finish()
             throw unreadable(error.reason)
         } catch let error as UnknownVersionError {
-            throw global.fail("\(error)", ExitStatus.unknownVersion)
+            throw global.fail(error)
         } catch let error as LoadError {
             progress.finish()
             // One refused line a line of output; the last says that nothing was loaded.
             let lines = error.description.split(separator: "\n").map { "error: \($0)" }
-            throw global.fail("\(error) (nothing was loaded)", ExitStatus.failure,
+            throw global.fail("\(error) (nothing was loaded)", .failed,
                               rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         } catch let error as StoreError {
-            throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", ExitStatus.failure)
+            throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", .failed)
         } catch let error as SQLiteError where error.kind == .busy || error.kind == .locked {
             let who = LockHolders.describe(path: store).map { " (held by \($0))" } ?? ""
-            throw global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", ExitStatus.failure)
+            throw global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", .failed)
         } catch let error as SQLiteError {
-            throw global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", ExitStatus.failure)
+            throw global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", .failed)
         } catch let error as ExitCode {
             throw error
         } catch {
-            throw global.fail("\(error)", ExitStatus.failure)
+            throw global.fail(error)
         }
     }
 

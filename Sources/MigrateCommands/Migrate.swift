@@ -68,14 +68,3 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 }
-
-/// Stable exit codes (README, "Exit codes").
-enum ExitStatus {
-    static let failure = ExitCode(1)
-    static let migrationNeeded = ExitCode(3)
-    static let noMigrationPath = ExitCode(4)
-    static let unknownVersion = ExitCode(5)
-    /// `plan`/`apply --fail-on-destructive`: the plan loses data; nothing was changed.
-    static let destructive = ExitCode(6)
-    static let usage = ExitCode(64)
-}

@@ -9,7 +9,7 @@ extension GlobalOptions {
             return try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
-            throw fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", ExitStatus.failure,
+            throw fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
                        diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
     }
@@ -32,12 +32,12 @@ extension GlobalOptions {
     func model(named name: String?, in models: [CompiledModel]) throws -> CompiledModel {
         if let name {
             guard let model = models.first(where: { $0.name == name }) else {
-                throw fail("no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))", ExitStatus.usage)
+                throw fail("no model named '\(name)' under \(self.models) (found: \(models.map(\.name).joined(separator: ", ")))", .usage)
             }
             return model
         }
         guard models.count == 1 else {
-            throw fail("\(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose one with --model", ExitStatus.usage)
+            throw fail("\(models.count) models under \(self.models) (\(models.map(\.name).joined(separator: ", "))); choose one with --model", .usage)
         }
         return models[0]
     }
@@ -46,7 +46,7 @@ extension GlobalOptions {
     func versions(_ numbers: [Int], of model: CompiledModel) throws -> [CompiledVersion] {
         try numbers.map { number in
             guard let version = model.version(number) else {
-                throw fail("model \(model.name) has no version \(number) (versions \(model.versions[0].version) to \(model.current.version))", ExitStatus.usage)
+                throw fail("model \(model.name) has no version \(number) (versions \(model.versions[0].version) to \(model.current.version))", .usage)
             }
             return version
         }

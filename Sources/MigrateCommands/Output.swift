@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataModel
 import Foundation
+import ModelMigration
 #if canImport(Glibc)
 import Glibc
 
@@ -95,15 +96,30 @@ enum Output {
 }
 
 /// Every failure of every command, rendered in one place: `error: …` on stderr,
-/// or with `--json` one object on stdout, `{"error": {"message": …, "exitCode": …}}`
+/// or with `--json` one object on stdout, `{"error": {"message", "exitCode", "status"}}`
 /// (with the model's diagnostics when there are some).
 struct ErrorReport: Encodable {
+    /// The `error` object of every JSON output: an ``Outcome``'s message, exit code
+    /// and status word.
     struct Detail: Encodable {
         var message: String
         var exitCode: Int32
+        var status: String
         var diagnostics: [Diagnostic]?
+
+        init(_ outcome: Outcome) {
+            message = outcome.message
+            exitCode = outcome.exitCode
+            status = outcome.word
+            diagnostics = outcome.diagnostics.isEmpty ? nil : outcome.diagnostics
+        }
     }
     var error: Detail
+}
+
+extension ExitCode {
+    /// The exit code of an outcome's kind (the one table, ``Outcome/Kind``).
+    init(_ kind: Outcome.Kind) { self.init(kind.exitCode) }
 }
 
 extension Output {
@@ -116,15 +132,27 @@ extension Output {
 }
 
 extension GlobalOptions {
-    /// Reports a failure (text on stderr, or JSON on stdout with `--json`) and
-    /// returns the exit code to throw. `message` is the whole text after `error: `.
-    func fail(_ message: String, _ code: ExitCode, diagnostics: [Diagnostic]? = nil, rendered: String? = nil) -> ExitCode {
+    /// Reports a failure, the one renderer of outcomes: `error: …` on stderr (or
+    /// `rendered`, the diagnostics with their lines), or with `--json` the error
+    /// object on stdout. Returns the exit code to throw.
+    func fail(_ outcome: Outcome, rendered: String? = nil) -> ExitCode {
         if json {
-            try? Output.json(ErrorReport(error: .init(message: message, exitCode: code.rawValue, diagnostics: diagnostics)))
+            try? Output.json(ErrorReport(error: .init(outcome)))
         } else {
-            Output.err(rendered ?? "error: \(message)")
+            Output.err(rendered ?? "error: \(outcome.message)")
         }
-        return code
+        return ExitCode(outcome.kind)
+    }
+
+    /// Reports a failure of `kind` saying `message` (the whole text after `error: `).
+    func fail(_ message: String, _ kind: Outcome.Kind, diagnostics: [Diagnostic] = [], rendered: String? = nil) -> ExitCode {
+        fail(Outcome(kind, message, diagnostics: diagnostics), rendered: rendered)
+    }
+
+    /// Reports any error through its outcome (``Outcome/init(_:signal:)``).
+    func fail(_ error: any Error) -> ExitCode {
+        // `rendered:` names the outcome overload (an Outcome is an Error too).
+        fail(Outcome(error), rendered: nil)
     }
 }
 

@@ -36,14 +36,17 @@ struct Plan: ParsableCommand {
                     try Output.json(plan)
                 } else {
                     var report = PlanReport(plan)
-                    report.error = refusal.map { .init(message: $0, exitCode: ExitStatus.destructive.rawValue, diagnostics: nil) }
+                    report.error = refusal.map(ErrorReport.Detail.init)
                     try Output.json(report)
                 }
             } else {
                 Output.out(PlanRenderer.render(plan, showSQL: sql))
-                if let refusal { Output.err("error: \(refusal)") }
             }
-            if refusal != nil { throw ExitStatus.destructive }
+            if let refusal {
+                // The report above carries the refusal (JSON: its `error` object); text says it on stderr.
+                if !global.json { _ = global.fail(refusal) }
+                throw ExitCode(refusal.kind)
+            }
         }
     }
 }

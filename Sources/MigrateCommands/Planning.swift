@@ -26,24 +26,18 @@ struct DestructiveGate: ParsableArguments {
         """)
     var failOnDestructive = false
 
-    /// The refusal of `plan`, with the destructive warnings it lists; nil when the
+    /// The refusal of the plan (``MigrationPlan/destructiveRefusal``); nil when the
     /// gate is off or the plan loses nothing.
-    func refusal(of plan: MigrationPlan) -> String? {
-        let destructive = plan.destructiveWarnings
-        guard failOnDestructive, !destructive.isEmpty else { return nil }
-        return """
-            \(plan.storePath): the plan from version \(plan.sourceVersion) to \(plan.targetVersion) has \
-            \(destructive.count) destructive step\(destructive.count == 1 ? "" : "s") (--fail-on-destructive); nothing was changed:
-            """ + destructive.map { "\n  " + $0.message }.joined()
+    func refusal(of plan: MigrationPlan) -> Outcome? {
+        failOnDestructive ? plan.destructiveRefusal : nil
     }
 }
 
-/// What planning ended in, mapped to the documented exit codes.
+/// What planning ended in: a plan, or an outcome that says why not.
 enum PlanOutcome {
     case plan(MigrationPlan)
-    /// The message (after `error: `), the exit code, and for model errors the
-    /// diagnostics with their rendered text.
-    case failure(String, ExitCode, diagnostics: [Diagnostic]? = nil, rendered: String? = nil)
+    /// Why no plan, and for model errors the diagnostics rendered with their lines.
+    case failure(Outcome, rendered: String? = nil)
 }
 
 extension GlobalOptions {
@@ -76,13 +70,9 @@ extension GlobalOptions {
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])
         } catch {
-            let planning = PlanningError(classifying: error)
-            switch planning.kind {
-            case .unknownVersion: return .failure(planning.message + restoreHint(planning, store: options.store), ExitStatus.unknownVersion)
-            case .noPath: return .failure(planning.message, ExitStatus.noMigrationPath)
-            case .storeMismatch, .failed: return .failure(planning.message, ExitStatus.failure)
-            case .unknownTarget: return .failure(planning.message, ExitStatus.usage)
-            }
+            var outcome = Outcome(error)
+            if outcome.kind == .unknownVersion { outcome.message += restoreHint(PlanningError(classifying: error), store: options.store) }
+            return .failure(outcome)
         }
     }
 
@@ -116,15 +106,13 @@ extension GlobalOptions {
         for file in Set(diagnostics.compactMap { $0.location?.file }) where sources[file] == nil {
             if let data = FileManager.default.contents(atPath: file), data.count < 1 << 20 { sources[file] = String(decoding: data, as: UTF8.self) }
         }
-        let errors = diagnostics.filter { $0.severity == .error }
-        let message = errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models or mapping files"
-        return .failure(message, ExitStatus.failure, diagnostics: diagnostics, rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
+        return .failure(Outcome(DiagnosticsError(diagnostics)), rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
     }
 
     /// Reports a planning failure and returns its exit code.
     func fail(_ outcome: PlanOutcome) -> ExitCode {
-        guard case .failure(let message, let code, let diagnostics, let rendered) = outcome else { return ExitStatus.failure }
-        return fail(message, code, diagnostics: diagnostics, rendered: rendered)
+        guard case .failure(let failure, let rendered) = outcome else { return ExitCode(Outcome.Kind.failed) }
+        return fail(failure, rendered: rendered)
     }
 }
 

@@ -10,18 +10,18 @@ extension GlobalOptions {
     func openCurrentStore(_ path: String, access: Store.Access, timeout: Double = 5) throws -> ObjectAccess {
         let options: PlanOptions
         // After `--`, so that a path starting with a dash is a path, as every command takes it.
-        do { options = try PlanOptions.parse(["--", path]) } catch { throw fail("\(path): not a store path", ExitStatus.usage) }
+        do { options = try PlanOptions.parse(["--", path]) } catch { throw fail("\(path): not a store path", .usage) }
         // Whether the store is current needs no policy: one this migrate lacks must not
         // hide the answer (exit 3, migrate first) behind exit 4.
         switch makePlan(options, timeout: timeout, checkingPolicies: false) {
-        case .failure(let message, let code, let diagnostics, let rendered):
-            throw fail(message, code, diagnostics: diagnostics, rendered: rendered)
+        case .failure(let failure, let rendered):
+            throw fail(failure, rendered: rendered)
         case .plan(let plan) where !plan.isEmpty:
             throw fail("""
                        \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \
                        migrate it first (`\(Migrate.toolName) apply \(path)`)
                        """,
-                       ExitStatus.migrationNeeded)
+                       .migrationNeeded)
         case .plan:
             break
         }
@@ -30,9 +30,9 @@ extension GlobalOptions {
             let version = try store.currentVersion(among: try loadModels())
             return try ObjectAccess(store: store, version: version)
         } catch let error as UnknownVersionError {
-            throw fail("\(error)", ExitStatus.unknownVersion)
+            throw fail(error)
         } catch let error as StoreError {
-            throw fail("\(error)", ExitStatus.failure)
+            throw fail(error)
         }
     }
 
@@ -55,9 +55,9 @@ extension GlobalOptions {
             }
             return try ObjectAccess(store: store, version: version)
         } catch let error as UnknownVersionError {
-            throw fail("\(error)", ExitStatus.unknownVersion)
+            throw fail(error)
         } catch let error as StoreError {
-            throw fail("\(error)", ExitStatus.failure)
+            throw fail(error)
         }
     }
 
@@ -69,14 +69,9 @@ extension GlobalOptions {
         throw fail("""
             unknown entity '\(name)'\(hint) (model \(version.model) version \(version.version) \
             has \(version.entities.map(\.name).joined(separator: ", ")))\(suffix)
-            """, ExitStatus.usage)
+            """, .usage)
     }
 
-    /// Reports a request error with its exit code: 64 for a predicate, key or
-    /// entity that does not fit the model, 1 otherwise.
-    func fail(_ error: RequestError) -> ExitCode {
-        fail(error.message, error.kind == .invalidRequest ? ExitStatus.usage : ExitStatus.failure)
-    }
 }
 
 extension GlobalOptions {
@@ -85,7 +80,7 @@ extension GlobalOptions {
     /// does, instead of killing the process with a hot journal beside the store.
     func rollingBackOnSignals<T>(_ store: Store, _ body: () throws -> T) throws -> T {
         let interruption: SignalCancellation
-        do { interruption = try SignalCancellation() } catch { throw fail("\(store.path): \(error)", ExitStatus.failure) }
+        do { interruption = try SignalCancellation() } catch { throw fail("\(store.path): \(error)", .failed) }
         defer { interruption.stop() }
         interruption.cancellation.guardStatements(of: store)
         defer { interruption.cancellation.release(store) }
@@ -93,7 +88,7 @@ extension GlobalOptions {
             return try body()
         } catch {
             guard let signal = interruption.signal else { throw error }
-            throw fail("interrupted: rolled back, the store is unchanged", ExitCode(128 + signal))
+            throw fail("interrupted: rolled back, the store is unchanged", .interrupted(signal: signal))
         }
     }
 }

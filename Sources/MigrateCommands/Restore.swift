@@ -49,7 +49,7 @@ struct Restore: ParsableCommand {
         do {
             result = try StoreRestore.restore(store: store, options: options)
         } catch {
-            throw global.fail(error.message, ExitStatus.failure)
+            throw global.fail(error.message, .failed)
         }
         if global.json {
             try Output.json(Restored(store: result.store, backup: result.backup, model: result.model, version: result.version, replaced: result.replaced))

@@ -9,6 +9,9 @@ struct Status: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
 
+    /// `status --json`: the answer, whatever it is. `status` is the outcome's word
+    /// (`current`, `migration-needed`, or for a failure its word), `exitCode` its code;
+    /// a failure adds the `error` object every command's failure carries.
     struct Report: Encodable {
         var store: String
         var status: String
@@ -20,45 +23,44 @@ struct Status: ParsableCommand {
         /// Policies the mapping files of the needed hops name that this `migrate`
         /// lacks (absent when none): `apply` needs a `migrate` built with them.
         var missingPolicies: [String]?
-    }
+        var error: ErrorReport.Detail?
 
-    struct FailedReport: Encodable {
-        var store: String
-        var status: String
-        var exitCode: Int32
-        var message: String
-        var error: ErrorReport.Detail
+        init(store: String, outcome: Outcome, plan: MigrationPlan? = nil, missingPolicies: [String] = []) {
+            self.store = store
+            status = outcome.word
+            exitCode = outcome.exitCode
+            model = plan?.model
+            version = plan?.sourceVersion
+            target = plan?.targetVersion
+            message = outcome.message
+            self.missingPolicies = missingPolicies.isEmpty ? nil : missingPolicies
+            error = outcome.isFailure ? ErrorReport.Detail(outcome) : nil
+        }
     }
 
     func run() throws {
         // Read-only: a policy this migrate lacks does not stop the answer; it is named.
-        let outcome = global.makePlan(options, checkingPolicies: false)
-        switch outcome {
-        case .failure(let message, let code, _, _):
-            let status = code == ExitStatus.unknownVersion ? "unknown-version" : code == ExitStatus.noMigrationPath ? "no-path" : "error"
-            if global.json {
-                // status answers in its own report whatever the outcome; the error
-                // object sits beside it, as in every command's failure.
-                try Output.json(FailedReport(store: options.store, status: status, exitCode: code.rawValue, message: message,
-                                             error: .init(message: message, exitCode: code.rawValue, diagnostics: nil)))
-                throw code
-            }
-            throw global.fail(outcome)
+        switch global.makePlan(options, checkingPolicies: false) {
+        case .failure(let failure, let rendered):
+            guard global.json else { throw global.fail(failure, rendered: rendered) }
+            // status answers in its own report whatever the outcome; the error object sits inside it.
+            try Output.json(Report(store: options.store, outcome: failure))
+            throw ExitCode(failure.kind)
         case .plan(let plan):
-            let needed = !plan.isEmpty
-            let message = needed
-                ? "\(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed (\(plan.allSteps.count) steps)"
-                : "\(options.store): \(plan.model) version \(plan.sourceVersion), current"
+            let outcome = plan.isEmpty
+                ? Outcome(.current, "\(options.store): \(plan.model) version \(plan.sourceVersion), current")
+                : Outcome(.migrationNeeded, """
+                    \(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed \
+                    (\(plan.allSteps.count) steps)
+                    """)
             let missing = plan.missingPolicies(known: Set(MigrateTool.policies.names))
             if global.json {
-                try Output.json(Report(store: options.store, status: needed ? "migration-needed" : "current", exitCode: needed ? 3 : 0,
-                                       model: plan.model, version: plan.sourceVersion, target: plan.targetVersion, message: message,
-                                       missingPolicies: missing.isEmpty ? nil : missing.map(\.policy)))
+                try Output.json(Report(store: options.store, outcome: outcome, plan: plan, missingPolicies: missing.map(\.policy)))
             } else {
-                Output.out(message)
+                Output.out(outcome.message)
                 for (policy, file) in missing { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
             }
-            if needed { throw ExitStatus.migrationNeeded }
+            if outcome.exitCode != 0 { throw ExitCode(outcome.kind) }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataModel
+import ModelMigration
 
 /// `migrate validate [PATH]`: check every version of every model, report all problems.
 struct Validate: ParsableCommand {
@@ -34,8 +35,8 @@ struct Validate: ParsableCommand {
             valid: !result.hasErrors,
             models: result.models.map { ModelReport(name: $0.name, path: $0.path, versions: $0.versions.map(\.version), valid: $0.compiled != nil) },
             diagnostics: result.diagnostics,
-            error: result.hasErrors ? .init(message: "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models",
-                                            exitCode: ExitStatus.failure.rawValue, diagnostics: nil) : nil)
+            error: result.hasErrors ? .init(Outcome(.failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
+                : nil)
         if global.json {
             try Output.json(report)
         } else {
@@ -51,6 +52,6 @@ struct Validate: ParsableCommand {
                 Output.err("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
             }
         }
-        if result.hasErrors { throw ExitStatus.failure }
+        if result.hasErrors { throw ExitCode(Outcome.Kind.failed) }
     }
 }

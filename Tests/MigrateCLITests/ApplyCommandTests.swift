@@ -203,6 +203,24 @@ final class BackgroundMigrate {
 
     var pid: Int32 { process.processIdentifier }
 
+    /// Waits (up to `timeout` seconds) until the process has `path` open, then a
+    /// little more: a writing command installs its signal handlers right after
+    /// opening the store, and a signal sent before that (a loaded machine starts
+    /// processes slowly) would test the runner's signal mask, not the command.
+    func waitUntilItOpens(_ path: String, timeout: Double = 20) {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let deadline = Date().addingTimeInterval(timeout)
+        let fds = "/proc/\(pid)/fd"
+        while Date() < deadline, process.isRunning {
+            let open = ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).contains { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\(fd)")) == target
+            }
+            if open { break }
+            usleep(20_000)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+    }
+
     /// What a finished child printed and how it ended.
     struct Outcome: CustomStringConvertible {
         /// The exit status, or 128 + the signal number when killed.

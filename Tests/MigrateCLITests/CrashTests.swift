@@ -10,7 +10,7 @@ import TestSupport
     /// trial early in the run, one in the middle, one late); then `status` and
     /// `inspect` right away (reading a hot journal's rollback in a private copy, the
     /// files left as they are), the data, and a second apply.
-    @Test func aKilledApplyLeavesExactlyTheOldOrTheNewVersion() throws {
+    @Test(.slowTrial) func aKilledApplyLeavesExactlyTheOldOrTheNewVersion() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let items = StockFixture.largeItems
@@ -72,7 +72,7 @@ import TestSupport
     /// the database file, the originals in a hot `-journal`. The next reader —
     /// `status`, `inspect`, `plan`, all read-only — reads the store as the journal
     /// restores it, in a private copy, and leaves both files as they are.
-    @Test(arguments: ["status", "inspect", "plan"])
+    @Test(.slowTrial, arguments: ["status", "inspect", "plan"])
     func aHotJournalIsReadRolledBackByTheNextReader(command: String) throws {
         let f = try StockFixture()
         defer { f.remove() }

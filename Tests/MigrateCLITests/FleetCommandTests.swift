@@ -163,7 +163,7 @@ import TestSupport
         #expect(chains.first?["from"] as? Int == 1 && chains.first?["to"] as? Int == 2)
     }
 
-    @Test func shardsRunningAtOnceMigrateEachStoreExactlyOnce() throws {
+    @Test(.slowTrial) func shardsRunningAtOnceMigrateEachStoreExactlyOnce() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 80, v2: 0)
@@ -189,7 +189,7 @@ import TestSupport
         }
     }
 
-    @Test func aRunnerKilledMidFleetIsFinishedByARerun() throws {
+    @Test(.slowTrial) func aRunnerKilledMidFleetIsFinishedByARerun() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 120, v2: 0)
@@ -227,7 +227,7 @@ import TestSupport
 
     /// SIGTERM (a deploy job stopped): the stores under way roll back, none starts
     /// after it, the summary says so, exit 143; a rerun finishes.
-    @Test func aStoppedRunRollsBackWhatIsUnderWayAndSaysSo() throws {
+    @Test(.slowTrial) func aStoppedRunRollsBackWhatIsUnderWayAndSaysSo() throws {
         let f = try StockFixture()
         defer { f.remove() }
         let (old, _) = try Self.makeFleet(f, v1: 100, v2: 0)

@@ -1,4 +1,5 @@
 import Foundation
+import ModelMigration
 import Testing
 import TestSupport
 
@@ -89,5 +90,23 @@ import TestSupport
         Self.compare(documented: try #require(Self.event("summary", in: fleetDocs)), real: try #require(records.first { $0["event"] as? String == "summary" }),
                      path: "fleet.summary")
         try check("fetch, update, delete", 1, try run(["update"] + f.models + [store, "Item", "--set", "value = value", "--dry-run"]))
+    }
+
+    /// The "Outcomes" table lists every outcome of the code's one table, in its
+    /// order, with its word and exit code.
+    @Test func theOutcomesTableIsTheCodes() throws {
+        let text = try String(contentsOfFile: TestModels.packageRoot + "/Docs/JSON.md", encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## Outcomes\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+        let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
+            line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(rows.map { $0[0] } == Outcome.Kind.all.map { "`\($0.word)`" })
+        for (row, kind) in zip(rows, Outcome.Kind.all) {
+            if case .interrupted = kind {
+                #expect(row[1] == "128 + signal (130, 143)")
+            } else {
+                #expect(row[1] == String(kind.exitCode), "\(kind.word)")
+            }
+        }
     }
 }

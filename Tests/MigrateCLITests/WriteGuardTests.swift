@@ -37,7 +37,7 @@ import TestSupport
         var arguments = [command[0], shop.storePath] + command.dropFirst() + ["--models", shop.modelsFolder]
         if command[0] != "load" { arguments += ["--timeout", "20"] }
         let run = try BackgroundMigrate(arguments, in: shop.directory.path)
-        Thread.sleep(forTimeInterval: 0.6)
+        run.waitUntilItOpens(shop.storePath)
         kill(run.pid, signal)
         Thread.sleep(forTimeInterval: 0.2)
         try writer.release()
@@ -68,7 +68,7 @@ import TestSupport
         let writer = try WriteLock(path: shop.storePath)
         let run = try BackgroundMigrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder],
                                         in: shop.directory.path)
-        Thread.sleep(forTimeInterval: 0.6)
+        run.waitUntilItOpens(shop.storePath)
         kill(run.pid, SIGINT)
         Thread.sleep(forTimeInterval: 0.2)
         try writer.release()
@@ -89,7 +89,7 @@ import TestSupport
         let bytes = FileManager.default.contents(atPath: shop.storePath)
         let reader = try ReadLock(path: shop.storePath, table: "Z_PRIMARYKEY")
         defer { reader.release() }
-        let run = try CommandRunner.migrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json"],
+        let run = try CommandRunner.migrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json", "--timeout", "0.3"],
                                             in: shop.directory.path)
         #expect(run.status == 1, "\(run)")
         let message = try #require(try CLIFixture.object(run.stdout)["error"] as? [String: Any])["message"] as? String
@@ -144,7 +144,7 @@ import TestSupport
     /// Under a small address space a thread cannot be created: libdispatch used to
     /// retry forever at 0 % CPU. Every run must end in bounded time, and a store
     /// that was not migrated is left as it was.
-    @Test func aSmallAddressSpaceNeverHangs() throws {
+    @Test(.slowTrial) func aSmallAddressSpaceNeverHangs() throws {
         let scenario = try notes()
         defer { scenario.remove() }
         let original = try #require(FileManager.default.contents(atPath: scenario.storePath))

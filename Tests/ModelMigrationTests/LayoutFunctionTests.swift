@@ -210,7 +210,7 @@ import TestSupport
 
     /// Stores made at a random version of a random model and migrated to its last
     /// version have the schema of a store created at that version.
-    @Test(arguments: Array(UInt64(1)...UInt64(40)))
+    @Test(arguments: Array(UInt64(1)...UInt64(SlowTrials.enabled ? 40 : 10)))
     func aMigratedStoreHasTheLayoutOfAFreshOne(seed: UInt64) throws {
         let versions = Self.versions(seed: seed)
         let start = 1 + Int(seed % UInt64(versions.count - 1))

@@ -48,7 +48,7 @@ import TestSupport
         var opener = StoreOpener(model: try s.model())
         opener.shouldInferMappingModelAutomatically = false
         let error = try #require(throws: StoreOpenError.self) { try opener.open(path: s.storePath) }
-        #expect(error.kind == .noMigrationPath)
+        #expect(error.kind == .noPath)
         #expect(error.message == "\(s.storePath): hop 1 → 2 has no mapping file and inferring mappings is off")
         #expect(try s.storeVersion() == 1)
     }

@@ -2,104 +2,6 @@ import DataModel
 import Foundation
 import SQLiteStore
 
-/// What happened to one store of a fleet.
-public struct FleetStoreOutcome: Sendable {
-    /// Where the store stands after the run.
-    public enum Status: String, Sendable, Codable, CaseIterable {
-        /// At the target version already: nothing was done.
-        case current
-        /// Needs a migration, and one is possible (`status`, `plan`).
-        case migrationNeeded = "migration-needed"
-        /// Migrated, committed.
-        case migrated
-        /// Would be migrated (`--dry-run`: rolled back).
-        case wouldMigrate = "would-migrate"
-        /// No migration path (exit 4 of `migrate apply`): unchanged.
-        case noPath = "no-path"
-        /// Its version is not among the models (exit 5): unchanged.
-        case unknownVersion = "unknown-version"
-        /// Anything else went wrong (exit 1): unchanged.
-        case failed
-        /// The same store file as another path of the list (`duplicateOf`), listed
-        /// before it: not handled again.
-        case duplicate
-    }
-
-    /// The store's path, as the list gave it.
-    public var path: String
-    /// Where the store stands.
-    public var status: Status
-    /// The store's model, when recognised.
-    public var model: String?
-    /// The store's version before the run, when recognised.
-    public var version: Int?
-    /// The version it is migrated to.
-    public var target: Int?
-    /// Why it failed, or a note.
-    public var message: String?
-    /// For a duplicate: the path of the list that reaches the same file first.
-    public var duplicateOf: String?
-    /// What `apply` did, for migrated stores.
-    public var result: MigrationResult?
-    /// The plan's warnings (destructive ones say how many values are lost), and
-    /// after a migration the policies' warnings.
-    public var warnings: [String] = []
-    /// The store's plan (`FleetRunner.Mode.survey` only, for showing one per chain).
-    public var plan: MigrationPlan?
-    /// Seconds spent on this store.
-    public var seconds: Double
-}
-
-/// Stops a fleet run from another thread (a signal handler): no store is started
-/// after it, and every migration under way is cancelled, rolling back.
-///
-/// `@unchecked Sendable`: its state is only touched under its lock.
-public final class FleetStop: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stopped = false
-    private var running: [ObjectIdentifier: MigrationCancellation] = [:]
-    private var interruptedWork = false
-
-    /// A stop not yet requested.
-    public init() {}
-
-    /// Whether `stop()` was called.
-    public var isStopped: Bool { lock.withLock { stopped } }
-
-    /// Whether the stop changed the run: a migration under way was cancelled, or a
-    /// store was left unstarted. A signal after the last store finished did not.
-    public var stoppedWork: Bool { lock.withLock { interruptedWork } }
-
-    /// Stops the run: no new store, and the migrations under way roll back.
-    public func stop() {
-        let cancellations = lock.withLock { () -> [MigrationCancellation] in
-            stopped = true
-            if !running.isEmpty { interruptedWork = true }
-            return Array(running.values)
-        }
-        for cancellation in cancellations { cancellation.cancel() }
-    }
-
-    /// A store the stop left unstarted.
-    func skipped() {
-        lock.withLock { interruptedWork = true }
-    }
-
-    /// A cancellation for one store's migration, cancelled at once when the run is
-    /// already stopping.
-    func register(_ cancellation: MigrationCancellation) {
-        let cancelNow = lock.withLock { () -> Bool in
-            running[ObjectIdentifier(cancellation)] = cancellation
-            return stopped
-        }
-        if cancelNow { cancellation.cancel() }
-    }
-
-    func unregister(_ cancellation: MigrationCancellation) {
-        _ = lock.withLock { running.removeValue(forKey: ObjectIdentifier(cancellation)) }
-    }
-}
-
 /// Runs one planner and one migrator over many stores, `jobs` at a time.
 ///
 /// It adds scheduling and reporting around what `migrate status` and `migrate
@@ -129,6 +31,9 @@ public struct FleetRunner: Sendable {
     public var makePolicyRunner: @Sendable () -> (any PolicyRunning)?
     /// Stops the run from elsewhere.
     public var stop: FleetStop
+    /// `--fail-on-destructive`: a store whose plan loses data is reported as
+    /// `destructive` and left as it is, never migrated.
+    public var refusesDestructivePlans = false
 
     /// A runner.
     public init(planner: MigrationPlanner, jobs: Int, stop: FleetStop = FleetStop(),
@@ -184,7 +89,7 @@ public struct FleetRunner: Sendable {
         var outcome = FleetStoreOutcome(path: path, status: .failed, seconds: 0)
         let timeout: Double
         if case .apply(let options) = mode { timeout = options.timeout } else { timeout = 5 }
-        func finish(_ status: FleetStoreOutcome.Status, _ message: String? = nil) -> FleetStoreOutcome {
+        func finish(_ status: Outcome.Kind, _ message: String? = nil) -> FleetStoreOutcome {
             outcome.status = status
             // Messages that start with the store's path say it once.
             if let message { outcome.message = message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message }
@@ -199,20 +104,23 @@ public struct FleetRunner: Sendable {
         let applying: Bool
         if case .apply = mode { applying = true } else { applying = false }
         switch makePlan(path, timeout: timeout, forApply: applying) {
-        case .failure(let status, let message): return finish(status, message)
+        case .failure(let failure): return finish(failure.kind, failure.message)
         case .success(let made): plan = made
         }
         outcome.model = plan.model
         outcome.version = plan.sourceVersion
         outcome.target = plan.targetVersion
         outcome.warnings = plan.warnings.map(\.description)
+        let refusal = refusesDestructivePlans ? plan.destructiveRefusal : nil
         guard case .apply(var options) = mode else {
             outcome.plan = plan
+            if let refusal { return finish(refusal.kind, refusal.message) }
             return finish(plan.isEmpty ? .current : .migrationNeeded)
         }
         // Stores already at the target are skipped: rerunning a fleet after an
         // interruption picks up where it stopped.
         if plan.isEmpty { return finish(.current) }
+        if let refusal { return finish(refusal.kind, refusal.message) }
         if let folder = options.backupDirectory, options.backupPath == nil {
             options.backupDirectory = Self.backupFolder(folder, for: path)
         }
@@ -226,20 +134,20 @@ public struct FleetRunner: Sendable {
             outcome.warnings += result.warnings.map { "destructive: \($0)" }
             return finish(result.dryRun ? .wouldMigrate : .migrated)
         } catch {
-            let message = Migrator.words(for: error)
+            let failure = Outcome(error)
             // Another process (a second runner, an app) may have migrated it between
             // the plan and the lock: then it is where this run wanted it.
             if !stop.isStopped, case .success(let now) = makePlan(path, timeout: timeout), now.isEmpty,
                now.sourceVersion == plan.targetVersion {
                 return finish(.current, "migrated by another process meanwhile")
             }
-            return finish(.failed, message)
+            return finish(failure.kind, failure.message)
         }
     }
 
     enum Planned {
         case success(MigrationPlan)
-        case failure(FleetStoreOutcome.Status, String)
+        case failure(Outcome)
     }
 
     func makePlan(_ path: String, timeout: Double, forApply: Bool = false) -> Planned {
@@ -253,16 +161,8 @@ public struct FleetRunner: Sendable {
                 planner.countLimit = 100_000
             }
             return .success(try planner.plan(store: store))
-        } catch let error as DiagnosticsError {
-            let errors = error.diagnostics.filter { $0.severity == .error }
-            return .failure(.failed, errors.map(\.description).joined(separator: "; "))
         } catch {
-            let planning = PlanningError(classifying: error)
-            switch planning.kind {
-            case .noPath: return .failure(.noPath, planning.message)
-            case .unknownVersion: return .failure(.unknownVersion, planning.message)
-            case .storeMismatch, .failed, .unknownTarget: return .failure(.failed, planning.message)
-            }
+            return .failure(Outcome(error))
         }
     }
 

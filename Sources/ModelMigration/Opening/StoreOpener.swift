@@ -5,22 +5,18 @@ import SQLiteStore
 
 /// Why a store could not be opened for a model.
 public struct StoreOpenError: Error, Sendable, CustomStringConvertible {
-    /// The reason.
-    public enum Kind: Sendable, Hashable {
-        /// The store needs a migration and automatic migration is off.
-        case migrationNeeded
-        /// A hop has no mapping file and inference is off, or inference refused it.
-        case noMigrationPath
-        /// The store's hashes match no version of the model.
-        case unknownVersion
-        /// Opening or migrating failed; the store is unchanged.
-        case failed
-    }
-
-    /// The reason.
-    public var kind: Kind
+    /// The reason, from the one table of outcomes: `migrationNeeded` (automatic
+    /// migration is off), `noPath` (a hop has no mapping file and inference is off,
+    /// or inference refused it), `unknownVersion`, or `failed` (the store is unchanged).
+    public var kind: Outcome.Kind
     /// What happened, for people.
     public var message: String
+
+    /// Creates an error.
+    public init(kind: Outcome.Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
 
     public var description: String { message }
 }
@@ -82,7 +78,7 @@ public struct StoreOpener {
                         """)
                 }
                 if !shouldInferMappingModelAutomatically, let hop = plan.hops.first(where: { $0.mapping.mappingFile == nil }) {
-                    throw StoreOpenError(kind: .noMigrationPath,
+                    throw StoreOpenError(kind: .noPath,
                                          message: "\(path): hop \(hop.from) → \(hop.to) has no mapping file and inferring mappings is off")
                 }
                 try Migrator(policyRunner: policyRunner).apply(plan, options: Migrator.Options(timeout: timeout))
@@ -92,12 +88,9 @@ public struct StoreOpener {
             throw error
         } catch {
             let planning = PlanningError(classifying: error)
-            switch planning.kind {
-            case .unknownVersion: throw StoreOpenError(kind: .unknownVersion, message: planning.message)
-            case .noPath, .unknownTarget: throw StoreOpenError(kind: .noMigrationPath, message: "\(path): \(planning)")
-            case .storeMismatch: throw StoreOpenError(kind: .failed, message: "\(path): \(planning)")
-            case .failed: throw StoreOpenError(kind: .failed, message: planning.underlying == nil ? "\(path): \(planning)" : planning.message)
-            }
+            // An unknown version's message names the store; other planning refusals are prefixed with it.
+            let named = planning.kind == .unknownVersion || (planning.kind == .failed && planning.underlying != nil)
+            throw StoreOpenError(kind: Outcome(planning).kind, message: named ? planning.message : "\(path): \(planning)")
         }
     }
 }

@@ -1,9 +1,9 @@
 import Mapping
 
 /// Why a plan cannot be made. Every error planning throws falls into one of its
-/// kinds (`PlanningError(classifying:)`), so the CLI and `StoreOpener` switch on a
-/// kind, each mapped to its documented exit code, instead of each catching every
-/// error type planning may throw.
+/// kinds (`PlanningError(classifying:)`); the kinds are the planner's reasons, and
+/// `Outcome(_:)` alone turns them into outcomes with their exit codes and words
+/// (`storeMismatch` and `failed` are both the outcome `failed`).
 public struct PlanningError: Error, Sendable, CustomStringConvertible {
     /// What kind of refusal it is.
     public enum Kind: String, Sendable, Hashable, Codable {

@@ -1,0 +1,143 @@
+import ArgumentParser
+import DataModel
+import Foundation
+import ModelMigration
+
+/// `migrate fleet apply STORES…`
+struct FleetApply: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Migrate every store of a fleet, --jobs at a time, each atomically as `migrate apply` does.",
+        discussion: """
+            A store that fails never stops the others and is left unchanged. Rerunning after an interruption \
+            (even kill -9) picks up where it stopped: stores at the target are skipped. \
+            Exit 0 every store ends current; 1 some failed (each named); 4 or 5 some had no path or an \
+            unknown version and none failed otherwise; 128+n stopped by signal n (stores under way rolled back). \
+            With --fail-on-destructive every store is planned first, and when any plan loses data no store is \
+            changed: exit 6, those stores listed.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var fleet: FleetOptions
+
+    @Option(name: .long, help: ArgumentHelp("Stores migrated at a time (default: the number of cores).", valueName: "n"))
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    /// `--backup-dir` (never searched for stores), `--dry-run`, `--verify`, `--timeout`.
+    @OptionGroup var migration: MigrationRunOptions
+
+    @OptionGroup var gate: DestructiveGate
+
+    func validate() throws {
+        if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
+        if gate.failOnDestructive && fleet.storesFrom.contains("-") {
+            throw ValidationError("""
+                --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
+                (--stores-from -) can be read once: write the list to a file
+                """)
+        }
+    }
+
+    func run() throws {
+        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences)
+        let excluded = migration.backupDirectory.map { [$0] } ?? []
+        if gate.failOnDestructive { try refuseDestructivePlans(planner, excluded: excluded) }
+        try applyAll(planner, excluded: excluded)
+    }
+
+    /// `--fail-on-destructive`: every store is planned before any is migrated, so
+    /// that a fleet never half-applies a gate. When a plan loses data, the stores
+    /// that are not fine are listed and nothing is changed (exit 6). A store whose
+    /// plan becomes destructive after this pass (another writer) is still refused
+    /// by itself while applying.
+    func refuseDestructivePlans(_ planner: MigrationPlanner, excluded: [String]) throws {
+        let started = Date()
+        let state = FleetApplyState()
+        var runner = FleetRunner(planner: planner, jobs: jobs)
+        runner.refusesDestructivePlans = true
+        runner.run(fleet.list(excluding: excluded), mode: .survey) { outcome in
+            state.tally.add(outcome)
+            guard outcome.status.isFailure || outcome.status == .duplicate else { return }
+            var kept = outcome
+            kept.plan = nil
+            state.held.append(kept)
+        }
+        var tally = state.tally
+        guard tally.destructive > 0 else { return }
+        tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+        let code = tally.exitCode(answeringStatus: false)
+        if global.json {
+            for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome)) }
+            Output.jsonLine(FleetSummaryRecord(command: "apply", shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+        } else {
+            Output.err("error: \(tally.destructiveSummary); no store was changed")
+            Output.out((["\(tally.stores) store\(tally.stores == 1 ? "" : "s") planned, none changed"] + tally.problemLines()).joined(separator: "\n"))
+        }
+        throw ExitCode(code)
+    }
+
+    /// Migrates every store, `--jobs` at a time, reporting each as it ends.
+    func applyAll(_ planner: MigrationPlanner, excluded: [String]) throws {
+        var options = migration.migratorOptions
+        options.rowProgress = false
+        let progress = FleetProgress(total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
+        let stop = FleetStop()
+        let signals: FleetSignals
+        do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
+        defer { signals.stop() }
+        let json = global.json
+        let state = FleetApplyState()
+        var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) { PolicyEngine(catalog: MigrateTool.policies) }
+        runner.refusesDestructivePlans = gate.failOnDestructive
+        runner.run(fleet.list(excluding: excluded), mode: .apply(options)) { outcome in
+            state.tally.add(outcome)
+            if json {
+                Output.jsonLine(FleetStoreRecord(outcome))
+            } else if outcome.status.isFailure {
+                progress.finish()
+                Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.meaning)")
+            } else if [.migrated, .wouldMigrate].contains(outcome.status), !outcome.warnings.isEmpty {
+                progress.finish()
+                for warning in outcome.warnings { Output.err("warning: \(outcome.path): \(warning)") }
+            }
+            progress.update(state.tally)
+        }
+        progress.finish()
+        var tally = state.tally
+        tally.seconds = (Date().timeIntervalSince(progress.started) * 1000).rounded() / 1000
+        // A signal that came after the last store finished stopped nothing.
+        let signal = stop.stoppedWork ? signals.received : nil
+        let code = signal.map { Outcome.Kind.interrupted(signal: $0).exitCode } ?? tally.exitCode(answeringStatus: false)
+        if tally.stores == 0 && fleet.selectedShard == nil && signal == nil {
+            throw global.fail("no stores found (folders are searched for --pattern, \(fleet.pattern) here)", .failed)
+        }
+        if json {
+            Output.jsonLine(FleetSummaryRecord(command: "apply", shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+        } else {
+            Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// The closing text of a run.
+    func summaryLines(_ tally: FleetTally, signal: Int32?) -> [String] {
+        let rate = tally.seconds > 0 ? Double(tally.stores) / tally.seconds : 0
+        var parts: [String] = []
+        if tally.migrated > 0 { parts.append("\(tally.migrated) migrated") }
+        if tally.wouldMigrate > 0 { parts.append("\(tally.wouldMigrate) would be migrated (dry run, rolled back)") }
+        if tally.current > 0 { parts.append("\(tally.current) already current") }
+        if tally.destructive > 0 { parts.append("\(tally.destructive) refused as destructive") }
+        if tally.noPath > 0 { parts.append("\(tally.noPath) without a migration path") }
+        if tally.unknownVersion > 0 { parts.append("\(tally.unknownVersion) of an unknown version") }
+        if tally.failed > 0 { parts.append("\(tally.failed) failed") }
+        if tally.duplicates > 0 { parts.append("\(tally.duplicates) reached again by another path (handled once)") }
+        var lines = ["""
+            \(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") \
+            in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))
+            """]
+        if let signal {
+            lines.append("stopped by signal \(signal): the stores under way were rolled back; rerun the same command to finish")
+        }
+        return lines + tally.problemLines()
+    }
+}

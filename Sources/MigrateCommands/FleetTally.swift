@@ -1,0 +1,75 @@
+import ModelMigration
+
+/// Counts of a fleet run, and the stores that need a person's attention.
+struct FleetTally: Encodable {
+    var stores = 0
+    var current = 0
+    var migrationNeeded = 0
+    var migrated = 0
+    var wouldMigrate = 0
+    var noPath = 0
+    var unknownVersion = 0
+    /// Stores whose plan loses data, refused by `--fail-on-destructive`.
+    var destructive = 0
+    var failed = 0
+    /// Paths that reach a store listed before them (handled once, as that path).
+    var duplicates = 0
+    var seconds = 0.0
+    /// Every store that is not fine, with why (these are few, or the run is wrong),
+    /// and every duplicate path, with the path it duplicates.
+    var problems: [Problem] = []
+
+    struct Problem: Encodable {
+        var store: String
+        var status: String
+        var message: String
+    }
+
+    mutating func add(_ outcome: FleetStoreOutcome) {
+        stores += 1
+        switch outcome.status {
+        case .current: current += 1
+        case .migrationNeeded: migrationNeeded += 1
+        case .migrated: migrated += 1
+        case .wouldMigrate: wouldMigrate += 1
+        case .noPath: noPath += 1
+        case .unknownVersion: unknownVersion += 1
+        case .destructive: destructive += 1
+        case .failed, .usage, .interrupted: failed += 1
+        case .duplicate: duplicates += 1
+        }
+        if outcome.status.isFailure || outcome.status == .duplicate {
+            problems.append(Problem(store: outcome.path, status: outcome.status.word, message: outcome.message ?? ""))
+        }
+    }
+
+    /// The exit code: that of the weightiest outcome among the stores
+    /// (``Outcome/Kind/weight``: a destructive plan refused, then a failure, an
+    /// unknown version, no path); `migration-needed` counts only when the command
+    /// answers that question (`fleet status`, exit 3); else 0.
+    func exitCode(answeringStatus: Bool) -> Int32 {
+        let present: [(count: Int, kind: Outcome.Kind)] = [(destructive, .destructive), (failed, .failed), (unknownVersion, .unknownVersion),
+                                                           (noPath, .noPath), (answeringStatus ? migrationNeeded : 0, .migrationNeeded)]
+        return present.filter { $0.count > 0 }.map(\.kind).max { $0.weight < $1.weight }?.exitCode ?? 0
+    }
+
+    /// `N of M stores have a destructive plan (--fail-on-destructive)`, for stderr.
+    var destructiveSummary: String {
+        "\(destructive) of \(stores) store\(stores == 1 ? "" : "s") \(destructive == 1 ? "has" : "have") a destructive plan (--fail-on-destructive)"
+    }
+
+    /// The problems, grouped by status, for the closing text.
+    func problemLines() -> [String] {
+        var lines: [String] = []
+        let groups: [(Outcome.Kind, String)] = [(.destructive, "destructive plans (--fail-on-destructive)"), (.failed, "failed"),
+                                                (.unknownVersion, "unknown version"), (.noPath, "no migration path"),
+                                                (.duplicate, "reached again by another path, handled once")]
+        for (kind, title) in groups {
+            let some = problems.filter { $0.status == kind.word }
+            if some.isEmpty { continue }
+            lines.append("\(title) (\(some.count)):")
+            for problem in some { lines.append("  \(problem.store): " + problem.message.replacingOccurrences(of: "\n", with: "\n  ")) }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,32 @@
+import SQLiteStore
+
+/// What happened to one store of a fleet.
+public struct FleetStoreOutcome: Sendable {
+    /// The store's path, as the list gave it.
+    public var path: String
+    /// Where the store stands, from the one table of outcomes: `current`,
+    /// `migrationNeeded` (`status`, `plan`), `migrated`, `wouldMigrate` (a dry run),
+    /// `noPath`, `unknownVersion`, `destructive` (`--fail-on-destructive`), `failed`
+    /// (the store is unchanged) or `duplicate` (the same store file as
+    /// ``duplicateOf``, listed before it: not handled again).
+    public var status: Outcome.Kind
+    /// The store's model, when recognised.
+    public var model: String?
+    /// The store's version before the run, when recognised.
+    public var version: Int?
+    /// The version it is migrated to.
+    public var target: Int?
+    /// Why it failed, or a note.
+    public var message: String?
+    /// For a duplicate: the path of the list that reaches the same file first.
+    public var duplicateOf: String?
+    /// What `apply` did, for migrated stores.
+    public var result: MigrationResult?
+    /// The plan's warnings (destructive ones say how many values are lost), and
+    /// after a migration the policies' warnings.
+    public var warnings: [String] = []
+    /// The store's plan (`FleetRunner.Mode.survey` only, for showing one per chain).
+    public var plan: MigrationPlan?
+    /// Seconds spent on this store.
+    public var seconds: Double
+}
