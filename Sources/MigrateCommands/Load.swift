@@ -7,7 +7,7 @@ import SQLiteStore
 struct Load: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load objects from a JSON Lines file into a store, all or nothing.",
-        discussion: "The format is described in the README (\"Loading and dumping objects\"). FILE - reads standard input.")
+        discussion: "The format is described in Docs/Objects.md (\"Loading and dumping objects\"). FILE - reads standard input.")
 
     @OptionGroup var global: GlobalOptions
 

@@ -83,7 +83,7 @@ extension GlobalOptions {
     static func missingPolicyWarning(_ policy: String, file: String?) -> String {
         """
         warning: \(file ?? "a mapping file") names policy '\(policy)', which is not compiled into this \(Migrate.toolName): \
-        `plan` and `apply` of that hop need a \(Migrate.toolName) built with it (README: "Your own policies and your own migrate")
+        `plan` and `apply` of that hop need a \(Migrate.toolName) built with it (Docs/Migrations.md: "Your own policies and your own migrate")
         """
     }
 
@@ -97,7 +97,7 @@ extension GlobalOptions {
 
             to go back to version \(current): `\(Migrate.toolName) restore \(Apply.shellQuoted(store)) --backup-dir DIR --version \(current)` \
             puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version \(current) \
-            (changes made to the store since are lost; README: "Rolling back")
+            (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
             """
     }
 

@@ -145,7 +145,7 @@ private typealias SourceLocation = DataModel.SourceLocation
                     change: "\(path) names policy 'SplitFullNam', which is not compiled into this migrate",
                     remedy: """
                         compiled-in policies: Other, SplitFullName; did you mean 'SplitFullName'?; \
-                        a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+                        a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
                         """),
         ])
     }
@@ -155,7 +155,7 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(Self.refusals(result).map(\.description) == [
             "Person: \(path) names policy 'SplitFullName', which is not compiled into this migrate\n"
                 + "    remedy: add the policy to your deploy package's policy list; "
-                + "a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")",
+                + "a policy of your own needs a migrate built with it (Docs/Migrations.md: \"Your own policies and your own migrate\")",
         ])
         // Without a list of known policies the name is not checked.
         #expect(try Self.resolve("entities:\n  Person:\n    policy: SplitFullName\n").result.get().usesPolicies)

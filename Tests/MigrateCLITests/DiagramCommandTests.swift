@@ -407,9 +407,9 @@ import TestSupport
         #expect(result.stderr.contains("error: attribute 'Book.pages': unknown type 'integr16'"), "\(result.stderr)")
     }
 
-    /// The README's diagram is what the command prints for the example model.
-    @Test func theReadmeShowsTheExampleModelAsDrawn() throws {
-        let readme = try String(contentsOfFile: TestModels.packageRoot + "/README.md", encoding: .utf8)
+    /// Docs/Diagrams.md's diagram is what the command prints for the example model.
+    @Test func theDocumentationShowsTheExampleModelAsDrawn() throws {
+        let readme = try String(contentsOfFile: TestModels.packageRoot + "/Docs/Diagrams.md", encoding: .utf8)
         let marker = try #require(readme.range(of: "<!-- diagram:"))
         let rest = readme[marker.upperBound...]
         let start = try #require(rest.range(of: "```mermaid\n"))

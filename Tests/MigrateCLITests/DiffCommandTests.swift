@@ -220,7 +220,7 @@ import TestSupport
         #expect(result.stdout.hasPrefix("Shop 2 → 3: mapping file \(path) merged over inference\n"))
         #expect(result.stderr == """
             warning: \(path) names policy 'AddPhone', which is not compiled into this migrate: \
-            `plan` and `apply` of that hop need a migrate built with it (README: "Your own policies and your own migrate")
+            `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
             """)
     }

@@ -2,17 +2,17 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The README's CLI list (the code block under "## The CLI", read from README.md)
+/// The CLI list of Docs/CLI.md (its first code block)
 /// against `--help`: every command is listed, and each line names exactly the
 /// options its command takes (`--models`, `--migrations`, `--json` are every
 /// command's and are described below the list).
 @Suite struct HelpListTests {
     static let list: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
-        guard let section = readme.range(of: "## The CLI\n"), let open = readme.range(of: "```\n", range: section.upperBound..<readme.endIndex),
-              let close = readme.range(of: "\n```", range: open.upperBound..<readme.endIndex) else { return "README.md: no CLI list" }
-        return String(readme[open.upperBound..<close.lowerBound])
+        let document = (try? String(contentsOf: root.appendingPathComponent("Docs/CLI.md"), encoding: .utf8)) ?? ""
+        guard let open = document.range(of: "\n```\n"),
+              let close = document.range(of: "\n```", range: open.upperBound..<document.endIndex) else { return "Docs/CLI.md: no CLI list" }
+        return String(document[open.upperBound..<close.lowerBound])
     }()
 
     static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--help", "-h", "--version"]

@@ -20,7 +20,7 @@ import TestSupport
         error: no lightweight mapping from Contacts version 1 to 2 (1 change inference cannot cover):
           Person: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate
             remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
-        a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+        a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
         """
 
@@ -47,7 +47,7 @@ import TestSupport
 
     static let warning = """
         warning: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate: \
-        `plan` and `apply` of that hop need a migrate built with it (README: "Your own policies and your own migrate")
+        `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
         """
 
@@ -111,7 +111,7 @@ import TestSupport
         #expect(result.status == 4)
         #expect(result.stderr.contains("""
                 remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
-            did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+            did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
             """))
     }

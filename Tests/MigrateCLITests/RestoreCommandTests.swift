@@ -150,7 +150,7 @@ import TestSupport
         #expect(result.stderr.hasSuffix("""
             to go back to version 1: `migrate restore stock.sqlite --backup-dir DIR --version 1` \
             puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version 1 \
-            (changes made to the store since are lost; README: "Rolling back")
+            (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
 
             """), "\(result.stderr)")
     }

@@ -4,7 +4,7 @@ import SQLiteStore
 import Testing
 import TestSupport
 
-/// Every inference rule (README, "Migrations") end to end: a store with rows at version 1,
+/// Every inference rule (Docs/Migrations.md) end to end: a store with rows at version 1,
 /// the plan `migrate plan` would print (step kinds and SQL), `Migrator.apply`, then
 /// every object read back through `ObjectAccess` — values exactly as they were,
 /// relationships intact from both sides.

@@ -136,7 +136,7 @@ struct StrayPetFactory: EntityMigrationPolicy {
         #expect(try s.keys().last == "2 Pet super 0 max 43")
     }
 
-    /// A policy may create objects of its own entity (README): their keys must not
+    /// A policy may create objects of its own entity (Docs/Policies.md): their keys must not
     /// take the keys later source objects keep.
     @Test func newObjectsOfThePolicysOwnEntityDoNotTakeLaterSourceKeys() throws {
         let s = try Self.kennel("CloneEachPerson")

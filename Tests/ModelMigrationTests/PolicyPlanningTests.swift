@@ -23,7 +23,8 @@ import TestSupport
             #expect(failure.refusals.map(\.description) == [
                 "Person: \(file) names policy 'SplitFullNames', which is not compiled into this migrate\n"
                     + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; "
-                    + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")",
+                    + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it "
+                    + "(Docs/Migrations.md: \"Your own policies and your own migrate\")",
             ])
             #expect(failure.refusals.first?.property == nil)
             return true
@@ -44,7 +45,7 @@ import TestSupport
             (error as? InferenceFailure)?.refusals.map { "\($0.kind) \($0.entity) \($0.remedy)" }
                 == ["""
                     missingPolicy Person compiled-in policies: SplitFullName; \
-                    a policy of your own needs a migrate built with it (README: "Your own policies and your own migrate")
+                    a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
                     """]
         }
         #expect(try s.planWithPolicies(PolicyCatalog([SplitFullName.self]), to: 3).hops.map { [$0.from, $0.to] } == [[1, 2], [2, 3]])

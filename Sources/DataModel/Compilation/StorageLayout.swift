@@ -1,5 +1,5 @@
 /// The SQLite layout of a model version, following Core Data's conventions
-/// (README, "Stores"): one table per root entity, `Z`-prefixed columns, join
+/// (Docs/Stores.md): one table per root entity, `Z`-prefixed columns, join
 /// tables for many-to-many relationships, `Z_FOK_` order columns.
 package struct StorageLayout: Sendable, Hashable, Codable {
     /// What a column stores.

@@ -71,7 +71,8 @@ package enum MappingResolver {
                                                         ? "add the policy to your deploy package's policy list"
                                                         : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
                                                 + (Suggestions.hint(for: policy, in: knownPolicies).map { "; \($0)" } ?? ""))
-                                                + "; a policy of your own needs a migrate built with it (README: \"Your own policies and your own migrate\")"))
+                                                + "; a policy of your own needs a migrate built with it"
+                                                + " (Docs/Migrations.md: \"Your own policies and your own migrate\")"))
                 }
                 mapping.entityMappings[index].kind = .custom
                 mapping.entityMappings[index].policy = policy

@@ -2,7 +2,7 @@ import DataModel
 import Mapping
 import SQLiteStore
 
-/// What a step costs, in the store's row counts (README, "Migrations").
+/// What a step costs, in the store's row counts (Docs/Migrations.md).
 public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Independent of the row count (schema change only).
     case constant

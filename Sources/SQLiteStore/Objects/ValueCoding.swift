@@ -2,7 +2,7 @@ import Foundation
 import DataModel
 
 /// Exact conversion between attribute values and SQLite values, per attribute type
-/// (README, "Stores"): dates as seconds since 2001-01-01 (REAL), booleans 0/1,
+/// (Docs/Stores.md): dates as seconds since 2001-01-01 (REAL), booleans 0/1,
 /// UUIDs as 16-byte blobs, decimals as text that round-trips exactly.
 package enum ValueCoding {
     /// The SQLite value stored for `value` in a column of `type`.
