@@ -127,7 +127,7 @@ import TestSupport
             #expect(error.kind == .unsupportedModel)
             #expect(error.message == "version 1 of App has composite attributes (Place.location): how Core Data stores them in SQLite "
                 + "is not proven by any store at hand, so this toolkit does not create, migrate or read stores of this version "
-                + "(import, export, validate, compile and status work)")
+                + "(import, export, validate and compile work)")
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }

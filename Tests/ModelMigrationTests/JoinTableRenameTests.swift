@@ -117,7 +117,7 @@ import TestSupport
             #expect(error.kind == .noPath)
             #expect(error.message == "\(s.storePath): version 2 of Places has composite attributes (Place.location): how Core Data stores them "
                 + "in SQLite is not proven by any store at hand, so this toolkit does not create, migrate or read stores of this version "
-                + "(import, export, validate, compile and status work)")
+                + "(import, export, validate and compile work)")
         }
         #expect(try s.storeVersion() == 1)
     }

@@ -103,8 +103,8 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
 
     /// Why no store of this version is created, migrated or read here, or nil when
     /// one can be: composite attributes (Xcode 15+), whose columns in Core Data's
-    /// stores no store at hand shows. Import, export, validation, hashes and
-    /// `status` still work (Docs/Xcode.md, "Composite attributes").
+    /// stores no store at hand shows. Import, export, validation and hashes still
+    /// work (Docs/Xcode.md, "Composite attributes").
     public var storageRefusal: String? {
         let composites = entities.flatMap { entity in
             entity.attributes.filter { $0.declaredIn == entity.name && $0.declaration.type == .composite }.map { "\(entity.name).\($0.name)" }
@@ -113,7 +113,7 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
         return """
             version \(version) of \(model) has composite attributes (\(composites.joined(separator: ", "))): \
             how Core Data stores them in SQLite is not proven by any store at hand, so this toolkit does not create, \
-            migrate or read stores of this version (import, export, validate, compile and status work)
+            migrate or read stores of this version (import, export, validate and compile work)
             """
     }
 }
