@@ -24,10 +24,11 @@ import TestSupport
         let steps = try #require(plan.hops.first?.steps)
         // The table keeps its rows and column order (Core Data's migrated stores do:
         // Wire's `Z_24TRUSTEDBYCLIENTS (Z_24TRUSTEDBYCLIENTS, Z_24TRUSTEDCLIENTS)`);
-        // the new side's index is added beside the one that moved with the table.
+        // the new side's index replaces the one that moved with the table.
         #expect(steps.map { "\($0.cost): \($0.sql.joined(separator: "; "))" } == [
             #"O(1): ALTER TABLE "ZACCOUNT" ADD COLUMN "ZMODEL" VARCHAR"#,
             #"O(1): ALTER TABLE "Z_1BLOCKEDBY" RENAME TO "Z_1BLOCKS""#,
+            #"O(1): DROP INDEX IF EXISTS "Z_1BLOCKEDBY_Z_1BLOCKEDBY_INDEX""#,
             #"index build over 3 rows: CREATE INDEX "Z_1BLOCKS_Z_1BLOCKS_INDEX" ON "Z_1BLOCKS" ("#
                 + #""Z_1BLOCKS" COLLATE BINARY ASC, "Z_1BLOCKEDBY" COLLATE BINARY ASC)"#,
             "O(1): UPDATE Z_PRIMARYKEY SET Z_NAME = 'Account', Z_SUPER = 0 WHERE Z_ENT = 1; "
@@ -38,8 +39,7 @@ import TestSupport
         // (blocked, blocker): 2 blocks 1, 3 blocks 1 and 2.
         #expect(try s.rows("SELECT Z_1BLOCKS, Z_1BLOCKEDBY FROM Z_1BLOCKS ORDER BY 1, 2")
             == [[.integer(1), .integer(2)], [.integer(1), .integer(3)], [.integer(2), .integer(3)]])
-        #expect(try ShiftingNamesTests.indexColumns(s, "Z_1BLOCKS")
-            == ["Z_1BLOCKEDBY_Z_1BLOCKEDBY_INDEX(Z_1BLOCKEDBY,Z_1BLOCKS)", "Z_1BLOCKS_Z_1BLOCKS_INDEX(Z_1BLOCKS,Z_1BLOCKEDBY)"])
+        #expect(try ShiftingNamesTests.indexColumns(s, "Z_1BLOCKS") == ["Z_1BLOCKS_Z_1BLOCKS_INDEX(Z_1BLOCKS,Z_1BLOCKEDBY)"])
         let accounts = try s.fetch("Account")
         #expect(accounts.map { $0.relationships["blocks"] ?? [] } == [[], [1], [1, 2]])
         #expect(accounts.map { $0.relationships["blockedBy"] ?? [] } == [[2, 3], [3], []])

@@ -317,9 +317,14 @@ struct SegmentPlanner {
         // in Core Data's migrated stores (`Z_14USERS_Z_22USERS1_INDEX` on `Z_15USERS`).
         let renamedJoinSources = Set(renamedJoins.map(\.old.name))
         let movedIndexes = sourceLayout.indexes.filter { renamedJoinSources.contains($0.table) }.map(afterRenames)
-        for index in sourceLayout.indexes
-        where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
-            if renamedJoinSources.contains(index.table), destinationLayout.indexes.contains(where: { afterRenames(index).hasDefinition(of: $0) }) {
+        for index in sourceLayout.indexes where renamedAway.contains(index.table) || renamedJoinSources.contains(index.table)
+            || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
+            if renamedJoinSources.contains(index.table) {
+                // Kept when the destination has its definition; otherwise dropped, as
+                // an index the version no longer has is on any table.
+                if destinationLayout.indexes.contains(where: { afterRenames(index).hasDefinition(of: $0) }) { continue }
+                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                                           cost: .constant, table: afterRenames(index).table))
                 continue
             }
             // An index of a table renamed away moves with it under its old name, which
