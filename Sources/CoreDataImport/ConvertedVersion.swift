@@ -13,6 +13,16 @@ struct ConvertedVersion {
     var syncable: SyncableDefault?
     var fetchRequests: [XcodeElement] = []
     var configurations: [XcodeElement] = []
+    /// Xcode 15's `<composite>` types, in file order.
+    var composites: [ConvertedComposite] = []
+}
+
+/// A `<composite name="…">`: a named list of attributes (Docs/Xcode.md).
+struct ConvertedComposite {
+    var name: String
+    var position = XMLPosition(line: 1, column: 1)
+    var xcode = XcodeSettings()
+    var attributes: [ConvertedAttribute] = []
 }
 
 /// Where an element is written in its `contents` file.
@@ -58,6 +68,8 @@ struct ConvertedAttribute {
     var transformer: String?
     var renamedFrom: String?
     var hashModifier: String?
+    /// A composite attribute's composite (`composite="Address"`).
+    var composite: String?
 }
 
 struct ConvertedRelationship {
@@ -78,8 +90,16 @@ struct ConvertedRelationship {
 }
 
 struct ConvertedIndex {
+    /// One `<fetchIndexElement>`: a property, or an expression with its result type.
+    struct Element {
+        var property: String
+        var descending: Bool
+        var expression: String?
+        var expressionType: String?
+    }
+
     var name: String?
-    var elements: [(property: String, descending: Bool)]
+    var elements: [Element]
     var isCompound = false
     var position = XMLPosition(line: 1, column: 1)
 }

@@ -31,7 +31,7 @@ struct VersionConverter {
                                                      "defaultDateTimeInterval", "minValueString", "maxValueString",
                                                      "minDateTimeInterval", "maxDateTimeInterval", "valueTransformerName",
                                                      "versionHashModifier", "elementID", "renamingIdentifier",
-                                                     "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable"]
+                                                     "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable", "composite"]
     private static let relationshipKeys: Set<String> = ["name", "optional", "transient", "toMany", "ordered", "deletionRule",
                                                         "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
                                                         "versionHashModifier", "elementID", "renamingIdentifier", "syncable"]
@@ -68,6 +68,8 @@ struct VersionConverter {
                 break
             case "userInfo":
                 version.xcode.userInfo = userInfo(child)
+            case "composite":
+                if let composite = convertComposite(child) { version.composites.append(composite) }
             default:
                 warnings.add("unknown element <\(child.name)>", at: "model")
             }
@@ -100,6 +102,12 @@ struct VersionConverter {
             for r in version.entities[e].relationships.indices {
                 let own = version.entities[e].relationships[r].xcode.syncable ?? false
                 version.entities[e].relationships[r].xcode.syncable = own == property ? nil : own
+            }
+        }
+        for c in version.composites.indices {
+            for a in version.composites[c].attributes.indices {
+                let own = version.composites[c].attributes[a].xcode.syncable ?? false
+                version.composites[c].attributes[a].xcode.syncable = own == property ? nil : own
             }
         }
         return choice
@@ -144,7 +152,7 @@ struct VersionConverter {
                 for compound in child.children(named: "compoundIndex") {
                     let properties = compound.children(named: "index").compactMap { $0.attributes["value"] }
                     if !properties.isEmpty {
-                        entity.indexes.append(ConvertedIndex(name: nil, elements: properties.map { ($0, false) }, isCompound: true,
+                        entity.indexes.append(ConvertedIndex(name: nil, elements: properties.map { .init(property: $0, descending: false) }, isCompound: true,
                                                              position: position(of: compound)))
                     }
                 }
@@ -160,16 +168,22 @@ struct VersionConverter {
     private mutating func convertFetchIndex(_ node: XMLElementNode, entity: String) -> ConvertedIndex? {
         let indexName = node.attributes["name"]
         let place = "\(entity).\(indexName ?? "?")"
-        var elements: [(property: String, descending: Bool)] = []
+        var elements: [ConvertedIndex.Element] = []
         for element in node.children(named: "fetchIndexElement") {
-            guard let property = element.attributes["property"] else {
-                warnings.add("fetch index elements on expressions (only properties are indexed)", at: place)
-                continue
-            }
             if let kind = element.attributes["type"], kind != "Binary" {
                 warnings.add("\(kind) fetch indexes (imported as ordinary indexes)", at: place)
             }
-            elements.append((property, element.attributes["order"] == "descending"))
+            let descending = element.attributes["order"] == "descending"
+            if let property = element.attributes["property"] {
+                elements.append(.init(property: property, descending: descending))
+            } else if let expression = element.attributes["expression"] {
+                // Kept as written; the store indexes it only where it has an SQL form
+                // (a key path of a stored attribute), Docs/Xcode.md.
+                elements.append(.init(property: "", descending: descending, expression: expression,
+                                      expressionType: element.attributes["expressionType"]))
+            } else {
+                warnings.add("fetch index elements with neither a property nor an expression (skipped)", at: place)
+            }
         }
         guard !elements.isEmpty else {
             warnings.add("fetch indexes without a property (skipped)", at: place)
@@ -181,6 +195,35 @@ struct VersionConverter {
             name = nil
         }
         return ConvertedIndex(name: name, elements: elements, position: position(of: node))
+    }
+
+    // MARK: Composites
+
+    /// Xcode 15's `<composite name="Address">` with its `<attribute>`s (which may be
+    /// composites themselves): kept whole; Docs/Xcode.md says what is and is not
+    /// known of how Core Data stores them.
+    private mutating func convertComposite(_ node: XMLElementNode) -> ConvertedComposite? {
+        guard let name = node.attributes["name"] else {
+            errors.append("\(at(node)): <composite> without a name")
+            return nil
+        }
+        if !NameRules.isEntityName(name) {
+            errors.append("\(at(node)): composite '\(name)': not a valid composite name (ASCII letters, digits and '_', starting with an uppercase letter)")
+        }
+        var composite = ConvertedComposite(name: name)
+        composite.position = position(of: node)
+        composite.xcode = keep(node, except: ["name"])
+        for child in node.children {
+            switch child.name {
+            case "attribute":
+                if let attribute = convertAttribute(child, entity: name) { composite.attributes.append(attribute) }
+            case "userInfo":
+                composite.xcode.userInfo = userInfo(child)
+            default:
+                warnings.add("unknown element <\(child.name)>", at: name)
+            }
+        }
+        return composite
     }
 
     // MARK: Attributes
@@ -223,6 +266,15 @@ struct VersionConverter {
         attribute.renamedFrom = renamingIdentifier(node, name: name)
         attribute.hashModifier = nonEmpty(node.attributes["versionHashModifier"])
         attribute.preservesValueOnDeletion = flag(node.attributes["preserveAfterDeletion"])
+        if type == .composite {
+            guard let composite = node.attributes["composite"] else {
+                errors.append("\(at(node)): \(subject): a Composite attribute without composite=\"…\" (Xcode writes the composite's name)")
+                return nil
+            }
+            attribute.composite = composite
+        } else if let text = node.attributes["composite"] {
+            attribute.xcode["composite"] = text
+        }
         if let text = node.attributes["allowsExternalBinaryDataStorage"] {
             // Xcode leaves the flag on an attribute whose type changed from Binary; Core
             // Data ignores it there: kept for Xcode only.
@@ -298,7 +350,7 @@ struct VersionConverter {
         switch type {
         case .string:
             return .quoted(text)
-        case .transformable, .binary:
+        case .transformable, .binary, .composite:
             warnings.add("defaults of \(type.rawValue) attributes (kept for Xcode; the format has none)", at: place)
             return nil
         case .boolean:
@@ -374,7 +426,7 @@ struct VersionConverter {
         case .integer16, .integer32, .integer64, .double, .float, .decimal:
             if let scalar = wellFormed(text, type: type) { return scalar }
             return foundationReading(text, type: type, attribute: key, place: place, subject: subject, line: line)
-        case .boolean, .uuid, .transformable, .date:
+        case .boolean, .uuid, .transformable, .date, .composite:
             warnings.add("limits on \(type.rawValue) attributes (kept for Xcode; the format has none)", at: place)
             return nil
         }

@@ -48,6 +48,20 @@ package struct XcodeModelExporter {
         for entity in entities {
             lines += self.entity(entity, in: version, exact: exact, omissions: &omissions)
         }
+        // Xcode 15 writes its composites after the entities.
+        for composite in version.composites {
+            var attributes: [(String, String?)] = [("name", composite.name)]
+            Self.overlay(composite.xcode, on: &attributes)
+            let body = composite.attributes.flatMap { self.attribute($0, entity: composite.name, in: version, omissions: &omissions) }
+                + userInfo(composite.xcode.userInfo, indent: "        ")
+            if body.isEmpty {
+                lines.append("    " + XMLText.element("composite", attributes))
+            } else {
+                lines.append("    " + XMLText.element("composite", attributes, closed: false))
+                lines += body
+                lines.append("    </composite>")
+            }
+        }
         for request in version.fetchRequests { lines += kept("fetchRequest", request, indent: "    ") }
         for configuration in version.configurations { lines += kept("configuration", configuration, indent: "    ") }
         lines += userInfo(version.xcode?.userInfo ?? [], indent: "    ")
@@ -91,8 +105,10 @@ package struct XcodeModelExporter {
         for index in entity.indexes where !index.isCompound {
             lines.append("        " + XMLText.element("fetchIndex", [("name", index.name)], closed: false))
             for element in index.elements {
-                lines.append("            " + XMLText.element("fetchIndexElement", [("property", element.property), ("type", "Binary"),
-                                                                                  ("order", element.isDescending ? "descending" : "ascending")]))
+                let source: [(String, String?)] = element.expression.map { [("expression", $0), ("expressionType", element.expressionType)] }
+                    ?? [("property", element.property)]
+                lines.append("            " + XMLText.element("fetchIndexElement", source + [("type", "Binary"),
+                                                                                           ("order", element.isDescending ? "descending" : "ascending")]))
             }
             lines.append("        </fetchIndex>")
         }
@@ -126,6 +142,7 @@ package struct XcodeModelExporter {
         attributes.append(("transient", a.isTransient ? "YES" : nil))
         attributes.append(("indexed", a.isIndexed ? "YES" : nil))
         attributes.append(("attributeType", XcodeVocabulary.typeName(a.type)))
+        attributes.append(("composite", a.composite))
         if a.type == .date {
             attributes.append(("minDateTimeInterval", a.minimum.flatMap(Self.seconds)))
             attributes.append(("maxDateTimeInterval", a.maximum.flatMap(Self.seconds)))

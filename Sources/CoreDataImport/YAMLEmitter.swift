@@ -43,6 +43,27 @@ enum YAMLEmitter {
                 lines.append("  \(key(element.name)): \(kept(element))")
             }
         }
+        if !version.composites.isEmpty {
+            lines.append("composites:")
+            for composite in version.composites {
+                sources[lines.count + 1] = composite.position
+                var pairs: [String] = []
+                if !composite.xcode.userInfo.isEmpty { pairs.append("    userInfo: " + flow(composite.xcode.userInfo)) }
+                if !composite.xcode.attributes.isEmpty { pairs.append("    xcode: " + flow(composite.xcode.attributes)) }
+                if composite.attributes.isEmpty, pairs.isEmpty {
+                    lines.append("  \(key(composite.name)): {}")
+                    continue
+                }
+                lines.append("  \(key(composite.name)):")
+                lines += pairs
+                if composite.attributes.isEmpty { continue }
+                lines.append("    attributes:")
+                for a in composite.attributes {
+                    sources[lines.count + 1] = a.position
+                    lines.append("      \(key(a.name)): \(attribute(a))")
+                }
+            }
+        }
         lines.append("entities:")
         for entity in version.entities {
             sources[lines.count + 1] = entity.position
@@ -99,7 +120,7 @@ enum YAMLEmitter {
         if !entity.indexes.isEmpty {
             add("indexes:")
             for index in entity.indexes {
-                let properties = index.elements.map { $0.descending ? "{ property: \(key($0.property)), order: descending }" : key($0.property) }
+                let properties = index.elements.map(indexElement)
                 let list = "[" + properties.joined(separator: ", ") + "]"
                 if index.isCompound {
                     add("  - { properties: \(list), compound: true }", index.position)
@@ -109,6 +130,18 @@ enum YAMLEmitter {
             }
         }
         return lines
+    }
+
+    /// An index element: its property's name, or a mapping for an expression or a
+    /// descending order.
+    private static func indexElement(_ element: ConvertedIndex.Element) -> String {
+        guard let expression = element.expression else {
+            return element.descending ? "{ property: \(key(element.property)), order: descending }" : key(element.property)
+        }
+        var pairs = ["expression: \(quote(expression))"]
+        if let type = element.expressionType { pairs.append("expressionType: \(quote(type))") }
+        if element.descending { pairs.append("order: descending") }
+        return "{ " + pairs.joined(separator: ", ") + " }"
     }
 
     /// `{ key: "text", … }`.
@@ -150,6 +183,7 @@ enum YAMLEmitter {
 
     private static func attribute(_ a: ConvertedAttribute) -> String {
         var pairs: [String] = ["type: \(a.type.rawValue)"]
+        if let composite = a.composite { pairs.append("composite: \(key(composite))") }
         if a.isOptional { pairs.append("optional: true") }
         if a.isTransient { pairs.append("transient: true") }
         if let value = a.defaultValue { pairs.append("default: \(scalar(value))") }
@@ -162,8 +196,8 @@ enum YAMLEmitter {
         if let renamed = a.renamedFrom { pairs.append("renamedFrom: \(quote(renamed))") }
         if let modifier = a.hashModifier { pairs.append("hashModifier: \(quote(modifier))") }
         pairs += xcodePairs(a.xcode, className: "customClassName")
-        if pairs.count == 1 { return a.type.rawValue }
-        if pairs.count == 2, a.isOptional { return a.type.rawValue + "?" }
+        if pairs.count == 1, a.composite == nil { return a.type.rawValue }
+        if pairs.count == 2, a.isOptional, a.composite == nil { return a.type.rawValue + "?" }
         return "{ " + pairs.joined(separator: ", ") + " }"
     }
 

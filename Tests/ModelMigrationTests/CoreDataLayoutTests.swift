@@ -228,8 +228,10 @@ import TestSupport
             "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z8_OWNER,Z_FOK_OWNER,ZCOST,ZNUMBER)",
             "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
             "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
-            "Z_3TAGS(Z_3NOTES,Z_10TAGS)",
-            "Z_7CHILDGROUPS(Z_7PARENTGROUPS,Z_6CHILDGROUPS)",
+            // Join tables renamed in place keep their column order, as in Core Data's
+            // migrated stores (Wire's `Z_24TRUSTEDBYCLIENTS (Z_24TRUSTEDBYCLIENTS, …)`).
+            "Z_3TAGS(Z_10TAGS,Z_3NOTES)",
+            "Z_7CHILDGROUPS(Z_6CHILDGROUPS,Z_7PARENTGROUPS)",
             "Z_8PARENTGROUPS(Z_8CONTACTS,Z_7PARENTGROUPS1)",
         ])
         // Rows carry the new numbers, entity columns too; every pair is kept.

@@ -100,6 +100,22 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
         if low < entities.count, entities[low].name == name { return entities[low] }
         return entities.first { $0.name == name }
     }
+
+    /// Why no store of this version is created, migrated or read here, or nil when
+    /// one can be: composite attributes (Xcode 15+), whose columns in Core Data's
+    /// stores no store at hand shows. Import, export, validation and hashes still
+    /// work (Docs/Xcode.md, "Composite attributes").
+    public var storageRefusal: String? {
+        let composites = entities.flatMap { entity in
+            entity.attributes.filter { $0.declaredIn == entity.name && $0.declaration.type == .composite }.map { "\(entity.name).\($0.name)" }
+        }
+        guard !composites.isEmpty else { return nil }
+        return """
+            version \(version) of \(model) has composite attributes (\(composites.joined(separator: ", "))): \
+            how Core Data stores them in SQLite is not proven by any store at hand, so this toolkit does not create, \
+            migrate or read stores of this version (import, export, validate and compile work)
+            """
+    }
 }
 
 /// Every version of a model, compiled: what `migrate compile` writes and the other

@@ -40,7 +40,7 @@ struct LayoutBuilder {
         case .double, .float: "FLOAT"
         case .string, .uri: "VARCHAR"
         case .date: "TIMESTAMP"
-        case .binary, .uuid, .transformable: "BLOB"
+        case .binary, .uuid, .transformable, .composite: "BLOB"
         }
     }
 
@@ -165,7 +165,9 @@ struct LayoutBuilder {
             guard let entity = byName[name] else { continue }
             let table = "Z" + entity.root.uppercased()
             var own: [(name: String, column: StorageLayout.Column?, relationship: CompiledRelationship?)] = []
-            for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient {
+            // Composite attributes get no column: how Core Data lays them out is not
+            // known here, and no store is made for a version that has one.
+            for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient && a.declaration.type != .composite {
                 let type = coreDataTypes && a.declaration.type == .decimal ? "DECIMAL" : Self.columnType(a.declaration.type)
                 own.append((a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name)), nil))
                 if a.declaration.isIndexed { indexedAttributes.insert("\(name).\(a.name)") }

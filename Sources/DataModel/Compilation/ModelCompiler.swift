@@ -87,6 +87,21 @@ public enum ModelCompiler {
             return (owner.relationships[found.position], owner.name)
         }
 
+        /// An attribute's hash; a composite's from its flattened elements.
+        func attributeHash(_ attribute: AttributeDescription) -> VersionHash {
+            guard attribute.type == .composite else { return VersionHasher.hash(attribute) }
+            return VersionHasher.hashComposite(leaves: leaves(of: attribute.composite, seen: []))
+        }
+
+        /// The non-composite elements of a composite, nested ones flattened (the
+        /// validator refuses cycles; `seen` stops one anyway).
+        func leaves(of name: String?, seen: Set<String>) -> [AttributeDescription] {
+            guard let name, !seen.contains(name), let composite = version.composite(named: name) else { return [] }
+            return composite.attributes.flatMap { element in
+                element.type == .composite ? leaves(of: element.composite, seen: seen.union([name])) : [element]
+            }
+        }
+
         func isOwnInverse(_ relationship: RelationshipDescription, declaredIn owner: Int) -> Bool {
             guard relationship.inverse == relationship.name, let destination = hierarchy.index[relationship.destination] else { return false }
             return hierarchy.isAncestorOrSelf(owner, of: destination)
@@ -105,7 +120,7 @@ public enum ModelCompiler {
             for i in compiledOrder {
                 let entity = entities[i]
                 ownAttributes[i] = entity.attributes.map {
-                    CompiledAttribute(declaration: $0, declaredIn: entity.name, versionHash: VersionHasher.hash($0))
+                    CompiledAttribute(declaration: $0, declaredIn: entity.name, versionHash: attributeHash($0))
                 }
                 ownRelationships[i] = entity.relationships.map { r in
                     let inverse = r.inverse.flatMap { relationship($0, on: r.destination) }
@@ -178,7 +193,9 @@ enum LayoutHash {
                 lines.append("  relationship \(field(r.name)) deleteRule=\(r.deleteRule.rawValue) renamedFrom=\(field(r.renamedFrom))")
             }
             for index in entity.indexes {
-                let elements = index.elements.map { "\(field($0.property))\($0.isDescending ? " desc" : "")" }
+                let elements = index.elements.map { element in
+                    "\(field(element.property))\(element.expression.map { " expr=" + field($0) } ?? "")\(element.isDescending ? " desc" : "")"
+                }
                 lines.append("  index \(field(index.name)) \(elements.joined(separator: ","))")
             }
         }

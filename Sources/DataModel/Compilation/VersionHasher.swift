@@ -38,6 +38,22 @@ package enum VersionHasher {
         return VersionHash(bytes: buffer.sha256)
     }
 
+    /// A composite attribute's version hash, as `-[NSCompositeAttributeDescription
+    /// _versionHash:inStyle:]` computes it (read in a public decompilation of the iOS
+    /// 26.1 CoreData framework; no store Core Data wrote with a composite has been
+    /// checked): SHA-256 over the attribute hashes of the composite's leaf elements
+    /// (nested composites flattened), sorted by name, transient ones left out. The
+    /// composite's own name, flags and modifier do not enter it: the framework computes
+    /// its attribute hash into a buffer that the final digest never reads.
+    /// - Parameter leaves: the flattened non-composite elements.
+    public static func hashComposite(leaves: [AttributeDescription]) -> VersionHash {
+        var buffer = Buffer()
+        for leaf in leaves.sorted(by: { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }) where !leaf.isTransient {
+            buffer.append(hash(leaf).bytes)
+        }
+        return VersionHash(bytes: buffer.sha256)
+    }
+
     /// A relationship's version hash. `isOwnInverse` is true when the relationship is
     /// its own inverse (then the inverse name is not hashed).
     package static func hash(_ relationship: RelationshipDescription, isOwnInverse: Bool) -> VersionHash {

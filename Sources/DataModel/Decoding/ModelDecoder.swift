@@ -2,16 +2,18 @@
 /// diagnostic for every problem the file shows on its own (cross-entity checks are
 /// the validator's).
 struct ModelDecoder {
-    static let versionKeys = ["model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations"]
+    static let versionKeys = ["model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations",
+                              "composites"]
     static let entityKeys = ["parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier",
                              "className", "codeGeneration", "syncable", "userInfo", "xcode", "fetchedProperties"]
     static let attributeKeys = ["type", "optional", "default", "transient", "indexed", "renamedFrom", "hashModifier",
                                 "externalStorage", "preserveAfterDeletion", "transformer", "min", "max",
-                                "scalar", "className", "syncable", "userInfo", "xcode"]
+                                "scalar", "className", "syncable", "userInfo", "xcode", "composite"]
     static let relationshipKeys = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "transient",
                                    "minCount", "maxCount", "renamedFrom", "hashModifier", "syncable", "userInfo", "xcode"]
+    static let compositeKeys = ["attributes", "userInfo", "xcode"]
     static let indexKeys = ["name", "properties", "compound"]
-    static let indexElementKeys = ["property", "order"]
+    static let indexElementKeys = ["property", "order", "expression", "expressionType"]
 
     var reader: NodeReader
 
@@ -33,6 +35,7 @@ struct ModelDecoder {
         var syncable: SyncableDefault?
         var fetchRequests: [XcodeElement] = []
         var configurations: [XcodeElement] = []
+        var composites: [CompositeDescription] = []
         for (key, _, value) in pairs {
             switch key {
             case "model":
@@ -70,6 +73,8 @@ struct ModelDecoder {
                 fetchRequests = decodeXcodeElements(value, subject: "fetchRequests")
             case "configurations":
                 configurations = decodeXcodeElements(value, subject: "configurations")
+            case "composites":
+                composites = decodeComposites(value)
             default: break
             }
         }
@@ -89,7 +94,35 @@ struct ModelDecoder {
         description.syncable = syncable
         description.fetchRequests = fetchRequests
         description.configurations = configurations
+        description.composites = composites
         return description
+    }
+
+    /// `composites: { Address: { attributes: { city: string?, … } } }`.
+    private mutating func decodeComposites(_ node: YAMLNode) -> [CompositeDescription] {
+        guard let pairs = reader.mapping(node, subject: "composites", allowed: []) else { return [] }
+        var result: [CompositeDescription] = []
+        for (name, keyNode, body) in pairs {
+            let subject = "composite '\(name)'"
+            if !Identifier.isEntityName(name) {
+                reader.error("\(subject): not a valid composite name (ASCII letters, digits and '_', starting with an uppercase letter)", at: keyNode)
+            }
+            var composite = CompositeDescription(name: name, location: keyNode.location)
+            if body.isNull { result.append(composite); continue }
+            guard let fields = reader.mapping(body, subject: subject, allowed: Self.compositeKeys) else { continue }
+            for (key, _, value) in fields {
+                switch key {
+                case "attributes":
+                    guard let attributes = reader.mapping(value, subject: "\(subject): attributes", allowed: []) else { break }
+                    composite.attributes = attributes.compactMap { decodeAttribute(entity: name, name: $0.key, keyNode: $0.keyNode, value: $0.value) }
+                case "userInfo": composite.xcode.userInfo = decodeUserInfo(value, subject: "\(subject): userInfo")
+                case "xcode": decodeXcodeAttributes(value, subject: "\(subject): xcode", into: &composite.xcode)
+                default: break
+                }
+            }
+            result.append(composite)
+        }
+        return result
     }
 
     private mutating func decodeEntities(_ node: YAMLNode) -> [EntityDescription] {
@@ -216,6 +249,11 @@ struct ModelDecoder {
         // Short form: `name: string` or `name: string?`.
         if case .scalar = value.content, !value.isNull {
             guard let (type, optional) = parseType(value, subject: subject) else { return nil }
+            if type == .composite {
+                reader.error("\(subject): a composite attribute names its composite", at: value,
+                             hint: "write `\(name): { type: composite, composite: Address }`")
+                return nil
+            }
             return AttributeDescription(name: name, type: type, isOptional: optional, location: keyNode.location)
         }
         guard let pairs = reader.mapping(value, subject: subject, allowed: Self.attributeKeys) else { return nil }
@@ -261,8 +299,17 @@ struct ModelDecoder {
             case "syncable": attribute.xcode.syncable = reader.bool(node, subject: "\(subject): syncable")
             case "userInfo": attribute.xcode.userInfo = decodeUserInfo(node, subject: "\(subject): userInfo")
             case "xcode": decodeXcodeAttributes(node, subject: "\(subject): xcode", into: &attribute.xcode)
+            case "composite":
+                attribute.composite = reader.string(node, subject: "\(subject): composite")
+                if type != .composite {
+                    reader.error("\(subject): composite applies to composite attributes only, not \(type.rawValue)", at: keyNode)
+                }
             default: break
             }
+        }
+        if type == .composite, attribute.composite == nil, !pairs.contains(where: { $0.key == "composite" }) {
+            reader.error("\(subject): a composite attribute names its composite", at: keyNode,
+                         hint: "write `\(name): { type: composite, composite: Address }`")
         }
         if let node = defaultNode, !node.isNull {
             attribute.defaultValue = parseValue(node, type: type, subject: "\(subject): default")
@@ -309,7 +356,7 @@ struct ModelDecoder {
             return .integer(Int64(clamping: length))
         case .integer16, .integer32, .integer64, .decimal, .double, .float, .date:
             return parseValue(node, type: type, subject: subject)
-        case .boolean, .uuid, .transformable:
+        case .boolean, .uuid, .transformable, .composite:
             reader.error("\(subject): \(type.rawValue) attributes have no limits", at: node)
             return nil
         }
@@ -432,9 +479,13 @@ struct ModelDecoder {
                 if case .mapping = elementNode.content {
                     guard let pairs = reader.mapping(elementNode, subject: subject, allowed: Self.indexElementKeys) else { continue }
                     var property: String?
+                    var expression: String?
+                    var expressionType: String?
                     var descending = false
                     for (key, _, value) in pairs {
                         if key == "property" { property = reader.string(value, subject: "\(subject): property") }
+                        if key == "expression" { expression = reader.string(value, subject: "\(subject): expression") }
+                        if key == "expressionType" { expressionType = reader.string(value, subject: "\(subject): expressionType") }
                         if key == "order", let order = reader.string(value, subject: "\(subject): order") {
                             switch order {
                             case "ascending": descending = false
@@ -443,7 +494,16 @@ struct ModelDecoder {
                             }
                         }
                     }
-                    if let property { elements.append(.init(property: property, isDescending: descending, location: elementNode.location)) }
+                    if property != nil, expression != nil {
+                        reader.error("\(subject): an index element has a property or an expression, not both", at: elementNode)
+                    } else if let property {
+                        elements.append(.init(property: property, isDescending: descending, location: elementNode.location))
+                    } else if let expression {
+                        elements.append(.init(property: IndexDescription.Element.keyPath(of: expression) ?? "", isDescending: descending,
+                                              location: elementNode.location, expression: expression, expressionType: expressionType))
+                    } else if !pairs.isEmpty {
+                        reader.error("\(subject): an index element needs a property or an expression", at: elementNode)
+                    }
                 } else if let property = reader.string(elementNode, subject: subject) {
                     elements.append(.init(property: property, isDescending: false, location: elementNode.location))
                 }
@@ -453,6 +513,7 @@ struct ModelDecoder {
                 continue
             }
             let generated = "by" + elements.map { $0.property.prefix(1).uppercased() + $0.property.dropFirst() }.joined()
+                + (elements.contains { $0.expression != nil && $0.property.isEmpty } ? "Expression" : "")
             if let name, !Identifier.isIndexName(name) {
                 reader.error("\(subject): '\(name)' is not a valid index name (ASCII letters, digits and '_')", at: item)
             }

@@ -26,6 +26,9 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var minimum: AttributeValue?
     /// Upper limit: a value for numbers and dates, a length for strings and binary data.
     public var maximum: AttributeValue?
+    /// Composite attributes only: the name of the version's composite it holds
+    /// (Xcode's `composite="…"`).
+    public var composite: String?
     /// What Xcode says of it that neither hash nor layout reads (`usesScalarValueType`,
     /// `customClassName`, user info, …), kept for export.
     package var xcode = XcodeSettings()

@@ -3,12 +3,34 @@
 public struct IndexDescription: Sendable, Hashable, Codable {
     /// One indexed property and its direction.
     public struct Element: Sendable, Hashable, Codable {
-        /// The property's name.
+        /// The property's name; for an expression element, the key path it names when
+        /// it is one (`name`), else empty.
         public var property: String
         /// Descending order when true.
         public var isDescending: Bool
         /// Where the element is written.
         public var location: SourceLocation
+        /// An expression element's `NSExpression` text (`lowercase:(name)`), as Xcode
+        /// writes it; nil for a property element.
+        public var expression: String?
+        /// An expression element's result type, as Xcode writes it (`String`).
+        public var expressionType: String?
+
+        /// Creates an element.
+        public init(property: String, isDescending: Bool, location: SourceLocation, expression: String? = nil, expressionType: String? = nil) {
+            self.property = property
+            self.isDescending = isDescending
+            self.location = location
+            self.expression = expression
+            self.expressionType = expressionType
+        }
+
+        /// The key path an expression names, when the whole expression is one
+        /// identifier (`name`): the only expressions whose SQL form is known, their
+        /// column. Nil for other expressions (`lowercase:(name)`).
+        public static func keyPath(of expression: String) -> String? {
+            Identifier.isPropertyName(expression) ? expression : nil
+        }
     }
 
     /// The index name; generated from the property names when the file gives none.
@@ -108,6 +130,9 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     package var fetchRequests: [XcodeElement] = []
     /// Configurations (named sets of entities), kept as Xcode wrote them.
     package var configurations: [XcodeElement] = []
+    /// Composite attribute types (Xcode 15's `<composite>`), in file order. Not part of
+    /// the encoded form: no store is created for a version that uses them.
+    public var composites: [CompositeDescription] = []
 
     // What only Xcode reads is not part of the encoded form (a store's model cache):
     // caches written before it existed stay readable, and it changes no compiled fact.
@@ -130,5 +155,10 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     /// The entity with a given name.
     public func entity(named name: String) -> EntityDescription? {
         entities.first { $0.name == name }
+    }
+
+    /// The composite with a given name.
+    public func composite(named name: String) -> CompositeDescription? {
+        composites.first { $0.name == name }
     }
 }

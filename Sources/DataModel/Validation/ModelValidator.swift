@@ -52,6 +52,7 @@ public struct ModelValidator {
     }
 
     private mutating func run() {
+        checkComposites()
         checkEntityNames()
         checkInheritance()
         for i in version.entities.indices {
@@ -64,6 +65,47 @@ public struct ModelValidator {
             }
             checkConstraintsAndIndexes(of: i)
         }
+    }
+
+    /// Composite attributes name a composite of the version; composites do not
+    /// contain themselves (Core Data flattens them to their leaves); names are unique.
+    private mutating func checkComposites() {
+        var byName: [String: CompositeDescription] = [:]
+        for composite in version.composites {
+            if byName[composite.name] != nil {
+                error("composite '\(composite.name)': declared twice", at: composite.location)
+            } else {
+                byName[composite.name] = composite
+            }
+        }
+        let known = byName.keys.sorted()
+        func check(_ attribute: AttributeDescription, in owner: String) {
+            guard attribute.type == .composite, let name = attribute.composite, byName[name] == nil else { return }
+            let listed = known.isEmpty ? "declare it under `composites:`" : "composites: \(known.joined(separator: ", "))"
+            error("attribute '\(owner).\(attribute.name)': unknown composite '\(name)'", at: attribute.location,
+                  hint: Suggestions.hint(for: name, in: known) ?? listed)
+        }
+        for entity in version.entities { for attribute in entity.attributes { check(attribute, in: entity.name) } }
+        for composite in version.composites { for attribute in composite.attributes { check(attribute, in: composite.name) } }
+        // A composite reached again while its own elements are being visited contains itself.
+        var state: [String: Bool] = [:]  // false: being visited, true: done
+        func visit(_ name: String, path: [String]) {
+            if state[name] == true { return }
+            if state[name] == false {
+                let cycle = path.drop(while: { $0 != name }) + [name]
+                if let composite = byName[name] {
+                    error("composite '\(name)': contains itself (\(cycle.joined(separator: " → ")))", at: composite.location)
+                }
+                return
+            }
+            guard let composite = byName[name] else { return }
+            state[name] = false
+            for attribute in composite.attributes where attribute.type == .composite {
+                if let inner = attribute.composite { visit(inner, path: path + [name]) }
+            }
+            state[name] = true
+        }
+        for composite in version.composites { visit(composite.name, path: []) }
     }
 
     private mutating func checkEntityNames() {
@@ -310,7 +352,16 @@ public struct ModelValidator {
             } else {
                 indexNames[index.name.lowercased()] = index
             }
-            for element in index.elements { check(element.property, at: element.location, what: "index '\(index.name)'") }
+            for element in index.elements {
+                if let expression = element.expression, element.property.isEmpty {
+                    warning("""
+                        entity '\(entity.name)': index '\(index.name)': the expression '\(expression)' is kept for Xcode but not indexed here: \
+                        only an expression that is a key path has a known SQL form (its column)
+                        """, at: element.location)
+                    continue
+                }
+                check(element.property, at: element.location, what: "index '\(index.name)'")
+            }
         }
     }
 }

@@ -80,6 +80,8 @@ package enum DefaultValueParser {
             return .success(.binary(bytes))
         case .transformable:
             return fail("transformable attributes cannot have a default value")
+        case .composite:
+            return fail("composite attributes take their defaults from their elements")
         }
     }
 

@@ -89,6 +89,10 @@ public struct MigrationPlanner: Sendable {
         if targetNumber < source.version {
             throw PlanningError(.noPath, "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported")
         }
+        // Every version the path crosses must be one this toolkit can store.
+        for number in source.version...targetNumber {
+            if let refusal = model.version(number)?.storageRefusal { throw PlanningError(.noPath, "\(store.path): \(refusal)") }
+        }
         let binding = try store.binding(for: source)
         if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
         var sourceLayout = binding.layout

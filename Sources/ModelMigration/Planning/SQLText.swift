@@ -21,7 +21,7 @@ enum SQLText {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .double, .float, .date: "REAL"
         case .decimal, .string, .uri: "TEXT"
-        case .binary, .uuid, .transformable: "BLOB"
+        case .binary, .uuid, .transformable, .composite: "BLOB"
         }
     }
 }

@@ -99,6 +99,7 @@ extension SegmentPlanner {
 
     /// Rows a destination table will hold: counted on the table it comes from.
     func countAfter(_ table: String) throws -> Int64 {
+        if let old = joinTablesRenamedFrom[table] { return try count(old, nil) }
         if let old = sourceLayout.table(named: table) { return try count(old.name, nil) }
         if let new = destinationLayout.table(named: table), let renamed = tableRenamedFrom(new) { return try count(renamed, nil) }
         let hierarchy = destination.entities.filter { destinationLayout.table(forEntity: $0.root)?.name == table }

@@ -28,6 +28,8 @@ struct SegmentPlanner {
     var columnRenames: [String: [String: String]] = [:]
     /// Source tables moved under a temporary name before a swap of table names.
     var temporaryTableNames: [String: String] = [:]
+    /// Join tables renamed in place: destination name → source name.
+    var joinTablesRenamedFrom: [String: String] = [:]
     /// The entity numbers `Z_PRIMARYKEY` has rows for before this hop (nil: all).
     var storedKeyNumbers: Set<Int>?
     /// Rows of Core Data's persistent history (`ACHANGE`) in a store from Core Data,
@@ -156,8 +158,10 @@ struct SegmentPlanner {
             }
         }
 
-        // Join tables: kept when identical, otherwise built anew.
+        // Join tables: kept when identical, renamed in place when only names change,
+        // otherwise built anew.
         var keptJoins: Set<String> = []
+        var renamedJoins: [JoinRename] = []
         var newJoins: [TableBuild] = []
         for table in destinationLayout.tables where table.joinRelationship != nil {
             let parts = table.joinRelationship!.split(separator: ".").map(String.init)
@@ -168,6 +172,10 @@ struct SegmentPlanner {
                mine == table.columns[0].name, theirs == table.columns[1].name,
                order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name {
                 keptJoins.insert(name)
+                continue
+            }
+            if let rename = joinRename(table, found: found, claimed: keptJoins.union(renamedJoins.map(\.old.name))) {
+                renamedJoins.append(rename)
                 continue
             }
             let exists = sourceLayout.table(named: table.name) != nil
@@ -250,6 +258,7 @@ struct SegmentPlanner {
             // Kept: a table altered in place comes from it (a destination table of the
             // same name may come from another one, renamed onto a removed entity's name).
             let kept = fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || keptJoins.contains(table.name)
+                || renamedJoins.contains { $0.old.name == table.name }
             guard replaced || !kept else { continue }
             let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
             if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
@@ -275,6 +284,9 @@ struct SegmentPlanner {
         for table in fastPath {
             try alter(table)
         }
+        for rename in renamedJoins {
+            renameJoin(rename)
+        }
         // 3b. References to objects a mapping file's filter left out.
         for table in filteredTables.sorted() {
             removeReferences(into: table)
@@ -288,7 +300,8 @@ struct SegmentPlanner {
         let emptyTables = Set(newTables.filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
                               .map(\.table.name) + newJoins.filter { $0.pairs == nil }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
-        let renamedTables = Dictionary(fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }, uniquingKeysWith: { a, _ in a })
+        let renamedTables = Dictionary(fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }
+                                       + renamedJoins.map { ($0.old.name, $0.new.name) }, uniquingKeysWith: { a, _ in a })
         func afterRenames(_ index: StorageLayout.Index) -> StorageLayout.Index {
             var index = index.renamingColumns(columnRenames[index.table] ?? [:])
             index.table = renamedTables[index.table] ?? index.table
@@ -299,8 +312,21 @@ struct SegmentPlanner {
         // A table renamed in place keeps its indexes under their old names: drop them
         // (the loop below creates them under the new table's names).
         let renamedAway = Set(fastPath.compactMap { tableRenamedFrom($0) })
-        for index in sourceLayout.indexes
-        where renamedAway.contains(index.table) || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
+        // Indexes that moved with a join table renamed in place, as they now stand: one
+        // the destination still has (by definition) stays under its store name, as
+        // in Core Data's migrated stores (`Z_14USERS_Z_22USERS1_INDEX` on `Z_15USERS`).
+        let renamedJoinSources = Set(renamedJoins.map(\.old.name))
+        let movedIndexes = sourceLayout.indexes.filter { renamedJoinSources.contains($0.table) }.map(afterRenames)
+        for index in sourceLayout.indexes where renamedAway.contains(index.table) || renamedJoinSources.contains(index.table)
+            || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
+            if renamedJoinSources.contains(index.table) {
+                // Kept when the destination has its definition; otherwise dropped, as
+                // an index the version no longer has is on any table.
+                if destinationLayout.indexes.contains(where: { afterRenames(index).hasDefinition(of: $0) }) { continue }
+                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                                           cost: .constant, table: afterRenames(index).table))
+                continue
+            }
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
             if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
@@ -311,6 +337,7 @@ struct SegmentPlanner {
         }
         for index in destinationLayout.indexes {
             let fresh = builtNames.contains(index.table)
+            if !fresh, movedIndexes.contains(where: { $0.hasDefinition(of: index) }) { continue }
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
             guard fresh || changed || tableRenamedInto(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)

@@ -17,7 +17,8 @@ public enum ValueType: Sendable, Hashable, CustomStringConvertible {
         case .string: self = .string
         case .boolean: self = .boolean
         case .date: self = .date
-        case .binary, .transformable: self = .binary
+        // A composite is opaque to predicates here: no store of its version is read.
+        case .binary, .transformable, .composite: self = .binary
         case .uuid: self = .uuid
         case .uri: self = .uri
         }

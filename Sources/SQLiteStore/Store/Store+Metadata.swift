@@ -143,6 +143,7 @@ extension Store {
     /// indexes the store actually has (`StorageLayout.bound(to:)`), with what could
     /// not be bound.
     package func binding(for version: CompiledVersion) throws(StoreError) -> StorageLayout.Binding {
+        if let refusal = version.storageRefusal { throw StoreError(.unsupportedModel, refusal, path: path) }
         let fromCoreData = (try? readMetadata())?.followsCoreDataNumbering ?? false
         let existing = try existingSchema()
         let computed = version.layout(entityNumbers: try entityNumbers(), existingTables: existing.tables.mapValues(Set.init), asStored: true,

@@ -275,6 +275,8 @@ public final class Store {
 
     /// Creates the store's file at `path`, which does not exist; removes it on failure.
     private static func build(path: String, version: CompiledVersion, forCoreData: Bool) throws(StoreError) -> Store {
+        // Refused before the file exists: nothing to remove.
+        if let refusal = version.storageRefusal { throw StoreError(.unsupportedModel, refusal, path: path) }
         do {
             let connection = try Connection(path: path, mode: .readWriteCreate)
             let store = Store(path: path, connection: connection)

@@ -30,6 +30,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case unknownEntity
         /// The file or a folder on its path may not be read or written by this user.
         case permissionDenied
+        /// The model version says what this toolkit does not store (composite
+        /// attributes: `CompiledVersion.storageRefusal`).
+        case unsupportedModel
         /// Any other SQLite failure.
         case sqlite
     }
