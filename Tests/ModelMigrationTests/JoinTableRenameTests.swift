@@ -1,5 +1,7 @@
 import Foundation
+import DataModel
 @testable import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 

@@ -13,7 +13,7 @@ public struct CompositeDescription: Sendable, Hashable, Codable {
     /// Its elements, in file order.
     public var attributes: [AttributeDescription] = []
     /// What Xcode says of it that nothing here reads (user info, other XML attributes).
-    public var xcode = XcodeSettings()
+    package var xcode = XcodeSettings()
     /// Where the composite's name is written.
     public var location: SourceLocation
 
