@@ -8,9 +8,9 @@ import PropertyList
 /// model that changes what is migrated becomes the override that does the same
 /// (`source:`, `policy:`, `filter:`, `$source.other`, `{ default: … }`,
 /// `{ value: "…" }`); what already is what inference does is left to inference and
-/// noted in a comment. What the format cannot express yet (FUNCTION calls, a
-/// relationship filled through a longer key path, a custom source fetch, a span of
-/// versions) is written in a form the loader refuses, naming it, and listed in
+/// noted in a comment. A mapping model spanning versions becomes a spanning file
+/// `<A>-to-<B>.yaml`, planned like Core Data's (Docs/MappingFiles.md). What the format cannot express yet (FUNCTION calls, a
+/// relationship filled through a longer key path, a custom source fetch) is written in a form the loader refuses, naming it, and listed in
 /// `notCarried`: `migrate plan` refuses the hop rather than inferring it silently.
 ///
 /// Pure: values in, values out; the caller reads and writes files.
@@ -147,12 +147,6 @@ public struct MappingModelConverter: Sendable {
         for line in mappingModel.unknown { mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)") }
         var body: [String] = []
         guard let source = model.version(from), let destination = model.version(to) else { return mapping }
-        if to != from + 1 {
-            mapping.notCarried.append("""
-                \(label): maps version \(from) to \(to), a span of \(to - from) hops; written as \(from)-to-\(to).yaml, \
-                which the mapping file loader refuses (a mapping file covers one hop) until spanning mappings are planned
-                """)
-        }
         let mappedDestinations = Set(mappingModel.entityMappings.compactMap(\.destination))
         var written: Set<String> = []
         let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))
