@@ -123,7 +123,9 @@ import TestSupport
         let plan = try s.plan()
         #expect(plan.path.pieces == [.init(kind: .mappingFile, from: 1, to: 3, mappingFile: s.migrationsFolder + "/Notes/1-to-3.yaml",
                                            reason: "a mapping file from version 1")])
-        #expect(plan.path.notTaken == ["the hops 1 → 3: a mapping file from the store's version comes first (Core Data uses a mapping model from the store's model)"])
+        #expect(plan.path.notTaken == [
+            "the hops 1 → 3: a mapping file from the store's version comes first (Core Data uses a mapping model from the store's model)",
+        ])
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
         #expect(plan.hops[0].mapping.mappingFile == s.migrationsFolder + "/Notes/1-to-3.yaml")
         #expect(plan.allSteps.filter { $0.kind != .entityNumbers }.flatMap(\.sql) == [
