@@ -108,7 +108,8 @@ enum XcodeThreeModel {
             case "XDPMAttribute": properties.append(try attribute(item, of: name, archive))
             case "XDPMRelationship": properties.append(try relationship(item, of: name, archive))
             default:
-                throw Failure(message: "entity \(name) has a \(archive.className(item) ?? "property") (only attributes and relationships are read from this format)")
+                let kind = archive.className(item) ?? "property"
+                throw Failure(message: "entity \(name) has a \(kind) (only attributes and relationships are read from this format)")
             }
         }
         var body = properties.sorted { $0.0 < $1.0 }.map { "        " + $0.1 }

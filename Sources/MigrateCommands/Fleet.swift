@@ -37,6 +37,12 @@ struct FleetOptions: ParsableArguments {
     @Flag(name: .long, help: "Remove references stores already hold to objects they do not have, as `plan`/`apply` do with this flag.")
     var removeDanglingReferences = false
 
+    @Option(name: .long, help: ArgumentHelp("""
+        Which path every store takes, as `plan --path`: chain (every hop on its own) or direct (one mapping from the store's version \
+        to the target); a store whose path cannot be followed counts as no path (exit 4).
+        """, valueName: "chain|direct"))
+    var path: PathChoice?
+
     func validate() throws {
         if stores.isEmpty && storesFrom.isEmpty { throw ValidationError("give the stores: paths, folders or --stores-from FILE") }
         if storesFrom.filter({ $0 == "-" }).count > 1 { throw ValidationError("--stores-from -: standard input can be read once") }
@@ -86,7 +92,7 @@ struct FleetOptions: ParsableArguments {
 extension GlobalOptions {
     /// The models compiled once for a whole fleet, and the mapping files of each
     /// checked once, before any store is touched.
-    func fleetPlanner(removeDanglingReferences: Bool) throws -> MigrationPlanner {
+    func fleetPlanner(removeDanglingReferences: Bool, path: PathChoice? = nil) throws -> MigrationPlanner {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -108,6 +114,7 @@ extension GlobalOptions {
         }
         var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations, knownPolicies: Set(MigrateTool.policies.names))
         planner.removesDanglingReferences = removeDanglingReferences
+        planner.pathPreference = path?.preference ?? .automatic
         planner.policyInputs = MigrateTool.policies.declaredInputs
         planner.policyUnwritten = MigrateTool.policies.unwritten
         return planner
@@ -292,7 +299,7 @@ struct FleetStatus: ParsableCommand {
     func validate() throws { if jobs < 1 { throw ValidationError("--jobs must be 1 or more") } }
 
     func run() throws {
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences)
+        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path)
         let state = FleetSurvey(json: global.json)
         FleetRunner(planner: planner, jobs: jobs).run(fleet.list(), mode: .survey) { state.add($0) }
         let code = try state.finish(command: "status", shard: fleet.selectedShard, showPlans: false, sharded: fleet.selectedShard != nil)
@@ -319,7 +326,7 @@ struct FleetPlan: ParsableCommand {
     func validate() throws { if jobs < 1 { throw ValidationError("--jobs must be 1 or more") } }
 
     func run() throws {
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences)
+        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path)
         let state = FleetSurvey(json: global.json, showSQL: sql)
         FleetRunner(planner: planner, jobs: jobs).run(fleet.list(), mode: .survey) { state.add($0) }
         let code = try state.finish(command: "plan", shard: fleet.selectedShard, showPlans: true, sharded: fleet.selectedShard != nil)
@@ -448,7 +455,7 @@ struct FleetApply: ParsableCommand {
     }
 
     func run() throws {
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences)
+        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path)
         var options = migration.migratorOptions
         options.rowProgress = false
         let excluded = migration.backupDirectory.map { [$0] } ?? []

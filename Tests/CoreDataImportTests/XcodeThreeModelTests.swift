@@ -189,7 +189,8 @@ import TestSupport
             Issue.record("archive shape"); return
         }
         archive.objects[Int(slot)] = .dictionary(tagRef)
-        archive.objects[Int(notesSlot)] = archive.dictionaryEntries(tagFields["XDBucketForOwnedAttributesstorage"]).first { $0.0 == "x0" }?.1 ?? .string("$null")
+        let owned = archive.dictionaryEntries(tagFields["XDBucketForOwnedAttributesstorage"])
+        archive.objects[Int(notesSlot)] = owned.first { $0.0 == "x0" }?.1 ?? .string("$null")
         let folder = try bundle(elements: archive.bytes([note, tag]))
         defer { folder.remove() }
         let model = try XcodeModelImporter().convert(try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld")))
@@ -215,7 +216,10 @@ import TestSupport
             _ = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
         } throws: { error in
             let text = "\(error)"
-            return text.contains("Notes.xcdatamodel/elements: an Xcode 3 data model this importer cannot read: Note.owner: a relationship without a destination entity")
+            return text.contains("""
+                Notes.xcdatamodel/elements: an Xcode 3 data model this importer cannot read: \
+                Note.owner: a relationship without a destination entity
+                """)
                 && text.contains("save it in the current format")
         }
 

@@ -86,4 +86,32 @@ import TestSupport
         ])
         #expect(try s.storeVersion() == 3)
     }
+
+    @Test func diffShowsASpansFileAndFleetTakesThePathOption() throws {
+        let s = try Self.scenario()
+        defer { s.remove() }
+        try s.writeMapping("1-to-3.yaml", "entities:\n  Book:\n    properties:\n      fileURL: { default: null }\n")
+        let diff = try CommandRunner.migrate(["diff", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, "1", "3"])
+        #expect(diff.status == 0, "\(diff.stderr)")
+        #expect(diff.stdout == """
+            Books 1 → 3: mapping file \(s.migrationsFolder)/Books/1-to-3.yaml merged over inference
+
+            Book (changed)
+              fileURL   added
+              score     kept
+              title     kept
+              fileURL   removed
+
+            """)
+        // The span is taken from version 1; --path chain refuses the store, counted as no path.
+        let fleet = try CommandRunner.migrate(["fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder, s.storePath])
+        #expect(fleet.status == 0, "\(fleet.stdout)\(fleet.stderr)")
+        let chain = try CommandRunner.migrate(["fleet", "plan", "--models", s.modelsFolder, "--migrations", s.migrationsFolder,
+                                               "--path", "chain", s.storePath])
+        #expect(chain.status == 4, "\(chain.stdout)\(chain.stderr)")
+        #expect(chain.stdout.contains("""
+            no migration path (1):
+              \(s.storePath): --path chain: hop 2 → 3 cannot be migrated on its own:
+            """), "\(chain.stdout)")
+    }
 }
