@@ -21,6 +21,12 @@ public struct MappingModelConverter: Sendable {
     public var versions: [ImportedVersion]
     /// The name of the `.xcdatamodeld` bundle read (`Delta`), to tell this bundle's mapping models from others'.
     public var bundleName: String
+    /// Per mapping model (its path), the version whose hashes its embedded source and
+    /// destination models have, each nil unless exactly one version has them: pairs a
+    /// mapping model whose recorded paths name no version (Docs/MappingFiles.md,
+    /// "Pairing by embedded models"). The caller compiles the embedded models
+    /// (`XcodeMappingModel.yaml(ofEmbeddedModel:model:label:)`).
+    public var versionsOfEmbeddedModels: [String: (source: Int?, destination: Int?)] = [:]
 
     /// Creates a converter for the versions of one import.
     public init(model: CompiledModel, versions: [ImportedVersion], bundleName: String) {
@@ -89,14 +95,18 @@ public struct MappingModelConverter: Sendable {
     }
 
     private func pair(_ mappingModel: XcodeMappingModel) -> (versions: (Int, Int, String)?, why: String) {
+        // The versions whose hashes the embedded models have, when each has exactly one.
+        let hashed = versionsOfEmbeddedModels[mappingModel.path].flatMap { pair in pair.source.flatMap { a in pair.destination.map { (a, $0) } } }
         if let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath {
             let a = version(folder: (source as NSString).lastPathComponent), b = version(folder: (destination as NSString).lastPathComponent)
             if let a, let b { return ((a, b, "sourcemodelpath and destinationmodelpath"), "") }
+            if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (the recorded paths name no version here)"), "") }
             if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (the recorded paths name no version here)"), "") }
             let missing = [a == nil ? source : nil, b == nil ? destination : nil].compactMap { $0 }
             let what = missing.count == 1 ? "is not a version" : "are not versions"
             return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
         }
+        if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (no model paths recorded)"), "") }
         if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
         return (nil, "it records no model paths and its name names no two versions of \(bundleName)")
     }

@@ -38,6 +38,22 @@ enum XcodeThreeModel {
 
     struct Failure: Error { let message: String }
 
+    /// The YAML of a model Xcode embeds in a mapping model (`sourcemodeldata`), as
+    /// version 1 of `model`, so that its version hashes can be computed and compared
+    /// with the imported versions'; `label` names it in errors.
+    static func embeddedYAML(_ bytes: [UInt8], model: String, label: String) throws(ImportError) -> String {
+        let xml: Data
+        do {
+            xml = Data(try self.xml(of: KeyedArchive(try BinaryPropertyList.decodeArchive(bytes))).utf8)
+        } catch {
+            let message = (error as? Failure)?.message ?? (error as? KeyedArchive.Failure)?.message ?? "\(error)"
+            throw ImportError(.unreadable, "\(label): \(message)")
+        }
+        var converter = VersionConverter(path: label, data: xml)
+        guard let converted = converter.convert(xml) else { throw ImportError(.invalid, converter.errors) }
+        return YAMLEmitter.emit(converted, model: model, version: 1, header: [], warnings: [], conversions: converter.conversions)
+    }
+
     static func xml(of archive: KeyedArchive) throws -> String {
         guard archive.className(archive.top) == "XDPMModel", let model = archive.fields(archive.top) else {
             throw Failure(message: "its root object is \(archive.className(archive.top) ?? "unknown"), not XDPMModel")

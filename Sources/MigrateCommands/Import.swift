@@ -90,6 +90,8 @@ struct Import: ParsableCommand {
         var path: String?
         var pieces: [MigrationPath.Piece]?
         var notTaken: [String]?
+        /// Where the chain of hops and the direct mapping to the current version give different data.
+        var differences: [PathDifference]?
         /// Why `plan` refuses a store at this version.
         var refused: String?
     }
@@ -379,7 +381,39 @@ struct Import: ParsableCommand {
         }
         let bundleName = ((path.hasSuffix("/") ? String(path.dropLast()) : path) as NSString).lastPathComponent
         let stem = (bundleName as NSString).deletingPathExtension
-        return MappingModelConverter(model: compiled, versions: imported.versions, bundleName: stem).convert(read, unread: unread)
+        var converter = MappingModelConverter(model: compiled, versions: imported.versions, bundleName: stem)
+        // Only where the recorded paths do not name two versions here.
+        let folders = Set(imported.versions.map(\.source))
+        let unpaired = read.filter { mappingModel in
+            ![mappingModel.sourceModelPath, mappingModel.destinationModelPath].allSatisfy { path in
+                path.map { folders.contains(($0 as NSString).lastPathComponent) } ?? false
+            }
+        }
+        converter.versionsOfEmbeddedModels = embeddedVersions(unpaired, compiled: compiled)
+        return converter.convert(read, unread: unread)
+    }
+
+    /// For each mapping model, the version whose hashes its embedded source and
+    /// destination models have (nil where none or several do, or the copy cannot be
+    /// read: an inheritance this reader refuses, a stale copy).
+    private func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+        let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("migrate-embedded-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        func version(of bytes: [UInt8]?, label: String) -> Int? {
+            guard let bytes, let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label) else { return nil }
+            let folder = (scratch as NSString).appendingPathComponent("\(UUID().uuidString)/\(compiled.name)")
+            guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
+                  (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil,
+                  let hashes = (try? ModelLoader.loadModel(path: folder))?.current.versionHashes else { return nil }
+            let matching = compiled.versions.filter { $0.versionHashes == hashes }
+            return matching.count == 1 ? matching[0].version : nil
+        }
+        var result: [String: (source: Int?, destination: Int?)] = [:]
+        for mappingModel in mappingModels where mappingModel.embedsModels {
+            result[mappingModel.path] = (version(of: mappingModel.sourceModelData, label: "\(mappingModel.path): sourcemodeldata"),
+                                         version(of: mappingModel.destinationModelData, label: "\(mappingModel.path): destinationmodeldata"))
+        }
+        return result
     }
 
     /// The path `plan` takes from each version to the current one (as
@@ -426,6 +460,7 @@ struct Import: ParsableCommand {
                         """)
                 }
             }
+            report.differences = path.differences.isEmpty ? nil : path.differences
             if problems.isEmpty {
                 report.path = path.summary
                 report.pieces = path.pieces

@@ -206,6 +206,30 @@ import TestSupport
         #expect(model.versions[0].yaml.contains("      notes: { destination: Tag, inverse: tags, deleteRule: cascade }"), "\(model.versions[0].yaml)")
     }
 
+    /// A mapping model's embedded copy becomes a one-version model, compiled for its hashes.
+    @Test func anEmbeddedModelBecomesTheYAMLOfOneVersion() throws {
+        let archive = Archive()
+        let note = archive.entity("Note", [archive.attribute("content", type: 700), archive.attribute("rank", type: 200, optional: true)])
+        let yaml = try XcodeMappingModel.yaml(ofEmbeddedModel: archive.bytes([note]), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
+        #expect(yaml.hasSuffix("""
+            model: Notes
+            version: 1
+            xcode: { minimumToolsVersion: "Xcode 3" }
+            entities:
+              Note:
+                className: "Note"
+                attributes:
+                  content: string
+                  rank: integer32?
+
+            """), "\(yaml)")
+        #expect {
+            try XcodeMappingModel.yaml(ofEmbeddedModel: Array("not a plist".utf8), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
+        } throws: { error in
+            "\(error)".hasPrefix("M.xcmappingmodel: sourcemodeldata: ")
+        }
+    }
+
     @Test func whatTheFormatHoldsBeyondAttributesIsRefusedNamingIt() throws {
         let archive = Archive()
         let relationship = archive.object("XDPMRelationship", ["_name": archive.add(.string("owner"))])
