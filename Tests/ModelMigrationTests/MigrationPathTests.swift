@@ -104,6 +104,22 @@ import TestSupport
         #expect(try s.fetch("Game").map { $0.values["score"] } == [.integer(300)])
     }
 
+    /// The direct mapping goes to the target: a mapping file starting inside it is not used, and the plan says so.
+    @Test func aDirectMappingNamesTheFilesItPassesOver() throws {
+        let versions = ["integer16", "integer32", "integer16", "integer16"].map { "entities:\n  Game:\n    attributes:\n      score: \($0)?\n" }
+        let s = try MigrationScenario("Games", versions: versions)
+        defer { s.remove() }
+        try s.writeMapping("3-to-4.yaml", "entities:\n  Game:\n    properties:\n      score: { default: 1 }\n")
+        let plan = try s.plan()
+        #expect(plan.path.summary == "direct inferred 1 → 4")
+        #expect(plan.path.notTaken.last == "mapping file 3-to-4.yaml: inside the direct mapping 1 → 4")
+        // A store at version 3 takes the file.
+        let later = try MigrationScenario("Games", versions: versions, storeVersion: 3)
+        defer { later.remove() }
+        try later.writeMapping("3-to-4.yaml", "entities:\n  Game:\n    properties:\n      score: { default: 1 }\n")
+        #expect(try later.plan().path.summary == "mapping file 3-to-4.yaml 3 → 4")
+    }
+
     // MARK: Spanning mapping files
 
     /// rank is new and required without a default in 2 (hop 1 → 2 refused); 3

@@ -113,6 +113,9 @@ private struct PathChooser {
             path.pieces.append(.init(kind: .directInferred, from: position, to: target, mappingFile: nil,
                                      reason: "hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the direct mapping"))
             path.notTaken.append(chainRefused)
+            for skipped in files.files where skipped.sourceVersion > position && skipped.destinationVersion <= target {
+                path.notTaken.append("mapping file \(name(skipped)): inside the direct mapping \(position) → \(target)")
+            }
             position = target
         }
     }
