@@ -311,6 +311,16 @@ def check(entry, migrate, mirrors, clone):
                   not_carried=sum(len(m["notCarried"]) for m in imported.get("imported", [])),
                   hops_mapped=sum(1 for h in report["hops"] if h.get("appMappingModel")),
                   hops_plan_accepts=sum(1 for h in report["hops"] if h.get("appMappingModel") and h.get("mappingFile") and not h.get("error")))
+        # the path plan takes from every version to the current one (Docs/MappingFiles.md)
+        paths = dict(planned=0, refused=0, differences=0)
+        for p in report["paths"]:
+            if p.get("refused"):
+                paths["refused"] += 1
+            else:
+                paths["planned"] += 1
+                first = p["pieces"][0]["kind"]
+                paths[first] = paths.get(first, 0) + 1
+            paths["differences"] += len(p.get("differences") or [])
         for h in report["hops"]:
             if h.get("appMappingModel") and h["inferred"]:
                 problems.append(f"hop {h['from']} → {h['to']}: the app ships {h['appMappingModel']}, yet the report says inferred")
@@ -451,7 +461,7 @@ def check(entry, migrate, mirrors, clone):
         summary = dict(versions=versions, hops=versions - 1, inferred=inferred, refused_with=with_mapping,
                        refused_without=len(refused) - with_mapping, mappings=len(apps_mappings),
                        mapped_but_inferred=sum(1 for hop in apps_mappings if hop not in refused),
-                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm, fidelity=fidelity,
+                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm, fidelity=fidelity, paths=paths,
                        inferred_with_mapping={f"{a}→{b}": name for (a, b), name in sorted(apps_mappings.items()) if (a, b) not in refused},
                        refused={f"{a}→{b}": sorted(k) + (["app mapping model " + apps_mappings[(a, b)]] if (a, b) in apps_mappings else [])
                                 for (a, b), k in sorted(refused.items())})
@@ -508,6 +518,10 @@ def main():
                 exported = f"{fidelity['identical']}/{fidelity['compared']}"  # contents equal to their export
                 print(f"{entry['app']:<32} {s['versions']:>4} {s['hops']:>4} {s['inferred']:>5} {s['mapped_but_inferred']:>7} "
                       f"{s['refused_with']:>7} {s['refused_without']:>7} {s['mappings']:>4}  {s['round_trip']:<10}  {exported:>7}  {stores}")
+                paths = s["paths"]
+                print(f"    paths to the current version: {paths['planned']} planned "
+                      + "".join(f", {paths[k]} starting {k}" for k in ("mappingFile", "inferredChain", "directInferred") if paths.get(k))
+                      + f", {paths['refused']} refused; {paths['differences']} chain/direct differences")
                 mm = s["mapping_models"]
                 if mm["imported"] or mm["skipped"]:
                     print(f"    mapping models: {mm['imported']} imported ({mm['entity_mappings']} entity mappings, {mm['policies']} policies, "

@@ -8,9 +8,9 @@ import PropertyList
 /// model that changes what is migrated becomes the override that does the same
 /// (`source:`, `policy:`, `filter:`, `$source.other`, `{ default: … }`,
 /// `{ value: "…" }`); what already is what inference does is left to inference and
-/// noted in a comment. What the format cannot express yet (FUNCTION calls, a
-/// relationship filled through a longer key path, a custom source fetch, a span of
-/// versions) is written in a form the loader refuses, naming it, and listed in
+/// noted in a comment. A mapping model spanning versions becomes a spanning file
+/// `<A>-to-<B>.yaml`, planned like Core Data's (Docs/MappingFiles.md). What the format cannot express yet (FUNCTION calls, a
+/// relationship filled through a longer key path, a custom source fetch) is written in a form the loader refuses, naming it, and listed in
 /// `notCarried`: `migrate plan` refuses the hop rather than inferring it silently.
 ///
 /// Pure: values in, values out; the caller reads and writes files.
@@ -21,6 +21,12 @@ package struct MappingModelConverter: Sendable {
     package var versions: [ImportedVersion]
     /// The name of the `.xcdatamodeld` bundle read (`Delta`), to tell this bundle's mapping models from others'.
     package var bundleName: String
+    /// Per mapping model (its path), the version whose hashes its embedded source and
+    /// destination models have, each nil unless exactly one version has them: pairs a
+    /// mapping model whose recorded paths name no version (Docs/MappingFiles.md,
+    /// "Pairing by embedded models"). The caller compiles the embedded models
+    /// (`XcodeMappingModel.yaml(ofEmbeddedModel:model:label:)`).
+    package var versionsOfEmbeddedModels: [String: (source: Int?, destination: Int?)] = [:]
 
     /// Creates a converter for the versions of one import.
     package init(model: CompiledModel, versions: [ImportedVersion], bundleName: String) {
@@ -89,14 +95,18 @@ package struct MappingModelConverter: Sendable {
     }
 
     private func pair(_ mappingModel: XcodeMappingModel) -> (versions: (Int, Int, String)?, why: String) {
+        // The versions whose hashes the embedded models have, when each has exactly one.
+        let hashed = versionsOfEmbeddedModels[mappingModel.path].flatMap { pair in pair.source.flatMap { a in pair.destination.map { (a, $0) } } }
         if let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath {
             let a = version(folder: (source as NSString).lastPathComponent), b = version(folder: (destination as NSString).lastPathComponent)
             if let a, let b { return ((a, b, "sourcemodelpath and destinationmodelpath"), "") }
+            if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (the recorded paths name no version here)"), "") }
             if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (the recorded paths name no version here)"), "") }
             let missing = [a == nil ? source : nil, b == nil ? destination : nil].compactMap { $0 }
             let what = missing.count == 1 ? "is not a version" : "are not versions"
             return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
         }
+        if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (no model paths recorded)"), "") }
         if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
         return (nil, "it records no model paths and its name names no two versions of \(bundleName)")
     }
@@ -147,12 +157,6 @@ package struct MappingModelConverter: Sendable {
         for line in mappingModel.unknown { mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)") }
         var body: [String] = []
         guard let source = model.version(from), let destination = model.version(to) else { return mapping }
-        if to != from + 1 {
-            mapping.notCarried.append("""
-                \(label): maps version \(from) to \(to), a span of \(to - from) hops; written as \(from)-to-\(to).yaml, \
-                which the mapping file loader refuses (a mapping file covers one hop) until spanning mappings are planned
-                """)
-        }
         let mappedDestinations = Set(mappingModel.entityMappings.compactMap(\.destination))
         var written: Set<String> = []
         let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))

@@ -80,10 +80,20 @@ package struct XcodeMappingModel: Sendable {
     package var destinationModelPath: String?
     /// Whether the file embeds the two models (`sourcemodeldata`, `destinationmodeldata`).
     package var embedsModels: Bool
+    /// `sourcemodeldata`: Xcode's editing copy of the source model (an `XDPMModel` archive).
+    package var sourceModelData: [UInt8]? = nil
+    /// `destinationmodeldata`: the copy of the destination model.
+    package var destinationModelData: [UInt8]? = nil
     /// The entity mappings, in `mappingnumber` order.
     package var entityMappings: [EntityMapping]
     /// Elements or attributes of the file this reader does not know, one line each.
     package var unknown: [String]
+
+    /// The YAML of an embedded model (`sourceModelData`, `destinationModelData`) as
+    /// version 1 of `model`, to compile for its version hashes; `label` names it in errors.
+    public static func yaml(ofEmbeddedModel bytes: [UInt8], model: String, label: String) throws(ImportError) -> String {
+        try XcodeThreeModel.embeddedYAML(bytes, model: model, label: label)
+    }
 
     /// The folder name without `.xcmappingmodel`.
     package var name: String {
@@ -179,6 +189,8 @@ package struct XcodeMappingModel: Sendable {
         // Stable: mappings with the same number keep the file's order.
         let ordered = entityMappings.enumerated().sorted { ($0.element.number, $0.offset) < ($1.element.number, $1.offset) }.map(\.element)
         return XcodeMappingModel(path: path, sourceModelPath: text(model, "sourcemodelpath"), destinationModelPath: text(model, "destinationmodelpath"),
-                                 embedsModels: model.attributes["sourcemodeldata"] != nil, entityMappings: ordered, unknown: unknown)
+                                 embedsModels: model.attributes["sourcemodeldata"] != nil,
+                                 sourceModelData: bytes(model, "sourcemodeldata"), destinationModelData: bytes(model, "destinationmodeldata"),
+                                 entityMappings: ordered, unknown: unknown)
     }
 }

@@ -10,9 +10,11 @@ import PropertyList
 /// it as any other version. Read: entities (name, abstract, class name,
 /// `versionHashModifier`) and attributes (name, type, optional, transient,
 /// indexed, default, min/max, transformer, external storage,
-/// `versionHashModifier`). Anything else in the archive (relationships,
-/// inheritance, fetched properties: no public sample of them in this format has
-/// been seen) is refused naming what it is, so nothing is silently dropped.
+/// `versionHashModifier`), relationships (destination, inverse, counts, to-many,
+/// ordered, delete rule; read from the models Xcode embeds in mapping models) and
+/// uniqueness constraints. Anything else in the archive (inheritance, fetched
+/// properties: no public sample of them in this format has been seen) is refused
+/// naming what it is, so nothing is silently dropped.
 enum XcodeThreeModel {
     /// The XML `contents` equivalent of the archive at `path`.
     static func contents(ofArchiveAt path: String) throws(ImportError) -> Data {
@@ -36,11 +38,27 @@ enum XcodeThreeModel {
 
     struct Failure: Error { let message: String }
 
+    /// The YAML of a model Xcode embeds in a mapping model (`sourcemodeldata`), as
+    /// version 1 of `model`, so that its version hashes can be computed and compared
+    /// with the imported versions'; `label` names it in errors.
+    static func embeddedYAML(_ bytes: [UInt8], model: String, label: String) throws(ImportError) -> String {
+        let xml: Data
+        do {
+            xml = Data(try self.xml(of: KeyedArchive(try BinaryPropertyList.decodeArchive(bytes))).utf8)
+        } catch {
+            let message = (error as? Failure)?.message ?? (error as? KeyedArchive.Failure)?.message ?? "\(error)"
+            throw ImportError(.unreadable, "\(label): \(message)")
+        }
+        var converter = VersionConverter(path: label, data: xml)
+        guard let converted = converter.convert(xml) else { throw ImportError(.invalid, converter.errors) }
+        return YAMLEmitter.emit(converted, model: model, version: 1, header: [], warnings: [], conversions: converter.conversions)
+    }
+
     static func xml(of archive: KeyedArchive) throws -> String {
         guard archive.className(archive.top) == "XDPMModel", let model = archive.fields(archive.top) else {
             throw Failure(message: "its root object is \(archive.className(archive.top) ?? "unknown"), not XDPMModel")
         }
-        let known: Set<String> = ["XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDUMLClassImp", "XDUMLPropertyImp",
+        let known: Set<String> = ["XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDPMRelationship", "XDUMLClassImp", "XDUMLPropertyImp",
                                   "XDUMLStereotypeImp", "NSMutableArray", "NSArray", "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet",
                                   "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData"]
         var classes: Set<String> = []
@@ -102,13 +120,32 @@ enum XcodeThreeModel {
         var properties: [(String, String)] = []
         let owned = archive.dictionary(fields["XDBucketForOwnedAttributesstorage"]).map(\.1) + archive.array(fields["XDBucketForOwnedAttributesstorage"])
         for item in owned {
-            guard archive.className(item) == "XDPMAttribute" else {
-                throw Failure(message: "entity \(name) has a \(archive.className(item) ?? "property") (only attributes are read from this format)")
+            switch archive.className(item) {
+            case "XDPMAttribute": properties.append(try attribute(item, of: name, archive))
+            case "XDPMRelationship": properties.append(try relationship(item, of: name, archive))
+            default:
+                let kind = archive.className(item) ?? "property"
+                throw Failure(message: "entity \(name) has a \(kind) (only attributes and relationships are read from this format)")
             }
-            properties.append(try attribute(item, of: name, archive))
         }
-        let body = properties.sorted { $0.0 < $1.0 }.map { "        " + $0.1 }.joined(separator: "\n")
-        return (name, "    <entity \(attributes.joined(separator: " "))>\n\(body)\n    </entity>")
+        var body = properties.sorted { $0.0 < $1.0 }.map { "        " + $0.1 }
+        body += uniqueness(archive.array(tags["XDPMUniquenessConstraints"]), archive)
+        return (name, "    <entity \(attributes.joined(separator: " "))>\n\(body.joined(separator: "\n"))\n    </entity>")
+    }
+
+    /// `XDPMUniquenessConstraints`, an array of arrays of property names, as the XML's
+    /// `uniquenessConstraints` (hashed: a version's hashes need them).
+    static func uniqueness(_ constraints: [PropertyListValue], _ archive: KeyedArchive) -> [String] {
+        let lists = constraints.map { archive.array($0).compactMap(archive.string) }.filter { !$0.isEmpty }
+        guard !lists.isEmpty else { return [] }
+        var lines = ["        <uniquenessConstraints>"]
+        for list in lists {
+            lines.append("            <uniquenessConstraint>")
+            lines += list.map { "                <constraint value=\"\(escape($0))\"/>" }
+            lines.append("            </uniquenessConstraint>")
+        }
+        lines.append("        </uniquenessConstraints>")
+        return lines
     }
 
     static func attribute(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (String, String) {
@@ -131,6 +168,43 @@ enum XcodeThreeModel {
         }
         if case .boolean(true)? = tags["XD_PAttK_allowsExternalBinaryDataStorage"] { xml.append("allowsExternalBinaryDataStorage=\"YES\"") }
         return (name, "<attribute \(xml.joined(separator: " "))/>")
+    }
+
+    /// Core Data's `NSDeleteRule` numbers, as Xcode's XML names them.
+    static let deleteRules: [Int64: String] = [0: "No Action", 1: "Nullify", 2: "Cascade", 3: "Deny"]
+
+    /// A relationship: its destination and inverse are references to the entity and
+    /// relationship objects of the archive (`XD_PRK_destination`,
+    /// `XD_PRK_inverseRelationship`); counts, to-many, ordered and delete rule are
+    /// tagged values, as for attributes.
+    static func relationship(_ value: PropertyListValue, of entity: String, _ archive: KeyedArchive) throws -> (String, String) {
+        guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else {
+            throw Failure(message: "\(entity): a relationship without a name")
+        }
+        let tags = archive.taggedValues(of: fields)
+        guard let destination = archive.string(archive.fields(tags["XD_PRK_destination"])?["_name"]) else {
+            throw Failure(message: "\(entity).\(name): a relationship without a destination entity")
+        }
+        let toMany: Bool = if case .boolean(true)? = tags["XD_PRK_isToMany"] { true } else { false }
+        var xml = ["name=\"\(escape(name))\""]
+        if case .boolean(true)? = tags["XD_PPSK_isOptional"] { xml.append("optional=\"YES\"") }
+        if case .boolean(true)? = tags["XD_PPSK_isTransient"] { xml.append("transient=\"YES\"") }
+        if toMany { xml.append("toMany=\"YES\"") }
+        if case .boolean(true)? = tags["XD_PRK_ordered"] { xml.append("ordered=\"YES\"") }
+        // The archive always holds both counts; 0 is "not set" (a to-many's 0 maximum: unbounded).
+        if case .integer(let minimum)? = tags["XD_PRK_minCount"], minimum > 0 { xml.append("minCount=\"\(minimum)\"") }
+        if !toMany { xml.append("maxCount=\"1\"") } else if case .integer(let maximum)? = tags["XD_PRK_maxCount"], maximum > 0 {
+            xml.append("maxCount=\"\(maximum)\"")
+        }
+        if case .integer(let rule)? = tags["XD_PRK_deleteRule"], let ruleName = deleteRules[rule] { xml.append("deletionRule=\"\(ruleName)\"") }
+        xml.append("destinationEntity=\"\(escape(destination))\"")
+        if let inverse = archive.string(archive.fields(tags["XD_PRK_inverseRelationship"])?["_name"]) {
+            xml.append("inverseName=\"\(escape(inverse))\" inverseEntity=\"\(escape(destination))\"")
+        }
+        for (key, attributeName) in [("XD_PPSK_elementID", "elementID"), ("XD_PPSK_versionHashModifier", "versionHashModifier")] {
+            if let text = scalarText(tags[key]), !text.isEmpty { xml.append("\(attributeName)=\"\(escape(text))\"") }
+        }
+        return (name, "<relationship \(xml.joined(separator: " "))/>")
     }
 
     static func scalarText(_ value: PropertyListValue?) -> String? {

@@ -63,8 +63,8 @@ struct Diff: ParsableCommand {
         }
     }
 
-    /// The mapping `diff` shows (and `diagram A B` draws): for adjacent versions the
-    /// hop's mapping file merged over inference, else inference through every version
+    /// The mapping `diff` shows (and `diagram A B` draws): the mapping file from A to
+    /// B (a hop or a span) merged over inference, else inference through every version
     /// in between. Invalid mapping files are printed and exit 1.
     ///
     /// - Throws: `InferenceFailure` with every change no mapping covers (exit 4 for the caller to render).
@@ -74,7 +74,8 @@ struct Diff: ParsableCommand {
             throw global.fail("the mapping files have errors", .failed, diagnostics: files.diagnostics,
                               rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
         }
-        let file = to == from + 1 ? files.file(from: from, to: to) : nil
+        // A hop's file, or a span's file from `from` to `to` (as `plan` would use it).
+        let file = to > from ? files.file(from: from, to: to) : nil
         let mapping: MappingModel
         do {
             // Showing a mapping needs no policy: a policy this migrate lacks is named, not refused.
@@ -86,8 +87,8 @@ struct Diff: ParsableCommand {
         let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
         let note = skipped.isEmpty ? nil
             : """
-            note: mapping files of single hops are not merged into a multi-hop diff \
-            (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff adjacent versions to see them
+            note: mapping files inside the range are not merged into a multi-hop diff \
+            (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff their own versions to see them
             """
         let known = Set(MigrateTool.policies.names)
         let missing = mapping.entityMappings.compactMap(\.policy).filter { !known.contains($0) }

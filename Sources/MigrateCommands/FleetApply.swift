@@ -39,7 +39,7 @@ struct FleetApply: ParsableCommand {
     }
 
     func run() throws {
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences)
+        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path)
         let excluded = migration.backupDirectory.map { [$0] } ?? []
         if gate.failOnDestructive { try refuseDestructivePlans(planner, excluded: excluded) }
         try applyAll(planner, excluded: excluded)

@@ -25,6 +25,12 @@ struct FleetOptions: ParsableArguments {
     @Flag(name: .long, help: "Remove references stores already hold to objects they do not have, as `plan`/`apply` do with this flag.")
     var removeDanglingReferences = false
 
+    @Option(name: .long, help: ArgumentHelp("""
+        Which path every store takes, as `plan --path`: chain (every hop on its own) or direct (one mapping from the store's version \
+        to the target); a store whose path cannot be followed counts as no path (exit 4).
+        """, valueName: "chain|direct"))
+    var path: PathChoice?
+
     func validate() throws {
         if stores.isEmpty && storesFrom.isEmpty { throw ValidationError("give the stores: paths, folders or --stores-from FILE") }
         if storesFrom.filter({ $0 == "-" }).count > 1 { throw ValidationError("--stores-from -: standard input can be read once") }
@@ -75,7 +81,7 @@ extension GlobalOptions {
     /// The models compiled once for a whole fleet, and the mapping files of each
     /// checked once, before any store is touched. `checkingPolicies` false (`fleet
     /// status`): a mapping file may name a policy this `migrate` lacks.
-    func fleetPlanner(removeDanglingReferences: Bool, checkingPolicies: Bool = true) throws -> MigrationPlanner {
+    func fleetPlanner(removeDanglingReferences: Bool, path: PathChoice? = nil, checkingPolicies: Bool = true) throws -> MigrationPlanner {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -90,6 +96,7 @@ extension GlobalOptions {
         var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations,
                                        knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil)
         planner.removesDanglingReferences = removeDanglingReferences
+        planner.pathPreference = path?.preference ?? .automatic
         planner.policyInputs = MigrateTool.policies.declaredInputs
         planner.policyUnwritten = MigrateTool.policies.unwritten
         return planner

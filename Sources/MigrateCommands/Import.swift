@@ -84,6 +84,20 @@ struct Import: ParsableCommand {
         var imported: String?
     }
 
+    /// What `plan` takes from one version to the current one, or why it refuses.
+    struct PathReport: Encodable {
+        var from: Int
+        var to: Int
+        /// `mapping file 1-to-3.yaml 1 → 3, then inferred chain 3 → 5`.
+        var path: String?
+        var pieces: [MigrationPath.Piece]?
+        var notTaken: [String]?
+        /// Where the chain of hops and the direct mapping to the current version give different data.
+        var differences: [PathDifference]?
+        /// Why `plan` refuses a store at this version.
+        var refused: String?
+    }
+
     struct MappingModelReport: Encodable {
         var mappingModel: String
         var file: String
@@ -118,6 +132,8 @@ struct Import: ParsableCommand {
         var versions: [VersionReport]
         var notes: [String]
         var hops: [HopReport]?
+        /// With --report: the path `plan` takes from each version to the current one.
+        var paths: [PathReport]?
         var mappingModels: MappingModelsReport?
     }
 
@@ -181,15 +197,16 @@ struct Import: ParsableCommand {
         for skipped in mappings?.skipped ?? [] { Output.err("warning: \(skipped.path): not imported: \(skipped.reason)") }
         for other in mappings?.otherModels ?? [] { Output.err("note: \(other); skipped") }
 
-        let hops = report ? hopReports(compiled, mappings: mappings,
-                                       migrations: mappings == nil ? global.migrations : migrationsOutFolder) : nil
+        let reportFolder = mappings == nil ? global.migrations : migrationsOutFolder
+        let hops = report ? hopReports(compiled, mappings: mappings, migrations: reportFolder) : nil
+        let paths = report ? pathReports(compiled, mappings: mappings, migrations: reportFolder) : nil
         let versions = zip(imported.versions, files).map { version, file in
             VersionReport(version: version.number, source: version.source, file: file, current: version.isCurrent,
                           warnings: version.warnings,
                           entityHashes: compiled.version(version.number).map { $0.versionHashes.mapValues(\.hex) } ?? [:])
         }
-        // A hop neither inference nor a mapping file covers: no migration path (exit 4).
-        let uncovered = hops?.contains { !$0.inferred && ($0.mappingFile == nil || $0.error != nil) } ?? false
+        // A version plan refuses to migrate from: no migration path (exit 4).
+        let uncovered = paths?.contains { $0.refused != nil } ?? false
         let mappingReport = mappings.map { mappings in
             MappingModelsReport(
                 folder: migrationsFolder,
@@ -204,7 +221,7 @@ struct Import: ParsableCommand {
         }
         if global.json {
             try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
-                                         mappingModels: mappingReport))
+                                         paths: paths, mappingModels: mappingReport))
             if uncovered { throw ExitCode(Outcome.Kind.noPath) }
             return
         }
@@ -242,6 +259,20 @@ struct Import: ParsableCommand {
                     Output.out("  \(hop.from) → \(hop.to): needs a mapping file (\(global.migrations)/\(imported.name)/\(hop.from)-to-\(hop.to).yaml)")
                     for refusal in hop.refusals { Output.out("    \(refusal.description)") }
                     if let error = hop.error { Output.out("    \(error)") }
+                }
+            }
+        }
+        if let paths, let last = paths.last {
+            Output.out("")
+            Output.out("paths to version \(last.to) (what plan takes from each version):")
+            for path in paths {
+                if let refused = path.refused {
+                    // The hops above detail each refusal: its first line and the paths not taken.
+                    let lines = refused.split(separator: "\n", omittingEmptySubsequences: false)
+                    Output.out("  from \(path.from): plan refuses: \(lines.first ?? "")")
+                    for line in lines.dropFirst() where line.hasPrefix("not taken: ") { Output.out("    \(line)") }
+                } else {
+                    Output.out("  from \(path.from): \(path.path ?? "")")
                 }
             }
         }
@@ -352,7 +383,95 @@ struct Import: ParsableCommand {
         }
         let bundleName = ((path.hasSuffix("/") ? String(path.dropLast()) : path) as NSString).lastPathComponent
         let stem = (bundleName as NSString).deletingPathExtension
-        return MappingModelConverter(model: compiled, versions: imported.versions, bundleName: stem).convert(read, unread: unread)
+        var converter = MappingModelConverter(model: compiled, versions: imported.versions, bundleName: stem)
+        // Only where the recorded paths do not name two versions here.
+        let folders = Set(imported.versions.map(\.source))
+        let unpaired = read.filter { mappingModel in
+            ![mappingModel.sourceModelPath, mappingModel.destinationModelPath].allSatisfy { path in
+                path.map { folders.contains(($0 as NSString).lastPathComponent) } ?? false
+            }
+        }
+        converter.versionsOfEmbeddedModels = embeddedVersions(unpaired, compiled: compiled)
+        return converter.convert(read, unread: unread)
+    }
+
+    /// For each mapping model, the version whose hashes its embedded source and
+    /// destination models have (nil where none or several do, or the copy cannot be
+    /// read: an inheritance this reader refuses, a stale copy).
+    private func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+        let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("migrate-embedded-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        func version(of bytes: [UInt8]?, label: String) -> Int? {
+            guard let bytes, let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label) else { return nil }
+            let folder = (scratch as NSString).appendingPathComponent("\(UUID().uuidString)/\(compiled.name)")
+            guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
+                  (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil,
+                  let hashes = (try? ModelLoader.loadModel(path: folder))?.current.versionHashes else { return nil }
+            let matching = compiled.versions.filter { $0.versionHashes == hashes }
+            return matching.count == 1 ? matching[0].version : nil
+        }
+        var result: [String: (source: Int?, destination: Int?)] = [:]
+        for mappingModel in mappingModels where mappingModel.embedsModels {
+            result[mappingModel.path] = (version(of: mappingModel.sourceModelData, label: "\(mappingModel.path): sourcemodeldata"),
+                                         version(of: mappingModel.destinationModelData, label: "\(mappingModel.path): destinationmodeldata"))
+        }
+        return result
+    }
+
+    /// The path `plan` takes from each version to the current one (as
+    /// `MigrationPath.choose` decides it, every mapping file on it resolved, its
+    /// policies written), or why it refuses: an inferred piece over a hop the app
+    /// ships a mapping model for that was not imported is refused, never inferred.
+    private func pathReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [PathReport] {
+        let files = MappingFiles.load(folder: migrations, model: compiled.name)
+        let known = Set(MigrateTool.policies.names)
+        let unwritten = MigrateTool.policies.unwritten
+        let target = compiled.current.version
+        return compiled.versions.filter { $0.version < target }.map { version in
+            var report = PathReport(from: version.version, to: target)
+            if files.diagnostics.contains(where: { $0.severity == .error }) {
+                report.refused = files.diagnostics.filter { $0.severity == .error }.map(\.description).joined(separator: "\n")
+                return report
+            }
+            let path: MigrationPath
+            do {
+                path = try MigrationPath.choose(model: compiled, source: version, target: target, files: files, knownPolicies: known)
+            } catch {
+                report.refused = "\(error)"
+                return report
+            }
+            var problems: [String] = []
+            for piece in path.pieces {
+                if piece.kind == .mappingFile, let file = files.file(from: piece.from, to: piece.to) {
+                    do {
+                        let resolved = try MappingResolver.resolve(compiled, from: piece.from, to: piece.to, file: file, knownPolicies: known)
+                        for policy in resolved.entityMappings.compactMap(\.policy) where unwritten[policy] != nil {
+                            problems.append("policy \(policy) (named in \(file.path)) is not written yet: "
+                                            + (unwritten[policy] ?? []).joined(separator: "; "))
+                        }
+                    } catch {
+                        problems.append("\(error)")
+                    }
+                    continue
+                }
+                for skipped in mappings?.skipped ?? [] {
+                    guard let a = skipped.sourceVersion, let b = skipped.destinationVersion, piece.from <= a, b <= piece.to else { continue }
+                    problems.append("""
+                        the app ships \((skipped.path as NSString).lastPathComponent) for \(a) → \(b), which was not imported \
+                        (\(skipped.reason)): \(piece.kind) \(piece.from) → \(piece.to) would not do what it does
+                        """)
+                }
+            }
+            report.differences = path.differences.isEmpty ? nil : path.differences
+            if problems.isEmpty {
+                report.path = path.summary
+                report.pieces = path.pieces
+                report.notTaken = path.notTaken.isEmpty ? nil : path.notTaken
+            } else {
+                report.refused = "\(path.summary): " + problems.joined(separator: "\n")
+            }
+            return report
+        }
     }
 
     private func hopReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [HopReport] {
@@ -377,12 +496,9 @@ struct Import: ParsableCommand {
                 let path = (migrations as NSString).appendingPathComponent("\(compiled.name)/\(mapping.fileName)")
                 var report = HopReport(from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
                                        inferenceAccepts: inferenceAccepts, appMappingModel: mapping.mappingModel, appMappingModelSpan: span)
-                if span != nil {
-                    report.imported = "imported as \(path), which plan refuses: a mapping file covers one hop"
-                    report.error = "\(path): a mapping file covers one hop, <A>-to-<A+1>.yaml"
-                    return report
-                }
-                let what = mapping.carried.isEmpty ? "every entity as inferred" : mapping.carried.joined(separator: "; ")
+                let what = (span == nil ? "" : "spanning \(mapping.sourceVersion) → \(mapping.destinationVersion): ")
+                    + (mapping.carried.isEmpty ? "every entity as inferred" : mapping.carried.joined(separator: "; "))
+                let (from, to) = (mapping.sourceVersion, mapping.destinationVersion)
                 guard let file = files.file(from: from, to: to) else {
                     let problems = files.diagnostics.filter { $0.message.contains(path) || $0.location?.file == path }.map(\.message)
                     report.imported = "imported as \(path) (\(what)), which plan refuses"

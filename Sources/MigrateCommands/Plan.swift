@@ -73,6 +73,8 @@ struct PlanReport: Encodable {
     struct Hop: Encodable {
         var from: Int
         var to: Int
+        /// `mappingFile`, `inferredChain` or `directInferred`: the path piece it belongs to.
+        var kind: String
         var mappingFile: String?
         var steps: [Step]
         var checks: [String]
@@ -84,6 +86,9 @@ struct PlanReport: Encodable {
     var targetVersion: Int
     var currentVersion: Int
     var upToDate: Bool
+    /// The path taken: its pieces with why, why the alternatives were not taken, and
+    /// where the chain of hops and the direct mapping would give different data.
+    var path: MigrationPath
     var hops: [Hop]
     var warnings: [MigrationWarning]
     var preconditions: [String]
@@ -98,7 +103,8 @@ struct PlanReport: Encodable {
         targetVersion = plan.targetVersion
         currentVersion = plan.currentVersion
         upToDate = plan.isEmpty
-        hops = plan.hops.map { Hop(from: $0.from, to: $0.to, mappingFile: $0.mapping.mappingFile,
+        path = plan.path
+        hops = plan.hops.map { Hop(from: $0.from, to: $0.to, kind: $0.kind.rawValue, mappingFile: $0.mapping.mappingFile,
                                    steps: $0.steps.map { Step(kind: $0.kind.rawValue, summary: $0.summary, sql: $0.sql,
                                                               arguments: $0.arguments.isEmpty ? nil : $0.sql.indices.map($0.arguments(of:)),
                                                               cost: "\($0.cost)", rows: $0.cost.rows,

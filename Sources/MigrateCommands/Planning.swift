@@ -17,6 +17,22 @@ struct PlanOptions: ParsableArguments {
         instead of carrying them as they are.
         """)
     var removeDanglingReferences = false
+
+    @Option(name: .long, help: ArgumentHelp("""
+        Which path to take: chain (every hop on its own, its mapping file or inferred; no spans) or direct \
+        (one mapping from the store's version to the target: its mapping file, else inferred). \
+        Default: a mapping file from the store's version, else the chain when every hop maps, else the direct inferred mapping. \
+        A path that cannot be followed exits 4 with the reason.
+        """, valueName: "chain|direct"))
+    var path: PathChoice?
+}
+
+/// `--path chain|direct`.
+enum PathChoice: String, ExpressibleByArgument, CaseIterable {
+    case chain, direct
+
+    /// The planner's preference.
+    var preference: MigrationPath.Preference { self == .chain ? .chain : .direct }
 }
 
 /// `--fail-on-destructive` of `plan`, `apply` and `fleet plan|apply`: a gate for
@@ -66,6 +82,7 @@ extension GlobalOptions {
             planner.checksPreconditions = !forApply
             if forApply { planner.countLimit = 100_000 }
             planner.removesDanglingReferences = options.removeDanglingReferences
+            planner.pathPreference = options.path?.preference ?? .automatic
             planner.policyInputs = MigrateTool.policies.declaredInputs
             planner.policyUnwritten = MigrateTool.policies.unwritten
             return .plan(try planner.plan(store: store, to: options.to))
@@ -124,11 +141,14 @@ enum PlanRenderer {
         if plan.isEmpty {
             return "\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"
         }
+        let fused = plan.path.pieces.contains { piece in
+            piece.kind == .inferredChain && plan.hops.filter { $0.from >= piece.from && $0.to <= piece.to }.count < piece.to - piece.from
+        }
         lines.append("""
             \(plan.storePath): \(plan.model) version \(plan.sourceVersion) → \(plan.targetVersion), \
-            \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\
-            \(plan.hops.count < plan.targetVersion - plan.sourceVersion ? " (inferred hops fused)" : "")
+            \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\(fused ? " (inferred hops fused)" : "")
             """)
+        lines.append(contentsOf: pathLines(plan.path))
         lines.append(contentsOf: hopLines(plan, showSQL: showSQL))
         lines.append("")
         lines.append("""
@@ -147,13 +167,25 @@ enum PlanRenderer {
         }
     }
 
+    /// The path taken, piece by piece with why, and why the alternatives were not
+    /// taken; nothing for a single hop with nothing else to choose.
+    static func pathLines(_ path: MigrationPath) -> [String] {
+        if path.pieces.count == 1, path.pieces[0].to - path.pieces[0].from == 1, path.notTaken.isEmpty { return [] }
+        if path.pieces.isEmpty { return [] }
+        var lines = ["path: \(path.summary)"]
+        for piece in path.pieces { lines.append("  \(piece.from) → \(piece.to): \(piece.kind): \(piece.reason)") }
+        for line in path.notTaken { lines.append("  not taken: \(line)") }
+        return lines
+    }
+
     /// Each hop with its numbered steps and checks, then the warnings.
     static func hopLines(_ plan: MigrationPlan, showSQL: Bool) -> [String] {
         var lines: [String] = []
         var number = 0
         for hop in plan.hops {
             lines.append("")
-            lines.append("hop \(hop.from) → \(hop.to): \(hop.mapping.mappingFile.map { "mapping file \($0)" } ?? "inferred")")
+            let what = hop.mapping.mappingFile.map { "mapping file \($0)" } ?? (hop.kind == .directInferred ? "direct inferred" : "inferred")
+            lines.append("hop \(hop.from) → \(hop.to): \(what)")
             for step in hop.steps {
                 number += 1
                 lines.append("  \(String(number).leftPad(3)). \(step.summary)  [\(step.cost)]")

@@ -68,17 +68,21 @@ public final class MigrationScenario {
         return try store.currentVersion(among: [try model()]).version
     }
 
-    /// Plans the migration of the store to `target` (default: the current version).
-    public func plan(to target: Int? = nil) throws -> MigrationPlan {
+    /// Plans the migration of the store to `target` (default: the current version),
+    /// along `path` (default: the planner's rule; `--path chain|direct`).
+    public func plan(to target: Int? = nil, path: MigrationPath.Preference = .automatic) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
-        return try MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder).plan(store: store, to: target)
+        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder)
+        planner.pathPreference = path
+        return try planner.plan(store: store, to: target)
     }
 
     /// Plans and applies; returns the plan that was applied.
     @discardableResult
-    public func migrate(to target: Int? = nil, options: Migrator.Options = Migrator.Options()) throws -> MigrationPlan {
-        let plan = try plan(to: target)
+    public func migrate(to target: Int? = nil, path: MigrationPath.Preference = .automatic,
+                        options: Migrator.Options = Migrator.Options()) throws -> MigrationPlan {
+        let plan = try plan(to: target, path: path)
         try Migrator().apply(plan, options: options)
         return plan
     }

@@ -290,6 +290,36 @@ import TestSupport
         #expect(result.otherModels == ["Events.xcmappingmodel maps versions of Events.xcdatamodeld, not Shop.xcdatamodeld"])
     }
 
+    /// Paths first, then the versions whose hashes the embedded models have, then the name.
+    @Test func versionsArePairedByEmbeddedModelsWhenThePathsNameNone() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-pairing")
+        defer { folder.remove() }
+        var converter = try Self.converter(in: folder)
+        let bare = """
+            <database><object type="XDDEVMAPPINGMODEL" id="z1"></object></database>
+            """
+        let elsewhere = """
+            <database><object type="XDDEVMAPPINGMODEL" id="z1">
+                <attribute name="sourcemodelpath" type="string">Old/Shop.xcdatamodeld/Shop v1.xcdatamodel</attribute>
+                <attribute name="destinationmodelpath" type="string">Old/Shop.xcdatamodeld/Shop v2.xcdatamodel</attribute>
+            </object></database>
+            """
+        let cleanup = try XcodeMappingModel.parse(Data(bare.utf8), path: "M/Cleanup.xcmappingmodel")
+        let moved = try XcodeMappingModel.parse(Data(elsewhere.utf8), path: "M/Moved.xcmappingmodel")
+        let paths = try XcodeMappingModel.parse(Data(Self.xml.utf8), path: "M/ByPath.xcmappingmodel")
+        converter.versionsOfEmbeddedModels = ["M/Cleanup.xcmappingmodel": (1, 2), "M/Moved.xcmappingmodel": (1, 2),
+                                              "M/ByPath.xcmappingmodel": (2, 1)]
+        // Each on its own (one mapping file per hop).
+        #expect([cleanup, moved, paths].map { converter.convert([$0]).mappings.map(\.pairedBy) } == [
+            ["the version hashes of the models it embeds (no model paths recorded)"],
+            ["the version hashes of the models it embeds (the recorded paths name no version here)"],
+            ["sourcemodelpath and destinationmodelpath"],
+        ])
+        // One side matching no version (a stale copy): the name decides, or nothing does.
+        converter.versionsOfEmbeddedModels = ["M/Cleanup.xcmappingmodel": (1, nil)]
+        #expect(converter.convert([cleanup]).skipped.map(\.reason) == ["it records no model paths and its name names no two versions of Shop"])
+    }
+
     @Test func aMalformedFileIsRefusedWithItsLine() {
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")

@@ -33,6 +33,17 @@ import TestSupport
             return add(.dictionary(fields))
         }
 
+        /// The entries of a dictionary this archive holds, by reference.
+        func dictionaryEntries(_ reference: PropertyListValue?) -> [(String, PropertyListValue)] {
+            guard case .dictionary(let ref)? = reference, case .integer(let index)? = ref["CF$UID"],
+                  case .dictionary(let d) = objects[Int(index)], case .array(let keys)? = d["NS.keys"], case .array(let values)? = d["NS.objects"]
+            else { return [] }
+            return zip(keys, values).compactMap { key, value in
+                guard case .dictionary(let k) = key, case .integer(let i)? = k["CF$UID"], case .string(let name) = objects[Int(i)] else { return nil }
+                return (name, value)
+            }
+        }
+
         func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
             object("NSMutableDictionary", ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map(\.1))])
         }
@@ -141,6 +152,84 @@ import TestSupport
         #expect(compiled.versions[0].entities.first?.attributes.map(\.name) == ["content", "created", "pinned", "rank"])
     }
 
+    /// The models Xcode embeds in mapping models (`sourcemodeldata`) are this format
+    /// with relationships and uniqueness constraints (LoopKit, AltStore, Delta, Moody).
+    @Test func relationshipsAndUniquenessConstraintsAreRead() throws {
+        let archive = Archive()
+        let tagEntity = archive.add(.string("placeholder"))
+        let notesRelationship = archive.add(.string("placeholder"))
+        func relationship(_ name: String, toMany: Bool, optional: Bool, inverse: PropertyListValue) -> PropertyListValue {
+            let property = archive.stereotype("XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false))])
+            let details = archive.stereotype("XD_PRelStereotype", [
+                ("XD_PRK_destination", tagEntity), ("XD_PRK_inverseRelationship", inverse), ("XD_PRK_isToMany", .boolean(toMany)),
+                ("XD_PRK_minCount", .integer(0)), ("XD_PRK_maxCount", .integer(toMany ? 0 : 1)), ("XD_PRK_deleteRule", .integer(2)),
+                ("XD_PRK_ordered", .boolean(false)),
+            ])
+            return archive.object("XDPMRelationship", ["_name": archive.add(.string(name)),
+                                                       "XDBucketForStereotypesstorage": archive.dictionary([("p", property), ("r", details)])])
+        }
+        let tags = relationship("tags", toMany: true, optional: true, inverse: notesRelationship)
+        let note = archive.entity("Note", [archive.attribute("content", type: 700)], extra: [tags])
+        let constraint = archive.object("NSMutableArray", ["NS.objects": .array([archive.add(.string("content"))])])
+        let uniqueness = archive.stereotype("XD_PUniq", [("XDPMUniquenessConstraints", archive.object("NSMutableArray", ["NS.objects": .array([constraint])]))])
+        // Entities hold their stereotypes in one dictionary: add the uniqueness one.
+        guard case .dictionary(let ref) = note, case .integer(let index)? = ref["CF$UID"], case .dictionary(var fields) = archive.objects[Int(index)],
+              case .dictionary(let bucketRef)? = fields["XDBucketForStereotypesstorage"], case .integer(let bucket)? = bucketRef["CF$UID"],
+              case .dictionary(let stereotypes) = archive.objects[Int(bucket)], case .array(let keys)? = stereotypes["NS.keys"],
+              case .array(let values)? = stereotypes["NS.objects"] else { Issue.record("archive shape"); return }
+        fields["XDBucketForStereotypesstorage"] = archive.object("NSMutableDictionary", ["NS.keys": .array(keys + [archive.add(.string("u"))]),
+                                                                                         "NS.objects": .array(values + [uniqueness])])
+        archive.objects[Int(index)] = .dictionary(fields)
+        let tag = archive.entity("Tag", [archive.attribute("name", type: 700)],
+                                 extra: [relationship("notes", toMany: false, optional: true, inverse: tags)])
+        // The placeholders become references to the Tag entity and its relationship.
+        guard case .dictionary(let tagRef) = tag, case .dictionary(let placeholder) = tagEntity, case .integer(let slot)? = placeholder["CF$UID"],
+              case .dictionary(let notesPlaceholder) = notesRelationship, case .integer(let notesSlot)? = notesPlaceholder["CF$UID"],
+              case .integer(let tagIndex)? = tagRef["CF$UID"], case .dictionary(let tagFields) = archive.objects[Int(tagIndex)] else {
+            Issue.record("archive shape"); return
+        }
+        archive.objects[Int(slot)] = .dictionary(tagRef)
+        let owned = archive.dictionaryEntries(tagFields["XDBucketForOwnedAttributesstorage"])
+        archive.objects[Int(notesSlot)] = owned.first { $0.0 == "x0" }?.1 ?? .string("$null")
+        let folder = try bundle(elements: archive.bytes([note, tag]))
+        defer { folder.remove() }
+        let model = try XcodeModelImporter().convert(try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld")))
+        #expect(model.versions[0].yaml.contains("""
+              Note:
+                className: "Note"
+                attributes:
+                  content: string
+                relationships:
+                  tags: { destination: Tag, toMany: true, inverse: notes, deleteRule: cascade }
+                uniqueness: [[content]]
+            """), "\(model.versions[0].yaml)")
+        #expect(model.versions[0].yaml.contains("      notes: { destination: Tag, inverse: tags, deleteRule: cascade }"), "\(model.versions[0].yaml)")
+    }
+
+    /// A mapping model's embedded copy becomes a one-version model, compiled for its hashes.
+    @Test func anEmbeddedModelBecomesTheYAMLOfOneVersion() throws {
+        let archive = Archive()
+        let note = archive.entity("Note", [archive.attribute("content", type: 700), archive.attribute("rank", type: 200, optional: true)])
+        let yaml = try XcodeMappingModel.yaml(ofEmbeddedModel: archive.bytes([note]), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
+        #expect(yaml.hasSuffix("""
+            model: Notes
+            version: 1
+            xcode: { minimumToolsVersion: "Xcode 3" }
+            entities:
+              Note:
+                className: "Note"
+                attributes:
+                  content: string
+                  rank: integer32?
+
+            """), "\(yaml)")
+        #expect {
+            try XcodeMappingModel.yaml(ofEmbeddedModel: Array("not a plist".utf8), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
+        } throws: { error in
+            "\(error)".hasPrefix("M.xcmappingmodel: sourcemodeldata: ")
+        }
+    }
+
     @Test func whatTheFormatHoldsBeyondAttributesIsRefusedNamingIt() throws {
         let archive = Archive()
         let relationship = archive.object("XDPMRelationship", ["_name": archive.add(.string("owner"))])
@@ -151,7 +240,10 @@ import TestSupport
             _ = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
         } throws: { error in
             let text = "\(error)"
-            return text.contains("Notes.xcdatamodel/elements: an Xcode 3 data model this importer cannot read: it holds XDPMRelationship objects")
+            return text.contains("""
+                Notes.xcdatamodel/elements: an Xcode 3 data model this importer cannot read: \
+                Note.owner: a relationship without a destination entity
+                """)
                 && text.contains("save it in the current format")
         }
 

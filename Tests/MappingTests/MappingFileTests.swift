@@ -132,16 +132,23 @@ private typealias SourceLocation = DataModel.SourceLocation
         defer { folder.remove() }
         try folder.write("Shop/1-to-2.yaml", "entities:\n  Person:\n    policy: A\n")
         try folder.write("Shop/2-to-4.yaml", "entities: {}\n")
+        try folder.write("Shop/3-to-3.yaml", "entities: {}\n")
         try folder.write("Shop/README.md", "not a mapping")
         let files = MappingFiles.load(folder: folder.path, model: "Shop")
-        #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml")])
+        // A span (2-to-4) is a mapping file like a hop; a version onto itself is not.
+        #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml")])
         #expect(files.diagnostics == [
-            Diagnostic(.error, "\(folder.file("Shop/2-to-4.yaml")): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil),
+            Diagnostic(.error, """
+                \(folder.file("Shop/3-to-3.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                """, at: nil),
         ])
         #expect(files.file(from: 1, to: 2)?.entities.map(\.policy) == ["A"])
         #expect(files.file(from: 2, to: 3) == nil)
-        #expect(Set(files.sources.keys) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml")])
-        #expect(MappingFiles.load(folder: folder.path + "/", model: "Shop").files.count == 1)
+        #expect(files.spans.map(\.path) == [folder.file("Shop/2-to-4.yaml")])
+        #expect(files.files(from: 2).map(\.destinationVersion) == [4])
+        #expect(Set(files.sources.keys) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml"), folder.file("Shop/3-to-3.yaml")])
+        #expect(MappingFiles.load(folder: folder.path + "/", model: "Shop").files.count == 2)
         #expect(MappingFiles.load(folder: folder.file("Missing"), model: "Shop").files == [])
     }
 
@@ -154,7 +161,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         try folder.write("Shop/9223372036854775806-to-9223372036854775807.yaml", "entities: {}\n")
         let files = MappingFiles.load(folder: folder.path, model: "Shop")
         #expect(files.diagnostics == [
-            Diagnostic(.error, "\(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil),
+            Diagnostic(.error, """
+                \(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                """, at: nil),
         ])
         #expect(files.files.map { [$0.sourceVersion, $0.destinationVersion] } == [[Int.max - 1, Int.max]])
     }

@@ -140,7 +140,8 @@ import Testing
             no lightweight mapping from Shop version 1 to 3 (1 change inference cannot cover):
               Item.c: new required attribute without a default or source
                 remedy: add a default (`c: { type: string, default: … }`), make it optional, \
-            or write a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Item
+            or write Migrations/Shop/1-to-3.yaml (a span) or a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change \
+            with a policy for Item
             """)
     }
 

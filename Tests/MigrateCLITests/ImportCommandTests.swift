@@ -72,6 +72,12 @@ import TestSupport
                 Note.title: new required attribute without a default or source
                 remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/2-to-3.yaml with a policy for Note
 
+            paths to version 3 (what plan takes from each version):
+              from 1: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
+                not taken: direct inferred 1 → 3: refused too \
+            (Note.body: new required attribute without a default or source; Note.title: new required attribute without a default or source)
+              from 2: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
+
             """)
         // Class names and fetch requests are kept for export: nothing to warn about.
         #expect(result.stderr == "")
@@ -111,6 +117,10 @@ import TestSupport
             hops:
               1 → 2: inferred (lightweight)
               2 → 3: mapping file ./Migrations/Notes/2-to-3.yaml
+
+            paths to version 3 (what plan takes from each version):
+              from 1: inferred chain 1 → 2, then mapping file 2-to-3.yaml 2 → 3
+              from 2: mapping file 2-to-3.yaml 2 → 3
 
             """))
     }
@@ -268,25 +278,35 @@ import TestSupport
         try project.write("Mappings/NotesToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
         let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
                                                in: project.path)
-        // Hop 1 → 2 is covered only by a spanning mapping model and one not read: exit 4.
+        // Hop 1 → 2 is covered by a spanning mapping model (and one not read); the span is
+        // imported and planned from version 1, where Core Data would use it, but it leaves
+        // the required body and title without values (version 1 has neither): exit 4.
         #expect(result.status == 4, "\(result.stderr)")
         #expect(result.stdout == """
             wrote App/Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
             wrote App/Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
             wrote App/Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
-            wrote App/Migrations/Notes/1-to-3.yaml ← NotesToNotes10.xcmappingmodel (1 entity mapping, 0 expressions decoded, 1 not carried)
+            wrote App/Migrations/Notes/1-to-3.yaml ← NotesToNotes10.xcmappingmodel (1 entity mapping, 0 expressions decoded, 0 not carried)
             wrote App/Migrations/Notes/2-to-3.yaml ← Notes2ToNotes10.xcmappingmodel (1 entity mapping, 1 expression decoded, 0 not carried)
 
             hops:
-              1 → 2: the app ships NotesToNotes10.xcmappingmodel (spanning 1-to-3): imported as App/Migrations/Notes/1-to-3.yaml, \
-            which plan refuses: a mapping file covers one hop
-                App/Migrations/Notes/1-to-3.yaml: a mapping file covers one hop, <A>-to-<A+1>.yaml
+              1 → 2: the app ships NotesToNotes10.xcmappingmodel (spanning 1-to-3): imported as App/Migrations/Notes/1-to-3.yaml \
+            (spanning 1 → 3: every entity as inferred), which plan refuses
+                no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
+                  Note.body: new required attribute without a default or source
+                    remedy: add a default (`body: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
+            or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
+                  Note.title: new required attribute without a default or source
+                    remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
+            or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
               2 → 3: the app ships Notes2ToNotes10.xcmappingmodel: mapping file App/Migrations/Notes/2-to-3.yaml: Note: 1 property
+
+            paths to version 3 (what plan takes from each version):
+              from 1: plan refuses: mapping file 1-to-3.yaml 1 → 3: no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
+              from 2: mapping file 2-to-3.yaml 2 → 3
 
             """)
         #expect(result.stderr.contains("""
-            warning: not carried: NotesToNotes10.xcmappingmodel: maps version 1 to 3, a span of 2 hops; written as 1-to-3.yaml, \
-            which the mapping file loader refuses (a mapping file covers one hop) until spanning mappings are planned
             warning: Mappings/NotesToNotes2.xcmappingmodel: not imported: no xcmapping.xml in the folder (and no compiled NotesToNotes2.cdm beside it)
 
             """), "\(result.stderr)")

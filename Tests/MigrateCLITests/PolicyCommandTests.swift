@@ -138,7 +138,11 @@ import TestSupport
         let plan = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
         #expect(plan.status == 0, "\(plan.stderr)")
         let lines = plan.stdout.components(separatedBy: "\n")
-        #expect(lines.prefix(3) == ["contacts.sqlite: Contacts version 1 → 3, 2 hops", "", "hop 1 → 2: mapping file Migrations/Contacts/1-to-2.yaml"])
+        #expect(lines.prefix(6) == [
+            "contacts.sqlite: Contacts version 1 → 3, 2 hops", "path: mapping file 1-to-2.yaml 1 → 2, then inferred chain 2 → 3",
+            "  1 → 2: mapping file: a mapping file from version 1", "  2 → 3: inferred chain: inference accepts the hop",
+            "", "hop 1 → 2: mapping file Migrations/Contacts/1-to-2.yaml",
+        ])
         #expect(lines.contains("    4. policy SplitFullName: Person → Person  [policy over 4 rows]"))
         #expect(lines.contains("hop 2 → 3: inferred"))
 

@@ -2,7 +2,7 @@ import DataModel
 import Foundation
 import Predicates
 
-/// The mapping of one hop: a mapping file merged over inference, or inference alone.
+/// The mapping of one hop or span: a mapping file merged over inference, or inference alone.
 package enum MappingResolver {
     /// Resolves the mapping from `from` to `to`.
     ///
@@ -19,7 +19,11 @@ package enum MappingResolver {
                         change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
                         remedy: "use versions 1 to \(model.current.version)")])
         }
-        let chain = from <= to ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
+        // A span's file maps its two versions: what it leaves out is inferred directly
+        // between them (as Core Data infers a mapping model), not through the hops
+        // in between, which may not even migrate.
+        let spans = file.map { $0.destinationVersion - $0.sourceVersion > 1 } ?? false
+        let chain = from <= to && !spans ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
         return try resolve(chain: chain, file: file, knownPolicies: knownPolicies)
     }
 
@@ -353,9 +357,14 @@ package struct MappingFiles: Sendable {
             if let text { result.sources[path] = text }
             result.diagnostics += diagnostics
             guard let file else { continue }
-            // A difference, not `sourceVersion + 1`: a file named after Int.max must not trap.
-            if file.destinationVersion - file.sourceVersion != 1 {
-                result.diagnostics.append(Diagnostic(.error, "\(path): a mapping file covers one hop, <A>-to-<A+1>.yaml", at: nil))
+            // A file maps a version to a later one: one hop (`1-to-2.yaml`) or a span
+            // (`1-to-5.yaml`, as apps ship Core Data mapping models from an old version
+            // straight to a newer one). Downgrades and a version onto itself are refused.
+            if file.destinationVersion <= file.sourceVersion {
+                result.diagnostics.append(Diagnostic(.error, """
+                    \(path): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    """, at: nil))
                 continue
             }
             result.files.append(file)
@@ -363,8 +372,16 @@ package struct MappingFiles: Sendable {
         return result
     }
 
-    /// The file for hop A → B, if any.
+    /// The file for A → B (a hop or a span), if any.
     package func file(from a: Int, to b: Int) -> MappingFile? {
         files.first { $0.sourceVersion == a && $0.destinationVersion == b }
     }
+
+    /// The files mapping version `a` to a later version, furthest first.
+    public func files(from a: Int) -> [MappingFile] {
+        files.filter { $0.sourceVersion == a }.sorted { $0.destinationVersion > $1.destinationVersion }
+    }
+
+    /// The spans: files mapping a version to one more than a hop later.
+    public var spans: [MappingFile] { files.filter { $0.destinationVersion - $0.sourceVersion > 1 } }
 }

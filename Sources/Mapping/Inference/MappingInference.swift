@@ -80,7 +80,10 @@ public enum MappingInference {
         var fileHint: String {
             destination.version == source.version + 1
                 ? "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
-                : "a mapping file Migrations/\(destination.model)/<A>-to-<A+1>.yaml for the hop that makes this change"
+                : """
+                  Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml (a span) \
+                  or a mapping file Migrations/\(destination.model)/<A>-to-<A+1>.yaml for the hop that makes this change
+                  """
         }
 
         /// Changes whose success the stored data decides.

@@ -42,10 +42,22 @@ public struct InferenceFailure: Error, Sendable, CustomStringConvertible {
     public var destinationVersion: Int
     /// Every refusal, in entity then property order.
     public var refusals: [Refusal]
+    /// The other paths the planner tried and why they were not taken (a direct
+    /// mapping refused too, a spanning file past the target), one line each.
+    public var notTaken: [String] = []
+
+    /// Creates a failure.
+    public init(model: String, sourceVersion: Int, destinationVersion: Int, refusals: [Refusal]) {
+        self.model = model
+        self.sourceVersion = sourceVersion
+        self.destinationVersion = destinationVersion
+        self.refusals = refusals
+    }
 
     public var description: String {
         "no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) "
             + "(\(refusals.count) change\(refusals.count == 1 ? "" : "s") inference cannot cover):\n"
             + refusals.map { "  " + $0.description }.joined(separator: "\n")
+            + notTaken.map { "\nnot taken: " + $0 }.joined()
     }
 }

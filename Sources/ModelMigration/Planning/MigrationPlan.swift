@@ -203,6 +203,9 @@ public struct MigrationHop: Sendable, Hashable, Codable {
     public var from: Int
     /// The destination version.
     public var to: Int
+    /// What the path piece it belongs to executes (a mapping file, an inferred
+    /// chain, the direct inferred mapping).
+    public var kind: MigrationPath.Kind = .inferredChain
     /// The mapping it executes.
     public var mapping: MappingModel
     /// SHA-256 of the mapping (and of its file, when there is one), recorded in history.
@@ -242,6 +245,8 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
     public var storeUUID: String
     /// Segments in order; empty when there is nothing to do.
     public var hops: [MigrationHop]
+    /// The path chosen from the store's version to the target, with why.
+    public var path = MigrationPath(preference: .automatic, pieces: [], notTaken: [], differences: [])
     /// Warnings for the operator.
     public var warnings: [MigrationWarning]
     /// The compiled target version (stamped into the store and its model cache).

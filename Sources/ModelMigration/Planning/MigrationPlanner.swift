@@ -3,9 +3,10 @@ import Foundation
 import Mapping
 import SQLiteStore
 
-/// Decides everything a migration will do, without changing the store: the chain of
-/// hops from the store's version to the target, each hop's mapping (its file, else
-/// inferred), adjacent inferred hops fused, and the SQL of every step.
+/// Decides everything a migration will do, without changing the store: the path from
+/// the store's version to the target (`MigrationPath`: mapping files, inferred hops
+/// fused, or the direct inferred mapping), each segment's mapping, and the SQL of
+/// every step.
 public struct MigrationPlanner: Sendable {
     /// The compiled models (`--models`).
     public var models: [CompiledModel]
@@ -36,6 +37,8 @@ public struct MigrationPlanner: Sendable {
     /// the highest row id and dropped values are checked for presence only (unless
     /// `exactCounts`). `apply` lowers it: its counts only feed messages.
     public var countLimit: Int64 = RowCounter.exactCountLimit
+    /// Which path to take (`--path`): the rule, or the chain of hops, or the direct mapping.
+    public var pathPreference: MigrationPath.Preference = .automatic
 
     /// Creates a planner.
     public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil) {
@@ -111,38 +114,30 @@ public struct MigrationPlanner: Sendable {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
         }
 
-        // Segments: runs of hops without a mapping file are fused into one.
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
-        // A segment: hops from → to planned as one, with the mapping file of its one hop.
-        struct Segment { let from: Int, to: Int, file: MappingFile? }
-        var segments: [Segment] = []
-        var start = source.version
-        var version = source.version
-        if source.version == targetNumber { segments.append(Segment(from: start, to: targetNumber, file: nil)) }
-        while version < targetNumber {
-            if let file = files.file(from: version, to: version + 1) {
-                if start < version { segments.append(Segment(from: start, to: version, file: nil)) }
-                segments.append(Segment(from: version, to: version + 1, file: file))
-                start = version + 1
-            } else if version + 1 < targetNumber, let from = version == source.version ? source : model.version(version),
-                      let to = model.version(version + 1), Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies) {
-                // A hop that changes stored values (fills defaults, keeps one of several
-                // destinations, resets an order) ends its fused run: a later hop must
-                // not hide it, so one apply gives what migrating hop by hop gives.
-                segments.append(Segment(from: start, to: version + 1, file: nil))
-                start = version + 1
-            }
-            version += 1
+        let path: MigrationPath
+        do {
+            path = try MigrationPath.choose(model: model, source: source, target: targetNumber, files: files,
+                                            preference: pathPreference, knownPolicies: knownPolicies)
+        } catch let failure as InferenceFailure {
+            throw withFolder(failure, model: model.name)
         }
-        if start < targetNumber { segments.append(Segment(from: start, to: targetNumber, file: nil)) }
+        plan.path = path
+        plan.warnings += path.differences.map { difference in
+            MigrationWarning(message: "path: \(difference) (this plan: \(path.summary))", isDestructive: false)
+        }
+        let segments = self.segments(of: path, model: model, source: source, target: targetNumber, files: files)
 
         var current = source
         var counter = RowCounter(connection: store.connection, exact: exactCounts)
         counter.limit = countLimit
         for segment in segments {
             let (from, to, file) = (segment.from, segment.to, segment.file)
-            let chain = [current] + model.versions.filter { $0.version > from && $0.version <= to }
+            // A mapping file or a direct mapping maps its two versions; a fused run of
+            // inferred hops follows renames through every version in between.
+            let chain = segment.isDirect ? [current, model.version(to)!]
+                : [current] + model.versions.filter { $0.version > from && $0.version <= to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
             let mapping: MappingModel
             do {
@@ -160,12 +155,7 @@ public struct MigrationPlanner: Sendable {
                         }
                     }
                 }
-                failure.refusals = failure.refusals.map { refusal in
-                    var refusal = refusal
-                    refusal.remedy = refusal.remedy.replacingOccurrences(of: "Migrations/\(model.name)/", with: "\(migrationsFolder)/\(model.name)/")
-                    return refusal
-                }
-                throw failure
+                throw withFolder(failure, model: model.name)
             }
             var destinationLayout: StorageLayout
             if metadata.followsCoreDataNumbering {
@@ -209,7 +199,7 @@ public struct MigrationPlanner: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let mappingBytes = [UInt8]((try? encoder.encode(mapping)) ?? Data())
-            plan.hops.append(MigrationHop(from: current.version, to: segmentTarget.version, mapping: mapping,
+            plan.hops.append(MigrationHop(from: current.version, to: segmentTarget.version, kind: segment.kind, mapping: mapping,
                                           digest: VersionHasher.sha256Hex(mappingBytes + Array((file?.digest ?? "").utf8)),
                                           steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
                                           source: current, destination: segmentTarget,
@@ -308,6 +298,53 @@ public struct MigrationPlanner: Sendable {
             }
         }
         return plan
+    }
+
+    /// A segment: versions `from` → `to` planned as one hop of the plan.
+    struct Segment {
+        let from: Int, to: Int, file: MappingFile?
+        /// What the path piece it belongs to executes.
+        let kind: MigrationPath.Kind
+        /// Mapped between its two versions only (a mapping file, a direct mapping).
+        var isDirect: Bool { kind != .inferredChain }
+    }
+
+    /// The path's pieces as segments: a mapping file or a direct mapping is one; a
+    /// run of inferred hops is fused, except that a hop changing stored values (fills
+    /// defaults, keeps one of several destinations, resets an order) ends its fused
+    /// run: a later hop must not hide it, so one apply gives what migrating hop by
+    /// hop gives.
+    func segments(of path: MigrationPath, model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles) -> [Segment] {
+        if source.version == target { return [Segment(from: target, to: target, file: nil, kind: .inferredChain)] }
+        var segments: [Segment] = []
+        for piece in path.pieces {
+            guard piece.kind == .inferredChain else {
+                let file = piece.mappingFile.flatMap { _ in files.file(from: piece.from, to: piece.to) }
+                segments.append(Segment(from: piece.from, to: piece.to, file: file, kind: piece.kind))
+                continue
+            }
+            var start = piece.from
+            for version in piece.from..<(piece.to - 1) {
+                if let from = version == source.version ? source : model.version(version), let to = model.version(version + 1),
+                   Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies) {
+                    segments.append(Segment(from: start, to: version + 1, file: nil, kind: .inferredChain))
+                    start = version + 1
+                }
+            }
+            segments.append(Segment(from: start, to: piece.to, file: nil, kind: .inferredChain))
+        }
+        return segments
+    }
+
+    /// A refusal whose remedies name the mapping-file folder in use.
+    func withFolder(_ failure: InferenceFailure, model: String) -> InferenceFailure {
+        var failure = failure
+        failure.refusals = failure.refusals.map { refusal in
+            var refusal = refusal
+            refusal.remedy = refusal.remedy.replacingOccurrences(of: "Migrations/\(model)/", with: "\(migrationsFolder)/\(model)/")
+            return refusal
+        }
+        return failure
     }
 
     /// The store's entity tables whose rows the plan copies, updates, deletes or
