@@ -200,6 +200,10 @@ public struct TypeChecker: Sendable {
                 return try cast(inner, typeName, at: at)
             case .function(let name, let arguments, let at):
                 return try function(name, arguments, at: at)
+            case .ternary(let condition, let a, let b, let at):
+                return try ternary(condition, a, b, at: at)
+            case .index(let base, let index, let at):
+                return try indexed(base, index, at: at)
             }
         }
 
@@ -254,7 +258,7 @@ public struct TypeChecker: Sendable {
         }
 
         static let functionNames = ["lowercase:", "uppercase:", "length:", "abs:", "now", "add:to:", "from:subtract:",
-                                    "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:"]
+                                    "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:"] + moreFunctionNames
 
         func function(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression {
             func arity(_ n: Int) throws(PredicateError) {
@@ -289,6 +293,7 @@ public struct TypeChecker: Sendable {
                 return try arithmetic(op, try expression(arguments[0]), try expression(arguments[1]), at: at)
             case "sum:", "count:", "min:", "max:", "average:":
                 try arity(1)
+                if case .list(let items, let listAt) = arguments[0] { return try listFunction(name, items, at: listAt) }
                 guard case .keyPath(let variable, let components, let pathAt) = arguments[0],
                       case .toMany(let many)? = try resolve(variable: variable, components, at: pathAt, allowToMany: true) else {
                     throw fail("\(name) takes a to-many key path (as in \(name)(posts\(name == "count:" ? "" : ".wordCount")))", at: arguments[0].position)
@@ -296,12 +301,17 @@ public struct TypeChecker: Sendable {
                 let function: AggregateFunction = ["sum:": .sum, "count:": .count, "min:": .min, "max:": .max][name] ?? .avg
                 return .aggregate(function, many, try aggregateType(function, many, at: pathAt))
             default:
+                if let checked = try moreFunction(name, arguments, at: at) { return checked }
                 let hint = Suggestions.hint(for: name, in: Self.functionNames).map { " (\($0))" } ?? ""
                 throw fail("unknown function '\(name)'\(hint); supported: \(Self.functionNames.joined(separator: ", "))", at: at)
             }
         }
 
         // MARK: Key paths
+
+        /// Key-value coding's set and array operators: their value is a collection.
+        static let setOperators: Set<String> = ["@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
+                                                "@distinctUnionOfArrays", "@unionOfArrays"]
 
         enum Resolved {
             case scalar(CheckedKeyPath)
@@ -362,6 +372,12 @@ public struct TypeChecker: Sendable {
                 let destination = relationship.declaration.destination
                 if let op = rest.first, op.hasPrefix("@") {
                     guard let function = AggregateFunction(rawValue: String(op.dropFirst())) else {
+                        if Self.setOperators.contains(op) {
+                            throw fail("""
+                                \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
+                                (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+                                """, at: offset(of: index + 1))
+                        }
                         throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: offset(of: index + 1))
                     }
                     let inner = Array(rest.dropFirst())

@@ -16,7 +16,8 @@
 /// primary     := number | string | "YES" | "NO" | "TRUE" | "FALSE" | "nil" | "NULL"
 ///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
 ///              | "CAST" "(" expression "," string ")" | name ":" (name ":")* "(" arguments ")" | name "(" ")"
-///              | keypath
+///              | "TERNARY" "(" predicate "," expression "," expression ")" | keypath
+///              followed by any number of "[" ("FIRST" | "LAST" | "SIZE" | expression) "]"
 /// keypath     := (name | "$" name) ("." (name | "@" name))*
 /// ```
 public struct PredicateParser {
@@ -44,7 +45,7 @@ public struct PredicateParser {
     private static let reserved: Set<String> = [
         "AND", "OR", "NOT", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME",
         "ALL", "NONE", "NIL", "NULL", "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "TRUE", "FALSE", "CAST",
-        "SUBQUERY", "FUNCTION", "SELF",
+        "SUBQUERY", "FUNCTION", "SELF", "TERNARY",
     ]
 
     private init(_ source: String) throws(PredicateError) {
@@ -108,6 +109,9 @@ public struct PredicateParser {
         case .arithmetic(_, let a, let b, _): 4 + max(nesting(of: a), nesting(of: b))
         case .negate(let a, _), .cast(let a, _, _): 4 + nesting(of: a)
         case .function(_, let arguments, _): 4 + (arguments.map(nesting(of:)).max() ?? 0)
+        case .ternary(let condition, let a, let b, _): 6 + max(nesting(of: condition), nesting(of: a), nesting(of: b))
+        case .index(let base, let index, _):
+            if case .position(let n) = index { 4 + max(nesting(of: base), nesting(of: n)) } else { 4 + nesting(of: base) }
         }
     }
 
@@ -349,7 +353,29 @@ public struct PredicateParser {
         return try parsePrimary()
     }
 
+    /// A primary expression and the indexes written after it (`…[FIRST]`, `…[2]`).
     private mutating func parsePrimary() throws(PredicateError) -> ExpressionSyntax {
+        var base = try parseAtom()
+        while current.isSymbol("[") {
+            let bracket = advance()
+            let index: IndexSyntax
+            switch current.keyword {
+            case "FIRST": _ = advance(); index = .first
+            case "LAST": _ = advance(); index = .last
+            case "SIZE": _ = advance(); index = .size
+            default:
+                guard current.kind != .end, !current.isSymbol("]") else {
+                    throw fail("expected FIRST, LAST, SIZE or a position inside [ ], found \(current.shown)", at: current)
+                }
+                index = .position(try parseExpression())
+            }
+            try expect("]", "to close the index opened at column \(bracket.position + 1)")
+            base = try checked(.index(base, index, at: bracket.position))
+        }
+        return base
+    }
+
+    private mutating func parseAtom() throws(PredicateError) -> ExpressionSyntax {
         let token = current
         switch token.kind {
         case .integer(let v): _ = advance(); return .integer(v, at: token.position)
@@ -409,6 +435,16 @@ public struct PredicateParser {
             _ = advance()
             try expect(")", "to close CAST")
             return try checked(.cast(value, type, at: token.position))
+        case "TERNARY":
+            _ = advance()
+            try expect("(", "after TERNARY")
+            let condition = try parsePredicate()
+            try expect(",", "after TERNARY's predicate")
+            let whenTrue = try parseExpression()
+            try expect(",", "between TERNARY's two values")
+            let whenFalse = try parseExpression()
+            try expect(")", "to close TERNARY")
+            return try checked(.ternary(condition, whenTrue, whenFalse, at: token.position))
         case "SUBQUERY", "FUNCTION", "SELF":
             throw fail("\(keyword) is not supported (it has no SQL form here)", at: token)
         default:

@@ -1,0 +1,129 @@
+import Foundation
+import ModelMigration
+import SQLiteStore
+import Testing
+import TestSupport
+
+/// TERNARY, string methods through FUNCTION, indexes, collection operators and
+/// NSExpression's numeric functions in a mapping file's `value:` and `filter:`,
+/// compiled into the hop's `INSERT … SELECT` and applied to real rows; the data
+/// that comes out is Foundation's (Docs/MappingFiles.md, "Expressions").
+@Suite struct ExpressionFunctionTests {
+    static let v1 = """
+        entities:
+          Person:
+            attributes:
+              fullName: string?
+              code: string?
+              visits: { type: integer32, default: 0 }
+              ratio: double?
+            relationships:
+              orders: { destination: Order, toMany: true, inverse: person }
+          Order:
+            attributes: { price: double, quantity: integer32 }
+            relationships:
+              person: { destination: Person, inverse: orders, optional: true }
+        """
+
+    /// Version 2 adds `names` computed attributes to Person.
+    static func v2(_ names: [String: String]) -> String {
+        let added = names.sorted { $0.key < $1.key }.map { "      \($0.key): \($0.value)\n" }.joined()
+        return v1.replacingOccurrences(of: "      ratio: double?\n", with: "      ratio: double?\n" + added)
+    }
+
+    /// People: 1 "Ada Lovelace" (code " a-12 ", 3 visits, ratio 2.5, orders 10×2, 4.5×1),
+    /// 2 "Madonna" (code "B7", 10 visits, no orders), 3 nil (code nil, 0 visits, one order 1×7),
+    /// 4 "😀 Smile Now" (code "", 5 visits, ratio -1.5).
+    static func scenario(_ attributes: [String: String], _ properties: [String: String], filter: String? = nil) throws -> MigrationScenario {
+        let s = try MigrationScenario("People", versions: [v1, v2(attributes)])
+        var file = "entities:\n  Person:\n"
+        if let filter { file += "    filter: \"\(filter)\"\n" }
+        file += "    properties:\n"
+        for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
+            file += "      \(name): { value: \"\(value.replacingOccurrences(of: "\"", with: "\\\""))\" }\n"
+        }
+        try s.directory.write("Migrations/People/1-to-2.yaml", file)
+        try s.withObjects { access in
+            try access.insert("Person", values: ["fullName": .string("Ada Lovelace"), "code": .string(" a-12 "), "visits": .integer(3), "ratio": .double(2.5)])
+            try access.insert("Person", values: ["fullName": .string("Madonna"), "code": .string("B7"), "visits": .integer(10)])
+            try access.insert("Person", values: ["visits": .integer(0)])
+            try access.insert("Person", values: ["fullName": .string("😀 Smile Now"), "code": .string(""), "visits": .integer(5), "ratio": .double(-1.5)])
+            try access.insert("Order", values: ["price": .double(10), "quantity": .integer(2)], relationships: ["person": [1]])
+            try access.insert("Order", values: ["price": .double(4.5), "quantity": .integer(1)], relationships: ["person": [1]])
+            try access.insert("Order", values: ["price": .double(1), "quantity": .integer(7)], relationships: ["person": [3]])
+        }
+        return s
+    }
+
+    /// Applies the hop and returns `attribute` of every Person, by primary key.
+    static func applied(_ attributes: [String: String], _ properties: [String: String], filter: String? = nil) throws -> [String: [AttributeValue?]] {
+        let s = try scenario(attributes, properties, filter: filter)
+        defer { s.remove() }
+        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        let people = try s.fetch("Person")
+        var result: [String: [AttributeValue?]] = [:]
+        for name in attributes.keys { result[name] = people.map { $0.values[name] ?? nil } }
+        result["Z_PK"] = people.map { .integer($0.primaryKey) }
+        return result
+    }
+
+    @Test func ternaryChoosesPerRowAndNilConditionsAreFalse() throws {
+        let out = try Self.applied(["label": "string?", "bonus": "double?"], [
+            "label": "TERNARY($source.visits >= 5, 'regular', TERNARY($source.fullName == nil, nil, 'new'))",
+            // ratio is nil for rows 2 and 3: `nil > 0` is false, so the else branch.
+            "bonus": "TERNARY($source.ratio > 0, $source.ratio * 2, 0)",
+        ])
+        #expect(out["label"] == [.string("new"), .string("regular"), nil, .string("regular")])
+        #expect(out["bonus"] == [.double(5), .double(0), .double(0), .double(0)])
+    }
+
+    @Test func numericFunctionsFollowFoundation() throws {
+        let out = try Self.applied(["m": "integer32?", "f": "double?", "c": "double?", "t": "double?", "r": "double?", "p": "double?",
+                                    "b": "integer64?", "l": "double?", "x": "integer32?"], [
+            "m": "modulus:by:($source.visits, 4)",          // 3, 2, 0, 1
+            "f": "floor:($source.ratio)",                    // 2, nil, nil, -2
+            "c": "ceiling:($source.ratio)",                  // 3, nil, nil, -1
+            "t": "trunc:($source.ratio)",                    // 2, nil, nil, -1 (toward zero)
+            "r": "sqrt:($source.visits - 1)",                // √2, 3, nil (√-1), 2
+            "p": "raise:toPower:(2, $source.visits)",
+            "b": "bitwiseXor:with:($source.visits, 6) + leftshift:by:(1, 4) + onesComplement:(0)",
+            "l": "max:({$source.ratio, $source.visits, nil})",
+            "x": "modulus:by:($source.visits, 0)",           // nil: division by zero
+        ])
+        #expect(out["m"] == [.integer(3), .integer(2), .integer(0), .integer(1)])
+        #expect(out["f"] == [.double(2), nil, nil, .double(-2)])
+        #expect(out["c"] == [.double(3), nil, nil, .double(-1)])
+        #expect(out["t"] == [.double(2), nil, nil, .double(-1)])
+        #expect(out["r"] == [.double(2.0.squareRoot()), .double(3), nil, .double(2)])
+        #expect(out["p"] == [.double(8), .double(1024), .double(1), .double(32)])
+        // visits XOR 6, plus 1 << 4, plus ~0 (-1).
+        let xor: [Int64] = [5, 12, 6, 3]
+        #expect(out["b"] == xor.map { .integer($0 + 15) })
+        #expect(out["l"] == [.double(3), .double(10), .double(0), .double(5)])
+        #expect(out["x"] == [nil, nil, nil, nil])
+    }
+
+    @Test func collectionOperatorsInValuesAndFilters() throws {
+        let out = try Self.applied(["spent": "double?", "items": "integer32?", "dearest": "double?"], [
+            "spent": "$source.orders.@sum.price",
+            "items": "$source.orders.@count + sum:({$source.visits, 1})",
+            "dearest": "$source.orders.@max.price",
+        ], filter: "orders.@count > 0 OR visits > 5")
+        #expect(out["Z_PK"] == [.integer(1), .integer(2), .integer(3)])
+        #expect(out["spent"] == [.double(14.5), .double(0), .double(1)])
+        #expect(out["items"] == [.integer(6), .integer(11), .integer(2)])
+        #expect(out["dearest"] == [.double(10), nil, .double(1)])
+    }
+
+    @Test func trimAndRegularExpressionReplace() throws {
+        let out = try Self.applied(["trimmed": "string?", "masked": "string?", "size": "integer32?"], [
+            "trimmed": "trim:($source.code)",
+            "masked": "replace:matching:with:($source.code, '([a-z])-?([0-9]+)', '$2$1')",
+            // NSString's length counts UTF-16 units: the emoji is 2.
+            "size": "length:($source.fullName)",
+        ])
+        #expect(out["trimmed"] == [.string("a-12"), .string("B7"), nil, .string("")])
+        #expect(out["masked"] == [.string(" 12a "), .string("B7"), nil, .string("")])
+        #expect(out["size"] == [.integer(12), .integer(7), nil, .integer(12)])
+    }
+}
