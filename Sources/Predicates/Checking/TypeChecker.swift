@@ -200,6 +200,25 @@ public struct TypeChecker: Sendable {
                 return try cast(inner, typeName, at: at)
             case .function(let name, let arguments, let at):
                 return try function(name, arguments, at: at)
+            case .invoke(let receiver, let selector, let arguments, let at):
+                return try invoke(receiver, selector, arguments, at: at)
+            }
+        }
+
+        /// `FUNCTION(receiver, 'selector:', …)`: refused for every receiver this checker
+        /// does not know, naming the receiver.
+        func invoke(_ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
+                    at: Int) throws(PredicateError) -> CheckedExpression {
+            throw fail("FUNCTION cannot call '\(selector)' on \(Self.describe(receiver)) here (no such receiver is known)", at: receiver.position)
+        }
+
+        /// How an error names a FUNCTION receiver as written.
+        static func describe(_ receiver: ExpressionSyntax) -> String {
+            switch receiver {
+            case .keyPath(let variable?, let components, _): "'" + (["$" + variable] + components).joined(separator: ".") + "'"
+            case .keyPath(nil, let components, _): "'" + components.joined(separator: ".") + "'"
+            case .string, .integer, .double, .boolean, .null: "a constant"
+            default: "the expression"
             }
         }
 

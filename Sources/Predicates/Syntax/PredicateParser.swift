@@ -16,7 +16,7 @@
 /// primary     := number | string | "YES" | "NO" | "TRUE" | "FALSE" | "nil" | "NULL"
 ///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
 ///              | "CAST" "(" expression "," string ")" | name ":" (name ":")* "(" arguments ")" | name "(" ")"
-///              | keypath
+///              | "FUNCTION" "(" expression "," string ("," expression)* ")" | keypath
 /// keypath     := (name | "$" name) ("." (name | "@" name))*
 /// ```
 public struct PredicateParser {
@@ -108,6 +108,7 @@ public struct PredicateParser {
         case .arithmetic(_, let a, let b, _): 4 + max(nesting(of: a), nesting(of: b))
         case .negate(let a, _), .cast(let a, _, _): 4 + nesting(of: a)
         case .function(_, let arguments, _): 4 + (arguments.map(nesting(of:)).max() ?? 0)
+        case .invoke(let receiver, _, let arguments, _): 4 + (([receiver] + arguments).map(nesting(of:)).max() ?? 0)
         }
     }
 
@@ -409,7 +410,9 @@ public struct PredicateParser {
             _ = advance()
             try expect(")", "to close CAST")
             return try checked(.cast(value, type, at: token.position))
-        case "SUBQUERY", "FUNCTION", "SELF":
+        case "FUNCTION":
+            return try invoke(at: token)
+        case "SUBQUERY", "SELF":
             throw fail("\(keyword) is not supported (it has no SQL form here)", at: token)
         default:
             throw fail("expected an expression, found the keyword \(keyword) (write #\(name(of: token)) for a key of that name)", at: token)
@@ -462,5 +465,39 @@ public struct PredicateParser {
         }
         try expect(")", "to close the arguments of \(name)")
         return try checked(.function(name, arguments, at: start.position))
+    }
+
+    /// `FUNCTION(receiver, 'selector:', argument, …)`, Apple's `NSExpression` format for
+    /// a method call: the selector is a string literal in single or double quotes.
+    private mutating func invoke(at start: Token) throws(PredicateError) -> ExpressionSyntax {
+        _ = advance()
+        try expect("(", "after FUNCTION")
+        guard current.kind != .end, !current.isSymbol(")") else {
+            throw fail("expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found \(current.shown)",
+                       at: current)
+        }
+        let receiver = try parseExpression()
+        try expect(",", "between FUNCTION's receiver and its selector")
+        guard case .string(let selector) = current.kind else {
+            throw fail("expected FUNCTION's selector in quotes (as in 'firstNameFrom:'), found \(current.shown)", at: current)
+        }
+        let selectorToken = advance()
+        guard Self.isSelector(selector) else {
+            throw fail("'\(selector)' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')",
+                       at: selectorToken)
+        }
+        var arguments: [ExpressionSyntax] = []
+        while current.isSymbol(",") {
+            _ = advance()
+            arguments.append(try parseExpression())
+        }
+        try expect(")", "to close FUNCTION")
+        return try checked(.invoke(receiver: receiver, selector: selector, arguments: arguments, at: start.position))
+    }
+
+    /// `name`, `name:` or `name:with:`: identifier characters and colons, starting with a name.
+    static func isSelector(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return text.unicodeScalars.allSatisfy { $0 == ":" || $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 }
