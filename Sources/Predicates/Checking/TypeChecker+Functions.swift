@@ -98,7 +98,8 @@ extension TypeChecker.Run {
 
     /// The string and separator of a `componentsSeparatedByString:` call.
     static func components(_ syntax: ExpressionSyntax) -> (ExpressionSyntax, ExpressionSyntax)? {
-        nil  // FUNCTION's node arrives with the policyfn merge
+        guard case .invoke(let receiver, "componentsSeparatedByString:", let arguments, _) = syntax, arguments.count == 1 else { return nil }
+        return (receiver, arguments[0])
     }
 
     // MARK: Functions

@@ -204,6 +204,30 @@ public struct TypeChecker: Sendable {
                 return try ternary(condition, a, b, at: at)
             case .index(let base, let index, let at):
                 return try indexed(base, index, at: at)
+            case .invoke(let receiver, let selector, let arguments, let at):
+                return try invoke(receiver, selector, arguments, at: at)
+            }
+        }
+
+        /// `FUNCTION(receiver, 'selector:', …)`: refused for every receiver this checker
+        /// does not know, naming the receiver.
+        func invoke(_ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
+                    at: Int) throws(PredicateError) -> CheckedExpression {
+            // A value (a key path to an attribute, a literal, another call) receives an
+            // NSString method; a bare variable ($entityPolicy, $manager) is an object.
+            if case .keyPath(_?, let components, _) = receiver, components.isEmpty {
+                throw fail("FUNCTION cannot call '\(selector)' on \(Self.describe(receiver)) here (no such receiver is known)", at: receiver.position)
+            }
+            return try stringMethod(selector, receiver, arguments, at: at)
+        }
+
+        /// How an error names a FUNCTION receiver as written.
+        static func describe(_ receiver: ExpressionSyntax) -> String {
+            switch receiver {
+            case .keyPath(let variable?, let components, _): "'" + (["$" + variable] + components).joined(separator: ".") + "'"
+            case .keyPath(nil, let components, _): "'" + components.joined(separator: ".") + "'"
+            case .string, .integer, .double, .boolean, .null: "a constant"
+            default: "the expression"
             }
         }
 

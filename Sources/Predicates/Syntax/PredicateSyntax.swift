@@ -100,13 +100,17 @@ public indirect enum ExpressionSyntax: Sendable, Hashable {
     /// `array[FIRST]`, `array[LAST]`, `array[SIZE]`, `array[n]`: NSExpression's index
     /// syntax (`at` is where the `[` is written).
     case index(ExpressionSyntax, IndexSyntax, at: Int)
+    /// `FUNCTION(receiver, 'selector:with:', argument, …)`: `NSExpression`'s method
+    /// call on a receiver (`$entityPolicy`, `$manager`, a key path or a value), the
+    /// selector as written inside the quotes.
+    case invoke(receiver: ExpressionSyntax, selector: String, arguments: [ExpressionSyntax], at: Int)
 
     /// Where the node starts: a 0-based offset in Unicode scalars.
     public var position: Int {
         switch self {
         case .keyPath(_, _, let at), .string(_, let at), .integer(_, let at), .double(_, let at), .boolean(_, let at),
              .null(let at), .list(_, let at), .arithmetic(_, _, _, let at), .negate(_, let at), .function(_, _, let at),
-             .cast(_, _, let at), .ternary(_, _, _, let at):
+             .cast(_, _, let at), .ternary(_, _, _, let at), .invoke(_, _, _, let at):
             at
         case .index(let base, _, _):
             base.position
