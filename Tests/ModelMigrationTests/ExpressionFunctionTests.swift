@@ -34,13 +34,15 @@ import TestSupport
     /// People: 1 "Ada Lovelace" (code " a-12 ", 3 visits, ratio 2.5, orders 10×2, 4.5×1),
     /// 2 "Madonna" (code "B7", 10 visits, no orders), 3 nil (code nil, 0 visits, one order 1×7),
     /// 4 "😀 Smile Now" (code "", 5 visits, ratio -1.5).
-    static func scenario(_ attributes: [String: String], _ properties: [String: String], filter: String? = nil) throws -> MigrationScenario {
+    static func scenario(_ attributes: [String: String], _ properties: [String: String], filter: String? = nil,
+                         nilOnFailure: Set<String> = []) throws -> MigrationScenario {
         let s = try MigrationScenario("People", versions: [v1, v2(attributes)])
         var file = "entities:\n  Person:\n"
         if let filter { file += "    filter: \"\(filter)\"\n" }
         file += "    properties:\n"
         for (name, value) in properties.sorted(by: { $0.key < $1.key }) {
-            file += "      \(name): { value: \"\(value.replacingOccurrences(of: "\"", with: "\\\""))\" }\n"
+            let onFailure = nilOnFailure.contains(name) ? ", onFailure: nil" : ""
+            file += "      \(name): { value: \"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"\(onFailure) }\n"
         }
         try s.directory.write("Migrations/People/1-to-2.yaml", file)
         try s.withObjects { access in
@@ -56,8 +58,9 @@ import TestSupport
     }
 
     /// Applies the hop and returns `attribute` of every Person, by primary key.
-    static func applied(_ attributes: [String: String], _ properties: [String: String], filter: String? = nil) throws -> [String: [AttributeValue?]] {
-        let s = try scenario(attributes, properties, filter: filter)
+    static func applied(_ attributes: [String: String], _ properties: [String: String], filter: String? = nil,
+                        nilOnFailure: Set<String> = []) throws -> [String: [AttributeValue?]] {
+        let s = try scenario(attributes, properties, filter: filter, nilOnFailure: nilOnFailure)
         defer { s.remove() }
         try Migrator().apply(try s.plan(), options: .init(verify: true))
         let people = try s.fetch("Person")
@@ -125,5 +128,73 @@ import TestSupport
         #expect(out["trimmed"] == [.string("a-12"), .string("B7"), nil, .string("")])
         #expect(out["masked"] == [.string(" 12a "), .string("B7"), nil, .string("")])
         #expect(out["size"] == [.integer(12), .integer(7), nil, .integer(12)])
+    }
+
+    static let words = "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')"
+
+    /// Issue 27's field split with no Swift: the first word, and the rest after it.
+    @Test func fullNameSplitsIntoFirstAndLastNameWithYAMLOnly() throws {
+        let out = try Self.applied(["firstName": "string?", "lastName": "string?"], [
+            "firstName": "\(Self.words)[FIRST]",
+            "lastName": """
+                TERNARY($source.fullName CONTAINS ' ', \
+                FUNCTION($source.fullName, 'substringFromIndex:', FUNCTION(\(Self.words)[FIRST], 'length') + 1), nil)
+                """,
+        ])
+        #expect(out["firstName"] == [.string("Ada"), .string("Madonna"), nil, .string("😀")])
+        #expect(out["lastName"] == [.string("Lovelace"), nil, nil, .string("Smile Now")])
+    }
+
+    @Test func componentsIndexesAndStringMethods() throws {
+        let out = try Self.applied(["size": "integer32?", "last": "string?", "second": "string?", "whole": "string?", "head": "string?",
+                                    "upper": "string?", "title": "string?", "dashed": "string?", "same": "string?", "n": "integer32?"], [
+            "size": "\(Self.words)[SIZE]",
+            "last": "\(Self.words)[LAST]",
+            "second": "\(Self.words)[1]",
+            // An empty separator gives the whole text as the one element.
+            "whole": "FUNCTION($source.fullName, 'componentsSeparatedByString:', '')[LAST]",
+            // UTF-16 offsets: 1 cuts the emoji's surrogate pair, leaving U+FFFD.
+            "head": "FUNCTION($source.fullName, 'substringToIndex:', 1)",
+            "upper": "FUNCTION($source.fullName, 'uppercaseString')",
+            "title": "FUNCTION(FUNCTION($source.code, 'lowercaseString'), 'capitalizedString')",
+            "dashed": "FUNCTION($source.fullName, 'stringByReplacingOccurrencesOfString:withString:', ' ', '-')",
+            "same": "FUNCTION($source.code, 'stringByReplacingOccurrencesOfString:withString:', '', 'x')",
+            "n": "FUNCTION($source.fullName, 'length')",
+        ], nilOnFailure: ["second"])
+        #expect(out["size"] == [.integer(2), .integer(1), nil, .integer(3)])
+        #expect(out["last"] == [.string("Lovelace"), .string("Madonna"), nil, .string("Now")])
+        #expect(out["second"] == [.string("Lovelace"), nil, nil, .string("Smile")])
+        #expect(out["whole"] == [.string("Ada Lovelace"), .string("Madonna"), nil, .string("😀 Smile Now")])
+        #expect(out["head"] == [.string("A"), .string("M"), nil, .string("\u{FFFD}")])
+        #expect(out["upper"] == [.string("ADA LOVELACE"), .string("MADONNA"), nil, .string("😀 SMILE NOW")])
+        #expect(out["title"] == [.string(" A-12 "), .string("B7"), nil, .string("")])
+        #expect(out["dashed"] == [.string("Ada-Lovelace"), .string("Madonna"), nil, .string("😀-Smile-Now")])
+        #expect(out["same"] == [.string(" a-12 "), .string("B7"), nil, .string("")])
+        #expect(out["n"] == [.integer(12), .integer(7), nil, .integer(12)])
+    }
+
+    /// NSArray and NSString raise NSRangeException past the end: the apply fails
+    /// naming the row, and the store is left exactly as it was.
+    @Test func anIndexPastTheEndFailsTheApplyNamingItsRow() throws {
+        for (value, message) in [
+            ("\(Self.words)[1]", """
+                Person.second: componentsSeparatedByString: ' ' gives 1 element for 'Madonna'; [1] is past the last \
+                in source row Z_PK 2 (guard it with TERNARY, or write `onFailure: nil` for an optional attribute)
+                """),
+            ("FUNCTION($source.fullName, 'substringFromIndex:', 8)", """
+                Person.second: substringFromIndex: 8 is beyond the end of 'Madonna' (7 UTF-16 units) \
+                in source row Z_PK 2 (guard it with TERNARY, or write `onFailure: nil` for an optional attribute)
+                """),
+        ] {
+            let s = try Self.scenario(["second": "string?"], ["second": value])
+            defer { s.remove() }
+            let before = FileSnapshot(s.storePath).fingerprint
+            let plan = try s.plan()
+            #expect { try Migrator().apply(plan) } throws: { error in
+                "\(error)".contains(message) && "\(error)".hasSuffix("nothing was changed")
+            }
+            #expect(FileSnapshot(s.storePath).fingerprint == before)
+            #expect(try s.storeVersion() == 1)
+        }
     }
 }

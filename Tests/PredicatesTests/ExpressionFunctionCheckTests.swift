@@ -85,4 +85,39 @@ import TestSupport
             the one list a value has an order in
             """)
     }
+
+    @Test func stringMethodsThroughFunction() throws {
+        let c = try checker()
+        let first = "FUNCTION($source.name, 'componentsSeparatedByString:', ' ')"
+        #expect(try c.expression(first + "[FIRST]") == .function(.component, [
+            try c.expression("$source.name"), .literal(.string(" ")), .literal(.integer(0))], .string))
+        #expect(try c.expression(first + "[LAST]").type == .string)
+        #expect(try c.expression(first + "[SIZE]").type == .integer)
+        #expect(try c.expression(first + "[$source.visits - 1]").type == .string)
+        #expect(try c.expression("objectFrom:withIndex:(\(first), 2)").type == .string)
+        #expect(try c.expression("FUNCTION(FUNCTION($source.name, 'substringFromIndex:', 1), 'capitalizedString')").type == .string)
+        #expect(try c.expression("FUNCTION($source.email, 'stringByReplacingOccurrencesOfString:withString:', '@', ' at ')").type == .string)
+        #expect(try c.expression("FUNCTION('abc', 'length')").type == .integer)
+        #expect(try error(first) == """
+            column 1: componentsSeparatedByString: gives a list of strings; take one with [FIRST], [LAST] or [n], \
+            or count them with [SIZE] (as in FUNCTION(…, 'componentsSeparatedByString:', ' ')[FIRST])
+            """)
+        #expect(try error(first + "[-1]") == "column 61: an index counts from 0; -1 is before the first element ([LAST] is the last)")
+        #expect(try error(first + "['a']") == "column 61: an index takes an integer, not string")
+        #expect(try error("FUNCTION($source.visits, 'uppercaseString')") == "column 10: 'uppercaseString' takes a string, not integer")
+        #expect(try error("FUNCTION($source.name, 'substringFromIndex:', 'x')") == "column 47: 'substringFromIndex:' takes an integer, not string")
+        #expect(try error("FUNCTION($source.name, 'substringToIndex:')") == "column 1: 'substringToIndex:' takes 1, found 0")
+        #expect(try error("FUNCTION($source.name, 'uppercaseStrin')") == """
+            column 1: unknown string method 'uppercaseStrin' (did you mean 'uppercaseString'?); supported: componentsSeparatedByString:, \
+            substringFromIndex:, substringToIndex:, stringByReplacingOccurrencesOfString:withString:, uppercaseString, lowercaseString, \
+            capitalizedString, length
+            """)
+        #expect(try error("FUNCTION($source.name, 'stringByTrimmingCharactersInSet:', nil)") == """
+            column 1: an NSCharacterSet has no text in the format syntax; trim:(x) trims white space and line breaks
+            """)
+        #expect(try error("$source.orders.@distinctUnionOfSets.items") == """
+            column 16: @distinctUnionOfSets gives a set of objects, not a value: it has no SQL form in a value or a filter \
+            (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+            """)
+    }
 }

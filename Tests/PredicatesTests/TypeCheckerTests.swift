@@ -75,7 +75,9 @@ import TestSupport
         try expectError("name MATCHES '(['", "column 14: not a valid regular expression: ([")
         try expectError("lowercse:(name) == 'x'", """
             column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, length:, abs:, now, \
-            add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:
+            add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:, modulus:by:, sqrt:, raise:toPower:, \
+            ceiling:, floor:, trunc:, log:, ln:, exp:, bitwiseAnd:with:, bitwiseOr:with:, bitwiseXor:with:, leftshift:by:, rightshift:by:, \
+            onesComplement:, noindex:, trim:, replace:matching:with:, objectFrom:withIndex:
             """)
         try expectError("city == 'Oslo'", "column 9: cannot compare a City object 'city' with string using ==")
         try expectError("ANY orders.items.name == 'x'",
