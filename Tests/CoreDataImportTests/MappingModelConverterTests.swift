@@ -208,12 +208,12 @@ import TestSupport
         #expect(mapping.notCarried == [
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class Shop.CustomerPolicy is code (Objective-C or Swift); "
                 + "written as policy CustomerPolicy with a skeleton to port it into",
+            // The type checker's verdict, as `migrate plan` would give it.
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
-                + "a computed value on an entity with a policy; written as value:, which plan refuses "
-                + "(compute it in the policy, or drop the policy if it only hosted this)",
+                + "cannot run here yet ('city' is string; the value is integer); written as value:, which plan refuses",
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.score: "
-                + "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits): FUNCTION($entityPolicy, 'scoreForVisits:', …) cannot run here yet; "
-                + "written as value:, which plan refuses",
+                + "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits): cannot run here yet "
+                + "(FUNCTION cannot call 'scoreForVisits:' on '$entityPolicy' here (no such receiver is known)); written as value:, which plan refuses",
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.tier: lowercase:($source.name): "
                 + "a computed value on an entity with a policy; written as value:, which plan refuses "
                 + "(compute it in the policy, or drop the policy if it only hosted this)",
