@@ -197,4 +197,35 @@ import TestSupport
             #expect(try s.storeVersion() == 1)
         }
     }
+
+    /// `FUNCTION($manager, 'destinationInstancesFor…', …)` as Core Data's mapping models
+    /// fill relationships: both sides renamed without `renamedFrom`, so only the mapping
+    /// file's values carry the pairs over (inference alone would start them empty).
+    @Test func relationshipValuesThroughTheManagerCarryThePairs() throws {
+        let v2 = Self.v1.replacingOccurrences(of: "orders: { destination: Order, toMany: true, inverse: person }",
+                                              with: "purchases: { destination: Order, toMany: true, inverse: buyer }")
+            .replacingOccurrences(of: "person: { destination: Person, inverse: orders, optional: true }",
+                                  with: "buyer: { destination: Person, inverse: purchases, optional: true }")
+        let s = try MigrationScenario("People", versions: [Self.v1, v2])
+        defer { s.remove() }
+        try s.directory.write("Migrations/People/1-to-2.yaml", """
+            entities:
+              Person:
+                properties:
+                  purchases: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.orders)" }
+              Order:
+                properties:
+                  buyer: { value: "FUNCTION($manager, 'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'person', $source.person)" }
+            """)
+        try s.withObjects { access in
+            try access.insert("Person", values: ["fullName": .string("Ada")])
+            try access.insert("Person", values: ["fullName": .string("Bob")])
+            try access.insert("Order", values: ["price": .double(1), "quantity": .integer(1)], relationships: ["person": [2]])
+            try access.insert("Order", values: ["price": .double(2), "quantity": .integer(1)], relationships: ["person": [1]])
+            try access.insert("Order", values: ["price": .double(3), "quantity": .integer(1)], relationships: ["person": [2]])
+        }
+        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        #expect(try s.fetch("Person").map { $0.relationships["purchases"] ?? [] } == [[2], [1, 3]])
+        #expect(try s.fetch("Order").map { $0.relationships["buyer"] ?? [] } == [[2], [1], [2]])
+    }
 }
