@@ -147,7 +147,8 @@ import TestSupport
 
     @Test func componentsIndexesAndStringMethods() throws {
         let out = try Self.applied(["size": "integer32?", "last": "string?", "second": "string?", "whole": "string?", "head": "string?",
-                                    "upper": "string?", "title": "string?", "dashed": "string?", "same": "string?", "n": "integer32?"], [
+                                    "upper": "string?", "title": "string?", "dashed": "string?", "same": "string?", "n": "integer32?",
+                                    "parts": "integer32?", "gap": "string?", "tail": "string?"], [
             "size": "\(Self.words)[SIZE]",
             "last": "\(Self.words)[LAST]",
             "second": "\(Self.words)[1]",
@@ -160,7 +161,15 @@ import TestSupport
             "dashed": "FUNCTION($source.fullName, 'stringByReplacingOccurrencesOfString:withString:', ' ', '-')",
             "same": "FUNCTION($source.code, 'stringByReplacingOccurrencesOfString:withString:', '', 'x')",
             "n": "FUNCTION($source.fullName, 'length')",
+            // '' is one empty part; adjacent separators give an empty part between them.
+            "parts": "FUNCTION($source.code, 'componentsSeparatedByString:', '-')[SIZE]",
+            "gap": "FUNCTION('a  b', 'componentsSeparatedByString:', ' ')[1] + '|'",
+            // An index equal to the length gives ''.
+            "tail": "FUNCTION($source.fullName, 'substringFromIndex:', 7)",
         ], nilOnFailure: ["second"])
+        #expect(out["parts"] == [.integer(2), .integer(1), nil, .integer(1)])
+        #expect(out["gap"] == [.string("|"), .string("|"), .string("|"), .string("|")])
+        #expect(out["tail"] == [.string("elace"), .string(""), nil, .string("e Now")])
         #expect(out["size"] == [.integer(2), .integer(1), nil, .integer(3)])
         #expect(out["last"] == [.string("Lovelace"), .string("Madonna"), nil, .string("Now")])
         #expect(out["second"] == [.string("Lovelace"), nil, nil, .string("Smile")])

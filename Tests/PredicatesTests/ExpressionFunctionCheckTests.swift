@@ -16,7 +16,8 @@ import TestSupport
     }
 
     @Test func parsesTernaryAndIndexes() throws {
-        guard case .ternary(.comparison(let c), .string("x", at: 15), .null(at: 20), at: 0) = try PredicateParser.expression("TERNARY(a > 1, 'x', nil)") else {
+        let ternary = try PredicateParser.expression("TERNARY(a > 1, 'x', nil)")
+        guard case .ternary(.comparison(let c), .string("x", at: 15), .null(at: 20), at: 0) = ternary else {
             Issue.record("not a TERNARY"); return
         }
         #expect(c.lhs == .keyPath(variable: nil, components: ["a"], at: 8) && c.op == .greater && c.rhs == .integer(1, at: 12))
@@ -24,7 +25,8 @@ import TestSupport
         #expect(try PredicateParser.expression("x[last][size]")
                 == .index(.index(.keyPath(variable: nil, components: ["x"], at: 0), .last, at: 1), .size, at: 7))
         #expect(try PredicateParser.expression("x[1 + 1]")
-                == .index(.keyPath(variable: nil, components: ["x"], at: 0), .position(.arithmetic(.add, .integer(1, at: 2), .integer(1, at: 6), at: 4)), at: 1))
+                == .index(.keyPath(variable: nil, components: ["x"], at: 0),
+                          .position(.arithmetic(.add, .integer(1, at: 2), .integer(1, at: 6), at: 4)), at: 1))
     }
 
     @Test func syntaxErrorsAreLocated() throws {
