@@ -237,4 +237,92 @@ import TestSupport
         #expect(try s.fetch("Person").map { $0.relationships["purchases"] ?? [] } == [[2], [1, 3]])
         #expect(try s.fetch("Order").map { $0.relationships["buyer"] ?? [] } == [[2], [1], [2]])
     }
+
+    static let places = """
+        entities:
+          Continent:
+            attributes: { name: string }
+            relationships:
+              countries: { destination: Country, toMany: true, inverse: continent }
+          Country:
+            attributes: { name: string }
+            relationships:
+              continent: { destination: Continent, inverse: countries, optional: true }
+              moods: { destination: Mood, toMany: true, inverse: country }
+          Mood:
+            attributes: { color: string }
+            relationships:
+              country: { destination: Country, inverse: moods, optional: true }
+        """
+    static let placesWithContinentMoods = places
+        .replacingOccurrences(of: "      countries: { destination: Country, toMany: true, inverse: continent }\n",
+                              with: "      countries: { destination: Country, toMany: true, inverse: continent }\n"
+                                  + "      moods: { destination: Mood, toMany: true, inverse: continent }\n")
+        + "\n      continent: { destination: Continent, inverse: moods, optional: true }"
+    static let manager = "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:'"
+
+    static func placesScenario(_ mapping: String) throws -> MigrationScenario {
+        let s = try MigrationScenario("Places", versions: [places, placesWithContinentMoods])
+        try s.directory.write("Migrations/Places/1-to-2.yaml", mapping)
+        try s.withObjects { access in
+            try access.insert("Continent", values: ["name": .string("Europe")])
+            try access.insert("Continent", values: ["name": .string("Asia")])
+            try access.insert("Country", values: ["name": .string("Norway")], relationships: ["continent": [1]])
+            try access.insert("Country", values: ["name": .string("Japan")], relationships: ["continent": [2]])
+            try access.insert("Country", values: ["name": .string("Nowhere")])
+            for country: Int64? in [1, 2, 1, 3, nil] {
+                try access.insert("Mood", values: ["color": .string("c")], relationships: country.map { ["country": [$0]] } ?? [:])
+            }
+        }
+        return s
+    }
+
+    /// A new relationship filled through key paths, as a Core Data mapping model fills
+    /// one (a to-one then a to-one; a to-many, a set union, a to-many): computed in the
+    /// rebuild from the source row, set-based; the to-many is stored by its inverse.
+    @Test func relationshipsFilledThroughKeyPaths() throws {
+        let s = try Self.placesScenario("""
+            entities:
+              Mood:
+                properties:
+                  continent: { value: "\(Self.manager), 'ContinentToContinent', $source.country.continent)" }
+              Continent:
+                properties:
+                  moods: { value: "\(Self.manager), 'MoodToMood', $source.countries.@distinctUnionOfSets.moods)" }
+            """)
+        defer { s.remove() }
+        let plan = try s.plan()
+        let rebuild = try #require(plan.allSteps.first { $0.kind == .rebuildTable && $0.table == "ZMOOD" })
+        #expect(rebuild.sql.contains { $0.contains("(SELECT t1.\"ZCONTINENT\" FROM \"ZCOUNTRY\" t1 WHERE t1.Z_PK = s.\"ZCOUNTRY\")") },
+                "\(rebuild.sql)")
+        try Migrator().apply(plan, options: .init(verify: true))
+        #expect(try s.fetch("Mood").map { $0.relationships["continent"] ?? [] } == [[1], [2], [1], [], []])
+        #expect(try s.fetch("Continent").map { $0.relationships["moods"] ?? [] } == [[1, 3], [2]])
+    }
+
+    @Test func keyPathsWithoutASetBasedFormAreRefused() throws {
+        for (mapping, message) in [
+            ("""
+             entities:
+               Continent:
+                 properties:
+                   moods: { value: "\(Self.manager), 'MoodToMood', $source.countries.@distinctUnionOfSets.moods)" }
+             """,
+             """
+             moods is stored by its inverse Mood.continent: give that the reverse key path (FUNCTION($manager, \
+             'destinationInstancesForEntityMappingNamed:sourceInstances:', …, $source.country.continent)), or fill both in a policy
+             """),
+            ("""
+             entities:
+               Mood:
+                 properties:
+                   continent: { value: "\(Self.manager), 'ContinentToContinent', $source.country.moods.country.continent)" }
+             """,
+             "$source.country.moods.country.continent reaches many objects through a to-many relationship; continent is a to-one"),
+        ] {
+            let s = try Self.placesScenario(mapping)
+            defer { s.remove() }
+            #expect { try s.plan() } throws: { "\($0)".contains(message) }
+        }
+    }
 }

@@ -74,6 +74,8 @@ import TestSupport
         #expect(try error("random()") == "column 1: random is not deterministic: a migration's values must not depend on when it runs (write it in a policy)")
         #expect(try error("sum:({1, 'a'})") == "column 10: sum: takes numbers, not string")
         #expect(try error("max:({$source.joinedAt, 1})") == "column 6: max: mixes dates and numbers")
+        let many = "{" + Array(repeating: "1", count: 501).joined(separator: ", ") + "}"
+        #expect(try error("sum:(\(many))") == "column 6: sum: takes at most 500 items here (SQLite's limit on a compound SELECT); found 501")
     }
 
     @Test func stringFunctionsWithoutAnObject() throws {

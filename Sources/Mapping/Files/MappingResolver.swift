@@ -137,8 +137,11 @@ public enum MappingResolver {
                             continue
                         }
                         do {
-                            newSource = .copy(from: try copiedRelationship(text, for: relationship, sourceEntity: sourceEntity, source: source,
-                                                                           destination: destination, mapping: mapping))
+                            switch try copiedRelationship(text, for: relationship, sourceEntity: sourceEntity, source: source,
+                                                          destination: destination, mapping: mapping, file: file) {
+                            case .copy(let name): newSource = .copy(from: name)
+                            case .path(let keys): newSource = .expression(keys, nilOnFailure: false)
+                            }
                         } catch {
                             diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)",
                                                           at: textLocation.location(ofColumn: error.column),

@@ -156,6 +156,10 @@ extension TypeChecker.Run {
     /// `sum:({a, b})`, `count:`, `min:`, `max:`, `average:` over a list of values.
     func listFunction(_ name: String, _ items: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression {
         if name == "count:" { return .literal(.integer(Int64(items.count))) }
+        // One SELECT per item in a UNION ALL: SQLite compounds at most 500 (SQLITE_MAX_COMPOUND_SELECT).
+        guard items.count <= 500 else {
+            throw fail("\(name) takes at most 500 items here (SQLite's limit on a compound SELECT); found \(items.count)", at: at)
+        }
         guard !items.isEmpty else {
             return name == "sum:" ? .literal(.integer(0)) : .literal(.null)
         }
