@@ -358,8 +358,9 @@ public struct MappingModelConverter: Sendable {
                 continue
             }
             properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
-            mapping.notCarried.append("\(where_): \(expression.format): a relationship filled by an expression; the mapping file copies "
-                                      + "relationships ($source.<relationship>) and has no form for this yet, so plan refuses it")
+            mapping.notCarried.append("\(where_): \(expression.format): a relationship filled through a key path; written as value:, "
+                                      + "which plan runs set-based for a to-one through to-ones, or a to-many whose to-one inverse "
+                                      + "takes the reverse path, and refuses otherwise")
         }
         // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
         if let sourceEntity {

@@ -219,8 +219,8 @@ import TestSupport
                 + "(compute it in the policy, or drop the policy if it only hosted this)",
             "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
                 + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
-                + "a relationship filled by an expression; the mapping file copies relationships ($source.<relationship>) "
-                + "and has no form for this yet, so plan refuses it",
+                + "a relationship filled through a key path; written as value:, which plan runs set-based for a to-one through to-ones, "
+                + "or a to-many whose to-one inverse takes the reverse path, and refuses otherwise",
             "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): attribute 'futureelement' not read (unknown to this importer)",
             "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): a second mapping into Client (from Legacy); "
                 + "written under the key LegacyToClient, which the loader refuses",

@@ -114,10 +114,7 @@ import TestSupport
             """)
         #expect(found == [
             "4:105 property 'Author.books': value: 'AuthorToAuthor' maps Author to Author, not the Book objects of $source.books to Book objects",
-            """
-            7:124 property 'Book.author': value: $source.author.books.author reaches its objects through more than one relationship or a set \
-            operator; the set-based copy follows one relationship ($source.<relationship>): fill author in a policy
-            """,
+            "7:124 property 'Book.author': value: $source.author.books.author reaches many objects through a to-many relationship; author is a to-one",
         ], "\(found)")
         let unknown = try Self.problems("""
             entities:
