@@ -127,10 +127,6 @@ indirect enum ArchivedExpression: Sendable, Hashable {
 }
 
 extension ArchivedExpression {
-    /// The built-in functions the Predicates module runs, by the selector Foundation archives.
-    static let builtins: Set<String> = ["lowercase:", "uppercase:", "length:", "abs:", "now", "add:to:", "from:subtract:",
-                                        "multiply:by:", "divide:by:", "castObject:toType:"]
-
     /// The expression in `NSExpression` format syntax.
     var format: String {
         switch self {
@@ -182,16 +178,14 @@ extension ArchivedExpression {
         }
     }
 
-    /// What of the expression has no format text here, by archived class.
+    /// What of the expression has no format text here, by archived class. Functions and
+    /// collection operators have text: whether they run is the type checker's verdict.
     var unsupportedParts: [String] {
         switch self {
         case .unsupported(let what): return [what]
         case .constant, .variable, .evaluatedObject: return []
-        case .keyPath(let base, let components):
-            return (base?.unsupportedParts ?? []) + components.filter { $0.hasPrefix("@") && $0 != "@count" }.map { "the collection operator \($0)" }
-        case .function(let operand, let selector, let arguments):
-            let builtin = operand == nil && !Self.builtins.contains(selector) ? ["the function \(selector)"] : []
-            return builtin + (operand?.unsupportedParts ?? []) + arguments.flatMap(\.unsupportedParts)
+        case .keyPath(let base, _): return base?.unsupportedParts ?? []
+        case .function(let operand, _, let arguments): return (operand?.unsupportedParts ?? []) + arguments.flatMap(\.unsupportedParts)
         case .aggregate(let items): return items.flatMap(\.unsupportedParts)
         }
     }

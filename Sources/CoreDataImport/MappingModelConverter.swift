@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import Predicates
 import PropertyList
 
 /// Converts Xcode mapping models into mapping files, `Migrations/<Model>/<A>-to-<B>.yaml`.
@@ -302,7 +303,7 @@ package struct MappingModelConverter: Sendable {
                 mapping.notCarried.append("\(where_): the value expression archive cannot be read (\(error.message))")
                 continue
             }
-            if let line = overrideLine(for: expression, attribute: attribute.declaration, sourceEntity: sourceEntity, policy: policy,
+            if let line = overrideLine(for: expression, attribute: attribute.declaration, sourceEntity: sourceEntity, source: source, policy: policy,
                                        where: where_, mapping: &mapping, skeletons: &skeletons, mappingName: "\(label): \(name).\(attribute.name)") {
                 properties.append("      \(YAMLEmitter.key(attribute.name)): \(line)")
             }
@@ -361,8 +362,9 @@ package struct MappingModelConverter: Sendable {
                 continue
             }
             properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
-            mapping.notCarried.append("\(where_): \(expression.format): a relationship filled by an expression; the mapping file copies "
-                                      + "relationships ($source.<relationship>) and has no form for this yet, so plan refuses it")
+            mapping.notCarried.append("\(where_): \(expression.format): a relationship filled through a key path; written as value:, "
+                                      + "which plan runs set-based for a to-one through to-ones, or a to-many whose to-one inverse "
+                                      + "takes the reverse path, and refuses otherwise")
         }
         // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
         if let sourceEntity {
@@ -390,7 +392,7 @@ package struct MappingModelConverter: Sendable {
 
     /// The override for an attribute's value expression, or nil when it is what inference does.
     private func overrideLine(for expression: ArchivedExpression, attribute: AttributeDescription, sourceEntity: CompiledEntity?,
-                              policy: String?, where place: String, mapping: inout ImportedMapping,
+                              source: CompiledVersion, policy: String?, where place: String, mapping: inout ImportedMapping,
                               skeletons: inout [String: PolicySkeleton], mappingName: String) -> String? {
         switch expression {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
@@ -412,7 +414,6 @@ package struct MappingModelConverter: Sendable {
         let text = expression.format
         var reasons: [String] = []
         for call in expression.functionCalls {
-            reasons.append("FUNCTION(\(call.operand), '\(call.selector)', …)")
             if call.operand == "$entityPolicy" {
                 if let policy {
                     var skeleton = skeletons[policy]!
@@ -427,9 +428,17 @@ package struct MappingModelConverter: Sendable {
                 }
             }
         }
-        reasons += expression.unsupportedParts
+        reasons += expression.unsupportedParts.map { "\($0) has no text in the format syntax" }
+        if reasons.isEmpty, let sourceEntity {
+            // What runs is what the one type checker accepts: the same check `migrate plan` makes.
+            do {
+                _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute)
+            } catch {
+                reasons.append(error.detail)
+            }
+        }
         if !reasons.isEmpty {
-            mapping.notCarried.append("\(place): \(text): \(reasons.joined(separator: ", ")) cannot run here yet; written as value:, which plan refuses")
+            mapping.notCarried.append("\(place): \(text): cannot run here yet (\(reasons.joined(separator: "; "))); written as value:, which plan refuses")
         } else if policy != nil {
             mapping.notCarried.append("\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
                                       + "(compute it in the policy, or drop the policy if it only hosted this)")

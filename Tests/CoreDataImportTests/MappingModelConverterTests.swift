@@ -208,19 +208,19 @@ import TestSupport
         #expect(mapping.notCarried == [
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class Shop.CustomerPolicy is code (Objective-C or Swift); "
                 + "written as policy CustomerPolicy with a skeleton to port it into",
+            // The type checker's verdict, as `migrate plan` would give it.
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
-                + "a computed value on an entity with a policy; written as value:, which plan refuses "
-                + "(compute it in the policy, or drop the policy if it only hosted this)",
+                + "cannot run here yet ('city' is string; the value is integer); written as value:, which plan refuses",
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.score: "
-                + "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits): FUNCTION($entityPolicy, 'scoreForVisits:', …) cannot run here yet; "
-                + "written as value:, which plan refuses",
+                + "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits): cannot run here yet "
+                + "(FUNCTION cannot call 'scoreForVisits:' on '$entityPolicy' here (no such receiver is known)); written as value:, which plan refuses",
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.tier: lowercase:($source.name): "
                 + "a computed value on an entity with a policy; written as value:, which plan refuses "
                 + "(compute it in the policy, or drop the policy if it only hosted this)",
             "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
                 + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
-                + "a relationship filled by an expression; the mapping file copies relationships ($source.<relationship>) "
-                + "and has no form for this yet, so plan refuses it",
+                + "a relationship filled through a key path; written as value:, which plan runs set-based for a to-one through to-ones, "
+                + "or a to-many whose to-one inverse takes the reverse path, and refuses otherwise",
             "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): attribute 'futureelement' not read (unknown to this importer)",
             "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): a second mapping into Client (from Legacy); "
                 + "written under the key LegacyToClient, which the loader refuses",

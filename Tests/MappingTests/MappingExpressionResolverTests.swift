@@ -81,7 +81,48 @@ import TestSupport
         // Text that tries to end the SQL is a syntax error of the expression, never SQL.
         #expect(found.contains("7:25 property 'Book.score': value: unterminated string (no closing ')"), "\(found)")
         #expect(found.contains("8:7 property 'Book.title': onFailure: nil on a required attribute"), "\(found)")
-        #expect(found.contains("9:7 property 'Book.author': a relationship cannot take a value expression"), "\(found)")
+        #expect(found.contains("""
+            9:25 property 'Book.author': value: a relationship's value is the destination objects of source objects: \
+            FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', $source.<relationship>)
+            """), "\(found)")
+    }
+
+    /// Core Data's relationship expressions: the copy where the named mapping carries the
+    /// related entity over; every other form refused at its column.
+    @Test func relationshipValuesThroughTheManager() throws {
+        let call = "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:'"
+        let mapping = try Self.resolve("""
+            entities:
+              Author:
+                properties:
+                  books: { value: "\(call), 'BookToBook', $source.books)" }
+              Book:
+                properties:
+                  author: { value: "FUNCTION($manager, 'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'author', $source.author)" }
+                  pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
+            """).get()
+        #expect(mapping.mapping(forDestination: "Author")?.property("books")?.source == .copy(from: "books"))
+        #expect(mapping.mapping(forDestination: "Book")?.property("author")?.source == .copy(from: "author"))
+        let found = try Self.problems("""
+            entities:
+              Author:
+                properties:
+                  books: { value: "\(call), 'AuthorToAuthor', $source.books)" }
+              Book:
+                properties:
+                  author: { value: "\(call), 'AuthorToAuthor', $source.author.books.author)" }
+            """)
+        #expect(found == [
+            "4:105 property 'Author.books': value: 'AuthorToAuthor' maps Author to Author, not the Book objects of $source.books to Book objects",
+            "7:124 property 'Book.author': value: $source.author.books.author reaches many objects through a to-many relationship; author is a to-one",
+        ], "\(found)")
+        let unknown = try Self.problems("""
+            entities:
+              Author:
+                properties:
+                  books: { value: "\(call), 'Nope', $source.books)" }
+            """)
+        #expect(unknown == ["4:105 property 'Author.books': value: no entity mapping of this hop is named 'Nope' (AuthorToAuthor, BookToBook)"])
     }
 
     @Test func badFormsAreParseErrors() throws {

@@ -84,7 +84,11 @@ import TestSupport
         let keywords: Set<String> = ["SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "JOIN", "ON", "BETWEEN",
                                      "GLOB", "CAST", "AS", "REAL", "TEXT", "Z_PK", "Z_ENT", "count", "sum", "avg", "min", "max", "coalesce",
                                      "instr", "substr", "length", "nullif", "abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
-                                     "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET"]
+                                     "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET",
+                                     // Expression functions (Docs/MappingFiles.md, "Expressions that run set-based").
+                                     "CASE", "WHEN", "THEN", "ELSE", "END", "UNION", "ALL", "v", "replace", "mod", "sqrt", "ceil", "floor",
+                                     "trunc", "log10", "ln", "exp", "pow", "mm_utf16_length", "mm_trim", "mm_capitalized", "mm_substring",
+                                     "mm_component", "mm_component_count", "mm_replace_matches"]
         var foreign: [String] = []
         let chars = Array(sql.unicodeScalars)
         var i = 0
@@ -102,7 +106,7 @@ import TestSupport
                 let word = String(String.UnicodeScalarView(chars[i..<j]))
                 if !keywords.contains(word), word.range(of: #"^t[0-9]+$"#, options: .regularExpression) == nil { foreign.append(word) }
                 i = j
-            } else if ("0"..."9").contains(c) || " (),.=<>!*+-/|?".unicodeScalars.contains(c) {
+            } else if ("0"..."9").contains(c) || " (),.=<>!*+-/|?&~%".unicodeScalars.contains(c) {
                 i += 1
             } else {
                 foreign.append(String(c))
@@ -178,7 +182,10 @@ import TestSupport
             var text = Self.literal(&random)
             for _ in 0..<Int.random(in: 0...2, using: &random) {
                 let other = Int.random(in: 0..<2, using: &random) == 0 ? Self.literal(&random) : Self.keys.randomElement(using: &random)!
-                text = ["\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))"]
+                text = ["\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))",
+                        "TERNARY(\(text) == \(other), \(text), \(other))", "FUNCTION(\(text), 'componentsSeparatedByString:', \(other))[LAST]",
+                        "FUNCTION(\(text), 'substringFromIndex:', \(other))", "trim:(\(text))", "modulus:by:(\(text), \(other))",
+                        "bitwiseXor:with:(\(text), \(other))", "max:({\(text), \(other)})"]
                     .randomElement(using: &random)!
             }
             if round % 2 == 1 { text = Self.mutate(text, &random) }

@@ -39,6 +39,44 @@ import Predicates
         #expect(try PredicateParser.expression("add:to:(1, 2)") == .function("add:to:", [.integer(1, at: 8), .integer(2, at: 11)], at: 0))
     }
 
+    @Test func functionExpressionsAsAppleWritesThem() throws {
+        #expect(try PredicateParser.expression("FUNCTION($entityPolicy, 'firstNameFrom:', $source.fullName)")
+                == .invoke(receiver: .keyPath(variable: "entityPolicy", components: [], at: 9), selector: "firstNameFrom:",
+                           arguments: [.keyPath(variable: "source", components: ["fullName"], at: 42)], at: 0))
+        #expect(try PredicateParser.expression("function($entityPolicy, \"migrateIdentifier\")")
+                == .invoke(receiver: .keyPath(variable: "entityPolicy", components: [], at: 9), selector: "migrateIdentifier",
+                           arguments: [], at: 0))
+        #expect(try PredicateParser.expression("FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'BlogToBlog', $source)")
+                == .invoke(receiver: .keyPath(variable: "manager", components: [], at: 9),
+                           selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+                           arguments: [.string("BlogToBlog", at: 81), .keyPath(variable: "source", components: [], at: 95)], at: 0))
+        #expect(try PredicateParser.expression("FUNCTION(name, 'uppercaseString')")
+                == .invoke(receiver: .keyPath(variable: nil, components: ["name"], at: 9), selector: "uppercaseString", arguments: [], at: 0))
+        guard case .comparison(let c) = try PredicateParser.predicate("FUNCTION($entityPolicy, 'isActive:', a) == YES") else {
+            Issue.record("not a comparison"); return
+        }
+        #expect(c.rhs == .boolean(true, at: 43))
+    }
+
+    @Test func functionExpressionErrorsPointAtTheColumn() {
+        func error(_ text: String) -> String {
+            do { _ = try PredicateParser.expression(text); return "no error" } catch { return error.description }
+        }
+        #expect(error("FUNCTION($entityPolicy)") == """
+            column 23: expected ',' between FUNCTION's receiver and its selector, found ')'
+              FUNCTION($entityPolicy)
+                                    ^
+            """)
+        #expect(error("FUNCTION($entityPolicy, firstNameFrom:)")
+                .hasPrefix("column 25: expected FUNCTION's selector in quotes (as in 'firstNameFrom:'), found 'firstNameFrom'"))
+        #expect(error("FUNCTION($entityPolicy, 'first name:')")
+                .hasPrefix("column 25: 'first name:' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')"))
+        #expect(error("FUNCTION()").hasPrefix("column 10: expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found ')'"))
+        #expect(error("FUNCTION($p, 'a:', 1").hasPrefix("column 21: expected ')' to close FUNCTION, found the end of the text"))
+        #expect(error("FUNCTION").hasPrefix("column 9: expected '(' after FUNCTION, found the end of the text"))
+        #expect(error("SELF").hasPrefix("column 1: SELF is not supported"))
+    }
+
     @Test func parenthesisedExpressionOnTheLeft() throws {
         guard case .comparison(let c) = try PredicateParser.predicate("(a + b) * 2 > 3") else { Issue.record("not a comparison"); return }
         #expect(c.op == .greater)

@@ -43,6 +43,20 @@ import TestSupport
         #expect(try checker().expression("name + ' <' + email + '>'").type == .string)
     }
 
+    @Test func functionReceiversItDoesNotKnowAreRefused() throws {
+        let c = try checker(variables: ["source"])
+        func error(_ text: String) -> String {
+            do { _ = try c.expression(text); return "no error" } catch { return error.description }
+        }
+        #expect(error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)") == """
+            column 10: FUNCTION cannot call 'firstNameFrom:' on '$entityPolicy' here (no such receiver is known)
+              FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)
+                       ^
+            """)
+        // A value receives NSString's methods (ExpressionFunctionCheckTests).
+        #expect(try c.expression("FUNCTION(name, 'uppercaseString')").type == .string)
+    }
+
     @Test func errorsNameTheEntityAndColumn() throws {
         try expectError("nme == 'x'", "column 1: Customer has no attribute or relationship 'nme' (did you mean 'name'?)")
         try expectError("city.nam == 'x'", "column 6: City has no attribute or relationship 'nam' (did you mean 'name'?)")
@@ -61,7 +75,9 @@ import TestSupport
         try expectError("name MATCHES '(['", "column 14: not a valid regular expression: ([")
         try expectError("lowercse:(name) == 'x'", """
             column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, length:, abs:, now, \
-            add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:
+            add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:, modulus:by:, sqrt:, raise:toPower:, \
+            ceiling:, floor:, trunc:, log:, ln:, exp:, bitwiseAnd:with:, bitwiseOr:with:, bitwiseXor:with:, leftshift:by:, rightshift:by:, \
+            onesComplement:, noindex:, trim:, replace:matching:with:, objectFrom:withIndex:
             """)
         try expectError("city == 'Oslo'", "column 9: cannot compare a City object 'city' with string using ==")
         try expectError("ANY orders.items.name == 'x'",

@@ -134,9 +134,26 @@ package enum MappingResolver {
                     }
                 case .expression(let text, let textLocation, let nilOnFailure):
                     guard let attribute else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a value expression",
-                                                      at: location, hint: "relationships are copied (`$source.<name>`) or set in a policy"))
-                        continue
+                        guard let relationship, let sourceEntity, override.policy == nil else {
+                            let reason = override.policy != nil ? "the entity's objects come from policy \(override.policy!)"
+                                                                 : "'\(entity.name)' has no source entity in version \(from)"
+                            diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(reason)", at: location,
+                                                          hint: "relationships are copied (`$source.<name>`) or set in a policy"))
+                            continue
+                        }
+                        do {
+                            switch try copiedRelationship(text, for: relationship, sourceEntity: sourceEntity, source: source,
+                                                          destination: destination, mapping: mapping, file: file) {
+                            case .copy(let name): newSource = .copy(from: name)
+                            case .path(let keys): newSource = .expression(keys, nilOnFailure: false)
+                            }
+                        } catch {
+                            diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)",
+                                                          at: textLocation.location(ofColumn: error.column),
+                                                          hint: "a relationship's value is checked against \(sourceEntity.name) of version \(from)"))
+                            continue
+                        }
+                        break
                     }
                     guard let sourceEntity else {
                         diagnostics.append(Diagnostic(.error, """

@@ -47,6 +47,8 @@ extension SegmentPlanner {
             return result
         case .toOne(let owner, let name):
             guard let entity = destination.entity(named: owner), let relationship = entity.relationship(named: name) else { return nil }
+            // Filled through a key path (a mapping file's value): computed in a rebuild.
+            if subtree(destination, owner).contains(where: { isComputed($0, name) }) { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
             if case .column(let tableName, let old, _) = found.source, !found.reversed,
                sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil

@@ -167,8 +167,9 @@ extension SegmentPlanner {
                 return "NULL"
             }
         case .toOne(let owner, let name):
-            guard lineage.contains(owner), let relationship = entity.relationship(named: name),
-                  let found = pairs(for: entity, relationship) else { return "NULL" }
+            guard lineage.contains(owner), let relationship = entity.relationship(named: name) else { return "NULL" }
+            if let computed = try computedToOne(entity, relationship, sourceEntity: sourceEntity, arguments: &arguments) { return computed }
+            guard let found = pairs(for: entity, relationship) else { return "NULL" }
             return destinationOfRow(found.source, reversed: found.reversed)
         case .toManyKey(let owner, let name):
             // This row is a destination of owner.name (a to-many without an inverse): the owner's key.

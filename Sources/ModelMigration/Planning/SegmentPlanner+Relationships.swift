@@ -1,5 +1,6 @@
 import DataModel
 import Mapping
+import Predicates
 import SQLiteStore
 
 /// Relationship columns that follow other rows: entity-type columns (`Z<n>_<NAME>`),
@@ -110,5 +111,24 @@ extension SegmentPlanner {
             }
         }
         return total
+    }
+
+    /// Whether a mapping file fills `entity.relationship` through a key path.
+    func isComputed(_ entity: String, _ relationship: String) -> Bool {
+        if case .expression? = mapping.mapping(forDestination: entity)?.property(relationship)?.source { return true }
+        return false
+    }
+
+    /// A to-one a mapping file fills through a key path of to-ones (`$source.country.continent`,
+    /// MappingFiles.md): the key of the object reached, read on the source row `s`. The
+    /// objects keep their keys when their entity mapping carries them over, so the source
+    /// key is the destination key, as for a copied relationship.
+    func computedToOne(_ entity: CompiledEntity, _ relationship: CompiledRelationship, sourceEntity: CompiledEntity,
+                       arguments: inout [DatabaseValue]) throws -> String? {
+        guard case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source else { return nil }
+        let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).expression(keys)
+        let fragment = try PredicateSQL(version: source, layout: sourceLayout).value(checked, row: "s")
+        arguments += fragment.arguments
+        return "(\(fragment.sql))"
     }
 }

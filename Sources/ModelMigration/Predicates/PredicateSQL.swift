@@ -321,18 +321,11 @@ extension PredicateSQL {
             case .numberAsDate(let a):
                 return try value(a, alias, numeric: true)
             case .function(let function, let args, _):
-                switch function {
-                case .now: return bind(.real(generator.now.timeIntervalSinceReferenceDate))
-                case .lowercase: return "mm_lower(\(try value(args[0], alias, numeric: false)))"
-                case .uppercase: return "mm_upper(\(try value(args[0], alias, numeric: false)))"
-                case .length: return "length(\(try value(args[0], alias, numeric: false)))"
-                case .abs: return "abs(\(try value(args[0], alias, numeric: true)))"
-                case .toNumber:
-                    let argument = try value(args[0], alias, numeric: false)
-                    guard let failing = generator.failedConversions else { return "mm_number(\(argument))" }
-                    return "mm_number_or_fail(\(argument), \(failing.key), \(bind(.text(failing.label))))"
-                case .toString: return "CAST(\(try value(args[0], alias, numeric: true)) AS TEXT)"
-                }
+                return try functionValue(function, args, alias)
+            case .conditional(let test, let a, let b, _):
+                // NSPredicate is two-valued: a condition that is NULL (nil operands) is false.
+                let condition = try condition(test, alias)
+                return "(CASE WHEN \(condition) THEN \(try value(a, alias, numeric: numeric)) ELSE \(try value(b, alias, numeric: numeric)) END)"
             }
         }
 

@@ -109,8 +109,28 @@ public enum AggregateFunction: String, Sendable, Hashable {
 public enum ExpressionFunction: String, Sendable, Hashable {
     /// `lowercase:`, `uppercase:` (Unicode, as `NSString`'s `lowercaseString`).
     case lowercase, uppercase
-    /// `length:`: the length in characters.
+    /// `length:`, `FUNCTION(s, 'length')`: the length in UTF-16 code units, as `NSString`.
     case length
+    /// `capitalizedString`: each word's first character upper case, the rest lower case.
+    case capitalized
+    /// `trim:(s)`: leading and trailing white space and line breaks removed.
+    case trim
+    /// `substringFromIndex:` (arguments: text, index) and `substringToIndex:`: UTF-16 offsets.
+    case substringFrom, substringTo
+    /// `stringByReplacingOccurrencesOfString:withString:` (text, target, replacement).
+    case replace
+    /// `replace:matching:with:` (text, ICU pattern, template): every match replaced.
+    case replaceMatches
+    /// `componentsSeparatedByString:` then `[n]` (text, separator, position; -1 is `[LAST]`).
+    case component
+    /// `componentsSeparatedByString:` then `[SIZE]` (text, separator).
+    case componentCount
+    /// `modulus:by:`, `sqrt:`, `raise:toPower:`, `ceiling:`, `floor:`, `trunc:`, `log:`, `ln:`, `exp:`.
+    case modulus, sqrt, power, ceiling, floor, trunc, log, ln, exp
+    /// `bitwiseAnd:with:`, `bitwiseOr:with:`, `bitwiseXor:with:`, `leftshift:by:`, `rightshift:by:`, `onesComplement:`.
+    case bitwiseAnd, bitwiseOr, bitwiseXor, leftShift, rightShift, onesComplement
+    /// `sum:`, `min:`, `max:`, `average:` over a list `{a, b, …}` (the arguments): nil items skipped.
+    case listSum, listMin, listMax, listAverage
     /// `abs:`.
     case abs
     /// `now()`.
@@ -161,12 +181,14 @@ public indirect enum CheckedExpression: Sendable, Hashable {
     case function(ExpressionFunction, [CheckedExpression], ValueType)
     /// A number taken as a date (`CAST(n, 'NSDate')`: seconds since 2001-01-01).
     case numberAsDate(CheckedExpression)
+    /// `TERNARY(predicate, a, b)`, of the type given.
+    case conditional(CheckedPredicate, CheckedExpression, CheckedExpression, ValueType)
 
     /// The expression's type.
     public var type: ValueType {
         switch self {
         case .keyPath(let path): path.type
-        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type): type
+        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type), .conditional(_, _, _, let type): type
         case .literal(let value): value.type
         case .list(let items): items.first?.type ?? .null
         case .concatenate: .string

@@ -200,6 +200,34 @@ public struct TypeChecker: Sendable {
                 return try cast(inner, typeName, at: at)
             case .function(let name, let arguments, let at):
                 return try function(name, arguments, at: at)
+            case .ternary(let condition, let a, let b, let at):
+                return try ternary(condition, a, b, at: at)
+            case .index(let base, let index, let at):
+                return try indexed(base, index, at: at)
+            case .invoke(let receiver, let selector, let arguments, let at):
+                return try invoke(receiver, selector, arguments, at: at)
+            }
+        }
+
+        /// `FUNCTION(receiver, 'selector:', …)`: refused for every receiver this checker
+        /// does not know, naming the receiver.
+        func invoke(_ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
+                    at: Int) throws(PredicateError) -> CheckedExpression {
+            // A value (a key path to an attribute, a literal, another call) receives an
+            // NSString method; a bare variable ($entityPolicy, $manager) is an object.
+            if case .keyPath(_?, let components, _) = receiver, components.isEmpty {
+                throw fail("FUNCTION cannot call '\(selector)' on \(Self.describe(receiver)) here (no such receiver is known)", at: receiver.position)
+            }
+            return try stringMethod(selector, receiver, arguments, at: at)
+        }
+
+        /// How an error names a FUNCTION receiver as written.
+        static func describe(_ receiver: ExpressionSyntax) -> String {
+            switch receiver {
+            case .keyPath(let variable?, let components, _): "'" + (["$" + variable] + components).joined(separator: ".") + "'"
+            case .keyPath(nil, let components, _): "'" + components.joined(separator: ".") + "'"
+            case .string, .integer, .double, .boolean, .null: "a constant"
+            default: "the expression"
             }
         }
 
@@ -254,7 +282,7 @@ public struct TypeChecker: Sendable {
         }
 
         static let functionNames = ["lowercase:", "uppercase:", "length:", "abs:", "now", "add:to:", "from:subtract:",
-                                    "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:"]
+                                    "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:"] + moreFunctionNames
 
         func function(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression {
             func arity(_ n: Int) throws(PredicateError) {
@@ -289,6 +317,7 @@ public struct TypeChecker: Sendable {
                 return try arithmetic(op, try expression(arguments[0]), try expression(arguments[1]), at: at)
             case "sum:", "count:", "min:", "max:", "average:":
                 try arity(1)
+                if case .list(let items, let listAt) = arguments[0] { return try listFunction(name, items, at: listAt) }
                 guard case .keyPath(let variable, let components, let pathAt) = arguments[0],
                       case .toMany(let many)? = try resolve(variable: variable, components, at: pathAt, allowToMany: true) else {
                     throw fail("\(name) takes a to-many key path (as in \(name)(posts\(name == "count:" ? "" : ".wordCount")))", at: arguments[0].position)
@@ -296,12 +325,17 @@ public struct TypeChecker: Sendable {
                 let function: AggregateFunction = ["sum:": .sum, "count:": .count, "min:": .min, "max:": .max][name] ?? .avg
                 return .aggregate(function, many, try aggregateType(function, many, at: pathAt))
             default:
+                if let checked = try moreFunction(name, arguments, at: at) { return checked }
                 let hint = Suggestions.hint(for: name, in: Self.functionNames).map { " (\($0))" } ?? ""
                 throw fail("unknown function '\(name)'\(hint); supported: \(Self.functionNames.joined(separator: ", "))", at: at)
             }
         }
 
         // MARK: Key paths
+
+        /// Key-value coding's set and array operators: their value is a collection.
+        static let setOperators: Set<String> = ["@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
+                                                "@distinctUnionOfArrays", "@unionOfArrays"]
 
         enum Resolved {
             case scalar(CheckedKeyPath)
@@ -362,6 +396,12 @@ public struct TypeChecker: Sendable {
                 let destination = relationship.declaration.destination
                 if let op = rest.first, op.hasPrefix("@") {
                     guard let function = AggregateFunction(rawValue: String(op.dropFirst())) else {
+                        if Self.setOperators.contains(op) {
+                            throw fail("""
+                                \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
+                                (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+                                """, at: offset(of: index + 1))
+                        }
                         throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: offset(of: index + 1))
                     }
                     let inner = Array(rest.dropFirst())

@@ -16,7 +16,9 @@
 /// primary     := number | string | "YES" | "NO" | "TRUE" | "FALSE" | "nil" | "NULL"
 ///              | "{" [expression ("," expression)*] "}" | "(" expression ")"
 ///              | "CAST" "(" expression "," string ")" | name ":" (name ":")* "(" arguments ")" | name "(" ")"
-///              | keypath
+///              | "TERNARY" "(" predicate "," expression "," expression ")"
+///              | "FUNCTION" "(" expression "," string ("," expression)* ")" | keypath
+///              followed by any number of "[" ("FIRST" | "LAST" | "SIZE" | expression) "]"
 /// keypath     := (name | "$" name) ("." (name | "@" name))*
 /// ```
 public struct PredicateParser {
@@ -44,7 +46,7 @@ public struct PredicateParser {
     private static let reserved: Set<String> = [
         "AND", "OR", "NOT", "BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "SOME",
         "ALL", "NONE", "NIL", "NULL", "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "TRUE", "FALSE", "CAST",
-        "SUBQUERY", "FUNCTION", "SELF",
+        "SUBQUERY", "FUNCTION", "SELF", "TERNARY",
     ]
 
     private init(_ source: String) throws(PredicateError) {
@@ -108,6 +110,10 @@ public struct PredicateParser {
         case .arithmetic(_, let a, let b, _): 4 + max(nesting(of: a), nesting(of: b))
         case .negate(let a, _), .cast(let a, _, _): 4 + nesting(of: a)
         case .function(_, let arguments, _): 4 + (arguments.map(nesting(of:)).max() ?? 0)
+        case .ternary(let condition, let a, let b, _): 6 + max(nesting(of: condition), nesting(of: a), nesting(of: b))
+        case .index(let base, let index, _):
+            if case .position(let n) = index { 4 + max(nesting(of: base), nesting(of: n)) } else { 4 + nesting(of: base) }
+        case .invoke(let receiver, _, let arguments, _): 4 + (([receiver] + arguments).map(nesting(of:)).max() ?? 0)
         }
     }
 
@@ -349,7 +355,29 @@ public struct PredicateParser {
         return try parsePrimary()
     }
 
+    /// A primary expression and the indexes written after it (`…[FIRST]`, `…[2]`).
     private mutating func parsePrimary() throws(PredicateError) -> ExpressionSyntax {
+        var base = try parseAtom()
+        while current.isSymbol("[") {
+            let bracket = advance()
+            let index: IndexSyntax
+            switch current.keyword {
+            case "FIRST": _ = advance(); index = .first
+            case "LAST": _ = advance(); index = .last
+            case "SIZE": _ = advance(); index = .size
+            default:
+                guard current.kind != .end, !current.isSymbol("]") else {
+                    throw fail("expected FIRST, LAST, SIZE or a position inside [ ], found \(current.shown)", at: current)
+                }
+                index = .position(try parseExpression())
+            }
+            try expect("]", "to close the index opened at column \(bracket.position + 1)")
+            base = try checked(.index(base, index, at: bracket.position))
+        }
+        return base
+    }
+
+    private mutating func parseAtom() throws(PredicateError) -> ExpressionSyntax {
         let token = current
         switch token.kind {
         case .integer(let v): _ = advance(); return .integer(v, at: token.position)
@@ -409,7 +437,19 @@ public struct PredicateParser {
             _ = advance()
             try expect(")", "to close CAST")
             return try checked(.cast(value, type, at: token.position))
-        case "SUBQUERY", "FUNCTION", "SELF":
+        case "TERNARY":
+            _ = advance()
+            try expect("(", "after TERNARY")
+            let condition = try parsePredicate()
+            try expect(",", "after TERNARY's predicate")
+            let whenTrue = try parseExpression()
+            try expect(",", "between TERNARY's two values")
+            let whenFalse = try parseExpression()
+            try expect(")", "to close TERNARY")
+            return try checked(.ternary(condition, whenTrue, whenFalse, at: token.position))
+        case "FUNCTION":
+            return try invoke(at: token)
+        case "SUBQUERY", "SELF":
             throw fail("\(keyword) is not supported (it has no SQL form here)", at: token)
         default:
             throw fail("expected an expression, found the keyword \(keyword) (write #\(name(of: token)) for a key of that name)", at: token)
@@ -462,5 +502,39 @@ public struct PredicateParser {
         }
         try expect(")", "to close the arguments of \(name)")
         return try checked(.function(name, arguments, at: start.position))
+    }
+
+    /// `FUNCTION(receiver, 'selector:', argument, …)`, Apple's `NSExpression` format for
+    /// a method call: the selector is a string literal in single or double quotes.
+    private mutating func invoke(at start: Token) throws(PredicateError) -> ExpressionSyntax {
+        _ = advance()
+        try expect("(", "after FUNCTION")
+        guard current.kind != .end, !current.isSymbol(")") else {
+            throw fail("expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found \(current.shown)",
+                       at: current)
+        }
+        let receiver = try parseExpression()
+        try expect(",", "between FUNCTION's receiver and its selector")
+        guard case .string(let selector) = current.kind else {
+            throw fail("expected FUNCTION's selector in quotes (as in 'firstNameFrom:'), found \(current.shown)", at: current)
+        }
+        let selectorToken = advance()
+        guard Self.isSelector(selector) else {
+            throw fail("'\(selector)' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')",
+                       at: selectorToken)
+        }
+        var arguments: [ExpressionSyntax] = []
+        while current.isSymbol(",") {
+            _ = advance()
+            arguments.append(try parseExpression())
+        }
+        try expect(")", "to close FUNCTION")
+        return try checked(.invoke(receiver: receiver, selector: selector, arguments: arguments, at: start.position))
+    }
+
+    /// `name`, `name:` or `name:with:`: identifier characters and colons, starting with a name.
+    static func isSelector(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+        return text.unicodeScalars.allSatisfy { $0 == ":" || $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 }

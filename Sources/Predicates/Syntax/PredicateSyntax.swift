@@ -95,16 +95,39 @@ public indirect enum ExpressionSyntax: Sendable, Hashable {
     case function(String, [ExpressionSyntax], at: Int)
     /// `CAST(x, 'NSDate')`.
     case cast(ExpressionSyntax, String, at: Int)
+    /// `TERNARY(predicate, a, b)`: `a` where the predicate holds, else `b`.
+    case ternary(PredicateSyntax, ExpressionSyntax, ExpressionSyntax, at: Int)
+    /// `array[FIRST]`, `array[LAST]`, `array[SIZE]`, `array[n]`: NSExpression's index
+    /// syntax (`at` is where the `[` is written).
+    case index(ExpressionSyntax, IndexSyntax, at: Int)
+    /// `FUNCTION(receiver, 'selector:with:', argument, …)`: `NSExpression`'s method
+    /// call on a receiver (`$entityPolicy`, `$manager`, a key path or a value), the
+    /// selector as written inside the quotes.
+    case invoke(receiver: ExpressionSyntax, selector: String, arguments: [ExpressionSyntax], at: Int)
 
     /// Where the node starts: a 0-based offset in Unicode scalars.
     public var position: Int {
         switch self {
         case .keyPath(_, _, let at), .string(_, let at), .integer(_, let at), .double(_, let at), .boolean(_, let at),
              .null(let at), .list(_, let at), .arithmetic(_, _, _, let at), .negate(_, let at), .function(_, _, let at),
-             .cast(_, _, let at):
+             .cast(_, _, let at), .ternary(_, _, _, let at), .invoke(_, _, _, let at):
             at
+        case .index(let base, _, _):
+            base.position
         }
     }
+}
+
+/// What `[…]` after an expression selects.
+public indirect enum IndexSyntax: Sendable, Hashable {
+    /// `[FIRST]`.
+    case first
+    /// `[LAST]`.
+    case last
+    /// `[SIZE]`: the number of elements.
+    case size
+    /// `[n]`: the element at the 0-based position `n`.
+    case position(ExpressionSyntax)
 }
 
 /// The four arithmetic operators.

@@ -206,7 +206,7 @@ private enum DatabaseValueMeasure {
     }
 }
 
-private func textArgument(_ value: OpaquePointer?) -> String? {
+func textArgument(_ value: OpaquePointer?) -> String? {
     guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
     // By length, not up to the first NUL: a text may hold NULs.
     let count = Int(sqlite3_value_bytes(value))
@@ -214,7 +214,7 @@ private func textArgument(_ value: OpaquePointer?) -> String? {
 }
 
 /// A text argument's bytes, valid until the function returns (no copy).
-private func textBytes(_ value: OpaquePointer?) -> UnsafeBufferPointer<UInt8>? {
+func textBytes(_ value: OpaquePointer?) -> UnsafeBufferPointer<UInt8>? {
     guard sqlite3_value_type(value) != SQLITE_NULL, let bytes = sqlite3_value_text(value) else { return nil }
     return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))
 }
@@ -237,7 +237,7 @@ private func asciiCaseMapped(_ context: OpaquePointer, _ value: OpaquePointer?, 
     return true
 }
 
-private func resultText(_ context: OpaquePointer, _ text: String) {
+func resultText(_ context: OpaquePointer, _ text: String) {
     // SQLITE_TRANSIENT: SQLite copies the bytes before returning.
     // An empty text has no buffer; a NULL pointer would make the result NULL.
     if text.isEmpty { sqlite3_result_text(context, "", 0, nil); return }

@@ -62,6 +62,7 @@ package final class Connection {
         self.busyTimeout = busyTimeout
         applyBusyTimeout()
         registerPredicateFunctions()
+        registerStringFunctions()
         if Self.tracesStatements { sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_PROFILE), Self.traceStatement, nil) }
     }
 
