@@ -110,6 +110,7 @@ extension GlobalOptions {
         planner.removesDanglingReferences = removeDanglingReferences
         planner.policyInputs = MigrateTool.policies.declaredInputs
         planner.policyUnwritten = MigrateTool.policies.unwritten
+        planner.policyFunctions = MigrateTool.policies.functions
         return planner
     }
 }

@@ -72,6 +72,7 @@ extension GlobalOptions {
             planner.removesDanglingReferences = options.removeDanglingReferences
             planner.policyInputs = MigrateTool.policies.declaredInputs
             planner.policyUnwritten = MigrateTool.policies.unwritten
+            planner.policyFunctions = MigrateTool.policies.functions
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])

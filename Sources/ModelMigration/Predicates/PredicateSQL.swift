@@ -54,6 +54,9 @@ public struct PredicateSQL {
     /// naming the row (`key`, e.g. `s.Z_PK`) and `label` (`Book.pages`), instead of
     /// giving nil.
     public var failedConversions: (key: String, label: String)? = nil
+    /// In a mapping file's value: the destination (`Person.firstName`) a policy
+    /// function's result is stored in, which names the SQL function called.
+    public var policyDestination: String = ""
 
     /// Creates a generator for a store's layout.
     public init(version: CompiledVersion, layout: StorageLayout, now: Date = Date()) {
@@ -333,6 +336,13 @@ extension PredicateSQL {
                     return "mm_number_or_fail(\(argument), \(failing.key), \(bind(.text(failing.label))))"
                 case .toString: return "CAST(\(try value(args[0], alias, numeric: true)) AS TEXT)"
                 }
+            case .policyCall(let policy, let selector, let args, _):
+                // The SQL function the apply registers for the policy's Swift function;
+                // the row's key first, for its messages.
+                var parts = ["\(alias).Z_PK"]
+                for arg in args { parts.append(try value(arg, alias, numeric: false)) }
+                let name = PolicyFunctionCall.sqlName(policy: policy, selector: selector, destination: generator.policyDestination)
+                return "\(SQLText.q(name))(\(parts.joined(separator: ", ")))"
             }
         }
 

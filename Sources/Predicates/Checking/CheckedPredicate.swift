@@ -160,12 +160,16 @@ public indirect enum CheckedExpression: Sendable, Hashable {
     case function(ExpressionFunction, [CheckedExpression], ValueType)
     /// A number taken as a date (`CAST(n, 'NSDate')`: seconds since 2001-01-01).
     case numberAsDate(CheckedExpression)
+    /// `FUNCTION($entityPolicy, 'selector:', …)`: a function of the entity mapping's
+    /// policy called with the arguments' values; its type is the destination
+    /// attribute's.
+    case policyCall(policy: String, selector: String, arguments: [CheckedExpression], ValueType)
 
     /// The expression's type.
     public var type: ValueType {
         switch self {
         case .keyPath(let path): path.type
-        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type): type
+        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type), .policyCall(_, _, _, let type): type
         case .literal(let value): value.type
         case .list(let items): items.first?.type ?? .null
         case .concatenate: .string
