@@ -208,15 +208,6 @@ import TestSupport
         #expect(mapping.notCarried == [
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class Shop.CustomerPolicy is code (Objective-C or Swift); "
                 + "written as policy CustomerPolicy with a skeleton to port it into",
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
-                + "a computed value on an entity with a policy; written as value:, which plan refuses "
-                + "(compute it in the policy, or drop the policy if it only hosted this)",
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.score: "
-                + "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits): FUNCTION($entityPolicy, 'scoreForVisits:', …) cannot run here yet; "
-                + "written as value:, which plan refuses",
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.tier: lowercase:($source.name): "
-                + "a computed value on an entity with a policy; written as value:, which plan refuses "
-                + "(compute it in the policy, or drop the policy if it only hosted this)",
             "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
                 + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
                 + "a relationship filled by an expression; the mapping file copies relationships ($source.<relationship>) "
@@ -240,11 +231,19 @@ import TestSupport
                     ]
                 }
 
+                /// The functions the mapping files call through $entityPolicy: each runs inside the
+                /// hop's set-based copy, once per source object (Docs/Policies.md, "Policy functions").
+                public static var functions: [PolicyFunction] {
+                    [
+                        PolicyFunction("scoreForVisits:") { try scoreForVisits($0) },
+                    ]
+                }
+
                 public init() {}
 
-                /// `scoreForVisits:`, called by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
+                /// `scoreForVisits:`, called with `arguments[0]` by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
                 /// - ShopToShop2.xcmappingmodel: CustomerToClient.score
-                public func scoreForVisits(_ argument1: AttributeValue?) throws -> AttributeValue? {
+                static func scoreForVisits(_ arguments: PolicyArguments) throws -> AttributeValue? {
                     throw PolicyError("CustomerPolicy.scoreForVisits is not written yet")
                 }
             }

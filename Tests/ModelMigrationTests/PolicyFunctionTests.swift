@@ -119,4 +119,62 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             #expect(try StoreDump.dump(s.storePath) == dump)
         }
     }
+
+    /// A selector the policy does not declare is refused like a policy that is not
+    /// compiled in (exit 4), at the value's line and column.
+    @Test func anUnknownSelectorIsRefusedAtItsLine() throws {
+        let s = try Self.scenario("      firstName: { value: \"FUNCTION($entityPolicy, 'fullNameFrom:', $source.fullName)\" }\n",
+                                  policy: "SplitFullName")
+        defer { s.remove() }
+        let error = #expect(throws: InferenceFailure.self) { try plan(s) }
+        #expect(error?.refusals.map(\.kind) == [.missingPolicy])
+        #expect(error?.refusals.map(\.description) == ["""
+            Person.firstName: \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName' calls 'fullNameFrom:' \
+            of policy SplitFullName, which has no such function (its functions: firstNameFrom:, lastNameFrom:)
+                remedy: add PolicyFunction("fullNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
+            """])
+    }
+
+    /// The checker's refusals, each at the expression's line and column.
+    @Test func callsTheCheckerRefusesAreLocated() throws {
+        let cases: [(String, String)] = [
+            ("firstName: { value: \"FUNCTION($entityPolicy, 'describe:age:', $source.fullName)\" }",
+             "5:28: property 'Person.firstName': value: 'describe:age:' takes 2 arguments (one per ':'), found 1"),
+            ("firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source)\" }",
+             "5:66: property 'Person.firstName': value: $source is the whole source object; PersonFunctions's functions run inside the copy "
+                + "and take values (pass its keys, as in $source.name)"),
+            ("firstName: { value: \"lowercase:(FUNCTION($entityPolicy, 'initialOf:', $source.email))\" }\n"
+                + "      lastName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }",
+             "5:39: property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) must be the whole value: its result is "
+                + "the destination attribute's value (compute the rest in the policy function)"),
+            ("firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n      lastName: policy",
+             "5:7: property 'Person.firstName': value: the entity's objects come from policy PersonFunctions"),
+        ]
+        for (properties, message) in cases {
+            let s = try Self.scenario("      \(properties)\n")
+            defer { s.remove() }
+            let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
+            #expect(error?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)" } == [message])
+        }
+        // Without a policy on the entity, $entityPolicy names nothing.
+        let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    properties:\n"
+                           + "      firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n")
+        let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
+        #expect(error?.diagnostics.map(\.message) == ["""
+            property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) calls the entity mapping's policy, \
+            and it names none (add `policy: <Name>` to the entity)
+            """])
+    }
+
+    /// With `prop: policy` the stages own the objects: SplitFullName still splits there.
+    @Test func theObjectGraphFormStillSplits() throws {
+        let s = try Self.scenario("      firstName: policy\n      lastName: policy\n", policy: "SplitFullName")
+        defer { s.remove() }
+        let plan = try plan(s)
+        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy SplitFullName: Person → Person"])
+        try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(plan)
+        #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] } == ContactsData.split.map { [.string($0.0), .string($0.1)] })
+    }
 }

@@ -176,12 +176,15 @@ public enum MappingResolver {
                         let checked = try checker.value(text, for: attribute.declaration)
                         if case .policyCall(let policy, let selector, _, _) = checked, let functions = policyFunctions?[policy],
                            !functions.contains(selector) {
+                            // As a policy that is not compiled in: this migrate cannot run the hop (exit 4).
                             let known = functions.isEmpty ? "it declares no functions" : "its functions: " + functions.sorted().joined(separator: ", ")
-                            diagnostics.append(Diagnostic(.error, """
-                                                          property '\(entity.name).\(property)': value: policy \(policy) has no function \
-                                                          '\(selector)' (\(known))
-                                                          """, at: textLocation.location(ofColumn: 1),
-                                                          hint: "add PolicyFunction(\"\(selector)\") { … } to \(policy).functions (Docs/Policies.md)"))
+                            refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: property,
+                                                    change: """
+                                                    \(textLocation.location(ofColumn: 1)): property '\(entity.name).\(property)' calls \
+                                                    '\(selector)' of policy \(policy), which has no such function (\(known))
+                                                    """,
+                                                    remedy: "add PolicyFunction(\"\(selector)\") { … } to \(policy).functions (Docs/Policies.md), "
+                                                        + "or call one it has"))
                             continue
                         }
                     } catch {
