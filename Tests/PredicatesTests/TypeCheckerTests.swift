@@ -48,11 +48,14 @@ import TestSupport
         func error(_ text: String) -> String {
             do { _ = try c.expression(text); return "no error" } catch { return error.description }
         }
-        #expect(error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)") == """
-            column 10: FUNCTION cannot call 'firstNameFrom:' on '$entityPolicy' here (no such receiver is known)
-              FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)
+        #expect(error("FUNCTION($manager, 'firstNameFrom:', $source.name)") == """
+            column 10: FUNCTION cannot call 'firstNameFrom:' on '$manager' here (no such receiver is known)
+              FUNCTION($manager, 'firstNameFrom:', $source.name)
                        ^
             """)
+        #expect(error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)").hasPrefix("""
+            column 1: FUNCTION($entityPolicy, 'firstNameFrom:', …) calls the entity mapping's policy, and it names none
+            """))
         #expect(error("FUNCTION(name, 'uppercaseString')").hasPrefix("column 10: FUNCTION cannot call 'uppercaseString' on 'name' here"))
     }
 
