@@ -8,8 +8,12 @@ import TestSupport
 /// Test policy functions over Contacts 1 → 2 (`Person`: fullName, email, age, city
 /// → firstName, lastName, …; `age` is integer16 with min 0, max 200).
 struct PersonFunctions: EntityMigrationPolicy {
+    /// State the functions of one apply share.
+    final class Counter { var value = 0 }
+
     static var functions: [PolicyFunction] {
-        [
+        let counter = Counter()
+        return [
             PolicyFunction("describe:age:") { arguments in
                 let name = arguments.string(0) ?? "nobody"
                 return .string("\(name.trimmingCharacters(in: .whitespacesAndNewlines)) (\(arguments.integer(1).map(String.init) ?? "?"))")
@@ -30,6 +34,11 @@ struct PersonFunctions: EntityMigrationPolicy {
             PolicyFunction("nothingFor:") { _ in nil },
             PolicyFunction("wrongType:") { _ in .integer(7) },
             PolicyFunction("constant") { _ in .string("same") },
+            PolicyFunction("tick:", deterministic: false) { _ in
+                counter.value += 1
+                return .string(String(counter.value))
+            },
+            PolicyFunction("lastTick:", deterministic: false) { _ in .string(String(counter.value)) },
         ]
     }
 }
@@ -118,6 +127,19 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             #expect(error?.message.hasSuffix("`; nothing was changed") == true)
             #expect(try StoreDump.dump(s.storePath) == dump)
         }
+    }
+
+    /// The functions of a policy are read once per step: closures that capture one
+    /// object share it (tick: counts rows, lastTick: reads the same count).
+    @Test func functionsOfOneStepShareTheirState() throws {
+        let s = try Self.scenario("""
+                  firstName: { value: "FUNCTION($entityPolicy, 'tick:', $source.fullName)" }
+                  lastName: { value: "FUNCTION($entityPolicy, 'lastTick:', $source.fullName)" }
+
+            """)
+        defer { s.remove() }
+        try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(try plan(s))
+        #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] } == (1...7).map { [.string("\($0)"), .string("\($0)")] })
     }
 
     /// A selector the policy does not declare is refused like a policy that is not

@@ -16,8 +16,12 @@ struct PolicyFunctionBinding {
     /// The binding of every call of `step`, resolved against `runner`'s policies.
     static func bindings(for step: MigrationStep, hop: MigrationHop, runner: (any PolicyRunning)?) throws -> [PolicyFunctionBinding] {
         var bindings: [PolicyFunctionBinding] = []
+        // Read once per policy and step: the functions of one policy may share state
+        // (an object their closures capture), as SplitFullName's two halves do.
+        var read: [String: [PolicyFunction]] = [:]
         for call in step.policyFunctions where !bindings.contains(where: { $0.call.sqlName == call.sqlName }) {
-            guard let functions = runner?.functions(of: call.policy) else {
+            if read[call.policy] == nil { read[call.policy] = runner?.functions(of: call.policy) }
+            guard let functions = read[call.policy] else {
                 throw MigrationError(kind: .stepFailed, message: """
                     \(call.entity).\(call.attribute) calls policy '\(call.policy)', which is not compiled into this migrate; nothing was changed
                     """)
