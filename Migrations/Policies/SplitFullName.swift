@@ -4,6 +4,21 @@ import ModelMigration
 /// (named by `Migrations/Contacts/1-to-2.yaml`). Every other property is copied by
 /// the default mapping.
 ///
+/// The mapping file calls the policy's functions, as a Core Data mapping model calls
+/// an `NSEntityMigrationPolicy` subclass:
+///
+/// ```yaml
+/// Person:
+///   policy: SplitFullName
+///   properties:
+///     firstName: { value: "FUNCTION($entityPolicy, 'firstNameFrom:', $source.fullName)" }
+///     lastName: { value: "FUNCTION($entityPolicy, 'lastNameFrom:', $source.fullName)" }
+/// ```
+///
+/// so the split runs inside the hop's set-based copy of `Person`, one Swift call per
+/// row and value. A mapping file that writes `firstName: policy` instead runs the
+/// same split in the object-graph stages (`createDestinationInstances`).
+///
 /// The rules (`NameSplitter.split`):
 /// - whitespace of any kind is trimmed at both ends and runs of it inside the
 ///   name collapse to one space;
@@ -24,6 +39,17 @@ public struct SplitFullName: EntityMigrationPolicy {
     /// The source property it reads (checked against each hop it is named for).
     public static var sourceProperties: [String] { ["fullName"] }
 
+    /// `firstNameFrom:` and `lastNameFrom:`: the halves of a full name. SQLite asks
+    /// for both halves of a row one after the other, so the split of the last name
+    /// seen is kept and the second call only compares bytes.
+    public static var functions: [PolicyFunction] {
+        let halves = NameHalves()
+        return [
+            PolicyFunction("firstNameFrom:") { .string(halves.of($0).first) },
+            PolicyFunction("lastNameFrom:") { .string(halves.of($0).last) },
+        ]
+    }
+
     public init() {}
 
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
@@ -32,6 +58,30 @@ public struct SplitFullName: EntityMigrationPolicy {
         person["firstName"] = .string(first)
         person["lastName"] = .string(last)
         try manager.insert(person)
+    }
+}
+
+/// The split of the last full name seen, by its bytes: one split per row for two
+/// function calls. One instance serves one apply's two functions, on one thread.
+final class NameHalves {
+    private var input: [UInt8] = []
+    private var isNil = true
+    private var halves = ("", "")
+
+    /// The halves of argument 0, a full name (nil: `""`, `""`).
+    func of(_ arguments: PolicyArguments) -> (first: String, last: String) {
+        arguments.withUTF8(0) { bytes in
+            guard let bytes else {
+                isNil = true
+                return ("", "")
+            }
+            if !isNil, input.count == bytes.count, input.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return halves }
+            input.removeAll(keepingCapacity: true)
+            input.append(contentsOf: bytes)
+            isNil = false
+            halves = NameSplitter.split(utf8: bytes)
+            return halves
+        }
     }
 }
 
@@ -66,9 +116,14 @@ public enum NameSplitter {
 
     /// `(firstName, lastName)` of a full name.
     public static func split(_ fullName: String?) -> (String, String) {
-        let text = fullName ?? ""
-        if let fast = splitSimple(text) { return fast }
-        return splitByWords(text)
+        var text = fullName ?? ""
+        return text.withUTF8 { split(utf8: $0) }
+    }
+
+    /// `(firstName, lastName)` of a full name's UTF-8 bytes (no `String` made for it).
+    public static func split(utf8 bytes: UnsafeBufferPointer<UInt8>) -> (String, String) {
+        if let fast = splitSimple(bytes) { return fast }
+        return splitByWords(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The rules applied word by word: the reference `splitSimple` must agree with.
@@ -90,9 +145,8 @@ public enum NameSplitter {
     /// is recognised here: a name with a byte that may start a non-ASCII space
     /// (0xC2: U+0085, U+00A0; 0xE1–0xE3: U+1680, U+2000…U+3000) or with more than
     /// eight words takes the general path.
-    static func splitSimple(_ text: String) -> (String, String)? {
-        var text = text
-        return text.withUTF8 { bytes -> (String, String)? in
+    static func splitSimple(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, String)? {
+        do {
             // Word ranges, at most a few: a name with more words takes the general path.
             var starts = (0, 0, 0, 0, 0, 0, 0, 0), ends = (0, 0, 0, 0, 0, 0, 0, 0)
             var count = 0

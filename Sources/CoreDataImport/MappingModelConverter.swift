@@ -285,6 +285,11 @@ package struct MappingModelConverter: Sendable {
         let attributeMappings = sourceEntity == nil ? [] : entityMapping.attributes
         let relationshipMappings = sourceEntity == nil ? [] : entityMapping.relationships
         let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
+        // FUNCTION($entityPolicy, …) values: the policy's functions run inside the set-based copy.
+        let setBased = policy != nil && attributeMappings.contains { attributeMapping in
+            attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall) ?? false
+        }
+        let context = ValueContext(source: source, sourceEntity: sourceEntity, policy: policy, setBased: setBased)
         for attributeMapping in attributeMappings {
             let where_ = "\(at): attribute mapping \(destinationName).\(attributeMapping.name)"
             guard let attribute = entity.attribute(named: attributeMapping.name) else {
@@ -303,7 +308,7 @@ package struct MappingModelConverter: Sendable {
                 mapping.notCarried.append("\(where_): the value expression archive cannot be read (\(error.message))")
                 continue
             }
-            if let line = overrideLine(for: expression, attribute: attribute.declaration, sourceEntity: sourceEntity, source: source, policy: policy,
+            if let line = overrideLine(for: expression, attribute: attribute.declaration, context,
                                        where: where_, mapping: &mapping, skeletons: &skeletons, mappingName: "\(label): \(name).\(attribute.name)") {
                 properties.append("      \(YAMLEmitter.key(attribute.name)): \(line)")
             }
@@ -370,7 +375,7 @@ package struct MappingModelConverter: Sendable {
         if let sourceEntity {
             for attribute in entity.attributes where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
                 guard sourceEntity.attribute(named: attribute.name) != nil else { continue }
-                if policy != nil {
+                if policy != nil, !setBased {
                     properties.append("      \(YAMLEmitter.key(attribute.name)): policy   # no attribute mapping: the policy's code or the default")
                 } else {
                     let value = attribute.declaration.defaultValue.map(Self.yamlValue) ?? "null"
@@ -390,10 +395,29 @@ package struct MappingModelConverter: Sendable {
         return ["  \(YAMLEmitter.key(destinationName)):"] + comments.map { "    # \($0)" } + lines
     }
 
+    /// What an attribute's value expression is read against.
+    struct ValueContext {
+        /// The source version.
+        var source: CompiledVersion
+        /// The entity mapping's source entity.
+        var sourceEntity: CompiledEntity?
+        /// The entity mapping's policy.
+        var policy: String?
+        /// Whether the policy runs set-based: some value calls `FUNCTION($entityPolicy, …)`.
+        var setBased: Bool
+    }
+
+    /// `FUNCTION($entityPolicy, 'selector:', …)` as the whole expression.
+    static func isPolicyCall(_ expression: ArchivedExpression) -> Bool {
+        if case .function(.variable("entityPolicy")?, _, _) = expression { return true }
+        return false
+    }
+
     /// The override for an attribute's value expression, or nil when it is what inference does.
-    private func overrideLine(for expression: ArchivedExpression, attribute: AttributeDescription, sourceEntity: CompiledEntity?,
-                              source: CompiledVersion, policy: String?, where place: String, mapping: inout ImportedMapping,
+    private func overrideLine(for expression: ArchivedExpression, attribute: AttributeDescription, _ context: ValueContext,
+                              where place: String, mapping: inout ImportedMapping,
                               skeletons: inout [String: PolicySkeleton], mappingName: String) -> String? {
+        let sourceEntity = context.sourceEntity, policy = context.policy
         switch expression {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
             if components[0] == attribute.name, sourceEntity?.attribute(named: attribute.name) != nil { return nil }
@@ -432,14 +456,16 @@ package struct MappingModelConverter: Sendable {
         if reasons.isEmpty, let sourceEntity {
             // What runs is what the one type checker accepts: the same check `migrate plan` makes.
             do {
-                _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute)
+                // A policy function (FUNCTION($entityPolicy, …)) is checked as the copy runs it.
+                _ = try TypeChecker(version: context.source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy)
+                    .value(text, for: attribute)
             } catch {
                 reasons.append(error.detail)
             }
         }
         if !reasons.isEmpty {
             mapping.notCarried.append("\(place): \(text): cannot run here yet (\(reasons.joined(separator: "; "))); written as value:, which plan refuses")
-        } else if policy != nil {
+        } else if policy != nil, !context.setBased {
             mapping.notCarried.append("\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
                                       + "(compute it in the policy, or drop the policy if it only hosted this)")
         }

@@ -48,7 +48,7 @@ package struct PolicySkeleton: Sendable {
         var unwritten: [String] = []
         for selector in selectors {
             unwritten.append("\(Self.methodName(selector.selector).replacingOccurrences(of: "`", with: ""))"
-                             + "(\(Array(repeating: "_:", count: selector.arguments).joined())) for FUNCTION($entityPolicy, '\(selector.selector)', …)")
+                             + "(_:) for FUNCTION($entityPolicy, '\(selector.selector)', …)")
         }
         unwritten.append("what \(coreDataClasses.joined(separator: ", ")) does in Objective-C or Swift "
                          + "(createDestinationInstances, createRelationships, …): port it, or confirm it does nothing more")
@@ -74,15 +74,27 @@ package struct PolicySkeleton: Sendable {
             "        [",
         ]
         lines += unwritten.map { "            \(literal($0))," }
-        lines += ["        ]", "    }", "", "    public init() {}"]
+        lines += ["        ]", "    }"]
+        if !selectors.isEmpty {
+            lines += [
+                "",
+                "    /// The functions the mapping files call through $entityPolicy: each runs inside the",
+                "    /// hop's set-based copy, once per source object (Docs/Policies.md, \"Policy functions\").",
+                "    public static var functions: [PolicyFunction] {",
+                "        [",
+            ]
+            lines += selectors.map { "            PolicyFunction(\(literal($0.selector))) { try \(Self.methodName($0.selector))($0) }," }
+            lines += ["        ]", "    }"]
+        }
+        lines += ["", "    public init() {}"]
         for selector in selectors {
             let bare = Self.methodName(selector.selector).replacingOccurrences(of: "`", with: "")
-            let parameters = (0..<selector.arguments).map { "_ argument\($0 + 1): AttributeValue?" }.joined(separator: ", ")
+            let arguments = selector.arguments == 0 ? "no arguments" : (0..<selector.arguments).map { "`arguments[\($0)]`" }.joined(separator: ", ")
             lines += [""]
-            lines += ["    /// `\(selector.selector)`, called by FUNCTION($entityPolicy, '\(selector.selector)', …) in:"]
+            lines += ["    /// `\(selector.selector)`, called with \(arguments) by FUNCTION($entityPolicy, '\(selector.selector)', …) in:"]
             lines += selector.uses.map { "    /// - \($0)" }
             lines += [
-                "    public func \(Self.methodName(selector.selector))(\(parameters)) throws -> AttributeValue? {",
+                "    static func \(Self.methodName(selector.selector))(_ arguments: PolicyArguments) throws -> AttributeValue? {",
                 "        throw PolicyError(\(literal("\(name).\(bare) is not written yet")))",
                 "    }",
             ]

@@ -99,6 +99,7 @@ extension GlobalOptions {
         planner.pathPreference = path?.preference ?? .automatic
         planner.policyInputs = MigrateTool.policies.declaredInputs
         planner.policyUnwritten = MigrateTool.policies.unwritten
+        planner.policyFunctions = MigrateTool.policies.functions
         return planner
     }
 }

@@ -85,6 +85,7 @@ extension GlobalOptions {
             planner.pathPreference = options.path?.preference ?? .automatic
             planner.policyInputs = MigrateTool.policies.declaredInputs
             planner.policyUnwritten = MigrateTool.policies.unwritten
+            planner.policyFunctions = MigrateTool.policies.functions
             return .plan(try planner.plan(store: store, to: options.to))
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])

@@ -102,6 +102,7 @@ public final class MigrationScenario {
         var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names))
         planner.policyInputs = catalog.declaredInputs
         planner.policyUnwritten = catalog.unwritten
+        planner.policyFunctions = catalog.functions
         let plan: MigrationPlan
         do {
             plan = try planner.plan(store: store, to: target)

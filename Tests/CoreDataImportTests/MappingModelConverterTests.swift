@@ -211,12 +211,6 @@ import TestSupport
             // The type checker's verdict, as `migrate plan` would give it.
             "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
                 + "cannot run here yet ('city' is string; the value is integer); written as value:, which plan refuses",
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.score: "
-                + "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits): cannot run here yet "
-                + "(FUNCTION cannot call 'scoreForVisits:' on '$entityPolicy' here (no such receiver is known)); written as value:, which plan refuses",
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.tier: lowercase:($source.name): "
-                + "a computed value on an entity with a policy; written as value:, which plan refuses "
-                + "(compute it in the policy, or drop the policy if it only hosted this)",
             "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
                 + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
                 + "a relationship filled through a key path; written as value:, which plan runs set-based for a to-one through to-ones, "
@@ -240,11 +234,19 @@ import TestSupport
                     ]
                 }
 
+                /// The functions the mapping files call through $entityPolicy: each runs inside the
+                /// hop's set-based copy, once per source object (Docs/Policies.md, "Policy functions").
+                public static var functions: [PolicyFunction] {
+                    [
+                        PolicyFunction("scoreForVisits:") { try scoreForVisits($0) },
+                    ]
+                }
+
                 public init() {}
 
-                /// `scoreForVisits:`, called by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
+                /// `scoreForVisits:`, called with `arguments[0]` by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
                 /// - ShopToShop2.xcmappingmodel: CustomerToClient.score
-                public func scoreForVisits(_ argument1: AttributeValue?) throws -> AttributeValue? {
+                static func scoreForVisits(_ arguments: PolicyArguments) throws -> AttributeValue? {
                     throw PolicyError("CustomerPolicy.scoreForVisits is not written yet")
                 }
             }

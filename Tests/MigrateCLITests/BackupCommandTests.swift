@@ -142,7 +142,10 @@ import TestSupport
     @Test func aFailedApplyKeepsNoBackupAndSaysSo() throws {
         let f = try CLIFixture()
         defer { f.remove() }
-        let migrations = ["--migrations", TestModels.packageRoot + "/Migrations"]
+        // SplitFullName in its stages (object graph), which check every required value it writes.
+        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
+                              "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        let migrations = ["--migrations", f.path("Migrations")]
         let store = try f.createContacts("contacts.sqlite", version: 1)
         try SQLiteFile.execute(f.path(store), """
             INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (1, 1, 1, 'No Mail', NULL, 40, 0); \
@@ -168,7 +171,7 @@ import TestSupport
         let event = try CLIFixture.object(try #require(json.stdout.split(separator: "\n").last.map(String.init)))
         #expect(event["message"] as? String == "\(failure), so this run kept no backup in backups")
 
-        #expect(try f.directory.contents() == ["Models", "backups", "contacts.sqlite"])
+        #expect(try f.directory.contents() == ["Migrations", "Models", "backups", "contacts.sqlite"])
         #expect(Self.files(under: f.path("backups")) == ["older.sqlite"])
         #expect(try String(contentsOfFile: f.path("backups/older.sqlite"), encoding: .utf8) == "an older backup")
         #expect(f.snapshot(store) == before)

@@ -216,15 +216,16 @@ struct ProgressProbe: EntityMigrationPolicy {
                           """)
     }
 
-    /// The last hop of three fails: the first two (a policy and an inferred hop) are
-    /// rolled back with it.
+    /// The last hop of three fails: the first two (policy functions and an inferred
+    /// hop) are rolled back with it.
     @Test func aPolicyFailingInTheLastHopRollsBackTheEarlierHops() throws {
         let s = try MigrationScenario.contacts(mappings: ["1-to-2.yaml"])
         defer { s.remove() }
         try s.writeMapping("3-to-4.yaml", "entities:\n  Person:\n    policy: FailOnSourceKey\n")
         try ContactsData.seed(s)
-        #expect(try s.planWithPolicies().allSteps.filter { $0.kind == .policy }.map(\.summary)
-                == ["policy SplitFullName: Person → Person", "policy FailOnSourceKey: Person → Person"])
+        let plan = try s.planWithPolicies()
+        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy FailOnSourceKey: Person → Person"])
+        #expect(plan.allSteps.flatMap(\.policyFunctions).map(\.selector) == ["firstNameFrom:", "lastNameFrom:"])
         try expectFailure(s, .stepFailed,
                           """
                           policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
@@ -258,7 +259,7 @@ struct ProgressProbe: EntityMigrationPolicy {
 
     // MARK: Chains
 
-    /// Contacts 1 → 4: a policy hop, an inferred hop, a policy hop, in one transaction.
+    /// Contacts 1 → 4: a hop of policy functions, an inferred hop, a policy hop, in one transaction.
     @Test func aChainMixesPolicyAndInferredHops() throws {
         let s = try MigrationScenario.contacts()
         defer { s.remove() }
@@ -267,8 +268,9 @@ struct ProgressProbe: EntityMigrationPolicy {
         let plan = try s.planWithPolicies()
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 2], [2, 3], [3, 4]])
         #expect(plan.hops.map { $0.mapping.mappingFile != nil } == [true, false, true])
-        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary)
-                == ["policy SplitFullName: Person → Person", "policy MoveCityToEntity: Person → Person"])
+        #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy MoveCityToEntity: Person → Person"])
+        #expect(plan.hops[0].steps.flatMap(\.policyFunctions).map(\.sqlName)
+                == ["SplitFullName.firstNameFrom: → Person.firstName", "SplitFullName.lastNameFrom: → Person.lastName"])
         let result = try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
         #expect(result.from == 1 && result.to == 4)
         #expect(try s.storeVersion() == 4)

@@ -39,10 +39,20 @@ import TestSupport
 
         let plan = try s.planWithPolicies(to: 2)
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 2]])
-        let policySteps = plan.allSteps.filter { $0.kind == .policy }
-        #expect(policySteps.map(\.summary) == ["policy SplitFullName: Person → Person"])
-        #expect(policySteps.map(\.cost) == [.policy(rows: 7)])
-        #expect(policySteps.first?.policies.map(\.mappingName) == ["PersonToPerson"])
+        // The policy's functions run inside the set-based copy of Person: no policy step.
+        #expect(plan.allSteps.filter { $0.kind == .policy } == [])
+        let copy = plan.allSteps.first { $0.table == "ZPERSON" && $0.kind == .rebuildTable }
+        #expect(copy?.sql.last == """
+            INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZCREATEDAT", "ZCITY", "ZEMAIL", "ZFIRSTNAME", "ZLASTNAME") \
+            SELECT s.Z_PK, 1, s.Z_OPT, s."ZAGE", s."ZCREATEDAT", s."ZCITY", s."ZEMAIL", \
+            "SplitFullName.firstNameFrom: → Person.firstName"(s.Z_PK, s."ZFULLNAME"), \
+            "SplitFullName.lastNameFrom: → Person.lastName"(s.Z_PK, s."ZFULLNAME") FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
+            """)
+        #expect(copy?.cost == .rewrite(rows: 7))
+        #expect(copy?.policyFunctions == [
+            PolicyFunctionCall(policy: "SplitFullName", selector: "firstNameFrom:", entity: "Person", attribute: "firstName", argumentTypes: [.string]),
+            PolicyFunctionCall(policy: "SplitFullName", selector: "lastNameFrom:", entity: "Person", attribute: "lastName", argumentTypes: [.string]),
+        ])
         try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
 
         #expect(try s.storeVersion() == 2)
@@ -78,8 +88,9 @@ import TestSupport
     }
 
     /// Without the mapping file the hop is inferred (fullName dropped with a
-    /// warning); with it, the policy owns Person and no data-loss warning is given.
-    @Test func theMappingFileTurnsADestructiveInferenceIntoAPolicyStep() throws {
+    /// warning); with it, the policy's functions read fullName inside the copy and no
+    /// data-loss warning is given.
+    @Test func theMappingFileTurnsADestructiveInferenceIntoPolicyFunctions() throws {
         let s = try MigrationScenario.contacts(mappings: [])
         defer { s.remove() }
         try ContactsData.seed(s)
@@ -89,7 +100,8 @@ import TestSupport
 
         try s.writeMapping("1-to-2.yaml", try ContactsFiles.mapping("1-to-2.yaml"))
         let withPolicy = try s.planWithPolicies(to: 2)
-        #expect(withPolicy.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy SplitFullName: Person → Person"])
+        #expect(withPolicy.allSteps.flatMap(\.policyFunctions).map(\.sqlName)
+                == ["SplitFullName.firstNameFrom: → Person.firstName", "SplitFullName.lastNameFrom: → Person.lastName"])
         #expect(withPolicy.warnings == [])
     }
 }

@@ -56,8 +56,9 @@ extension MigrationScenario {
     func planWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
-        return try MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names))
-            .plan(store: store, to: target)
+        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names))
+        planner.policyFunctions = catalog.functions
+        return try planner.plan(store: store, to: target)
     }
 
     /// Plans and applies with the policies of `catalog`.

@@ -48,13 +48,16 @@ import TestSupport
         func error(_ text: String) -> String {
             do { _ = try c.expression(text); return "no error" } catch { return error.description }
         }
-        #expect(error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)") == """
-            column 10: FUNCTION cannot call 'firstNameFrom:' on '$entityPolicy' here (no such receiver is known)
-              FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)
+        #expect(error("FUNCTION($manager, 'firstNameFrom:', $source.name)") == """
+            column 10: FUNCTION cannot call 'firstNameFrom:' on '$manager' here (no such receiver is known)
+              FUNCTION($manager, 'firstNameFrom:', $source.name)
                        ^
             """)
         // A value receives NSString's methods (ExpressionFunctionCheckTests).
         #expect(try c.expression("FUNCTION(name, 'uppercaseString')").type == .string)
+        #expect(error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)").hasPrefix("""
+            column 1: FUNCTION($entityPolicy, 'firstNameFrom:', …) calls the entity mapping's policy, and it names none
+            """))
     }
 
     @Test func errorsNameTheEntityAndColumn() throws {

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import Predicates
 
 /// A user-written mapping for one hop, `Migrations/<Model>/<A>-to-<B>.yaml`: names a
 /// policy per entity and may override property mappings. Everything it does not
@@ -26,6 +27,13 @@ package struct MappingFile: Sendable, Hashable {
         case expression(String, at: ScalarPositions, nilOnFailure: Bool)
     }
 
+    /// Whether a value expression is a call of the entity's policy,
+    /// `FUNCTION($entityPolicy, 'selector:', …)`.
+    public static func isPolicyCall(_ text: String) -> Bool {
+        if case .invoke(.keyPath("entityPolicy", [], _), _, _, _)? = try? PredicateParser.expression(text) { return true }
+        return false
+    }
+
     /// What the file says about one destination entity.
     package struct EntityOverride: Sendable, Hashable {
         /// The destination entity.
@@ -46,6 +54,23 @@ package struct MappingFile: Sendable, Hashable {
         package var filterLocation: SourceLocation? { filterPositions?.start }
         /// Where each character of the filter's text is in the file.
         package var filterPositions: ScalarPositions? = nil
+
+        /// Whether the policy runs set-based: the entity has a policy, at least one
+        /// `FUNCTION($entityPolicy, …)` value and no property set by the policy's
+        /// stages (`prop: policy`). The copy then calls the policy's functions; its
+        /// object-graph stages do not run.
+        package var isSetBased: Bool {
+            guard policy != nil else { return false }
+            var calls = false
+            for value in properties.values {
+                switch value {
+                case .policy: return false
+                case .expression(let text, _, _): calls = calls || MappingFile.isPolicyCall(text)
+                default: continue
+                }
+            }
+            return calls
+        }
     }
 
     /// The file's path.

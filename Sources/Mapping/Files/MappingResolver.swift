@@ -9,10 +9,12 @@ package enum MappingResolver {
     /// - Parameters:
     ///   - file: the hop's mapping file, if there is one (it must be `from`-to-`to`).
     ///   - knownPolicies: the policy names compiled in; `nil` skips that check.
+    ///   - policyFunctions: per compiled-in policy, the selectors of its functions
+    ///     (`FUNCTION($entityPolicy, …)` values); `nil` skips that check.
     /// - Throws: `DiagnosticsError` when the file does not fit the two versions;
     ///   `InferenceFailure` with every change neither inference nor the file covers.
     package static func resolve(_ model: CompiledModel, from: Int, to: Int, file: MappingFile?,
-                               knownPolicies: Set<String>? = nil) throws -> MappingModel {
+                               knownPolicies: Set<String>? = nil, policyFunctions: [String: Set<String>]? = nil) throws -> MappingModel {
         guard let source = model.version(from), let destination = model.version(to) else {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
                 Refusal(kind: .typeChange, entity: model.name, property: nil,
@@ -24,12 +26,13 @@ package enum MappingResolver {
         // in between, which may not even migrate.
         let spans = file.map { $0.destinationVersion - $0.sourceVersion > 1 } ?? false
         let chain = from <= to && !spans ? model.versions.filter { $0.version >= from && $0.version <= to } : [source, destination]
-        return try resolve(chain: chain, file: file, knownPolicies: knownPolicies)
+        return try resolve(chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions)
     }
 
     /// Resolves the mapping from the first to the last version of `chain` (every
     /// version in between, for chained renames), merging `file` over inference.
-    package static func resolve(chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil) throws -> MappingModel {
+    package static func resolve(chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil,
+                               policyFunctions: [String: Set<String>]? = nil) throws -> MappingModel {
         let source = chain[0], destination = chain[chain.count - 1]
         let model = (name: destination.model, current: destination)
         let from = source.version, to = destination.version
@@ -78,7 +81,9 @@ package enum MappingResolver {
                                                 + "; a policy of your own needs a migrate built with it"
                                                 + " (Docs/Migrations.md: \"Your own policies and your own migrate\")"))
                 }
-                mapping.entityMappings[index].kind = .custom
+                // Only FUNCTION($entityPolicy, …) values and no property the policy's
+                // stages set: the copy calls the policy's functions, set-based.
+                mapping.entityMappings[index].kind = override.isSetBased ? .transform : .custom
                 mapping.entityMappings[index].policy = policy
                 if mapping.entityMappings[index].source == nil {
                     diagnostics.append(Diagnostic(.error, """
@@ -87,7 +92,7 @@ package enum MappingResolver {
                                                   """,
                                                   at: override.location, hint: "add `source: <Entity of version \(from)>`"))
                 }
-                refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy }
+                if !override.isSetBased { refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy } }
             }
             let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
             for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
@@ -163,10 +168,13 @@ package enum MappingResolver {
                                                       at: location, hint: "add `source: <Entity of version \(from)>`"))
                         continue
                     }
-                    if override.policy != nil {
+                    if let policy = override.policy, !override.isSetBased {
                         diagnostics.append(Diagnostic(.error,
-                                                      "property '\(entity.name).\(property)': value: the entity's objects come from policy \(override.policy!)",
-                                                      at: location, hint: "compute it in the policy (`\(property): policy`)"))
+                                                      "property '\(entity.name).\(property)': value: the entity's objects come from policy \(policy)",
+                                                      at: location, hint: MappingFile.isPolicyCall(text)
+                                                          ? "FUNCTION($entityPolicy, …) values run in the set-based copy: write every `…: policy` "
+                                                            + "property of '\(entity.name)' as a FUNCTION value too, or compute this one in the policy"
+                                                          : "compute it in the policy (`\(property): policy`)"))
                         continue
                     }
                     if attribute.declaration.isTransient {
@@ -186,7 +194,21 @@ package enum MappingResolver {
                         continue
                     }
                     do {
-                        _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute.declaration)
+                        let checker = TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: override.policy)
+                        let checked = try checker.value(text, for: attribute.declaration)
+                        if case .policyCall(let policy, let selector, _, _) = checked, let functions = policyFunctions?[policy],
+                           !functions.contains(selector) {
+                            // As a policy that is not compiled in: this migrate cannot run the hop (exit 4).
+                            let known = functions.isEmpty ? "it declares no functions" : "its functions: " + functions.sorted().joined(separator: ", ")
+                            refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: property,
+                                                    change: """
+                                                    \(textLocation.location(ofColumn: 1)): property '\(entity.name).\(property)' calls \
+                                                    '\(selector)' of policy \(policy), which has no such function (\(known))
+                                                    """,
+                                                    remedy: "add PolicyFunction(\"\(selector)\") { … } to \(policy).functions (Docs/Policies.md), "
+                                                        + "or call one it has"))
+                            continue
+                        }
                     } catch {
                         let at = textLocation.location(ofColumn: error.column)
                         diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)", at: at,
@@ -232,7 +254,7 @@ package enum MappingResolver {
                 refusals.removeAll { $0.entity == entity.name && $0.property == property }
             }
             if let filter = override.filter {
-                if override.policy != nil {
+                if override.policy != nil, !override.isSetBased {
                     diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: a policy chooses its own objects",
                                                   at: override.filterLocation ?? override.location,
                                                   hint: "leave the filter out, or skip the objects in the policy"))

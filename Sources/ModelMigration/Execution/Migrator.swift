@@ -411,7 +411,11 @@ public struct Migrator {
             let report = try runner.run(step.policies, hop: hop, store: store, progress: progress)
             emptied += report.emptied
         } else {
+            // The policy functions its SQL calls, registered for this step only.
+            let bindings = try PolicyFunctionBinding.bindings(for: step, hop: hop, runner: policyRunner)
+            defer { for binding in bindings { binding.remove(from: connection) } }
             do {
+                for binding in bindings { try binding.register(on: connection) }
                 let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0, arguments: step.expectedRowsArguments) ?? 0 }
                 /// Statements with a mapping file's values bound to them; the others as written.
                 func run() throws {
@@ -476,4 +480,9 @@ public protocol PolicyRunning {
     /// Runs the policy step of `hop` (every custom mapping's policy, stage by stage)
     /// against `store`, inside the apply transaction.
     func run(_ invocations: [PolicyInvocation], hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws -> PolicyStageReport
+
+    /// The functions of the policy `name` (`EntityMigrationPolicy.functions`), for a
+    /// step's `FUNCTION($entityPolicy, …)` values; nil when it is not available.
+    /// Default: nil.
+    func functions(of name: String) -> [PolicyFunction]?
 }

@@ -67,7 +67,10 @@ public struct StoreOpener {
                 defer { try? reader.close() }
                 var planner = MigrationPlanner(models: [model], migrationsFolder: migrationsFolder ?? "/nonexistent", knownPolicies: policyNames)
                 if let engine = policyRunner as? PolicyEngine { planner.policyInputs = engine.catalog.declaredInputs }
-                if let engine = policyRunner as? PolicyEngine { planner.policyUnwritten = engine.catalog.unwritten }
+                if let engine = policyRunner as? PolicyEngine {
+                    planner.policyUnwritten = engine.catalog.unwritten
+                    planner.policyFunctions = engine.catalog.functions
+                }
                 plan = try planner.plan(store: reader)
             }
             if !plan.isEmpty {

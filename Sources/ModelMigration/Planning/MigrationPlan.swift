@@ -81,6 +81,9 @@ public struct MigrationStep: Sendable, Hashable, Codable {
     /// mapping creates its destination objects, then every mapping sets
     /// relationships, then every mapping validates.
     public var policies: [PolicyInvocation] = []
+    /// The policy functions its SQL calls (`FUNCTION($entityPolicy, …)` values),
+    /// registered on the connection while the step runs.
+    public var policyFunctions: [PolicyFunctionCall] = []
     /// Values bound to each statement of `sql`, by position (empty: none has any):
     /// a mapping file's literals are never written into the SQL.
     package var arguments: [[DatabaseValue]] = []
@@ -100,6 +103,42 @@ public struct MigrationStep: Sendable, Hashable, Codable {
         case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy: false
         }
     }
+}
+
+/// A mapping file's `FUNCTION($entityPolicy, 'selector:', …)` value: the policy's
+/// Swift function the copy calls per source row, under an SQL function name of
+/// its own.
+public struct PolicyFunctionCall: Sendable, Hashable, Codable {
+    /// The policy's name.
+    public var policy: String
+    /// The selector (`firstNameFrom:`).
+    public var selector: String
+    /// The destination entity and attribute the result is stored in.
+    public var entity: String
+    /// The destination attribute.
+    public var attribute: String
+    /// The types of the arguments' values (nil: no attribute type, as for arithmetic).
+    public var argumentTypes: [AttributeType?]
+
+    /// Creates a call.
+    public init(policy: String, selector: String, entity: String, attribute: String, argumentTypes: [AttributeType?]) {
+        self.policy = policy
+        self.selector = selector
+        self.entity = entity
+        self.attribute = attribute
+        self.argumentTypes = argumentTypes
+    }
+
+    /// The SQL function's name in the step's SQL, quoted where it is called:
+    /// `SplitFullName.firstNameFrom: → Person.firstName` (the destination is part of
+    /// the name: the result is held to that attribute's rules).
+    public var sqlName: String { Self.sqlName(policy: policy, selector: selector, destination: "\(entity).\(attribute)") }
+
+    /// The SQL function name of a policy's selector whose result goes to `destination`.
+    public static func sqlName(policy: String, selector: String, destination: String) -> String { "\(policy).\(selector) → \(destination)" }
+
+    /// The SQL function's arguments: the row's key, then the selector's.
+    public var sqlArity: Int { argumentTypes.count + 1 }
 }
 
 /// A policy step: the policy, the entity mapping it runs, and where the rows are

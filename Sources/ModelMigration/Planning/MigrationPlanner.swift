@@ -20,6 +20,10 @@ public struct MigrationPlanner: Sendable {
     /// Per policy, what is left to write (`EntityMigrationPolicy.unwritten`): a hop
     /// naming such a policy is refused (`PolicyCatalog.unwritten`).
     public var policyUnwritten: [String: [String]] = [:]
+    /// Per policy, the selectors of its functions (`EntityMigrationPolicy.functions`;
+    /// `PolicyCatalog.functions`): a `FUNCTION($entityPolicy, …)` value calling
+    /// another is refused at its line and column. `nil` skips the check.
+    public var policyFunctions: [String: Set<String>]? = nil
     /// Count every row and every dropped value, even in tables over a million rows
     /// (otherwise those are estimated from the highest row id, and dropped values
     /// are only checked for presence).
@@ -141,7 +145,8 @@ public struct MigrationPlanner: Sendable {
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
             let mapping: MappingModel
             do {
-                mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies)
+                mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies,
+                                                      policyFunctions: policyFunctions)
             } catch var failure as InferenceFailure {
                 // A fused run of hops: name the single hop that needs a mapping file,
                 // and the folder actually in use.

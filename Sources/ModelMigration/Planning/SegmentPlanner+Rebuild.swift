@@ -17,6 +17,7 @@ extension SegmentPlanner {
         var expected: [String] = []
         var expectedArguments: [DatabaseValue] = []
         var copiedNumbers: Set<Int> = []
+        var calls: [PolicyFunctionCall] = []
         var rows: Int64 = 0
         let hierarchy = destination.entities.filter { $0.root == table.entity }
         var sourceTableName: String?
@@ -36,7 +37,7 @@ extension SegmentPlanner {
             for column in table.columns {
                 columns.append(SQLText.q(column.name))
                 values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
-                                             newNumber: newNumber, arguments: &bound))
+                                             newNumber: newNumber, arguments: &bound, calls: &calls))
             }
             // A mapping file's filter: only the source objects it holds for are copied.
             var filterSQL = ""
@@ -94,13 +95,15 @@ extension SegmentPlanner {
         }
         let from = sourceTableName.map { " from \($0)" } ?? ""
         let policyOnly = sourceTableName != nil && expected.isEmpty
-        steps.append(MigrationStep(kind: sourceTableName == nil ? .createTable : .rebuildTable,
+        var step = MigrationStep(kind: sourceTableName == nil ? .createTable : .rebuildTable,
                                    summary: sourceTableName == nil ? "create table \(table.name)"
                                        : policyOnly ? "create the new \(table.name) (its rows come from a policy)"
                                        : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
                                    sql: sql, cost: sourceTableName == nil || policyOnly ? .constant : .rewrite(rows: rows), table: table.name,
                                    expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + "), buildTable: buildName,
-                                   arguments: arguments.allSatisfy(\.isEmpty) ? [] : arguments, expectedRowsArguments: expectedArguments))
+                                   arguments: arguments.allSatisfy(\.isEmpty) ? [] : arguments, expectedRowsArguments: expectedArguments)
+        step.policyFunctions = calls
+        steps.append(step)
         if sourceTableName != nil { addRebuildChecks(table) }
     }
 
@@ -113,7 +116,7 @@ extension SegmentPlanner {
     }
 
     func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int,
-                    arguments: inout [DatabaseValue]) throws -> String {
+                    arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]) throws -> String {
         switch column.role {
         case .primaryKey: return "s.Z_PK"
         case .entityNumber: return String(newNumber)
@@ -144,11 +147,21 @@ extension SegmentPlanner {
             case .expression(let text, let nilOnFailure)?:
                 // Checked when the mapping file was resolved; compiled here with every
                 // literal bound as a parameter, identifiers only from the layout.
-                let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute.declaration)
+                let policy = mapping.mapping(forDestination: entity.name)?.policy
+                let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy)
+                    .value(text, for: attribute.declaration)
                 var generator = PredicateSQL(version: source, layout: sourceLayout)
                 if !nilOnFailure { generator.failedConversions = ("s.Z_PK", "\(entity.name).\(property)") }
+                generator.policyDestination = "\(entity.name).\(property)"
                 let fragment = try generator.value(checked, row: "s")
                 arguments += fragment.arguments
+                if case .policyCall(let policy, let selector, let policyArguments, _) = checked {
+                    // The registered function holds its result to the attribute's rules
+                    // itself (type, required, range, min/max), in the same call.
+                    calls.append(PolicyFunctionCall(policy: policy, selector: selector, entity: entity.name, attribute: property,
+                                                    argumentTypes: policyArguments.map(Self.attributeType(of:))))
+                    return fragment.sql
+                }
                 let value = "(\(fragment.sql))"
                 let converted: String = switch type {
                 // NSNumber's integerValue truncates toward zero, as CAST does.
@@ -203,6 +216,23 @@ extension SegmentPlanner {
         case .joinKey, .toOneEntity:
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
             return "NULL"
+        }
+    }
+
+    /// The attribute type a checked value has, for a policy function's arguments.
+    static func attributeType(of value: CheckedExpression) -> AttributeType? {
+        if case .keyPath(let path) = value, case .attribute(let attribute) = path.end { return attribute.declaration.type }
+        switch value.type {
+        case .integer: return .integer64
+        case .double: return .double
+        case .decimal: return .decimal
+        case .string: return .string
+        case .boolean: return .boolean
+        case .date: return .date
+        case .binary: return .binary
+        case .uuid: return .uuid
+        case .uri: return .uri
+        case .null, .object: return nil
         }
     }
 

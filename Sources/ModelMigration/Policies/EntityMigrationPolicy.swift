@@ -48,6 +48,13 @@ public protocol EntityMigrationPolicy {
     /// empty. Default: nothing.
     static var unwritten: [String] { get }
 
+    /// The policy's functions, called by a mapping file's
+    /// `FUNCTION($entityPolicy, 'selector:', …)` values inside the hop's set-based copy
+    /// (``PolicyFunction``). An entity whose mapping has the policy, such values and
+    /// no `prop: policy` runs set-based: the stages below are not called for it.
+    /// Default: none.
+    static var functions: [PolicyFunction] { get }
+
     /// Creates the policy; one instance serves one entity mapping of one apply.
     init()
 
@@ -81,6 +88,7 @@ extension EntityMigrationPolicy {
     public static var usesRelationshipPhase: Bool { true }
     public static var sourceProperties: [String] { [] }
     public static var unwritten: [String] { [] }
+    public static var functions: [PolicyFunction] { [] }
     public mutating func begin(_ manager: MigrationManager) throws {}
     public mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
         let destination = try manager.createDestinationInstance(for: source)
@@ -122,6 +130,8 @@ public struct PolicyCatalog: @unchecked Sendable {
     public var declaredInputs: [String: [String]] { types.mapValues { $0.sourceProperties } }
     /// Per policy that is not written yet, what is left (`EntityMigrationPolicy.unwritten`).
     public var unwritten: [String: [String]] { types.mapValues { $0.unwritten }.filter { !$0.value.isEmpty } }
+    /// Per policy, the selectors of its functions (`EntityMigrationPolicy.functions`).
+    public var functions: [String: Set<String>] { types.mapValues { Set($0.functions.map(\.selector)) } }
     /// A policy type by name.
     public func policy(named name: String) -> (any EntityMigrationPolicy.Type)? { types[name] }
 }

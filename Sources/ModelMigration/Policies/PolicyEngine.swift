@@ -14,6 +14,9 @@ public struct PolicyEngine: PolicyRunning {
     /// An engine for a catalog.
     public init(catalog: PolicyCatalog) { self.catalog = catalog }
 
+    /// The functions of a policy of the catalog.
+    public func functions(of name: String) -> [PolicyFunction]? { catalog.policy(named: name)?.functions }
+
     /// One entity mapping's policy while the stages run.
     private struct Run {
         let invocation: PolicyInvocation

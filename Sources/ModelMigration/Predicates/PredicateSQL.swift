@@ -54,6 +54,9 @@ package struct PredicateSQL {
     /// naming the row (`key`, e.g. `s.Z_PK`) and `label` (`Book.pages`), instead of
     /// giving nil.
     package var failedConversions: (key: String, label: String)? = nil
+    /// In a mapping file's value: the destination (`Person.firstName`) a policy
+    /// function's result is stored in, which names the SQL function called.
+    package var policyDestination: String = ""
 
     /// Creates a generator for a store's layout.
     package init(version: CompiledVersion, layout: StorageLayout, now: Date = Date()) {
@@ -326,6 +329,13 @@ extension PredicateSQL {
                 // NSPredicate is two-valued: a condition that is NULL (nil operands) is false.
                 let condition = try condition(test, alias)
                 return "(CASE WHEN \(condition) THEN \(try value(a, alias, numeric: numeric)) ELSE \(try value(b, alias, numeric: numeric)) END)"
+            case .policyCall(let policy, let selector, let args, _):
+                // The SQL function the apply registers for the policy's Swift function;
+                // the row's key first, for its messages.
+                var parts = ["\(alias).Z_PK"]
+                for arg in args { parts.append(try value(arg, alias, numeric: false)) }
+                let name = PolicyFunctionCall.sqlName(policy: policy, selector: selector, destination: generator.policyDestination)
+                return "\(SQLText.q(name))(\(parts.joined(separator: ", ")))"
             }
         }
 

@@ -183,12 +183,17 @@ public indirect enum CheckedExpression: Sendable, Hashable {
     case numberAsDate(CheckedExpression)
     /// `TERNARY(predicate, a, b)`, of the type given.
     case conditional(CheckedPredicate, CheckedExpression, CheckedExpression, ValueType)
+    /// `FUNCTION($entityPolicy, 'selector:', …)`: a function of the entity mapping's
+    /// policy called with the arguments' values; its type is the destination
+    /// attribute's.
+    case policyCall(policy: String, selector: String, arguments: [CheckedExpression], ValueType)
 
     /// The expression's type.
     public var type: ValueType {
         switch self {
         case .keyPath(let path): path.type
-        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type), .conditional(_, _, _, let type): type
+        case .aggregate(_, _, let type), .arithmetic(_, _, _, let type), .function(_, _, let type), .conditional(_, _, _, let type),
+             .policyCall(_, _, _, let type): type
         case .literal(let value): value.type
         case .list(let items): items.first?.type ?? .null
         case .concatenate: .string

@@ -13,12 +13,16 @@ public struct TypeChecker: Sendable {
     /// Variables that stand for the entity's row (`source` in mapping files, for
     /// `$source.name`).
     public var rowVariables: Set<String>
+    /// The policy `$entityPolicy` stands for (a mapping file's `policy:` on the
+    /// entity): `FUNCTION($entityPolicy, 'selector:', …)` calls one of its functions.
+    public var entityPolicy: String?
 
     /// Creates a checker for key paths of `entity`.
-    public init(version: CompiledVersion, entity: String, rowVariables: Set<String> = []) {
+    public init(version: CompiledVersion, entity: String, rowVariables: Set<String> = [], entityPolicy: String? = nil) {
         self.version = version
         self.entity = entity
         self.rowVariables = rowVariables
+        self.entityPolicy = entityPolicy
     }
 
     /// Parses and checks a predicate.
@@ -36,6 +40,10 @@ public struct TypeChecker: Sendable {
     public func value(_ text: String, for attribute: AttributeDescription) throws(PredicateError) -> CheckedExpression {
         let syntax = try PredicateParser.expression(text)
         let run = Run(checker: self, source: text)
+        if case .invoke(.keyPath("entityPolicy", [], _), let selector, let arguments, let at) = syntax {
+            // The policy function's result is the attribute's value: checked as it is made.
+            return try run.policyCall(selector, arguments, type: ValueType(attribute.type), at: at)
+        }
         let checked = try run.expression(syntax)
         try run.assignable(checked, to: attribute, at: syntax.position)
         return checked
@@ -206,28 +214,6 @@ public struct TypeChecker: Sendable {
                 return try indexed(base, index, at: at)
             case .invoke(let receiver, let selector, let arguments, let at):
                 return try invoke(receiver, selector, arguments, at: at)
-            }
-        }
-
-        /// `FUNCTION(receiver, 'selector:', …)`: refused for every receiver this checker
-        /// does not know, naming the receiver.
-        func invoke(_ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
-                    at: Int) throws(PredicateError) -> CheckedExpression {
-            // A value (a key path to an attribute, a literal, another call) receives an
-            // NSString method; a bare variable ($entityPolicy, $manager) is an object.
-            if case .keyPath(_?, let components, _) = receiver, components.isEmpty {
-                throw fail("FUNCTION cannot call '\(selector)' on \(Self.describe(receiver)) here (no such receiver is known)", at: receiver.position)
-            }
-            return try stringMethod(selector, receiver, arguments, at: at)
-        }
-
-        /// How an error names a FUNCTION receiver as written.
-        static func describe(_ receiver: ExpressionSyntax) -> String {
-            switch receiver {
-            case .keyPath(let variable?, let components, _): "'" + (["$" + variable] + components).joined(separator: ".") + "'"
-            case .keyPath(nil, let components, _): "'" + components.joined(separator: ".") + "'"
-            case .string, .integer, .double, .boolean, .null: "a constant"
-            default: "the expression"
             }
         }
 
