@@ -1,7 +1,9 @@
+import DataModel
 import Foundation
 import Mapping
 import Migrations
 import ModelMigration
+import SQLiteStore
 import Testing
 import TestSupport
 
