@@ -188,9 +188,20 @@ public struct MigrationPlanner: Sendable {
                                    StoreAudit.largestEntityNumber)
                 destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
             }
+            // A later hop counts the store's rows as they are now: its entity numbers
+            // (renumbered by an earlier hop in a store that follows Core Data's
+            // numbering) are translated back to the numbers the rows still carry.
+            let storeNumbers = plan.hops.isEmpty ? nil : Self.storeNumbers(of: sourceLayout, in: plan.entityNumbers)
             var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
                                          destinationLayout: destinationLayout, mapping: mapping,
-                                         count: { try counter.count($0, $1) }, countValues: { try counter.countValues($0, $1, $2) })
+                                         count: { table, numbers in
+                                             let stored = numbers.map { $0.compactMap { storeNumbers?[$0] ?? $0 } }
+                                             return stored?.isEmpty == true ? 0 : try counter.count(table, stored)
+                                         },
+                                         countValues: { table, column, numbers in
+                                             let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
+                                             return stored.isEmpty ? 0 : try counter.countValues(table, column, stored)
+                                         })
             planner.storedKeyNumbers = plan.hops.isEmpty ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
             let isFirstHop = plan.hops.isEmpty
             planner.countWhere = { table, condition, arguments in
@@ -489,6 +500,17 @@ public struct MigrationPlanner: Sendable {
             }
         }
         return warnings
+    }
+}
+
+extension MigrationPlanner {
+    /// For a later hop's layout, each entity number mapped to the number the store's
+    /// rows carry now (the entity of the same name in the store's own numbering);
+    /// an entity the store does not have yet maps to a number no row carries.
+    static func storeNumbers(of layout: StorageLayout, in stored: [String: Int]) -> [Int: Int] {
+        var map: [Int: Int] = [:]
+        for (name, number) in layout.entityNumbers { map[number] = stored[name] ?? -1 }
+        return map
     }
 }
 
