@@ -40,217 +40,11 @@ package enum MappingResolver {
             }
             return mapping
         }
-        var diagnostics: [Diagnostic] = []
-        for override in file.entities {
-            guard let entity = destination.entity(named: override.name) else {
-                diagnostics.append(Diagnostic(.error, "entity '\(override.name)': not an entity of \(model.name) version \(to)", at: override.location,
-                                              hint: Suggestions.hint(for: override.name, in: destination.entities.map(\.name))))
-                continue
-            }
-            var index = mapping.entityMappings.firstIndex { $0.destination == entity.name }!
-            if let sourceName = override.source {
-                guard let sourceEntity = source.entity(named: sourceName) else {
-                    diagnostics.append(Diagnostic(.error, "entity '\(override.name)': source '\(sourceName)' is not an entity of version \(from)",
-                                                  at: override.location, hint: Suggestions.hint(for: sourceName, in: source.entities.map(\.name))))
-                    continue
-                }
-                if mapping.entityMappings[index].source != sourceName {
-                    let previous = mapping.entityMappings[index].source
-                    // Re-pair by name with the chosen source entity.
-                    mapping.entityMappings[index] = pairByName(entity, with: sourceEntity)
-                    mapping.entityMappings.removeAll { $0.kind == .remove && $0.source == sourceName }
-                    // The source entity inference had paired is now mapped by nothing: its rows are dropped.
-                    if let previous, !mapping.entityMappings.contains(where: { $0.source == previous }), let old = source.entity(named: previous) {
-                        mapping.entityMappings.append(EntityMapping(name: "\(previous)ToNothing", kind: .remove, source: previous, destination: nil,
-                                                                    droppedProperties: Renames.storedProperties(of: old).map(\.name).sorted()))
-                    }
-                    index = mapping.entityMappings.firstIndex { $0.destination == entity.name }!
-                }
-            }
-            if let policy = override.policy {
-                if let knownPolicies, !knownPolicies.contains(policy) {
-                    refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: nil,
-                                            change: "\(file.path) names policy '\(policy)', which is not compiled into this migrate",
-                                            remedy: (knownPolicies.isEmpty
-                                                        ? "add the policy to your deploy package's policy list"
-                                                        : "compiled-in policies: \(knownPolicies.sorted().joined(separator: ", "))"
-                                                + (Suggestions.hint(for: policy, in: knownPolicies).map { "; \($0)" } ?? ""))
-                                                + "; a policy of your own needs a migrate built with it"
-                                                + " (Docs/Migrations.md: \"Your own policies and your own migrate\")"))
-                }
-                mapping.entityMappings[index].kind = .custom
-                mapping.entityMappings[index].policy = policy
-                if mapping.entityMappings[index].source == nil {
-                    diagnostics.append(Diagnostic(.error, """
-                                                  entity '\(entity.name)': a policy needs source rows; \
-                                                  '\(entity.name)' has no source entity in version \(from)
-                                                  """,
-                                                  at: override.location, hint: "add `source: <Entity of version \(from)>`"))
-                }
-                refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy }
-            }
-            let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
-            for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
-                let location = override.propertyLocations[property]
-                let attribute = entity.attribute(named: property)
-                let relationship = entity.relationship(named: property)
-                guard attribute != nil || relationship != nil else {
-                    diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': not a property of \(entity.name) in version \(to)",
-                                                  at: location,
-                                                  hint: Suggestions.hint(for: property, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))))
-                    continue
-                }
-                var newSource: PropertySource
-                switch value {
-                case .policy:
-                    newSource = .policy
-                    if override.policy == nil {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': set by a policy, but the entity names no policy",
-                                                      at: location, hint: "add `policy: <Name>` to entity '\(entity.name)'"))
-                    }
-                case .copy(let from):
-                    guard let sourceEntity, sourceEntity.attribute(named: from) != nil || sourceEntity.relationship(named: from) != nil else {
-                        diagnostics.append(Diagnostic(.error, """
-                                                      property '\(entity.name).\(property)': $source.\(from) is not a property of \
-                                                      \(sourceEntity?.name ?? "the source") in version \(source.version)
-                                                      """, at: location,
-                                                      hint: sourceEntity.flatMap {
-                                                          Suggestions.hint(for: from, in: $0.attributes.map(\.name) + $0.relationships.map(\.name))
-                                                      }))
-                        continue
-                    }
-                    if let attribute, let old = sourceEntity.attribute(named: from)?.declaration, old.type != attribute.declaration.type {
-                        if MappingInference.isWidening(old.type, to: attribute.declaration.type) {
-                            newSource = .convert(from: from, conversion: .widen)
-                        } else {
-                            diagnostics.append(Diagnostic(.error, """
-                                                          property '\(entity.name).\(property)': $source.\(from) is \(old.type.rawValue), \
-                                                          not convertible to \(attribute.declaration.type.rawValue)
-                                                          """, at: location, hint: "set it in a policy instead (`\(property): policy`)"))
-                            continue
-                        }
-                    } else {
-                        newSource = .copy(from: from)
-                    }
-                case .expression(let text, let textLocation, let nilOnFailure):
-                    guard let attribute else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a value expression",
-                                                      at: location, hint: "relationships are copied (`$source.<name>`) or set in a policy"))
-                        continue
-                    }
-                    guard let sourceEntity else {
-                        diagnostics.append(Diagnostic(.error, """
-                                                      property '\(entity.name).\(property)': '\(entity.name)' has no source entity in version \(from), \
-                                                      so there is no $source for its value
-                                                      """,
-                                                      at: location, hint: "add `source: <Entity of version \(from)>`"))
-                        continue
-                    }
-                    if override.policy != nil {
-                        diagnostics.append(Diagnostic(.error,
-                                                      "property '\(entity.name).\(property)': value: the entity's objects come from policy \(override.policy!)",
-                                                      at: location, hint: "compute it in the policy (`\(property): policy`)"))
-                        continue
-                    }
-                    if attribute.declaration.isTransient {
-                        diagnostics.append(Diagnostic(.error, """
-                                                      property '\(entity.name).\(property)': value: a transient attribute is not stored, \
-                                                      so no value is migrated into it
-                                                      """,
-                                                      at: location, hint: "leave it out of the mapping file"))
-                        continue
-                    }
-                    if nilOnFailure && !attribute.declaration.isOptional {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': onFailure: nil on a required attribute", at: location,
-                                                      hint: """
-                                                      make \(entity.name).\(property) optional, or leave onFailure out \
-                                                      (a value that does not convert fails the migration, naming its row)
-                                                      """))
-                        continue
-                    }
-                    do {
-                        _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).value(text, for: attribute.declaration)
-                    } catch {
-                        let at = textLocation.location(ofColumn: error.column)
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': value: \(error.detail)", at: at,
-                                                      hint: """
-                                                      the expression is checked against \(sourceEntity.name) of version \(from) \
-                                                      (`$source.<key>`; Docs/Predicates.md)
-                                                      """))
-                        continue
-                    }
-                    newSource = .expression(text, nilOnFailure: nilOnFailure)
-                case .value(let raw):
-                    guard let attribute else {
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': a relationship cannot take a default", at: location))
-                        continue
-                    }
-                    var parsed: AttributeValue?
-                    if case .string(let text)? = raw {
-                        switch DefaultValueParser.parse(text, as: attribute.declaration.type) {
-                        case .success(let v): parsed = v
-                        case .failure(let failure):
-                            diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': \(failure.message)", at: location))
-                            continue
-                        }
-                    }
-                    // Every rule of the destination attribute (limits, optionality), as
-                    // for a default in the model: the value is written to every row.
-                    let problems = attribute.declaration.violations(of: parsed)
-                    for problem in problems {
-                        let detail = parsed == nil ? problem : "default \(problem)"
-                        diagnostics.append(Diagnostic(.error, "property '\(entity.name).\(property)': \(detail)", at: location,
-                                                      hint: Self.limitsHint(attribute.declaration, parsed)))
-                    }
-                    if !problems.isEmpty { continue }
-                    newSource = .defaultValue(parsed)
-                }
-                if let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property }) {
-                    mapping.entityMappings[index].properties[p].source = newSource
-                } else {
-                    mapping.entityMappings[index].properties.append(PropertyMapping(name: property, source: newSource, isRelationship: relationship != nil))
-                    mapping.entityMappings[index].properties.sort { $0.name < $1.name }
-                }
-                if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
-                refusals.removeAll { $0.entity == entity.name && $0.property == property }
-            }
-            if let filter = override.filter {
-                if override.policy != nil {
-                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: a policy chooses its own objects",
-                                                  at: override.filterLocation ?? override.location,
-                                                  hint: "leave the filter out, or skip the objects in the policy"))
-                } else if let sourceEntity {
-                    do {
-                        _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(filter)
-                        mapping.entityMappings[index].filter = filter
-                        if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
-                    } catch {
-                        let at = override.filterPositions?.location(ofColumn: error.column) ?? override.location
-                        diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: \(error.detail)", at: at,
-                                                      hint: "the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)"))
-                    }
-                } else {
-                    diagnostics.append(Diagnostic(.error, "entity '\(entity.name)': filter: '\(entity.name)' has no source entity in version \(from)",
-                                                  at: override.filterLocation ?? override.location))
-                }
-            }
-            var used = Set(mapping.entityMappings[index].properties.compactMap { mappingSourceName($0.source) })
-            if let sourceEntity {
-                // Source properties an expression or the filter reads are not dropped data.
-                for property in mapping.entityMappings[index].properties {
-                    if case .expression(let text, _) = property.source { used.formUnion(Self.reads(text, of: sourceEntity)) }
-                }
-                if let filter = mapping.entityMappings[index].filter { used.formUnion(Self.reads(filter, of: sourceEntity)) }
-            }
-            if mapping.entityMappings[index].kind != .custom, let sourceEntity {
-                // Every value is now copied or given: a source property none reads is dropped
-                // (also one an override stopped reading).
-                mapping.entityMappings[index].droppedProperties = Renames.storedProperties(of: sourceEntity).map(\.name).filter { !used.contains($0) }.sorted()
-            } else {
-                // Source properties now used by an override are no longer dropped.
-                mapping.entityMappings[index].droppedProperties.removeAll { used.contains($0) }
-            }
-        }
+        var merge = MappingFileMerge(source: source, destination: destination, file: file, knownPolicies: knownPolicies,
+                                     mapping: mapping, refusals: refusals)
+        merge.mergeEntities()
+        (mapping, refusals) = (merge.mapping, merge.refusals)
+        let diagnostics = merge.diagnostics
         if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics) }
         if !refusals.isEmpty {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
@@ -261,7 +55,7 @@ package enum MappingResolver {
     }
 
     /// Where the rule a value breaks is declared: the destination attribute.
-    private static func limitsHint(_ attribute: AttributeDescription, _ value: AttributeValue?) -> String? {
+    static func limitsHint(_ attribute: AttributeDescription, _ value: AttributeValue?) -> String? {
         guard value != nil else { return nil }
         return "'\(attribute.name)' is declared at \(attribute.location)"
     }
@@ -289,7 +83,7 @@ package enum MappingResolver {
         return Set(words.filter(names.contains))
     }
 
-    private static func mappingSourceName(_ source: PropertySource) -> String? {
+    static func mappingSourceName(_ source: PropertySource) -> String? {
         switch source {
         case .copy(let from), .convert(let from, _): from
         default: nil
@@ -297,7 +91,7 @@ package enum MappingResolver {
     }
 
     /// A mapping that pairs properties by name (used when a file picks the source entity).
-    private static func pairByName(_ entity: CompiledEntity, with sourceEntity: CompiledEntity) -> EntityMapping {
+    static func pairByName(_ entity: CompiledEntity, with sourceEntity: CompiledEntity) -> EntityMapping {
         var properties: [PropertyMapping] = []
         var used: Set<String> = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
