@@ -11,7 +11,7 @@ after it). Exits 1 when an unexplained long body is found, 0 otherwise.
 
 Braces inside string literals (including multi-line `\"\"\"` and raw `#"…"#`
 strings, with `\\(…)` interpolations) and comments (`//`, nested `/* */`) are
-ignored. Usage: python3 Scripts/long_functions.py [--limit N] [--all] [PATH...]
+ignored. Usage: python3 Scripts/long_functions.py [--limit N] [--all] [--self-test] [PATH...]
 (--all also lists the explained ones; PATHs default to the three folders).
 """
 
@@ -22,6 +22,34 @@ import sys
 
 FOLDERS = ["Sources", "Migrations", "Benchmarks"]
 SKIPPED_DIRS = {".build", ".swiftpm"}
+
+
+def regex_end(src, i):
+    """The index after a regex literal starting at `i` (`/…/` where an operand may
+    start, on one line; `#/…/#` extended), or None when `i` starts none."""
+    m = re.compile(r"(#+)/").match(src, i)
+    if m:
+        close = "/" + m.group(1)
+        end = src.find(close, m.end())
+        return None if end < 0 else end + len(close)
+    if src[i] != "/" or i + 1 >= len(src) or src[i + 1] in " \t\n/*=":
+        return None
+    before = src[:i].rstrip(" \t")
+    if before and before[-1] not in "(,=:[{!&|?;" and not before.endswith("return"):
+        return None
+    j, in_class = i + 1, False
+    while j < len(src) and src[j] != "\n":
+        if src[j] == "\\":
+            j += 2
+            continue
+        if src[j] == "[":
+            in_class = True
+        elif src[j] == "]":
+            in_class = False
+        elif src[j] == "/" and not in_class:
+            return j + 1
+        j += 1
+    return None
 
 
 def code_only(src):
@@ -58,6 +86,10 @@ def code_only(src):
                         j += 1
                 blank(i, j)
                 i = j
+            elif (c == "/" or c == "#") and regex_end(src, i) is not None:
+                end = regex_end(src, i)
+                blank(i, end)
+                i = end
             elif c == "#" or c == '"':
                 m = re.compile(r'(#*)("""|")').match(src, i)
                 if m is None or (c == "#" and not m.group(1)):
@@ -215,6 +247,42 @@ def functions(path):
     return found
 
 
+def self_test():
+    """The scanner on the cases that trip a brace counter; exits 1 on a mismatch."""
+    body = "\n".join(f"        _ = {k}" for k in range(3))
+    cases = [
+        # (source, limit, expected (line, name, length, explained) over the limit)
+        ("func a() {\n" + body + "\n}\n", 4, [(1, "a", 5, False)]),
+        ("func a() {\n" + body + "\n}\n", 5, []),
+        # Braces in strings, raw strings, multi-line strings, interpolations and comments.
+        ('func b() {\n    let s = "}}{"\n    let r = #"}"#\n    let m = """\n    }\n    """\n'
+         '    let i = "\\(f("}"))"\n    // }\n    /* } /* } */ */\n}\n', 9, [(1, "b", 10, False)]),
+        ("func r() {\n    _ = s.matches(of: /\\]\\(([^)\\s{]+)\\)/)\n    _ = #/ } /#\n    _ = a / b / c\n}\n", 4, [(1, "r", 5, False)]),
+        # A reason above the doc comment and attributes, or on the body's first line.
+        ("// Long: a table\n/// Doc.\n@inline(never)\nfunc c() {\n" + body + "\n}\n", 4, [(4, "c", 5, True)]),
+        ("func d() { // Long: one switch\n" + body + "\n}\n", 4, [(1, "d", 5, True)]),
+        ("func e() {\n    // Long: every case\n" + body + "\n}\n", 4, [(1, "e", 6, True)]),
+        ("// Long: too far\n\nfunc f() {\n" + body + "\n}\n", 4, [(3, "f", 5, False)]),
+        # Protocol requirements have no body; initializers, computed properties,
+        # accessors and closure-initialized properties do; names carry their type.
+        ("protocol P {\n    func g()\n    var h: Int { get }\n}\nstruct S {\n    init(x: Int) {\n" + body + "\n    }\n"
+         "    var k: Int {\n" + body + "\n        return 1\n    }\n    let l = {\n" + body + "\n    }()\n}\n", 4,
+         [(6, "S.init", 5, False), (11, "S.k", 6, False), (17, "S.l", 5, False)]),
+    ]
+    import tempfile
+    failures = 0
+    for number, (source, limit, expected) in enumerate(cases, 1):
+        with tempfile.NamedTemporaryFile("w", suffix=".swift", delete=False) as handle:
+            handle.write(source)
+        found = [f for f in functions(handle.name) if f[2] > limit]
+        os.unlink(handle.name)
+        if found != expected:
+            failures += 1
+            print(f"self-test case {number}: expected {expected}, found {found}", file=sys.stderr)
+    print(f"long_functions self-test: {len(cases) - failures} of {len(cases)} cases pass")
+    return 1 if failures else 0
+
+
 def swift_files(paths):
     for root_path in paths:
         if os.path.isfile(root_path):
@@ -232,7 +300,10 @@ def main():
     parser.add_argument("paths", nargs="*", help="files or folders (default: Sources Migrations Benchmarks)")
     parser.add_argument("--limit", type=int, default=80, help="longest body allowed without a reason (default 80 lines)")
     parser.add_argument("--all", action="store_true", help="also list the long bodies that give a reason")
+    parser.add_argument("--self-test", action="store_true", help="check the scanner on known cases and exit")
     args = parser.parse_args()
+    if args.self_test:
+        return self_test()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     paths = args.paths or [folder for folder in FOLDERS if os.path.isdir(folder)]
 
