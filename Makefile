@@ -63,6 +63,7 @@ test-all:
 # formatter settings: 4-space indents, the code's existing line breaks kept).
 lint:
 	bash Scripts/check-line-length.sh
+	python3 Scripts/long_functions.py --self-test
 
 # A release-built `migrate` for real stores: `make install PREFIX=/usr/local`
 # (the debug build of the quick start is several times slower on large stores).

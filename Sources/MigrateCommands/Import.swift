@@ -138,19 +138,7 @@ struct Import: ParsableCommand {
     }
 
     func run() throws {
-        let imported: ImportedModel
-        do {
-            let bundle = try XcodeModelBundle.read(path: path)
-            imported = try XcodeModelImporter(modelName: model, order: try orderList()).convert(bundle)
-        } catch let error as ImportError {
-            throw global.fail(error.problems.joined(separator: "\n"), .failed,
-                              rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
-        }
-        for note in imported.notes { Output.err("note: " + note) }
-        for version in imported.versions {
-            for warning in version.warnings { Output.err("warning: \(version.source): not imported: \(warning)") }
-        }
-
+        let imported = try readBundle()
         let folder = ((output ?? global.models) as NSString).appendingPathComponent(imported.name)
         let files = imported.versions.map { (folder as NSString).appendingPathComponent("\($0.number).yaml") }
         let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
@@ -163,6 +151,58 @@ struct Import: ParsableCommand {
         let compiled = try compileScratch(imported, finalFolder: folder)
         let migrationsFolder = ((migrationsOutFolder) as NSString).appendingPathComponent(imported.name)
         let mappings = mappingModels.isEmpty ? nil : try convertMappingModels(compiled: compiled, imported: imported)
+        try write(imported, to: files, in: folder, mappings: mappings, migrationsFolder: migrationsFolder)
+        for mapping in mappings?.mappings ?? [] {
+            for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
+        }
+        for skipped in mappings?.skipped ?? [] { Output.err("warning: \(skipped.path): not imported: \(skipped.reason)") }
+        for other in mappings?.otherModels ?? [] { Output.err("note: \(other); skipped") }
+
+        let reportFolder = mappings == nil ? global.migrations : migrationsOutFolder
+        let hops = report ? hopReports(compiled, mappings: mappings, migrations: reportFolder) : nil
+        let paths = report ? pathReports(compiled, mappings: mappings, migrations: reportFolder) : nil
+        let versions = zip(imported.versions, files).map { version, file in
+            VersionReport(version: version.number, source: version.source, file: file, current: version.isCurrent,
+                          warnings: version.warnings,
+                          entityHashes: compiled.version(version.number).map { $0.versionHashes.mapValues(\.hex) } ?? [:])
+        }
+        // A version plan refuses to migrate from: no migration path (exit 4).
+        let uncovered = paths?.contains { $0.refused != nil } ?? false
+        let mappingReport = mappings.map { Self.report(of: $0, in: migrationsFolder) }
+        if global.json {
+            try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
+                                         paths: paths, mappingModels: mappingReport))
+            if uncovered { throw ExitCode(Outcome.Kind.noPath) }
+            return
+        }
+        printWritten(versions, mappingReport, skeletons: mappings?.policies ?? [])
+        if let hops { printHops(hops, model: imported.name) }
+        if let paths { printPaths(paths) }
+        if uncovered { throw ExitCode(Outcome.Kind.noPath) }
+    }
+
+    /// The Xcode bundle converted to YAML versions, its notes and the warnings of
+    /// what was not imported on stderr.
+    private func readBundle() throws -> ImportedModel {
+        let imported: ImportedModel
+        do {
+            let bundle = try XcodeModelBundle.read(path: path)
+            imported = try XcodeModelImporter(modelName: model, order: try orderList()).convert(bundle)
+        } catch let error as ImportError {
+            throw global.fail(error.problems.joined(separator: "\n"), .failed,
+                              rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
+        }
+        for note in imported.notes { Output.err("note: " + note) }
+        for version in imported.versions {
+            for warning in version.warnings { Output.err("warning: \(version.source): not imported: \(warning)") }
+        }
+        return imported
+    }
+
+    /// Writes the version files, then the mapping files and policy skeletons,
+    /// refusing (before writing anything) to overwrite mapping files without --force.
+    private func write(_ imported: ImportedModel, to files: [String], in folder: String, mappings: ImportedMappings?,
+                       migrationsFolder: String) throws {
         var mappingFiles: [(path: String, text: String)] = []
         for mapping in mappings?.mappings ?? [] {
             mappingFiles.append(((migrationsFolder as NSString).appendingPathComponent(mapping.fileName), mapping.yaml))
@@ -191,92 +231,20 @@ struct Import: ParsableCommand {
         } catch {
             throw global.fail("\(migrationsFolder): cannot write the mapping files (\(error.localizedDescription))", .failed)
         }
-        for mapping in mappings?.mappings ?? [] {
-            for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
-        }
-        for skipped in mappings?.skipped ?? [] { Output.err("warning: \(skipped.path): not imported: \(skipped.reason)") }
-        for other in mappings?.otherModels ?? [] { Output.err("note: \(other); skipped") }
+    }
 
-        let reportFolder = mappings == nil ? global.migrations : migrationsOutFolder
-        let hops = report ? hopReports(compiled, mappings: mappings, migrations: reportFolder) : nil
-        let paths = report ? pathReports(compiled, mappings: mappings, migrations: reportFolder) : nil
-        let versions = zip(imported.versions, files).map { version, file in
-            VersionReport(version: version.number, source: version.source, file: file, current: version.isCurrent,
-                          warnings: version.warnings,
-                          entityHashes: compiled.version(version.number).map { $0.versionHashes.mapValues(\.hex) } ?? [:])
-        }
-        // A version plan refuses to migrate from: no migration path (exit 4).
-        let uncovered = paths?.contains { $0.refused != nil } ?? false
-        let mappingReport = mappings.map { mappings in
-            MappingModelsReport(
-                folder: migrationsFolder,
-                imported: mappings.mappings.map {
-                    MappingModelReport(mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
-                                       from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
-                                       policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried)
-                },
-                policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
-                skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },
-                otherModels: mappings.otherModels)
-        }
-        if global.json {
-            try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
-                                         paths: paths, mappingModels: mappingReport))
-            if uncovered { throw ExitCode(Outcome.Kind.noPath) }
-            return
-        }
-        for version in versions {
-            let entities = version.entityHashes.count
-            Output.out("""
-                wrote \(version.file) ← \(version.source) \
-                (\(entities) entit\(entities == 1 ? "y" : "ies")\(version.current ? ", current in Xcode" : ""))
-                """)
-        }
-        for mapping in mappingReport?.imported ?? [] {
-            let policies = mapping.policies.isEmpty ? "" : ", polic\(mapping.policies.count == 1 ? "y" : "ies") \(mapping.policies.joined(separator: ", "))"
-            Output.out("""
-                wrote \(mapping.file) ← \(mapping.mappingModel) (\(mapping.entityMappings) entity mapping\(mapping.entityMappings == 1 ? "" : "s")\(policies), \
-                \(mapping.decodedExpressions) expression\(mapping.decodedExpressions == 1 ? "" : "s") decoded, \(mapping.notCarried.count) not carried)
-                """)
-        }
-        for (skeleton, path) in zip(mappings?.policies ?? [], mappingReport?.policySkeletons ?? []) {
-            let selectors = "\(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s")"
-            Output.out("wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(selectors))")
-        }
-        if let hops {
-            Output.out("")
-            Output.out("hops:")
-            for hop in hops {
-                if let app = hop.appMappingModel {
-                    let span = hop.appMappingModelSpan.map { " (spanning \($0))" } ?? ""
-                    Output.out("  \(hop.from) → \(hop.to): the app ships \(app)\(span): \(hop.imported ?? "")")
-                    if let error = hop.error { Output.out("    " + error.replacingOccurrences(of: "\n", with: "\n    ")) }
-                } else if hop.inferred {
-                    Output.out("  \(hop.from) → \(hop.to): inferred (lightweight)")
-                } else if let file = hop.mappingFile, hop.error == nil {
-                    Output.out("  \(hop.from) → \(hop.to): mapping file \(file)")
-                } else {
-                    Output.out("  \(hop.from) → \(hop.to): needs a mapping file (\(global.migrations)/\(imported.name)/\(hop.from)-to-\(hop.to).yaml)")
-                    for refusal in hop.refusals { Output.out("    \(refusal.description)") }
-                    if let error = hop.error { Output.out("    \(error)") }
-                }
-            }
-        }
-        if let paths, let last = paths.last {
-            Output.out("")
-            Output.out("paths to version \(last.to) (what plan takes from each version):")
-            for path in paths {
-                if let refused = path.refused {
-                    // The hops above detail each refusal: its first line and the paths not taken.
-                    let lines = refused.split(separator: "\n", omittingEmptySubsequences: false)
-                    Output.out("  from \(path.from): plan refuses: \(lines.first ?? "")")
-                    for line in lines.dropFirst() where line.hasPrefix("not taken: ") { Output.out("    \(line)") }
-                } else {
-                    Output.out("  from \(path.from): \(path.path ?? "")")
-                }
-            }
-        }
-        if uncovered { throw ExitCode(Outcome.Kind.noPath) }
+    /// What the imported mapping models became, with the files' paths.
+    private static func report(of mappings: ImportedMappings, in migrationsFolder: String) -> MappingModelsReport {
+        MappingModelsReport(
+            folder: migrationsFolder,
+            imported: mappings.mappings.map {
+                MappingModelReport(mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
+                                   from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
+                                   policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried)
+            },
+            policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
+            skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },
+            otherModels: mappings.otherModels)
     }
 
     private func orderList() throws -> [String]? {

@@ -400,42 +400,52 @@ extension BinaryPropertyList {
                 guard uid <= UInt64(Int64.max) else { throw object.error(.unsupportedObject, "UID does not fit in 64 bits") }
                 return .dictionary(["CF$UID": .integer(Int64(uid))])
             case 0xA, 0xC:
-                let noun = marker >> 4 == 0xA ? "array" : "set"
-                let (start, count) = try payload(
-                    low, at: offset, unit: referenceSize, noun: noun, units: "references", of: object)
-                try enter(object)
-                defer { open.remove(index) }
-                var elements: [PropertyListValue] = []
-                elements.reserveCapacity(count)
-                for position in 0..<count {
-                    let reference = try self.reference(at: start + position * referenceSize, of: object)
-                    elements.append(try self.object(reference))
-                }
-                return .array(elements)
+                return try parseArray(marker, at: offset, of: object)
             case 0xD:
-                let (start, count) = try payload(
-                    low, at: offset, unit: 2 * referenceSize, noun: "dictionary", units: "entries", of: object)
-                try enter(object)
-                defer { open.remove(index) }
-                var entries: [String: PropertyListValue] = [:]
-                entries.reserveCapacity(count)
-                let valuesStart = start + count * referenceSize
-                for position in 0..<count {
-                    let keyReference = try reference(at: start + position * referenceSize, of: object)
-                    // Checked by marker before decoding, so a container key is never walked.
-                    let keyMarker = bytes[try self.offset(of: keyReference)] >> 4
-                    guard keyMarker == 0x5 || keyMarker == 0x6,
-                          case .string(let key) = try self.object(keyReference)
-                    else {
-                        throw object.error(.nonStringKey, "key object \(keyReference) is not a string")
-                    }
-                    let valueReference = try reference(at: valuesStart + position * referenceSize, of: object)
-                    entries[key] = try self.object(valueReference)
-                }
-                return .dictionary(entries)
+                return try parseDictionary(marker, at: offset, of: object)
             default:
                 throw object.unknownMarker(marker)
             }
+        }
+
+        /// An array or a set (read as an array): its elements, each parsed once.
+        private mutating func parseArray(_ marker: UInt8, at offset: Int, of object: ObjectContext) throws(PropertyListError) -> PropertyListValue {
+            let noun = marker >> 4 == 0xA ? "array" : "set"
+            let (start, count) = try payload(
+                Int(marker & 0x0F), at: offset, unit: referenceSize, noun: noun, units: "references", of: object)
+            try enter(object)
+            defer { open.remove(object.index) }
+            var elements: [PropertyListValue] = []
+            elements.reserveCapacity(count)
+            for position in 0..<count {
+                let reference = try self.reference(at: start + position * referenceSize, of: object)
+                elements.append(try self.object(reference))
+            }
+            return .array(elements)
+        }
+
+        /// A dictionary: string keys (checked by marker before decoding, so a
+        /// container key is never walked), then the values.
+        private mutating func parseDictionary(_ marker: UInt8, at offset: Int, of object: ObjectContext) throws(PropertyListError) -> PropertyListValue {
+            let (start, count) = try payload(
+                Int(marker & 0x0F), at: offset, unit: 2 * referenceSize, noun: "dictionary", units: "entries", of: object)
+            try enter(object)
+            defer { open.remove(object.index) }
+            var entries: [String: PropertyListValue] = [:]
+            entries.reserveCapacity(count)
+            let valuesStart = start + count * referenceSize
+            for position in 0..<count {
+                let keyReference = try reference(at: start + position * referenceSize, of: object)
+                let keyMarker = bytes[try self.offset(of: keyReference)] >> 4
+                guard keyMarker == 0x5 || keyMarker == 0x6,
+                      case .string(let key) = try self.object(keyReference)
+                else {
+                    throw object.error(.nonStringKey, "key object \(keyReference) is not a string")
+                }
+                let valueReference = try reference(at: valuesStart + position * referenceSize, of: object)
+                entries[key] = try self.object(valueReference)
+            }
+            return .dictionary(entries)
         }
 
         /// Marks a container as open, refusing nesting beyond `maximumDepth`.

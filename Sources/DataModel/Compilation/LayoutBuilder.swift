@@ -106,61 +106,47 @@ struct LayoutBuilder {
     /// quadratic.
     func buildTracingOrigins() -> (layout: StorageLayout, tables: [Origin], indexes: [Origin]) {
         let order = numbers.sorted { $0.value < $1.value }.map(\.key)
-        var tables: [StorageLayout.Table] = []
-        var tableOrigins: [Origin] = []
-        var indexes: [StorageLayout.Index] = []
-        var indexOrigins: [Origin] = []
-        var usedNames: [String: Set<String>] = [:]
-        // The next suffix to try per table and base name: names are only ever
-        // added, so the ones tried before stay taken and need no second look.
-        var nextSuffix: [String: [String: Int]] = [:]
+        var draft = LayoutDraft()
+        startEntityTables(order, &draft)
+        addPropertyColumns(order, &draft)
+        addOrderColumns(order, &draft)
+        addInverselessToManyKeys(order, &draft)
+        appendEntityTables(&draft)
+        chooseJoinTables(order, &draft)
+        appendJoinTables(&draft)
+        appendEntityTableIndexes(&draft)
+        return (StorageLayout(entityNumbers: numbers, tables: draft.tables, indexes: draft.indexes), draft.tableOrigins, draft.indexOrigins)
+    }
 
-        func unique(_ base: String, in table: String) -> String {
-            var name = base
-            var suffix = nextSuffix[table]?[base] ?? 1
-            if usedNames[table, default: []].contains(name) {
-                name = "\(base)\(suffix)"
-                while usedNames[table, default: []].contains(name) {
-                    suffix += 1
-                    name = "\(base)\(suffix)"
-                }
-                nextSuffix[table, default: [:]][base] = suffix + 1
-            }
-            usedNames[table, default: []].insert(name)
-            return name
-        }
+    // Entity tables: one per root, holding the columns of the whole hierarchy.
+    // Every stored property of the hierarchy takes a name in the root table's
+    // namespace, entity by entity in number order, names sorted within an
+    // entity; to-many relationships take one too although they have no column
+    // (AddressBook: `ZCONTAINER`, `ZCONTAINER1`, `ZCONTAINER2` on three
+    // subentities; join columns `Z_19PARENTGROUPS` and `Z_19PARENTGROUPS1`).
 
-        // Entity tables: one per root, holding the columns of the whole hierarchy.
-        // Every stored property of the hierarchy takes a name in the root table's
-        // namespace, entity by entity in number order, names sorted within an
-        // entity; to-many relationships take one too although they have no column
-        // (AddressBook: `ZCONTAINER`, `ZCONTAINER1`, `ZCONTAINER2` on three
-        // subentities; join columns `Z_19PARENTGROUPS` and `Z_19PARENTGROUPS1`).
-        var columnsByTable: [String: [StorageLayout.Column]] = [:]
-        var tableOrder: [String] = []
-        var rootOfTable: [String: String] = [:]
-        var entitiesByRoot: [String: [String]] = [:]   // root → its hierarchy, in number order
-        var legacyJoins: [(CompiledRelationship, String)] = []
-        var joins: [(CompiledRelationship, String)] = []
-        var propertyNames: [String: String] = [:]   // "Entity.relationship" → its unique `Z…` name
-        var namesInTable: [String: [String]] = [:]    // table → the names its hierarchy's stored properties take, in order
-        var indexedAttributes: Set<String> = []      // "Entity.property" of indexed stored attributes
-        // Root tables first: in a store, a subentity may have a lower number than a
-        // parent added above it later.
+    /// Root tables first, with their three key columns: in a store, a subentity
+    /// may have a lower number than a parent added above it later.
+    private func startEntityTables(_ order: [String], _ draft: inout LayoutDraft) {
         for name in order {
             guard let entity = byName[name] else { continue }
-            entitiesByRoot[entity.root, default: []].append(name)
+            draft.entitiesByRoot[entity.root, default: []].append(name)
             guard entity.parent == nil else { continue }
             let table = "Z" + entity.root.uppercased()
-            tableOrder.append(table)
-            rootOfTable[table] = entity.name
-            usedNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
-            columnsByTable[table] = [
+            draft.tableOrder.append(table)
+            draft.rootOfTable[table] = entity.name
+            draft.usedNames[table] = ["Z_PK", "Z_ENT", "Z_OPT"]
+            draft.columnsByTable[table] = [
                 .init(name: "Z_PK", type: "INTEGER", role: .primaryKey),
                 .init(name: "Z_ENT", type: "INTEGER", role: .entityNumber),
                 .init(name: "Z_OPT", type: "INTEGER", role: .changeCounter),
             ]
         }
+    }
+
+    /// Every entity's own stored properties, in name order, take their names in
+    /// the root table; attributes and to-ones get their columns.
+    private func addPropertyColumns(_ order: [String], _ draft: inout LayoutDraft) {
         for name in order {
             guard let entity = byName[name] else { continue }
             let table = "Z" + entity.root.uppercased()
@@ -170,47 +156,59 @@ struct LayoutBuilder {
             for a in entity.attributes where a.declaredIn == name && !a.declaration.isTransient && a.declaration.type != .composite {
                 let type = coreDataTypes && a.declaration.type == .decimal ? "DECIMAL" : Self.columnType(a.declaration.type)
                 own.append((a.name, .init(name: a.name, type: type, role: .attribute(entity: name, property: a.name)), nil))
-                if a.declaration.isIndexed { indexedAttributes.insert("\(name).\(a.name)") }
+                if a.declaration.isIndexed { draft.indexedAttributes.insert("\(name).\(a.name)") }
             }
             for r in entity.relationships where r.declaredIn == name && !r.declaration.isTransient {
                 own.append((r.name, r.declaration.isToMany ? nil : .init(name: r.name, type: "INTEGER", role: .toOne(entity: name, relationship: r.name)), r))
             }
             own.sort { $0.name.utf16.lexicographicallyPrecedes($1.name.utf16) }
             for (property, column, relationship) in own {
-                let columnName = unique("Z" + property.uppercased(), in: table)
-                namesInTable[table, default: []].append(columnName)
+                let columnName = draft.unique("Z" + property.uppercased(), in: table)
+                draft.namesInTable[table, default: []].append(columnName)
                 // Only relationships' names are looked up again (order columns, join
                 // tables): no entry per attribute.
-                if relationship != nil { propertyNames["\(name).\(property)"] = columnName }
+                if relationship != nil { draft.propertyNames["\(name).\(property)"] = columnName }
                 guard var column else { continue }
                 column.name = columnName
-                columnsByTable[table, default: []].append(column)
-                // A to-one into an entity with subentities also keeps the destination
-                // row's entity number (AddressBook: `ZCONTACT`, `Z22_CONTACT`).
-                if case .toOne = column.role, let r = relationship,
-                   let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
-                   let number = numbers[destination.name],
-                   !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true) {
-                    columnsByTable[table, default: []].append(.init(name: unique("Z\(number)_" + columnName.dropFirst(), in: table), type: "INTEGER",
-                                                                    role: .toOneEntity(entity: name, relationship: property)))
-                }
+                draft.columnsByTable[table, default: []].append(column)
+                addEntityNumberColumn(of: column, relationship, entity: name, table: table, &draft)
             }
         }
-        // Order columns of ordered one-to-many relationships live with the to-one
-        // side, named after its column (`ZPARENTLIST1` → `Z_FOK_PARENTLIST1`).
+    }
+
+    /// A to-one into an entity with subentities also keeps the destination row's
+    /// entity number (AddressBook: `ZCONTACT`, `Z22_CONTACT`).
+    private func addEntityNumberColumn(of column: StorageLayout.Column, _ relationship: CompiledRelationship?, entity name: String, table: String,
+                                       _ draft: inout LayoutDraft) {
+        let columnName = column.name
+        if case .toOne(_, let property) = column.role, let r = relationship,
+           let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
+           let number = numbers[destination.name],
+           !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true) {
+            draft.columnsByTable[table, default: []].append(.init(name: draft.unique("Z\(number)_" + columnName.dropFirst(), in: table), type: "INTEGER",
+                                                                  role: .toOneEntity(entity: name, relationship: property)))
+        }
+    }
+
+    /// Order columns of ordered one-to-many relationships live with the to-one
+    /// side, named after its column (`ZPARENTLIST1` → `Z_FOK_PARENTLIST1`).
+    private func addOrderColumns(_ order: [String], _ draft: inout LayoutDraft) {
         for name in order {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.declaration.keepsOrder && !r.isManyToMany && !r.declaration.isTransient {
                 guard let inverse = r.declaration.inverse, let owner = r.inverseEntity, let destination = byName[r.declaration.destination] else { continue }
                 let table = "Z" + destination.root.uppercased()
-                let base = propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_" + inverse.uppercased()
-                let column = StorageLayout.Column(name: unique(base, in: table), type: "INTEGER",
+                let base = draft.propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_" + inverse.uppercased()
+                let column = StorageLayout.Column(name: draft.unique(base, in: table), type: "INTEGER",
                                                   role: .order(entity: name, relationship: r.name))
-                columnsByTable[table, default: []].append(column)
+                draft.columnsByTable[table, default: []].append(column)
             }
         }
-        // To-many relationships without an inverse: the source row's key lives on
-        // the destination row, `Z<n><NAME>` (Core Data: `ZPARAMETER.Z16PARAMETERS`).
+    }
+
+    /// To-many relationships without an inverse: the source row's key lives on
+    /// the destination row, `Z<n><NAME>` (Core Data: `ZPARAMETER.Z16PARAMETERS`).
+    private func addInverselessToManyKeys(_ order: [String], _ draft: inout LayoutDraft) {
         for name in order {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.declaration.isToMany && r.declaration.inverse == nil && !r.declaration.isTransient {
@@ -220,46 +218,52 @@ struct LayoutBuilder {
                 // `Z_<n><NAME>`: read it as it is (the next migration moves them).
                 if omitsMissingEntityColumns, let existing, existing[table]?.contains("Z\(number)" + r.name.uppercased()) != true,
                    existing["Z_\(number)\(r.name.uppercased())"] != nil {
-                    legacyJoins.append((r, name))
+                    draft.legacyJoins.append((r, name))
                     continue
                 }
-                let key = unique("Z\(number)" + r.name.uppercased(), in: table)
-                columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
+                let key = draft.unique("Z\(number)" + r.name.uppercased(), in: table)
+                draft.columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
                 if r.declaration.keepsOrder {
-                    columnsByTable[table, default: []].append(.init(name: unique("Z_FOK_" + key.dropFirst(), in: table), type: "INTEGER",
-                                                                    role: .order(entity: name, relationship: r.name)))
+                    draft.columnsByTable[table, default: []].append(.init(name: draft.unique("Z_FOK_" + key.dropFirst(), in: table), type: "INTEGER",
+                                                                          role: .order(entity: name, relationship: r.name)))
                 }
             }
         }
-        for table in tableOrder {
-            let root = rootOfTable[table]!
+    }
+
+    /// The entity tables, each with its columns in Core Data's order.
+    private func appendEntityTables(_ draft: inout LayoutDraft) {
+        for table in draft.tableOrder {
+            let root = draft.rootOfTable[table]!
             // Each column's key once, not once per comparison (a key may look up a
             // relationship).
             // Spelled out with its types: as one generic chain over five-element tuples
             // this expression took the type checker over 5 s of every clean build.
             typealias Keyed = (key: (Int, Int, Int, String, Int), offset: Int, column: StorageLayout.Column)
             var keyed: [Keyed] = []
-            for (offset, column) in (columnsByTable[table] ?? []).enumerated() {
+            for (offset, column) in (draft.columnsByTable[table] ?? []).enumerated() {
                 keyed.append((key: sortKey(column), offset: offset, column: column))
             }
             keyed.sort { (a: Keyed, b: Keyed) -> Bool in a.key != b.key ? a.key < b.key : a.offset < b.offset }
             let columns: [StorageLayout.Column] = keyed.map { $0.column }
-            tables.append(.init(name: table, entity: root, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
-            tableOrigins.append(.entity(root))
+            draft.tables.append(.init(name: table, entity: root, joinRelationship: nil, columns: columns, primaryKey: ["Z_PK"]))
+            draft.tableOrigins.append(.entity(root))
         }
+    }
 
-        // Join tables: one per many-to-many pair, named after the side
-        // `namesJoinTable` picks. Within one table, Core Data meets the properties in
-        // the order of a CoreFoundation hash table of their column names
-        // (`CoreDataHashOrder`, Docs/StoreNaming.md): the position of each
-        // relationship's name in its table's order.
+    /// Join tables: one per many-to-many pair, named after the side
+    /// `namesJoinTable` picks. Within one table, Core Data meets the properties in
+    /// the order of a CoreFoundation hash table of their column names
+    /// (`CoreDataHashOrder`, Docs/StoreNaming.md): the position of each
+    /// relationship's name in its table's order.
+    private func chooseJoinTables(_ order: [String], _ draft: inout LayoutDraft) {
         var hashPositions: [String: Int] = [:]
-        for (table, names) in namesInTable {
+        for (table, names) in draft.namesInTable {
             let positions = Dictionary(CoreDataHashOrder.iterationOrder(of: names).enumerated().map { ($0.element, $0.offset) },
                                        uniquingKeysWith: { first, _ in first })
-            for entityName in entitiesByRoot[rootOfTable[table] ?? ""] ?? [] {
+            for entityName in draft.entitiesByRoot[draft.rootOfTable[table] ?? ""] ?? [] {
                 for r in byName[entityName]?.relationships ?? [] where r.declaredIn == entityName && r.isManyToMany {
-                    if let column = propertyNames["\(entityName).\(r.name)"], let position = positions[column] {
+                    if let column = draft.propertyNames["\(entityName).\(r.name)"], let position = positions[column] {
                         hashPositions["\(entityName).\(r.name)"] = position
                     }
                 }
@@ -272,20 +276,23 @@ struct LayoutBuilder {
                    !namesJoinTable((name, r.name), over: (inverseOwner, inverseName), hashPositions: hashPositions) {
                     continue
                 }
-                joins.append((r, name))
+                draft.joins.append((r, name))
             }
         }
-        // The column holding a join's destination keys (`Z_<n>` + the relationship's
-        // column name) is unique across every join table, claimed in the order of
-        // the owning entities' names: Wire's stores Core Data created hold
-        // `Z_12USERS (Z_12REACTIONS, Z_14USERS)` for Reaction.users and
-        // `Z_9USERS (Z_9SYSTEMMESSAGES, Z_14USERS1)` for SystemMessage.users, although
-        // neither hierarchy has a second `users` (and Reaction sorts first, though it
-        // has the higher number).
+    }
+
+    /// The join tables with their index. The column holding a join's destination
+    /// keys (`Z_<n>` + the relationship's column name) is unique across every join
+    /// table, claimed in the order of the owning entities' names: Wire's stores
+    /// Core Data created hold `Z_12USERS (Z_12REACTIONS, Z_14USERS)` for
+    /// Reaction.users and `Z_9USERS (Z_9SYSTEMMESSAGES, Z_14USERS1)` for
+    /// SystemMessage.users, although neither hierarchy has a second `users` (and
+    /// Reaction sorts first, though it has the higher number).
+    private func appendJoinTables(_ draft: inout LayoutDraft) {
         var claimed: Set<String> = []
         var destinationColumns: [String: String] = [:]
-        for (r, name) in (joins + legacyJoins).sorted(by: { ($0.1, $0.0.name) < ($1.1, $1.0.name) }) {
-            let base = "Z_\(numbers[r.declaration.destination] ?? 0)" + joinColumnBase(name, r.name, owner: name, propertyNames: propertyNames)
+        for (r, name) in (draft.joins + draft.legacyJoins).sorted(by: { ($0.1, $0.0.name) < ($1.1, $1.0.name) }) {
+            let base = "Z_\(numbers[r.declaration.destination] ?? 0)" + joinColumnBase(name, r.name, owner: name, propertyNames: draft.propertyNames)
             var candidate = base
             var suffix = 1
             while claimed.contains(candidate) {
@@ -295,72 +302,83 @@ struct LayoutBuilder {
             claimed.insert(candidate)
             destinationColumns["\(name).\(r.name)"] = candidate
         }
-        for (r, name) in joins + legacyJoins {
+        for (r, name) in draft.joins + draft.legacyJoins {
+            let propertyNames = draft.propertyNames
             let table = joinTable(for: r, of: name, propertyNames: propertyNames, destinationColumn: destinationColumns["\(name).\(r.name)"],
-                                  unique: unique)
-            tables.append(table)
-            tableOrigins.append(.relationship(entity: name, name: r.name))
+                                  unique: { draft.unique($0, in: $1) })
+            draft.tables.append(table)
+            draft.tableOrigins.append(.relationship(entity: name, name: r.name))
             // Core Data's index on a join table: the destination's keys, then the owner's.
-            indexes.append(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
+            draft.addIndex(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
                                  columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
-                                 isUnique: false, condition: nil))
-            indexOrigins.append(.relationship(entity: name, name: r.name))
+                                 isUnique: false, condition: nil),
+                           origin: .relationship(entity: name, name: r.name))
         }
+    }
 
-        // Indexes of entity tables.
-        for table in tables where table.joinRelationship == nil {
-            let hierarchy = entitiesByRoot[table.entity] ?? []
+    /// Indexes of entity tables: relationship keys, `Z_ENT` of a hierarchy,
+    /// indexed attributes, then each entity's constraints and `indexes:`.
+    private func appendEntityTableIndexes(_ draft: inout LayoutDraft) {
+        for table in draft.tables where table.joinRelationship == nil {
+            let hierarchy = draft.entitiesByRoot[table.entity] ?? []
             var columnOfRole: [StorageLayout.Role: String] = [:]
             for column in table.columns where columnOfRole[column.role] == nil { columnOfRole[column.role] = column.name }
             for column in table.columns {
                 switch column.role {
                 case .toOne(let entity, let relationship), .toManyKey(let entity, let relationship):
-                    indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
-                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
-                    indexOrigins.append(.relationship(entity: entity, name: relationship))
+                    draft.addIndex(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil),
+                                   origin: .relationship(entity: entity, name: relationship))
                 default: break
                 }
             }
             if hierarchy.count > 1 {
-                indexes.append(.init(name: "\(table.name)_Z_ENT_INDEX", table: table.name,
-                                     columns: [.init(name: "Z_ENT", isDescending: false)], isUnique: false, condition: nil))
-                indexOrigins.append(.entity(table.entity))
+                draft.addIndex(.init(name: "\(table.name)_Z_ENT_INDEX", table: table.name,
+                                     columns: [.init(name: "Z_ENT", isDescending: false)], isUnique: false, condition: nil),
+                               origin: .entity(table.entity))
             }
             for column in table.columns {
-                if case .attribute(let entityName, let property) = column.role, indexedAttributes.contains("\(entityName).\(property)") {
-                    indexes.append(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
-                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil))
-                    indexOrigins.append(.attribute(entity: entityName, name: property))
+                if case .attribute(let entityName, let property) = column.role, draft.indexedAttributes.contains("\(entityName).\(property)") {
+                    draft.addIndex(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil),
+                                   origin: .attribute(entity: entityName, name: property))
                 }
             }
             for name in hierarchy {
                 guard let entity = byName[name], !entity.uniqueness.isEmpty || !entity.indexes.isEmpty else { continue }
-                func column(for property: String) -> String? {
-                    columnName(for: property, of: entity, columnOfRole: columnOfRole)
-                }
-                // Built only for entities with constraints: the subtree of each entity
-                // of a deep hierarchy would be quadratic text.
-                let condition = entity.parent == nil || entity.uniqueness.isEmpty ? nil
-                    : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
-                for (position, constraint) in entity.uniqueness.enumerated() {
-                    let columns = constraint.compactMap(column(for:))
-                    indexes.append(.init(name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
-                                         columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition))
-                    indexOrigins.append(.uniqueness(entity: name, position: position))
-                }
-                for (position, index) in entity.indexes.enumerated() {
-                    let columns = index.elements.compactMap { element in
-                        column(for: element.property).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
-                    }
-                    // Elements naming a to-many relationship (Xcode accepts them) have no
-                    // column to index: the index covers the others, or is not made.
-                    guard !columns.isEmpty else { continue }
-                    indexes.append(.init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil))
-                    indexOrigins.append(.index(entity: name, position: position))
-                }
+                appendConstraintIndexes(of: entity, in: table, columnOfRole: columnOfRole, &draft)
             }
         }
-        return (StorageLayout(entityNumbers: numbers, tables: tables, indexes: indexes), tableOrigins, indexOrigins)
+    }
+
+    /// An entity's uniqueness constraints (unique, over its subtree's rows when it
+    /// has a parent) and its `indexes:` entries.
+    private func appendConstraintIndexes(of entity: CompiledEntity, in table: StorageLayout.Table, columnOfRole: [StorageLayout.Role: String],
+                                         _ draft: inout LayoutDraft) {
+        let name = entity.name
+        func column(for property: String) -> String? {
+            columnName(for: property, of: entity, columnOfRole: columnOfRole)
+        }
+        // Built only for entities with constraints: the subtree of each entity
+        // of a deep hierarchy would be quadratic text.
+        let condition = entity.parent == nil || entity.uniqueness.isEmpty ? nil
+            : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
+        for (position, constraint) in entity.uniqueness.enumerated() {
+            let columns = constraint.compactMap(column(for:))
+            draft.addIndex(.init(name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
+                                 columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition),
+                           origin: .uniqueness(entity: name, position: position))
+        }
+        for (position, index) in entity.indexes.enumerated() {
+            let columns = index.elements.compactMap { element in
+                column(for: element.property).map { StorageLayout.IndexColumn(name: $0, isDescending: element.isDescending) }
+            }
+            // Elements naming a to-many relationship (Xcode accepts them) have no
+            // column to index: the index covers the others, or is not made.
+            guard !columns.isEmpty else { continue }
+            draft.addIndex(.init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil),
+                           origin: .index(entity: name, position: position))
+        }
     }
 
     /// True when relationship `mine` (entity, name) of a many-to-many pair names

@@ -186,95 +186,19 @@ public enum ModelLoader {
         var compiledVersions: [CompiledVersion] = []
         for file in files {
             let diagnosticsBefore = result.diagnostics.count
-            let fileNumber: Int
-            switch fileVersion(file) {
-            case .number(let n):
-                fileNumber = n
-            case .tooLarge(let digits):
-                result.diagnostics.append(Diagnostic(.error, "\(file): version number \(digits) is too large (at most \(Int.max))", at: nil,
-                                                     hint: "versions are numbered 1, 2, 3, … without gaps"))
-                failed = true
-                continue
-            case .notAVersion:
-                result.diagnostics.append(Diagnostic(.error, "\(file): a version file is named <N>.yaml with N = 1, 2, 3, …", at: nil,
-                                                     hint: "rename it, or move it out of the model folder"))
+            guard let decoded = decodeVersionFile(file, byNumber: &byNumber, into: &result) else {
                 failed = true
                 continue
             }
-            if let other = byNumber[fileNumber] {
-                result.diagnostics.append(Diagnostic(.error, "\(file): duplicate version \(fileNumber) (also \(other))", at: nil))
-                failed = true
-                continue
-            }
-            byNumber[fileNumber] = file
-            guard let data = FileManager.default.contents(atPath: file) else {
-                result.diagnostics.append(Diagnostic(.error, "\(file): cannot read the file", at: nil))
-                failed = true
-                continue
-            }
-            let bytes = [UInt8](data)
-            if bytes.count <= YAMLLoader.maximumFileSize {
-                result.sources[file] = String(decoding: bytes, as: UTF8.self)
-            }
-            let root: YAMLNode
-            do {
-                root = try YAMLLoader.load(bytes: bytes, file: file)
-            } catch {
-                result.diagnostics.append(Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: file, line: 1, column: 1)))
-                failed = true
-                continue
-            }
-            var decoder = ModelDecoder(file: file)
-            guard let version = decoder.decode(root) else {
-                result.diagnostics += decoder.reader.diagnostics
-                failed = true
-                continue
-            }
-            result.diagnostics += decoder.reader.diagnostics
-            if decoder.reader.diagnostics.contains(where: { $0.severity == .error }) { failed = true }
-            if version.version != 0, version.version != fileNumber {
-                result.diagnostics.append(Diagnostic(.error, "version: the file is named \(fileNumber).yaml but says version \(version.version)",
-                                                     at: version.versionLocation,
-                                                     hint: "a version's number is its file name; add a new file for a new version"))
-                failed = true
-            }
-            if let folder, !version.model.isEmpty {
-                let folderName = (folder as NSString).lastPathComponent
-                if version.model != folderName {
-                    result.diagnostics.append(Diagnostic(.error, "model: '\(version.model)' differs from its folder's name '\(folderName)'",
-                                                         at: version.modelLocation))
-                    failed = true
-                }
-            }
-            let inheritance = Inheritance(version)
-            let semantic = ModelValidator.validate(version, inheritance: inheritance)
-            result.diagnostics += semantic
-            if semantic.contains(where: { $0.severity == .error }) { failed = true }
-            versions.append(version)
-            // What only the layout shows is checked for every version that is
-            // otherwise valid, so that one run reports it with every other problem.
-            if !result.diagnostics[diagnosticsBefore...].contains(where: { $0.severity == .error }) {
-                let (compiledVersion, layoutProblems) = ModelCompiler.compileCheckingLayout(version, inheritance: inheritance)
-                result.diagnostics += layoutProblems
-                if layoutProblems.contains(where: { $0.severity == .error }) { failed = true }
-                compiledVersions.append(compiledVersion)
-            }
+            if decoded.failed { failed = true }
+            let (versionFailed, compiledVersion) = checkVersion(decoded.version, fileNumber: decoded.number, folder: folder,
+                                                                 since: diagnosticsBefore, into: &result)
+            if versionFailed { failed = true }
+            versions.append(decoded.version)
+            if let compiledVersion { compiledVersions.append(compiledVersion) }
         }
         let name = folder.map { ($0 as NSString).lastPathComponent } ?? versions.first?.model ?? "?"
-        if let folder {
-            if !byNumber.isEmpty {
-                if let missing = missingVersions(Array(byNumber.keys)) {
-                    result.diagnostics.append(Diagnostic(.error, """
-                                                             \(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) \
-                                                             (versions are numbered 1, 2, 3, … without gaps)
-                                                             """, at: nil))
-                    failed = true
-                }
-            } else if files.isEmpty {
-                result.diagnostics.append(Diagnostic(.error, "\(folder): model has no versions", at: nil))
-                failed = true
-            }
-        }
+        if let folder, !checkVersionNumbers(of: folder, byNumber: byNumber, files: files, into: &result) { failed = true }
         versions.sort { $0.version < $1.version }
         var compiled: CompiledModel?
         if !failed, !versions.isEmpty {
@@ -282,5 +206,100 @@ public enum ModelLoader {
             compiled = CompiledModel(name: versions[0].model, versions: compiledVersions)
         }
         result.models.append(LoadedModel(name: name, path: folder ?? files.first ?? "", versions: versions, compiled: compiled))
+    }
+
+    /// A version file's number (from its name, once per model), read and decoded;
+    /// nil when it cannot be, `failed` when decoding reported an error.
+    private static func decodeVersionFile(_ file: String, byNumber: inout [Int: String],
+                                          into result: inout ModelLoadResult) -> (version: ModelVersionDescription, number: Int, failed: Bool)? {
+        let fileNumber: Int
+        switch fileVersion(file) {
+        case .number(let n):
+            fileNumber = n
+        case .tooLarge(let digits):
+            result.diagnostics.append(Diagnostic(.error, "\(file): version number \(digits) is too large (at most \(Int.max))", at: nil,
+                                                 hint: "versions are numbered 1, 2, 3, … without gaps"))
+            return nil
+        case .notAVersion:
+            result.diagnostics.append(Diagnostic(.error, "\(file): a version file is named <N>.yaml with N = 1, 2, 3, …", at: nil,
+                                                 hint: "rename it, or move it out of the model folder"))
+            return nil
+        }
+        if let other = byNumber[fileNumber] {
+            result.diagnostics.append(Diagnostic(.error, "\(file): duplicate version \(fileNumber) (also \(other))", at: nil))
+            return nil
+        }
+        byNumber[fileNumber] = file
+        guard let data = FileManager.default.contents(atPath: file) else {
+            result.diagnostics.append(Diagnostic(.error, "\(file): cannot read the file", at: nil))
+            return nil
+        }
+        let bytes = [UInt8](data)
+        if bytes.count <= YAMLLoader.maximumFileSize {
+            result.sources[file] = String(decoding: bytes, as: UTF8.self)
+        }
+        let root: YAMLNode
+        do {
+            root = try YAMLLoader.load(bytes: bytes, file: file)
+        } catch {
+            result.diagnostics.append(Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: file, line: 1, column: 1)))
+            return nil
+        }
+        var decoder = ModelDecoder(file: file)
+        let decoded = decoder.decode(root)
+        result.diagnostics += decoder.reader.diagnostics
+        guard let version = decoded else { return nil }
+        return (version, fileNumber, decoder.reader.diagnostics.contains(where: { $0.severity == .error }))
+    }
+
+    /// A decoded version's own checks: its number against its file name, its model
+    /// against its folder, the model's rules, and (when all of these pass since
+    /// `diagnosticsBefore`) what only the layout shows, compiled.
+    private static func checkVersion(_ version: ModelVersionDescription, fileNumber: Int, folder: String?, since diagnosticsBefore: Int,
+                                     into result: inout ModelLoadResult) -> (failed: Bool, compiled: CompiledVersion?) {
+        var failed = false
+        if version.version != 0, version.version != fileNumber {
+            result.diagnostics.append(Diagnostic(.error, "version: the file is named \(fileNumber).yaml but says version \(version.version)",
+                                                 at: version.versionLocation,
+                                                 hint: "a version's number is its file name; add a new file for a new version"))
+            failed = true
+        }
+        if let folder, !version.model.isEmpty {
+            let folderName = (folder as NSString).lastPathComponent
+            if version.model != folderName {
+                result.diagnostics.append(Diagnostic(.error, "model: '\(version.model)' differs from its folder's name '\(folderName)'",
+                                                     at: version.modelLocation))
+                failed = true
+            }
+        }
+        let inheritance = Inheritance(version)
+        let semantic = ModelValidator.validate(version, inheritance: inheritance)
+        result.diagnostics += semantic
+        if semantic.contains(where: { $0.severity == .error }) { failed = true }
+        // What only the layout shows is checked for every version that is
+        // otherwise valid, so that one run reports it with every other problem.
+        guard !result.diagnostics[diagnosticsBefore...].contains(where: { $0.severity == .error }) else { return (failed, nil) }
+        let (compiledVersion, layoutProblems) = ModelCompiler.compileCheckingLayout(version, inheritance: inheritance)
+        result.diagnostics += layoutProblems
+        if layoutProblems.contains(where: { $0.severity == .error }) { failed = true }
+        return (failed, compiledVersion)
+    }
+
+    /// A model folder's versions are numbered 1, 2, 3, … without gaps; false after
+    /// reporting a gap or an empty folder.
+    private static func checkVersionNumbers(of folder: String, byNumber: [Int: String], files: [String], into result: inout ModelLoadResult) -> Bool {
+        if !byNumber.isEmpty {
+            if let missing = missingVersions(Array(byNumber.keys)) {
+                result.diagnostics.append(Diagnostic(.error, """
+                                                         \(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) \
+                                                         (versions are numbered 1, 2, 3, … without gaps)
+                                                         """, at: nil))
+                return false
+            }
+        } else if files.isEmpty {
+            result.diagnostics.append(Diagnostic(.error, "\(folder): model has no versions", at: nil))
+            return false
+        }
+        return true
     }
 }

@@ -45,110 +45,133 @@ struct FastRecordReader {
         for i in values.indices { values[i] = .none }
         primaryKey = nil
         var seenEntity = false
-        var i = 0
-        let n = line.count
-        func byte(_ at: Int) -> UInt8 { at < n ? line[at] : 0 }
-        // Where the quoted text starting at `i` (at its quote) ends: the closing
-        // quote's index, or nil when it has an escape or a control character.
-        func stringEnd(_ from: Int) -> Int? {
-            var j = from + 1
-            while j < n {
-                let b = line[j]
-                if b == UInt8(ascii: "\"") { return j }
-                if b == UInt8(ascii: "\\") || b < 0x20 { return nil }
-                j += 1
-            }
-            return nil
-        }
-        func matches(_ start: Int, _ end: Int, _ word: [UInt8]) -> Bool {
-            guard end - start == word.count else { return false }
-            for k in 0..<word.count where line[start + k] != word[k] { return false }
-            return true
-        }
-        // An integer's digits (JSON's grammar: no leading zero, no fraction or
-        // exponent after it); nil to leave the line to the general reader.
-        func integer(_ from: Int) -> (Int64, Int)? {
-            var j = from
-            let negative = byte(j) == UInt8(ascii: "-")
-            if negative { j += 1 }
-            let first = j
-            var value: Int64 = 0
-            while j < n, line[j] >= 48, line[j] <= 57 {
-                let d = Int64(line[j] - 48)
-                let (m, o1) = value.multipliedReportingOverflow(by: 10)
-                let (a, o2) = negative ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
-                if o1 || o2 { return nil }
-                value = a
-                j += 1
-            }
-            guard j > first, j - first == 1 || line[first] != 48 else { return nil }
-            let next = byte(j)
-            guard next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E") else { return nil }
-            return (value, j)
-        }
-        guard byte(i) == UInt8(ascii: "{") else { return false }
-        i += 1
-        if byte(i) == UInt8(ascii: "}") {
-            i += 1
+        var cursor = Cursor(line: line)
+        guard cursor.byte(cursor.i) == UInt8(ascii: "{") else { return false }
+        cursor.i += 1
+        if cursor.byte(cursor.i) == UInt8(ascii: "}") {
+            cursor.i += 1
         } else {
             while true {
-                guard byte(i) == UInt8(ascii: "\""), let keyEnd = stringEnd(i), byte(keyEnd + 1) == UInt8(ascii: ":") else { return false }
+                let i = cursor.i
+                guard cursor.byte(i) == UInt8(ascii: "\""), let keyEnd = cursor.stringEnd(i), cursor.byte(keyEnd + 1) == UInt8(ascii: ":") else { return false }
                 let keyStart = i + 1
-                i = keyEnd + 2
-                if matches(keyStart, keyEnd, pkKey) {
-                    guard primaryKey == nil, let (pk, end) = integer(i), pk > 0 else { return false }
+                cursor.i = keyEnd + 2
+                if cursor.matches(keyStart, keyEnd, pkKey) {
+                    guard primaryKey == nil, let (pk, end) = cursor.integer(cursor.i), pk > 0 else { return false }
                     primaryKey = pk
-                    i = end
-                } else if matches(keyStart, keyEnd, entityKey) {
-                    guard !seenEntity, byte(i) == UInt8(ascii: "\""), let end = stringEnd(i), matches(i + 1, end, entityName) else { return false }
+                    cursor.i = end
+                } else if cursor.matches(keyStart, keyEnd, entityKey) {
+                    guard !seenEntity, cursor.byte(cursor.i) == UInt8(ascii: "\""), let end = cursor.stringEnd(cursor.i),
+                          cursor.matches(cursor.i + 1, end, entityName) else { return false }
                     seenEntity = true
-                    i = end + 1
+                    cursor.i = end + 1
                 } else {
-                    guard let field = keys.firstIndex(where: { matches(keyStart, keyEnd, $0) }), values[field] == nil,
-                          let kind = kinds[field] else { return false }
-                    if byte(i) == UInt8(ascii: "n") {
-                        guard matches(i, min(i + 4, n), null) else { return false }
-                        values[field] = .some(nil)
-                        i += 4
-                    } else {
-                        switch kind {
-                        case .integer(let range):
-                            guard let (value, end) = integer(i), range.contains(value) else { return false }
-                            values[field] = .some(.integer(value))
-                            i = end
-                        case .string:
-                            guard byte(i) == UInt8(ascii: "\""), let end = stringEnd(i) else { return false }
-                            values[field] = .some(.string(String(decoding: UnsafeBufferPointer(rebasing: line[(i + 1)..<end]), as: UTF8.self)))
-                            i = end + 1
-                        case .boolean:
-                            if matches(i, min(i + 4, n), yes) {
-                                values[field] = .some(.boolean(true))
-                                i += 4
-                            } else if matches(i, min(i + 5, n), no) {
-                                values[field] = .some(.boolean(false))
-                                i += 5
-                            } else {
-                                return false
-                            }
-                        case .number(let type):
-                            var j = i
-                            while j < n, line[j] != UInt8(ascii: ","), line[j] != UInt8(ascii: "}") { j += 1 }
-                            let text = String(decoding: UnsafeBufferPointer(rebasing: line[i..<j]), as: UTF8.self)
-                            // The general reader's own rules, on the number's exact text.
-                            guard (try? JSONValue.parse(text)) == .number(text),
-                                  let value = try? ObjectJSONLines.attributeValue(.number(text), type: type) else { return false }
-                            values[field] = .some(value)
-                            i = j
-                        }
-                    }
+                    guard let field = keys.firstIndex(where: { cursor.matches(keyStart, keyEnd, $0) }), values[field] == nil,
+                          let kind = kinds[field], let value = readValue(kind, at: &cursor) else { return false }
+                    values[field] = value
                 }
-                if byte(i) == UInt8(ascii: ",") { i += 1; continue }
-                guard byte(i) == UInt8(ascii: "}") else { return false }
-                i += 1
+                if cursor.byte(cursor.i) == UInt8(ascii: ",") { cursor.i += 1; continue }
+                guard cursor.byte(cursor.i) == UInt8(ascii: "}") else { return false }
+                cursor.i += 1
                 break
             }
         }
-        while i < n, line[i] == UInt8(ascii: " ") || line[i] == UInt8(ascii: "\t") { i += 1 }
-        return i == n
+        while cursor.i < cursor.n, line[cursor.i] == UInt8(ascii: " ") || line[cursor.i] == UInt8(ascii: "\t") { cursor.i += 1 }
+        return cursor.i == cursor.n
+    }
+
+    /// The attribute value at the cursor (`.some(nil)` for null), the cursor moved
+    /// past it; nil to leave the line to the general reader.
+    private func readValue(_ kind: Kind, at cursor: inout Cursor) -> AttributeValue?? {
+        let i = cursor.i, n = cursor.n, line = cursor.line
+        if cursor.byte(i) == UInt8(ascii: "n") {
+            guard cursor.matches(i, min(i + 4, n), null) else { return nil }
+            cursor.i += 4
+            return .some(nil)
+        }
+        switch kind {
+        case .integer(let range):
+            guard let (value, end) = cursor.integer(i), range.contains(value) else { return nil }
+            cursor.i = end
+            return .integer(value)
+        case .string:
+            guard cursor.byte(i) == UInt8(ascii: "\""), let end = cursor.stringEnd(i) else { return nil }
+            cursor.i = end + 1
+            return .string(String(decoding: UnsafeBufferPointer(rebasing: line[(i + 1)..<end]), as: UTF8.self))
+        case .boolean:
+            if cursor.matches(i, min(i + 4, n), yes) {
+                cursor.i += 4
+                return .boolean(true)
+            } else if cursor.matches(i, min(i + 5, n), no) {
+                cursor.i += 5
+                return .boolean(false)
+            }
+            return nil
+        case .number(let type):
+            var j = i
+            while j < n, line[j] != UInt8(ascii: ","), line[j] != UInt8(ascii: "}") { j += 1 }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: line[i..<j]), as: UTF8.self)
+            // The general reader's own rules, on the number's exact text.
+            guard (try? JSONValue.parse(text)) == .number(text),
+                  let value = try? ObjectJSONLines.attributeValue(.number(text), type: type) else { return nil }
+            cursor.i = j
+            return .some(value)
+        }
+    }
+}
+
+/// A position in one line's bytes, and the pieces of JSON the fast reader takes.
+private struct Cursor {
+    let line: UnsafeBufferPointer<UInt8>
+    let n: Int
+    var i = 0
+
+    init(line: UnsafeBufferPointer<UInt8>) {
+        self.line = line
+        n = line.count
+    }
+
+    func byte(_ at: Int) -> UInt8 { at < n ? line[at] : 0 }
+
+    /// Where the quoted text starting at `from` (at its quote) ends: the closing
+    /// quote's index, or nil when it has an escape or a control character.
+    func stringEnd(_ from: Int) -> Int? {
+        var j = from + 1
+        while j < n {
+            let b = line[j]
+            if b == UInt8(ascii: "\"") { return j }
+            if b == UInt8(ascii: "\\") || b < 0x20 { return nil }
+            j += 1
+        }
+        return nil
+    }
+
+    func matches(_ start: Int, _ end: Int, _ word: [UInt8]) -> Bool {
+        guard end - start == word.count else { return false }
+        for k in 0..<word.count where line[start + k] != word[k] { return false }
+        return true
+    }
+
+    /// An integer's digits (JSON's grammar: no leading zero, no fraction or
+    /// exponent after it) and where they end; nil to leave the line to the
+    /// general reader.
+    func integer(_ from: Int) -> (Int64, Int)? {
+        var j = from
+        let negative = byte(j) == UInt8(ascii: "-")
+        if negative { j += 1 }
+        let first = j
+        var value: Int64 = 0
+        while j < n, line[j] >= 48, line[j] <= 57 {
+            let d = Int64(line[j] - 48)
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = negative ? m.subtractingReportingOverflow(d) : m.addingReportingOverflow(d)
+            if o1 || o2 { return nil }
+            value = a
+            j += 1
+        }
+        guard j > first, j - first == 1 || line[first] != 48 else { return nil }
+        let next = byte(j)
+        guard next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E") else { return nil }
+        return (value, j)
     }
 }

@@ -89,17 +89,8 @@ public struct MigrationPlanner: Sendable {
     private func planInSnapshot(store: Store, to target: Int?) throws -> MigrationPlan {
         let metadata = try store.readMetadata()
         let (model, source) = try sourceVersion(of: store, metadata: metadata)
-        let targetNumber = target ?? model.current.version
-        guard let destination = model.version(targetNumber) else {
-            throw PlanningError(.unknownTarget, "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
-        }
-        if targetNumber < source.version {
-            throw PlanningError(.noPath, "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported")
-        }
-        // Every version the path crosses must be one this toolkit can store.
-        for number in source.version...targetNumber {
-            if let refusal = model.version(number)?.storageRefusal { throw PlanningError(.noPath, "\(store.path): \(refusal)") }
-        }
+        let destination = try targetVersion(target, of: model, from: source, store: store)
+        let targetNumber = destination.version
         let binding = try store.binding(for: source)
         if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
         var sourceLayout = binding.layout
@@ -117,77 +108,24 @@ public struct MigrationPlanner: Sendable {
         if !keyProblems.isEmpty {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
         }
-
-        let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
-        if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
-        let path: MigrationPath
-        do {
-            path = try MigrationPath.choose(model: model, source: source, target: targetNumber, files: files,
-                                            preference: pathPreference, knownPolicies: knownPolicies)
-        } catch let failure as InferenceFailure {
-            throw withFolder(failure, model: model.name)
-        }
+        let (path, files) = try choosePath(model: model, source: source, target: targetNumber)
         plan.path = path
         plan.warnings += path.differences.map { difference in
             MigrationWarning(message: "path: \(difference) (this plan: \(path.summary))", isDestructive: false)
         }
-        let segments = self.segments(of: path, model: model, source: source, target: targetNumber, files: files)
 
         var current = source
         var counter = RowCounter(connection: store.connection, exact: exactCounts)
         counter.limit = countLimit
-        for segment in segments {
-            let (from, to, file) = (segment.from, segment.to, segment.file)
+        for segment in segments(of: path, model: model, source: source, target: targetNumber, files: files) {
             // A mapping file or a direct mapping maps its two versions; a fused run of
             // inferred hops follows renames through every version in between.
-            let chain = segment.isDirect ? [current, model.version(to)!]
-                : [current] + model.versions.filter { $0.version > from && $0.version <= to }
+            let chain = segment.isDirect ? [current, model.version(segment.to)!]
+                : [current] + model.versions.filter { $0.version > segment.from && $0.version <= segment.to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
-            let mapping: MappingModel
-            do {
-                mapping = try MappingResolver.resolve(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: file, knownPolicies: knownPolicies,
-                                                      policyFunctions: policyFunctions)
-            } catch var failure as InferenceFailure {
-                // A fused run of hops: name the single hop that needs a mapping file,
-                // and the folder actually in use.
-                if chain.count > 2 {
-                    for i in 0..<(chain.count - 1) {
-                        do {
-                            _ = try MappingResolver.resolve(chain: [chain[i], chain[i + 1]], file: nil, knownPolicies: knownPolicies)
-                        } catch let single as InferenceFailure {
-                            failure = single
-                            break
-                        }
-                    }
-                }
-                throw withFolder(failure, model: model.name)
-            }
-            var destinationLayout: StorageLayout
-            if metadata.followsCoreDataNumbering {
-                // A store from Core Data: Core Data numbers entities from the model
-                // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
-                // store takes the destination model's numbers; rows of entities whose
-                // number changes are rewritten.
-                // Its tables and columns take the names Core Data gives the
-                // destination version, as Core Data's own migrations rename them (its
-                // stores hold `Z_23TRUSTEDCLIENTS_…_INDEX` on a table renamed
-                // `Z_24TRUSTEDBYCLIENTS`): a migrated store is laid out as one created
-                // at the version. Only indexes keep the names the store gives them.
-                destinationLayout = segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, coreDataTypes: true)
-                    .keepingIndexNames(of: sourceLayout)
-            } else {
-                var numbers: [String: Int] = [:]
-                for entityMapping in mapping.entityMappings {
-                    if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
-                }
-                // Numbers of entities gone stay taken, so a new entity never reuses one.
-                let stampedMaximum = Int(clamping: metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
-                // Entity numbers are small (Core Data's own entities start at 16001);
-                // a hostile store's huge numbers must not overflow the next one.
-                let reserved = min(max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, plan.entityNumbers.values.max() ?? 0),
-                                   StoreAudit.largestEntityNumber)
-                destinationLayout = segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
-            }
+            let mapping = try resolveMapping(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name)
+            let destinationLayout = self.destinationLayout(of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
+                                                           numbersSoFar: plan.entityNumbers)
             // A later hop counts the store's rows as they are now: its entity numbers
             // (renumbered by an earlier hop in a store that follows Core Data's
             // numbering) are translated back to the numbers the rows still carry.
@@ -212,15 +150,7 @@ public struct MigrationPlanner: Sendable {
                 planner.historyRows = try counter.count("ACHANGE", nil)
             }
             try planner.plan()
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let mappingBytes = [UInt8]((try? encoder.encode(mapping)) ?? Data())
-            plan.hops.append(MigrationHop(from: current.version, to: segmentTarget.version, kind: segment.kind, mapping: mapping,
-                                          digest: VersionHasher.sha256Hex(mappingBytes + Array((file?.digest ?? "").utf8)),
-                                          steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
-                                          source: current, destination: segmentTarget,
-                                          sourceLayout: sourceLayout, destinationLayout: destinationLayout))
-
+            plan.hops.append(Self.hop(segment, planner, from: current, to: segmentTarget, sourceLayout: sourceLayout, destinationLayout: destinationLayout))
             plan.warnings += planner.warnings
             if plan.hops.count == 1 {
                 plan.warnings += try unknownColumnWarnings(store: store, layout: sourceLayout, steps: planner.steps)
@@ -230,90 +160,108 @@ public struct MigrationPlanner: Sendable {
         }
         plan.entityNumbers = sourceLayout.entityNumbers
         try checkPolicyInputs(plan)
-
-        // What the plan relies on: rows copied, updated or deleted by entity number
-        // need the store's numbers to agree with its rows. A plan of O(1) steps and
-        // index builds moves no row, and stays O(1): no scan.
-        // References that already dangle: carried (counted when the plan moves
-        // rows), or removed first when asked.
-        var dangling: [(references: DanglingReferences, check: MigrationCheck)] = []
-        if removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows), let first = plan.hops.first {
-            dangling = try danglingReferences(store: store, version: source, layout: first.sourceLayout, counter: &counter,
-                                              exact: removesDanglingReferences || exactCounts)
-        }
-        if removesDanglingReferences, !dangling.isEmpty {
-            // Setting a required to-one to nil breaks the model: the data decides.
-            let required = dangling.filter { found in
-                let key = found.references.reference
-                guard !key.towardOwner, let r = source.entity(named: key.entity)?.relationship(named: key.relationship)?.declaration else { return false }
-                return !r.isToMany && !r.isOptional
-            }
-            if !required.isEmpty {
-                throw PlanningError(.noPath, "\(store.path): --remove-dangling-references would leave required relationships empty: "
-                    + required.map { "\($0.references.reference) (\($0.references.rows) row\($0.references.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
-                    + "; point those rows at existing objects or delete them first; nothing was changed")
-            }
-            let repairs = dangling.compactMap { found -> MigrationStep? in
-                guard let repair = found.check.repair else { return nil }
-                let rows = found.references.rows
-                return MigrationStep(kind: repair.deletesRows ? .deleteRows : .updateRows,
-                                     summary: """
-                                         remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) \
-                                         to objects the store does not have
-                                         """,
-                                     sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
-            }
-            plan.hops[0].steps.insert(contentsOf: repairs, at: 0)
-            plan.removedDanglingReferences = dangling.map(\.references)
-        } else {
-            plan.danglingReferences = dangling.map(\.references)
-            plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
-        }
+        try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
         if plan.allSteps.contains(where: \.cost.movesRows) {
-            let moving = rowMovingSourceTables(plan)
-            let preconditions = audit.preconditions(tables: moving)
-            // Tables too large to scan while planning (as for counts) are audited by
-            // `apply`, under its lock, before any step: the plan says so.
-            var large: [(name: String, rows: Int64)] = []
-            for table in audit.layout.tables where checksPreconditions {
-                // A table without a rowid has no cheap estimate: it is scanned.
-                if let rows = (try? counter.tooLargeToScan(table.name)) ?? nil { large.append((table.name, rows)) }
-            }
-            let checkedNow = large.isEmpty ? preconditions : audit.preconditions(tables: moving, skipping: Set(large.map(\.name)))
-            let problems = checksPreconditions ? try StoreAudit.violations(of: checkedNow, on: store.connection) : []
-            if !problems.isEmpty {
-                throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
-            }
-            plan.preconditions = preconditions
-            let deferred = large.filter { audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count }
-            if !deferred.isEmpty {
-                let tables = deferred.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
-                plan.warnings.append(MigrationWarning(message: """
-                    \(tables): not audited while planning; `apply` checks \(deferred.count == 1 ? "its" : "their") rows' entity numbers \
-                    and references under its lock before any step (`migrate plan --exact-counts` checks them now)
-                    """, isDestructive: false))
-            }
-            if !audit.refusesStrayValues {
-                // Every moving table, large or not: for a store Core Data wrote this
-                // scan is the only one refusing sibling columns bound the wrong way
-                // round (no precondition of `apply` repeats it), and it reads only
-                // tables with such columns.
-                let stray = try audit.strayValues(tables: moving, on: store.connection)
-                if !stray.refusals.isEmpty {
-                    throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: stray.refusals))
-                }
-                plan.warnings += stray.warnings
-            }
+            try auditRowsToMove(for: &plan, audit: audit, store: store, counter: &counter)
         }
-        // The store holds the first hop's source: the data decides now.
-        if let first = plan.hops.first {
-            let refused = try StoreAudit.violations(of: first.requirements, on: store.connection)
-            if !refused.isEmpty {
-                throw PlanningError(.noPath, "\(store.path): hop \(first.from) → \(first.to) of \(model.name) cannot migrate this store's data:\n"
-                    + refused.map { "  " + $0 }.joined(separator: "\n"))
-            }
-        }
+        try checkFirstHopRequirements(of: plan, store: store)
         return plan
+    }
+
+    /// The version to plan to (`target`, or the model's current one), refused when
+    /// it is unknown, older than the store's, or when a version on the way cannot
+    /// be stored.
+    private func targetVersion(_ target: Int?, of model: CompiledModel, from source: CompiledVersion, store: Store) throws -> CompiledVersion {
+        let targetNumber = target ?? model.current.version
+        guard let destination = model.version(targetNumber) else {
+            throw PlanningError(.unknownTarget, "model \(model.name) has no version \(targetNumber) (versions 1 to \(model.current.version))")
+        }
+        if targetNumber < source.version {
+            throw PlanningError(.noPath, "the store is at version \(source.version), newer than the target \(targetNumber); downgrades are not supported")
+        }
+        // Every version the path crosses must be one this toolkit can store.
+        for number in source.version...targetNumber {
+            if let refusal = model.version(number)?.storageRefusal { throw PlanningError(.noPath, "\(store.path): \(refusal)") }
+        }
+        return destination
+    }
+
+    /// The migration path from the model's mapping files, refused when a file has
+    /// errors or no path leads to the target.
+    private func choosePath(model: CompiledModel, source: CompiledVersion, target: Int) throws -> (MigrationPath, MappingFiles) {
+        let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
+        if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
+        do {
+            let path = try MigrationPath.choose(model: model, source: source, target: target, files: files,
+                                                preference: pathPreference, knownPolicies: knownPolicies)
+            return (path, files)
+        } catch let failure as InferenceFailure {
+            throw withFolder(failure, model: model.name)
+        }
+    }
+
+    /// A segment's mapping: its file's, or inferred along the chain.
+    private func resolveMapping(chain: [CompiledVersion], file: MappingFile?, model: String) throws -> MappingModel {
+        do {
+            return try MappingResolver.resolve(chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions)
+        } catch var failure as InferenceFailure {
+            // A fused run of hops: name the single hop that needs a mapping file,
+            // and the folder actually in use.
+            if chain.count > 2 {
+                for i in 0..<(chain.count - 1) {
+                    do {
+                        _ = try MappingResolver.resolve(chain: [chain[i], chain[i + 1]], file: nil, knownPolicies: knownPolicies)
+                    } catch let single as InferenceFailure {
+                        failure = single
+                        break
+                    }
+                }
+            }
+            throw withFolder(failure, model: model)
+        }
+    }
+
+    /// The layout a segment migrates the store to.
+    private func destinationLayout(of segmentTarget: CompiledVersion, mapping: MappingModel, after sourceLayout: StorageLayout,
+                                   metadata: StoreMetadata, numbersSoFar: [String: Int]) -> StorageLayout {
+        if metadata.followsCoreDataNumbering {
+            // A store from Core Data: Core Data numbers entities from the model
+            // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
+            // store takes the destination model's numbers; rows of entities whose
+            // number changes are rewritten.
+            // Its tables and columns take the names Core Data gives the
+            // destination version, as Core Data's own migrations rename them (its
+            // stores hold `Z_23TRUSTEDCLIENTS_…_INDEX` on a table renamed
+            // `Z_24TRUSTEDBYCLIENTS`): a migrated store is laid out as one created
+            // at the version. Only indexes keep the names the store gives them.
+            return segmentTarget.layout(entityNumbers: segmentTarget.layout.entityNumbers, coreDataTypes: true)
+                .keepingIndexNames(of: sourceLayout)
+        }
+        var numbers: [String: Int] = [:]
+        for entityMapping in mapping.entityMappings {
+            if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
+        }
+        // Numbers of entities gone stay taken, so a new entity never reuses one.
+        let stampedMaximum = Int(clamping: metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
+        // Entity numbers are small (Core Data's own entities start at 16001);
+        // a hostile store's huge numbers must not overflow the next one.
+        let reserved = min(max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, numbersSoFar.values.max() ?? 0),
+                           StoreAudit.largestEntityNumber)
+        return segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
+    }
+
+    /// A planned segment as a hop of the plan, with the digest of its mapping (and
+    /// of the mapping file it comes from).
+    private static func hop(_ segment: Segment, _ planner: SegmentPlanner, from current: CompiledVersion, to segmentTarget: CompiledVersion,
+                            sourceLayout: StorageLayout, destinationLayout: StorageLayout) -> MigrationHop {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let mappingBytes = [UInt8]((try? encoder.encode(planner.mapping)) ?? Data())
+        return MigrationHop(from: current.version, to: segmentTarget.version, kind: segment.kind, mapping: planner.mapping,
+                            digest: VersionHasher.sha256Hex(mappingBytes + Array((segment.file?.digest ?? "").utf8)),
+                            steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
+                            source: current, destination: segmentTarget,
+                            sourceLayout: sourceLayout, destinationLayout: destinationLayout)
     }
 
     /// A segment: versions `from` → `to` planned as one hop of the plan.
@@ -511,65 +459,5 @@ extension MigrationPlanner {
         var map: [Int: Int] = [:]
         for (name, number) in layout.entityNumbers { map[number] = stored[name] ?? -1 }
         return map
-    }
-}
-
-/// Counts rows for plans, each count once.
-package struct RowCounter {
-    let connection: Connection
-    /// Count every row even in large tables (`plan --exact-counts`).
-    var exact = false
-    var cache: [String: Int64] = [:]
-    /// Tables above this many rows are not scanned for a plan: their row count is
-    /// the highest row id (exact unless rows were deleted), and dropped values are
-    /// checked for presence only, so that planning stays fast on large stores.
-    package static let exactCountLimit: Int64 = 1_000_000
-    /// The limit in use.
-    var limit = exactCountLimit
-    /// `countValues`' answer for "some, not counted".
-    static let notCounted: Int64 = -1
-
-    mutating func estimate(_ table: String) throws -> Int64 {
-        try connection.scalarInt64("SELECT max(rowid) FROM \(SQLText.q(table))") ?? 0
-    }
-
-    var existing: Set<String>?
-
-    /// Tables a later hop creates do not exist yet: they count as empty (the plan's
-    /// counts for later hops are the store's counts now).
-    mutating func exists(_ table: String) throws -> Bool {
-        if existing == nil { existing = Set(try connection.tables()) }
-        return existing!.contains(table)
-    }
-
-    mutating func count(_ table: String, _ numbers: [Int]?) throws -> Int64 {
-        let key = "\(table)|\(numbers.map { $0.map(String.init).joined(separator: ",") } ?? "*")"
-        if let known = cache[key] { return known }
-        guard try exists(table) else { return 0 }
-        let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
-        let value = try tooLargeToScan(table)
-            ?? connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
-        cache[key] = value
-        return value
-    }
-
-    /// The estimated row count of an existing table over the limit, which a plan does
-    /// not scan (nil when it may be scanned: small, or every row counted).
-    mutating func tooLargeToScan(_ table: String) throws -> Int64? {
-        guard !exact, try exists(table) else { return nil }
-        let rows = try estimate(table)
-        return rows > limit ? rows : nil
-    }
-
-    mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
-        guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
-        if try tooLargeToScan(table) != nil {
-            let any = try connection.scalarInt64("""
-                SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) \
-                WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))
-                """) ?? 0
-            return any == 0 ? 0 : Self.notCounted
-        }
-        return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
     }
 }

@@ -38,6 +38,14 @@ import Foundation
 extension Connection {
     func registerPredicateFunctions() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        registerTextFunctions(flags: flags)
+        registerNumberFunctions(flags: flags)
+        registerRowChecks(flags: flags)
+        registerMatches(flags: flags)
+    }
+
+    /// `mm_fold`, `mm_lower` and `mm_upper`: Unicode-aware folding and case mapping.
+    private func registerTextFunctions(flags: Int32) {
         sqlite3_create_function_v2(db, "mm_fold", 2, flags, nil, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
             resultText(context, TextFolding.fold(text, flags: Int(sqlite3_value_int64(arguments[1]))))
@@ -54,6 +62,10 @@ extension Connection {
             guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
             resultText(context, TextFolding.uppercase(text))
         }, nil, nil, nil)
+    }
+
+    /// `mm_number` and `mm_number_or_fail`: the leading number of a text.
+    private func registerNumberFunctions(flags: Int32) {
         sqlite3_create_function_v2(db, "mm_number", 1, flags, nil, { context, _, arguments in
             guard let context, let arguments else { return }
             switch sqlite3_value_type(arguments[0]) {
@@ -88,6 +100,11 @@ extension Connection {
                 }
             }
         }, nil, nil, nil)
+    }
+
+    /// `mm_required` and `mm_within`: a mapping file's value held to its destination
+    /// attribute, failing the statement with the row's key.
+    private func registerRowChecks(flags: Int32) {
         sqlite3_create_function_v2(db, "mm_required", 3, flags, nil, { context, _, arguments in
             guard let context, let arguments else { return }
             guard sqlite3_value_type(arguments[0]) == SQLITE_NULL else {
@@ -131,6 +148,10 @@ extension Connection {
             sqlite3_result_error(context, "\(label): \(shown) of source row Z_PK \(sqlite3_value_int64(arguments[4])) is outside \(limits)"
                                  + " (change the value expression, or correct the row first)", -1)
         }, nil, nil, nil)
+    }
+
+    /// `mm_matches`: `MATCHES`, the compiled pattern cached per statement.
+    private func registerMatches(flags: Int32) {
         sqlite3_create_function_v2(db, "mm_matches", 3, flags, nil, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
                 sqlite3_result_null(context!); return

@@ -99,11 +99,36 @@ extension ObjectAccess {
                 throw RowRefusal("\(subject).\(name)", "no such relationship")
             }
         }
-        let table = shape.table
         // Z_PK is bound once the object has passed every check, so that a refused
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
         var bindings: [DatabaseValue] = [.null, .integer(shape.entityNumber), .integer(1)]
         bindings.reserveCapacity(shape.columns.count)
+        let resolved = try bindAttributes(shape, given: values, into: &bindings)
+        let later = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
+        if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
+            try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
+        }
+        if let requested, requested <= 0 {
+            throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
+        }
+        let highest = try batch.highestKey(root: shape.rootNumber)
+        let key = requested ?? highest + 1
+        bindings[0] = .integer(key)
+        try executeInsert(shape, bindings, requested: requested, resolved: resolved, relationships: relationships, batch: batch)
+        if key > highest { batch.highestKeys[shape.rootNumber] = key }
+        for (relationship, targets) in later {
+            try connectToMany(relationship, from: key, of: entity, to: targets)
+        }
+        guard !relationships.isEmpty else { return key }
+        try updateInverseSides(of: key, in: shape, relationships: relationships)
+        return key
+    }
+
+    /// Checks each attribute's value (its default when not given) and appends those
+    /// with a column to `bindings`; returns every resolved value when the entity
+    /// has uniqueness constraints (none otherwise).
+    private func bindAttributes(_ shape: InsertShape, given values: [AttributeValue??], into bindings: inout [DatabaseValue]) throws -> [AttributeValue?] {
+        let subject = shape.entity.name
         var resolved: [AttributeValue?] = []
         if !shape.uniqueness.isEmpty { resolved.reserveCapacity(shape.attributes.count) }
         for (position, stored) in shape.attributes.enumerated() {
@@ -121,6 +146,14 @@ extension ObjectAccess {
             guard stored.column != nil else { continue }
             bindings.append(ValueCoding.databaseValue(value, as: a))
         }
+        return resolved
+    }
+
+    /// Checks each relationship's targets and appends the to-one columns to
+    /// `bindings`; returns the to-many relationships to connect once the row exists.
+    private func bindToOnes(_ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch,
+                            into bindings: inout [DatabaseValue]) throws -> [(CompiledRelationship, [Int64])] {
+        let table = shape.table
         var later: [(CompiledRelationship, [Int64])] = []
         for (relationship, field) in shape.relationships {
             let r = relationship.declaration
@@ -152,15 +185,13 @@ extension ObjectAccess {
                 later.append((relationship, targets))
             }
         }
-        if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
-            try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
-        }
-        if let requested, requested <= 0 {
-            throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
-        }
-        let highest = try batch.highestKey(root: shape.rootNumber)
-        let key = requested ?? highest + 1
-        bindings[0] = .integer(key)
+        return later
+    }
+
+    /// Runs the shape's INSERT with `bindings`; a constraint that fires becomes the
+    /// refusal naming what holds the key or the unique values.
+    private func executeInsert(_ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, resolved: [AttributeValue?],
+                               relationships: [String: [Int64]], batch: ObjectBatch) throws {
         do {
             let statement: Statement
             if let held = shape.insertStatement {
@@ -180,18 +211,20 @@ extension ObjectAccess {
                 if !shape.uniqueness.isEmpty, shape.uniquenessIsEnforced {
                     try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
                 }
-                if let requested, let holder = try entityOfRow(in: table, key: requested) {
-                    throw RowRefusal(subject, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
+                if let requested, let holder = try entityOfRow(in: shape.table, key: requested) {
+                    throw RowRefusal(shape.entity.name, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
                 }
-                throw RowRefusal(subject, error.message)
+                throw RowRefusal(shape.entity.name, error.message)
             }
             throw StoreError.from(error, path: store.path)
         }
-        if key > highest { batch.highestKeys[shape.rootNumber] = key }
-        for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: entity, to: targets)
-        }
-        guard !relationships.isEmpty else { return key }
+    }
+
+    /// The other side of the new row's to-ones: a one-to-one's inverse column
+    /// points back, and an ordered inverse gets the row at the end of its list.
+    private func updateInverseSides(of key: Int64, in shape: InsertShape, relationships: [String: [Int64]]) throws {
+        let entity = shape.entity
+        let table = shape.table
         // One-to-one: both sides hold a column; keep the other side pointing back.
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
@@ -220,7 +253,6 @@ extension ObjectAccess {
                 """,
                     [.integer(target), .integer(key), .integer(key)])
         }
-        return key
     }
 
     // MARK: Rules for one object

@@ -1,0 +1,60 @@
+import SQLiteStore
+/// Counts rows for plans, each count once.
+package struct RowCounter {
+    let connection: Connection
+    /// Count every row even in large tables (`plan --exact-counts`).
+    var exact = false
+    var cache: [String: Int64] = [:]
+    /// Tables above this many rows are not scanned for a plan: their row count is
+    /// the highest row id (exact unless rows were deleted), and dropped values are
+    /// checked for presence only, so that planning stays fast on large stores.
+    package static let exactCountLimit: Int64 = 1_000_000
+    /// The limit in use.
+    var limit = exactCountLimit
+    /// `countValues`' answer for "some, not counted".
+    static let notCounted: Int64 = -1
+
+    mutating func estimate(_ table: String) throws -> Int64 {
+        try connection.scalarInt64("SELECT max(rowid) FROM \(SQLText.q(table))") ?? 0
+    }
+
+    var existing: Set<String>?
+
+    /// Tables a later hop creates do not exist yet: they count as empty (the plan's
+    /// counts for later hops are the store's counts now).
+    mutating func exists(_ table: String) throws -> Bool {
+        if existing == nil { existing = Set(try connection.tables()) }
+        return existing!.contains(table)
+    }
+
+    mutating func count(_ table: String, _ numbers: [Int]?) throws -> Int64 {
+        let key = "\(table)|\(numbers.map { $0.map(String.init).joined(separator: ",") } ?? "*")"
+        if let known = cache[key] { return known }
+        guard try exists(table) else { return 0 }
+        let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
+        let value = try tooLargeToScan(table)
+            ?? connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
+        cache[key] = value
+        return value
+    }
+
+    /// The estimated row count of an existing table over the limit, which a plan does
+    /// not scan (nil when it may be scanned: small, or every row counted).
+    mutating func tooLargeToScan(_ table: String) throws -> Int64? {
+        guard !exact, try exists(table) else { return nil }
+        let rows = try estimate(table)
+        return rows > limit ? rows : nil
+    }
+
+    mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
+        guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
+        if try tooLargeToScan(table) != nil {
+            let any = try connection.scalarInt64("""
+                SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) \
+                WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))
+                """) ?? 0
+            return any == 0 ? 0 : Self.notCounted
+        }
+        return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0
+    }
+}
