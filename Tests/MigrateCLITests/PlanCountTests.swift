@@ -26,7 +26,8 @@ import TestSupport
                 attributes: { firstName: { type: string, default: "" }, lastName: { type: string, default: "" } }
 
             """)
-        _ = try d.write("Migrations/P/2-to-3.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        _ = try d.write("Migrations/P/2-to-3.yaml",
+                        "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
         _ = try d.write("people.jsonl", #"{"fullName":"Ann Lee"}"# + "\n" + #"{"fullName":"Bo Ek"}"# + "\n")
         #expect(try CommandRunner.migrate(["create", "p.sqlite", "--version", "1", "--for-core-data"], in: d.path).status == 0)
         #expect(try CommandRunner.migrate(["load", "p.sqlite", "Person", "people.jsonl"], in: d.path).status == 0)
