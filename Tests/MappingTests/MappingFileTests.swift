@@ -127,6 +127,21 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(diagnostics == [Diagnostic(.error, "\(path): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)", at: nil)])
     }
 
+    /// Two files for one pair of versions are refused, naming both: using either
+    /// would silently ignore the other (a hop the user mapped, inferred instead).
+    @Test func twoFilesForTheSameVersionsAreRefused() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-files")
+        defer { folder.remove() }
+        try folder.write("Shop/02-to-3.yaml", "entities:\n  Person:\n    policy: A\n")
+        try folder.write("Shop/2-to-3.yaml", "entities: {}\n")
+        try folder.write("Shop/2-to-3.yml", "entities: {}\n")
+        let files = MappingFiles.load(folder: folder.path, model: "Shop")
+        #expect(files.files.map(\.path) == [folder.file("Shop/02-to-3.yaml")])
+        #expect(files.diagnostics.map(\.message) == ["2-to-3.yaml", "2-to-3.yml"].map {
+            "\(folder.file("Shop/" + $0)): maps version 2 to 3, as \(folder.file("Shop/02-to-3.yaml")) does; keep one file for these versions"
+        })
+    }
+
     @Test func folderOfMappingFiles() throws {
         let folder = try TemporaryDirectory(prefix: "mapping-files")
         defer { folder.remove() }

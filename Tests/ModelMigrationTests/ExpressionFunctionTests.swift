@@ -71,6 +71,15 @@ import TestSupport
         return result
     }
 
+    /// A computed index below 0 is out of range, as NSArray raises for it: -1 is not
+    /// `[LAST]` (visits - 4 is -1 for row 1, 6 for row 2, 1 for row 4).
+    @Test func aComputedNegativeIndexIsOutOfRange() throws {
+        let out = try Self.applied(["part": "string?"], [
+            "part": "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')[$source.visits - 4]",
+        ], nilOnFailure: ["part"])
+        #expect(out["part"] == [nil, nil, nil, .string("Smile")])
+    }
+
     @Test func ternaryChoosesPerRowAndNilConditionsAreFalse() throws {
         let out = try Self.applied(["label": "string?", "bonus": "double?"], [
             "label": "TERNARY($source.visits >= 5, 'regular', TERNARY($source.fullName == nil, nil, 'new'))",

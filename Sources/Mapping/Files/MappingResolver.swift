@@ -406,6 +406,15 @@ package struct MappingFiles: Sendable {
                     """, at: nil))
                 continue
             }
+            // Two files for the same versions (`2-to-3.yaml` and `02-to-3.yaml`, or a
+            // `.yml` beside a `.yaml`): using either would silently ignore the other.
+            if let twin = result.files.first(where: { $0.sourceVersion == file.sourceVersion && $0.destinationVersion == file.destinationVersion }) {
+                result.diagnostics.append(Diagnostic(.error, """
+                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), as \(twin.path) does; \
+                    keep one file for these versions
+                    """, at: nil))
+                continue
+            }
             result.files.append(file)
         }
         return result

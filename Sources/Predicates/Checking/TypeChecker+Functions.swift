@@ -87,7 +87,9 @@ extension TypeChecker.Run {
         switch index {
         case .size: return .function(.componentCount, [string, sep], .integer)
         case .first: return .function(.component, [string, sep, .literal(.integer(0))], .string)
-        case .last: return .function(.component, [string, sep, .literal(.integer(-1))], .string)
+        // `[LAST]` is index Int64.min, a number no written or computed index can be
+        // (a computed -1 is out of range, as NSArray's objectAtIndex: raises for it).
+        case .last: return .function(.component, [string, sep, .literal(.integer(Int64.min))], .string)
         case .position(let n):
             if case .integer(let value, let valueAt) = n, value < 0 {
                 throw fail("an index counts from 0; \(value) is before the first element ([LAST] is the last)", at: valueAt)

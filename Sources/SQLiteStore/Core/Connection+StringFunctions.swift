@@ -11,7 +11,7 @@ import Foundation
 ///   the row `key` and `label` (NSString raises `NSRangeException`), or is NULL when
 ///   `key` is NULL (a fetch, or `onFailure: nil`).
 /// - `mm_component(text, separator, index, key, label)`: `componentsSeparatedByString:`
-///   then `[index]` (-1 is `[LAST]`); an index past the last element fails or is NULL
+///   then `[index]` (Int64.min is `[LAST]`; a negative index is out of range); an index past the last element fails or is NULL
 ///   the same way. `mm_component_count(text, separator)`: `[SIZE]`.
 /// - `mm_trim(text)`: white space and line breaks off both ends
 ///   (`whitespaceAndNewlineCharacterSet`).
@@ -65,7 +65,7 @@ extension Connection {
             }
             let parts = FoundationText.components(text, separator)
             let index = sqlite3_value_int64(arguments[2])
-            let chosen = index == -1 ? parts.count - 1 : Int(clamping: index)
+            let chosen = index == Int64.min ? parts.count - 1 : Int(clamping: index)
             guard chosen >= 0, chosen < parts.count else {
                 let whole = String(decoding: text, as: UTF8.self), sep = String(decoding: separator, as: UTF8.self)
                 outOfRange(context, arguments[3], arguments[4], """
