@@ -48,8 +48,9 @@ struct Apply: ParsableCommand {
     func run() throws {
         var info = stat()
         // Only a path naming nothing at all: a dangling symbolic link is a mistake to report.
-        if createIfMissing, lstat(options.store, &info) != 0, errno == ENOENT {
-            try create()
+        // Another process may create it first (two replicas of one deploy): then it
+        // is there, and this run migrates it like any store.
+        if createIfMissing, lstat(options.store, &info) != 0, errno == ENOENT, try create() {
             return
         }
         let plan: MigrationPlan
@@ -146,12 +147,15 @@ extension Apply {
 
     /// `--create-if-missing` with nothing at the path: a new store at the target
     /// version (nothing to migrate), or with `--dry-run` only what would be made.
-    func create() throws {
+    /// Creates the store; false when another process created it first.
+    func create() throws -> Bool {
         let compiled = try global.model(named: model, in: global.loadModels())
         let version = try global.versions([options.to ?? compiled.current.version], of: compiled)[0]
         if !dryRun {
             do {
                 try Store.create(path: options.store, version: version, overwrite: false).close()
+            } catch let error as StoreError where error.kind == .alreadyExists {
+                return false
             } catch {
                 throw global.fail(error)
             }
@@ -164,6 +168,7 @@ extension Apply {
                 (--create-if-missing); model \(compiled.name) version \(version.version)
                 """)
         }
+        return true
     }
 }
 

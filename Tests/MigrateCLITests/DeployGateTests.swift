@@ -23,6 +23,21 @@ import TestSupport
         #expect(try f.migrate(["apply"] + f.models + ["none.sqlite"]).status == 1)
     }
 
+    /// Replicas of one deploy script starting at once on a fresh server: exactly one
+    /// creates the store, the others find it there and carry on (exit 0). A loser
+    /// used to remove the file it had begun at the store's path, leaving no store.
+    @Test func concurrentCreatesLeaveOneStore() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let runs = try (0..<6).map { _ in try BackgroundMigrate(["apply"] + f.models + ["new.sqlite", "--create-if-missing"], in: f.directory.path) }
+        let outcomes = runs.map { $0.finish() }
+        #expect(outcomes.allSatisfy { $0.status == 0 }, "\(outcomes)")
+        #expect(outcomes.filter { $0.stdout.hasPrefix("created new.sqlite") }.count == 1, "\(outcomes)")
+        #expect(try f.migrate(["status"] + f.models + ["new.sqlite"]).status == 0)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: f.directory.path).filter { $0.contains(".creating-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     @Test func failOnDestructiveRefusesWithExit6() throws {
         let f = try StockFixture()
         defer { f.remove() }

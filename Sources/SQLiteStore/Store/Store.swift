@@ -242,7 +242,7 @@ public final class Store {
     ///   columns are declared `DECIMAL` as Core Data declares them.
     public static func create(path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false) throws(StoreError) -> Store {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return try build(path: path, version: version, forCoreData: forCoreData) }
+        guard lstat(path, &info) == 0 else { return try buildAndClaim(path: path, version: version, forCoreData: forCoreData) }
         guard overwrite else {
             throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
         }
@@ -265,6 +265,33 @@ public final class Store {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw StoreError(.sqlite, "cannot replace the file: \(reason); it was left as it was", path: path)
+        }
+        do {
+            return Store(path: path, connection: try Connection(path: path, mode: .readWrite))
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Builds the store beside `path` and links it into place, which never replaces a
+    /// file: of several processes creating one store at once, one wins and the others
+    /// get `.alreadyExists` (a store built at `path` itself was removed by a loser's
+    /// failure, leaving none).
+    private static func buildAndClaim(path: String, version: CompiledVersion, forCoreData: Bool) throws(StoreError) -> Store {
+        let name = (path as NSString).lastPathComponent
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try build(path: temporary, version: version, forCoreData: forCoreData).close()
+        defer { unlink(temporary) }
+        if link(temporary, path) != 0 {
+            let code = errno
+            if code == EEXIST { throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path) }
+            // A file system without hard links: rename, checking first (a narrow race).
+            var info = stat()
+            guard lstat(path, &info) != 0 else { throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path) }
+            guard rename(temporary, path) == 0 else {
+                throw StoreError(.sqlite, "cannot create the file: \(String(cString: strerror(errno)))", path: path)
+            }
         }
         do {
             return Store(path: path, connection: try Connection(path: path, mode: .readWrite))
