@@ -50,39 +50,8 @@ import TestSupport
     /// Join columns whose suffixes move between tables (`Z_3USERS` ↔ `Z_3USERS1`, as
     /// in Wire's stores): each renamed in place, the pairs unchanged.
     @Test func joinColumnsTakingOtherSuffixesAreRenamedInPlace() throws {
-        let v1 = """
-            entities:
-              Reaction:
-                relationships:
-                  users: { destination: User, toMany: true, inverse: reactions }
-              SystemMessage:
-                relationships:
-                  users: { destination: User, toMany: true, inverse: systemMessages }
-              User:
-                attributes: { name: string? }
-                relationships:
-                  reactions: { destination: Reaction, toMany: true, inverse: users }
-                  systemMessages: { destination: SystemMessage, toMany: true, inverse: users }
-            """
-        let v2 = v1.replacingOccurrences(of: "attributes: { name: string? }", with: "attributes: { name: string?, handle: string? }")
-        let s = try MigrationScenario("Users", versions: [v1, v2])
+        let s = try StoreNamingMigrationTests.usersWithSwappedJoinSuffixes()
         defer { s.remove() }
-        try ShiftingNamesTests.markAsCoreDataStore(s)
-        try s.withObjects { o in
-            try o.insert("User", values: ["name": .string("ada")])
-            try o.insert("User", values: ["name": .string("alan")])
-            try o.insert("Reaction", values: [:], relationships: ["users": [1]])
-            try o.insert("SystemMessage", values: [:], relationships: ["users": [1, 2]])
-        }
-        let store = try Store.open(path: s.storePath, access: .readWrite)
-        try store.connection.transaction {
-            try store.connection.execute("""
-                ALTER TABLE Z_1USERS RENAME COLUMN Z_3USERS TO Z_3USERSX;
-                ALTER TABLE Z_2USERS RENAME COLUMN Z_3USERS1 TO Z_3USERS;
-                ALTER TABLE Z_1USERS RENAME COLUMN Z_3USERSX TO Z_3USERS1;
-                """)
-        }
-        try store.close()
         let steps = try #require(try s.plan().hops.first?.steps)
         #expect(steps.map(\.sql) == [
             [#"ALTER TABLE "ZUSER" ADD COLUMN "ZHANDLE" VARCHAR"#],

@@ -43,38 +43,22 @@ import TestSupport
         init() {}
     }
 
-    static let versions = [
+    /// Version 1 and 2 have the same shape (Delta's hop only remaps the values of
+    /// `SaveState.type`); version 3 adds `coreIdentifier`.
+    static func version(coreIdentifier: Bool) -> String {
         """
         entities:
           Game:
             attributes: { name: string, type: string }
             relationships: { saveStates: { destination: SaveState, toMany: true, inverse: game } }
           SaveState:
-            attributes: { name: string?, type: integer16 }
+            attributes: { name: string?, type: integer16\(coreIdentifier ? ", coreIdentifier: string?" : "") }
             relationships: { game: { destination: Game, inverse: saveStates } }
 
-        """,
         """
-        entities:
-          Game:
-            attributes: { name: string, type: string }
-            relationships: { saveStates: { destination: SaveState, toMany: true, inverse: game } }
-          SaveState:
-            attributes: { name: string?, type: integer16 }
-            relationships: { game: { destination: Game, inverse: saveStates } }
+    }
 
-        """,
-        """
-        entities:
-          Game:
-            attributes: { name: string, type: string }
-            relationships: { saveStates: { destination: SaveState, toMany: true, inverse: game } }
-          SaveState:
-            attributes: { name: string?, type: integer16, coreIdentifier: string? }
-            relationships: { game: { destination: Game, inverse: saveStates } }
-
-        """,
-    ]
+    static let versions = [version(coreIdentifier: false), version(coreIdentifier: false), version(coreIdentifier: true)]
 
     @Test func delta_saveStatesMigrateAsTheAppsPolicyWould() throws {
         let scenario = try MigrationScenario("Delta", versions: Self.versions)

@@ -60,6 +60,22 @@ import TestSupport
     /// `Z_15USERS (Z_15SYSTEMMESSAGES, Z_23USERS)`, where Core Data's own store has
     /// `Z_23USERS1`) gets the version's names at its next migration.
     @Test func joinColumnsTakeTheSuffixesOfTheDestination() throws {
+        let s = try Self.usersWithSwappedJoinSuffixes()
+        defer { s.remove() }
+        #expect(try Self.schema(s.storePath)["Z_2USERS"] == ["Z_2SYSTEMMESSAGES", "Z_3USERS"])
+        try s.migrate()
+        let migrated = try Self.schema(s.storePath)
+        #expect(Self.shape(migrated) == Self.shape(try Self.freshSchema(s, version: 2)))
+        #expect(migrated["Z_1USERS"] == ["Z_1REACTIONS", "Z_3USERS"])
+        #expect(migrated["Z_2USERS"] == ["Z_2SYSTEMMESSAGES", "Z_3USERS1"])
+        #expect(try s.fetch("Reaction").map { $0.relationships["users"] ?? [] } == [[1]])
+        #expect(try s.fetch("SystemMessage").map { $0.relationships["users"] ?? [] } == [[1, 2]])
+    }
+
+    /// Users with reactions and system messages, their join columns' suffixes swapped
+    /// (`Z_3USERS` ↔ `Z_3USERS1`) as a store migrated before Reaction existed had
+    /// them; version 2 adds `User.handle`. Marked as a Core Data store.
+    static func usersWithSwappedJoinSuffixes() throws -> MigrationScenario {
         let v2 = """
             entities:
               Reaction:
@@ -76,7 +92,6 @@ import TestSupport
             """
         let v3 = v2.replacingOccurrences(of: "attributes: { name: string? }", with: "attributes: { name: string?, handle: string? }")
         let s = try MigrationScenario("Users", versions: [v2, v3])
-        defer { s.remove() }
         try ShiftingNamesTests.markAsCoreDataStore(s)
         try s.withObjects { o in
             try o.insert("User", values: ["name": .string("ada")])
@@ -94,13 +109,6 @@ import TestSupport
                 """)
         }
         try store.close()
-        #expect(try Self.schema(s.storePath)["Z_2USERS"] == ["Z_2SYSTEMMESSAGES", "Z_3USERS"])
-        try s.migrate()
-        let migrated = try Self.schema(s.storePath)
-        #expect(Self.shape(migrated) == Self.shape(try Self.freshSchema(s, version: 2)))
-        #expect(migrated["Z_1USERS"] == ["Z_1REACTIONS", "Z_3USERS"])
-        #expect(migrated["Z_2USERS"] == ["Z_2SYSTEMMESSAGES", "Z_3USERS1"])
-        #expect(try s.fetch("Reaction").map { $0.relationships["users"] ?? [] } == [[1]])
-        #expect(try s.fetch("SystemMessage").map { $0.relationships["users"] ?? [] } == [[1, 2]])
+        return s
     }
 }
