@@ -237,20 +237,7 @@ struct VersionConverter {
         checkPropertyName(name, subject: subject, node: node)
         let transient = flag(node.attributes["transient"])
         let typeName = node.attributes["attributeType"] ?? "Undefined"
-        let type: AttributeType
-        if let known = Self.types[typeName] {
-            type = known
-        } else if typeName == "Undefined", transient {
-            // An untyped transient holds any object and is never stored: the opaque
-            // transformable type says the same, and transients are in no hash.
-            type = .transformable
-        } else if typeName == "Undefined" {
-            errors.append("\(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
-            return nil
-        } else {
-            errors.append("\(at(node)): \(subject): attribute type '\(typeName)' is not supported by the model format")
-            return nil
-        }
+        guard let type = attributeType(typeName, transient: transient, node, subject: subject) else { return nil }
         let place = "\(entity).\(name)"
         var attribute = ConvertedAttribute(name: name, type: type)
         attribute.position = position(of: node)
@@ -291,6 +278,29 @@ struct VersionConverter {
                 warnings.add("unknown element <\(child.name)>", at: place)
             }
         }
+        convertValues(node, type: type, subject: subject, place: place, into: &attribute)
+        return attribute
+    }
+
+    /// The type an `attributeType` names, or nil (with the error noted) for one the format has not.
+    private mutating func attributeType(_ typeName: String, transient: Bool, _ node: XMLElementNode, subject: String) -> AttributeType? {
+        if let known = Self.types[typeName] { return known }
+        if typeName == "Undefined", transient {
+            // An untyped transient holds any object and is never stored: the opaque
+            // transformable type says the same, and transients are in no hash.
+            return .transformable
+        }
+        if typeName == "Undefined" {
+            errors.append("\(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
+        } else {
+            errors.append("\(at(node)): \(subject): attribute type '\(typeName)' is not supported by the model format")
+        }
+        return nil
+    }
+
+    /// An attribute's default and limits, with the text Xcode wrote kept where export would write it differently.
+    private mutating func convertValues(_ node: XMLElementNode, type: AttributeType, subject: String, place: String,
+                                        into attribute: inout ConvertedAttribute) {
         // Defaults and limits, parsed per type as the format's decoder will parse them.
         if type == .date {
             let line = node.line
@@ -317,7 +327,6 @@ struct VersionConverter {
         where (type == .date) == key.hasSuffix("TimeInterval") {
             keepText(node, key, value, type: type, into: &attribute.xcode)
         }
-        return attribute
     }
 
     // MARK: Relationships

@@ -381,25 +381,7 @@ public struct TypeChecker: Sendable {
                 let rest = Array(components[(index + 1)...])
                 let destination = relationship.declaration.destination
                 if let op = rest.first, op.hasPrefix("@") {
-                    guard let function = AggregateFunction(rawValue: String(op.dropFirst())) else {
-                        if Self.setOperators.contains(op) {
-                            throw fail("""
-                                \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
-                                (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
-                                """, at: offset(of: index + 1))
-                        }
-                        throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: offset(of: index + 1))
-                    }
-                    let inner = Array(rest.dropFirst())
-                    if function == .count {
-                        if !inner.isEmpty { throw fail("@count takes no key after it", at: offset(of: index + 2)) }
-                    } else {
-                        guard !inner.isEmpty else {
-                            throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: offset(of: index + 1))
-                        }
-                        many.element = try element(inner, of: destination, at: offset(of: index + 2))
-                    }
-                    return .aggregate(function, many, try aggregateType(function, many, at: offset(of: index + 1)))
+                    return try aggregate(op, of: many, Array(rest.dropFirst()), key: key, at: offset(of: index + 1), innerAt: offset(of: index + 2))
                 }
                 guard allowToMany else {
                     throw fail("'\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, or \(key).@count",
@@ -409,6 +391,31 @@ public struct TypeChecker: Sendable {
                 return .toMany(many)
             }
             return nil
+        }
+
+        /// `key.@op` or `key.@op.inner`: a collection operator on the to-many `many`,
+        /// written at `at`, with the key after it (if any) at `innerAt`.
+        func aggregate(_ op: String, of many: CheckedToMany, _ inner: [String], key: String, at: Int,
+                       innerAt: Int) throws(PredicateError) -> Resolved {
+            var many = many
+            guard let function = AggregateFunction(rawValue: String(op.dropFirst())) else {
+                if Self.setOperators.contains(op) {
+                    throw fail("""
+                        \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
+                        (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+                        """, at: at)
+                }
+                throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: at)
+            }
+            if function == .count {
+                if !inner.isEmpty { throw fail("@count takes no key after it", at: innerAt) }
+            } else {
+                guard !inner.isEmpty else {
+                    throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: at)
+                }
+                many.element = try element(inner, of: many.relationship.declaration.destination, at: innerAt)
+            }
+            return .aggregate(function, many, try aggregateType(function, many, at: at))
         }
 
         /// A key path inside a to-many relationship's destination (to-one hops only).
