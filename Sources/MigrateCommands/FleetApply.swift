@@ -52,16 +52,19 @@ struct FleetApply: ParsableCommand {
     /// by itself while applying.
     func refuseDestructivePlans(_ planner: MigrationPlanner, excluded: [String]) throws {
         let started = Date()
-        let state = FleetApplyState()
+        let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs)
         runner.refusesDestructivePlans = true
         runner.run(fleet.list(excluding: excluded), mode: .survey) { outcome in
-            state.tally.add(outcome)
-            guard outcome.status.isFailure || outcome.status == .duplicate else { return }
-            var kept = outcome
-            kept.plan = nil
-            state.held.append(kept)
+            shared.withLock { state in
+                state.tally.add(outcome)
+                guard outcome.status.isFailure || outcome.status == .duplicate else { return }
+                var kept = outcome
+                kept.plan = nil
+                state.held.append(kept)
+            }
         }
+        let state = shared.withLock { $0 }
         var tally = state.tally
         guard tally.destructive > 0 else { return }
         tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
@@ -86,11 +89,14 @@ struct FleetApply: ParsableCommand {
         do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
         defer { signals.stop() }
         let json = global.json
-        let state = FleetApplyState()
+        let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) { PolicyEngine(catalog: MigrateTool.policies) }
         runner.refusesDestructivePlans = gate.failOnDestructive
         runner.run(fleet.list(excluding: excluded), mode: .apply(options)) { outcome in
-            state.tally.add(outcome)
+            let tally = shared.withLock { state in
+                state.tally.add(outcome)
+                return state.tally
+            }
             if json {
                 Output.jsonLine(FleetStoreRecord(outcome))
             } else if outcome.status.isFailure {
@@ -100,10 +106,10 @@ struct FleetApply: ParsableCommand {
                 progress.finish()
                 for warning in outcome.warnings { Output.err("warning: \(outcome.path): \(warning)") }
             }
-            progress.update(state.tally)
+            progress.update(tally)
         }
         progress.finish()
-        var tally = state.tally
+        var tally = shared.withLock { $0.tally }
         tally.seconds = (Date().timeIntervalSince(progress.started) * 1000).rounded() / 1000
         // A signal that came after the last store finished stopped nothing.
         let signal = stop.stoppedWork ? signals.received : nil

@@ -48,10 +48,11 @@ public struct FleetRunner: Sendable {
     /// any thread, one call at a time) with each store's outcome. Returns when every
     /// store started is done; after `stop`, no store is started.
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        let source = SharedIterator(stores.makeIterator())
+        // The store list, advanced by one worker at a time.
+        let source = Locked(stores.makeIterator())
         let reporting = NSLock()
         let work = { [self] in
-            while let entry = source.next() {
+            while let entry = source.withLock({ $0.next() }) {
                 if stop.isStopped {
                     stop.skipped()
                     break
@@ -174,16 +175,4 @@ public struct FleetRunner: Sendable {
         let relative = parent.drop(while: { $0 == "/" })
         return relative.isEmpty ? folder : (folder as NSString).appendingPathComponent(String(relative))
     }
-}
-
-/// The store list, shared by the worker threads.
-///
-/// `@unchecked Sendable`: the iterator is only advanced under the lock.
-private final class SharedIterator: @unchecked Sendable {
-    private let lock = NSLock()
-    private var iterator: FleetStoreList.Iterator
-
-    init(_ iterator: FleetStoreList.Iterator) { self.iterator = iterator }
-
-    func next() -> FleetStoreList.Entry? { lock.withLock { iterator.next() } }
 }
