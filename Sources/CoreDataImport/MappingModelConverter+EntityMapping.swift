@@ -27,9 +27,11 @@ extension MappingModelConverter {
 
     /// The lines of one entity mapping's entry (none for a remove mapping or one the
     /// file cannot hold); what is not carried is noted in `mapping`.
-    func convert(_ entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel,
-                 source: CompiledVersion, destination: CompiledVersion, mappingNames: Set<String>,
-                 mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) -> [String] {
+    func convert(
+        _ entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel,
+        source: CompiledVersion, destination: CompiledVersion, mappingNames: Set<String>,
+        mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]
+    ) -> [String] {
         let label = (mappingModel.path as NSString).lastPathComponent
         let name = entityMapping.effectiveName
         let at = "\(label): entity mapping \(name) (line \(entityMapping.line))"
@@ -50,8 +52,9 @@ extension MappingModelConverter {
         let policy = entityMapping.policyClass.map { policyClass($0, of: entityMapping, &entry, mapping: &mapping, skeletons: &skeletons) }
         filter(of: entityMapping, &entry, mapping: &mapping)
         for info in userInfo(entityMapping.userInfo) where policy == nil { entry.comments.append("user info (read by no policy): \(info)") }
-        let setBased = convertProperties(of: entityMapping, in: mappingModel, policy: policy, mappingNames: mappingNames, &entry,
-                                         mapping: &mapping, skeletons: &skeletons)
+        let setBased = convertProperties(
+            of: entityMapping, in: mappingModel, policy: policy, mappingNames: mappingNames, &entry,
+            mapping: &mapping, skeletons: &skeletons)
         // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
         let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
         if let sourceEntity = entry.sourceEntity {
@@ -70,8 +73,10 @@ extension MappingModelConverter {
 
     /// The entry's source entity (`source:` when it differs) and the comments on the
     /// mapping's kind and name; false when the source is not an entity of the version.
-    private func sourceObjects(of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry,
-                               mapping: inout ImportedMapping) -> Bool {
+    private func sourceObjects(
+        of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry,
+        mapping: inout ImportedMapping
+    ) -> Bool {
         let destinationName = entry.destinationName
         if let sourceName = entityMapping.source {
             entry.sourceEntity = entry.source.entity(named: sourceName)
@@ -95,8 +100,10 @@ extension MappingModelConverter {
 
     /// `policy:` for the entity mapping's policy class, with a skeleton to port the
     /// class into; returns the policy's name.
-    private func policyClass(_ className: String, of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry,
-                             mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) -> String {
+    private func policyClass(
+        _ className: String, of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry,
+        mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]
+    ) -> String {
         let policyName = className.split(separator: ".").last.map(String.init) ?? className
         entry.lines.append("    policy: \(YAMLEmitter.key(policyName))")
         entry.overrides.append("policy \(policyName) (Core Data class \(className))")
@@ -106,8 +113,9 @@ extension MappingModelConverter {
         skeleton.entityMappings.append("\(entry.label): \(entry.name)")
         skeleton.userInfo += userInfo(entityMapping.userInfo).map { "\(entry.name): \($0)" }
         skeletons[policyName] = skeleton
-        mapping.notCarried.append("\(entry.at): policy class \(className) is code (Objective-C or Swift); "
-                                  + "written as policy \(policyName) with a skeleton to port it into")
+        mapping.notCarried.append(
+            "\(entry.at): policy class \(className) is code (Objective-C or Swift); "
+                + "written as policy \(policyName) with a skeleton to port it into")
         return policyName
     }
 
@@ -135,16 +143,20 @@ extension MappingModelConverter {
 
     /// The attribute and relationship mappings' lines; returns whether the policy
     /// runs set-based (some value is `FUNCTION($entityPolicy, …)`).
-    private func convertProperties(of entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel, policy: String?,
-                                   mappingNames: Set<String>, _ entry: inout EntityEntry,
-                                   mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) -> Bool {
+    private func convertProperties(
+        of entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel, policy: String?,
+        mappingNames: Set<String>, _ entry: inout EntityEntry,
+        mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]
+    ) -> Bool {
         // Property mappings: an Add mapping makes no objects from the source, so it has none to fill.
         let attributeMappings = entry.sourceEntity == nil ? [] : entityMapping.attributes
         let relationshipMappings = entry.sourceEntity == nil ? [] : entityMapping.relationships
         // FUNCTION($entityPolicy, …) values: the policy's functions run inside the set-based copy.
-        let setBased = policy != nil && attributeMappings.contains { attributeMapping in
-            attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall) ?? false
-        }
+        let setBased =
+            policy != nil
+            && attributeMappings.contains { attributeMapping in
+                attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall) ?? false
+            }
         let context = ValueContext(source: entry.source, sourceEntity: entry.sourceEntity, policy: policy, setBased: setBased)
         for attributeMapping in attributeMappings {
             convertAttribute(attributeMapping, context, &entry, mapping: &mapping, skeletons: &skeletons)
@@ -155,39 +167,47 @@ extension MappingModelConverter {
         return setBased
     }
 
-    private func convertAttribute(_ attributeMapping: XcodeMappingModel.PropertyMapping, _ context: ValueContext, _ entry: inout EntityEntry,
-                                  mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) {
+    private func convertAttribute(
+        _ attributeMapping: XcodeMappingModel.PropertyMapping, _ context: ValueContext, _ entry: inout EntityEntry,
+        mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]
+    ) {
         let destinationName = entry.destinationName
-        let where_ = "\(entry.at): attribute mapping \(destinationName).\(attributeMapping.name)"
+        let place = "\(entry.at): attribute mapping \(destinationName).\(attributeMapping.name)"
         guard let attribute = entry.entity.attribute(named: attributeMapping.name) else {
-            mapping.notCarried.append("\(where_): \(attributeMapping.name) is not an attribute of \(destinationName) in version "
-                                      + "\(entry.destination.version); left out")
+            mapping.notCarried.append(
+                "\(place): \(attributeMapping.name) is not an attribute of \(destinationName) in version "
+                    + "\(entry.destination.version); left out")
             return
         }
         for info in userInfo(attributeMapping.userInfo) {
             entry.properties.append("      # \(YAMLEmitter.key(attributeMapping.name)) user info: \(info)")
         }
-        guard let data = attributeMapping.valueExpression else { return }   // `$source.<name>`, as inferred
+        guard let data = attributeMapping.valueExpression else { return }  // `$source.<name>`, as inferred
         mapping.decodedExpressions += 1
         let expression: ArchivedExpression
         do { expression = try ArchivedExpression.decode(data) } catch {
             entry.properties.append("      \(YAMLEmitter.key(attribute.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
-            mapping.notCarried.append("\(where_): the value expression archive cannot be read (\(error.message))")
+            mapping.notCarried.append("\(place): the value expression archive cannot be read (\(error.message))")
             return
         }
-        if let line = overrideLine(for: expression, attribute: attribute.declaration, context, where: where_, mapping: &mapping,
-                                   skeletons: &skeletons, mappingName: "\(entry.label): \(entry.name).\(attribute.name)") {
+        if let line = overrideLine(
+            for: expression, attribute: attribute.declaration, context, where: place, mapping: &mapping,
+            skeletons: &skeletons, mappingName: "\(entry.label): \(entry.name).\(attribute.name)")
+        {
             entry.properties.append("      \(YAMLEmitter.key(attribute.name)): \(line)")
         }
     }
 
-    private func convertRelationship(_ relationshipMapping: XcodeMappingModel.PropertyMapping, in mappingModel: XcodeMappingModel,
-                                     mappingNames: Set<String>, _ entry: inout EntityEntry, mapping: inout ImportedMapping) {
+    private func convertRelationship(
+        _ relationshipMapping: XcodeMappingModel.PropertyMapping, in mappingModel: XcodeMappingModel,
+        mappingNames: Set<String>, _ entry: inout EntityEntry, mapping: inout ImportedMapping
+    ) {
         let destinationName = entry.destinationName
-        let where_ = "\(entry.at): relationship mapping \(destinationName).\(relationshipMapping.name)"
+        let place = "\(entry.at): relationship mapping \(destinationName).\(relationshipMapping.name)"
         guard let relationship = entry.entity.relationship(named: relationshipMapping.name) else {
-            mapping.notCarried.append("\(where_): \(relationshipMapping.name) is not a relationship of \(destinationName) in version "
-                                      + "\(entry.destination.version); left out")
+            mapping.notCarried.append(
+                "\(place): \(relationshipMapping.name) is not a relationship of \(destinationName) in version "
+                    + "\(entry.destination.version); left out")
             return
         }
         for info in userInfo(relationshipMapping.userInfo) {
@@ -197,7 +217,7 @@ extension MappingModelConverter {
         if let data = relationshipMapping.valueExpression {
             mapping.decodedExpressions += 1
             guard let decoded = try? ArchivedExpression.decode(data) else {
-                mapping.notCarried.append("\(where_): the value expression archive cannot be read")
+                mapping.notCarried.append("\(place): the value expression archive cannot be read")
                 entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
                 return
             }
@@ -209,29 +229,36 @@ extension MappingModelConverter {
             // No expression: Core Data leaves the relationship empty.
             if entry.sourceEntity?.relationship(named: relationship.name) != nil {
                 entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { default: null }")
-                mapping.notCarried.append("\(where_): no value expression, so Core Data leaves it empty; "
-                                          + "written as { default: null }, which the loader refuses for a relationship")
+                mapping.notCarried.append(
+                    "\(place): no value expression, so Core Data leaves it empty; "
+                        + "written as { default: null }, which the loader refuses for a relationship")
             }
             return
         }
-        if let copied = Self.relationshipCopy(expression, relationship: relationship.declaration, sourceEntity: entry.sourceEntity,
-                                              source: entry.source, in: mappingModel, mappingNames: mappingNames) {
+        if let copied = Self.relationshipCopy(
+            expression, relationship: relationship.declaration, sourceEntity: entry.sourceEntity,
+            source: entry.source, in: mappingModel, mappingNames: mappingNames)
+        {
             if copied != relationship.name { entry.properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(copied)") }
             return
         }
         entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
-        mapping.notCarried.append("\(where_): \(expression.format): a relationship filled through a key path; written as value:, "
-                                  + "which plan runs set-based for a to-one through to-ones, or a to-many whose to-one inverse "
-                                  + "takes the reverse path, and refuses otherwise")
+        mapping.notCarried.append(
+            "\(place): \(expression.format): a relationship filled through a key path; written as value:, "
+                + "which plan runs set-based for a to-one through to-ones, or a to-many whose to-one inverse "
+                + "takes the reverse path, and refuses otherwise")
     }
 
     /// The expression Xcode means by an autogenerated relationship mapping, or nil when
     /// there is none to write (no source relationship, or a plain copy, written here).
-    private func autogenerated(_ relationshipMapping: XcodeMappingModel.PropertyMapping, _ relationship: CompiledRelationship,
-                               in mappingModel: XcodeMappingModel, _ entry: inout EntityEntry) -> ArchivedExpression? {
+    private func autogenerated(
+        _ relationshipMapping: XcodeMappingModel.PropertyMapping, _ relationship: CompiledRelationship,
+        in mappingModel: XcodeMappingModel, _ entry: inout EntityEntry
+    ) -> ArchivedExpression? {
         // With no source relationship at the key path's start, Core Data writes no expression: the
         // relationship starts empty (a policy may fill it), as inference leaves a new relationship.
-        let start = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
+        let start =
+            (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
             .split(separator: ".").first.map(String.init) ?? ""
         guard entry.sourceEntity?.relationship(named: start) != nil else { return nil }
         // Xcode writes FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", M, $source.<path>).
@@ -243,10 +270,12 @@ extension MappingModelConverter {
             if components[0] != relationship.name { entry.properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(components[0])") }
             return nil
         }
-        let through = relationshipMapping.sourceMappingName
+        let through =
+            relationshipMapping.sourceMappingName
             ?? defaultMappingName(for: components, from: entry.sourceEntity, source: entry.source, in: mappingModel)
-        return .function(operand: .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
-                         arguments: [.constant(.string(through ?? "")), .keyPath(base: .variable("source"), components: components)])
+        return .function(
+            operand: .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+            arguments: [.constant(.string(through ?? "")), .keyPath(base: .variable("source"), components: components)])
     }
 
     /// The entry's lines: under the destination entity's key, or one comment when
@@ -260,8 +289,10 @@ extension MappingModelConverter {
         if entry.lines.isEmpty {
             // Nothing differs from inference: name the mapping in a comment, so the file lists every one.
             let from = entityMapping.source.map { "\($0) → " } ?? ""
-            return ["  # \(entry.name): \(from)\(destinationName), every property as inferred"
-                    + (entry.comments.isEmpty ? "" : "; " + entry.comments.joined(separator: "; "))]
+            return [
+                "  # \(entry.name): \(from)\(destinationName), every property as inferred"
+                    + (entry.comments.isEmpty ? "" : "; " + entry.comments.joined(separator: "; "))
+            ]
         }
         mapping.carried.append("\(destinationName): " + entry.overrides.joined(separator: ", "))
         return ["  \(YAMLEmitter.key(destinationName)):"] + entry.comments.map { "    # \($0)" } + entry.lines

@@ -54,15 +54,21 @@ package struct MappingModelConverter: Sendable {
                 continue
             }
             guard to > from else {
-                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: """
-                    it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so no mapping file is written
-                    """, sourceVersion: from, destinationVersion: to))
+                result.skipped.append(
+                    SkippedMappingModel(
+                        path: mappingModel.path,
+                        reason: """
+                            it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so no mapping file is written
+                            """, sourceVersion: from, destinationVersion: to))
                 continue
             }
             if let first = taken["\(from)-to-\(to)"] {
-                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: """
-                    \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is not written
-                    """, sourceVersion: from, destinationVersion: to))
+                result.skipped.append(
+                    SkippedMappingModel(
+                        path: mappingModel.path,
+                        reason: """
+                            \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is not written
+                            """, sourceVersion: from, destinationVersion: to))
                 continue
             }
             taken["\(from)-to-\(to)"] = label
@@ -149,12 +155,15 @@ package struct MappingModelConverter: Sendable {
 
     // MARK: - Conversion
 
-    private func convert(_ mappingModel: XcodeMappingModel, from: Int, to: Int, pairedBy: String,
-                         skeletons: inout [String: PolicySkeleton]) -> ImportedMapping {
+    private func convert(
+        _ mappingModel: XcodeMappingModel, from: Int, to: Int, pairedBy: String,
+        skeletons: inout [String: PolicySkeleton]
+    ) -> ImportedMapping {
         let label = (mappingModel.path as NSString).lastPathComponent
-        var mapping = ImportedMapping(mappingModel: label, sourceVersion: from, destinationVersion: to, pairedBy: pairedBy, yaml: "",
-                                      entityMappings: mappingModel.entityMappings.count, policies: [], decodedExpressions: 0,
-                                      carried: [], notCarried: [])
+        var mapping = ImportedMapping(
+            mappingModel: label, sourceVersion: from, destinationVersion: to, pairedBy: pairedBy, yaml: "",
+            entityMappings: mappingModel.entityMappings.count, policies: [], decodedExpressions: 0,
+            carried: [], notCarried: [])
         for line in mappingModel.unknown { mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)") }
         var body: [String] = []
         guard let source = model.version(from), let destination = model.version(to) else { return mapping }
@@ -162,8 +171,9 @@ package struct MappingModelConverter: Sendable {
         var written: Set<String> = []
         let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))
         for entityMapping in mappingModel.entityMappings {
-            var lines = convert(entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
-                                mapping: &mapping, skeletons: &skeletons)
+            var lines = convert(
+                entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
+                mapping: &mapping, skeletons: &skeletons)
             guard let destinationName = entityMapping.destination, !lines.isEmpty else {
                 body += lines
                 continue
@@ -178,7 +188,8 @@ package struct MappingModelConverter: Sendable {
                 let name = entityMapping.effectiveName
                 lines[0] = "  \(YAMLEmitter.key(name)):"
                 lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
-                mapping.notCarried.append("""
+                mapping.notCarried.append(
+                    """
                     \(mapping.mappingModel): entity mapping \(name) (line \(entityMapping.line)): a second mapping into \(destinationName) \
                     (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
                     """)
@@ -188,17 +199,22 @@ package struct MappingModelConverter: Sendable {
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
         for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
             guard source.entity(named: entity.name) != nil else { continue }
-            body += ["  \(YAMLEmitter.key(entity.name)):",
-                     "    # \(label) has no entity mapping for \(entity.name): Core Data migrates none of its objects",
-                     "    filter: \"FALSEPREDICATE\""]
+            body += [
+                "  \(YAMLEmitter.key(entity.name)):",
+                "    # \(label) has no entity mapping for \(entity.name): Core Data migrates none of its objects",
+                "    filter: \"FALSEPREDICATE\"",
+            ]
             mapping.carried.append("\(entity.name): no entity mapping, so no objects migrated (filter: FALSEPREDICATE)")
         }
         var lines = [
             "# Imported by `migrate import --mapping-models` from \(label)",
             "# (version \(from) → \(to), paired by \(pairedBy)).",
         ]
-        lines += mapping.notCarried.isEmpty ? [] : ["# Not carried (plan refuses what is written for it below):"]
-            + mapping.notCarried.map { "#   " + $0.replacingOccurrences(of: "\n", with: " ") }
+        lines +=
+            mapping.notCarried.isEmpty
+            ? []
+            : ["# Not carried (plan refuses what is written for it below):"]
+                + mapping.notCarried.map { "#   " + $0.replacingOccurrences(of: "\n", with: " ") }
         lines.append(body.isEmpty ? "entities: {}" : "entities:")
         mapping.yaml = (lines + body).joined(separator: "\n") + "\n"
         mapping.policies = Array(Set(mapping.policies)).sorted()
@@ -224,9 +240,11 @@ package struct MappingModelConverter: Sendable {
     }
 
     /// The override for an attribute's value expression, or nil when it is what inference does.
-    func overrideLine(for expression: ArchivedExpression, attribute: AttributeDescription, _ context: ValueContext,
-                              where place: String, mapping: inout ImportedMapping,
-                              skeletons: inout [String: PolicySkeleton], mappingName: String) -> String? {
+    func overrideLine(
+        for expression: ArchivedExpression, attribute: AttributeDescription, _ context: ValueContext,
+        where place: String, mapping: inout ImportedMapping,
+        skeletons: inout [String: PolicySkeleton], mappingName: String
+    ) -> String? {
         let sourceEntity = context.sourceEntity, policy = context.policy
         switch expression {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
@@ -276,8 +294,9 @@ package struct MappingModelConverter: Sendable {
         if !reasons.isEmpty {
             mapping.notCarried.append("\(place): \(text): cannot run here yet (\(reasons.joined(separator: "; "))); written as value:, which plan refuses")
         } else if policy != nil, !context.setBased {
-            mapping.notCarried.append("\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
-                                      + "(compute it in the policy, or drop the policy if it only hosted this)")
+            mapping.notCarried.append(
+                "\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
+                    + "(compute it in the policy, or drop the policy if it only hosted this)")
         }
         return "{ value: \(YAMLEmitter.quote(text)) }"
     }
@@ -285,18 +304,22 @@ package struct MappingModelConverter: Sendable {
     /// The source relationship a relationship expression copies, when it is the copy the
     /// mapping file writes as `$source.<name>`: the destination instances, through the entity
     /// mapping that carries the related entity over, of one source relationship.
-    static func relationshipCopy(_ expression: ArchivedExpression, relationship: RelationshipDescription, sourceEntity: CompiledEntity?,
-                                 source: CompiledVersion, in mappingModel: XcodeMappingModel, mappingNames: Set<String>) -> String? {
+    static func relationshipCopy(
+        _ expression: ArchivedExpression, relationship: RelationshipDescription, sourceEntity: CompiledEntity?,
+        source: CompiledVersion, in mappingModel: XcodeMappingModel, mappingNames: Set<String>
+    ) -> String? {
         guard case .function(.variable("manager")?, let selector, let arguments) = expression, arguments.count == 2,
-              case .constant(.string(let name)) = arguments[0],
-              case .keyPath(.variable("source")?, let components) = arguments[1], components.count == 1,
-              let sourceRelationship = sourceEntity?.relationship(named: components[0]) else { return nil }
+            case .constant(.string(let name)) = arguments[0],
+            case .keyPath(.variable("source")?, let components) = arguments[1], components.count == 1,
+            let sourceRelationship = sourceEntity?.relationship(named: components[0])
+        else { return nil }
         switch selector {
         case "destinationInstancesForEntityMappingNamed:sourceInstances:":
             // The named mapping must be the one that makes destination objects of the related source entity.
             guard let through = mappingModel.entityMappings.first(where: { $0.effectiveName == name }),
-                  through.source == sourceRelationship.declaration.destination,
-                  through.destination == relationship.destination else { return nil }
+                through.source == sourceRelationship.declaration.destination,
+                through.destination == relationship.destination
+            else { return nil }
             return components[0]
         case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
             return name == components[0] ? components[0] : nil
@@ -307,8 +330,10 @@ package struct MappingModelConverter: Sendable {
 
     /// The entity mapping Xcode fills a relationship through when none is named: the one
     /// whose source is the related entity.
-    func defaultMappingName(for components: [String], from sourceEntity: CompiledEntity?, source: CompiledVersion,
-                                    in mappingModel: XcodeMappingModel) -> String? {
+    func defaultMappingName(
+        for components: [String], from sourceEntity: CompiledEntity?, source: CompiledVersion,
+        in mappingModel: XcodeMappingModel
+    ) -> String? {
         guard components.count == 1, let related = sourceEntity?.relationship(named: components[0])?.declaration.destination else { return nil }
         return mappingModel.entityMappings.first { $0.source == related && $0.destination != nil }?.effectiveName
     }
@@ -318,7 +343,8 @@ package struct MappingModelConverter: Sendable {
     static func defaultFetchPredicate(_ expression: ArchivedExpression) -> String? {
         func request(_ e: ArchivedExpression) -> String? {
             guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
-                  arguments.count == 2, case .constant(.string(let predicate)) = arguments[1] else { return nil }
+                arguments.count == 2, case .constant(.string(let predicate)) = arguments[1]
+            else { return nil }
             return predicate
         }
         if let predicate = request(expression) { return predicate }

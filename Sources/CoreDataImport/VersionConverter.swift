@@ -23,18 +23,26 @@ struct VersionConverter {
     // XML attributes Xcode rewrites whenever it saves (the tools and system that saved
     // it, the document format): not kept. Everything else is, in the model format or
     // in the element's `xcode` settings (Docs/Xcode.md).
-    private static let rewrittenModelKeys: Set<String> = ["type", "documentVersion", "lastSavedToolsVersion", "systemVersion",
-                                                           "userDefinedModelVersionIdentifier"]
-    private static let entityKeys: Set<String> = ["name", "parentEntity", "isAbstract", "versionHashModifier", "elementID",
-                                                  "renamingIdentifier", "syncable"]
-    private static let attributeKeys: Set<String> = ["name", "optional", "transient", "indexed", "attributeType", "defaultValueString",
-                                                     "defaultDateTimeInterval", "minValueString", "maxValueString",
-                                                     "minDateTimeInterval", "maxDateTimeInterval", "valueTransformerName",
-                                                     "versionHashModifier", "elementID", "renamingIdentifier",
-                                                     "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable", "composite"]
-    private static let relationshipKeys: Set<String> = ["name", "optional", "transient", "toMany", "ordered", "deletionRule",
-                                                        "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
-                                                        "versionHashModifier", "elementID", "renamingIdentifier", "syncable"]
+    private static let rewrittenModelKeys: Set<String> = [
+        "type", "documentVersion", "lastSavedToolsVersion", "systemVersion",
+        "userDefinedModelVersionIdentifier",
+    ]
+    private static let entityKeys: Set<String> = [
+        "name", "parentEntity", "isAbstract", "versionHashModifier", "elementID",
+        "renamingIdentifier", "syncable",
+    ]
+    private static let attributeKeys: Set<String> = [
+        "name", "optional", "transient", "indexed", "attributeType", "defaultValueString",
+        "defaultDateTimeInterval", "minValueString", "maxValueString",
+        "minDateTimeInterval", "maxDateTimeInterval", "valueTransformerName",
+        "versionHashModifier", "elementID", "renamingIdentifier",
+        "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable", "composite",
+    ]
+    private static let relationshipKeys: Set<String> = [
+        "name", "optional", "transient", "toMany", "ordered", "deletionRule",
+        "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
+        "versionHashModifier", "elementID", "renamingIdentifier", "syncable",
+    ]
 
     private static let types = XcodeVocabulary.typesByName
     private static let deleteRules = XcodeVocabulary.deleteRulesByName
@@ -152,8 +160,10 @@ struct VersionConverter {
                 for compound in child.children(named: "compoundIndex") {
                     let properties = compound.children(named: "index").compactMap { $0.attributes["value"] }
                     if !properties.isEmpty {
-                        entity.indexes.append(ConvertedIndex(name: nil, elements: properties.map { .init(property: $0, descending: false) }, isCompound: true,
-                                                             position: position(of: compound)))
+                        entity.indexes.append(
+                            ConvertedIndex(
+                                name: nil, elements: properties.map { .init(property: $0, descending: false) }, isCompound: true,
+                                position: position(of: compound)))
                     }
                 }
             case "userInfo":
@@ -179,8 +189,10 @@ struct VersionConverter {
             } else if let expression = element.attributes["expression"] {
                 // Kept as written; the store indexes it only where it has an SQL form
                 // (a key path of a stored attribute), Docs/Xcode.md.
-                elements.append(.init(property: "", descending: descending, expression: expression,
-                                      expressionType: element.attributes["expressionType"]))
+                elements.append(
+                    .init(
+                        property: "", descending: descending, expression: expression,
+                        expressionType: element.attributes["expressionType"]))
             } else {
                 warnings.add("fetch index elements with neither a property nor an expression (skipped)", at: place)
             }
@@ -274,7 +286,9 @@ struct VersionConverter {
             warnings.add("derivations (derived attributes are stored as written by the app; the toolkit does not compute them)", at: place)
         }
         for child in node.children {
-            if child.name == "userInfo" { attribute.xcode.userInfo = userInfo(child) } else {
+            if child.name == "userInfo" {
+                attribute.xcode.userInfo = userInfo(child)
+            } else {
                 warnings.add("unknown element <\(child.name)>", at: place)
             }
         }
@@ -299,8 +313,10 @@ struct VersionConverter {
     }
 
     /// An attribute's default and limits, with the text Xcode wrote kept where export would write it differently.
-    private mutating func convertValues(_ node: XMLElementNode, type: AttributeType, subject: String, place: String,
-                                        into attribute: inout ConvertedAttribute) {
+    private mutating func convertValues(
+        _ node: XMLElementNode, type: AttributeType, subject: String, place: String,
+        into attribute: inout ConvertedAttribute
+    ) {
         // Defaults and limits, parsed per type as the format's decoder will parse them.
         if type == .date {
             let line = node.line
@@ -321,9 +337,11 @@ struct VersionConverter {
         // Where the format states a value in its own words, the text Xcode wrote is kept
         // beside it when export would write it differently ("1.50" for 1.5, "NO" on an
         // integer): export writes that text back while it still means the same value.
-        for (key, value) in [("defaultValueString", attribute.defaultValue), ("minValueString", attribute.minimum),
-                             ("maxValueString", attribute.maximum), ("defaultDateTimeInterval", attribute.defaultValue),
-                             ("minDateTimeInterval", attribute.minimum), ("maxDateTimeInterval", attribute.maximum)]
+        for (key, value) in [
+            ("defaultValueString", attribute.defaultValue), ("minValueString", attribute.minimum),
+            ("maxValueString", attribute.maximum), ("defaultDateTimeInterval", attribute.defaultValue),
+            ("minDateTimeInterval", attribute.minimum), ("maxDateTimeInterval", attribute.maximum),
+        ]
         where (type == .date) == key.hasSuffix("TimeInterval") {
             keepText(node, key, value, type: type, into: &attribute.xcode)
         }
@@ -359,7 +377,9 @@ struct VersionConverter {
         relationship.renamedFrom = renamingIdentifier(node, name: name)
         relationship.hashModifier = nonEmpty(node.attributes["versionHashModifier"])
         if let text = node.attributes["deletionRule"] {
-            if let rule = Self.deleteRules[text] { relationship.deleteRule = rule } else {
+            if let rule = Self.deleteRules[text] {
+                relationship.deleteRule = rule
+            } else {
                 errors.append("\(at(node)): \(subject): unknown deletionRule '\(text)' (Nullify, Cascade, Deny or No Action)")
             }
         }
@@ -377,7 +397,9 @@ struct VersionConverter {
             if key == "minCount" { relationship.minCount = count } else { relationship.maxCount = count }
         }
         for child in node.children {
-            if child.name == "userInfo" { relationship.xcode.userInfo = userInfo(child) } else {
+            if child.name == "userInfo" {
+                relationship.xcode.userInfo = userInfo(child)
+            } else {
                 warnings.add("unknown element <\(child.name)>", at: place)
             }
         }
@@ -462,9 +484,10 @@ struct VersionConverter {
             warnings.add("<\(node.name)> without a name (skipped)", at: place)
             return nil
         }
-        let where_ = position(of: node)
-        var element = XcodeElement(name: name, settings: keep(node, except: ["name"]),
-                                   location: SourceLocation(file: path, line: where_.line, column: where_.column))
+        let written = position(of: node)
+        var element = XcodeElement(
+            name: name, settings: keep(node, except: ["name"]),
+            location: SourceLocation(file: path, line: written.line, column: written.column))
         element.settings.syncable = nil  // kept verbatim among its attributes
         for child in node.children {
             if child.name == "userInfo" {
@@ -481,7 +504,8 @@ struct VersionConverter {
     /// identifier equal to the element's own name says nothing.
     private func renamingIdentifier(_ node: XMLElementNode, name: String) -> String? {
         guard let identifier = nonEmpty(node.attributes["elementID"] ?? node.attributes["renamingIdentifier"]),
-              identifier != name else { return nil }
+            identifier != name
+        else { return nil }
         return identifier
     }
 

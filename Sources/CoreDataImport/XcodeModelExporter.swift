@@ -35,8 +35,10 @@ package struct XcodeModelExporter {
     func contents(of version: ModelVersionDescription, omissions: inout [String]) -> String {
         var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
         let exact = version.xcode != nil
-        var model: [(String, String?)] = [("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
-                                          ("lastSavedToolsVersion", toolsVersion), ("systemVersion", systemVersion)]
+        var model: [(String, String?)] = [
+            ("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
+            ("lastSavedToolsVersion", toolsVersion), ("systemVersion", systemVersion),
+        ]
         if exact {
             model += (version.xcode?.attributes ?? []).map { ($0.key, $0.value) }
         } else {
@@ -52,7 +54,8 @@ package struct XcodeModelExporter {
         for composite in version.composites {
             var attributes: [(String, String?)] = [("name", composite.name)]
             Self.overlay(composite.xcode, on: &attributes)
-            let body = composite.attributes.flatMap { self.attribute($0, entity: composite.name, in: version, omissions: &omissions) }
+            let body =
+                composite.attributes.flatMap { self.attribute($0, entity: composite.name, in: version, omissions: &omissions) }
                 + userInfo(composite.xcode.userInfo, indent: "        ")
             if body.isEmpty {
                 lines.append("    " + XMLText.element("composite", attributes))
@@ -77,8 +80,10 @@ package struct XcodeModelExporter {
         return settings.syncable ?? byDefault ? "YES" : nil
     }
 
-    private func entity(_ entity: EntityDescription, in version: ModelVersionDescription, exact: Bool,
-                        omissions: inout [String]) -> [String] {
+    private func entity(
+        _ entity: EntityDescription, in version: ModelVersionDescription, exact: Bool,
+        omissions: inout [String]
+    ) -> [String] {
         var attributes: [(String, String?)] = [("name", entity.name)]
         attributes.append(("representedClassName", exact ? nil : entity.name))
         attributes.append(("parentEntity", entity.parent))
@@ -105,10 +110,17 @@ package struct XcodeModelExporter {
         for index in entity.indexes where !index.isCompound {
             lines.append("        " + XMLText.element("fetchIndex", [("name", index.name)], closed: false))
             for element in index.elements {
-                let source: [(String, String?)] = element.expression.map { [("expression", $0), ("expressionType", element.expressionType)] }
+                let source: [(String, String?)] =
+                    element.expression.map { [("expression", $0), ("expressionType", element.expressionType)] }
                     ?? [("property", element.property)]
-                lines.append("            " + XMLText.element("fetchIndexElement", source + [("type", "Binary"),
-                                                                                           ("order", element.isDescending ? "descending" : "ascending")]))
+                lines.append(
+                    "            "
+                        + XMLText.element(
+                            "fetchIndexElement",
+                            source + [
+                                ("type", "Binary"),
+                                ("order", element.isDescending ? "descending" : "ascending"),
+                            ]))
             }
             lines.append("        </fetchIndex>")
         }
@@ -135,8 +147,10 @@ package struct XcodeModelExporter {
         return lines
     }
 
-    private func attribute(_ a: AttributeDescription, entity: String, in version: ModelVersionDescription,
-                           omissions: inout [String]) -> [String] {
+    private func attribute(
+        _ a: AttributeDescription, entity: String, in version: ModelVersionDescription,
+        omissions: inout [String]
+    ) -> [String] {
         var attributes: [(String, String?)] = [("name", a.name)]
         attributes.append(("optional", a.isOptional ? "YES" : nil))
         attributes.append(("transient", a.isTransient ? "YES" : nil))
@@ -208,8 +222,10 @@ package struct XcodeModelExporter {
     /// The element's kept settings over what the model says: a setting the model has no
     /// word for is added; one it has (`defaultValueString`) replaces the model's text
     /// only when `keepsText` says Xcode's text still means the model's value.
-    private static func overlay(_ settings: XcodeSettings, on attributes: inout [(String, String?)],
-                                keepsText: (String, String) -> Bool = { _, _ in false }) {
+    private static func overlay(
+        _ settings: XcodeSettings, on attributes: inout [(String, String?)],
+        keepsText: (String, String) -> Bool = { _, _ in false }
+    ) {
         for entry in settings.attributes {
             if let index = attributes.firstIndex(where: { $0.0 == entry.key }) {
                 if attributes[index].1 == nil || keepsText(entry.key, entry.value) { attributes[index].1 = entry.value }
@@ -228,7 +244,10 @@ package struct XcodeModelExporter {
 
     /// What export writes for a value the importer converted to `scalar`.
     static func xmlText(of scalar: Scalar, key: String, type: AttributeType) -> String? {
-        let text = switch scalar { case .plain(let v), .quoted(let v): v }
+        let text =
+            switch scalar {
+            case .plain(let v), .quoted(let v): v
+            }
         if key != "defaultValueString", type == .string || type == .binary || type == .uri {
             return UInt64(text).map(String.init)
         }

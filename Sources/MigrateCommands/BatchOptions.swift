@@ -10,8 +10,9 @@ struct BatchOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The entity.", valueName: "entity"))
     var entity: String
 
-    @Option(name: .customLong("where"),
-            help: ArgumentHelp("A predicate in Core Data's format syntax selecting the objects (default: every object).", valueName: "predicate"))
+    @Option(
+        name: .customLong("where"),
+        help: ArgumentHelp("A predicate in Core Data's format syntax selecting the objects (default: every object).", valueName: "predicate"))
     var predicate: String?
 
     @Flag(name: .customLong("no-subentities"), help: "Leave out objects of subentities.")

@@ -31,7 +31,8 @@ struct FleetApply: ParsableCommand {
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
         if gate.failOnDestructive && fleet.storesFrom.contains("-") {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
                 (--stores-from -) can be read once: write the list to a file
                 """)
@@ -137,10 +138,12 @@ struct FleetApply: ParsableCommand {
         if tally.unknownVersion > 0 { parts.append("\(tally.unknownVersion) of an unknown version") }
         if tally.failed > 0 { parts.append("\(tally.failed) failed") }
         if tally.duplicates > 0 { parts.append("\(tally.duplicates) reached again by another path (handled once)") }
-        var lines = ["""
+        var lines = [
+            """
             \(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") \
             in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))
-            """]
+            """
+        ]
         if let signal {
             lines.append("stopped by signal \(signal): the stores under way were rolled back; rerun the same command to finish")
         }

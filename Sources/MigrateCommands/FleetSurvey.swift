@@ -104,17 +104,22 @@ final class FleetSurvey: Sendable {
 
     /// The closing JSON Lines record.
     func summary(_ gathered: Gathered, command: String, shard: FleetShard?, code: Int32, showPlans: Bool) -> FleetSummaryRecord {
-        let chainRecords = showPlans ? gathered.chainOrder.map { key -> FleetSummaryRecord.ChainRecord in
-            let (count, plan) = gathered.chains[key]!
-            return .init(model: key.model, from: key.from, to: key.to, stores: count, example: plan.storePath,
-                         steps: plan.allSteps.map(\.summary), warnings: plan.warnings.map(\.description))
-        } : nil
+        let chainRecords =
+            showPlans
+            ? gathered.chainOrder.map { key -> FleetSummaryRecord.ChainRecord in
+                let (count, plan) = gathered.chains[key]!
+                return .init(
+                    model: key.model, from: key.from, to: key.to, stores: count, example: plan.storePath,
+                    steps: plan.allSteps.map(\.summary), warnings: plan.warnings.map(\.description))
+            } : nil
         let versionRecords = gathered.versions.sorted { $0.key < $1.key }.map { entry in
-            FleetSummaryRecord.VersionCount(model: entry.key.model, version: entry.key.version, target: entry.key.target, stores: entry.value,
-                                            status: (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
+            FleetSummaryRecord.VersionCount(
+                model: entry.key.model, version: entry.key.version, target: entry.key.target, stores: entry.value,
+                status: (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
         }
-        return FleetSummaryRecord(command: command, shard: shard?.description, exitCode: code, tally: gathered.tally, versions: versionRecords,
-                                  chains: chainRecords)
+        return FleetSummaryRecord(
+            command: command, shard: shard?.description, exitCode: code, tally: gathered.tally, versions: versionRecords,
+            chains: chainRecords)
     }
 
     /// The table of stores per model and version.

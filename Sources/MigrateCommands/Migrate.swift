@@ -12,7 +12,9 @@ struct Migrate: ParsableCommand {
         commandName: toolName,
         abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
         version: "0.1.0",
-        subcommands: [Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
-                      Plan.self, Apply.self, Restore.self, Fleet.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self]
+        subcommands: [
+            Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
+            Plan.self, Apply.self, Restore.self, Fleet.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
+        ]
     )
 }

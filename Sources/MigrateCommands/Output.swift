@@ -2,15 +2,16 @@ import ArgumentParser
 import DataModel
 import Foundation
 import ModelMigration
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 
-/// write(2), which `Output.write` hides by name inside `Output`.
-private let systemWrite = Glibc.write
+    /// write(2), which `Output.write` hides by name inside `Output`.
+    private let systemWrite = Glibc.write
 #else
-import Darwin
+    import Darwin
 
-private let systemWrite = Darwin.write
+    private let systemWrite = Darwin.write
 #endif
 
 /// Writing to stdout and stderr; human text and JSON never mix on stdout.

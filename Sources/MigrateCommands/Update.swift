@@ -7,11 +7,11 @@ struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Set attributes of every object a predicate selects, in one transaction (NSBatchUpdateRequest).",
         discussion: """
-        Values are expressions in Core Data's syntax over the object (visits + 1, lowercase:(email), nil) and are checked \
-        against the model (type, required, min/max, uniqueness); Z_OPT goes up by one on every updated object. \
-        Exit 0; 1 when the model refuses the new values (nothing changed); 3 when the store needs a migration first; \
-        5 when its version is unknown; 64 for a predicate, key or value that does not fit the model.
-        """)
+            Values are expressions in Core Data's syntax over the object (visits + 1, lowercase:(email), nil) and are checked \
+            against the model (type, required, min/max, uniqueness); Z_OPT goes up by one on every updated object. \
+            Exit 0; 1 when the model refuses the new values (nothing changed); 3 when the store needs a migration first; \
+            5 when its version is unknown; 64 for a predicate, key or value that does not fit the model.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: BatchOptions
@@ -29,8 +29,9 @@ struct Update: ParsableCommand {
     func run() throws {
         let access = try global.openCurrentStore(options.store, access: .readWrite, timeout: options.timeout)
         defer { try? access.store.close() }
-        var request = BatchUpdateRequest(entity: options.entity, predicate: options.predicate,
-                                         assignments: assignments.compactMap(BatchUpdateRequest.Assignment.init(parsing:)))
+        var request = BatchUpdateRequest(
+            entity: options.entity, predicate: options.predicate,
+            assignments: assignments.compactMap(BatchUpdateRequest.Assignment.init(parsing:)))
         request.includesSubentities = !options.noSubentities
         let result: BatchResult
         do {

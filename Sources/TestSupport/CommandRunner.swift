@@ -28,15 +28,19 @@ public enum CommandRunner {
     }
 
     /// Runs `migrate` with arguments in `directory`, waiting for it to finish.
-    public static func migrate(_ arguments: [String], in directory: String? = nil, stdin: String? = nil,
-                               environment: [String: String] = [:]) throws -> CommandResult {
+    public static func migrate(
+        _ arguments: [String], in directory: String? = nil, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> CommandResult {
         try run(migratePath, arguments, in: directory, stdin: stdin, environment: environment)
     }
 
     /// Runs an executable, collecting stdout and stderr.
     /// `environment` is added to this process's environment.
-    public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil, stdin: String? = nil,
-                           environment: [String: String] = [:]) throws -> CommandResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

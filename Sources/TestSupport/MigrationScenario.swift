@@ -80,8 +80,10 @@ public final class MigrationScenario {
 
     /// Plans and applies; returns the plan that was applied.
     @discardableResult
-    public func migrate(to target: Int? = nil, path: MigrationPath.Preference = .automatic,
-                        options: Migrator.Options = Migrator.Options()) throws -> MigrationPlan {
+    public func migrate(
+        to target: Int? = nil, path: MigrationPath.Preference = .automatic,
+        options: Migrator.Options = Migrator.Options()
+    ) throws -> MigrationPlan {
         let plan = try plan(to: target, path: path)
         try Migrator().apply(plan, options: options)
         return plan

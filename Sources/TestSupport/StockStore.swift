@@ -75,8 +75,9 @@ package enum StockStore {
             for i in 1...owners { try access.insert("Owner", values: ["name": .string("owner \(i)")]) }
             for i in 1...items {
                 let item = item(i)
-                try access.insert("Item", values: ["name": .string(item.name), "value": .integer(item.value), "note": item.note.map { .string($0) }],
-                                  relationships: ["owner": [item.owner]])
+                try access.insert(
+                    "Item", values: ["name": .string(item.name), "value": .integer(item.value), "note": item.note.map { .string($0) }],
+                    relationships: ["owner": [item.owner]])
             }
         }
     }
@@ -112,12 +113,14 @@ package enum StockStore {
             let v = object.values
             let owner = object.relationships["owner"]?.first.map(String.init) ?? "-"
             if version.version == 1 {
-                checksum.add("""
+                checksum.add(
+                    """
                     \(object.primaryKey)|\(v["name"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\
                     \(v["note"].map { "\($0)" } ?? "-")|\(owner)
                     """)
             } else {
-                checksum.add("""
+                checksum.add(
+                    """
                     \(object.primaryKey)|\(v["title"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\
                     \(v["score"].map { "\($0)" } ?? "-")|\(owner)
                     """)

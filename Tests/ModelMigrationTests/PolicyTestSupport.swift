@@ -3,8 +3,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// The package's example model and mapping files, for policy tests: `Models/Contacts`
 /// and `Migrations/Contacts` read from the package, so that the tests migrate what
@@ -63,8 +63,10 @@ extension MigrationScenario {
 
     /// Plans and applies with the policies of `catalog`.
     @discardableResult
-    func migrateWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, options: Migrator.Options = Migrator.Options(),
-                             progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationPlan {
+    func migrateWithPolicies(
+        _ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, options: Migrator.Options = Migrator.Options(),
+        progress: (MigrationEvent) -> Void = { _ in }
+    ) throws -> MigrationPlan {
         let plan = try planWithPolicies(catalog, to: target)
         try Migrator(policyRunner: PolicyEngine(catalog: catalog)).apply(plan, options: options, progress: progress)
         return plan

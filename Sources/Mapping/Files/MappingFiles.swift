@@ -23,10 +23,13 @@ package struct MappingFiles: Sendable {
             guard try DirectoryListing.entries(folder) != nil, let listed = try DirectoryListing.entries(directory) else { return result }
             names = listed
         } catch {
-            result.diagnostics.append(Diagnostic(.error, """
-                \(error.description); its mapping files decide how stores are migrated, so nothing is planned without them \
-                (make it readable by this user, or pass --migrations)
-                """, at: nil))
+            result.diagnostics.append(
+                Diagnostic(
+                    .error,
+                    """
+                    \(error.description); its mapping files decide how stores are migrated, so nothing is planned without them \
+                    (make it readable by this user, or pass --migrations)
+                    """, at: nil))
             return result
         }
         for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
@@ -39,19 +42,25 @@ package struct MappingFiles: Sendable {
             // (`1-to-5.yaml`, as apps ship Core Data mapping models from an old version
             // straight to a newer one). Downgrades and a version onto itself are refused.
             if file.destinationVersion <= file.sourceVersion {
-                result.diagnostics.append(Diagnostic(.error, """
-                    \(path): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
-                    """, at: nil))
+                result.diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        """
+                        \(path): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                        (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                        """, at: nil))
                 continue
             }
             // Two files for the same versions (`2-to-3.yaml` and `02-to-3.yaml`, or a
             // `.yml` beside a `.yaml`): using either would silently ignore the other.
             if let twin = result.files.first(where: { $0.sourceVersion == file.sourceVersion && $0.destinationVersion == file.destinationVersion }) {
-                result.diagnostics.append(Diagnostic(.error, """
-                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), as \(twin.path) does; \
-                    keep one file for these versions
-                    """, at: nil))
+                result.diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        """
+                        \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), as \(twin.path) does; \
+                        keep one file for these versions
+                        """, at: nil))
                 continue
             }
             result.files.append(file)

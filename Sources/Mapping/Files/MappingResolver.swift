@@ -13,13 +13,19 @@ package enum MappingResolver {
     ///     (`FUNCTION($entityPolicy, …)` values); `nil` skips that check.
     /// - Throws: `DiagnosticsError` when the file does not fit the two versions;
     ///   `InferenceFailure` with every change neither inference nor the file covers.
-    package static func resolve(_ model: CompiledModel, from: Int, to: Int, file: MappingFile?,
-                               knownPolicies: Set<String>? = nil, policyFunctions: [String: Set<String>]? = nil) throws -> MappingModel {
+    package static func resolve(
+        _ model: CompiledModel, from: Int, to: Int, file: MappingFile?,
+        knownPolicies: Set<String>? = nil, policyFunctions: [String: Set<String>]? = nil
+    ) throws -> MappingModel {
         guard let source = model.version(from), let destination = model.version(to) else {
-            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
-                Refusal(kind: .typeChange, entity: model.name, property: nil,
+            throw InferenceFailure(
+                model: model.name, sourceVersion: from, destinationVersion: to,
+                refusals: [
+                    Refusal(
+                        kind: .typeChange, entity: model.name, property: nil,
                         change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
-                        remedy: "use versions 1 to \(model.current.version)")])
+                        remedy: "use versions 1 to \(model.current.version)")
+                ])
         }
         // A span's file maps its two versions: what it leaves out is inferred directly
         // between them (as Core Data infers a mapping model), not through the hops
@@ -31,8 +37,10 @@ package enum MappingResolver {
 
     /// Resolves the mapping from the first to the last version of `chain` (every
     /// version in between, for chained renames), merging `file` over inference.
-    package static func resolve(chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil,
-                               policyFunctions: [String: Set<String>]? = nil) throws -> MappingModel {
+    package static func resolve(
+        chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil,
+        policyFunctions: [String: Set<String>]? = nil
+    ) throws -> MappingModel {
         let source = chain[0], destination = chain[chain.count - 1]
         let model = (name: destination.model, current: destination)
         let from = source.version, to = destination.version
@@ -43,8 +51,9 @@ package enum MappingResolver {
             }
             return inferred
         }
-        var merge = MappingMerge(source: source, destination: destination, file: file, knownPolicies: knownPolicies,
-                                 policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
+        var merge = MappingMerge(
+            source: source, destination: destination, file: file, knownPolicies: knownPolicies,
+            policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
         for override in file.entities { merge.merge(override) }
         if !merge.diagnostics.isEmpty { throw DiagnosticsError(merge.diagnostics) }
         if !merge.refusals.isEmpty {
@@ -114,7 +123,8 @@ package enum MappingResolver {
         }
         let dropped = (sourceEntity.attributes.filter { !$0.declaration.isTransient }.map(\.name) + sourceEntity.relationships.map(\.name))
             .filter { !used.contains($0) }.sorted()
-        return EntityMapping(name: "\(sourceEntity.name)To\(entity.name)", kind: .transform, source: sourceEntity.name, destination: entity.name,
-                             properties: properties.sorted { $0.name < $1.name }, droppedProperties: dropped)
+        return EntityMapping(
+            name: "\(sourceEntity.name)To\(entity.name)", kind: .transform, source: sourceEntity.name, destination: entity.name,
+            properties: properties.sorted { $0.name < $1.name }, droppedProperties: dropped)
     }
 }

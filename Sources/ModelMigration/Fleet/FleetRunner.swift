@@ -36,8 +36,10 @@ public struct FleetRunner: Sendable {
     public var refusesDestructivePlans = false
 
     /// A runner.
-    public init(planner: MigrationPlanner, jobs: Int, stop: FleetStop = FleetStop(),
-                makePolicyRunner: @escaping @Sendable () -> (any PolicyRunning)? = { nil }) {
+    public init(
+        planner: MigrationPlanner, jobs: Int, stop: FleetStop = FleetStop(),
+        makePolicyRunner: @escaping @Sendable () -> (any PolicyRunning)? = { nil }
+    ) {
         self.planner = planner
         self.jobs = max(1, jobs)
         self.stop = stop
@@ -61,10 +63,12 @@ public struct FleetRunner: Sendable {
                 switch entry {
                 case .store(let path): outcome = handle(path, mode: mode)
                 case .duplicate(let path, let first):
-                    outcome = FleetStoreOutcome(path: path, status: .duplicate, message: """
-                        the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
-                        handled once, as \(first)
-                        """, duplicateOf: first, seconds: 0)
+                    outcome = FleetStoreOutcome(
+                        path: path, status: .duplicate,
+                        message: """
+                            the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
+                            handled once, as \(first)
+                            """, duplicateOf: first, seconds: 0)
                 case .unreadable(let path, let reason):
                     outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
                 }
@@ -139,7 +143,8 @@ public struct FleetRunner: Sendable {
             // Another process (a second runner, an app) may have migrated it between
             // the plan and the lock: then it is where this run wanted it.
             if !stop.isStopped, case .success(let now) = makePlan(path, timeout: timeout), now.isEmpty,
-               now.sourceVersion == plan.targetVersion {
+                now.sourceVersion == plan.targetVersion
+            {
                 return finish(.current, "migrated by another process meanwhile")
             }
             return finish(failure.kind, failure.message)

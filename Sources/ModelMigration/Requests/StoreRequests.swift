@@ -20,7 +20,9 @@ public struct StoreRequests {
     func entity(_ name: String) throws(RequestError) -> CompiledEntity {
         guard let entity = version.entity(named: name) else {
             let hint = Suggestions.hint(for: name, in: version.entities.map(\.name)).map { " (\($0))" } ?? ""
-            throw RequestError(.invalidRequest, """
+            throw RequestError(
+                .invalidRequest,
+                """
                 unknown entity '\(name)'\(hint) (model \(version.model) version \(version.version) \
                 has \(version.entities.map(\.name).joined(separator: ", ")))
                 """)
@@ -141,8 +143,9 @@ public struct StoreRequests {
                 var has: [Bool] = []
                 for (index, column) in columns.enumerated() {
                     if let bad = prepared.invalidUTF8Offset(at: Int32(index + 2)) {
-                        let error = ObjectAccess.invalidText(entity: entity, key: prepared.int64(at: 0), attribute: column.name,
-                                                             offset: bad, path: access.store.path)
+                        let error = ObjectAccess.invalidText(
+                            entity: entity, key: prepared.int64(at: 0), attribute: column.name,
+                            offset: bad, path: access.store.path)
                         throw RequestError(.failed, error.description)
                     }
                     let raw = prepared.value(at: Int32(index + 2))
