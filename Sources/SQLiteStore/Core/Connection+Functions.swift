@@ -33,6 +33,12 @@ import Foundation
 ///   (-32768...32767)`). One call on the value already computed, so the copy stays
 ///   one pass over the rows.
 ///
+/// - `mm_integer(value, key, label, limits, flags)`: a REAL headed for an integer
+///   column, truncated toward zero (NSNumber's `integerValue`, as `CAST` does), or a
+///   failed statement naming the row when it lies outside Int64 (SQLite computes
+///   integer overflow in REAL, and `CAST` would clamp it to the nearest end); with
+///   flag 2, NULL instead. Other values pass through for the `CAST` around it.
+///
 /// Each is deterministic (SQLite may evaluate it once per distinct argument) and
 /// innocuous (no side effects, safe in schema and views).
 extension Connection {
@@ -41,6 +47,7 @@ extension Connection {
         registerTextFunctions(flags: flags)
         registerNumberFunctions(flags: flags)
         registerRowChecks(flags: flags)
+        registerIntegerCheck(flags: flags)
         registerMatches(flags: flags)
     }
 
@@ -147,6 +154,22 @@ extension Connection {
             let limits = textArgument(arguments[6]) ?? "its limits"
             sqlite3_result_error(context, "\(label): \(shown) of source row Z_PK \(sqlite3_value_int64(arguments[4])) is outside \(limits)"
                                  + " (change the value expression, or correct the row first)", -1)
+        }, nil, nil, nil)
+    }
+
+    /// `mm_integer`: a REAL result within Int64, or the row's failure.
+    private func registerIntegerCheck(flags: Int32) {
+        sqlite3_create_function_v2(db, "mm_integer", 5, flags, nil, { context, _, arguments in
+            guard let context, let arguments else { return }
+            guard sqlite3_value_type(arguments[0]) == SQLITE_FLOAT else { sqlite3_result_value(context, arguments[0]); return }
+            let value = sqlite3_value_double(arguments[0])
+            // [-2^63, 2^63): every double there truncates to an Int64 exactly.
+            if value >= -0x1p63, value < 0x1p63 { sqlite3_result_int64(context, Int64(value)); return }
+            guard sqlite3_value_int64(arguments[4]) & 2 == 0 else { sqlite3_result_null(context); return }
+            let label = textArgument(arguments[2]) ?? "a value"
+            let limits = textArgument(arguments[3]) ?? "its limits"
+            sqlite3_result_error(context, "\(label): \(value) of source row Z_PK \(sqlite3_value_int64(arguments[1])) is outside \(limits)"
+                                 + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)", -1)
         }, nil, nil, nil)
     }
 
