@@ -47,9 +47,16 @@ public final class MigrationCancellation: @unchecked Sendable {
             self.connection = connection
             if cancelled { connection.interrupt() }
         }
+        // A function that runs long inside one call (a backtracking regular
+        // expression) asks too: `sqlite3_interrupt` is seen only between steps.
+        connection.functionCancellation = { [weak self] in self?.isCancelled ?? false }
     }
 
     func detach() {
-        lock.withLock { connection = nil }
+        let detached = lock.withLock {
+            defer { connection = nil }
+            return connection
+        }
+        detached?.functionCancellation = nil
     }
 }
