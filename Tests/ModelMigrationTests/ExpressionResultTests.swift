@@ -29,6 +29,15 @@ import TestSupport
         #expect(try s.storeVersion() == 1)
     }
 
+    /// With `onFailure: nil` (an optional attribute) the overflowed value is nil.
+    @Test func integerOverflowWithOnFailureNilIsNil() throws {
+        let s = try MappingExpressionTests.scenario(mapping: MappingExpressionTests.mapping
+            .replacingOccurrences(of: "CAST($source.pages, 'NSNumber')", with: "CAST($source.pages, 'NSNumber') * 9223372036854775807"))
+        defer { s.remove() }
+        try Migrator().apply(try s.plan())
+        #expect(try s.rows("SELECT Z_PK, ZPAGES FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") } == ["1 NULL", "3 NULL"])
+    }
+
     /// A REAL within Int64 is truncated toward zero, as NSNumber's integerValue.
     @Test func aRealWithinRangeIsTruncatedAndStoredAsAnInteger() throws {
         let s = try MappingExpressionTests.scenario(mapping: MappingExpressionTests.mapping
