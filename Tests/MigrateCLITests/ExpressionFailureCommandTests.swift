@@ -49,18 +49,17 @@ import TestSupport
     static let notes2 = "model: Notes\nversion: 2\nentities:\n  Note:\n    attributes: { text: string, clean: string? }\n"
 
     /// `(a+)+$` on `aaa…ab` backtracks 2^n times: SIGTERM stops the match itself,
-    /// within seconds, and the apply rolls back.
-    @Test func sigtermStopsABacktrackingReplace() throws {
+    /// within seconds, and the apply rolls back; in a value and in a filter.
+    @Test(arguments: [
+        "    properties:\n      clean: { value: \"replace:matching:with:($source.text, '(a+)+$', 'x')\" }\n",
+        "    filter: \"text MATCHES '(a+)+'\"\n",
+    ])
+    func sigtermStopsABacktrackingPattern(_ mapping: String) throws {
         let directory = try TemporaryDirectory(prefix: "regex-sigterm")
         defer { directory.remove() }
         try directory.write("Models/Notes/1.yaml", Self.notes1)
         try directory.write("Models/Notes/2.yaml", Self.notes2)
-        try directory.write("Migrations/Notes/1-to-2.yaml", """
-            entities:
-              Note:
-                properties:
-                  clean: { value: "replace:matching:with:($source.text, '(a+)+$', 'x')" }
-            """)
+        try directory.write("Migrations/Notes/1-to-2.yaml", "entities:\n  Note:\n" + mapping)
         try directory.write("notes.jsonl", #"{"text": "short"}"# + "\n" + #"{"text": "\#(String(repeating: "a", count: 60))b"}"# + "\n")
         let create = try CommandRunner.migrate(["create", "--models", "Models", "--model", "Notes", "--version", "1", "notes.sqlite"], in: directory.path)
         #expect(create.status == 0, "\(create.stderr)")

@@ -175,7 +175,9 @@ extension Connection {
 
     /// `mm_matches`: `MATCHES`, the compiled pattern cached per statement.
     private func registerMatches(flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_matches", 3, flags, nil, { context, _, arguments in
+        // The connection, for its cancellation check (as `mm_replace_matches`).
+        let connection = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_create_function_v2(db, "mm_matches", 3, flags, connection, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
                 sqlite3_result_null(context!); return
             }
@@ -198,7 +200,12 @@ extension Connection {
             // [d] folds the text; the pattern is folded by the caller when it is a literal.
             let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
             let range = NSRange(subject.startIndex..., in: subject)
-            sqlite3_result_int64(context, expression.firstMatch(in: subject, options: [], range: range) == nil ? 0 : 1)
+            let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+            guard let found = RegexReplacement.matches(subject, expression, range: range, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                sqlite3_result_error_code(context, SQLITE_INTERRUPT)
+                return
+            }
+            sqlite3_result_int64(context, found ? 1 : 0)
         }, nil, nil, nil)
     }
 }

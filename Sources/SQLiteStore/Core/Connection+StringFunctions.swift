@@ -106,8 +106,7 @@ extension Connection {
                 }
             }
             let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
-            let isCancelled = { owner?.interruptCheckBox?.isCancelled() == true || owner?.functionCancellation?() == true }
-            guard let replaced = RegexReplacement.replace(text, expression, template, isCancelled: isCancelled) else {
+            guard let replaced = RegexReplacement.replace(text, expression, template, isCancelled: { owner?.isCancellingFunctions == true }) else {
                 // As SQLite's own interrupt: the statement fails with SQLITE_INTERRUPT.
                 sqlite3_result_error_code(context, SQLITE_INTERRUPT)
                 return
@@ -143,6 +142,29 @@ package enum RegexReplacement {
         if cancelled { return nil }
         return result + subject.substring(from: end)
     }
+
+    /// Whether `expression` matches in `range` of `text` (`firstMatch`), or nil when cancelled.
+    package static func matches(_ text: String, _ expression: NSRegularExpression, range: NSRange, isCancelled: () -> Bool) -> Bool? {
+        var found = false, cancelled = false
+        withoutActuallyEscaping(isCancelled) { isCancelled in
+            expression.enumerateMatches(in: text, options: [.reportProgress], range: range) { match, _, stop in
+                if match != nil {
+                    found = true
+                    stop.pointee = true
+                } else if isCancelled() {
+                    cancelled = true
+                    stop.pointee = true
+                }
+            }
+        }
+        return cancelled ? nil : found
+    }
+}
+
+extension Connection {
+    /// Whether a long-running SQL function should stop: the statements are being
+    /// stopped (`stopStatements(when:)`) or the migration was cancelled.
+    var isCancellingFunctions: Bool { interruptCheckBox?.isCancelled() == true || functionCancellation?() == true }
 }
 
 /// An index out of range: NULL without a row key (a fetch, `onFailure: nil`), else a
