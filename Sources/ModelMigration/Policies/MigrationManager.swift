@@ -83,8 +83,11 @@ public final class MigrationManager {
 
     /// A destination object for `source`, with every value the mapping provides
     /// (copied, converted or default) and the source's primary key, when `entity` is
-    /// the mapping's destination; otherwise an empty object with a new key. Call
-    /// `insert` to store it.
+    /// the mapping's destination; otherwise an empty object with a new key. An
+    /// attribute whose type changed in a way inference refuses holds the source
+    /// value converted where nothing is lost, else as it was, which `insert`
+    /// refuses unless the policy sets another (Docs/Policies.md). Call `insert` to
+    /// store it.
     public func createDestinationInstance(for source: SourceObject, entity: String? = nil) throws -> DestinationObject {
         let name = entity ?? currentEntityMapping.destination!
         if name != currentEntityMapping.destination {

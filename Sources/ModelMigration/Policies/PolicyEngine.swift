@@ -146,18 +146,23 @@ public struct PolicyEngine: PolicyRunning {
               let table = hop.destinationLayout.table(forEntity: entity.root),
               let number = hop.destinationLayout.entityNumbers[name] else { return }
         let physical = run.invocation.buildTables[table.name] ?? table.name
-        for attribute in entity.attributes where !attribute.declaration.isOptional && !attribute.declaration.isTransient {
-            guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
-            let missing = try connection.scalarInt64("""
-                SELECT Z_PK FROM \(SchemaSQL.quote(physical)) WHERE Z_ENT = \(number) AND \(SchemaSQL.quote(column.name)) IS NULL \
-                ORDER BY Z_PK LIMIT 1
-                """)
-            guard let missing else { continue }
-            throw MigrationError(kind: .stepFailed, message: """
-                policy \(run.invocation.policy): \(name) \(missing) has no value for required \(name).\(attribute.name) \
-                (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
-                """)
+        let required: [(name: String, column: String)] = entity.attributes.compactMap { attribute in
+            guard !attribute.declaration.isOptional, !attribute.declaration.isTransient,
+                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { return nil }
+            return (attribute.name, SchemaSQL.quote(column.name))
         }
+        guard !required.isEmpty else { return }
+        // One pass over the table for every required column.
+        let statement = try connection.prepare("""
+            SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \(SchemaSQL.quote(physical)) \
+            WHERE Z_ENT = \(number) AND (\(required.map { "\($0.column) IS NULL" }.joined(separator: " OR "))) ORDER BY Z_PK LIMIT 1
+            """)
+        guard try statement.step(), let index = required.indices.first(where: { statement.int64(at: Int32($0 + 1)) != 0 }) else { return }
+        let attribute = "\(name).\(required[index].name)"
+        throw MigrationError(kind: .stepFailed, message: """
+            policy \(run.invocation.policy): \(name) \(statement.int64(at: 0)) has no value for required \(attribute) \
+            (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
+            """)
     }
 
     /// Source objects of exactly the mapping's source entity.
