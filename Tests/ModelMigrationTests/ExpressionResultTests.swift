@@ -48,6 +48,17 @@ import TestSupport
                 == ["1 37 'integer'", "3 100 'integer'"])
     }
 
+    /// The cancellable replacement gives what `stringByReplacingMatches` gives:
+    /// several matches, groups, text outside the BMP before and between them.
+    @Test(arguments: [("a-12 b-3 😀c-456", "([a-z])-?([0-9]+)", "$2$1"), ("xx", "x*", "<$0>"), ("none", "[0-9]", "#"), ("", "a*", "z")])
+    func regexReplacementMatchesFoundation(_ text: String, _ pattern: String, _ template: String) throws {
+        let expression = try NSRegularExpression(pattern: pattern)
+        let expected = expression.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
+        #expect(RegexReplacement.replace(text, expression, template, isCancelled: { false }) == expected)
+        #expect(RegexReplacement.replace(String(repeating: "a", count: 40) + "b", try NSRegularExpression(pattern: "(a+)+$"), "x",
+                                         isCancelled: { true }) == nil)
+    }
+
     /// `a`, 0xFF, `b`, a 4-byte sequence cut after 2 bytes, `c`, 😀: decoded as
     /// `a\u{FFFD}b\u{FFFD}c😀`, 7 UTF-16 units (counting lead bytes said 9).
     @Test func invalidUTF8CountsTheSameUnitsForLengthAndSubstring() throws {
