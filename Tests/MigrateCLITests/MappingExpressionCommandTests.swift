@@ -51,11 +51,12 @@ import TestSupport
         let plan = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--sql"], in: directory.path)
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.contains(#"""
-            mm_within(CAST((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)) AS INTEGER), ?, ?, 0, s.Z_PK, ?, ?), (mm_lower(s."ZEMAIL"))
+            mm_within(CAST(mm_integer((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)), s.Z_PK, ?, ?, 0) AS INTEGER), ?, ?, 0, s.Z_PK, ?, ?), \#
+            (mm_lower(s."ZEMAIL"))
             """#), "\(plan.stdout)")
         #expect(plan.stdout.contains("""
-            -- bound: ?1 = 'Book.pages', ?2 = -2147483648, ?3 = 2147483647, ?4 = 'Book.pages', \
-            ?5 = 'integer32 (-2147483648...2147483647)', ?6 = 'ZZZ'
+            -- bound: ?1 = 'Book.pages', ?2 = 'Book.pages', ?3 = 'integer32 (-2147483648...2147483647)', \
+            ?4 = -2147483648, ?5 = 2147483647, ?6 = 'Book.pages', ?7 = 'integer32 (-2147483648...2147483647)', ?8 = 'ZZZ'
             """), "\(plan.stdout)")
         // --json carries the same values, statement by statement, typed.
         let json = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--json"], in: directory.path)
@@ -64,7 +65,8 @@ import TestSupport
         let steps = hops?.first?["steps"] as? [[String: Any]]
         let arguments = try JSONSerialization.data(withJSONObject: steps?.first?["arguments"] ?? NSNull(), options: [.sortedKeys])
         #expect(String(decoding: arguments, as: UTF8.self) == #"""
-            [[],[{"text":"Book.pages"},{"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},\#
+            [[],[{"text":"Book.pages"},{"text":"Book.pages"},{"text":"integer32 (-2147483648...2147483647)"},\#
+            {"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},\#
             {"text":"integer32 (-2147483648...2147483647)"},{"text":"ZZZ"}]]
             """#)
         let diff = try CommandRunner.migrate(["diff", "--models", "Models", "1", "2"], in: directory.path)

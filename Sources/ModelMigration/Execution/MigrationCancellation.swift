@@ -48,9 +48,16 @@ public final class MigrationCancellation: Sendable {
             state.connection = connection
             if state.cancelled { connection.interrupt() }
         }
+        // A function that runs long inside one call (a backtracking regular
+        // expression) asks too: `sqlite3_interrupt` is seen only between steps.
+        connection.functionCancellation = { [weak self] in self?.isCancelled ?? false }
     }
 
     func detach() {
-        state.withLock { $0.connection = nil }
+        let detached = state.withLock { state in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        detached?.functionCancellation = nil
     }
 }

@@ -163,9 +163,13 @@ extension SegmentPlanner {
                     return fragment.sql
                 }
                 let value = "(\(fragment.sql))"
+                let label = "\(entity.name).\(property)"
                 let converted: String = switch type {
-                // NSNumber's integerValue truncates toward zero, as CAST does.
-                case .integer16, .integer32, .integer64: "CAST(\(value) AS INTEGER)"
+                // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
+                // beyond Int64 (overflowed integer arithmetic) fails its row instead
+                // of being clamped by CAST.
+                case .integer16, .integer32, .integer64:
+                    "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
                 case .double, .float, .date: "CAST(\(value) AS REAL)"
                 case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
                 default: value
@@ -271,6 +275,15 @@ extension SegmentPlanner {
         let shownLimits = limits.joined(separator: ", ") + (byLength && attribute.type != .binary ? " (length)" : "")
         arguments += [low ?? .null, high ?? .null, .text(label), .text(shownLimits)]
         return "mm_within(\(value), ?, ?, \((byLength ? 1 : 0) | (nilOnFailure ? 2 : 0)), s.Z_PK, ?, ?)"
+    }
+
+    /// `value` through `mm_integer`: a REAL outside Int64 fails the row (or is nil
+    /// with `onFailure: nil`), naming the attribute's type range.
+    static func integral(_ value: String, _ attribute: AttributeDescription, label: String, nilOnFailure: Bool,
+                         arguments: inout [DatabaseValue]) -> String {
+        let range = attribute.type.integerRange ?? Int64.min...Int64.max
+        arguments += [.text(label), .text("\(attribute.type.rawValue) (\(range.lowerBound)...\(range.upperBound))")]
+        return "mm_integer(\(value), s.Z_PK, ?, ?, \(nilOnFailure ? 2 : 0))"
     }
 
     /// The destination key of the row `s` for a to-one relationship, from where the pairs were.

@@ -63,7 +63,9 @@ public protocol EntityMigrationPolicy {
 
     /// Creates the destination object(s) for one source object. The default creates
     /// one destination object with the mapping's property values and the source's
-    /// primary key (so relationships of other entities stay valid).
+    /// primary key (so relationships of other entities stay valid); an attribute
+    /// whose type changed carries the source value, and one that does not fit its
+    /// new type fails the apply, as Core Data's save validation would.
     mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws
 
     /// Called after the last source object.

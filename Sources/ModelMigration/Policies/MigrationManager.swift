@@ -1,4 +1,5 @@
 import DataModel
+import Foundation
 import Mapping
 import SQLiteStore
 
@@ -82,8 +83,11 @@ public final class MigrationManager {
 
     /// A destination object for `source`, with every value the mapping provides
     /// (copied, converted or default) and the source's primary key, when `entity` is
-    /// the mapping's destination; otherwise an empty object with a new key. Call
-    /// `insert` to store it.
+    /// the mapping's destination; otherwise an empty object with a new key. An
+    /// attribute whose type changed in a way inference refuses holds the source
+    /// value converted where nothing is lost, else as it was, which `insert`
+    /// refuses unless the policy sets another (Docs/Policies.md). Call `insert` to
+    /// store it.
     public func createDestinationInstance(for source: SourceObject, entity: String? = nil) throws -> DestinationObject {
         let name = entity ?? currentEntityMapping.destination!
         if name != currentEntityMapping.destination {
@@ -134,12 +138,30 @@ public final class MigrationManager {
                     values.append((i, .constant(fallback)))
                 }
             case .defaultValue(let value): values.append((i, .constant(value)))
-            case .policy: values.append((i, .constant(attribute.defaultValue)))
+            case .policy:
+                // A type change inference refused (narrowing, unrelated): Core Data's
+                // default instance applies `$source.x`, so the value is carried,
+                // converted where it fits; one that does not fit fails at insert.
+                if let j = typeChangedSource(of: attribute, in: sourceShape) {
+                    values.append((i, .convert(j, attribute.type, attribute.isOptional ? nil : attribute.defaultValue)))
+                } else {
+                    values.append((i, .constant(attribute.defaultValue)))
+                }
             // Mapping files refuse expressions on entities a policy makes.
             case .expression: values.append((i, .constant(attribute.defaultValue)))
             }
         }
         return (ObjectIdentifier(sourceShape), values, toOne)
+    }
+
+    /// The position in `sourceShape` of the source attribute a destination attribute
+    /// left to the policy comes from (its `renamedFrom`, else its own name), when
+    /// that attribute's type differs: the value the default instance carries.
+    private func typeChangedSource(of attribute: AttributeDescription, in sourceShape: ObjectShape) -> Int? {
+        guard let sourceName = currentEntityMapping.source, let sourceEntity = sourceVersion.entity(named: sourceName) else { return nil }
+        let from = attribute.renamedFrom.flatMap { sourceEntity.attribute(named: $0) } ?? sourceEntity.attribute(named: attribute.name)
+        guard let from, from.declaration.type != attribute.type, !from.declaration.isTransient else { return nil }
+        return sourceShape.index[from.name]
     }
 
     private func entityPlan(for name: String) throws -> EntityPlan {
@@ -235,7 +257,8 @@ public final class MigrationManager {
             let value = sameShape ? object.storage[i] : object[plan.shape.names[i]]
             let type = plan.types[i]
             if let value, let problem = ValueCoding.check(value, fits: type) {
-                throw PolicyError("\(object.entity).\(plan.shape.names[i]): \(problem)")
+                let detail = plan.attributes[i].violations(of: value).first ?? problem
+                throw PolicyError("\(object.entity).\(plan.shape.names[i]): \(detail)")
             }
             values.append(plan.external[i] ? ValueCoding.databaseValue(value, as: plan.attributes[i]) : ValueCoding.databaseValue(value, as: type))
         }
@@ -417,11 +440,34 @@ public final class MigrationManager {
         return object
     }
 
+    /// `value` as a value of `type` where it converts without loss (a widening, a
+    /// whole number, a text that is a number, a number as text); otherwise `value`
+    /// unchanged, which `insert` then refuses with the attribute's rule it breaks.
     static func convert(_ value: AttributeValue, to type: AttributeType) -> AttributeValue {
         switch (value, type) {
-        case (.integer(let v), .double), (.integer(let v), .float): .double(Double(v))
-        case (.integer(let v), .decimal): .decimal(String(v))
-        default: value
+        case (.integer(let v), .double), (.integer(let v), .float): return .double(Double(v))
+        case (.integer(let v), .decimal): return .decimal(String(v))
+        case (.integer(let v), .string): return .string(String(v))
+        case (.integer(let v), .boolean) where v == 0 || v == 1: return .boolean(v == 1)
+        case (.boolean(let v), _) where type.isNumeric: return convert(.integer(v ? 1 : 0), to: type)
+        case (.double(let v), .decimal) where v.isFinite: return .decimal(AttributeValue.double(v).displayText)
+        case (.double(let v), .string) where v.isFinite: return .string(AttributeValue.double(v).displayText)
+        case (.double(let v), _) where type.isInteger:
+            // Only a whole number within Int64: a fraction is not rounded away.
+            return v.rounded() == v && v >= -0x1p63 && v < 0x1p63 ? .integer(Int64(v)) : value
+        case (.decimal(let text), _) where type.isNumeric, (.string(let text), _) where type.isNumeric:
+            return number(in: text).map { convert($0, to: type) } ?? value
+        case (.decimal(let text), .string): return .string(text)
+        default: return value
         }
+    }
+
+    /// The number a whole text spells (white space around it allowed), exactly: an
+    /// integer when it has no fraction or exponent.
+    private static func number(in text: String) -> AttributeValue? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let integer = Int64(trimmed) { return .integer(integer) }
+        guard let double = Double(trimmed), double.isFinite, trimmed.allSatisfy({ "0123456789+-.eE".contains($0) }) else { return nil }
+        return .double(double)
     }
 }

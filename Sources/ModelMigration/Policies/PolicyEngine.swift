@@ -126,12 +126,43 @@ public struct PolicyEngine: PolicyRunning {
         for index in runs.indices {
             try phase(index, "end") { try $0.end($1) }
         }
+        for run in runs {
+            try requireValues(run, hop: hop, connection: connection)
+        }
         var report = PolicyStageReport()
         for run in runs {
             report.emptied += try emptiedProperties(run, hop: hop, connection: connection)
         }
         try connection.execute("DELETE FROM mm_associations")
         return report
+    }
+
+    /// Core Data validates the objects a migration made when it saves them: a
+    /// required attribute still nil after every stage (a source value of nil carried
+    /// into an attribute that became required, or one the policy never set) fails
+    /// the hop naming the first such object, before the generic checks count them.
+    private func requireValues(_ run: Run, hop: MigrationHop, connection: Connection) throws {
+        guard let name = run.mapping.destination, let entity = hop.destination.entity(named: name),
+              let table = hop.destinationLayout.table(forEntity: entity.root),
+              let number = hop.destinationLayout.entityNumbers[name] else { return }
+        let physical = run.invocation.buildTables[table.name] ?? table.name
+        let required: [(name: String, column: String)] = entity.attributes.compactMap { attribute in
+            guard !attribute.declaration.isOptional, !attribute.declaration.isTransient,
+                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { return nil }
+            return (attribute.name, SchemaSQL.quote(column.name))
+        }
+        guard !required.isEmpty else { return }
+        // One pass over the table for every required column.
+        let statement = try connection.prepare("""
+            SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \(SchemaSQL.quote(physical)) \
+            WHERE Z_ENT = \(number) AND (\(required.map { "\($0.column) IS NULL" }.joined(separator: " OR "))) ORDER BY Z_PK LIMIT 1
+            """)
+        guard try statement.step(), let index = required.indices.first(where: { statement.int64(at: Int32($0 + 1)) != 0 }) else { return }
+        let attribute = "\(name).\(required[index].name)"
+        throw MigrationError(kind: .stepFailed, message: """
+            policy \(run.invocation.policy): \(name) \(statement.int64(at: 0)) has no value for required \(attribute) \
+            (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
+            """)
     }
 
     /// Source objects of exactly the mapping's source entity.

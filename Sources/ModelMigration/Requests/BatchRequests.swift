@@ -178,7 +178,12 @@ extension StoreRequests {
             guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else {
                 throw RequestError(.failed, "\(access.store.path): no column stores \(entity.name).\(attribute.name)")
             }
-            let fragment = try sql { () throws(PredicateSQLError) in try generator.value(value, row: quoted) }
+            // An index past the end or a text that is no number fails the update
+            // naming the object, as it fails a migration (NSRangeException); update
+            // has no `onFailure: nil` to opt into nil.
+            var valueGenerator = generator
+            valueGenerator.failedConversions = ("\(quoted).Z_PK", "\(entity.name).\(attribute.name)")
+            let fragment = try sql { () throws(PredicateSQLError) in try valueGenerator.value(value, row: quoted) }
             var valueSQL = fragment.sql
             // A uuid attribute set from a string literal stores the 16 bytes.
             if attribute.declaration.type == .uuid, case .literal(.string(let text)) = value {
@@ -205,6 +210,8 @@ extension StoreRequests {
                         \(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \(error.message); \
                         nothing was changed
                         """)
+                } catch let error as SQLiteError where Self.objectFailure(error.message, entity: entity.name) != nil {
+                    throw RequestError(.refused, Self.objectFailure(error.message, entity: entity.name)! + "; nothing was changed")
                 }
                 try checkValues(assignments.map(\.attribute), entity: entity, table: table, keys: batch)
                 let byEntity = try countsByEntity(table: table.name, keys: batch, [])
@@ -214,6 +221,23 @@ extension StoreRequests {
                 throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path)); nothing was changed")
             }
         }
+    }
+
+    /// A value's failure for one row (`mm_substring`, `mm_component`,
+    /// `mm_number_or_fail`, worded for a migration's source row and its
+    /// `onFailure: nil`), reworded for the object an update sets:
+    /// `Person 3: nickname: substringFromIndex: 99 is beyond the end of 'Ann' (3 UTF-16 units)`.
+    static func objectFailure(_ message: String, entity: String) -> String? {
+        guard message.hasPrefix(entity + "."), let colon = message.firstIndex(of: ":"),
+              let row = message.range(of: " source row Z_PK ", options: .backwards) else { return nil }
+        let attribute = message[message.index(after: message.index(message.startIndex, offsetBy: entity.count))..<colon]
+        let digits = message[row.upperBound...].prefix { $0.isNumber || $0 == "-" }
+        var before = String(message[message.index(colon, offsetBy: 2)..<row.lowerBound])
+        for word in [" in", " of"] where before.hasSuffix(word) { before.removeLast(word.count) }
+        var after = String(message[message.index(row.upperBound, offsetBy: digits.count)...])
+        // The hint names `onFailure: nil`, which only a mapping file has.
+        if let hint = after.range(of: " (", options: .backwards), after.hasSuffix(")") { after = String(after[..<hint.lowerBound]) }
+        return "\(entity) \(digits): \(attribute): \(before)\(after)"
     }
 
     static func uniqueness(_ entity: CompiledEntity) -> String {

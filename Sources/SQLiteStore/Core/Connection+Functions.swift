@@ -33,6 +33,12 @@ import Foundation
 ///   (-32768...32767)`). One call on the value already computed, so the copy stays
 ///   one pass over the rows.
 ///
+/// - `mm_integer(value, key, label, limits, flags)`: a REAL headed for an integer
+///   column, truncated toward zero (NSNumber's `integerValue`, as `CAST` does), or a
+///   failed statement naming the row when it lies outside Int64 (SQLite computes
+///   integer overflow in REAL, and `CAST` would clamp it to the nearest end); with
+///   flag 2, NULL instead. Other values pass through for the `CAST` around it.
+///
 /// Each is deterministic (SQLite may evaluate it once per distinct argument) and
 /// innocuous (no side effects, safe in schema and views).
 extension Connection {
@@ -41,6 +47,7 @@ extension Connection {
         registerTextFunctions(flags: flags)
         registerNumberFunctions(flags: flags)
         registerRowChecks(flags: flags)
+        registerIntegerCheck(flags: flags)
         registerMatches(flags: flags)
     }
 
@@ -150,9 +157,27 @@ extension Connection {
         }, nil, nil, nil)
     }
 
+    /// `mm_integer`: a REAL result within Int64, or the row's failure.
+    private func registerIntegerCheck(flags: Int32) {
+        sqlite3_create_function_v2(db, "mm_integer", 5, flags, nil, { context, _, arguments in
+            guard let context, let arguments else { return }
+            guard sqlite3_value_type(arguments[0]) == SQLITE_FLOAT else { sqlite3_result_value(context, arguments[0]); return }
+            let value = sqlite3_value_double(arguments[0])
+            // [-2^63, 2^63): every double there truncates to an Int64 exactly.
+            if value >= -0x1p63, value < 0x1p63 { sqlite3_result_int64(context, Int64(value)); return }
+            guard sqlite3_value_int64(arguments[4]) & 2 == 0 else { sqlite3_result_null(context); return }
+            let label = textArgument(arguments[2]) ?? "a value"
+            let limits = textArgument(arguments[3]) ?? "its limits"
+            sqlite3_result_error(context, "\(label): \(value) of source row Z_PK \(sqlite3_value_int64(arguments[1])) is outside \(limits)"
+                                 + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)", -1)
+        }, nil, nil, nil)
+    }
+
     /// `mm_matches`: `MATCHES`, the compiled pattern cached per statement.
     private func registerMatches(flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_matches", 3, flags, nil, { context, _, arguments in
+        // The connection, for its cancellation check (as `mm_replace_matches`).
+        let connection = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_create_function_v2(db, "mm_matches", 3, flags, connection, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
                 sqlite3_result_null(context!); return
             }
@@ -175,7 +200,12 @@ extension Connection {
             // [d] folds the text; the pattern is folded by the caller when it is a literal.
             let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
             let range = NSRange(subject.startIndex..., in: subject)
-            sqlite3_result_int64(context, expression.firstMatch(in: subject, options: [], range: range) == nil ? 0 : 1)
+            let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+            guard let found = RegexReplacement.matches(subject, expression, range: range, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                sqlite3_result_error_code(context, SQLITE_INTERRUPT)
+                return
+            }
+            sqlite3_result_int64(context, found ? 1 : 0)
         }, nil, nil, nil)
     }
 }

@@ -83,7 +83,11 @@ extension Connection {
     }
 
     private func registerReplaceMatches(_ flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_replace_matches", 3, flags, nil, { context, _, arguments in
+        // The connection, for its cancellation check: a backtracking pattern can run
+        // for hours on one row, inside one call, where SQLite's progress handler is
+        // never asked. The function only runs while the connection is open.
+        let connection = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_create_function_v2(db, "mm_replace_matches", 3, flags, connection, { context, _, arguments in
             guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]),
                   let template = textArgument(arguments[2]) else {
                 sqlite3_result_null(context!); return
@@ -101,10 +105,75 @@ extension Connection {
                     if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
                 }
             }
-            let range = NSRange(text.startIndex..., in: text)
-            resultText(context, expression.stringByReplacingMatches(in: text, options: [], range: range, withTemplate: template))
+            let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+            guard let replaced = RegexReplacement.replace(text, expression, template, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                // As SQLite's own interrupt: the statement fails with SQLITE_INTERRUPT.
+                sqlite3_result_error_code(context, SQLITE_INTERRUPT)
+                return
+            }
+            resultText(context, replaced)
         }, nil, nil, nil)
     }
+}
+
+/// `stringByReplacingMatchesInString:options:range:withTemplate:`, stoppable: ICU
+/// calls back every few thousand steps of a match (`NSMatchingReportProgress`, which
+/// swift-corelibs-foundation passes to `uregex_setMatchCallback`), and the match
+/// stops when `isCancelled` says so.
+package enum RegexReplacement {
+    /// Every match replaced with the template, or nil when cancelled. The matches
+    /// are found first (the part that can backtrack), then replaced in one mutable
+    /// string as `stringByReplacingMatches` does (a Swift string built per match
+    /// took twice as long).
+    package static func replace(_ text: String, _ expression: NSRegularExpression, _ template: String,
+                                isCancelled: () -> Bool) -> String? {
+        var found: [NSTextCheckingResult] = [], cancelled = false
+        let range = NSRange(text.startIndex..., in: text)
+        withoutActuallyEscaping(isCancelled) { isCancelled in
+            expression.enumerateMatches(in: text, options: [.reportProgress], range: range) { match, _, stop in
+                if let match {
+                    found.append(match)
+                } else if isCancelled() {
+                    cancelled = true
+                    stop.pointee = true
+                }
+            }
+        }
+        if cancelled { return nil }
+        if found.isEmpty { return text }
+        let result = NSMutableString(string: text)
+        var shift = 0
+        for match in found {
+            // Groups are read from `text`, where the match's ranges are.
+            let replacement = expression.replacementString(for: match, in: text, offset: 0, template: template)
+            result.replaceCharacters(in: NSRange(location: match.range.location + shift, length: match.range.length), with: replacement)
+            shift += replacement.utf16.count - match.range.length
+        }
+        return String(result)
+    }
+
+    /// Whether `expression` matches in `range` of `text` (`firstMatch`), or nil when cancelled.
+    package static func matches(_ text: String, _ expression: NSRegularExpression, range: NSRange, isCancelled: () -> Bool) -> Bool? {
+        var found = false, cancelled = false
+        withoutActuallyEscaping(isCancelled) { isCancelled in
+            expression.enumerateMatches(in: text, options: [.reportProgress], range: range) { match, _, stop in
+                if match != nil {
+                    found = true
+                    stop.pointee = true
+                } else if isCancelled() {
+                    cancelled = true
+                    stop.pointee = true
+                }
+            }
+        }
+        return cancelled ? nil : found
+    }
+}
+
+extension Connection {
+    /// Whether a long-running SQL function should stop: the statements are being
+    /// stopped (`stopStatements(when:)`) or the migration was cancelled.
+    var isCancellingFunctions: Bool { interruptCheckBox?.isCancelled() == true || functionCancellation?() == true }
 }
 
 /// An index out of range: NULL without a row key (a fetch, `onFailure: nil`), else a
@@ -121,12 +190,20 @@ private func outOfRange(_ context: OpaquePointer, _ key: OpaquePointer?, _ label
 /// `NSString`'s measures and splits on UTF-8 text, without making Swift strings
 /// where bytes suffice (these run once per row of a migration).
 package enum FoundationText {
-    /// The length in UTF-16 code units: one per scalar, two for scalars outside the BMP
-    /// (their UTF-8 form starts with a byte 0xF0 or above).
+    /// The length in UTF-16 code units of the text as `substring` decodes it: one per
+    /// scalar, two for scalars outside the BMP. Bytes that are not valid UTF-8 (a
+    /// store written by another tool may hold them) count as the U+FFFD each
+    /// invalid sequence decodes to, as `String(decoding:as:)` reads them, so that
+    /// `length:` and the substring offsets count the same units.
     package static func utf16Length(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var count = 0
-        for b in bytes where b & 0xC0 != 0x80 { count += b >= 0xF0 ? 2 : 1 }
-        return count
+        var count = 0, ascii = true
+        for b in bytes {
+            if b & 0xC0 != 0x80 { count += b >= 0xF0 ? 2 : 1 }
+            if b >= 0x80 { ascii = false }
+        }
+        // Counting lead bytes is right only for valid UTF-8.
+        if ascii || String(validating: bytes, as: UTF8.self) != nil { return count }
+        return String(decoding: bytes, as: UTF8.self).utf16.count
     }
 
     /// `substringFromIndex:` (`from`) or `substringToIndex:` at a UTF-16 offset; nil

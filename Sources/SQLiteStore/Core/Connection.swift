@@ -34,6 +34,10 @@ package final class Connection {
     var progressBox: ProgressBox?
     /// The check `stopStatements(when:)` installed, kept alive while installed.
     var interruptCheckBox: InterruptCheckBox?
+    /// Asked by SQL functions that can run long inside one call (`mm_replace_matches`):
+    /// true stops them, and their statement fails with `SQLITE_INTERRUPT`. Set and
+    /// read on the thread that uses the connection.
+    package var functionCancellation: (() -> Bool)?
 
     /// How long, in seconds, to retry when another connection holds a conflicting lock
     /// before failing with ``SQLiteError/Kind/busy``.
