@@ -107,7 +107,10 @@ package struct MappingModelConverter: Sendable {
             let what = missing.count == 1 ? "is not a version" : "are not versions"
             return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
         }
-        if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (no model paths recorded)"), "") }
+        if let (a, b) = hashed {
+            let what = mappingModel.embedsModels ? "the version hashes of the models it embeds" : "the entity version hashes it records"
+            return ((a, b, "\(what) (no model paths recorded)"), "")
+        }
         if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
         return (nil, "it records no model paths and its name names no two versions of \(bundleName)")
     }
@@ -179,7 +182,7 @@ package struct MappingModelConverter: Sendable {
                 lines[0] = "  \(YAMLEmitter.key(name)):"
                 lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
                 mapping.notCarried.append("""
-                    \(mapping.mappingModel): entity mapping \(name) (line \(entityMapping.line)): a second mapping into \(destinationName) \
+                    \(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a second mapping into \(destinationName) \
                     (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
                     """)
             }
@@ -210,7 +213,7 @@ package struct MappingModelConverter: Sendable {
                          mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) -> [String] {
         let label = (mappingModel.path as NSString).lastPathComponent
         let name = entityMapping.effectiveName
-        let at = "\(label): entity mapping \(name) (line \(entityMapping.line))"
+        let at = "\(label): entity mapping \(name)\(entityMapping.lineText)"
         for key in entityMapping.unknown { mapping.notCarried.append("\(at): attribute '\(key)' not read (unknown to this importer)") }
         guard let destinationName = entityMapping.destination else {
             // A remove mapping: the source objects are not migrated, as inference does for an entity that is gone.

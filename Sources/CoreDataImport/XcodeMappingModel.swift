@@ -41,6 +41,9 @@ package struct XcodeMappingModel: Sendable {
         package var line: Int
 
         /// The name Core Data gives the mapping.
+        /// ` (line N)` of `xcmapping.xml`; nothing for a compiled mapping model, which has no lines.
+        package var lineText: String { line > 0 ? " (line \(line))" : "" }
+
         package var effectiveName: String {
             if let name, !name.isEmpty { return name }
             switch (source, destination) {
@@ -84,6 +87,9 @@ package struct XcodeMappingModel: Sendable {
     package var sourceModelData: [UInt8]? = nil
     /// `destinationmodeldata`: the copy of the destination model.
     package var destinationModelData: [UInt8]? = nil
+    /// A compiled mapping model's entity version hashes, by entity name, of its source
+    /// and destination entities (`NSSourceEntityVersionHash`…); nil for `xcmapping.xml`.
+    package var recordedHashes: (source: [String: [UInt8]], destination: [String: [UInt8]])? = nil
     /// The entity mappings, in `mappingnumber` order.
     package var entityMappings: [EntityMapping]
     /// Elements or attributes of the file this reader does not know, one line each.

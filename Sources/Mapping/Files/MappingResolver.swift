@@ -92,7 +92,7 @@ package enum MappingResolver {
                                                   """,
                                                   at: override.location, hint: "add `source: <Entity of version \(from)>`"))
                 }
-                if !override.isSetBased { refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy } }
+                if !override.isSetBased { refusals.removeAll { $0.entity == entity.name && !$0.kind.isPolicyCode } }
             }
             let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
             for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
@@ -199,11 +199,11 @@ package enum MappingResolver {
                         if case .policyCall(let policy, let selector, _, _) = checked, let functions = policyFunctions?[policy],
                            !functions.contains(selector) {
                             // As a policy that is not compiled in: this migrate cannot run the hop (exit 4).
-                            let known = functions.isEmpty ? "it declares no functions" : "its functions: " + functions.sorted().joined(separator: ", ")
-                            refusals.append(Refusal(kind: .missingPolicy, entity: entity.name, property: property,
+                            let known = functions.isEmpty ? "none" : functions.sorted().joined(separator: ", ")
+                            refusals.append(Refusal(kind: .missingPolicyFunction, entity: entity.name, property: property,
                                                     change: """
-                                                    \(textLocation.location(ofColumn: 1)): property '\(entity.name).\(property)' calls \
-                                                    '\(selector)' of policy \(policy), which has no such function (\(known))
+                                                    \(textLocation.location(ofColumn: 1)): property '\(entity.name).\(property)': \
+                                                    policy '\(policy)' has no function '\(selector)' (declared: \(known))
                                                     """,
                                                     remedy: "add PolicyFunction(\"\(selector)\") { … } to \(policy).functions (Docs/Policies.md), "
                                                         + "or call one it has"))
@@ -260,7 +260,9 @@ package enum MappingResolver {
                                                   hint: "leave the filter out, or skip the objects in the policy"))
                 } else if let sourceEntity {
                     do {
-                        _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(filter)
+                        var checker = TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"])
+                        checker.isMappingFilter = true
+                        _ = try checker.predicate(filter)
                         mapping.entityMappings[index].filter = filter
                         if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
                     } catch {
@@ -375,7 +377,14 @@ package struct MappingFiles: Sendable {
     /// none; a folder that exists but cannot be read to the end (permissions, no
     /// file descriptors left, an I/O error) is an error, never "none": reading it as
     /// empty would infer hops the user mapped.
-    package static func load(folder: String, model: String) -> MappingFiles {
+    ///
+    /// Nothing in the folder is ignored silently: a file not named
+    /// `<A>-to-<B>.yaml`, one mapping a version onto itself or backwards, and (given
+    /// the model's `versions`) one naming a version the model does not have is an
+    /// error naming the file, so `validate`, `plan` and `apply` refuse it alike.
+    /// Folders (`Policies/`, where `import` writes policy skeletons) and hidden files
+    /// are not mapping files and are skipped.
+    package static func load(folder: String, model: String, versions: [Int]? = nil) -> MappingFiles {
         var result = MappingFiles(files: [], diagnostics: [], sources: [:])
         let directory = folder.hasSuffix("/") ? folder + model : folder + "/" + model
         let names: [String]
@@ -390,8 +399,19 @@ package struct MappingFiles: Sendable {
                 """, at: nil))
             return result
         }
-        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+        for name in names.sorted() where !name.hasPrefix(".") {
             let path = directory + "/" + name
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
+            guard name.hasSuffix(".yaml") || name.hasSuffix(".yml") else {
+                // `1-to-2.yaml.orig`, `1to2.txt`, `notes.md`: read by nothing, so a
+                // mapping written in it would silently not be used.
+                result.diagnostics.append(Diagnostic(.error, """
+                    \(path): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
+                    (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(directory))
+                    """, at: nil))
+                continue
+            }
             let (file, diagnostics, text) = MappingFile.parse(path: path)
             if let text { result.sources[path] = text }
             result.diagnostics += diagnostics
@@ -403,6 +423,17 @@ package struct MappingFiles: Sendable {
                 result.diagnostics.append(Diagnostic(.error, """
                     \(path): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
                     (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    """, at: nil))
+                continue
+            }
+            // A version the model does not have (`2-to-9.yaml` with versions 1 to 5):
+            // no store ever takes the path, so the file would be ignored.
+            if let versions, let missing = [file.sourceVersion, file.destinationVersion].first(where: { !versions.contains($0) }) {
+                let known = versions.isEmpty ? "none" : versions.count == (versions.max()! - versions.min()! + 1)
+                    ? "\(versions.min()!) to \(versions.max()!)" : versions.map(String.init).joined(separator: ", ")
+                result.diagnostics.append(Diagnostic(.error, """
+                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), but model \(model) has no version \(missing) \
+                    (its versions: \(known)); no migration would ever use this file
                     """, at: nil))
                 continue
             }
