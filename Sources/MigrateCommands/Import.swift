@@ -187,7 +187,9 @@ struct Import: ParsableCommand {
         let imported: ImportedModel
         do {
             let bundle = try XcodeModelBundle.read(path: path)
-            imported = try XcodeModelImporter(modelName: model, order: try orderList()).convert(bundle)
+            var importer = XcodeModelImporter(modelName: model, order: try orderList())
+            importer.mappedVersions = mappedVersions()
+            imported = try importer.convert(bundle)
         } catch let error as ImportError {
             throw global.fail(error.problems.joined(separator: "\n"), .failed,
                               rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
@@ -298,6 +300,21 @@ struct Import: ParsableCommand {
         }
         if !result.diagnostics.isEmpty, !global.json { Output.err(rendered) }
         return compiled
+    }
+
+    /// The version folders each `xcmapping.xml` under --mapping-models maps from and
+    /// to: evidence of the version order (`XcodeModelImporter.mappedVersions`).
+    private func mappedVersions() -> [(source: String, destination: String)] {
+        var result: [(source: String, destination: String)] = []
+        for folder in mappingModels {
+            let entries = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".xcmappingmodel") }
+            for entry in entries {
+                guard let model = try? XcodeMappingModel.read(path: (folder as NSString).appendingPathComponent(entry)),
+                      let source = model.sourceModelPath, let destination = model.destinationModelPath else { continue }
+                result.append(((source as NSString).lastPathComponent, (destination as NSString).lastPathComponent))
+            }
+        }
+        return result
     }
 
     /// Where mapping files go: --migrations-out, else the `Migrations` folder beside -o, else --migrations.
