@@ -101,10 +101,10 @@ package struct XcodeMappingModel: Sendable {
         try XcodeThreeModel.embeddedYAML(bytes, model: model, label: label)
     }
 
-    /// The folder name without `.xcmappingmodel`.
+    /// The folder name without `.xcmappingmodel` (a compiled one's without `.cdm`).
     package var name: String {
         let last = (path as NSString).lastPathComponent
-        return last.hasSuffix(".xcmappingmodel") ? String(last.dropLast(15)) : last
+        return last.hasSuffix(".xcmappingmodel") ? String(last.dropLast(15)) : last.hasSuffix(".cdm") ? String(last.dropLast(4)) : last
     }
 
     private static let entityKeys: Set<String> = [
