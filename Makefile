@@ -60,10 +60,13 @@ test-all:
 	bash Scripts/public_api.sh
 
 # No Swift line over 160 columns (the lineLength of .swift-format, which holds the
-# formatter settings: 4-space indents, the code's existing line breaks kept).
+# formatter settings: 4-space indents, the code's existing line breaks kept); no
+# function over 80 lines without a `// Long:` reason or an entry in
+# Scripts/long_functions_allowlist.txt (which only shrinks).
 lint:
 	bash Scripts/check-line-length.sh
 	python3 Scripts/long_functions.py --self-test
+	python3 Scripts/long_functions.py
 
 # A release-built `migrate` for real stores: `make install PREFIX=/usr/local`
 # (the debug build of the quick start is several times slower on large stores).

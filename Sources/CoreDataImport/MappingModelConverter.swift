@@ -54,15 +54,21 @@ package struct MappingModelConverter: Sendable {
                 continue
             }
             guard to > from else {
-                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: """
-                    it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so no mapping file is written
-                    """, sourceVersion: from, destinationVersion: to))
+                result.skipped.append(
+                    SkippedMappingModel(
+                        path: mappingModel.path,
+                        reason: """
+                            it maps version \(from) to version \(to) (\(by)): a migration goes to a later version, so no mapping file is written
+                            """, sourceVersion: from, destinationVersion: to))
                 continue
             }
             if let first = taken["\(from)-to-\(to)"] {
-                result.skipped.append(SkippedMappingModel(path: mappingModel.path, reason: """
-                    \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is not written
-                    """, sourceVersion: from, destinationVersion: to))
+                result.skipped.append(
+                    SkippedMappingModel(
+                        path: mappingModel.path,
+                        reason: """
+                            \(first) already maps version \(from) to \(to); one mapping file per hop, so this one is not written
+                            """, sourceVersion: from, destinationVersion: to))
                 continue
             }
             taken["\(from)-to-\(to)"] = label
@@ -154,12 +160,15 @@ package struct MappingModelConverter: Sendable {
 
     // MARK: - Conversion
 
-    private func convert(_ mappingModel: XcodeMappingModel, from: Int, to: Int, pairedBy: String,
-                         skeletons: inout [String: PolicySkeleton]) -> ImportedMapping {
+    private func convert(
+        _ mappingModel: XcodeMappingModel, from: Int, to: Int, pairedBy: String,
+        skeletons: inout [String: PolicySkeleton]
+    ) -> ImportedMapping {
         let label = (mappingModel.path as NSString).lastPathComponent
-        var mapping = ImportedMapping(mappingModel: label, sourceVersion: from, destinationVersion: to, pairedBy: pairedBy, yaml: "",
-                                      entityMappings: mappingModel.entityMappings.count, policies: [], decodedExpressions: 0,
-                                      carried: [], notCarried: [])
+        var mapping = ImportedMapping(
+            mappingModel: label, sourceVersion: from, destinationVersion: to, pairedBy: pairedBy, yaml: "",
+            entityMappings: mappingModel.entityMappings.count, policies: [], decodedExpressions: 0,
+            carried: [], notCarried: [])
         for line in mappingModel.unknown { mapping.notCarried.append("\(label): \(line): not read (an element this importer does not know)") }
         var body: [String] = []
         guard let source = model.version(from), let destination = model.version(to) else { return mapping }
@@ -167,8 +176,9 @@ package struct MappingModelConverter: Sendable {
         var written: Set<String> = []
         let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))
         for entityMapping in mappingModel.entityMappings {
-            var lines = convert(entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
-                                mapping: &mapping, skeletons: &skeletons)
+            var lines = convert(
+                entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
+                mapping: &mapping, skeletons: &skeletons)
             guard let destinationName = entityMapping.destination, !lines.isEmpty else {
                 body += lines
                 continue
@@ -183,7 +193,8 @@ package struct MappingModelConverter: Sendable {
                 let name = entityMapping.effectiveName
                 lines[0] = "  \(YAMLEmitter.key(name)):"
                 lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
-                mapping.notCarried.append("""
+                mapping.notCarried.append(
+                    """
                     \(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a second mapping into \(destinationName) \
                     (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
                     """)
@@ -193,211 +204,26 @@ package struct MappingModelConverter: Sendable {
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
         for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
             guard source.entity(named: entity.name) != nil else { continue }
-            body += ["  \(YAMLEmitter.key(entity.name)):",
-                     "    # \(label) has no entity mapping for \(entity.name): Core Data migrates none of its objects",
-                     "    filter: \"FALSEPREDICATE\""]
+            body += [
+                "  \(YAMLEmitter.key(entity.name)):",
+                "    # \(label) has no entity mapping for \(entity.name): Core Data migrates none of its objects",
+                "    filter: \"FALSEPREDICATE\"",
+            ]
             mapping.carried.append("\(entity.name): no entity mapping, so no objects migrated (filter: FALSEPREDICATE)")
         }
         var lines = [
             "# Imported by `migrate import --mapping-models` from \(label)",
             "# (version \(from) → \(to), paired by \(pairedBy)).",
         ]
-        lines += mapping.notCarried.isEmpty ? [] : ["# Not carried (plan refuses what is written for it below):"]
-            + mapping.notCarried.map { "#   " + $0.replacingOccurrences(of: "\n", with: " ") }
+        lines +=
+            mapping.notCarried.isEmpty
+            ? []
+            : ["# Not carried (plan refuses what is written for it below):"]
+                + mapping.notCarried.map { "#   " + $0.replacingOccurrences(of: "\n", with: " ") }
         lines.append(body.isEmpty ? "entities: {}" : "entities:")
         mapping.yaml = (lines + body).joined(separator: "\n") + "\n"
         mapping.policies = Array(Set(mapping.policies)).sorted()
         return mapping
-    }
-
-    private func convert(_ entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel,
-                         source: CompiledVersion, destination: CompiledVersion, mappingNames: Set<String>,
-                         mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]) -> [String] {
-        let label = (mappingModel.path as NSString).lastPathComponent
-        let name = entityMapping.effectiveName
-        let at = "\(label): entity mapping \(name)\(entityMapping.lineText)"
-        for key in entityMapping.unknown { mapping.notCarried.append("\(at): attribute '\(key)' not read (unknown to this importer)") }
-        guard let destinationName = entityMapping.destination else {
-            // A remove mapping: the source objects are not migrated, as inference does for an entity that is gone.
-            if let sourceName = entityMapping.source, destination.entity(named: sourceName) != nil {
-                mapping.notCarried.append("\(at): removes \(sourceName)'s objects although version \(destination.version) still has \(sourceName)")
-            }
-            return []
-        }
-        guard let entity = destination.entity(named: destinationName) else {
-            mapping.notCarried.append("\(at): \(destinationName) is not an entity of version \(destination.version); the mapping is not written")
-            return []
-        }
-        var lines: [String] = []
-        var comments: [String] = []
-        var overrides: [String] = []
-        var sourceEntity: CompiledEntity?
-        if let sourceName = entityMapping.source {
-            sourceEntity = source.entity(named: sourceName)
-            if sourceEntity == nil {
-                mapping.notCarried.append("\(at): \(sourceName) is not an entity of version \(source.version); the mapping is not written")
-                return []
-            }
-            if sourceName != destinationName {
-                lines.append("    source: \(YAMLEmitter.key(sourceName))")
-                overrides.append("objects from \(sourceName)")
-            }
-        } else {
-            comments.append("an Add mapping: Core Data creates no \(destinationName) objects from the source")
-        }
-        if let type = entityMapping.mappingType, type != "Undefined" { comments.append("mapping type \(type)") }
-        if let name = entityMapping.name, name != "\(entityMapping.source ?? "")To\(destinationName)" {
-            comments.append("Core Data names this entity mapping \(name)")
-        }
-        var policy: String?
-        if let className = entityMapping.policyClass {
-            let policyName = className.split(separator: ".").last.map(String.init) ?? className
-            policy = policyName
-            lines.append("    policy: \(YAMLEmitter.key(policyName))")
-            overrides.append("policy \(policyName) (Core Data class \(className))")
-            mapping.policies.append(policyName)
-            var skeleton = skeletons[policyName] ?? PolicySkeleton(name: policyName, coreDataClasses: [], entityMappings: [], selectors: [], userInfo: [])
-            if !skeleton.coreDataClasses.contains(className) { skeleton.coreDataClasses.append(className) }
-            skeleton.entityMappings.append("\(label): \(name)")
-            skeleton.userInfo += userInfo(entityMapping.userInfo).map { "\(name): \($0)" }
-            skeletons[policyName] = skeleton
-            mapping.notCarried.append("\(at): policy class \(className) is code (Objective-C or Swift); "
-                                      + "written as policy \(policyName) with a skeleton to port it into")
-        }
-        // Which source objects: the default fetch narrowed by a predicate, or a custom fetch.
-        if let predicate = entityMapping.filterPredicate, predicate != "TRUEPREDICATE" {
-            lines.append("    filter: \(YAMLEmitter.quote(predicate))")
-            overrides.append("filter \(predicate)")
-        }
-        if !entityMapping.autogeneratesSource, let data = entityMapping.sourceExpression {
-            mapping.decodedExpressions += 1
-            switch (try? ArchivedExpression.decode(data)).map(Self.defaultFetchPredicate) {
-            case .some(.some(let predicate)):
-                if predicate != "TRUEPREDICATE", entityMapping.filterPredicate == nil {
-                    lines.append("    filter: \(YAMLEmitter.quote(predicate))")
-                    overrides.append("filter \(predicate)")
-                }
-            default:
-                let text = (try? ArchivedExpression.decode(data))?.format ?? "<an archive this importer cannot read>"
-                lines.append("    sourceExpression: \(YAMLEmitter.quote(text))")
-                mapping.notCarried.append("\(at): a custom source fetch (\(text)); written as sourceExpression:, which the loader refuses")
-            }
-        }
-        for info in userInfo(entityMapping.userInfo) where policy == nil { comments.append("user info (read by no policy): \(info)") }
-
-        // Property mappings: an Add mapping makes no objects from the source, so it has none to fill.
-        var properties: [String] = []
-        let attributeMappings = sourceEntity == nil ? [] : entityMapping.attributes
-        let relationshipMappings = sourceEntity == nil ? [] : entityMapping.relationships
-        let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
-        // FUNCTION($entityPolicy, …) values: the policy's functions run inside the set-based copy.
-        let setBased = policy != nil && attributeMappings.contains { attributeMapping in
-            attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall) ?? false
-        }
-        let context = ValueContext(source: source, sourceEntity: sourceEntity, policy: policy, setBased: setBased)
-        for attributeMapping in attributeMappings {
-            let where_ = "\(at): attribute mapping \(destinationName).\(attributeMapping.name)"
-            guard let attribute = entity.attribute(named: attributeMapping.name) else {
-                mapping.notCarried.append("\(where_): \(attributeMapping.name) is not an attribute of \(destinationName) in version "
-                                          + "\(destination.version); left out")
-                continue
-            }
-            for info in userInfo(attributeMapping.userInfo) {
-                properties.append("      # \(YAMLEmitter.key(attributeMapping.name)) user info: \(info)")
-            }
-            guard let data = attributeMapping.valueExpression else { continue }   // `$source.<name>`, as inferred
-            mapping.decodedExpressions += 1
-            let expression: ArchivedExpression
-            do { expression = try ArchivedExpression.decode(data) } catch {
-                properties.append("      \(YAMLEmitter.key(attribute.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
-                mapping.notCarried.append("\(where_): the value expression archive cannot be read (\(error.message))")
-                continue
-            }
-            if let line = overrideLine(for: expression, attribute: attribute.declaration, context,
-                                       where: where_, mapping: &mapping, skeletons: &skeletons, mappingName: "\(label): \(name).\(attribute.name)") {
-                properties.append("      \(YAMLEmitter.key(attribute.name)): \(line)")
-            }
-        }
-        for relationshipMapping in relationshipMappings {
-            let where_ = "\(at): relationship mapping \(destinationName).\(relationshipMapping.name)"
-            guard let relationship = entity.relationship(named: relationshipMapping.name) else {
-                mapping.notCarried.append("\(where_): \(relationshipMapping.name) is not a relationship of \(destinationName) in version "
-                                          + "\(destination.version); left out")
-                continue
-            }
-            for info in userInfo(relationshipMapping.userInfo) {
-                properties.append("      # \(YAMLEmitter.key(relationshipMapping.name)) user info: \(info)")
-            }
-            var expression: ArchivedExpression?
-            if let data = relationshipMapping.valueExpression {
-                mapping.decodedExpressions += 1
-                expression = try? ArchivedExpression.decode(data)
-                if expression == nil {
-                    mapping.notCarried.append("\(where_): the value expression archive cannot be read")
-                    properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote("<unreadable archive>")) }")
-                    continue
-                }
-            } else if relationshipMapping.autogenerates {
-                // With no source relationship at the key path's start, Core Data writes no expression: the
-                // relationship starts empty (a policy may fill it), as inference leaves a new relationship.
-                let start = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
-                    .split(separator: ".").first.map(String.init) ?? ""
-                guard sourceEntity?.relationship(named: start) != nil else { continue }
-                // Xcode writes FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", M, $source.<path>).
-                let path = (relationshipMapping.sourceKeyPath ?? relationshipMapping.name)
-                let components = (path.hasPrefix("$source.") ? String(path.dropFirst(8)) : path).split(separator: ".").map(String.init)
-                if components.count == 1, relationshipMapping.sourceMappingName == nil {
-                    // Xcode fills it through whichever mapping carries the related objects over (subentities'
-                    // mappings included): the objects keep their keys, so this is the relationship copied.
-                    if components[0] != relationship.name { properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(components[0])") }
-                    continue
-                }
-                let through = relationshipMapping.sourceMappingName
-                    ?? defaultMappingName(for: components, from: sourceEntity, source: source, in: mappingModel)
-                expression = .function(operand: .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
-                                       arguments: [.constant(.string(through ?? "")), .keyPath(base: .variable("source"), components: components)])
-            } else {
-                // No expression: Core Data leaves the relationship empty.
-                if sourceEntity?.relationship(named: relationship.name) != nil {
-                    properties.append("      \(YAMLEmitter.key(relationship.name)): { default: null }")
-                    mapping.notCarried.append("\(where_): no value expression, so Core Data leaves it empty; "
-                                              + "written as { default: null }, which the loader refuses for a relationship")
-                }
-                continue
-            }
-            guard let expression else { continue }
-            if let copied = Self.relationshipCopy(expression, relationship: relationship.declaration, sourceEntity: sourceEntity, source: source,
-                                                   in: mappingModel, mappingNames: mappingNames) {
-                if copied != relationship.name { properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(copied)") }
-                continue
-            }
-            properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
-            mapping.notCarried.append("\(where_): \(expression.format): a relationship filled through a key path; written as value:, "
-                                      + "which plan runs set-based for a to-one through to-ones, or a to-many whose to-one inverse "
-                                      + "takes the reverse path, and refuses otherwise")
-        }
-        // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
-        if let sourceEntity {
-            for attribute in entity.attributes where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
-                guard sourceEntity.attribute(named: attribute.name) != nil else { continue }
-                if policy != nil, !setBased {
-                    properties.append("      \(YAMLEmitter.key(attribute.name)): policy   # no attribute mapping: the policy's code or the default")
-                } else {
-                    let value = attribute.declaration.defaultValue.map(Self.yamlValue) ?? "null"
-                    properties.append("      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # no attribute mapping in \(label)")
-                }
-            }
-        }
-        if !properties.isEmpty { lines += ["    properties:"] + properties }
-        let written = properties.filter { !$0.hasPrefix("      #") }.count
-        if written > 0 { overrides.append("\(written) propert\(written == 1 ? "y" : "ies")") }
-        if lines.isEmpty {
-            // Nothing differs from inference: name the mapping in a comment, so the file lists every one.
-            let from = entityMapping.source.map { "\($0) → " } ?? ""
-            return ["  # \(name): \(from)\(destinationName), every property as inferred" + (comments.isEmpty ? "" : "; " + comments.joined(separator: "; "))]
-        }
-        mapping.carried.append("\(destinationName): " + overrides.joined(separator: ", "))
-        return ["  \(YAMLEmitter.key(destinationName)):"] + comments.map { "    # \($0)" } + lines
     }
 
     /// What an attribute's value expression is read against.
@@ -419,9 +245,11 @@ package struct MappingModelConverter: Sendable {
     }
 
     /// The override for an attribute's value expression, or nil when it is what inference does.
-    private func overrideLine(for expression: ArchivedExpression, attribute: AttributeDescription, _ context: ValueContext,
-                              where place: String, mapping: inout ImportedMapping,
-                              skeletons: inout [String: PolicySkeleton], mappingName: String) -> String? {
+    func overrideLine(
+        for expression: ArchivedExpression, attribute: AttributeDescription, _ context: ValueContext,
+        where place: String, mapping: inout ImportedMapping,
+        skeletons: inout [String: PolicySkeleton], mappingName: String
+    ) -> String? {
         let sourceEntity = context.sourceEntity, policy = context.policy
         switch expression {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
@@ -474,8 +302,9 @@ package struct MappingModelConverter: Sendable {
         if !reasons.isEmpty {
             mapping.notCarried.append("\(place): \(text): cannot run here yet (\(reasons.joined(separator: "; "))); written as value:, which plan refuses")
         } else if policy != nil, !context.setBased {
-            mapping.notCarried.append("\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
-                                      + "(compute it in the policy, or drop the policy if it only hosted this)")
+            mapping.notCarried.append(
+                "\(place): \(text): a computed value on an entity with a policy; written as value:, which plan refuses "
+                    + "(compute it in the policy, or drop the policy if it only hosted this)")
         }
         return "{ value: \(YAMLEmitter.quote(text)) }"
     }
@@ -483,18 +312,22 @@ package struct MappingModelConverter: Sendable {
     /// The source relationship a relationship expression copies, when it is the copy the
     /// mapping file writes as `$source.<name>`: the destination instances, through the entity
     /// mapping that carries the related entity over, of one source relationship.
-    static func relationshipCopy(_ expression: ArchivedExpression, relationship: RelationshipDescription, sourceEntity: CompiledEntity?,
-                                 source: CompiledVersion, in mappingModel: XcodeMappingModel, mappingNames: Set<String>) -> String? {
+    static func relationshipCopy(
+        _ expression: ArchivedExpression, relationship: RelationshipDescription, sourceEntity: CompiledEntity?,
+        source: CompiledVersion, in mappingModel: XcodeMappingModel, mappingNames: Set<String>
+    ) -> String? {
         guard case .function(.variable("manager")?, let selector, let arguments) = expression, arguments.count == 2,
-              case .constant(.string(let name)) = arguments[0],
-              case .keyPath(.variable("source")?, let components) = arguments[1], components.count == 1,
-              let sourceRelationship = sourceEntity?.relationship(named: components[0]) else { return nil }
+            case .constant(.string(let name)) = arguments[0],
+            case .keyPath(.variable("source")?, let components) = arguments[1], components.count == 1,
+            let sourceRelationship = sourceEntity?.relationship(named: components[0])
+        else { return nil }
         switch selector {
         case "destinationInstancesForEntityMappingNamed:sourceInstances:":
             // The named mapping must be the one that makes destination objects of the related source entity.
             guard let through = mappingModel.entityMappings.first(where: { $0.effectiveName == name }),
-                  through.source == sourceRelationship.declaration.destination,
-                  through.destination == relationship.destination else { return nil }
+                through.source == sourceRelationship.declaration.destination,
+                through.destination == relationship.destination
+            else { return nil }
             return components[0]
         case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
             return name == components[0] ? components[0] : nil
@@ -505,8 +338,10 @@ package struct MappingModelConverter: Sendable {
 
     /// The entity mapping Xcode fills a relationship through when none is named: the one
     /// whose source is the related entity.
-    private func defaultMappingName(for components: [String], from sourceEntity: CompiledEntity?, source: CompiledVersion,
-                                    in mappingModel: XcodeMappingModel) -> String? {
+    func defaultMappingName(
+        for components: [String], from sourceEntity: CompiledEntity?, source: CompiledVersion,
+        in mappingModel: XcodeMappingModel
+    ) -> String? {
         guard components.count == 1, let related = sourceEntity?.relationship(named: components[0])?.declaration.destination else { return nil }
         return mappingModel.entityMappings.first { $0.source == related && $0.destination != nil }?.effectiveName
     }
@@ -516,7 +351,8 @@ package struct MappingModelConverter: Sendable {
     static func defaultFetchPredicate(_ expression: ArchivedExpression) -> String? {
         func request(_ e: ArchivedExpression) -> String? {
             guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
-                  arguments.count == 2, case .constant(.string(let predicate)) = arguments[1] else { return nil }
+                arguments.count == 2, case .constant(.string(let predicate)) = arguments[1]
+            else { return nil }
             return predicate
         }
         if let predicate = request(expression) { return predicate }

@@ -23,18 +23,26 @@ struct VersionConverter {
     // XML attributes Xcode rewrites whenever it saves (the tools and system that saved
     // it, the document format): not kept. Everything else is, in the model format or
     // in the element's `xcode` settings (Docs/Xcode.md).
-    private static let rewrittenModelKeys: Set<String> = ["type", "documentVersion", "lastSavedToolsVersion", "systemVersion",
-                                                           "userDefinedModelVersionIdentifier"]
-    private static let entityKeys: Set<String> = ["name", "parentEntity", "isAbstract", "versionHashModifier", "elementID",
-                                                  "renamingIdentifier", "syncable"]
-    private static let attributeKeys: Set<String> = ["name", "optional", "transient", "indexed", "attributeType", "defaultValueString",
-                                                     "defaultDateTimeInterval", "minValueString", "maxValueString",
-                                                     "minDateTimeInterval", "maxDateTimeInterval", "valueTransformerName",
-                                                     "versionHashModifier", "elementID", "renamingIdentifier",
-                                                     "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable", "composite"]
-    private static let relationshipKeys: Set<String> = ["name", "optional", "transient", "toMany", "ordered", "deletionRule",
-                                                        "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
-                                                        "versionHashModifier", "elementID", "renamingIdentifier", "syncable"]
+    private static let rewrittenModelKeys: Set<String> = [
+        "type", "documentVersion", "lastSavedToolsVersion", "systemVersion",
+        "userDefinedModelVersionIdentifier",
+    ]
+    private static let entityKeys: Set<String> = [
+        "name", "parentEntity", "isAbstract", "versionHashModifier", "elementID",
+        "renamingIdentifier", "syncable",
+    ]
+    private static let attributeKeys: Set<String> = [
+        "name", "optional", "transient", "indexed", "attributeType", "defaultValueString",
+        "defaultDateTimeInterval", "minValueString", "maxValueString",
+        "minDateTimeInterval", "maxDateTimeInterval", "valueTransformerName",
+        "versionHashModifier", "elementID", "renamingIdentifier",
+        "allowsExternalBinaryDataStorage", "preserveAfterDeletion", "syncable", "composite",
+    ]
+    private static let relationshipKeys: Set<String> = [
+        "name", "optional", "transient", "toMany", "ordered", "deletionRule",
+        "destinationEntity", "inverseName", "inverseEntity", "minCount", "maxCount",
+        "versionHashModifier", "elementID", "renamingIdentifier", "syncable",
+    ]
 
     private static let types = XcodeVocabulary.typesByName
     private static let deleteRules = XcodeVocabulary.deleteRulesByName
@@ -152,8 +160,10 @@ struct VersionConverter {
                 for compound in child.children(named: "compoundIndex") {
                     let properties = compound.children(named: "index").compactMap { $0.attributes["value"] }
                     if !properties.isEmpty {
-                        entity.indexes.append(ConvertedIndex(name: nil, elements: properties.map { .init(property: $0, descending: false) }, isCompound: true,
-                                                             position: position(of: compound)))
+                        entity.indexes.append(
+                            ConvertedIndex(
+                                name: nil, elements: properties.map { .init(property: $0, descending: false) }, isCompound: true,
+                                position: position(of: compound)))
                     }
                 }
             case "userInfo":
@@ -179,8 +189,10 @@ struct VersionConverter {
             } else if let expression = element.attributes["expression"] {
                 // Kept as written; the store indexes it only where it has an SQL form
                 // (a key path of a stored attribute), Docs/Xcode.md.
-                elements.append(.init(property: "", descending: descending, expression: expression,
-                                      expressionType: element.attributes["expressionType"]))
+                elements.append(
+                    .init(
+                        property: "", descending: descending, expression: expression,
+                        expressionType: element.attributes["expressionType"]))
             } else {
                 warnings.add("fetch index elements with neither a property nor an expression (skipped)", at: place)
             }
@@ -237,20 +249,7 @@ struct VersionConverter {
         checkPropertyName(name, subject: subject, node: node)
         let transient = flag(node.attributes["transient"])
         let typeName = node.attributes["attributeType"] ?? "Undefined"
-        let type: AttributeType
-        if let known = Self.types[typeName] {
-            type = known
-        } else if typeName == "Undefined", transient {
-            // An untyped transient holds any object and is never stored: the opaque
-            // transformable type says the same, and transients are in no hash.
-            type = .transformable
-        } else if typeName == "Undefined" {
-            errors.append("\(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
-            return nil
-        } else {
-            errors.append("\(at(node)): \(subject): attribute type '\(typeName)' is not supported by the model format")
-            return nil
-        }
+        guard let type = attributeType(typeName, transient: transient, node, subject: subject) else { return nil }
         let place = "\(entity).\(name)"
         var attribute = ConvertedAttribute(name: name, type: type)
         attribute.position = position(of: node)
@@ -287,10 +286,37 @@ struct VersionConverter {
             warnings.add("derivations (derived attributes are stored as written by the app; the toolkit does not compute them)", at: place)
         }
         for child in node.children {
-            if child.name == "userInfo" { attribute.xcode.userInfo = userInfo(child) } else {
+            if child.name == "userInfo" {
+                attribute.xcode.userInfo = userInfo(child)
+            } else {
                 warnings.add("unknown element <\(child.name)>", at: place)
             }
         }
+        convertValues(node, type: type, subject: subject, place: place, into: &attribute)
+        return attribute
+    }
+
+    /// The type an `attributeType` names, or nil (with the error noted) for one the format has not.
+    private mutating func attributeType(_ typeName: String, transient: Bool, _ node: XMLElementNode, subject: String) -> AttributeType? {
+        if let known = Self.types[typeName] { return known }
+        if typeName == "Undefined", transient {
+            // An untyped transient holds any object and is never stored: the opaque
+            // transformable type says the same, and transients are in no hash.
+            return .transformable
+        }
+        if typeName == "Undefined" {
+            errors.append("\(at(node)): \(subject): type Undefined is allowed only for transient attributes (Xcode refuses it too)")
+        } else {
+            errors.append("\(at(node)): \(subject): attribute type '\(typeName)' is not supported by the model format")
+        }
+        return nil
+    }
+
+    /// An attribute's default and limits, with the text Xcode wrote kept where export would write it differently.
+    private mutating func convertValues(
+        _ node: XMLElementNode, type: AttributeType, subject: String, place: String,
+        into attribute: inout ConvertedAttribute
+    ) {
         // Defaults and limits, parsed per type as the format's decoder will parse them.
         if type == .date {
             let line = node.line
@@ -311,13 +337,14 @@ struct VersionConverter {
         // Where the format states a value in its own words, the text Xcode wrote is kept
         // beside it when export would write it differently ("1.50" for 1.5, "NO" on an
         // integer): export writes that text back while it still means the same value.
-        for (key, value) in [("defaultValueString", attribute.defaultValue), ("minValueString", attribute.minimum),
-                             ("maxValueString", attribute.maximum), ("defaultDateTimeInterval", attribute.defaultValue),
-                             ("minDateTimeInterval", attribute.minimum), ("maxDateTimeInterval", attribute.maximum)]
+        for (key, value) in [
+            ("defaultValueString", attribute.defaultValue), ("minValueString", attribute.minimum),
+            ("maxValueString", attribute.maximum), ("defaultDateTimeInterval", attribute.defaultValue),
+            ("minDateTimeInterval", attribute.minimum), ("maxDateTimeInterval", attribute.maximum),
+        ]
         where (type == .date) == key.hasSuffix("TimeInterval") {
             keepText(node, key, value, type: type, into: &attribute.xcode)
         }
-        return attribute
     }
 
     // MARK: Relationships
@@ -350,7 +377,9 @@ struct VersionConverter {
         relationship.renamedFrom = renamingIdentifier(node, name: name)
         relationship.hashModifier = nonEmpty(node.attributes["versionHashModifier"])
         if let text = node.attributes["deletionRule"] {
-            if let rule = Self.deleteRules[text] { relationship.deleteRule = rule } else {
+            if let rule = Self.deleteRules[text] {
+                relationship.deleteRule = rule
+            } else {
                 errors.append("\(at(node)): \(subject): unknown deletionRule '\(text)' (Nullify, Cascade, Deny or No Action)")
             }
         }
@@ -368,7 +397,9 @@ struct VersionConverter {
             if key == "minCount" { relationship.minCount = count } else { relationship.maxCount = count }
         }
         for child in node.children {
-            if child.name == "userInfo" { relationship.xcode.userInfo = userInfo(child) } else {
+            if child.name == "userInfo" {
+                relationship.xcode.userInfo = userInfo(child)
+            } else {
                 warnings.add("unknown element <\(child.name)>", at: place)
             }
         }
@@ -453,9 +484,10 @@ struct VersionConverter {
             warnings.add("<\(node.name)> without a name (skipped)", at: place)
             return nil
         }
-        let where_ = position(of: node)
-        var element = XcodeElement(name: name, settings: keep(node, except: ["name"]),
-                                   location: SourceLocation(file: path, line: where_.line, column: where_.column))
+        let written = position(of: node)
+        var element = XcodeElement(
+            name: name, settings: keep(node, except: ["name"]),
+            location: SourceLocation(file: path, line: written.line, column: written.column))
         element.settings.syncable = nil  // kept verbatim among its attributes
         for child in node.children {
             if child.name == "userInfo" {
@@ -472,7 +504,8 @@ struct VersionConverter {
     /// identifier equal to the element's own name says nothing.
     private func renamingIdentifier(_ node: XMLElementNode, name: String) -> String? {
         guard let identifier = nonEmpty(node.attributes["elementID"] ?? node.attributes["renamingIdentifier"]),
-              identifier != name else { return nil }
+            identifier != name
+        else { return nil }
         return identifier
     }
 

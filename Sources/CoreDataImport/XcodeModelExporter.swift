@@ -35,8 +35,10 @@ package struct XcodeModelExporter {
     func contents(of version: ModelVersionDescription, omissions: inout [String]) -> String {
         var lines = [#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#]
         let exact = version.xcode != nil
-        var model: [(String, String?)] = [("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
-                                          ("lastSavedToolsVersion", toolsVersion), ("systemVersion", systemVersion)]
+        var model: [(String, String?)] = [
+            ("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
+            ("lastSavedToolsVersion", toolsVersion), ("systemVersion", systemVersion),
+        ]
         if exact {
             model += (version.xcode?.attributes ?? []).map { ($0.key, $0.value) }
         } else {
@@ -52,7 +54,8 @@ package struct XcodeModelExporter {
         for composite in version.composites {
             var attributes: [(String, String?)] = [("name", composite.name)]
             Self.overlay(composite.xcode, on: &attributes)
-            let body = composite.attributes.flatMap { self.attribute($0, entity: composite.name, in: version, omissions: &omissions) }
+            let body =
+                composite.attributes.flatMap { self.attribute($0, entity: composite.name, in: version, omissions: &omissions) }
                 + userInfo(composite.xcode.userInfo, indent: "        ")
             if body.isEmpty {
                 lines.append("    " + XMLText.element("composite", attributes))
@@ -77,8 +80,10 @@ package struct XcodeModelExporter {
         return settings.syncable ?? byDefault ? "YES" : nil
     }
 
-    private func entity(_ entity: EntityDescription, in version: ModelVersionDescription, exact: Bool,
-                        omissions: inout [String]) -> [String] {
+    private func entity(
+        _ entity: EntityDescription, in version: ModelVersionDescription, exact: Bool,
+        omissions: inout [String]
+    ) -> [String] {
         var attributes: [(String, String?)] = [("name", entity.name)]
         attributes.append(("representedClassName", exact ? nil : entity.name))
         attributes.append(("parentEntity", entity.parent))
@@ -105,10 +110,17 @@ package struct XcodeModelExporter {
         for index in entity.indexes where !index.isCompound {
             lines.append("        " + XMLText.element("fetchIndex", [("name", index.name)], closed: false))
             for element in index.elements {
-                let source: [(String, String?)] = element.expression.map { [("expression", $0), ("expressionType", element.expressionType)] }
+                let source: [(String, String?)] =
+                    element.expression.map { [("expression", $0), ("expressionType", element.expressionType)] }
                     ?? [("property", element.property)]
-                lines.append("            " + XMLText.element("fetchIndexElement", source + [("type", "Binary"),
-                                                                                           ("order", element.isDescending ? "descending" : "ascending")]))
+                lines.append(
+                    "            "
+                        + XMLText.element(
+                            "fetchIndexElement",
+                            source + [
+                                ("type", "Binary"),
+                                ("order", element.isDescending ? "descending" : "ascending"),
+                            ]))
             }
             lines.append("        </fetchIndex>")
         }
@@ -135,8 +147,10 @@ package struct XcodeModelExporter {
         return lines
     }
 
-    private func attribute(_ a: AttributeDescription, entity: String, in version: ModelVersionDescription,
-                           omissions: inout [String]) -> [String] {
+    private func attribute(
+        _ a: AttributeDescription, entity: String, in version: ModelVersionDescription,
+        omissions: inout [String]
+    ) -> [String] {
         var attributes: [(String, String?)] = [("name", a.name)]
         attributes.append(("optional", a.isOptional ? "YES" : nil))
         attributes.append(("transient", a.isTransient ? "YES" : nil))
@@ -208,8 +222,10 @@ package struct XcodeModelExporter {
     /// The element's kept settings over what the model says: a setting the model has no
     /// word for is added; one it has (`defaultValueString`) replaces the model's text
     /// only when `keepsText` says Xcode's text still means the model's value.
-    private static func overlay(_ settings: XcodeSettings, on attributes: inout [(String, String?)],
-                                keepsText: (String, String) -> Bool = { _, _ in false }) {
+    private static func overlay(
+        _ settings: XcodeSettings, on attributes: inout [(String, String?)],
+        keepsText: (String, String) -> Bool = { _, _ in false }
+    ) {
         for entry in settings.attributes {
             if let index = attributes.firstIndex(where: { $0.0 == entry.key }) {
                 if attributes[index].1 == nil || keepsText(entry.key, entry.value) { attributes[index].1 = entry.value }
@@ -228,7 +244,10 @@ package struct XcodeModelExporter {
 
     /// What export writes for a value the importer converted to `scalar`.
     static func xmlText(of scalar: Scalar, key: String, type: AttributeType) -> String? {
-        let text = switch scalar { case .plain(let v), .quoted(let v): v }
+        let text =
+            switch scalar {
+            case .plain(let v), .quoted(let v): v
+            }
         if key != "defaultValueString", type == .string || type == .binary || type == .uri {
             return UInt64(text).map(String.init)
         }
@@ -284,103 +303,10 @@ package struct XcodeModelExporter {
     }
 }
 
-/// An exported bundle, ready to write.
-package struct ExportedModel: Sendable {
-    /// One version's folder and `contents`.
-    package struct Version: Sendable {
-        package var number: Int
-        package var folder: String
-        package var contents: String
-    }
-
-    /// The model's name (the bundle is `<name>.xcdatamodeld`).
-    package var name: String
-    /// Every version, in order; the last is current.
-    package var versions: [Version]
-    /// What Xcode's format has no place for, one line each.
-    package var omissions: [String]
-
-    /// `.xccurrentversion`: the property list naming the current version.
-    package var currentVersionPlist: String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
-        <dict>
-        \t<key>_XCCurrentVersionName</key>
-        \t<string>\(XMLText.escape(versions.last?.folder ?? ""))</string>
-        </dict>
-        </plist>
-
-        """
-    }
-
-    /// Writes the bundle at `path` (a `.xcdatamodeld` folder): into a temporary
-    /// folder beside it, then moved into place, so `path` never holds half a
-    /// bundle. An existing `path` is replaced only with `force`.
-    package func write(to path: String, force: Bool) throws(ExportError) {
-        let manager = FileManager.default
-        var isFolder: ObjCBool = false
-        let exists = manager.fileExists(atPath: path, isDirectory: &isFolder)
-        if exists, !force {
-            throw ExportError("\(path) exists; pass --force to replace it")
-        }
-        if exists, !isFolder.boolValue {
-            throw ExportError("\(path) exists and is not a folder; nothing was written")
-        }
-        let temporary = path + ".partial-\(UUID().uuidString.prefix(8))"
-        do {
-            for version in versions {
-                let folder = (temporary as NSString).appendingPathComponent(version.folder)
-                try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try Data(version.contents.utf8).write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("contents")))
-            }
-            try Data(currentVersionPlist.utf8).write(to: URL(fileURLWithPath: (temporary as NSString).appendingPathComponent(".xccurrentversion")))
-            if exists { try manager.removeItem(atPath: path) }
-            try manager.moveItem(atPath: temporary, toPath: path)
-        } catch {
-            try? manager.removeItem(atPath: temporary)
-            throw ExportError("\(path): cannot write the bundle: \(error.localizedDescription)")
-        }
-    }
-}
-
 /// Why a bundle could not be written.
 package struct ExportError: Error, Sendable, CustomStringConvertible {
     /// What is wrong.
     package var message: String
     init(_ message: String) { self.message = message }
     package var description: String { message }
-}
-
-/// XML text as Xcode writes it: attributes in a fixed order, values escaped.
-enum XMLText {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case "\t": out += "&#9;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// False for text with control characters other than tab, line feed and carriage
-    /// return, which XML 1.0 cannot hold even as character references.
-    static func canHold(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { $0.value >= 0x20 || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-    }
-
-    /// `<name a="1" b="2"/>`, leaving out attributes without a value.
-    static func element(_ name: String, _ attributes: [(String, String?)], closed: Bool = true) -> String {
-        let text = attributes.compactMap { key, value in value.map { "\(key)=\"\(escape($0))\"" } }.joined(separator: " ")
-        return "<\(name)\(text.isEmpty ? "" : " " + text)\(closed ? "/>" : ">")"
-    }
 }

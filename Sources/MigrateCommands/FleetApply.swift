@@ -31,7 +31,8 @@ struct FleetApply: ParsableCommand {
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
         if gate.failOnDestructive && fleet.storesFrom.contains("-") {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
                 (--stores-from -) can be read once: write the list to a file
                 """)
@@ -52,16 +53,19 @@ struct FleetApply: ParsableCommand {
     /// by itself while applying.
     func refuseDestructivePlans(_ planner: MigrationPlanner, excluded: [String]) throws {
         let started = Date()
-        let state = FleetApplyState()
+        let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs)
         runner.refusesDestructivePlans = true
         runner.run(fleet.list(excluding: excluded), mode: .survey) { outcome in
-            state.tally.add(outcome)
-            guard outcome.status.isFailure || outcome.status == .duplicate else { return }
-            var kept = outcome
-            kept.plan = nil
-            state.held.append(kept)
+            shared.withLock { state in
+                state.tally.add(outcome)
+                guard outcome.status.isFailure || outcome.status == .duplicate else { return }
+                var kept = outcome
+                kept.plan = nil
+                state.held.append(kept)
+            }
         }
+        let state = shared.withLock { $0 }
         var tally = state.tally
         guard tally.destructive > 0 else { return }
         tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
@@ -86,11 +90,14 @@ struct FleetApply: ParsableCommand {
         do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
         defer { signals.stop() }
         let json = global.json
-        let state = FleetApplyState()
+        let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) { PolicyEngine(catalog: MigrateTool.policies) }
         runner.refusesDestructivePlans = gate.failOnDestructive
         runner.run(fleet.list(excluding: excluded), mode: .apply(options)) { outcome in
-            state.tally.add(outcome)
+            let tally = shared.withLock { state in
+                state.tally.add(outcome)
+                return state.tally
+            }
             if json {
                 Output.jsonLine(FleetStoreRecord(outcome))
             } else if outcome.status.isFailure {
@@ -100,10 +107,10 @@ struct FleetApply: ParsableCommand {
                 progress.finish()
                 for warning in outcome.warnings { Output.err("warning: \(outcome.path): \(warning)") }
             }
-            progress.update(state.tally)
+            progress.update(tally)
         }
         progress.finish()
-        var tally = state.tally
+        var tally = shared.withLock { $0.tally }
         tally.seconds = (Date().timeIntervalSince(progress.started) * 1000).rounded() / 1000
         // A signal that came after the last store finished stopped nothing.
         let signal = stop.stoppedWork ? signals.received : nil
@@ -131,10 +138,12 @@ struct FleetApply: ParsableCommand {
         if tally.unknownVersion > 0 { parts.append("\(tally.unknownVersion) of an unknown version") }
         if tally.failed > 0 { parts.append("\(tally.failed) failed") }
         if tally.duplicates > 0 { parts.append("\(tally.duplicates) reached again by another path (handled once)") }
-        var lines = ["""
+        var lines = [
+            """
             \(tally.stores) store\(tally.stores == 1 ? "" : "s")\(fleet.selectedShard.map { " in shard \($0)" } ?? "") \
             in \(String(format: "%.1f", tally.seconds)) s (\(String(format: "%.1f", rate)) stores/s): \(parts.joined(separator: ", "))
-            """]
+            """
+        ]
         if let signal {
             lines.append("stopped by signal \(signal): the stores under way were rolled back; rerun the same command to finish")
         }

@@ -2,21 +2,23 @@ import Foundation
 import ModelMigration
 
 /// Progress of a fleet run on stderr, when it is a terminal.
-///
-/// `@unchecked Sendable`: updated only under `FleetRunner`'s reporting lock.
-final class FleetProgress: @unchecked Sendable {
+final class FleetProgress: Sendable {
     let total: Int?
     let started = Date()
     let terminal = Output.stderrIsTerminal
-    private var lastDraw = Date.distantPast
+    private let lastDraw = Locked(Date.distantPast)
 
     init(total: Int?) { self.total = total }
 
     func update(_ tally: FleetTally) {
         guard terminal else { return }
         let now = Date()
-        guard now.timeIntervalSince(lastDraw) > 0.1 || tally.stores == total else { return }
-        lastDraw = now
+        let due = lastDraw.withLock { last -> Bool in
+            guard now.timeIntervalSince(last) > 0.1 || tally.stores == total else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
         let estimate = ProgressEstimate(done: Int64(tally.stores), total: total.map(Int64.init), elapsed: now.timeIntervalSince(started))
         var line = "\r\u{1B}[K\(tally.stores)\(total.map { "/\($0)" } ?? "") stores"
         let bad = tally.failed + tally.noPath + tally.unknownVersion

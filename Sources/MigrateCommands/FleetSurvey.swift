@@ -4,20 +4,41 @@ import Foundation
 import ModelMigration
 
 /// What `fleet status` and `fleet plan` gather: counts per version, one plan per
-/// chain (the first store's), and the problems. Called one outcome at a time.
-final class FleetSurvey: @unchecked Sendable {
-    // `@unchecked Sendable`: `FleetRunner` calls `add` under its reporting lock.
+/// chain (the first store's), and the problems. Called one outcome at a time, from
+/// the runner's workers.
+final class FleetSurvey: Sendable {
     let json: Bool
     let showSQL: Bool
-    var tally = FleetTally()
-    var versions: [VersionKey: Int] = [:]
-    var chains: [ChainKey: (count: Int, plan: MigrationPlan)] = [:]
-    var chainOrder: [ChainKey] = []
     /// `fleet status`: the policies this `migrate` has; the policies stores' hops
     /// name beyond them are named (as `status` names them), never refused.
     let knownPolicies: Set<String>?
-    /// The missing policies found, each once with the mapping file naming it.
-    var missingPolicies: [(policy: String, mappingFile: String?)] = []
+    private let gathered = Locked(Gathered())
+
+    /// What the outcomes added so far say.
+    struct Gathered {
+        var tally = FleetTally()
+        var versions: [VersionKey: Int] = [:]
+        var chains: [ChainKey: (count: Int, plan: MigrationPlan)] = [:]
+        var chainOrder: [ChainKey] = []
+        /// The missing policies found, each once with the mapping file naming it.
+        var missingPolicies: [(policy: String, mappingFile: String?)] = []
+
+        mutating func add(_ outcome: FleetStoreOutcome, missing: [(policy: String, mappingFile: String?)]) {
+            tally.add(outcome)
+            for entry in missing where !missingPolicies.contains(where: { $0 == entry }) { missingPolicies.append(entry) }
+            guard let model = outcome.model, let version = outcome.version, let target = outcome.target else { return }
+            versions[VersionKey(model: model, version: version, target: target), default: 0] += 1
+            if [.migrationNeeded, .destructive].contains(outcome.status), let plan = outcome.plan {
+                let key = ChainKey(model: model, from: version, to: target)
+                if let known = chains[key] {
+                    chains[key] = (known.count + 1, known.plan)
+                } else {
+                    chains[key] = (1, plan)
+                    chainOrder.append(key)
+                }
+            }
+        }
+    }
 
     struct VersionKey: Hashable, Comparable {
         var model: String, version: Int, target: Int
@@ -35,35 +56,25 @@ final class FleetSurvey: @unchecked Sendable {
     }
 
     func add(_ outcome: FleetStoreOutcome) {
-        tally.add(outcome)
         let missing = knownPolicies.flatMap { known in outcome.plan?.missingPolicies(known: known) } ?? []
-        for entry in missing where !missingPolicies.contains(where: { $0 == entry }) { missingPolicies.append(entry) }
+        gathered.withLock { $0.add(outcome, missing: missing) }
         if json { Output.jsonLine(FleetStoreRecord(outcome, missingPolicies: missing.map(\.policy))) }
-        guard let model = outcome.model, let version = outcome.version, let target = outcome.target else { return }
-        versions[VersionKey(model: model, version: version, target: target), default: 0] += 1
-        if [.migrationNeeded, .destructive].contains(outcome.status), let plan = outcome.plan {
-            let key = ChainKey(model: model, from: version, to: target)
-            if let known = chains[key] {
-                chains[key] = (known.count + 1, known.plan)
-            } else {
-                chains[key] = (1, plan)
-                chainOrder.append(key)
-            }
-        }
     }
 
     /// Prints the closing report and returns the exit code.
     func finish(command: String, shard: FleetShard?, showPlans: Bool, sharded: Bool) throws -> Int32 {
+        let gathered = self.gathered.withLock { $0 }
+        let tally = gathered.tally
         if tally.stores == 0 && !sharded {
             throw ValidationError("no stores found (folders are searched for --pattern, *.sqlite by default)")
         }
         let code = tally.exitCode(answeringStatus: command == "status")
         if json {
-            Output.jsonLine(summary(command: command, shard: shard, code: code, showPlans: showPlans))
+            Output.jsonLine(summary(gathered, command: command, shard: shard, code: code, showPlans: showPlans))
             return code
         }
         var lines = ["\(tally.stores) store\(tally.stores == 1 ? "" : "s")\(shard.map { " in shard \($0)" } ?? "")"]
-        lines.append(contentsOf: versionLines())
+        lines.append(contentsOf: versionLines(gathered))
         var counts: [String] = []
         if tally.current > 0 { counts.append("\(tally.current) current") }
         if tally.migrationNeeded > 0 { counts.append("\(tally.migrationNeeded) to migrate") }
@@ -74,8 +85,8 @@ final class FleetSurvey: @unchecked Sendable {
         if tally.duplicates > 0 { counts.append("\(tally.duplicates) reached again by another path") }
         if !counts.isEmpty { lines.append(counts.joined(separator: ", ")) }
         if showPlans {
-            for key in chainOrder {
-                let (count, plan) = chains[key]!
+            for key in gathered.chainOrder {
+                let (count, plan) = gathered.chains[key]!
                 lines.append("")
                 lines.append("== \(key.model) \(key.from) → \(key.to): \(count) store\(count == 1 ? "" : "s") (plan of \(plan.storePath))")
                 lines.append(contentsOf: PlanRenderer.hopLines(plan, showSQL: showSQL))
@@ -84,7 +95,7 @@ final class FleetSurvey: @unchecked Sendable {
         let problems = tally.problemLines()
         if !problems.isEmpty { lines.append(""); lines.append(contentsOf: problems) }
         Output.out(lines.joined(separator: "\n"))
-        for (policy, file) in missingPolicies { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
+        for (policy, file) in gathered.missingPolicies { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
         if tally.destructive > 0 {
             Output.err("error: " + tally.destructiveSummary)
         }
@@ -92,26 +103,31 @@ final class FleetSurvey: @unchecked Sendable {
     }
 
     /// The closing JSON Lines record.
-    func summary(command: String, shard: FleetShard?, code: Int32, showPlans: Bool) -> FleetSummaryRecord {
-        let chainRecords = showPlans ? chainOrder.map { key -> FleetSummaryRecord.ChainRecord in
-            let (count, plan) = chains[key]!
-            return .init(model: key.model, from: key.from, to: key.to, stores: count, example: plan.storePath,
-                         steps: plan.allSteps.map(\.summary), warnings: plan.warnings.map(\.description))
-        } : nil
-        let versionRecords = versions.sorted { $0.key < $1.key }.map { entry in
-            FleetSummaryRecord.VersionCount(model: entry.key.model, version: entry.key.version, target: entry.key.target, stores: entry.value,
-                                            status: (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
+    func summary(_ gathered: Gathered, command: String, shard: FleetShard?, code: Int32, showPlans: Bool) -> FleetSummaryRecord {
+        let chainRecords =
+            showPlans
+            ? gathered.chainOrder.map { key -> FleetSummaryRecord.ChainRecord in
+                let (count, plan) = gathered.chains[key]!
+                return .init(
+                    model: key.model, from: key.from, to: key.to, stores: count, example: plan.storePath,
+                    steps: plan.allSteps.map(\.summary), warnings: plan.warnings.map(\.description))
+            } : nil
+        let versionRecords = gathered.versions.sorted { $0.key < $1.key }.map { entry in
+            FleetSummaryRecord.VersionCount(
+                model: entry.key.model, version: entry.key.version, target: entry.key.target, stores: entry.value,
+                status: (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
         }
-        return FleetSummaryRecord(command: command, shard: shard?.description, exitCode: code, tally: tally, versions: versionRecords,
-                                  chains: chainRecords)
+        return FleetSummaryRecord(
+            command: command, shard: shard?.description, exitCode: code, tally: gathered.tally, versions: versionRecords,
+            chains: chainRecords)
     }
 
     /// The table of stores per model and version.
-    func versionLines() -> [String] {
-        guard !versions.isEmpty else { return [] }
-        let rows = versions.sorted { $0.key < $1.key }.map { entry -> [String] in
+    func versionLines(_ gathered: Gathered) -> [String] {
+        guard !gathered.versions.isEmpty else { return [] }
+        let rows = gathered.versions.sorted { $0.key < $1.key }.map { entry -> [String] in
             let key = entry.key
-            let current = key.version == key.target && chains[ChainKey(model: key.model, from: key.version, to: key.target)] == nil
+            let current = key.version == key.target && gathered.chains[ChainKey(model: key.model, from: key.version, to: key.target)] == nil
             return [key.model, String(key.version), String(entry.value), current ? "current" : "migration to \(key.target) needed"]
         }
         return TextTable.render(header: ["model", "version", "stores", "status"], rows: rows).map { "  " + $0 }

@@ -2,15 +2,16 @@ import ArgumentParser
 import DataModel
 import Foundation
 import ModelMigration
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 
-/// write(2), which `Output.write` hides by name inside `Output`.
-private let systemWrite = Glibc.write
+    /// write(2), which `Output.write` hides by name inside `Output`.
+    private let systemWrite = Glibc.write
 #else
-import Darwin
+    import Darwin
 
-private let systemWrite = Darwin.write
+    private let systemWrite = Darwin.write
 #endif
 
 /// Writing to stdout and stderr; human text and JSON never mix on stdout.
@@ -19,21 +20,42 @@ private let systemWrite = Darwin.write
 /// `FileHandle.write(_:)` does, after a command's work is done: the first failure is
 /// kept, later output to that stream is dropped, and ``finish()`` reports it.
 enum Output {
+    /// What the writes have met so far; fleet workers write from several threads.
+    private struct State {
+        var stdoutFailure: String?
+        var stderrFailed = false
+        var outputIsTheProduct = false
+    }
+    private static let state = Locked(State())
+
     /// Why standard output could not be written, once it could not.
-    nonisolated(unsafe) private(set) static var stdoutFailure: String?
-    nonisolated(unsafe) private static var stderrFailed = false
+    static var stdoutFailure: String? { state.withLock { $0.stdoutFailure } }
     /// Set by commands whose product is their output (`dump`, `fetch`): a lost
     /// write then fails the command instead of leaving a short file behind exit 0.
-    nonisolated(unsafe) static var outputIsTheProduct = false
+    static var outputIsTheProduct: Bool {
+        get { state.withLock { $0.outputIsTheProduct } }
+        set { state.withLock { $0.outputIsTheProduct = newValue } }
+    }
+
+    /// Keeps the first failure of stdout's writes (the later ones only repeat it).
+    private static func failed(_ fd: Int32, _ reason: String) {
+        state.withLock { state in
+            if fd != 1 {
+                state.stderrFailed = true
+            } else if state.stdoutFailure == nil {
+                state.stdoutFailure = reason
+            }
+        }
+    }
 
     private static func emit(_ text: String, to fd: Int32) {
-        guard fd == 1 ? stdoutFailure == nil : !stderrFailed else { return }
+        guard state.withLock({ fd == 1 ? $0.stdoutFailure == nil : !$0.stderrFailed }) else { return }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                if fd == 1 { stdoutFailure = String(cString: strerror(errno)) } else { stderrFailed = true }
+                failed(fd, String(cString: strerror(errno)))
                 return
             }
             bytes = bytes.dropFirst(n)
@@ -58,7 +80,7 @@ enum Output {
             let n = systemWrite(STDOUT_FILENO, next, left)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
-                stdoutFailure = String(cString: strerror(errno))
+                failed(1, String(cString: strerror(errno)))
                 return
             }
             next += n
@@ -153,19 +175,5 @@ extension GlobalOptions {
     func fail(_ error: any Error) -> ExitCode {
         // `rendered:` names the outcome overload (an Outcome is an Error too).
         fail(Outcome(error), rendered: nil)
-    }
-}
-
-/// A small text table: columns as wide as their widest cell, separated by two spaces.
-enum TextTable {
-    static func render(header: [String], rows: [[String]]) -> [String] {
-        var widths = header.map(\.count)
-        for row in rows { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
-        return [line(header)] + rows.map(line)
     }
 }

@@ -9,18 +9,18 @@ import ModelMigration
 /// and calls `onSignal`. When that thread cannot be started (a small `ulimit -v`),
 /// `init` throws before the store is touched: the command fails fast instead of
 /// hanging as a libdispatch signal source would.
-///
-/// `@unchecked Sendable`: `number` is only touched under `lock`; the descriptors
-/// and the thread are set in `init` and used again only by `stop()`.
-final class SignalWatcher: @unchecked Sendable {
-    private let lock = NSLock()
-    private var number: Int32?
+final class SignalWatcher: Sendable {
+    /// The first signal received, and the watching thread until `stop()` ends it.
+    private struct State {
+        var number: Int32?
+        var thread: OSThread?
+    }
+    private let state = Locked(State())
     private let readEnd: Int32
     private let writeEnd: Int32
-    private var thread: OSThread?
 
     /// The signal received, if any.
-    var received: Int32? { lock.withLock { number } }
+    var received: Int32? { state.withLock { $0.number } }
 
     init(onSignal: @escaping @Sendable (Int32) -> Void) throws {
         var ends: [Int32] = [-1, -1]
@@ -35,7 +35,7 @@ final class SignalWatcher: @unchecked Sendable {
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
         let readEnd = self.readEnd
         do {
-            thread = try OSThread.start(stackSize: 256 << 10) { [self] in
+            let thread = try OSThread.start(stackSize: 256 << 10) { [self] in
                 var byte: UInt8 = 0
                 while true {
                     let n = read(readEnd, &byte, 1)
@@ -43,14 +43,15 @@ final class SignalWatcher: @unchecked Sendable {
                     // 0 from stop(), or the pipe closed: done.
                     guard n == 1, byte != 0 else { return }
                     let signal = Int32(byte)
-                    let first = lock.withLock { () -> Bool in
-                        if number != nil { return false }
-                        number = signal
+                    let first = state.withLock { state -> Bool in
+                        if state.number != nil { return false }
+                        state.number = signal
                         return true
                     }
                     if first { onSignal(signal) }
                 }
             }
+            state.withLock { $0.thread = thread }
         } catch {
             close(readEnd)
             close(writeEnd)
@@ -65,8 +66,11 @@ final class SignalWatcher: @unchecked Sendable {
 
     /// Puts back the default actions and ends the watching thread.
     func stop() {
-        guard let thread else { return }
-        self.thread = nil
+        let running = state.withLock { state -> OSThread? in
+            defer { state.thread = nil }
+            return state.thread
+        }
+        guard let thread = running else { return }
         mm_signal_pipe_restore()
         var zero: UInt8 = 0
         // The pipe is non-blocking; if it is full, the thread has bytes to read and

@@ -1,4 +1,5 @@
 import Foundation
+import ModelMigration
 
 /// What a finished process printed and how it exited.
 public struct CommandResult: Sendable {
@@ -27,15 +28,19 @@ public enum CommandRunner {
     }
 
     /// Runs `migrate` with arguments in `directory`, waiting for it to finish.
-    public static func migrate(_ arguments: [String], in directory: String? = nil, stdin: String? = nil,
-                               environment: [String: String] = [:]) throws -> CommandResult {
+    public static func migrate(
+        _ arguments: [String], in directory: String? = nil, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> CommandResult {
         try run(migratePath, arguments, in: directory, stdin: stdin, environment: environment)
     }
 
     /// Runs an executable, collecting stdout and stderr.
     /// `environment` is added to this process's environment.
-    public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil, stdin: String? = nil,
-                           environment: [String: String] = [:]) throws -> CommandResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil, stdin: String? = nil,
+        environment: [String: String] = [:]
+    ) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -50,14 +55,16 @@ public enum CommandRunner {
         try? input.fileHandleForWriting.close()
         // Read both pipes concurrently so that a full pipe never blocks the child.
         let group = DispatchGroup()
-        nonisolated(unsafe) var errData = Data()
+        let errRead = Locked(Data())
         group.enter()
         DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errRead.withLock { $0 = data }
             group.leave()
         }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
+        let errData = errRead.withLock { $0 }
         process.waitUntilExit()
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return CommandResult(status: status, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))

@@ -75,8 +75,9 @@ package enum StockStore {
             for i in 1...owners { try access.insert("Owner", values: ["name": .string("owner \(i)")]) }
             for i in 1...items {
                 let item = item(i)
-                try access.insert("Item", values: ["name": .string(item.name), "value": .integer(item.value), "note": item.note.map { .string($0) }],
-                                  relationships: ["owner": [item.owner]])
+                try access.insert(
+                    "Item", values: ["name": .string(item.name), "value": .integer(item.value), "note": item.note.map { .string($0) }],
+                    relationships: ["owner": [item.owner]])
             }
         }
     }
@@ -112,12 +113,14 @@ package enum StockStore {
             let v = object.values
             let owner = object.relationships["owner"]?.first.map(String.init) ?? "-"
             if version.version == 1 {
-                checksum.add("""
+                checksum.add(
+                    """
                     \(object.primaryKey)|\(v["name"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\
                     \(v["note"].map { "\($0)" } ?? "-")|\(owner)
                     """)
             } else {
-                checksum.add("""
+                checksum.add(
+                    """
                     \(object.primaryKey)|\(v["title"].map { "\($0)" } ?? "-")|\(v["value"].map { "\($0)" } ?? "-")|\
                     \(v["score"].map { "\($0)" } ?? "-")|\(owner)
                     """)
@@ -157,99 +160,6 @@ package enum StockStore {
                 value &*= 0x0000_0100_0000_01b3
             }
         }
-    }
-}
-
-/// Holds SQLite's write lock on a database (`BEGIN IMMEDIATE`) until released, as
-/// another process's writer would; it can write inside its transaction too.
-package final class WriteLock {
-    private let connection: Connection
-
-    /// Takes the lock (fails if another connection holds it). A small `cacheSize`
-    /// (pages) makes SQLite spill changed pages into the file before commit.
-    package init(path: String, cacheSize: Int? = nil) throws {
-        connection = try Connection(path: path, busyTimeout: 0)
-        if let cacheSize { try connection.execute("PRAGMA cache_size = \(cacheSize)") }
-        try connection.execute("BEGIN IMMEDIATE")
-    }
-
-    /// Runs SQL inside the held transaction.
-    package func execute(_ sql: String) throws {
-        try connection.execute(sql)
-    }
-
-    /// Rolls back and closes.
-    package func release() throws {
-        try connection.execute("ROLLBACK")
-        try connection.close()
-    }
-}
-
-/// A read transaction held on a store (another reader), until released.
-package final class ReadLock: @unchecked Sendable {
-    private let connection: Connection
-    private let lock = NSLock()
-    private var released = false
-
-    /// Opens a read transaction that has read `table`.
-    package init(path: String, table: String) throws {
-        connection = try Connection(path: path, mode: .readOnly, busyTimeout: 0)
-        try connection.execute("BEGIN")
-        _ = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table))")
-    }
-
-    /// Ends the transaction and closes (once; later calls do nothing).
-    package func release() {
-        lock.withLock {
-            guard !released else { return }
-            released = true
-            try? connection.execute("COMMIT")
-            try? connection.close()
-        }
-    }
-}
-
-/// Runs SQL on any SQLite file (to age a store as tests need: drop a table, hold data).
-package enum SQLiteFile {
-    /// Executes `sql` (statements separated by semicolons) on the file at `path`.
-    package static func execute(_ path: String, _ sql: String) throws {
-        let connection = try Connection(path: path)
-        try connection.execute(sql)
-        try connection.close()
-    }
-
-    /// The files of the store at `path` as a WAL writer leaves them while it runs:
-    /// `sql` committed into the `-wal` only (no checkpoint), the main file without
-    /// it. Copied while the writer is open (closing it would checkpoint); the store
-    /// at `path` ends checkpointed.
-    package static func walImage(_ path: String, _ sql: String) throws -> (main: [UInt8], wal: [UInt8]) {
-        let connection = try Connection(path: path)
-        _ = try connection.scalarString("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA wal_autocheckpoint = 0")
-        try connection.execute(sql)
-        let main = FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
-        let wal = FileManager.default.contents(atPath: path + "-wal").map { [UInt8]($0) } ?? []
-        try connection.close()
-        return (main, wal)
-    }
-}
-
-extension FileSnapshot {
-    /// The size, an FNV-1a hash of the bytes and the side files, to compare files in
-    /// expectations without printing megabytes when they differ.
-    package var fingerprint: String {
-        Self.fingerprint(bytes) + (sideFiles.isEmpty ? "" : " + " + sideFiles.joined(separator: ", "))
-    }
-
-    /// The size and an FNV-1a hash of `bytes` ("none" when nil).
-    package static func fingerprint(_ bytes: [UInt8]?) -> String {
-        guard let bytes else { return "none" }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return "\(bytes.count) bytes, fnv \(String(hash, radix: 16))"
     }
 }
 

@@ -49,39 +49,6 @@ public enum TestModels {
     }
 }
 
-/// What tests running in parallel share: compiled models and the bytes of empty
-/// stores (creating a store syncs the disk several times; copying bytes does not).
-final class TestCache: @unchecked Sendable {
-    static let shared = TestCache()
-    private let lock = NSLock()
-    private var models: [String: CompiledModel] = [:]
-    private var stores: [CompiledVersion: [UInt8]] = [:]
-
-    func model(_ key: String, _ make: () throws -> CompiledModel) throws -> CompiledModel {
-        if let model = lock.withLock({ models[key] }) { return model }
-        let model = try make()
-        return lock.withLock {
-            if let first = models[key] { return first }
-            models[key] = model
-            return model
-        }
-    }
-
-    func storeBytes(_ version: CompiledVersion) throws -> [UInt8] {
-        if let bytes = lock.withLock({ stores[version] }) { return bytes }
-        let directory = try TemporaryDirectory(prefix: "mm-store")
-        defer { directory.remove() }
-        let path = directory.file("template.sqlite")
-        try Store.create(path: path, version: version).close()
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        return lock.withLock {
-            if let first = stores[version] { return first }
-            stores[version] = bytes
-            return bytes
-        }
-    }
-}
-
 extension TemporaryDirectory {
     /// A new empty store of `version` in the folder, open for writing: a copy of one
     /// made by `Store.create` (same tables, metadata and UUID for every copy).
@@ -107,21 +74,6 @@ extension TemporaryDirectory {
     /// The names in the folder, sorted (to see which side files SQLite left).
     public func contents() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-    }
-}
-
-/// A file's bytes and the SQLite side files beside it, to prove that an operation
-/// left a store exactly as it was.
-public struct FileSnapshot: Sendable, Equatable {
-    /// The file's bytes; nil when it does not exist.
-    public var bytes: [UInt8]?
-    /// Which of `-journal`, `-wal` and `-shm` exist beside it.
-    public var sideFiles: [String]
-
-    /// Reads the file at `path` now.
-    public init(_ path: String) {
-        bytes = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-        sideFiles = ["-journal", "-wal", "-shm"].filter { FileManager.default.fileExists(atPath: path + $0) }
     }
 }
 

@@ -3,8 +3,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// The package's example model and mapping files, for policy tests: `Models/Contacts`
 /// and `Migrations/Contacts` read from the package, so that the tests migrate what
@@ -63,8 +63,10 @@ extension MigrationScenario {
 
     /// Plans and applies with the policies of `catalog`.
     @discardableResult
-    func migrateWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, options: Migrator.Options = Migrator.Options(),
-                             progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationPlan {
+    func migrateWithPolicies(
+        _ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, options: Migrator.Options = Migrator.Options(),
+        progress: (MigrationEvent) -> Void = { _ in }
+    ) throws -> MigrationPlan {
         let plan = try planWithPolicies(catalog, to: target)
         try Migrator(policyRunner: PolicyEngine(catalog: catalog)).apply(plan, options: options, progress: progress)
         return plan
@@ -79,19 +81,18 @@ extension MigrationScenario {
 /// What the test policies saw, per test: policies are created by the engine, so
 /// they report through a task-local log that each test binds around its apply
 /// (tests run in parallel; each sees only its own log).
-final class PolicyLog: @unchecked Sendable {
+final class PolicyLog: Sendable {
     @TaskLocal static var current: PolicyLog?
 
-    private let lock = NSLock()
-    private var entries: [String] = []
+    private let entries = Locked([String]())
 
     /// Everything recorded, in order.
-    var lines: [String] { lock.withLock { entries } }
+    var lines: [String] { entries.current }
 
     /// Records a line in the log of the running test.
     static func record(_ line: String) {
         guard let log = current else { return }
-        log.lock.withLock { log.entries.append(line) }
+        log.entries.withLock { $0.append(line) }
     }
 
     /// Runs `body` with a fresh log bound; returns the log.

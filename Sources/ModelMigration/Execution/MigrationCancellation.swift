@@ -6,25 +6,26 @@ import SQLiteStore
 /// (`sqlite3_interrupt`, safe from any thread), the migration rolls back, and
 /// `apply` throws `MigrationError` of kind `interrupted` once the store is proven
 /// unchanged. A cancellation that comes after the commit changes nothing.
-///
-/// `@unchecked Sendable`: the connection it may interrupt is only touched under
-/// the lock, and interrupting is the one call SQLite allows from another thread.
-public final class MigrationCancellation: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: Connection?
-    private var cancelled = false
+public final class MigrationCancellation: Sendable {
+    /// The connection it may interrupt (from another thread: the one call SQLite
+    /// allows there) and whether `cancel()` was called.
+    private struct State {
+        var connection: Connection?
+        var cancelled = false
+    }
+    private let state = Locked(State())
 
     /// A cancellation not yet requested.
     public init() {}
 
     /// Whether `cancel()` was called.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Requests the cancellation.
     public func cancel() {
-        lock.withLock {
-            cancelled = true
-            connection?.interrupt()
+        state.withLock { state in
+            state.cancelled = true
+            state.connection?.interrupt()
         }
     }
 
@@ -43,13 +44,13 @@ public final class MigrationCancellation: @unchecked Sendable {
     }
 
     func attach(_ connection: Connection) {
-        lock.withLock {
-            self.connection = connection
-            if cancelled { connection.interrupt() }
+        state.withLock { state in
+            state.connection = connection
+            if state.cancelled { connection.interrupt() }
         }
     }
 
     func detach() {
-        lock.withLock { connection = nil }
+        state.withLock { $0.connection = nil }
     }
 }

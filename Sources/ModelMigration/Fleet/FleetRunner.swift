@@ -36,8 +36,10 @@ public struct FleetRunner: Sendable {
     public var refusesDestructivePlans = false
 
     /// A runner.
-    public init(planner: MigrationPlanner, jobs: Int, stop: FleetStop = FleetStop(),
-                makePolicyRunner: @escaping @Sendable () -> (any PolicyRunning)? = { nil }) {
+    public init(
+        planner: MigrationPlanner, jobs: Int, stop: FleetStop = FleetStop(),
+        makePolicyRunner: @escaping @Sendable () -> (any PolicyRunning)? = { nil }
+    ) {
         self.planner = planner
         self.jobs = max(1, jobs)
         self.stop = stop
@@ -48,10 +50,11 @@ public struct FleetRunner: Sendable {
     /// any thread, one call at a time) with each store's outcome. Returns when every
     /// store started is done; after `stop`, no store is started.
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        let source = SharedIterator(stores.makeIterator())
+        // The store list, advanced by one worker at a time.
+        let source = Locked(stores.makeIterator())
         let reporting = NSLock()
         let work = { [self] in
-            while let entry = source.next() {
+            while let entry = source.withLock({ $0.next() }) {
                 if stop.isStopped {
                     stop.skipped()
                     break
@@ -60,10 +63,12 @@ public struct FleetRunner: Sendable {
                 switch entry {
                 case .store(let path): outcome = handle(path, mode: mode)
                 case .duplicate(let path, let first):
-                    outcome = FleetStoreOutcome(path: path, status: .duplicate, message: """
-                        the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
-                        handled once, as \(first)
-                        """, duplicateOf: first, seconds: 0)
+                    outcome = FleetStoreOutcome(
+                        path: path, status: .duplicate,
+                        message: """
+                            the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
+                            handled once, as \(first)
+                            """, duplicateOf: first, seconds: 0)
                 case .unreadable(let path, let reason):
                     outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
                 }
@@ -138,7 +143,8 @@ public struct FleetRunner: Sendable {
             // Another process (a second runner, an app) may have migrated it between
             // the plan and the lock: then it is where this run wanted it.
             if !stop.isStopped, case .success(let now) = makePlan(path, timeout: timeout), now.isEmpty,
-               now.sourceVersion == plan.targetVersion {
+                now.sourceVersion == plan.targetVersion
+            {
                 return finish(.current, "migrated by another process meanwhile")
             }
             return finish(failure.kind, failure.message)
@@ -174,16 +180,4 @@ public struct FleetRunner: Sendable {
         let relative = parent.drop(while: { $0 == "/" })
         return relative.isEmpty ? folder : (folder as NSString).appendingPathComponent(String(relative))
     }
-}
-
-/// The store list, shared by the worker threads.
-///
-/// `@unchecked Sendable`: the iterator is only advanced under the lock.
-private final class SharedIterator: @unchecked Sendable {
-    private let lock = NSLock()
-    private var iterator: FleetStoreList.Iterator
-
-    init(_ iterator: FleetStoreList.Iterator) { self.iterator = iterator }
-
-    func next() -> FleetStoreList.Entry? { lock.withLock { iterator.next() } }
 }

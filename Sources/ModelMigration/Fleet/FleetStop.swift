@@ -2,50 +2,50 @@ import Foundation
 
 /// Stops a fleet run from another thread (a signal handler): no store is started
 /// after it, and every migration under way is cancelled, rolling back.
-///
-/// `@unchecked Sendable`: its state is only touched under its lock.
-public final class FleetStop: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stopped = false
-    private var running: [ObjectIdentifier: MigrationCancellation] = [:]
-    private var interruptedWork = false
+public final class FleetStop: Sendable {
+    private struct State {
+        var stopped = false
+        var running: [ObjectIdentifier: MigrationCancellation] = [:]
+        var interruptedWork = false
+    }
+    private let state = Locked(State())
 
     /// A stop not yet requested.
     public init() {}
 
     /// Whether `stop()` was called.
-    public var isStopped: Bool { lock.withLock { stopped } }
+    public var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Whether the stop changed the run: a migration under way was cancelled, or a
     /// store was left unstarted. A signal after the last store finished did not.
-    public var stoppedWork: Bool { lock.withLock { interruptedWork } }
+    public var stoppedWork: Bool { state.withLock { $0.interruptedWork } }
 
     /// Stops the run: no new store, and the migrations under way roll back.
     public func stop() {
-        let cancellations = lock.withLock { () -> [MigrationCancellation] in
-            stopped = true
-            if !running.isEmpty { interruptedWork = true }
-            return Array(running.values)
+        let cancellations = state.withLock { state -> [MigrationCancellation] in
+            state.stopped = true
+            if !state.running.isEmpty { state.interruptedWork = true }
+            return Array(state.running.values)
         }
         for cancellation in cancellations { cancellation.cancel() }
     }
 
     /// A store the stop left unstarted.
     func skipped() {
-        lock.withLock { interruptedWork = true }
+        state.withLock { $0.interruptedWork = true }
     }
 
     /// A cancellation for one store's migration, cancelled at once when the run is
     /// already stopping.
     func register(_ cancellation: MigrationCancellation) {
-        let cancelNow = lock.withLock { () -> Bool in
-            running[ObjectIdentifier(cancellation)] = cancellation
-            return stopped
+        let cancelNow = state.withLock { state -> Bool in
+            state.running[ObjectIdentifier(cancellation)] = cancellation
+            return state.stopped
         }
         if cancelNow { cancellation.cancel() }
     }
 
     func unregister(_ cancellation: MigrationCancellation) {
-        _ = lock.withLock { running.removeValue(forKey: ObjectIdentifier(cancellation)) }
+        _ = state.withLock { $0.running.removeValue(forKey: ObjectIdentifier(cancellation)) }
     }
 }

@@ -100,38 +100,3 @@ extension EntityMigrationPolicy {
     public mutating func performCustomValidation(_ manager: MigrationManager) throws {}
     public mutating func end(_ manager: MigrationManager) throws {}
 }
-
-/// Thrown by a policy to cancel the migration with a message.
-public struct PolicyError: Error, Sendable, CustomStringConvertible {
-    /// Why the policy cancelled.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ message: String) { self.message = message }
-
-    public var description: String { message }
-}
-
-/// The policies a `migrate` knows, by name.
-public struct PolicyCatalog: @unchecked Sendable {
-    // The metatypes are immutable values; `@unchecked` because `any
-    // EntityMigrationPolicy.Type` is not `Sendable` by itself.
-    private let types: [String: any EntityMigrationPolicy.Type]
-
-    /// A catalog of policy types.
-    public init(_ policies: [any EntityMigrationPolicy.Type]) {
-        types = Dictionary(policies.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// Policy names, sorted.
-    public var names: [String] { types.keys.sorted() }
-
-    /// Per policy, the source properties it declares it reads.
-    public var declaredInputs: [String: [String]] { types.mapValues { $0.sourceProperties } }
-    /// Per policy that is not written yet, what is left (`EntityMigrationPolicy.unwritten`).
-    public var unwritten: [String: [String]] { types.mapValues { $0.unwritten }.filter { !$0.value.isEmpty } }
-    /// Per policy, the selectors of its functions (`EntityMigrationPolicy.functions`).
-    public var functions: [String: Set<String>] { types.mapValues { Set($0.functions.map(\.selector)) } }
-    /// A policy type by name.
-    public func policy(named name: String) -> (any EntityMigrationPolicy.Type)? { types[name] }
-}

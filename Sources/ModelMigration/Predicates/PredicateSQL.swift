@@ -188,84 +188,111 @@ extension PredicateSQL {
         /// `lhs op rhs`, the left side on row `l`, the right on row `r`.
         func compare(_ lhs: CheckedExpression, _ l: String, _ op: Comparison.Operator, _ options: Comparison.Options,
                      _ rhs: CheckedExpression, _ r: String) throws(PredicateSQLError) -> String {
-            let numeric = lhs.type.isNumeric || rhs.type.isNumeric
-            let flags = (options.contains(.caseInsensitive) ? 1 : 0) | (options.contains(.diacriticInsensitive) ? 2 : 0)
-            let text = lhs.type.isText || rhs.type.isText
-            func operand(_ e: CheckedExpression, _ alias: String) throws(PredicateSQLError) -> String {
-                if flags != 0, text {
-                    if case .literal(.string(let s)) = e { return bind(.text(TextFolding.fold(s, flags: flags))) }
-                    return "mm_fold(\(try value(e, alias, numeric: false)), \(flags))"
-                }
-                return try value(e, alias, numeric: numeric)
-            }
+            let style = OperandStyle(lhs, rhs, options)
             // Arguments are bound in the order their `?`s appear in the text.
-            if op == .matches {
-                // [d] folds the text inside mm_matches; [c] is the regex's own option.
-                let subject = try value(lhs, l, numeric: false)
-                let pattern: String
-                if options.contains(.diacriticInsensitive), case .literal(.string(let s)) = rhs {
-                    pattern = bind(.text(TextFolding.fold(s, flags: 2)))
-                } else {
-                    pattern = try value(rhs, r, numeric: false)
-                }
-                return "mm_matches(\(subject), \(pattern), \(flags))"
-            }
+            if op == .matches { return try matches(lhs, l, options, rhs, r, flags: style.flags) }
             if op == .equal || op == .notEqual, case .literal(.null) = lhs {
-                return "\(try operand(rhs, r)) IS \(op == .equal ? "" : "NOT ")NULL"
+                return "\(try operand(rhs, r, style)) IS \(op == .equal ? "" : "NOT ")NULL"
             }
             // A comparison that is false whatever the row leaves its left side out of
-            // the text, so the values that side bound are taken back.
+            // the text, so the values that side bound are taken back (`never(since:)`).
             let mark = arguments.count
-            func never() -> String {
-                arguments.removeSubrange(mark...)
-                return "0"
-            }
-            let a = try operand(lhs, l)
+            let a = try operand(lhs, l, style)
             switch op {
             case .equal, .notEqual:
                 if case .literal(.null) = rhs { return "\(a) IS \(op == .equal ? "" : "NOT ")NULL" }
                 // Null-safe both ways, as NSPredicate compares: nil == nil holds, nil == 5
                 // does not, nil != 5 does (`IS` still uses an index).
-                return "\(a) \(op == .equal ? "IS" : "IS NOT") \(try operand(rhs, r))"
-            case .less: return "\(a) < \(try operand(rhs, r))"
-            case .lessOrEqual: return "\(a) <= \(try operand(rhs, r))"
-            case .greater: return "\(a) > \(try operand(rhs, r))"
-            case .greaterOrEqual: return "\(a) >= \(try operand(rhs, r))"
+                return "\(a) \(op == .equal ? "IS" : "IS NOT") \(try operand(rhs, r, style))"
+            case .less: return "\(a) < \(try operand(rhs, r, style))"
+            case .lessOrEqual: return "\(a) <= \(try operand(rhs, r, style))"
+            case .greater: return "\(a) > \(try operand(rhs, r, style))"
+            case .greaterOrEqual: return "\(a) >= \(try operand(rhs, r, style))"
             case .between, .in:
                 guard case .list(let items) = rhs else { throw PredicateSQLError(description: "\(op.rawValue) without a list") }
                 var parts: [String] = []
-                for item in items { parts.append(try operand(item, r)) }
+                for item in items { parts.append(try operand(item, r, style)) }
                 if op == .between { return "\(a) BETWEEN \(parts[0]) AND \(parts[1])" }
-                return parts.isEmpty ? never() : "\(a) IN (\(parts.joined(separator: ", ")))"
+                return parts.isEmpty ? never(since: mark) : "\(a) IN (\(parts.joined(separator: ", ")))"
             case .beginsWith, .endsWith, .contains:
-                // NSString's rangeOfString: finds no empty string ({NSNotFound, 0}), so
-                // NSPredicate's BEGINSWITH, ENDSWITH and CONTAINS are false for '' and nil
-                // (Docs/Predicates.md): an empty literal is false outright, any other
-                // operand becomes NULL when empty (nullif with a bound '').
-                var literal = false
-                if case .literal(let value) = rhs {
-                    guard case .string(let s) = value, !(flags != 0 ? TextFolding.fold(s, flags: flags) : s).isEmpty else { return never() }
-                    literal = true
-                }
-                func nonEmpty(_ b: String) -> String { literal ? b : "nullif(\(b), \(bind(.text(""))))" }
-                switch op {
-                case .beginsWith: return "instr(\(a), \(nonEmpty(try operand(rhs, r)))) = 1"
-                case .contains: return "instr(\(a), \(nonEmpty(try operand(rhs, r)))) > 0"
-                default:
-                    // The suffix is evaluated twice (a literal is bound twice).
-                    let b1 = try operand(rhs, r), b2 = try operand(rhs, r)
-                    return "substr(\(a), -length(\(b1))) = \(nonEmpty(b2))"
-                }
+                return try substringTest(a, op, rhs, r, style, mark: mark)
             case .like:
                 guard case .literal(.string(let pattern)) = rhs else {
                     // A string operator with nil on either side is false, as with BEGINSWITH.
-                    if case .literal(.null) = rhs { return never() }
+                    if case .literal(.null) = rhs { return never(since: mark) }
                     throw PredicateSQLError(description: "LIKE needs a literal pattern")
                 }
-                let folded = flags != 0 ? TextFolding.fold(pattern, flags: flags) : pattern
+                let folded = style.flags != 0 ? TextFolding.fold(pattern, flags: style.flags) : pattern
                 return "\(a) GLOB \(bind(.text(Self.glob(fromLike: folded))))"
             case .matches:
                 return "0"  // handled above
+            }
+        }
+
+        /// How a comparison writes its operands: `[c]` and `[d]` fold text (flags 1
+        /// and 2), and a numeric side makes the other compare as a number.
+        struct OperandStyle {
+            let flags: Int
+            let text: Bool
+            let numeric: Bool
+
+            init(_ lhs: CheckedExpression, _ rhs: CheckedExpression, _ options: Comparison.Options) {
+                numeric = lhs.type.isNumeric || rhs.type.isNumeric
+                flags = (options.contains(.caseInsensitive) ? 1 : 0) | (options.contains(.diacriticInsensitive) ? 2 : 0)
+                text = lhs.type.isText || rhs.type.isText
+            }
+        }
+
+        /// One side of a comparison on row `alias`, written as `style` says.
+        func operand(_ e: CheckedExpression, _ alias: String, _ style: OperandStyle) throws(PredicateSQLError) -> String {
+            if style.flags != 0, style.text {
+                if case .literal(.string(let s)) = e { return bind(.text(TextFolding.fold(s, flags: style.flags))) }
+                return "mm_fold(\(try value(e, alias, numeric: false)), \(style.flags))"
+            }
+            return try value(e, alias, numeric: style.numeric)
+        }
+
+        /// A comparison false for every row: the arguments bound since `mark` (its
+        /// left side's) are taken back, as that side is left out of the text.
+        func never(since mark: Int) -> String {
+            arguments.removeSubrange(mark...)
+            return "0"
+        }
+
+        /// `MATCHES`: `[d]` folds the text inside mm_matches; `[c]` is the regex's own option.
+        func matches(_ lhs: CheckedExpression, _ l: String, _ options: Comparison.Options,
+                     _ rhs: CheckedExpression, _ r: String, flags: Int) throws(PredicateSQLError) -> String {
+            let subject = try value(lhs, l, numeric: false)
+            let pattern: String
+            if options.contains(.diacriticInsensitive), case .literal(.string(let s)) = rhs {
+                pattern = bind(.text(TextFolding.fold(s, flags: 2)))
+            } else {
+                pattern = try value(rhs, r, numeric: false)
+            }
+            return "mm_matches(\(subject), \(pattern), \(flags))"
+        }
+
+        /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` with the left side already written as `a`.
+        func substringTest(_ a: String, _ op: Comparison.Operator, _ rhs: CheckedExpression, _ r: String,
+                           _ style: OperandStyle, mark: Int) throws(PredicateSQLError) -> String {
+            // NSString's rangeOfString: finds no empty string ({NSNotFound, 0}), so
+            // NSPredicate's BEGINSWITH, ENDSWITH and CONTAINS are false for '' and nil
+            // (Docs/Predicates.md): an empty literal is false outright, any other
+            // operand becomes NULL when empty (nullif with a bound '').
+            let flags = style.flags
+            var literal = false
+            if case .literal(let value) = rhs {
+                guard case .string(let s) = value, !(flags != 0 ? TextFolding.fold(s, flags: flags) : s).isEmpty else { return never(since: mark) }
+                literal = true
+            }
+            func nonEmpty(_ b: String) -> String { literal ? b : "nullif(\(b), \(bind(.text(""))))" }
+            switch op {
+            case .beginsWith: return "instr(\(a), \(nonEmpty(try operand(rhs, r, style)))) = 1"
+            case .contains: return "instr(\(a), \(nonEmpty(try operand(rhs, r, style)))) > 0"
+            default:
+                // The suffix is evaluated twice (a literal is bound twice).
+                let b1 = try operand(rhs, r, style), b2 = try operand(rhs, r, style)
+                return "substr(\(a), -length(\(b1))) = \(nonEmpty(b2))"
             }
         }
 

@@ -77,15 +77,18 @@ public struct TypeChecker: Sendable {
         func comparison(_ c: Comparison) throws(PredicateError) -> CheckedPredicate {
             if let quantifier = c.quantifier {
                 guard case .keyPath(let variable, let components, let at) = c.lhs,
-                      case .toMany(let many)? = try resolve(variable: variable, components, at: at, allowToMany: true) else {
-                    throw fail("\(quantifier.rawValue) needs a to-many key path on its left (as in \(quantifier.rawValue) tags.name == 'x')",
-                               at: c.lhs.position)
+                    case .toMany(let many)? = try resolve(variable: variable, components, at: at, allowToMany: true)
+                else {
+                    throw fail(
+                        "\(quantifier.rawValue) needs a to-many key path on its left (as in \(quantifier.rawValue) tags.name == 'x')",
+                        at: c.lhs.position)
                 }
                 guard let element = many.element else {
-                    throw fail("""
-                               \(quantifier.rawValue) compares values of the objects of '\(many.relationship.name)': \
-                               name one (as in \(quantifier.rawValue) \(many.relationship.name).name == …)
-                               """, at: c.lhs.position)
+                    throw fail(
+                        """
+                        \(quantifier.rawValue) compares values of the objects of '\(many.relationship.name)': \
+                        name one (as in \(quantifier.rawValue) \(many.relationship.name).name == …)
+                        """, at: c.lhs.position)
                 }
                 let rhs = try expression(c.rhs)
                 try compatible(.keyPath(element), c.op, c.options, rhs, c)
@@ -98,8 +101,10 @@ public struct TypeChecker: Sendable {
         }
 
         /// Whether `lhs op rhs` makes sense for the operand types.
-        func compatible(_ lhs: CheckedExpression, _ op: Comparison.Operator, _ options: Comparison.Options,
-                        _ rhs: CheckedExpression, _ c: Comparison) throws(PredicateError) {
+        func compatible(
+            _ lhs: CheckedExpression, _ op: Comparison.Operator, _ options: Comparison.Options,
+            _ rhs: CheckedExpression, _ c: Comparison
+        ) throws(PredicateError) {
             let l = lhs.type
             if case .list = rhs, op != .in, op != .between {
                 throw fail("a list is only a value for IN and BETWEEN", at: c.rhs.position)
@@ -114,10 +119,11 @@ public struct TypeChecker: Sendable {
             switch op {
             case .in, .between:
                 guard case .list(let items) = rhs else {
-                    throw fail("""
-                               \(op.rawValue) needs a list in braces on its right \
-                               (as in \(op == .between ? "BETWEEN {1, 10}" : "IN {'a', 'b'}")), found \(rhs.type)
-                               """, at: c.rhs.position)
+                    throw fail(
+                        """
+                        \(op.rawValue) needs a list in braces on its right \
+                        (as in \(op == .between ? "BETWEEN {1, 10}" : "IN {'a', 'b'}")), found \(rhs.type)
+                        """, at: c.rhs.position)
                 }
                 if op == .between, items.count != 2 {
                     throw fail("BETWEEN needs two values, {lower, upper}; found \(items.count)", at: c.rhs.position)
@@ -130,10 +136,11 @@ public struct TypeChecker: Sendable {
                 guard l.isText || l == .null else { throw fail("\(op.rawValue) compares strings; \(describe(lhs)) is \(l)", at: c.lhs.position) }
                 guard rhs.type.isText || rhs.type == .null else { throw mismatch(rhs.type, at: c.rhs.position) }
                 if op == .like, !Self.isLiteral(rhs) {
-                    throw fail("""
-                               LIKE needs a string literal pattern ('*' any characters, '?' one); \
-                               compare with ==, BEGINSWITH, ENDSWITH or CONTAINS otherwise
-                               """, at: c.rhs.position)
+                    throw fail(
+                        """
+                        LIKE needs a string literal pattern ('*' any characters, '?' one); \
+                        compare with ==, BEGINSWITH, ENDSWITH or CONTAINS otherwise
+                        """, at: c.rhs.position)
                 }
                 if op == .matches, case .literal(.string(let pattern)) = rhs, !RegularExpressionCheck.isValid(pattern) {
                     throw fail("not a valid regular expression: \(pattern)", at: c.rhs.position)
@@ -196,7 +203,8 @@ public struct TypeChecker: Sendable {
             case .list(let items, let at):
                 let checked = try items.map { (item) throws(PredicateError) in try expression(item) }
                 if let first = checked.first,
-                   let odd = checked.first(where: { !Self.comparable(first.type, $0.type, ordered: false) || $0.type == .null && first.type != .null }) {
+                    let odd = checked.first(where: { !Self.comparable(first.type, $0.type, ordered: false) || $0.type == .null && first.type != .null })
+                {
                     throw fail("a list mixes \(first.type) and \(odd.type) values", at: at)
                 }
                 for item in checked { if case .list = item { throw fail("lists do not nest", at: at) } }
@@ -270,8 +278,11 @@ public struct TypeChecker: Sendable {
             }
         }
 
-        static let functionNames = ["lowercase:", "uppercase:", "length:", "abs:", "now", "add:to:", "from:subtract:",
-                                    "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:"] + moreFunctionNames
+        static let functionNames =
+            [
+                "lowercase:", "uppercase:", "length:", "abs:", "now", "add:to:", "from:subtract:",
+                "multiply:by:", "divide:by:", "sum:", "count:", "min:", "max:", "average:",
+            ] + moreFunctionNames
 
         func function(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression {
             func arity(_ n: Int) throws(PredicateError) {
@@ -308,7 +319,8 @@ public struct TypeChecker: Sendable {
                 try arity(1)
                 if case .list(let items, let listAt) = arguments[0] { return try listFunction(name, items, at: listAt) }
                 guard case .keyPath(let variable, let components, let pathAt) = arguments[0],
-                      case .toMany(let many)? = try resolve(variable: variable, components, at: pathAt, allowToMany: true) else {
+                    case .toMany(let many)? = try resolve(variable: variable, components, at: pathAt, allowToMany: true)
+                else {
                     throw fail("\(name) takes a to-many key path (as in \(name)(posts\(name == "count:" ? "" : ".wordCount")))", at: arguments[0].position)
                 }
                 let function: AggregateFunction = ["sum:": .sum, "count:": .count, "min:": .min, "max:": .max][name] ?? .avg
@@ -323,8 +335,10 @@ public struct TypeChecker: Sendable {
         // MARK: Key paths
 
         /// Key-value coding's set and array operators: their value is a collection.
-        static let setOperators: Set<String> = ["@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
-                                                "@distinctUnionOfArrays", "@unionOfArrays"]
+        static let setOperators: Set<String> = [
+            "@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
+            "@distinctUnionOfArrays", "@unionOfArrays",
+        ]
 
         enum Resolved {
             case scalar(CheckedKeyPath)
@@ -355,10 +369,11 @@ public struct TypeChecker: Sendable {
                 }
                 if let attribute = entity.attribute(named: key), !attribute.declaration.isTransient {
                     if index + 1 < components.count {
-                        throw fail("""
-                                   '\(key)' is an attribute of \(entityName) (\(attribute.declaration.type.rawValue)); \
-                                   it has no key '\(components[index + 1])'
-                                   """, at: offset(of: index + 1))
+                        throw fail(
+                            """
+                            '\(key)' is an attribute of \(entityName) (\(attribute.declaration.type.rawValue)); \
+                            it has no key '\(components[index + 1])'
+                            """, at: offset(of: index + 1))
                     }
                     return .scalar(CheckedKeyPath(start: checker.entity, hops: hops, end: .attribute(attribute)))
                 }
@@ -384,34 +399,45 @@ public struct TypeChecker: Sendable {
                 let rest = Array(components[(index + 1)...])
                 let destination = relationship.declaration.destination
                 if let op = rest.first, op.hasPrefix("@") {
-                    guard let function = AggregateFunction(rawValue: String(op.dropFirst())) else {
-                        if Self.setOperators.contains(op) {
-                            throw fail("""
-                                \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
-                                (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
-                                """, at: offset(of: index + 1))
-                        }
-                        throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: offset(of: index + 1))
-                    }
-                    let inner = Array(rest.dropFirst())
-                    if function == .count {
-                        if !inner.isEmpty { throw fail("@count takes no key after it", at: offset(of: index + 2)) }
-                    } else {
-                        guard !inner.isEmpty else {
-                            throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: offset(of: index + 1))
-                        }
-                        many.element = try element(inner, of: destination, at: offset(of: index + 2))
-                    }
-                    return .aggregate(function, many, try aggregateType(function, many, at: offset(of: index + 1)))
+                    return try aggregate(op, of: many, Array(rest.dropFirst()), key: key, at: offset(of: index + 1), innerAt: offset(of: index + 2))
                 }
                 guard allowToMany else {
-                    throw fail("'\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, or \(key).@count",
-                               at: offset(of: index))
+                    throw fail(
+                        "'\(key)' is a to-many relationship of \(entityName): use ANY, ALL or NONE before the key path, or \(key).@count",
+                        at: offset(of: index))
                 }
                 if !rest.isEmpty { many.element = try element(rest, of: destination, at: offset(of: index + 1)) }
                 return .toMany(many)
             }
             return nil
+        }
+
+        /// `key.@op` or `key.@op.inner`: a collection operator on the to-many `many`,
+        /// written at `at`, with the key after it (if any) at `innerAt`.
+        func aggregate(
+            _ op: String, of many: CheckedToMany, _ inner: [String], key: String, at: Int,
+            innerAt: Int
+        ) throws(PredicateError) -> Resolved {
+            var many = many
+            guard let function = AggregateFunction(rawValue: String(op.dropFirst())) else {
+                if Self.setOperators.contains(op) {
+                    throw fail(
+                        """
+                        \(op) gives a set of objects, not a value: it has no SQL form in a value or a filter \
+                        (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+                        """, at: at)
+                }
+                throw fail("unknown collection operator '\(op)' (@count, @sum, @avg, @min, @max)", at: at)
+            }
+            if function == .count {
+                if !inner.isEmpty { throw fail("@count takes no key after it", at: innerAt) }
+            } else {
+                guard !inner.isEmpty else {
+                    throw fail("@\(function.rawValue) needs a key after it (as in \(key).@\(function.rawValue).price)", at: at)
+                }
+                many.element = try element(inner, of: many.relationship.declaration.destination, at: innerAt)
+            }
+            return .aggregate(function, many, try aggregateType(function, many, at: at))
         }
 
         /// A key path inside a to-many relationship's destination (to-one hops only).
@@ -459,7 +485,9 @@ public struct TypeChecker: Sendable {
                 if case .literal(.string(let text)) = value {
                     guard DefaultValueParser.canonicalUUIDValue(text) != nil else { throw fail("'\(text)' is not a UUID", at: at) }
                     fits = true
-                } else { fits = type == .uuid }
+                } else {
+                    fits = type == .uuid
+                }
             default: fits = type == target
             }
             if type == .null {
