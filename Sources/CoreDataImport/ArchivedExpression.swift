@@ -24,6 +24,8 @@ indirect enum ArchivedExpression: Sendable, Hashable {
     case function(operand: ArchivedExpression?, selector: String, arguments: [ArchivedExpression])
     /// `NSAggregateExpression`: `{a, b}`.
     case aggregate([ArchivedExpression])
+    /// `NSTernaryExpression` (expression type 20): `TERNARY(predicate, a, b)`.
+    case conditional(ArchivedPredicate, ArchivedExpression, ArchivedExpression)
     /// An archived class the format syntax here has no text for.
     case unsupported(String)
 
@@ -55,7 +57,7 @@ indirect enum ArchivedExpression: Sendable, Hashable {
         return decode(archive.top, archive, depth: 0, budget: &budget)
     }
 
-    private static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int) -> ArchivedExpression {
+    static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int) -> ArchivedExpression {
         budget -= 1
         guard depth < 64, budget > 0 else { return .unsupported("an expression nested too deeply") }
         guard let fields = archive.fields(value) else { return .unsupported("a value that is not an archived object") }
@@ -97,6 +99,13 @@ indirect enum ArchivedExpression: Sendable, Hashable {
             }
         case "NSAggregateExpression":
             return .aggregate(list("NSCollection"))
+        case "NSTernaryExpression":
+            // Foundation archives it as NSPredicate, NSTrueExpression, NSFalseExpression.
+            guard let then = sub("NSTrueExpression"), let otherwise = sub("NSFalseExpression") else {
+                return .unsupported("NSTernaryExpression without its true or false expression")
+            }
+            let predicate = ArchivedPredicate.decode(fields["NSPredicate"], archive, depth: depth + 1, budget: &budget)
+            return .conditional(predicate, then, otherwise)
         default:
             return .unsupported(className)
         }
@@ -162,6 +171,7 @@ extension ArchivedExpression {
         case .function(let operand?, let selector, let arguments):
             return "FUNCTION(" + ([operand.format, Self.quoted(selector)] + arguments.map(\.format)).joined(separator: ", ") + ")"
         case .aggregate(let items): return "{" + items.map(\.format).joined(separator: ", ") + "}"
+        case .conditional(let predicate, let then, let otherwise): return "TERNARY(\(predicate.format), \(then.format), \(otherwise.format))"
         case .unsupported(let what): return "<\(what)>"
         }
     }
@@ -175,6 +185,8 @@ extension ArchivedExpression {
             let own = operand.map { [($0.format, selector, arguments.count)] } ?? []
             return own + (operand?.functionCalls ?? []) + arguments.flatMap(\.functionCalls)
         case .aggregate(let items): return items.flatMap(\.functionCalls)
+        case .conditional(let predicate, let then, let otherwise):
+            return predicate.expressions.flatMap(\.functionCalls) + then.functionCalls + otherwise.functionCalls
         }
     }
 
@@ -187,6 +199,8 @@ extension ArchivedExpression {
         case .keyPath(let base, _): return base?.unsupportedParts ?? []
         case .function(let operand, _, let arguments): return (operand?.unsupportedParts ?? []) + arguments.flatMap(\.unsupportedParts)
         case .aggregate(let items): return items.flatMap(\.unsupportedParts)
+        case .conditional(let predicate, let then, let otherwise):
+            return predicate.unsupportedParts + then.unsupportedParts + otherwise.unsupportedParts
         }
     }
 

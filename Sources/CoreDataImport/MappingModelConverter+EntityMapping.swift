@@ -34,7 +34,7 @@ extension MappingModelConverter {
     ) -> [String] {
         let label = (mappingModel.path as NSString).lastPathComponent
         let name = entityMapping.effectiveName
-        let at = "\(label): entity mapping \(name) (line \(entityMapping.line))"
+        let at = "\(label): entity mapping \(name)\(entityMapping.lineText)"
         for key in entityMapping.unknown { mapping.notCarried.append("\(at): attribute '\(key)' not read (unknown to this importer)") }
         guard let destinationName = entityMapping.destination else {
             // A remove mapping: the source objects are not migrated, as inference does for an entity that is gone.

@@ -113,7 +113,10 @@ package struct MappingModelConverter: Sendable {
             let what = missing.count == 1 ? "is not a version" : "are not versions"
             return (nil, "it maps \(missing.joined(separator: " and ")), which \(what) of \(bundleName)")
         }
-        if let (a, b) = hashed { return ((a, b, "the version hashes of the models it embeds (no model paths recorded)"), "") }
+        if let (a, b) = hashed {
+            let what = mappingModel.recordedHashes == nil ? "the version hashes of the models it embeds" : "the entity version hashes it records"
+            return ((a, b, "\(what) (no model paths recorded)"), "")
+        }
         if let byName = pairByName(mappingModel.name) { return ((byName.0, byName.1, "its name (no model paths recorded)"), "") }
         return (nil, "it records no model paths and its name names no two versions of \(bundleName)")
     }
@@ -132,7 +135,9 @@ package struct MappingModelConverter: Sendable {
 
     private func versionNamed(_ text: String) -> Int? {
         func normalized(_ s: String) -> String { s.lowercased().filter { !$0.isWhitespace } }
-        let wanted = normalized(text)
+        // `MigrationAppDatabase_v54_to_v55` splits into `…_v54_` and `_v55`: the joining
+        // underscores are not part of either side's name.
+        let wanted = normalized(text).trimmingCharacters(in: CharacterSet.alphanumerics.inverted)
         guard !wanted.isEmpty else { return nil }
         let names = versions.map { (number: $0.number, name: normalized($0.source.hasSuffix(".xcdatamodel") ? String($0.source.dropLast(12)) : $0.source)) }
         let exact = names.filter { $0.name == wanted }
@@ -190,7 +195,7 @@ package struct MappingModelConverter: Sendable {
                 lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
                 mapping.notCarried.append(
                     """
-                    \(mapping.mappingModel): entity mapping \(name) (line \(entityMapping.line)): a second mapping into \(destinationName) \
+                    \(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a second mapping into \(destinationName) \
                     (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
                     """)
             }
@@ -253,6 +258,9 @@ package struct MappingModelConverter: Sendable {
         case .constant(let constant):
             switch constant {
             case .string(let text): return "{ default: \(YAMLEmitter.quote(text)) }"
+            // Core Data's booleans are NSNumbers: Olvid's mapping models set them with the
+            // constants 0 and 1 (`isKeycloakManaged`, `isWiped`).
+            case .integer(let n) where attribute.type == .boolean && (n == 0 || n == 1): return "{ default: \(n == 1) }"
             case .integer(let n): return "{ default: \(n) }"
             case .real(let d) where d.isFinite: return "{ default: \(d) }"
             case .boolean(let b): return "{ default: \(b) }"

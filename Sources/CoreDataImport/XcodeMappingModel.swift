@@ -41,6 +41,9 @@ package struct XcodeMappingModel: Sendable {
         package var line: Int
 
         /// The name Core Data gives the mapping.
+        /// ` (line N)` of `xcmapping.xml`; nothing for a compiled mapping model, which has no lines.
+        package var lineText: String { line > 0 ? " (line \(line))" : "" }
+
         package var effectiveName: String {
             if let name, !name.isEmpty { return name }
             switch (source, destination) {
@@ -84,6 +87,9 @@ package struct XcodeMappingModel: Sendable {
     package var sourceModelData: [UInt8]? = nil
     /// `destinationmodeldata`: the copy of the destination model.
     package var destinationModelData: [UInt8]? = nil
+    /// A compiled mapping model's entity version hashes, by entity name, of its source
+    /// and destination entities (`NSSourceEntityVersionHash`…); nil for `xcmapping.xml`.
+    package var recordedHashes: (source: [String: [UInt8]], destination: [String: [UInt8]])? = nil
     /// The entity mappings, in `mappingnumber` order.
     package var entityMappings: [EntityMapping]
     /// Elements or attributes of the file this reader does not know, one line each.
@@ -95,10 +101,10 @@ package struct XcodeMappingModel: Sendable {
         try XcodeThreeModel.embeddedYAML(bytes, model: model, label: label)
     }
 
-    /// The folder name without `.xcmappingmodel`.
+    /// The folder name without `.xcmappingmodel` (a compiled one's without `.cdm`).
     package var name: String {
         let last = (path as NSString).lastPathComponent
-        return last.hasSuffix(".xcmappingmodel") ? String(last.dropLast(15)) : last
+        return last.hasSuffix(".xcmappingmodel") ? String(last.dropLast(15)) : last.hasSuffix(".cdm") ? String(last.dropLast(4)) : last
     }
 
     private static let entityKeys: Set<String> = [

@@ -11,11 +11,25 @@ package struct XcodeModelImporter: Sendable {
     package var modelName: String?
     /// An explicit version order (folder names, `.xcdatamodel` optional) replacing the rule.
     package var order: [String]?
+    /// The version folders the app's mapping models map from and to
+    /// (`sourcemodelpath`, `destinationmodelpath`: last path components). A mapping
+    /// model into the version `.xccurrentversion` names, from one that sorts after it
+    /// by name, shows the marker was switched: the current version is then imported
+    /// last, as the marker says, not kept first as a marker never switched would be.
+    package var mappedVersions: [(source: String, destination: String)] = []
 
     /// Creates an importer.
     package init(modelName: String? = nil, order: [String]? = nil) {
         self.modelName = modelName
         self.order = order
+    }
+
+    /// A mapping model showing the current version is later than one sorting after
+    /// it by name: the source and destination folder names, if there is one.
+    func switchedMarker(_ bundle: XcodeModelBundle) -> (source: String, destination: String)? {
+        guard let current = bundle.currentVersion, case .keptFirst(let later)? = VersionOrder.placement(of: current, among: bundle.versions.map(\.folder))
+        else { return nil }
+        return mappedVersions.first { $0.destination == current && later.contains($0.source) }
     }
 
     /// Converts every version of `bundle`; throws every problem of every version at once.
@@ -37,6 +51,14 @@ package struct XcodeModelImporter: Sendable {
                     although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to choose another order
                     """)
             case .keptFirst(let later)?:
+                if let evidence = switchedMarker(bundle) {
+                    notes.append("""
+                        \(current) is marked current (.xccurrentversion) though it is the first version by name, and a mapping model \
+                        of the app maps \(evidence.source) to it, so the marker was switched: \(current) is imported last, \
+                        as version \(ordered.count); pass --order to choose another order
+                        """)
+                    break
+                }
                 notes.append("""
                     \(current) is marked current (.xccurrentversion) but is the first version by name, \
                     and \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never switched, \
@@ -72,6 +94,9 @@ package struct XcodeModelImporter: Sendable {
     private func orderedVersions(_ bundle: XcodeModelBundle) throws(ImportError) -> [XcodeModelBundle.Version] {
         let byFolder = Dictionary(bundle.versions.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
         guard let order else {
+            if let current = bundle.currentVersion, switchedMarker(bundle) != nil {
+                return (VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).filter { $0 != current } + [current]).compactMap { byFolder[$0] }
+            }
             return VersionOrder.sorted(bundle.versions.map(\.folder), current: bundle.currentVersion).compactMap { byFolder[$0] }
         }
         var problems: [String] = []

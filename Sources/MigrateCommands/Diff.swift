@@ -69,7 +69,7 @@ struct Diff: ParsableCommand {
     ///
     /// - Throws: `InferenceFailure` with every change no mapping covers (exit 4 for the caller to render).
     static func resolve(_ compiled: CompiledModel, from: Int, to: Int, global: GlobalOptions) throws -> Resolution {
-        let files = MappingFiles.load(folder: global.migrations, model: compiled.name)
+        let files = MappingFiles.load(folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) {
             throw global.fail("the mapping files have errors", .failed, diagnostics: files.diagnostics,
                               rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))

@@ -187,7 +187,9 @@ struct Import: ParsableCommand {
         let imported: ImportedModel
         do {
             let bundle = try XcodeModelBundle.read(path: path)
-            imported = try XcodeModelImporter(modelName: model, order: try orderList()).convert(bundle)
+            var importer = XcodeModelImporter(modelName: model, order: try orderList())
+            importer.mappedVersions = mappedVersions()
+            imported = try importer.convert(bundle)
         } catch let error as ImportError {
             throw global.fail(error.problems.joined(separator: "\n"), .failed,
                               rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
@@ -300,6 +302,21 @@ struct Import: ParsableCommand {
         return compiled
     }
 
+    /// The version folders each `xcmapping.xml` under --mapping-models maps from and
+    /// to: evidence of the version order (`XcodeModelImporter.mappedVersions`).
+    private func mappedVersions() -> [(source: String, destination: String)] {
+        var result: [(source: String, destination: String)] = []
+        for folder in mappingModels {
+            let entries = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".xcmappingmodel") }
+            for entry in entries {
+                guard let model = try? XcodeMappingModel.read(path: (folder as NSString).appendingPathComponent(entry)),
+                      let source = model.sourceModelPath, let destination = model.destinationModelPath else { continue }
+                result.append(((source as NSString).lastPathComponent, (destination as NSString).lastPathComponent))
+            }
+        }
+        return result
+    }
+
     /// Where mapping files go: --migrations-out, else the `Migrations` folder beside -o, else --migrations.
     private var migrationsOutFolder: String {
         if let migrationsOut { return migrationsOut }
@@ -326,26 +343,28 @@ struct Import: ParsableCommand {
             found += entries.filter { $0.hasSuffix(".xcmappingmodel") || $0.hasSuffix(".cdm") }
                 .filter { !$0.contains(".xcmappingmodel/") }
                 .map { (folder as NSString).appendingPathComponent($0) }
-            let compiledNames = Set(found.filter { $0.hasSuffix(".cdm") }.map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
+            func stem(_ path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
+            let compiledFiles = Dictionary(found.filter { $0.hasSuffix(".cdm") }.map { (stem($0), $0) }) { first, _ in first }
             for path in found where path.hasSuffix(".xcmappingmodel") {
                 let xml = (path as NSString).appendingPathComponent("xcmapping.xml")
                 if fileManager.fileExists(atPath: xml) {
                     do { read.append(try XcodeMappingModel.read(path: path)) } catch {
                         unread.append((path, error.problems.joined(separator: "; ")))
                     }
+                } else if let cdm = compiledFiles[stem(path)] {
+                    // No editing copy, but what mapc compiled from it: read that instead.
+                    do { read.append(try XcodeMappingModel.readCompiled(cdm: cdm, path: path)) } catch {
+                        unread.append((path, "no xcmapping.xml, and its compiled \(stem(path)).cdm cannot be read: "
+                                             + error.problems.joined(separator: "; ")))
+                    }
                 } else {
-                    let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-                    unread.append((path, compiledNames.contains(stem)
-                        ? "no xcmapping.xml; its compiled \(stem).cdm is not read (see Docs/MappingFiles.md)"
-                        : "no xcmapping.xml in the folder (and no compiled \(stem).cdm beside it)"))
+                    unread.append((path, "no xcmapping.xml in the folder (and no compiled \(stem(path)).cdm beside it)"))
                 }
             }
-            let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }
-                .map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
-            for path in found where path.hasSuffix(".cdm") {
-                let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-                if !sourceNames.contains(stem) {
-                    unread.append((path, "a compiled mapping model (.cdm) without its .xcmappingmodel: not read (see Docs/MappingFiles.md)"))
+            let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }.map(stem))
+            for path in found where path.hasSuffix(".cdm") && !sourceNames.contains(stem(path)) {
+                do { read.append(try XcodeMappingModel.readCompiled(cdm: path, path: path)) } catch {
+                    unread.append((path, error.problems.joined(separator: "; ")))
                 }
             }
         }
@@ -360,6 +379,7 @@ struct Import: ParsableCommand {
             }
         }
         converter.versionsOfEmbeddedModels = embeddedVersions(unpaired, compiled: compiled)
+            .merging(recordedVersions(unpaired, compiled: compiled)) { embedded, _ in embedded }
         return converter.convert(read, unread: unread)
     }
 
@@ -386,12 +406,30 @@ struct Import: ParsableCommand {
         return result
     }
 
+    /// For each compiled mapping model (a `.cdm`: no model paths, no model copies), the
+    /// versions whose entity hashes are those it records for its source and destination
+    /// entities, as Core Data finds a mapping model for a store (nil where none or several
+    /// versions have them).
+    private func recordedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+        func version(_ hashes: [String: [UInt8]]) -> Int? {
+            guard !hashes.isEmpty else { return nil }
+            let matching = compiled.versions.filter { version in hashes.allSatisfy { version.versionHashes[$0.key]?.bytes == $0.value } }
+            return matching.count == 1 ? matching[0].version : nil
+        }
+        var result: [String: (source: Int?, destination: Int?)] = [:]
+        for mappingModel in mappingModels where !mappingModel.embedsModels {
+            guard let hashes = mappingModel.recordedHashes else { continue }
+            result[mappingModel.path] = (version(hashes.source), version(hashes.destination))
+        }
+        return result
+    }
+
     /// The path `plan` takes from each version to the current one (as
     /// `MigrationPath.choose` decides it, every mapping file on it resolved, its
     /// policies written), or why it refuses: an inferred piece over a hop the app
     /// ships a mapping model for that was not imported is refused, never inferred.
     private func pathReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [PathReport] {
-        let files = MappingFiles.load(folder: migrations, model: compiled.name)
+        let files = MappingFiles.load(folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         let known = Set(MigrateTool.policies.names)
         let unwritten = MigrateTool.policies.unwritten
         let target = compiled.current.version
@@ -444,7 +482,7 @@ struct Import: ParsableCommand {
 
     private func hopReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [HopReport] {
         let numbers = compiled.versions.map(\.version)
-        let files = MappingFiles.load(folder: migrations, model: compiled.name)
+        let files = MappingFiles.load(folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         let known = Set(MigrateTool.policies.names)
         let unwritten = MigrateTool.policies.unwritten
         return zip(numbers, numbers.dropFirst()).map { from, to in

@@ -1,12 +1,17 @@
 import ArgumentParser
 import DataModel
+import Mapping
 import ModelMigration
 
 /// `migrate validate [PATH]`: check every version of every model, report all problems.
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check model files and report every problem with file, line and column.",
-        discussion: "PATH is a folder of models, one model's folder or one version file (default: --models). Exit 0 when valid, 1 otherwise."
+        discussion: """
+            PATH is a folder of models, one model's folder or one version file (default: --models). Each valid model's mapping \
+            files (--migrations) are checked too: their names and versions, and each file against the two versions it maps. \
+            Exit 0 when valid, 1 otherwise.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -30,12 +35,21 @@ struct Validate: ParsableCommand {
     }
 
     func run() throws {
-        let result = ModelLoader.load(path: path ?? global.models)
+        var result = ModelLoader.load(path: path ?? global.models)
+        var models = result.models.map { ModelReport(name: $0.name, path: $0.path, versions: $0.versions.map(\.version), valid: $0.compiled != nil) }
+        for (index, model) in result.models.enumerated() {
+            guard let compiled = model.compiled else { continue }
+            let (diagnostics, sources) = Self.checkMappingFiles(of: compiled, in: global.migrations)
+            result.diagnostics += diagnostics
+            result.sources.merge(sources) { old, _ in old }
+            if diagnostics.contains(where: { $0.severity == .error }) { models[index].valid = false }
+        }
+        let hasErrors = result.diagnostics.contains { $0.severity == .error }
         let report = Report(
-            valid: !result.hasErrors,
-            models: result.models.map { ModelReport(name: $0.name, path: $0.path, versions: $0.versions.map(\.version), valid: $0.compiled != nil) },
+            valid: !hasErrors,
+            models: models,
             diagnostics: result.diagnostics,
-            error: result.hasErrors ? .init(Outcome(.failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
+            error: hasErrors ? .init(Outcome(.failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
                 : nil)
         if global.json {
             try Output.json(report)
@@ -52,6 +66,28 @@ struct Validate: ParsableCommand {
                 Output.err("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
             }
         }
-        if result.hasErrors { throw ExitCode(Outcome.Kind.failed) }
+        if hasErrors { throw ExitCode(Outcome.Kind.failed) }
+    }
+
+    /// The problems of a model's mapping files: what `MappingFiles.load` refuses
+    /// (names, versions the model lacks), then each file against the two versions it
+    /// maps (entities, properties, expressions), as `plan` would report them. What
+    /// only a store decides (inference refusing a hop, a policy not compiled in) is
+    /// `plan`'s verdict, not a file's error.
+    static func checkMappingFiles(of model: CompiledModel, in folder: String) -> ([Diagnostic], [String: String]) {
+        let files = MappingFiles.load(folder: folder, model: model.name, versions: model.versions.map(\.version))
+        var diagnostics = files.diagnostics
+        for file in files.files {
+            do {
+                _ = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: file,
+                                                knownPolicies: Set(MigrateTool.policies.names),
+                                                policyFunctions: MigrateTool.policies.functions)
+            } catch let error as DiagnosticsError {
+                diagnostics += error.diagnostics
+            } catch {
+                continue
+            }
+        }
+        return (diagnostics, files.sources)
     }
 }

@@ -54,6 +54,35 @@ import Testing
                 == "{1, 2}")
     }
 
+    /// `NSTernaryExpression` with the predicate kinds Foundation archives (comparison with
+    /// modifier and options, compound, TRUE/FALSE), written as TERNARY.
+    @Test func ternaries() throws {
+        let simple = try format { a in
+            a.ternary(a.comparison(a.source("visits"), 2, a.constant(.integer(10))), a.constant("gold"), a.null())
+        }
+        #expect(simple == "TERNARY($source.visits > 10, 'gold', nil)")
+        let compound = try format { a in
+            let named = a.comparison(a.source("name"), 99, a.constant(" "), options: 3)
+            let any = a.comparison(a.source("orders.total"), 3, a.constant(.integer(100)), modifier: 2)
+            let not = a.compound(0, [a.comparison(a.source("mail"), 4, a.null())])
+            return a.ternary(a.compound(1, [named, a.compound(2, [any, not])]),
+                             a.function("uppercase:", on: nil, [a.source("name")]), a.source("name"))
+        }
+        #expect(compound == """
+            TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == nil))), \
+            uppercase:($source.name), $source.name)
+            """)
+        #expect(try format { a in
+            a.ternary(a.object("NSTruePredicate", [:]), a.constant(.integer(1)), a.constant(.integer(2)))
+        } == "TERNARY(TRUEPREDICATE, 1, 2)")
+        // A part the format has no text for is named, never dropped.
+        let archive = ExpressionArchive()
+        let root = archive.ternary(archive.object("NSBlockPredicate", [:]), archive.constant(.integer(1)), archive.constant(.integer(2)))
+        let expression = try ArchivedExpression.decode(archive.bytes(root))
+        #expect(expression.unsupportedParts == ["NSBlockPredicate"])
+        #expect(expression.format == "TERNARY(<NSBlockPredicate>, 1, 2)")
+    }
+
     @Test func whatHasNoTextIsNamed() throws {
         let archive = ExpressionArchive()
         let root = archive.object("NSSubqueryExpression", ["NSVariable": archive.add("x")])

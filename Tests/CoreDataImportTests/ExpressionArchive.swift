@@ -59,6 +59,28 @@ final class ExpressionArchive {
         return object("NSFunctionExpression", fields)
     }
 
+    /// `left op right` as Foundation archives an `NSComparisonPredicate`: its operator
+    /// (`NSOperatorType`, `NSModifier`, `NSVariant`, `NSOptions`) and two expressions.
+    func comparison(_ left: PropertyListValue, _ type: Int64, _ right: PropertyListValue, modifier: Int64 = 0,
+                    options: Int64 = 0) -> PropertyListValue {
+        let op = object(type == 4 || type == 5 ? "NSEqualityPredicateOperator" : "NSComparisonPredicateOperator", [
+            "NSOperatorType": .integer(type), "NSModifier": .integer(modifier), "NSVariant": .integer(type), "NSOptions": .integer(options),
+        ])
+        return object("NSComparisonPredicate", ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": op])
+    }
+
+    /// `NSCompoundPredicate`: type 0 NOT, 1 AND, 2 OR.
+    func compound(_ type: Int64, _ subpredicates: [PropertyListValue]) -> PropertyListValue {
+        object("NSCompoundPredicate", ["NSCompoundPredicateType": .integer(type), "NSSubpredicates": array(subpredicates)])
+    }
+
+    /// `NSTernaryExpression` (type 20): `NSPredicate`, `NSTrueExpression`, `NSFalseExpression`.
+    func ternary(_ predicate: PropertyListValue, _ then: PropertyListValue, _ otherwise: PropertyListValue) -> PropertyListValue {
+        object("NSTernaryExpression", [
+            "NSPredicate": predicate, "NSTrueExpression": then, "NSFalseExpression": otherwise, "NSExpressionType": .integer(20),
+        ])
+    }
+
     func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
         object("NSDictionary", ["NS.keys": .array(entries.map { add(.string($0.0)) }), "NS.objects": .array(entries.map { add($0.1) })])
     }

@@ -260,6 +260,8 @@ import TestSupport
         #expect(converter.pairByName("ShopToShop2")! == (1, 2))
         #expect(converter.pairByName("Shop 1-Shop 2")! == (1, 2))
         #expect(converter.pairByName("ShopModelV1toV2")! == (1, 2))
+        // Olvid's `MigrationAppDatabase_v54_to_v55`: the joining underscores belong to neither side.
+        #expect(converter.pairByName("MigrationShop_v1_to_v2")! == (1, 2))
         #expect(converter.pairByName("Shop2ToShop")! == (2, 1))
         #expect(converter.pairByName("Unrelated") == nil)
         // No paths recorded: by name; a name naming nothing: skipped with the reason.
@@ -320,6 +322,48 @@ import TestSupport
         // One side matching no version (a stale copy): the name decides, or nothing does.
         converter.versionsOfEmbeddedModels = ["M/Cleanup.xcmappingmodel": (1, nil)]
         #expect(converter.convert([cleanup]).skipped.map(\.reason) == ["it records no model paths and its name names no two versions of Shop"])
+    }
+
+    /// Core Data's booleans are NSNumbers: a mapping model sets one with the constant
+    /// 0 or 1 (held-out Olvid: `isKeycloakManaged`, `isWiped`), which is false or true;
+    /// another number is left as written, for the loader to refuse.
+    @Test func numericConstantsForBooleansAreBooleans() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-booleans")
+        defer { folder.remove() }
+        let v1 = "model: Flags\nversion: 1\nentities:\n  Flag:\n    attributes: { name: string }\n"
+        let v2 = "model: Flags\nversion: 2\nentities:\n  Flag:\n    attributes: { name: string, on: boolean, off: boolean, odd: boolean, count: integer16 }\n"
+        try folder.write("Models/Flags/1.yaml", v1)
+        try folder.write("Models/Flags/2.yaml", v2)
+        let model = try ModelLoader.loadModel(path: folder.file("Models/Flags"))
+        let converter = MappingModelConverter(model: model, versions: [
+            ImportedVersion(number: 1, source: "Flags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
+            ImportedVersion(number: 2, source: "Flags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
+        ], bundleName: "Flags")
+        let constants: [(String, Int64)] = [("on", 1), ("off", 0), ("odd", 2), ("count", 1)]
+        let objects = [Self.entity("z10", number: 1, source: "Flag", destination: "Flag", attributes: ["z11", "z12", "z13", "z14"])]
+            + constants.enumerated().map { index, constant in
+                Self.attribute("z1\(index + 1)", constant.0, of: "z10", expression: ExpressionArchive.base64 { $0.constant(.integer(constant.1)) })
+            }
+        let xml = """
+            <database>
+                <object type="XDDEVMAPPINGMODEL" id="z1">
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                </object>
+            \(objects.joined(separator: "\n"))
+            </database>
+            """
+        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/FlagsToFlags 2.xcmappingmodel")
+        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        #expect(mapping.yaml.components(separatedBy: "entities:\n").last == """
+              Flag:
+                properties:
+                  "on": { default: true }
+                  "off": { default: false }
+                  odd: { default: 2 }
+                  count: { default: 1 }
+                  name: { default: null }   # no attribute mapping in FlagsToFlags 2.xcmappingmodel
+
+            """, "\(mapping.yaml)")
     }
 
     @Test func aMalformedFileIsRefusedWithItsLine() {

@@ -65,6 +65,25 @@ import TestSupport
             """])
     }
 
+    /// A mapping model of the app into the marked version, from one sorting after it,
+    /// shows the marker was switched (keybuk/EngineShed ships `MaxIndexMigrationModel`
+    /// from "EngineShed 5" to the unnumbered, current "EngineShed"): it goes last. One
+    /// that maps between other versions is no such evidence.
+    @Test func aMappingModelIntoTheMarkedVersionShowsTheMarkerWasSwitched() throws {
+        var importer = XcodeModelImporter()
+        importer.mappedVersions = [("M 2.xcdatamodel", "M 10.xcdatamodel"), ("M 10.xcdatamodel", "M.xcdatamodel")]
+        let model = try importer.convert(Self.bundle())
+        #expect(model.versions.map(\.source) == ["M 2.xcdatamodel", "M 10.xcdatamodel", "M.xcdatamodel"])
+        #expect(model.versions.map(\.isCurrent) == [false, false, true])
+        #expect(model.notes == ["""
+            M.xcdatamodel is marked current (.xccurrentversion) though it is the first version by name, and a mapping model \
+            of the app maps M 10.xcdatamodel to it, so the marker was switched: M.xcdatamodel is imported last, \
+            as version 3; pass --order to choose another order
+            """])
+        importer.mappedVersions = [("M 2.xcdatamodel", "M 10.xcdatamodel")]
+        #expect(try importer.convert(Self.bundle()).versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])
+    }
+
     @Test func anOrderListOverridesTheRule() throws {
         let model = try XcodeModelImporter(order: ["M", "M 2.xcdatamodel", "M 10"]).convert(Self.bundle())
         #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])

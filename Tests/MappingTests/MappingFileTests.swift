@@ -157,6 +157,10 @@ private typealias SourceLocation = DataModel.SourceLocation
                 \(folder.file("Shop/3-to-3.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
                 (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
                 """, at: nil),
+            Diagnostic(.error, """
+                \(folder.file("Shop/README.md")): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
+                (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))
+                """, at: nil),
         ])
         #expect(files.file(from: 1, to: 2)?.entities.map(\.policy) == ["A"])
         #expect(files.file(from: 2, to: 3) == nil)
@@ -165,6 +169,39 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(Set(files.sources.keys) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml"), folder.file("Shop/3-to-3.yaml")])
         #expect(MappingFiles.load(folder: folder.path + "/", model: "Shop").files.count == 2)
         #expect(MappingFiles.load(folder: folder.file("Missing"), model: "Shop").files == [])
+    }
+
+    /// Issue 27: no file of a model's mapping folder is ignored silently. Each one no
+    /// migration could use is an error naming it: a version onto itself, backwards, a
+    /// version the model lacks, a name that is not `<A>-to-<B>.yaml`. Folders (policy
+    /// skeletons) and hidden files are not mapping files.
+    @Test func unusableFilesAreErrorsNamingThem() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-files")
+        defer { folder.remove() }
+        for name in ["1-to-2.yaml", "2-to-9.yaml", "3-to-3.yaml", "3-to-2.yaml", "6-to-7.yaml", "1-to-2.yaml.orig", "1to2.yaml", "notes.txt"] {
+            try folder.write("Shop/" + name, "entities: {}\n")
+        }
+        try folder.write("Shop/.DS_Store", "x")
+        try folder.write("Shop/Policies/Tidy.swift", "struct Tidy {}\n")
+        let files = MappingFiles.load(folder: folder.path, model: "Shop", versions: [1, 2, 3, 4, 5])
+        #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml")])
+        let onto = "a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)"
+        let notMapping = "not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml (e.g. 1-to-2.yaml), "
+            + "and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))"
+        #expect(files.diagnostics.map(\.message) == [
+            "\(folder.file("Shop/1-to-2.yaml.orig")): \(notMapping)",
+            "\(folder.file("Shop/1to2.yaml")): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)",
+            "\(folder.file("Shop/2-to-9.yaml")): maps version 2 to 9, but model Shop has no version 9 (its versions: 1 to 5); "
+                + "no migration would ever use this file",
+            "\(folder.file("Shop/3-to-2.yaml")): \(onto)",
+            "\(folder.file("Shop/3-to-3.yaml")): \(onto)",
+            "\(folder.file("Shop/6-to-7.yaml")): maps version 6 to 7, but model Shop has no version 6 (its versions: 1 to 5); "
+                + "no migration would ever use this file",
+            "\(folder.file("Shop/notes.txt")): \(notMapping)",
+        ])
+        #expect(files.diagnostics.allSatisfy { $0.severity == .error && $0.location == nil })
+        // Without the model's versions (the folder read on its own) only the names are checked.
+        #expect(MappingFiles.load(folder: folder.path, model: "Shop").files.map(\.sourceVersion) == [1, 2, 6])
     }
 
     /// Issue 17, item 9: checking that a file covers one hop computed A + 1, which

@@ -17,7 +17,7 @@ import TestSupport
     }
 
     static let missing = """
-        error: no lightweight mapping from Contacts version 1 to 2 (1 change inference cannot cover):
+        error: Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
           Person: Migrations/Contacts/1-to-2.yaml names policy 'SplitNames', which is not compiled into this migrate
             remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
         a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")

@@ -335,4 +335,116 @@ import TestSupport
             #expect { try s.plan() } throws: { "\($0)".contains(message) }
         }
     }
+
+    static let shelves = """
+        entities:
+          Author:
+            attributes: { name: string }
+            relationships:
+              books: { destination: Book, toMany: true, inverse: author }
+          Book:
+            attributes: { title: string }
+            relationships:
+              author: { destination: Author, inverse: books, optional: true }
+              tags: { destination: Tag, toMany: true, inverse: book }
+          Tag:
+            attributes: { label: string }
+            relationships:
+              book: { destination: Book, inverse: tags, optional: true }
+        """
+    /// Version 2: Author ⇄ Tag many-to-many, Book.similar a to-many without an inverse.
+    static let shelvesWithTopics = shelves
+        .replacingOccurrences(of: "      books: { destination: Book, toMany: true, inverse: author }\n",
+                              with: "      books: { destination: Book, toMany: true, inverse: author }\n"
+                                  + "      topics: { destination: Tag, toMany: true, inverse: authors }\n")
+        .replacingOccurrences(of: "      tags: { destination: Tag, toMany: true, inverse: book }\n",
+                              with: "      tags: { destination: Tag, toMany: true, inverse: book }\n      similar: { destination: Book, toMany: true }\n")
+        + "\n      authors: { destination: Author, toMany: true, inverse: topics }"
+
+    static func shelvesScenario(_ mapping: String) throws -> MigrationScenario {
+        let s = try MigrationScenario("Shelves", versions: [shelves, shelvesWithTopics])
+        try s.directory.write("Migrations/Shelves/1-to-2.yaml", mapping)
+        try s.withObjects { access in
+            try access.insert("Author", values: ["name": .string("Ann")])
+            try access.insert("Author", values: ["name": .string("Bob")])
+            for author: Int64? in [1, 1, 2, nil] {
+                try access.insert("Book", values: ["title": .string("b")], relationships: author.map { ["author": [$0]] } ?? [:])
+            }
+            for book: Int64? in [1, 2, 3, 1, 2, nil] {
+                try access.insert("Tag", values: ["label": .string("t")], relationships: book.map { ["book": [$0]] } ?? [:])
+            }
+        }
+        return s
+    }
+
+    /// A many-to-many and a to-many without an inverse filled through key paths (issue
+    /// 27): their pairs are the chained pairs of the relationships on the way, in one
+    /// `INSERT … SELECT DISTINCT` into the join table, or the destination row's key column.
+    @Test func manyToManyAndInverseLessToManyFilledThroughKeyPaths() throws {
+        let s = try Self.shelvesScenario("""
+            entities:
+              Author:
+                properties:
+                  topics: { value: "\(Self.manager), 'TagToTag', $source.books.@distinctUnionOfSets.tags)" }
+              Book:
+                properties:
+                  similar: { value: "\(Self.manager), 'BookToBook', $source.author.books)" }
+            """)
+        defer { s.remove() }
+        let plan = try s.plan()
+        let fill = try #require(plan.allSteps.first { $0.kind == .fillJoinTable })
+        #expect(fill.summary == "fill join table Z_1TOPICS through the mapping file's key path")
+        #expect(fill.sql.last == """
+            INSERT OR IGNORE INTO "Z_1TOPICS" ("Z_1AUTHORS", "Z_3TOPICS") SELECT p.k1, p.k2 FROM (SELECT DISTINCT p0.k1 AS k1, p1.k2 AS k2 \
+            FROM (SELECT "ZAUTHOR" AS k1, Z_PK AS k2 FROM "ZBOOK" WHERE "ZAUTHOR" IS NOT NULL) AS p0 \
+            JOIN (SELECT "ZBOOK" AS k1, Z_PK AS k2 FROM "ZTAG" WHERE "ZBOOK" IS NOT NULL) AS p1 ON p1.k1 = p0.k2) AS p
+            """, "\(fill.sql)")
+        try Migrator().apply(plan, options: .init(verify: true))
+        #expect(try s.fetch("Author").map { $0.relationships["topics"] ?? [] } == [[1, 2, 4, 5], [3]])
+        #expect(try s.fetch("Tag").map { $0.relationships["authors"] ?? [] } == [[1], [1], [2], [1], [1], []])
+        // Without an inverse each Book row keeps one owner (Core Data's storage): the lowest key.
+        #expect(try s.fetch("Book").map { $0.relationships["similar"] ?? [] } == [[1, 2], [], [3], []])
+    }
+
+    /// The two sides of a many-to-many are one set of pairs; `$source` alone names
+    /// objects only the code making them knows.
+    @Test func manyToManyKeyPathsThatCannotBeKnownAreRefused() throws {
+        for (mapping, message) in [
+            ("""
+             entities:
+               Author:
+                 properties:
+                   topics: { value: "\(Self.manager), 'TagToTag', $source.books.tags)" }
+               Tag:
+                 properties:
+                   authors: { value: "\(Self.manager), 'AuthorToAuthor', $source.book.author.books.author)" }
+             """,
+             "topics and its inverse Tag.authors are one set of pairs: give the inverse no value, or the reverse key path ($source.book.author)"),
+            ("""
+             entities:
+               Author:
+                 properties:
+                   topics: { value: "\(Self.manager), 'TagToTag', $source)" }
+             """,
+             "$source: the objects 'TagToTag' makes from this Author object; which destination objects those are is known only to "
+                + "the code that makes them, not from the store: fill topics in a policy"),
+        ] {
+            let s = try Self.shelvesScenario(mapping)
+            defer { s.remove() }
+            #expect { try s.plan() } throws: { "\($0)".contains(message) }
+        }
+        // With the reverse key path on the inverse, the two agree.
+        let s = try Self.shelvesScenario("""
+            entities:
+              Author:
+                properties:
+                  topics: { value: "\(Self.manager), 'TagToTag', $source.books.tags)" }
+              Tag:
+                properties:
+                  authors: { value: "\(Self.manager), 'AuthorToAuthor', $source.book.author)" }
+            """)
+        defer { s.remove() }
+        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        #expect(try s.fetch("Author").map { $0.relationships["topics"] ?? [] } == [[1, 2, 4, 5], [3]])
+    }
 }

@@ -144,19 +144,21 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] } == (1...7).map { [.string("\($0)"), .string("\($0)")] })
     }
 
-    /// A selector the policy does not declare is refused like a policy that is not
-    /// compiled in (exit 4), at the value's line and column.
+    /// A selector the policy does not declare is refused as what it is, code this
+    /// migrate lacks (exit 4), not as a change inference cannot cover, at the value's
+    /// line and column.
     @Test func anUnknownSelectorIsRefusedAtItsLine() throws {
         let s = try Self.scenario("      firstName: { value: \"FUNCTION($entityPolicy, 'fullNameFrom:', $source.fullName)\" }\n",
                                   policy: "SplitFullName")
         defer { s.remove() }
         let error = #expect(throws: InferenceFailure.self) { try plan(s) }
-        #expect(error?.refusals.map(\.kind) == [.missingPolicy])
-        #expect(error?.refusals.map(\.description) == ["""
-            Person.firstName: \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName' calls 'fullNameFrom:' \
-            of policy SplitFullName, which has no such function (its functions: firstNameFrom:, lastNameFrom:)
+        #expect(error?.refusals.map(\.kind) == [.missingPolicyFunction])
+        #expect(error?.description == """
+            Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
+              \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function \
+            'fullNameFrom:' (declared: firstNameFrom:, lastNameFrom:)
                 remedy: add PolicyFunction("fullNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
-            """])
+            """)
     }
 
     /// The checker's refusals, each at the expression's line and column.
@@ -190,6 +192,33 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) calls the entity mapping's policy, \
             and it names none (add `policy: <Name>` to the entity)
             """])
+    }
+
+    /// A filter chooses the source objects before any value is computed (Core Data runs
+    /// it as the source fetch's predicate, in the store's SQL): calling a policy
+    /// function there is refused as such, at the call's column, with or without a
+    /// policy on the entity.
+    @Test func aFilterCannotCallPolicyFunctions() throws {
+        for policy in ["    policy: PersonFunctions\n", ""] {
+            let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
+            defer { s.remove() }
+            try s.writeMapping("1-to-2.yaml", """
+                entities:
+                  Person:
+                \(policy)    filter: "age > 3 AND FUNCTION($entityPolicy, 'initialOf:', $source.email) == 'a'"
+                    properties:
+                      firstName: { value: "FUNCTION($entityPolicy, 'initialOf:', $source.email)" }
+
+                """)
+            let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
+            let line = policy.isEmpty ? 3 : 4
+            let messages = error?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)" }
+            #expect(messages?.filter { $0.contains("filter:") } == ["""
+                \(line):26: entity 'Person': filter: a filter cannot call policy functions: FUNCTION($entityPolicy, 'initialOf:', …) \
+                computes an attribute's value inside the copy, and the filter chooses which source objects are copied before that \
+                (filter on the source object's own values, as in visits > 0)
+                """])
+        }
     }
 
     /// With `prop: policy` the stages own the objects: SplitFullName still splits there.

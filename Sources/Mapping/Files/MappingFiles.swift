@@ -14,7 +14,14 @@ package struct MappingFiles: Sendable {
     /// none; a folder that exists but cannot be read to the end (permissions, no
     /// file descriptors left, an I/O error) is an error, never "none": reading it as
     /// empty would infer hops the user mapped.
-    package static func load(folder: String, model: String) -> MappingFiles {
+    ///
+    /// Nothing in the folder is ignored silently: a file not named
+    /// `<A>-to-<B>.yaml`, one mapping a version onto itself or backwards, and (given
+    /// the model's `versions`) one naming a version the model does not have is an
+    /// error naming the file, so `validate`, `plan` and `apply` refuse it alike.
+    /// Folders (`Policies/`, where `import` writes policy skeletons) and hidden files
+    /// are not mapping files and are skipped.
+    package static func load(folder: String, model: String, versions: [Int]? = nil) -> MappingFiles {
         var result = MappingFiles(files: [], diagnostics: [], sources: [:])
         let directory = folder.hasSuffix("/") ? folder + model : folder + "/" + model
         let names: [String]
@@ -32,8 +39,19 @@ package struct MappingFiles: Sendable {
                     """, at: nil))
             return result
         }
-        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
+        for name in names.sorted() where !name.hasPrefix(".") {
             let path = directory + "/" + name
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
+            guard name.hasSuffix(".yaml") || name.hasSuffix(".yml") else {
+                // `1-to-2.yaml.orig`, `1to2.txt`, `notes.md`: read by nothing, so a
+                // mapping written in it would silently not be used.
+                result.diagnostics.append(Diagnostic(.error, """
+                    \(path): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
+                    (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(directory))
+                    """, at: nil))
+                continue
+            }
             let (file, diagnostics, text) = MappingFile.parse(path: path)
             if let text { result.sources[path] = text }
             result.diagnostics += diagnostics
@@ -51,6 +69,15 @@ package struct MappingFiles: Sendable {
                         """, at: nil))
                 continue
             }
+            // A version the model does not have (`2-to-9.yaml` with versions 1 to 5):
+            // no store ever takes the path, so the file would be ignored.
+            if let versions, let missing = [file.sourceVersion, file.destinationVersion].first(where: { !versions.contains($0) }) {
+                result.diagnostics.append(Diagnostic(.error, """
+                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), but model \(model) has no version \(missing) \
+                    (its versions: \(describe(versions))); no migration would ever use this file
+                    """, at: nil))
+                continue
+            }
             // Two files for the same versions (`2-to-3.yaml` and `02-to-3.yaml`, or a
             // `.yml` beside a `.yaml`): using either would silently ignore the other.
             if let twin = result.files.first(where: { $0.sourceVersion == file.sourceVersion && $0.destinationVersion == file.destinationVersion }) {
@@ -66,6 +93,12 @@ package struct MappingFiles: Sendable {
             result.files.append(file)
         }
         return result
+    }
+
+    /// `1 to 5`, or the numbers when there are gaps.
+    private static func describe(_ versions: [Int]) -> String {
+        guard let low = versions.min(), let high = versions.max() else { return "none" }
+        return versions.count == high - low + 1 ? "\(low) to \(high)" : versions.map(String.init).joined(separator: ", ")
     }
 
     /// The file for A → B (a hop or a span), if any.

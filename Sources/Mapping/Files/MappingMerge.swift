@@ -93,7 +93,7 @@ struct MappingMerge {
                     """,
                     at: override.location, hint: "add `source: <Entity of version \(from)>`"))
         }
-        if !override.isSetBased { refusals.removeAll { $0.entity == entity.name && $0.kind != .missingPolicy } }
+        if !override.isSetBased { refusals.removeAll { $0.entity == entity.name && !$0.kind.isPolicyCode } }
     }
 
     /// One property override: where its value comes from, replacing the inferred one.
@@ -237,13 +237,13 @@ struct MappingMerge {
                 !functions.contains(selector)
             {
                 // As a policy that is not compiled in: this migrate cannot run the hop (exit 4).
-                let known = functions.isEmpty ? "it declares no functions" : "its functions: " + functions.sorted().joined(separator: ", ")
+                let known = functions.isEmpty ? "none" : functions.sorted().joined(separator: ", ")
                 refusals.append(
                     Refusal(
-                        kind: .missingPolicy, entity: target.entity.name, property: target.property,
+                        kind: .missingPolicyFunction, entity: target.entity.name, property: target.property,
                         change: """
-                            \(textLocation.location(ofColumn: 1)): \(target.subject) calls \
-                            '\(selector)' of policy \(policy), which has no such function (\(known))
+                            \(textLocation.location(ofColumn: 1)): \(target.subject): \
+                            policy '\(policy)' has no function '\(selector)' (declared: \(known))
                             """,
                         remedy: "add PolicyFunction(\"\(selector)\") { … } to \(policy).functions (Docs/Policies.md), "
                             + "or call one it has"))
@@ -358,7 +358,9 @@ struct MappingMerge {
                     hint: "leave the filter out, or skip the objects in the policy"))
         } else if let sourceEntity {
             do {
-                _ = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).predicate(filter)
+                var checker = TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"])
+                checker.isMappingFilter = true
+                _ = try checker.predicate(filter)
                 mapping.entityMappings[index].filter = filter
                 if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
             } catch {

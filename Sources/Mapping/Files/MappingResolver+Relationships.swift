@@ -31,6 +31,14 @@ extension MappingResolver {
         guard case .string(let name, let nameAt) = arguments[0] else {
             throw RelationshipValueError(detail: "\(selector) takes a name in quotes first", column: arguments[0].position + 1)
         }
+        if case .keyPath("source", let components, _) = arguments[1], components.isEmpty {
+            // Core Data answers with the objects mapping 'name' made from this very object:
+            // only known where they are made (a policy's stages), never from the store.
+            throw RelationshipValueError(detail: """
+                $source: the objects '\(name)' makes from this \(sourceEntity.name) object; which destination objects those are \
+                is known only to the code that makes them, not from the store: fill \(relationship.name) in a policy
+                """, column: arguments[1].position + 1)
+        }
         guard case .keyPath("source", let components, let pathAt) = arguments[1], !components.isEmpty else {
             throw RelationshipValueError(detail: """
                 the source instances are $source.<relationship> here (the objects \(sourceEntity.name) is related to); \
@@ -84,6 +92,24 @@ extension MappingResolver {
         }
     }
 
+    /// A many-to-many's two sides are one set of pairs: when the file gives the inverse a
+    /// value too, it must be the reverse key path (the same pairs read the other way).
+    static func checkInverseValue(of relationship: CompiledRelationship, hops: [CompiledRelationship], path: String, file: MappingFile?,
+                                  refuse: (String) -> RelationshipValueError) throws(RelationshipValueError) {
+        guard let inverseName = relationship.declaration.inverse, let inverseOwner = relationship.inverseEntity,
+              let written = file?.entities.first(where: { $0.name == inverseOwner })?.properties[inverseName] else { return }
+        let reverse = hops.reversed().map { $0.declaration.inverse }
+        if case .expression(let text, _, _) = written, case .invoke(_, _, let arguments, _)? = try? PredicateParser.expression(text),
+           arguments.count == 2, case .keyPath("source", let back, _) = arguments[1],
+           back.filter({ !setOperators.contains($0) }) == reverse.compactMap({ $0 }), !reverse.contains(nil) {
+            return
+        }
+        throw refuse("""
+            \(relationship.name) and its inverse \(inverseOwner).\(inverseName) are one set of pairs: give the inverse no value, \
+            or the reverse key path\(reverse.contains(nil) ? "" : " ($source.\(reverse.compactMap { $0 }.joined(separator: ".")))")
+            """)
+    }
+
     /// Key-value coding's set operators: over sets, a union of the objects' sets.
     static let setOperators: Set<String> = ["@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects"]
 
@@ -118,13 +144,16 @@ extension MappingResolver {
             }
             return .path(keys)
         }
-        guard let inverseName = relationship.declaration.inverse, let inverseOwner = relationship.inverseEntity,
-              destination.entity(named: inverseOwner)?.relationship(named: inverseName)?.declaration.isToMany == false else {
-            throw refuse("""
-                \(path): a to-many relationship is filled through a key path only where its inverse is a to-one \
-                filled by the reverse key path; fill \(relationship.name) in a policy
-                """)
+        let inverseName = relationship.declaration.inverse, inverseOwner = relationship.inverseEntity
+        let inverse = inverseName.flatMap { name in inverseOwner.flatMap { destination.entity(named: $0)?.relationship(named: name) } }
+        // A many-to-many, or a to-many without an inverse: its pairs are the chained pairs of
+        // the relationships on the way, both ends carried over with their keys (one join,
+        // set-based; SegmentPlanner.pathPairs).
+        if inverse?.declaration.isToMany ?? true {
+            try checkInverseValue(of: relationship, hops: hops, path: path, file: file, refuse: refuse)
+            return .path(keys)
         }
+        guard let inverseName, let inverseOwner else { return .path(keys) }
         var reverse: [String] = []
         for hop in hops.reversed() {
             guard let inverse = hop.declaration.inverse else { throw refuse("\(path): \(hop.name) has no inverse to follow back") }

@@ -56,16 +56,37 @@ package enum MappingResolver {
             policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
         for override in file.entities { merge.merge(override) }
         if !merge.diagnostics.isEmpty { throw DiagnosticsError(merge.diagnostics) }
-        if !merge.refusals.isEmpty {
-            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: merge.refusals)
-        }
         var mapping = merge.mapping
+        let remaining = merge.refusals.filter { !copiesAcrossRenamedEntity($0, mapping: &mapping, source: source, destination: destination) }
+        if !remaining.isEmpty {
+            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: remaining)
+        }
         mapping.mappingFile = file.path
         mapping.fileOrder = file.entities.map(\.name)
         return mapping
     }
 
     /// Where the rule a value breaks is declared: the destination attribute.
+    /// A relationship whose destination entity changed, where the file makes the new
+    /// destination's objects from the old destination's (`PersistedDraft: source: Draft`,
+    /// as a mapping model's entity mapping `DraftToPersistedDraft` does; held-out Olvid):
+    /// the related objects are carried over with their keys, so the relationship is
+    /// copied, as inference copies it across a `renamedFrom`. True when it was so.
+    static func copiesAcrossRenamedEntity(_ refusal: Refusal, mapping: inout MappingModel, source: CompiledVersion,
+                                          destination: CompiledVersion) -> Bool {
+        guard refusal.kind == .destinationChanged, let name = refusal.property,
+              let index = mapping.entityMappings.firstIndex(where: { $0.destination == refusal.entity }),
+              let sourceEntity = mapping.entityMappings[index].source.flatMap({ source.entity(named: $0) }),
+              let new = destination.entity(named: refusal.entity)?.relationship(named: name),
+              let old = sourceEntity.relationship(named: new.declaration.renamedFrom ?? name) ?? sourceEntity.relationship(named: name),
+              old.declaration.isToMany == new.declaration.isToMany, old.isManyToMany == new.isManyToMany,
+              mapping.entityMappings.contains(where: { $0.source == old.declaration.destination && $0.destination == new.declaration.destination }),
+              let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == name }),
+              mapping.entityMappings[index].properties[p].source == .policy else { return false }
+        mapping.entityMappings[index].properties[p].source = .copy(from: old.name)
+        return true
+    }
+
     static func limitsHint(_ attribute: AttributeDescription, _ value: AttributeValue?) -> String? {
         guard value != nil else { return nil }
         return "'\(attribute.name)' is declared at \(attribute.location)"

@@ -13,6 +13,13 @@ public struct Refusal: Sendable, Hashable, Codable, CustomStringConvertible {
         case requiredRelationshipWithoutSource
         /// A mapping file names a policy that is not compiled into this `migrate`.
         case missingPolicy
+        /// A mapping file calls `FUNCTION($entityPolicy, 'selector:', …)` and the
+        /// policy compiled into this `migrate` declares no function for the selector.
+        case missingPolicyFunction
+
+        /// Whether the refusal is about the code this `migrate` is built with, not
+        /// a change inference cannot cover.
+        public var isPolicyCode: Bool { self == .missingPolicy || self == .missingPolicyFunction }
     }
 
     /// The reason.
@@ -26,9 +33,11 @@ public struct Refusal: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What to write instead.
     public var remedy: String
 
-    /// `Entity.property: change; remedy`.
+    /// `Entity.property: change; remedy` (a missing policy function's change names
+    /// its file, line, column and property itself).
     public var description: String {
-        "\(entity)\(property.map { ".\($0)" } ?? ""): \(change)\n    remedy: \(remedy)"
+        let subject = kind == .missingPolicyFunction ? "" : "\(entity)\(property.map { ".\($0)" } ?? ""): "
+        return "\(subject)\(change)\n    remedy: \(remedy)"
     }
 }
 
@@ -54,10 +63,21 @@ public struct InferenceFailure: Error, Sendable, CustomStringConvertible {
         self.refusals = refusals
     }
 
+    /// What inference cannot cover, then what this `migrate` lacks of the policies
+    /// the mapping file names (not a change inference refuses), then the paths not taken.
     public var description: String {
-        "no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) "
-            + "(\(refusals.count) change\(refusals.count == 1 ? "" : "s") inference cannot cover):\n"
-            + refusals.map { "  " + $0.description }.joined(separator: "\n")
-            + notTaken.map { "\nnot taken: " + $0 }.joined()
+        let inferred = refusals.filter { !$0.kind.isPolicyCode }, code = refusals.filter(\.kind.isPolicyCode)
+        var sections: [String] = []
+        if !inferred.isEmpty || code.isEmpty {
+            sections.append("no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) "
+                            + "(\(inferred.count) change\(inferred.count == 1 ? "" : "s") inference cannot cover):\n"
+                            + inferred.map { "  " + $0.description }.joined(separator: "\n"))
+        }
+        if !code.isEmpty {
+            sections.append("\(model) version \(sourceVersion) to \(destinationVersion) needs policy code this migrate does not have "
+                            + "(\(code.count) problem\(code.count == 1 ? "" : "s")):\n"
+                            + code.map { "  " + $0.description }.joined(separator: "\n"))
+        }
+        return sections.joined(separator: "\n") + notTaken.map { "\nnot taken: " + $0 }.joined()
     }
 }

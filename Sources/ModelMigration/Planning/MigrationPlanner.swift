@@ -189,7 +189,7 @@ public struct MigrationPlanner: Sendable {
     /// The migration path from the model's mapping files, refused when a file has
     /// errors or no path leads to the target.
     private func choosePath(model: CompiledModel, source: CompiledVersion, target: Int) throws -> (MigrationPath, MappingFiles) {
-        let files = MappingFiles.load(folder: migrationsFolder, model: model.name)
+        let files = MappingFiles.load(folder: migrationsFolder, model: model.name, versions: model.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
         do {
             let path = try MigrationPath.choose(model: model, source: source, target: target, files: files,

@@ -304,6 +304,10 @@ extension SegmentPlanner {
             return "(SELECT j.\(SQLText.q(theirs)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = s.Z_PK ORDER BY j.\(SQLText.q(theirs)) LIMIT 1)"
         case (.join(let table, let mine, let theirs, _), true):
             return "(SELECT j.\(SQLText.q(mine)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+        case (.path(let select, _), false):
+            return "(SELECT p.k2 FROM (\(select)) AS p WHERE p.k1 = s.Z_PK ORDER BY p.k2 LIMIT 1)"
+        case (.path(let select, _), true):
+            return "(SELECT p.k1 FROM (\(select)) AS p WHERE p.k2 = s.Z_PK ORDER BY p.k1 LIMIT 1)"
         }
     }
 
@@ -312,6 +316,8 @@ extension SegmentPlanner {
     func pairSelect(_ source: PairSource, reversed: Bool) -> String {
         var (a, b, from): (String, String, String)
         switch source {
+        case .path(let select, _):
+            return reversed ? "SELECT p.k2 AS k1, p.k1 AS k2 FROM (\(select)) AS p" : select
         case .column(let table, let column, let numbers):
             (a, b, from) = ("Z_PK", SQLText.q(column), "\(SQLText.q(table)) WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers)))")
         case .reverseColumn(let table, let column, _):
@@ -364,14 +370,12 @@ extension SegmentPlanner {
                 INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \
                 SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.source, reversed: found.reversed))) AS p
                 """)
-            let sourceTable: String = switch found.source {
-            case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _): t
-            }
-            cost = .rewrite(rows: try count(sourceTable, nil))
+            cost = .rewrite(rows: try count(Self.storageTable(found.source), nil))
         }
+        var summary = found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage"
+        if case .path? = found?.source { summary = "fill join table \(table.name) through the mapping file's key path" }
         steps.append(MigrationStep(kind: found == nil ? .createTable : .fillJoinTable,
-                                   summary: found == nil
-                                       ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage",
+                                   summary: summary,
                                    sql: sql, cost: cost, table: table.name, buildTable: buildName))
         if found != nil { addRebuildChecks(table) }
     }

@@ -117,7 +117,7 @@ extension SegmentPlanner {
                 SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) \
                 WHERE \(SQLText.q(column)) IS NOT NULL GROUP BY \(SQLText.q(column)) HAVING count(*) > 1
                 """
-        case .column:
+        case .column, .path:
             return
         }
         requirements.append(MigrationCheck(

@@ -72,6 +72,10 @@ struct SegmentPlanner {
         case reverseColumn(table: String, column: String, order: String?)
         /// A join table: the object's column, the destination's column, the order column.
         case join(table: String, mine: String, theirs: String, order: String?)
+        /// A mapping file's key path through several relationships
+        /// (`$source.books.tags`): `SELECT DISTINCT … AS k1, … AS k2` over the pairs of
+        /// each relationship on the way, chained; `table` is the first one's storage.
+        case path(select: String, table: String)
     }
 
     func pairSource(_ entity: CompiledEntity, _ name: String) -> PairSource? {
@@ -101,6 +105,11 @@ struct SegmentPlanner {
     /// The source of the pairs of a destination relationship: its own mapping, or
     /// its inverse's reversed (when only the inverse existed before).
     func pairs(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> FoundPairs? {
+        if let path = pathPairs(entity, relationship) { return FoundPairs(source: path, reversed: false) }
+        if let inverse = relationship.declaration.inverse, let owner = destination.entity(named: relationship.inverseEntity ?? ""),
+           let ownerRelationship = owner.relationship(named: inverse), let path = pathPairs(owner, ownerRelationship) {
+            return FoundPairs(source: path, reversed: true)
+        }
         if let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, relationship.name),
            let pairs = pairSource(sourceEntity, from) {
             return FoundPairs(source: pairs, reversed: false)
@@ -110,6 +119,41 @@ struct SegmentPlanner {
             return FoundPairs(source: pairs, reversed: true)
         }
         return nil
+    }
+
+    /// The pairs of a to-many the mapping file fills through a key path of several
+    /// relationships (a many-to-many, or a to-many without an inverse: MappingFiles.md,
+    /// "Relationships"): each relationship's pairs in the source store, chained on the
+    /// key of the object in between. Both ends keep their keys (the resolver checked
+    /// that the named entity mapping carries the objects reached over), so the source
+    /// pairs are the destination's.
+    func pathPairs(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> PairSource? {
+        guard relationship.declaration.isToMany, let sourceEntity = sourceEntity(for: entity.name),
+              case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source,
+              keys.hasPrefix("$source.") else { return nil }
+        var current = sourceEntity
+        var selects: [String] = []
+        var first: String?
+        for name in keys.dropFirst(8).split(separator: ".").map(String.init) {
+            guard let hop = current.relationship(named: name), let pairs = pairSource(current, name),
+                  let next = source.entity(named: hop.declaration.destination) else { return nil }
+            selects.append(pairSelect(pairs, reversed: false))
+            first = first ?? Self.storageTable(pairs)
+            current = next
+        }
+        guard selects.count > 1, let first else { return nil }
+        var from = "(\(selects[0])) AS p0"
+        for index in selects.indices.dropFirst() {
+            from += " JOIN (\(selects[index])) AS p\(index) ON p\(index).k1 = p\(index - 1).k2"
+        }
+        return .path(select: "SELECT DISTINCT p0.k1 AS k1, p\(selects.count - 1).k2 AS k2 FROM \(from)", table: first)
+    }
+
+    /// The table that holds a relationship's pairs.
+    static func storageTable(_ source: PairSource) -> String {
+        switch source {
+        case .column(let t, _, _), .reverseColumn(let t, _, _), .join(let t, _, _, _), .path(_, let t): t
+        }
     }
 
     /// A destination table built anew under `buildName` (its own name, or
@@ -189,7 +233,7 @@ struct SegmentPlanner {
                 let r = relationship.declaration
                 guard r.isToMany, r.inverse == nil, !r.isTransient, let found = pairs(for: entity, relationship) else { continue }
                 let shared: Bool = switch found.source {
-                case .column, .join: true
+                case .column, .join, .path: true
                 case .reverseColumn: false
                 }
                 if shared {

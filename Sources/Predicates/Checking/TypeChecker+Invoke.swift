@@ -10,6 +10,16 @@ extension TypeChecker.Run {
     func invoke(_ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
                 at: Int) throws(PredicateError) -> CheckedExpression {
         if case .keyPath("entityPolicy", [], _) = receiver {
+            if checker.isMappingFilter {
+                // Core Data runs the filter as the source fetch's predicate, in the store's
+                // SQL, where no policy method runs; here the filter chooses the rows the
+                // copy reads, and a policy function computes one attribute of a row chosen.
+                throw fail("""
+                    a filter cannot call policy functions: FUNCTION($entityPolicy, '\(selector)', …) computes an attribute's \
+                    value inside the copy, and the filter chooses which source objects are copied before that \
+                    (filter on the source object's own values, as in visits > 0)
+                    """, at: at)
+            }
             _ = try policyCallArguments(selector, arguments, at: at)
             throw fail("""
                 FUNCTION($entityPolicy, '\(selector)', …) must be the whole value: its result is the destination attribute's value \

@@ -16,6 +16,9 @@ public struct TypeChecker: Sendable {
     /// The policy `$entityPolicy` stands for (a mapping file's `policy:` on the
     /// entity): `FUNCTION($entityPolicy, 'selector:', …)` calls one of its functions.
     public var entityPolicy: String?
+    /// Whether the text is a mapping file's `filter:`, which chooses the source
+    /// objects before any value is computed: it cannot call the policy's functions.
+    public var isMappingFilter = false
 
     /// Creates a checker for key paths of `entity`.
     public init(version: CompiledVersion, entity: String, rowVariables: Set<String> = [], entityPolicy: String? = nil) {
