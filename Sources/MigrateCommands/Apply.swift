@@ -42,6 +42,9 @@ struct Apply: ParsableCommand {
 
     func validate() throws {
         if backup != nil && backupDirectory != nil { throw ValidationError("--backup and --backup-dir: give one of them") }
+        if let backup, let why = StoreSideFiles.pairing(of: backup, with: options.store) {
+            throw ValidationError("--backup \(backup): SQLite pairs that path with the store (and resets or deletes it on the next open): \(why)")
+        }
         if model != nil && !createIfMissing { throw ValidationError("--model names the model of a store --create-if-missing creates") }
     }
 
@@ -82,6 +85,11 @@ struct Apply: ParsableCommand {
             migratorOptions.cancellation = interruption.cancellation
             migratorOptions.rowProgress = !noProgress
             result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
+        } catch let error as MigrationError where error.kind == .storeChanged && Migrator.reachedTarget(plan, timeout: timeout) {
+            // Lost the race to another replica of the deploy, which did this very migration.
+            progress.finish()
+            reportMigratedByAnother(plan)
+            return
         } catch {
             progress.finish()
             throw report(Outcome(error, signal: interruption.signal))
@@ -104,6 +112,20 @@ struct Apply: ParsableCommand {
             Output.jsonLine(Event.done(result))
         } else {
             printDone(result)
+        }
+    }
+
+    /// Another process migrated the store to the plan's target while this run waited:
+    /// nothing to do, and no backup kept by this run.
+    func reportMigratedByAnother(_ plan: MigrationPlan) {
+        if global.json {
+            Output.jsonLine(Event.done(MigrationResult(from: plan.targetVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
+                                                       dryRun: dryRun, backup: nil)))
+        } else {
+            Output.out("""
+                \(options.store): \(plan.model) version \(plan.targetVersion) is current (another process migrated it from version \
+                \(plan.sourceVersion) while this run waited); nothing to do
+                """)
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import DataModel
 import ModelMigration
 import SQLiteStore
@@ -19,7 +20,7 @@ struct Create: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The version (default: the current, highest version).", valueName: "n"))
     var version: Int?
 
-    @Flag(name: .long, help: "Replace an existing file.")
+    @Flag(name: .long, help: "Replace an existing file (or set aside the -wal/-journal a removed store left at the path).")
     var force = false
 
     @Flag(name: .long, help: "The store will be opened by Apple's Core Data: migrations keep Core Data's entity numbering, decimals are declared DECIMAL.")
@@ -36,17 +37,29 @@ struct Create: ParsableCommand {
         } else {
             target = compiled.current
         }
+        var setAside: [(from: String, to: String)] = []
         do {
+            var info = stat()
+            if force, lstat(store, &info) != 0 {
+                // A removed store's log would be applied to the new one: it goes aside, named.
+                setAside = try StoreSideFiles.setAsideLeftoverLogs(beside: store, stamp: Store.utcStamp(Date()))
+            }
             let created = try Store.create(path: store, version: target, overwrite: force, forCoreData: forCoreData)
             try created.close()
         } catch {
             throw global.fail(error)
         }
         if global.json {
-            try Output.json(Created(store: store, model: compiled.name, version: target.version, forCoreData: forCoreData))
+            try Output.json(Created(store: store, model: compiled.name, version: target.version, forCoreData: forCoreData,
+                                    setAside: setAside.isEmpty ? nil : setAside.map(\.to)))
         } else {
-            Output.out("created \(store): model \(compiled.name) version \(target.version)")
+            Output.out("created \(store): model \(compiled.name) version \(target.version)\(Self.setAsideNote(setAside))")
         }
+    }
+
+    /// "; the removed store's log … was set aside as …", or nothing.
+    static func setAsideNote(_ moved: [(from: String, to: String)]) -> String {
+        moved.isEmpty ? "" : "; " + moved.map { "the removed store's log \($0.from) was set aside as \($0.to)" }.joined(separator: "; ")
     }
 
     /// `create --json`.
@@ -55,5 +68,7 @@ struct Create: ParsableCommand {
         var model: String
         var version: Int
         var forCoreData: Bool
+        /// The leftover logs `--force` set aside (their new paths).
+        var setAside: [String]?
     }
 }

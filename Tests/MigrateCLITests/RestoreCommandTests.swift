@@ -84,11 +84,16 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("error: backups/\(name): "), "\(result.stderr)")
-        #expect(result.stderr.hasSuffix("; nothing was changed (choose another backup with --version)\n"), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("""
+            ; nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
+            restore one with --from <its path>)
+
+            """), "\(result.stderr)")
         if kind == "otherVersion" {
             #expect(result.stderr == """
                 error: backups/\(name): its name says version 1, but its entity hashes are those of version 2 of Stock; \
-                nothing was changed (choose another backup with --version)
+                nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
+                restore one with --from <its path>)
 
                 """)
         }

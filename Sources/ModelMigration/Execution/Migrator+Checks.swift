@@ -102,3 +102,18 @@ extension Migrator {
         return result
     }
 }
+
+extension Migrator {
+    /// After `apply` found the store changed since its plan (`storeChanged`): whether
+    /// the store is now what the plan was to make of it — the same store (UUID) at
+    /// the target version, with the target's entity hashes and layout — because
+    /// another process (a second replica of a deploy) migrated it meanwhile.
+    package static func reachedTarget(_ plan: MigrationPlan, timeout: Double) -> Bool {
+        guard let store = try? Store.open(path: plan.storePath, access: .readOnly, busyTimeout: timeout) else { return false }
+        defer { try? store.close() }
+        guard let metadata = try? store.readMetadata() else { return false }
+        return metadata.storeUUID == plan.storeUUID
+            && VersionHasher.digest(metadata.versionHashes) == VersionHasher.digest(plan.target.versionHashes)
+            && metadata.layoutHash == plan.target.layoutHash
+    }
+}

@@ -126,6 +126,15 @@ extension StoreFingerprint {
         let connection = store.connection
         if connection.isInTransaction { try? connection.execute("ROLLBACK") }
         let path = store.resolvedPath
+        if connection.mainFileHasMoved {
+            // Another process put another file at the path (a restore): SQLite wrote
+            // nothing to either, and the store now there was never opened by this run.
+            try? store.close()
+            return MigrationError(kind: .storeChanged, message: """
+                \(store.path): the store was replaced by another process during this run (its file was renamed over or removed, \
+                e.g. by migrate restore); nothing of this run was written to it; check the store and run again
+                """)
+        }
         var problems: [String] = []
         do { try store.close() } catch { problems.append("closing the connection failed: \(error)") }
         let journal = path + "-journal"

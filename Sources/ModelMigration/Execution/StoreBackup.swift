@@ -51,6 +51,10 @@ struct StoreBackup {
         if let path = options.backupPath {
             var info = stat()
             // Anything there, even a symbolic link to nothing, is never replaced.
+            if let why = StoreSideFiles.pairing(of: path, with: plan.storePath) {
+                // SQLite resets or deletes such a file at the store's next open.
+                throw MigrationError(kind: .backupFailed, message: "\(path): cannot keep the backup there: \(why); choose another path")
+            }
             if lstat(path, &info) == 0 {
                 throw MigrationError(kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
             }
@@ -60,7 +64,10 @@ struct StoreBackup {
         } else {
             return nil
         }
-        var name = (plan.storePath as NSString).lastPathComponent
+        // Named after the file a symbolic link leads to: that is the store, and
+        // `restore` finds it by that name through any link.
+        var name = ((realpath(plan.storePath, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) }
+                     ?? plan.storePath) as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
         let backup = StoreBackup(destination: destination, storeName: name,
                                  from: plan.sourceVersion, to: plan.targetVersion)

@@ -48,6 +48,20 @@ package enum StoreRestore {
         package var version: Int
         /// Where the store that was replaced is kept (nil when there was none).
         package var replaced: String?
+        /// Logs a removed store left at the path (no store there), each with where it
+        /// was set aside: SQLite would have applied them to the restored store.
+        package var setAside: [SetAside] = []
+        /// Partial copies that restores killed before they finished left beside the
+        /// store (their processes are gone), removed by this one.
+        package var removedPartials: [String] = []
+    }
+
+    /// A file moved out of SQLite's way: where it was, where it is.
+    package struct SetAside: Sendable, Codable, Hashable {
+        /// Its path before.
+        package var from: String
+        /// Its path now.
+        package var to: String
     }
 
     /// Options of a restore.
@@ -56,6 +70,12 @@ package enum StoreRestore {
         package var backupDirectory: String
         /// Only backups taken at this version (their from-version); nil: the newest backup.
         package var version: Int?
+        /// This backup file instead of one chosen in the folder (`restore --from`);
+        /// checked as any backup.
+        package var file: String?
+        /// Stops the restore (a signal) before the copy takes the store's name: the
+        /// partial copy is removed and the store is unchanged.
+        package var cancellation: MigrationCancellation?
         /// Seconds to wait for other processes' locks on the store.
         package var timeout: Double = 30
         /// The models, to check the backup's hashes against its name (when empty, the
@@ -81,6 +101,8 @@ package enum StoreRestore {
             case locked
             /// Reading, copying or renaming failed.
             case failed
+            /// Cancelled (a signal) before the copy took the store's name.
+            case interrupted
         }
         /// The reason.
         package var kind: Kind
@@ -134,13 +156,49 @@ package enum StoreRestore {
         return Backup(path: (folder as NSString).appendingPathComponent(file), from: from, to: to, stamp: stamp, sequence: sequence)
     }
 
+    /// The backups of the store in the folder under its path as given and under the
+    /// file it names (`apply` names a backup after the store a symbolic link leads to).
+    static func backups(of storePath: String, resolved target: String, in folder: String) -> [Backup] {
+        var all = backups(of: storePath, in: folder)
+        if target != storePath {
+            let known = Set(all.map(\.path))
+            all += backups(of: target, in: folder).filter { !known.contains($0.path) }
+            all.sort { ($0.stamp, $0.sequence, $0.path) < ($1.stamp, $1.sequence, $1.path) }
+        }
+        return all
+    }
+
+    /// The file `restore --from` names, as a backup: the versions its name says, when
+    /// it is named as `apply --backup-dir` names backups (else the store decides).
+    static func explicitBackup(_ file: String, store storePath: String) throws(Failure) -> Backup {
+        if let why = StoreSideFiles.pairing(of: file, with: storePath) {
+            throw Failure(kind: .badBackup, message: "\(file): cannot restore the store from it: \(why); nothing was changed")
+        }
+        var info = stat()
+        guard stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(kind: .noBackup, message: "\(file): no such backup file; nothing was changed")
+        }
+        let name = (file as NSString).lastPathComponent
+        let folder = (file as NSString).deletingLastPathComponent
+        if let dot = name.range(of: ".v", options: .backwards),
+           let named = parse(name, storeName: String(name[..<dot.lowerBound]), folder: folder.isEmpty ? "." : folder) {
+            return Backup(path: file, from: named.from, to: named.to, stamp: named.stamp, sequence: named.sequence)
+        }
+        return Backup(path: file, from: 0, to: 0, stamp: "", sequence: 1)
+    }
+
     /// The backup to restore: the newest one, of `version` when given.
     package static func choose(for storePath: String, options: Options) throws(Failure) -> Backup {
+        try choose(for: storePath, resolved: storePath, options: options).chosen
+    }
+
+    /// The backup to restore and the other candidates in the folder, newest first.
+    static func choose(for storePath: String, resolved target: String, options: Options) throws(Failure) -> (chosen: Backup, others: [Backup]) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: options.backupDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no such backup folder; nothing was changed")
         }
-        let all = backups(of: storePath, in: options.backupDirectory)
+        let all = backups(of: storePath, resolved: target, in: options.backupDirectory)
         let wanted = options.version.map { version in all.filter { $0.from == version } } ?? all
         guard let newest = wanted.last else {
             let name = (storePath as NSString).lastPathComponent
@@ -148,16 +206,21 @@ package enum StoreRestore {
             let others = all.isEmpty ? "" : " (it has: \(all.reversed().map(\.name).joined(separator: ", ")))"
             throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no backup of \(name)\(which)\(others); nothing was changed")
         }
-        return newest
+        return (newest, all.reversed().filter { $0 != newest })
     }
 
     // MARK: Checking
 
-    /// Checks that `backup` is a whole store of the version its name says; returns
-    /// that version and the store's UUID.
-    static func check(_ backup: Backup, models: [CompiledModel]) throws(Failure) -> (version: CompiledVersion, uuid: String) {
+    /// Checks that `backup` is a whole store of the version its name says (any
+    /// version of the models when its name says none); returns that version and the
+    /// store's UUID. A refusal lists `others`, the folder's other backups, and how to
+    /// restore one of them.
+    static func check(_ backup: Backup, models: [CompiledModel], others: [Backup] = []) throws(Failure) -> (version: CompiledVersion, uuid: String) {
         func refuse(_ why: String) -> Failure {
-            Failure(kind: .badBackup, message: "\(backup.path): \(why); nothing was changed (choose another backup with --version)")
+            let listed = others.prefix(10).map { "\($0.path) (taken at version \($0.from))" }.joined(separator: ", ")
+            let advice = others.isEmpty ? "" : " (other backups of the store, newest first: \(listed)\(others.count > 10 ? ", …" : ""); "
+                + "restore one with --from <its path>)"
+            return Failure(kind: .badBackup, message: "\(backup.path): \(why); nothing was changed\(advice)")
         }
         // A journal beside the backup would be part of it: only a copy nobody opened
         // for writing is one whole file.
@@ -182,7 +245,7 @@ package enum StoreRestore {
             } catch {
                 throw refuse("its entity hashes match no version of the models (\(error))")
             }
-            guard version.version == backup.from, version.versionHashes == metadata.versionHashes else {
+            guard backup.from == 0 || version.version == backup.from, version.versionHashes == metadata.versionHashes else {
                 throw refuse("""
                     its name says version \(backup.from), but its entity hashes are those of version \(version.version) of \(version.model)
                     """)
@@ -199,70 +262,127 @@ package enum StoreRestore {
 
     /// Restores the chosen backup over the store at `storePath` (which may be missing).
     package static func restore(store storePath: String, options: Options) throws(Failure) -> Result {
-        let backup = try choose(for: storePath, options: options)
-        let (version, uuid) = try check(backup, models: options.models)
         // The file the path names (a symbolic link stays; its target is replaced).
         var target = storePath
         if let resolved = realpath(storePath, nil) {
             target = String(cString: resolved)
             free(resolved)
         }
+        let backup: Backup
+        var others: [Backup] = []
+        if let file = options.file {
+            backup = try explicitBackup(file, store: storePath)
+        } else {
+            (backup, others) = try choose(for: storePath, resolved: target, options: options)
+        }
+        let (version, uuid) = try check(backup, models: options.models, others: others)
         var info = stat()
         let exists = lstat(target, &info) == 0
         if exists {
             try settle(target, shownAs: storePath, timeout: options.timeout, backupUUID: uuid)
         }
-        let lock = exists ? try FileLock(path: target, shownAs: storePath, timeout: options.timeout) : nil
+        let lock = exists ? try FileLock(path: target, shownAs: storePath, timeout: options.timeout, cancellation: options.cancellation) : nil
         defer { lock?.release() }
+        let removedPartials = removeDeadPartials(beside: target, shownAs: storePath)
         let stamp = StoreBackup.stamp(Date())
         let temporary = "\(target).restoring.\(getpid()).partial"
-        let copy = try copyAndSync(backup.path, to: temporary, mode: exists ? mode_t(info.st_mode & 0o666) : 0o644, shownAs: storePath)
+        let copy = try copyAndSync(backup.path, to: temporary, mode: exists ? mode_t(info.st_mode & 0o666) : 0o644, shownAs: storePath,
+                                   cancellation: options.cancellation)
         // Locked before it takes the store's name, so that nobody opens it before
         // the old store's journal files have moved.
         defer { copy.release() }
         do {
             try copy.lockAll()
+            try stopIfCancelled(options.cancellation, temporary: temporary)
         } catch {
             unlink(temporary)
             throw error
         }
         var replaced: String?
+        var setAside: [SetAside] = []
         if exists {
-            replaced = try keepReplaced(target, stamp: stamp, shownAs: storePath, temporary: temporary)
-            // The old store's journal and log go with it; its -shm index is rebuilt
-            // from its log by whoever opens it.
-            for suffix in ["-journal", "-wal"] where lstat(target + suffix, &info) == 0 {
-                guard let replaced, rename(target + suffix, replaced + suffix) == 0 else {
-                    let code = errno
-                    unlink(temporary)
-                    throw Failure(kind: .failed, message: """
-                        \(storePath)\(suffix): cannot move it beside the replaced store: \(String(cString: strerror(code))); \
-                        nothing was changed (the replaced store is also at \(replaced ?? "?"))
-                        """)
-                }
-            }
-            unlink(target + "-shm")
-            guard rename(temporary, target) == 0 else {
-                let code = errno
-                unlink(temporary)
-                throw Failure(kind: .failed, message: "\(storePath): cannot rename the restored copy into place: \(String(cString: strerror(code)))")
-            }
+            replaced = try putInPlace(temporary, over: target, stamp: stamp, shownAs: storePath)
         } else {
-            // Nothing there: never replace a store someone created meanwhile.
-            guard link(temporary, target) == 0 || (errno != EEXIST && rename(temporary, target) == 0) else {
-                let code = errno
-                unlink(temporary)
-                throw Failure(kind: .failed, message: """
-                    \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was changed
-                    """)
-            }
-            unlink(temporary)
+            setAside = try putInPlace(temporary, at: target, stamp: stamp, shownAs: storePath)
         }
         let folder = (target as NSString).deletingLastPathComponent
         try? StoreBackup.sync(folder.isEmpty ? "." : folder)
         // Named as the store was (a symbolic link's target folder aside).
-        let shownReplaced = replaced.map { target == storePath || !$0.hasPrefix(target) ? $0 : storePath + $0.dropFirst(target.count) }
-        return Result(store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: shownReplaced)
+        func shown(_ path: String) -> String { target == storePath || !path.hasPrefix(target) ? path : storePath + path.dropFirst(target.count) }
+        return Result(store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
+                      setAside: setAside.map { SetAside(from: shown($0.from), to: shown($0.to)) }, removedPartials: removedPartials.map(shown))
+    }
+
+    /// Throws `interrupted` (removing the partial copy) once the restore is cancelled.
+    static func stopIfCancelled(_ cancellation: MigrationCancellation?, temporary: String) throws(Failure) {
+        guard cancellation?.isCancelled == true else { return }
+        unlink(temporary)
+        throw Failure(kind: .interrupted, message: "interrupted: the partial copy was removed; the store is unchanged")
+    }
+
+    /// Renames the checked copy over the existing store, whose file is kept as
+    /// `<store>.replaced.<time>.sqlite` with its journal and log; returns that path.
+    static func putInPlace(_ temporary: String, over target: String, stamp: String, shownAs storePath: String) throws(Failure) -> String {
+        let replaced = try keepReplaced(target, stamp: stamp, shownAs: storePath, temporary: temporary)
+        // The old store's journal and log go with it; its -shm index is rebuilt
+        // from its log by whoever opens it.
+        var info = stat()
+        for suffix in StoreSideFiles.logSuffixes where lstat(target + suffix, &info) == 0 {
+            guard rename(target + suffix, replaced + suffix) == 0 else {
+                let code = errno
+                unlink(temporary)
+                throw Failure(kind: .failed, message: """
+                    \(storePath)\(suffix): cannot move it beside the replaced store: \(String(cString: strerror(code))); \
+                    nothing was changed (the replaced store is also at \(replaced))
+                    """)
+            }
+        }
+        unlink(target + "-shm")
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw Failure(kind: .failed, message: "\(storePath): cannot rename the restored copy into place: \(String(cString: strerror(code)))")
+        }
+        return replaced
+    }
+
+    /// Puts the checked copy where no store is, never replacing a store someone
+    /// created meanwhile. A log a removed store left at the path is set aside first
+    /// (SQLite would apply it to the restored store); returns where each went.
+    static func putInPlace(_ temporary: String, at target: String, stamp: String, shownAs storePath: String) throws(Failure) -> [SetAside] {
+        let moved: [(from: String, to: String)]
+        do {
+            moved = try StoreSideFiles.setAsideLeftoverLogs(beside: target, stamp: stamp)
+        } catch {
+            unlink(temporary)
+            throw Failure(kind: .failed, message: "\(error.message); nothing was changed")
+        }
+        guard link(temporary, target) == 0 || (errno != EEXIST && rename(temporary, target) == 0) else {
+            let code = errno
+            unlink(temporary)
+            throw Failure(kind: .failed, message: """
+                \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was changed
+                """)
+        }
+        unlink(temporary)
+        return moved.map { SetAside(from: $0.from, to: $0.to) }
+    }
+
+    /// Removes `<store>.restoring.<pid>.partial` files whose process is gone (a
+    /// restore killed mid-copy); a live process's copy is left alone. Returns them.
+    static func removeDeadPartials(beside target: String, shownAs shown: String) -> [String] {
+        let folder = (target as NSString).deletingLastPathComponent
+        let prefix = (target as NSString).lastPathComponent + ".restoring."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
+        var removed: [String] = []
+        for name in names.sorted() where name.hasPrefix(prefix) && name.hasSuffix(".partial") {
+            guard let pid = pid_t(name.dropFirst(prefix.count).dropLast(8)), pid > 0, pid != getpid() else { continue }
+            // ESRCH: no such process. EPERM means it lives (under another user).
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+            if unlink(path) == 0 { removed.append(path) }
+        }
+        return removed
     }
 
     /// Lets SQLite settle the old store before it is set aside: a hot journal left by
@@ -307,8 +427,9 @@ package enum StoreRestore {
     }
 
     /// Copies the backup to `temporary` (a new file) and syncs it; the returned lock
-    /// holds the copy's descriptor.
-    static func copyAndSync(_ source: String, to temporary: String, mode: mode_t, shownAs shown: String) throws(Failure) -> FileLock {
+    /// holds the copy's descriptor. A cancellation stops the copy and removes it.
+    static func copyAndSync(_ source: String, to temporary: String, mode: mode_t, shownAs shown: String,
+                            cancellation: MigrationCancellation? = nil) throws(Failure) -> FileLock {
         unlink(temporary)
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {
@@ -322,6 +443,7 @@ package enum StoreRestore {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var failure: Int32 = 0
         while failure == 0 {
+            if cancellation?.isCancelled == true { failure = EINTR; break }
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 { if errno == EINTR { continue }; failure = errno; break }
@@ -336,6 +458,7 @@ package enum StoreRestore {
         if failure != 0 {
             close(output)
             unlink(temporary)
+            try stopIfCancelled(cancellation, temporary: temporary)
             throw Failure(kind: .failed, message: "\(temporary): cannot write the copy: \(String(cString: strerror(failure))); nothing was changed")
         }
         return FileLock(descriptor: output, shownAs: shown)
@@ -359,7 +482,7 @@ final class FileLock {
     }
 
     /// Opens `path` and write-locks its lock bytes, waiting up to `timeout` seconds.
-    convenience init(path: String, shownAs shown: String, timeout: Double) throws(StoreRestore.Failure) {
+    convenience init(path: String, shownAs shown: String, timeout: Double, cancellation: MigrationCancellation? = nil) throws(StoreRestore.Failure) {
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw StoreRestore.Failure(kind: .failed, message: "\(shown): cannot open the store: \(String(cString: strerror(errno))); nothing was changed")
@@ -371,6 +494,10 @@ final class FileLock {
                 try lockAll()
                 return
             } catch {
+                if cancellation?.isCancelled == true {
+                    release()
+                    throw StoreRestore.Failure(kind: .interrupted, message: "interrupted while waiting for the store's lock; the store is unchanged")
+                }
                 if Date() >= deadline {
                     let who = LockHolders.describe(path: path).map { " (held by \($0))" } ?? ""
                     release()

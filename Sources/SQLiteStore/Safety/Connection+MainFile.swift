@@ -18,6 +18,15 @@ extension Connection {
         return file
     }
 
+    /// Whether the main database file this connection has open is no longer the
+    /// file at its path (renamed over or unlinked by another process, e.g. a
+    /// `restore`): SQLite then refuses to write it (`SQLITE_READONLY_DBMOVED`), and
+    /// the file at the path is another one (`SQLITE_FCNTL_HAS_MOVED`).
+    package var mainFileHasMoved: Bool {
+        var moved: Int32 = 0
+        return sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
     /// The size of the main database file in bytes.
     package func mainFileSize() throws(SQLiteError) -> Int64 {
         let file = try mainFile()

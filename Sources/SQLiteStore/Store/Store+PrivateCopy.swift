@@ -84,6 +84,9 @@ extension Store {
             if FileManager.default.fileExists(atPath: path + suffix) {
                 try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
             }
+            // The copy is ours, whatever the store's mode (a store shipped 0444):
+            // SQLite must write it to recover the side file into it.
+            for file in [copy, copy + suffix] where FileManager.default.fileExists(atPath: file) { chmod(file, 0o600) }
             if state() == before { return }
         }
         throw StoreError(.locked, "the store changed each time it was copied to be read (a writer is at work); try again when it is done",

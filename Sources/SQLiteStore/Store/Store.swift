@@ -234,6 +234,15 @@ public final class Store {
 
     // MARK: Creating
 
+    /// `20261201T101500Z`: a UTC time as file names carry it.
+    package static func utcStamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
     /// Creates a new empty store of `version`: tables, indexes, `Z_PRIMARYKEY`,
     /// metadata and the model cache, in one transaction.
     @discardableResult
@@ -242,7 +251,16 @@ public final class Store {
     ///   columns are declared `DECIMAL` as Core Data declares them.
     public static func create(path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false) throws(StoreError) -> Store {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return try buildAndClaim(path: path, version: version, forCoreData: forCoreData) }
+        guard lstat(path, &info) == 0 else {
+            let logs = StoreSideFiles.leftoverLogs(beside: path)
+            if overwrite {
+                // Replacing: the removed store's logs go aside, as a replaced store's do.
+                _ = try StoreSideFiles.setAsideLeftoverLogs(beside: path, stamp: Self.utcStamp(Date()))
+            } else if !logs.isEmpty {
+                throw StoreError(.leftoverLog, StoreSideFiles.refusal(logs, advice: "move it away, or run `create --force`, which sets it aside"), path: path)
+            }
+            return try buildAndClaim(path: path, version: version, forCoreData: forCoreData)
+        }
         guard overwrite else {
             throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
         }

@@ -18,6 +18,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case locked
         /// The file exists and overwriting was not asked for.
         case alreadyExists
+        /// No file at the path, but a removed store's `-wal` or hot `-journal` is
+        /// still beside it: SQLite would apply it to a new store there.
+        case leftoverLog
         /// The store's layout does not match what the model says it should be.
         case layoutMismatch
         /// An object to insert or load breaks the model (type, required value, target).
