@@ -93,8 +93,10 @@ import TestSupport
         let insert = try #require(rebuild.sql.first { $0.hasPrefix("INSERT") })
         #expect(!insert.contains("10") && !insert.contains("': '"), "\(insert)")
         // pages is held to integer32's range; score (integer64, required) must not be nil.
-        #expect(rebuild.statements[1].arguments == [.integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-                                                     .integer(2), .integer(1), .text("Book.score"), .text(": "), .integer(10)])
+        #expect(rebuild.statements[1].arguments == [
+            .integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
+            .integer(2), .integer(1), .text("Book.score"), .text(": "), .integer(10),
+        ])
         #expect(plan.warnings.map(\.description).contains(
             "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
         #expect(plan.warnings.map(\.description).contains(

@@ -37,7 +37,8 @@ extension MigrationStep {
         case .policy(let stage): stage.summary
         case .verifyIntegrity: "PRAGMA integrity_check says ok (every page of the store)"
         case .verifyPolicyValues: "no property left to a policy is nil where its source had a value"
-        case .verifyStore(let store): "the store's entity numbers, and \(store.preconditions.count) check\(store.preconditions.count == 1 ? "" : "s") of its rows"
+        case .verifyStore(let store):
+            "the store's entity numbers, and \(store.preconditions.count) check\(store.preconditions.count == 1 ? "" : "s") of its rows"
         case .verifyRelationships(let checks): "every relationship of the target version (\(checks.count) check\(checks.count == 1 ? "" : "s"))"
         case .verifyCurrentRelationships(let checks): "every relationship (\(checks.count) check\(checks.count == 1 ? "" : "s"))"
         }
@@ -119,15 +120,6 @@ extension MigrationStep {
         case .rebuildTable, .fillJoinTable, .createIndex, .updateRows, .deleteRows: cost.rows > 0
         case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy,
              .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: false
-        }
-    }
-
-    /// Whether it belongs to `--verify` (run after every hop, before commit, or
-    /// on its own on a store already at its target).
-    public var isVerification: Bool {
-        switch self {
-        case .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: true
-        default: false
         }
     }
 }

@@ -347,8 +347,9 @@ struct SegmentPlanner {
         let builtNames = Set(tables.built.map(\.table.name))
         let destinationNames = Set(destinationLayout.tables.map(\.name))
         // Tables created empty: their indexes cost nothing.
-        let emptyTables = Set(tables.newTables.filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
-                              .map(\.table.name) + tables.newJoins.filter { $0.pairs == nil }.map(\.table.name))
+        let emptyTables = Set(tables.newTables
+            .filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
+            .map(\.table.name) + tables.newJoins.filter { $0.pairs == nil }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
         let renamedTables = Dictionary(tables.fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }
                                        + tables.renamedJoins.map { ($0.old.name, $0.new.name) }, uniquingKeysWith: { a, _ in a })
