@@ -1,16 +1,19 @@
 import Foundation
-@testable import MigrateCommands
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
+
+@testable import MigrateCommands
 
 /// `plan`, `apply` and `status` build one `PlanningOptions` from the same flags, so
 /// that `apply` executes exactly the plan `plan` shows.
 @Suite struct PlanningOptionsTests {
     /// Every planning flag, on the stock store (a rebuild of 300 rows).
     static func arguments(_ f: StockFixture, _ store: String) -> [String] {
-        ["--models", f.path("Models"), f.path(store),
-         "--to", "2", "--path", "chain", "--exact-counts", "--verify", "--remove-dangling-references"]
+        [
+            "--models", f.path("Models"), f.path(store),
+            "--to", "2", "--path", "chain", "--exact-counts", "--verify", "--remove-dangling-references",
+        ]
     }
 
     /// The plan value as JSON, keys sorted: equal plans encode to equal bytes.
@@ -31,8 +34,11 @@ import TestSupport
         let plan = try Plan.parse(Self.arguments(f, store))
         let apply = try Apply.parse(Self.arguments(f, store) + ["--timeout", "7", "--dry-run"])
         let status = try Status.parse(Self.arguments(f, store))
-        #expect(plan.options.planningOptions == PlanningOptions(target: 2, path: .chain, removesDanglingReferences: true,
-                                                                exactCounts: true, verify: true))
+        #expect(
+            plan.options.planningOptions
+                == PlanningOptions(
+                    target: 2, path: .chain, removesDanglingReferences: true,
+                    exactCounts: true, verify: true))
         #expect(apply.options.planningOptions == plan.options.planningOptions)
         #expect(status.options.planningOptions == plan.options.planningOptions)
 
@@ -52,11 +58,12 @@ import TestSupport
         #expect(text.status == 0)
         let lines = text.stdout.components(separatedBy: "\n")
         let start = try #require(lines.firstIndex(of: "--verify before commit:"))
-        #expect(Array(lines[start...].prefix(3)) == [
-            "--verify before commit:",
-            "  - PRAGMA integrity_check says ok (every page of the store)",
-            "  - every relationship of the target version (5 checks)",
-        ])
+        #expect(
+            Array(lines[start...].prefix(3)) == [
+                "--verify before commit:",
+                "  - PRAGMA integrity_check says ok (every page of the store)",
+                "  - every relationship of the target version (5 checks)",
+            ])
         let json = try StockFixture.object(try f.migrate(["plan", "--verify", "--json"] + f.models + [store]).stdout)
         let steps = try #require(json["verification"] as? [[String: Any]])
         #expect(steps.map { $0["kind"] as? String } == ["verifyIntegrity", "verifyRelationships"])
@@ -80,14 +87,15 @@ import TestSupport
         let store = try f.store()
         #expect(try f.migrate(["apply"] + f.models + [store]).status == 0)
         let text = try f.migrate(["plan", "--verify"] + f.models + [store])
-        #expect(text.stdout.components(separatedBy: "\n") == [
-            "stock.sqlite: Stock version 2 is current; nothing to do",
-            "",
-            "--verify (apply runs these on the store as it is):",
-            "  - PRAGMA integrity_check says ok (every page of the store)",
-            "  - the store's entity numbers, and 2 checks of its rows",
-            "  - every relationship (5 checks)",
-            "",
-        ])
+        #expect(
+            text.stdout.components(separatedBy: "\n") == [
+                "stock.sqlite: Stock version 2 is current; nothing to do",
+                "",
+                "--verify (apply runs these on the store as it is):",
+                "  - PRAGMA integrity_check says ok (every page of the store)",
+                "  - the store's entity numbers, and 2 checks of its rows",
+                "  - every relationship (5 checks)",
+                "",
+            ])
     }
 }

@@ -1,9 +1,10 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// `--verify`'s checks are steps of the plan (``MigrationPlan/verification``):
 /// the planner builds them, `Migrator.apply` runs exactly those and nothing else.
@@ -56,8 +57,9 @@ import TestSupport
     @Test func applyRunsExactlyThePlannedChecks() throws {
         let s = try Self.boxes()
         defer { s.remove() }
-        try expectFailure(s, try s.plan(verify: true), .verifyFailed,
-                          "--verify: required Box.name has a value in every row: 1 row violates it; nothing was changed")
+        try expectFailure(
+            s, try s.plan(verify: true), .verifyFailed,
+            "--verify: required Box.name has a value in every row: 1 row violates it; nothing was changed")
         var planned = try s.plan(verify: true)
         planned.verification.removeAll { $0.kind == .verifyRelationships }
         let result = try Migrator().apply(planned)

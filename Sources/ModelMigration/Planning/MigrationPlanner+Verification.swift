@@ -24,7 +24,9 @@ extension MigrationPlanner {
         let layout = try store.layout(for: version)
         var audit = StoreAudit(version: version, layout: layout)
         audit.refusesStrayValues = refusesStrayValues
-        return [.verifyIntegrity, .verifyStore(MigrationStep.StoreVerification(preconditions: audit.preconditions(), layout: layout)),
-                .verifyCurrentRelationships(CheckBuilder.relationshipChecks(version, layout: layout))]
+        return [
+            .verifyIntegrity, .verifyStore(MigrationStep.StoreVerification(preconditions: audit.preconditions(), layout: layout)),
+            .verifyCurrentRelationships(CheckBuilder.relationshipChecks(version, layout: layout)),
+        ]
     }
 }

@@ -31,7 +31,8 @@ extension MigrationStep {
     public var summary: String {
         switch self {
         case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
-             .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c): c.summary
+            .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
+            c.summary
         case .createTable(let build): build.summary
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.summary
         case .policy(let stage): stage.summary
@@ -49,7 +50,8 @@ extension MigrationStep {
     public var cost: StepCost {
         switch self {
         case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
-             .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c): c.cost
+            .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
+            c.cost
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.cost
         case .policy(let stage): stage.cost
         case .createTable, .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: .constant
@@ -60,7 +62,8 @@ extension MigrationStep {
     public var table: String? {
         switch self {
         case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
-             .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c): c.table
+            .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
+            c.table
         case .createTable(let build): build.table
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.table
         case .policy(let stage): stage.table
@@ -74,7 +77,8 @@ extension MigrationStep {
         get {
             switch self {
             case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
-                 .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c): c.statements
+                .dropIndex(let c), .updateRows(let c), .deleteRows(let c), .entityNumbers(let c):
+                c.statements
             case .createTable(let build): build.statements
             case .rebuildTable(let copy), .fillJoinTable(let copy): copy.statements
             case .policy, .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: []
@@ -119,7 +123,8 @@ extension MigrationStep {
         switch self {
         case .rebuildTable, .fillJoinTable, .createIndex, .updateRows, .deleteRows: cost.rows > 0
         case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy,
-             .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: false
+            .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
+            false
         }
     }
 }

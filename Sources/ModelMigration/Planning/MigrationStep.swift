@@ -53,7 +53,7 @@ public enum MigrationStep: Sendable, Hashable, Codable {
     /// The name of a step's kind, as `plan --json` shows it (`"rebuildTable"`).
     public enum Kind: String, Sendable, Hashable, Codable {
         case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
-             createIndex, dropIndex, entityNumbers, policy, verifyIntegrity, verifyPolicyValues, verifyStore, verifyRelationships
+            createIndex, dropIndex, entityNumbers, policy, verifyIntegrity, verifyPolicyValues, verifyStore, verifyRelationships
     }
 
     /// The statements and bookkeeping steps that change one table.

@@ -24,8 +24,10 @@ public struct PlanningOptions: Sendable, Hashable, Codable {
     public var verify = false
 
     /// Creates options.
-    public init(target: Int? = nil, path: MigrationPath.Preference = .automatic, removesDanglingReferences: Bool = false,
-                exactCounts: Bool = false, verify: Bool = false) {
+    public init(
+        target: Int? = nil, path: MigrationPath.Preference = .automatic, removesDanglingReferences: Bool = false,
+        exactCounts: Bool = false, verify: Bool = false
+    ) {
         self.target = target
         self.path = path
         self.removesDanglingReferences = removesDanglingReferences
