@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "ModelMigrationTests", dependencies: [
             "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations", "TestSupport",
         ]),
-        .testTarget(name: "MigrateCLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "MigrateCLITests", dependencies: ["MigrateCommands", "ModelMigration", "TestSupport"]),
         .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -37,7 +37,7 @@ struct Apply: ParsableCommand {
 
     var backupDirectory: String? { migration.backupDirectory }
     var dryRun: Bool { migration.dryRun }
-    var verify: Bool { migration.verify }
+    var verify: Bool { options.planning.verify }
     var timeout: Double { migration.timeout }
 
     func validate() throws {
@@ -57,7 +57,7 @@ struct Apply: ParsableCommand {
             return
         }
         let plan: MigrationPlan
-        let outcome = global.makePlan(options, timeout: timeout, forApply: true)
+        let outcome = global.makePlan(options, timeout: timeout)
         switch outcome {
         case .failure(let failure, let rendered):
             throw report(failure, rendered: rendered)
@@ -205,9 +205,6 @@ struct MigrationRunOptions: ParsableArguments {
     @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Also run PRAGMA integrity_check and check every relationship before committing.")
-    var verify = false
-
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
     var timeout: Double = 30
 
@@ -218,7 +215,7 @@ struct MigrationRunOptions: ParsableArguments {
 
     /// The migrator's options for these flags.
     var migratorOptions: Migrator.Options {
-        var options = Migrator.Options(dryRun: dryRun, verify: verify, timeout: timeout)
+        var options = Migrator.Options(dryRun: dryRun, timeout: timeout)
         options.backupDirectory = backupDirectory
         options.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
         return options

@@ -23,7 +23,7 @@ struct FleetApply: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stores migrated at a time (default: the number of cores).", valueName: "n"))
     var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    /// `--backup-dir` (never searched for stores), `--dry-run`, `--verify`, `--timeout`.
+    /// `--backup-dir` (never searched for stores), `--dry-run`, `--timeout`.
     @OptionGroup var migration: MigrationRunOptions
 
     @OptionGroup var gate: DestructiveGate
@@ -40,7 +40,7 @@ struct FleetApply: ParsableCommand {
     }
 
     func run() throws {
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path)
+        let planner = try global.fleetPlanner(fleet.planning.options())
         let excluded = migration.backupDirectory.map { [$0] } ?? []
         if gate.failOnDestructive { try refuseDestructivePlans(planner, excluded: excluded) }
         try applyAll(planner, excluded: excluded)

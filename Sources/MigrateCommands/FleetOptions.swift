@@ -22,14 +22,9 @@ struct FleetOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Take shard $JOB_COMPLETION_INDEX of N (a Kubernetes Indexed Job's pod index).", valueName: "N"))
     var shards: Int?
 
-    @Flag(name: .long, help: "Remove references stores already hold to objects they do not have, as `plan`/`apply` do with this flag.")
-    var removeDanglingReferences = false
-
-    @Option(name: .long, help: ArgumentHelp("""
-        Which path every store takes, as `plan --path`: chain (every hop on its own) or direct (one mapping from the store's version \
-        to the target); a store whose path cannot be followed counts as no path (exit 4).
-        """, valueName: "chain|direct"))
-    var path: PathChoice?
+    /// The flags that shape each store's plan, as `plan`'s (a store whose path
+    /// cannot be followed counts as no path, exit 4).
+    @OptionGroup var planning: PlanningFlags
 
     func validate() throws {
         if stores.isEmpty && storesFrom.isEmpty { throw ValidationError("give the stores: paths, folders or --stores-from FILE") }
@@ -81,7 +76,7 @@ extension GlobalOptions {
     /// The models compiled once for a whole fleet, and the mapping files of each
     /// checked once, before any store is touched. `checkingPolicies` false (`fleet
     /// status`): a mapping file may name a policy this `migrate` lacks.
-    func fleetPlanner(removeDanglingReferences: Bool, path: PathChoice? = nil, checkingPolicies: Bool = true) throws -> MigrationPlanner {
+    func fleetPlanner(_ options: PlanningOptions, checkingPolicies: Bool = true) throws -> MigrationPlanner {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -93,13 +88,6 @@ extension GlobalOptions {
             let files = MappingFiles.load(folder: migrations, model: model.name, versions: model.versions.map(\.version))
             if files.diagnostics.contains(where: { $0.severity == .error }) { throw fail(Self.modelFailure(files.diagnostics, sources: [:])) }
         }
-        var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations,
-                                       knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil)
-        planner.removesDanglingReferences = removeDanglingReferences
-        planner.pathPreference = path?.preference ?? .automatic
-        planner.policyInputs = MigrateTool.policies.declaredInputs
-        planner.policyUnwritten = MigrateTool.policies.unwritten
-        planner.policyFunctions = MigrateTool.policies.functions
-        return planner
+        return Self.planner(compiled, migrations: migrations, options: options, checkingPolicies: checkingPolicies)
     }
 }

@@ -27,7 +27,7 @@ struct FleetPlan: ParsableCommand {
     func validate() throws { if jobs < 1 { throw ValidationError("--jobs must be 1 or more") } }
 
     func run() throws {
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path)
+        let planner = try global.fleetPlanner(fleet.planning.options())
         let state = FleetSurvey(json: global.json, showSQL: sql)
         var runner = FleetRunner(planner: planner, jobs: jobs)
         runner.refusesDestructivePlans = gate.failOnDestructive

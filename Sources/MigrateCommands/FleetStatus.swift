@@ -23,7 +23,7 @@ struct FleetStatus: ParsableCommand {
 
     func run() throws {
         // Read-only, as `status`: a policy this migrate lacks is named, never a refusal.
-        let planner = try global.fleetPlanner(removeDanglingReferences: fleet.removeDanglingReferences, path: fleet.path, checkingPolicies: false)
+        let planner = try global.fleetPlanner(fleet.planning.options(), checkingPolicies: false)
         let state = FleetSurvey(json: global.json, knownPolicies: Set(MigrateTool.policies.names))
         FleetRunner(planner: planner, jobs: jobs).run(fleet.list(), mode: .survey) { state.add($0) }
         let code = try state.finish(command: "status", shard: fleet.selectedShard, showPlans: false, sharded: fleet.selectedShard != nil)

@@ -17,16 +17,13 @@ struct Plan: ParsableCommand {
     @Flag(name: .long, help: "Show the SQL of every step.")
     var sql = false
 
-    @Flag(name: .long, help: "Count rows and dropped values exactly even in tables over a million rows (slower).")
-    var exactCounts = false
-
     @Flag(name: .long, help: "With --json: include the compiled models and layouts of every hop (large).")
     var includeModels = false
 
     @OptionGroup var gate: DestructiveGate
 
     func run() throws {
-        let outcome = global.makePlan(options, exactCounts: exactCounts)
+        let outcome = global.makePlan(options)
         switch outcome {
         case .failure:
             throw global.fail(outcome)
@@ -69,6 +66,18 @@ struct PlanReport: Encodable {
         var table: String?
         /// For the policy step: the policies, in the order their stages run.
         var policies: [String]?
+
+        init(_ step: MigrationStep) {
+            kind = step.kind.rawValue
+            summary = step.summary
+            sql = step.sql
+            let statements = step.statements
+            arguments = statements.allSatisfy(\.arguments.isEmpty) ? nil : statements.map(\.arguments)
+            cost = "\(step.cost)"
+            rows = step.cost.rows
+            table = step.table
+            if case .policy(let stage) = step { policies = stage.policies.map(\.policy) }
+        }
     }
     struct Hop: Encodable {
         var from: Int
@@ -93,6 +102,8 @@ struct PlanReport: Encodable {
     var warnings: [MigrationWarning]
     var preconditions: [String]
     var danglingReferences: [DanglingReferences]
+    /// `--verify`'s steps, run after every hop before commit (absent without `--verify`).
+    var verification: [Step]?
     /// `--fail-on-destructive` refused the plan (exit 6): the error, listing the destructive warnings.
     var error: ErrorReport.Detail?
 
@@ -105,13 +116,11 @@ struct PlanReport: Encodable {
         upToDate = plan.isEmpty
         path = plan.path
         hops = plan.hops.map { Hop(from: $0.from, to: $0.to, kind: $0.kind.rawValue, mappingFile: $0.mapping.mappingFile,
-                                   steps: $0.steps.map { Step(kind: $0.kind.rawValue, summary: $0.summary, sql: $0.sql,
-                                                              arguments: $0.arguments.isEmpty ? nil : $0.sql.indices.map($0.arguments(of:)),
-                                                              cost: "\($0.cost)", rows: $0.cost.rows,
-                                                              table: $0.table, policies: $0.policies.isEmpty ? nil : $0.policies.map(\.policy)) },
+                                   steps: $0.steps.map(Step.init),
                                    checks: $0.checks.map(\.summary), requirements: $0.requirements.map(\.summary)) }
         warnings = plan.warnings
         preconditions = plan.preconditions.map(\.summary)
         danglingReferences = plan.danglingReferences
+        verification = plan.verification.isEmpty ? nil : plan.verification.map(Step.init)
     }
 }

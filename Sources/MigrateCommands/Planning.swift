@@ -4,7 +4,8 @@ import Foundation
 import ModelMigration
 import SQLiteStore
 
-/// Options of the commands that plan: the store and the target version.
+/// Options of the commands that plan one store: the store, the target version and
+/// the planning flags.
 struct PlanOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("The store.", valueName: "store"))
     var store: String
@@ -12,6 +13,16 @@ struct PlanOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The target version (default: the current, highest version).", valueName: "n"))
     var to: Int?
 
+    @OptionGroup var planning: PlanningFlags
+
+    /// The planner's settings, built once: `plan`, `apply` and `status` given the
+    /// same options plan with exactly these.
+    var planningOptions: PlanningOptions { planning.options(target: to) }
+}
+
+/// The flags that shape a plan, the same for `plan`, `apply`, `status` and the
+/// fleet commands (``PlanningOptions``).
+struct PlanningFlags: ParsableArguments {
     @Flag(name: .long, help: """
         Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, \
         instead of carrying them as they are.
@@ -25,6 +36,21 @@ struct PlanOptions: ParsableArguments {
         A path that cannot be followed exits 4 with the reason.
         """, valueName: "chain|direct"))
     var path: PathChoice?
+
+    @Flag(name: .long, help: "Count rows and dropped values exactly even in tables over a million rows (slower).")
+    var exactCounts = false
+
+    @Flag(name: .long, help: """
+        Plan --verify's checks: PRAGMA integrity_check and every relationship of the result, before committing \
+        (plan shows them, apply runs them; on a store already current, apply runs them alone).
+        """)
+    var verify = false
+
+    /// The planner's settings for these flags.
+    func options(target: Int? = nil) -> PlanningOptions {
+        PlanningOptions(target: target, path: path?.preference ?? .automatic, removesDanglingReferences: removeDanglingReferences,
+                        exactCounts: exactCounts, verify: verify)
+    }
 }
 
 /// `--path chain|direct`.
@@ -59,13 +85,11 @@ enum PlanOutcome {
 }
 
 extension GlobalOptions {
-    /// Plans the migration of a store, turning every error into its exit code.
-    /// `forApply`: the migrator checks the rows' entity numbers under its lock, so
-    /// the plan does not check them first. `checkingPolicies` false: a mapping file
-    /// may name a policy this `migrate` lacks (read-only commands only tell; the
-    /// plan lists it in ``MigrationPlan/missingPolicies(known:)``).
-    func makePlan(_ options: PlanOptions, timeout: Double = 5, exactCounts: Bool = false, forApply: Bool = false,
-                  checkingPolicies: Bool = true) -> PlanOutcome {
+    /// Plans the migration of a store with its options' ``PlanningOptions``,
+    /// turning every error into its exit code. `checkingPolicies` false: a mapping
+    /// file may name a policy this `migrate` lacks (read-only commands only tell;
+    /// the plan lists it in ``MigrationPlan/missingPolicies(known:)``).
+    func makePlan(_ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true) -> PlanOutcome {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -76,17 +100,8 @@ extension GlobalOptions {
         do {
             let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
             defer { try? store.close() }
-            var planner = MigrationPlanner(models: compiled, migrationsFolder: migrations,
-                                           knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil)
-            planner.exactCounts = exactCounts
-            planner.checksPreconditions = !forApply
-            if forApply { planner.countLimit = 100_000 }
-            planner.removesDanglingReferences = options.removeDanglingReferences
-            planner.pathPreference = options.path?.preference ?? .automatic
-            planner.policyInputs = MigrateTool.policies.declaredInputs
-            planner.policyUnwritten = MigrateTool.policies.unwritten
-            planner.policyFunctions = MigrateTool.policies.functions
-            return .plan(try planner.plan(store: store, to: options.to))
+            let planner = Self.planner(compiled, migrations: migrations, options: options.planningOptions, checkingPolicies: checkingPolicies)
+            return .plan(try planner.plan(store: store))
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])
         } catch {
@@ -94,6 +109,17 @@ extension GlobalOptions {
             if outcome.kind == .unknownVersion { outcome.message += restoreHint(PlanningError(classifying: error), store: options.store) }
             return .failure(outcome)
         }
+    }
+
+    /// The planner of every command that plans: the models, the mapping files'
+    /// folder, this `migrate`'s policies and the planning options.
+    static func planner(_ models: [CompiledModel], migrations: String, options: PlanningOptions, checkingPolicies: Bool) -> MigrationPlanner {
+        var planner = MigrationPlanner(models: models, migrationsFolder: migrations,
+                                       knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil, options: options)
+        planner.policyInputs = MigrateTool.policies.declaredInputs
+        planner.policyUnwritten = MigrateTool.policies.unwritten
+        planner.policyFunctions = MigrateTool.policies.functions
+        return planner
     }
 
     /// What read-only commands say of a policy a mapping file names and this
@@ -140,7 +166,8 @@ enum PlanRenderer {
     static func render(_ plan: MigrationPlan, showSQL: Bool) -> String {
         var lines: [String] = []
         if plan.isEmpty {
-            return "\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"
+            return (["\(plan.storePath): \(plan.model) version \(plan.sourceVersion) is current; nothing to do"] + verificationLines(plan))
+                .joined(separator: "\n")
         }
         let fused = plan.path.pieces.contains { piece in
             piece.kind == .inferredChain && plan.hops.filter { $0.from >= piece.from && $0.to <= piece.to }.count < piece.to - piece.from
@@ -151,6 +178,7 @@ enum PlanRenderer {
             """)
         lines.append(contentsOf: pathLines(plan.path))
         lines.append(contentsOf: hopLines(plan, showSQL: showSQL))
+        lines.append(contentsOf: verificationLines(plan))
         lines.append("")
         lines.append("""
             \(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; \
@@ -166,6 +194,13 @@ enum PlanRenderer {
             let (sum, overflow) = total.addingReportingOverflow(step.cost.rowsWritten)
             return overflow ? .max : sum
         }
+    }
+
+    /// `--verify`'s steps, in the order `apply --verify` runs them.
+    static func verificationLines(_ plan: MigrationPlan) -> [String] {
+        guard !plan.verification.isEmpty else { return [] }
+        return ["", plan.isEmpty ? "--verify (apply runs these on the store as it is):" : "--verify before commit:"]
+            + plan.verification.map { "  - \($0.summary)" }
     }
 
     /// The path taken, piece by piece with why, and why the alternatives were not
@@ -191,9 +226,9 @@ enum PlanRenderer {
                 number += 1
                 lines.append("  \(String(number).leftPad(3)). \(step.summary)  [\(step.cost)]")
                 if showSQL {
-                    for (index, sql) in step.sql.enumerated() {
-                        lines.append("         " + sql)
-                        let arguments = step.arguments(of: index)
+                    for statement in step.statements {
+                        lines.append("         " + statement.sql)
+                        let arguments = statement.arguments
                         if !arguments.isEmpty {
                             lines.append("           -- bound: " + arguments.enumerated().map { "?\($0.offset + 1) = \($0.element)" }.joined(separator: ", "))
                         }

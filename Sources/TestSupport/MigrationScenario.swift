@@ -69,22 +69,26 @@ public final class MigrationScenario {
     }
 
     /// Plans the migration of the store to `target` (default: the current version),
-    /// along `path` (default: the planner's rule; `--path chain|direct`).
-    public func plan(to target: Int? = nil, path: MigrationPath.Preference = .automatic) throws -> MigrationPlan {
+    /// along `path` (default: the planner's rule; `--path chain|direct`), with
+    /// `--verify`'s steps when `verify`.
+    public func plan(to target: Int? = nil, path: MigrationPath.Preference = .automatic, verify: Bool = false) throws -> MigrationPlan {
+        try plan(PlanningOptions(target: target, path: path, verify: verify))
+    }
+
+    /// Plans the migration of the store with `options`.
+    public func plan(_ options: PlanningOptions) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder)
-        planner.pathPreference = path
-        return try planner.plan(store: store, to: target)
+        return try MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, options: options).plan(store: store)
     }
 
     /// Plans and applies; returns the plan that was applied.
     @discardableResult
     public func migrate(
-        to target: Int? = nil, path: MigrationPath.Preference = .automatic,
+        to target: Int? = nil, path: MigrationPath.Preference = .automatic, verify: Bool = false,
         options: Migrator.Options = Migrator.Options()
     ) throws -> MigrationPlan {
-        let plan = try plan(to: target, path: path)
+        let plan = try plan(to: target, path: path, verify: verify)
         try Migrator().apply(plan, options: options)
         return plan
     }
@@ -101,21 +105,20 @@ public final class MigrationScenario {
     @discardableResult
     public func migrate(to target: Int? = nil, policies catalog: PolicyCatalog, verify: Bool = true) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
-        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names))
+        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),
+                                       options: PlanningOptions(target: target, verify: verify))
         planner.policyInputs = catalog.declaredInputs
         planner.policyUnwritten = catalog.unwritten
         planner.policyFunctions = catalog.functions
         let plan: MigrationPlan
         do {
-            plan = try planner.plan(store: store, to: target)
+            plan = try planner.plan(store: store)
             try store.close()
         } catch {
             try? store.close()
             throw error
         }
-        var options = Migrator.Options()
-        options.verify = verify
-        try Migrator(policyRunner: PolicyEngine(catalog: catalog)).apply(plan, options: options)
+        try Migrator(policyRunner: PolicyEngine(catalog: catalog)).apply(plan)
         return plan
     }
 

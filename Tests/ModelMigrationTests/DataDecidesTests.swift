@@ -25,12 +25,12 @@ import TestSupport
                 """
         }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 25 WHERE Z_PK = 2") }
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         // No table changes (SQLite columns carry no NOT NULL here): apply checks the
         // requirement again inside its transaction, before the hop.
         #expect(plan.hops[0].requirements.map(\.summary) == ["Person.age becomes required without a default, and stored Person objects hold nil"])
         #expect(plan.kinds == [.entityNumbers])
-        try Migrator().apply(plan, options: Migrator.Options(verify: true))
+        try Migrator().apply(plan)
         #expect(try s.storeVersion() == 2)
         #expect(try s.fetch("Person").map { $0.values["age"] } == [.integer(30), .integer(25), .integer(41)])
     }

@@ -117,7 +117,7 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         radius.hops[0].steps[step].sql = radius.hops[0].steps[step].sql.map { $0.replacingOccurrences(of: radiusFill, with: #"s."ZRADIUS""#) }
         try expectFailure(s, radius, .checkFailed, "check failed: required Circle.radius has a value in every row: 1 row violates it; nothing was changed")
 
-        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        try Migrator().apply(try s.plan(verify: true))
         #expect(try s.rows(#"SELECT Z_PK, Z_ENT, "ZLABEL", "ZRADIUS", "ZSIDE", "ZMID" FROM "ZSHAPE" ORDER BY Z_PK"#) == [
             [.integer(1), .integer(2), .text("c"), .integer(3), .null, .real(1)],
             [.integer(2), .integer(3), .text("?"), .null, .integer(2), .null],
@@ -151,12 +151,12 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         let connection = try Connection(path: s.storePath)
         try connection.execute(#"UPDATE ZBOX SET ZNAME = NULL WHERE Z_PK = 2"#)
         try connection.close()
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         let layout = plan.hops.last!.destinationLayout
-        let boxChecks = Migrator.relationshipChecks(plan.target, layout: layout).filter { $0.sql.contains(#""ZBOX""#) }
+        let boxChecks = CheckBuilder.relationshipChecks(plan.target, layout: layout).filter { $0.sql.contains(#""ZBOX""#) }
         #expect(boxChecks.map(\.summary) == ["required Box.height has a value in every row", "required Box.name has a value in every row"])
         #expect(boxChecks.allSatisfy { $0.probeSQL != nil })
-        try expectFailure(s, plan, options: .init(verify: true), .verifyFailed,
+        try expectFailure(s, plan, .verifyFailed,
                           "--verify: required Box.name has a value in every row: 1 row violates it; nothing was changed")
     }
 
@@ -203,9 +203,10 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             let store = try Store.open(path: s.storePath)
             var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(edgeCasePolicies.names))
             planner.policyInputs = edgeCasePolicies.declaredInputs
+            planner.options.verify = true
             let plan = try planner.plan(store: store)
             try store.close()
-            try Migrator(policyRunner: PolicyEngine(catalog: edgeCasePolicies)).apply(plan, options: .init(verify: true))
+            try Migrator(policyRunner: PolicyEngine(catalog: edgeCasePolicies)).apply(plan)
         }
         #expect(log == [
             "Dog 2 Rex 2 27; Cat 1 Tom 1 17; Dog 4 Fido 4 -1; Dog 2 Rex 2 27; Dog 5 nil 5 57; Animal 3 Gen 3 37; Dog 6 Solo 6 67",
@@ -310,7 +311,8 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         }
         // ZMESSAGE (4 rows) over a limit of 2.
         var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
-        planner.countLimit = 2
+        planner.options.countLimit = 2
+        planner.options.verify = true
         try StoreBindingBreakTests.expectRefusedOrKept(path, model, before: before, expected) {
             let plan: MigrationPlan
             do {
@@ -318,7 +320,7 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
                 defer { try? reader.close() }
                 plan = try planner.plan(store: reader)
             }
-            try Migrator().apply(plan, options: .init(verify: true))
+            try Migrator().apply(plan)
         }
     }
 
@@ -376,7 +378,7 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         try CoreDataLayoutTests.createStore(at: path, version: model.versions[0], schema: schema)
         func warnings(_ limit: Int64?) throws -> [String] {
             var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
-            if let limit { planner.countLimit = limit }
+            if let limit { planner.options.countLimit = limit }
             let reader = try Store.open(path: path, access: .readOnly)
             defer { try? reader.close() }
             return try planner.plan(store: reader).warnings.map(\.description).filter { $0.contains("left there by an earlier version") }

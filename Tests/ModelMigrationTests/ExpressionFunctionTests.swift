@@ -63,7 +63,7 @@ import TestSupport
                         nilOnFailure: Set<String> = []) throws -> [String: [AttributeValue?]] {
         let s = try scenario(attributes, properties, filter: filter, nilOnFailure: nilOnFailure)
         defer { s.remove() }
-        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        try Migrator().apply(try s.plan(verify: true))
         let people = try s.fetch("Person")
         var result: [String: [AttributeValue?]] = [:]
         for name in attributes.keys { result[name] = people.map { $0.values[name] ?? nil } }
@@ -243,7 +243,7 @@ import TestSupport
             try access.insert("Order", values: ["price": .double(2), "quantity": .integer(1)], relationships: ["person": [1]])
             try access.insert("Order", values: ["price": .double(3), "quantity": .integer(1)], relationships: ["person": [2]])
         }
-        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        try Migrator().apply(try s.plan(verify: true))
         #expect(try s.fetch("Person").map { $0.relationships["purchases"] ?? [] } == [[2], [1, 3]])
         #expect(try s.fetch("Order").map { $0.relationships["buyer"] ?? [] } == [[2], [1], [2]])
     }
@@ -301,11 +301,11 @@ import TestSupport
                   moods: { value: "\(Self.manager), 'MoodToMood', $source.countries.@distinctUnionOfSets.moods)" }
             """)
         defer { s.remove() }
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         let rebuild = try #require(plan.allSteps.first { $0.kind == .rebuildTable && $0.table == "ZMOOD" })
         #expect(rebuild.sql.contains { $0.contains("(SELECT t1.\"ZCONTINENT\" FROM \"ZCOUNTRY\" t1 WHERE t1.Z_PK = s.\"ZCOUNTRY\")") },
                 "\(rebuild.sql)")
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
         #expect(try s.fetch("Mood").map { $0.relationships["continent"] ?? [] } == [[1], [2], [1], [], []])
         #expect(try s.fetch("Continent").map { $0.relationships["moods"] ?? [] } == [[1, 3], [2]])
     }

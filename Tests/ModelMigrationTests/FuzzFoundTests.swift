@@ -148,7 +148,7 @@ import TestSupport
         }
         // With one player per team it migrates, and both sides agree.
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPLAYER SET ZTEAM = NULL WHERE Z_PK = 2") }
-        try s.migrate(options: Migrator.Options(verify: true))
+        try s.migrate(verify: true)
         #expect(try s.fetch("Team").map { $0.relationships["players"] ?? [] } == [[1]])
         #expect(try s.fetch("Player").map { $0.relationships["team"] ?? [] } == [[1], []])
     }

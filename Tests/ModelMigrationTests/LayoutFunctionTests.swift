@@ -202,7 +202,7 @@ import TestSupport
             try o.insert("Item", values: ["name": .string("pen")], relationships: ["tags": [2]])
         }
         #expect(try migrated.tables().contains("Z_1TAGS"))
-        try migrated.migrate(options: Migrator.Options(verify: true))
+        try migrated.migrate(verify: true)
         #expect(try Self.normalizedSchema(migrated.storePath) == Self.normalizedSchema(fresh.storePath))
         #expect(try migrated.tables().contains("Z_2ITEMS"))
         #expect(try migrated.fetch("Widget").map { $0.relationships["tags"] ?? [] } == [[1, 2], [2]])

@@ -87,23 +87,25 @@ import TestSupport
     @Test func valuesAreComputedAndRowsChosenInTheRebuild() throws {
         let s = try Self.scenario()
         defer { s.remove() }
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         // Every literal of the file is bound; none is in the SQL text.
         let rebuild = try #require(plan.allSteps.first { $0.kind == .rebuildTable && $0.table == "ZBOOK" })
         let insert = try #require(rebuild.sql.first { $0.hasPrefix("INSERT") })
         #expect(!insert.contains("10") && !insert.contains("': '"), "\(insert)")
         // pages is held to integer32's range; score (integer64, required) must not be nil.
         // Each integer value first passes mm_integer (a REAL past Int64 fails its row).
-        #expect(rebuild.arguments(of: 1) == [.text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-                                             .integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-                                             .integer(2), .integer(1), .text("Book.score"), .text("integer64 (-9223372036854775808...9223372036854775807)"),
-                                             .text("Book.score"), .text(": "), .integer(10)])
+        #expect(rebuild.statements[1].arguments == [
+            .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
+            .integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
+            .integer(2), .integer(1), .text("Book.score"), .text("integer64 (-9223372036854775808...9223372036854775807)"),
+            .text("Book.score"), .text(": "), .integer(10),
+        ])
         #expect(plan.warnings.map(\.description).contains(
             "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
         #expect(plan.warnings.map(\.description).contains(
             "destructive: FavoriteProduct: 1 FavoriteProduct object the filter `rank <= 2` leaves out is not migrated (deleted, and references to it removed)"))
 
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
         #expect(try s.storeVersion() == 2)
         let books = try s.fetch("Book").map { ($0.primaryKey, $0.values, $0.relationships) }
         #expect(books.map(\.0) == [1, 3])
@@ -219,7 +221,7 @@ import TestSupport
             """)
         defer { s.remove() }
         let before = Date().timeIntervalSinceReferenceDate
-        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        try Migrator().apply(try s.plan(verify: true))
         let after = Date().timeIntervalSinceReferenceDate
         let visits = try s.fetch("Visit")
         #expect(visits.map { $0.values["distance"] } == [.integer(13), .integer(23), nil])
@@ -266,7 +268,7 @@ import TestSupport
                   rating: { value: "$source.visits - 4", onFailure: nil }
             """)
         defer { s.remove() }
-        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        try Migrator().apply(try s.plan(verify: true))
         let visits = try s.fetch("Visit")
         #expect(visits.map { $0.values["stars"] } == [.integer(3), nil, .integer(9)])
         #expect(visits.map { $0.values["rating"] } == [nil, nil, .integer(5)])
@@ -300,7 +302,7 @@ import TestSupport
             try access.insert("Chapter", values: ["name": .string("b1")], relationships: ["book": [2]])
             try access.insert("Chapter", values: ["name": .string("b2")], relationships: ["book": [2]])
         }
-        _ = try s.migrate(options: .init(verify: true))
+        _ = try s.migrate(verify: true)
         #expect(try s.storeVersion() == 3)
         #expect(try s.fetch("Book").map { $0.values["note"] } == [.string("A")])
         #expect(try s.rows("SELECT Z_PK, ZBOOK, Z_FOK_BOOK FROM ZCHAPTER ORDER BY Z_PK")

@@ -48,11 +48,11 @@ import TestSupport
         try Migrator().apply(plan)
 
         // The indexed column renamed: its index is renamed (rebuilt), ZNAME's stays.
-        let next = try s.plan()
+        let next = try s.plan(verify: true)
         #expect(next.allSteps.filter { $0.kind != .entityNumbers }.map(\.summary) == [
             "rename ZPERSON.ZAGE to ZYEARS", "drop index ZPERSON_ZAGE_INDEX", "create index ZPERSON_ZYEARS_INDEX on ZPERSON",
         ])
-        try Migrator().apply(next, options: .init(verify: true))
+        try Migrator().apply(next)
         #expect(try s.storeVersion() == 3)
     }
 

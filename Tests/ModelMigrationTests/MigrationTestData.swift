@@ -126,3 +126,24 @@ func expectFailure(_ s: MigrationScenario, _ plan: MigrationPlan, options: Migra
     #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)
     #expect(try s.directory.contents() == ["Migrations", "Models", "store.sqlite"], sourceLocation: sourceLocation)
 }
+
+extension MigrationStep {
+    /// The copy of a table built anew (`rebuildTable`, `fillJoinTable`), else nil.
+    var tableCopy: TableCopy? {
+        switch self {
+        case .rebuildTable(let copy), .fillJoinTable(let copy): copy
+        default: nil
+        }
+    }
+
+    /// The policy functions a copy calls (none for other steps).
+    var policyFunctions: [PolicyFunctionCall] { tableCopy?.policyFunctions ?? [] }
+
+    /// The count query a copy's rows are checked against.
+    var expectedRowsSQL: String? { tableCopy?.expectedRows?.sql }
+
+    /// The invocations of a policy step (none for other steps).
+    var policies: [PolicyInvocation] {
+        if case .policy(let stage) = self { stage.policies } else { [] }
+    }
+}

@@ -157,10 +157,11 @@ struct ProgressProbe: EntityMigrationPolicy {
         defer { s.remove() }
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names))
+        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names),
+                                       options: PlanningOptions(target: 2))
         planner.policyInputs = testPolicies.declaredInputs
         #expect {
-            try planner.plan(store: store, to: 2)
+            try planner.plan(store: store)
         } throws: { error in
             (error as? PlanningError)?.isNoPath == true
                 && "\(error)" == """
@@ -176,11 +177,12 @@ struct ProgressProbe: EntityMigrationPolicy {
         defer { s.remove() }
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names))
+        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names),
+                                       options: PlanningOptions(target: 2))
         planner.policyUnwritten = testPolicies.unwritten
         #expect(testPolicies.unwritten.keys.sorted() == ["NotWrittenYet"])
         #expect {
-            try planner.plan(store: store, to: 2)
+            try planner.plan(store: store)
         } throws: { error in
             (error as? PlanningError)?.isNoPath == true
                 && "\(error)" == """

@@ -61,7 +61,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         defer { try? store.close() }
         var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(functionPolicies.names))
         planner.policyFunctions = functionPolicies.functions
-        return try planner.plan(store: store, to: 2)
+        planner.options.target = 2
+        return try planner.plan(store: store)
     }
 
     @Test func argumentsAreTheRowsValuesAndResultsAreStored() throws {

@@ -71,9 +71,10 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
         return s
     }
 
-    func apply(_ s: MigrationScenario, options: Migrator.Options = Migrator.Options()) throws -> MigrationResult {
+    func apply(_ s: MigrationScenario, verify: Bool = false, options: Migrator.Options = Migrator.Options()) throws -> MigrationResult {
         let store = try Store.open(path: s.storePath)
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(Self.catalog.names))
+        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(Self.catalog.names),
+                                       options: PlanningOptions(verify: verify))
         planner.policyInputs = Self.catalog.declaredInputs
         let plan = try planner.plan(store: store)
         try store.close()
@@ -85,7 +86,7 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
     @Test func mergeDuplicateMembersAndRepointTheirLoans() throws {
         let s = try Self.library()
         defer { s.remove() }
-        let result = try apply(s, options: Migrator.Options(verify: true))
+        let result = try apply(s, verify: true)
         #expect(result.warnings == [])
         #expect(try s.storeVersion() == 2)
         #expect(try s.rows("SELECT Z_PK || ' ' || ZNAME || ' ' || ZEMAIL FROM ZMEMBER ORDER BY Z_PK").map { $0[0].string } == [
@@ -140,9 +141,9 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
         try s.writeMapping("1-to-2.yaml", mapping)
         try ContactsData.seed(s)
         let before = FileSnapshot(s.storePath)
-        let plan = try s.planWithPolicies(Self.catalog, to: 2)
+        let plan = try s.planWithPolicies(Self.catalog, to: 2, verify: true)
         #expect {
-            try Migrator(policyRunner: PolicyEngine(catalog: Self.catalog)).apply(plan, options: Migrator.Options(verify: true))
+            try Migrator(policyRunner: PolicyEngine(catalog: Self.catalog)).apply(plan)
         } throws: { error in
             (error as? MigrationError)?.kind == .verifyFailed
                 && "\(error)" == """

@@ -53,12 +53,13 @@ extension MigrationScenario {
     }
 
     /// Plans with the names of `catalog` as the compiled-in policies.
-    func planWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil) throws -> MigrationPlan {
+    func planWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, verify: Bool = false) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names))
+        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),
+                                       options: PlanningOptions(target: target, verify: verify))
         planner.policyFunctions = catalog.functions
-        return try planner.plan(store: store, to: target)
+        return try planner.plan(store: store)
     }
 
     /// Plans and applies with the policies of `catalog`.

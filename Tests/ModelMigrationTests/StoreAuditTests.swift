@@ -84,7 +84,7 @@ import TestSupport
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
         var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder)
-        planner.countLimit = 2
+        planner.options.countLimit = 2
         let plan = try planner.plan(store: store)
         #expect(plan.preconditions.map(\.summary) == [
             "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)",
@@ -105,7 +105,7 @@ import TestSupport
 
         let again = try Store.open(path: s.storePath)
         defer { try? again.close() }
-        planner.exactCounts = true
+        planner.options.exactCounts = true
         #expect {
             try planner.plan(store: again)
         } throws: { error in
@@ -155,11 +155,11 @@ import TestSupport
         let s = try MigrationScenario.pets(Self.v2)
         defer { s.remove() }
         try execute(s, "UPDATE ZPET SET ZOWNER = 77 WHERE Z_PK = 4")
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         #expect(plan.danglingReferences.map(\.description) == [
             "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
         ])
-        let result = try Migrator().apply(plan, options: Migrator.Options(verify: true))
+        let result = try Migrator().apply(plan)
         #expect(result.carriedDanglingReferences == [
             "Pet.owner: 1 row already pointed to objects the store does not have, and still does (carried as they were)",
         ])
@@ -273,7 +273,7 @@ import TestSupport
         }
         let before = try s.keys()
         try execute(s, "DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'Owner'")
-        try s.migrate(options: Migrator.Options(verify: true))
+        try s.migrate(verify: true)
         #expect(try s.storeVersion() == 2)
         #expect(try s.keys() == before + ["5 Note super 0 max 0"])
         #expect(try s.plan().isEmpty)
@@ -293,11 +293,11 @@ import TestSupport
             try o.insert("Owner", values: ["name": .string("ann")], relationships: ["pet": [1]])
         }
         try execute(s, "UPDATE ZOWNER SET ZPET = 99")
-        let result = try Migrator().apply(try s.plan(), options: Migrator.Options(verify: true))
+        let result = try Migrator().apply(try s.plan(verify: true))
         #expect(result.carriedDanglingReferences == [
             "Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)",
         ])
-        let current = try Migrator().apply(try s.plan(), options: Migrator.Options(verify: true))
+        let current = try Migrator().apply(try s.plan(verify: true))
         #expect(current.carriedDanglingReferences == ["Owner.pet: 1 row points to objects the store does not have"])
     }
 }

@@ -81,9 +81,10 @@ import TestSupport
             do {
                 let reader = try Store.open(path: path, access: .readOnly)
                 defer { try? reader.close() }
-                plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
+                plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none"), options: PlanningOptions(verify: true))
+                    .plan(store: reader)
             }
-            try Migrator().apply(plan, options: .init(verify: true))
+            try Migrator().apply(plan)
         }
     }
 
@@ -168,7 +169,7 @@ import TestSupport
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
-        planner.removesDanglingReferences = true
+        planner.options.removesDanglingReferences = true
         let plan: MigrationPlan
         do {
             let reader = try Store.open(path: path, access: .readOnly)

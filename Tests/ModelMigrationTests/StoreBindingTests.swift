@@ -83,7 +83,7 @@ import TestSupport
     }
 
     /// A store of version 1 as Core Data left it, in a new folder, and the plan to `target`.
-    static func planned(to target: Int? = nil, removingDangling: Bool = false, setUp: (String) throws -> Void = { _ in })
+    static func planned(to target: Int? = nil, removingDangling: Bool = false, verify: Bool = true, setUp: (String) throws -> Void = { _ in })
         throws -> (directory: TemporaryDirectory, path: String, model: CompiledModel, plan: MigrationPlan) {
         let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
         let model = try Self.model()
@@ -92,9 +92,8 @@ import TestSupport
         try setUp(path)
         let reader = try Store.open(path: path, access: .readOnly)
         defer { try? reader.close() }
-        var planner = MigrationPlanner(models: [model], migrationsFolder: directory.file("none"))
-        planner.removesDanglingReferences = removingDangling
-        return (directory, path, model, try planner.plan(store: reader, to: target))
+        let options = PlanningOptions(target: target, removesDanglingReferences: removingDangling, verify: verify)
+        return (directory, path, model, try MigrationPlanner(models: [model], migrationsFolder: directory.file("none"), options: options).plan(store: reader))
     }
 
     static func describe(_ store: Store) throws -> [String] {
@@ -161,7 +160,7 @@ import TestSupport
             "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
         ])
         #expect(plan.allSteps.allSatisfy { $0.cost == .constant })
-        let result = try Migrator().apply(plan, options: .init(verify: true))
+        let result = try Migrator().apply(plan)
         #expect(result.to == 2)
 
         let store = try Store.open(path: path, access: .readOnly)
@@ -181,7 +180,7 @@ import TestSupport
             "ZMESSAGE holds values in columns the row's entity does not have, left there by an earlier version (no object has them; "
                 + "a rebuild of ZMESSAGE does not carry them): 1 row: Z_PK 2 has Z_ENT 3 (TextMessage) and a value in ZCODE of SystemMessage",
         ])
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
 
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
@@ -220,7 +219,7 @@ import TestSupport
             "Reaction.users: 1 row already points to objects the store does not have (carried as they are)",
             "SystemMessage.users: 1 row already points to objects the store does not have (carried as they are)",
         ])
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
         #expect(try store.connection.prepare("SELECT * FROM Z_5USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)], [.integer(1), .integer(99)]])
@@ -242,7 +241,7 @@ import TestSupport
             #"DELETE FROM "Z_2USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS" AND d.Z_ENT IN (5))"#,
             #"DELETE FROM "Z_4USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS1" AND d.Z_ENT IN (5))"#,
         ])
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
         #expect(try store.connection.prepare("SELECT * FROM Z_4USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)]])

@@ -4,24 +4,13 @@ import Mapping
 import SQLiteStore
 
 extension Migrator {
-    /// Every relationship of a version: to-one targets and join table keys exist,
-    /// required values are present, entity columns name the right entities.
-    static func relationshipChecks(_ version: CompiledVersion, layout: StorageLayout) -> [MigrationCheck] {
-        let builder = CheckBuilder(version: version, layout: layout)
-        var checks: [MigrationCheck] = []
-        for table in layout.tables {
-            for check in builder.checks(for: table) where !checks.contains(check) { checks.append(check) }
-        }
-        return checks
-    }
-
     /// The references of `version` that point at no object, counted per relationship
     /// direction. A many-to-many's join table is named after one side in one
     /// version and may be named after the other in the next, so each count is also
     /// filed under the inverse's direction.
     static func danglingCounts(_ version: CompiledVersion, layout: StorageLayout, on connection: Connection) throws -> [ReferenceKey: Int64] {
         var counts: [ReferenceKey: Int64] = [:]
-        for check in relationshipChecks(version, layout: layout) {
+        for check in CheckBuilder.relationshipChecks(version, layout: layout) {
             guard let key = check.reference else { continue }
             let found = try connection.scalarInt64(check.sql) ?? 0
             counts[key] = max(counts[key] ?? 0, found)
@@ -53,29 +42,37 @@ extension Migrator {
         return current
     }
 
-    /// `apply` on a store already at its target: nothing to migrate, but `--verify`
-    /// still verifies — every page, what a migration would rely on, and every
-    /// relationship — in one read transaction. References that dangle are reported,
-    /// not failed: no migration made them.
+    /// `apply` on a store already at its target: nothing to migrate, but a plan
+    /// made with `--verify` still verifies: its steps (every page, what a migration
+    /// would rely on, every relationship) run in one read transaction. References
+    /// that dangle are reported, not failed: no migration made them.
     func verifyCurrent(_ plan: MigrationPlan, options: Options) throws -> MigrationResult {
         var result = MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0,
                                      checksPassed: 0, dryRun: options.dryRun, backup: nil)
-        guard options.verify else { return result }
+        guard !plan.verification.isEmpty else { return result }
         let started = Date()
         let store = try Store.open(path: plan.storePath, access: .readOnly, busyTimeout: options.timeout)
         defer { try? store.close() }
+        try store.connection.transaction(.deferred) {
+            for step in plan.verification { try verifyCurrent(step, of: plan, store: store, result: &result) }
+        }
+        result.duration = Date().timeIntervalSince(started)
+        return result
+    }
+
+    /// Runs one `--verify` step on a store at its target.
+    private func verifyCurrent(_ step: MigrationStep, of plan: MigrationPlan, store: Store, result: inout MigrationResult) throws {
         let connection = store.connection
-        try connection.transaction(.deferred) {
+        switch step {
+        case .verifyIntegrity:
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): PRAGMA integrity_check says: \(integrity)")
             }
             result.checksPassed += 1
-            let layout = try store.layout(for: plan.target)
-            var audit = StoreAudit(version: plan.target, layout: layout)
-            audit.refusesStrayValues = !((try? store.readMetadata())?.writtenByCoreData ?? false)
-            let preconditions = audit.preconditions()
-            let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: preconditions, on: connection))
+        case .verifyStore(let verification):
+            let audit = StoreAudit(version: plan.target, layout: verification.layout)
+            let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: verification.preconditions, on: connection))
             if !problems.isEmpty {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: "
                     + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
@@ -83,8 +80,9 @@ extension Migrator {
                             , and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first
                             """, with: ". Repair it (or restore a backup)"))
             }
-            result.checksPassed += preconditions.count
-            for check in Self.relationshipChecks(plan.target, layout: layout) {
+            result.checksPassed += verification.preconditions.count
+        case .verifyCurrentRelationships(let checks):
+            for check in checks {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
                 if violations > 0, let reference = check.reference {
                     result.carriedDanglingReferences.append(
@@ -97,9 +95,11 @@ extension Migrator {
                     result.checksPassed += 1
                 }
             }
+        default:
+            throw MigrationError(kind: .verifyFailed, message: """
+                --verify: \(plan.storePath): step '\(step.summary)' belongs to a migration, and the store is at its target; plan again
+                """)
         }
-        result.duration = Date().timeIntervalSince(started)
-        return result
     }
 }
 

@@ -107,8 +107,6 @@ public struct Migrator {
         public var backupDirectory: String?
         /// Run everything, report, then roll back.
         public var dryRun = false
-        /// Also run `PRAGMA integrity_check` and every relationship check.
-        public var verify = false
         /// Seconds to wait, in all, for other processes' locks on the store.
         public var timeout: Double = 30
         /// Tool name recorded in the history.
@@ -119,11 +117,10 @@ public struct Migrator {
         /// SQLite's progress handler.
         public var rowProgress = true
 
-        /// Default options.
-        public init(backupPath: String? = nil, dryRun: Bool = false, verify: Bool = false, timeout: Double = 30) {
+        /// Default options. (`--verify` is planned: ``PlanningOptions/verify``.)
+        public init(backupPath: String? = nil, dryRun: Bool = false, timeout: Double = 30) {
             self.backupPath = backupPath
             self.dryRun = dryRun
-            self.verify = verify
             self.timeout = timeout
         }
     }
@@ -287,17 +284,34 @@ public struct Migrator {
     /// What running the hops found.
     struct HopRun {
         var checksPassed = 0
+        /// References that dangled before the migration and still do, for people,
+        /// by the check subject they were found by (each subject once).
         var carried: [String] = []
+        var carriedSubjects: Set<String> = []
         /// Properties policies left empty where the source had values.
         var emptied: [EmptiedProperty] = []
         /// Rows the steps wrote (``MigrationResult/rowsTouched``).
         var rowsWritten: Int64 = 0
+        /// The dangling references of the store before the first hop, by
+        /// relationship direction (counted only with `countBaselines`).
+        var initial: [ReferenceKey: Int64] = [:]
     }
 
     /// A reference check failed while references were not counted beforehand.
     struct BaselinesNeeded: Error {}
 
-    /// Runs every hop's steps and checks, then `--verify`'s checks. With
+    /// Where a check runs: its failure's kind and the word its message starts with.
+    enum CheckPhase {
+        /// A hop's checks, before commit.
+        case hop
+        /// `--verify`'s checks, after every hop.
+        case verify
+
+        var failure: MigrationError.Kind { self == .verify ? .verifyFailed : .checkFailed }
+        var label: String { self == .verify ? "--verify" : "check failed" }
+    }
+
+    /// Runs every hop's steps and checks, then the plan's `--verify` steps. With
     /// `countBaselines`, the dangling references of each hop's source are counted
     /// before its steps, and a check passes when it finds no more than were there.
     func runHops(_ plan: MigrationPlan, store: Store, countBaselines: Bool, options: Options,
@@ -306,10 +320,9 @@ public struct Migrator {
         var run = HopRun()
         let total = plan.allSteps.count
         var index = 0
-        var initial: [ReferenceKey: Int64] = [:]
         for (hopIndex, hop) in plan.hops.enumerated() {
             let baselines = countBaselines ? try Self.danglingCounts(hop.source, layout: hop.sourceLayout, on: connection) : [:]
-            if hopIndex == 0 { initial = baselines }
+            if hopIndex == 0 { run.initial = baselines }
             // The data decides: the hop's source must satisfy its requirements.
             let refused = try StoreAudit.violations(of: hop.requirements, on: connection)
             if !refused.isEmpty {
@@ -328,29 +341,43 @@ public struct Migrator {
             var probes: [String: Int64] = [:]
             for check in hop.checks {
                 let allowed = check.reference.flatMap { Self.sourceReference($0, through: [hop]) }.flatMap { baselines[$0] } ?? 0
-                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
-                             label: "check failed")
+                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes, phase: .hop)
             }
         }
-        if options.verify, !run.emptied.isEmpty {
-            // Data a policy dropped without a word fails `--verify`.
-            throw MigrationError(kind: .verifyFailed, message: "--verify: " + run.emptied.map(\.description).joined(separator: "; ") + "; nothing was changed")
+        for step in plan.verification {
+            try verify(step, countBaselines: countBaselines, on: connection, run: &run)
         }
-        if options.verify {
-            // The whole store as it will be committed: every page, every relationship.
+        return run
+    }
+
+    /// Runs one of the plan's `--verify` steps on the migrated store, before commit.
+    func verify(_ step: MigrationStep, countBaselines: Bool, on connection: Connection, run: inout HopRun) throws {
+        switch step {
+        case .verifyPolicyValues:
+            // Data a policy dropped without a word fails `--verify`.
+            if !run.emptied.isEmpty {
+                throw MigrationError(kind: .verifyFailed, message: "--verify: " + run.emptied.map(\.description).joined(separator: "; ")
+                    + "; nothing was changed")
+            }
+        case .verifyIntegrity:
+            // The whole store as it will be committed: every page.
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: PRAGMA integrity_check says: \(integrity); nothing was changed")
             }
-            let layout = plan.hops.last?.destinationLayout ?? plan.target.layout(entityNumbers: plan.entityNumbers)
+        case .verifyRelationships(let checks):
             var probes: [String: Int64] = [:]
-            for check in Self.relationshipChecks(plan.target, layout: layout) {
-                let allowed = check.reference.flatMap { Self.sourceReference($0, through: plan.hops) }.flatMap { initial[$0] } ?? 0
-                try evaluate(check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
-                             label: "--verify")
+            for verified in checks {
+                let allowed = verified.before.flatMap { run.initial[$0] } ?? 0
+                try evaluate(verified.check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
+                             phase: .verify)
             }
+        case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .createIndex, .dropIndex, .updateRows, .deleteRows,
+             .entityNumbers, .createTable, .rebuildTable, .fillJoinTable, .policy, .verifyStore, .verifyCurrentRelationships:
+            throw MigrationError(kind: .verifyFailed, message: """
+                --verify: step '\(step.summary)' is not one of a migration's checks (a plan edited by hand?); nothing was changed
+                """)
         }
-        return run
     }
 
     /// Runs one check; fails when it finds more violating rows than `allowed`.
@@ -358,7 +385,7 @@ public struct Migrator {
     /// table for all its required values) for the checks of one batch: nothing
     /// changes the store between them.
     func evaluate(_ check: MigrationCheck, allowed: Int64, countBaselines: Bool, on connection: Connection,
-                  run: inout HopRun, probes: inout [String: Int64], label: String) throws {
+                  run: inout HopRun, probes: inout [String: Int64], phase: CheckPhase) throws {
         var found: Int64?
         if let probe = check.probeSQL {
             if probes[probe] == nil { probes[probe] = try connection.scalarInt64(probe) ?? 0 }
@@ -368,14 +395,14 @@ public struct Migrator {
         if violations > allowed {
             if check.reference != nil, !countBaselines { throw BaselinesNeeded() }
             let already = allowed > 0 ? " (\(allowed) of them already did before the migration)" : ""
-            throw MigrationError(kind: label == "--verify" ? .verifyFailed : .checkFailed,
+            throw MigrationError(kind: phase.failure,
                                  message: """
-                                     \(label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") \
+                                     \(phase.label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") \
                                      violate\(violations == 1 ? "s" : "") it\(already); nothing was changed
                                      """)
         }
         let subject = check.reference.map { "\($0)" } ?? check.summary
-        if violations > 0, !run.carried.contains(where: { $0.hasPrefix(subject + ":") }) {
+        if violations > 0, run.carriedSubjects.insert(subject).inserted {
             run.carried.append("""
                 \(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, \
                 and still do\(violations == 1 ? "es" : "") (carried as they were)
@@ -397,76 +424,122 @@ public struct Migrator {
     func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
                  emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void) throws -> Int64 {
         let connection = store.connection
-
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
         let stepStart = Date()
         let changesBefore = connection.totalChanges
-        if !step.policies.isEmpty {
-            guard let runner = policyRunner else {
-                throw MigrationError(kind: .stepFailed, message: """
-                    step \(index) (\(step.summary)) needs policy '\(step.policies[0].policy)', \
-                    and no policies are available to this migrator; nothing was changed
-                    """)
-            }
-            let report = try runner.run(step.policies, hop: hop, store: store, progress: progress)
-            emptied += report.emptied
-        } else {
-            // The policy functions its SQL calls, registered for this step only.
-            let bindings = try PolicyFunctionBinding.bindings(for: step, hop: hop, runner: policyRunner)
-            defer { for binding in bindings { binding.remove(from: connection) } }
-            do {
-                for binding in bindings { try binding.register(on: connection) }
-                let expected = try step.expectedRowsSQL.map { try connection.scalarInt64($0, arguments: step.expectedRowsArguments) ?? 0 }
-                /// Statements with a mapping file's values bound to them; the others as written.
-                func run() throws {
-                    for (index, sql) in step.sql.enumerated() {
-                        let arguments = step.arguments(of: index)
-                        if arguments.isEmpty {
-                            try connection.execute(sql)
-                        } else {
-                            let statement = try connection.prepare(sql)
-                            try statement.bind(arguments)
-                            try statement.execute()
-                        }
-                    }
-                }
-                // Rows done of a long copy or index build, from SQLite's own count of
-                // the rows its scan visited, at most ten times a second.
-                let total = step.cost.rows
-                if total >= 10_000, rowProgress, step.reportsRowsDone {
-                    var last = Date.distantPast
-                    try withoutActuallyEscaping(progress) { report in
-                        connection.setProgressHandler { scanned in
-                            let now = Date()
-                            guard now.timeIntervalSince(last) >= 0.1 else { return }
-                            last = now
-                            report(.rows(done: min(scanned, total), total: total))
-                        }
-                        defer { connection.setProgressHandler(nil) }
-                        try run()
-                    }
-                    progress(.rows(done: total, total: total))
-                } else {
-                    try run()
-                }
-                if let expected, let table = step.table {
-                    let buildName = step.buildTable ?? table
-                    let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(buildName))") ?? 0
-                    if actual != expected {
-                        throw MigrationError(kind: .checkFailed,
-                                             message: "\(table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
-                    }
-                }
-            } catch let error as MigrationError {
-                throw error
-            } catch {
-                throw MigrationError(kind: .stepFailed, message: "step \(index) (\(step.summary)) failed: \(Self.words(for: error)); nothing was changed")
-            }
+        let report = StepReport(index: index, summary: step.summary, rows: step.cost.rows, rowProgress: rowProgress && step.reportsRowsDone)
+        var written: Int64
+        switch step {
+        case .policy(let stage):
+            emptied += try runPolicies(stage, report: report, hop: hop, store: store, progress: progress)
+            written = Int64(connection.totalChanges - changesBefore)
+        case .rebuildTable(let copy), .fillJoinTable(let copy):
+            try runCopy(copy, report: report, hop: hop, on: connection, progress: progress)
+            written = copy.cost.rowsWritten > 0 ? Int64(connection.totalChanges - changesBefore) : 0
+        case .dropColumn(let change):
+            // SQLite rewrites the rows inside its schema change, uncounted: the plan's count.
+            try runStatements(change.statements, report: report, on: connection, progress: progress)
+            written = change.cost.rowsWritten
+        case .addColumn(let change), .renameColumn(let change), .renameTable(let change), .dropTable(let change), .createIndex(let change),
+             .dropIndex(let change), .updateRows(let change), .deleteRows(let change), .entityNumbers(let change):
+            try runStatements(change.statements, report: report, on: connection, progress: progress)
+            written = change.cost.rowsWritten > 0 ? Int64(connection.totalChanges - changesBefore) : 0
+        case .createTable(let build):
+            try runStatements(build.statements, report: report, on: connection, progress: progress)
+            written = 0
+        case .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
+            throw MigrationError(kind: .stepFailed, message: """
+                step \(index) (\(step.summary)) is a check of --verify, not a step of a hop (a plan edited by hand?); nothing was changed
+                """)
         }
-        let changed = Int64(connection.totalChanges - changesBefore)
-        let written = step.kind == .dropColumn ? step.cost.rowsWritten : step.cost.rowsWritten > 0 || !step.policies.isEmpty ? changed : 0
         progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: written))
         return written
+    }
+
+    /// What a step's failure names, and whether its rows are reported as they go.
+    struct StepReport {
+        let index: Int
+        let summary: String
+        /// The rows the plan counts for it.
+        let rows: Int64
+        /// Report rows done (the step scans rows by a statement of its own, and
+        /// `apply` was not asked to keep quiet).
+        let rowProgress: Bool
+
+        /// A step's failure, in words, the store unchanged.
+        func failure(_ error: any Error) -> any Error {
+            if error is MigrationError { return error }
+            return MigrationError(kind: .stepFailed, message: "step \(index) (\(summary)) failed: \(Migrator.words(for: error)); nothing was changed")
+        }
+    }
+
+    /// The policy step: every invocation, stage by stage, by the policy runner.
+    func runPolicies(_ stage: MigrationStep.PolicyStage, report: StepReport, hop: MigrationHop, store: Store,
+                     progress: (MigrationEvent) -> Void) throws -> [EmptiedProperty] {
+        guard let runner = policyRunner else {
+            throw MigrationError(kind: .stepFailed, message: """
+                step \(report.index) (\(report.summary)) needs policy '\(stage.policies[0].policy)', \
+                and no policies are available to this migrator; nothing was changed
+                """)
+        }
+        return try runner.run(stage.policies, hop: hop, store: store, progress: progress).emptied
+    }
+
+    /// A table built anew: its policy functions registered for the step only, the
+    /// rows it must hold counted before the copy, the copy, then its count checked.
+    func runCopy(_ copy: MigrationStep.TableCopy, report: StepReport, hop: MigrationHop, on connection: Connection,
+                 progress: (MigrationEvent) -> Void) throws {
+        let bindings = try PolicyFunctionBinding.bindings(for: copy.policyFunctions, hop: hop, runner: policyRunner)
+        defer { for binding in bindings { binding.remove(from: connection) } }
+        do {
+            for binding in bindings { try binding.register(on: connection) }
+            let expected = try copy.expectedRows.map { try connection.scalarInt64($0.sql, arguments: $0.arguments) ?? 0 }
+            try runStatements(copy.statements, report: report, on: connection, progress: progress)
+            if let expected {
+                let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(copy.buildTable))") ?? 0
+                if actual != expected {
+                    throw MigrationError(kind: .checkFailed,
+                                         message: "\(copy.table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
+                }
+            }
+        } catch {
+            throw report.failure(error)
+        }
+    }
+
+    /// Runs statements, each with its own bound values. Rows done of a long copy,
+    /// update or index build are reported from SQLite's own count of the rows its
+    /// scan visited, at most ten times a second.
+    func runStatements(_ statements: [SQLFragment], report: StepReport, on connection: Connection, progress: (MigrationEvent) -> Void) throws {
+        func run() throws {
+            for statement in statements {
+                if statement.arguments.isEmpty {
+                    try connection.execute(statement.sql)
+                } else {
+                    let prepared = try connection.prepare(statement.sql)
+                    try prepared.bind(statement.arguments)
+                    try prepared.execute()
+                }
+            }
+        }
+        do {
+            let total = report.rows
+            guard total >= 10_000, report.rowProgress else { return try run() }
+            var last = Date.distantPast
+            try withoutActuallyEscaping(progress) { progress in
+                connection.setProgressHandler { scanned in
+                    let now = Date()
+                    guard now.timeIntervalSince(last) >= 0.1 else { return }
+                    last = now
+                    progress(.rows(done: min(scanned, total), total: total))
+                }
+                defer { connection.setProgressHandler(nil) }
+                try run()
+            }
+            progress(.rows(done: total, total: total))
+        } catch {
+            throw report.failure(error)
+        }
     }
 
     /// What went wrong in words first, SQLite's code after.

@@ -106,9 +106,7 @@ public struct FleetRunner: Sendable {
             return finish(.failed, "\(path): no such store file")
         }
         let plan: MigrationPlan
-        let applying: Bool
-        if case .apply = mode { applying = true } else { applying = false }
-        switch makePlan(path, timeout: timeout, forApply: applying) {
+        switch makePlan(path, timeout: timeout) {
         case .failure(let failure): return finish(failure.kind, failure.message)
         case .success(let made): plan = made
         }
@@ -156,16 +154,12 @@ public struct FleetRunner: Sendable {
         case failure(Outcome)
     }
 
-    func makePlan(_ path: String, timeout: Double, forApply: Bool = false) -> Planned {
+    func makePlan(_ path: String, timeout: Double) -> Planned {
         do {
             let store = try Store.open(path: path, access: .readOnly, busyTimeout: timeout)
             defer { try? store.close() }
-            var planner = planner
-            // `Migrator` checks the moved rows' entity numbers under its lock.
-            if forApply {
-                planner.checksPreconditions = false
-                planner.countLimit = 100_000
-            }
+            // Planned with the fleet's options, whatever the mode: `fleet apply`
+            // executes the plan `fleet plan` shows.
             return .success(try planner.plan(store: store))
         } catch {
             return .failure(Outcome(error))

@@ -14,6 +14,17 @@ struct CheckBuilder {
 
     func numbers(_ names: [String]) -> [Int] { names.compactMap { layout.entityNumbers[$0] }.sorted() }
 
+    /// Every relationship of a version: to-one targets and join table keys exist,
+    /// required values are present, entity columns name the right entities.
+    static func relationshipChecks(_ version: CompiledVersion, layout: StorageLayout) -> [MigrationCheck] {
+        let builder = CheckBuilder(version: version, layout: layout)
+        var checks: [MigrationCheck] = []
+        for table in layout.tables {
+            for check in builder.checks(for: table) where !checks.contains(check) { checks.append(check) }
+        }
+        return checks
+    }
+
     /// A table's checks: every required attribute and to-one has a value (unless
     /// `skippingRequired(entity, property)`), every reference resolves to an object
     /// of its destination entity, every entity-type column agrees with its row.

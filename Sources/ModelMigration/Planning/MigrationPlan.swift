@@ -52,59 +52,6 @@ public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 }
 
-/// One step of a plan: what it does, its SQL and its cost.
-public struct MigrationStep: Sendable, Hashable, Codable {
-    /// The kind of step.
-    public enum Kind: String, Sendable, Hashable, Codable {
-        case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
-             createIndex, dropIndex, entityNumbers, policy
-    }
-
-    /// The kind.
-    public var kind: Kind
-    /// What it does, for people.
-    public var summary: String
-    /// The SQL it runs, in order.
-    public var sql: [String]
-    /// Its cost class.
-    public var cost: StepCost
-    /// The table it concerns.
-    public var table: String?
-    /// For rebuilds: rows the new table must hold, as a count query on the old
-    /// tables run just before the copy (checked after it).
-    public var expectedRowsSQL: String? = nil
-    /// For a table built anew (`createTable`, `rebuildTable`, `fillJoinTable`): the
-    /// name it is built under, until a later step moves it into place.
-    public var buildTable: String? = nil
-    /// For the policy step of a hop: every custom entity mapping's policy, in the
-    /// mapping file's order. They run in Core Data's stages across the hop: every
-    /// mapping creates its destination objects, then every mapping sets
-    /// relationships, then every mapping validates.
-    public var policies: [PolicyInvocation] = []
-    /// The policy functions its SQL calls (`FUNCTION($entityPolicy, …)` values),
-    /// registered on the connection while the step runs.
-    public var policyFunctions: [PolicyFunctionCall] = []
-    /// Values bound to each statement of `sql`, by position (empty: none has any):
-    /// a mapping file's literals are never written into the SQL.
-    package var arguments: [[DatabaseValue]] = []
-    /// Values bound to `expectedRowsSQL`.
-    package var expectedRowsArguments: [DatabaseValue] = []
-
-    /// The values bound to statement `index` of `sql`.
-    package func arguments(of index: Int) -> [DatabaseValue] { index < arguments.count ? arguments[index] : [] }
-
-    /// Whether `apply` can report rows done as the step runs: its work is a scan of
-    /// the rows by a statement of its own (a copy, an index build, an update or a
-    /// delete), which SQLite counts. A `DROP COLUMN` rewrites the rows inside SQLite's
-    /// schema change, where no count is visible, and O(1) steps have no rows to count.
-    public var reportsRowsDone: Bool {
-        switch kind {
-        case .rebuildTable, .fillJoinTable, .createIndex, .updateRows, .deleteRows: cost.rows > 0
-        case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy: false
-        }
-    }
-}
-
 /// A mapping file's `FUNCTION($entityPolicy, 'selector:', …)` value: the policy's
 /// Swift function the copy calls per source row, under an SQL function name of
 /// its own.
@@ -303,6 +250,12 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
     /// References that dangle in the store and that the plan's first steps remove
     /// (`removesDanglingReferences`): join rows deleted, keys set to nil.
     public var removedDanglingReferences: [DanglingReferences] = []
+    /// `--verify`'s steps, run after every hop before commit (or, on a store
+    /// already at its target, on their own in a read transaction): planned with
+    /// the rest, so that `plan --verify` shows exactly what `apply --verify` runs.
+    public var verification: [MigrationStep] = []
+    /// The settings the plan was made with.
+    public var options = PlanningOptions()
 
     /// True when the store is already at the target.
     public var isEmpty: Bool { hops.isEmpty }

@@ -11,11 +11,11 @@ extension MigrationPlanner {
     /// (counted when the plan moves rows), or removed first when asked.
     func settleDanglingReferences(in plan: inout MigrationPlan, store: Store, source: CompiledVersion, counter: inout RowCounter) throws {
         var dangling: [(references: DanglingReferences, check: MigrationCheck)] = []
-        if removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows), let first = plan.hops.first {
+        if options.removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows), let first = plan.hops.first {
             dangling = try danglingReferences(store: store, version: source, layout: first.sourceLayout, counter: &counter,
-                                              exact: removesDanglingReferences || exactCounts)
+                                              exact: options.removesDanglingReferences || options.exactCounts)
         }
-        guard removesDanglingReferences, !dangling.isEmpty else {
+        guard options.removesDanglingReferences, !dangling.isEmpty else {
             plan.danglingReferences = dangling.map(\.references)
             plan.warnings += plan.danglingReferences.map { MigrationWarning(message: $0.description, isDestructive: false) }
             return
@@ -34,12 +34,10 @@ extension MigrationPlanner {
         let repairs = dangling.compactMap { found -> MigrationStep? in
             guard let repair = found.check.repair else { return nil }
             let rows = found.references.rows
-            return MigrationStep(kind: repair.deletesRows ? .deleteRows : .updateRows,
-                                 summary: """
-                                     remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) \
-                                     to objects the store does not have
-                                     """,
-                                 sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
+            let change = MigrationStep.TableChange(summary: """
+                remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the store does not have
+                """, sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
+            return repair.deletesRows ? .deleteRows(change) : .updateRows(change)
         }
         plan.hops[0].steps.insert(contentsOf: repairs, at: 0)
         plan.removedDanglingReferences = dangling.map(\.references)
@@ -55,12 +53,12 @@ extension MigrationPlanner {
         // Tables too large to scan while planning (as for counts) are audited by
         // `apply`, under its lock, before any step: the plan says so.
         var large: [(name: String, rows: Int64)] = []
-        for table in audit.layout.tables where checksPreconditions {
+        for table in audit.layout.tables {
             // A table without a rowid has no cheap estimate: it is scanned.
             if let rows = (try? counter.tooLargeToScan(table.name)) ?? nil { large.append((table.name, rows)) }
         }
         let checkedNow = large.isEmpty ? preconditions : audit.preconditions(tables: moving, skipping: Set(large.map(\.name)))
-        let problems = checksPreconditions ? try StoreAudit.violations(of: checkedNow, on: store.connection) : []
+        let problems = try StoreAudit.violations(of: checkedNow, on: store.connection)
         if !problems.isEmpty {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
         }

@@ -24,31 +24,16 @@ public struct MigrationPlanner: Sendable {
     /// `PolicyCatalog.functions`): a `FUNCTION($entityPolicy, …)` value calling
     /// another is refused at its line and column. `nil` skips the check.
     public var policyFunctions: [String: Set<String>]? = nil
-    /// Count every row and every dropped value, even in tables over a million rows
-    /// (otherwise those are estimated from the highest row id, and dropped values
-    /// are only checked for presence).
-    public var exactCounts = false
-    /// Remove the references the store already holds to objects it does not have
-    /// (join rows deleted, keys set to nil, as Core Data's nullify would), as the
-    /// plan's first steps, instead of carrying them.
-    public var removesDanglingReferences = false
-    /// Check the rows the plan moves against the store's entity numbers now, as
-    /// `plan` and `status` do. `apply` may leave it to `Migrator`, which checks the
-    /// same preconditions under its lock anyway (it refuses the same stores with the
-    /// same message, exit 1): a pass over every moved row saved.
-    public var checksPreconditions = true
-    /// Tables above this many rows are not scanned for counts: their row count is
-    /// the highest row id and dropped values are checked for presence only (unless
-    /// `exactCounts`). `apply` lowers it: its counts only feed messages.
-    public var countLimit: Int64 = RowCounter.exactCountLimit
-    /// Which path to take (`--path`): the rule, or the chain of hops, or the direct mapping.
-    public var pathPreference: MigrationPath.Preference = .automatic
+    /// The settings of the plans it makes (`--to`, `--path`, `--exact-counts`,
+    /// `--remove-dangling-references`, `--verify`).
+    public var options = PlanningOptions()
 
     /// Creates a planner.
-    public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil) {
+    public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil, options: PlanningOptions = PlanningOptions()) {
         self.models = models
         self.migrationsFolder = migrationsFolder
         self.knownPolicies = knownPolicies
+        self.options = options
     }
 
     /// The store's current version: recognised by its hashes, else the compiled model
@@ -77,78 +62,80 @@ public struct MigrationPlanner: Sendable {
         throw UnknownVersionError(path: store.path, recognition: recognition)
     }
 
-    /// Plans the migration of `store` to version `target` (default: the current one).
+    /// Plans the migration of `store` to `options.target` (default: the current
+    /// version), with `options`.
     ///
     /// Every read happens in one read transaction, so the plan describes one
     /// snapshot of the store even while another process migrates it.
-    public func plan(store: Store, to target: Int? = nil) throws -> MigrationPlan {
-        if store.connection.isInTransaction { return try planInSnapshot(store: store, to: target) }
-        return try store.connection.transaction(.deferred) { try planInSnapshot(store: store, to: target) }
+    public func plan(store: Store) throws -> MigrationPlan {
+        if store.connection.isInTransaction { return try planInSnapshot(store: store) }
+        return try store.connection.transaction(.deferred) { try planInSnapshot(store: store) }
     }
 
-    private func planInSnapshot(store: Store, to target: Int?) throws -> MigrationPlan {
+    private func planInSnapshot(store: Store) throws -> MigrationPlan {
         let metadata = try store.readMetadata()
         let (model, source) = try sourceVersion(of: store, metadata: metadata)
-        let destination = try targetVersion(target, of: model, from: source, store: store)
-        let targetNumber = destination.version
+        let destination = try targetVersion(options.target, of: model, from: source, store: store)
         let binding = try store.binding(for: source)
         if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
-        var sourceLayout = binding.layout
-        var audit = StoreAudit(version: source, layout: sourceLayout)
+        var audit = StoreAudit(version: source, layout: binding.layout)
         audit.refusesStrayValues = !metadata.writtenByCoreData
-        var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: targetNumber,
+        var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: destination.version,
                                  sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
-                                 hops: [], warnings: [], target: destination, entityNumbers: sourceLayout.entityNumbers,
+                                 hops: [], warnings: [], target: destination, entityNumbers: binding.layout.entityNumbers,
                                  currentVersion: model.current.version)
-        let upToDate = source.version == targetNumber && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
+        plan.options = options
+        let upToDate = source.version == destination.version && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
             && source.layoutHash == destination.layoutHash
-        if upToDate { return plan }
+        if upToDate {
+            if options.verify {
+                plan.verification = try Self.currentStoreVerification(store, version: destination, refusesStrayValues: audit.refusesStrayValues)
+            }
+            return plan
+        }
 
         let keyProblems = audit.keyTableProblems(try store.entityKeyRows())
         if !keyProblems.isEmpty {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
         }
-        let (path, files) = try choosePath(model: model, source: source, target: targetNumber)
+        let (path, files) = try choosePath(model: model, source: source, target: destination.version)
         plan.path = path
         plan.warnings += path.differences.map { difference in
             MigrationWarning(message: "path: \(difference) (this plan: \(path.summary))", isDestructive: false)
         }
+        let shared = SharedCounter(RowCounter(connection: store.connection, exact: options.exactCounts))
+        shared.counter.limit = options.countLimit
+        try planHops(into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
+                     segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared)
+        var counter = shared.counter
+        try checkPolicyInputs(plan)
+        try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
+        if plan.allSteps.contains(where: \.cost.movesRows) {
+            try auditRowsToMove(for: &plan, audit: audit, store: store, counter: &counter)
+        }
+        try checkFirstHopRequirements(of: plan, store: store)
+        if options.verify { plan.verification = Self.verification(after: plan) }
+        return plan
+    }
 
+    /// Plans each segment as a hop of `plan`, each from the layout the one before
+    /// leaves; the plan's entity numbers end as the last hop's.
+    private func planHops(into plan: inout MigrationPlan, store: Store, metadata: StoreMetadata, model: CompiledModel,
+                          source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter) throws {
         var current = source
-        var counter = RowCounter(connection: store.connection, exact: exactCounts)
-        counter.limit = countLimit
-        for segment in segments(of: path, model: model, source: source, target: targetNumber, files: files) {
+        var sourceLayout = layout
+        for segment in segments {
             // A mapping file or a direct mapping maps its two versions; a fused run of
             // inferred hops follows renames through every version in between.
             let chain = segment.isDirect ? [current, model.version(segment.to)!]
                 : [current] + model.versions.filter { $0.version > segment.from && $0.version <= segment.to }
-            let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? destination : chain.last!
+            let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? plan.target : chain.last!
             let mapping = try resolveMapping(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name)
             let destinationLayout = self.destinationLayout(of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
                                                            numbersSoFar: plan.entityNumbers)
-            // A later hop counts the store's rows as they are now: its entity numbers
-            // (renumbered by an earlier hop in a store that follows Core Data's
-            // numbering) are translated back to the numbers the rows still carry.
-            let storeNumbers = plan.hops.isEmpty ? nil : Self.storeNumbers(of: sourceLayout, in: plan.entityNumbers)
-            var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
-                                         destinationLayout: destinationLayout, mapping: mapping,
-                                         count: { table, numbers in
-                                             let stored = numbers.map { $0.compactMap { storeNumbers?[$0] ?? $0 } }
-                                             return stored?.isEmpty == true ? 0 : try counter.count(table, stored)
-                                         },
-                                         countValues: { table, column, numbers in
-                                             let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
-                                             return stored.isEmpty ? 0 : try counter.countValues(table, column, stored)
-                                         })
-            planner.storedKeyNumbers = plan.hops.isEmpty ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
-            let isFirstHop = plan.hops.isEmpty
-            planner.countWhere = { table, condition, arguments in
-                guard isFirstHop, try counter.exists(table) else { return nil }
-                return try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table)) AS f WHERE \(condition)", arguments: arguments)
-            }
-            if metadata.followsCoreDataNumbering, try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" }) {
-                planner.historyRows = try counter.count("ACHANGE", nil)
-            }
+            var planner = try segmentPlanner(from: current, sourceLayout, to: segmentTarget, destinationLayout, mapping: mapping,
+                                             isFirstHop: plan.hops.isEmpty, numbersSoFar: plan.entityNumbers, store: store,
+                                             metadata: metadata, counter: counter)
             try planner.plan()
             plan.hops.append(Self.hop(segment, planner, from: current, to: segmentTarget, sourceLayout: sourceLayout, destinationLayout: destinationLayout))
             plan.warnings += planner.warnings
@@ -159,13 +146,35 @@ public struct MigrationPlanner: Sendable {
             sourceLayout = destinationLayout
         }
         plan.entityNumbers = sourceLayout.entityNumbers
-        try checkPolicyInputs(plan)
-        try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
-        if plan.allSteps.contains(where: \.cost.movesRows) {
-            try auditRowsToMove(for: &plan, audit: audit, store: store, counter: &counter)
+    }
+
+    /// The planner of one segment, counting the store's rows as they are now.
+    private func segmentPlanner(from current: CompiledVersion, _ sourceLayout: StorageLayout, to segmentTarget: CompiledVersion,
+                                _ destinationLayout: StorageLayout, mapping: MappingModel, isFirstHop: Bool, numbersSoFar: [String: Int],
+                                store: Store, metadata: StoreMetadata, counter shared: SharedCounter) throws -> SegmentPlanner {
+        // A later hop counts the store's rows as they are now: its entity numbers
+        // (renumbered by an earlier hop in a store that follows Core Data's
+        // numbering) are translated back to the numbers the rows still carry.
+        let storeNumbers = isFirstHop ? nil : Self.storeNumbers(of: sourceLayout, in: numbersSoFar)
+        var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
+                                     destinationLayout: destinationLayout, mapping: mapping,
+                                     count: { table, numbers in
+                                         let stored = numbers.map { $0.compactMap { storeNumbers?[$0] ?? $0 } }
+                                         return stored?.isEmpty == true ? 0 : try shared.counter.count(table, stored)
+                                     },
+                                     countValues: { table, column, numbers in
+                                         let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
+                                         return stored.isEmpty ? 0 : try shared.counter.countValues(table, column, stored)
+                                     })
+        planner.storedKeyNumbers = isFirstHop ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
+        planner.countWhere = { table, condition, arguments in
+            guard isFirstHop, try shared.counter.exists(table) else { return nil }
+            return try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table)) AS f WHERE \(condition)", arguments: arguments)
         }
-        try checkFirstHopRequirements(of: plan, store: store)
-        return plan
+        if metadata.followsCoreDataNumbering, try store.connection.columns(of: "ACHANGE").contains(where: { $0.name == "ZENTITY" }) {
+            planner.historyRows = try shared.counter.count("ACHANGE", nil)
+        }
+        return planner
     }
 
     /// The version to plan to (`target`, or the model's current one), refused when
@@ -193,7 +202,7 @@ public struct MigrationPlanner: Sendable {
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
         do {
             let path = try MigrationPath.choose(model: model, source: source, target: target, files: files,
-                                                preference: pathPreference, knownPolicies: knownPolicies)
+                                                preference: options.path, knownPolicies: knownPolicies)
             return (path, files)
         } catch let failure as InferenceFailure {
             throw withFolder(failure, model: model.name)
@@ -329,8 +338,8 @@ public struct MigrationPlanner: Sendable {
                 if destinations.contains(target.name) { tables.insert(table.name); break }
             }
         }
-        for step in first.steps {
-            for invocation in step.policies {
+        for case .policy(let stage) in first.steps {
+            for invocation in stage.policies {
                 if let root = first.source.entity(named: invocation.sourceEntity)?.root, let table = first.sourceLayout.table(forEntity: root) {
                     tables.insert(table.name)
                 }
@@ -350,7 +359,7 @@ public struct MigrationPlanner: Sendable {
             }
         }
         var found: [(references: DanglingReferences, check: MigrationCheck)] = []
-        for check in Migrator.relationshipChecks(version, layout: layout) {
+        for check in CheckBuilder.relationshipChecks(version, layout: layout) {
             guard let key = check.reference else { continue }
             let rows = try store.connection.scalarInt64(check.sql) ?? 0
             if rows > 0 { found.append((DanglingReferences(reference: key, summary: check.summary, rows: rows), check)) }
@@ -434,8 +443,9 @@ public struct MigrationPlanner: Sendable {
     /// say so when they hold values.
     func unknownColumnWarnings(store: Store, layout: StorageLayout, steps: [MigrationStep]) throws -> [MigrationWarning] {
         var warnings: [MigrationWarning] = []
-        for step in steps where step.kind == .dropTable {
-            guard let name = step.table, let table = layout.table(named: name) else { continue }
+        for case .dropTable(let drop) in steps {
+            let name = drop.table
+            guard let table = layout.table(named: name) else { continue }
             let known = Set(table.columns.map(\.name))
             for column in try store.connection.columns(of: name) where !known.contains(column.name) && !column.isHidden {
                 let values = try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name)) WHERE \(SQLText.q(column.name)) IS NOT NULL") ?? 0
@@ -449,6 +459,13 @@ public struct MigrationPlanner: Sendable {
         }
         return warnings
     }
+}
+
+/// The row counter every hop's planner counts with (each count made once).
+final class SharedCounter {
+    var counter: RowCounter
+
+    init(_ counter: RowCounter) { self.counter = counter }
 }
 
 extension MigrationPlanner {

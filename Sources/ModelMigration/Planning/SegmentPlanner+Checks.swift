@@ -19,9 +19,9 @@ extension SegmentPlanner {
         }
         guard !moves.isEmpty else { return }
         let cases = moves.sorted { $0.0 < $1.0 }.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
-        steps.append(MigrationStep(kind: .updateRows, summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
+        steps.append(.updateRows(.init(summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
                                    sql: ["UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(SQLText.list(moves.map(\.0))))"],
-                                   cost: .update(rows: historyRows), table: "ACHANGE"))
+                                   cost: .update(rows: historyRows), table: "ACHANGE")))
     }
 
     mutating func entityNumberStep() {
@@ -73,10 +73,9 @@ extension SegmentPlanner {
             guard let number = new[table.entity] else { continue }
             sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
         }
-        steps.append(MigrationStep(kind: .entityNumbers,
-                                   summary: renumbered ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
-                                                       : "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
-                                   sql: sql, cost: .constant, table: "Z_PRIMARYKEY"))
+        steps.append(.entityNumbers(.init(summary: renumbered ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
+                                                              : "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
+                                          sql: sql, cost: .constant, table: "Z_PRIMARYKEY")))
     }
 
     /// The checks of a table built anew: required values present, references

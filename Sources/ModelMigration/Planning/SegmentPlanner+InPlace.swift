@@ -153,13 +153,15 @@ extension SegmentPlanner {
         return leftover
     }
 
+    /// A table SQLite changes in place: renamed, its dropped columns dropped, its
+    /// columns renamed, added and filled, the rows of removed entities deleted.
     mutating func alter(_ table: Table) throws {
         let oldName = tableRenamedFrom(table) ?? table.name
         let old = sourceLayout.table(named: oldName)!
         if oldName != table.name {
             let current = temporaryTableNames[oldName] ?? oldName
-            steps.append(MigrationStep(kind: .renameTable, summary: "rename table \(oldName) to \(table.name)",
-                                       sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name))
+            steps.append(.renameTable(.init(summary: "rename table \(oldName) to \(table.name)",
+                                       sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name)))
         }
         let used = Set(table.columns.compactMap { column -> String? in
             switch inPlace(column, of: table) {
@@ -168,7 +170,17 @@ extension SegmentPlanner {
             }
         })
         let dropped = droppedColumns(of: old, used: used) ?? []
-        // A safety net: a column is dropped only when the mapping drops what it holds.
+        try refuseDroppingKeptValues(dropped, of: old)
+        try dropColumns(dropped, of: table, from: old)
+        let changes = columnChanges(of: table)
+        renameColumns(changes.renames, of: table, from: old, dropped: dropped)
+        try addColumns(changes.adds, to: table, from: old)
+        try fillColumns(changes.fills, of: table, from: old)
+        try deleteRemovedEntities(from: table, old: old)
+    }
+
+    /// A safety net: a column is dropped only when the mapping drops what it holds.
+    func refuseDroppingKeptValues(_ dropped: [Column], of old: Table) throws {
         for column in dropped {
             let kept: Bool
             switch column.role {
@@ -192,15 +204,26 @@ extension SegmentPlanner {
                     """)
             }
         }
+    }
+
+    /// `DROP COLUMN` of each column the destination no longer has.
+    mutating func dropColumns(_ dropped: [Column], of table: Table, from old: Table) throws {
+        let oldName = old.name
         if !dropped.isEmpty {
             let rows = try count(oldName, nil)
             try warnDroppedColumns(dropped, in: old)
             for column in dropped {
-                steps.append(MigrationStep(kind: .dropColumn, summary: "drop \(table.name).\(column.name) (SQLite rewrites the rows in place)",
+                steps.append(.dropColumn(.init(summary: "drop \(table.name).\(column.name) (SQLite rewrites the rows in place)",
                                            sql: ["ALTER TABLE \(SQLText.q(table.name)) DROP COLUMN \(SQLText.q(column.name))"],
-                                           cost: .rewrite(rows: rows), table: table.name))
+                                           cost: .rewrite(rows: rows), table: table.name)))
             }
         }
+    }
+
+    /// What each destination column needs: a rename, a fill of nil values, or
+    /// adding with a constant.
+    func columnChanges(of table: Table) -> (fills: [(column: String, literal: String, scope: [Int]?)], renames: [(from: String, to: String)],
+                                           adds: [(Column, String)]) {
         var fills: [(column: String, literal: String, scope: [Int]?)] = []
         var renames: [(from: String, to: String)] = []
         var adds: [(Column, String)] = []
@@ -215,53 +238,72 @@ extension SegmentPlanner {
                 adds.append((column, literal))
             }
         }
-        // Renames that land on a name another column still has (suffixes shifting
-        // when a property takes a name before them, numbers changing) go through
-        // temporary names, all at once.
+        return (fills, renames, adds)
+    }
+
+    /// Renames that land on a name another column still has (suffixes shifting
+    /// when a property takes a name before them, numbers changing) go through
+    /// temporary names, all at once.
+    mutating func renameColumns(_ renames: [(from: String, to: String)], of table: Table, from old: Table, dropped: [Column]) {
+        let oldName = old.name
         let remaining = Set(old.columns.map(\.name)).subtracting(dropped.map(\.name))
         let collides = renames.contains { rename in remaining.contains(rename.to) }
         let moves: [(String, String)] = collides
             ? renames.enumerated().map { ($0.element.from, "MM_TMP_\($0.offset)") } + renames.enumerated().map { ("MM_TMP_\($0.offset)", $0.element.to) }
             : renames.map { ($0.from, $0.to) }
         for (from, to) in moves {
-            steps.append(MigrationStep(kind: .renameColumn, summary: "rename \(table.name).\(from) to \(to)",
+            steps.append(.renameColumn(.init(summary: "rename \(table.name).\(from) to \(to)",
                                        sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
-                                       cost: .constant, table: table.name))
+                                       cost: .constant, table: table.name)))
         }
         if !renames.isEmpty {
             columnRenames[oldName] = Dictionary(renames.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })
         }
+    }
+
+    /// New columns: `ADD COLUMN`, with its default, or (a subentity's column in a
+    /// shared table) set in its own entity's rows only.
+    mutating func addColumns(_ adds: [(Column, String)], to table: Table, from old: Table) throws {
+        let oldName = old.name
         for (column, literal) in adds {
             // A subentity's column holds nil in the rows of every other entity of the
             // table (as Core Data writes them): a default goes into its own rows only.
             if literal != "NULL", let scope = ownerScope(column, in: table) {
-                steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)",
+                steps.append(.addColumn(.init(summary: "add \(table.name).\(column.name)",
                                            sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)"],
-                                           cost: .constant, table: table.name))
+                                           cost: .constant, table: table.name)))
                 if !scope.isEmpty {
-                    steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name) to \(literal) in the rows of its entity",
+                    steps.append(.updateRows(.init(summary: "set \(table.name).\(column.name) to \(literal) in the rows of its entity",
                                                sql: ["""
                                                    UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \(literal) \
                                                    WHERE Z_ENT IN (\(SQLText.list(scope)))
                                                    """],
-                                               cost: .update(rows: try count(oldName, scope)), table: table.name))
+                                               cost: .update(rows: try count(oldName, scope)), table: table.name)))
                 }
                 continue
             }
             let defaultClause = literal == "NULL" ? "" : " DEFAULT \(literal)"
-            steps.append(MigrationStep(kind: .addColumn, summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
+            steps.append(.addColumn(.init(summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
                                        sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
-                                       cost: .constant, table: table.name))
+                                       cost: .constant, table: table.name)))
         }
+    }
+
+    /// Nil values of a column made required, filled with its default.
+    mutating func fillColumns(_ fills: [(column: String, literal: String, scope: [Int]?)], of table: Table, from old: Table) throws {
+        let oldName = old.name
         for (column, literal, scope) in fills {
             if let scope, scope.isEmpty { continue }
             let rows = try count(oldName, scope)
             let only = scope.map { " AND Z_ENT IN (\(SQLText.list($0)))" } ?? ""
-            steps.append(MigrationStep(kind: .updateRows, summary: "fill nil values of \(table.name).\(column) with \(literal)",
+            steps.append(.updateRows(.init(summary: "fill nil values of \(table.name).\(column) with \(literal)",
                                        sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL\(only)"],
-                                       cost: .update(rows: rows), table: table.name))
+                                       cost: .update(rows: rows), table: table.name)))
         }
-        // Rows of entities removed from this hierarchy.
+    }
+
+    /// Rows of entities removed from this hierarchy: deleted, with a warning.
+    mutating func deleteRemovedEntities(from table: Table, old: Table) throws {
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
             guard mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
                   let number = sourceLayout.entityNumbers[entity.name] else { continue }
@@ -270,8 +312,8 @@ extension SegmentPlanner {
                 warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
                                                  isDestructive: true))
             }
-            steps.append(MigrationStep(kind: .deleteRows, summary: "delete the rows of removed entity \(entity.name)",
-                                       sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name))
+            steps.append(.deleteRows(.init(summary: "delete the rows of removed entity \(entity.name)",
+                                       sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name)))
             addReferenceChecks(into: table.name)
         }
     }

@@ -47,9 +47,9 @@ extension SegmentPlanner {
     mutating func renameJoin(_ rename: JoinRename) {
         let table = rename.new.name
         if rename.old.name != table {
-            steps.append(MigrationStep(kind: .renameTable, summary: "rename join table \(rename.old.name) to \(table)",
+            steps.append(.renameTable(.init(summary: "rename join table \(rename.old.name) to \(table)",
                                        sql: ["ALTER TABLE \(SQLText.q(rename.old.name)) RENAME TO \(SQLText.q(table))"],
-                                       cost: .constant, table: table))
+                                       cost: .constant, table: table)))
         }
         let oldNames = Set(rename.old.columns.map(\.name))
         let swaps = rename.columns.contains { oldNames.contains($0.to) }
@@ -59,9 +59,9 @@ extension SegmentPlanner {
                 + rename.columns.enumerated().map { ("MM_RENAMING_\($0.offset)", $0.element.to) }
         }
         for (from, to) in moves {
-            steps.append(MigrationStep(kind: .renameColumn, summary: "rename column \(table).\(from) to \(to)",
+            steps.append(.renameColumn(.init(summary: "rename column \(table).\(from) to \(to)",
                                        sql: ["ALTER TABLE \(SQLText.q(table)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
-                                       cost: .constant, table: table))
+                                       cost: .constant, table: table)))
         }
         joinTablesRenamedFrom[table] = rename.old.name
         columnRenames[rename.old.name] = Dictionary(rename.columns.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })

@@ -9,102 +9,122 @@ import SQLiteStore
 extension SegmentPlanner {
     // MARK: Rebuild (INSERT … SELECT)
 
-    mutating func build(_ table: Table, as buildName: String) throws {
-        var renamed = table
-        renamed.name = buildName
-        var sql = [SchemaSQL.createTable(renamed)]
-        var arguments: [[DatabaseValue]] = [[]]
+    /// What the copies of one table's hierarchy gather.
+    struct HierarchyCopy {
+        /// `CREATE TABLE`, then one `INSERT … SELECT` per copied entity.
+        var statements: [SQLFragment]
+        /// Per copied entity, a count of the rows it copies (summed into the rows
+        /// the new table must hold), and their bound values.
         var expected: [String] = []
         var expectedArguments: [DatabaseValue] = []
+        /// The entity numbers copied without a filter.
         var copiedNumbers: Set<Int> = []
         var calls: [PolicyFunctionCall] = []
         var rows: Int64 = 0
-        let hierarchy = destination.entities.filter { $0.root == table.entity }
+        /// The table the rows come from (nil: a new table, nothing to copy).
         var sourceTableName: String?
-        for entity in hierarchy {
-            guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
-                  let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name] else { continue }
-            sourceTableName = old.name
-            let mapping = self.mapping.mapping(forDestination: entity.name)
-            if mapping?.kind == .custom {
-                // The policy step writes these rows.
-                continue
-            }
-            let lineage = Set(lineageNames(destination, entity.name))
-            var columns: [String] = []
-            var values: [String] = []
-            var bound: [DatabaseValue] = []
-            for column in table.columns {
-                columns.append(SQLText.q(column.name))
-                values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
-                                             newNumber: newNumber, arguments: &bound, calls: &calls))
-            }
-            // A mapping file's filter: only the source objects it holds for are copied.
-            var filterSQL = ""
-            var filterArguments: [DatabaseValue] = []
-            if let filter = mapping?.filter {
-                let fragment = try filterCondition(filter, of: sourceEntity, alias: "s")
-                filterSQL = " AND (\(fragment.sql))"
-                filterArguments = fragment.arguments
-                let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
-                let dropped = try countWhere(old.name, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) ?? 0
-                if dropped > 0 {
-                    warnings.append(MigrationWarning(message: """
-                                                         \(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") \
-                                                         the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated \
-                                                         (deleted, and references to \(dropped == 1 ? "it" : "them") removed)
-                                                         """,
-                                                     isDestructive: true))
-                }
-                filteredTables.insert(table.name)
-            }
-            if mapping?.filter == nil { copiedNumbers.insert(number) }
-            sql.append("""
-                INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) \
-                FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL)
-                """)
-            arguments.append(bound + filterArguments)
-            expected.append(filterSQL.isEmpty ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
-                                              : "(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filterSQL))")
-            expectedArguments += filterArguments
-            rows = rows.adding(saturating: try count(old.name, [number]))
-            try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
+    }
+
+    /// A table built anew: `CREATE TABLE` under its build name, then one set-based
+    /// copy per entity of its hierarchy (entities left to a policy are not copied).
+    mutating func build(_ table: Table, as buildName: String) throws {
+        var renamed = table
+        renamed.name = buildName
+        var copy = HierarchyCopy(statements: [SQLFragment(SchemaSQL.createTable(renamed))])
+        for entity in destination.entities where entity.root == table.entity {
+            try copyRows(of: entity, into: table, as: buildName, copy: &copy)
         }
-        // Rows of entities removed from the hierarchy are not copied: warn as alter() does.
-        if let sourceTableName {
-            for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == sourceTableName {
-                guard self.mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
-                      let number = sourceLayout.entityNumbers[entity.name] else { continue }
-                let removed = try count(sourceTableName, [number])
-                if removed > 0 {
-                    warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
-                                                     isDestructive: true))
-                }
-                addReferenceChecks(into: table.name)
-            }
+        guard let sourceTableName = copy.sourceTableName else {
+            steps.append(.createTable(MigrationStep.TableBuild(summary: "create table \(table.name)", table: table.name, buildTable: buildName,
+                                                               statements: copy.statements)))
+            return
         }
+        try warnRemovedEntities(of: sourceTableName, into: table)
         // Every row of the old table is copied (each of its entities, unfiltered):
         // its row count is what the new table must hold, read from the b-tree
         // instead of a scan per entity (apply has checked each row's Z_ENT first).
-        if let sourceTableName, !expected.isEmpty, expectedArguments.isEmpty {
+        if !copy.expected.isEmpty, copy.expectedArguments.isEmpty {
             let stored = Set(source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }
                 .compactMap { sourceLayout.entityNumbers[$0.name] })
-            if stored == copiedNumbers {
-                expected = ["(SELECT count(*) FROM \(SQLText.q(sourceTableName)))"]
+            if stored == copy.copiedNumbers {
+                copy.expected = ["(SELECT count(*) FROM \(SQLText.q(sourceTableName)))"]
             }
         }
-        let from = sourceTableName.map { " from \($0)" } ?? ""
-        let policyOnly = sourceTableName != nil && expected.isEmpty
-        var step = MigrationStep(kind: sourceTableName == nil ? .createTable : .rebuildTable,
-                                   summary: sourceTableName == nil ? "create table \(table.name)"
-                                       : policyOnly ? "create the new \(table.name) (its rows come from a policy)"
-                                       : "rebuild \(table.name)\(from) (SQLite's 12-step procedure)",
-                                   sql: sql, cost: sourceTableName == nil || policyOnly ? .constant : .rewrite(rows: rows), table: table.name,
-                                   expectedRowsSQL: expected.isEmpty ? nil : "SELECT " + expected.joined(separator: " + "), buildTable: buildName,
-                                   arguments: arguments.allSatisfy(\.isEmpty) ? [] : arguments, expectedRowsArguments: expectedArguments)
-        step.policyFunctions = calls
-        steps.append(step)
-        if sourceTableName != nil { addRebuildChecks(table) }
+        let policyOnly = copy.expected.isEmpty
+        steps.append(.rebuildTable(MigrationStep.TableCopy(
+            summary: policyOnly ? "create the new \(table.name) (its rows come from a policy)"
+                : "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
+            table: table.name, buildTable: buildName, statements: copy.statements, cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
+            expectedRows: policyOnly ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
+            policyFunctions: copy.calls)))
+        addRebuildChecks(table)
+    }
+
+    /// The copy of one destination entity's rows: an `INSERT … SELECT` from its
+    /// source entity's rows (those a mapping file's filter holds for), with the
+    /// count they must come to.
+    mutating func copyRows(of entity: CompiledEntity, into table: Table, as buildName: String, copy: inout HierarchyCopy) throws {
+        guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
+              let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name] else { return }
+        copy.sourceTableName = old.name
+        let mapping = self.mapping.mapping(forDestination: entity.name)
+        // A custom mapping: the policy step writes these rows.
+        if mapping?.kind == .custom { return }
+        let lineage = Set(lineageNames(destination, entity.name))
+        var columns: [String] = []
+        var values: [String] = []
+        var bound: [DatabaseValue] = []
+        for column in table.columns {
+            columns.append(SQLText.q(column.name))
+            values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
+                                         newNumber: newNumber, arguments: &bound, calls: &copy.calls))
+        }
+        // A mapping file's filter: only the source objects it holds for are copied.
+        var filter = SQLFragment("")
+        if let text = mapping?.filter {
+            filter = try filterCondition(text, of: sourceEntity, alias: "s")
+            filter.sql = " AND (\(filter.sql))"
+            try warnFiltered(text, entity: entity, sourceEntity: sourceEntity, table: old.name, number: number)
+            filteredTables.insert(table.name)
+        } else {
+            copy.copiedNumbers.insert(number)
+        }
+        copy.statements.append(SQLFragment("""
+            INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) \
+            FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql)
+            """, bound + filter.arguments))
+        copy.expected.append(filter.sql.isEmpty ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
+                                                : "(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql))")
+        copy.expectedArguments += filter.arguments
+        copy.rows = copy.rows.adding(saturating: try count(old.name, [number]))
+        try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
+    }
+
+    /// Source objects a mapping file's filter leaves out are not migrated: say how many.
+    mutating func warnFiltered(_ filter: String, entity: CompiledEntity, sourceEntity: CompiledEntity, table: String, number: Int) throws {
+        let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
+        let dropped = try countWhere(table, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) ?? 0
+        guard dropped > 0 else { return }
+        warnings.append(MigrationWarning(message: """
+                                             \(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") \
+                                             the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated \
+                                             (deleted, and references to \(dropped == 1 ? "it" : "them") removed)
+                                             """,
+                                         isDestructive: true))
+    }
+
+    /// Rows of entities removed from the hierarchy are not copied: warn as alter() does.
+    mutating func warnRemovedEntities(of sourceTableName: String, into table: Table) throws {
+        for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == sourceTableName {
+            guard self.mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
+                  let number = sourceLayout.entityNumbers[entity.name] else { continue }
+            let removed = try count(sourceTableName, [number])
+            if removed > 0 {
+                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
+                                                 isDestructive: true))
+            }
+            addReferenceChecks(into: table.name)
+        }
     }
 
     func lineageNames(_ version: CompiledVersion, _ name: String) -> [String] { version.lineage(of: name) }
@@ -122,67 +142,8 @@ extension SegmentPlanner {
         case .entityNumber: return String(newNumber)
         case .changeCounter: return "s.Z_OPT"
         case .attribute(let owner, let property):
-            guard lineage.contains(owner), let attribute = entity.attribute(named: property) else { return "NULL" }
-            let type = attribute.declaration.type
-            switch mapping.mapping(forDestination: entity.name)?.property(property)?.source {
-            case .copy(let from)?:
-                guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
-                let value = "s.\(SQLText.q(old.name))"
-                // Binary data that allows external storage carries Core Data's marker byte.
-                switch (sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true, attribute.declaration.allowsExternalStorage) {
-                case (false, true) where type == .binary: return "CASE WHEN \(value) IS NULL THEN NULL ELSE CAST(X'01' || \(value) AS BLOB) END"
-                case (true, false) where type == .binary: return "CASE WHEN substr(\(value), 1, 1) = X'01' THEN substr(\(value), 2) ELSE \(value) END"
-                default: break
-                }
-                return old.type == column.type ? value : "CAST(\(value) AS \(SQLText.castType(type)))"
-            case .convert(let from, let conversion)?:
-                guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
-                let value = old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
-                if conversion == .fillDefault || (!attribute.declaration.isOptional && attribute.declaration.defaultValue != nil) {
-                    return "coalesce(\(value), \(SQLText.literal(attribute.declaration.defaultValue, as: type)))"
-                }
-                return value
-            case .defaultValue(let value)?:
-                return SQLText.literal(value, as: type)
-            case .expression(let text, let nilOnFailure)?:
-                // Checked when the mapping file was resolved; compiled here with every
-                // literal bound as a parameter, identifiers only from the layout.
-                let policy = mapping.mapping(forDestination: entity.name)?.policy
-                let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy)
-                    .value(text, for: attribute.declaration)
-                var generator = PredicateSQL(version: source, layout: sourceLayout)
-                if !nilOnFailure { generator.failedConversions = ("s.Z_PK", "\(entity.name).\(property)") }
-                generator.policyDestination = "\(entity.name).\(property)"
-                let fragment = try generator.value(checked, row: "s")
-                arguments += fragment.arguments
-                if case .policyCall(let policy, let selector, let policyArguments, _) = checked {
-                    // The registered function holds its result to the attribute's rules
-                    // itself (type, required, range, min/max), in the same call.
-                    calls.append(PolicyFunctionCall(policy: policy, selector: selector, entity: entity.name, attribute: property,
-                                                    argumentTypes: policyArguments.map(Self.attributeType(of:))))
-                    return fragment.sql
-                }
-                let value = "(\(fragment.sql))"
-                let label = "\(entity.name).\(property)"
-                let converted: String = switch type {
-                // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
-                // beyond Int64 (overflowed integer arithmetic) fails its row instead
-                // of being clamped by CAST.
-                case .integer16, .integer32, .integer64:
-                    "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
-                case .double, .float, .date: "CAST(\(value) AS REAL)"
-                case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
-                default: value
-                }
-                let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure, arguments: &arguments)
-                guard !attribute.declaration.isOptional else { return held }
-                // A required attribute: a nil value fails the copy itself, naming the
-                // row (no scan afterwards; `computedRequired` skips that check).
-                arguments.append(.text("\(entity.name).\(property)"))
-                return "mm_required(\(held), s.Z_PK, ?)"
-            default:
-                return "NULL"
-            }
+            return try attributeValue(owner: owner, property: property, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
+                                      column: column, arguments: &arguments, calls: &calls)
         case .toOne(let owner, let name):
             guard lineage.contains(owner), let relationship = entity.relationship(named: name) else { return "NULL" }
             if let computed = try computedToOne(entity, relationship, sourceEntity: sourceEntity, arguments: &arguments) { return computed }
@@ -219,6 +180,73 @@ extension SegmentPlanner {
             return "s.Z_PK"
         case .joinKey, .toOneEntity:
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
+            return "NULL"
+        }
+    }
+
+    /// The value of an attribute's column in a copy: copied, converted, a
+    /// default, or a mapping file's expression (every literal bound).
+    func attributeValue(owner: String, property: String, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity,
+                        column: Column, arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]) throws -> String {
+        guard lineage.contains(owner), let attribute = entity.attribute(named: property) else { return "NULL" }
+        let type = attribute.declaration.type
+        switch mapping.mapping(forDestination: entity.name)?.property(property)?.source {
+        case .copy(let from)?:
+            guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
+            let value = "s.\(SQLText.q(old.name))"
+            // Binary data that allows external storage carries Core Data's marker byte.
+            switch (sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true, attribute.declaration.allowsExternalStorage) {
+            case (false, true) where type == .binary: return "CASE WHEN \(value) IS NULL THEN NULL ELSE CAST(X'01' || \(value) AS BLOB) END"
+            case (true, false) where type == .binary: return "CASE WHEN substr(\(value), 1, 1) = X'01' THEN substr(\(value), 2) ELSE \(value) END"
+            default: break
+            }
+            return old.type == column.type ? value : "CAST(\(value) AS \(SQLText.castType(type)))"
+        case .convert(let from, let conversion)?:
+            guard let old = sourceColumn(sourceEntity, from) else { return "NULL" }
+            let value = old.type == column.type ? "s.\(SQLText.q(old.name))" : "CAST(s.\(SQLText.q(old.name)) AS \(SQLText.castType(type)))"
+            if conversion == .fillDefault || (!attribute.declaration.isOptional && attribute.declaration.defaultValue != nil) {
+                return "coalesce(\(value), \(SQLText.literal(attribute.declaration.defaultValue, as: type)))"
+            }
+            return value
+        case .defaultValue(let value)?:
+            return SQLText.literal(value, as: type)
+        case .expression(let text, let nilOnFailure)?:
+            // Checked when the mapping file was resolved; compiled here with every
+            // literal bound as a parameter, identifiers only from the layout.
+            let policy = mapping.mapping(forDestination: entity.name)?.policy
+            let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"], entityPolicy: policy)
+                .value(text, for: attribute.declaration)
+            var generator = PredicateSQL(version: source, layout: sourceLayout)
+            if !nilOnFailure { generator.failedConversions = ("s.Z_PK", "\(entity.name).\(property)") }
+            generator.policyDestination = "\(entity.name).\(property)"
+            let fragment = try generator.value(checked, row: "s")
+            arguments += fragment.arguments
+            if case .policyCall(let policy, let selector, let policyArguments, _) = checked {
+                // The registered function holds its result to the attribute's rules
+                // itself (type, required, range, min/max), in the same call.
+                calls.append(PolicyFunctionCall(policy: policy, selector: selector, entity: entity.name, attribute: property,
+                                                argumentTypes: policyArguments.map(Self.attributeType(of:))))
+                return fragment.sql
+            }
+            let value = "(\(fragment.sql))"
+            let label = "\(entity.name).\(property)"
+            let converted: String = switch type {
+            // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
+            // beyond Int64 (overflowed integer arithmetic) fails its row instead
+            // of being clamped by CAST.
+            case .integer16, .integer32, .integer64:
+                "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
+            case .double, .float, .date: "CAST(\(value) AS REAL)"
+            case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
+            default: value
+            }
+            let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure, arguments: &arguments)
+            guard !attribute.declaration.isOptional else { return held }
+            // A required attribute: a nil value fails the copy itself, naming the
+            // row (no scan afterwards; `computedRequired` skips that check).
+            arguments.append(.text("\(entity.name).\(property)"))
+            return "mm_required(\(held), s.Z_PK, ?)"
+        default:
             return "NULL"
         }
     }
@@ -372,12 +400,17 @@ extension SegmentPlanner {
                 """)
             cost = .rewrite(rows: try count(Self.storageTable(found.source), nil))
         }
-        var summary = found == nil ? "create join table \(table.name)" : "fill join table \(table.name) from the old relationship storage"
+        let statements = sql.map { SQLFragment($0) }
+        guard found != nil else {
+            steps.append(.createTable(MigrationStep.TableBuild(summary: "create join table \(table.name)", table: table.name, buildTable: buildName,
+                                                               statements: statements)))
+            return
+        }
+        var summary = "fill join table \(table.name) from the old relationship storage"
         if case .path? = found?.source { summary = "fill join table \(table.name) through the mapping file's key path" }
-        steps.append(MigrationStep(kind: found == nil ? .createTable : .fillJoinTable,
-                                   summary: summary,
-                                   sql: sql, cost: cost, table: table.name, buildTable: buildName))
-        if found != nil { addRebuildChecks(table) }
+        steps.append(.fillJoinTable(MigrationStep.TableCopy(summary: summary,
+                                                            table: table.name, buildTable: buildName, statements: statements, cost: cost)))
+        addRebuildChecks(table)
     }
 }
 
@@ -402,9 +435,9 @@ extension SegmentPlanner {
                     return "\(SQLText.q(column.name)) NOT IN \(remaining)"
                 }
                 guard !conditions.isEmpty else { continue }
-                steps.append(MigrationStep(kind: .deleteRows, summary: "delete \(other.name) pairs whose objects the filter left out",
+                steps.append(.deleteRows(.init(summary: "delete \(other.name) pairs whose objects the filter left out",
                                            sql: ["DELETE FROM \(SQLText.q(other.name)) WHERE \(conditions.joined(separator: " OR "))"],
-                                           cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
+                                           cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
                 continue
             }
             var conditions: [String] = []
@@ -451,12 +484,12 @@ extension SegmentPlanner {
                     return nil
                 }
             }
-            steps.append(MigrationStep(kind: .updateRows, summary: "clear \(other.name)'s references to objects the filter left out",
+            steps.append(.updateRows(.init(summary: "clear \(other.name)'s references to objects the filter left out",
                                        sql: ["""
                                            UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) \
                                            WHERE \(conditions.joined(separator: " OR "))
                                            """],
-                                       cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name))
+                                       cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
             for check in required where !checks.contains(check) { checks.append(check) }
         }
         checks += checkBuilder.referenceChecks(into: table)

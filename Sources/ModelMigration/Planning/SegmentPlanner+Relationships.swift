@@ -20,13 +20,13 @@ extension SegmentPlanner {
                 let stale = rebuilt.contains(table.name) || rebuilt.contains(targetTable) || renumbered
                     || old?.column(for: column.role)?.name != column.name
                 guard stale else { continue }
-                steps.append(MigrationStep(kind: .updateRows, summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
+                steps.append(.updateRows(.init(summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
                                            sql: ["""
                                                UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \
                                                (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d \
                                                WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))
                                                """],
-                                           cost: .update(rows: try countAfter(table.name)), table: table.name))
+                                           cost: .update(rows: try countAfter(table.name)), table: table.name)))
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             }
         }
@@ -54,7 +54,7 @@ extension SegmentPlanner {
                       let columnB = tableB.column(for: .toOne(entity: b.declaredIn, relationship: b.name)) else { continue }
                 let (na, nb) = (numbers(destinationLayout, subtree(destination, a.declaredIn)), numbers(destinationLayout, subtree(destination, b.declaredIn)))
                 let (qa, qb, ca, cb) = (SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name))
-                steps.append(MigrationStep(kind: .updateRows, summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
+                steps.append(.updateRows(.init(summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
                                            sql: ["""
                                                  UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a \
                                                  WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) \
@@ -64,7 +64,7 @@ extension SegmentPlanner {
                                                  UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL \
                                                  AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)
                                                  """],
-                                           cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name))
+                                           cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name)))
                 warnings.append(MigrationWarning(message: """
                                                      \(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: \
                                                      each object keeps at most one partner, the one with the lowest primary key; \

@@ -175,12 +175,59 @@ struct SegmentPlanner {
 
     // MARK: Planning
 
-    mutating func plan() throws {
+    /// How the segment treats each destination table: built anew, altered in
+    /// place, kept, or (join tables) renamed in place.
+    struct TablePlan {
+        /// Destination tables whose source table of the same name is replaced.
         var rebuilt: Set<String> = []
         var newTables: [TableBuild] = []
+        /// Entity tables SQLite can change in place.
         var fastPath: [Table] = []
+        var keptJoins: Set<String> = []
+        var renamedJoins: [JoinRename] = []
+        var newJoins: [TableBuild] = []
 
-        // Which source tables feed each destination entity table.
+        /// Every table built anew, entity tables first.
+        var built: [TableBuild] { newTables + newJoins }
+    }
+
+    /// The segment's pipeline, top-down: which tables are built anew, altered or
+    /// kept; the new tables built; the policies; what is replaced dropped and the
+    /// new tables moved into place; the in-place changes; the indexes; the
+    /// bookkeeping and the data's requirements.
+    mutating func plan() throws {
+        var tables = try entityTables()
+        joinTables(into: &tables)
+        warnSharedDestinations()
+        warnExternalStorage()
+
+        // 1. Build every new table from the old ones (nothing is dropped yet).
+        for new in tables.newTables {
+            try build(new.table, as: new.buildName)
+        }
+        for join in tables.newJoins {
+            try buildJoin(join.table, as: join.buildName, pairs: join.pairs)
+        }
+        // 1b. Policies: after every new table exists, while the old ones still do.
+        try policyStep(buildTables: Dictionary(tables.built.map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a }))
+        // 2. Drop what is replaced or gone, then move new tables into place.
+        try dropReplacedTables(tables)
+        // 3. Tables SQLite can change in place.
+        try alterInPlace(tables)
+        // 4. Indexes: all of a new table's; the difference on altered and kept ones.
+        let builtNames = Set(tables.built.map(\.table.name))
+        let paired = try oneToOneSteps()
+        try entityTypeSteps(rebuilt: builtNames.union(paired))
+        try indexSteps(tables)
+        historyStep()
+        entityNumberStep()
+        addRequirements()
+    }
+
+    /// Which source tables feed each destination entity table, and so whether it
+    /// is new, altered in place or rebuilt; merging hierarchies is refused.
+    func entityTables() throws -> TablePlan {
+        var tables = TablePlan()
         for table in destinationLayout.tables where table.joinRelationship == nil {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
             let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
@@ -192,21 +239,21 @@ struct SegmentPlanner {
             }
             if sourceTables.isEmpty {
                 let clash = sourceLayout.table(named: table.name) != nil
-                if clash { rebuilt.insert(table.name) }
-                newTables.append(TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
+                if clash { tables.rebuilt.insert(table.name) }
+                tables.newTables.append(TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
             } else if try canAlter(table, from: sourceLayout.table(named: sourceTables.first!)!) {
-                fastPath.append(table)
+                tables.fastPath.append(table)
             } else {
-                rebuilt.insert(table.name)
-                newTables.append(TableBuild(table: table, buildName: "MM_NEW_" + table.name))
+                tables.rebuilt.insert(table.name)
+                tables.newTables.append(TableBuild(table: table, buildName: "MM_NEW_" + table.name))
             }
         }
+        return tables
+    }
 
-        // Join tables: kept when identical, renamed in place when only names change,
-        // otherwise built anew.
-        var keptJoins: Set<String> = []
-        var renamedJoins: [JoinRename] = []
-        var newJoins: [TableBuild] = []
+    /// Join tables: kept when identical, renamed in place when only names change,
+    /// otherwise built anew.
+    func joinTables(into tables: inout TablePlan) {
         for table in destinationLayout.tables where table.joinRelationship != nil {
             let parts = table.joinRelationship!.split(separator: ".").map(String.init)
             guard let entity = destination.entity(named: parts[0]), let relationship = entity.relationship(named: parts[1]) else { continue }
@@ -215,19 +262,21 @@ struct SegmentPlanner {
                let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
                mine == table.columns[0].name, theirs == table.columns[1].name,
                order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name {
-                keptJoins.insert(name)
+                tables.keptJoins.insert(name)
                 continue
             }
-            if let rename = joinRename(table, found: found, claimed: keptJoins.union(renamedJoins.map(\.old.name))) {
-                renamedJoins.append(rename)
+            if let rename = joinRename(table, found: found, claimed: tables.keptJoins.union(tables.renamedJoins.map(\.old.name))) {
+                tables.renamedJoins.append(rename)
                 continue
             }
             let exists = sourceLayout.table(named: table.name) != nil
-            newJoins.append(TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, pairs: found))
+            tables.newJoins.append(TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, pairs: found))
         }
+    }
 
-        // To-many relationships without an inverse keep one owner per destination
-        // row (Core Data's storage): pairs that shared a destination lose all but one.
+    /// To-many relationships without an inverse keep one owner per destination
+    /// row (Core Data's storage): pairs that shared a destination lose all but one.
+    mutating func warnSharedDestinations() {
         for entity in destination.entities {
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration
@@ -245,9 +294,11 @@ struct SegmentPlanner {
                 }
             }
         }
+    }
 
-        // Binary data no longer allowing external storage: what Core Data kept in
-        // external files stays a reference (the files are not read into the store).
+    /// Binary data no longer allowing external storage: what Core Data kept in
+    /// external files stays a reference (the files are not read into the store).
+    mutating func warnExternalStorage() {
         for entity in destination.entities {
             for attribute in entity.attributes where attribute.declaredIn == entity.name && attribute.declaration.type == .binary
                 && !attribute.declaration.allowsExternalStorage {
@@ -259,18 +310,11 @@ struct SegmentPlanner {
                                                      """, isDestructive: true))
             }
         }
+    }
 
-        // 1. Build every new table from the old ones (nothing is dropped yet).
-        for new in newTables {
-            try build(new.table, as: new.buildName)
-        }
-        for join in newJoins {
-            try buildJoin(join.table, as: join.buildName, pairs: join.pairs)
-        }
-
-        // 1b. Policies: after every new table exists, while the old ones still do;
-        // one step for the hop, so that its stages span every custom mapping.
-        let buildTables = Dictionary((newTables + newJoins).map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a })
+    /// The policy step: one for the hop, so that its stages span every custom
+    /// mapping, in the mapping file's order.
+    mutating func policyStep(buildTables: [String: String]) throws {
         let order = mapping.fileOrder ?? []
         let custom = mapping.entityMappings.filter { $0.kind == .custom }.enumerated().sorted { a, b in
             let x = order.firstIndex(of: a.element.destination ?? "") ?? Int.max, y = order.firstIndex(of: b.element.destination ?? "") ?? Int.max
@@ -289,63 +333,70 @@ struct SegmentPlanner {
         }
         if !invocations.isEmpty {
             let names = invocations.map { "\($0.policy): \($0.sourceEntity) → \($0.destinationEntity)" }.joined(separator: "; ")
-            steps.append(MigrationStep(kind: .policy, summary: invocations.count == 1 ? "policy \(names)" : "policies \(names) (stage by stage)",
-                                       sql: [], cost: .policy(rows: policyRows),
-                                       table: destinationLayout.table(forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
-                                       policies: invocations))
+            steps.append(.policy(MigrationStep.PolicyStage(
+                summary: invocations.count == 1 ? "policy \(names)" : "policies \(names) (stage by stage)",
+                table: destinationLayout.table(forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
+                policies: invocations, cost: .policy(rows: policyRows))))
         }
+    }
 
-        // 2. Drop what is replaced or gone, then move new tables into place.
-        let destinationNames = Set(destinationLayout.tables.map(\.name))
+    /// Drops what is replaced or gone, then moves the new tables into place.
+    mutating func dropReplacedTables(_ tables: TablePlan) throws {
         for table in sourceLayout.tables {
-            let replaced = rebuilt.contains(table.name) || newJoins.contains { $0.table.name == table.name }
+            let replaced = tables.rebuilt.contains(table.name) || tables.newJoins.contains { $0.table.name == table.name }
             // Kept: a table altered in place comes from it (a destination table of the
             // same name may come from another one, renamed onto a removed entity's name).
-            let kept = fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || keptJoins.contains(table.name)
-                || renamedJoins.contains { $0.old.name == table.name }
+            let kept = tables.fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || tables.keptJoins.contains(table.name)
+                || tables.renamedJoins.contains { $0.old.name == table.name }
             guard replaced || !kept else { continue }
             let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
             if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
-            steps.append(MigrationStep(kind: .dropTable, summary: "drop \(table.name)", sql: ["DROP TABLE \(SQLText.q(table.name))"],
-                                       cost: .constant, table: table.name))
+            steps.append(.dropTable(.init(summary: "drop \(table.name)", sql: ["DROP TABLE \(SQLText.q(table.name))"],
+                                       cost: .constant, table: table.name)))
         }
-        for new in newTables + newJoins where new.buildName != new.table.name {
-            steps.append(MigrationStep(kind: .renameTable, summary: "move the rebuilt \(new.table.name) into place",
+        for new in tables.built where new.buildName != new.table.name {
+            steps.append(.renameTable(.init(summary: "move the rebuilt \(new.table.name) into place",
                                        sql: ["ALTER TABLE \(SQLText.q(new.buildName)) RENAME TO \(SQLText.q(new.table.name))"],
-                                       cost: .constant, table: new.table.name))
+                                       cost: .constant, table: new.table.name)))
         }
+    }
 
-        // 3. Tables SQLite can change in place. A table renamed onto a name another
-        // renamed table still has (a swap, a chain) first moves that one out of the
-        // way under a temporary name.
-        let renamedAwayTables = Set(fastPath.compactMap { tableRenamedFrom($0) })
-        for table in fastPath where tableRenamedFrom(table) != nil && renamedAwayTables.contains(table.name) {
+    /// The tables SQLite can change in place. A table renamed onto a name another
+    /// renamed table still has (a swap, a chain) first moves that one out of the
+    /// way under a temporary name. Then references to objects a mapping file's
+    /// filter left out are removed.
+    mutating func alterInPlace(_ tables: TablePlan) throws {
+        let renamedAwayTables = Set(tables.fastPath.compactMap { tableRenamedFrom($0) })
+        for table in tables.fastPath where tableRenamedFrom(table) != nil && renamedAwayTables.contains(table.name) {
             let temporary = "MM_MOVING_" + table.name
             temporaryTableNames[table.name] = temporary
-            steps.append(MigrationStep(kind: .renameTable, summary: "move table \(table.name) out of the way (renamed below)",
-                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name))
+            steps.append(.renameTable(.init(summary: "move table \(table.name) out of the way (renamed below)",
+                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
         }
-        for table in fastPath {
+        for table in tables.fastPath {
             try alter(table)
         }
-        for rename in renamedJoins {
+        for rename in tables.renamedJoins {
             renameJoin(rename)
         }
-        // 3b. References to objects a mapping file's filter left out.
         for table in filteredTables.sorted() {
             removeReferences(into: table)
         }
+    }
 
-        // 4. Indexes: all of a new table's; the difference on altered and kept ones.
-        let builtNames = Set((newTables + newJoins).map(\.table.name))
-        let paired = try oneToOneSteps()
-        try entityTypeSteps(rebuilt: builtNames.union(paired))
+    /// Index steps: all of a new table's; the difference on altered and kept
+    /// ones, as each source index stands after the in-place renames of its table
+    /// and columns.
+    mutating func indexSteps(_ tables: TablePlan) throws {
+        let builtNames = Set(tables.built.map(\.table.name))
+        let destinationNames = Set(destinationLayout.tables.map(\.name))
         // Tables created empty: their indexes cost nothing.
-        let emptyTables = Set(newTables.filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
-                              .map(\.table.name) + newJoins.filter { $0.pairs == nil }.map(\.table.name))
+        let emptyTables = Set(tables.newTables
+            .filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
+            .map(\.table.name) + tables.newJoins.filter { $0.pairs == nil }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
-        let renamedTables = Dictionary(fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }
-                                       + renamedJoins.map { ($0.old.name, $0.new.name) }, uniquingKeysWith: { a, _ in a })
+        let renamedTables = Dictionary(tables.fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }
+                                       + tables.renamedJoins.map { ($0.old.name, $0.new.name) }, uniquingKeysWith: { a, _ in a })
         func afterRenames(_ index: StorageLayout.Index) -> StorageLayout.Index {
             var index = index.renamingColumns(columnRenames[index.table] ?? [:])
             index.table = renamedTables[index.table] ?? index.table
@@ -355,11 +406,11 @@ struct SegmentPlanner {
         let newIndexes = Dictionary(destinationLayout.indexes.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         // A table renamed in place keeps its indexes under their old names: drop them
         // (the loop below creates them under the new table's names).
-        let renamedAway = Set(fastPath.compactMap { tableRenamedFrom($0) })
+        let renamedAway = Set(tables.fastPath.compactMap { tableRenamedFrom($0) })
         // Indexes that moved with a join table renamed in place, as they now stand: one
         // the destination still has (by definition) stays under its store name, as
         // in Core Data's migrated stores (`Z_14USERS_Z_22USERS1_INDEX` on `Z_15USERS`).
-        let renamedJoinSources = Set(renamedJoins.map(\.old.name))
+        let renamedJoinSources = Set(tables.renamedJoins.map(\.old.name))
         let movedIndexes = sourceLayout.indexes.filter { renamedJoinSources.contains($0.table) }.map(afterRenames)
         for index in sourceLayout.indexes where renamedAway.contains(index.table) || renamedJoinSources.contains(index.table)
             || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
@@ -367,16 +418,16 @@ struct SegmentPlanner {
                 // Kept when the destination has its definition; otherwise dropped, as
                 // an index the version no longer has is on any table.
                 if destinationLayout.indexes.contains(where: { afterRenames(index).hasDefinition(of: $0) }) { continue }
-                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
-                                           cost: .constant, table: afterRenames(index).table))
+                steps.append(.dropIndex(.init(summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                                           cost: .constant, table: afterRenames(index).table)))
                 continue
             }
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
             if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
                 || renamedAway.contains(index.table) {
-                steps.append(MigrationStep(kind: .dropIndex, summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
-                                           cost: .constant, table: index.table))
+                steps.append(.dropIndex(.init(summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                                           cost: .constant, table: index.table)))
             }
         }
         for index in destinationLayout.indexes {
@@ -385,12 +436,9 @@ struct SegmentPlanner {
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
             guard fresh || changed || tableRenamedInto(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
-            steps.append(MigrationStep(kind: .createIndex, summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
+            steps.append(.createIndex(.init(summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                                        sql: [SchemaSQL.createIndex(index)],
-                                       cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table))
+                                       cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table)))
         }
-        historyStep()
-        entityNumberStep()
-        addRequirements()
     }
 }

@@ -13,13 +13,13 @@ struct PolicyFunctionBinding {
     let function: PolicyFunction
     let attribute: AttributeDescription
 
-    /// The binding of every call of `step`, resolved against `runner`'s policies.
-    static func bindings(for step: MigrationStep, hop: MigrationHop, runner: (any PolicyRunning)?) throws -> [PolicyFunctionBinding] {
+    /// The binding of every call of a step, resolved against `runner`'s policies.
+    static func bindings(for calls: [PolicyFunctionCall], hop: MigrationHop, runner: (any PolicyRunning)?) throws -> [PolicyFunctionBinding] {
         var bindings: [PolicyFunctionBinding] = []
         // Read once per policy and step: the functions of one policy may share state
         // (an object their closures capture), as SplitFullName's two halves do.
         var read: [String: [PolicyFunction]] = [:]
-        for call in step.policyFunctions where !bindings.contains(where: { $0.call.sqlName == call.sqlName }) {
+        for call in calls where !bindings.contains(where: { $0.call.sqlName == call.sqlName }) {
             if read[call.policy] == nil { read[call.policy] = runner?.functions(of: call.policy) }
             guard let functions = read[call.policy] else {
                 throw MigrationError(kind: .stepFailed, message: """

@@ -3,20 +3,6 @@ import Foundation
 import Predicates
 import SQLiteStore
 
-/// SQL text with `?` parameters and the values bound to them, in order.
-package struct SQLFragment: Sendable, Hashable {
-    /// The SQL text: identifiers from the layout (quoted), aliases, `?`, keywords.
-    package var sql: String
-    /// The values for the `?`s, in order.
-    package var arguments: [DatabaseValue]
-
-    /// Creates a fragment.
-    package init(_ sql: String, _ arguments: [DatabaseValue] = []) {
-        self.sql = sql
-        self.arguments = arguments
-    }
-}
-
 /// Why a checked predicate has no SQL form in this store (a layout without the
 /// column a relationship needs: a store the model does not describe).
 package struct PredicateSQLError: Error, Sendable, CustomStringConvertible {

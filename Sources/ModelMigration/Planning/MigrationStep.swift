@@ -1,0 +1,151 @@
+import DataModel
+import SQLiteStore
+
+/// One step of a plan, each kind with exactly the data it is executed with:
+/// `Migrator` switches on the case and never looks at text or emptiness to choose
+/// what to do (Docs/Architecture.md, "Following `migrate apply`").
+public enum MigrationStep: Sendable, Hashable, Codable {
+    /// `ALTER TABLE … ADD COLUMN`: O(1).
+    case addColumn(TableChange)
+    /// `ALTER TABLE … RENAME COLUMN`: O(1).
+    case renameColumn(TableChange)
+    /// `ALTER TABLE … RENAME TO`: O(1).
+    case renameTable(TableChange)
+    /// `ALTER TABLE … DROP COLUMN`: SQLite rewrites every row inside its schema
+    /// change, where no count is visible; its rows written are the plan's count.
+    case dropColumn(TableChange)
+    /// `DROP TABLE`.
+    case dropTable(TableChange)
+    /// `CREATE INDEX`.
+    case createIndex(TableChange)
+    /// `DROP INDEX`.
+    case dropIndex(TableChange)
+    /// `UPDATE` of some rows in place.
+    case updateRows(TableChange)
+    /// `DELETE` of some rows.
+    case deleteRows(TableChange)
+    /// `Z_PRIMARYKEY` bookkeeping: entity numbers and key counters.
+    case entityNumbers(TableChange)
+    /// A new, empty table (an entity's or a join table) under its build name.
+    case createTable(TableBuild)
+    /// A table built anew from the old ones (SQLite's 12-step procedure): one
+    /// `INSERT … SELECT` per entity, then its row count checked.
+    case rebuildTable(TableCopy)
+    /// A join table built anew and filled from the old relationship storage.
+    case fillJoinTable(TableCopy)
+    /// The policies of a hop's custom entity mappings, stage by stage.
+    case policy(PolicyStage)
+    /// `--verify`: `PRAGMA integrity_check` answers `ok` (every page of the store).
+    case verifyIntegrity
+    /// `--verify` after a plan with policies: no property left to a policy was
+    /// left nil where the source had a value.
+    case verifyPolicyValues
+    /// `--verify` on a store already at its target: its entity numbers and the rows
+    /// a migration would rely on.
+    case verifyStore(StoreVerification)
+    /// `--verify` after a migration: every relationship of the target version,
+    /// references that dangled before the migration carried as they were.
+    case verifyRelationships([VerifiedCheck])
+    /// `--verify` on a store already at its target: every relationship; dangling
+    /// references are reported (no migration made them), other violations fail.
+    case verifyCurrentRelationships([MigrationCheck])
+
+    /// The name of a step's kind, as `plan --json` shows it (`"rebuildTable"`).
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
+            createIndex, dropIndex, entityNumbers, policy, verifyIntegrity, verifyPolicyValues, verifyStore, verifyRelationships
+    }
+
+    /// The statements and bookkeeping steps that change one table.
+    public struct TableChange: Sendable, Hashable, Codable {
+        /// What it does, for people.
+        public var summary: String
+        /// The table it changes (after the step, for a rename).
+        public var table: String
+        /// The statements, in order.
+        public var statements: [SQLFragment]
+        /// Its cost class.
+        public var cost: StepCost
+
+        /// Creates a change.
+        package init(summary: String, statements: [SQLFragment], cost: StepCost, table: String) {
+            self.summary = summary
+            self.table = table
+            self.statements = statements
+            self.cost = cost
+        }
+
+        /// Creates a change of statements without bound values.
+        package init(summary: String, sql: [String], cost: StepCost, table: String) {
+            self.init(summary: summary, statements: sql.map { SQLFragment($0) }, cost: cost, table: table)
+        }
+    }
+
+    /// A table created empty, under the name it is built under until a later step
+    /// moves it into place: O(1).
+    public struct TableBuild: Sendable, Hashable, Codable {
+        /// What it does, for people.
+        public var summary: String
+        /// The table's name once in place.
+        public var table: String
+        /// The name it is built under.
+        public var buildTable: String
+        /// `CREATE TABLE`.
+        public var statements: [SQLFragment]
+    }
+
+    /// A table built anew and filled by set-based copies from the old tables.
+    public struct TableCopy: Sendable, Hashable, Codable {
+        /// What it does, for people.
+        public var summary: String
+        /// The table's name once in place.
+        public var table: String
+        /// The name it is built under.
+        public var buildTable: String
+        /// `CREATE TABLE`, then the copies.
+        public var statements: [SQLFragment]
+        /// Its cost class.
+        public var cost: StepCost
+        /// The rows the new table must hold: a count query on the old tables, run
+        /// just before the copy and compared with the table after it.
+        public var expectedRows: SQLFragment?
+        /// The policy functions its copies call (`FUNCTION($entityPolicy, …)`
+        /// values), registered on the connection while the step runs.
+        public var policyFunctions: [PolicyFunctionCall] = []
+    }
+
+    /// The policy step of a hop: every custom entity mapping's policy, in the
+    /// mapping file's order. They run in Core Data's stages across the hop: every
+    /// mapping creates its destination objects, then every mapping sets
+    /// relationships, then every mapping validates.
+    public struct PolicyStage: Sendable, Hashable, Codable {
+        /// What it does, for people.
+        public var summary: String
+        /// The first policy's destination table.
+        public var table: String?
+        /// The invocations, at least one.
+        public var policies: [PolicyInvocation]
+        /// Its cost class.
+        public var cost: StepCost
+    }
+
+    /// What `--verify` checks on a store already at its target, beyond its pages
+    /// and relationships.
+    public struct StoreVerification: Sendable, Hashable, Codable {
+        /// What a migration would rely on (rows of known entities, references to
+        /// the right entities).
+        public var preconditions: [MigrationCheck]
+        /// The store's layout, against which `Z_PRIMARYKEY` is checked.
+        package var layout: StorageLayout
+    }
+
+    /// A relationship check of `--verify` after a migration.
+    public struct VerifiedCheck: Sendable, Hashable, Codable {
+        /// The check on the migrated store.
+        public var check: MigrationCheck
+        /// The same relationship direction in the store before the migration,
+        /// when every hop copies it: as many references as dangled there may
+        /// still dangle (carried as they were).
+        public var before: ReferenceKey?
+    }
+}

@@ -1,0 +1,20 @@
+import SQLiteStore
+
+/// One SQL statement or condition with the values bound to its `?` parameters, in
+/// order: the text and its arguments travel as one value, so that a statement can
+/// never be run with another statement's values (GRDB's `SQL` pairs them the same way).
+public struct SQLFragment: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The SQL text: identifiers from the layout (quoted), aliases, `?`, keywords.
+    public var sql: String
+    /// The values for the `?`s, in order (a mapping file's literals are never
+    /// written into the text).
+    package var arguments: [DatabaseValue]
+
+    /// Creates a fragment.
+    package init(_ sql: String, _ arguments: [DatabaseValue] = []) {
+        self.sql = sql
+        self.arguments = arguments
+    }
+
+    public var description: String { sql }
+}
