@@ -391,7 +391,7 @@ import TestSupport
                   similar: { value: "\(Self.manager), 'BookToBook', $source.author.books)" }
             """)
         defer { s.remove() }
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         let fill = try #require(plan.allSteps.first { $0.kind == .fillJoinTable })
         #expect(fill.summary == "fill join table Z_1TOPICS through the mapping file's key path")
         #expect(fill.sql.last == """
@@ -399,7 +399,7 @@ import TestSupport
             FROM (SELECT "ZAUTHOR" AS k1, Z_PK AS k2 FROM "ZBOOK" WHERE "ZAUTHOR" IS NOT NULL) AS p0 \
             JOIN (SELECT "ZBOOK" AS k1, Z_PK AS k2 FROM "ZTAG" WHERE "ZBOOK" IS NOT NULL) AS p1 ON p1.k1 = p0.k2) AS p
             """, "\(fill.sql)")
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
         #expect(try s.fetch("Author").map { $0.relationships["topics"] ?? [] } == [[1, 2, 4, 5], [3]])
         #expect(try s.fetch("Tag").map { $0.relationships["authors"] ?? [] } == [[1], [1], [2], [1], [1], []])
         // Without an inverse each Book row keeps one owner (Core Data's storage): the lowest key.
@@ -444,7 +444,7 @@ import TestSupport
                   authors: { value: "\(Self.manager), 'AuthorToAuthor', $source.book.author)" }
             """)
         defer { s.remove() }
-        try Migrator().apply(try s.plan(), options: .init(verify: true))
+        try Migrator().apply(try s.plan(verify: true))
         #expect(try s.fetch("Author").map { $0.relationships["topics"] ?? [] } == [[1, 2, 4, 5], [3]])
     }
 }
