@@ -202,6 +202,8 @@ struct SegmentPlanner {
             }
         }
 
+        try warnLostPairs()
+
         // Binary data no longer allowing external storage: what Core Data kept in
         // external files stays a reference (the files are not read into the store).
         for entity in destination.entities {
