@@ -321,8 +321,8 @@ public struct Migrator {
                 if options.cancellation?.isCancelled == true {
                     throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
-                run.rowsWritten += try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
-                                               rowProgress: options.rowProgress, progress: progress)
+                run.rowsWritten = run.rowsWritten.adding(saturating: try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
+                                               rowProgress: options.rowProgress, progress: progress))
             }
             progress(.checking(count: hop.checks.count))
             var probes: [String: Int64] = [:]
@@ -464,7 +464,15 @@ public struct Migrator {
             }
         }
         let changed = Int64(connection.totalChanges - changesBefore)
-        let written = step.kind == .dropColumn ? step.cost.rowsWritten : step.cost.rowsWritten > 0 || !step.policies.isEmpty ? changed : 0
+        let written: Int64
+        if step.kind == .dropColumn, step.cost.rowsWritten > 0, let table = step.table {
+            // `ALTER TABLE … DROP COLUMN` rewrites every row but counts no change; the
+            // plan's figure may be an estimate (the highest key of a large table), so
+            // the rows are counted (cheap beside the rewrite just done).
+            written = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table))") ?? 0
+        } else {
+            written = step.cost.rowsWritten > 0 || !step.policies.isEmpty ? changed : 0
+        }
         progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: written))
         return written
     }

@@ -42,9 +42,22 @@ package struct RowCounter {
     /// not scan (nil when it may be scanned: small, or every row counted).
     mutating func tooLargeToScan(_ table: String) throws -> Int64? {
         guard !exact, try exists(table) else { return nil }
-        let rows = try estimate(table)
-        return rows > limit ? rows : nil
+        if let known = large[table] { return known }
+        var rows = try estimate(table)
+        if rows > limit {
+            // The highest key overstates the rows when keys have gaps (one object
+            // loaded with a key near 2^63): a scan that stops after `limit + 1` rows
+            // says whether the table is really that large.
+            let scanned = try connection.scalarInt64("SELECT count(*) FROM (SELECT 1 FROM \(SQLText.q(table)) LIMIT \(limit + 1))") ?? 0
+            if scanned <= limit { rows = 0 }
+        }
+        let answer = rows > limit ? rows : nil
+        large[table] = .some(answer)
+        return answer
     }
+
+    /// `tooLargeToScan`'s answers, each table checked once.
+    var large: [String: Int64?] = [:]
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
