@@ -13,7 +13,8 @@ import TestSupport
                     <\(element) name="tags" optional="YES" toMany="YES" \(attribute)="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
                 </entity>
                 <entity name="Tag" representedClassName="Tag" syncable="YES">
-                    <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/>
+                    <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="tags" \
+            inverseEntity="Item"/>
                 </entity>
             </model>
 
@@ -25,7 +26,8 @@ import TestSupport
     @Test func aByteThatIsNotUTF8IsAnErrorNotACrash() throws {
         let folder = try TemporaryDirectory(prefix: "import-hostile")
         defer { folder.remove() }
-        let cases: [(element: String, attribute: String, column: Int)] = [("relatio\u{FFFF}ship", "deletionRule", 17), ("relationship", "deletion\u{FFFF}ule", 71)]
+        let cases: [(element: String, attribute: String, column: Int)] = [("relatio\u{FFFF}ship", "deletionRule", 17),
+                                                                          ("relationship", "deletion\u{FFFF}ule", 71)]
         for (element, attribute, column) in cases {
             // U+FFFF's UTF-8 (EF BF BF) stands in for the bad byte, replaced by 0xFF.
             var bytes = Self.contents(element: element, attribute: attribute)

@@ -60,9 +60,9 @@ extension SegmentPlanner {
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
             rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
             remedy: """
-                keep \(entity.name) concrete, delete those objects first, or write \(file) that moves them to \(target) \
-                (`\(target): { source: \(sourceEntity.name) }` takes \(sourceEntity.name)'s objects) \
-                or leaves them out (`\(entity.name): { filter: "FALSEPREDICATE" }`)
+                keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \(target): \
+                `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and `\(target): { source: \(sourceEntity.name) }` \
+                (they become \(target) objects; \(target)'s own stored objects would then be dropped, which the plan warns of)
                 """))
     }
 
