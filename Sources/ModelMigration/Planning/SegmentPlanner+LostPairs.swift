@@ -13,6 +13,9 @@ extension SegmentPlanner {
         for entity in source.entities {
             for relationship in entity.relationships where relationship.declaredIn == entity.name && relationship.declaration.isToMany {
                 guard let pairs = pairSource(entity, relationship.name) else { continue }
+                // A policy reads every source relationship; what it keeps is its business.
+                let owners = [entity.name, relationship.inverseEntity].compactMap { $0 }
+                if mapping.entityMappings.contains(where: { $0.kind == .custom && owners.contains($0.source ?? "") }) { continue }
                 let kept = destinationRelationships(readingPairsOf: entity, relationship)
                 if case .join(let table, _, _, _) = pairs, kept.isEmpty, isFirstSide(relationship) {
                     let rows = try count(table, nil)
