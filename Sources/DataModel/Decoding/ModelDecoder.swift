@@ -98,8 +98,7 @@ struct ModelDecoder {
         description.fetchRequests = fetchRequests
         description.configurations = configurations
         description.composites = composites
-        description.xcodeVersionName = xcodeVersion.name
-        description.xcodeIsCurrent = xcodeVersion.current
+        (description.xcodeVersionName, description.xcodeIsCurrent) = xcodeVersion
         return description
     }
 
