@@ -15,6 +15,10 @@ struct ConvertedVersion {
     var configurations: [XcodeElement] = []
     /// Xcode 15's `<composite>` types, in file order.
     var composites: [ConvertedComposite] = []
+    /// The version's folder name in the bundle, when export would not give it back.
+    var bundleName: String?
+    /// `.xccurrentversion` names this version although later versions exist.
+    var isCurrentBeforeLast = false
 }
 
 /// A `<composite name="…">`: a named list of attributes (Docs/Xcode.md).

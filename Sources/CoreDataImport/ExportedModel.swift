@@ -16,6 +16,11 @@ package struct ExportedModel: Sendable {
     package var versions: [Version]
     /// What Xcode's format has no place for, one line each.
     package var omissions: [String]
+    /// The folder `.xccurrentversion` names: the last version's, or the one an
+    /// import found current (`xcodeVersion: { current: true }`).
+    package var current: String
+    /// What export decided that the YAML alone does not say, one line each.
+    package var notes: [String] = []
 
     /// `.xccurrentversion`: the property list naming the current version.
     package var currentVersionPlist: String {
@@ -25,7 +30,7 @@ package struct ExportedModel: Sendable {
         <plist version="1.0">
         <dict>
         \t<key>_XCCurrentVersionName</key>
-        \t<string>\(XMLText.escape(versions.last?.folder ?? ""))</string>
+        \t<string>\(XMLText.escape(current))</string>
         </dict>
         </plist>
 

@@ -50,7 +50,7 @@ struct VersionConverter {
     mutating func convert(_ data: Data) -> ConvertedVersion? {
         let root: XMLElementNode
         do { root = try XMLTreeBuilder.parse(data) } catch {
-            errors.append("\(path):\(error.line):1: not well-formed XML: \(error.message)")
+            errors.append("\(path):\(error.line):\(error.column): not well-formed XML: \(error.message)")
             return nil
         }
         guard root.name == "model" else {

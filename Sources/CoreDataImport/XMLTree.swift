@@ -26,6 +26,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
 
     /// Parses `data`; throws a `subject: detail` message with the parser's line on failure.
     static func parse(_ data: Data) throws(XMLTreeError) -> XMLElementNode {
+        if let problem = XMLBytes.problem(in: data) { throw problem }
         let parser = XMLParser(data: data)
         let builder = XMLTreeBuilder()
         parser.delegate = builder
@@ -74,5 +75,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
 /// Why a `contents` file is not well-formed XML.
 struct XMLTreeError: Error {
     var line: Int
+    /// 1 when the parser gives no column.
+    var column = 1
     var message: String
 }

@@ -130,7 +130,7 @@ package struct XcodeMappingModel: Sendable {
         let file = (path as NSString).appendingPathComponent("xcmapping.xml")
         let root: XMLElementNode
         do { root = try XMLTreeBuilder.parse(data) } catch {
-            throw ImportError(.malformed, "\(file):\(error.line): \(error.message)")
+            throw ImportError(.malformed, "\(file):\(error.line):\(error.column): \(error.message)")
         }
         guard root.name == "database" else {
             throw ImportError(.malformed, "\(file):\(root.line): not a mapping model (the root element is <\(root.name)>, not <database>)")

@@ -21,11 +21,41 @@ package struct XcodeModelExporter {
     package func export(_ versions: [ModelVersionDescription], model: String) -> ExportedModel {
         var files: [ExportedModel.Version] = []
         var omissions: [String] = []
-        for version in versions.sorted(by: { $0.version < $1.version }) {
-            let folder = version.version == 1 ? "\(model).xcdatamodel" : "\(model) \(version.version).xcdatamodel"
+        var notes: [String] = []
+        let sorted = versions.sorted(by: { $0.version < $1.version })
+        var taken = Set(sorted.filter { $0.xcodeVersionName == nil }.map { Self.defaultFolder(model: model, version: $0.version) })
+        for version in sorted {
+            var folder = Self.defaultFolder(model: model, version: version.version)
+            if let name = version.xcodeVersionName {
+                if taken.insert(name + ".xcdatamodel").inserted {
+                    folder = name + ".xcdatamodel"
+                } else {
+                    notes.append("version \(version.version): \(name).xcdatamodel (xcodeVersion) is taken by another version; written as \(folder)")
+                }
+            }
             files.append(.init(number: version.version, folder: folder, contents: contents(of: version, omissions: &omissions)))
         }
-        return ExportedModel(name: model, versions: files, omissions: omissions)
+        var current = files.last?.folder ?? ""
+        let marked = sorted.indices.filter { sorted[$0].xcodeIsCurrent }
+        if let first = marked.first {
+            current = files[first].folder
+            let later = files[(first + 1)...].map(\.folder)
+            notes.append("""
+                .xccurrentversion names \(current) (version \(sorted[first].version)), as in the bundle imported, although \
+                \(later.joined(separator: ", ")) \(later.count == 1 ? "is" : "are") newer; \
+                remove `current: true` from its xcodeVersion to make the last version current
+                """)
+            if marked.count > 1 {
+                notes.append("versions \(marked.map { String(sorted[$0].version) }.joined(separator: ", ")) all say `current: true`; the first is current")
+            }
+        }
+        return ExportedModel(name: model, versions: files, omissions: omissions, current: current, notes: notes)
+    }
+
+    /// The folder export gives a version with no `xcodeVersion` name: `<Model>` for
+    /// version 1, `<Model> N` after (as Xcode names the versions it adds).
+    package static func defaultFolder(model: String, version: Int) -> String {
+        version == 1 ? "\(model).xcdatamodel" : "\(model) \(version).xcdatamodel"
     }
 
     /// One version's `contents` XML. A version imported from Xcode (it has `xcode`

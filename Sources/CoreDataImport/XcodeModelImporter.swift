@@ -70,6 +70,7 @@ package struct XcodeModelImporter: Sendable {
         }
         var versions: [ImportedVersion] = []
         var problems: [String] = []
+        let isBundle = bundle.path.hasSuffix(".xcdatamodeld") || bundle.path.hasSuffix(".xcdatamodeld/")
         for (index, version) in ordered.enumerated() {
             var converter = VersionConverter(path: version.path, data: version.contents)
             guard let converted = converter.convert(version.contents) else {
@@ -78,7 +79,13 @@ package struct XcodeModelImporter: Sendable {
             }
             problems += converter.errors
             let isCurrent = version.folder == bundle.currentVersion
-            let output = YAMLEmitter.emitMapped(converted, model: name, version: index + 1,
+            var placed = converted
+            // What export cannot derive from the number: the folder's name and a
+            // current version that is not the last (Docs/Xcode.md, "Round trip").
+            let defaultFolder = XcodeModelExporter.defaultFolder(model: name, version: index + 1)
+            if isBundle, version.folder != defaultFolder, version.folder.hasSuffix(".xcdatamodel") { placed.bundleName = version.name }
+            placed.isCurrentBeforeLast = isCurrent && index < ordered.count - 1
+            let output = YAMLEmitter.emitMapped(placed, model: name, version: index + 1,
                                                 header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
                                                 warnings: converter.warnings.lines, conversions: converter.conversions)
             var imported = ImportedVersion(number: index + 1, source: version.folder, sourcePath: version.path,

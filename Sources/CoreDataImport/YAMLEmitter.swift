@@ -33,6 +33,10 @@ enum YAMLEmitter {
         // Present on every imported version, empty or not: it says the version is kept
         // for Xcode, so export writes exactly what it says (Docs/Xcode.md).
         lines.append("xcode: " + flow(version.xcode.attributes))
+        var placement: [String] = []
+        if let name = version.bundleName { placement.append("name: \(quote(name))") }
+        if version.isCurrentBeforeLast { placement.append("current: true") }
+        if !placement.isEmpty { lines.append("xcodeVersion: { \(placement.joined(separator: ", ")) }") }
         if let syncable = version.syncable { lines.append("syncable: \(syncable.rawValue)") }
         if !version.xcode.userInfo.isEmpty { lines.append("userInfo: " + flow(version.xcode.userInfo)) }
         var sources: [Int: XMLPosition] = [:]

@@ -33,6 +33,7 @@ struct Export: ParsableCommand {
         var versions: [String]
         var current: String
         var omissions: [String]
+        var notes: [String]
     }
 
     func validate() throws {
@@ -66,12 +67,13 @@ struct Export: ParsableCommand {
             throw global.fail(error.description, .failed)
         }
         let report = Report(model: model, bundle: output, versions: exported.versions.map(\.folder),
-                            current: exported.versions.last?.folder ?? "", omissions: exported.omissions)
+                            current: exported.current, omissions: exported.omissions, notes: exported.notes)
         if global.json {
             try Output.json(report)
             return
         }
         for omission in exported.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
+        for note in exported.notes { Output.err("note: \(note)") }
         Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
     }
 

@@ -370,7 +370,7 @@ import TestSupport
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")
         } throws: { error in
-            (error as? ImportError)?.problems.first?.hasPrefix("M/X.xcmappingmodel/xcmapping.xml:2: ") == true
+            (error as? ImportError)?.problems.first?.hasPrefix("M/X.xcmappingmodel/xcmapping.xml:2:1: ") == true
         }
         #expect {
             try XcodeMappingModel.parse(Data("<model/>".utf8), path: "M/X.xcmappingmodel")

@@ -77,6 +77,20 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(version.identifier == nil)
     }
 
+    /// `xcodeVersion:` keeps an imported version's folder name and current marker for export.
+    @Test func xcodeVersionNameAndCurrent() throws {
+        let version = try ModelText.description("model: M\nversion: 2\nxcodeVersion: { name: \"M v2\", current: true }\nentities: { A: }\n")
+        #expect(version.xcodeVersionName == "M v2")
+        #expect(version.xcodeIsCurrent)
+        let plain = try ModelText.description("model: M\nversion: 1\nentities: { A: }\n")
+        #expect(plain.xcodeVersionName == nil)
+        #expect(!plain.xcodeIsCurrent)
+        try expect("model: M\nversion: 1\nxcodeVersion: { name: \"a/b\", latest: true }\nentities: { A: }\n", reports: [
+            error("xcodeVersion: unknown key 'latest'", 3, 30, hint: "expected one of: name, current"),
+            error("xcodeVersion: name: 'a/b' cannot name a folder (no '/', not empty, not starting with '.')", 3, 23),
+        ])
+    }
+
     @Test func missingModelVersionAndEntitiesAreReportedTogether() throws {
         try expect("identifier: x\n", reports: [
             error("model file: missing required key 'model'", 1, 1),

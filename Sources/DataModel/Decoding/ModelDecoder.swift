@@ -3,7 +3,7 @@
 /// the validator's).
 struct ModelDecoder {
     static let versionKeys = ["model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations",
-                              "composites"]
+                              "composites", "xcodeVersion"]
     static let entityKeys = ["parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier",
                              "className", "codeGeneration", "syncable", "userInfo", "xcode", "fetchedProperties"]
     static let attributeKeys = ["type", "optional", "default", "transient", "indexed", "renamedFrom", "hashModifier",
@@ -36,6 +36,7 @@ struct ModelDecoder {
         var fetchRequests: [XcodeElement] = []
         var configurations: [XcodeElement] = []
         var composites: [CompositeDescription] = []
+        var xcodeVersion: (name: String?, current: Bool) = (nil, false)
         for (key, _, value) in pairs {
             switch key {
             case "model":
@@ -75,6 +76,8 @@ struct ModelDecoder {
                 configurations = decodeXcodeElements(value, subject: "configurations")
             case "composites":
                 composites = decodeComposites(value)
+            case "xcodeVersion":
+                xcodeVersion = decodeXcodeVersion(value)
             default: break
             }
         }
@@ -95,7 +98,26 @@ struct ModelDecoder {
         description.fetchRequests = fetchRequests
         description.configurations = configurations
         description.composites = composites
+        (description.xcodeVersionName, description.xcodeIsCurrent) = xcodeVersion
         return description
+    }
+
+    /// `xcodeVersion: { name: "Model v2", current: true }`: the version's place in
+    /// the Xcode bundle it came from (Docs/Xcode.md).
+    private mutating func decodeXcodeVersion(_ node: YAMLNode) -> (name: String?, current: Bool) {
+        var result: (name: String?, current: Bool) = (nil, false)
+        guard let pairs = reader.mapping(node, subject: "xcodeVersion", allowed: ["name", "current"]) else { return result }
+        for (key, _, value) in pairs {
+            if key == "name", let name = reader.string(value, subject: "xcodeVersion: name") {
+                if name.isEmpty || name.contains("/") || name.hasPrefix(".") {
+                    reader.error("xcodeVersion: name: '\(name)' cannot name a folder (no '/', not empty, not starting with '.')", at: value)
+                } else {
+                    result.name = name
+                }
+            }
+            if key == "current" { result.current = reader.bool(value, subject: "xcodeVersion: current") ?? false }
+        }
+        return result
     }
 
     /// `composites: { Address: { attributes: { city: string?, … } } }`.

@@ -133,6 +133,13 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     /// Composite attribute types (Xcode 15's `<composite>`), in file order. Not part of
     /// the encoded form: no store is created for a version that uses them.
     public var composites: [CompositeDescription] = []
+    /// The version's folder name in the Xcode bundle it was imported from, without
+    /// `.xcdatamodel` (`xcodeVersion: { name: … }`), when it is not the name export
+    /// would give it (`<Model>`, `<Model> N`): export writes it back.
+    package var xcodeVersionName: String?
+    /// True when `.xccurrentversion` named this version although later ones exist
+    /// (`xcodeVersion: { current: true }`): export keeps it current.
+    package var xcodeIsCurrent = false
 
     // What only Xcode reads is not part of the encoded form (a store's model cache):
     // caches written before it existed stay readable, and it changes no compiled fact.

@@ -334,8 +334,8 @@ public struct Migrator {
                 if options.cancellation?.isCancelled == true {
                     throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
-                run.rowsWritten += try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
-                                               rowProgress: options.rowProgress, progress: progress)
+                run.rowsWritten = run.rowsWritten.adding(saturating: try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
+                                               rowProgress: options.rowProgress, progress: progress))
             }
             progress(.checking(count: hop.checks.count))
             var probes: [String: Int64] = [:]
@@ -437,9 +437,12 @@ public struct Migrator {
             try runCopy(copy, report: report, hop: hop, on: connection, progress: progress)
             written = copy.cost.rowsWritten > 0 ? Int64(connection.totalChanges - changesBefore) : 0
         case .dropColumn(let change):
-            // SQLite rewrites the rows inside its schema change, uncounted: the plan's count.
+            // `ALTER TABLE … DROP COLUMN` rewrites every row but counts no change; the
+            // plan's figure may be an estimate (the highest key of a large table), so
+            // the rows are counted (cheap beside the rewrite just done).
             try runStatements(change.statements, report: report, on: connection, progress: progress)
-            written = change.cost.rowsWritten
+            written = change.cost.rowsWritten > 0
+                ? try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(change.table))") ?? 0 : 0
         case .addColumn(let change), .renameColumn(let change), .renameTable(let change), .dropTable(let change), .createIndex(let change),
              .dropIndex(let change), .updateRows(let change), .deleteRows(let change), .entityNumbers(let change):
             try runStatements(change.statements, report: report, on: connection, progress: progress)

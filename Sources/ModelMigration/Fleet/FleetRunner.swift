@@ -88,6 +88,15 @@ public struct FleetRunner: Sendable {
         for thread in threads { thread.join() }
     }
 
+    /// Why a path named as a store is not a store file, in words.
+    static func missingStoreWords(_ path: String, isFolder: Bool) -> String {
+        if isFolder {
+            return "a folder, not a store file (named like a store, it is taken for one; to search inside it, rename it or pass another --pattern)"
+        }
+        var link = stat()
+        return lstat(path, &link) == 0 ? "a symbolic link to a file that does not exist" : "no such store file"
+    }
+
     /// One store: plan it, and in `.apply` mode migrate it when it needs it.
     public func handle(_ path: String, mode: Mode) -> FleetStoreOutcome {
         let started = Date()
@@ -103,7 +112,7 @@ public struct FleetRunner: Sendable {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return finish(.failed, "\(path): no such store file")
+            return finish(.failed, "\(path): \(Self.missingStoreWords(path, isFolder: isDirectory.boolValue))")
         }
         let plan: MigrationPlan
         switch makePlan(path, timeout: timeout) {

@@ -95,6 +95,11 @@ public struct FleetStoreList: Sequence, Sendable {
         mutating func start(_ path: String, fromList: Bool) -> Entry? {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                // A folder named like a store (`dir.sqlite`, matched by the pattern) was
+                // named as a store, not as a place to search: it is a store that fails
+                // (not a store file), never silently an empty search.
+                let name = (path as NSString).lastPathComponent
+                if fnmatch(list.pattern, name, 0) == 0 { return list.owns(path) ? .store(path) : nil }
                 if !list.isExcluded(path) { pendingDirectories.append(path) }
                 return nil
             }

@@ -42,9 +42,37 @@ package struct RowCounter {
     /// not scan (nil when it may be scanned: small, or every row counted).
     mutating func tooLargeToScan(_ table: String) throws -> Int64? {
         guard !exact, try exists(table) else { return nil }
-        let rows = try estimate(table)
-        return rows > limit ? rows : nil
+        if let known = large[table] { return known }
+        var rows = try estimate(table)
+        if rows > limit, rows > (try mostRowsTheFileCanHold()) {
+            // A highest key the file is too small to hold that many rows for (one
+            // object loaded with a key near 2^63) is no row count: a scan that
+            // stops after `limit + 1` rows says whether the table is really large.
+            let scanned = try connection.scalarInt64("SELECT count(*) FROM (SELECT 1 FROM \(SQLText.q(table)) LIMIT \(limit + 1))") ?? 0
+            if scanned <= limit { rows = 0 }
+        }
+        let answer = rows > limit ? rows : nil
+        large[table] = .some(answer)
+        return answer
     }
+
+    /// `tooLargeToScan`'s answers, each table checked once.
+    var large: [String: Int64?] = [:]
+
+    /// An upper bound on the rows of any table: a table b-tree cell takes at least
+    /// 4 bytes (a 2-byte pointer, a payload size, a rowid, a record header), so the
+    /// file holds at most its size / 4 rows. Checked once per plan (O(1)).
+    mutating func mostRowsTheFileCanHold() throws -> Int64 {
+        if let fileRows { return fileRows }
+        let pages = try connection.scalarInt64("PRAGMA page_count") ?? 0
+        let size = try connection.scalarInt64("PRAGMA page_size") ?? 4096
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: size)
+        let answer = overflow ? Int64.max : bytes / 4
+        fileRows = answer
+        return answer
+    }
+
+    var fileRows: Int64?
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }

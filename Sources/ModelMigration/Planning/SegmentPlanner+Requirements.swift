@@ -38,6 +38,32 @@ extension SegmentPlanner {
         for index in destinationLayout.indexes where index.isUnique {
             addUnique(index, file: file)
         }
+        for entity in destination.entities where entity.isAbstract {
+            addNoOwnObjects(entity, file: file)
+        }
+    }
+
+    /// An entity made abstract can have no objects of its own (Core Data's
+    /// `NSEntityDescription.isAbstract`: "you cannot create instances"; its
+    /// lightweight migration fails on a store holding some): stored objects of the
+    /// entity itself, not of its subentities, refuse the hop.
+    mutating func addNoOwnObjects(_ entity: CompiledEntity, file: String) {
+        guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
+              entityMapping.filter == nil, let sourceEntity = sourceEntity(for: entity.name), !sourceEntity.isAbstract,
+              let number = sourceLayout.entityNumbers[sourceEntity.name],
+              let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+        let filter = "Z_ENT = \(number)"
+        let concrete = destination.entities.filter { !$0.isAbstract && $0.name != entity.name && subtree(destination, entity.name).contains($0.name) }
+        let target = concrete.first?.name ?? "a concrete subentity"
+        requirements.append(MigrationCheck(
+            summary: "\(entity.name) becomes abstract (it can have no objects of its own), and the store holds \(sourceEntity.name) objects",
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+            rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+            remedy: """
+                keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \(target): \
+                `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and `\(target): { source: \(sourceEntity.name) }` \
+                (they become \(target) objects; \(target)'s own stored objects would then be dropped, which the plan warns of)
+                """))
     }
 
     /// Source rows of `entity` and its subentities that map to destination rows.

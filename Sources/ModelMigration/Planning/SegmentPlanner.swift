@@ -199,6 +199,7 @@ struct SegmentPlanner {
         var tables = try entityTables()
         joinTables(into: &tables)
         warnSharedDestinations()
+        try warnLostPairs()
         warnExternalStorage()
 
         // 1. Build every new table from the old ones (nothing is dropped yet).

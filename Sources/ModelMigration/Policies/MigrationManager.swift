@@ -220,7 +220,10 @@ public final class MigrationManager {
             nextKeys[table] = max(written, reserved, sourceMax)
         }
         // Keys only grow: a new object never takes a key already in the table.
-        let key = nextKeys[table]! + 1
+        let (key, overflow) = nextKeys[table]!.addingReportingOverflow(1)
+        guard !overflow else {
+            throw PolicyError("\(name): no primary key left in \(table): the highest key in use is \(nextKeys[table]!), the largest SQLite can store")
+        }
         nextKeys[table] = key
         let plan = try entityPlan(for: name)
         let defaults = plan.shape.names.map { compiled.attribute(named: $0)?.declaration.defaultValue }

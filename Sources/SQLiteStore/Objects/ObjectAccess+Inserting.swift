@@ -111,8 +111,27 @@ extension ObjectAccess {
         if let requested, requested <= 0 {
             throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
         }
+        if let requested, requested > Self.highestRequestedKey {
+            throw RowRefusal(subject, """
+                primary key \(requested) is too large: at most \(Self.highestRequestedKey) (2^53, the largest integer every JSON reader \
+                keeps exactly), which leaves room for the keys of later objects
+                """)
+        }
         let highest = try batch.highestKey(root: shape.rootNumber)
-        let key = requested ?? highest + 1
+        let key: Int64
+        if let requested {
+            key = requested
+        } else {
+            // A store written elsewhere may hold any key: never trap on Z_MAX + 1.
+            let (next, overflow) = highest.addingReportingOverflow(1)
+            guard !overflow else {
+                throw RowRefusal(subject, """
+                    no primary key left: the highest key in use is \(highest), the largest SQLite can store; \
+                    give the object a free key with "_pk"
+                    """)
+            }
+            key = next
+        }
         bindings[0] = .integer(key)
         try executeInsert(shape, bindings, requested: requested, resolved: resolved, relationships: relationships, batch: batch)
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
@@ -507,6 +526,11 @@ extension ObjectAccess {
     }
 
     // MARK: Writing
+
+    /// The largest `_pk` an object may ask for: 2^53. Keys above it do not survive
+    /// JSON readers that hold numbers as doubles (RFC 8259 §6), and a key near
+    /// `Int64.max` would leave no key for the objects loaded after it.
+    package static let highestRequestedKey: Int64 = 1 << 53
 
     /// `Z_PRIMARYKEY.Z_MAX` of a root entity, by its number.
     func highestKeyInUse(root number: Int64) throws(StoreError) -> Int64 {
