@@ -65,7 +65,7 @@ import TestSupport
         let before = f.snapshot(store)
         let result = try f.migrate(["apply", "--dry-run"] + f.models + [store])
         #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("dry run: would migrate stock.sqlite from version 1 to 2: 300 rows written, 2 checks passed, "))
+        #expect(result.stdout.hasPrefix("dry run: would migrate stock.sqlite from version 1 to 2: 300 rows written, 3 checks passed, "))
         #expect(result.stdout.hasSuffix(" s (rolled back; the store is unchanged)\n"))
         #expect(result.stderr == "warning: destructive: Item.note is dropped: 200 non-nil values will be lost\n")
         #expect(f.snapshot(store).fingerprint == before.fingerprint)
