@@ -23,11 +23,11 @@ import TestSupport
         #expect(events[0]["cost"] as? String == "rewrite of 300 rows")
         // The rebuild's 300 rows, as the plan's cost says; rows written count no bookkeeping.
         #expect(events[1]["rows"] as? Int == 300)
-        #expect(events[10]["count"] as? Int == 2)
+        #expect(events[10]["count"] as? Int == 3)
         let done = try #require(events.last)
         #expect(done["from"] as? Int == 1)
         #expect(done["to"] as? Int == 2)
-        #expect(done["checksPassed"] as? Int == 2)
+        #expect(done["checksPassed"] as? Int == 3)
         #expect(done["dryRun"] as? Bool == false)
         #expect(done["rowsTouched"] as? Int == 300)
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
