@@ -44,6 +44,9 @@ import TestSupport
                 source: Note
                 properties:
                   label: $source.text
+              Order:
+                # Split.xcmappingmodel has no entity mapping for Order: Core Data migrates none of its objects
+                filter: "FALSEPREDICATE"
 
             """)
     }
