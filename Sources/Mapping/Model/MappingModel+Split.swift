@@ -5,7 +5,7 @@
 extension MappingModel {
     /// The entity mappings reading a source entity's objects (removals left out), in
     /// the mapping model's order.
-    public func mappings(fromSource name: String) -> [EntityMapping] {
+    package func mappings(fromSource name: String) -> [EntityMapping] {
         entityMappings.filter { $0.source == name && $0.kind != .remove && $0.destination != nil }
     }
 
@@ -14,27 +14,27 @@ extension MappingModel {
     /// entity continues in the destination version), else the first mapping that
     /// copies set-based, else the first. The others make new objects in tables of
     /// their own.
-    public func keeper(ofSource name: String) -> EntityMapping? {
+    package func keeper(ofSource name: String) -> EntityMapping? {
         let all = mappings(fromSource: name)
         return all.first { $0.destination == name } ?? all.first { $0.kind != .custom } ?? all.first
     }
 
     /// True when `mapping` reads a source entity that another entity mapping keeps:
     /// its destination objects are new rows, built from the source rows.
-    public func isAdditional(_ mapping: EntityMapping) -> Bool {
+    package func isAdditional(_ mapping: EntityMapping) -> Bool {
         guard let source = mapping.source, mapping.destination != nil, mapping.kind != .remove else { return false }
         return keeper(ofSource: source)?.name != mapping.name
     }
 
     /// True when the destination entity's objects come from an additional mapping
     /// (`isAdditional`).
-    public func isAdditional(destination name: String) -> Bool {
+    package func isAdditional(destination name: String) -> Bool {
         mapping(forDestination: name).map(isAdditional) ?? false
     }
 
     /// The source properties no mapping of `source` reads: what the hop really drops
     /// of its objects (each mapping's own `droppedProperties` is what that mapping leaves).
-    public func droppedProperties(ofSource source: String) -> [String] {
+    package func droppedProperties(ofSource source: String) -> [String] {
         let all = mappings(fromSource: source)
         guard var dropped = all.first.map({ Set($0.droppedProperties) }) else { return [] }
         for mapping in all.dropFirst() where mapping.kind != .custom { dropped.formIntersection(mapping.droppedProperties) }
