@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import Migrations
 import ModelMigration
 import SQLiteStore
 import Testing
@@ -178,5 +179,23 @@ import TestSupport
                 """
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
+    }
+
+    /// The new objects made by a policy (Passthrough: the default instance of each
+    /// source object): the kept Records are untouched, each Listening is the policy's.
+    @Test func aPolicyMakesTheNewObjectsBesideTheKeptOnes() throws {
+        let s = try Self.scenario(mapping: """
+            entities:
+              Listening:
+                source: Record
+                policy: Passthrough
+            """)
+        defer { s.remove() }
+        try s.migrateWithPolicies(options: .init(verify: true))
+        #expect(try s.fetch("Record").map(\.values) == Self.records)
+        let listenings = try s.fetch("Listening")
+        #expect(listenings.map(\.values) == [[:], [:], [:]] && listenings.map(\.primaryKey) == [1, 2, 3])
+        #expect(listenings.map { $0.relationships["record"] ?? [] } == [[], [], []])
+        #expect(try s.entityKeys().map { "\($0.number) \($0.name) \($0.maxKey)" } == ["1 Record 3", "2 Listening 3"])
     }
 }
