@@ -64,7 +64,7 @@ import TestSupport
         let s = try Self.scenario(mapping: Self.linkedMapping)
         defer { s.remove() }
         let numberBefore = try #require(try s.entityKeys().first { $0.name == "Record" }?.number)
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         let build = try #require(plan.allSteps.first { $0.table == "ZLISTENING" && $0.cost.movesRows })
         #expect(build.summary == "create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)")
         #expect(build.cost == .rewrite(rows: 3))
@@ -73,7 +73,7 @@ import TestSupport
             FROM "ZRECORD" AS s WHERE s.Z_ENT = 1
             """)
         #expect(plan.warnings.isEmpty, "\(plan.warnings)")
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
 
         #expect(try s.storeVersion() == 2)
         let records = try s.fetch("Record")
@@ -102,7 +102,7 @@ import TestSupport
                   note: $source.notes
             """)
         defer { s.remove() }
-        try s.migrate(options: .init(verify: true))
+        try s.migrate(verify: true)
         #expect(try s.fetch("Record").map(\.values) == Self.records)
         #expect(try s.fetch("Record").map { $0.relationships["listenings"] ?? [] } == [[1], [2], [3]])
         #expect(try s.fetch("Listening").map { $0.relationships["record"] ?? [] } == [[1], [2], [3]])
@@ -120,7 +120,7 @@ import TestSupport
                   note: $source.notes
             """)
         defer { s.remove() }
-        try s.migrate(options: .init(verify: true))
+        try s.migrate(verify: true)
         #expect(try s.fetch("Record").map(\.values) == Self.records)
         #expect(try s.fetch("Listening").map { $0.relationships["record"] ?? [] } == [[], [], []])
         #expect(try s.fetch("Listening").count == 3)
@@ -139,9 +139,9 @@ import TestSupport
             try access.insert("Old", values: ["t": .string("tee"), "n": .string("enn")])
             try access.insert("Old", values: ["t": .string("two")])
         }
-        let plan = try s.plan()
+        let plan = try s.plan(verify: true)
         #expect(plan.warnings.isEmpty, "\(plan.warnings)")
-        try Migrator().apply(plan, options: .init(verify: true))
+        try Migrator().apply(plan)
         #expect(try s.fetch("X").map(\.values) == [["t": .string("tee")], ["t": .string("two")]])
         #expect(try s.fetch("Y").map(\.values) == [["n": .string("enn")], [:]])
         #expect(try s.entityKeys().map { "\($0.number) \($0.name) \($0.maxKey)" } == ["1 X 2", "2 Y 2"])
@@ -191,7 +191,7 @@ import TestSupport
                 policy: Passthrough
             """)
         defer { s.remove() }
-        try s.migrateWithPolicies(options: .init(verify: true))
+        try s.migrate(policies: testPolicies, verify: true)
         #expect(try s.fetch("Record").map(\.values) == Self.records)
         let listenings = try s.fetch("Listening")
         #expect(listenings.map(\.values) == [[:], [:], [:]] && listenings.map(\.primaryKey) == [1, 2, 3])
