@@ -23,6 +23,9 @@ package struct ImportedMapping: Sendable {
     /// What could not be carried, each written in a form `migrate plan` refuses, or left as a comment,
     /// one line each naming the mapping model and the element: never dropped silently.
     package var notCarried: [String]
+    /// Source entities feeding several destination entities, one line each: every one of
+    /// their entity mappings is carried and makes its own objects (MappingFiles.md).
+    package var splits: [String] = []
 }
 
 /// A mapping model that was found but not converted.

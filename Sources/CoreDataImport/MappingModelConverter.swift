@@ -201,6 +201,7 @@ package struct MappingModelConverter: Sendable {
             }
             body += lines
         }
+        mapping.splits = Self.splits(of: mappingModel)
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
         for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
             guard source.entity(named: entity.name) != nil else { continue }

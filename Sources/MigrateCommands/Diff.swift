@@ -110,16 +110,21 @@ struct Diff: ParsableCommand {
             + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")]
         for entity in mapping.entityMappings {
             lines.append("")
-            lines.append("\(entity.destination ?? entity.source ?? entity.name) (\(entity.change))")
+            // One source entity feeding several: the others are new objects, not a rename, and
+            // what another mapping of the same source reads is not removed (MappingFiles.md).
+            let change = mapping.isAdditional(entity) ? "new objects, one for each \(entity.source ?? "?") (entity mapping \(entity.name))"
+                                                      : entity.change
+            let dropped = entity.droppedProperties.filter { entity.source.map(mapping.droppedProperties(ofSource:))?.contains($0) ?? true }
+            lines.append("\(entity.destination ?? entity.source ?? entity.name) (\(change))")
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
-            let width = max(8, entity.properties.map(\.name.count).max() ?? 0)
+            let width = max(8, (entity.properties.map(\.name) + dropped).map(\.count).max() ?? 0)
             for property in entity.properties {
                 lines.append("""
                       \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \
                     \(Self.change(property, of: entity, source: source, destination: destination))
                     """)
             }
-            for dropped in entity.droppedProperties {
+            for dropped in dropped {
                 lines.append("  \(dropped.padding(toLength: width, withPad: " ", startingAt: 0))  removed")
             }
             for change in entity.layoutChanges { lines.append("  layout: \(change)") }

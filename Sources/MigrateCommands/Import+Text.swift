@@ -18,6 +18,7 @@ extension Import {
                 wrote \(mapping.file) ← \(mapping.mappingModel) (\(mapping.entityMappings) entity mapping\(mapping.entityMappings == 1 ? "" : "s")\(policies), \
                 \(mapping.decodedExpressions) expression\(mapping.decodedExpressions == 1 ? "" : "s") decoded, \(mapping.notCarried.count) not carried)
                 """)
+            for split in mapping.splits { Output.out("  carried: \(split)") }
         }
         for (skeleton, path) in zip(skeletons, mappingReport?.policySkeletons ?? []) {
             let selectors = "\(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s")"

@@ -109,6 +109,7 @@ struct Import: ParsableCommand {
         var decodedExpressions: Int
         var carried: [String]
         var notCarried: [String]
+        var splits: [String]
     }
 
     struct SkippedReport: Encodable {
@@ -242,7 +243,8 @@ struct Import: ParsableCommand {
             imported: mappings.mappings.map {
                 MappingModelReport(mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
                                    from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
-                                   policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried)
+                                   policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried,
+                                   splits: $0.splits)
             },
             policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
             skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },

@@ -42,7 +42,10 @@ import TestSupport
         #expect(steps[2]["sql"] as? [String] == [#"ALTER TABLE "MM_NEW_ZITEM" RENAME TO "ZITEM""#])
         #expect(steps[3]["sql"] as? [String] == [#"CREATE INDEX "ZITEM_ZOWNER_INDEX" ON "ZITEM" ("ZOWNER" COLLATE BINARY ASC)"#])
         #expect(steps.allSatisfy { ($0["sql"] as? [String])?.isEmpty == false && $0["summary"] is String })
-        #expect(hops[0]["checks"] as? [String] == ["required Item.score has a value in every row", "Item.owner points to existing Owner objects"])
+        #expect(hops[0]["checks"] as? [String] == ["required Item.score has a value in every row", "Item.owner points to existing Owner objects", """
+            Z_PRIMARYKEY agrees with the rows (each entity under its planned number: Item 1, Owner 2; \
+            Z_MAX of each root entity at least the highest key of its table)
+            """])
         let warnings = try #require(plan["warnings"] as? [[String: Any]])
         #expect(warnings.map { $0["message"] as? String } == ["Item.note is dropped: 200 non-nil values will be lost"])
         #expect(warnings.map { $0["isDestructive"] as? Bool } == [true])

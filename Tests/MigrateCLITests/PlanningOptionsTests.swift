@@ -72,12 +72,12 @@ import Testing
         let plain = try StockFixture.object(try f.migrate(["plan", "--json"] + f.models + [store]).stdout)
         #expect(plain["verification"] == nil)
 
-        // The hop's 2 checks, then --verify's 5 relationship checks.
+        // The hop's 3 checks (Z_PRIMARYKEY's among them), then --verify's 5 relationship checks.
         let plainApply = try f.migrate(["apply", "--dry-run"] + f.models + [store])
-        #expect(plainApply.stdout.contains(": 300 rows written, 2 checks passed, "), "\(plainApply.stdout)")
+        #expect(plainApply.stdout.contains(": 300 rows written, 3 checks passed, "), "\(plainApply.stdout)")
         let applied = try f.migrate(["apply", "--verify"] + f.models + [store])
         #expect(applied.status == 0)
-        #expect(applied.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: 300 rows written, 7 checks passed, "), "\(applied.stdout)")
+        #expect(applied.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: 300 rows written, 8 checks passed, "), "\(applied.stdout)")
     }
 
     /// On a store already at its target, `plan --verify` says what `apply --verify` checks.

@@ -31,13 +31,9 @@ extension MappingResolver {
         guard case .string(let name, let nameAt) = arguments[0] else {
             throw RelationshipValueError(detail: "\(selector) takes a name in quotes first", column: arguments[0].position + 1)
         }
-        if case .keyPath("source", let components, _) = arguments[1], components.isEmpty {
-            // Core Data answers with the objects mapping 'name' made from this very object:
-            // only known where they are made (a policy's stages), never from the store.
-            throw RelationshipValueError(detail: """
-                $source: the objects '\(name)' makes from this \(sourceEntity.name) object; which destination objects those are \
-                is known only to the code that makes them, not from the store: fill \(relationship.name) in a policy
-                """, column: arguments[1].position + 1)
+        if case .keyPath("source", [], let selfAt) = arguments[1] {
+            return try sameObject(selector: selector, name: name, nameAt: nameAt, at: selfAt, for: relationship, sourceEntity: sourceEntity,
+                                  destination: destination, mapping: mapping, file: file)
         }
         guard case .keyPath("source", let components, let pathAt) = arguments[1], !components.isEmpty else {
             throw RelationshipValueError(detail: """

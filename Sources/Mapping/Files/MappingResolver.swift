@@ -61,6 +61,7 @@ package enum MappingResolver {
         if !remaining.isEmpty {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: remaining)
         }
+        fillSameObjectInverses(&mapping, destination: destination)
         mapping.mappingFile = file.path
         mapping.fileOrder = file.entities.map(\.name)
         return mapping

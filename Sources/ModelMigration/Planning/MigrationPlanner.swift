@@ -248,7 +248,9 @@ public struct MigrationPlanner: Sendable {
         }
         var numbers: [String: Int] = [:]
         for entityMapping in mapping.entityMappings {
-            if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s] { numbers[d] = n }
+            // An additional mapping of a source entity makes new objects: they take a new number.
+            if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s],
+               !mapping.isAdditional(entityMapping) { numbers[d] = n }
         }
         // Numbers of entities gone stay taken, so a new entity never reuses one.
         let stampedMaximum = Int(clamping: metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
@@ -332,10 +334,11 @@ public struct MigrationPlanner: Sendable {
             if destinations.contains(table.name) { tables.insert(table.name); continue }
             // The table its rows go to, through the hop's mapping of its entities.
             for entity in first.source.entities where entity.root == table.entity {
-                guard let destination = first.mapping.entityMappings.first(where: { $0.source == entity.name })?.destination,
-                      let root = first.destination.entity(named: destination)?.root,
-                      let target = first.destinationLayout.table(forEntity: root) else { continue }
-                if destinations.contains(target.name) { tables.insert(table.name); break }
+                // Every mapping of the entity (one source entity may feed several).
+                let targets = first.mapping.mappings(fromSource: entity.name).compactMap { mapping in
+                    mapping.destination.flatMap { first.destination.entity(named: $0)?.root }.flatMap { first.destinationLayout.table(forEntity: $0) }
+                }
+                if targets.contains(where: { destinations.contains($0.name) }) { tables.insert(table.name); break }
             }
         }
         for case .policy(let stage) in first.steps {

@@ -29,7 +29,8 @@ extension SegmentPlanner {
         let old = sourceLayout.entityNumbers
         let new = destinationLayout.entityNumbers
         let renumbered = destination.entities.contains { entity in
-            sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
+            // An additional mapping's objects are new: their number is new, not changed.
+            !mapping.isAdditional(destination: entity.name) && sourceEntity(for: entity.name).flatMap { old[$0.name] }.map { $0 != new[entity.name] } ?? false
         }
         if renumbered {
             // Numbers move between entities: rewrite the table, each entity keeping
@@ -125,7 +126,8 @@ extension SegmentPlanner {
 
     mutating func warnDropped(_ mapping: EntityMapping?, sourceEntity: CompiledEntity, numbers: [Int], policy: Bool = false) throws {
         guard let mapping, let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
-        for property in mapping.droppedProperties {
+        // What another mapping of the same source entity reads is not dropped.
+        for property in mapping.droppedProperties where self.mapping.droppedProperties(ofSource: sourceEntity.name).contains(property) {
             // A policy reads every source property; what it keeps is its business.
             if policy { break }
             if let column = sourceColumn(sourceEntity, property) {
@@ -169,6 +171,7 @@ extension SegmentPlanner {
                 (entity, property, rowsOf) = (e, p, destination)
             default: continue
             }
+            if readByAnotherMapping(entity, property) { continue }
             let scope = numbers(sourceLayout, subtree(source, rowsOf))
             let values = try countValues(table.name, column.name, scope)
             if let warning = Self.droppedWarning("\(entity).\(property)", values: values) { warnings.append(warning) }

@@ -11,7 +11,8 @@ extension SegmentPlanner {
     func tableRenamedFrom(_ table: Table) -> String? {
         guard table.joinRelationship == nil else { return nil }
         let hierarchy = destination.entities.filter { $0.root == table.entity }
-        let sourceRoots = Set(hierarchy.compactMap { sourceEntity(for: $0.name)?.root })
+        // A table of an additional mapping's objects is built from its source table, never renamed from it.
+        let sourceRoots = Set(hierarchy.filter { !mapping.isAdditional(destination: $0.name) }.compactMap { sourceEntity(for: $0.name)?.root })
         guard let root = sourceRoots.first, let old = sourceLayout.table(forEntity: root), old.name != table.name else { return nil }
         return old.name
     }
@@ -116,7 +117,7 @@ extension SegmentPlanner {
         }
         // Every source entity in the old table must stay in this table or be removed.
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
-            if let destination = mapping.entityMappings.first(where: { $0.source == entity.name })?.destination,
+            if let destination = mapping.keeper(ofSource: entity.name)?.destination,
                destinationLayout.table(forEntity: self.destination.entity(named: destination)!.root)?.name != table.name {
                 return false
             }
@@ -186,7 +187,8 @@ extension SegmentPlanner {
             switch column.role {
             case .attribute(let entity, let property), .toOne(let entity, let property), .toManyKey(let entity, let property):
                 kept = mapping.entityMappings.contains { m in
-                    guard let s = m.source, m.kind != .remove, lineageNames(source, s).contains(entity) else { return false }
+                    // An additional mapping's rows were built from the old table before it changes.
+                    guard let s = m.source, m.kind != .remove, !mapping.isAdditional(m), lineageNames(source, s).contains(entity) else { return false }
                     return !m.droppedProperties.contains(property)
                         && m.properties.contains { p in
                             switch p.source {

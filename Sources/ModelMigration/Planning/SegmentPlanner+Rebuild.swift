@@ -53,7 +53,7 @@ extension SegmentPlanner {
         let policyOnly = copy.expected.isEmpty
         steps.append(.rebuildTable(MigrationStep.TableCopy(
             summary: policyOnly ? "create the new \(table.name) (its rows come from a policy)"
-                : "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
+                : additionalBuildSummary(table, from: sourceTableName) ?? "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
             table: table.name, buildTable: buildName, statements: copy.statements, cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
             expectedRows: policyOnly ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
             policyFunctions: copy.calls)))

@@ -126,6 +126,8 @@ extension SegmentPlanner {
     func computedToOne(_ entity: CompiledEntity, _ relationship: CompiledRelationship, sourceEntity: CompiledEntity,
                        arguments: inout [DatabaseValue]) throws -> String? {
         guard case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source else { return nil }
+        // The object another mapping made of this row's source object: it kept the row's key.
+        if keys == MappingResolver.sameSourceObject { return "s.Z_PK" }
         let checked = try TypeChecker(version: source, entity: sourceEntity.name, rowVariables: ["source"]).expression(keys)
         let fragment = try PredicateSQL(version: source, layout: sourceLayout).value(checked, row: "s")
         arguments += fragment.arguments

@@ -222,6 +222,7 @@ struct SegmentPlanner {
         try indexSteps(tables)
         historyStep()
         entityNumberStep()
+        addKeyCounterChecks()
         addRequirements()
     }
 
@@ -238,7 +239,8 @@ struct SegmentPlanner {
                     merging hierarchies is not supported
                     """)
             }
-            if sourceTables.isEmpty {
+            let additional = try additionalMappingsFeeding(table)
+            if sourceTables.isEmpty || additional {
                 let clash = sourceLayout.table(named: table.name) != nil
                 if clash { tables.rebuilt.insert(table.name) }
                 tables.newTables.append(TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
