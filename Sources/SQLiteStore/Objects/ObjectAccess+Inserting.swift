@@ -375,11 +375,9 @@ extension ObjectAccess {
     func checkBatch(_ batch: ObjectBatch) throws {
         for (entityName, runs) in batch.inserted.sorted(by: { $0.key < $1.key }) {
             guard let entity = version.entity(named: entityName) else { continue }
-            // No required relationship and no minimum count: nothing to count (and a
+            // No required to-one and no minimum count: nothing to count (and a
             // million keys not listed).
-            let needsCheck = entity.relationships.contains {
-                !$0.declaration.isTransient && (!$0.declaration.isOptional || ($0.declaration.minCount ?? 0) > 0)
-            }
+            let needsCheck = entity.relationships.contains { !$0.declaration.isTransient && Self.hasCountRule($0.declaration) }
             guard needsCheck else { continue }
             let keys = runs.keys
             for relationship in entity.relationships where !relationship.declaration.isTransient {
@@ -400,13 +398,23 @@ extension ObjectAccess {
         }
     }
 
+    /// Whether saving an object can break `r` by its count: a required to-one, or a
+    /// to-many with a minimum count. A required to-many without one may be empty, as
+    /// in Core Data: its value is a set, never nil, and only `minCount` bounds the
+    /// set's size (`NSRelationshipDescription`: "the counts are only enforced if the
+    /// relationship value in the containing object is not nil"; Docs/Objects.md,
+    /// "Required to-many relationships").
+    package static func hasCountRule(_ r: RelationshipDescription) -> Bool {
+        r.isToMany ? (r.minCount ?? 0) > 0 : !r.isOptional
+    }
+
     /// Refuses, through `refusal`, each of `keys` whose count of `relationship`
-    /// breaks its required flag or minimum count.
+    /// breaks its required flag (to-one) or minimum count (to-many).
     private func checkCount(_ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], batch: ObjectBatch,
                             refusal: (Int64, String) -> (source: Int, field: String, message: String)?) throws {
         let r = relationship.declaration
         let table = table(of: entity)
-        guard !r.isOptional || (r.minCount ?? 0) > 0, let count = countExpression(relationship, of: table) else { return }
+        guard Self.hasCountRule(r), let count = countExpression(relationship, of: table) else { return }
         let chunk = 200
         let sql = """
             SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
@@ -426,7 +434,7 @@ extension ObjectAccess {
             for key in part {
                 let n = found[key] ?? 0
                 let problem: String?
-                if n == 0, !r.isOptional {
+                if n == 0, !r.isOptional, !r.isToMany {
                     problem = "the relationship is required"
                 } else if let min = r.minCount, n < Int64(clamping: min), !(n == 0 && r.isOptional) {
                     problem = "needs at least \(min) objects, found \(n)"
