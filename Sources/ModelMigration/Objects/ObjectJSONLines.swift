@@ -139,7 +139,7 @@ package enum ObjectJSONLines {
     /// order. A value that JSON Lines cannot carry unchanged stops the dump with a
     /// `StoreError` naming the object and attribute (``problem(writing:type:)``).
     package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
-        try access.forEach(entity, includeSubentities: true, limit: limit) { object in
+        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: { _ in true }) { object in
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
                 guard let value = object.values[attribute.name],
@@ -160,7 +160,7 @@ package enum ObjectJSONLines {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         var count = 0
-        try access.forEach(entity, includeSubentities: true, limit: limit, relationships: access.isStoredSide) { object in
+        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: access.isStoredSide) { object in
             let layout: LineLayout
             if let known = layouts[object.entity] {
                 layout = known
