@@ -89,20 +89,22 @@ extension ObjectAccess {
     /// applies), `.some(nil)` for one given as nil.
     func insertRow(_ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
                    primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
-        let entity = shape.entity
-        let subject = entity.name
-        if entity.isAbstract {
+        // `shape.entity` is read field by field: a copy of the whole description per
+        // object costs a retain and a release of each of its strings and arrays.
+        let subject = shape.entityName
+        if shape.entity.isAbstract {
             throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
         }
         if relationships.keys.contains(where: { !shape.relationshipNames.contains($0) }) {
-            for name in relationships.keys.sorted() where entity.relationship(named: name) == nil {
+            for name in relationships.keys.sorted() where shape.entity.relationship(named: name) == nil {
                 throw RowRefusal("\(subject).\(name)", "no such relationship")
             }
         }
         // Z_PK is bound once the object has passed every check, so that a refused
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
-        var bindings: [DatabaseValue] = [.null, .integer(shape.entityNumber), .integer(1)]
+        var bindings: [DatabaseValue] = []
         bindings.reserveCapacity(shape.columns.count)
+        bindings += [.null, .integer(shape.entityNumber), .integer(1)]
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
         let later = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
@@ -117,7 +119,7 @@ extension ObjectAccess {
         try executeInsert(shape, bindings, requested: requested, resolved: resolved, relationships: relationships, batch: batch)
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: entity, to: targets)
+            try connectToMany(relationship, from: key, of: shape.entity, to: targets)
         }
         guard !relationships.isEmpty else { return key }
         try updateInverseSides(of: key, in: shape, relationships: relationships)
@@ -127,24 +129,32 @@ extension ObjectAccess {
     /// Checks each attribute's value (its default when not given) and appends those
     /// with a column to `bindings`; returns every resolved value when the entity
     /// has uniqueness constraints (none otherwise).
+    ///
+    /// Per object and attribute it reads only the shape's reference-free plans; the
+    /// attribute's description (its default, limits and name) only when they apply.
     private func bindAttributes(_ shape: InsertShape, given values: [AttributeValue??], into bindings: inout [DatabaseValue]) throws -> [AttributeValue?] {
-        let subject = shape.entity.name
+        let checksUniqueness = !shape.uniqueness.isEmpty
         var resolved: [AttributeValue?] = []
-        if !shape.uniqueness.isEmpty { resolved.reserveCapacity(shape.attributes.count) }
-        for (position, stored) in shape.attributes.enumerated() {
-            let a = stored.attribute.declaration
+        if checksUniqueness { resolved.reserveCapacity(shape.plans.count) }
+        for position in shape.plans.indices {
+            let plan = shape.plans[position]
             let given = values[position]
             var value: AttributeValue? = given ?? nil
-            if given == nil { value = a.defaultValue }
-            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? (stored.hasLimits ? ValueCoding.checkLimits(v, of: a) : nil) {
-                throw RowRefusal("\(subject).\(a.name)", problem)
+            if given == nil, plan.hasDefault { value = shape.attributes[position].attribute.declaration.defaultValue }
+            if let v = value, let problem = ValueCoding.check(v, fits: plan.type)
+                ?? (plan.hasLimits ? ValueCoding.checkLimits(v, of: shape.attributes[position].attribute.declaration) : nil) {
+                throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", problem)
             }
-            if value == nil, !a.isOptional {
-                throw RowRefusal("\(subject).\(a.name)", "a value is required")
+            if value == nil, !plan.isOptional {
+                throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", "a value is required")
             }
-            if !shape.uniqueness.isEmpty { resolved.append(value) }
-            guard stored.column != nil else { continue }
-            bindings.append(ValueCoding.databaseValue(value, as: a))
+            if checksUniqueness { resolved.append(value) }
+            guard plan.hasColumn else { continue }
+            if plan.isExternalBinary, case .binary(let bytes)? = value {
+                bindings.append(.blob([1] + bytes))
+            } else {
+                bindings.append(ValueCoding.databaseValue(value, as: plan.type))
+            }
         }
         return resolved
     }
@@ -153,6 +163,12 @@ extension ObjectAccess {
     /// `bindings`; returns the to-many relationships to connect once the row exists.
     private func bindToOnes(_ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch,
                             into bindings: inout [DatabaseValue]) throws -> [(CompiledRelationship, [Int64])] {
+        // None given (most loaded objects): every to-one column is NULL, and the
+        // counts wait for `checkBatch` as below.
+        if relationships.isEmpty {
+            for _ in 0..<shape.nullToOneBindings { bindings.append(.null) }
+            return []
+        }
         let table = shape.table
         var later: [(CompiledRelationship, [Int64])] = []
         for (relationship, field) in shape.relationships {

@@ -119,11 +119,17 @@ public final class ObjectAccess {
 
     /// ``forEach(_:includeSubentities:limit:includeRelationships:_:)`` reading only the
     /// relationships `relationships` accepts (a dump reads the side the store keeps:
-    /// the others cost a query per object). With `inListOrder`, objects come in the
-    /// order of their place in an ordered to-many that holds them
-    /// (``listOrderColumn(of:)``), then by primary key.
-    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil, inListOrder: Bool = false,
+    /// the others cost a query per object).
+    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
                         relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
+        try forEach(entityName, includeSubentities: includeSubentities, limit: limit, inListOrder: false, relationships: included, body)
+    }
+
+    /// ``forEach(_:includeSubentities:limit:relationships:_:)``; with `inListOrder`,
+    /// objects come in the order of their place in an ordered to-many that holds them
+    /// (``listOrderColumn(of:)``), then by primary key.
+    package func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil, inListOrder: Bool,
+                         relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
         let entity = try entity(entityName)
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
