@@ -116,7 +116,7 @@ extension ObjectAccess {
         let highest = try batch.highestKey(root: shape.rootNumber)
         let key = requested ?? highest + 1
         bindings[0] = .integer(key)
-        try executeInsert(shape, bindings, requested: requested, resolved: resolved, relationships: relationships, batch: batch)
+        try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         for (relationship, targets) in later {
             try connectToMany(relationship, from: key, of: shape.entity, to: targets)
@@ -127,13 +127,14 @@ extension ObjectAccess {
     }
 
     /// Checks each attribute's value (its default when not given) and appends those
-    /// with a column to `bindings`; returns every resolved value when the entity
-    /// has uniqueness constraints (none otherwise).
+    /// with a column to `bindings`; returns every resolved value when uniqueness
+    /// constraints need a query before the `INSERT` (none otherwise: a unique index
+    /// that fires has them resolved again, by ``resolvedValues(_:given:)``).
     ///
     /// Per object and attribute it reads only the shape's reference-free plans; the
     /// attribute's description (its default, limits and name) only when they apply.
     private func bindAttributes(_ shape: InsertShape, given values: [AttributeValue??], into bindings: inout [DatabaseValue]) throws -> [AttributeValue?] {
-        let checksUniqueness = !shape.uniqueness.isEmpty
+        let checksUniqueness = !shape.uniqueness.isEmpty && !shape.uniquenessIsEnforced
         var resolved: [AttributeValue?] = []
         if checksUniqueness { resolved.reserveCapacity(shape.plans.count) }
         for position in shape.plans.indices {
@@ -204,9 +205,17 @@ extension ObjectAccess {
         return later
     }
 
+    /// The values an object's attributes take: those given, defaults for the others.
+    private func resolvedValues(_ shape: InsertShape, given values: [AttributeValue??]) -> [AttributeValue?] {
+        shape.attributes.indices.map { position in
+            if let given = values[position] { return given }
+            return shape.attributes[position].attribute.declaration.defaultValue
+        }
+    }
+
     /// Runs the shape's INSERT with `bindings`; a constraint that fires becomes the
     /// refusal naming what holds the key or the unique values.
-    private func executeInsert(_ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, resolved: [AttributeValue?],
+    private func executeInsert(_ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, given: [AttributeValue??],
                                relationships: [String: [Int64]], batch: ObjectBatch) throws {
         do {
             let statement: Statement
@@ -225,7 +234,7 @@ extension ObjectAccess {
             if error.kind == .constraint {
                 // A unique index fired: the same query as for the others names the holder.
                 if !shape.uniqueness.isEmpty, shape.uniquenessIsEnforced {
-                    try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
+                    try checkUniqueness(shape, values: resolvedValues(shape, given: given), relationships: relationships, batch: batch)
                 }
                 if let requested, let holder = try entityOfRow(in: shape.table, key: requested) {
                     throw RowRefusal(shape.entity.name, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
