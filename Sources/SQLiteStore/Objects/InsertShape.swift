@@ -85,6 +85,13 @@ final class InsertShape {
         uniquenessStatements = [:]
     }
 
+    /// The per-object plan of a stored attribute.
+    static func plan(_ stored: Attribute) -> AttributePlan {
+        let a = stored.attribute.declaration
+        return AttributePlan(type: a.type, isOptional: a.isOptional, hasDefault: a.defaultValue != nil, hasLimits: stored.hasLimits,
+                             hasColumn: stored.column != nil, isExternalBinary: a.allowsExternalStorage && a.type == .binary)
+    }
+
     init(_ entity: CompiledEntity, access: ObjectAccess) {
         self.entity = entity
         let table = access.table(of: entity)
@@ -113,11 +120,7 @@ final class InsertShape {
         }
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
-        plans = attributes.map { stored in
-            let a = stored.attribute.declaration
-            return AttributePlan(type: a.type, isOptional: a.isOptional, hasDefault: a.defaultValue != nil, hasLimits: stored.hasLimits,
-                                 hasColumn: stored.column != nil, isExternalBinary: a.allowsExternalStorage && a.type == .binary)
-        }
+        plans = attributes.map(Self.plan)
         entityName = entity.name
         rootName = entity.root
         self.relationships = relationships
