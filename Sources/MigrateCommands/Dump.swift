@@ -6,7 +6,7 @@ import SQLiteStore
 /// `migrate dump STORE ENTITY`: objects as JSON Lines on stdout.
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write an entity's objects (and its subentities') as JSON Lines, in primary-key order.")
+        abstract: "Write an entity's objects (and its subentities') as JSON Lines, in primary-key order (members of an ordered list in its order).")
 
     @OptionGroup var global: GlobalOptions
 

@@ -158,7 +158,7 @@ import TestSupport
             attributes: { name: string }
             relationships:
               team: { destination: Team, inverse: members }
-              badges: { destination: Badge, toMany: true, inverse: holders, optional: false }
+              badges: { destination: Badge, toMany: true, inverse: holders, optional: false, minCount: 1 }
           Badge:
             attributes: { name: string }
             relationships:

@@ -26,9 +26,9 @@ import TestSupport
         func deploy() throws -> CommandResult {
             try CommandRunner.run("/bin/bash", ["-c", "PATH=\(bin):$PATH bash deploy.sh"], in: f.directory.path)
         }
-        func backups() throws -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: f.path("backups"))) ?? []).sorted()
-        }
+        // Under the store's own folder path beneath `backups` (a path below it each).
+        func backups() throws -> [String] { BackupCommandTests.files(under: f.path("backups")) }
+        func names() throws -> [String] { try backups().map { ($0 as NSString).lastPathComponent } }
 
         // Release 1 ships version 1 only: the store is current.
         try FileManager.default.moveItem(atPath: f.path("Models/Stock/2.yaml"), toPath: f.path("v2.yaml"))
@@ -41,9 +41,10 @@ import TestSupport
         result = try deploy()
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("to restore the backup: migrate restore \(store) --backup-dir backups --version 1\n"), "\(result.stdout)")
-        var files = try backups()
+        var files = try names()
         #expect(files.count == 1 && files[0].hasPrefix("stock.v1-to-2.") && files[0].hasSuffix("Z.sqlite"), "\(files)")
-        #expect(try StockStore.summary(path: f.path("backups/" + files[0])) == StockStore.expected(version: 1, items: StockFixture.smallItems))
+        let backup = try #require(try backups().first)
+        #expect(try StockStore.summary(path: f.path("backups/" + backup)) == StockStore.expected(version: 1, items: StockFixture.smallItems))
 
         // Release 3 ships version 3: the same script migrates again, a second backup.
         try f.directory.write("Models/Stock/3.yaml", StockStore.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
@@ -51,7 +52,7 @@ import TestSupport
                                   with: "      name: string\n      city: string?\n    relationships:\n      items:"))
         result = try deploy()
         #expect(result.status == 0, "\(result)")
-        files = try backups()
+        files = try names()
         #expect(files.count == 2 && files.contains { $0.hasPrefix("stock.v2-to-3.") }, "\(files)")
         #expect(try f.migrate(["status"] + f.models + [store]).status == 0)
 
@@ -92,7 +93,7 @@ import TestSupport
         // Allowed: migrated, one backup in the shared folder.
         result = try deploy("ALLOW_DATA_LOSS=1")
         #expect(result.status == 0, "\(result)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: backups)
+        let files = BackupCommandTests.files(under: backups).map { ($0 as NSString).lastPathComponent }
         #expect(files.count == 1 && files[0].hasPrefix("stock.v1-to-2."), "\(files)")
         #expect(try StockStore.summary(path: f.path("stock.sqlite")).version == 2)
 

@@ -5,13 +5,15 @@ import TestSupport
 /// `migrate restore`: the newest backup `apply --backup-dir` kept (of a version)
 /// goes back in place atomically, checked first; the replaced store is kept.
 @Suite struct RestoreCommandTests {
-    /// A Stock store migrated 1 → 2 with a backup in `backups/`; returns the store
-    /// and the backup's file name.
+    /// A Stock store migrated 1 → 2 with a backup under `backups/` (in the store's
+    /// own folder path beneath it); returns the store and the backup's path below
+    /// `backups/`.
     static func migrated(_ f: StockFixture) throws -> (store: String, backup: String) {
         let store = try f.store()
         let apply = try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"])
         #expect(apply.status == 0, "\(apply.stderr)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: f.path("backups"))
+        let files = BackupCommandTests.files(under: f.path("backups"))
+        #expect(files.count == 1, "\(files)")
         return (store, try #require(files.first))
     }
 
@@ -40,7 +42,7 @@ import TestSupport
         #expect(FileSnapshot(f.path(replaced)).bytes == migratedBytes)
         #expect(try f.migrate(["status"] + f.models + [store]).status == 3)
         // The backup stays where it was (the next deploy may need it again).
-        #expect(try FileManager.default.contentsOfDirectory(atPath: f.path("backups")) == [backup])
+        #expect(BackupCommandTests.files(under: f.path("backups")) == [backup])
     }
 
     @Test func versionPicksBackupsTakenAtThatVersion() throws {

@@ -199,7 +199,7 @@ extension ObjectAccessTests {
         defer { f.remove() }
         for name in ["Ann", "Bob", "Cy", "Dee", "Eve"] { try f.access.insert("Person", values: ["name": .string(name)]) }
         let cases: [([Int64], String)] = [
-            ([], "Club.members: the relationship is required"),
+            ([], "Club.members: needs at least 2 objects, found 0"),
             ([1], "Club.members: needs at least 2 objects, found 1"),
             ([1, 2, 3, 4], "Club.members: allows at most 3 objects, found 4"),
         ]

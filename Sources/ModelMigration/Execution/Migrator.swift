@@ -100,10 +100,12 @@ public struct Migrator {
         /// must not exist; its folder must). The copy is taken under the migration's
         /// lock and kept only when the migration commits (`StoreBackup`).
         public var backupPath: String?
-        /// Keep a copy of the store as it was before the migration in this folder
-        /// (created if missing), named `<store>.v<from>-to-<to>.<UTC time>.sqlite` (a
-        /// new name every release, so a deploy script can pass the same folder every
-        /// time); kept only when the migration commits.
+        /// Keep a copy of the store as it was before the migration under this folder
+        /// (created if missing), in the store's own folder path beneath it (the
+        /// backups of `/srv/a/App.sqlite` go in `DIR/srv/a/`), named
+        /// `<store>.v<from>-to-<to>.<UTC time>.sqlite` (a new name every release, so a
+        /// deploy script can pass the same folder every time); kept only when the
+        /// migration commits.
         public var backupDirectory: String?
         /// Run everything, report, then roll back.
         public var dryRun = false
@@ -216,7 +218,7 @@ public struct Migrator {
         let kept: String
         switch backup.destination {
         case .file(let path): kept = "so this run kept no backup at \(path)"
-        case .folder(let folder): kept = "so this run kept no backup in \(folder)"
+        case .folder(_, let root): kept = "so this run kept no backup in \(root)"
         }
         message += message.hasSuffix("nothing was changed") || message.hasSuffix("the store is unchanged") ? ", \(kept)" : "; \(kept)"
         return MigrationError(kind: failure.kind, message: message)

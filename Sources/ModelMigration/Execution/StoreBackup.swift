@@ -19,8 +19,10 @@ struct StoreBackup {
     enum Destination {
         /// Exactly this file (`--backup PATH`), which must not exist.
         case file(String)
-        /// A new file in this folder (`--backup-dir`), named after the store and the hop.
-        case folder(String)
+        /// A new file in `folder`, named after the store and the hop: `folder` is the
+        /// store's own folder under `root`, the folder `--backup-dir` names
+        /// (`filedFolder(in:for:)`).
+        case folder(String, root: String)
     }
 
     let destination: Destination
@@ -32,21 +34,40 @@ struct StoreBackup {
     /// The folder the backup goes into.
     var folder: String {
         switch destination {
-        case .folder(let folder): return folder
+        case .folder(let folder, _): return folder
         case .file(let path):
             let parent = (path as NSString).deletingLastPathComponent
             return parent.isEmpty ? "." : parent
         }
     }
 
-    /// The folder as messages name it (the working folder's path for `.`).
-    var shown: String { folder == "." ? FileManager.default.currentDirectoryPath : folder }
+    /// The folder as messages name it: the folder `--backup-dir` names, or the
+    /// backup file's folder (the working folder's path for `.`).
+    var shown: String {
+        if case .folder(_, let root) = destination { return root }
+        return folder == "." ? FileManager.default.currentDirectoryPath : folder
+    }
+
+    /// Where `--backup-dir ROOT` files the backups of the store at `store`: `ROOT` +
+    /// the store's own absolute folder path, so that `/srv/a/App.sqlite` and
+    /// `/srv/b/App.sqlite` keep their backups in `ROOT/srv/a` and `ROOT/srv/b`, and
+    /// `restore` never takes one store's backup for the other's (`StoreRestore`).
+    /// Fleets and single stores file them alike.
+    package static func filedFolder(in root: String, for store: String) -> String {
+        let absolute = FleetStoreList.standardized(store)
+        let parent = (absolute as NSString).deletingLastPathComponent
+        let relative = parent.drop(while: { $0 == "/" })
+        return relative.isEmpty ? root : (root as NSString).appendingPathComponent(String(relative))
+    }
 
     /// The backup `options` ask for, if any, checked before the store is opened: a
     /// file that exists, a folder that is missing, not a folder or not writable is
     /// refused here, before anything waits for the store's lock. A backup folder is
     /// created (with its parents).
     static func requested(by options: Migrator.Options, plan: MigrationPlan) throws -> StoreBackup? {
+        // Named and filed after the file a symbolic link leads to: that is the store,
+        // and `restore` finds it by that name and folder through any link.
+        let resolved = realpath(plan.storePath, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? plan.storePath
         let destination: Destination
         if let path = options.backupPath {
             var info = stat()
@@ -59,15 +80,12 @@ struct StoreBackup {
                 throw MigrationError(kind: .backupFailed, message: "\(path): the backup file already exists; choose a new path")
             }
             destination = .file(path)
-        } else if let folder = options.backupDirectory {
-            destination = .folder(folder)
+        } else if let root = options.backupDirectory {
+            destination = .folder(filedFolder(in: root, for: resolved), root: root)
         } else {
             return nil
         }
-        // Named after the file a symbolic link leads to: that is the store, and
-        // `restore` finds it by that name through any link.
-        var name = ((realpath(plan.storePath, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) }
-                     ?? plan.storePath) as NSString).lastPathComponent
+        var name = (resolved as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
         let backup = StoreBackup(destination: destination, storeName: name,
                                  from: plan.sourceVersion, to: plan.targetVersion)
@@ -76,15 +94,29 @@ struct StoreBackup {
     }
 
     /// Makes sure the folder exists (creating a backup folder) and that this user may
-    /// create files in it.
+    /// create files in it: first the folder `--backup-dir` names, as the user wrote it
+    /// (messages name it), then the store's own folder beneath it.
     func prepareFolder() throws {
+        switch destination {
+        case .file:
+            try prepare(folder)
+        case .folder(let filed, let root):
+            try prepare(root)
+            guard filed != root else { return }
+            try prepare(filed)
+        }
+    }
+
+    /// Creates `path` (with its parents) when it is missing, and checks that it is a
+    /// folder this user may create files in; failures name `shown`.
+    private func prepare(_ path: String) throws {
         var info = stat()
-        if case .folder(let folder) = destination, stat(folder, &info) != 0 {
+        if case .folder = destination, stat(path, &info) != 0 {
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
                 let verb = "cannot create the backup folder"
-                switch Self.creationProblem(folder) {
+                switch Self.creationProblem(path) {
                 case (ENOTDIR, let blocker?):
                     throw failure(reason: "\(blocker) is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown, verb: verb)
                 case (let code?, let blocker?) where code == EACCES || code == EPERM:
@@ -97,11 +129,11 @@ struct StoreBackup {
                 }
             }
         }
-        guard stat(folder, &info) == 0 else { throw failure(errno, subject: shown) }
+        guard stat(path, &info) == 0 else { throw failure(errno, subject: shown) }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw failure(reason: "it is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown)
         }
-        guard access(folder, W_OK | X_OK) == 0 else { throw failure(errno, subject: shown) }
+        guard access(path, W_OK | X_OK) == 0 else { throw failure(errno, subject: shown) }
     }
 
     /// Why a folder could not be created: the deepest existing part of its path is
@@ -216,7 +248,7 @@ struct StoreBackup {
         switch destination {
         case .file(let path):
             candidates = AnyIterator([path].makeIterator())
-        case .folder(let folder):
+        case .folder(let folder, _):
             let stem = (folder as NSString).appendingPathComponent("\(storeName).v\(from)-to-\(to).\(Self.stamp(copy.taken))")
             var suffix = 1
             candidates = AnyIterator {
@@ -259,7 +291,7 @@ struct StoreBackup {
         switch destination {
         case .file(let path):
             return path + ".partial"
-        case .folder(let folder):
+        case .folder(let folder, _):
             let unique = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             return (folder as NSString).appendingPathComponent("\(storeName).v\(from)-to-\(to).\(Self.stamp(taken)).\(unique).partial")
         }

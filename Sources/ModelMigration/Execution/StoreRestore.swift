@@ -33,6 +33,11 @@ package enum StoreRestore {
         /// The `-n` that tells apart backups taken in the same second (1 when none).
         package var sequence: Int
 
+        /// Whether it lies in the store's own folder under the backup folder (where
+        /// `apply` files backups), not in the backup folder itself (the earlier
+        /// layout, shared by every store of the same file name).
+        package var isFiled = false
+
         /// The file name.
         package var name: String { (path as NSString).lastPathComponent }
     }
@@ -114,17 +119,23 @@ package enum StoreRestore {
 
     // MARK: Finding backups
 
-    /// The backups of the store at `storePath` in `folder` (or in the folder a fleet
-    /// gives the store under it), oldest first.
+    /// The backups of the store at `storePath` under `folder`, oldest first: those
+    /// filed in the store's own folder (`StoreBackup.filedFolder(in:for:)`, where
+    /// `apply` and fleets write them) and those of its file name lying in `folder`
+    /// itself, where `apply --backup-dir` wrote them before it filed them per store.
     package static func backups(of storePath: String, in folder: String) -> [Backup] {
         var name = (storePath as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
         var found: [Backup] = []
         var seen: Set<String> = []
-        for candidate in [folder, FleetRunner.backupFolder(folder, for: storePath)] where seen.insert(candidate).inserted {
+        let filed = StoreBackup.filedFolder(in: folder, for: storePath)
+        for candidate in [filed, folder] where seen.insert(candidate).inserted {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: candidate) else { continue }
             for file in names {
-                if let backup = parse(file, storeName: name, folder: candidate) { found.append(backup) }
+                if var backup = parse(file, storeName: name, folder: candidate) {
+                    backup.isFiled = candidate == filed
+                    found.append(backup)
+                }
             }
         }
         return found.sorted { ($0.stamp, $0.sequence, $0.path) < ($1.stamp, $1.sequence, $1.path) }
@@ -200,13 +211,16 @@ package enum StoreRestore {
         }
         let all = backups(of: storePath, resolved: target, in: options.backupDirectory)
         let wanted = options.version.map { version in all.filter { $0.from == version } } ?? all
-        guard let newest = wanted.last else {
+        guard !wanted.isEmpty else {
             let name = (storePath as NSString).lastPathComponent
             let which = options.version.map { " taken at version \($0)" } ?? ""
-            let others = all.isEmpty ? "" : " (it has: \(all.reversed().map(\.name).joined(separator: ", ")))"
+            let others = all.isEmpty ? "" : " (it has: \(all.reversed().map { shownPath($0, folder: options.backupDirectory) }.joined(separator: ", ")))"
             throw Failure(kind: .noBackup, message: "\(options.backupDirectory): no backup of \(name)\(which)\(others); nothing was changed")
         }
-        return (newest, all.reversed().filter { $0 != newest })
+        let identity = StoreIdentity(path: storePath, timeout: options.timeout)
+        let own = try ownBackups(wanted, of: storePath, identity: identity, folder: options.backupDirectory)
+        guard let newest = own.last else { preconditionFailure("ownBackups returns at least one backup or throws") }
+        return (newest, own.reversed().filter { $0 != newest })
     }
 
     // MARK: Checking

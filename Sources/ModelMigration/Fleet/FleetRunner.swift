@@ -133,9 +133,6 @@ public struct FleetRunner: Sendable {
         // interruption picks up where it stopped.
         if plan.isEmpty { return finish(.current) }
         if let refusal { return finish(refusal.kind, refusal.message) }
-        if let folder = options.backupDirectory, options.backupPath == nil {
-            options.backupDirectory = Self.backupFolder(folder, for: path)
-        }
         let cancellation = MigrationCancellation()
         options.cancellation = cancellation
         stop.register(cancellation)
@@ -173,14 +170,5 @@ public struct FleetRunner: Sendable {
         } catch {
             return .failure(Outcome(error))
         }
-    }
-
-    /// `folder` + the store's own folder path, so that `a/app.sqlite` and
-    /// `b/app.sqlite` get their backups in different folders.
-    static func backupFolder(_ folder: String, for store: String) -> String {
-        let absolute = FleetStoreList.standardized(store)
-        let parent = (absolute as NSString).deletingLastPathComponent
-        let relative = parent.drop(while: { $0 == "/" })
-        return relative.isEmpty ? folder : (folder as NSString).appendingPathComponent(String(relative))
     }
 }

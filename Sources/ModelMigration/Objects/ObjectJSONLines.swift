@@ -63,7 +63,8 @@ package struct LoadError: Error, Sendable, CustomStringConvertible {
 /// array (in order for ordered relationships). A dump writes each relationship
 /// pair once, on the side the store keeps it (to-one sides; for many-to-many, the
 /// side its join table is named after), so that dumps load back entity by entity;
-/// `load` accepts either side.
+/// `load` accepts either side. Members of an ordered one-to-many are written in
+/// their list's order, and `load`, appending each to its owner's list, keeps it.
 package enum ObjectJSONLines {
     /// One object as a line (keys: `_pk`, `_entity`, then attributes and
     /// relationships in name order; nil values as null).
@@ -136,10 +137,11 @@ package enum ObjectJSONLines {
     }
 
     /// Writes every object of `entity` (with subentities) as lines, in primary-key
-    /// order. A value that JSON Lines cannot carry unchanged stops the dump with a
+    /// order, or, when they belong to an ordered one-to-many, in each list's order
+    /// (``ObjectAccess/listOrderColumn(of:)``), which `load` rebuilds. A value that JSON Lines cannot carry unchanged stops the dump with a
     /// `StoreError` naming the object and attribute (``problem(writing:type:)``).
     package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, write: (String) -> Void) throws {
-        try access.forEach(entity, includeSubentities: true, limit: limit) { object in
+        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: { _ in true }) { object in
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
                 guard let value = object.values[attribute.name],
@@ -160,7 +162,7 @@ package enum ObjectJSONLines {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         var count = 0
-        try access.forEach(entity, includeSubentities: true, limit: limit, relationships: access.isStoredSide) { object in
+        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: access.isStoredSide) { object in
             let layout: LineLayout
             if let known = layouts[object.entity] {
                 layout = known

@@ -447,8 +447,9 @@ extension StoreRequests {
     }
 
     /// Objects that stay but lose destinations of a relationship the model
-    /// requires: a required to-one that nullify would clear, a to-many left empty
-    /// though required, or left below its `minCount`. Core Data's save validation
+    /// requires: a required to-one that nullify would clear, or a to-many left below
+    /// its `minCount` (empty is fine when the to-many is optional, or required with no
+    /// `minCount`, as in Core Data: Docs/Objects.md, "Required to-many relationships"). Core Data's save validation
     /// refuses such a save (`NSValidationMissingMandatoryPropertyError`,
     /// `NSValidationRelationshipLacksMinimumCountError`) for the objects the delete
     /// changed; so does this, naming them, and nothing is deleted. Objects the delete
@@ -457,7 +458,7 @@ extension StoreRequests {
         var problems: [String] = []
         for (entity, relationship) in storedRelationships {
             let r = relationship.declaration
-            guard !r.isOptional || (r.minCount ?? 0) > 0, let destination = version.entity(named: r.destination),
+            guard ObjectAccess.hasCountRule(r), let destination = version.entity(named: r.destination),
                   let table = access.layout.table(forEntity: entity.root) else { continue }
             let q = PredicateSQL.quote
             let staying = "s.Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
@@ -487,7 +488,7 @@ extension StoreRequests {
                     key = "j.\(q(join.theirs))"
                 } else { continue }
                 let minimum = Int64(clamping: r.minCount ?? 0)
-                let broken = r.isOptional ? "n > 0 AND n < \(minimum)" : "n < \(max(1, minimum))"
+                let broken = r.isOptional ? "n > 0 AND n < \(minimum)" : "n < \(minimum)"
                 sql = """
                     SELECT pk, n FROM (SELECT s.Z_PK AS pk, (SELECT count(*) \(members) AND \(key) NOT \(doomed)) AS n \
                     FROM \(q(table.name)) s WHERE \(scope) AND \(staying) AND EXISTS (SELECT 1 \(members) AND \(key) \(doomed))) \
@@ -506,7 +507,7 @@ extension StoreRequests {
                     """)
             } else {
                 let counts = found.prefix(5).map { "\($0[0].int64 ?? 0) (\($0[1].int64 ?? 0) left)" }.joined(separator: ", ")
-                let least = r.isOptional ? r.minCount ?? 0 : max(1, r.minCount ?? 0)
+                let least = r.minCount ?? 0
                 let rule = "needs \(r.isOptional ? "none or " : "")at least \(least) object\(least == 1 ? "" : "s")"
                 problems.append("\(entity.name).\(r.name) \(rule), and \(entity.name) \(counts)\(more) would have fewer")
             }

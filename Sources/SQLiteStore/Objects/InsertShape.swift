@@ -14,6 +14,21 @@ final class InsertShape {
         var hasLimits: Bool
     }
 
+    /// What checking and binding an attribute's value needs per object, in a struct
+    /// with no references: reading an ``Attribute`` copies its description, a retain
+    /// and a release of each of its strings, per attribute and object (a sixth of a
+    /// million-object load's time went there).
+    struct AttributePlan {
+        var type: AttributeType
+        var isOptional: Bool
+        var hasDefault: Bool
+        var hasLimits: Bool
+        var hasColumn: Bool
+        /// A binary attribute that allows external storage: its bytes are stored
+        /// behind Core Data's marker byte.
+        var isExternalBinary: Bool
+    }
+
     /// A property of a uniqueness constraint and its column.
     enum UniqueProperty {
         /// The attribute's position in ``attributes``.
@@ -39,6 +54,13 @@ final class InsertShape {
     let entityNumber: Int64
     let rootNumber: Int64
     let attributes: [Attribute]
+    /// ``attributes`` as the per-object checks read them.
+    let plans: [AttributePlan]
+    /// The entity's name and its root's, for the batch's books.
+    let entityName: String
+    let rootName: String
+    /// The `NULL`s an object with no relationships binds for the to-one columns.
+    let nullToOneBindings: Int
     /// The stored relationships, each with its field name (`Person.posts`).
     let relationships: [(relationship: CompiledRelationship, field: String)]
     let attributeNames: Set<String>
@@ -50,7 +72,7 @@ final class InsertShape {
     /// Whether the store's unique indexes enforce every uniqueness constraint, so that
     /// none needs a query before the `INSERT` (with some, all are queried, in order,
     /// so that the first constraint a row breaks is the one reported).
-    var uniquenessIsEnforced: Bool { uniqueness.allSatisfy(\.isEnforcedByIndex) }
+    let uniquenessIsEnforced: Bool
     /// The prepared `INSERT` and uniqueness queries while a batch runs (released when
     /// it ends, so that the store can close): looked up by SQL text per object, they
     /// cost a hash of that text each time.
@@ -61,6 +83,13 @@ final class InsertShape {
     func releaseStatements() {
         insertStatement = nil
         uniquenessStatements = [:]
+    }
+
+    /// The per-object plan of a stored attribute.
+    static func plan(_ stored: Attribute) -> AttributePlan {
+        let a = stored.attribute.declaration
+        return AttributePlan(type: a.type, isOptional: a.isOptional, hasDefault: a.defaultValue != nil, hasLimits: stored.hasLimits,
+                             hasColumn: stored.column != nil, isExternalBinary: a.allowsExternalStorage && a.type == .binary)
     }
 
     init(_ entity: CompiledEntity, access: ObjectAccess) {
@@ -78,6 +107,7 @@ final class InsertShape {
                                         hasLimits: attribute.declaration.minimum != nil || attribute.declaration.maximum != nil))
         }
         var relationships: [(CompiledRelationship, String)] = []
+        let attributeColumns = columns.count
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             relationships.append((relationship, "\(entity.name).\(relationship.name)"))
             let r = relationship.declaration
@@ -88,7 +118,11 @@ final class InsertShape {
                 }
             }
         }
+        nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
+        plans = attributes.map(Self.plan)
+        entityName = entity.name
+        rootName = entity.root
         self.relationships = relationships
         attributeNames = Set(entity.attributes.map(\.name))
         relationshipNames = Set(entity.relationships.map(\.name))
@@ -135,5 +169,6 @@ final class InsertShape {
             }
         }
         self.uniqueness = uniqueness
+        uniquenessIsEnforced = uniqueness.allSatisfy(\.isEnforcedByIndex)
     }
 }

@@ -89,20 +89,22 @@ extension ObjectAccess {
     /// applies), `.some(nil)` for one given as nil.
     func insertRow(_ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
                    primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
-        let entity = shape.entity
-        let subject = entity.name
-        if entity.isAbstract {
+        // `shape.entity` is read field by field: a copy of the whole description per
+        // object costs a retain and a release of each of its strings and arrays.
+        let subject = shape.entityName
+        if shape.entity.isAbstract {
             throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
         }
         if relationships.keys.contains(where: { !shape.relationshipNames.contains($0) }) {
-            for name in relationships.keys.sorted() where entity.relationship(named: name) == nil {
+            for name in relationships.keys.sorted() where shape.entity.relationship(named: name) == nil {
                 throw RowRefusal("\(subject).\(name)", "no such relationship")
             }
         }
         // Z_PK is bound once the object has passed every check, so that a refused
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
-        var bindings: [DatabaseValue] = [.null, .integer(shape.entityNumber), .integer(1)]
+        var bindings: [DatabaseValue] = []
         bindings.reserveCapacity(shape.columns.count)
+        bindings += [.null, .integer(shape.entityNumber), .integer(1)]
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
         let later = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
@@ -133,10 +135,10 @@ extension ObjectAccess {
             key = next
         }
         bindings[0] = .integer(key)
-        try executeInsert(shape, bindings, requested: requested, resolved: resolved, relationships: relationships, batch: batch)
+        try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: entity, to: targets)
+            try connectToMany(relationship, from: key, of: shape.entity, to: targets)
         }
         guard !relationships.isEmpty else { return key }
         try updateInverseSides(of: key, in: shape, relationships: relationships)
@@ -144,26 +146,35 @@ extension ObjectAccess {
     }
 
     /// Checks each attribute's value (its default when not given) and appends those
-    /// with a column to `bindings`; returns every resolved value when the entity
-    /// has uniqueness constraints (none otherwise).
+    /// with a column to `bindings`; returns every resolved value when uniqueness
+    /// constraints need a query before the `INSERT` (none otherwise: a unique index
+    /// that fires has them resolved again, by ``resolvedValues(_:given:)``).
+    ///
+    /// Per object and attribute it reads only the shape's reference-free plans; the
+    /// attribute's description (its default, limits and name) only when they apply.
     private func bindAttributes(_ shape: InsertShape, given values: [AttributeValue??], into bindings: inout [DatabaseValue]) throws -> [AttributeValue?] {
-        let subject = shape.entity.name
+        let checksUniqueness = !shape.uniqueness.isEmpty && !shape.uniquenessIsEnforced
         var resolved: [AttributeValue?] = []
-        if !shape.uniqueness.isEmpty { resolved.reserveCapacity(shape.attributes.count) }
-        for (position, stored) in shape.attributes.enumerated() {
-            let a = stored.attribute.declaration
+        if checksUniqueness { resolved.reserveCapacity(shape.plans.count) }
+        for position in shape.plans.indices {
+            let plan = shape.plans[position]
             let given = values[position]
             var value: AttributeValue? = given ?? nil
-            if given == nil { value = a.defaultValue }
-            if let v = value, let problem = ValueCoding.check(v, fits: a.type) ?? (stored.hasLimits ? ValueCoding.checkLimits(v, of: a) : nil) {
-                throw RowRefusal("\(subject).\(a.name)", problem)
+            if given == nil, plan.hasDefault { value = shape.attributes[position].attribute.declaration.defaultValue }
+            if let v = value, let problem = ValueCoding.check(v, fits: plan.type)
+                ?? (plan.hasLimits ? ValueCoding.checkLimits(v, of: shape.attributes[position].attribute.declaration) : nil) {
+                throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", problem)
             }
-            if value == nil, !a.isOptional {
-                throw RowRefusal("\(subject).\(a.name)", "a value is required")
+            if value == nil, !plan.isOptional {
+                throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", "a value is required")
             }
-            if !shape.uniqueness.isEmpty { resolved.append(value) }
-            guard stored.column != nil else { continue }
-            bindings.append(ValueCoding.databaseValue(value, as: a))
+            if checksUniqueness { resolved.append(value) }
+            guard plan.hasColumn else { continue }
+            if plan.isExternalBinary, case .binary(let bytes)? = value {
+                bindings.append(.blob([1] + bytes))
+            } else {
+                bindings.append(ValueCoding.databaseValue(value, as: plan.type))
+            }
         }
         return resolved
     }
@@ -172,6 +183,12 @@ extension ObjectAccess {
     /// `bindings`; returns the to-many relationships to connect once the row exists.
     private func bindToOnes(_ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch,
                             into bindings: inout [DatabaseValue]) throws -> [(CompiledRelationship, [Int64])] {
+        // None given (most loaded objects): every to-one column is NULL, and the
+        // counts wait for `checkBatch` as below.
+        if relationships.isEmpty {
+            for _ in 0..<shape.nullToOneBindings { bindings.append(.null) }
+            return []
+        }
         let table = shape.table
         var later: [(CompiledRelationship, [Int64])] = []
         for (relationship, field) in shape.relationships {
@@ -207,9 +224,17 @@ extension ObjectAccess {
         return later
     }
 
+    /// The values an object's attributes take: those given, defaults for the others.
+    private func resolvedValues(_ shape: InsertShape, given values: [AttributeValue??]) -> [AttributeValue?] {
+        shape.attributes.indices.map { position in
+            if let given = values[position] { return given }
+            return shape.attributes[position].attribute.declaration.defaultValue
+        }
+    }
+
     /// Runs the shape's INSERT with `bindings`; a constraint that fires becomes the
     /// refusal naming what holds the key or the unique values.
-    private func executeInsert(_ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, resolved: [AttributeValue?],
+    private func executeInsert(_ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, given: [AttributeValue??],
                                relationships: [String: [Int64]], batch: ObjectBatch) throws {
         do {
             let statement: Statement
@@ -228,7 +253,7 @@ extension ObjectAccess {
             if error.kind == .constraint {
                 // A unique index fired: the same query as for the others names the holder.
                 if !shape.uniqueness.isEmpty, shape.uniquenessIsEnforced {
-                    try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
+                    try checkUniqueness(shape, values: resolvedValues(shape, given: given), relationships: relationships, batch: batch)
                 }
                 if let requested, let holder = try entityOfRow(in: shape.table, key: requested) {
                     throw RowRefusal(shape.entity.name, "primary key \(requested) is already used by \(batch.describe(holder, requested))")
@@ -394,11 +419,9 @@ extension ObjectAccess {
     func checkBatch(_ batch: ObjectBatch) throws {
         for (entityName, runs) in batch.inserted.sorted(by: { $0.key < $1.key }) {
             guard let entity = version.entity(named: entityName) else { continue }
-            // No required relationship and no minimum count: nothing to count (and a
+            // No required to-one and no minimum count: nothing to count (and a
             // million keys not listed).
-            let needsCheck = entity.relationships.contains {
-                !$0.declaration.isTransient && (!$0.declaration.isOptional || ($0.declaration.minCount ?? 0) > 0)
-            }
+            let needsCheck = entity.relationships.contains { !$0.declaration.isTransient && Self.hasCountRule($0.declaration) }
             guard needsCheck else { continue }
             let keys = runs.keys
             for relationship in entity.relationships where !relationship.declaration.isTransient {
@@ -419,13 +442,23 @@ extension ObjectAccess {
         }
     }
 
+    /// Whether saving an object can break `r` by its count: a required to-one, or a
+    /// to-many with a minimum count. A required to-many without one may be empty, as
+    /// in Core Data: its value is a set, never nil, and only `minCount` bounds the
+    /// set's size (`NSRelationshipDescription`: "the counts are only enforced if the
+    /// relationship value in the containing object is not nil"; Docs/Objects.md,
+    /// "Required to-many relationships").
+    package static func hasCountRule(_ r: RelationshipDescription) -> Bool {
+        r.isToMany ? (r.minCount ?? 0) > 0 : !r.isOptional
+    }
+
     /// Refuses, through `refusal`, each of `keys` whose count of `relationship`
-    /// breaks its required flag or minimum count.
+    /// breaks its required flag (to-one) or minimum count (to-many).
     private func checkCount(_ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], batch: ObjectBatch,
                             refusal: (Int64, String) -> (source: Int, field: String, message: String)?) throws {
         let r = relationship.declaration
         let table = table(of: entity)
-        guard !r.isOptional || (r.minCount ?? 0) > 0, let count = countExpression(relationship, of: table) else { return }
+        guard Self.hasCountRule(r), let count = countExpression(relationship, of: table) else { return }
         let chunk = 200
         let sql = """
             SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
@@ -445,7 +478,7 @@ extension ObjectAccess {
             for key in part {
                 let n = found[key] ?? 0
                 let problem: String?
-                if n == 0, !r.isOptional {
+                if n == 0, !r.isOptional, !r.isToMany {
                     problem = "the relationship is required"
                 } else if let min = r.minCount, n < Int64(clamping: min), !(n == 0 && r.isOptional) {
                     problem = "needs at least \(min) objects, found \(n)"

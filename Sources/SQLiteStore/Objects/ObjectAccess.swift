@@ -122,10 +122,19 @@ public final class ObjectAccess {
     /// the others cost a query per object).
     public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
                         relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
+        try forEach(entityName, includeSubentities: includeSubentities, limit: limit, inListOrder: false, relationships: included, body)
+    }
+
+    /// ``forEach(_:includeSubentities:limit:relationships:_:)``; with `inListOrder`,
+    /// objects come in the order of their place in an ordered to-many that holds them
+    /// (``listOrderColumn(of:)``), then by primary key.
+    package func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil, inListOrder: Bool,
+                         relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
         let entity = try entity(entityName)
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
-        var sql = "SELECT * FROM \(quote(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) ORDER BY Z_PK"
+        let order = (inListOrder ? listOrderColumn(of: entity) : nil).map { "\(quote($0)), " } ?? ""
+        var sql = "SELECT * FROM \(quote(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) ORDER BY \(order)Z_PK"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let statement = try connection.prepare(sql)
         let names = statement.columnNames
@@ -246,6 +255,23 @@ public final class ObjectAccess {
         }
         if !relationship.isManyToMany { return false }
         return layout.tables.contains { $0.joinRelationship == "\(relationship.declaredIn).\(r.name)" }
+    }
+
+    /// The order column of the first to-one of `entity` (by name) whose inverse is an
+    /// ordered to-many (`Song.playlist` of `Playlist.songs`): the column on this
+    /// entity's rows that keeps each row's place in its owner's list. A dump writes
+    /// rows in this order, so that `load`, which puts each new row at the end of its
+    /// owner's list, rebuilds every list in its order. Nil when there is none.
+    package func listOrderColumn(of entity: CompiledEntity) -> String? {
+        let table = table(of: entity)
+        for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
+        where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+                  version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
+                  let column = table.column(for: .order(entity: owner, relationship: inverse)) else { continue }
+            return column.name
+        }
+        return nil
     }
 
     /// The join table storing a to-many relationship, with the column holding this

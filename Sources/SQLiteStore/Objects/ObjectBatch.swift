@@ -87,10 +87,9 @@ package final class ObjectBatch {
     private func inserting(_ entityName: String, source: Int, _ insertRow: (InsertShape) throws -> Int64) throws(StoreError) -> Int64? {
         do {
             let shape = try access.insertShape(entityName)
-            let entity = shape.entity
             let key = try insertRow(shape)
-            sources[entity.root, default: KeyRuns()].append(key, number: source)
-            inserted[entity.name, default: KeyRuns()].append(key, number: Int(truncatingIfNeeded: key))
+            sources[shape.rootName, default: KeyRuns()].append(key, number: source)
+            inserted[shape.entityName, default: KeyRuns()].append(key, number: Int(truncatingIfNeeded: key))
             insertedCount += 1
             return key
         } catch let refusal as RowRefusal {
