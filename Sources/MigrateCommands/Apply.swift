@@ -56,9 +56,16 @@ struct Apply: ParsableCommand {
         if createIfMissing, lstat(options.store, &info) != 0, errno == ENOENT, try create() {
             return
         }
+        // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) stop the planning's reads
+        // and roll the migration back.
+        let interruption: SignalCancellation
+        do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
+        defer { interruption.stop() }
         let plan: MigrationPlan
-        let outcome = global.makePlan(options, timeout: timeout)
+        let outcome = global.makePlan(options, timeout: timeout, cancellation: interruption.cancellation)
         switch outcome {
+        case .failure(_, _) where interruption.signal != nil:
+            throw report(Outcome(.interrupted(signal: interruption.signal ?? SIGTERM), "interrupted: rolled back, the store is unchanged"))
         case .failure(let failure, let rendered):
             throw report(failure, rendered: rendered)
         case .plan(let made):
@@ -75,10 +82,6 @@ struct Apply: ParsableCommand {
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
         let progress = ProgressReporter(json: global.json)
         let result: MigrationResult
-        // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) roll the migration back.
-        let interruption: SignalCancellation
-        do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
-        defer { interruption.stop() }
         do {
             var migratorOptions = migration.migratorOptions
             migratorOptions.backupPath = backup

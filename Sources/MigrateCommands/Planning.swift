@@ -89,7 +89,10 @@ extension GlobalOptions {
     /// turning every error into its exit code. `checkingPolicies` false: a mapping
     /// file may name a policy this `migrate` lacks (read-only commands only tell;
     /// the plan lists it in ``MigrationPlan/missingPolicies(known:)``).
-    func makePlan(_ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true) -> PlanOutcome {
+    /// `cancellation` (apply's signal handling) stops the planning's own reads: a
+    /// mapping file's filter or value counted over the store may run long.
+    func makePlan(_ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true,
+                  cancellation: MigrationCancellation? = nil) -> PlanOutcome {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -100,6 +103,8 @@ extension GlobalOptions {
         do {
             let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
             defer { try? store.close() }
+            cancellation?.guardStatements(of: store)
+            defer { cancellation?.release(store) }
             let planner = Self.planner(compiled, migrations: migrations, options: options.planningOptions, checkingPolicies: checkingPolicies)
             return .plan(try planner.plan(store: store))
         } catch let error as DiagnosticsError {

@@ -108,8 +108,9 @@ import TestSupport
         try FileManager.default.createSymbolicLink(atPath: f.path("current.sqlite"), withDestinationPath: "stock.sqlite")
         let apply = try f.migrate(["apply"] + f.models + ["current.sqlite", "--backup-dir", "backups"])
         #expect(apply.status == 0, "\(apply.stderr)")
-        let backups = try FileManager.default.contentsOfDirectory(atPath: f.path("backups"))
-        #expect(backups.count == 1 && backups[0].hasPrefix("stock.v1-to-2."), "\(backups)")
+        // Filed under the store's own folder path inside the backup folder.
+        let backups = Self.files(under: f.path("backups"))
+        #expect(backups.count == 1 && (backups[0] as NSString).lastPathComponent.hasPrefix("stock.v1-to-2."), "\(backups)")
         let restore = try f.migrate(["restore"] + f.models + ["stock.sqlite", "--backup-dir", "backups"])
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stdout.hasPrefix("restored stock.sqlite to Stock version 1 from backups/\(backups[0])"))
@@ -170,7 +171,16 @@ import TestSupport
             """, "\(outcome)")
         #expect(f.snapshot(store).bytes == replacement)
         #expect(f.snapshot(store).sideFiles == [])
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: f.path("backups"))) ?? []) == [])
+        #expect(Self.files(under: f.path("backups")) == [])
+    }
+
+    /// The files (not folders) under `folder`, as paths relative to it.
+    static func files(under folder: String) -> [String] {
+        let all = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return all.filter { path in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(path), isDirectory: &isFolder) && !isFolder.boolValue
+        }.sorted()
     }
 }
 

@@ -1,12 +1,20 @@
+import Foundation
+
 /// One source entity feeding several destination entities: Core Data's "a third split
 /// into two" (Core Data Model Versioning and Data Migration Programming Guide, Mapping
 /// Overview). Each entity mapping makes destination objects of its own entity from the
 /// objects of its source entity, independently of the others.
 extension MappingModel {
     /// The entity mappings reading a source entity's objects (removals left out), in
-    /// the mapping model's order.
+    /// the mapping model's order. A mapping filtered with `FALSEPREDICATE` makes no
+    /// objects and feeds nothing: `A: { filter: "FALSEPREDICATE" }` beside
+    /// `C: { source: A }` moves every A to C (one mapping reads A), as it did before
+    /// one source could feed several entities.
     package func mappings(fromSource name: String) -> [EntityMapping] {
-        entityMappings.filter { $0.source == name && $0.kind != .remove && $0.destination != nil }
+        entityMappings.filter { mapping in
+            mapping.source == name && mapping.kind != .remove && mapping.destination != nil
+                && mapping.filter?.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() != "FALSEPREDICATE"
+        }
     }
 
     /// The entity mapping whose destination objects keep the source objects' entity
@@ -22,7 +30,9 @@ extension MappingModel {
     /// True when `mapping` reads a source entity that another entity mapping keeps:
     /// its destination objects are new rows, built from the source rows.
     package func isAdditional(_ mapping: EntityMapping) -> Bool {
-        guard let source = mapping.source, mapping.destination != nil, mapping.kind != .remove else { return false }
+        guard let source = mapping.source else { return false }
+        let feeding = mappings(fromSource: source)
+        guard feeding.contains(where: { $0.name == mapping.name }) else { return false }
         return keeper(ofSource: source)?.name != mapping.name
     }
 

@@ -247,10 +247,14 @@ public struct MigrationPlanner: Sendable {
                 .keepingIndexNames(of: sourceLayout)
         }
         var numbers: [String: Int] = [:]
+        var claimed: Set<Int> = []
         for entityMapping in mapping.entityMappings {
-            // An additional mapping of a source entity makes new objects: they take a new number.
+            // An additional mapping of a source entity makes new objects: they take a
+            // new number; so does one that makes no objects (`FALSEPREDICATE`), and a
+            // number is never given to two entities.
             if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s],
-               !mapping.isAdditional(entityMapping) { numbers[d] = n }
+               !mapping.isAdditional(entityMapping), mapping.mappings(fromSource: s).contains(where: { $0.name == entityMapping.name }),
+               claimed.insert(n).inserted { numbers[d] = n }
         }
         // Numbers of entities gone stay taken, so a new entity never reuses one.
         let stampedMaximum = Int(clamping: metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
