@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test test-all api lint install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
+.PHONY: all build demo test test-all api lint format install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
 
 all: build
 
@@ -63,10 +63,17 @@ test-all:
 # formatter settings: 4-space indents, the code's existing line breaks kept); no
 # function over 80 lines without a `// Long:` reason or an entry in
 # Scripts/long_functions_allowlist.txt (which only shrinks).
+FORMATTED = Sources Tests Migrations Benchmarks Examples/DeployPackage/Sources Examples/DeployPackage/Tests Package.swift
+
 lint:
+	$(SWIFT) format lint --configuration .swift-format --strict --recursive --parallel $(FORMATTED)
 	bash Scripts/check-line-length.sh
 	python3 Scripts/long_functions.py --self-test
 	python3 Scripts/long_functions.py
+
+# Formats every Swift file with the repository's .swift-format (what `make lint` checks).
+format:
+	$(SWIFT) format format --configuration .swift-format --in-place --recursive --parallel $(FORMATTED)
 
 # A release-built `migrate` for real stores: `make install PREFIX=/usr/local`
 # (the debug build of the quick start is several times slower on large stores).

@@ -90,9 +90,11 @@ let package = Package(
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "DataModel", "PropertyList", "TestSupport"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "DataModel", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "DataModel", "TestSupport"]),
-        .testTarget(name: "ModelMigrationTests", dependencies: [
-            "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations", "TestSupport",
-        ]),
+        .testTarget(
+            name: "ModelMigrationTests",
+            dependencies: [
+                "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations", "TestSupport",
+            ]),
         .testTarget(name: "MigrateCLITests", dependencies: ["MigrateCommands", "ModelMigration", "TestSupport"]),
         .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),
     ],

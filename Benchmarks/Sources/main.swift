@@ -25,7 +25,8 @@ func option(_ name: String) -> String? {
     return arguments[i + 1]
 }
 let quick = arguments.contains("--quick")
-let sizes: [Int] = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } }
+let sizes: [Int] =
+    option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } }
     ?? (quick ? [10_000, 1_000_000] : [10_000, 1_000_000, 10_000_000])
 guard let migrate = option("--migrate") else {
     FileHandle.standardError.write(Data("usage: Benchmarks [--quick] [--sizes N,N] --migrate PATH [--work DIR] [--results DIR]\n".utf8))
@@ -47,56 +48,58 @@ try FileManager.default.createDirectory(atPath: resultsFolder, withIntermediateD
 // books in one table). Entity numbers in a new store: Item 1, Book 2, Person 3,
 // Post 4, Tag 5; the join table is Z_4TAGS (Z_4POSTS, Z_5TAGS).
 let baseModel = """
-  Person:
-    attributes:
-      fullName: string
-      email: { type: string, indexed: true }
-      age: integer16?
-      city: string?
-      score: { type: integer32, default: 0 }
-    relationships:
-      posts: { destination: Post, toMany: true, inverse: author }
-    uniqueness: [[email]]
-  Post:
-    attributes:
-      title: string
-      body: string?
-      pages: string?
-    relationships:
-      author: { destination: Person, inverse: posts }
-      tags: { destination: Tag, toMany: true, inverse: posts }
-  Tag:
-    attributes:
-      name: string
-    relationships:
-      posts: { destination: Post, toMany: true, inverse: tags }
-    uniqueness: [[name]]
-  Item:
-    attributes:
-      label: { type: string, indexed: true }
-  Book:
-    parent: Item
-    attributes:
-      pages: integer32?
-"""
+      Person:
+        attributes:
+          fullName: string
+          email: { type: string, indexed: true }
+          age: integer16?
+          city: string?
+          score: { type: integer32, default: 0 }
+        relationships:
+          posts: { destination: Post, toMany: true, inverse: author }
+        uniqueness: [[email]]
+      Post:
+        attributes:
+          title: string
+          body: string?
+          pages: string?
+        relationships:
+          author: { destination: Person, inverse: posts }
+          tags: { destination: Tag, toMany: true, inverse: posts }
+      Tag:
+        attributes:
+          name: string
+        relationships:
+          posts: { destination: Post, toMany: true, inverse: tags }
+        uniqueness: [[name]]
+      Item:
+        attributes:
+          label: { type: string, indexed: true }
+      Book:
+        parent: Item
+        attributes:
+          pages: integer32?
+    """
 
 func version(_ n: Int, _ entities: String) -> String { "model: Bench\nversion: \(n)\nentities:\n\(entities)\n" }
 
 struct Hop {
     var name: String
-    var kind: String                // "additive", "rewrite", "policy"
-    var versions: [String]          // YAML of versions 2, 3, … (version 1 is `base`)
+    var kind: String  // "additive", "rewrite", "policy"
+    var versions: [String]  // YAML of versions 2, 3, … (version 1 is `base`)
     var mapping: (String, String)?  // a mapping file (name, text)
-    var bound: [String]             // the raw-SQL bound
-    var rows: @Sendable (Int) -> Int // rows the change concerns, for rows/s
-    var python: String? = nil       // the same change as a row-by-row Python sqlite3 loop
+    var bound: [String]  // the raw-SQL bound
+    var rows: @Sendable (Int) -> Int  // rows the change concerns, for rows/s
+    var python: String? = nil  // the same change as a row-by-row Python sqlite3 loop
 }
 
 let base = baseModel
 let people: @Sendable (Int) -> Int = { $0 }
 /// The two indexes of ZPERSON, as a hand-written rebuild recreates them.
-let personIndexes = [#"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")"#,
-                     #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")"#]
+let personIndexes = [
+    #"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")"#,
+    #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")"#,
+]
 let withNickname = base.replacingOccurrences(of: "      city: string?\n", with: "      city: string?\n      nickname: string?\n")
 let withViews = withNickname.replacingOccurrences(of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")
 let withNote = withViews + "\n  Note:\n    attributes:\n      text: string\n"
@@ -104,115 +107,154 @@ let withNote = withViews + "\n  Note:\n    attributes:\n      text: string\n"
 /// stream the rows, split each name, executemany into the new table, drop, rename,
 /// rebuild the two email indexes, one transaction.
 let pythonSplit = #"""
-import sqlite3, sys
-PARTICLES = {"da","das","de","del","della","der","di","do","dos","du","la","le","ten","ter","van","von","bin","al"}
-def split(name):
-    words = (name or "").split()
-    if not words: return "", ""
-    if len(words) == 1: return words[0], ""
-    i = len(words) - 1
-    while i > 1 and words[i - 1] in PARTICLES: i -= 1
-    return " ".join(words[:i]), " ".join(words[i:])
-c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute("BEGIN IMMEDIATE")
-c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \#
-ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)")
-def rows():
-    for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, ZFULLNAME \#
-FROM ZPERSON ORDER BY Z_PK"):
-        first, last = split(full)
-        yield (pk, ent, opt, age, score, city, email, first, last)
-c.executemany("INSERT INTO N VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
-c.execute("DROP TABLE ZPERSON")
-c.execute("ALTER TABLE N RENAME TO ZPERSON")
-c.execute('CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")')
-c.execute('CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")')
-c.execute("COMMIT")
-"""#
+    import sqlite3, sys
+    PARTICLES = {"da","das","de","del","della","der","di","do","dos","du","la","le","ten","ter","van","von","bin","al"}
+    def split(name):
+        words = (name or "").split()
+        if not words: return "", ""
+        if len(words) == 1: return words[0], ""
+        i = len(words) - 1
+        while i > 1 and words[i - 1] in PARTICLES: i -= 1
+        return " ".join(words[:i]), " ".join(words[i:])
+    c = sqlite3.connect(sys.argv[1], isolation_level=None)
+    c.execute("BEGIN IMMEDIATE")
+    c.execute("CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \#
+    ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)")
+    def rows():
+        for pk, ent, opt, age, score, city, email, full in c.execute("SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, ZFULLNAME \#
+    FROM ZPERSON ORDER BY Z_PK"):
+            first, last = split(full)
+            yield (pk, ent, opt, age, score, city, email, first, last)
+    c.executemany("INSERT INTO N VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
+    c.execute("DROP TABLE ZPERSON")
+    c.execute("ALTER TABLE N RENAME TO ZPERSON")
+    c.execute('CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL")')
+    c.execute('CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL")')
+    c.execute("COMMIT")
+    """#
 let hops: [Hop] = [
-    Hop(name: "add an attribute (indexed, unique table)", kind: "additive",
+    Hop(
+        name: "add an attribute (indexed, unique table)", kind: "additive",
         versions: [withNickname],
         bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR"], rows: people),
-    Hop(name: "add an attribute (many-to-many side)", kind: "additive",
+    Hop(
+        name: "add an attribute (many-to-many side)", kind: "additive",
         versions: [base.replacingOccurrences(of: "      body: string?\n", with: "      body: string?\n      views: integer64?\n")],
         bound: ["ALTER TABLE ZPOST ADD COLUMN ZVIEWS INTEGER"], rows: { $0 * 3 }),
-    Hop(name: "add an entity", kind: "additive",
+    Hop(
+        name: "add an entity", kind: "additive",
         versions: [base + "\n  Note:\n    attributes:\n      text: string\n"],
-        bound: ["CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR)",
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Note', 0, 0)"], rows: people),
-    Hop(name: "rename an attribute (indexed, unique table)", kind: "additive",
+        bound: [
+            "CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR)",
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Note', 0, 0)",
+        ], rows: people),
+    Hop(
+        name: "rename an attribute (indexed, unique table)", kind: "additive",
         versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      town: { type: string, optional: true, renamedFrom: city }\n")],
         bound: ["ALTER TABLE ZPERSON RENAME COLUMN ZCITY TO ZTOWN"], rows: people),
-    Hop(name: "additive chain v1 → v4 (three hops)", kind: "additive",
+    Hop(
+        name: "additive chain v1 → v4 (three hops)", kind: "additive",
         versions: [withNickname, withViews, withNote],
-        bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPOST ADD COLUMN ZVIEWS INTEGER",
-                "CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR)",
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Note', 0, 0)"], rows: people),
-    Hop(name: "drop an attribute", kind: "rewrite",
+        bound: [
+            "ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPOST ADD COLUMN ZVIEWS INTEGER",
+            "CREATE TABLE ZNOTE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTEXT VARCHAR)",
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Note', 0, 0)",
+        ], rows: people),
+    Hop(
+        name: "drop an attribute", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      city: string?\n", with: "")],
         bound: ["ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
-    Hop(name: "widen a type (integer16 → double)", kind: "rewrite",
+    Hop(
+        name: "widen a type (integer16 → double)", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      age: integer16?\n", with: "      age: double?\n")],
-        bound: ["""
-                CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-                ZFULLNAME VARCHAR)
-                """,
-                "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON",
-                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people),
-    Hop(name: "make an attribute required with a default", kind: "rewrite",
+        bound: [
+            """
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE FLOAT, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+            ZFULLNAME VARCHAR)
+            """,
+            "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, CAST(ZAGE AS REAL), ZSCORE, ZCITY, ZEMAIL, ZFULLNAME FROM ZPERSON",
+            "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
+        ] + personIndexes, rows: people),
+    Hop(
+        name: "make an attribute required with a default", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      city: string?\n", with: "      city: { type: string, default: \"\" }\n")],
         bound: ["UPDATE ZPERSON SET ZCITY = '' WHERE ZCITY IS NULL"], rows: people),
-    Hop(name: "move an entity into a hierarchy", kind: "rewrite",
+    Hop(
+        name: "move an entity into a hierarchy", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "  Person:\n", with: "  Party:\n    abstract: true\n  Person:\n    parent: Party\n")],
         // The table takes the root's name, so do its indexes: the same end schema.
-        bound: ["ALTER TABLE ZPERSON RENAME TO ZPARTY", #"DROP INDEX "ZPERSON_ZEMAIL_INDEX""#, #"DROP INDEX "Z_Person_UNIQUE_email""#,
-                #"CREATE INDEX "ZPARTY_Z_ENT_INDEX" ON "ZPARTY" ("Z_ENT")"#, #"CREATE INDEX "ZPARTY_ZEMAIL_INDEX" ON "ZPARTY" ("ZEMAIL")"#,
-                #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPARTY" ("ZEMAIL") WHERE Z_ENT IN (3)"#,
-                "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Party', 0, 0)",
-                "UPDATE Z_PRIMARYKEY SET Z_SUPER = 6 WHERE Z_ENT = 3"], rows: people),
-    Hop(name: "fused v1 → v3 chain (add, then drop)", kind: "rewrite",
+        bound: [
+            "ALTER TABLE ZPERSON RENAME TO ZPARTY", #"DROP INDEX "ZPERSON_ZEMAIL_INDEX""#, #"DROP INDEX "Z_Person_UNIQUE_email""#,
+            #"CREATE INDEX "ZPARTY_Z_ENT_INDEX" ON "ZPARTY" ("Z_ENT")"#, #"CREATE INDEX "ZPARTY_ZEMAIL_INDEX" ON "ZPARTY" ("ZEMAIL")"#,
+            #"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPARTY" ("ZEMAIL") WHERE Z_ENT IN (3)"#,
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (6, 'Party', 0, 0)",
+            "UPDATE Z_PRIMARYKEY SET Z_SUPER = 6 WHERE Z_ENT = 3",
+        ], rows: people),
+    Hop(
+        name: "fused v1 → v3 chain (add, then drop)", kind: "rewrite",
         versions: [withNickname, base.replacingOccurrences(of: "      city: string?\n", with: "      nickname: string?\n")],
         bound: ["ALTER TABLE ZPERSON ADD COLUMN ZNICKNAME VARCHAR", "ALTER TABLE ZPERSON DROP COLUMN ZCITY"], rows: people),
-    Hop(name: "mapping-file expressions (lowercase, parse)", kind: "rewrite",
+    Hop(
+        name: "mapping-file expressions (lowercase, parse)", kind: "rewrite",
         versions: [base.replacingOccurrences(of: "      pages: string?\n", with: "      pages: integer32?\n")],
-        mapping: ("1-to-2.yaml", "entities:\n  Post:\n    properties:\n      title: { value: \"lowercase:($source.title)\" }\n"
-                  + "      pages: { value: \"CAST($source.pages, 'NSNumber')\" }\n"),
+        mapping: (
+            "1-to-2.yaml",
+            "entities:\n  Post:\n    properties:\n      title: { value: \"lowercase:($source.title)\" }\n"
+                + "      pages: { value: \"CAST($source.pages, 'NSNumber')\" }\n"
+        ),
         // What a database engineer writes: SQLite's own lower() and CAST (ASCII
         // data, so they agree with NSString's lowercase and integerValue here).
-        bound: ["CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPAGES INTEGER, ZBODY VARCHAR, ZTITLE VARCHAR)",
-                "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHOR, CAST(ZPAGES AS INTEGER), ZBODY, lower(ZTITLE) FROM ZPOST",
-                "DROP TABLE ZPOST", "ALTER TABLE N RENAME TO ZPOST", #"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR")"#],
+        bound: [
+            "CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPAGES INTEGER, ZBODY VARCHAR, ZTITLE VARCHAR)",
+            "INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHOR, CAST(ZPAGES AS INTEGER), ZBODY, lower(ZTITLE) FROM ZPOST",
+            "DROP TABLE ZPOST", "ALTER TABLE N RENAME TO ZPOST", #"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR")"#,
+        ],
         rows: { $0 * 3 }),
-    Hop(name: "SplitFullName policy", kind: "policy",
-        versions: [base.replacingOccurrences(of: "      fullName: string\n",
-                                             with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
+    Hop(
+        name: "SplitFullName policy", kind: "policy",
+        versions: [
+            base.replacingOccurrences(
+                of: "      fullName: string\n",
+                with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")
+        ],
         mapping: ("1-to-2.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n"),
         // Pure SQL: everything up to the last space is the first name.
-        bound: ["""
-                CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-                ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
-                """,
-                """
-                INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
-                substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
-                """,
-                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people, python: pythonSplit),
-    Hop(name: "SplitFullName policy functions", kind: "functions",
-        versions: [base.replacingOccurrences(of: "      fullName: string\n",
-                                             with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")],
+        bound: [
+            """
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+            ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
+            """,
+            """
+            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
+            substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
+            """,
+            "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
+        ] + personIndexes, rows: people, python: pythonSplit),
+    Hop(
+        name: "SplitFullName policy functions", kind: "functions",
+        versions: [
+            base.replacingOccurrences(
+                of: "      fullName: string\n",
+                with: "      firstName: { type: string, default: \"\" }\n      lastName: { type: string, default: \"\" }\n")
+        ],
         // The policy's Swift functions called inside the set-based copy.
-        mapping: ("1-to-2.yaml", "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n"
-                  + "      firstName: { value: \"FUNCTION($entityPolicy, 'firstNameFrom:', $source.fullName)\" }\n"
-                  + "      lastName: { value: \"FUNCTION($entityPolicy, 'lastNameFrom:', $source.fullName)\" }\n"),
-        bound: ["""
-                CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-                ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
-                """,
-                """
-                INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
-                substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
-                """,
-                "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON"] + personIndexes, rows: people, python: pythonSplit),
+        mapping: (
+            "1-to-2.yaml",
+            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n"
+                + "      firstName: { value: \"FUNCTION($entityPolicy, 'firstNameFrom:', $source.fullName)\" }\n"
+                + "      lastName: { value: \"FUNCTION($entityPolicy, 'lastNameFrom:', $source.fullName)\" }\n"
+        ),
+        bound: [
+            """
+            CREATE TABLE N (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZSCORE INTEGER, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+            ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR)
+            """,
+            """
+            INSERT INTO N SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZSCORE, ZCITY, ZEMAIL, trim(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))), \
+            substr(ZFULLNAME, length(rtrim(ZFULLNAME, replace(ZFULLNAME, ' ', ''))) + 1) FROM ZPERSON
+            """,
+            "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
+        ] + personIndexes, rows: people, python: pythonSplit),
 ]
 
 // MARK: Store generation (raw SQL through the C API, as fast as SQLite goes)
@@ -244,13 +286,17 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
         let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
         for pk in 1...count {
             let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
-            try person.bind([.integer(Int64(pk)), .text(name), .text("p\(pk)@example.com"),
-                             pk % 5 == 0 ? .null : .integer(Int64(18 + pk % 70)), pk % 3 == 0 ? .null : .text("Lisbon")])
+            try person.bind([
+                .integer(Int64(pk)), .text(name), .text("p\(pk)@example.com"),
+                pk % 5 == 0 ? .null : .integer(Int64(18 + pk % 70)), pk % 3 == 0 ? .null : .text("Lisbon"),
+            ])
             try person.execute()
             for k in 0..<3 {
                 let key = Int64(pk * 3 + k - 2)
-                try post.bind([.integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), k == 2 ? .null : .text("\(key % 400) pages"),
-                               .integer(Int64(pk))])
+                try post.bind([
+                    .integer(key), .text("Post \(key)"), k == 0 ? .null : .text("Body"), k == 2 ? .null : .text("\(key % 400) pages"),
+                    .integer(Int64(pk)),
+                ])
                 try post.execute()
                 try tagged.bind([.integer(key), .integer(key % 100 + 1)])
                 try tagged.execute()
@@ -262,7 +308,8 @@ func generate(people count: Int, at path: String, work: String, firstHop: Hop) t
             }
         }
         for tag in 1...100 { try c.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (\(tag), 5, 1, 'tag \(tag)')") }
-        try c.execute("""
+        try c.execute(
+            """
             UPDATE Z_PRIMARYKEY SET Z_MAX = \(count) WHERE Z_ENT = 3; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count * 3) WHERE Z_ENT = 4;
             UPDATE Z_PRIMARYKEY SET Z_MAX = 100 WHERE Z_ENT = 5; UPDATE Z_PRIMARYKEY SET Z_MAX = \(count / 10) WHERE Z_ENT IN (1, 2)
             """)
@@ -332,26 +379,26 @@ func bound(_ sql: [String], on path: String) throws -> Double {
 /// `executemany` into the same table; `migrate dump` against a Python loop writing
 /// the same lines with `json.dumps`. Both read or write the same files.
 let pythonLoad = #"""
-import json, sqlite3, sys
-c = sqlite3.connect(sys.argv[1], isolation_level=None)
-c.execute("BEGIN IMMEDIATE")
-def rows():
-    with open(sys.argv[2], encoding="utf-8") as f:
-        for line in f:
-            o = json.loads(line)
-            yield (o["_pk"], o["fullName"], o["email"], o.get("age"), o.get("city"), o.get("score", 0))
-c.executemany("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, ?)", rows())
-c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZPERSON) WHERE Z_ENT = 3")
-c.execute("COMMIT")
-"""#
+    import json, sqlite3, sys
+    c = sqlite3.connect(sys.argv[1], isolation_level=None)
+    c.execute("BEGIN IMMEDIATE")
+    def rows():
+        with open(sys.argv[2], encoding="utf-8") as f:
+            for line in f:
+                o = json.loads(line)
+                yield (o["_pk"], o["fullName"], o["email"], o.get("age"), o.get("city"), o.get("score", 0))
+    c.executemany("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, ?)", rows())
+    c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZPERSON) WHERE Z_ENT = 3")
+    c.execute("COMMIT")
+    """#
 let pythonDump = #"""
-import json, sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-out = sys.stdout
-for pk, age, city, email, name, score in c.execute("SELECT Z_PK, ZAGE, ZCITY, ZEMAIL, ZFULLNAME, ZSCORE FROM ZPERSON ORDER BY Z_PK"):
-    out.write(json.dumps({"_pk": pk, "_entity": "Person", "age": age, "city": city, "email": email, "fullName": name, "score": score},
-                         ensure_ascii=False, separators=(",", ":")) + "\n")
-"""#
+    import json, sqlite3, sys
+    c = sqlite3.connect(sys.argv[1])
+    out = sys.stdout
+    for pk, age, city, email, name, score in c.execute("SELECT Z_PK, ZAGE, ZCITY, ZEMAIL, ZFULLNAME, ZSCORE FROM ZPERSON ORDER BY Z_PK"):
+        out.write(json.dumps({"_pk": pk, "_entity": "Person", "age": age, "city": city, "email": email, "fullName": name, "score": score},
+                             ensure_ascii=False, separators=(",", ":")) + "\n")
+    """#
 
 /// The lines `migrate dump` writes for the people of `generate`.
 func writePeopleLines(_ count: Int, to path: String) throws {
@@ -405,16 +452,21 @@ if only.map({ "load and dump".contains($0) }) ?? true {
         let (dumpStatus, dumpSeconds, dumpMemory) = run(migrate, ["dump", target, "Person", "--models", folder + "/Models"])
         let (pythonDumpStatus, pythonDumpSeconds, pythonDumpMemory) = run("/usr/bin/env", ["python3", "-c", pythonDump, raw])
         if pythonDumpStatus != 0 { print("  the Python dump loop failed (exit \(pythonDumpStatus))") }
-        let m = ObjectIO(people: size, loadSeconds: loadSeconds, loadPeakMB: loadMemory, pythonLoadSeconds: pythonSeconds,
-                         pythonLoadPeakMB: pythonMemory, dumpSeconds: dumpSeconds, dumpPeakMB: dumpMemory, pythonDumpSeconds: pythonDumpSeconds,
-                         pythonDumpPeakMB: pythonDumpMemory, loadStatus: loadStatus, dumpStatus: dumpStatus)
+        let m = ObjectIO(
+            people: size, loadSeconds: loadSeconds, loadPeakMB: loadMemory, pythonLoadSeconds: pythonSeconds,
+            pythonLoadPeakMB: pythonMemory, dumpSeconds: dumpSeconds, dumpPeakMB: dumpMemory, pythonDumpSeconds: pythonDumpSeconds,
+            pythonDumpPeakMB: pythonDumpMemory, loadStatus: loadStatus, dumpStatus: dumpStatus)
         objectIO.append(m)
-        print(String(format: "%9d  load people (JSON Lines)                  %8.3f s  Python loop %8.3f s  %5.2f× its speed  peak %6.1f MB (Python %.1f)%@",
-                     size, loadSeconds, pythonSeconds, pythonSeconds / loadSeconds, loadMemory, pythonMemory,
-                     loadStatus == 0 ? "" : "  FAILED (exit \(loadStatus))"))
-        print(String(format: "%9d  dump people (JSON Lines)                  %8.3f s  Python loop %8.3f s  %5.2f× its speed  peak %6.1f MB (Python %.1f)%@",
-                     size, dumpSeconds, pythonDumpSeconds, pythonDumpSeconds / dumpSeconds, dumpMemory, pythonDumpMemory,
-                     dumpStatus == 0 ? "" : "  FAILED (exit \(dumpStatus))"))
+        print(
+            String(
+                format: "%9d  load people (JSON Lines)                  %8.3f s  Python loop %8.3f s  %5.2f× its speed  peak %6.1f MB (Python %.1f)%@",
+                size, loadSeconds, pythonSeconds, pythonSeconds / loadSeconds, loadMemory, pythonMemory,
+                loadStatus == 0 ? "" : "  FAILED (exit \(loadStatus))"))
+        print(
+            String(
+                format: "%9d  dump people (JSON Lines)                  %8.3f s  Python loop %8.3f s  %5.2f× its speed  peak %6.1f MB (Python %.1f)%@",
+                size, dumpSeconds, pythonDumpSeconds, pythonDumpSeconds / dumpSeconds, dumpMemory, pythonDumpMemory,
+                dumpStatus == 0 ? "" : "  FAILED (exit \(dumpStatus))"))
         for path in [lines, empty, target, raw] { try? FileManager.default.removeItem(atPath: path) }
     }
 }
@@ -442,26 +494,33 @@ for size in sizes where hops.contains(where: { hop in only.map { hop.name.contai
         var (status, seconds, memory) = (Int32(0), Double.infinity, 0.0)
         for _ in 0..<(hop.kind == "additive" ? 3 : 1) {
             try copy(store, target)
-            let (s, t, m) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations",
-                                          "--timeout", "60"])
+            let (s, t, m) = run(
+                migrate,
+                [
+                    "apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations",
+                    "--timeout", "60",
+                ])
             (status, seconds, memory) = (s != 0 ? s : status, min(seconds, t), max(memory, m))
         }
         try copy(store, raw)
         let boundSeconds = try bound(hop.bound, on: raw)
         let rows = hop.rows(size)
-        var m = Measurement(hop: hop.name, kind: hop.kind, people: size, rows: rows, seconds: seconds, boundSeconds: boundSeconds,
-                            ratio: boundSeconds > 0 ? seconds / boundSeconds : 0, rowsPerSecond: Double(rows) / seconds,
-                            peakMemoryMB: memory, exitStatus: status)
+        var m = Measurement(
+            hop: hop.name, kind: hop.kind, people: size, rows: rows, seconds: seconds, boundSeconds: boundSeconds,
+            ratio: boundSeconds > 0 ? seconds / boundSeconds : 0, rowsPerSecond: Double(rows) / seconds,
+            peakMemoryMB: memory, exitStatus: status)
         if let script = hop.python {
             try copy(store, raw)
             let (pythonStatus, pythonSeconds, _) = run("/usr/bin/env", ["python3", "-c", script, raw])
             if pythonStatus == 0 { m.pythonSeconds = pythonSeconds } else { print("  the Python loop failed (exit \(pythonStatus))") }
         }
         measurements.append(m)
-        print(String(format: "%9d  %-46@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@%@", size, hop.name as NSString,
-                     seconds, boundSeconds, m.ratio, m.rowsPerSecond, memory,
-                     m.pythonSeconds.map { String(format: "  Python loop %.3f s", $0) } ?? "",
-                     status == 0 ? "" : "  FAILED (exit \(status))"))
+        print(
+            String(
+                format: "%9d  %-46@ %8.3f s  bound %8.3f s  ratio %6.2f  %10.0f rows/s  peak %6.1f MB%@%@", size, hop.name as NSString,
+                seconds, boundSeconds, m.ratio, m.rowsPerSecond, memory,
+                m.pythonSeconds.map { String(format: "  Python loop %.3f s", $0) } ?? "",
+                status == 0 ? "" : "  FAILED (exit \(status))"))
         try? FileManager.default.removeItem(atPath: target)
         try? FileManager.default.removeItem(atPath: raw)
     }
@@ -473,15 +532,19 @@ for size in sizes where hops.contains(where: { hop in only.map { hop.name.contai
         for round in 0..<4 {
             let quiet = round % 2 == 1
             try copy(store, target)
-            let (_, seconds, _) = run(migrate, ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations", "--json"]
-                                      + (quiet ? ["--no-progress"] : []))
+            let (_, seconds, _) = run(
+                migrate,
+                ["apply", target, "--models", folder + "/Models", "--migrations", folder + "/Migrations", "--json"]
+                    + (quiet ? ["--no-progress"] : []))
             times[quiet, default: []].append(seconds)
             try? FileManager.default.removeItem(atPath: target)
         }
         let with = times[false]!.min()!, without = times[true]!.min()!
         progressOverhead = (size, with / without)
-        print(String(format: "%9d  %-45@ %8.3f s  without %8.3f s  overhead %+.1f%%", size, "\(hops[index].name), progress on" as NSString,
-                     with, without, (with / without - 1) * 100))
+        print(
+            String(
+                format: "%9d  %-45@ %8.3f s  without %8.3f s  overhead %+.1f%%", size, "\(hops[index].name), progress on" as NSString,
+                with, without, (with / without - 1) * 100))
     }
     if size == sizes.max(), only == nil {
         let folder = "\(work)/hop-\(hops.firstIndex { $0.name.hasPrefix("fused") }!)"
@@ -499,9 +562,13 @@ var targets: [(String, Bool, String)] = []
 let small = sizes.min()!, large = sizes.max()!
 for hop in hops where hop.kind == "additive" {
     guard let a = measurements.first(where: { $0.hop == hop.name && $0.people == small }),
-          let b = measurements.first(where: { $0.hop == hop.name && $0.people == large }) else { continue }
-    targets.append(("\(hop.name): O(1), time at \(large) within 2× of \(small)", b.seconds <= 2 * a.seconds,
-                    String(format: "%.3f s vs %.3f s (%.2f×)", b.seconds, a.seconds, b.seconds / a.seconds)))
+        let b = measurements.first(where: { $0.hop == hop.name && $0.people == large })
+    else { continue }
+    targets.append(
+        (
+            "\(hop.name): O(1), time at \(large) within 2× of \(small)", b.seconds <= 2 * a.seconds,
+            String(format: "%.3f s vs %.3f s (%.2f×)", b.seconds, a.seconds, b.seconds / a.seconds)
+        ))
 }
 for m in measurements where m.kind == "rewrite" && m.people == large {
     targets.append(("\(m.hop): ≤ 1.15× the SQL bound at \(large)", m.ratio <= 1.15, String(format: "%.2f×", m.ratio)))
@@ -510,11 +577,17 @@ for m in measurements where m.kind == "rewrite" && m.people == large {
 // SQL split and the Python loop measured in the same run.
 for m in measurements where m.kind == "functions" && m.people >= 1_000_000 {
     let speed = m.boundSeconds / m.seconds
-    targets.append(("SplitFullName functions: ≥ 0.9× the hand-written SQL split at \(m.people)", speed >= 0.9,
-                    String(format: "%.2f× (%.3f s against %.3f s)", speed, m.seconds, m.boundSeconds)))
+    targets.append(
+        (
+            "SplitFullName functions: ≥ 0.9× the hand-written SQL split at \(m.people)", speed >= 0.9,
+            String(format: "%.2f× (%.3f s against %.3f s)", speed, m.seconds, m.boundSeconds)
+        ))
     if let python = m.pythonSeconds {
-        targets.append(("SplitFullName functions: ≥ 1.3× the Python sqlite3 loop at \(m.people)", python / m.seconds >= 1.3,
-                        String(format: "%.2f× (%.3f s against %.3f s)", python / m.seconds, m.seconds, python)))
+        targets.append(
+            (
+                "SplitFullName functions: ≥ 1.3× the Python sqlite3 loop at \(m.people)", python / m.seconds >= 1.3,
+                String(format: "%.2f× (%.3f s against %.3f s)", python / m.seconds, m.seconds, python)
+            ))
     }
 }
 for m in measurements where m.kind == "policy" && m.people == large {
@@ -525,21 +598,31 @@ for m in measurements where m.kind == "policy" && m.people == large {
         if python / m.seconds < 2, python / m.boundSeconds < 2 {
             // Say why when the bound itself cannot meet it: the split as one
             // INSERT … SELECT inside SQLite is the fastest this change goes.
-            detail += String(format: "; why: the pure-SQL split itself is only %.2f× as fast as the loop (%.3f s), so 2× the loop (%.3f s) "
-                             + "would be %.2f× the time of SQLite doing the whole split in one INSERT … SELECT, which a row-by-row policy "
-                             + "(a statement step per row read and per row written) cannot undercut", python / m.boundSeconds, m.boundSeconds,
-                             python / 2, python / 2 / m.boundSeconds)
+            detail += String(
+                format: "; why: the pure-SQL split itself is only %.2f× as fast as the loop (%.3f s), so 2× the loop (%.3f s) "
+                    + "would be %.2f× the time of SQLite doing the whole split in one INSERT … SELECT, which a row-by-row policy "
+                    + "(a statement step per row read and per row written) cannot undercut", python / m.boundSeconds, m.boundSeconds,
+                python / 2, python / 2 / m.boundSeconds)
         }
         targets.append(("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2, detail))
     }
 }
 if let m = objectIO.last {
-    targets.append(("load: ≥ 1.5× the speed of Python's json + executemany at \(m.people)", m.pythonLoadSeconds / m.loadSeconds >= 1.5,
-                    String(format: "%.2f× (%.3f s against %.3f s)", m.pythonLoadSeconds / m.loadSeconds, m.loadSeconds, m.pythonLoadSeconds)))
-    targets.append(("dump: ≥ 1.5× the speed of a Python json.dumps loop at \(m.people)", m.pythonDumpSeconds / m.dumpSeconds >= 1.5,
-                    String(format: "%.2f× (%.3f s against %.3f s)", m.pythonDumpSeconds / m.dumpSeconds, m.dumpSeconds, m.pythonDumpSeconds)))
-    targets.append(("load and dump: peak resident memory < 64 MB at \(m.people)", max(m.loadPeakMB, m.dumpPeakMB) < 64,
-                    String(format: "load %.1f MB, dump %.1f MB", m.loadPeakMB, m.dumpPeakMB)))
+    targets.append(
+        (
+            "load: ≥ 1.5× the speed of Python's json + executemany at \(m.people)", m.pythonLoadSeconds / m.loadSeconds >= 1.5,
+            String(format: "%.2f× (%.3f s against %.3f s)", m.pythonLoadSeconds / m.loadSeconds, m.loadSeconds, m.pythonLoadSeconds)
+        ))
+    targets.append(
+        (
+            "dump: ≥ 1.5× the speed of a Python json.dumps loop at \(m.people)", m.pythonDumpSeconds / m.dumpSeconds >= 1.5,
+            String(format: "%.2f× (%.3f s against %.3f s)", m.pythonDumpSeconds / m.dumpSeconds, m.dumpSeconds, m.pythonDumpSeconds)
+        ))
+    targets.append(
+        (
+            "load and dump: peak resident memory < 64 MB at \(m.people)", max(m.loadPeakMB, m.dumpPeakMB) < 64,
+            String(format: "load %.1f MB, dump %.1f MB", m.loadPeakMB, m.dumpPeakMB)
+        ))
 }
 let peak = measurements.filter { $0.people == large }.map(\.peakMemoryMB).max() ?? 0
 targets.append(("peak resident memory ≤ 64 MB at \(large) for every hop", peak <= 64, String(format: "%.1f MB", peak)))
@@ -572,9 +655,10 @@ struct Results: Codable {
     var objectIO: [ObjectIO]
     var targets: [[String: String]]
 }
-let results = Results(date: date, machine: "\(machine), \(cores) cores, \(memory) GiB", sizes: sizes, measurements: measurements,
-                      planSeconds: planSeconds?.1, objectIO: objectIO,
-                      targets: targets.map { ["target": $0.0, "met": $0.1 ? "yes" : "no", "measured": $0.2] })
+let results = Results(
+    date: date, machine: "\(machine), \(cores) cores, \(memory) GiB", sizes: sizes, measurements: measurements,
+    planSeconds: planSeconds?.1, objectIO: objectIO,
+    targets: targets.map { ["target": $0.0, "met": $0.1 ? "yes" : "no", "measured": $0.2] })
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
 let stamp = String(date.prefix(19)).replacingOccurrences(of: ":", with: "-")
@@ -582,16 +666,19 @@ try encoder.encode(results).write(to: URL(fileURLWithPath: "\(resultsFolder)/\(s
 var markdown = "# Benchmark \(date)\n\nMachine: \(results.machine). Sizes: \(sizes.map(String.init).joined(separator: ", ")) people, three posts each.\n\n"
 markdown += "| people | hop | seconds | SQL bound | ratio | rows/s | peak MB | Python loop |\n|---:|---|---:|---:|---:|---:|---:|---:|\n"
 for m in measurements {
-    markdown += String(format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f | %@ |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio,
-                       m.rowsPerSecond, m.peakMemoryMB, m.pythonSeconds.map { String(format: "%.3f", $0) } ?? "")
+    markdown += String(
+        format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f | %@ |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio,
+        m.rowsPerSecond, m.peakMemoryMB, m.pythonSeconds.map { String(format: "%.3f", $0) } ?? "")
 }
 if !objectIO.isEmpty {
     markdown += "\n| people | object I/O | migrate s | Python loop s | speed vs Python | peak MB | Python peak MB |\n|---:|---|---:|---:|---:|---:|---:|\n"
     for m in objectIO {
-        markdown += String(format: "| %d | load | %.3f | %.3f | %.2f× | %.1f | %.1f |\n", m.people, m.loadSeconds, m.pythonLoadSeconds,
-                           m.pythonLoadSeconds / m.loadSeconds, m.loadPeakMB, m.pythonLoadPeakMB)
-        markdown += String(format: "| %d | dump | %.3f | %.3f | %.2f× | %.1f | %.1f |\n", m.people, m.dumpSeconds, m.pythonDumpSeconds,
-                           m.pythonDumpSeconds / m.dumpSeconds, m.dumpPeakMB, m.pythonDumpPeakMB)
+        markdown += String(
+            format: "| %d | load | %.3f | %.3f | %.2f× | %.1f | %.1f |\n", m.people, m.loadSeconds, m.pythonLoadSeconds,
+            m.pythonLoadSeconds / m.loadSeconds, m.loadPeakMB, m.pythonLoadPeakMB)
+        markdown += String(
+            format: "| %d | dump | %.3f | %.3f | %.2f× | %.1f | %.1f |\n", m.people, m.dumpSeconds, m.pythonDumpSeconds,
+            m.pythonDumpSeconds / m.dumpSeconds, m.dumpPeakMB, m.pythonDumpPeakMB)
     }
 }
 if let (size, seconds) = planSeconds { markdown += String(format: "\n`migrate plan` at %d people: %.0f ms.\n", size, seconds * 1000) }
@@ -620,5 +707,7 @@ let loadStart = Date()
 let bigResult = ModelLoader.load(path: bigModel)
 let loadSeconds = Date().timeIntervalSince(loadStart)
 let bigEntities = bigResult.models.first?.compiled?.current.entities.count ?? 0
-print(String(format: "\nvalidate + compile %d entities: %.3f s (%@ < 1 s)%@", bigEntities, loadSeconds,
-             loadSeconds < 1 ? "met" : "NOT MET", bigResult.hasErrors ? "  FAILED: the model has errors" : ""))
+print(
+    String(
+        format: "\nvalidate + compile %d entities: %.3f s (%@ < 1 s)%@", bigEntities, loadSeconds,
+        loadSeconds < 1 ? "met" : "NOT MET", bigResult.hasErrors ? "  FAILED: the model has errors" : ""))

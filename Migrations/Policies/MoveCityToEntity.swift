@@ -30,7 +30,8 @@ public struct MoveCityToEntity: EntityMigrationPolicy {
     public mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
         guard destination.entity == "Person" else { return }
         guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
-              let name = Self.cityName(of: source), let city = try manager.lookup(Self.key(name), in: "City") else { return }
+            let name = Self.cityName(of: source), let city = try manager.lookup(Self.key(name), in: "City")
+        else { return }
         var person = destination
         person.setRelationship("livesIn", toKey: city)
         try manager.update(person)

@@ -45,10 +45,13 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
         }
     }
 
-    private static func comparison(_ fields: [String: PropertyListValue], _ archive: KeyedArchive, depth: Int,
-                                   budget: inout Int) -> ArchivedPredicate {
+    private static func comparison(
+        _ fields: [String: PropertyListValue], _ archive: KeyedArchive, depth: Int,
+        budget: inout Int
+    ) -> ArchivedPredicate {
         guard let op = archive.fields(fields["NSPredicateOperator"]),
-              case .integer(let type)? = archive.resolve(op["NSOperatorType"]) else {
+            case .integer(let type)? = archive.resolve(op["NSOperatorType"])
+        else {
             return .unsupported("an NSComparisonPredicate without its operator")
         }
         guard let symbol = operators[type] else {

@@ -10,7 +10,8 @@ struct KeyedArchive {
 
     init(_ root: PropertyListValue) throws {
         guard case .dictionary(let archive) = root, case .array(let objects)? = archive["$objects"],
-              case .dictionary(let top)? = archive["$top"], let first = top["root"] else {
+            case .dictionary(let top)? = archive["$top"], let first = top["root"]
+        else {
             throw Failure(message: "not an NSKeyedArchiver archive")
         }
         self.objects = objects
@@ -37,7 +38,8 @@ struct KeyedArchive {
 
     func className(_ value: PropertyListValue?) -> String? {
         guard let fields = fields(value), case .dictionary(let c)? = resolve(fields["$class"]),
-              case .string(let name)? = c["$classname"] else { return nil }
+            case .string(let name)? = c["$classname"]
+        else { return nil }
         return name
     }
 
@@ -49,7 +51,8 @@ struct KeyedArchive {
     /// An archived `NSDictionary`: keys (strings) to values.
     func dictionary(_ value: PropertyListValue?) -> [(String, PropertyListValue)] {
         guard let fields = fields(value), case .array(let keys)? = resolve(fields["NS.keys"]),
-              case .array(let values)? = resolve(fields["NS.objects"]), keys.count == values.count else { return [] }
+            case .array(let values)? = resolve(fields["NS.objects"]), keys.count == values.count
+        else { return [] }
         return zip(keys, values).compactMap { key, value in string(key).map { ($0, value) } }
     }
 

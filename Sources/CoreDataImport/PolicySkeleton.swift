@@ -47,11 +47,13 @@ package struct PolicySkeleton: Sendable {
         }
         var unwritten: [String] = []
         for selector in selectors {
-            unwritten.append("\(Self.methodName(selector.selector).replacingOccurrences(of: "`", with: ""))"
-                             + "(_:) for FUNCTION($entityPolicy, '\(selector.selector)', …)")
+            unwritten.append(
+                "\(Self.methodName(selector.selector).replacingOccurrences(of: "`", with: ""))"
+                    + "(_:) for FUNCTION($entityPolicy, '\(selector.selector)', …)")
         }
-        unwritten.append("what \(coreDataClasses.joined(separator: ", ")) does in Objective-C or Swift "
-                         + "(createDestinationInstances, createRelationships, …): port it, or confirm it does nothing more")
+        unwritten.append(
+            "what \(coreDataClasses.joined(separator: ", ")) does in Objective-C or Swift "
+                + "(createDestinationInstances, createRelationships, …): port it, or confirm it does nothing more")
         var lines = [
             "// Written by `migrate import --mapping-models` for the mapping models that name",
             "// \(coreDataClasses.joined(separator: ", ")) (an NSEntityMigrationPolicy subclass):",

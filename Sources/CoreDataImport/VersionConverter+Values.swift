@@ -14,7 +14,10 @@ extension VersionConverter {
         default: scalar = type == .date ? dateValue(text, subject: "", line: 0) : nil
         }
         guard let scalar else { return nil }
-        let value = switch scalar { case .plain(let v), .quoted(let v): v }
+        let value =
+            switch scalar {
+            case .plain(let v), .quoted(let v): v
+            }
         if key != "defaultValueString", type == .string || type == .binary || type == .uri {
             return UInt64(value).map { .integer(Int64(clamping: $0)) }
         }
@@ -64,11 +67,16 @@ extension VersionConverter {
     /// reads it when the model is compiled (`NSString`'s `integerValue`, `doubleValue`,
     /// `boolValue`), and recorded for the file's header. A UUID or URI that does not
     /// parse is no value at all for Core Data: the default is left out, also recorded.
-    mutating func foundationReading(_ text: String, type: AttributeType, attribute key: String,
-                                            place: String, subject: String, line: Int) -> Scalar? {
+    mutating func foundationReading(
+        _ text: String, type: AttributeType, attribute key: String,
+        place: String, subject: String, line: Int
+    ) -> Scalar? {
         let shown = "\(place): \(key) \"\(text.debugDescription.dropFirst().dropLast())\""
         func converted(_ scalar: Scalar, _ rule: String) -> Scalar {
-            let value = switch scalar { case .plain(let v), .quoted(let v): v }
+            let value =
+                switch scalar {
+                case .plain(let v), .quoted(let v): v
+                }
             conversions.append("\(shown) → \(value) (\(rule))")
             return scalar
         }

@@ -59,10 +59,12 @@ enum XMLBytes {
             if length == 0 {
                 let column = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<i]), as: UTF8.self).count + 1
                 let hex = String(byte, radix: 16, uppercase: true)
-                return XMLTreeError(line: line, column: column, message: """
-                    not UTF-8: byte 0x\(hex.count == 1 ? "0" + hex : hex) cannot start or continue a UTF-8 character \
-                    (the file declares UTF-8, as Xcode writes it; expected a UTF-8 character here)
-                    """)
+                return XMLTreeError(
+                    line: line, column: column,
+                    message: """
+                        not UTF-8: byte 0x\(hex.count == 1 ? "0" + hex : hex) cannot start or continue a UTF-8 character \
+                        (the file declares UTF-8, as Xcode writes it; expected a UTF-8 character here)
+                        """)
             }
             i += length
         }

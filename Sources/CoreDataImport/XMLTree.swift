@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// One element of a parsed `contents` file: name, attributes, children and the line
@@ -55,10 +56,14 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         return "\(meaning) (\(error.domain) error \(error.code))"
     }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-        stack.append(XMLElementNode(name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber,
-                                    column: parser.columnNumber))
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+    ) {
+        stack.append(
+            XMLElementNode(
+                name: elementName, attributes: attributeDict, children: [], line: parser.lineNumber,
+                column: parser.columnNumber))
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {

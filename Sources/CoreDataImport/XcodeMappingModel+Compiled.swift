@@ -45,9 +45,10 @@ extension XcodeMappingModel {
         }
         if !problems.isEmpty { throw ImportError(.malformed, problems) }
         let known: Set<String> = ["NSEntityMappings", "NSEntityMappingsByName", "$class"]
-        var result = XcodeMappingModel(path: path, sourceModelPath: nil, destinationModelPath: nil, embedsModels: false,
-                                       entityMappings: entityMappings,
-                                       unknown: model.keys.filter { !known.contains($0) }.sorted().map { "mapping model key '\($0)'" })
+        var result = XcodeMappingModel(
+            path: path, sourceModelPath: nil, destinationModelPath: nil, embedsModels: false,
+            entityMappings: entityMappings,
+            unknown: model.keys.filter { !known.contains($0) }.sorted().map { "mapping model key '\($0)'" })
         result.recordedHashes = compiledEntityHashes(archive)
         return result
     }
@@ -71,18 +72,20 @@ extension XcodeMappingModel {
                 // An attribute mapping without an expression leaves the attribute at its default,
                 // as no attribute mapping does; in xcmapping.xml none means `$source.<name>`.
                 if dropEmpty && expression == nil { return nil }
-                return PropertyMapping(name: name, valueExpression: expression, autogenerates: false, sourceKeyPath: nil, sourceMappingName: nil,
-                                       userInfo: archive.resolve(property["NSUserInfo"]) == nil ? nil : rooted(property["NSUserInfo"], archive),
-                                       unknown: [], line: 0)
+                return PropertyMapping(
+                    name: name, valueExpression: expression, autogenerates: false, sourceKeyPath: nil, sourceMappingName: nil,
+                    userInfo: archive.resolve(property["NSUserInfo"]) == nil ? nil : rooted(property["NSUserInfo"], archive),
+                    unknown: [], line: 0)
             }
         }
-        return EntityMapping(name: archive.string(fields["NSMappingName"]), source: archive.string(fields["NSSourceEntityName"]),
-                             destination: archive.string(fields["NSDestinationEntityName"]), mappingType: type, number: number,
-                             policyClass: archive.string(fields["NSEntityMigrationPolicyClassName"]),
-                             autogeneratesSource: sourceExpression == nil, filterPredicate: filter, sourceExpression: sourceExpression,
-                             userInfo: archive.resolve(fields["NSUserInfo"]) == nil ? nil : rooted(fields["NSUserInfo"], archive),
-                             attributes: properties("NSAttributeMappings", dropEmpty: true),
-                             relationships: properties("NSRelationshipMappings", dropEmpty: false), unknown: [], line: 0)
+        return EntityMapping(
+            name: archive.string(fields["NSMappingName"]), source: archive.string(fields["NSSourceEntityName"]),
+            destination: archive.string(fields["NSDestinationEntityName"]), mappingType: type, number: number,
+            policyClass: archive.string(fields["NSEntityMigrationPolicyClassName"]),
+            autogeneratesSource: sourceExpression == nil, filterPredicate: filter, sourceExpression: sourceExpression,
+            userInfo: archive.resolve(fields["NSUserInfo"]) == nil ? nil : rooted(fields["NSUserInfo"], archive),
+            attributes: properties("NSAttributeMappings", dropEmpty: true),
+            relationships: properties("NSRelationshipMappings", dropEmpty: false), unknown: [], line: 0)
     }
 
     /// The predicate string of Core Data's default source fetch
@@ -93,17 +96,19 @@ extension XcodeMappingModel {
         var budget = 1_000
         let request = ArchivedExpression.decode(fields["NSFRExpression"], archive, depth: 0, budget: &budget)
         guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = request,
-              arguments.count == 2, case .constant(.string(let predicate)) = arguments[1] else { return nil }
+            arguments.count == 2, case .constant(.string(let predicate)) = arguments[1]
+        else { return nil }
         return predicate
     }
 
     /// The archive rooted at `value`: an archive of that object alone, as
     /// `xcmapping.xml` holds each expression.
     static func rooted(_ value: PropertyListValue?, _ archive: KeyedArchive) -> [UInt8] {
-        BinaryPropertyList.encodeArchive(.dictionary([
-            "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
-            "$top": .dictionary(["root": value ?? .string("$null")]), "$objects": .array(archive.objects),
-        ]))
+        BinaryPropertyList.encodeArchive(
+            .dictionary([
+                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                "$top": .dictionary(["root": value ?? .string("$null")]), "$objects": .array(archive.objects),
+            ]))
     }
 
     /// The entity version hashes a compiled mapping model records for its source and
@@ -117,7 +122,8 @@ extension XcodeMappingModel {
                 source[name] = hash
             }
             if let name = archive.string(fields["NSDestinationEntityName"]),
-               case .data(let hash)? = archive.resolve(fields["NSDestinationEntityVersionHash"]) {
+                case .data(let hash)? = archive.resolve(fields["NSDestinationEntityVersionHash"])
+            {
                 destination[name] = hash
             }
         }

@@ -177,26 +177,29 @@ package struct XcodeMappingModel: Sendable {
             func properties(_ key: String) -> [PropertyMapping] {
                 (object.relationships[key] ?? []).compactMap { id in
                     guard let property = objects[id], let name = text(property, "name") else { return nil }
-                    return PropertyMapping(name: name, valueExpression: bytes(property, "valueexpressiondata"),
-                                           autogenerates: flag(property, "autogenerateexpression"),
-                                           sourceKeyPath: text(property, "sourcekeypath"), sourceMappingName: text(property, "sourcemappingname"),
-                                           userInfo: bytes(property, "userinfodata"),
-                                           unknown: property.attributes.keys.filter { !propertyKeys.contains($0) }.sorted(), line: property.line)
+                    return PropertyMapping(
+                        name: name, valueExpression: bytes(property, "valueexpressiondata"),
+                        autogenerates: flag(property, "autogenerateexpression"),
+                        sourceKeyPath: text(property, "sourcekeypath"), sourceMappingName: text(property, "sourcemappingname"),
+                        userInfo: bytes(property, "userinfodata"),
+                        unknown: property.attributes.keys.filter { !propertyKeys.contains($0) }.sorted(), line: property.line)
                 }
             }
-            entityMappings.append(EntityMapping(
-                name: text(object, "name"), source: text(object, "sourcename"), destination: text(object, "destinationname"),
-                mappingType: text(object, "mappingtypename"), number: Int(text(object, "mappingnumber") ?? "") ?? entityMappings.count,
-                policyClass: text(object, "migrationpolicyclassname"), autogeneratesSource: flag(object, "autogenerateexpression"),
-                filterPredicate: text(object, "sourcefilterpredicatestring"), sourceExpression: bytes(object, "sourceexpressiondata"),
-                userInfo: bytes(object, "userinfodata"), attributes: properties("attributemappings"), relationships: properties("relationshipmappings"),
-                unknown: object.attributes.keys.filter { !entityKeys.contains($0) }.sorted(), line: object.line))
+            entityMappings.append(
+                EntityMapping(
+                    name: text(object, "name"), source: text(object, "sourcename"), destination: text(object, "destinationname"),
+                    mappingType: text(object, "mappingtypename"), number: Int(text(object, "mappingnumber") ?? "") ?? entityMappings.count,
+                    policyClass: text(object, "migrationpolicyclassname"), autogeneratesSource: flag(object, "autogenerateexpression"),
+                    filterPredicate: text(object, "sourcefilterpredicatestring"), sourceExpression: bytes(object, "sourceexpressiondata"),
+                    userInfo: bytes(object, "userinfodata"), attributes: properties("attributemappings"), relationships: properties("relationshipmappings"),
+                    unknown: object.attributes.keys.filter { !entityKeys.contains($0) }.sorted(), line: object.line))
         }
         // Stable: mappings with the same number keep the file's order.
         let ordered = entityMappings.enumerated().sorted { ($0.element.number, $0.offset) < ($1.element.number, $1.offset) }.map(\.element)
-        return XcodeMappingModel(path: path, sourceModelPath: text(model, "sourcemodelpath"), destinationModelPath: text(model, "destinationmodelpath"),
-                                 embedsModels: model.attributes["sourcemodeldata"] != nil,
-                                 sourceModelData: bytes(model, "sourcemodeldata"), destinationModelData: bytes(model, "destinationmodeldata"),
-                                 entityMappings: ordered, unknown: unknown)
+        return XcodeMappingModel(
+            path: path, sourceModelPath: text(model, "sourcemodelpath"), destinationModelPath: text(model, "destinationmodelpath"),
+            embedsModels: model.attributes["sourcemodeldata"] != nil,
+            sourceModelData: bytes(model, "sourcemodeldata"), destinationModelData: bytes(model, "destinationmodeldata"),
+            entityMappings: ordered, unknown: unknown)
     }
 }

@@ -59,22 +59,28 @@ package struct XcodeModelBundle: Sendable {
             // A bare `contents` file: its folder names the version and the model.
             let folder = (trimmed as NSString).deletingLastPathComponent
             let folderName = (folder as NSString).lastPathComponent
-            let version = Version(folder: folderName.isEmpty || folderName == "." ? last : folderName,
-                                  path: trimmed, contents: try readFile(trimmed))
+            let version = Version(
+                folder: folderName.isEmpty || folderName == "." ? last : folderName,
+                path: trimmed, contents: try readFile(trimmed))
             return XcodeModelBundle(name: stem(version.folder), path: trimmed, versions: [version])
         }
         if last.hasSuffix(".xcdatamodel") {
             let contents = trimmed + "/contents"
             guard fileManager.fileExists(atPath: contents) else {
                 if fileManager.fileExists(atPath: trimmed + "/elements") {
-                    return XcodeModelBundle(name: stem(last), path: trimmed,
-                                            versions: [Version(folder: last, path: trimmed + "/elements",
-                                                               contents: try XcodeThreeModel.contents(ofArchiveAt: trimmed + "/elements"))])
+                    return XcodeModelBundle(
+                        name: stem(last), path: trimmed,
+                        versions: [
+                            Version(
+                                folder: last, path: trimmed + "/elements",
+                                contents: try XcodeThreeModel.contents(ofArchiveAt: trimmed + "/elements"))
+                        ])
                 }
                 throw ImportError(.unreadable, "\(path): no 'contents' file (a compiled model is not supported)")
             }
-            return XcodeModelBundle(name: stem(last), path: trimmed,
-                                    versions: [Version(folder: last, path: contents, contents: try readFile(contents))])
+            return XcodeModelBundle(
+                name: stem(last), path: trimmed,
+                versions: [Version(folder: last, path: contents, contents: try readFile(contents))])
         }
         let entries: [String]
         do { entries = try fileManager.contentsOfDirectory(atPath: trimmed).sorted() } catch {
@@ -89,8 +95,10 @@ package struct XcodeModelBundle: Sendable {
                     bundle.versions.append(Version(folder: entry, path: contents, contents: try readFile(contents)))
                 } else if fileManager.fileExists(atPath: full + "/elements") {
                     // Xcode 3's binary format, read into the XML of later Xcodes.
-                    bundle.versions.append(Version(folder: entry, path: full + "/elements",
-                                                   contents: try XcodeThreeModel.contents(ofArchiveAt: full + "/elements")))
+                    bundle.versions.append(
+                        Version(
+                            folder: entry, path: full + "/elements",
+                            contents: try XcodeThreeModel.contents(ofArchiveAt: full + "/elements")))
                     bundle.skipped.append("\(entry): saved in Xcode 3's binary format (elements); read from it")
                 } else {
                     bundle.skipped.append("\(entry): no 'contents' file (compiled only); skipped")

@@ -40,7 +40,8 @@ package struct XcodeModelExporter {
         if let first = marked.first {
             current = files[first].folder
             let later = files[(first + 1)...].map(\.folder)
-            notes.append("""
+            notes.append(
+                """
                 .xccurrentversion names \(current) (version \(sorted[first].version)), as in the bundle imported, although \
                 \(later.joined(separator: ", ")) \(later.count == 1 ? "is" : "are") newer; \
                 remove `current: true` from its xcodeVersion to make the last version current

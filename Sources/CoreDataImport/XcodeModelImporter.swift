@@ -36,7 +36,9 @@ package struct XcodeModelImporter: Sendable {
     package func convert(_ bundle: XcodeModelBundle) throws(ImportError) -> ImportedModel {
         let name = modelName ?? bundle.name
         guard NameRules.isModelName(name) else {
-            throw ImportError(.invalid, """
+            throw ImportError(
+                .invalid,
+                """
                 \(bundle.path): '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter); \
                 choose one with --model
                 """)
@@ -46,20 +48,23 @@ package struct XcodeModelImporter: Sendable {
         if order == nil, let current = bundle.currentVersion {
             switch VersionOrder.placement(of: current, among: bundle.versions.map(\.folder)) {
             case .movedLast(let later)?:
-                notes.append("""
+                notes.append(
+                    """
                     \(current) is the current version (.xccurrentversion), so it is imported last, as version \(ordered.count), \
                     although \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it; pass --order to choose another order
                     """)
             case .keptFirst(let later)?:
                 if let evidence = switchedMarker(bundle) {
-                    notes.append("""
+                    notes.append(
+                        """
                         \(current) is marked current (.xccurrentversion) though it is the first version by name, and a mapping model \
                         of the app maps \(evidence.source) to it, so the marker was switched: \(current) is imported last, \
                         as version \(ordered.count); pass --order to choose another order
                         """)
                     break
                 }
-                notes.append("""
+                notes.append(
+                    """
                     \(current) is marked current (.xccurrentversion) but is the first version by name, \
                     and \(later.joined(separator: ", ")) sort\(later.count == 1 ? "s" : "") after it: the marker looks never switched, \
                     so the versions are imported in name order and \(current) is version 1; pass --order \(current) last if it is the newest
@@ -85,11 +90,13 @@ package struct XcodeModelImporter: Sendable {
             let defaultFolder = XcodeModelExporter.defaultFolder(model: name, version: index + 1)
             if isBundle, version.folder != defaultFolder, version.folder.hasSuffix(".xcdatamodel") { placed.bundleName = version.name }
             placed.isCurrentBeforeLast = isCurrent && index < ordered.count - 1
-            let output = YAMLEmitter.emitMapped(placed, model: name, version: index + 1,
-                                                header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
-                                                warnings: converter.warnings.lines, conversions: converter.conversions)
-            var imported = ImportedVersion(number: index + 1, source: version.folder, sourcePath: version.path,
-                                           isCurrent: isCurrent, yaml: output.text, warnings: converter.warnings.lines)
+            let output = YAMLEmitter.emitMapped(
+                placed, model: name, version: index + 1,
+                header: header(bundle: bundle, version: version, converted: converted, isCurrent: isCurrent),
+                warnings: converter.warnings.lines, conversions: converter.conversions)
+            var imported = ImportedVersion(
+                number: index + 1, source: version.folder, sourcePath: version.path,
+                isCurrent: isCurrent, yaml: output.text, warnings: converter.warnings.lines)
             imported.sourceLines = output.sources.mapValues { SourceLocation(file: version.path, line: $0.line, column: $0.column) }
             imported.sourceText = String(decoding: version.contents, as: UTF8.self)
             versions.append(imported)
@@ -112,7 +119,8 @@ package struct XcodeModelImporter: Sendable {
         for entry in order {
             let folder = entry.hasSuffix(".xcdatamodel") ? entry : entry + ".xcdatamodel"
             guard let version = byFolder[folder] else {
-                problems.append("""
+                problems.append(
+                    """
                     order: '\(entry)' is not a version of \(bundle.path) \
                     (versions: \(VersionOrder.sorted(bundle.versions.map(\.folder), current: nil).joined(separator: ", ")))
                     """)
@@ -135,8 +143,10 @@ package struct XcodeModelImporter: Sendable {
     private func header(bundle: XcodeModelBundle, version: XcodeModelBundle.Version, converted: ConvertedVersion, isCurrent: Bool) -> [String] {
         let bundleName = (bundle.path as NSString).lastPathComponent
         let origin = bundleName == version.folder || bundleName == "contents" ? version.folder : "\(bundleName)/\(version.folder)"
-        var lines = ["Imported by `migrate import` from \(origin):",
-                     "Xcode model version \"\(version.name)\"\(isCurrent ? " (the current version in Xcode)" : "")."]
+        var lines = [
+            "Imported by `migrate import` from \(origin):",
+            "Xcode model version \"\(version.name)\"\(isCurrent ? " (the current version in Xcode)" : "").",
+        ]
         var saved: [String] = []
         if let tools = converted.toolsVersion { saved.append("tools version \(tools)") }
         if let system = converted.systemVersion { saved.append("system \(system)") }

@@ -31,8 +31,10 @@ enum XcodeThreeModel {
             return Data(try xml(of: KeyedArchive(root)).utf8)
         } catch {
             let message = (error as? Failure)?.message ?? (error as? KeyedArchive.Failure)?.message ?? "\(error)"
-            throw ImportError(.unreadable, "\(path): an Xcode 3 data model this importer cannot read: \(message); "
-                + "open the model in Xcode and save it in the current format (File inspector, Tools Version), then import again")
+            throw ImportError(
+                .unreadable,
+                "\(path): an Xcode 3 data model this importer cannot read: \(message); "
+                    + "open the model in Xcode and save it in the current format (File inspector, Tools Version), then import again")
         }
     }
 
@@ -58,9 +60,11 @@ enum XcodeThreeModel {
         guard archive.className(archive.top) == "XDPMModel", let model = archive.fields(archive.top) else {
             throw Failure(message: "its root object is \(archive.className(archive.top) ?? "unknown"), not XDPMModel")
         }
-        let known: Set<String> = ["XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDPMRelationship", "XDUMLClassImp", "XDUMLPropertyImp",
-                                  "XDUMLStereotypeImp", "NSMutableArray", "NSArray", "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet",
-                                  "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData"]
+        let known: Set<String> = [
+            "XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDPMRelationship", "XDUMLClassImp", "XDUMLPropertyImp",
+            "XDUMLStereotypeImp", "NSMutableArray", "NSArray", "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet",
+            "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData",
+        ]
         var classes: Set<String> = []
         for object in archive.objects {
             if case .dictionary(let d) = object, case .string(let name)? = d["$classname"] { classes.insert(name) }
@@ -112,8 +116,11 @@ enum XcodeThreeModel {
         if case .string(let className)? = tags["XD_PSK_entityClassName"], !className.isEmpty, className != "NSManagedObject" {
             attributes.append("representedClassName=\"\(escape(className))\"")
         }
-        if case .boolean(true)? = fields["_isAbstract"] { attributes.append("isAbstract=\"YES\"") }
-        else if case .boolean(true)? = tags["XD_PSK_isAbstract"] { attributes.append("isAbstract=\"YES\"") }
+        if case .boolean(true)? = fields["_isAbstract"] {
+            attributes.append("isAbstract=\"YES\"")
+        } else if case .boolean(true)? = tags["XD_PSK_isAbstract"] {
+            attributes.append("isAbstract=\"YES\"")
+        }
         if case .string(let modifier)? = tags["XD_PSK_versionHashModifier"], !modifier.isEmpty {
             attributes.append("versionHashModifier=\"\(escape(modifier))\"")
         }
@@ -161,9 +168,11 @@ enum XcodeThreeModel {
         if case .boolean(true)? = tags["XD_PPSK_isTransient"] { xml.append("transient=\"YES\"") }
         if case .boolean(true)? = tags["XD_PPSK_isIndexed"] { xml.append("indexed=\"YES\"") }
         xml.append("attributeType=\"\(type)\"")
-        for (key, attributeName) in [("XD_PAttK_defaultValueAsString", "defaultValueString"), ("XD_PAttK_minValueString", "minValueString"),
-                                     ("XD_PAttK_maxValueString", "maxValueString"), ("XD_PAttK_valueTransformerName", "valueTransformerName"),
-                                     ("XD_PPSK_versionHashModifier", "versionHashModifier")] {
+        for (key, attributeName) in [
+            ("XD_PAttK_defaultValueAsString", "defaultValueString"), ("XD_PAttK_minValueString", "minValueString"),
+            ("XD_PAttK_maxValueString", "maxValueString"), ("XD_PAttK_valueTransformerName", "valueTransformerName"),
+            ("XD_PPSK_versionHashModifier", "versionHashModifier"),
+        ] {
             if let text = scalarText(tags[key]), !text.isEmpty { xml.append("\(attributeName)=\"\(escape(text))\"") }
         }
         if case .boolean(true)? = tags["XD_PAttK_allowsExternalBinaryDataStorage"] { xml.append("allowsExternalBinaryDataStorage=\"YES\"") }
@@ -193,7 +202,9 @@ enum XcodeThreeModel {
         if case .boolean(true)? = tags["XD_PRK_ordered"] { xml.append("ordered=\"YES\"") }
         // The archive always holds both counts; 0 is "not set" (a to-many's 0 maximum: unbounded).
         if case .integer(let minimum)? = tags["XD_PRK_minCount"], minimum > 0 { xml.append("minCount=\"\(minimum)\"") }
-        if !toMany { xml.append("maxCount=\"1\"") } else if case .integer(let maximum)? = tags["XD_PRK_maxCount"], maximum > 0 {
+        if !toMany {
+            xml.append("maxCount=\"1\"")
+        } else if case .integer(let maximum)? = tags["XD_PRK_maxCount"], maximum > 0 {
             xml.append("maxCount=\"\(maximum)\"")
         }
         if case .integer(let rule)? = tags["XD_PRK_deleteRule"], let ruleName = deleteRules[rule] { xml.append("deletionRule=\"\(ruleName)\"") }

@@ -11,13 +11,17 @@ enum YAMLEmitter {
         var sources: [Int: XMLPosition]
     }
 
-    static func emit(_ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
-                     conversions: [String] = []) -> String {
+    static func emit(
+        _ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
+        conversions: [String] = []
+    ) -> String {
         emitMapped(version, model: model, version: number, header: header, warnings: warnings, conversions: conversions).text
     }
 
-    static func emitMapped(_ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
-                           conversions: [String] = []) -> Output {
+    static func emitMapped(
+        _ version: ConvertedVersion, model: String, version number: Int, header: [String], warnings: [String],
+        conversions: [String] = []
+    ) -> Output {
         var lines = header.map { "# " + $0 }
         if !conversions.isEmpty {
             lines.append("# Read as Foundation reads them (Xcode accepted these values; they are not well formed for their type):")
@@ -233,7 +237,8 @@ enum YAMLEmitter {
 
     /// A name plain when it is a simple word YAML reads as a string, else quoted.
     static func key(_ name: String) -> String {
-        let simple = !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        let simple =
+            !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
             && !(name.first!.isNumber) && !special.contains(name.lowercased())
         return simple ? name : quote(name)
     }
@@ -250,7 +255,8 @@ enum YAMLEmitter {
             case "\r": result += "\\r"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-                    || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF {
+                    || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0xFEFF
+                {
                     result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
                 } else {
                     result.unicodeScalars.append(scalar)

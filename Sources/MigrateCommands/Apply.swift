@@ -16,9 +16,12 @@ struct Apply: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: PlanOptions
 
-    @Option(name: .long, help: ArgumentHelp("""
-        Keep a copy of the store as it was here (the file must not exist, its folder must); kept only when the migration commits.
-        """, valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            Keep a copy of the store as it was here (the file must not exist, its folder must); kept only when the migration commits.
+            """, valueName: "path"))
     var backup: String?
 
     @OptionGroup var migration: MigrationRunOptions
@@ -31,8 +34,11 @@ struct Apply: ParsableCommand {
     @Flag(name: .long, help: "When no file is at the store's path, create the store at the target version (a fresh server) instead of failing.")
     var createIfMissing = false
 
-    @Option(name: .long, help: ArgumentHelp("With --create-if-missing: the model of the store (default: the only one under --models).",
-                                            valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --create-if-missing: the model of the store (default: the only one under --models).",
+            valueName: "name"))
     var model: String?
 
     var backupDirectory: String? { migration.backupDirectory }
@@ -73,9 +79,14 @@ struct Apply: ParsableCommand {
         }
         if plan.isEmpty && !verify {
             if global.json {
-                Output.jsonLine(Event.done(MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
-                                                           dryRun: dryRun, backup: nil)))
-            } else { Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do") }
+                Output.jsonLine(
+                    Event.done(
+                        MigrationResult(
+                            from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
+                            dryRun: dryRun, backup: nil)))
+            } else {
+                Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do")
+            }
             return
         }
         if let refusal = gate.refusal(of: plan) { throw report(refusal, destructive: plan.destructiveWarnings.map(\.message)) }
@@ -104,7 +115,8 @@ struct Apply: ParsableCommand {
             if global.json {
                 Output.jsonLine(Event.done(result))
             } else {
-                Output.out("""
+                Output.out(
+                    """
                     \(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do; \
                     --verify: \(result.checksPassed) checks passed
                     """)
@@ -122,10 +134,14 @@ struct Apply: ParsableCommand {
     /// nothing to do, and no backup kept by this run.
     func reportMigratedByAnother(_ plan: MigrationPlan) {
         if global.json {
-            Output.jsonLine(Event.done(MigrationResult(from: plan.targetVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
-                                                       dryRun: dryRun, backup: nil)))
+            Output.jsonLine(
+                Event.done(
+                    MigrationResult(
+                        from: plan.targetVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
+                        dryRun: dryRun, backup: nil)))
         } else {
-            Output.out("""
+            Output.out(
+                """
                 \(options.store): \(plan.model) version \(plan.targetVersion) is current (another process migrated it from version \
                 \(plan.sourceVersion) while this run waited); nothing to do
                 """)
@@ -139,20 +155,23 @@ struct Apply: ParsableCommand {
         // folder is writable), then keeps no backup: nothing was changed.
         let asked = backup != nil || backupDirectory != nil
         let rolledBack = asked ? " (rolled back; the store is unchanged, so no backup was kept)" : " (rolled back; the store is unchanged)"
-        Output.out("""
+        Output.out(
+            """
             \(verb) \(options.store) from version \(result.from) to \(result.to): \(result.rowsTouched) rows written, \
             \(result.checksPassed) checks passed, \(String(format: "%.3f", result.duration)) s\
             \(result.dryRun ? rolledBack : "")\(result.backup.map { "; backup at \($0)" } ?? "")
             """)
         if let folder = backupDirectory, !result.dryRun, result.backup != nil {
-            Output.out("""
+            Output.out(
+                """
                 to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
                 --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
                 """)
         } else if let backup = result.backup, !result.dryRun {
             // With nothing else using the store: the copy is a complete store of
             // the old version, and any -wal/-shm beside the store belongs to the new one.
-            Output.out("""
+            Output.out(
+                """
                 to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
                 && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
                 """)
@@ -188,7 +207,8 @@ extension Apply {
         if global.json {
             Output.jsonLine(Event.created(store: options.store, model: compiled.name, version: version.version, dryRun: dryRun))
         } else {
-            Output.out("""
+            Output.out(
+                """
                 \(dryRun ? "dry run: would create" : "created") \(options.store): no store was there \
                 (--create-if-missing); model \(compiled.name) version \(version.version)
                 """)
@@ -199,10 +219,13 @@ extension Apply {
 
 /// How a migration runs, shared by `apply` and `fleet apply`.
 struct MigrationRunOptions: ParsableArguments {
-    @Option(name: .customLong("backup-dir"), help: ArgumentHelp("""
-        Keep a copy of each store as it was in this folder, as <store>.v<from>-to-<to>.<UTC time>.sqlite, only when its migration \
-        commits (the same folder works release after release; a fleet puts each copy under its store's own folder path).
-        """, valueName: "folder"))
+    @Option(
+        name: .customLong("backup-dir"),
+        help: ArgumentHelp(
+            """
+            Keep a copy of each store as it was in this folder, as <store>.v<from>-to-<to>.<UTC time>.sqlite, only when its migration \
+            commits (the same folder works release after release; a fleet puts each copy under its store's own folder path).
+            """, valueName: "folder"))
     var backupDirectory: String?
 
     @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
@@ -302,7 +325,7 @@ extension Apply {
 
         private enum Key: String, CodingKey {
             case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched, checksPassed, dryRun,
-                 backup, danglingReferences, warnings, message, exitCode, status, error, destructive, store, model, version
+                backup, danglingReferences, warnings, message, exitCode, status, error, destructive, store, model, version
         }
 
         func encode(to encoder: any Encoder) throws {

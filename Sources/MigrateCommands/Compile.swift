@@ -1,6 +1,6 @@
-import Foundation
 import ArgumentParser
 import DataModel
+import Foundation
 
 /// `migrate compile [PATH] [-o FILE]`: the compiled model as JSON, or a summary.
 struct Compile: ParsableCommand {
@@ -27,8 +27,9 @@ struct Compile: ParsableCommand {
             models = try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
-            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
-                              diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+            throw global.fail(
+                errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
+                diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         let warnings = result.diagnostics.filter { $0.severity != .error }
         if !warnings.isEmpty, !global.json {

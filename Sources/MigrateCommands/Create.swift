@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import DataModel
+import Foundation
 import ModelMigration
 import SQLiteStore
 
@@ -50,8 +50,10 @@ struct Create: ParsableCommand {
             throw global.fail(error)
         }
         if global.json {
-            try Output.json(Created(store: store, model: compiled.name, version: target.version, forCoreData: forCoreData,
-                                    setAside: setAside.isEmpty ? nil : setAside.map(\.to)))
+            try Output.json(
+                Created(
+                    store: store, model: compiled.name, version: target.version, forCoreData: forCoreData,
+                    setAside: setAside.isEmpty ? nil : setAside.map(\.to)))
         } else {
             Output.out("created \(store): model \(compiled.name) version \(target.version)\(Self.setAsideNote(setAside))")
         }

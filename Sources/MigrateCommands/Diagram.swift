@@ -30,8 +30,10 @@ struct Diagram: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the diagram to this file instead of stdout.", valueName: "file"))
     var output: String?
 
-    @Argument(help: ArgumentHelp("The version to draw (default: the current one), or two versions A B to draw B with the changes from A.",
-                                 valueName: "version"))
+    @Argument(
+        help: ArgumentHelp(
+            "The version to draw (default: the current one), or two versions A B to draw B with the changes from A.",
+            valueName: "version"))
     var versions: [Int] = []
 
     func validate() throws {
@@ -57,10 +59,11 @@ struct Diagram: ParsableCommand {
         } else {
             diagram = EntityDiagram(version: chosen.first ?? compiled.current)
         }
-        let text = switch format {
-        case .mermaid: MermaidRenderer.render(diagram)
-        case .dot: DOTRenderer.render(diagram)
-        }
+        let text =
+            switch format {
+            case .mermaid: MermaidRenderer.render(diagram)
+            case .dot: DOTRenderer.render(diagram)
+            }
         if let output {
             do {
                 try text.write(toFile: output, atomically: true, encoding: .utf8)

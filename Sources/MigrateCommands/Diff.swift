@@ -32,15 +32,19 @@ struct Diff: ParsableCommand {
             resolution = try Self.resolve(compiled, from: from, to: to, global: global)
         } catch let failure as InferenceFailure {
             if global.json {
-                try Output.json(DiffReport(mapping: nil, refusals: failure.refusals,
-                                           error: .init(Outcome(failure))))
+                try Output.json(
+                    DiffReport(
+                        mapping: nil, refusals: failure.refusals,
+                        error: .init(Outcome(failure))))
                 throw ExitCode(Outcome.Kind.noPath)
             }
             throw global.fail(failure)
         }
         if global.json {
-            try Output.json(DiffReport(mapping: resolution.mapping, refusals: [], error: nil,
-                                       missingPolicies: resolution.missingPolicies.isEmpty ? nil : resolution.missingPolicies))
+            try Output.json(
+                DiffReport(
+                    mapping: resolution.mapping, refusals: [], error: nil,
+                    missingPolicies: resolution.missingPolicies.isEmpty ? nil : resolution.missingPolicies))
             return
         }
         Output.out(Self.render(resolution.mapping, source: compiled.version(from), destination: compiled.version(to)))
@@ -71,8 +75,9 @@ struct Diff: ParsableCommand {
     static func resolve(_ compiled: CompiledModel, from: Int, to: Int, global: GlobalOptions) throws -> Resolution {
         let files = MappingFiles.load(folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) {
-            throw global.fail("the mapping files have errors", .failed, diagnostics: files.diagnostics,
-                              rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
+            throw global.fail(
+                "the mapping files have errors", .failed, diagnostics: files.diagnostics,
+                rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
         }
         // A hop's file, or a span's file from `from` to `to` (as `plan` would use it).
         let file = to > from ? files.file(from: from, to: to) : nil
@@ -81,19 +86,23 @@ struct Diff: ParsableCommand {
             // Showing a mapping needs no policy: a policy this migrate lacks is named, not refused.
             mapping = try MappingResolver.resolve(compiled, from: from, to: to, file: file, knownPolicies: nil)
         } catch let error as DiagnosticsError {
-            throw global.fail("the mapping file has errors", .failed, diagnostics: error.diagnostics,
-                              rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
+            throw global.fail(
+                "the mapping file has errors", .failed, diagnostics: error.diagnostics,
+                rendered: DiagnosticRenderer(sources: files.sources).render(error.diagnostics))
         }
         let skipped = files.files.filter { $0.sourceVersion >= min(from, to) && $0.destinationVersion <= max(from, to) && $0.path != file?.path }
-        let note = skipped.isEmpty ? nil
+        let note =
+            skipped.isEmpty
+            ? nil
             : """
             note: mapping files inside the range are not merged into a multi-hop diff \
             (\(skipped.map { ($0.path as NSString).lastPathComponent }.joined(separator: ", "))); diff their own versions to see them
             """
         let known = Set(MigrateTool.policies.names)
         let missing = mapping.entityMappings.compactMap(\.policy).filter { !known.contains($0) }
-        return Resolution(mapping: mapping, note: note,
-                          missingPolicies: missing.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
+        return Resolution(
+            mapping: mapping, note: note,
+            missingPolicies: missing.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
     }
 
     struct DiffReport: Encodable {
@@ -106,20 +115,25 @@ struct Diff: ParsableCommand {
     }
 
     static func render(_ mapping: MappingModel, source: CompiledVersion? = nil, destination: CompiledVersion? = nil) -> String {
-        var lines = ["\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
-            + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")]
+        var lines = [
+            "\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
+                + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)")
+        ]
         for entity in mapping.entityMappings {
             lines.append("")
             // One source entity feeding several: the others are new objects, not a rename, and
             // what another mapping of the same source reads is not removed (MappingFiles.md).
-            let change = mapping.isAdditional(entity) ? "new objects, one for each \(entity.source ?? "?") (entity mapping \(entity.name))"
-                                                      : entity.change
+            let change =
+                mapping.isAdditional(entity)
+                ? "new objects, one for each \(entity.source ?? "?") (entity mapping \(entity.name))"
+                : entity.change
             let dropped = entity.droppedProperties.filter { entity.source.map(mapping.droppedProperties(ofSource:))?.contains($0) ?? true }
             lines.append("\(entity.destination ?? entity.source ?? entity.name) (\(change))")
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }
             let width = max(8, (entity.properties.map(\.name) + dropped).map(\.count).max() ?? 0)
             for property in entity.properties {
-                lines.append("""
+                lines.append(
+                    """
                       \(property.name.padding(toLength: width, withPad: " ", startingAt: 0))  \
                     \(Self.change(property, of: entity, source: source, destination: destination))
                     """)
@@ -141,8 +155,9 @@ struct Diff: ParsableCommand {
     /// them: `integer16 → integer32 (widened)`, `optional → required: nil takes "" `.
     static func change(_ property: PropertyMapping, of entity: EntityMapping, source: CompiledVersion?, destination: CompiledVersion?) -> String {
         guard case .convert(let from, let conversion) = property.source,
-              let old = entity.source.flatMap({ source?.entity(named: $0) })?.attribute(named: from)?.declaration,
-              let new = entity.destination.flatMap({ destination?.entity(named: $0) })?.attribute(named: property.name)?.declaration else {
+            let old = entity.source.flatMap({ source?.entity(named: $0) })?.attribute(named: from)?.declaration,
+            let new = entity.destination.flatMap({ destination?.entity(named: $0) })?.attribute(named: property.name)?.declaration
+        else {
             return property.change
         }
         let renamed = from == property.name ? "" : "renamed from \(from), "

@@ -38,7 +38,8 @@ struct Dump: ParsableCommand {
             return
         }
         guard !keys.isEmpty else { return }
-        Output.err("""
+        Output.err(
+            """
             warning: \(table.name) holds rows whose Z_ENT is no entity's number (Z_PK \(keys.prefix(5).map(String.init).joined(separator: ", "))\
             \(keys.count > 5 ? " and more" : "")); they belong to no entity and are not in this dump
             """)
@@ -55,14 +56,16 @@ struct Dump: ParsableCommand {
             let total = terminal ? min(try access.count(entity), Int64(limit ?? .max)) : nil
             let started = Date()
             var lastDraw = started
-            try ObjectJSONLines.dump(access, entity: entity, limit: limit, progress: { written in
-                guard let total else { return }
-                let now = Date()
-                guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-                lastDraw = now
-                let estimate = ProgressEstimate(done: Int64(written), total: total, elapsed: now.timeIntervalSince(started))
-                Output.errRaw("\r\u{1B}[K" + estimate.text(unit: "objects"))
-            }, writeChunk: Output.writeBytes)
+            try ObjectJSONLines.dump(
+                access, entity: entity, limit: limit,
+                progress: { written in
+                    guard let total else { return }
+                    let now = Date()
+                    guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+                    lastDraw = now
+                    let estimate = ProgressEstimate(done: Int64(written), total: total, elapsed: now.timeIntervalSince(started))
+                    Output.errRaw("\r\u{1B}[K" + estimate.text(unit: "objects"))
+                }, writeChunk: Output.writeBytes)
             if terminal { Output.errRaw("\r\u{1B}[K") }
             if limit == nil { try warnAboutUnknownEntityRows(access) }
         } catch let error as StoreError {

@@ -46,16 +46,18 @@ struct Export: ParsableCommand {
         let folder = (global.models as NSString).appendingPathComponent(model)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-            throw global.fail("\(folder): no such model folder (models under \(global.models): "
-                + "\(Self.modelNames(in: global.models).joined(separator: ", ")))", .failed)
+            throw global.fail(
+                "\(folder): no such model folder (models under \(global.models): "
+                    + "\(Self.modelNames(in: global.models).joined(separator: ", ")))", .failed)
         }
         let result = ModelLoader.load(path: folder)
         do {
             _ = try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
-            throw global.fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the model", .failed,
-                              diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+            throw global.fail(
+                errors.count == 1 ? errors[0].description : "\(errors.count) errors in the model", .failed,
+                diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
         guard let loaded = result.models.first(where: { $0.name == model }) ?? result.models.first else {
             throw global.fail("\(folder): no model versions", .failed)
@@ -66,8 +68,9 @@ struct Export: ParsableCommand {
         } catch {
             throw global.fail(error.description, .failed)
         }
-        let report = Report(model: model, bundle: output, versions: exported.versions.map(\.folder),
-                            current: exported.current, omissions: exported.omissions, notes: exported.notes)
+        let report = Report(
+            model: model, bundle: output, versions: exported.versions.map(\.folder),
+            current: exported.current, omissions: exported.omissions, notes: exported.notes)
         if global.json {
             try Output.json(report)
             return

@@ -8,11 +8,11 @@ struct Fetch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch objects with a Core Data predicate, sorted, limited (read-only).",
         discussion: """
-        Objects of subentities are included and labelled with their entity unless --no-subentities. \
-        A table on a terminal, JSON Lines with --json; rows stream, so memory does not grow with the result. \
-        A store at an older version is read at its own version (stderr says so). \
-        Exit 0; 5 when its version is unknown; 64 for a predicate or key that does not fit the model.
-        """)
+            Objects of subentities are included and labelled with their entity unless --no-subentities. \
+            A table on a terminal, JSON Lines with --json; rows stream, so memory does not grow with the result. \
+            A store at an older version is read at its own version (stderr says so). \
+            Exit 0; 5 when its version is unknown; 64 for a predicate or key that does not fit the model.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -22,14 +22,18 @@ struct Fetch: ParsableCommand {
     @Argument(help: ArgumentHelp("The entity.", valueName: "entity"))
     var entity: String
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("""
-        A predicate in Core Data's format syntax (Docs/Predicates.md), e.g. "visits >= 10 AND city.name ==[c] 'oslo'".
-        """, valueName: "predicate"))
+    @Option(
+        name: .customLong("where"),
+        help: ArgumentHelp(
+            """
+            A predicate in Core Data's format syntax (Docs/Predicates.md), e.g. "visits >= 10 AND city.name ==[c] 'oslo'".
+            """, valueName: "predicate"))
     var predicate: String?
 
     // Unconditional: `--sort -price` is a value, not an option.
-    @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Sort keys, comma-separated key paths; a leading - sorts descending (name,-visits).", valueName: "keys"))
     var sort: String?
 
     @Option(name: .long, help: ArgumentHelp("At most this many objects (0: no limit, as NSFetchRequest's fetchLimit).", valueName: "n"))
@@ -41,9 +45,11 @@ struct Fetch: ParsableCommand {
     @Flag(name: .long, help: "Print only the number of objects.")
     var count = false
 
-    @Option(name: .long,
-            help: ArgumentHelp("Key paths or expressions to show, comma-separated (default: every stored attribute and to-one relationship).",
-                               valueName: "keys"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Key paths or expressions to show, comma-separated (default: every stored attribute and to-one relationship).",
+            valueName: "keys"))
     var properties: String?
 
     @Flag(name: .customLong("no-subentities"), help: "Leave out objects of subentities.")
@@ -126,7 +132,8 @@ enum FetchRendering {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(row.primaryKey))), ("_entity", .string(row.entity))]
         for (index, column) in columns.enumerated() where row.hasProperty[index] {
             if let type = column.attribute?.type, let value = row.values[index],
-               let problem = ObjectJSONLines.problem(writing: value, type: type) {
+                let problem = ObjectJSONLines.problem(writing: value, type: type)
+            {
                 throw RequestError(.failed, "\(store): \(row.entity) \(row.primaryKey): \(column.name): \(problem)")
             }
             pairs.append((column.name, row.values[index].map { ObjectJSONLines.jsonValue($0, type: column.attribute?.type) } ?? .null))
@@ -160,7 +167,8 @@ enum FetchRendering {
 
         mutating func add(_ row: FetchedRow) {
             count += 1
-            let cells = [String(row.primaryKey)] + (labelled ? [row.entity] : [])
+            let cells =
+                [String(row.primaryKey)] + (labelled ? [row.entity] : [])
                 + row.values.indices.map { row.hasProperty[$0] ? FetchRendering.text(row.values[$0]) : "" }
             if widths == nil {
                 pending.append(cells)

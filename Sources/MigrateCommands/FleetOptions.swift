@@ -9,8 +9,9 @@ struct FleetOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("Stores: files, or folders searched (recursively) for files matching --pattern.", valueName: "stores"))
     var stores: [String] = []
 
-    @Option(name: .customLong("stores-from"),
-            help: ArgumentHelp("A file with one store (or folder) path a line; - reads standard input. May be repeated.", valueName: "file"))
+    @Option(
+        name: .customLong("stores-from"),
+        help: ArgumentHelp("A file with one store (or folder) path a line; - reads standard input. May be repeated.", valueName: "file"))
     var storesFrom: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The file names searched for in folders (fnmatch pattern).", valueName: "glob"))
@@ -55,8 +56,9 @@ struct FleetOptions: ParsableArguments {
 
     /// The stores, listed lazily.
     func list(excluding excluded: [String] = []) -> FleetStoreList {
-        FleetStoreList(sources: stores.map { .path($0) } + storesFrom.map { .listFile($0) }, pattern: pattern,
-                       excludedFolders: excluded, shard: selectedShard)
+        FleetStoreList(
+            sources: stores.map { .path($0) } + storesFrom.map { .listFile($0) }, pattern: pattern,
+            excludedFolders: excluded, shard: selectedShard)
     }
 
     /// How many stores the list holds (a first walk, for progress), unless it

@@ -48,8 +48,10 @@ struct FleetTally: Encodable {
     /// unknown version, no path); `migration-needed` counts only when the command
     /// answers that question (`fleet status`, exit 3); else 0.
     func exitCode(answeringStatus: Bool) -> Int32 {
-        let present: [(count: Int, kind: Outcome.Kind)] = [(destructive, .destructive), (failed, .failed), (unknownVersion, .unknownVersion),
-                                                           (noPath, .noPath), (answeringStatus ? migrationNeeded : 0, .migrationNeeded)]
+        let present: [(count: Int, kind: Outcome.Kind)] = [
+            (destructive, .destructive), (failed, .failed), (unknownVersion, .unknownVersion),
+            (noPath, .noPath), (answeringStatus ? migrationNeeded : 0, .migrationNeeded),
+        ]
         return present.filter { $0.count > 0 }.map(\.kind).max { $0.weight < $1.weight }?.exitCode ?? 0
     }
 
@@ -61,9 +63,11 @@ struct FleetTally: Encodable {
     /// The problems, grouped by status, for the closing text.
     func problemLines() -> [String] {
         var lines: [String] = []
-        let groups: [(Outcome.Kind, String)] = [(.destructive, "destructive plans (--fail-on-destructive)"), (.failed, "failed"),
-                                                (.unknownVersion, "unknown version"), (.noPath, "no migration path"),
-                                                (.duplicate, "reached again by another path, handled once")]
+        let groups: [(Outcome.Kind, String)] = [
+            (.destructive, "destructive plans (--fail-on-destructive)"), (.failed, "failed"),
+            (.unknownVersion, "unknown version"), (.noPath, "no migration path"),
+            (.duplicate, "reached again by another path, handled once"),
+        ]
         for (kind, title) in groups {
             let some = problems.filter { $0.status == kind.word }
             if some.isEmpty { continue }

@@ -7,14 +7,16 @@ extension Import {
     func printWritten(_ versions: [VersionReport], _ mappingReport: MappingModelsReport?, skeletons: [PolicySkeleton]) {
         for version in versions {
             let entities = version.entityHashes.count
-            Output.out("""
+            Output.out(
+                """
                 wrote \(version.file) ← \(version.source) \
                 (\(entities) entit\(entities == 1 ? "y" : "ies")\(version.current ? ", current in Xcode" : ""))
                 """)
         }
         for mapping in mappingReport?.imported ?? [] {
             let policies = mapping.policies.isEmpty ? "" : ", polic\(mapping.policies.count == 1 ? "y" : "ies") \(mapping.policies.joined(separator: ", "))"
-            Output.out("""
+            Output.out(
+                """
                 wrote \(mapping.file) ← \(mapping.mappingModel) (\(mapping.entityMappings) entity mapping\(mapping.entityMappings == 1 ? "" : "s")\(policies), \
                 \(mapping.decodedExpressions) expression\(mapping.decodedExpressions == 1 ? "" : "s") decoded, \(mapping.notCarried.count) not carried)
                 """)

@@ -34,21 +34,28 @@ struct Import: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The model name to write (default: the bundle's name).", valueName: "name"))
     var model: String?
 
-    @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("The models folder to write <Name>/<N>.yaml into (default: --models).", valueName: "folder"))
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("The models folder to write <Name>/<N>.yaml into (default: --models).", valueName: "folder"))
     var output: String?
 
     @Option(name: .long, help: ArgumentHelp("A text file naming the version folders in order, one a line.", valueName: "file"))
     var order: String?
 
-    @Option(name: .long, help: ArgumentHelp("A folder whose .xcmappingmodel bundles (at any depth) become mapping files; repeatable.",
-                                            valueName: "folder"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A folder whose .xcmappingmodel bundles (at any depth) become mapping files; repeatable.",
+            valueName: "folder"))
     var mappingModels: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("""
-        The migrations folder to write <Name>/<A>-to-<B>.yaml and policy skeletons into \
-        (default: the Migrations folder beside -o, else --migrations).
-        """, valueName: "folder"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            The migrations folder to write <Name>/<A>-to-<B>.yaml and policy skeletons into \
+            (default: the Migrations folder beside -o, else --migrations).
+            """, valueName: "folder"))
     var migrationsOut: String?
 
     @Flag(name: .long, help: "Overwrite existing version files (and mapping files and policy skeletons).")
@@ -144,8 +151,9 @@ struct Import: ParsableCommand {
         let files = imported.versions.map { (folder as NSString).appendingPathComponent("\($0.number).yaml") }
         let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
         if !existing.isEmpty, !force {
-            throw global.fail("\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite",
-                              .failed)
+            throw global.fail(
+                "\(existing.joined(separator: ", ")): already exist\(existing.count == 1 ? "s" : ""); pass --force to overwrite",
+                .failed)
         }
 
         // Validate and compile in a scratch folder first, so that a failed import writes nothing.
@@ -163,16 +171,19 @@ struct Import: ParsableCommand {
         let hops = report ? hopReports(compiled, mappings: mappings, migrations: reportFolder) : nil
         let paths = report ? pathReports(compiled, mappings: mappings, migrations: reportFolder) : nil
         let versions = zip(imported.versions, files).map { version, file in
-            VersionReport(version: version.number, source: version.source, file: file, current: version.isCurrent,
-                          warnings: version.warnings,
-                          entityHashes: compiled.version(version.number).map { $0.versionHashes.mapValues(\.hex) } ?? [:])
+            VersionReport(
+                version: version.number, source: version.source, file: file, current: version.isCurrent,
+                warnings: version.warnings,
+                entityHashes: compiled.version(version.number).map { $0.versionHashes.mapValues(\.hex) } ?? [:])
         }
         // A version plan refuses to migrate from: no migration path (exit 4).
         let uncovered = paths?.contains { $0.refused != nil } ?? false
         let mappingReport = mappings.map { Self.report(of: $0, in: migrationsFolder) }
         if global.json {
-            try Output.json(ImportReport(model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
-                                         paths: paths, mappingModels: mappingReport))
+            try Output.json(
+                ImportReport(
+                    model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
+                    paths: paths, mappingModels: mappingReport))
             if uncovered { throw ExitCode(Outcome.Kind.noPath) }
             return
         }
@@ -192,8 +203,9 @@ struct Import: ParsableCommand {
             importer.mappedVersions = mappedVersions()
             imported = try importer.convert(bundle)
         } catch let error as ImportError {
-            throw global.fail(error.problems.joined(separator: "\n"), .failed,
-                              rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
+            throw global.fail(
+                error.problems.joined(separator: "\n"), .failed,
+                rendered: error.problems.map { "error: " + $0 }.joined(separator: "\n"))
         }
         for note in imported.notes { Output.err("note: " + note) }
         for version in imported.versions {
@@ -204,8 +216,10 @@ struct Import: ParsableCommand {
 
     /// Writes the version files, then the mapping files and policy skeletons,
     /// refusing (before writing anything) to overwrite mapping files without --force.
-    private func write(_ imported: ImportedModel, to files: [String], in folder: String, mappings: ImportedMappings?,
-                       migrationsFolder: String) throws {
+    private func write(
+        _ imported: ImportedModel, to files: [String], in folder: String, mappings: ImportedMappings?,
+        migrationsFolder: String
+    ) throws {
         var mappingFiles: [(path: String, text: String)] = []
         for mapping in mappings?.mappings ?? [] {
             mappingFiles.append(((migrationsFolder as NSString).appendingPathComponent(mapping.fileName), mapping.yaml))
@@ -215,8 +229,9 @@ struct Import: ParsableCommand {
         }
         let existingMappings = mappingFiles.map(\.path).filter { FileManager.default.fileExists(atPath: $0) }
         if !existingMappings.isEmpty, !force {
-            throw global.fail("\(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); pass --force to overwrite",
-                              .failed)
+            throw global.fail(
+                "\(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); pass --force to overwrite",
+                .failed)
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -241,10 +256,11 @@ struct Import: ParsableCommand {
         MappingModelsReport(
             folder: migrationsFolder,
             imported: mappings.mappings.map {
-                MappingModelReport(mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
-                                   from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
-                                   policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried,
-                                   splits: $0.splits)
+                MappingModelReport(
+                    mappingModel: $0.mappingModel, file: (migrationsFolder as NSString).appendingPathComponent($0.fileName),
+                    from: $0.sourceVersion, to: $0.destinationVersion, pairedBy: $0.pairedBy, entityMappings: $0.entityMappings,
+                    policies: $0.policies, decodedExpressions: $0.decodedExpressions, carried: $0.carried, notCarried: $0.notCarried,
+                    splits: $0.splits)
             },
             policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
             skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },
@@ -268,8 +284,9 @@ struct Import: ParsableCommand {
         do {
             try FileManager.default.createDirectory(atPath: scratchFolder, withIntermediateDirectories: true)
             for version in imported.versions {
-                try version.yaml.write(toFile: (scratchFolder as NSString).appendingPathComponent("\(version.number).yaml"),
-                                       atomically: true, encoding: .utf8)
+                try version.yaml.write(
+                    toFile: (scratchFolder as NSString).appendingPathComponent("\(version.number).yaml"),
+                    atomically: true, encoding: .utf8)
             }
         } catch {
             throw global.fail("\(scratch): cannot write a temporary copy (\(error.localizedDescription))", .failed)
@@ -284,7 +301,8 @@ struct Import: ParsableCommand {
             let name = (location.file as NSString).lastPathComponent
             let yaml = (finalFolder as NSString).appendingPathComponent(name)
             guard let version = imported.versions.first(where: { "\($0.number).yaml" == name }),
-                  let source = version.sourceLocation(ofYAMLLine: location.line) else {
+                let source = version.sourceLocation(ofYAMLLine: location.line)
+            else {
                 var moved = diagnostic
                 moved.location = SourceLocation(file: yaml, line: location.line, column: location.column)
                 return moved
@@ -297,8 +315,9 @@ struct Import: ParsableCommand {
         }
         let rendered = DiagnosticRenderer(sources: sources).render(diagnostics).replacingOccurrences(of: scratchFolder, with: finalFolder)
         guard !result.hasErrors, let compiled = result.models.first?.compiled else {
-            throw global.fail("the imported model does not validate; nothing was written", .failed, diagnostics: diagnostics,
-                              rendered: rendered + "\nerror: the imported model does not validate; nothing was written")
+            throw global.fail(
+                "the imported model does not validate; nothing was written", .failed, diagnostics: diagnostics,
+                rendered: rendered + "\nerror: the imported model does not validate; nothing was written")
         }
         if !result.diagnostics.isEmpty, !global.json { Output.err(rendered) }
         return compiled
@@ -312,7 +331,8 @@ struct Import: ParsableCommand {
             let entries = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".xcmappingmodel") }
             for entry in entries {
                 guard let model = try? XcodeMappingModel.read(path: (folder as NSString).appendingPathComponent(entry)),
-                      let source = model.sourceModelPath, let destination = model.destinationModelPath else { continue }
+                    let source = model.sourceModelPath, let destination = model.destinationModelPath
+                else { continue }
                 result.append(((source as NSString).lastPathComponent, (destination as NSString).lastPathComponent))
             }
         }
@@ -356,8 +376,12 @@ struct Import: ParsableCommand {
                 } else if let cdm = compiledFiles[stem(path)] {
                     // No editing copy, but what mapc compiled from it: read that instead.
                     do { read.append(try XcodeMappingModel.readCompiled(cdm: cdm, path: path)) } catch {
-                        unread.append((path, "no xcmapping.xml, and its compiled \(stem(path)).cdm cannot be read: "
-                                             + error.problems.joined(separator: "; ")))
+                        unread.append(
+                            (
+                                path,
+                                "no xcmapping.xml, and its compiled \(stem(path)).cdm cannot be read: "
+                                    + error.problems.joined(separator: "; ")
+                            ))
                     }
                 } else {
                     unread.append((path, "no xcmapping.xml in the folder (and no compiled \(stem(path)).cdm beside it)"))
@@ -395,15 +419,18 @@ struct Import: ParsableCommand {
             guard let bytes, let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label) else { return nil }
             let folder = (scratch as NSString).appendingPathComponent("\(UUID().uuidString)/\(compiled.name)")
             guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
-                  (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil,
-                  let hashes = (try? ModelLoader.loadModel(path: folder))?.current.versionHashes else { return nil }
+                (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil,
+                let hashes = (try? ModelLoader.loadModel(path: folder))?.current.versionHashes
+            else { return nil }
             let matching = compiled.versions.filter { $0.versionHashes == hashes }
             return matching.count == 1 ? matching[0].version : nil
         }
         var result: [String: (source: Int?, destination: Int?)] = [:]
         for mappingModel in mappingModels where mappingModel.embedsModels {
-            result[mappingModel.path] = (version(of: mappingModel.sourceModelData, label: "\(mappingModel.path): sourcemodeldata"),
-                                         version(of: mappingModel.destinationModelData, label: "\(mappingModel.path): destinationmodeldata"))
+            result[mappingModel.path] = (
+                version(of: mappingModel.sourceModelData, label: "\(mappingModel.path): sourcemodeldata"),
+                version(of: mappingModel.destinationModelData, label: "\(mappingModel.path): destinationmodeldata")
+            )
         }
         return result
     }
@@ -454,8 +481,9 @@ struct Import: ParsableCommand {
                     do {
                         let resolved = try MappingResolver.resolve(compiled, from: piece.from, to: piece.to, file: file, knownPolicies: known)
                         for policy in resolved.entityMappings.compactMap(\.policy) where unwritten[policy] != nil {
-                            problems.append("policy \(policy) (named in \(file.path)) is not written yet: "
-                                            + (unwritten[policy] ?? []).joined(separator: "; "))
+                            problems.append(
+                                "policy \(policy) (named in \(file.path)) is not written yet: "
+                                    + (unwritten[policy] ?? []).joined(separator: "; "))
                         }
                     } catch {
                         problems.append("\(error)")
@@ -464,7 +492,8 @@ struct Import: ParsableCommand {
                 }
                 for skipped in mappings?.skipped ?? [] {
                     guard let a = skipped.sourceVersion, let b = skipped.destinationVersion, piece.from <= a, b <= piece.to else { continue }
-                    problems.append("""
+                    problems.append(
+                        """
                         the app ships \((skipped.path as NSString).lastPathComponent) for \(a) → \(b), which was not imported \
                         (\(skipped.reason)): \(piece.kind) \(piece.from) → \(piece.to) would not do what it does
                         """)
@@ -502,9 +531,11 @@ struct Import: ParsableCommand {
             if let mapping = covering.first(where: { $0.sourceVersion == from && $0.destinationVersion == to }) ?? covering.first {
                 let span = mapping.destinationVersion - mapping.sourceVersion > 1 ? "\(mapping.sourceVersion)-to-\(mapping.destinationVersion)" : nil
                 let path = (migrations as NSString).appendingPathComponent("\(compiled.name)/\(mapping.fileName)")
-                var report = HopReport(from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
-                                       inferenceAccepts: inferenceAccepts, appMappingModel: mapping.mappingModel, appMappingModelSpan: span)
-                let what = (span == nil ? "" : "spanning \(mapping.sourceVersion) → \(mapping.destinationVersion): ")
+                var report = HopReport(
+                    from: from, to: to, inferred: false, mappingFile: path, refusals: refusals, error: nil,
+                    inferenceAccepts: inferenceAccepts, appMappingModel: mapping.mappingModel, appMappingModelSpan: span)
+                let what =
+                    (span == nil ? "" : "spanning \(mapping.sourceVersion) → \(mapping.destinationVersion): ")
                     + (mapping.carried.isEmpty ? "every entity as inferred" : mapping.carried.joined(separator: "; "))
                 let (from, to) = (mapping.sourceVersion, mapping.destinationVersion)
                 guard let file = files.file(from: from, to: to) else {
@@ -531,12 +562,13 @@ struct Import: ParsableCommand {
                 guard let a = $0.sourceVersion, let b = $0.destinationVersion else { return false }
                 return a <= from && to <= b
             }) {
-                return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: refusals,
-                                 error: "\(skipped.path): not imported: \(skipped.reason)", inferenceAccepts: inferenceAccepts,
-                                 appMappingModel: (skipped.path as NSString).lastPathComponent,
-                                 appMappingModelSpan: skipped.destinationVersion! - skipped.sourceVersion! > 1
-                                     ? "\(skipped.sourceVersion!)-to-\(skipped.destinationVersion!)" : nil,
-                                 imported: "not imported, so what it computes is not carried")
+                return HopReport(
+                    from: from, to: to, inferred: false, mappingFile: nil, refusals: refusals,
+                    error: "\(skipped.path): not imported: \(skipped.reason)", inferenceAccepts: inferenceAccepts,
+                    appMappingModel: (skipped.path as NSString).lastPathComponent,
+                    appMappingModelSpan: skipped.destinationVersion! - skipped.sourceVersion! > 1
+                        ? "\(skipped.sourceVersion!)-to-\(skipped.destinationVersion!)" : nil,
+                    imported: "not imported, so what it computes is not carried")
             }
             if inferenceAccepts {
                 return HopReport(from: from, to: to, inferred: true, mappingFile: nil, refusals: [], error: nil, inferenceAccepts: true)
@@ -549,8 +581,9 @@ struct Import: ParsableCommand {
                 _ = try MappingResolver.resolve(compiled, from: from, to: to, file: file)
                 return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: nil, inferenceAccepts: false)
             } catch {
-                return HopReport(from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: "\(error)",
-                                 inferenceAccepts: false)
+                return HopReport(
+                    from: from, to: to, inferred: false, mappingFile: file.path, refusals: refusals, error: "\(error)",
+                    inferenceAccepts: false)
             }
         }
     }

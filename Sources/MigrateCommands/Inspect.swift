@@ -53,25 +53,7 @@ struct Inspect: ParsableCommand {
         }
         if let layoutHash = report.layoutHash { lines.append("layout:     \(layoutHash.prefix(16))…") }
         lines.append("")
-        let nameWidth = max(6, report.entities.map(\.name.count).max() ?? 0)
-        lines.append("  Z_ENT  \("entity".padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \("rows".leftPad(9))  hash      matches")
-        for entity in report.entities {
-            let match: String
-            switch entity.matches {
-            case true?:
-                match = "yes" + (entity.matchingVersions.isEmpty ? "" : " (versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))")
-            case false?:
-                match = entity.matchingVersions.isEmpty
-                    ? "NO (no version has this hash)" : "NO (matches versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))"
-            case nil: match = "-"
-            }
-            let parent = entity.parent.map { " : \($0)" } ?? ""
-            lines.append("""
-                  \(String(entity.number).leftPad(5))  \(entity.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \
-                \((entity.rows.map(String.init) ?? "-").leftPad(9))  \(entity.storedHash.map { String($0.prefix(8)) } ?? "--------")  \
-                \(match)\(parent)
-                """)
-        }
+        lines += entityLines(report)
         if let problem = report.problem {
             lines.append("")
             lines.append("warning: " + problem.replacingOccurrences(of: "\n", with: "\n  "))
@@ -93,7 +75,8 @@ struct Inspect: ParsableCommand {
         } else {
             lines.append("history:")
             for record in report.history {
-                lines.append("""
+                lines.append(
+                    """
                       \(ISO8601.format(secondsSinceReferenceDate: record.date))  \(record.fromVersion) → \(record.toVersion)  \
                     \(String(format: "%.3f", record.duration)) s  \(record.rowsTouched) rows  \(record.tool)
                     """)
@@ -107,12 +90,40 @@ struct Inspect: ParsableCommand {
             }
         }
         lines.append("")
-        lines.append("""
+        lines.append(
+            """
             hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; \
             matches: the model versions with that hash. \
             layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
             """)
         return lines.joined(separator: "\n")
+    }
+
+    /// The entity table of `inspect`: number, name, rows, hash and which versions have it.
+    static func entityLines(_ report: StoreReport) -> [String] {
+        var lines: [String] = []
+        let nameWidth = max(6, report.entities.map(\.name.count).max() ?? 0)
+        lines.append("  Z_ENT  \("entity".padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \("rows".leftPad(9))  hash      matches")
+        for entity in report.entities {
+            let match: String
+            switch entity.matches {
+            case true?:
+                match = "yes" + (entity.matchingVersions.isEmpty ? "" : " (versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))")
+            case false?:
+                match =
+                    entity.matchingVersions.isEmpty
+                    ? "NO (no version has this hash)" : "NO (matches versions \(entity.matchingVersions.map(String.init).joined(separator: ", ")))"
+            case nil: match = "-"
+            }
+            let parent = entity.parent.map { " : \($0)" } ?? ""
+            lines.append(
+                """
+                  \(String(entity.number).leftPad(5))  \(entity.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0))  \
+                \((entity.rows.map(String.init) ?? "-").leftPad(9))  \(entity.storedHash.map { String($0.prefix(8)) } ?? "--------")  \
+                \(match)\(parent)
+                """)
+        }
+        return lines
     }
 
     /// What the metadata keys `inspect` lists under "other metadata" mean.

@@ -75,8 +75,9 @@ struct Load: ParsableCommand {
             progress.finish()
             // One refused line a line of output; the last says that nothing was loaded.
             let lines = error.description.split(separator: "\n").map { "error: \($0)" }
-            throw global.fail("\(error) (nothing was loaded)", .failed,
-                              rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
+            throw global.fail(
+                "\(error) (nothing was loaded)", .failed,
+                rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
         } catch let error as StoreError {
             throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", .failed)
         } catch let error as SQLiteError where error.kind == .busy || error.kind == .locked {

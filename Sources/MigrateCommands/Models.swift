@@ -1,5 +1,5 @@
-import Foundation
 import DataModel
+import Foundation
 
 extension GlobalOptions {
     /// The compiled models under --models; on errors, prints them and exits 1.
@@ -9,8 +9,9 @@ extension GlobalOptions {
             return try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
-            throw fail(errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
-                       diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
+            throw fail(
+                errors.count == 1 ? errors[0].description : "\(errors.count) errors in the models", .failed,
+                diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
     }
 
@@ -20,7 +21,8 @@ extension GlobalOptions {
         guard FileManager.default.fileExists(atPath: models) else { return [] }
         let result = ModelLoader.load(path: models)
         if result.hasErrors {
-            Output.err("""
+            Output.err(
+                """
                 warning: \(models): models not loaded \
                 (\(result.diagnostics.filter { $0.severity == .error }.count) errors; run `\(Migrate.toolName) validate`)
                 """)

@@ -115,9 +115,12 @@ struct PlanReport: Encodable {
         currentVersion = plan.currentVersion
         upToDate = plan.isEmpty
         path = plan.path
-        hops = plan.hops.map { Hop(from: $0.from, to: $0.to, kind: $0.kind.rawValue, mappingFile: $0.mapping.mappingFile,
-                                   steps: $0.steps.map(Step.init),
-                                   checks: $0.checks.map(\.summary), requirements: $0.requirements.map(\.summary)) }
+        hops = plan.hops.map {
+            Hop(
+                from: $0.from, to: $0.to, kind: $0.kind.rawValue, mappingFile: $0.mapping.mappingFile,
+                steps: $0.steps.map(Step.init),
+                checks: $0.checks.map(\.summary), requirements: $0.requirements.map(\.summary))
+        }
         warnings = plan.warnings
         preconditions = plan.preconditions.map(\.summary)
         danglingReferences = plan.danglingReferences

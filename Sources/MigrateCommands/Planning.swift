@@ -23,33 +23,41 @@ struct PlanOptions: ParsableArguments {
 /// The flags that shape a plan, the same for `plan`, `apply`, `status` and the
 /// fleet commands (``PlanningOptions``).
 struct PlanningFlags: ParsableArguments {
-    @Flag(name: .long, help: """
-        Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, \
-        instead of carrying them as they are.
-        """)
+    @Flag(
+        name: .long,
+        help: """
+            Remove references the store already holds to objects it does not have (join rows deleted, keys set to nil) as the first steps, \
+            instead of carrying them as they are.
+            """)
     var removeDanglingReferences = false
 
-    @Option(name: .long, help: ArgumentHelp("""
-        Which path to take: chain (every hop on its own, its mapping file or inferred; no spans) or direct \
-        (one mapping from the store's version to the target: its mapping file, else inferred). \
-        Default: a mapping file from the store's version, else the chain when every hop maps, else the direct inferred mapping. \
-        A path that cannot be followed exits 4 with the reason.
-        """, valueName: "chain|direct"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            Which path to take: chain (every hop on its own, its mapping file or inferred; no spans) or direct \
+            (one mapping from the store's version to the target: its mapping file, else inferred). \
+            Default: a mapping file from the store's version, else the chain when every hop maps, else the direct inferred mapping. \
+            A path that cannot be followed exits 4 with the reason.
+            """, valueName: "chain|direct"))
     var path: PathChoice?
 
     @Flag(name: .long, help: "Count rows and dropped values exactly even in tables over a million rows (slower).")
     var exactCounts = false
 
-    @Flag(name: .long, help: """
-        Plan --verify's checks: PRAGMA integrity_check and every relationship of the result, before committing \
-        (plan shows them, apply runs them; on a store already current, apply runs them alone).
-        """)
+    @Flag(
+        name: .long,
+        help: """
+            Plan --verify's checks: PRAGMA integrity_check and every relationship of the result, before committing \
+            (plan shows them, apply runs them; on a store already current, apply runs them alone).
+            """)
     var verify = false
 
     /// The planner's settings for these flags.
     func options(target: Int? = nil) -> PlanningOptions {
-        PlanningOptions(target: target, path: path?.preference ?? .automatic, removesDanglingReferences: removeDanglingReferences,
-                        exactCounts: exactCounts, verify: verify)
+        PlanningOptions(
+            target: target, path: path?.preference ?? .automatic, removesDanglingReferences: removeDanglingReferences,
+            exactCounts: exactCounts, verify: verify)
     }
 }
 
@@ -64,10 +72,12 @@ enum PathChoice: String, ExpressibleByArgument, CaseIterable {
 /// `--fail-on-destructive` of `plan`, `apply` and `fleet plan|apply`: a gate for
 /// deploy scripts.
 struct DestructiveGate: ParsableArguments {
-    @Flag(name: .long, help: """
-        Exit 6, changing nothing, when the plan has destructive steps (an attribute or entity dropped with its data, \
-        values a rebuild cannot keep), listing them.
-        """)
+    @Flag(
+        name: .long,
+        help: """
+            Exit 6, changing nothing, when the plan has destructive steps (an attribute or entity dropped with its data, \
+            values a rebuild cannot keep), listing them.
+            """)
     var failOnDestructive = false
 
     /// The refusal of the plan (``MigrationPlan/destructiveRefusal``); nil when the
@@ -91,8 +101,10 @@ extension GlobalOptions {
     /// the plan lists it in ``MigrationPlan/missingPolicies(known:)``).
     /// `cancellation` (apply's signal handling) stops the planning's own reads: a
     /// mapping file's filter or value counted over the store may run long.
-    func makePlan(_ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true,
-                  cancellation: MigrationCancellation? = nil) -> PlanOutcome {
+    func makePlan(
+        _ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true,
+        cancellation: MigrationCancellation? = nil
+    ) -> PlanOutcome {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
@@ -119,8 +131,9 @@ extension GlobalOptions {
     /// The planner of every command that plans: the models, the mapping files'
     /// folder, this `migrate`'s policies and the planning options.
     static func planner(_ models: [CompiledModel], migrations: String, options: PlanningOptions, checkingPolicies: Bool) -> MigrationPlanner {
-        var planner = MigrationPlanner(models: models, migrationsFolder: migrations,
-                                       knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil, options: options)
+        var planner = MigrationPlanner(
+            models: models, migrationsFolder: migrations,
+            knownPolicies: checkingPolicies ? Set(MigrateTool.policies.names) : nil, options: options)
         planner.policyInputs = MigrateTool.policies.declaredInputs
         planner.policyUnwritten = MigrateTool.policies.unwritten
         planner.policyFunctions = MigrateTool.policies.functions
@@ -141,7 +154,8 @@ extension GlobalOptions {
     /// migrated it.
     func restoreHint(_ planning: PlanningError, store: String) -> String {
         guard let unknown = planning.underlying as? UnknownVersionError, unknown.drift == nil, let recognition = unknown.recognition,
-              let stamped = recognition.stampedVersion, let current = recognition.currentVersion, stamped > current else { return "" }
+            let stamped = recognition.stampedVersion, let current = recognition.currentVersion, stamped > current
+        else { return "" }
         return """
 
             to go back to version \(current): `\(Migrate.toolName) restore \(Apply.shellQuoted(store)) --backup-dir DIR --version \(current)` \
@@ -177,7 +191,8 @@ enum PlanRenderer {
         let fused = plan.path.pieces.contains { piece in
             piece.kind == .inferredChain && plan.hops.filter { $0.from >= piece.from && $0.to <= piece.to }.count < piece.to - piece.from
         }
-        lines.append("""
+        lines.append(
+            """
             \(plan.storePath): \(plan.model) version \(plan.sourceVersion) → \(plan.targetVersion), \
             \(plan.hops.count) hop\(plan.hops.count == 1 ? "" : "s")\(fused ? " (inferred hops fused)" : "")
             """)
@@ -185,7 +200,8 @@ enum PlanRenderer {
         lines.append(contentsOf: hopLines(plan, showSQL: showSQL))
         lines.append(contentsOf: verificationLines(plan))
         lines.append("")
-        lines.append("""
+        lines.append(
+            """
             \(plan.allSteps.count) steps, about \(rowsWritten(plan)) rows to write; \
             run `\(Migrate.toolName) apply \(plan.storePath)\(plan.targetVersion == plan.currentVersion ? "" : " --to \(plan.targetVersion)")` to execute
             """)

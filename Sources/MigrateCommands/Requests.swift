@@ -19,11 +19,12 @@ extension GlobalOptions {
         case .failure(let failure, let rendered):
             throw fail(failure, rendered: rendered)
         case .plan(let plan) where !plan.isEmpty:
-            throw fail("""
-                       \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \
-                       migrate it first (`\(Migrate.toolName) apply \(path)`)
-                       """,
-                       .migrationNeeded)
+            throw fail(
+                """
+                \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \
+                migrate it first (`\(Migrate.toolName) apply \(path)`)
+                """,
+                .migrationNeeded)
         case .plan:
             break
         }
@@ -50,7 +51,8 @@ extension GlobalOptions {
             let version = try store.currentVersion(among: models)
             try requireEntity(entity, in: version)
             if let model = models.first(where: { $0.name == version.model }), version.version < model.current.version {
-                Output.err("""
+                Output.err(
+                    """
                     note: \(path) is at version \(version.version) of \(version.model) (the current version is \(model.current.version)); \
                     reading it at its own version (`\(Migrate.toolName) apply \(path)` migrates it)
                     """)
@@ -68,7 +70,8 @@ extension GlobalOptions {
     func requireEntity(_ name: String, in version: CompiledVersion, suffix: String = "") throws {
         guard version.entity(named: name) == nil else { return }
         let hint = Suggestions.hint(for: name, in: version.entities.map(\.name)).map { " (\($0))" } ?? ""
-        throw fail("""
+        throw fail(
+            """
             unknown entity '\(name)'\(hint) (model \(version.model) version \(version.version) \
             has \(version.entities.map(\.name).joined(separator: ", ")))\(suffix)
             """, .usage)

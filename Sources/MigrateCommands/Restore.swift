@@ -23,13 +23,19 @@ struct Restore: ParsableCommand {
     @Option(name: .customLong("backup-dir"), help: ArgumentHelp("The folder apply --backup-dir wrote into.", valueName: "folder"))
     var backupDirectory: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only backups taken at this version (the <from> of their names); default: the newest backup.",
-                                            valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only backups taken at this version (the <from> of their names); default: the newest backup.",
+            valueName: "n"))
     var version: Int?
 
-    @Option(name: .customLong("from"), help: ArgumentHelp("""
-        This backup file (checked as any backup: a whole store of the models, of this store) instead of one chosen in --backup-dir.
-        """, valueName: "file"))
+    @Option(
+        name: .customLong("from"),
+        help: ArgumentHelp(
+            """
+            This backup file (checked as any backup: a whole store of the models, of this store) instead of one chosen in --backup-dir.
+            """, valueName: "file"))
     var file: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
@@ -78,13 +84,16 @@ struct Restore: ParsableCommand {
             throw global.fail("\(store): \(error.message)", .interrupted(signal: interruption.signal ?? SIGTERM))
         }
         if global.json {
-            try Output.json(Restored(store: result.store, backup: result.backup, model: result.model, version: result.version, replaced: result.replaced,
-                                     setAside: result.setAside.isEmpty ? nil : result.setAside,
-                                     removedPartials: result.removedPartials.isEmpty ? nil : result.removedPartials))
+            try Output.json(
+                Restored(
+                    store: result.store, backup: result.backup, model: result.model, version: result.version, replaced: result.replaced,
+                    setAside: result.setAside.isEmpty ? nil : result.setAside,
+                    removedPartials: result.removedPartials.isEmpty ? nil : result.removedPartials))
         } else {
             let setAside = result.setAside.map { "; the removed store's log \($0.from) was set aside as \($0.to)" }.joined()
             let partials = result.removedPartials.map { "; removed \($0), left by a restore that was killed" }.joined()
-            Output.out("""
+            Output.out(
+                """
                 restored \(store) to \(result.model) version \(result.version) from \(result.backup)\
                 \(result.replaced.map { "; the replaced store is kept as \($0)" } ?? "")\(setAside)\(partials)
                 """)

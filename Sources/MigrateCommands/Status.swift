@@ -47,9 +47,12 @@ struct Status: ParsableCommand {
             try Output.json(Report(store: options.store, outcome: failure))
             throw ExitCode(failure.kind)
         case .plan(let plan):
-            let outcome = plan.isEmpty
+            let outcome =
+                plan.isEmpty
                 ? Outcome(.current, "\(options.store): \(plan.model) version \(plan.sourceVersion), current")
-                : Outcome(.migrationNeeded, """
+                : Outcome(
+                    .migrationNeeded,
+                    """
                     \(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed \
                     (\(plan.allSteps.count) steps)
                     """)

@@ -49,7 +49,8 @@ struct Validate: ParsableCommand {
             valid: !hasErrors,
             models: models,
             diagnostics: result.diagnostics,
-            error: hasErrors ? .init(Outcome(.failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
+            error: hasErrors
+                ? .init(Outcome(.failed, "\(result.diagnostics.filter { $0.severity == .error }.count) errors in the models"))
                 : nil)
         if global.json {
             try Output.json(report)
@@ -79,9 +80,10 @@ struct Validate: ParsableCommand {
         var diagnostics = files.diagnostics
         for file in files.files {
             do {
-                _ = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: file,
-                                                knownPolicies: Set(MigrateTool.policies.names),
-                                                policyFunctions: MigrateTool.policies.functions)
+                _ = try MappingResolver.resolve(
+                    model, from: file.sourceVersion, to: file.destinationVersion, file: file,
+                    knownPolicies: Set(MigrateTool.policies.names),
+                    policyFunctions: MigrateTool.policies.functions)
             } catch let error as DiagnosticsError {
                 diagnostics += error.diagnostics
             } catch {

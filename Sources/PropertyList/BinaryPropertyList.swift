@@ -235,12 +235,13 @@ extension BinaryPropertyList {
         /// signed, so negative numbers need all 8 bytes.
         static func appendInteger(_ number: Int64, to out: inout [UInt8]) {
             let size = number < 0 ? 8 : byteCount(for: Int(number))
-            let exponent: UInt8 = switch size {
-            case 1: 0
-            case 2: 1
-            case 4: 2
-            default: 3
-            }
+            let exponent: UInt8 =
+                switch size {
+                case 1: 0
+                case 2: 1
+                case 4: 2
+                default: 3
+                }
             out.append(0x10 | exponent)
             appendBigEndian(UInt64(bitPattern: number), size: size, to: &out)
         }
@@ -316,7 +317,7 @@ extension BinaryPropertyList {
             // At least one object byte precedes the table, and the table ends by the trailer.
             let tableLimit = UInt64(trailer)
             guard tableOffset > 8, tableOffset <= tableLimit,
-                  objectCount <= (tableLimit - tableOffset) / UInt64(offsetSize)
+                objectCount <= (tableLimit - tableOffset) / UInt64(offsetSize)
             else {
                 throw PropertyListError(
                     .invalidTrailer,
@@ -438,7 +439,7 @@ extension BinaryPropertyList {
                 let keyReference = try reference(at: start + position * referenceSize, of: object)
                 let keyMarker = bytes[try self.offset(of: keyReference)] >> 4
                 guard keyMarker == 0x5 || keyMarker == 0x6,
-                      case .string(let key) = try self.object(keyReference)
+                    case .string(let key) = try self.object(keyReference)
                 else {
                     throw object.error(.nonStringKey, "key object \(keyReference) is not a string")
                 }

@@ -105,8 +105,9 @@ public final class MigrationScenario {
     @discardableResult
     public func migrate(to target: Int? = nil, policies catalog: PolicyCatalog, verify: Bool = true) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
-        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),
-                                       options: PlanningOptions(target: target, verify: verify))
+        var planner = MigrationPlanner(
+            models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),
+            options: PlanningOptions(target: target, verify: verify))
         planner.policyInputs = catalog.declaredInputs
         planner.policyUnwritten = catalog.unwritten
         planner.policyFunctions = catalog.functions

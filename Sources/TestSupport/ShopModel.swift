@@ -8,49 +8,49 @@ import ModelMigration
 package enum ShopModel {
     /// The model's one version, as YAML without its `model:`/`version:` lines.
     package static let yaml = """
-    entities:
-      Customer:
-        attributes:
-          name: string
-          email: { type: string, indexed: true }
-          visits: { type: integer32, default: 0, min: 0, max: 10000 }
-          joinedAt: date?
-          vip: { type: boolean, default: false }
-          note: string?
-          code: uuid?
-          scratch: { type: string, transient: true, optional: true }
-        relationships:
-          orders: { destination: Order, toMany: true, inverse: customer, deleteRule: cascade }
-          city: { destination: City, inverse: customers }
-          wishlist: { destination: Product, toMany: true, inverse: fans }
-        uniqueness: [[email]]
-      Order:
-        attributes:
-          number: string
-          total: { type: double, default: 0 }
-          placedAt: date?
-        relationships:
-          customer: { destination: Customer, inverse: orders, optional: false }
-          items: { destination: Product, toMany: true, inverse: orders }
-      City:
-        attributes:
-          name: string
-        relationships:
-          customers: { destination: Customer, toMany: true, inverse: city, deleteRule: deny }
-      Product:
-        attributes:
-          name: string
-          price: { type: decimal, default: "0.00" }
-          pages: string?
-        relationships:
-          orders: { destination: Order, toMany: true, inverse: items }
-          fans: { destination: Customer, toMany: true, inverse: wishlist }
-      FavoriteProduct:
-        parent: Product
-        attributes:
-          addedAt: date?
+        entities:
+          Customer:
+            attributes:
+              name: string
+              email: { type: string, indexed: true }
+              visits: { type: integer32, default: 0, min: 0, max: 10000 }
+              joinedAt: date?
+              vip: { type: boolean, default: false }
+              note: string?
+              code: uuid?
+              scratch: { type: string, transient: true, optional: true }
+            relationships:
+              orders: { destination: Order, toMany: true, inverse: customer, deleteRule: cascade }
+              city: { destination: City, inverse: customers }
+              wishlist: { destination: Product, toMany: true, inverse: fans }
+            uniqueness: [[email]]
+          Order:
+            attributes:
+              number: string
+              total: { type: double, default: 0 }
+              placedAt: date?
+            relationships:
+              customer: { destination: Customer, inverse: orders, optional: false }
+              items: { destination: Product, toMany: true, inverse: orders }
+          City:
+            attributes:
+              name: string
+            relationships:
+              customers: { destination: Customer, toMany: true, inverse: city, deleteRule: deny }
+          Product:
+            attributes:
+              name: string
+              price: { type: decimal, default: "0.00" }
+              pages: string?
+            relationships:
+              orders: { destination: Order, toMany: true, inverse: items }
+              fans: { destination: Customer, toMany: true, inverse: wishlist }
+          FavoriteProduct:
+            parent: Product
+            attributes:
+              addedAt: date?
 
-    """
+        """
 
     /// The compiled version.
     package static func version() throws -> CompiledVersion {
@@ -78,11 +78,19 @@ package enum ShopModel {
                 try add("Product", 1, ["name": .string("Book"), "price": .decimal("12.50"), "pages": .string("12 pages")])
                 try add("Product", 2, ["name": .string("Pen"), "price": .decimal("1.20")])
                 try add("FavoriteProduct", 3, ["name": .string("Lamp"), "price": .decimal("30.00"), "pages": .string("n/a"), "addedAt": .date(500)])
-                try add("Customer", 1, ["name": .string("Ann"), "email": .string("ANN@EXAMPLE.COM"), "visits": .integer(12), "vip": .boolean(true),
-                                        "joinedAt": .date(100)], ["city": [1], "wishlist": [3]])
+                try add(
+                    "Customer", 1,
+                    [
+                        "name": .string("Ann"), "email": .string("ANN@EXAMPLE.COM"), "visits": .integer(12), "vip": .boolean(true),
+                        "joinedAt": .date(100),
+                    ], ["city": [1], "wishlist": [3]])
                 try add("Customer", 2, ["name": .string("Bob"), "email": .string("bob@example.com"), "visits": .integer(3)], ["city": [1]])
-                try add("Customer", 3, ["name": .string("Çelik"), "email": .string("celik@example.com"), "visits": .integer(40),
-                                        "note": .string("Été")], ["city": [2]])
+                try add(
+                    "Customer", 3,
+                    [
+                        "name": .string("Çelik"), "email": .string("celik@example.com"), "visits": .integer(40),
+                        "note": .string("Été"),
+                    ], ["city": [2]])
                 try add("Customer", 4, ["name": .string("dan"), "email": .string("dan@example.com"), "visits": .integer(0)], ["wishlist": [1, 3]])
                 try add("Order", 1, ["number": .string("A-1"), "total": .double(10.5)], ["customer": [1], "items": [1, 2]])
                 try add("Order", 2, ["number": .string("A-2"), "total": .double(99)], ["customer": [1], "items": [3]])

@@ -1,5 +1,6 @@
 import PropertyList
 import Testing
+
 @testable import CoreDataImport
 
 /// Archived `NSExpression`s of each kind Xcode writes into a mapping model, decoded into
@@ -38,8 +39,9 @@ import Testing
         #expect(policy == "FUNCTION($entityPolicy, 'defaultIsActiveForBundleID:team:', $source.bundleIdentifier, $source.team)")
         #expect(try format { a in a.function("migrateIdentifier", on: a.variable("entityPolicy"), []) } == "FUNCTION($entityPolicy, 'migrateIdentifier')")
         let manager = try format { a in
-            a.function("destinationInstancesForEntityMappingNamed:sourceInstances:", on: a.variable("manager"),
-                       [a.constant("PersonToPerson"), a.source("owner")])
+            a.function(
+                "destinationInstancesForEntityMappingNamed:sourceInstances:", on: a.variable("manager"),
+                [a.constant("PersonToPerson"), a.source("owner")])
         }
         #expect(manager == "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'PersonToPerson', $source.owner)")
     }
@@ -48,9 +50,11 @@ import Testing
         #expect(try format { a in a.function("lowercase:", on: nil, [a.source("email")]) } == "lowercase:($source.email)")
         #expect(try format { a in a.function("add:to:", on: nil, [a.source("visits"), a.constant(.integer(1))]) } == "($source.visits + 1)")
         #expect(try format { a in a.function("now", on: nil, []) } == "now()")
-        #expect(try format { a in a.function("castObject:toType:", on: nil, [a.source("pages"), a.constant("NSNumber")]) }
+        #expect(
+            try format { a in a.function("castObject:toType:", on: nil, [a.source("pages"), a.constant("NSNumber")]) }
                 == "CAST($source.pages, 'NSNumber')")
-        #expect(try format { a in a.object("NSAggregateExpression", ["NSCollection": a.array([a.constant(.integer(1)), a.constant(.integer(2))])]) }
+        #expect(
+            try format { a in a.object("NSAggregateExpression", ["NSCollection": a.array([a.constant(.integer(1)), a.constant(.integer(2))])]) }
                 == "{1, 2}")
     }
 
@@ -65,16 +69,19 @@ import Testing
             let named = a.comparison(a.source("name"), 99, a.constant(" "), options: 3)
             let any = a.comparison(a.source("orders.total"), 3, a.constant(.integer(100)), modifier: 2)
             let not = a.compound(0, [a.comparison(a.source("mail"), 4, a.null())])
-            return a.ternary(a.compound(1, [named, a.compound(2, [any, not])]),
-                             a.function("uppercase:", on: nil, [a.source("name")]), a.source("name"))
+            return a.ternary(
+                a.compound(1, [named, a.compound(2, [any, not])]),
+                a.function("uppercase:", on: nil, [a.source("name")]), a.source("name"))
         }
-        #expect(compound == """
-            TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == nil))), \
-            uppercase:($source.name), $source.name)
-            """)
-        #expect(try format { a in
-            a.ternary(a.object("NSTruePredicate", [:]), a.constant(.integer(1)), a.constant(.integer(2)))
-        } == "TERNARY(TRUEPREDICATE, 1, 2)")
+        #expect(
+            compound == """
+                TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == nil))), \
+                uppercase:($source.name), $source.name)
+                """)
+        #expect(
+            try format { a in
+                a.ternary(a.object("NSTruePredicate", [:]), a.constant(.integer(1)), a.constant(.integer(2)))
+            } == "TERNARY(TRUEPREDICATE, 1, 2)")
         // A part the format has no text for is named, never dropped.
         let archive = ExpressionArchive()
         let root = archive.ternary(archive.object("NSBlockPredicate", [:]), archive.constant(.integer(1)), archive.constant(.integer(2)))
@@ -89,7 +96,10 @@ import Testing
         let expression = try ArchivedExpression.decode(archive.bytes(root))
         #expect(expression == .unsupported("NSSubqueryExpression"))
         #expect(expression.unsupportedParts == ["NSSubqueryExpression"])
-        let sum = try ArchivedExpression.decode({ let a = ExpressionArchive(); return a.bytes(a.function("stddev:", on: nil, [a.source("x")])) }())
+        let sum = try ArchivedExpression.decode(
+            {
+                let a = ExpressionArchive(); return a.bytes(a.function("stddev:", on: nil, [a.source("x")]))
+            }())
         // A function has text; whether it runs is the type checker's verdict (stddev: does not).
         #expect(sum.unsupportedParts == [] && sum.format == "stddev:($source.x)")
         #expect(throws: ArchivedExpression.Failure.self) { try ArchivedExpression.decode(Array("not an archive".utf8)) }

@@ -1,9 +1,10 @@
-@testable import CoreDataImport
 import DataModel
 import Foundation
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import CoreDataImport
 
 /// Xcode 15's composite attributes and fetch index elements that are expressions:
 /// imported as written, exported back element by element, hashed as Core Data's
@@ -42,31 +43,32 @@ import TestSupport
         defer { directory.remove() }
         let (imported, version) = try XcodeFidelityTests.imported(Self.places, in: directory)
         let lines = imported.yaml.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
-        #expect(lines == [
-            "model: App",
-            "version: 1",
-            #"xcode: { minimumToolsVersion: "Automatic", sourceLanguage: "Swift" }"#,
-            "syncable: entities",
-            "composites:",
-            "  Location:",
-            "    attributes:",
-            "      latitude: { type: double, optional: true, default: 0.0, scalar: true }",
-            "      longitude: { type: double, optional: true, default: 0.0, scalar: true }",
-            "      address: { type: composite, composite: Address, optional: true }",
-            "  Address:",
-            "    attributes:",
-            "      city: string?",
-            "entities:",
-            "  Place:",
-            #"    className: "Place""#,
-            #"    codeGeneration: "class""#,
-            "    attributes:",
-            "      location: { type: composite, composite: Location, optional: true }",
-            "      name: string?",
-            "    indexes:",
-            #"      - { name: byLowerName, properties: [{ expression: "lowercase:(name)", expressionType: "String" }] }"#,
-            #"      - { name: byNamePath, properties: [{ expression: "name", expressionType: "String", order: descending }] }"#,
-        ])
+        #expect(
+            lines == [
+                "model: App",
+                "version: 1",
+                #"xcode: { minimumToolsVersion: "Automatic", sourceLanguage: "Swift" }"#,
+                "syncable: entities",
+                "composites:",
+                "  Location:",
+                "    attributes:",
+                "      latitude: { type: double, optional: true, default: 0.0, scalar: true }",
+                "      longitude: { type: double, optional: true, default: 0.0, scalar: true }",
+                "      address: { type: composite, composite: Address, optional: true }",
+                "  Address:",
+                "    attributes:",
+                "      city: string?",
+                "entities:",
+                "  Place:",
+                #"    className: "Place""#,
+                #"    codeGeneration: "class""#,
+                "    attributes:",
+                "      location: { type: composite, composite: Location, optional: true }",
+                "      name: string?",
+                "    indexes:",
+                #"      - { name: byLowerName, properties: [{ expression: "lowercase:(name)", expressionType: "String" }] }"#,
+                #"      - { name: byNamePath, properties: [{ expression: "name", expressionType: "String", order: descending }] }"#,
+            ])
         #expect(version.composites.map(\.name) == ["Location", "Address"])
         let index = try #require(version.entities.first?.indexes.last?.elements.first)
         #expect(index.property == "name" && index.expression == "name" && index.isDescending)
@@ -114,10 +116,11 @@ import TestSupport
         defer { directory.remove() }
         _ = try XcodeFidelityTests.imported(Self.places, in: directory)
         let loaded = ModelLoader.load(path: directory.file("Models/App"))
-        #expect(loaded.diagnostics.filter { $0.severity == .warning }.map(\.message) == [
-            "entity 'Place': index 'byLowerName': the expression 'lowercase:(name)' is kept for Xcode but not indexed here: "
-                + "only an expression that is a key path has a known SQL form (its column)",
-        ])
+        #expect(
+            loaded.diagnostics.filter { $0.severity == .warning }.map(\.message) == [
+                "entity 'Place': index 'byLowerName': the expression 'lowercase:(name)' is kept for Xcode but not indexed here: "
+                    + "only an expression that is a key path has a known SQL form (its column)"
+            ])
         let version = try #require(try ModelLoader.loadModel(path: directory.file("Models/App")).versions.first)
         let path = directory.file("places.sqlite")
         do {
@@ -125,9 +128,10 @@ import TestSupport
             Issue.record("create succeeded")
         } catch {
             #expect(error.kind == .unsupportedModel)
-            #expect(error.message == "version 1 of App has composite attributes (Place.location): how Core Data stores them in SQLite "
-                + "is not proven by any store at hand, so this toolkit does not create, migrate or read stores of this version "
-                + "(import, export, validate and compile work)")
+            #expect(
+                error.message == "version 1 of App has composite attributes (Place.location): how Core Data stores them in SQLite "
+                    + "is not proven by any store at hand, so this toolkit does not create, migrate or read stores of this version "
+                    + "(import, export, validate and compile work)")
         }
         #expect(!FileManager.default.fileExists(atPath: path))
     }

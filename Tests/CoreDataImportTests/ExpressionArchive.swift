@@ -1,3 +1,4 @@
+import Foundation
 import PropertyList
 
 /// Builds `NSKeyedArchiver` archives of `NSExpression`s in the shape Xcode writes them into
@@ -61,11 +62,15 @@ final class ExpressionArchive {
 
     /// `left op right` as Foundation archives an `NSComparisonPredicate`: its operator
     /// (`NSOperatorType`, `NSModifier`, `NSVariant`, `NSOptions`) and two expressions.
-    func comparison(_ left: PropertyListValue, _ type: Int64, _ right: PropertyListValue, modifier: Int64 = 0,
-                    options: Int64 = 0) -> PropertyListValue {
-        let op = object(type == 4 || type == 5 ? "NSEqualityPredicateOperator" : "NSComparisonPredicateOperator", [
-            "NSOperatorType": .integer(type), "NSModifier": .integer(modifier), "NSVariant": .integer(type), "NSOptions": .integer(options),
-        ])
+    func comparison(
+        _ left: PropertyListValue, _ type: Int64, _ right: PropertyListValue, modifier: Int64 = 0,
+        options: Int64 = 0
+    ) -> PropertyListValue {
+        let op = object(
+            type == 4 || type == 5 ? "NSEqualityPredicateOperator" : "NSComparisonPredicateOperator",
+            [
+                "NSOperatorType": .integer(type), "NSModifier": .integer(modifier), "NSVariant": .integer(type), "NSOptions": .integer(options),
+            ])
         return object("NSComparisonPredicate", ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": op])
     }
 
@@ -76,9 +81,11 @@ final class ExpressionArchive {
 
     /// `NSTernaryExpression` (type 20): `NSPredicate`, `NSTrueExpression`, `NSFalseExpression`.
     func ternary(_ predicate: PropertyListValue, _ then: PropertyListValue, _ otherwise: PropertyListValue) -> PropertyListValue {
-        object("NSTernaryExpression", [
-            "NSPredicate": predicate, "NSTrueExpression": then, "NSFalseExpression": otherwise, "NSExpressionType": .integer(20),
-        ])
+        object(
+            "NSTernaryExpression",
+            [
+                "NSPredicate": predicate, "NSTrueExpression": then, "NSFalseExpression": otherwise, "NSExpressionType": .integer(20),
+            ])
     }
 
     func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
@@ -87,10 +94,11 @@ final class ExpressionArchive {
 
     /// The archive's bytes with `root` at its root.
     func bytes(_ root: PropertyListValue) -> [UInt8] {
-        BinaryPropertyList.encodeArchive(.dictionary([
-            "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
-            "$top": .dictionary(["root": root]), "$objects": .array(objects),
-        ]))
+        BinaryPropertyList.encodeArchive(
+            .dictionary([
+                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                "$top": .dictionary(["root": root]), "$objects": .array(objects),
+            ]))
     }
 
     /// One expression archived on its own, base64 as `xcmapping.xml` holds it.
@@ -100,5 +108,3 @@ final class ExpressionArchive {
         return Data(archive.bytes(root)).base64EncodedString()
     }
 }
-
-import Foundation

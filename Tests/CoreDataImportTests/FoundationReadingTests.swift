@@ -1,8 +1,9 @@
-@testable import CoreDataImport
 import DataModel
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import CoreDataImport
 
 /// Values Xcode saves that are not well formed for their type (shipped by real apps:
 /// Wire's `mutedStatus` Integer 32 with `defaultValueString="NO"`, a `taxID` Integer 64
@@ -29,19 +30,20 @@ import TestSupport
         #expect(FoundationScalarText.boolValue(text) == expected)
     }
 
-    static let contents = XcodeFixtures.header("1") + """
-        <entity name="Conversation" representedClassName="Conversation" syncable="YES">
-            <attribute name="mutedStatus" optional="YES" attributeType="Integer 32" defaultValueString="NO" usesScalarValueType="YES"/>
-            <attribute name="taxID" optional="YES" attributeType="Integer 64" defaultValueString="0.0" usesScalarValueType="YES"/>
-            <attribute name="level" optional="YES" attributeType="Integer 16" defaultValueString="99999" minValueString="x" usesScalarValueType="YES"/>
-            <attribute name="ratio" optional="YES" attributeType="Double" defaultValueString="2.5 kg" usesScalarValueType="YES"/>
-            <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="12 EUR"/>
-            <attribute name="archived" optional="YES" attributeType="Boolean" defaultValueString="Y" usesScalarValueType="YES"/>
-            <attribute name="token" optional="YES" attributeType="UUID" defaultValueString="not-a-uuid"/>
-            <attribute name="count" optional="YES" attributeType="Integer 32" defaultValueString="3" usesScalarValueType="YES"/>
-        </entity>
-    </model>
-    """
+    static let contents =
+        XcodeFixtures.header("1") + """
+                <entity name="Conversation" representedClassName="Conversation" syncable="YES">
+                    <attribute name="mutedStatus" optional="YES" attributeType="Integer 32" defaultValueString="NO" usesScalarValueType="YES"/>
+                    <attribute name="taxID" optional="YES" attributeType="Integer 64" defaultValueString="0.0" usesScalarValueType="YES"/>
+                    <attribute name="level" optional="YES" attributeType="Integer 16" defaultValueString="99999" minValueString="x" usesScalarValueType="YES"/>
+                    <attribute name="ratio" optional="YES" attributeType="Double" defaultValueString="2.5 kg" usesScalarValueType="YES"/>
+                    <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="12 EUR"/>
+                    <attribute name="archived" optional="YES" attributeType="Boolean" defaultValueString="Y" usesScalarValueType="YES"/>
+                    <attribute name="token" optional="YES" attributeType="UUID" defaultValueString="not-a-uuid"/>
+                    <attribute name="count" optional="YES" attributeType="Integer 32" defaultValueString="3" usesScalarValueType="YES"/>
+                </entity>
+            </model>
+            """
 
     @Test func importsWhatXcodeAcceptedAndNamesEachReading() throws {
         let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Chat.xcdatamodel", Self.contents)], name: "Chat"))
@@ -76,13 +78,14 @@ import TestSupport
 /// apps ship (`<relationship name="Box" …/>`), import; the versions compile with a
 /// warning and the names are hashed as written.
 @Suite struct UppercasePropertyNameTests {
-    static let contents = XcodeFixtures.header("1") + """
-        <entity name="Shelf" representedClassName="Shelf" syncable="YES">
-            <attribute name="Total" optional="YES" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>
-            <relationship name="Box" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf"/>
-        </entity>
-    </model>
-    """
+    static let contents =
+        XcodeFixtures.header("1") + """
+                <entity name="Shelf" representedClassName="Shelf" syncable="YES">
+                    <attribute name="Total" optional="YES" attributeType="Integer 32" defaultValueString="0" usesScalarValueType="YES"/>
+                    <relationship name="Box" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf"/>
+                </entity>
+            </model>
+            """
 
     @Test func importsAndCompiles() throws {
         let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Store.xcdatamodel", Self.contents)], name: "Store"))
@@ -93,21 +96,24 @@ import TestSupport
         try folder.write("Store/1.yaml", model.versions[0].yaml)
         let result = ModelLoader.load(path: folder.file("Store"))
         #expect(result.diagnostics.filter { $0.severity == .error }.isEmpty)
-        #expect(result.diagnostics.filter { $0.severity == .warning && $0.message.contains("uppercase") }.map(\.message).sorted() == [
-            """
-            attribute 'Shelf.Total': the name starts with an uppercase letter; Core Data accepts it, \
-            but Swift and Objective-C accessors expect a lowercase one
-            """,
-            """
-            relationship 'Shelf.Box': the name starts with an uppercase letter; Core Data accepts it, \
-            but Swift and Objective-C accessors expect a lowercase one
-            """,
-        ])
+        #expect(
+            result.diagnostics.filter { $0.severity == .warning && $0.message.contains("uppercase") }.map(\.message).sorted() == [
+                """
+                attribute 'Shelf.Total': the name starts with an uppercase letter; Core Data accepts it, \
+                but Swift and Objective-C accessors expect a lowercase one
+                """,
+                """
+                relationship 'Shelf.Box': the name starts with an uppercase letter; Core Data accepts it, \
+                but Swift and Objective-C accessors expect a lowercase one
+                """,
+            ])
         let compiled = try ModelLoader.loadModel(path: folder.file("Store"))
         let layout = compiled.current.layout
         #expect(layout.tables.first?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZTOTAL", "ZBOX"])
         // The name's own bytes are hashed: `Box` is another property than `box`.
-        let lower = try TestModels.compile("Store", """
+        let lower = try TestModels.compile(
+            "Store",
+            """
             entities:
               Shelf:
                 attributes: { Total: { type: integer32, optional: true } }

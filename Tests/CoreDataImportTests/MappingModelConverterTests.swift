@@ -1,8 +1,9 @@
 import DataModel
 import Foundation
 import PropertyList
-import Testing
 import TestSupport
+import Testing
+
 @testable import CoreDataImport
 
 /// An `xcmapping.xml` written for these tests with each element kind Xcode writes
@@ -62,8 +63,10 @@ import TestSupport
             """
     }
 
-    static func relationship(_ id: String, _ name: String, of mapping: String, keyPath: String? = nil, through: String? = nil,
-                             expression: String? = nil) -> String {
+    static func relationship(
+        _ id: String, _ name: String, of mapping: String, keyPath: String? = nil, through: String? = nil,
+        expression: String? = nil
+    ) -> String {
         var lines = ["<attribute name=\"autogenerateexpression\" type=\"bool\">\(expression == nil ? 1 : 0)</attribute>"]
         if let keyPath { lines.append("<attribute name=\"sourcekeypath\" type=\"string\">\(keyPath)</attribute>") }
         if let through { lines.append("<attribute name=\"sourcemappingname\" type=\"string\">\(through)</attribute>") }
@@ -77,19 +80,25 @@ import TestSupport
             """
     }
 
-    static func entity(_ id: String, number: Int, source: String?, destination: String?, extra: [String] = [],
-                       attributes: [String] = [], relationships: [String] = []) -> String {
-        var lines = ["<attribute name=\"mappingtypename\" type=\"string\">Undefined</attribute>",
-                     "<attribute name=\"mappingnumber\" type=\"int16\">\(number)</attribute>",
-                     "<attribute name=\"autogenerateexpression\" type=\"bool\">1</attribute>"]
+    static func entity(
+        _ id: String, number: Int, source: String?, destination: String?, extra: [String] = [],
+        attributes: [String] = [], relationships: [String] = []
+    ) -> String {
+        var lines = [
+            "<attribute name=\"mappingtypename\" type=\"string\">Undefined</attribute>",
+            "<attribute name=\"mappingnumber\" type=\"int16\">\(number)</attribute>",
+            "<attribute name=\"autogenerateexpression\" type=\"bool\">1</attribute>",
+        ]
         if let source { lines.append("<attribute name=\"sourcename\" type=\"string\">\(source)</attribute>") }
         if let destination { lines.append("<attribute name=\"destinationname\" type=\"string\">\(destination)</attribute>") }
         lines += extra
         lines.append("<relationship name=\"mappingmodel\" type=\"1/1\" destination=\"XDDEVMAPPINGMODEL\" idrefs=\"z1\"></relationship>")
-        lines.append("<relationship name=\"attributemappings\" type=\"0/0\" destination=\"XDDEVATTRIBUTEMAPPING\" "
-                     + "idrefs=\"\(attributes.joined(separator: " "))\"></relationship>")
-        lines.append("<relationship name=\"relationshipmappings\" type=\"0/0\" destination=\"XDDEVRELATIONSHIPMAPPING\" "
-                     + "idrefs=\"\(relationships.joined(separator: " "))\"></relationship>")
+        lines.append(
+            "<relationship name=\"attributemappings\" type=\"0/0\" destination=\"XDDEVATTRIBUTEMAPPING\" "
+                + "idrefs=\"\(attributes.joined(separator: " "))\"></relationship>")
+        lines.append(
+            "<relationship name=\"relationshipmappings\" type=\"0/0\" destination=\"XDDEVRELATIONSHIPMAPPING\" "
+                + "idrefs=\"\(relationships.joined(separator: " "))\"></relationship>")
         return """
             <object type="XDDEVENTITYMAPPING" id="\(id)">
                 \(lines.joined(separator: "\n    "))
@@ -105,16 +114,19 @@ import TestSupport
         let score = ExpressionArchive.base64 { a in a.function("scoreForVisits:", on: a.variable("entityPolicy"), [a.source("visits")]) }
         let tier = ExpressionArchive.base64 { a in a.function("lowercase:", on: nil, [a.source("name")]) }
         let client = ExpressionArchive.base64 { a in
-            a.function("destinationInstancesForEntityMappingNamed:sourceInstances:", on: a.variable("manager"),
-                       [a.constant("CustomerToClient"), a.source("customer")])
+            a.function(
+                "destinationInstancesForEntityMappingNamed:sourceInstances:", on: a.variable("manager"),
+                [a.constant("CustomerToClient"), a.source("customer")])
         }
         let userInfo = ExpressionArchive.base64 { a in a.dictionary([("reason", "renamed"), ("since", .integer(2))]) }
         let objects = [
-            entity("z10", number: 1, source: "Customer", destination: "Client", extra: [
-                "<attribute name=\"migrationpolicyclassname\" type=\"string\">Shop.CustomerPolicy</attribute>",
-                "<attribute name=\"sourcefilterpredicatestring\" type=\"string\">visits &gt; 0</attribute>",
-                "<attribute name=\"userinfodata\" type=\"binary\">\(userInfo)</attribute>",
-            ], attributes: ["z11", "z12", "z13", "z14", "z15", "z16"], relationships: ["z17"]),
+            entity(
+                "z10", number: 1, source: "Customer", destination: "Client",
+                extra: [
+                    "<attribute name=\"migrationpolicyclassname\" type=\"string\">Shop.CustomerPolicy</attribute>",
+                    "<attribute name=\"sourcefilterpredicatestring\" type=\"string\">visits &gt; 0</attribute>",
+                    "<attribute name=\"userinfodata\" type=\"binary\">\(userInfo)</attribute>",
+                ], attributes: ["z11", "z12", "z13", "z14", "z15", "z16"], relationships: ["z17"]),
             attribute("z11", "name", of: "z10"),
             attribute("z12", "email", of: "z10", expression: email),
             attribute("z13", "city", of: "z10", expression: city),
@@ -129,8 +141,9 @@ import TestSupport
             entity("z30", number: 3, source: nil, destination: "Tag", attributes: ["z31"]),
             attribute("z31", "label", of: "z30"),
             entity("z40", number: 4, source: "Archive", destination: nil),
-            entity("z50", number: 5, source: "Legacy", destination: "Client",
-                   extra: ["<attribute name=\"futureelement\" type=\"string\">x</attribute>"], attributes: ["z51"]),
+            entity(
+                "z50", number: 5, source: "Legacy", destination: "Client",
+                extra: ["<attribute name=\"futureelement\" type=\"string\">x</attribute>"], attributes: ["z51"]),
             attribute("z51", "name", of: "z50"),
             // Left behind by a deleted attribute mapping: no entity mapping lists it.
             attribute("z60", "ghost", of: ""),
@@ -178,79 +191,83 @@ import TestSupport
         #expect(mapping.decodedExpressions == 6)
         #expect(mapping.policies == ["CustomerPolicy"])
         let body = mapping.yaml.components(separatedBy: "entities:\n").last ?? ""
-        #expect(body == """
-              Client:
-                source: Customer
-                policy: CustomerPolicy
-                filter: "visits > 0"
-                properties:
-                  email: $source.mail
-                  city: { value: "$source.orders.@count" }
-                  status: { default: "active" }
-                  score: { value: "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits)" }
-                  tier: { value: "lowercase:($source.name)" }
-                  purchases: $source.orders
-              Order:
-                properties:
-                  client: $source.customer
-                  siblings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
-            'OrderToOrder', $source.customer.orders)" }
-                  note: { default: null }   # no attribute mapping in ShopToShop2.xcmappingmodel
-              # Tag: Tag, every property as inferred; an Add mapping: Core Data creates no Tag objects from the source
-              LegacyToClient:
-                # a second entity mapping into Client; the mapping file has one entry per destination entity
-                source: Legacy
-              Note:
-                # ShopToShop2.xcmappingmodel has no entity mapping for Note: Core Data migrates none of its objects
-                filter: "FALSEPREDICATE"
+        #expect(
+            body == """
+                  Client:
+                    source: Customer
+                    policy: CustomerPolicy
+                    filter: "visits > 0"
+                    properties:
+                      email: $source.mail
+                      city: { value: "$source.orders.@count" }
+                      status: { default: "active" }
+                      score: { value: "FUNCTION($entityPolicy, 'scoreForVisits:', $source.visits)" }
+                      tier: { value: "lowercase:($source.name)" }
+                      purchases: $source.orders
+                  Order:
+                    properties:
+                      client: $source.customer
+                      siblings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
+                'OrderToOrder', $source.customer.orders)" }
+                      note: { default: null }   # no attribute mapping in ShopToShop2.xcmappingmodel
+                  # Tag: Tag, every property as inferred; an Add mapping: Core Data creates no Tag objects from the source
+                  LegacyToClient:
+                    # a second entity mapping into Client; the mapping file has one entry per destination entity
+                    source: Legacy
+                  Note:
+                    # ShopToShop2.xcmappingmodel has no entity mapping for Note: Core Data migrates none of its objects
+                    filter: "FALSEPREDICATE"
 
-            """, "\(mapping.yaml)")
-        #expect(mapping.notCarried == [
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class Shop.CustomerPolicy is code (Objective-C or Swift); "
-                + "written as policy CustomerPolicy with a skeleton to port it into",
-            // The type checker's verdict, as `migrate plan` would give it.
-            "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
-                + "cannot run here yet ('city' is string; the value is integer); written as value:, which plan refuses",
-            "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
-                + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
-                + "a relationship filled through a key path; written as value:, which plan runs set-based for a to-one through to-ones, "
-                + "or a to-many whose to-one inverse takes the reverse path, and refuses otherwise",
-            "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): attribute 'futureelement' not read (unknown to this importer)",
-            "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): a second mapping into Client (from Legacy); "
-                + "written under the key LegacyToClient, which the loader refuses",
-        ])
+                """, "\(mapping.yaml)")
+        #expect(
+            mapping.notCarried == [
+                "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): policy class Shop.CustomerPolicy is code (Objective-C or Swift); "
+                    + "written as policy CustomerPolicy with a skeleton to port it into",
+                // The type checker's verdict, as `migrate plan` would give it.
+                "ShopToShop2.xcmappingmodel: entity mapping CustomerToClient (line 13): attribute mapping Client.city: $source.orders.@count: "
+                    + "cannot run here yet ('city' is string; the value is integer); written as value:, which plan refuses",
+                "ShopToShop2.xcmappingmodel: entity mapping OrderToOrder (line 61): relationship mapping Order.siblings: "
+                    + "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'OrderToOrder', $source.customer.orders): "
+                    + "a relationship filled through a key path; written as value:, which plan runs set-based for a to-one through to-ones, "
+                    + "or a to-many whose to-one inverse takes the reverse path, and refuses otherwise",
+                "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): attribute 'futureelement' not read (unknown to this importer)",
+                "ShopToShop2.xcmappingmodel: entity mapping LegacyToClient (line 110): a second mapping into Client (from Legacy); "
+                    + "written under the key LegacyToClient, which the loader refuses",
+            ])
         let skeleton = try #require(result.policies.first)
         #expect(skeleton.name == "CustomerPolicy")
         #expect(skeleton.selectors == [.init(selector: "scoreForVisits:", arguments: 1, uses: ["ShopToShop2.xcmappingmodel: CustomerToClient.score"])])
         #expect(skeleton.userInfo == ["CustomerToClient: reason = \"renamed\"", "CustomerToClient: since = 2"])
-        #expect(skeleton.swift.contains("""
-            public struct CustomerPolicy: EntityMigrationPolicy {
-                /// What is left to write; `migrate plan` refuses the hops naming this policy until it is empty.
-                public static var unwritten: [String] {
-                    [
-                        "scoreForVisits(_:) for FUNCTION($entityPolicy, 'scoreForVisits:', …)",
-                        "what Shop.CustomerPolicy does in Objective-C or Swift (createDestinationInstances, createRelationships, …): \
-            port it, or confirm it does nothing more",
-                    ]
-                }
+        #expect(
+            skeleton.swift.contains(
+                """
+                public struct CustomerPolicy: EntityMigrationPolicy {
+                    /// What is left to write; `migrate plan` refuses the hops naming this policy until it is empty.
+                    public static var unwritten: [String] {
+                        [
+                            "scoreForVisits(_:) for FUNCTION($entityPolicy, 'scoreForVisits:', …)",
+                            "what Shop.CustomerPolicy does in Objective-C or Swift (createDestinationInstances, createRelationships, …): \
+                port it, or confirm it does nothing more",
+                        ]
+                    }
 
-                /// The functions the mapping files call through $entityPolicy: each runs inside the
-                /// hop's set-based copy, once per source object (Docs/Policies.md, "Policy functions").
-                public static var functions: [PolicyFunction] {
-                    [
-                        PolicyFunction("scoreForVisits:") { try scoreForVisits($0) },
-                    ]
-                }
+                    /// The functions the mapping files call through $entityPolicy: each runs inside the
+                    /// hop's set-based copy, once per source object (Docs/Policies.md, "Policy functions").
+                    public static var functions: [PolicyFunction] {
+                        [
+                            PolicyFunction("scoreForVisits:") { try scoreForVisits($0) },
+                        ]
+                    }
 
-                public init() {}
+                    public init() {}
 
-                /// `scoreForVisits:`, called with `arguments[0]` by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
-                /// - ShopToShop2.xcmappingmodel: CustomerToClient.score
-                static func scoreForVisits(_ arguments: PolicyArguments) throws -> AttributeValue? {
-                    throw PolicyError("CustomerPolicy.scoreForVisits is not written yet")
+                    /// `scoreForVisits:`, called with `arguments[0]` by FUNCTION($entityPolicy, 'scoreForVisits:', …) in:
+                    /// - ShopToShop2.xcmappingmodel: CustomerToClient.score
+                    static func scoreForVisits(_ arguments: PolicyArguments) throws -> AttributeValue? {
+                        throw PolicyError("CustomerPolicy.scoreForVisits is not written yet")
+                    }
                 }
-            }
-            """), "\(skeleton.swift)")
+                """), "\(skeleton.swift)")
     }
 
     @Test func versionsArePairedByPathThenByName() throws {
@@ -271,25 +288,29 @@ import TestSupport
         let byName = try XcodeMappingModel.parse(Data(bare.utf8), path: "M/ShopToShop2.xcmappingmodel")
         let unnamed = try XcodeMappingModel.parse(Data(bare.utf8), path: "M/Cleanup.xcmappingmodel")
         let backwards = try XcodeMappingModel.parse(Data(bare.utf8), path: "M/Shop2ToShop.xcmappingmodel")
-        let other = try XcodeMappingModel.parse(Data(Self.xml.replacingOccurrences(of: "Shop.xcdatamodeld", with: "Events.xcdatamodeld").utf8),
-                                                path: "M/Events.xcmappingmodel")
+        let other = try XcodeMappingModel.parse(
+            Data(Self.xml.replacingOccurrences(of: "Shop.xcdatamodeld", with: "Events.xcdatamodeld").utf8),
+            path: "M/Events.xcmappingmodel")
         let result = converter.convert([byName, unnamed, backwards, other], unread: [(path: "M/ShopToShop2Again.xcmappingmodel", reason: "no xcmapping.xml")])
         #expect(result.mappings.map(\.pairedBy) == ["its name (no model paths recorded)"])
-        #expect(result.mappings.first?.yaml.hasSuffix("""
-            entities:
-              Note:
-                # ShopToShop2.xcmappingmodel has no entity mapping for Note: Core Data migrates none of its objects
-                filter: "FALSEPREDICATE"
-              Order:
-                # ShopToShop2.xcmappingmodel has no entity mapping for Order: Core Data migrates none of its objects
-                filter: "FALSEPREDICATE"
+        #expect(
+            result.mappings.first?.yaml.hasSuffix(
+                """
+                entities:
+                  Note:
+                    # ShopToShop2.xcmappingmodel has no entity mapping for Note: Core Data migrates none of its objects
+                    filter: "FALSEPREDICATE"
+                  Order:
+                    # ShopToShop2.xcmappingmodel has no entity mapping for Order: Core Data migrates none of its objects
+                    filter: "FALSEPREDICATE"
 
-            """) == true, "\(result.mappings.first?.yaml ?? "")")
-        #expect(result.skipped.map(\.reason) == [
-            "it records no model paths and its name names no two versions of Shop",
-            "it maps version 2 to version 1 (its name (no model paths recorded)): a migration goes to a later version, so no mapping file is written",
-            "no xcmapping.xml",
-        ])
+                """) == true, "\(result.mappings.first?.yaml ?? "")")
+        #expect(
+            result.skipped.map(\.reason) == [
+                "it records no model paths and its name names no two versions of Shop",
+                "it maps version 2 to version 1 (its name (no model paths recorded)): a migration goes to a later version, so no mapping file is written",
+                "no xcmapping.xml",
+            ])
         #expect(result.skipped.last?.sourceVersion == nil && result.skipped.last?.destinationVersion == nil)
         #expect(result.otherModels == ["Events.xcmappingmodel maps versions of Events.xcdatamodeld, not Shop.xcdatamodeld"])
     }
@@ -311,14 +332,17 @@ import TestSupport
         let cleanup = try XcodeMappingModel.parse(Data(bare.utf8), path: "M/Cleanup.xcmappingmodel")
         let moved = try XcodeMappingModel.parse(Data(elsewhere.utf8), path: "M/Moved.xcmappingmodel")
         let paths = try XcodeMappingModel.parse(Data(Self.xml.utf8), path: "M/ByPath.xcmappingmodel")
-        converter.versionsOfEmbeddedModels = ["M/Cleanup.xcmappingmodel": (1, 2), "M/Moved.xcmappingmodel": (1, 2),
-                                              "M/ByPath.xcmappingmodel": (2, 1)]
+        converter.versionsOfEmbeddedModels = [
+            "M/Cleanup.xcmappingmodel": (1, 2), "M/Moved.xcmappingmodel": (1, 2),
+            "M/ByPath.xcmappingmodel": (2, 1),
+        ]
         // Each on its own (one mapping file per hop).
-        #expect([cleanup, moved, paths].map { converter.convert([$0]).mappings.map(\.pairedBy) } == [
-            ["the version hashes of the models it embeds (no model paths recorded)"],
-            ["the version hashes of the models it embeds (the recorded paths name no version here)"],
-            ["sourcemodelpath and destinationmodelpath"],
-        ])
+        #expect(
+            [cleanup, moved, paths].map { converter.convert([$0]).mappings.map(\.pairedBy) } == [
+                ["the version hashes of the models it embeds (no model paths recorded)"],
+                ["the version hashes of the models it embeds (the recorded paths name no version here)"],
+                ["sourcemodelpath and destinationmodelpath"],
+            ])
         // One side matching no version (a stale copy): the name decides, or nothing does.
         converter.versionsOfEmbeddedModels = ["M/Cleanup.xcmappingmodel": (1, nil)]
         #expect(converter.convert([cleanup]).skipped.map(\.reason) == ["it records no model paths and its name names no two versions of Shop"])
@@ -335,12 +359,15 @@ import TestSupport
         try folder.write("Models/Flags/1.yaml", v1)
         try folder.write("Models/Flags/2.yaml", v2)
         let model = try ModelLoader.loadModel(path: folder.file("Models/Flags"))
-        let converter = MappingModelConverter(model: model, versions: [
-            ImportedVersion(number: 1, source: "Flags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
-            ImportedVersion(number: 2, source: "Flags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
-        ], bundleName: "Flags")
+        let converter = MappingModelConverter(
+            model: model,
+            versions: [
+                ImportedVersion(number: 1, source: "Flags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
+                ImportedVersion(number: 2, source: "Flags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
+            ], bundleName: "Flags")
         let constants: [(String, Int64)] = [("on", 1), ("off", 0), ("odd", 2), ("count", 1)]
-        let objects = [Self.entity("z10", number: 1, source: "Flag", destination: "Flag", attributes: ["z11", "z12", "z13", "z14"])]
+        let objects =
+            [Self.entity("z10", number: 1, source: "Flag", destination: "Flag", attributes: ["z11", "z12", "z13", "z14"])]
             + constants.enumerated().map { index, constant in
                 Self.attribute("z1\(index + 1)", constant.0, of: "z10", expression: ExpressionArchive.base64 { $0.constant(.integer(constant.1)) })
             }
@@ -354,16 +381,17 @@ import TestSupport
             """
         let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/FlagsToFlags 2.xcmappingmodel")
         let mapping = try #require(converter.convert([mappingModel]).mappings.first)
-        #expect(mapping.yaml.components(separatedBy: "entities:\n").last == """
-              Flag:
-                properties:
-                  "on": { default: true }
-                  "off": { default: false }
-                  odd: { default: 2 }
-                  count: { default: 1 }
-                  name: { default: null }   # no attribute mapping in FlagsToFlags 2.xcmappingmodel
+        #expect(
+            mapping.yaml.components(separatedBy: "entities:\n").last == """
+                  Flag:
+                    properties:
+                      "on": { default: true }
+                      "off": { default: false }
+                      odd: { default: 2 }
+                      count: { default: 1 }
+                      name: { default: null }   # no attribute mapping in FlagsToFlags 2.xcmappingmodel
 
-            """, "\(mapping.yaml)")
+                """, "\(mapping.yaml)")
     }
 
     @Test func aMalformedFileIsRefusedWithItsLine() {

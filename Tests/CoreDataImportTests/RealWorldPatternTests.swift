@@ -1,15 +1,16 @@
 import CoreDataImport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Patterns met in public apps' Core Data histories (Docs/Corpus.md, `Scripts/corpus.py`),
 /// each written again here by hand in a few lines: how real bundles name and order their
 /// versions, and the changes apps shipped between versions.
 @Suite struct RealWorldPatternTests {
-    static let note = XcodeFixtures.header("") + """
-        <entity name="Note" representedClassName="Note" syncable="YES"><attribute name="text" optional="YES" attributeType="String"/></entity></model>
-        """
+    static let note =
+        XcodeFixtures.header("") + """
+            <entity name="Note" representedClassName="Note" syncable="YES"><attribute name="text" optional="YES" attributeType="String"/></entity></model>
+            """
 
     static func sources(_ folders: [String], current: String? = nil, order: [String]? = nil, name: String = "M") throws -> [String] {
         let bundle = XcodeFixtures.bundle(folders.map { ($0, note) }, current: current, name: name)
@@ -20,17 +21,21 @@ import TestSupport
     /// "…V32" and "…V33" without: the space before a number does not reorder versions.
     @Test func aSpaceBeforeTheNumberIsIgnored() throws {
         let folders = ["DataModelV 31", "DataModelV32", "DataModelV 23", "DataModelV22", "DataModelV 34", "DataModel"].map { $0 + ".xcdatamodel" }
-        #expect(try Self.sources(folders, current: "DataModelV 34.xcdatamodel") == [
-            "DataModel", "DataModelV22", "DataModelV 23", "DataModelV 31", "DataModelV32", "DataModelV 34",
-        ].map { $0 + ".xcdatamodel" })
+        #expect(
+            try Self.sources(folders, current: "DataModelV 34.xcdatamodel")
+                == [
+                    "DataModel", "DataModelV22", "DataModelV 23", "DataModelV 31", "DataModelV32", "DataModelV 34",
+                ].map { $0 + ".xcdatamodel" })
     }
 
     /// EasyLife "EasyLife 1.3.0" / "1.5.0", Wire "zmessaging2.21.0" / "2.24" / "2.24.1",
     /// Moonlight "v1.0" / "v1.0-2" / "v1.1": release numbers compare field by field.
     @Test func releaseNumbersCompareFieldByField() {
-        #expect(VersionOrder.sorted(["EasyLife 1.10.0", "EasyLife 1.5.0", "EasyLife", "EasyLife 1.3.0"], current: nil)
+        #expect(
+            VersionOrder.sorted(["EasyLife 1.10.0", "EasyLife 1.5.0", "EasyLife", "EasyLife 1.3.0"], current: nil)
                 == ["EasyLife", "EasyLife 1.3.0", "EasyLife 1.5.0", "EasyLife 1.10.0"])
-        #expect(VersionOrder.sorted(["zmessaging2.24.1", "zmessaging2.3", "zmessaging2.24", "zmessaging2.21.0"], current: nil)
+        #expect(
+            VersionOrder.sorted(["zmessaging2.24.1", "zmessaging2.3", "zmessaging2.24", "zmessaging2.21.0"], current: nil)
                 == ["zmessaging2.3", "zmessaging2.21.0", "zmessaging2.24", "zmessaging2.24.1"])
         #expect(VersionOrder.sorted(["v1.1", "v1.0-2", "v1.0", "0.3.1"], current: nil) == ["0.3.1", "v1.0", "v1.0-2", "v1.1"])
     }
@@ -40,9 +45,11 @@ import TestSupport
     /// an order list (`import --order`, here the order commits added them) decides.
     @Test func featureNamedVersionsTakeAnOrderList() throws {
         let folders = ["Model", "Model_v2", "Model_exams_v10", "Model_notifications", "Model_ discussion_threads"].map { $0 + ".xcdatamodel" }
-        #expect(try Self.sources(folders, current: "Model_notifications.xcdatamodel") == [
-            "Model", "Model_ discussion_threads", "Model_exams_v10", "Model_v2", "Model_notifications",
-        ].map { $0 + ".xcdatamodel" })
+        #expect(
+            try Self.sources(folders, current: "Model_notifications.xcdatamodel")
+                == [
+                    "Model", "Model_ discussion_threads", "Model_exams_v10", "Model_v2", "Model_notifications",
+                ].map { $0 + ".xcdatamodel" })
         let history = ["Model", "Model_v2", "Model_exams_v10", "Model_ discussion_threads", "Model_notifications"]
         #expect(try Self.sources(folders, current: "Model_notifications.xcdatamodel", order: history) == history.map { $0 + ".xcdatamodel" })
     }
@@ -51,12 +58,14 @@ import TestSupport
     /// `Model.xcdatamodeld` "Model" and "Modelv4": the bundle names the model, the folders
     /// only order the versions.
     @Test func versionFoldersNamedUnlikeTheBundle() throws {
-        let model = try XcodeModelImporter().convert(XcodeFixtures.bundle(
-            [("TestModel 2.xcdatamodel", Self.note), ("TestModel.xcdatamodel", Self.note)], current: "TestModel 2.xcdatamodel", name: "Sample"))
+        let model = try XcodeModelImporter().convert(
+            XcodeFixtures.bundle(
+                [("TestModel 2.xcdatamodel", Self.note), ("TestModel.xcdatamodel", Self.note)], current: "TestModel 2.xcdatamodel", name: "Sample"))
         #expect(model.name == "Sample")
         #expect(model.versions.map(\.source) == ["TestModel.xcdatamodel", "TestModel 2.xcdatamodel"])
         #expect(model.versions[1].yaml.contains("model: Sample\nversion: 2\n"))
-        #expect(try Self.sources(["Modelv4.xcdatamodel", "Model.xcdatamodel"], current: "Modelv4.xcdatamodel") == ["Model.xcdatamodel", "Modelv4.xcdatamodel"])
+        #expect(
+            try Self.sources(["Modelv4.xcdatamodel", "Model.xcdatamodel"], current: "Modelv4.xcdatamodel") == ["Model.xcdatamodel", "Modelv4.xcdatamodel"])
     }
 
     // MARK: Changes apps shipped, through `migrate import --report`

@@ -1,7 +1,8 @@
 import DataModel
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import CoreDataImport
 
 /// A mapping model with two entity mappings reading one source entity (Note → Note and
@@ -38,16 +39,17 @@ import TestSupport
         let mapping = try #require(result.mappings.first)
         #expect(mapping.notCarried == [])
         #expect(mapping.splits == ["Note feeds 2 entities, each from every Note object: Note (NoteToNote), Tag (NoteToTag)"])
-        #expect(mapping.yaml.components(separatedBy: "entities:\n").last == """
-              # NoteToNote: Note → Note, every property as inferred
-              Tag:
-                source: Note
-                properties:
-                  label: $source.text
-              Order:
-                # Split.xcmappingmodel has no entity mapping for Order: Core Data migrates none of its objects
-                filter: "FALSEPREDICATE"
+        #expect(
+            mapping.yaml.components(separatedBy: "entities:\n").last == """
+                  # NoteToNote: Note → Note, every property as inferred
+                  Tag:
+                    source: Note
+                    properties:
+                      label: $source.text
+                  Order:
+                    # Split.xcmappingmodel has no entity mapping for Order: Core Data migrates none of its objects
+                    filter: "FALSEPREDICATE"
 
-            """)
+                """)
     }
 }

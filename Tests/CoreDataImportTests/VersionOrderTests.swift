@@ -1,21 +1,23 @@
 import CoreDataImport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct VersionOrderTests {
     @Test func namesCompareDigitsAsNumbers() {
         let names = ["Model 10.xcdatamodel", "Model.xcdatamodel", "Model 2.xcdatamodel", "model 3.xcdatamodel", "Model 02.xcdatamodel"]
-        #expect(VersionOrder.sorted(names, current: nil) == [
-            "Model.xcdatamodel", "Model 02.xcdatamodel", "Model 2.xcdatamodel", "model 3.xcdatamodel", "Model 10.xcdatamodel",
-        ])
+        #expect(
+            VersionOrder.sorted(names, current: nil) == [
+                "Model.xcdatamodel", "Model 02.xcdatamodel", "Model 2.xcdatamodel", "model 3.xcdatamodel", "Model 10.xcdatamodel",
+            ])
     }
 
     /// Meshtastic's history names "MeshtasticDataModelV22", then "…V32" and "…V33",
     /// then "…V 23" to "…V 31" and "…V 34" on: spaces do not reorder versions.
     @Test func spacesBeforeANumberDoNotChangeTheOrder() {
         let names = ["DataModelV 23", "DataModelV32", "DataModelV 31", "DataModelV22", "DataModelV 34", "DataModelV33"]
-        #expect(VersionOrder.sorted(names, current: nil) == ["DataModelV22", "DataModelV 23", "DataModelV 31", "DataModelV32", "DataModelV33", "DataModelV 34"])
+        #expect(
+            VersionOrder.sorted(names, current: nil) == ["DataModelV22", "DataModelV 23", "DataModelV 31", "DataModelV32", "DataModelV33", "DataModelV 34"])
     }
 
     @Test func theCurrentVersionGoesLast() {
@@ -28,9 +30,11 @@ import TestSupport
     /// A current marker on the first version by name, with later versions beside it,
     /// was never switched (CoreDataPlus's SampleModel): name order stands.
     @Test func aCurrentMarkerOnTheFirstVersionKeepsNameOrder() {
-        #expect(VersionOrder.sorted(["SampleModel2", "SampleModel", "SampleModel3"], current: "SampleModel")
+        #expect(
+            VersionOrder.sorted(["SampleModel2", "SampleModel", "SampleModel3"], current: "SampleModel")
                 == ["SampleModel", "SampleModel2", "SampleModel3"])
-        #expect(VersionOrder.placement(of: "SampleModel", among: ["SampleModel2", "SampleModel", "SampleModel3"])
+        #expect(
+            VersionOrder.placement(of: "SampleModel", among: ["SampleModel2", "SampleModel", "SampleModel3"])
                 == .keptFirst(before: ["SampleModel2", "SampleModel3"]))
     }
 
@@ -40,29 +44,36 @@ import TestSupport
 
     static func bundle(current: String = "M.xcdatamodel") -> XcodeModelBundle {
         let xml = XcodeFixtures.header("") + "<entity name=\"A\"><attribute name=\"a\" attributeType=\"String\"/></entity></model>"
-        return XcodeFixtures.bundle([("M 10.xcdatamodel", xml), ("M 2.xcdatamodel", xml), ("M.xcdatamodel", xml)],
-                                    current: current, name: "M")
+        return XcodeFixtures.bundle(
+            [("M 10.xcdatamodel", xml), ("M 2.xcdatamodel", xml), ("M.xcdatamodel", xml)],
+            current: current, name: "M")
     }
 
     @Test func importNumbersVersionsByTheRule() throws {
         let model = try XcodeModelImporter().convert(Self.bundle(current: "M 2.xcdatamodel"))
         #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 10.xcdatamodel", "M 2.xcdatamodel"])
         #expect(model.versions.map(\.number) == [1, 2, 3])
-        #expect(model.notes == ["""
-            M 2.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, \
-            although M 10.xcdatamodel sorts after it; pass --order to choose another order
-            """])
+        #expect(
+            model.notes == [
+                """
+                M 2.xcdatamodel is the current version (.xccurrentversion), so it is imported last, as version 3, \
+                although M 10.xcdatamodel sorts after it; pass --order to choose another order
+                """
+            ])
     }
 
     @Test func aCurrentMarkerNeverSwitchedKeepsNameOrderWithANote() throws {
         let model = try XcodeModelImporter().convert(Self.bundle())
         #expect(model.versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])
         #expect(model.versions.map(\.isCurrent) == [true, false, false])
-        #expect(model.notes == ["""
-            M.xcdatamodel is marked current (.xccurrentversion) but is the first version by name, \
-            and M 2.xcdatamodel, M 10.xcdatamodel sort after it: the marker looks never switched, \
-            so the versions are imported in name order and M.xcdatamodel is version 1; pass --order M.xcdatamodel last if it is the newest
-            """])
+        #expect(
+            model.notes == [
+                """
+                M.xcdatamodel is marked current (.xccurrentversion) but is the first version by name, \
+                and M 2.xcdatamodel, M 10.xcdatamodel sort after it: the marker looks never switched, \
+                so the versions are imported in name order and M.xcdatamodel is version 1; pass --order M.xcdatamodel last if it is the newest
+                """
+            ])
     }
 
     /// A mapping model of the app into the marked version, from one sorting after it,
@@ -75,11 +86,14 @@ import TestSupport
         let model = try importer.convert(Self.bundle())
         #expect(model.versions.map(\.source) == ["M 2.xcdatamodel", "M 10.xcdatamodel", "M.xcdatamodel"])
         #expect(model.versions.map(\.isCurrent) == [false, false, true])
-        #expect(model.notes == ["""
-            M.xcdatamodel is marked current (.xccurrentversion) though it is the first version by name, and a mapping model \
-            of the app maps M 10.xcdatamodel to it, so the marker was switched: M.xcdatamodel is imported last, \
-            as version 3; pass --order to choose another order
-            """])
+        #expect(
+            model.notes == [
+                """
+                M.xcdatamodel is marked current (.xccurrentversion) though it is the first version by name, and a mapping model \
+                of the app maps M 10.xcdatamodel to it, so the marker was switched: M.xcdatamodel is imported last, \
+                as version 3; pass --order to choose another order
+                """
+            ])
         importer.mappedVersions = [("M 2.xcdatamodel", "M 10.xcdatamodel")]
         #expect(try importer.convert(Self.bundle()).versions.map(\.source) == ["M.xcdatamodel", "M 2.xcdatamodel", "M 10.xcdatamodel"])
     }
@@ -155,7 +169,7 @@ import TestSupport
                 """
                 \(folder.file("Old.xcdatamodeld")): no model versions with a 'contents' file found \
                 (Old.mom: a compiled model version, whose source is not in the bundle; skipped)
-                """,
+                """
             ]
         }
     }

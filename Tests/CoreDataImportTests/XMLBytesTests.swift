@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CoreDataImport
 
 /// The UTF-8 check run before `XMLParser` (which traps on a name that is not UTF-8).
@@ -34,7 +35,8 @@ import Testing
     @Test func otherEncodingsAreLeftToTheParser() {
         #expect(Self.problem(Array("<?xml version='1.0' encoding='ISO-8859-1'?>\n<a b=\"".utf8) + [0xE9] + Array("\"/>".utf8)) == nil)
         #expect(Self.problem([0xFF, 0xFE, 0x3C, 0x00, 0x61, 0x00]) == nil)
-        #expect(Self.problem(Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<a".utf8) + [0xE9] + Array("/>".utf8))
+        #expect(
+            Self.problem(Array("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<a".utf8) + [0xE9] + Array("/>".utf8))
                 == "2:3: not UTF-8: byte 0xE9 cannot start or continue a UTF-8 charac")
     }
 }

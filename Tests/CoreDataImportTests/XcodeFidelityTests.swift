@@ -1,8 +1,9 @@
-@testable import CoreDataImport
 import DataModel
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import CoreDataImport
 
 /// `export(import(contents))` gives back what the app compiles: every element and
 /// attribute Xcode wrote, except what Xcode rewrites on every save (the tools and
@@ -129,26 +130,31 @@ import TestSupport
         defer { directory.remove() }
         let (imported, _) = try Self.imported(Self.app, in: directory)
         let lines = imported.yaml.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
-        #expect(Array(lines.prefix(12)) == [
-            "model: App",
-            "version: 1",
-            #"xcode: { iOSVersion: "Automatic", minimumToolsVersion: "Xcode 7.3", sourceLanguage: "Objective-C" }"#,
-            "syncable: all",
-            "fetchRequests:",
-            #"  AllArtists: { entity: "Artist", fetchLimit: "20", predicateString: "name != nil" }"#,
-            "configurations:",
-            #"  Cloud: { usedWithCloudKit: "YES", entities: [Artist, Image] }"#,
-            "entities:",
-            "  Artist:",
-            #"    className: "FlickrSearcher.Artist""#,
-            #"    codeGeneration: "class""#,
-        ])
-        #expect(lines.contains(#"      rank: { type: integer16, optional: true, default: 0, min: 0, scalar: false, "#
-            + #"xcode: { defaultValueString: "NO", minValueString: "0.50" } }"#))
+        #expect(
+            Array(lines.prefix(12)) == [
+                "model: App",
+                "version: 1",
+                #"xcode: { iOSVersion: "Automatic", minimumToolsVersion: "Xcode 7.3", sourceLanguage: "Objective-C" }"#,
+                "syncable: all",
+                "fetchRequests:",
+                #"  AllArtists: { entity: "Artist", fetchLimit: "20", predicateString: "name != nil" }"#,
+                "configurations:",
+                #"  Cloud: { usedWithCloudKit: "YES", entities: [Artist, Image] }"#,
+                "entities:",
+                "  Artist:",
+                #"    className: "FlickrSearcher.Artist""#,
+                #"    codeGeneration: "class""#,
+            ])
+        #expect(
+            lines.contains(
+                #"      rank: { type: integer16, optional: true, default: 0, min: 0, scalar: false, "#
+                    + #"xcode: { defaultValueString: "NO", minValueString: "0.50" } }"#))
         #expect(lines.contains("      verified: boolean?"))
         #expect(lines.contains(#"      thumbnail: { destination: Image, ordered: true, inverse: thumbnailOf }"#))
-        #expect(lines.contains(#"      recent: { optional: "YES", syncable: "YES", fetchRequest: { entity: "Image", "#
-            + #"name: "fetchedPropertyFetchRequest", predicateString: "artist == $FETCH_SOURCE" } }"#))
+        #expect(
+            lines.contains(
+                #"      recent: { optional: "YES", syncable: "YES", fetchRequest: { entity: "Image", "#
+                    + #"name: "fetchedPropertyFetchRequest", predicateString: "artist == $FETCH_SOURCE" } }"#))
         #expect(lines.contains("      - { properties: [name, rank], compound: true }"))
     }
 
@@ -180,23 +186,27 @@ import TestSupport
     @Test func importProblemsPointAtTheContentsFile() throws {
         let directory = try TemporaryDirectory(prefix: "XcodeFidelity")
         defer { directory.remove() }
-        let broken = Self.app.replacingOccurrences(of: #"<attribute name="name" attributeType="String" syncable="YES"/>"#,
-                                                   with: #"<attribute name="name" attributeType="String" syncable="YES"/>"# + "\n"
-                                                       + #"        <attribute name="Name" attributeType="Strin"/>"#)
+        let broken = Self.app.replacingOccurrences(
+            of: #"<attribute name="name" attributeType="String" syncable="YES"/>"#,
+            with: #"<attribute name="name" attributeType="String" syncable="YES"/>"# + "\n"
+                + #"        <attribute name="Name" attributeType="Strin"/>"#)
         try directory.write("App.xcdatamodel/contents", broken)
         let bundle = try XcodeModelBundle.read(path: directory.file("App.xcdatamodel"))
         #expect(throws: ImportError.self) { try XcodeModelImporter(modelName: "App").convert(bundle) }
         do {
             _ = try XcodeModelImporter(modelName: "App").convert(bundle)
         } catch {
-            #expect(error.problems == [
-                "\(directory.file("App.xcdatamodel/contents")):5:20: attribute 'Artist.Name': attribute type 'Strin' is not supported by the model format",
-            ])
+            #expect(
+                error.problems == [
+                    "\(directory.file("App.xcdatamodel/contents")):5:20: attribute 'Artist.Name': attribute type 'Strin' is not supported by the model format"
+                ])
         }
         // A diagnostic of the YAML maps back through the line table.
         let (imported, _) = try Self.imported(Self.app, in: directory)
-        let yamlLine = try #require(imported.yaml.split(separator: "\n", omittingEmptySubsequences: false)
-            .firstIndex { $0.hasPrefix("      thumbnail:") }) + 1
+        let yamlLine =
+            try #require(
+                imported.yaml.split(separator: "\n", omittingEmptySubsequences: false)
+                    .firstIndex { $0.hasPrefix("      thumbnail:") }) + 1
         let source = try #require(imported.sourceLocation(ofYAMLLine: yamlLine))
         #expect(source.file == directory.file("App.xcdatamodel/contents"))
         #expect(source.line == 16)

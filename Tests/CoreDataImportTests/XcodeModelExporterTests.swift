@@ -1,8 +1,9 @@
-@testable import CoreDataImport
 import DataModel
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import CoreDataImport
 
 /// `migrate export`'s bundle: Xcode's XML for every fact the format holds, and the
 /// round trip `import(export(M)) == M` (the same compiled versions and hashes).
@@ -59,8 +60,9 @@ import TestSupport
 
     static let v2 = v1.replacingOccurrences(of: "version: 1", with: "version: 2")
         .replacingOccurrences(of: "identifier: \"2026.1 <beta> & \\\"quoted\\\"\"", with: "identifier: \"2026.2\"")
-        .replacingOccurrences(of: "          Note:\n            attributes: { text: string? }",
-                              with: "          Note:\n            attributes: { body: { type: string, optional: true, renamedFrom: text } }")
+        .replacingOccurrences(
+            of: "          Note:\n            attributes: { text: string? }",
+            with: "          Note:\n            attributes: { body: { type: string, optional: true, renamedFrom: text } }")
 
     static func compiled(_ folder: String) throws -> CompiledModel { try ModelLoader.loadModel(path: folder) }
 
@@ -95,7 +97,8 @@ import TestSupport
                 #expect(entity.renamedFrom == other.renamedFrom && entity.hashModifier == other.hashModifier)
                 #expect(entity.uniqueness == other.uniqueness)
                 #expect(entity.indexes.map { $0.name } == other.indexes.map { $0.name })
-                #expect(entity.indexes.map { $0.elements.map { "\($0.property) \($0.isDescending)" } }
+                #expect(
+                    entity.indexes.map { $0.elements.map { "\($0.property) \($0.isDescending)" } }
                         == other.indexes.map { $0.elements.map { "\($0.property) \($0.isDescending)" } })
                 for attribute in entity.attributes {
                     var mine = attribute.declaration, theirs = try #require(other.attribute(named: attribute.name)?.declaration)
@@ -125,35 +128,47 @@ import TestSupport
         let xml = XcodeModelExporter().export(loaded.versions, model: "Shop").versions[0].contents
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\""))
         #expect(xml.contains(#"userDefinedModelVersionIdentifier="2026.1 &lt;beta&gt; &amp; &quot;quoted&quot;">"#))
-        #expect(xml.contains(#"""
-            <entity name="Book" representedClassName="Book" parentEntity="Item" elementID="Volume" versionHashModifier="b" syncable="YES">
-            """#))
-        #expect(xml.contains(#"""
-            <attribute name="title" attributeType="String" minValueString="1" maxValueString="80" \#
-            defaultValueString="Untitled &quot;new&quot;"/>
-            """#))
+        #expect(
+            xml.contains(
+                #"""
+                <entity name="Book" representedClassName="Book" parentEntity="Item" elementID="Volume" versionHashModifier="b" syncable="YES">
+                """#))
+        #expect(
+            xml.contains(
+                #"""
+                <attribute name="title" attributeType="String" minValueString="1" maxValueString="80" \#
+                defaultValueString="Untitled &quot;new&quot;"/>
+                """#))
         #expect(xml.contains(#"<attribute name="added" attributeType="Date" minDateTimeInterval="-31622400" defaultDateTimeInterval="10.5"/>"#))
         #expect(xml.contains(#"<attribute name="active" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>"#))
-        #expect(xml.contains(#"""
-            <relationship name="tags" optional="YES" toMany="YES" ordered="YES" minCount="1" maxCount="5" deletionRule="Nullify" \#
-            destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
-            """#))
-        #expect(xml.contains(#"""
-            <relationship name="shelf" maxCount="1" deletionRule="Deny" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
-            """#))
-        #expect(xml.contains("""
-                    <fetchIndex name="byTitleDesc">
-                        <fetchIndexElement property="title" type="Binary" order="descending"/>
-                        <fetchIndexElement property="count" type="Binary" order="ascending"/>
-                    </fetchIndex>
-            """))
+        #expect(
+            xml.contains(
+                #"""
+                <relationship name="tags" optional="YES" toMany="YES" ordered="YES" minCount="1" maxCount="5" deletionRule="Nullify" \#
+                destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
+                """#))
+        #expect(
+            xml.contains(
+                #"""
+                <relationship name="shelf" maxCount="1" deletionRule="Deny" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
+                """#))
+        #expect(
+            xml.contains(
+                """
+                        <fetchIndex name="byTitleDesc">
+                            <fetchIndexElement property="title" type="Binary" order="descending"/>
+                            <fetchIndexElement property="count" type="Binary" order="ascending"/>
+                        </fetchIndex>
+                """))
     }
 
     /// What Xcode's XML cannot hold is named, never written half.
     @Test func defaultsXcodeCannotHoldAreNamed() throws {
         let directory = try TemporaryDirectory(prefix: "XcodeModelExporterTests")
         defer { directory.remove() }
-        try directory.write("Models/Blob/1.yaml", """
+        try directory.write(
+            "Models/Blob/1.yaml",
+            """
             model: Blob
             version: 1
             entities:
@@ -165,10 +180,11 @@ import TestSupport
             """)
         let loaded = try #require(ModelLoader.load(path: directory.file("Models/Blob")).models.first)
         let exported = XcodeModelExporter().export(loaded.versions, model: "Blob")
-        #expect(exported.omissions == [
-            "Blob.data: the default of a binary attribute (Xcode's format has none)",
-            "Blob.bell: the default, which holds control characters XML 1.0 cannot carry",
-        ])
+        #expect(
+            exported.omissions == [
+                "Blob.data: the default of a binary attribute (Xcode's format has none)",
+                "Blob.bell: the default, which holds control characters XML 1.0 cannot carry",
+            ])
         #expect(exported.versions[0].contents.contains(#"<attribute name="tab" attributeType="String" defaultValueString="a&#9;b&#10;c"/>"#))
         #expect(exported.versions[0].contents.contains(#"<attribute name="bell" attributeType="String"/>"#))
     }

@@ -2,8 +2,8 @@ import CoreDataImport
 import DataModel
 import Foundation
 import Mapping
-import Testing
 import TestSupport
+import Testing
 
 /// Writes the imported versions to `<temp>/<Name>/<N>.yaml` and loads them as
 /// `migrate validate` does.
@@ -198,69 +198,76 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
     }
 
     @Test func datesAndBooleansAsXcodeWritesThem() throws {
-        let xml = XcodeFixtures.header("1") + """
-                <entity name="Event" syncable="YES">
-                    <attribute name="at" attributeType="Date" defaultDateTimeInterval="-978307200" minDateTimeInterval="-978307200" \
-            maxDateTimeInterval="1000000000" usesScalarValueType="NO"/>
-                    <attribute name="created" optional="YES" attributeType="Date" defaultValueString="now" usesScalarValueType="NO"/>
-                    <attribute name="done" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
-                    <attribute name="link" attributeType="URI" defaultValueString="https://example.com/a?b=c&amp;d=&quot;e&quot;"/>
-                    <attribute name="id" attributeType="UUID" defaultValueString="0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00" usesScalarValueType="NO"/>
-                </entity>
-            </model>
-            """
+        let xml =
+            XcodeFixtures.header("1") + """
+                    <entity name="Event" syncable="YES">
+                        <attribute name="at" attributeType="Date" defaultDateTimeInterval="-978307200" minDateTimeInterval="-978307200" \
+                maxDateTimeInterval="1000000000" usesScalarValueType="NO"/>
+                        <attribute name="created" optional="YES" attributeType="Date" defaultValueString="now" usesScalarValueType="NO"/>
+                        <attribute name="done" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
+                        <attribute name="link" attributeType="URI" defaultValueString="https://example.com/a?b=c&amp;d=&quot;e&quot;"/>
+                        <attribute name="id" attributeType="UUID" defaultValueString="0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00" usesScalarValueType="NO"/>
+                    </entity>
+                </model>
+                """
         let model = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Events.xcdatamodel", xml)], name: "Events"))
         let yaml = model.versions[0].yaml
-        #expect(yaml.contains("      at: { type: date, default: \"1970-01-01T00:00:00Z\", min: \"1970-01-01T00:00:00Z\", max: \"2032-09-09T01:46:40Z\", "
-            + "scalar: false }\n"))
+        #expect(
+            yaml.contains(
+                "      at: { type: date, default: \"1970-01-01T00:00:00Z\", min: \"1970-01-01T00:00:00Z\", max: \"2032-09-09T01:46:40Z\", "
+                    + "scalar: false }\n"))
         #expect(yaml.contains("      created: { type: date, optional: true, scalar: false, xcode: { defaultValueString: \"now\" } }\n"))
         #expect(yaml.contains("      done: { type: boolean, default: false, scalar: true }\n"))
         #expect(yaml.contains("      link: { type: uri, default: \"https://example.com/a?b=c&d=\\\"e\\\"\" }\n"))
         // Export writes UUIDs in lowercase: Xcode's uppercase text is kept beside.
-        #expect(yaml.contains("      id: { type: uuid, default: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\", scalar: false, "
-            + "xcode: { defaultValueString: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\" } }\n"))
+        #expect(
+            yaml.contains(
+                "      id: { type: uuid, default: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\", scalar: false, "
+                    + "xcode: { defaultValueString: \"0E6B1B5C-26E4-4F6A-9B3E-4F1D3C2A1B00\" } }\n"))
         #expect(model.versions[0].warnings == ["date defaults other than a fixed date (e.g. \"now\"; kept for Xcode, no default here): Event.created (now)"])
         let event = try #require(try compile(model).version(1)?.entity(named: "Event"))
         #expect(event.attribute(named: "at")?.declaration.defaultValue == .date(-978307200))
     }
 
     @Test func refusedNamesAndTypesNameTheFileAndLine() throws {
-        let xml = XcodeFixtures.header("1") + """
-                <entity name="person" syncable="YES">
-                    <attribute name="description" optional="YES" attributeType="String"/>
-                    <attribute name="Total" attributeType="Integer 32" defaultValueString="x"/>
-                    <attribute name="thing" attributeType="Undefined"/>
-                    <attribute name="shape" attributeType="Composite"/>
-                    <relationship name="owner" optional="YES" maxCount="1" deletionRule="Explode" destinationEntity="person"/>
-                </entity>
-            </model>
-            """
+        let xml =
+            XcodeFixtures.header("1") + """
+                    <entity name="person" syncable="YES">
+                        <attribute name="description" optional="YES" attributeType="String"/>
+                        <attribute name="Total" attributeType="Integer 32" defaultValueString="x"/>
+                        <attribute name="thing" attributeType="Undefined"/>
+                        <attribute name="shape" attributeType="Composite"/>
+                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Explode" destinationEntity="person"/>
+                    </entity>
+                </model>
+                """
         #expect {
             _ = try XcodeModelImporter().convert(XcodeFixtures.bundle([("Bad.xcdatamodel", xml)], name: "Bad"))
         } throws: { error in
             guard let error = error as? ImportError else { return false }
-            return error.kind == .invalid && error.problems == [
-                """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:3:13: entity 'person': not a valid entity name \
-                (ASCII letters, digits and '_', starting with an uppercase letter)
-                """,
-                """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:20: attribute 'person.description': the name 'description' is reserved \
-                (it clashes with an NSManagedObject member)
-                """,
-                """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:6:20: attribute 'person.thing': type Undefined is allowed only for transient attributes \
-                (Xcode refuses it too)
-                """,
-                """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:7:20: attribute 'person.shape': a Composite attribute without composite="…" \
-                (Xcode writes the composite's name)
-                """,
-                """
-                Bad.xcdatamodeld/Bad.xcdatamodel/contents:8:23: relationship 'person.owner': unknown deletionRule 'Explode' \
-                (Nullify, Cascade, Deny or No Action)
-                """,
-            ]
+            return error.kind == .invalid
+                && error.problems == [
+                    """
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:3:13: entity 'person': not a valid entity name \
+                    (ASCII letters, digits and '_', starting with an uppercase letter)
+                    """,
+                    """
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:20: attribute 'person.description': the name 'description' is reserved \
+                    (it clashes with an NSManagedObject member)
+                    """,
+                    """
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:6:20: attribute 'person.thing': type Undefined is allowed only for transient attributes \
+                    (Xcode refuses it too)
+                    """,
+                    """
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:7:20: attribute 'person.shape': a Composite attribute without composite="…" \
+                    (Xcode writes the composite's name)
+                    """,
+                    """
+                    Bad.xcdatamodeld/Bad.xcdatamodel/contents:8:23: relationship 'person.owner': unknown deletionRule 'Explode' \
+                    (Nullify, Cascade, Deny or No Action)
+                    """,
+                ]
         }
     }
 
@@ -276,23 +283,26 @@ func compile(_ model: ImportedModel) throws -> CompiledModel {
 
     /// Attributes the format has no word for are kept for export, verbatim.
     @Test func unknownAttributesAreKeptForExport() throws {
-        let xml = XcodeFixtures.header("") + """
-                <entity name="Note" syncable="YES" spotlightIndexingEnabled="YES">
-                    <attribute name="body" optional="YES" attributeType="String" allowsCloudEncryption="YES" regularExpressionString="[a-z]*"/>
-                    <fetchIndex name="byBody">
-                        <fetchIndexElement expression="length:(body)" expressionType="Integer 64" order="ascending"/>
-                    </fetchIndex>
-                </entity>
-            </model>
-            """
+        let xml =
+            XcodeFixtures.header("") + """
+                    <entity name="Note" syncable="YES" spotlightIndexingEnabled="YES">
+                        <attribute name="body" optional="YES" attributeType="String" allowsCloudEncryption="YES" regularExpressionString="[a-z]*"/>
+                        <fetchIndex name="byBody">
+                            <fetchIndexElement expression="length:(body)" expressionType="Integer 64" order="ascending"/>
+                        </fetchIndex>
+                    </entity>
+                </model>
+                """
         let model = try XcodeModelImporter(modelName: "Notes").convert(XcodeFixtures.bundle([("Notes.xcdatamodel", xml)]))
         #expect(model.name == "Notes")
         #expect(model.versions[0].yaml.contains("    xcode: { spotlightIndexingEnabled: \"YES\" }\n"))
-        #expect(model.versions[0].yaml.contains(
-            "      body: { type: string, optional: true, xcode: { allowsCloudEncryption: \"YES\", regularExpressionString: \"[a-z]*\" } }\n"))
+        #expect(
+            model.versions[0].yaml.contains(
+                "      body: { type: string, optional: true, xcode: { allowsCloudEncryption: \"YES\", regularExpressionString: \"[a-z]*\" } }\n"))
         // An expression element is kept as written (the store indexes only key paths).
-        #expect(model.versions[0].yaml.contains(
-            #"      - { name: byBody, properties: [{ expression: "length:(body)", expressionType: "Integer 64" }] }"# + "\n"))
+        #expect(
+            model.versions[0].yaml.contains(
+                #"      - { name: byBody, properties: [{ expression: "length:(body)", expressionType: "Integer 64" }] }"# + "\n"))
         #expect(model.versions[0].warnings == [])
         #expect(!model.versions[0].yaml.contains("identifier:"))
     }

@@ -1,8 +1,9 @@
 import DataModel
 import Foundation
 import PropertyList
-import Testing
 import TestSupport
+import Testing
+
 @testable import CoreDataImport
 
 /// Versions saved in Xcode 3's binary format (`elements`, an NSKeyedArchiver
@@ -36,7 +37,7 @@ import TestSupport
         /// The entries of a dictionary this archive holds, by reference.
         func dictionaryEntries(_ reference: PropertyListValue?) -> [(String, PropertyListValue)] {
             guard case .dictionary(let ref)? = reference, case .integer(let index)? = ref["CF$UID"],
-                  case .dictionary(let d) = objects[Int(index)], case .array(let keys)? = d["NS.keys"], case .array(let values)? = d["NS.objects"]
+                case .dictionary(let d) = objects[Int(index)], case .array(let keys)? = d["NS.keys"], case .array(let values)? = d["NS.objects"]
             else { return [] }
             return zip(keys, values).compactMap { key, value in
                 guard case .dictionary(let k) = key, case .integer(let i)? = k["CF$UID"], case .string(let name) = objects[Int(i)] else { return nil }
@@ -51,45 +52,74 @@ import TestSupport
         /// A stereotype holding tagged values.
         func stereotype(_ name: String, _ values: [(String, PropertyListValue)]) -> PropertyListValue {
             let owned = values.map { key, value in
-                (key, object("XDUMLPropertyImp", [
-                    "_name": add(.string(key)),
-                    "_default": value == .string("$null") ? .dictionary(["CF$UID": .integer(0)]) : add(value),
-                ]))
+                (
+                    key,
+                    object(
+                        "XDUMLPropertyImp",
+                        [
+                            "_name": add(.string(key)),
+                            "_default": value == .string("$null") ? .dictionary(["CF$UID": .integer(0)]) : add(value),
+                        ])
+                )
             }
             return object("XDUMLStereotypeImp", ["_name": add(.string(name)), "XDBucketForOwnedAttributesstorage": dictionary(owned)])
         }
 
-        func attribute(_ name: String, type: Int64, optional: Bool = false, indexed: Bool = false, defaultValue: String? = nil,
-                       modifier: String? = nil) -> PropertyListValue {
-            let property = stereotype("XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false)),
-                                                               ("XD_PPSK_isIndexed", .boolean(indexed)),
-                                                               ("XD_PPSK_versionHashModifier", modifier.map { .string($0) } ?? .string("$null"))])
-            let attribute = stereotype("XD_PAtt_Stereotype", [("XD_PAttK_attributeType", .integer(type)),
-                                                               ("XD_PAttK_defaultValueAsString", defaultValue.map { .string($0) } ?? .string("$null"))])
-            return object("XDPMAttribute", ["_name": add(.string(name)),
-                                            "XDBucketForStereotypesstorage": dictionary([("XD_PPropStereotype", property), ("XD_PAtt_Stereotype", attribute)])])
+        func attribute(
+            _ name: String, type: Int64, optional: Bool = false, indexed: Bool = false, defaultValue: String? = nil,
+            modifier: String? = nil
+        ) -> PropertyListValue {
+            let property = stereotype(
+                "XD_PPropStereotype",
+                [
+                    ("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false)),
+                    ("XD_PPSK_isIndexed", .boolean(indexed)),
+                    ("XD_PPSK_versionHashModifier", modifier.map { .string($0) } ?? .string("$null")),
+                ])
+            let attribute = stereotype(
+                "XD_PAtt_Stereotype",
+                [
+                    ("XD_PAttK_attributeType", .integer(type)),
+                    ("XD_PAttK_defaultValueAsString", defaultValue.map { .string($0) } ?? .string("$null")),
+                ])
+            return object(
+                "XDPMAttribute",
+                [
+                    "_name": add(.string(name)),
+                    "XDBucketForStereotypesstorage": dictionary([("XD_PPropStereotype", property), ("XD_PAtt_Stereotype", attribute)]),
+                ])
         }
 
         func entity(_ name: String, _ attributes: [PropertyListValue], extra: [PropertyListValue] = []) -> PropertyListValue {
             let tags = stereotype("XD_PStereotype", [("XD_PSK_entityClassName", .string(name)), ("XD_PSK_isAbstract", .boolean(false))])
             let names = attributes.indices.map { "a\($0)" }
-            return object("XDPMEntity", ["_name": add(.string(name)), "_isAbstract": .boolean(false),
-                                         "XDBucketForStereotypesstorage": dictionary([("XD_PStereotype", tags)]),
-                                         "XDBucketForOwnedAttributesstorage": dictionary(Array(zip(names, attributes))
-                                                                                             + extra.enumerated().map { ("x\($0.offset)", $0.element) }),
-                                         "XDBucketForGeneralizationsstorage": object("NSMutableArray", ["NS.objects": .array([])])])
+            return object(
+                "XDPMEntity",
+                [
+                    "_name": add(.string(name)), "_isAbstract": .boolean(false),
+                    "XDBucketForStereotypesstorage": dictionary([("XD_PStereotype", tags)]),
+                    "XDBucketForOwnedAttributesstorage": dictionary(
+                        Array(zip(names, attributes))
+                            + extra.enumerated().map { ("x\($0.offset)", $0.element) }),
+                    "XDBucketForGeneralizationsstorage": object("NSMutableArray", ["NS.objects": .array([])]),
+                ])
         }
 
         /// The archive's bytes with `entities` in the model's root package.
         func bytes(_ entities: [PropertyListValue]) -> [UInt8] {
-            let package = object("XDModelPackage", ["_name": add(.string("Model")),
-                                                    "XDBucketForOwnedElementsstorage": object("NSMutableArray", ["NS.objects": .array(entities)])])
+            let package = object(
+                "XDModelPackage",
+                [
+                    "_name": add(.string("Model")),
+                    "XDBucketForOwnedElementsstorage": object("NSMutableArray", ["NS.objects": .array(entities)]),
+                ])
             let model = object("XDPMModel", ["_xd_rootPackage": package, "_xd_modelName": add(.string("Model"))])
             // The root object is the model.
-            return BinaryPropertyList.encodeArchive(.dictionary([
-                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
-                "$top": .dictionary(["root": model]), "$objects": .array(objects),
-            ]))
+            return BinaryPropertyList.encodeArchive(
+                .dictionary([
+                    "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                    "$top": .dictionary(["root": model]), "$objects": .array(objects),
+                ]))
         }
     }
 
@@ -111,7 +141,9 @@ import TestSupport
         try folder.write("Notes.xcdatamodeld/Notes.xcdatamodel/elements", bytes: elements)
         try folder.write("Notes.xcdatamodeld/Notes.xcdatamodel/layout", bytes: Array("bplist00".utf8))
         try folder.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", Self.second)
-        try folder.write("Notes.xcdatamodeld/.xccurrentversion", """
+        try folder.write(
+            "Notes.xcdatamodeld/.xccurrentversion",
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Notes 2.xcdatamodel</string></dict></plist>
             """)
@@ -120,30 +152,35 @@ import TestSupport
 
     @Test func aBinaryVersionIsReadBesideTheXMLOnes() throws {
         let archive = Archive()
-        let note = archive.entity("Note", [
-            archive.attribute("content", type: 700),
-            archive.attribute("pinned", type: 800, defaultValue: "NO"),
-            archive.attribute("rank", type: 200, optional: true, indexed: true, defaultValue: "0", modifier: "v1"),
-            archive.attribute("created", type: 900, optional: true),
-        ])
+        let note = archive.entity(
+            "Note",
+            [
+                archive.attribute("content", type: 700),
+                archive.attribute("pinned", type: 800, defaultValue: "NO"),
+                archive.attribute("rank", type: 200, optional: true, indexed: true, defaultValue: "0", modifier: "v1"),
+                archive.attribute("created", type: 900, optional: true),
+            ])
         let folder = try bundle(elements: archive.bytes([note]))
         defer { folder.remove() }
         let bundle = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
-        #expect(bundle.versions.map(\.folder) == ["Notes 2.xcdatamodel", "Notes.xcdatamodel"]
+        #expect(
+            bundle.versions.map(\.folder) == ["Notes 2.xcdatamodel", "Notes.xcdatamodel"]
                 || bundle.versions.map(\.folder) == ["Notes.xcdatamodel", "Notes 2.xcdatamodel"])
         #expect(bundle.skipped == ["Notes.xcdatamodel: saved in Xcode 3's binary format (elements); read from it"])
         let model = try XcodeModelImporter().convert(bundle)
         #expect(model.versions.count == 2)
         let first = model.versions[0].yaml
-        #expect(first.contains("""
-              Note:
-                className: "Note"
-                attributes:
-                  content: string
-                  created: date?
-                  pinned: { type: boolean, default: false }
-                  rank: { type: integer32, optional: true, default: 0, indexed: true, hashModifier: "v1" }
-            """), "\(first)")
+        #expect(
+            first.contains(
+                """
+                  Note:
+                    className: "Note"
+                    attributes:
+                      content: string
+                      created: date?
+                      pinned: { type: boolean, default: false }
+                      rank: { type: integer32, optional: true, default: 0, indexed: true, hashModifier: "v1" }
+                """), "\(first)")
         // Compiled, the two versions differ where the archive and the XML do.
         try folder.write("Models/Notes/1.yaml", model.versions[0].yaml)
         try folder.write("Models/Notes/2.yaml", model.versions[1].yaml)
@@ -160,13 +197,19 @@ import TestSupport
         let notesRelationship = archive.add(.string("placeholder"))
         func relationship(_ name: String, toMany: Bool, optional: Bool, inverse: PropertyListValue) -> PropertyListValue {
             let property = archive.stereotype("XD_PPropStereotype", [("XD_PPSK_isOptional", .boolean(optional)), ("XD_PPSK_isTransient", .boolean(false))])
-            let details = archive.stereotype("XD_PRelStereotype", [
-                ("XD_PRK_destination", tagEntity), ("XD_PRK_inverseRelationship", inverse), ("XD_PRK_isToMany", .boolean(toMany)),
-                ("XD_PRK_minCount", .integer(0)), ("XD_PRK_maxCount", .integer(toMany ? 0 : 1)), ("XD_PRK_deleteRule", .integer(2)),
-                ("XD_PRK_ordered", .boolean(false)),
-            ])
-            return archive.object("XDPMRelationship", ["_name": archive.add(.string(name)),
-                                                       "XDBucketForStereotypesstorage": archive.dictionary([("p", property), ("r", details)])])
+            let details = archive.stereotype(
+                "XD_PRelStereotype",
+                [
+                    ("XD_PRK_destination", tagEntity), ("XD_PRK_inverseRelationship", inverse), ("XD_PRK_isToMany", .boolean(toMany)),
+                    ("XD_PRK_minCount", .integer(0)), ("XD_PRK_maxCount", .integer(toMany ? 0 : 1)), ("XD_PRK_deleteRule", .integer(2)),
+                    ("XD_PRK_ordered", .boolean(false)),
+                ])
+            return archive.object(
+                "XDPMRelationship",
+                [
+                    "_name": archive.add(.string(name)),
+                    "XDBucketForStereotypesstorage": archive.dictionary([("p", property), ("r", details)]),
+                ])
         }
         let tags = relationship("tags", toMany: true, optional: true, inverse: notesRelationship)
         let note = archive.entity("Note", [archive.attribute("content", type: 700)], extra: [tags])
@@ -174,18 +217,25 @@ import TestSupport
         let uniqueness = archive.stereotype("XD_PUniq", [("XDPMUniquenessConstraints", archive.object("NSMutableArray", ["NS.objects": .array([constraint])]))])
         // Entities hold their stereotypes in one dictionary: add the uniqueness one.
         guard case .dictionary(let ref) = note, case .integer(let index)? = ref["CF$UID"], case .dictionary(var fields) = archive.objects[Int(index)],
-              case .dictionary(let bucketRef)? = fields["XDBucketForStereotypesstorage"], case .integer(let bucket)? = bucketRef["CF$UID"],
-              case .dictionary(let stereotypes) = archive.objects[Int(bucket)], case .array(let keys)? = stereotypes["NS.keys"],
-              case .array(let values)? = stereotypes["NS.objects"] else { Issue.record("archive shape"); return }
-        fields["XDBucketForStereotypesstorage"] = archive.object("NSMutableDictionary", ["NS.keys": .array(keys + [archive.add(.string("u"))]),
-                                                                                         "NS.objects": .array(values + [uniqueness])])
+            case .dictionary(let bucketRef)? = fields["XDBucketForStereotypesstorage"], case .integer(let bucket)? = bucketRef["CF$UID"],
+            case .dictionary(let stereotypes) = archive.objects[Int(bucket)], case .array(let keys)? = stereotypes["NS.keys"],
+            case .array(let values)? = stereotypes["NS.objects"]
+        else { Issue.record("archive shape"); return }
+        fields["XDBucketForStereotypesstorage"] = archive.object(
+            "NSMutableDictionary",
+            [
+                "NS.keys": .array(keys + [archive.add(.string("u"))]),
+                "NS.objects": .array(values + [uniqueness]),
+            ])
         archive.objects[Int(index)] = .dictionary(fields)
-        let tag = archive.entity("Tag", [archive.attribute("name", type: 700)],
-                                 extra: [relationship("notes", toMany: false, optional: true, inverse: tags)])
+        let tag = archive.entity(
+            "Tag", [archive.attribute("name", type: 700)],
+            extra: [relationship("notes", toMany: false, optional: true, inverse: tags)])
         // The placeholders become references to the Tag entity and its relationship.
         guard case .dictionary(let tagRef) = tag, case .dictionary(let placeholder) = tagEntity, case .integer(let slot)? = placeholder["CF$UID"],
-              case .dictionary(let notesPlaceholder) = notesRelationship, case .integer(let notesSlot)? = notesPlaceholder["CF$UID"],
-              case .integer(let tagIndex)? = tagRef["CF$UID"], case .dictionary(let tagFields) = archive.objects[Int(tagIndex)] else {
+            case .dictionary(let notesPlaceholder) = notesRelationship, case .integer(let notesSlot)? = notesPlaceholder["CF$UID"],
+            case .integer(let tagIndex)? = tagRef["CF$UID"], case .dictionary(let tagFields) = archive.objects[Int(tagIndex)]
+        else {
             Issue.record("archive shape"); return
         }
         archive.objects[Int(slot)] = .dictionary(tagRef)
@@ -194,15 +244,17 @@ import TestSupport
         let folder = try bundle(elements: archive.bytes([note, tag]))
         defer { folder.remove() }
         let model = try XcodeModelImporter().convert(try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld")))
-        #expect(model.versions[0].yaml.contains("""
-              Note:
-                className: "Note"
-                attributes:
-                  content: string
-                relationships:
-                  tags: { destination: Tag, toMany: true, inverse: notes, deleteRule: cascade }
-                uniqueness: [[content]]
-            """), "\(model.versions[0].yaml)")
+        #expect(
+            model.versions[0].yaml.contains(
+                """
+                  Note:
+                    className: "Note"
+                    attributes:
+                      content: string
+                    relationships:
+                      tags: { destination: Tag, toMany: true, inverse: notes, deleteRule: cascade }
+                    uniqueness: [[content]]
+                """), "\(model.versions[0].yaml)")
         #expect(model.versions[0].yaml.contains("      notes: { destination: Tag, inverse: tags, deleteRule: cascade }"), "\(model.versions[0].yaml)")
     }
 
@@ -211,18 +263,20 @@ import TestSupport
         let archive = Archive()
         let note = archive.entity("Note", [archive.attribute("content", type: 700), archive.attribute("rank", type: 200, optional: true)])
         let yaml = try XcodeMappingModel.yaml(ofEmbeddedModel: archive.bytes([note]), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
-        #expect(yaml.hasSuffix("""
-            model: Notes
-            version: 1
-            xcode: { minimumToolsVersion: "Xcode 3" }
-            entities:
-              Note:
-                className: "Note"
-                attributes:
-                  content: string
-                  rank: integer32?
+        #expect(
+            yaml.hasSuffix(
+                """
+                model: Notes
+                version: 1
+                xcode: { minimumToolsVersion: "Xcode 3" }
+                entities:
+                  Note:
+                    className: "Note"
+                    attributes:
+                      content: string
+                      rank: integer32?
 
-            """), "\(yaml)")
+                """), "\(yaml)")
         #expect {
             try XcodeMappingModel.yaml(ofEmbeddedModel: Array("not a plist".utf8), model: "Notes", label: "M.xcmappingmodel: sourcemodeldata")
         } throws: { error in
@@ -240,7 +294,8 @@ import TestSupport
             _ = try XcodeModelBundle.read(path: folder.file("Notes.xcdatamodeld"))
         } throws: { error in
             let text = "\(error)"
-            return text.contains("""
+            return text.contains(
+                """
                 Notes.xcdatamodel/elements: an Xcode 3 data model this importer cannot read: \
                 Note.owner: a relationship without a destination entity
                 """)

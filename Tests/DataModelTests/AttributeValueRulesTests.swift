@@ -1,11 +1,14 @@
 import Testing
+
 @testable import DataModel
 
 /// `AttributeDescription.violations(of:)`: the one check of a value against an
 /// attribute, used for model defaults and mapping-file values alike.
 @Suite struct AttributeValueRulesTests {
-    private func attribute(_ type: AttributeType, optional: Bool = false,
-                           min: AttributeValue? = nil, max: AttributeValue? = nil) -> AttributeDescription {
+    private func attribute(
+        _ type: AttributeType, optional: Bool = false,
+        min: AttributeValue? = nil, max: AttributeValue? = nil
+    ) -> AttributeDescription {
         var attribute = AttributeDescription(name: "a", type: type, isOptional: optional, location: ModelText.at(1, 1))
         attribute.minimum = min
         attribute.maximum = max
@@ -40,8 +43,9 @@ import Testing
         #expect(attribute(.integer16).violations(of: .integer(70000)) == ["70000 is out of range for integer16 (-32768...32767)"])
         #expect(attribute(.float).violations(of: .double(1e300)) == ["1e+300 is out of range for float"])
         #expect(attribute(.integer32).violations(of: .string("5")) == ["\"5\" is not a value of type integer32"])
-        #expect(attribute(.string).violations(of: .string("a\0b"))
-            == ["a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)"])
+        #expect(
+            attribute(.string).violations(of: .string("a\0b"))
+                == ["a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)"])
     }
 
     @Test func nilIsAValueOfOptionalAttributesOnly() {

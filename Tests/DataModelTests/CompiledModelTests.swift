@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DataModel
 
 @Suite struct CompiledModelTests {
@@ -126,15 +127,17 @@ import Testing
         #expect(product.attribute(named: "price")?.declaration.defaultValue == .decimal("0.00"))
 
         let person = try #require(v3.entity(named: "Person"))
-        #expect(person.attributes.map(\.name) == [
-            "age", "avatar", "city", "createdAt", "email", "externalID", "firstName", "homepage", "lastName", "nickname", "sectionIdentifier",
-        ])
-        #expect(person.relationships.map {
-            "\($0.name)→\($0.declaration.destination) inverse \($0.inverseEntity ?? "-") many-to-many \($0.isManyToMany)"
-        } == [
-            "favorites→FavoriteProduct inverse FavoriteProduct many-to-many true",
-            "posts→Post inverse Post many-to-many false",
-        ])
+        #expect(
+            person.attributes.map(\.name) == [
+                "age", "avatar", "city", "createdAt", "email", "externalID", "firstName", "homepage", "lastName", "nickname", "sectionIdentifier",
+            ])
+        #expect(
+            person.relationships.map {
+                "\($0.name)→\($0.declaration.destination) inverse \($0.inverseEntity ?? "-") many-to-many \($0.isManyToMany)"
+            } == [
+                "favorites→FavoriteProduct inverse FavoriteProduct many-to-many true",
+                "posts→Post inverse Post many-to-many false",
+            ])
         #expect(person.indexes.map(\.name) == ["byName"])
         #expect(person.attribute(named: "createdAt")?.declaration.defaultValue == .date(788_918_400))
         #expect(v3.entity(named: "Post")?.renamedFrom == nil)
@@ -145,19 +148,20 @@ import Testing
 
     @Test func summaryOfAnAppleParityModel() throws {
         let model = try ModelLoader.loadModel(path: ModelText.fixtures + "/AppleParity", named: "SampleModel")
-        #expect(model.summary == """
-            model SampleModel: 2 versions, current 2
-              version 1 (1): 4 entities, layout 980e03be, digest fACvwxty0QWr…
-                Car                9e555529  5 attributes, 1 relationships
-                ExpensiveSportCar  3dc7e32b  6 attributes, 1 relationships : SportCar
-                Person             16426855  4 attributes, 1 relationships
-                SportCar           514ec190  5 attributes, 1 relationships : Car
-              version 2 (2): 4 entities, layout 38b165de, digest gA/GyOCh8sMD…
-                Car        7e503efb  4 attributes, 1 relationships
-                LuxuryCar  a873c559  5 attributes, 1 relationships : SportCar
-                Person     067ae62e  3 attributes, 1 relationships
-                SportCar   722a55b5  4 attributes, 1 relationships : Car
-            """)
+        #expect(
+            model.summary == """
+                model SampleModel: 2 versions, current 2
+                  version 1 (1): 4 entities, layout 980e03be, digest fACvwxty0QWr…
+                    Car                9e555529  5 attributes, 1 relationships
+                    ExpensiveSportCar  3dc7e32b  6 attributes, 1 relationships : SportCar
+                    Person             16426855  4 attributes, 1 relationships
+                    SportCar           514ec190  5 attributes, 1 relationships : Car
+                  version 2 (2): 4 entities, layout 38b165de, digest gA/GyOCh8sMD…
+                    Car        7e503efb  4 attributes, 1 relationships
+                    LuxuryCar  a873c559  5 attributes, 1 relationships : SportCar
+                    Person     067ae62e  3 attributes, 1 relationships
+                    SportCar   722a55b5  4 attributes, 1 relationships : Car
+                """)
     }
 
     @Test func libraryCompilesWithTheExpectedHashRelations() throws {

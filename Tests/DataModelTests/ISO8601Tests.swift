@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DataModel
 
 @Suite struct ISO8601Tests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DataModel
 
 /// Issue 17, item 10: validation and compilation stay linear (or n log n) in the
@@ -65,8 +66,9 @@ import Testing
         #expect(e1234.relationship(named: "next")?.inverseEntity == "E1235")
         #expect(e1234.relationship(named: "prev")?.declaration.destination == "E1233")
         #expect(version.layout.table(named: "ZE0")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZCOUNT", "ZFLAG", "ZNEXT", "ZNAME"])
-        #expect(version.layout.indexes.filter { $0.table == "ZE0" }.map(\.name)
-            == ["ZE0_ZNEXT_INDEX", "ZE0_ZFLAG_INDEX", "Z_E0_UNIQUE_name", "Z_E0_byCountName"])
+        #expect(
+            version.layout.indexes.filter { $0.table == "ZE0" }.map(\.name)
+                == ["ZE0_ZNEXT_INDEX", "ZE0_ZFLAG_INDEX", "Z_E0_UNIQUE_name", "Z_E0_byCountName"])
     }
 
     // MARK: - Deep hierarchies
@@ -85,18 +87,23 @@ import Testing
         // the recipe (Docs/ModelFormat.md, "Version hashes"), computed here from its parts.
         let name = try #require(version.entity(named: "E0")?.attribute(named: "name")).versionHash
         let items = try #require(version.entity(named: "E0")?.relationship(named: "items")).versionHash
-        let root = VersionHasher.hashEntity(name: "E0", isAbstract: false, parentHash: nil,
-                                            properties: [("name", name), ("items", items)], hashModifier: nil, uniqueness: [])
+        let root = VersionHasher.hashEntity(
+            name: "E0", isAbstract: false, parentHash: nil,
+            properties: [("name", name), ("items", items)], hashModifier: nil, uniqueness: [])
         #expect(version.versionHashes["E0"] == root)
         let parent = try #require(version.versionHashes["E1998"])
         let leafNote = try #require(leaf.attribute(named: "leafNote")).versionHash
-        #expect(leaf.versionHash == VersionHasher.hashEntity(name: "E1999", isAbstract: false, parentHash: parent,
-                                                             properties: [("name", name), ("items", items), ("leafNote", leafNote)],
-                                                             hashModifier: nil, uniqueness: []))
+        #expect(
+            leaf.versionHash
+                == VersionHasher.hashEntity(
+                    name: "E1999", isAbstract: false, parentHash: parent,
+                    properties: [("name", name), ("items", items), ("leafNote", leafNote)],
+                    hashModifier: nil, uniqueness: []))
         #expect(Set(version.versionHashes.values).count == 2001)
         // One table for the hierarchy; entity numbers depth-first from the root.
-        #expect(version.layout.entityNumbers["E0"] == 1 && version.layout.entityNumbers["E1999"] == 2000
-            && version.layout.entityNumbers["Item"] == 2001)
+        #expect(
+            version.layout.entityNumbers["E0"] == 1 && version.layout.entityNumbers["E1999"] == 2000
+                && version.layout.entityNumbers["Item"] == 2001)
         #expect(version.layout.table(named: "ZE0")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME", "ZLEAFNOTE"])
         #expect(version.layout.table(named: "ZITEM")?.columns.map(\.name) == ["Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z1_OWNER", "ZTITLE"])
         // E1's constraint covers its rows and those of every entity below it.
@@ -108,17 +115,19 @@ import Testing
         var text = "model: Loop\nversion: 1\nentities:\n  E0: { parent: E1999 }\n"
         for i in 1..<2000 { text += "  E\(i): { parent: E\(i - 1) }\n" }
         let cycle = ["E0"] + (1..<2000).reversed().map { "E\($0)" } + ["E0"]
-        #expect(try ModelText.validate(text) == [
-            Diagnostic(.error, "entity 'E0': inheritance cycle \(cycle.joined(separator: " → "))", at: ModelText.at(4, 3)),
-        ])
+        #expect(
+            try ModelText.validate(text) == [
+                Diagnostic(.error, "entity 'E0': inheritance cycle \(cycle.joined(separator: " → "))", at: ModelText.at(4, 3))
+            ])
     }
 
     @Test func entitiesBelowABrokenChainAreSkippedWithoutAnError() throws {
         // A 2,000-deep chain under an unknown parent: one error, at the entity naming it.
         var text = "model: Broken\nversion: 1\nentities:\n  E0: { parent: Missing }\n"
         for i in 1..<2000 { text += "  E\(i): { parent: E\(i - 1), attributes: { a\(i): string } }\n" }
-        #expect(try ModelText.validate(text) == [
-            Diagnostic(.error, "entity 'E0': unknown parent entity 'Missing'", at: ModelText.at(4, 3)),
-        ])
+        #expect(
+            try ModelText.validate(text) == [
+                Diagnostic(.error, "entity 'E0': unknown parent entity 'Missing'", at: ModelText.at(4, 3))
+            ])
     }
 }

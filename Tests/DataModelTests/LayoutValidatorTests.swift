@@ -1,6 +1,7 @@
-import Testing
-@testable import DataModel
 import TestSupport
+import Testing
+
+@testable import DataModel
 
 /// Swift Testing has a `SourceLocation` too.
 private typealias SourceLocation = DataModel.SourceLocation
@@ -17,8 +18,10 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     /// The layout diagnostics of `entities` (YAML lines under `entities:`, which
     /// starts on line 3; the first entity is on line 4), a model the validator accepts.
-    private func expect(_ entities: String, reports expected: [Diagnostic],
-                        sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    private func expect(
+        _ entities: String, reports expected: [Diagnostic],
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let version = try ModelText.description("model: M\nversion: 1\nentities:\n" + entities, sourceLocation: sourceLocation)
         #expect(ModelValidator.validate(version).filter { $0.severity == .error } == [], sourceLocation: sourceLocation)
         #expect(ModelCompiler.compileCheckingLayout(version).diagnostics == expected, sourceLocation: sourceLocation)
@@ -32,37 +35,44 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Names SQLite cannot tell apart
 
     @Test func anIndexNamedLikeAUniquenessIndex() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes: { email: string, name: string }
                 uniqueness: [[email]]
                 indexes:
                   - { name: UNIQUE_email, properties: [email] }
 
-            """, reports: [
-            error("entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] are both named Z_Person_UNIQUE_email in the store",
-                  8, 9, hint: "rename the index"),
-        ])
+            """,
+            reports: [
+                error(
+                    "entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] are both named Z_Person_UNIQUE_email in the store",
+                    8, 9, hint: "rename the index")
+            ])
     }
 
     @Test func anEntityTableNamedLikeAnAttributeIndex() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes: { name: { type: string, indexed: true } }
               Person_ZNAME_INDEX:
                 attributes: { x: string }
 
-            """, reports: [
-            error("""
-                  entity 'Person': the index of attribute 'Person.name' and the table of entity 'Person_ZNAME_INDEX' \
-                  are both named ZPERSON_ZNAME_INDEX in the store
-                  """,
-                  5, 19, hint: "rename one of them"),
-        ])
+            """,
+            reports: [
+                error(
+                    """
+                    entity 'Person': the index of attribute 'Person.name' and the table of entity 'Person_ZNAME_INDEX' \
+                    are both named ZPERSON_ZNAME_INDEX in the store
+                    """,
+                    5, 19, hint: "rename one of them")
+            ])
     }
 
     @Test func indexesOfTwoEntitiesDifferingOnlyInCase() throws {
-        try expect("""
+        try expect(
+            """
               Foo:
                 attributes: { x: string }
                 indexes: [{ name: Bar_x, properties: [x] }]
@@ -70,17 +80,20 @@ private typealias SourceLocation = DataModel.SourceLocation
                 attributes: { x: string }
                 indexes: [{ name: x, properties: [x] }]
 
-            """, reports: [
-            error("""
-                  entity 'Foo_bar': index 'x' and index 'Bar_x' of entity 'Foo' are named Z_Foo_Bar_x and Z_Foo_bar_x in the store, \
-                  one name to SQLite (it ignores case)
-                  """,
-                  9, 15, hint: "rename the index"),
-        ])
+            """,
+            reports: [
+                error(
+                    """
+                    entity 'Foo_bar': index 'x' and index 'Bar_x' of entity 'Foo' are named Z_Foo_Bar_x and Z_Foo_bar_x in the store, \
+                    one name to SQLite (it ignores case)
+                    """,
+                    9, 15, hint: "rename the index")
+            ])
     }
 
     @Test func joinTablesOfRelationshipsDifferingOnlyInCase() throws {
-        try expect("""
+        try expect(
+            """
               Post:
                 relationships:
                   tags: { destination: Tag, toMany: true, inverse: posts }
@@ -90,13 +103,15 @@ private typealias SourceLocation = DataModel.SourceLocation
                   posts: { destination: Post, toMany: true, inverse: tags }
                   others: { destination: Post, toMany: true, inverse: tAGS }
 
-            """, reports: [
-            error("""
-                  entity 'Post': the join table of relationship 'Post.tags' and the join table of relationship 'Post.tAGS' \
-                  are both named Z_1TAGS in the store
-                  """,
-                  6, 7, hint: "rename one of them"),
-        ])
+            """,
+            reports: [
+                error(
+                    """
+                    entity 'Post': the join table of relationship 'Post.tags' and the join table of relationship 'Post.tAGS' \
+                    are both named Z_1TAGS in the store
+                    """,
+                    6, 7, hint: "rename one of them")
+            ])
     }
 
     // MARK: - Columns
@@ -122,18 +137,22 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func moreColumnsThanSQLiteAllows() throws {
-        try expect(wide(childAttributes: 995), reports: [
-            error("entity 'Wide': its table ZWIDE needs 2001 columns, more than SQLite allows (2000)", 4, 3,
-                  hint: "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under 'Wide' (attributes, relationship keys, "
-                      + "entity and order columns); move some attributes to a related entity"),
-        ])
+        try expect(
+            wide(childAttributes: 995),
+            reports: [
+                error(
+                    "entity 'Wide': its table ZWIDE needs 2001 columns, more than SQLite allows (2000)", 4, 3,
+                    hint: "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under 'Wide' (attributes, relationship keys, "
+                        + "entity and order columns); move some attributes to a related entity")
+            ])
     }
 
     @Test func exactlyAsManyColumnsAsSQLiteAllows() throws {
         let version = try ModelText.compile("model: M\nversion: 1\nentities:\n" + wide(childAttributes: 994))
         #expect(version.layout.table(named: "ZWIDE")?.columns.count == 2000)
-        #expect(ModelCompiler.compileCheckingLayout(try ModelText.description("model: M\nversion: 1\nentities:\n" + wide(childAttributes: 994)))
-            .diagnostics == [])
+        #expect(
+            ModelCompiler.compileCheckingLayout(try ModelText.description("model: M\nversion: 1\nentities:\n" + wide(childAttributes: 994)))
+                .diagnostics == [])
     }
 
     // MARK: - Through the loader
@@ -141,7 +160,9 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func theLoaderReportsLayoutProblemsWithTheOtherVersionsProblems() throws {
         let folder = try TemporaryDirectory(prefix: "layout-validator")
         defer { folder.remove() }
-        let one = try folder.write("M/1.yaml", """
+        let one = try folder.write(
+            "M/1.yaml",
+            """
             model: M
             version: 1
             entities:
@@ -153,14 +174,17 @@ private typealias SourceLocation = DataModel.SourceLocation
             """)
         let two = try folder.write("M/2.yaml", "model: M\nversion: 2\nentities:\n  Person: { parent: Nobody }\n")
         let result = ModelLoader.load(path: folder.file("M"))
-        #expect(result.diagnostics == [
-            Diagnostic(.error, """
-                       entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] \
-                       are both named Z_Person_UNIQUE_email in the store
-                       """,
-                       at: SourceLocation(file: one, line: 7, column: 15), hint: "rename the index"),
-            Diagnostic(.error, "entity 'Person': unknown parent entity 'Nobody'", at: SourceLocation(file: two, line: 4, column: 3)),
-        ])
+        #expect(
+            result.diagnostics == [
+                Diagnostic(
+                    .error,
+                    """
+                    entity 'Person': index 'UNIQUE_email' and the index of uniqueness constraint [email] \
+                    are both named Z_Person_UNIQUE_email in the store
+                    """,
+                    at: SourceLocation(file: one, line: 7, column: 15), hint: "rename the index"),
+                Diagnostic(.error, "entity 'Person': unknown parent entity 'Nobody'", at: SourceLocation(file: two, line: 4, column: 3)),
+            ])
         #expect(result.models.first?.compiled == nil)
     }
 }

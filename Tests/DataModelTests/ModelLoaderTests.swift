@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import DataModel
 import TestSupport
+import Testing
+
+@testable import DataModel
 
 /// Swift Testing has a `SourceLocation` too.
 private typealias SourceLocation = DataModel.SourceLocation
@@ -42,9 +43,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(result.models.map(\.name) == ["Alpha", "Beta"])
         #expect(result.models.map(\.path) == [models.file("Alpha"), models.file("Beta")])
         #expect(result.models.map { $0.versions.map(\.version) } == [[1, 2], [1]])
-        #expect(result.models.map { $0.versions.map(\.file) } == [
-            [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml")], [models.file("Beta/1.yml")],
-        ])
+        #expect(
+            result.models.map { $0.versions.map(\.file) } == [
+                [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml")], [models.file("Beta/1.yml")],
+            ])
         let compiled = try result.compiledModels()
         #expect(compiled.map(\.name) == ["Alpha", "Beta"])
         #expect(compiled[0].versions.map { $0.entities.map(\.name) } == [["Item"], ["Thing"]])
@@ -61,8 +63,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(result.models.map(\.name) == ["Alpha"])
         #expect(result.models.map(\.path) == [models.file("Alpha")])
         #expect(result.models.first?.compiled?.versions.map(\.version) == [1, 2])
-        #expect(try ModelLoader.loadModel(path: models.file("Alpha")).versions.map(\.file)
-            == [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml")])
+        #expect(
+            try ModelLoader.loadModel(path: models.file("Alpha")).versions.map(\.file)
+                == [models.file("Alpha/1.yaml"), models.file("Alpha/2.yaml")])
     }
 
     @Test func aSingleVersionFile() throws {
@@ -78,7 +81,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func warningsDoNotStopCompilation() throws {
-        let models = try folder(["Alpha/1.yaml": """
+        let models = try folder([
+            "Alpha/1.yaml": """
             model: Alpha
             version: 1
             entities:
@@ -86,14 +90,17 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   next: { destination: Item }
 
-            """])
+            """
+        ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics == [
-            Diagnostic(.warning, "relationship 'Item.next': has no inverse; Core Data cannot keep both sides consistent",
-                       at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 6, column: 7),
-                       hint: "add a relationship on 'Item' and name it with `inverse:`"),
-        ])
+        #expect(
+            result.diagnostics == [
+                Diagnostic(
+                    .warning, "relationship 'Item.next': has no inverse; Core Data cannot keep both sides consistent",
+                    at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 6, column: 7),
+                    hint: "add a relationship on 'Item' and name it with `inverse:`")
+            ])
         #expect(!result.hasErrors)
         #expect(try result.compiledModels().map(\.name) == ["Alpha"])
     }
@@ -104,11 +111,13 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/2.yaml": version("Alpha", 3)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics == [
-            error("version: the file is named 2.yaml but says version 3",
-                  at: SourceLocation(file: models.file("Alpha/2.yaml"), line: 2, column: 10),
-                  hint: "a version's number is its file name; add a new file for a new version"),
-        ])
+        #expect(
+            result.diagnostics == [
+                error(
+                    "version: the file is named 2.yaml but says version 3",
+                    at: SourceLocation(file: models.file("Alpha/2.yaml"), line: 2, column: 10),
+                    hint: "a version's number is its file name; add a new file for a new version")
+            ])
         #expect(result.models.first?.compiled == nil)
         #expect(result.models.first?.versions.map(\.version) == [1, 3])
     }
@@ -117,9 +126,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder(["Alpha/1.yml": version("Alpha", 1), "Alpha/1.yaml": version("Alpha", 1)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics == [
-            error("\(models.file("Alpha/1.yml")): duplicate version 1 (also \(models.file("Alpha/1.yaml")))"),
-        ])
+        #expect(
+            result.diagnostics == [
+                error("\(models.file("Alpha/1.yml")): duplicate version 1 (also \(models.file("Alpha/1.yaml")))")
+            ])
         #expect(result.models.first?.compiled == nil)
     }
 
@@ -139,11 +149,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.path)
-        #expect(result.diagnostics == [
-            error("\(models.file("One")): missing version 3 (versions are numbered 1, 2, 3, … without gaps)"),
-            error("\(models.file("Three")): missing versions 1, 2 (versions are numbered 1, 2, 3, … without gaps)"),
-            error("\(models.file("Two")): missing versions 2, 3 (versions are numbered 1, 2, 3, … without gaps)"),
-        ])
+        #expect(
+            result.diagnostics == [
+                error("\(models.file("One")): missing version 3 (versions are numbered 1, 2, 3, … without gaps)"),
+                error("\(models.file("Three")): missing versions 1, 2 (versions are numbered 1, 2, 3, … without gaps)"),
+                error("\(models.file("Two")): missing versions 2, 3 (versions are numbered 1, 2, 3, … without gaps)"),
+            ])
         #expect(result.models.map(\.name) == ["One", "Three", "Two"])
         #expect(result.models.map { $0.compiled == nil } == [true, true, true])
     }
@@ -159,11 +170,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.path)
-        #expect(result.diagnostics == [
-            error("\(models.file("Huge")): missing versions 2–99999999 (versions are numbered 1, 2, 3, … without gaps)"),
-            error("\(models.file("Max")): missing versions 2–9223372036854775806 (versions are numbered 1, 2, 3, … without gaps)"),
-            error("\(models.file("Mixed")): missing versions 3, 5, 6, 8–99 (versions are numbered 1, 2, 3, … without gaps)"),
-        ])
+        #expect(
+            result.diagnostics == [
+                error("\(models.file("Huge")): missing versions 2–99999999 (versions are numbered 1, 2, 3, … without gaps)"),
+                error("\(models.file("Max")): missing versions 2–9223372036854775806 (versions are numbered 1, 2, 3, … without gaps)"),
+                error("\(models.file("Mixed")): missing versions 3, 5, 6, 8–99 (versions are numbered 1, 2, 3, … without gaps)"),
+            ])
         #expect(result.models.map { $0.compiled == nil } == [true, true, true])
         #expect(result.models.map { $0.versions.map(\.version) } == [[1, 100_000_000], [1, Int.max], [1, 2, 4, 7, 100]])
     }
@@ -172,10 +184,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder(["Alpha/1.yaml": version("Alpha", 1), "Alpha/99999999999999999999.yaml": version("Alpha", 2)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics == [
-            error("\(models.file("Alpha/99999999999999999999.yaml")): version number 99999999999999999999 is too large (at most 9223372036854775807)",
-                  hint: "versions are numbered 1, 2, 3, … without gaps"),
-        ])
+        #expect(
+            result.diagnostics == [
+                error(
+                    "\(models.file("Alpha/99999999999999999999.yaml")): version number 99999999999999999999 is too large (at most 9223372036854775807)",
+                    hint: "versions are numbered 1, 2, 3, … without gaps")
+            ])
         #expect(result.models.first?.compiled == nil)
     }
 
@@ -195,11 +209,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
         let hint = "rename it, or move it out of the model folder"
-        #expect(result.diagnostics == [
-            error("\(models.file("Alpha/0.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
-            error("\(models.file("Alpha/2.yaml.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
-            error("\(models.file("Alpha/first.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
-        ])
+        #expect(
+            result.diagnostics == [
+                error("\(models.file("Alpha/0.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+                error("\(models.file("Alpha/2.yaml.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+                error("\(models.file("Alpha/first.yaml")): a version file is named <N>.yaml with N = 1, 2, 3, …", hint: hint),
+            ])
         #expect(result.models.first?.versions.map(\.version) == [1])
         #expect(result.models.first?.compiled == nil)
     }
@@ -208,9 +223,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder(["Alpha/1.yaml": version("Beta", 1)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics == [
-            error("model: 'Beta' differs from its folder's name 'Alpha'", at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 1, column: 8)),
-        ])
+        #expect(
+            result.diagnostics == [
+                error("model: 'Beta' differs from its folder's name 'Alpha'", at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 1, column: 8))
+            ])
         #expect(result.models.map(\.name) == ["Alpha"])
         #expect(result.models.first?.compiled == nil)
     }
@@ -220,14 +236,16 @@ private typealias SourceLocation = DataModel.SourceLocation
         defer { models.remove() }
         try FileManager.default.createDirectory(atPath: models.file("Empty"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: models.file("Nothing/Here"), withIntermediateDirectories: true)
-        #expect(ModelLoader.load(path: models.path).diagnostics == [
-            error("\(models.file("Empty")): model has no versions (expected 1.yaml, 2.yaml, …)"),
-            error("\(models.file("Nothing")): model has no versions (expected 1.yaml, 2.yaml, …)"),
-        ])
+        #expect(
+            ModelLoader.load(path: models.path).diagnostics == [
+                error("\(models.file("Empty")): model has no versions (expected 1.yaml, 2.yaml, …)"),
+                error("\(models.file("Nothing")): model has no versions (expected 1.yaml, 2.yaml, …)"),
+            ])
         let nothing = ModelLoader.load(path: models.file("Nothing/Here"))
-        #expect(nothing.diagnostics == [
-            error("\(models.file("Nothing/Here")): no models found (expected \(models.file("Nothing/Here"))/<Model>/1.yaml)"),
-        ])
+        #expect(
+            nothing.diagnostics == [
+                error("\(models.file("Nothing/Here")): no models found (expected \(models.file("Nothing/Here"))/<Model>/1.yaml)")
+            ])
         #expect(nothing.models.isEmpty)
     }
 
@@ -243,12 +261,13 @@ private typealias SourceLocation = DataModel.SourceLocation
         let models = try folder(["Alpha/1.yaml": "model: Alpha\nversion: 1\nentities: [unclosed\n", "Alpha/2.yaml": version("Alpha", 2)])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
-        #expect(result.diagnostics.map(\.description) == [
-            """
-            \(models.file("Alpha/1.yaml")):4:1: error: invalid YAML: did not find expected ',' or ']' \
-            (while parsing a flow sequence starting at line 3, column 11)
-            """,
-        ])
+        #expect(
+            result.diagnostics.map(\.description) == [
+                """
+                \(models.file("Alpha/1.yaml")):4:1: error: invalid YAML: did not find expected ',' or ']' \
+                (while parsing a flow sequence starting at line 3, column 11)
+                """
+            ])
         #expect(result.models.first?.versions.map(\.version) == [2])
         #expect(result.models.first?.compiled == nil)
     }
@@ -264,13 +283,15 @@ private typealias SourceLocation = DataModel.SourceLocation
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Alpha"))
         let two = models.file("Alpha/2.yaml"), ten = models.file("Alpha/10.yaml")
-        #expect(result.diagnostics == [
-            error("\(models.file("Alpha")): missing versions 3–9 (versions are numbered 1, 2, 3, … without gaps)"),
-            error("entity 'B': unknown parent entity 'Xyz'", at: SourceLocation(file: two, line: 3, column: 13)),
-            error("attribute 'A.x': unknown type 'integr'", at: SourceLocation(file: two, line: 3, column: 55), hint: "did you mean 'integer16'?"),
-            error("entity 'bad': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
-                  at: SourceLocation(file: ten, line: 4, column: 3)),
-        ])
+        #expect(
+            result.diagnostics == [
+                error("\(models.file("Alpha")): missing versions 3–9 (versions are numbered 1, 2, 3, … without gaps)"),
+                error("entity 'B': unknown parent entity 'Xyz'", at: SourceLocation(file: two, line: 3, column: 13)),
+                error("attribute 'A.x': unknown type 'integr'", at: SourceLocation(file: two, line: 3, column: 55), hint: "did you mean 'integer16'?"),
+                error(
+                    "entity 'bad': not a valid entity name (ASCII letters, digits and '_', starting with an uppercase letter)",
+                    at: SourceLocation(file: ten, line: 4, column: 3)),
+            ])
     }
 
     @Test func loadModelNamesTheModelWhenThereAreSeveral() throws {
@@ -299,7 +320,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Rendering
 
     @Test func rendersTheSourceLineAndACaret() throws {
-        let models = try folder(["Contacts/1.yaml": """
+        let models = try folder([
+            "Contacts/1.yaml": """
             model: Contacts
             version: 1
             entities:
@@ -308,16 +330,18 @@ private typealias SourceLocation = DataModel.SourceLocation
                   name: string
                   age: integr16
 
-            """])
+            """
+        ])
         defer { models.remove() }
         let result = ModelLoader.load(path: models.file("Contacts"))
         let file = models.file("Contacts/1.yaml")
-        #expect(DiagnosticRenderer(sources: result.sources).render(result.diagnostics) == """
-            \(file):7:12: error: attribute 'Person.age': unknown type 'integr16'
-                      age: integr16
-                           ^
-              hint: did you mean 'integer16'?
-            """)
+        #expect(
+            DiagnosticRenderer(sources: result.sources).render(result.diagnostics) == """
+                \(file):7:12: error: attribute 'Person.age': unknown type 'integr16'
+                          age: integr16
+                               ^
+                  hint: did you mean 'integer16'?
+                """)
     }
 
     @Test func rendersWithoutExcerptWhenThereIsNoSourceOrLocation() {
@@ -325,11 +349,12 @@ private typealias SourceLocation = DataModel.SourceLocation
         let located = Diagnostic(.warning, "relationship 'A.b': has no inverse", at: SourceLocation(file: "x.yaml", line: 2, column: 3))
         #expect(renderer.render(located) == "x.yaml:2:3: warning: relationship 'A.b': has no inverse")
         let folderProblem = Diagnostic(.error, "Models/A: missing version 2", at: nil, hint: "add it")
-        #expect(renderer.render([located, folderProblem]) == """
-            x.yaml:2:3: warning: relationship 'A.b': has no inverse
-            error: Models/A: missing version 2
-              hint: add it
-            """)
+        #expect(
+            renderer.render([located, folderProblem]) == """
+                x.yaml:2:3: warning: relationship 'A.b': has no inverse
+                error: Models/A: missing version 2
+                  hint: add it
+                """)
     }
 
     @Test func rendersEveryDiagnosticOfAFileFromOneLineIndex() {
@@ -342,20 +367,21 @@ private typealias SourceLocation = DataModel.SourceLocation
             Diagnostic(.error, "f", at: SourceLocation(file: "x.yaml", line: 1, column: 4)),
             Diagnostic(.error, "g", at: SourceLocation(file: "x.yaml", line: 4, column: 1)),
         ]
-        #expect(renderer.render(diagnostics) == """
-            x.yaml:3:3: warning: w
-                  c: 3
-                  ^
-            y.yaml:1:2: error: e
-                only
-                 ^
-            x.yaml:1:4: error: f
-                a: 1
-                   ^
-            x.yaml:4:1: error: g
-                \("")
-                ^
-            """)
+        #expect(
+            renderer.render(diagnostics) == """
+                x.yaml:3:3: warning: w
+                      c: 3
+                      ^
+                y.yaml:1:2: error: e
+                    only
+                     ^
+                x.yaml:1:4: error: f
+                    a: 1
+                       ^
+                x.yaml:4:1: error: g
+                    \("")
+                    ^
+                """)
     }
 
     @Test func renderingKeepsTabsAndReplacesControlCharacters() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DataModel
 
 /// Runs model text through the pipeline in memory (no files), for the suites that

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import DataModel
 import TestSupport
+import Testing
+
+@testable import DataModel
 
 /// Swift Testing has a `SourceLocation` too.
 private typealias SourceLocation = DataModel.SourceLocation
@@ -19,8 +20,10 @@ private typealias SourceLocation = DataModel.SourceLocation
 
     /// Validates `entities` (YAML lines under `entities:`, which starts on line 3; the
     /// first entity is on line 4).
-    private func expect(_ entities: String, reports expected: [Diagnostic],
-                        sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    private func expect(
+        _ entities: String, reports expected: [Diagnostic],
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let actual = try ModelText.validate("model: M\nversion: 1\nentities:\n" + entities, sourceLocation: sourceLocation)
         #expect(actual == expected, sourceLocation: sourceLocation)
     }
@@ -28,7 +31,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Valid models
 
     @Test func aConsistentModelHasNoDiagnostics() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes: { name: string, description_: string? }
                 relationships:
@@ -50,7 +54,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func inverseIsFoundOnTheDestinationsParentAndMustNameBack() throws {
-        try expect("""
+        try expect(
+            """
               Vehicle:
                 abstract: true
                 relationships:
@@ -62,29 +67,34 @@ private typealias SourceLocation = DataModel.SourceLocation
                   vehicles: { destination: Vehicle, toMany: true, inverse: owner }
                   cars: { destination: Car, toMany: true, inverse: owner }
 
-            """, reports: [
-            warning("relationship 'Person.cars': inverse 'Vehicle.owner' names 'vehicles' as its inverse" + oneSided, 13, 7,
-                  hint: "write `inverse: cars` on 'Vehicle.owner' unless the app relies on it"),
-        ])
+            """,
+            reports: [
+                warning(
+                    "relationship 'Person.cars': inverse 'Vehicle.owner' names 'vehicles' as its inverse" + oneSided, 13, 7,
+                    hint: "write `inverse: cars` on 'Vehicle.owner' unless the app relies on it")
+            ])
     }
 
     // MARK: - Names
 
     @Test func duplicatePropertyNameAcrossAttributesAndRelationships() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes:
                   name: string
                 relationships:
                   name: { destination: Person, transient: true }
 
-            """, reports: [
-            error("relationship 'Person.name': duplicate property name (first declared at line 6, column 7)", 8, 7),
-        ])
+            """,
+            reports: [
+                error("relationship 'Person.name': duplicate property name (first declared at line 6, column 7)", 8, 7)
+            ])
     }
 
     @Test func propertyClashingWithAnInheritedOne() throws {
-        try expect("""
+        try expect(
+            """
               Product:
                 attributes: { name: string }
               Book:
@@ -95,16 +105,20 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   name: { destination: Product, transient: true }
 
-            """, reports: [
-            error("attribute 'Book.name': clashes with the property 'name' inherited from 'Product'", 8, 19,
-                  hint: "a subentity inherits every property of its parent; rename one of them"),
-            error("relationship 'Ebook.name': clashes with the property 'name' inherited from 'Book'", 12, 7,
-                  hint: "a subentity inherits every property of its parent; rename one of them"),
-        ])
+            """,
+            reports: [
+                error(
+                    "attribute 'Book.name': clashes with the property 'name' inherited from 'Product'", 8, 19,
+                    hint: "a subentity inherits every property of its parent; rename one of them"),
+                error(
+                    "relationship 'Ebook.name': clashes with the property 'name' inherited from 'Book'", 12, 7,
+                    hint: "a subentity inherits every property of its parent; rename one of them"),
+            ])
     }
 
     @Test func reservedPropertyNames() throws {
-        try expect("""
+        try expect(
+            """
               Thing:
                 attributes:
                   description: string
@@ -113,58 +127,66 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   entity: { destination: Thing, transient: true }
 
-            """, reports: [
-            error("attribute 'Thing.description': the name 'description' is reserved (it clashes with an NSManagedObject member)", 6, 7),
-            error("attribute 'Thing.hash': the name 'hash' is reserved (it clashes with an NSManagedObject member)", 7, 7),
-            error("relationship 'Thing.entity': the name 'entity' is reserved (it clashes with an NSManagedObject member)", 10, 7),
-        ])
+            """,
+            reports: [
+                error("attribute 'Thing.description': the name 'description' is reserved (it clashes with an NSManagedObject member)", 6, 7),
+                error("attribute 'Thing.hash': the name 'hash' is reserved (it clashes with an NSManagedObject member)", 7, 7),
+                error("relationship 'Thing.entity': the name 'entity' is reserved (it clashes with an NSManagedObject member)", 10, 7),
+            ])
         #expect(ModelValidator.reservedPropertyNames.count == 15)
     }
 
     @Test func tableNamesThatDifferOnlyInCaseCollide() throws {
-        try expect("""
+        try expect(
+            """
               Person: { attributes: { name: string } }
               PERSON: { attributes: { name: string } }
               PerSon: {}
 
-            """, reports: [
-            error("entity 'PERSON': its table ZPERSON collides with entity 'Person' (names may not differ only in case)", 5, 3),
-            error("entity 'PerSon': its table ZPERSON collides with entity 'Person' (names may not differ only in case)", 6, 3),
-        ])
+            """,
+            reports: [
+                error("entity 'PERSON': its table ZPERSON collides with entity 'Person' (names may not differ only in case)", 5, 3),
+                error("entity 'PerSon': its table ZPERSON collides with entity 'Person' (names may not differ only in case)", 6, 3),
+            ])
     }
 
     // MARK: - References
 
     @Test func unknownDestinationWithAndWithoutASuggestion() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   posts: { destination: Posts, toMany: true }
                   comments: { destination: Comment, toMany: true }
               Post: {}
 
-            """, reports: [
-            error("relationship 'Person.posts': unknown destination entity 'Posts'", 6, 7, hint: "did you mean 'Post'?"),
-            error("relationship 'Person.comments': unknown destination entity 'Comment'", 7, 7),
-        ])
+            """,
+            reports: [
+                error("relationship 'Person.posts': unknown destination entity 'Posts'", 6, 7, hint: "did you mean 'Post'?"),
+                error("relationship 'Person.comments': unknown destination entity 'Comment'", 7, 7),
+            ])
     }
 
     @Test func unknownParentWithASuggestion() throws {
-        try expect("""
+        try expect(
+            """
               Product: {}
               Book: { parent: Prodcut }
               Film: { parent: Movie }
 
-            """, reports: [
-            error("entity 'Book': unknown parent entity 'Prodcut'", 5, 3, hint: "did you mean 'Product'?"),
-            error("entity 'Film': unknown parent entity 'Movie'", 6, 3),
-        ])
+            """,
+            reports: [
+                error("entity 'Book': unknown parent entity 'Prodcut'", 5, 3, hint: "did you mean 'Product'?"),
+                error("entity 'Film': unknown parent entity 'Movie'", 6, 3),
+            ])
     }
 
     // MARK: - Inverses
 
     @Test func inverseMissingOnTheDestinationAndInverseNamingAnother() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: autor }
@@ -173,16 +195,19 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   author: { destination: Person, inverse: posts }
 
-            """, reports: [
-            error("relationship 'Person.posts': inverse 'autor' does not exist on 'Post'", 6, 7, hint: "did you mean 'author'?"),
-            error("relationship 'Person.drafts': inverse 'editor' does not exist on 'Post'", 7, 7),
-            warning("relationship 'Post.author': inverse 'Person.posts' names 'autor' as its inverse" + oneSided, 10, 7,
-                  hint: "write `inverse: author` on 'Person.posts' unless the app relies on it"),
-        ])
+            """,
+            reports: [
+                error("relationship 'Person.posts': inverse 'autor' does not exist on 'Post'", 6, 7, hint: "did you mean 'author'?"),
+                error("relationship 'Person.drafts': inverse 'editor' does not exist on 'Post'", 7, 7),
+                warning(
+                    "relationship 'Post.author': inverse 'Person.posts' names 'autor' as its inverse" + oneSided, 10, 7,
+                    hint: "write `inverse: author` on 'Person.posts' unless the app relies on it"),
+            ])
     }
 
     @Test func inversePointingElsewhere() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: tag }
@@ -193,26 +218,30 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: tag }
 
-            """, reports: [
-            error("relationship 'Person.posts': inverse 'Post.tag' points to 'Tag', not back to 'Person'", 6, 7),
-        ])
+            """,
+            reports: [
+                error("relationship 'Person.posts': inverse 'Post.tag' points to 'Tag', not back to 'Person'", 6, 7)
+            ])
     }
 
     @Test func inverseThatIsAnAttribute() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: title }
               Post:
                 attributes: { title: string }
 
-            """, reports: [
-            error("relationship 'Person.posts': inverse 'Post.title' is an attribute, not a relationship", 6, 7),
-        ])
+            """,
+            reports: [
+                error("relationship 'Person.posts': inverse 'Post.title' is an attribute, not a relationship", 6, 7)
+            ])
     }
 
     @Test func claimedAsInverseButNamingNone() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: author }
@@ -220,30 +249,37 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   author: { destination: Person }
 
-            """, reports: [
-            warning("relationship 'Person.posts': inverse 'Post.author' names no inverse" + oneSided, 6, 7,
-                  hint: "write `inverse: posts` on 'Post.author' unless the app relies on it"),
-            error("relationship 'Post.author': has no inverse, but 'Person.posts' names it as its inverse", 9, 7,
-                  hint: "add `inverse: posts`"),
-        ])
+            """,
+            reports: [
+                warning(
+                    "relationship 'Person.posts': inverse 'Post.author' names no inverse" + oneSided, 6, 7,
+                    hint: "write `inverse: posts` on 'Post.author' unless the app relies on it"),
+                error(
+                    "relationship 'Post.author': has no inverse, but 'Person.posts' names it as its inverse", 9, 7,
+                    hint: "add `inverse: posts`"),
+            ])
     }
 
     @Test func noInverseIsAWarningExceptForTransientRelationships() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   bestFriend: { destination: Person }
                   lastViewed: { destination: Post, transient: true }
               Post: {}
 
-            """, reports: [
-            warning("relationship 'Person.bestFriend': has no inverse; Core Data cannot keep both sides consistent", 6, 7,
-                    hint: "add a relationship on 'Person' and name it with `inverse:`"),
-        ])
+            """,
+            reports: [
+                warning(
+                    "relationship 'Person.bestFriend': has no inverse; Core Data cannot keep both sides consistent", 6, 7,
+                    hint: "add a relationship on 'Person' and name it with `inverse:`")
+            ])
     }
 
     @Test func bothSidesMustAgreeOnTransient() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 relationships:
                   posts: { destination: Post, toMany: true, inverse: author, transient: true }
@@ -251,47 +287,55 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   author: { destination: Person, inverse: posts }
 
-            """, reports: [
-            error("relationship 'Person.posts': its inverse 'Post.author' differs in transient; both sides must be stored or neither", 6, 7),
-            error("relationship 'Post.author': its inverse 'Person.posts' differs in transient; both sides must be stored or neither", 9, 7),
-        ])
+            """,
+            reports: [
+                error("relationship 'Person.posts': its inverse 'Post.author' differs in transient; both sides must be stored or neither", 6, 7),
+                error("relationship 'Post.author': its inverse 'Person.posts' differs in transient; both sides must be stored or neither", 9, 7),
+            ])
     }
 
     // MARK: - Inheritance
 
     @Test func twoEntityCycleIsReportedOnce() throws {
-        try expect("""
+        try expect(
+            """
               A: { parent: B }
               B: { parent: A }
               C: { parent: A }
 
-            """, reports: [
-            error("entity 'A': inheritance cycle A → B → A", 4, 3),
-        ])
+            """,
+            reports: [
+                error("entity 'A': inheritance cycle A → B → A", 4, 3)
+            ])
     }
 
     @Test func threeEntityCycleIsReportedOnce() throws {
-        try expect("""
+        try expect(
+            """
               Leaf: { parent: A, attributes: { name: string } }
               A: { parent: B }
               B: { parent: C }
               C: { parent: A, relationships: { x: { destination: Leaf, inverse: y } } }
 
-            """, reports: [
-            error("entity 'A': inheritance cycle A → B → C → A", 5, 3),
-        ])
+            """,
+            reports: [
+                error("entity 'A': inheritance cycle A → B → C → A", 5, 3)
+            ])
     }
 
     @Test func selfParentIsACycle() throws {
-        try expect("  Narcissus: { parent: Narcissus }\n", reports: [
-            error("entity 'Narcissus': inheritance cycle Narcissus → Narcissus", 4, 3),
-        ])
+        try expect(
+            "  Narcissus: { parent: Narcissus }\n",
+            reports: [
+                error("entity 'Narcissus': inheritance cycle Narcissus → Narcissus", 4, 3)
+            ])
     }
 
     // MARK: - Uniqueness and indexes
 
     @Test func constraintsAndIndexesMustNameStoredColumns() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes:
                   email: string
@@ -306,21 +350,25 @@ private typealias SourceLocation = DataModel.SourceLocation
                 relationships:
                   author: { destination: Person, inverse: posts }
 
-            """, reports: [
-            error("entity 'Person': uniqueness constraint names unknown property 'emal'", 12, 18, hint: "did you mean 'email'?"),
-            error("entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12, 26),
-            error("entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)",
-                  12, 32),
-            error("entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)",
-                  12, 39),
-            error("entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16, hint: "did you mean 'firstName'?"),
-            error("entity 'Person': index 'byNick' names transient attribute 'nick', which is not stored", 13, 28),
-            warning("entity 'Person': index 'byPosts' names relationship 'posts', which has no column; the index leaves it out", 13, 65),
-        ])
+            """,
+            reports: [
+                error("entity 'Person': uniqueness constraint names unknown property 'emal'", 12, 18, hint: "did you mean 'email'?"),
+                error("entity 'Person': uniqueness constraint names transient attribute 'nick', which is not stored", 12, 26),
+                error(
+                    "entity 'Person': uniqueness constraint names relationship 'posts', which has no column (only stored to-one relationships can be used)",
+                    12, 32),
+                error(
+                    "entity 'Person': uniqueness constraint names relationship 'cache', which has no column (only stored to-one relationships can be used)",
+                    12, 39),
+                error("entity 'Person': index 'byFirstNme' names unknown property 'firstNme'", 13, 16, hint: "did you mean 'firstName'?"),
+                error("entity 'Person': index 'byNick' names transient attribute 'nick', which is not stored", 13, 28),
+                warning("entity 'Person': index 'byPosts' names relationship 'posts', which has no column; the index leaves it out", 13, 65),
+            ])
     }
 
     @Test func constraintsMayNameInheritedProperties() throws {
-        try expect("""
+        try expect(
+            """
               Product:
                 attributes: { sku: string }
               Book:
@@ -333,23 +381,26 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func repeatedPropertiesConstraintsAndIndexNames() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes: { email: string, name: string }
                 uniqueness: [[email, email], [name], name]
                 indexes: [{ name: byX, properties: [email] }, { name: byX, properties: [name] }]
 
-            """, reports: [
-            error("entity 'Person': uniqueness constraint [email, email] repeats a property", 6, 18),
-            warning("entity 'Person': the same uniqueness constraint is written twice", 4, 3),
-            error("entity 'Person': duplicate index name 'byX' (first at line 7)", 7, 51),
-        ])
+            """,
+            reports: [
+                error("entity 'Person': uniqueness constraint [email, email] repeats a property", 6, 18),
+                warning("entity 'Person': the same uniqueness constraint is written twice", 4, 3),
+                error("entity 'Person': duplicate index name 'byX' (first at line 7)", 7, 51),
+            ])
     }
 
     /// Issue 17, item 12: SQLite compares index names without regard to case, so
     /// `byName` and `ByName` are one index and `migrate create` failed on the second.
     @Test func indexNamesThatDifferOnlyInCase() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes: { email: string, name: string }
                 indexes:
@@ -357,21 +408,24 @@ private typealias SourceLocation = DataModel.SourceLocation
                   - { name: ByName, properties: [email] }
                   - { name: BYNAME, properties: [name, email] }
 
-            """, reports: [
-            error("entity 'Person': index name 'ByName' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 8, 9),
-            error("entity 'Person': index name 'BYNAME' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 9, 9),
-        ])
+            """,
+            reports: [
+                error("entity 'Person': index name 'ByName' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 8, 9),
+                error("entity 'Person': index name 'BYNAME' differs from 'byName' (line 7) only in case, and SQLite does not tell them apart", 9, 9),
+            ])
     }
 
     @Test func transientAttributeCannotBeIndexed() throws {
-        try expect("""
+        try expect(
+            """
               Person:
                 attributes:
                   section: { type: string, transient: true, indexed: true }
 
-            """, reports: [
-            error("attribute 'Person.section': a transient attribute is not stored and cannot be indexed", 6, 7),
-        ])
+            """,
+            reports: [
+                error("attribute 'Person.section': a transient attribute is not stored and cannot be indexed", 6, 7)
+            ])
     }
 
     // MARK: - Everything at once
@@ -379,7 +433,9 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func everyProblemOfAFileIsReportedTogether() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let file = try folder.write("Broken/1.yaml", """
+        let file = try folder.write(
+            "Broken/1.yaml",
+            """
             model: Broken
             version: 1
             entities:
@@ -396,13 +452,15 @@ private typealias SourceLocation = DataModel.SourceLocation
             """)
         let result = ModelLoader.load(path: folder.file("Broken"))
         func at(_ line: Int, _ column: Int) -> SourceLocation { SourceLocation(file: file, line: line, column: column) }
-        #expect(result.diagnostics == [
-            Diagnostic(.error, "attribute 'Person.name': unknown type 'strng'", at: at(6, 13), hint: "did you mean 'string'?"),
-            Diagnostic(.error, "attribute 'Person.email': unknown key 'indexd'", at: at(7, 30), hint: "did you mean 'indexed'?"),
-            Diagnostic(.error, "attribute 'Person.description': the name 'description' is reserved (it clashes with an NSManagedObject member)", at: at(8, 7)),
-            Diagnostic(.error, "relationship 'Person.posts': unknown destination entity 'Postt'", at: at(10, 7)),
-            Diagnostic(.error, "entity 'A': inheritance cycle A → B → A", at: at(11, 3)),
-        ])
+        #expect(
+            result.diagnostics == [
+                Diagnostic(.error, "attribute 'Person.name': unknown type 'strng'", at: at(6, 13), hint: "did you mean 'string'?"),
+                Diagnostic(.error, "attribute 'Person.email': unknown key 'indexd'", at: at(7, 30), hint: "did you mean 'indexed'?"),
+                Diagnostic(
+                    .error, "attribute 'Person.description': the name 'description' is reserved (it clashes with an NSManagedObject member)", at: at(8, 7)),
+                Diagnostic(.error, "relationship 'Person.posts': unknown destination entity 'Postt'", at: at(10, 7)),
+                Diagnostic(.error, "entity 'A': inheritance cycle A → B → A", at: at(11, 3)),
+            ])
         #expect(result.hasErrors)
         #expect(result.models.map(\.name) == ["Broken"])
         #expect(result.models[0].compiled == nil)

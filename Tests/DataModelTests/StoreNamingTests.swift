@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import DataModel
 
 /// CoreFoundation's string hash and hash-table order, which decide the side of a
@@ -9,17 +10,20 @@ import TestSupport
     /// time, then `result + (result << (length & 31))` in 64 bits.
     @Test func stringHashIsCoreFoundations() {
         #expect(CoreDataHashOrder.stringHash("") == 0)
-        #expect(CoreDataHashOrder.stringHash("a") == 1062)   // (1 * 257 + 97) * 3
+        #expect(CoreDataHashOrder.stringHash("a") == 1062)  // (1 * 257 + 97) * 3
         #expect(CoreDataHashOrder.stringHash("ZNAME") == 15_862_841_191_296)
         #expect(CoreDataHashOrder.stringHash("trustedClients") == 5_468_976_250_665_702_379)
         // Over 96 units only the first, middle and last 32 count.
-        #expect(CoreDataHashOrder.stringHash(String(repeating: "x", count: 40) + String(repeating: "y", count: 40)
-                                             + String(repeating: "z", count: 40)) == 15_290_781_397_349_858_776)
+        #expect(
+            CoreDataHashOrder.stringHash(
+                String(repeating: "x", count: 40) + String(repeating: "y", count: 40)
+                    + String(repeating: "z", count: 40)) == 15_290_781_397_349_858_776)
     }
 
     /// CoreFoundation's prime table sizes: 41 buckets hold 32 keys, the 33rd needs 71.
     @Test func bucketCountsFollowCoreFoundationsCapacities() {
-        #expect([0, 1, 3, 4, 6, 7, 19, 20, 32, 33, 52, 53].map(CoreDataHashOrder.bucketCount(holding:))
+        #expect(
+            [0, 1, 3, 4, 6, 7, 19, 20, 32, 33, 52, 53].map(CoreDataHashOrder.bucketCount(holding:))
                 == [0, 3, 3, 7, 7, 13, 23, 41, 41, 71, 71, 127])
     }
 
@@ -29,7 +33,8 @@ import TestSupport
         // Three buckets: ZNAME and ZTRUSTS both hash to bucket 0; ZTRUSTS takes 1.
         #expect(CoreDataHashOrder.iterationOrder(of: ["ZNAME", "ZTRUSTEDBY", "ZTRUSTS"]) == ["ZNAME", "ZTRUSTS", "ZTRUSTEDBY"])
         // Seven buckets: ZNAME 1, ZTRUSTEDBY 2, ZTRUSTS 2 → 3, ZTITLE 6.
-        #expect(CoreDataHashOrder.iterationOrder(of: ["ZNAME", "ZTITLE", "ZTRUSTEDBY", "ZTRUSTS"])
+        #expect(
+            CoreDataHashOrder.iterationOrder(of: ["ZNAME", "ZTITLE", "ZTRUSTEDBY", "ZTRUSTS"])
                 == ["ZNAME", "ZTRUSTEDBY", "ZTRUSTS", "ZTITLE"])
     }
 }
@@ -38,7 +43,8 @@ import TestSupport
 /// fixtures of this suite's own and with facts from Wire's stores.
 @Suite struct StoreNamingTests {
     /// The attributes Wire's `UserClient` gained between 2.4 and 2.95.0.
-    static let later = "modifiedKeys: binary?, discoveryDate: date?, needsToBeUpdatedFromBackend: boolean, "
+    static let later =
+        "modifiedKeys: binary?, discoveryDate: date?, needsToBeUpdatedFromBackend: boolean, "
         + "needsToNotifyOtherUserAboutSessionReset: boolean, needsToUpdateCapabilities: boolean?, pushToken: binary?"
 
     private func joinTables(_ text: [String], version: Int) throws -> [String] {
@@ -100,8 +106,10 @@ import TestSupport
         // 2.95.0 (version 84): 32.
         (attributes: StoreNamingTests.later, discovered: true, trusted: "Z_3TRUSTEDCLIENTS(Z_3TRUSTEDBYCLIENTS,Z_3TRUSTEDCLIENTS)"),
         // 2.96.0 (version 85): 33, with `needsSessionMigration`.
-        (attributes: StoreNamingTests.later + ", needsSessionMigration: boolean", discovered: true,
-         trusted: "Z_3TRUSTEDBYCLIENTS(Z_3TRUSTEDCLIENTS,Z_3TRUSTEDBYCLIENTS)"),
+        (
+            attributes: StoreNamingTests.later + ", needsSessionMigration: boolean", discovered: true,
+            trusted: "Z_3TRUSTEDBYCLIENTS(Z_3TRUSTEDCLIENTS,Z_3TRUSTEDBYCLIENTS)"
+        ),
     ])
     func wiresUserClient(attributes: String, discovered: Bool, trusted: String) throws {
         let discoveredBy = discovered ? "\n      discoveredByMessage: { destination: Message, optional: true, inverse: discoveredClients }" : ""

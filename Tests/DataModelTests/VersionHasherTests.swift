@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DataModel
 
 /// Swift Testing has a `SourceLocation` too.
@@ -112,7 +113,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func ownInverseLeavesTheInverseNameOut() throws {
-        let version = try compile("""
+        let version = try compile(
+            """
             model: M
             version: 1
             entities:
@@ -132,15 +134,18 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(friends.versionHash == VersionHasher.hash(friends.declaration, isOwnInverse: true))
         #expect(friends.versionHash.hex == "0f338ccda38a68b5b6656cc9c7270ae7010eaa282f36611974eb46437096d7b2")
         // …and not the hash that includes it.
-        #expect(VersionHasher.hash(friends.declaration, isOwnInverse: false).hex
-            == "2aea8ac1966947b9f4227eb726128397b29396ea176e25096a9421998c678269")
+        #expect(
+            VersionHasher.hash(friends.declaration, isOwnInverse: false).hex
+                == "2aea8ac1966947b9f4227eb726128397b29396ea176e25096a9421998c678269")
         #expect(person.versionHash.hex == "e80d700c475c7aba9707491eaf70e5c460ebd4e1db2cd6df5af4d76222b2e6ea")
-        #expect(version.versionHashesDigest
-            == "1i0n8lCz8jgADjpB9xPB456cirWBfeSxAwoDCMGRJk5QtHbdXikYkhOej4HXXg0cgqlGCqJbYnNhq0gMWNkFIw==")
+        #expect(
+            version.versionHashesDigest
+                == "1i0n8lCz8jgADjpB9xPB456cirWBfeSxAwoDCMGRJk5QtHbdXikYkhOej4HXXg0cgqlGCqJbYnNhq0gMWNkFIw==")
     }
 
     @Test func ownInverseHoldsForAnInheritedSelfRelationship() throws {
-        let version = try compile("""
+        let version = try compile(
+            """
             model: M
             version: 1
             entities:
@@ -159,7 +164,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func entityHashWithParentAbstractModifierAndConstraints() throws {
-        let version = try compile("""
+        let version = try compile(
+            """
             model: M
             version: 1
             entities:
@@ -174,18 +180,21 @@ private typealias SourceLocation = DataModel.SourceLocation
                 uniqueness: [[isbn, sku], [isbn]]
 
             """)
-        #expect(version.versionHashes.mapValues(\.hex) == [
-            "Product": "1671b170b2260f884858631d3fa0eb13a5bac58572b96560c702b6064ae6545f",
-            "Book": "827b842cabd44c679b176dc6011c6f63e8587f1592db8f9c2a879562ff80c9b5",
-        ])
-        #expect(version.versionHashesDigest
-            == "yIa7eGecsk0XKG6NFby9LTVzkrjDBYMteD/wLM1dV4a8j/cmwL+7R+RGDs2+wdGMdG4GmC0bV+oOvFjEZ9ZLRA==")
+        #expect(
+            version.versionHashes.mapValues(\.hex) == [
+                "Product": "1671b170b2260f884858631d3fa0eb13a5bac58572b96560c702b6064ae6545f",
+                "Book": "827b842cabd44c679b176dc6011c6f63e8587f1592db8f9c2a879562ff80c9b5",
+            ])
+        #expect(
+            version.versionHashesDigest
+                == "yIa7eGecsk0XKG6NFby9LTVzkrjDBYMteD/wLM1dV4a8j/cmwL+7R+RGDs2+wdGMdG4GmC0bV+oOvFjEZ9ZLRA==")
     }
 
     @Test func digestIsSHA512OverNamesAndHashesInNameOrder() {
         let hashes = ["B": VersionHash(bytes: [UInt8](repeating: 1, count: 32)), "A": VersionHash(bytes: [UInt8](repeating: 0, count: 32))]
-        #expect(VersionHasher.digest(hashes)
-            == "N1hmrcjZ5nVe7cWxKZScHMHeYyMaWyGXhXtXjf0X/kXwRlPpuaUcSYE9apdSP0CekifWUSOPb/NeuzaGmToIIg==")
+        #expect(
+            VersionHasher.digest(hashes)
+                == "N1hmrcjZ5nVe7cWxKZScHMHeYyMaWyGXhXtXjf0X/kXwRlPpuaUcSYE9apdSP0CekifWUSOPb/NeuzaGmToIIg==")
         #expect(VersionHasher.hashesVersion == 3)
     }
 
@@ -203,16 +212,22 @@ private typealias SourceLocation = DataModel.SourceLocation
         ("a delete rule", "deleteRule: cascade", "deleteRule: deny", true),
         ("a transformer", "transformer: ColorTransformer", "transformer: PaletteTransformer", true),
         ("a limit", "age: { type: integer16, default: 0 }", "age: { type: integer16, default: 0, max: 200 }", true),
-        ("property order", "      name: string\n      age: { type: integer16, default: 0 }\n",
-         "      age: { type: integer16, default: 0 }\n      name: string\n", false),
-        ("relationship order",
-         "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n"
-             + "      friends: { destination: Person, toMany: true, inverse: friends }\n",
-         "      friends: { destination: Person, toMany: true, inverse: friends }\n"
-             + "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n", false),
+        (
+            "property order", "      name: string\n      age: { type: integer16, default: 0 }\n",
+            "      age: { type: integer16, default: 0 }\n      name: string\n", false
+        ),
+        (
+            "relationship order",
+            "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n"
+                + "      friends: { destination: Person, toMany: true, inverse: friends }\n",
+            "      friends: { destination: Person, toMany: true, inverse: friends }\n"
+                + "      posts: { destination: Post, toMany: true, inverse: author, deleteRule: cascade }\n", false
+        ),
         ("entity order", "  Article:\n    parent: Post\n", "", false),
-        ("writing the defaults out", "favorite: { destination: Post }",
-         "favorite: { destination: Post, toMany: false, ordered: false, optional: true, deleteRule: nullify }", false),
+        (
+            "writing the defaults out", "favorite: { destination: Post }",
+            "favorite: { destination: Post, toMany: false, ordered: false, optional: true, deleteRule: nullify }", false
+        ),
     ])
     func keepsEveryEntityHash(what: String, from: String, to: String, layoutChanges: Bool) throws {
         let base = try compile(Self.base)
@@ -236,8 +251,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         ("a parent's hash", "title: string", "title: string?", ["Article", "Post"]),
         ("abstract", "abstract: false", "abstract: true", ["Article", "Post"]),
         ("a destination", "favorite: { destination: Post }", "favorite: { destination: Tag }", ["Person"]),
-        ("an inverse name", "author: { destination: Person, inverse: posts }", "writer: { destination: Person, inverse: posts }",
-         ["Article", "Person", "Post"]),
+        (
+            "an inverse name", "author: { destination: Person, inverse: posts }", "writer: { destination: Person, inverse: posts }",
+            ["Article", "Person", "Post"]
+        ),
         ("ordered", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, ordered: true", ["Person"]),
         ("minCount", "favorite: { destination: Post }", "favorite: { destination: Post, minCount: 1 }", ["Person"]),
         ("maxCount", "inverse: author, deleteRule: cascade", "inverse: author, deleteRule: cascade, maxCount: 5", ["Person"]),

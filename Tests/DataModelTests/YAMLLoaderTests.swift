@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DataModel
 
 /// Swift Testing has a `SourceLocation` too.
@@ -29,8 +30,10 @@ private typealias SourceLocation = DataModel.SourceLocation
         SourceLocation(file: Self.file, line: line, column: column)
     }
 
-    private func scalar(_ text: String, _ style: YAMLNode.ScalarStyle, _ line: Int, _ column: Int,
-                        tag: String? = nil) -> YAMLNode {
+    private func scalar(
+        _ text: String, _ style: YAMLNode.ScalarStyle, _ line: Int, _ column: Int,
+        tag: String? = nil
+    ) -> YAMLNode {
         YAMLNode(.scalar(text, style), at: at(line, column), tag: tag)
     }
 
@@ -51,7 +54,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Reading
 
     @Test func everyScalarStyle() throws {
-        let root = try load("""
+        let root = try load(
+            """
             plain: hello world
             single: 'it''s'
             double: "tab\\tnew\\nline \\u00e9 \\"q\\""
@@ -64,19 +68,24 @@ private typealias SourceLocation = DataModel.SourceLocation
             empty:
 
             """)
-        #expect(root == mapping(1, 1, [
-            (key("plain", 1, 1), scalar("hello world", .plain, 1, 8)),
-            (key("single", 2, 1), scalar("it's", .singleQuoted, 2, 9)),
-            (key("double", 3, 1), scalar("tab\tnew\nline é \"q\"", .doubleQuoted, 3, 9)),
-            (key("literal", 4, 1), scalar("line 1\nline 2\n", .literal, 4, 10)),
-            (key("folded", 7, 1), scalar("folded text\n", .folded, 7, 9)),
-            (key("empty", 10, 1), scalar("", .plain, 10, 7)),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    1, 1,
+                    [
+                        (key("plain", 1, 1), scalar("hello world", .plain, 1, 8)),
+                        (key("single", 2, 1), scalar("it's", .singleQuoted, 2, 9)),
+                        (key("double", 3, 1), scalar("tab\tnew\nline é \"q\"", .doubleQuoted, 3, 9)),
+                        (key("literal", 4, 1), scalar("line 1\nline 2\n", .literal, 4, 10)),
+                        (key("folded", 7, 1), scalar("folded text\n", .folded, 7, 9)),
+                        (key("empty", 10, 1), scalar("", .plain, 10, 7)),
+                    ]))
         #expect(root.mappingPairs?.last?.value.isNull == true)
     }
 
     @Test func blockAndFlowCollectionsNest() throws {
-        let root = try load("""
+        let root = try load(
+            """
             # A model.
             entities:
               - name: Person   # trailing comment
@@ -85,41 +94,67 @@ private typealias SourceLocation = DataModel.SourceLocation
             empty: {}
 
             """)
-        #expect(root == mapping(2, 1, [
-            (key("entities", 2, 1), sequence(3, 3, [
-                mapping(3, 5, [
-                    (key("name", 3, 5), scalar("Person", 3, 11)),
-                    (key("tags", 4, 5), sequence(4, 11, [
-                        scalar("a", 4, 12),
-                        scalar("b", .singleQuoted, 4, 15),
-                        mapping(4, 20, [(key("c", 4, 21), scalar("d", 4, 24))]),
-                    ])),
-                ]),
-                mapping(5, 5, [
-                    (key("name", 5, 6), scalar("Note", 5, 12)),
-                    (key("tags", 5, 18), sequence(5, 24, [])),
-                ]),
-            ])),
-            (key("empty", 6, 1), mapping(6, 8, [])),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    2, 1,
+                    [
+                        (
+                            key("entities", 2, 1),
+                            sequence(
+                                3, 3,
+                                [
+                                    mapping(
+                                        3, 5,
+                                        [
+                                            (key("name", 3, 5), scalar("Person", 3, 11)),
+                                            (
+                                                key("tags", 4, 5),
+                                                sequence(
+                                                    4, 11,
+                                                    [
+                                                        scalar("a", 4, 12),
+                                                        scalar("b", .singleQuoted, 4, 15),
+                                                        mapping(4, 20, [(key("c", 4, 21), scalar("d", 4, 24))]),
+                                                    ])
+                                            ),
+                                        ]),
+                                    mapping(
+                                        5, 5,
+                                        [
+                                            (key("name", 5, 6), scalar("Note", 5, 12)),
+                                            (key("tags", 5, 18), sequence(5, 24, [])),
+                                        ]),
+                                ])
+                        ),
+                        (key("empty", 6, 1), mapping(6, 8, [])),
+                    ]))
     }
 
     @Test func columnsCountUnicodeScalarsAfterNonASCIIText() throws {
         let root = try load("ключ: значение\n😀: é\nnamé: [x, \"y\"]\n")
-        #expect(root == mapping(1, 1, [
-            (key("ключ", 1, 1), scalar("значение", 1, 7)),
-            (key("😀", 2, 1), scalar("é", 2, 4)),
-            (key("namé", 3, 1), sequence(3, 7, [scalar("x", 3, 8), scalar("y", .doubleQuoted, 3, 11)])),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    1, 1,
+                    [
+                        (key("ключ", 1, 1), scalar("значение", 1, 7)),
+                        (key("😀", 2, 1), scalar("é", 2, 4)),
+                        (key("namé", 3, 1), sequence(3, 7, [scalar("x", 3, 8), scalar("y", .doubleQuoted, 3, 11)])),
+                    ]))
     }
 
     @Test func lineBreaksCRLFAndCRCountOnce() throws {
         let root = try load("a: 1\r\nb: 2\rc: 3\n")
-        #expect(root == mapping(1, 1, [
-            (key("a", 1, 1), scalar("1", 1, 4)),
-            (key("b", 2, 1), scalar("2", 2, 4)),
-            (key("c", 3, 1), scalar("3", 3, 4)),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    1, 1,
+                    [
+                        (key("a", 1, 1), scalar("1", 1, 4)),
+                        (key("b", 2, 1), scalar("2", 2, 4)),
+                        (key("c", 3, 1), scalar("3", 3, 4)),
+                    ]))
     }
 
     @Test func utf8ByteOrderMarkIsSkipped() throws {
@@ -128,7 +163,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func aliasesBecomeCopiesWithTheAnchorsLocation() throws {
-        let root = try load("""
+        let root = try load(
+            """
             base: &b {x: 1}
             list: [&s one, *s, *b]
             copy: *b
@@ -136,25 +172,34 @@ private typealias SourceLocation = DataModel.SourceLocation
 
             """)
         let base = mapping(1, 7, [(key("x", 1, 11), scalar("1", 1, 14))])
-        #expect(root == mapping(1, 1, [
-            (key("base", 1, 1), base),
-            (key("list", 2, 1), sequence(2, 7, [scalar("one", 2, 8), scalar("one", 2, 8), base])),
-            (key("copy", 3, 1), base),
-            (key("<<", 4, 1), base),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    1, 1,
+                    [
+                        (key("base", 1, 1), base),
+                        (key("list", 2, 1), sequence(2, 7, [scalar("one", 2, 8), scalar("one", 2, 8), base])),
+                        (key("copy", 3, 1), base),
+                        (key("<<", 4, 1), base),
+                    ]))
     }
 
     @Test func anAliasRefersToTheLatestAnchorOfItsName() throws {
         let root = try load("a: &x 1\nb: &x [&x 2, *x]\nc: *x\n")
-        #expect(root == mapping(1, 1, [
-            (key("a", 1, 1), scalar("1", 1, 4)),
-            (key("b", 2, 1), sequence(2, 4, [scalar("2", 2, 8), scalar("2", 2, 8)])),
-            (key("c", 3, 1), scalar("2", 2, 8)),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    1, 1,
+                    [
+                        (key("a", 1, 1), scalar("1", 1, 4)),
+                        (key("b", 2, 1), sequence(2, 4, [scalar("2", 2, 8), scalar("2", 2, 8)])),
+                        (key("c", 3, 1), scalar("2", 2, 8)),
+                    ]))
     }
 
     @Test func explicitTagsAreKeptAsLibYAMLResolvesThem() throws {
-        let root = try load("""
+        let root = try load(
+            """
             %TAG !e! tag:example.com,2024:
             ---
             a: !!str 1
@@ -166,15 +211,19 @@ private typealias SourceLocation = DataModel.SourceLocation
             g: plain
 
             """)
-        #expect(root == mapping(3, 1, [
-            (key("a", 3, 1), scalar("1", .plain, 3, 4, tag: "tag:yaml.org,2002:str")),
-            (key("b", 4, 1), scalar("x", .plain, 4, 4, tag: "!custom")),
-            (key("c", 5, 1), scalar("y", .plain, 5, 4, tag: "!")),
-            (key("d", 6, 1), scalar("z", .plain, 6, 4, tag: "tag:example.com,2024:thing")),
-            (key("e", 7, 1), mapping(7, 4, [(key("k", 7, 11), scalar("v", 7, 14))], tag: "tag:yaml.org,2002:map")),
-            (key("f", 8, 1), sequence(8, 4, [scalar("1", 8, 11)], tag: "tag:yaml.org,2002:seq")),
-            (key("g", 9, 1), scalar("plain", 9, 4)),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    3, 1,
+                    [
+                        (key("a", 3, 1), scalar("1", .plain, 3, 4, tag: "tag:yaml.org,2002:str")),
+                        (key("b", 4, 1), scalar("x", .plain, 4, 4, tag: "!custom")),
+                        (key("c", 5, 1), scalar("y", .plain, 5, 4, tag: "!")),
+                        (key("d", 6, 1), scalar("z", .plain, 6, 4, tag: "tag:example.com,2024:thing")),
+                        (key("e", 7, 1), mapping(7, 4, [(key("k", 7, 11), scalar("v", 7, 14))], tag: "tag:yaml.org,2002:map")),
+                        (key("f", 8, 1), sequence(8, 4, [scalar("1", 8, 11)], tag: "tag:yaml.org,2002:seq")),
+                        (key("g", 9, 1), scalar("plain", 9, 4)),
+                    ]))
     }
 
     @Test func explicitStartAndEndMarkersAreOneDocument() throws {
@@ -195,16 +244,18 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func rejectsASecondDocumentAtItsStart() {
         let error = failure("a: 1\n---\nb: 2\n")
         #expect(error?.kind == .multipleDocuments)
-        #expect(error?.description
-            == "test.yaml:2:1: error: the file must contain a single YAML document, but a second document starts here")
+        #expect(
+            error?.description
+                == "test.yaml:2:1: error: the file must contain a single YAML document, but a second document starts here")
     }
 
     @Test func rejectsARootThatIsNotAMapping() {
         let sequence = failure("- a\n- b\n")
         #expect(sequence?.kind == .notAMapping)
         #expect(sequence?.description == "test.yaml:1:1: error: the document root must be a mapping, found a sequence")
-        #expect(failure("\n  hello\n")?.description
-            == "test.yaml:2:3: error: the document root must be a mapping, found a scalar")
+        #expect(
+            failure("\n  hello\n")?.description
+                == "test.yaml:2:3: error: the document root must be a mapping, found a scalar")
         #expect(failure("~\n")?.message == "the document root must be a mapping, found null")
     }
 
@@ -225,20 +276,24 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func duplicateKeysCompareTextInFlowMappingsAndAliases() {
-        #expect(failure("a: {b: 1, 'b': 2}\n")?.description
-            == "test.yaml:1:11: error: duplicate key 'b' (first defined at line 1, column 5)")
-        #expect(failure("&k a: 1\nb: 2\n*k : 3\n")?.description
-            == "test.yaml:3:1: error: duplicate key 'a' (first defined at line 1, column 1)")
+        #expect(
+            failure("a: {b: 1, 'b': 2}\n")?.description
+                == "test.yaml:1:11: error: duplicate key 'b' (first defined at line 1, column 5)")
+        #expect(
+            failure("&k a: 1\nb: 2\n*k : 3\n")?.description
+                == "test.yaml:3:1: error: duplicate key 'a' (first defined at line 1, column 1)")
     }
 
     @Test func rejectsNonScalarKeys() {
         let flow = failure("[a, b]: 1\n")
         #expect(flow?.kind == .nonScalarKey)
         #expect(flow?.description == "test.yaml:1:1: error: mapping keys must be scalars, found a sequence")
-        #expect(failure("a: 1\n? {b: c}\n: 2\n")?.description
-            == "test.yaml:2:3: error: mapping keys must be scalars, found a mapping")
-        #expect(failure("a: &m {x: 1}\n*m : 2\n")?.description
-            == "test.yaml:2:1: error: mapping keys must be scalars, found a mapping")
+        #expect(
+            failure("a: 1\n? {b: c}\n: 2\n")?.description
+                == "test.yaml:2:3: error: mapping keys must be scalars, found a mapping")
+        #expect(
+            failure("a: &m {x: 1}\n*m : 2\n")?.description
+                == "test.yaml:2:1: error: mapping keys must be scalars, found a mapping")
     }
 
     // MARK: - Encoding and characters
@@ -249,13 +304,14 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(error?.description == "test.yaml:2:5: error: the file is not valid UTF-8 (invalid byte 0xFF)")
     }
 
-    @Test(arguments: [
-        ([0xC3, 0x28], "0xC3"),        // a lead byte without its continuation
-        ([0xC0, 0x80], "0xC0"),        // an overlong NUL
-        ([0xED, 0xA0, 0x80], "0xED"),  // a UTF-16 surrogate
-        ([0xF4, 0x90, 0x80, 0x80], "0xF4"),  // above U+10FFFF
-        ([0x80], "0x80"),              // a stray continuation byte
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0xC3, 0x28], "0xC3"),  // a lead byte without its continuation
+            ([0xC0, 0x80], "0xC0"),  // an overlong NUL
+            ([0xED, 0xA0, 0x80], "0xED"),  // a UTF-16 surrogate
+            ([0xF4, 0x90, 0x80, 0x80], "0xF4"),  // above U+10FFFF
+            ([0x80], "0x80"),  // a stray continuation byte
+        ] as [([UInt8], String)])
     func rejectsIllFormedUTF8Sequences(bytes: [UInt8], byte: String) {
         let error = failure(Array("key: ".utf8) + bytes)
         #expect(error?.kind == .notUTF8)
@@ -263,22 +319,27 @@ private typealias SourceLocation = DataModel.SourceLocation
     }
 
     @Test func rejectsUTF16AndUTF32ByteOrderMarks() {
-        #expect(failure([0xFF, 0xFE, 0x61, 0x00])?.description
-            == "test.yaml:1:1: error: the file is not valid UTF-8 (it starts with a UTF-16 little-endian byte order mark)")
-        #expect(failure([0xFE, 0xFF, 0x00, 0x61])?.message
-            == "the file is not valid UTF-8 (it starts with a UTF-16 big-endian byte order mark)")
-        #expect(failure([0x00, 0x00, 0xFE, 0xFF])?.message
-            == "the file is not valid UTF-8 (it starts with a UTF-32 big-endian byte order mark)")
+        #expect(
+            failure([0xFF, 0xFE, 0x61, 0x00])?.description
+                == "test.yaml:1:1: error: the file is not valid UTF-8 (it starts with a UTF-16 little-endian byte order mark)")
+        #expect(
+            failure([0xFE, 0xFF, 0x00, 0x61])?.message
+                == "the file is not valid UTF-8 (it starts with a UTF-16 big-endian byte order mark)")
+        #expect(
+            failure([0x00, 0x00, 0xFE, 0xFF])?.message
+                == "the file is not valid UTF-8 (it starts with a UTF-32 big-endian byte order mark)")
         #expect(failure([0xFF, 0xFE, 0x00, 0x00])?.kind == .notUTF8)
     }
 
     @Test func rejectsNULBytesAndControlCharacters() {
         let nul = failure("a: 1\nb: x\u{0}y\n")
         #expect(nul?.kind == .syntax)
-        #expect(nul?.description
-            == "test.yaml:2:5: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)")
-        #expect(failure("a: \"bell\u{7}\"\n")?.description
-            == "test.yaml:1:9: error: the file contains the control character U+0007, which YAML does not allow")
+        #expect(
+            nul?.description
+                == "test.yaml:2:5: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)")
+        #expect(
+            failure("a: \"bell\u{7}\"\n")?.description
+                == "test.yaml:1:9: error: the file contains the control character U+0007, which YAML does not allow")
     }
 
     @Test func rejectsBinaryGarbage() {
@@ -287,8 +348,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(error?.kind == .notUTF8)
         #expect(error?.description == "test.yaml:1:1: error: the file is not valid UTF-8 (invalid byte 0x89)")
         // ASCII bytes and NULs that are valid UTF-8 still fail at the first NUL.
-        #expect(failure([0x61, 0x3A, 0x20, 0x00, 0x01, 0x02])?.description
-            == "test.yaml:1:4: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)")
+        #expect(
+            failure([0x61, 0x3A, 0x20, 0x00, 0x01, 0x02])?.description
+                == "test.yaml:1:4: error: the file contains a NUL byte, which YAML does not allow (is it a binary file?)")
     }
 
     // MARK: - Syntax errors
@@ -297,48 +359,62 @@ private typealias SourceLocation = DataModel.SourceLocation
         let error = failure("entity:\n\tname: Person\n")
         #expect(error?.kind == .syntax)
         #expect(error?.description == "test.yaml:2:1: error: tabs are not allowed for indentation; use spaces")
-        #expect(failure("a:\n  \tb: 1\n")?.description
-            == "test.yaml:2:3: error: tabs are not allowed for indentation; use spaces")
-        #expect(failure("a: |\n\tx\n")?.description
-            == "test.yaml:2:1: error: tabs are not allowed for indentation; use spaces")
-        #expect(failure("- \tx\n")?.description
-            == "test.yaml:1:3: error: a tab cannot separate values here; use spaces")
+        #expect(
+            failure("a:\n  \tb: 1\n")?.description
+                == "test.yaml:2:3: error: tabs are not allowed for indentation; use spaces")
+        #expect(
+            failure("a: |\n\tx\n")?.description
+                == "test.yaml:2:1: error: tabs are not allowed for indentation; use spaces")
+        #expect(
+            failure("- \tx\n")?.description
+                == "test.yaml:1:3: error: a tab cannot separate values here; use spaces")
     }
 
     @Test func tabsInsideValuesAndAfterColonsAreFine() throws {
         let root = try load("a:\tb\nc: \"x\ty\"\n")
-        #expect(root == mapping(1, 1, [
-            (key("a", 1, 1), scalar("b", 1, 4)),
-            (key("c", 2, 1), scalar("x\ty", .doubleQuoted, 2, 4)),
-        ]))
+        #expect(
+            root
+                == mapping(
+                    1, 1,
+                    [
+                        (key("a", 1, 1), scalar("b", 1, 4)),
+                        (key("c", 2, 1), scalar("x\ty", .doubleQuoted, 2, 4)),
+                    ]))
     }
 
     @Test func rejectsUnclosedQuotes() {
         let double = failure("name: \"Person\nother: 1\n")
         #expect(double?.kind == .syntax)
         #expect(double?.description == "test.yaml:3:1: error: unclosed quoted string starting at line 1, column 7")
-        #expect(failure("a: 'x")?.description
-            == "test.yaml:1:6: error: unclosed quoted string starting at line 1, column 4")
-        #expect(failure("a: \"x\n---\nb: 1\n")?.description
-            == "test.yaml:2:1: error: unclosed quoted string starting at line 1, column 4")
+        #expect(
+            failure("a: 'x")?.description
+                == "test.yaml:1:6: error: unclosed quoted string starting at line 1, column 4")
+        #expect(
+            failure("a: \"x\n---\nb: 1\n")?.description
+                == "test.yaml:2:1: error: unclosed quoted string starting at line 1, column 4")
     }
 
     @Test func explainsOtherSyntaxErrorsWithLibYAMLsContext() {
-        #expect(failure("a: b: c\n")?.description
-            == "test.yaml:1:5: error: invalid YAML: mapping values are not allowed in this context")
-        #expect(failure("a: [1, 2\n")?.description
-            == "test.yaml:2:1: error: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence starting at line 1, column 4)")
-        #expect(failure("{a: 1")?.description
-            == "test.yaml:1:6: error: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping starting at line 1, column 1)")
-        #expect(failure("a: @home\n")?.description
-            == "test.yaml:1:4: error: a plain value cannot start with '@'; put the value in quotes")
+        #expect(
+            failure("a: b: c\n")?.description
+                == "test.yaml:1:5: error: invalid YAML: mapping values are not allowed in this context")
+        #expect(
+            failure("a: [1, 2\n")?.description
+                == "test.yaml:2:1: error: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence starting at line 1, column 4)")
+        #expect(
+            failure("{a: 1")?.description
+                == "test.yaml:1:6: error: invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping starting at line 1, column 1)")
+        #expect(
+            failure("a: @home\n")?.description
+                == "test.yaml:1:4: error: a plain value cannot start with '@'; put the value in quotes")
     }
 
     @Test func rejectsAnAliasToAnUnknownAnchor() {
         let error = failure("a: 1\nb: *nowhere\n")
         #expect(error?.kind == .syntax)
-        #expect(error?.description
-            == "test.yaml:2:4: error: unknown alias '*nowhere': no anchor '&nowhere' is defined before it")
+        #expect(
+            error?.description
+                == "test.yaml:2:4: error: unknown alias '*nowhere': no anchor '&nowhere' is defined before it")
         // An anchor defined later does not count.
         #expect(failure("a: *x\nb: &x 1\n")?.location == at(1, 4))
     }
@@ -346,13 +422,15 @@ private typealias SourceLocation = DataModel.SourceLocation
     @Test func rejectsRecursiveAliasesAndOtherYAMLVersions() {
         let recursive = failure("a: &x [1, *x]\n")
         #expect(recursive?.kind == .unsupported)
-        #expect(recursive?.description
-            == "test.yaml:1:11: error: alias '*x' refers to a node that contains it; recursive aliases are not supported")
+        #expect(
+            recursive?.description
+                == "test.yaml:1:11: error: alias '*x' refers to a node that contains it; recursive aliases are not supported")
         #expect(failure("a: &x 1\nb: &x [*x]\n")?.kind == .unsupported)
         let version = failure("%YAML 2.0\n---\na: 1\n")
         #expect(version?.kind == .unsupported)
-        #expect(version?.description
-            == "test.yaml:1:1: error: unsupported YAML version: only %YAML 1.1 and 1.2 documents can be read")
+        #expect(
+            version?.description
+                == "test.yaml:1:1: error: unsupported YAML version: only %YAML 1.1 and 1.2 documents can be read")
     }
 
     // MARK: - Hostile input
@@ -445,8 +523,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(ContinuousClock.now - start < .milliseconds(500))
         #expect(error?.kind == .aliasExpansion)
         // 672,612 nodes precede g's first '*f', which would copy 597,871 more.
-        #expect(error?.description
-            == "test.yaml:7:8: error: alias expansion exceeds 1000000 nodes (billion laughs?)")
+        #expect(
+            error?.description
+                == "test.yaml:7:8: error: alias expansion exceeds 1000000 nodes (billion laughs?)")
     }
 
     // MARK: - Error text

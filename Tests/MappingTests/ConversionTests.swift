@@ -1,5 +1,6 @@
 import DataModel
 import Testing
+
 @testable import Mapping
 
 @Suite struct WideningTests {

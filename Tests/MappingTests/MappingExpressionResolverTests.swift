@@ -1,7 +1,8 @@
 import DataModel
-import Testing
-@testable import Mapping
 import TestSupport
+import Testing
+
+@testable import Mapping
 
 /// Mapping files' `{ value: "expression" }` and `filter:`: checked against the
 /// source version, every problem located in the file, line and column of the
@@ -41,7 +42,8 @@ import TestSupport
     }
 
     @Test func expressionsAndFiltersBecomeTheMapping() throws {
-        let mapping = try Self.resolve("""
+        let mapping = try Self.resolve(
+            """
             entities:
               Book:
                 filter: "visits >= 10 AND author.name != nil"
@@ -49,7 +51,8 @@ import TestSupport
                   pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
                   email: { value: "lowercase:($source.email)" }
                   score: { value: "$source.visits * 2" }
-            """).get()
+            """
+        ).get()
         let book = try #require(mapping.mapping(forDestination: "Book"))
         #expect(book.kind == .transform)
         #expect(book.filter == "visits >= 10 AND author.name != nil")
@@ -61,7 +64,8 @@ import TestSupport
     }
 
     @Test func eachProblemIsLocatedInsideTheExpression() throws {
-        let found = try Self.problems("""
+        let found = try Self.problems(
+            """
             entities:
               Book:
                 filter: "visitz >= 10"
@@ -81,17 +85,20 @@ import TestSupport
         // Text that tries to end the SQL is a syntax error of the expression, never SQL.
         #expect(found.contains("7:25 property 'Book.score': value: unterminated string (no closing ')"), "\(found)")
         #expect(found.contains("8:7 property 'Book.title': onFailure: nil on a required attribute"), "\(found)")
-        #expect(found.contains("""
-            9:25 property 'Book.author': value: a relationship's value is the destination objects of source objects: \
-            FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', $source.<relationship>)
-            """), "\(found)")
+        #expect(
+            found.contains(
+                """
+                9:25 property 'Book.author': value: a relationship's value is the destination objects of source objects: \
+                FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', '<Mapping>', $source.<relationship>)
+                """), "\(found)")
     }
 
     /// Core Data's relationship expressions: the copy where the named mapping carries the
     /// related entity over; every other form refused at its column.
     @Test func relationshipValuesThroughTheManager() throws {
         let call = "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:'"
-        let mapping = try Self.resolve("""
+        let mapping = try Self.resolve(
+            """
             entities:
               Author:
                 properties:
@@ -100,10 +107,12 @@ import TestSupport
                 properties:
                   author: { value: "FUNCTION($manager, 'destinationInstancesForSourceRelationshipNamed:sourceInstances:', 'author', $source.author)" }
                   pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
-            """).get()
+            """
+        ).get()
         #expect(mapping.mapping(forDestination: "Author")?.property("books")?.source == .copy(from: "books"))
         #expect(mapping.mapping(forDestination: "Book")?.property("author")?.source == .copy(from: "author"))
-        let found = try Self.problems("""
+        let found = try Self.problems(
+            """
             entities:
               Author:
                 properties:
@@ -112,11 +121,13 @@ import TestSupport
                 properties:
                   author: { value: "\(call), 'AuthorToAuthor', $source.author.books.author)" }
             """)
-        #expect(found == [
-            "4:105 property 'Author.books': value: 'AuthorToAuthor' maps Author to Author, not the Book objects of $source.books to Book objects",
-            "7:124 property 'Book.author': value: $source.author.books.author reaches many objects through a to-many relationship; author is a to-one",
-        ], "\(found)")
-        let unknown = try Self.problems("""
+        #expect(
+            found == [
+                "4:105 property 'Author.books': value: 'AuthorToAuthor' maps Author to Author, not the Book objects of $source.books to Book objects",
+                "7:124 property 'Book.author': value: $source.author.books.author reaches many objects through a to-many relationship; author is a to-one",
+            ], "\(found)")
+        let unknown = try Self.problems(
+            """
             entities:
               Author:
                 properties:
@@ -140,7 +151,8 @@ import TestSupport
     }
 
     @Test func aPolicyEntityTakesNeitherValuesNorAFilter() throws {
-        let found = try Self.problems("""
+        let found = try Self.problems(
+            """
             entities:
               Book:
                 policy: Anything
@@ -154,7 +166,8 @@ import TestSupport
 
     /// A literal block scalar keeps its lines: an error on its second line points there.
     @Test func errorsInsideABlockScalarPointAtTheirLine() throws {
-        let found = try Self.problems("""
+        let found = try Self.problems(
+            """
             entities:
               Book:
                 properties:
@@ -170,7 +183,8 @@ import TestSupport
     /// `\u00e9`) and folded lines would shift every column after them. Each error
     /// points at the key it names, whatever the scalar's style.
     @Test func errorsPointAtTheirKeyThroughEscapesAndFolding() throws {
-        let found = try Self.problems(#"""
+        let found = try Self.problems(
+            #"""
             entities:
               Book:
                 filter: "title != \"x\" AND \u0074itle != 'y' AND nosuch > 1"
@@ -183,11 +197,13 @@ import TestSupport
                   pages: { value: "CAST($source.pages,
                       'NSNumber') + $source.plain" }
             """#)
-        #expect(found.sorted() == [
-            "11:33 property 'Book.pages': value: Book has no attribute or relationship 'plain'",
-            "3:55 entity 'Book': filter: Book has no attribute or relationship 'nosuch'",
-            "5:68 property 'Book.email': value: Book has no attribute or relationship 'bad'",
-            "9:19 property 'Book.title': value: Book has no attribute or relationship 'worse'",
-        ].sorted(), "\(found)")
+        #expect(
+            found.sorted()
+                == [
+                    "11:33 property 'Book.pages': value: Book has no attribute or relationship 'plain'",
+                    "3:55 entity 'Book': filter: Book has no attribute or relationship 'nosuch'",
+                    "5:68 property 'Book.email': value: Book has no attribute or relationship 'bad'",
+                    "9:19 property 'Book.title': value: Book has no attribute or relationship 'worse'",
+                ].sorted(), "\(found)")
     }
 }

@@ -1,7 +1,8 @@
 import DataModel
-import Testing
-@testable import Mapping
 import TestSupport
+import Testing
+
+@testable import Mapping
 
 /// Swift Testing has a `SourceLocation` too.
 private typealias SourceLocation = DataModel.SourceLocation
@@ -52,22 +53,25 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect((parsed.sourceVersion, parsed.destinationVersion) == (1, 2))
         #expect(parsed.digest == VersionHasher.sha256Hex(Array(text.utf8)))
         #expect(parsed.digest.count == 64)
-        #expect(parsed.entities == [
-            MappingFile.EntityOverride(
-                name: "Person", policy: "SplitFullName", source: "Human",
-                properties: ["firstName": .policy, "nickname": .copy(from: "handle"), "score": .value(.string("10")), "motto": .value(nil)],
-                location: SourceLocation(file: path, line: 2, column: 3),
-                propertyLocations: [
-                    "firstName": SourceLocation(file: path, line: 6, column: 7), "nickname": SourceLocation(file: path, line: 7, column: 7),
-                    "score": SourceLocation(file: path, line: 8, column: 7), "motto": SourceLocation(file: path, line: 9, column: 7),
-                ]),
-            MappingFile.EntityOverride(name: "Tag", policy: nil, source: nil, properties: [:],
-                                       location: SourceLocation(file: path, line: 10, column: 3), propertyLocations: [:]),
-        ])
+        #expect(
+            parsed.entities == [
+                MappingFile.EntityOverride(
+                    name: "Person", policy: "SplitFullName", source: "Human",
+                    properties: ["firstName": .policy, "nickname": .copy(from: "handle"), "score": .value(.string("10")), "motto": .value(nil)],
+                    location: SourceLocation(file: path, line: 2, column: 3),
+                    propertyLocations: [
+                        "firstName": SourceLocation(file: path, line: 6, column: 7), "nickname": SourceLocation(file: path, line: 7, column: 7),
+                        "score": SourceLocation(file: path, line: 8, column: 7), "motto": SourceLocation(file: path, line: 9, column: 7),
+                    ]),
+                MappingFile.EntityOverride(
+                    name: "Tag", policy: nil, source: nil, properties: [:],
+                    location: SourceLocation(file: path, line: 10, column: 3), propertyLocations: [:]),
+            ])
     }
 
     @Test func unknownKeysAndBadOverridesAreReportedWithTheirPosition() throws {
-        let (file, diagnostics, path, _) = try Self.parse("""
+        let (file, diagnostics, path, _) = try Self.parse(
+            """
             entities:
               Person:
                 polcy: SplitFullName
@@ -78,38 +82,46 @@ private typealias SourceLocation = DataModel.SourceLocation
                   score: policy
             """)
         #expect(file == nil)
-        #expect(diagnostics == [
-            Diagnostic(.error, "entity 'Person': unknown key 'polcy'", at: SourceLocation(file: path, line: 3, column: 5), hint: "did you mean 'policy'?"),
-            Diagnostic(.error, """
-                       property 'Person.firstName': expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: "expression" }`, \
-                       found '$src.fullName'
-                       """,
-                       at: SourceLocation(file: path, line: 5, column: 18)),
-            Diagnostic(.error, "property 'Person.nickname': unknown key 'valeu'", at: SourceLocation(file: path, line: 6, column: 19),
-                       hint: "expected one of: default, value, onFailure"),
-            Diagnostic(.error, "property 'Person.nickname': expected `{ default: value }` or `{ value: \"expression\" }`",
-                       at: SourceLocation(file: path, line: 6, column: 17)),
-            Diagnostic(.error, "property 'Person.age': expected `{ default: value }` or `{ value: \"expression\" }`",
-                       at: SourceLocation(file: path, line: 7, column: 12)),
-        ])
+        #expect(
+            diagnostics == [
+                Diagnostic(.error, "entity 'Person': unknown key 'polcy'", at: SourceLocation(file: path, line: 3, column: 5), hint: "did you mean 'policy'?"),
+                Diagnostic(
+                    .error,
+                    """
+                    property 'Person.firstName': expected `policy`, `$source.<name>`, `{ default: value }` or `{ value: "expression" }`, \
+                    found '$src.fullName'
+                    """,
+                    at: SourceLocation(file: path, line: 5, column: 18)),
+                Diagnostic(
+                    .error, "property 'Person.nickname': unknown key 'valeu'", at: SourceLocation(file: path, line: 6, column: 19),
+                    hint: "expected one of: default, value, onFailure"),
+                Diagnostic(
+                    .error, "property 'Person.nickname': expected `{ default: value }` or `{ value: \"expression\" }`",
+                    at: SourceLocation(file: path, line: 6, column: 17)),
+                Diagnostic(
+                    .error, "property 'Person.age': expected `{ default: value }` or `{ value: \"expression\" }`",
+                    at: SourceLocation(file: path, line: 7, column: 12)),
+            ])
         #expect(diagnostics[0].description == "\(path):3:5: error: entity 'Person': unknown key 'polcy'")
     }
 
     @Test func misspeltTopLevelKey() throws {
         let (file, diagnostics, path, _) = try Self.parse("entites:\n  Person:\n    policy: X\n")
         #expect(file == nil)
-        #expect(diagnostics == [
-            Diagnostic(.error, "mapping file: unknown key 'entites'", at: SourceLocation(file: path, line: 1, column: 1), hint: "did you mean 'entities'?"),
-            Diagnostic(.error, "mapping file: missing required key 'entities'", at: SourceLocation(file: path, line: 1, column: 1)),
-        ])
+        #expect(
+            diagnostics == [
+                Diagnostic(.error, "mapping file: unknown key 'entites'", at: SourceLocation(file: path, line: 1, column: 1), hint: "did you mean 'entities'?"),
+                Diagnostic(.error, "mapping file: missing required key 'entities'", at: SourceLocation(file: path, line: 1, column: 1)),
+            ])
     }
 
     @Test func emptyPolicyName() throws {
         let (file, diagnostics, path, _) = try Self.parse("entities:\n  Person:\n    policy: \"\"\n")
         #expect(file == nil)
-        #expect(diagnostics == [
-            Diagnostic(.error, "entity 'Person': policy: must not be empty", at: SourceLocation(file: path, line: 3, column: 13)),
-        ])
+        #expect(
+            diagnostics == [
+                Diagnostic(.error, "entity 'Person': policy: must not be empty", at: SourceLocation(file: path, line: 3, column: 13))
+            ])
     }
 
     @Test func invalidYAMLIsReportedWithItsPosition() throws {
@@ -137,9 +149,11 @@ private typealias SourceLocation = DataModel.SourceLocation
         try folder.write("Shop/2-to-3.yml", "entities: {}\n")
         let files = MappingFiles.load(folder: folder.path, model: "Shop")
         #expect(files.files.map(\.path) == [folder.file("Shop/02-to-3.yaml")])
-        #expect(files.diagnostics.map(\.message) == ["2-to-3.yaml", "2-to-3.yml"].map {
-            "\(folder.file("Shop/" + $0)): maps version 2 to 3, as \(folder.file("Shop/02-to-3.yaml")) does; keep one file for these versions"
-        })
+        #expect(
+            files.diagnostics.map(\.message)
+                == ["2-to-3.yaml", "2-to-3.yml"].map {
+                    "\(folder.file("Shop/" + $0)): maps version 2 to 3, as \(folder.file("Shop/02-to-3.yaml")) does; keep one file for these versions"
+                })
     }
 
     @Test func folderOfMappingFiles() throws {
@@ -152,16 +166,21 @@ private typealias SourceLocation = DataModel.SourceLocation
         let files = MappingFiles.load(folder: folder.path, model: "Shop")
         // A span (2-to-4) is a mapping file like a hop; a version onto itself is not.
         #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml"), folder.file("Shop/2-to-4.yaml")])
-        #expect(files.diagnostics == [
-            Diagnostic(.error, """
-                \(folder.file("Shop/3-to-3.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
-                """, at: nil),
-            Diagnostic(.error, """
-                \(folder.file("Shop/README.md")): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
-                (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))
-                """, at: nil),
-        ])
+        #expect(
+            files.diagnostics == [
+                Diagnostic(
+                    .error,
+                    """
+                    \(folder.file("Shop/3-to-3.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    """, at: nil),
+                Diagnostic(
+                    .error,
+                    """
+                    \(folder.file("Shop/README.md")): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
+                    (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))
+                    """, at: nil),
+            ])
         #expect(files.file(from: 1, to: 2)?.entities.map(\.policy) == ["A"])
         #expect(files.file(from: 2, to: 3) == nil)
         #expect(files.spans.map(\.path) == [folder.file("Shop/2-to-4.yaml")])
@@ -186,19 +205,21 @@ private typealias SourceLocation = DataModel.SourceLocation
         let files = MappingFiles.load(folder: folder.path, model: "Shop", versions: [1, 2, 3, 4, 5])
         #expect(files.files.map(\.path) == [folder.file("Shop/1-to-2.yaml")])
         let onto = "a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)"
-        let notMapping = "not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml (e.g. 1-to-2.yaml), "
+        let notMapping =
+            "not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml (e.g. 1-to-2.yaml), "
             + "and this one would be ignored (rename it, or move it out of \(folder.file("Shop")))"
-        #expect(files.diagnostics.map(\.message) == [
-            "\(folder.file("Shop/1-to-2.yaml.orig")): \(notMapping)",
-            "\(folder.file("Shop/1to2.yaml")): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)",
-            "\(folder.file("Shop/2-to-9.yaml")): maps version 2 to 9, but model Shop has no version 9 (its versions: 1 to 5); "
-                + "no migration would ever use this file",
-            "\(folder.file("Shop/3-to-2.yaml")): \(onto)",
-            "\(folder.file("Shop/3-to-3.yaml")): \(onto)",
-            "\(folder.file("Shop/6-to-7.yaml")): maps version 6 to 7, but model Shop has no version 6 (its versions: 1 to 5); "
-                + "no migration would ever use this file",
-            "\(folder.file("Shop/notes.txt")): \(notMapping)",
-        ])
+        #expect(
+            files.diagnostics.map(\.message) == [
+                "\(folder.file("Shop/1-to-2.yaml.orig")): \(notMapping)",
+                "\(folder.file("Shop/1to2.yaml")): a mapping file is named <A>-to-<B>.yaml (e.g. 1-to-2.yaml)",
+                "\(folder.file("Shop/2-to-9.yaml")): maps version 2 to 9, but model Shop has no version 9 (its versions: 1 to 5); "
+                    + "no migration would ever use this file",
+                "\(folder.file("Shop/3-to-2.yaml")): \(onto)",
+                "\(folder.file("Shop/3-to-3.yaml")): \(onto)",
+                "\(folder.file("Shop/6-to-7.yaml")): maps version 6 to 7, but model Shop has no version 6 (its versions: 1 to 5); "
+                    + "no migration would ever use this file",
+                "\(folder.file("Shop/notes.txt")): \(notMapping)",
+            ])
         #expect(files.diagnostics.allSatisfy { $0.severity == .error && $0.location == nil })
         // Without the model's versions (the folder read on its own) only the names are checked.
         #expect(MappingFiles.load(folder: folder.path, model: "Shop").files.map(\.sourceVersion) == [1, 2, 6])
@@ -212,12 +233,15 @@ private typealias SourceLocation = DataModel.SourceLocation
         try folder.write("Shop/9223372036854775807-to-1.yaml", "entities: {}\n")
         try folder.write("Shop/9223372036854775806-to-9223372036854775807.yaml", "entities: {}\n")
         let files = MappingFiles.load(folder: folder.path, model: "Shop")
-        #expect(files.diagnostics == [
-            Diagnostic(.error, """
-                \(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-                (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
-                """, at: nil),
-        ])
+        #expect(
+            files.diagnostics == [
+                Diagnostic(
+                    .error,
+                    """
+                    \(folder.file("Shop/9223372036854775807-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    """, at: nil)
+            ])
         #expect(files.files.map { [$0.sourceVersion, $0.destinationVersion] } == [[Int.max - 1, Int.max]])
     }
 }

@@ -1,5 +1,6 @@
 import DataModel
 import Testing
+
 @testable import Mapping
 
 /// `MappingInference`: every rule of lightweight inference, each with a case it
@@ -15,10 +16,15 @@ import Testing
                 attributes: { name: string, price: decimal }
             """
         let mapping = try Models.infer([version, version])
-        #expect(mapping == MappingModel(model: "Shop", sourceVersion: 1, destinationVersion: 2, entityMappings: [
-            EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item",
-                          properties: [copy("name"), copy("price")]),
-        ]))
+        #expect(
+            mapping
+                == MappingModel(
+                    model: "Shop", sourceVersion: 1, destinationVersion: 2,
+                    entityMappings: [
+                        EntityMapping(
+                            name: "ItemToItem", kind: .copy, source: "Item", destination: "Item",
+                            properties: [copy("name"), copy("price")])
+                    ]))
         #expect(mapping.mappingFile == nil)
         #expect(!mapping.usesPolicies)
     }
@@ -40,10 +46,12 @@ import Testing
                   label: { type: string, default: "" }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [added("count", default: .integer(7)), added("label", default: .string("")), copy("name"), added("note")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [added("count", default: .integer(7)), added("label", default: .string("")), copy("name"), added("note")])
+            ])
     }
 
     @Test func attributeRemovedIsDropped() throws {
@@ -59,10 +67,12 @@ import Testing
                 attributes: { name: string }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("name")], droppedProperties: ["legacyCode", "note"]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("name")], droppedProperties: ["legacyCode", "note"])
+            ])
     }
 
     @Test func transientAttributesAreNeitherMappedNorDropped() throws {
@@ -78,9 +88,10 @@ import Testing
                 attributes: { name: string, section: { type: string, transient: true } }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")])
+            ])
     }
 
     @Test func requiredAttributeWithoutDefaultAddedIsRefused() throws {
@@ -96,10 +107,11 @@ import Testing
                 attributes: { name: string, sku: string }
             """,
         ])
-        #expect(texts == [
-            "Item.sku: new required attribute without a default or source\n"
-                + "    remedy: add a default (`sku: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item",
-        ])
+        #expect(
+            texts == [
+                "Item.sku: new required attribute without a default or source\n"
+                    + "    remedy: add a default (`sku: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item"
+            ])
     }
 
     @Test func refusedPropertiesAreLeftToAPolicy() throws {
@@ -117,10 +129,12 @@ import Testing
         ])
         let (mapping, refusals) = MappingInference.inferWithRefusals(from: model.versions[0], to: model.versions[1])
         #expect(refusals.map(\.property) == ["count", "sku"])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [byPolicy("count"), copy("name"), copy("note"), byPolicy("sku")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [byPolicy("count"), copy("name"), copy("note"), byPolicy("sku")])
+            ])
     }
 
     // MARK: - Optionality
@@ -139,9 +153,10 @@ import Testing
             """,
         ])
         // Optionality is hashed, so the entity changes although the value is copied as is.
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name")])
+            ])
     }
 
     @Test func optionalToRequiredWithDefaultFillsTheDefault() throws {
@@ -157,10 +172,12 @@ import Testing
                 attributes: { name: string, note: { type: string, default: unknown } }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("name"), convert("note", .fillDefault)], layoutChanges: ["note: default none → \"unknown\""]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("name"), convert("note", .fillDefault)], layoutChanges: ["note: default none → \"unknown\""])
+            ])
     }
 
     /// As in Core Data, the mapping exists; the stored data decides (the planner
@@ -178,9 +195,10 @@ import Testing
                 attributes: { name: string, note: string }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name"), copy("note")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [copy("name"), copy("note")])
+            ])
         #expect(mapping.requirements == [DataRequirement(kind: .noNil, entity: "Item", property: "note", sourceEntity: "Item", sourceProperty: "note")])
         #expect(mapping.requirements?.map(\.description) == ["Item.note: optional → required without a default: migrates when no stored Item.note is nil"])
     }
@@ -203,11 +221,13 @@ import Testing
             """,
         ])
         // Required attributes of a new entity need no default: it has no rows yet.
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
-            EntityMapping(name: "NothingToTag", kind: .add, source: nil, destination: "Tag",
-                          properties: [added("label"), added("weight", default: .integer(1))]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
+                EntityMapping(
+                    name: "NothingToTag", kind: .add, source: nil, destination: "Tag",
+                    properties: [added("label"), added("weight", default: .integer(1))]),
+            ])
     }
 
     @Test func requiredToOneRelationshipToANewEntityIsRefused() throws {
@@ -229,10 +249,12 @@ import Testing
                   items: { destination: Item, toMany: true, inverse: owner }
             """,
         ])
-        #expect(texts == [
-            "Item.owner: new required to-one relationship: existing Item rows would have no destination\n"
-                + "    remedy: make it optional in this version (and required in a later one once filled), or write \(fileHint12) with a policy that sets it",
-        ])
+        #expect(
+            texts == [
+                "Item.owner: new required to-one relationship: existing Item rows would have no destination\n"
+                    + "    remedy: make it optional in this version (and required in a later one once filled), or write \(fileHint12) with a policy "
+                    + "that sets it"
+            ])
     }
 
     @Test func entityRemovedComesLastWithItsDroppedProperties() throws {
@@ -258,12 +280,14 @@ import Testing
                 attributes: { code: string }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("name")], droppedProperties: ["tags"]),
-            EntityMapping(name: "ZoneToZone", kind: .copy, source: "Zone", destination: "Zone", properties: [copy("code")]),
-            EntityMapping(name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["items", "label", "weight"]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("name")], droppedProperties: ["tags"]),
+                EntityMapping(name: "ZoneToZone", kind: .copy, source: "Zone", destination: "Zone", properties: [copy("code")]),
+                EntityMapping(name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["items", "label", "weight"]),
+            ])
     }
 
     @Test func relationshipRetargetedFromARemovedEntityIsRefused() throws {
@@ -287,10 +311,11 @@ import Testing
                 attributes: { text: string }
             """,
         ])
-        #expect(texts == [
-            "Item.tag: destination changed from Tag to Label, an unrelated entity\n"
-                + "    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one",
-        ])
+        #expect(
+            texts == [
+                "Item.tag: destination changed from Tag to Label, an unrelated entity\n"
+                    + "    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one"
+            ])
     }
 
     // MARK: - Relationships
@@ -308,7 +333,9 @@ import Testing
         """
 
     @Test func relationshipAdded() throws {
-        let mapping = try Models.infer([Self.orderV1, """
+        let mapping = try Models.infer([
+            Self.orderV1,
+            """
             entities:
               Order:
                 attributes: { number: integer64 }
@@ -323,31 +350,42 @@ import Testing
                 attributes: { text: string }
                 relationships:
                   order: { destination: Order, inverse: notes, optional: false }
-            """])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "LineToLine", kind: .copy, source: "Line", destination: "Line",
-                          properties: [copy("order", relationship: true), copy("quantity")]),
-            EntityMapping(name: "NothingToNote", kind: .add, source: nil, destination: "Note",
-                          properties: [added("order", relationship: true), added("text")]),
-            EntityMapping(name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
-                          properties: [copy("lines", relationship: true), added("notes", relationship: true), copy("number")]),
+            """,
         ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .copy, source: "Line", destination: "Line",
+                    properties: [copy("order", relationship: true), copy("quantity")]),
+                EntityMapping(
+                    name: "NothingToNote", kind: .add, source: nil, destination: "Note",
+                    properties: [added("order", relationship: true), added("text")]),
+                EntityMapping(
+                    name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
+                    properties: [copy("lines", relationship: true), added("notes", relationship: true), copy("number")]),
+            ])
     }
 
     @Test func relationshipRemoved() throws {
-        let mapping = try Models.infer([Self.orderV1, """
+        let mapping = try Models.infer([
+            Self.orderV1,
+            """
             entities:
               Order:
                 attributes: { number: integer64 }
               Line:
                 attributes: { quantity: integer32 }
-            """])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
-                          properties: [copy("quantity")], droppedProperties: ["order"]),
-            EntityMapping(name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
-                          properties: [copy("number")], droppedProperties: ["lines"]),
+            """,
         ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
+                    properties: [copy("quantity")], droppedProperties: ["order"]),
+                EntityMapping(
+                    name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
+                    properties: [copy("number")], droppedProperties: ["lines"]),
+            ])
     }
 
     @Test func toOneBecomesToManyAndBack() throws {
@@ -363,13 +401,16 @@ import Testing
                   order: { destination: Order, toMany: true, inverse: lines }
             """
         let forward = try Models.infer([Self.orderV1, many])
-        #expect(forward.entityMappings == [
-            EntityMapping(name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
-                          properties: [convert("order", .reshape, relationship: true), copy("quantity")]),
-            // One-to-many became many-to-many: the storage moves to a join table.
-            EntityMapping(name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
-                          properties: [convert("lines", .reshape, relationship: true), copy("number")]),
-        ])
+        #expect(
+            forward.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
+                    properties: [convert("order", .reshape, relationship: true), copy("quantity")]),
+                // One-to-many became many-to-many: the storage moves to a join table.
+                EntityMapping(
+                    name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
+                    properties: [convert("lines", .reshape, relationship: true), copy("number")]),
+            ])
         let backward = try Models.infer([many, Self.orderV1])
         #expect(backward.entityMappings == forward.entityMappings)
     }
@@ -387,12 +428,15 @@ import Testing
                   order: { destination: Order, inverse: lines }
             """
         let forward = try Models.infer([Self.orderV1, ordered])
-        #expect(forward.entityMappings == [
-            EntityMapping(name: "LineToLine", kind: .copy, source: "Line", destination: "Line",
-                          properties: [copy("order", relationship: true), copy("quantity")]),
-            EntityMapping(name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
-                          properties: [convert("lines", .reorder, relationship: true), copy("number")]),
-        ])
+        #expect(
+            forward.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .copy, source: "Line", destination: "Line",
+                    properties: [copy("order", relationship: true), copy("quantity")]),
+                EntityMapping(
+                    name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
+                    properties: [convert("lines", .reorder, relationship: true), copy("number")]),
+            ])
         let backward = try Models.infer([ordered, Self.orderV1])
         #expect(backward.entityMappings == forward.entityMappings)
     }
@@ -423,18 +467,23 @@ import Testing
                   items: { destination: Item, toMany: true, inverse: tag }
             """
         let mapping = try Models.infer([v1, v2])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("name"), convert("tag", .reshape, relationship: true)]),
-            EntityMapping(name: "TagToTag", kind: .transform, source: "Tag", destination: "Tag",
-                          properties: [convert("items", .reshape, relationship: true), copy("label")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("name"), convert("tag", .reshape, relationship: true)]),
+                EntityMapping(
+                    name: "TagToTag", kind: .transform, source: "Tag", destination: "Tag",
+                    properties: [convert("items", .reshape, relationship: true), copy("label")]),
+            ])
         let back = try Models.infer([v2, v1])
         #expect(back.entityMappings == mapping.entityMappings)
     }
 
     @Test func newRequiredToOneRelationshipIsRefusedButNewToManyIsNot() throws {
-        let texts = try Models.refusalTexts([Self.orderV1, """
+        let texts = try Models.refusalTexts([
+            Self.orderV1,
+            """
             entities:
               Order:
                 attributes: { number: integer64 }
@@ -450,11 +499,14 @@ import Testing
                 attributes: { name: string }
                 relationships:
                   orders: { destination: Order, toMany: true, inverse: customer }
-            """])
-        #expect(texts == [
-            "Order.customer: new required to-one relationship: existing Order rows would have no destination\n"
-                + "    remedy: make it optional in this version (and required in a later one once filled), or write \(fileHint12) with a policy that sets it",
+            """,
         ])
+        #expect(
+            texts == [
+                "Order.customer: new required to-one relationship: existing Order rows would have no destination\n"
+                    + "    remedy: make it optional in this version (and required in a later one once filled), or write \(fileHint12) with a policy "
+                    + "that sets it"
+            ])
     }
 
     static let catalogV1 = """
@@ -480,9 +532,11 @@ import Testing
             Self.catalogV1,
             Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Book }"),
         ])
-        #expect(mapping.mapping(forDestination: "Person") == EntityMapping(
-            name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
-            properties: [copy("favorite", relationship: true), copy("name")]))
+        #expect(
+            mapping.mapping(forDestination: "Person")
+                == EntityMapping(
+                    name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
+                    properties: [copy("favorite", relationship: true), copy("name")]))
     }
 
     @Test func destinationChangedToAnUnrelatedEntityIsRefused() throws {
@@ -490,10 +544,12 @@ import Testing
             Self.catalogV1,
             Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Place }"),
         ])
-        #expect(texts == [
-            "Person.favorite: destination changed from Product to Place, an unrelated entity\n"
-                + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove the old one",
-        ])
+        #expect(
+            texts == [
+                "Person.favorite: destination changed from Product to Place, an unrelated entity\n"
+                    + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove "
+                    + "the old one"
+            ])
     }
 
     @Test func destinationChangedToASiblingSubentityIsRefused() throws {
@@ -501,10 +557,12 @@ import Testing
         let v1 = Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Book }")
         let v2 = Self.catalogV1.replacingOccurrences(of: "favorite: { destination: Product }", with: "favorite: { destination: Film }")
         let texts = try Models.refusalTexts([v1, v2])
-        #expect(texts == [
-            "Person.favorite: destination changed from Book to Film, an unrelated entity\n"
-                + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove the old one",
-        ])
+        #expect(
+            texts == [
+                "Person.favorite: destination changed from Book to Film, an unrelated entity\n"
+                    + "    remedy: write \(fileHint12) with a policy for Person that sets the new relationship, or add a new relationship and remove "
+                    + "the old one"
+            ])
     }
 
     @Test func destinationFollowsARenamedEntity() throws {
@@ -537,11 +595,13 @@ import Testing
                 attributes: { plate: string }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
-                          properties: [copy("plate"), added("registeredAt")]),
-            EntityMapping(name: "NothingToVehicle", kind: .add, source: nil, destination: "Vehicle", properties: [added("registeredAt")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
+                    properties: [copy("plate"), added("registeredAt")]),
+                EntityMapping(name: "NothingToVehicle", kind: .add, source: nil, destination: "Vehicle", properties: [added("registeredAt")]),
+            ])
     }
 
     @Test func newParentAboveTwoExistingEntitiesMergesHierarchiesAndIsRefused() throws {
@@ -565,10 +625,11 @@ import Testing
                 attributes: { hull: string }
             """,
         ])
-        #expect(texts == [
-            "Vehicle: merges the hierarchies of Boat and Car into one (their rows would share table ZVEHICLE)\n"
-                + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies one into the other",
-        ])
+        #expect(
+            texts == [
+                "Vehicle: merges the hierarchies of Boat and Car into one (their rows would share table ZVEHICLE)\n"
+                    + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies one into the other"
+            ])
     }
 
     @Test func newChildEntity() throws {
@@ -588,11 +649,13 @@ import Testing
             """,
         ])
         // A subentity does not change its parent's hash: the parent's rows are copied.
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "NothingToTruck", kind: .add, source: nil, destination: "Truck",
-                          properties: [added("name"), added("payload", default: .double(0))]),
-            EntityMapping(name: "VehicleToVehicle", kind: .copy, source: "Vehicle", destination: "Vehicle", properties: [copy("name")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "NothingToTruck", kind: .add, source: nil, destination: "Truck",
+                    properties: [added("name"), added("payload", default: .double(0))]),
+                EntityMapping(name: "VehicleToVehicle", kind: .copy, source: "Vehicle", destination: "Vehicle", properties: [copy("name")]),
+            ])
     }
 
     static let hierarchyV1 = """
@@ -609,7 +672,9 @@ import Testing
         """
 
     @Test func propertyMovesUpFromChildrenIntoTheParent() throws {
-        let mapping = try Models.infer([Self.hierarchyV1, """
+        let mapping = try Models.infer([
+            Self.hierarchyV1,
+            """
             entities:
               Vehicle:
                 abstract: true
@@ -620,22 +685,29 @@ import Testing
               Truck:
                 parent: Vehicle
                 attributes: { payload: double? }
-            """])
+            """,
+        ])
         // The abstract parent has no rows of its own, so its new required attribute
         // needs no default; the children keep their values.
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
-                          properties: [copy("name"), copy("plate"), copy("seats")]),
-            EntityMapping(name: "TruckToTruck", kind: .transform, source: "Truck", destination: "Truck",
-                          properties: [copy("name"), copy("payload"), copy("plate")]),
-            EntityMapping(name: "VehicleToVehicle", kind: .transform, source: "Vehicle", destination: "Vehicle",
-                          properties: [copy("name"), added("plate")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
+                    properties: [copy("name"), copy("plate"), copy("seats")]),
+                EntityMapping(
+                    name: "TruckToTruck", kind: .transform, source: "Truck", destination: "Truck",
+                    properties: [copy("name"), copy("payload"), copy("plate")]),
+                EntityMapping(
+                    name: "VehicleToVehicle", kind: .transform, source: "Vehicle", destination: "Vehicle",
+                    properties: [copy("name"), added("plate")]),
+            ])
     }
 
     @Test func requiredPropertyMovingUpIntoAConcreteParentIsRefused() throws {
         let concrete = Self.hierarchyV1.replacingOccurrences(of: "    abstract: true\n", with: "")
-        let texts = try Models.refusalTexts([concrete, """
+        let texts = try Models.refusalTexts([
+            concrete,
+            """
             entities:
               Vehicle:
                 attributes: { name: string, plate: string }
@@ -645,11 +717,13 @@ import Testing
               Truck:
                 parent: Vehicle
                 attributes: { payload: double? }
-            """])
-        #expect(texts == [
-            "Vehicle.plate: new required attribute without a default or source\n"
-                + "    remedy: add a default (`plate: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Vehicle",
+            """,
         ])
+        #expect(
+            texts == [
+                "Vehicle.plate: new required attribute without a default or source\n"
+                    + "    remedy: add a default (`plate: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Vehicle"
+            ])
     }
 
     @Test func propertyMovesDownFromTheParentIntoChildren() throws {
@@ -676,18 +750,24 @@ import Testing
                 parent: Vehicle
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
-                          properties: [copy("name"), copy("plate")]),
-            EntityMapping(name: "TruckToTruck", kind: .transform, source: "Truck", destination: "Truck",
-                          properties: [copy("name")], droppedProperties: ["plate"]),
-            EntityMapping(name: "VehicleToVehicle", kind: .transform, source: "Vehicle", destination: "Vehicle",
-                          properties: [copy("name")], droppedProperties: ["plate"]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "CarToCar", kind: .transform, source: "Car", destination: "Car",
+                    properties: [copy("name"), copy("plate")]),
+                EntityMapping(
+                    name: "TruckToTruck", kind: .transform, source: "Truck", destination: "Truck",
+                    properties: [copy("name")], droppedProperties: ["plate"]),
+                EntityMapping(
+                    name: "VehicleToVehicle", kind: .transform, source: "Vehicle", destination: "Vehicle",
+                    properties: [copy("name")], droppedProperties: ["plate"]),
+            ])
     }
 
     @Test func entityLeavesItsHierarchy() throws {
-        let mapping = try Models.infer([Self.hierarchyV1, """
+        let mapping = try Models.infer([
+            Self.hierarchyV1,
+            """
             entities:
               Vehicle:
                 abstract: true
@@ -697,15 +777,20 @@ import Testing
                 attributes: { plate: string, seats: integer16? }
               Truck:
                 attributes: { name: string, plate: string, payload: double? }
-            """])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "CarToCar", kind: .copy, source: "Car", destination: "Car",
-                          properties: [copy("name"), copy("plate"), copy("seats")]),
-            EntityMapping(name: "TruckToTruck", kind: .transform, source: "Truck", destination: "Truck",
-                          properties: [copy("name"), copy("payload"), copy("plate")]),
-            EntityMapping(name: "VehicleToVehicle", kind: .copy, source: "Vehicle", destination: "Vehicle",
-                          properties: [copy("name")]),
+            """,
         ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "CarToCar", kind: .copy, source: "Car", destination: "Car",
+                    properties: [copy("name"), copy("plate"), copy("seats")]),
+                EntityMapping(
+                    name: "TruckToTruck", kind: .transform, source: "Truck", destination: "Truck",
+                    properties: [copy("name"), copy("payload"), copy("plate")]),
+                EntityMapping(
+                    name: "VehicleToVehicle", kind: .copy, source: "Vehicle", destination: "Vehicle",
+                    properties: [copy("name")]),
+            ])
     }
 
     @Test func mergingTwoHierarchiesIsRefused() throws {
@@ -726,10 +811,11 @@ import Testing
                 attributes: { hull: string? }
             """,
         ])
-        #expect(texts == [
-            "Vehicle: merges the hierarchies of Boat and Vehicle into one (their rows would share table ZVEHICLE)\n"
-                + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies one into the other",
-        ])
+        #expect(
+            texts == [
+                "Vehicle: merges the hierarchies of Boat and Vehicle into one (their rows would share table ZVEHICLE)\n"
+                    + "    remedy: keep them in separate hierarchies, or write \(fileHint12) with a policy that copies one into the other"
+            ])
     }
 
     // MARK: - Numeric widening
@@ -744,9 +830,10 @@ import Testing
         }
         for (from, to) in [(1, 2), (2, 3), (1, 3)] {
             let mapping = try Models.infer(versions, from: from, to: to)
-            #expect(mapping.entityMappings == [
-                EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [convert("count", .widen)]),
-            ], "\(from) → \(to)")
+            #expect(
+                mapping.entityMappings == [
+                    EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item", properties: [convert("count", .widen)])
+                ], "\(from) → \(to)")
         }
     }
 
@@ -768,11 +855,12 @@ import Testing
             "entities:\n  Item:\n    attributes: { value: \(from) }\n",
             "entities:\n  Item:\n    attributes: { value: \(to) }\n",
         ])
-        #expect(texts == [
-            "Item.value: type change \(from) → \(to) is \(what), not a widening\n"
-                + "    remedy: write \(fileHint12) with a policy for Item, "
-                + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)",
-        ])
+        #expect(
+            texts == [
+                "Item.value: type change \(from) → \(to) is \(what), not a widening\n"
+                    + "    remedy: write \(fileHint12) with a policy for Item, "
+                    + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)"
+            ])
     }
 
     @Test func attributeBecomingARelationshipIsRefused() throws {
@@ -793,16 +881,19 @@ import Testing
                 attributes: { name: string }
             """,
         ])
-        #expect(texts == [
-            "Item.owner: attribute 'Item.owner' became a relationship\n"
-                + "    remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version",
-        ])
+        #expect(
+            texts == [
+                "Item.owner: attribute 'Item.owner' became a relationship\n"
+                    + "    remedy: write \(fileHint12) with a policy for Item, or split the change across an intermediate version"
+            ])
     }
 
     // MARK: - Layout-only changes
 
     @Test func indexDefaultDeleteRuleAndLimitChangesAreLayoutChangesOfACopy() throws {
-        let mapping = try Models.infer([Self.orderV1, """
+        let mapping = try Models.infer([
+            Self.orderV1,
+            """
             entities:
               Order:
                 attributes:
@@ -814,17 +905,23 @@ import Testing
                 attributes: { quantity: integer32 }
                 relationships:
                   order: { destination: Order, inverse: lines, deleteRule: deny }
-            """])
-        // Core Data hashes none of these: the rows stay as they are.
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "LineToLine", kind: .copy, source: "Line", destination: "Line",
-                          properties: [copy("order", relationship: true), copy("quantity")],
-                          layoutChanges: ["order: delete rule nullify → deny"]),
-            EntityMapping(name: "OrderToOrder", kind: .copy, source: "Order", destination: "Order",
-                          properties: [copy("lines", relationship: true), copy("number")],
-                          layoutChanges: ["number: index added", "number: default none → 1", "number: limits changed",
-                                          "lines: delete rule cascade → nullify", "index byNumber added"]),
+            """,
         ])
+        // Core Data hashes none of these: the rows stay as they are.
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .copy, source: "Line", destination: "Line",
+                    properties: [copy("order", relationship: true), copy("quantity")],
+                    layoutChanges: ["order: delete rule nullify → deny"]),
+                EntityMapping(
+                    name: "OrderToOrder", kind: .copy, source: "Order", destination: "Order",
+                    properties: [copy("lines", relationship: true), copy("number")],
+                    layoutChanges: [
+                        "number: index added", "number: default none → 1", "number: limits changed",
+                        "lines: delete rule cascade → nullify", "index byNumber added",
+                    ]),
+            ])
     }
 
     @Test func indexRemovedIsALayoutChange() throws {
@@ -840,10 +937,12 @@ import Testing
                 attributes: { name: string, code: string }
             """
         let mapping = try Models.infer([indexed, plain])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item",
-                          properties: [copy("code"), copy("name")], layoutChanges: ["name: index removed", "index byCodeName removed"]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .copy, source: "Item", destination: "Item",
+                    properties: [copy("code"), copy("name")], layoutChanges: ["name: index removed", "index byCodeName removed"])
+            ])
     }
 
     @Test func uniquenessChangeIsHashedSoTheEntityIsTransformed() throws {
@@ -860,10 +959,12 @@ import Testing
                 uniqueness: [[code]]
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("code"), copy("name")], layoutChanges: ["uniqueness constraints changed"]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("code"), copy("name")], layoutChanges: ["uniqueness constraints changed"])
+            ])
     }
 
     // MARK: - Every refusal at once
@@ -894,25 +995,27 @@ import Testing
             """,
         ])
         #expect(failure.refusals.map(\.kind) == [.typeChange, .destinationChanged, .requiredWithoutDefault])
-        #expect(failure.description == """
-            no lightweight mapping from Shop version 1 to 2 (3 changes inference cannot cover):
-              Item.count: type change integer64 → integer16 is narrowing, not a widening
-                remedy: write \(fileHint12) with a policy for Item, \
-            or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
-              Item.tag: destination changed from Tag to Zone, an unrelated entity
-                remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one
-              Tag.color: new required attribute without a default or source
-                remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Tag
-            """)
+        #expect(
+            failure.description == """
+                no lightweight mapping from Shop version 1 to 2 (3 changes inference cannot cover):
+                  Item.count: type change integer64 → integer16 is narrowing, not a widening
+                    remedy: write \(fileHint12) with a policy for Item, \
+                or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                  Item.tag: destination changed from Tag to Zone, an unrelated entity
+                    remedy: write \(fileHint12) with a policy for Item that sets the new relationship, or add a new relationship and remove the old one
+                  Tag.color: new required attribute without a default or source
+                    remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Tag
+                """)
         #expect((failure.model, failure.sourceVersion, failure.destinationVersion) == ("Shop", 1, 2))
     }
 
     @Test func unknownVersionIsReported() throws {
         let failure = try Models.failure(["entities:\n  Item:\n    attributes: { name: string }\n"], from: 1, to: 4)
-        #expect(failure.description == """
-            no lightweight mapping from Shop version 1 to 4 (1 change inference cannot cover):
-              Shop: model Shop has no version 4
-                remedy: use versions 1 to 1
-            """)
+        #expect(
+            failure.description == """
+                no lightweight mapping from Shop version 1 to 4 (1 change inference cannot cover):
+                  Shop: model Shop has no version 4
+                    remedy: use versions 1 to 1
+                """)
     }
 }

@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 import Testing
+
 @testable import Mapping
 
 /// `MappingModel`: deterministic values and JSON, and the wording `migrate diff` shows.
@@ -92,18 +93,29 @@ import Testing
 
     @Test func theMappingOfThisPair() throws {
         let mapping = try Models.infer([Self.v1, Self.v2])
-        #expect(mapping == MappingModel(model: "Shop", sourceVersion: 1, destinationVersion: 2, entityMappings: [
-            EntityMapping(name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
-                          properties: [convert("age", .widen), convert("city", .fillDefault), copy("email"), copy("name", from: "fullName"),
-                                       added("nickname"), convert("posts", .reorder, relationship: true)],
-                          layoutChanges: ["city: default none → \"Paris\"", "email: index removed"]),
-            EntityMapping(name: "PostToPost", kind: .transform, source: "Post", destination: "Post",
-                          properties: [copy("author", relationship: true), convert("rating", .widen), added("tags", relationship: true),
-                                       copy("text", from: "body"), copy("title")]),
-            EntityMapping(name: "NothingToTag", kind: .add, source: nil, destination: "Tag",
-                          properties: [added("name"), added("posts", relationship: true)]),
-            EntityMapping(name: "LegacyToNothing", kind: .remove, source: "Legacy", destination: nil, droppedProperties: ["code"]),
-        ]))
+        #expect(
+            mapping
+                == MappingModel(
+                    model: "Shop", sourceVersion: 1, destinationVersion: 2,
+                    entityMappings: [
+                        EntityMapping(
+                            name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
+                            properties: [
+                                convert("age", .widen), convert("city", .fillDefault), copy("email"), copy("name", from: "fullName"),
+                                added("nickname"), convert("posts", .reorder, relationship: true),
+                            ],
+                            layoutChanges: ["city: default none → \"Paris\"", "email: index removed"]),
+                        EntityMapping(
+                            name: "PostToPost", kind: .transform, source: "Post", destination: "Post",
+                            properties: [
+                                copy("author", relationship: true), convert("rating", .widen), added("tags", relationship: true),
+                                copy("text", from: "body"), copy("title"),
+                            ]),
+                        EntityMapping(
+                            name: "NothingToTag", kind: .add, source: nil, destination: "Tag",
+                            properties: [added("name"), added("posts", relationship: true)]),
+                        EntityMapping(name: "LegacyToNothing", kind: .remove, source: "Legacy", destination: nil, droppedProperties: ["code"]),
+                    ]))
     }
 
     @Test func repeatedRunsGiveTheSameValueAndJSON() throws {
@@ -154,8 +166,9 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let property = PropertyMapping(name: "age", source: .convert(from: "age", conversion: .widen), isRelationship: false)
-        #expect(String(decoding: try encoder.encode(property), as: UTF8.self)
-            == #"{"isRelationship":false,"name":"age","source":{"convert":{"conversion":"widen","from":"age"}}}"#)
+        #expect(
+            String(decoding: try encoder.encode(property), as: UTF8.self)
+                == #"{"isRelationship":false,"name":"age","source":{"convert":{"conversion":"widen","from":"age"}}}"#)
     }
 
     @Test func lookupsAndPolicyUse() throws {
@@ -188,22 +201,27 @@ import Testing
 /// `Refusal` and `InferenceFailure`: the text people read.
 @Suite struct RefusalTests {
     @Test func refusalWithAndWithoutProperty() {
-        #expect(Refusal(kind: .typeChange, entity: "Item", property: "count", change: "type change", remedy: "do this").description
-            == "Item.count: type change\n    remedy: do this")
-        #expect(Refusal(kind: .mergedHierarchies, entity: "Item", property: nil, change: "merges", remedy: "don't").description
-            == "Item: merges\n    remedy: don't")
+        #expect(
+            Refusal(kind: .typeChange, entity: "Item", property: "count", change: "type change", remedy: "do this").description
+                == "Item.count: type change\n    remedy: do this")
+        #expect(
+            Refusal(kind: .mergedHierarchies, entity: "Item", property: nil, change: "merges", remedy: "don't").description
+                == "Item: merges\n    remedy: don't")
     }
 
     @Test func failureCountsItsRefusals() {
         let one = Refusal(kind: .typeChange, entity: "A", property: "x", change: "c1", remedy: "r1")
         let two = Refusal(kind: .missingPolicy, entity: "B", property: nil, change: "c2", remedy: "r2")
-        #expect(InferenceFailure(model: "M", sourceVersion: 1, destinationVersion: 2, refusals: [one]).description
-            == "no lightweight mapping from M version 1 to 2 (1 change inference cannot cover):\n  A.x: c1\n    remedy: r1")
+        #expect(
+            InferenceFailure(model: "M", sourceVersion: 1, destinationVersion: 2, refusals: [one]).description
+                == "no lightweight mapping from M version 1 to 2 (1 change inference cannot cover):\n  A.x: c1\n    remedy: r1")
         // What this migrate lacks of the policies is not a change inference cannot cover: a section of its own.
-        #expect(InferenceFailure(model: "M", sourceVersion: 2, destinationVersion: 3, refusals: [one, two]).description
-            == "no lightweight mapping from M version 2 to 3 (1 change inference cannot cover):\n  A.x: c1\n    remedy: r1\n"
+        #expect(
+            InferenceFailure(model: "M", sourceVersion: 2, destinationVersion: 3, refusals: [one, two]).description
+                == "no lightweight mapping from M version 2 to 3 (1 change inference cannot cover):\n  A.x: c1\n    remedy: r1\n"
                 + "M version 2 to 3 needs policy code this migrate does not have (1 problem):\n  B: c2\n    remedy: r2")
-        #expect(InferenceFailure(model: "M", sourceVersion: 2, destinationVersion: 3, refusals: [two]).description
-            == "M version 2 to 3 needs policy code this migrate does not have (1 problem):\n  B: c2\n    remedy: r2")
+        #expect(
+            InferenceFailure(model: "M", sourceVersion: 2, destinationVersion: 3, refusals: [two]).description
+                == "M version 2 to 3 needs policy code this migrate does not have (1 problem):\n  B: c2\n    remedy: r2")
     }
 }

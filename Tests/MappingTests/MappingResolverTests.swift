@@ -1,7 +1,8 @@
 import DataModel
-import Testing
-@testable import Mapping
 import TestSupport
+import Testing
+
+@testable import Mapping
 
 /// Swift Testing has a `SourceLocation` too.
 private typealias SourceLocation = DataModel.SourceLocation
@@ -25,12 +26,15 @@ private typealias SourceLocation = DataModel.SourceLocation
         """
 
     /// The Tag mapping inference alone gives; files that do not mention Tag keep it.
-    static let inferredTag = EntityMapping(name: "TagToTag", kind: .transform, source: "Tag", destination: "Tag",
-                                           properties: [added("color"), copy("label")])
+    static let inferredTag = EntityMapping(
+        name: "TagToTag", kind: .transform, source: "Tag", destination: "Tag",
+        properties: [added("color"), copy("label")])
 
     /// Resolves hop 1 → 2 of `versions` with `text` as `Migrations/Shop/1-to-2.yaml`.
-    static func resolve(_ text: String, versions: [String] = [v1, v2],
-                        knownPolicies: Set<String>? = nil) throws -> (result: Result<MappingModel, any Error>, path: String) {
+    static func resolve(
+        _ text: String, versions: [String] = [v1, v2],
+        knownPolicies: Set<String>? = nil
+    ) throws -> (result: Result<MappingModel, any Error>, path: String) {
         let model = try Models.compile(versions)
         let folder = try TemporaryDirectory(prefix: "mapping-resolver")
         defer { folder.remove() }
@@ -60,8 +64,11 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Without a file
 
     @Test func withoutAFileItIsInference() throws {
-        let model = try Models.compile([Self.v1, Self.v2.replacingOccurrences(of: "age: integer16", with: "age: integer64")
-            .replacingOccurrences(of: "firstName: string", with: "firstName: { type: string, renamedFrom: fullName }")])
+        let model = try Models.compile([
+            Self.v1,
+            Self.v2.replacingOccurrences(of: "age: integer16", with: "age: integer64")
+                .replacingOccurrences(of: "firstName: string", with: "firstName: { type: string, renamedFrom: fullName }"),
+        ])
         let resolved = try MappingResolver.resolve(model, from: 1, to: 2, file: nil)
         #expect(resolved == (try MappingInference.infer(model, from: 1, to: 2)))
         #expect(resolved.entityMappings.last == Self.inferredTag)
@@ -80,7 +87,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Merged over inference
 
     @Test func propertyOverridesLiftTheirRefusalsAndTheRestStaysInferred() throws {
-        let (result, path) = try Self.resolve("""
+        let (result, path) = try Self.resolve(
+            """
             entities:
               Person:
                 properties:
@@ -89,30 +97,40 @@ private typealias SourceLocation = DataModel.SourceLocation
                   age: { default: 0 }
             """)
         let mapping = try result.get()
-        #expect(mapping == MappingModel(model: "Shop", sourceVersion: 1, destinationVersion: 2, entityMappings: [
-            EntityMapping(name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
-                          properties: [added("age", default: .integer(0)), copy("firstName", from: "fullName"),
-                                       copy("nickname", from: "handle"), convert("score", .widen)],
-                          droppedProperties: ["age"]),
-            Self.inferredTag,
-        ], mappingFile: path, fileOrder: ["Person"]))
+        #expect(
+            mapping
+                == MappingModel(
+                    model: "Shop", sourceVersion: 1, destinationVersion: 2,
+                    entityMappings: [
+                        EntityMapping(
+                            name: "PersonToPerson", kind: .transform, source: "Person", destination: "Person",
+                            properties: [
+                                added("age", default: .integer(0)), copy("firstName", from: "fullName"),
+                                copy("nickname", from: "handle"), convert("score", .widen),
+                            ],
+                            droppedProperties: ["age"]),
+                        Self.inferredTag,
+                    ], mappingFile: path, fileOrder: ["Person"]))
     }
 
     @Test func aPropertyOverrideLiftsOnlyItsOwnRefusal() throws {
-        let (result, _) = try Self.resolve("""
+        let (result, _) = try Self.resolve(
+            """
             entities:
               Person:
                 properties:
                   age: { default: 0 }
             """)
-        #expect(Self.refusals(result).map(\.description) == [
-            "Person.firstName: new required attribute without a default or source\n"
-                + "    remedy: add a default (`firstName: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Person",
-        ])
+        #expect(
+            Self.refusals(result).map(\.description) == [
+                "Person.firstName: new required attribute without a default or source\n"
+                    + "    remedy: add a default (`firstName: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Person"
+            ])
     }
 
     @Test func aPolicyLiftsTheEntitysRefusalsAndMakesItCustom() throws {
-        let (result, path) = try Self.resolve("""
+        let (result, path) = try Self.resolve(
+            """
             entities:
               Person:
                 policy: SplitFullName
@@ -121,70 +139,89 @@ private typealias SourceLocation = DataModel.SourceLocation
             """, knownPolicies: ["SplitFullName"])
         let mapping = try result.get()
         #expect(mapping.usesPolicies)
-        #expect(mapping == MappingModel(model: "Shop", sourceVersion: 1, destinationVersion: 2, entityMappings: [
-            EntityMapping(name: "PersonToPerson", kind: .custom, source: "Person", destination: "Person", policy: "SplitFullName",
-                          properties: [byPolicy("age"), byPolicy("firstName"), added("nickname"), convert("score", .widen)],
-                          droppedProperties: ["fullName", "handle"]),
-            Self.inferredTag,
-        ], mappingFile: path, fileOrder: ["Person"]))
+        #expect(
+            mapping
+                == MappingModel(
+                    model: "Shop", sourceVersion: 1, destinationVersion: 2,
+                    entityMappings: [
+                        EntityMapping(
+                            name: "PersonToPerson", kind: .custom, source: "Person", destination: "Person", policy: "SplitFullName",
+                            properties: [byPolicy("age"), byPolicy("firstName"), added("nickname"), convert("score", .widen)],
+                            droppedProperties: ["fullName", "handle"]),
+                        Self.inferredTag,
+                    ], mappingFile: path, fileOrder: ["Person"]))
     }
 
     @Test func aPolicyOnAnUnchangedEntityMakesItCustom() throws {
-        let (result, _) = try Self.resolve("entities:\n  Tag:\n    policy: Recolor\n",
-                                           versions: [Self.v1, Self.v1], knownPolicies: nil)
+        let (result, _) = try Self.resolve(
+            "entities:\n  Tag:\n    policy: Recolor\n",
+            versions: [Self.v1, Self.v1], knownPolicies: nil)
         let mapping = try result.get()
-        #expect(mapping.mapping(forDestination: "Tag") == EntityMapping(
-            name: "TagToTag", kind: .custom, source: "Tag", destination: "Tag", policy: "Recolor", properties: [copy("label")]))
+        #expect(
+            mapping.mapping(forDestination: "Tag")
+                == EntityMapping(
+                    name: "TagToTag", kind: .custom, source: "Tag", destination: "Tag", policy: "Recolor", properties: [copy("label")]))
         #expect(mapping.mapping(forDestination: "Person")?.kind == .copy)
     }
 
     @Test func unknownPolicyIsAMissingPolicyRefusal() throws {
         let (result, path) = try Self.resolve("entities:\n  Person:\n    policy: SplitFullNam\n", knownPolicies: ["SplitFullName", "Other"])
-        #expect(Self.refusals(result) == [
-            Refusal(kind: .missingPolicy, entity: "Person", property: nil,
+        #expect(
+            Self.refusals(result) == [
+                Refusal(
+                    kind: .missingPolicy, entity: "Person", property: nil,
                     change: "\(path) names policy 'SplitFullNam', which is not compiled into this migrate",
                     remedy: """
                         compiled-in policies: Other, SplitFullName; did you mean 'SplitFullName'?; \
                         a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
-                        """),
-        ])
+                        """)
+            ])
     }
 
     @Test func anyPolicyIsMissingWhenNoneAreCompiledIn() throws {
         let (result, path) = try Self.resolve("entities:\n  Person:\n    policy: SplitFullName\n", knownPolicies: [])
-        #expect(Self.refusals(result).map(\.description) == [
-            "Person: \(path) names policy 'SplitFullName', which is not compiled into this migrate\n"
-                + "    remedy: add the policy to your deploy package's policy list; "
-                + "a policy of your own needs a migrate built with it (Docs/Migrations.md: \"Your own policies and your own migrate\")",
-        ])
+        #expect(
+            Self.refusals(result).map(\.description) == [
+                "Person: \(path) names policy 'SplitFullName', which is not compiled into this migrate\n"
+                    + "    remedy: add the policy to your deploy package's policy list; "
+                    + "a policy of your own needs a migrate built with it (Docs/Migrations.md: \"Your own policies and your own migrate\")"
+            ])
         // Without a list of known policies the name is not checked.
         #expect(try Self.resolve("entities:\n  Person:\n    policy: SplitFullName\n").result.get().usesPolicies)
     }
 
     @Test func sourceChoosesAnotherSourceEntity() throws {
-        let (result, path) = try Self.resolve("entities:\n  Person:\n    source: Human\n", versions: [
-            """
-            entities:
-              Person:
-                attributes: { name: string }
-              Human:
-                attributes: { name: string, age: integer16? }
-            """,
-            """
-            entities:
-              Person:
-                attributes: { name: string, age: integer16? }
-            """,
-        ])
-        #expect(try result.get() == MappingModel(model: "Shop", sourceVersion: 1, destinationVersion: 2, entityMappings: [
-            EntityMapping(name: "HumanToPerson", kind: .transform, source: "Human", destination: "Person",
-                          properties: [copy("age"), copy("name")]),
-            EntityMapping(name: "PersonToNothing", kind: .remove, source: "Person", destination: nil, droppedProperties: ["name"]),
-        ], mappingFile: path, fileOrder: ["Person"]))
+        let (result, path) = try Self.resolve(
+            "entities:\n  Person:\n    source: Human\n",
+            versions: [
+                """
+                entities:
+                  Person:
+                    attributes: { name: string }
+                  Human:
+                    attributes: { name: string, age: integer16? }
+                """,
+                """
+                entities:
+                  Person:
+                    attributes: { name: string, age: integer16? }
+                """,
+            ])
+        #expect(
+            try result.get()
+                == MappingModel(
+                    model: "Shop", sourceVersion: 1, destinationVersion: 2,
+                    entityMappings: [
+                        EntityMapping(
+                            name: "HumanToPerson", kind: .transform, source: "Human", destination: "Person",
+                            properties: [copy("age"), copy("name")]),
+                        EntityMapping(name: "PersonToNothing", kind: .remove, source: "Person", destination: nil, droppedProperties: ["name"]),
+                    ], mappingFile: path, fileOrder: ["Person"]))
     }
 
     @Test func sourceOfANewEntity() throws {
-        let (result, _) = try Self.resolve("""
+        let (result, _) = try Self.resolve(
+            """
             entities:
               Customer:
                 source: Person
@@ -192,9 +229,11 @@ private typealias SourceLocation = DataModel.SourceLocation
                   name: $source.fullName
             """, versions: [Self.v1, Self.v1 + "\n  Customer:\n    attributes: { name: string, age: integer64 }\n"])
         let mapping = try result.get()
-        #expect(mapping.mapping(forDestination: "Customer") == EntityMapping(
-            name: "PersonToCustomer", kind: .transform, source: "Person", destination: "Customer",
-            properties: [copy("age"), copy("name", from: "fullName")], droppedProperties: ["handle", "score"]))
+        #expect(
+            mapping.mapping(forDestination: "Customer")
+                == EntityMapping(
+                    name: "PersonToCustomer", kind: .transform, source: "Person", destination: "Customer",
+                    properties: [copy("age"), copy("name", from: "fullName")], droppedProperties: ["handle", "score"]))
         // Person is still mapped from itself.
         #expect(mapping.mapping(forDestination: "Person")?.kind == .copy)
     }
@@ -202,7 +241,8 @@ private typealias SourceLocation = DataModel.SourceLocation
     // MARK: - Validation against both versions
 
     @Test func everyProblemOfTheFileIsReported() throws {
-        let (result, path) = try Self.resolve("""
+        let (result, path) = try Self.resolve(
+            """
             entities:
               Persn:
                 policy: X
@@ -214,17 +254,22 @@ private typealias SourceLocation = DataModel.SourceLocation
               Tag:
                 source: Tagg
             """)
-        #expect(Self.diagnostics(result) == [
-            Diagnostic(.error, "entity 'Persn': not an entity of Shop version 2", at: SourceLocation(file: path, line: 2, column: 3),
-                       hint: "did you mean 'Person'?"),
-            Diagnostic(.error, "property 'Person.age': 'abc' is not an integer", at: SourceLocation(file: path, line: 8, column: 7)),
-            Diagnostic(.error, "property 'Person.firstNam': not a property of Person in version 2", at: SourceLocation(file: path, line: 7, column: 7),
-                       hint: "did you mean 'firstName'?"),
-            Diagnostic(.error, "property 'Person.nickname': $source.handel is not a property of Person in version 1",
-                       at: SourceLocation(file: path, line: 6, column: 7), hint: "did you mean 'handle'?"),
-            Diagnostic(.error, "entity 'Tag': source 'Tagg' is not an entity of version 1", at: SourceLocation(file: path, line: 9, column: 3),
-                       hint: "did you mean 'Tag'?"),
-        ])
+        #expect(
+            Self.diagnostics(result) == [
+                Diagnostic(
+                    .error, "entity 'Persn': not an entity of Shop version 2", at: SourceLocation(file: path, line: 2, column: 3),
+                    hint: "did you mean 'Person'?"),
+                Diagnostic(.error, "property 'Person.age': 'abc' is not an integer", at: SourceLocation(file: path, line: 8, column: 7)),
+                Diagnostic(
+                    .error, "property 'Person.firstNam': not a property of Person in version 2", at: SourceLocation(file: path, line: 7, column: 7),
+                    hint: "did you mean 'firstName'?"),
+                Diagnostic(
+                    .error, "property 'Person.nickname': $source.handel is not a property of Person in version 1",
+                    at: SourceLocation(file: path, line: 6, column: 7), hint: "did you mean 'handle'?"),
+                Diagnostic(
+                    .error, "entity 'Tag': source 'Tagg' is not an entity of version 1", at: SourceLocation(file: path, line: 9, column: 3),
+                    hint: "did you mean 'Tag'?"),
+            ])
     }
 
     @Test func overridesThatDoNotFitTheirProperty() throws {
@@ -242,7 +287,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                   people: { destination: Person, toMany: true, inverse: tags }
             """,
         ]
-        let (result, path) = try Self.resolve("""
+        let (result, path) = try Self.resolve(
+            """
             entities:
               Person:
                 properties:
@@ -254,19 +300,24 @@ private typealias SourceLocation = DataModel.SourceLocation
                 properties:
                   color: policy
             """, versions: versions)
-        #expect(Self.diagnostics(result) == [
-            Diagnostic(.error, "property 'Person.age': $source.age is integer64, not convertible to integer16",
-                       at: SourceLocation(file: path, line: 7, column: 7),
-                       hint: "set it in a policy instead (`age: policy`)"),
-            Diagnostic(.error, "property 'Person.firstName': the attribute is required; nil is not a value for it",
-                       at: SourceLocation(file: path, line: 4, column: 7)),
-            Diagnostic(.error, "property 'Person.score': $source.fullName is string, not convertible to integer32",
-                       at: SourceLocation(file: path, line: 6, column: 7),
-                       hint: "set it in a policy instead (`score: policy`)"),
-            Diagnostic(.error, "property 'Person.tags': a relationship cannot take a default", at: SourceLocation(file: path, line: 5, column: 7)),
-            Diagnostic(.error, "property 'Tag.color': set by a policy, but the entity names no policy", at: SourceLocation(file: path, line: 10, column: 7),
-                       hint: "add `policy: <Name>` to entity 'Tag'"),
-        ])
+        #expect(
+            Self.diagnostics(result) == [
+                Diagnostic(
+                    .error, "property 'Person.age': $source.age is integer64, not convertible to integer16",
+                    at: SourceLocation(file: path, line: 7, column: 7),
+                    hint: "set it in a policy instead (`age: policy`)"),
+                Diagnostic(
+                    .error, "property 'Person.firstName': the attribute is required; nil is not a value for it",
+                    at: SourceLocation(file: path, line: 4, column: 7)),
+                Diagnostic(
+                    .error, "property 'Person.score': $source.fullName is string, not convertible to integer32",
+                    at: SourceLocation(file: path, line: 6, column: 7),
+                    hint: "set it in a policy instead (`score: policy`)"),
+                Diagnostic(.error, "property 'Person.tags': a relationship cannot take a default", at: SourceLocation(file: path, line: 5, column: 7)),
+                Diagnostic(
+                    .error, "property 'Tag.color': set by a policy, but the entity names no policy", at: SourceLocation(file: path, line: 10, column: 7),
+                    hint: "add `policy: <Name>` to entity 'Tag'"),
+            ])
     }
 
     /// Issue 17, item 3: `age: { default: 500 }` was accepted though the destination
@@ -290,7 +341,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         ])
         let folder = try TemporaryDirectory(prefix: "mapping-values")
         defer { folder.remove() }
-        let path = try folder.write("Migrations/Shop/1-to-2.yaml", """
+        let path = try folder.write(
+            "Migrations/Shop/1-to-2.yaml",
+            """
             entities:
               Person:
                 properties:
@@ -310,43 +363,54 @@ private typealias SourceLocation = DataModel.SourceLocation
             "'\(name)' is declared at \(try #require(person.attribute(named: name)).declaration.location)"
         }
         func at(_ line: Int) -> SourceLocation { SourceLocation(file: path, line: line, column: 7) }
-        #expect(Self.diagnostics(result) == [
-            Diagnostic(.error, "property 'Person.age': default 500 is above max 200", at: at(4), hint: try declared("age")),
-            Diagnostic(.error, "property 'Person.code': the attribute is required; nil is not a value for it", at: at(9)),
-            Diagnostic(.error, "property 'Person.joined': default 2000-12-31T00:00:00Z is below min 2001-01-01T00:00:00Z", at: at(7),
-                       hint: try declared("joined")),
-            Diagnostic(.error, "property 'Person.motto': a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", at: at(8)),
-            Diagnostic(.error, "property 'Person.nickname': default a is below min 2", at: at(5), hint: try declared("nickname")),
-            Diagnostic(.error, "property 'Person.rating': default 10.00 is above max 9.99", at: at(6), hint: try declared("rating")),
-        ])
+        #expect(
+            Self.diagnostics(result) == [
+                Diagnostic(.error, "property 'Person.age': default 500 is above max 200", at: at(4), hint: try declared("age")),
+                Diagnostic(.error, "property 'Person.code': the attribute is required; nil is not a value for it", at: at(9)),
+                Diagnostic(
+                    .error, "property 'Person.joined': default 2000-12-31T00:00:00Z is below min 2001-01-01T00:00:00Z", at: at(7),
+                    hint: try declared("joined")),
+                Diagnostic(.error, "property 'Person.motto': a NUL character (\\0) is not allowed (SQLite's SQL text ends at the first NUL)", at: at(8)),
+                Diagnostic(.error, "property 'Person.nickname': default a is below min 2", at: at(5), hint: try declared("nickname")),
+                Diagnostic(.error, "property 'Person.rating': default 10.00 is above max 9.99", at: at(6), hint: try declared("rating")),
+            ])
     }
 
     @Test func valuesWithinTheLimitsAreKept() throws {
-        let (result, _) = try Self.resolve("""
+        let (result, _) = try Self.resolve(
+            """
             entities:
               Person:
                 properties:
                   firstName: $source.fullName
                   age: { default: 200 }
                   nickname: { default: abcde }
-            """, versions: [Self.v1, Self.v2.replacingOccurrences(of: "age: integer16", with: "age: { type: integer16, max: 200 }")
-                .replacingOccurrences(of: "nickname: string?", with: "nickname: { type: string, optional: true, max: 5 }")])
+            """,
+            versions: [
+                Self.v1,
+                Self.v2.replacingOccurrences(of: "age: integer16", with: "age: { type: integer16, max: 200 }")
+                    .replacingOccurrences(of: "nickname: string?", with: "nickname: { type: string, optional: true, max: 5 }"),
+            ])
         let person = try #require(try result.get().mapping(forDestination: "Person"))
         #expect(person.property("age") == added("age", default: .integer(200)))
         #expect(person.property("nickname") == added("nickname", default: .string("abcde")))
     }
 
     @Test func aPolicyNeedsSourceRows() throws {
-        let (result, path) = try Self.resolve("entities:\n  Customer:\n    policy: Import\n",
-                                              versions: [Self.v1, Self.v1 + "\n  Customer:\n    attributes: { name: string }\n"])
-        #expect(Self.diagnostics(result) == [
-            Diagnostic(.error, "entity 'Customer': a policy needs source rows; 'Customer' has no source entity in version 1",
-                       at: SourceLocation(file: path, line: 2, column: 3), hint: "add `source: <Entity of version 1>`"),
-        ])
+        let (result, path) = try Self.resolve(
+            "entities:\n  Customer:\n    policy: Import\n",
+            versions: [Self.v1, Self.v1 + "\n  Customer:\n    attributes: { name: string }\n"])
+        #expect(
+            Self.diagnostics(result) == [
+                Diagnostic(
+                    .error, "entity 'Customer': a policy needs source rows; 'Customer' has no source entity in version 1",
+                    at: SourceLocation(file: path, line: 2, column: 3), hint: "add `source: <Entity of version 1>`")
+            ])
     }
 
     @Test func copyFromAnotherSourcePropertyWidensWhereItMust() throws {
-        let (result, _) = try Self.resolve("""
+        let (result, _) = try Self.resolve(
+            """
             entities:
               Person:
                 properties:
@@ -355,8 +419,11 @@ private typealias SourceLocation = DataModel.SourceLocation
                   rank: $source.score
             """, versions: [Self.v1, Self.v2.replacingOccurrences(of: "score: integer32? }", with: "score: integer32?, rank: integer64? }")])
         let person = try #require(try result.get().mapping(forDestination: "Person"))
-        #expect(person.properties == [copy("age", from: "score"), copy("firstName", from: "fullName"),
-                                      added("nickname"), convert("rank", from: "score", .widen), convert("score", .widen)])
+        #expect(
+            person.properties == [
+                copy("age", from: "score"), copy("firstName", from: "fullName"),
+                added("nickname"), convert("rank", from: "score", .widen), convert("score", .widen),
+            ])
         #expect(person.droppedProperties == ["age", "handle"])
     }
 }

@@ -1,8 +1,9 @@
 import DataModel
 import Foundation
-import Testing
-@testable import Mapping
 import TestSupport
+import Testing
+
+@testable import Mapping
 
 /// Models written inline for the mapping suites: each test states its versions as
 /// YAML, compiled through the real loader from a temporary folder.
@@ -24,8 +25,10 @@ enum Models {
     }
 
     /// The inferred mapping from version `from` to `to` (default: 1 to the last).
-    static func infer(_ versions: [String], from: Int = 1, to: Int? = nil,
-                      sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> MappingModel {
+    static func infer(
+        _ versions: [String], from: Int = 1, to: Int? = nil,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> MappingModel {
         let model = try compile(versions, sourceLocation: sourceLocation)
         do {
             return try MappingInference.infer(model, from: from, to: to ?? versions.count)
@@ -36,8 +39,10 @@ enum Models {
     }
 
     /// The failure inference reports from version `from` to `to` (default: 1 to the last).
-    static func failure(_ versions: [String], from: Int = 1, to: Int? = nil,
-                        sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> InferenceFailure {
+    static func failure(
+        _ versions: [String], from: Int = 1, to: Int? = nil,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> InferenceFailure {
         let model = try compile(versions, sourceLocation: sourceLocation)
         let mapping: MappingModel
         do {
@@ -50,14 +55,18 @@ enum Models {
     }
 
     /// The refusals of a pair inference must refuse.
-    static func refusals(_ versions: [String], from: Int = 1, to: Int? = nil,
-                         sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> [Refusal] {
+    static func refusals(
+        _ versions: [String], from: Int = 1, to: Int? = nil,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> [Refusal] {
         try failure(versions, from: from, to: to, sourceLocation: sourceLocation).refusals
     }
 
     /// Refusal descriptions, one string each, for exact-text checks.
-    static func refusalTexts(_ versions: [String], from: Int = 1, to: Int? = nil,
-                             sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> [String] {
+    static func refusalTexts(
+        _ versions: [String], from: Int = 1, to: Int? = nil,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> [String] {
         try refusals(versions, from: from, to: to, sourceLocation: sourceLocation).map(\.description)
     }
 

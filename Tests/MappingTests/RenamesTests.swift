@@ -1,5 +1,6 @@
 import DataModel
 import Testing
+
 @testable import Mapping
 
 /// `Renames`: `renamedFrom` followed hop by hop, for entities, attributes and
@@ -11,10 +12,12 @@ import Testing
             "entities:\n  Item:\n    attributes: { name: string, note: string? }\n",
             "entities:\n  Item:\n    attributes: { title: { type: string, renamedFrom: name }, note: string? }\n",
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
-                          properties: [copy("note"), copy("title", from: "name")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "ItemToItem", kind: .transform, source: "Item", destination: "Item",
+                    properties: [copy("note"), copy("title", from: "name")])
+            ])
         #expect(mapping.entityMappings[0].property("title")?.change == "renamed from name")
     }
 
@@ -23,11 +26,12 @@ import Testing
             "entities:\n  Item:\n    attributes: { count: integer64 }\n",
             "entities:\n  Item:\n    attributes: { total: { type: integer32, renamedFrom: count } }\n",
         ])
-        #expect(texts == [
-            "Item.total: type change integer64 → integer32 is narrowing, not a widening\n"
-                + "    remedy: write \(fileHint12) with a policy for Item, "
-                + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)",
-        ])
+        #expect(
+            texts == [
+                "Item.total: type change integer64 → integer32 is narrowing, not a widening\n"
+                    + "    remedy: write \(fileHint12) with a policy for Item, "
+                    + "or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)"
+            ])
     }
 
     @Test func renamedAndWidened() throws {
@@ -53,9 +57,10 @@ import Testing
                 attributes: { name: string }
             """,
         ])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("name")]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("name")])
+            ])
     }
 
     @Test func relationshipRenamed() throws {
@@ -80,12 +85,15 @@ import Testing
                   order: { destination: Order, inverse: items }
             """
         let mapping = try Models.infer([v1, v2])
-        #expect(mapping.entityMappings == [
-            EntityMapping(name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
-                          properties: [copy("order", relationship: true), copy("quantity")]),
-            EntityMapping(name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
-                          properties: [copy("items", from: "lines", relationship: true)]),
-        ])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
+                    properties: [copy("order", relationship: true), copy("quantity")]),
+                EntityMapping(
+                    name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
+                    properties: [copy("items", from: "lines", relationship: true)]),
+            ])
     }
 
     static func chain(_ names: [(attribute: String, renamedFrom: String?)], entity: [(name: String, renamedFrom: String?)]) -> [String] {
@@ -100,49 +108,57 @@ import Testing
 
     @Test func renamesChainOverThreeVersions() throws {
         let versions = Self.chain([("a", nil), ("b", "a"), ("c", "b")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Product")])
-        #expect(try Models.infer(versions, from: 1, to: 3).entityMappings == [
-            EntityMapping(name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article", properties: [copy("c", from: "a")]),
-        ])
-        #expect(try Models.infer(versions, from: 2, to: 3).entityMappings == [
-            EntityMapping(name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article", properties: [copy("c", from: "b")]),
-        ])
-        #expect(try Models.infer(versions, from: 1, to: 2).entityMappings == [
-            EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("b", from: "a")]),
-        ])
+        #expect(
+            try Models.infer(versions, from: 1, to: 3).entityMappings == [
+                EntityMapping(name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article", properties: [copy("c", from: "a")])
+            ])
+        #expect(
+            try Models.infer(versions, from: 2, to: 3).entityMappings == [
+                EntityMapping(name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article", properties: [copy("c", from: "b")])
+            ])
+        #expect(
+            try Models.infer(versions, from: 1, to: 2).entityMappings == [
+                EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("b", from: "a")])
+            ])
     }
 
     @Test func xcodeStyleKeepsTheOriginalNameInEveryLaterVersion() throws {
         let versions = Self.chain([("a", nil), ("b", "a"), ("c", "a")], entity: [("Item", nil), ("Product", "Item"), ("Article", "Item")])
-        #expect(try Models.infer(versions, from: 1, to: 3).entityMappings == [
-            EntityMapping(name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article", properties: [copy("c", from: "a")]),
-        ])
-        #expect(try Models.infer(versions, from: 2, to: 3).entityMappings == [
-            EntityMapping(name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article", properties: [copy("c", from: "b")]),
-        ])
+        #expect(
+            try Models.infer(versions, from: 1, to: 3).entityMappings == [
+                EntityMapping(name: "ItemToArticle", kind: .transform, source: "Item", destination: "Article", properties: [copy("c", from: "a")])
+            ])
+        #expect(
+            try Models.infer(versions, from: 2, to: 3).entityMappings == [
+                EntityMapping(name: "ProductToArticle", kind: .transform, source: "Product", destination: "Article", properties: [copy("c", from: "b")])
+            ])
     }
 
     @Test func xcodeStyleRenameKeptInAVersionThatChangesNothing() throws {
         // Version 3 repeats version 2 (with its renaming identifiers): 2 → 3 is a copy.
         let versions = Self.chain([("a", nil), ("b", "a"), ("b", "a")], entity: [("Item", nil), ("Product", "Item"), ("Product", "Item")])
-        #expect(try Models.infer(versions, from: 2, to: 3).entityMappings == [
-            EntityMapping(name: "ProductToProduct", kind: .copy, source: "Product", destination: "Product", properties: [copy("b")]),
-        ])
-        #expect(try Models.infer(versions, from: 1, to: 3).entityMappings == [
-            EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("b", from: "a")]),
-        ])
+        #expect(
+            try Models.infer(versions, from: 2, to: 3).entityMappings == [
+                EntityMapping(name: "ProductToProduct", kind: .copy, source: "Product", destination: "Product", properties: [copy("b")])
+            ])
+        #expect(
+            try Models.infer(versions, from: 1, to: 3).entityMappings == [
+                EntityMapping(name: "ItemToProduct", kind: .transform, source: "Item", destination: "Product", properties: [copy("b", from: "a")])
+            ])
     }
 
     @Test func brokenChainMakesANewRequiredAttributeAndIsRefused() throws {
         // Version 3 names a rename source that version 2 does not have.
         let versions = Self.chain([("a", nil), ("b", "a"), ("c", "x")], entity: [("Item", nil), ("Item", nil), ("Item", nil)])
         let failure = try Models.failure(versions, from: 1, to: 3)
-        #expect(failure.description == """
-            no lightweight mapping from Shop version 1 to 3 (1 change inference cannot cover):
-              Item.c: new required attribute without a default or source
-                remedy: add a default (`c: { type: string, default: … }`), make it optional, \
-            or write Migrations/Shop/1-to-3.yaml (a span) or a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change \
-            with a policy for Item
-            """)
+        #expect(
+            failure.description == """
+                no lightweight mapping from Shop version 1 to 3 (1 change inference cannot cover):
+                  Item.c: new required attribute without a default or source
+                    remedy: add a default (`c: { type: string, default: … }`), make it optional, \
+                or write Migrations/Shop/1-to-3.yaml (a span) or a mapping file Migrations/Shop/<A>-to-<A+1>.yaml for the hop that makes this change \
+                with a policy for Item
+                """)
     }
 
     @Test func entityRemovedAndReAddedInBetweenIsANewEntity() throws {
@@ -151,11 +167,12 @@ import Testing
             "entities:\n  Item:\n    attributes: { name: string }\n",
             "entities:\n  Item:\n    attributes: { name: string }\n  Tag:\n    attributes: { label: string }\n",
         ]
-        #expect(try Models.infer(versions, from: 1, to: 3).entityMappings == [
-            EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
-            EntityMapping(name: "NothingToTag", kind: .add, source: nil, destination: "Tag", properties: [added("label")]),
-            EntityMapping(name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["label"]),
-        ])
+        #expect(
+            try Models.infer(versions, from: 1, to: 3).entityMappings == [
+                EntityMapping(name: "ItemToItem", kind: .copy, source: "Item", destination: "Item", properties: [copy("name")]),
+                EntityMapping(name: "NothingToTag", kind: .add, source: nil, destination: "Tag", properties: [added("label")]),
+                EntityMapping(name: "TagToNothing", kind: .remove, source: "Tag", destination: nil, droppedProperties: ["label"]),
+            ])
     }
 
     @Test func twoPropertiesClaimingOneOldNameAreRefused() throws {
@@ -164,13 +181,16 @@ import Testing
             "entities:\n  Item:\n    attributes: { first: { type: string, optional: true, renamedFrom: name }, "
                 + "last: { type: string, optional: true, renamedFrom: name } }\n",
         ])
-        #expect(refusals == [
-            Refusal(kind: .ambiguousRename, entity: "Item", property: "first",
+        #expect(
+            refusals == [
+                Refusal(
+                    kind: .ambiguousRename, entity: "Item", property: "first",
                     change: "ambiguous rename: properties first and last both claim the old property 'Item.name'",
-                    remedy: "keep `renamedFrom: name` on one property only, or give the new property another name"),
-        ])
-        #expect(refusals[0].description == "Item.first: ambiguous rename: properties first and last both claim the old property 'Item.name'\n"
-            + "    remedy: keep `renamedFrom: name` on one property only, or give the new property another name")
+                    remedy: "keep `renamedFrom: name` on one property only, or give the new property another name")
+            ])
+        #expect(
+            refusals[0].description == "Item.first: ambiguous rename: properties first and last both claim the old property 'Item.name'\n"
+                + "    remedy: keep `renamedFrom: name` on one property only, or give the new property another name")
     }
 
     @Test func aKeptPropertyAndARenameClaimingItAreAmbiguous() throws {
@@ -178,12 +198,13 @@ import Testing
             "entities:\n  Item:\n    attributes: { name: string }\n",
             "entities:\n  Item:\n    attributes: { name: string, title: { type: string, default: \"\", renamedFrom: name } }\n",
         ])
-        #expect(texts == [
-            "Item.name: ambiguous rename: properties name and title both claim the old property 'Item.name'\n"
-                + "    remedy: keep `renamedFrom: name` on one property only, or give the new property another name",
-            "Item.name: new required attribute without a default or source\n"
-                + "    remedy: add a default (`name: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item",
-        ])
+        #expect(
+            texts == [
+                "Item.name: ambiguous rename: properties name and title both claim the old property 'Item.name'\n"
+                    + "    remedy: keep `renamedFrom: name` on one property only, or give the new property another name",
+                "Item.name: new required attribute without a default or source\n"
+                    + "    remedy: add a default (`name: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item",
+            ])
     }
 
     @Test func twoEntitiesClaimingOneOldEntityAreRefused() throws {
@@ -191,10 +212,11 @@ import Testing
             "entities:\n  Item:\n    attributes: { name: string }\n",
             "entities:\n  Book:\n    renamedFrom: Item\n    attributes: { name: string }\n  Film:\n    renamedFrom: Item\n    attributes: { name: string }\n",
         ])
-        #expect(texts == [
-            "Book: ambiguous rename: entities Book and Film both claim the old entity 'Item'\n"
-                + "    remedy: keep `renamedFrom: Item` on one entity only (the other is new)",
-        ])
+        #expect(
+            texts == [
+                "Book: ambiguous rename: entities Book and Film both claim the old entity 'Item'\n"
+                    + "    remedy: keep `renamedFrom: Item` on one entity only (the other is new)"
+            ])
     }
 
     @Test func hopAndCompose() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate apply`: one transaction, all or nothing; `--json` events, `--dry-run`,
 /// `--backup`, `--timeout`, and two deploys racing on the same store.
@@ -14,9 +14,10 @@ import TestSupport
         #expect(result.stderr == "")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let events = try lines.map { try StockFixture.object($0) }
-        #expect(events.map { $0["event"] as? String } == [
-            "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "checks", "done",
-        ])
+        #expect(
+            events.map { $0["event"] as? String } == [
+                "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "step", "stepDone", "checks", "done",
+            ])
         #expect(events[0]["index"] as? Int == 1)
         #expect(events[0]["of"] as? Int == 5)
         #expect(events[0]["summary"] as? String == "rebuild ZITEM from ZITEM (SQLite's 12-step procedure)")
@@ -35,10 +36,11 @@ import TestSupport
         // Applying again: nothing to do, one "done" line.
         let again = try f.migrate(["apply", "--json"] + f.models + [store])
         #expect(again.status == 0)
-        #expect(again.stdout == #"""
-            {"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,"rowsTouched":0,"seconds":0,\#
-            "to":2,"warnings":[]}
-            """# + "\n")
+        #expect(
+            again.stdout == #"""
+                {"backup":null,"checksPassed":0,"danglingReferences":[],"dryRun":false,"event":"done","from":2,"rowsTouched":0,"seconds":0,\#
+                "to":2,"warnings":[]}
+                """# + "\n")
     }
 
     /// A table rebuild over many rows reports rows done of the total as it goes.
@@ -97,11 +99,13 @@ import TestSupport
         let result = try f.migrate(["apply", "--backup", "backup.sqlite"] + f.models + [store])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: "))
-        #expect(result.stdout.hasSuffix("""
-            ; backup at backup.sqlite
-            to restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f stock.sqlite-wal stock.sqlite-shm
+        #expect(
+            result.stdout.hasSuffix(
+                """
+                ; backup at backup.sqlite
+                to restore the backup, with nothing using the store: cp backup.sqlite stock.sqlite && rm -f stock.sqlite-wal stock.sqlite-shm
 
-            """), "\(result.stdout)")
+                """), "\(result.stdout)")
         #expect(try StoreDump.dump(f.path("backup.sqlite")) == original)
         #expect(try f.summary("backup.sqlite") == StockStore.expected(version: 1, items: StockFixture.smallItems))
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
@@ -149,10 +153,12 @@ import TestSupport
         reader.release()
         #expect(result.status == 1, "\(result)")
         #expect(waited < 4, "waited \(waited) s")
-        #expect(result.stderr.contains("""
-            another migration, writer or reader holds the store (held by process \(getpid()) (reading)); \
-            waited 0.5 s (--timeout); nothing was changed
-            """), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                """
+                another migration, writer or reader holds the store (held by process \(getpid()) (reading)); \
+                waited 0.5 s (--timeout); nothing was changed
+                """), "\(result.stderr)")
         #expect(f.snapshot(store) == before)
         #expect(try f.migrate(["apply"] + f.models + [store]).status == 0)
     }
@@ -170,10 +176,12 @@ import TestSupport
         let migrated = results.filter { $0.status == 0 && $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2: ") }
         #expect(migrated.count == 1, "\(results)")
         let other = try #require(results.first { !($0.status == 0 && $0.stdout.hasPrefix("migrated ")) })
-        let nothingToDo = other.status == 0 && [
-            "stock.sqlite: Stock version 2 is current; nothing to do\n",
-            "stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
-        ].contains(other.stdout)
+        let nothingToDo =
+            other.status == 0
+            && [
+                "stock.sqlite: Stock version 2 is current; nothing to do\n",
+                "stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
+            ].contains(other.stdout)
         let refused = other.status == 1 && other.stdout == "" && other.stderr.contains("another migration, writer or reader holds the store")
         #expect(nothingToDo || refused, "\(other)")
         #expect(try StockStore.history(path: f.path(store)) == [[1, 2]])
@@ -234,8 +242,9 @@ final class BackgroundMigrate {
         process.waitUntilExit()
         defer { directory.remove() }
         let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Outcome(status: status,
-                             stdout: (try? String(contentsOfFile: directory.file("stdout"), encoding: .utf8)) ?? "",
-                             stderr: (try? String(contentsOfFile: directory.file("stderr"), encoding: .utf8)) ?? "")
+        return Outcome(
+            status: status,
+            stdout: (try? String(contentsOfFile: directory.file("stdout"), encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: directory.file("stderr"), encoding: .utf8)) ?? "")
     }
 }

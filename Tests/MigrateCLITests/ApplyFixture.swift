@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A working folder with `Models/Stock` (TestSupport's `StockStore`) and stores of it
 /// with many rows, copied from one template per size made once per test run.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Backups (`apply --backup`, `--backup-dir`, `fleet apply --backup-dir`) when one
 /// store is reached by two paths or by two migrators at once, when the migration
@@ -19,8 +19,9 @@ import TestSupport
     /// Whether `path` ends in `<stem>.v1-to-2.<yyyyMMddTHHmmssZ>.sqlite`, a backup's name.
     static func isBackup(_ path: String, of stem: String) -> Bool {
         let name = (path as NSString).lastPathComponent
-        return name.range(of: #"^\#(NSRegularExpression.escapedPattern(for: stem))\.v1-to-2\.[0-9]{8}T[0-9]{6}Z\.sqlite$"#,
-                          options: .regularExpression) != nil
+        return name.range(
+            of: #"^\#(NSRegularExpression.escapedPattern(for: stem))\.v1-to-2\.[0-9]{8}T[0-9]{6}Z\.sqlite$"#,
+            options: .regularExpression) != nil
     }
 
     /// What `apply` says of a small Stock store's plan before it starts.
@@ -49,10 +50,11 @@ import TestSupport
         let records = try FleetCommandTests.records(apply.stdout, event: "store")
         for record in records where record["status"] as? String == "duplicate" {
             #expect(record["duplicateOf"] as? String == paths[0])
-            #expect(record["message"] as? String == """
-                the same store file as fleet/store.sqlite (same device and inode: a hard link, a symbolic link or a path listed twice); \
-                handled once, as fleet/store.sqlite
-                """)
+            #expect(
+                record["message"] as? String == """
+                    the same store file as fleet/store.sqlite (same device and inode: a hard link, a symbolic link or a path listed twice); \
+                    handled once, as fleet/store.sqlite
+                    """)
             #expect(record["backup"] == nil)
         }
         let backups = Self.files(under: f.path("backups"))
@@ -71,10 +73,12 @@ import TestSupport
         let again = try f.migrate(["fleet", "status"] + f.models + paths)
         #expect(again.status == 0, "\(again)")
         #expect(again.stdout.contains("1 current, 2 reached again by another path\n"), "\(again.stdout)")
-        #expect(again.stdout.contains("""
-            reached again by another path, handled once (2):
-              fleet/hard.sqlite: the same store file as fleet/store.sqlite
-            """), "\(again.stdout)")
+        #expect(
+            again.stdout.contains(
+                """
+                reached again by another path, handled once (2):
+                  fleet/hard.sqlite: the same store file as fleet/store.sqlite
+                """), "\(again.stdout)")
     }
 
     /// The same, found by searching the folder: whichever path the walk meets first
@@ -122,18 +126,24 @@ import TestSupport
         #expect(f.snapshot("backups/" + backup).bytes == before)
         #expect(try f.summary("backups/" + backup) == StockStore.expected(version: 1, items: StockFixture.largeItems))
         for (index, other) in results.enumerated() where index != winner {
-            let nothingToDo = other.status == 0 && [
-                "\(paths[index]): Stock version 2 is current; nothing to do\n",
-                // Planned before the winner committed, then found the store at the target.
-                "\(paths[index]): Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
-            ].contains(other.stdout)
+            let nothingToDo =
+                other.status == 0
+                && [
+                    "\(paths[index]): Stock version 2 is current; nothing to do\n",
+                    // Planned before the winner committed, then found the store at the target.
+                    "\(paths[index]): Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
+                ].contains(other.stdout)
             // After the plan's warning (the plan was made before the other run committed).
-            let changed = other.status == 1 && other.stderr.hasSuffix("""
-                \nerror: \(paths[index]): the store changed since it was planned (another migration ran?); plan again; \
-                nothing was changed, so this run kept no backup in backups
+            let changed =
+                other.status == 1
+                && other.stderr.hasSuffix(
+                    """
+                    \nerror: \(paths[index]): the store changed since it was planned (another migration ran?); plan again; \
+                    nothing was changed, so this run kept no backup in backups
 
-                """)
-            let locked = other.status == 1 && other.stderr.contains("another migration, writer or reader holds the store")
+                    """)
+            let locked =
+                other.status == 1 && other.stderr.contains("another migration, writer or reader holds the store")
                 && other.stderr.hasSuffix("nothing was changed, so this run kept no backup in backups\n")
             #expect(nothingToDo || changed || locked, "\(other)")
         }
@@ -148,11 +158,14 @@ import TestSupport
         let f = try CLIFixture()
         defer { f.remove() }
         // SplitFullName in its stages (object graph), which check every required value it writes.
-        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
-                              "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        try f.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
         let migrations = ["--migrations", f.path("Migrations")]
         let store = try f.createContacts("contacts.sqlite", version: 1)
-        try SQLiteFile.execute(f.path(store), """
+        try SQLiteFile.execute(
+            f.path(store),
+            """
             INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (1, 1, 1, 'No Mail', NULL, 40, 0); \
             UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_NAME = 'Person'
             """)
@@ -230,20 +243,29 @@ import TestSupport
         try f.directory.write("taken", "a file, not a folder")
         let before = f.snapshot(store)
         let cases: [([String], String)] = [
-            (["--backup-dir", "taken"], """
+            (
+                ["--backup-dir", "taken"],
+                """
                 error: taken: cannot write the backup there: it is a file, not a folder; choose another backup folder; nothing was changed
 
-                """),
-            (["--backup-dir", "taken/backups"], """
+                """
+            ),
+            (
+                ["--backup-dir", "taken/backups"],
+                """
                 error: taken/backups: cannot create the backup folder: taken is a file, not a folder; choose another backup folder; \
                 nothing was changed
 
-                """),
-            (["--backup", "missing/backup.sqlite"], """
+                """
+            ),
+            (
+                ["--backup", "missing/backup.sqlite"],
+                """
                 error: missing: cannot write the backup there: the folder does not exist; create the folder, or choose a backup path \
                 in another folder; nothing was changed
 
-                """),
+                """
+            ),
         ]
         for (arguments, message) in cases {
             let result = try f.migrate(["apply"] + f.models + [store] + arguments)
@@ -276,25 +298,38 @@ import TestSupport
         defer { chmod(f.path("readonly"), 0o755) }
         let before = f.snapshot(store)
         let cases: [([String], String)] = [
-            (["--backup-dir", "readonly"], """
+            (
+                ["--backup-dir", "readonly"],
+                """
                 error: readonly: cannot write the backup there: permission denied: this user cannot create files in it; \
                 make the folder writable by this user, or choose another backup folder; nothing was changed
 
-                """),
-            (["--backup", "readonly/backup.sqlite"], """
+                """
+            ),
+            (
+                ["--backup", "readonly/backup.sqlite"],
+                """
                 error: readonly: cannot write the backup there: permission denied: this user cannot create files in it; \
                 make the folder writable by this user, or choose a backup path in another folder; nothing was changed
 
-                """),
-            (["--backup-dir", "readonly/deploy/backups"], """
+                """
+            ),
+            (
+                ["--backup-dir", "readonly/deploy/backups"],
+                """
                 error: readonly/deploy/backups: cannot create the backup folder: permission denied: this user cannot create folders \
                 in readonly; make readonly writable by this user, or choose another backup folder; nothing was changed
 
-                """),
+                """
+            ),
         ]
         for (arguments, message) in cases {
-            let result = try CommandRunner.run("/usr/bin/setpriv", ["--bounding-set=-all", "--inh-caps=-all", "--", CommandRunner.migratePath,
-                                                                    "apply"] + f.models + [store] + arguments, in: f.directory.path)
+            let result = try CommandRunner.run(
+                "/usr/bin/setpriv",
+                [
+                    "--bounding-set=-all", "--inh-caps=-all", "--", CommandRunner.migratePath,
+                    "apply",
+                ] + f.models + [store] + arguments, in: f.directory.path)
             #expect(result.status == 1, "\(arguments): \(result)")
             #expect(result.stderr == Self.planWarning + message, "\(arguments)")
             #expect(f.snapshot(store) == before)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate update` and `migrate delete` on the shop's rows (ShopModel.scenario()).
 @Suite struct BatchCommandTests {
@@ -21,28 +21,34 @@ import TestSupport
         try SQLiteFile.execute(shop.storePath, "UPDATE ZCUSTOMER SET Z_OPT = 9223372036854775807")
         let result = try run(shop, "update", ["Customer", "--set", "visits = 1", "--where", "city.name == 'Oslo'"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try rows(shop, "SELECT Z_PK, Z_OPT, typeof(Z_OPT) FROM ZCUSTOMER ORDER BY Z_PK") == """
-        1|1|'integer'
-        2|1|'integer'
-        3|9223372036854775807|'integer'
-        4|9223372036854775807|'integer'
-        """)
+        #expect(
+            try rows(shop, "SELECT Z_PK, Z_OPT, typeof(Z_OPT) FROM ZCUSTOMER ORDER BY Z_PK") == """
+                1|1|'integer'
+                2|1|'integer'
+                3|9223372036854775807|'integer'
+                4|9223372036854775807|'integer'
+                """)
     }
 
     @Test func updateSetsValuesAndBumpsZOPT() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         let before = try rows(shop, "SELECT Z_PK, Z_OPT FROM ZCUSTOMER ORDER BY Z_PK")
-        let result = try run(shop, "update", ["Customer", "--set", "email = lowercase:(email)", "--set", "visits = visits + 1",
-                                              "--where", "city.name == 'Oslo'"])
+        let result = try run(
+            shop, "update",
+            [
+                "Customer", "--set", "email = lowercase:(email)", "--set", "visits = visits + 1",
+                "--where", "city.name == 'Oslo'",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "updated 2 objects (2 Customer)\n")
-        #expect(try rows(shop, "SELECT Z_PK, ZEMAIL, ZVISITS FROM ZCUSTOMER ORDER BY Z_PK") == """
-        1|'ann@example.com'|13
-        2|'bob@example.com'|4
-        3|'celik@example.com'|40
-        4|'dan@example.com'|0
-        """)
+        #expect(
+            try rows(shop, "SELECT Z_PK, ZEMAIL, ZVISITS FROM ZCUSTOMER ORDER BY Z_PK") == """
+                1|'ann@example.com'|13
+                2|'bob@example.com'|4
+                3|'celik@example.com'|40
+                4|'dan@example.com'|0
+                """)
         let opt = try shop.rows("SELECT Z_OPT FROM ZCUSTOMER ORDER BY Z_PK").map { $0[0].int64 ?? -1 }
         let old = try before.split(separator: "\n").map { Int64($0.split(separator: "|")[1])! }
         #expect(opt == [old[0] + 1, old[1] + 1, old[2], old[3]])
@@ -57,27 +63,34 @@ import TestSupport
         let snapshot = try StoreDump.dump(shop.storePath)
         let range = try run(shop, "update", ["Customer", "--set", "visits = visits * 1000"])
         #expect(range.status == 1)
-        #expect(range.stderr == """
-            error: 2 objects would break the model; nothing was changed:
-              Customer 1: visits: 12000 is above max 10000
-              Customer 3: visits: 40000 is above max 10000
+        #expect(
+            range.stderr == """
+                error: 2 objects would break the model; nothing was changed:
+                  Customer 1: visits: 12000 is above max 10000
+                  Customer 3: visits: 40000 is above max 10000
 
-            """)
+                """)
         let unique = try run(shop, "update", ["Customer", "--set", "email = 'same@example.com'"])
         #expect(unique.status == 1)
         #expect(unique.stderr.hasPrefix("error: Customer: the update breaks a uniqueness constraint ([email]): UNIQUE constraint failed"), "\(unique.stderr)")
         let required = try run(shop, "update", ["Customer", "--set", "name = note"])
         #expect(required.status == 1)
-        #expect(required.stderr.hasPrefix("""
-            error: 3 objects would break the model; nothing was changed:
-              Customer 1: name: the attribute is required; nil is not a value for it
+        #expect(
+            required.stderr.hasPrefix(
+                """
+                error: 3 objects would break the model; nothing was changed:
+                  Customer 1: name: the attribute is required; nil is not a value for it
 
-            """))
+                """))
         let literal = try run(shop, "update", ["Customer", "--set", "visits = -1"])
         #expect(literal.status == 64)
         #expect(literal.stderr == "error: --set visits: column 1: 'visits': -1 is below min 0\n  -1\n  ^\n")
-        let hostile = try run(shop, "update", ["Customer", "--set", "name = 'x\"; DROP TABLE ZCUSTOMER; --'",
-                                               "--where", "name == \"'; DELETE FROM ZORDER; --\""])
+        let hostile = try run(
+            shop, "update",
+            [
+                "Customer", "--set", "name = 'x\"; DROP TABLE ZCUSTOMER; --'",
+                "--where", "name == \"'; DELETE FROM ZORDER; --\"",
+            ])
         #expect(hostile.status == 0)
         #expect(hostile.stdout == "updated 0 objects\n")
         let relationship = try run(shop, "update", ["Customer", "--set", "city = nil"])
@@ -102,11 +115,12 @@ import TestSupport
         let snapshot = try StoreDump.dump(shop.storePath)
         let denied = try run(shop, "delete", ["City"])
         #expect(denied.status == 1)
-        #expect(denied.stderr == """
-            error: the delete is refused; nothing was deleted:
-              City.customers has delete rule deny, and City 1, 2 still have customers that would stay
+        #expect(
+            denied.stderr == """
+                error: the delete is refused; nothing was deleted:
+                  City.customers has delete rule deny, and City 1, 2 still have customers that would stay
 
-            """)
+                """)
         #expect(try StoreDump.dump(shop.storePath) == snapshot)
         // Nullify: deleting the customers of Bergen leaves the city, and a dry run changes nothing.
         let dry = try run(shop, "delete", ["Customer", "--where", "city.name == 'Oslo'", "--dry-run"])
@@ -119,18 +133,22 @@ import TestSupport
     }
 
     @Test func deleteNullifiesReferencesThatStay() throws {
-        let scenario = try MigrationScenario("Towns", versions: ["""
-        entities:
-          Person:
-            attributes: { name: string }
-            relationships:
-              town: { destination: Town, inverse: residents }
-          Town:
-            attributes: { name: string }
-            relationships:
-              residents: { destination: Person, toMany: true, inverse: town, deleteRule: nullify }
+        let scenario = try MigrationScenario(
+            "Towns",
+            versions: [
+                """
+                entities:
+                  Person:
+                    attributes: { name: string }
+                    relationships:
+                      town: { destination: Town, inverse: residents }
+                  Town:
+                    attributes: { name: string }
+                    relationships:
+                      residents: { destination: Person, toMany: true, inverse: town, deleteRule: nullify }
 
-        """])
+                """
+            ])
         defer { scenario.remove() }
         _ = try scenario.withObjects { access in
             try access.insert("Town", values: ["name": .string("Oslo")], primaryKey: 1)
@@ -147,28 +165,32 @@ import TestSupport
     /// required to-one, a required to-many empty, or a to-many below its minCount;
     /// so does `delete`, naming the objects, and the store stays as it was.
     @Test func deleteRefusesToBreakRequiredRelationships() throws {
-        let scenario = try MigrationScenario("Teams", versions: ["""
-        entities:
-          Team:
-            attributes: { name: string }
-            relationships:
-              members: { destination: Player, toMany: true, inverse: team, minCount: 2, deleteRule: cascade }
-              coach: { destination: Coach, inverse: team, optional: false }
-          Player:
-            attributes: { name: string }
-            relationships:
-              team: { destination: Team, inverse: members }
-              badges: { destination: Badge, toMany: true, inverse: holders, optional: false, minCount: 1 }
-          Badge:
-            attributes: { name: string }
-            relationships:
-              holders: { destination: Player, toMany: true, inverse: badges }
-          Coach:
-            attributes: { name: string }
-            relationships:
-              team: { destination: Team, inverse: coach }
+        let scenario = try MigrationScenario(
+            "Teams",
+            versions: [
+                """
+                entities:
+                  Team:
+                    attributes: { name: string }
+                    relationships:
+                      members: { destination: Player, toMany: true, inverse: team, minCount: 2, deleteRule: cascade }
+                      coach: { destination: Coach, inverse: team, optional: false }
+                  Player:
+                    attributes: { name: string }
+                    relationships:
+                      team: { destination: Team, inverse: members }
+                      badges: { destination: Badge, toMany: true, inverse: holders, optional: false, minCount: 1 }
+                  Badge:
+                    attributes: { name: string }
+                    relationships:
+                      holders: { destination: Player, toMany: true, inverse: badges }
+                  Coach:
+                    attributes: { name: string }
+                    relationships:
+                      team: { destination: Team, inverse: coach }
 
-        """])
+                """
+            ])
         defer { scenario.remove() }
         _ = try scenario.withObjects { access in
             try access.insert("Coach", values: ["name": .string("Kim")], primaryKey: 1)
@@ -180,34 +202,38 @@ import TestSupport
             // Together, as Core Data saves them: one at a time, a team would have one member.
             try access.insertAll { batch in
                 for (key, name, team, badges) in [(1, "a", 1, [1]), (2, "b", 1, [1, 2]), (3, "c", 2, [2]), (4, "d", 2, [2]), (5, "e", 2, [1])] {
-                    try batch.insert("Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
-                                     primaryKey: Int64(key), source: key)
+                    try batch.insert(
+                        "Player", values: ["name": .string(name)], relationships: ["team": [Int64(team)], "badges": badges.map(Int64.init)],
+                        primaryKey: Int64(key), source: key)
                 }
             }
         }
         let snapshot = try StoreDump.dump(scenario.storePath)
         let coach = try run(scenario, "delete", ["Coach", "--where", "name == 'Kim'"])
         #expect(coach.status == 1)
-        #expect(coach.stderr == """
-            error: the delete is refused: objects that stay would break the model; nothing was deleted:
-              Team.coach is required, and Team 1 would be left without it (their coach is among the objects deleted; \
-            delete them too, or point them elsewhere first)
+        #expect(
+            coach.stderr == """
+                error: the delete is refused: objects that stay would break the model; nothing was deleted:
+                  Team.coach is required, and Team 1 would be left without it (their coach is among the objects deleted; \
+                delete them too, or point them elsewhere first)
 
-            """)
+                """)
         let player = try run(scenario, "delete", ["Player", "--where", "name == 'a'"])
         #expect(player.status == 1)
-        #expect(player.stderr == """
-            error: the delete is refused: objects that stay would break the model; nothing was deleted:
-              Team.members needs none or at least 2 objects, and Team 1 (1 left) would have fewer
+        #expect(
+            player.stderr == """
+                error: the delete is refused: objects that stay would break the model; nothing was deleted:
+                  Team.members needs none or at least 2 objects, and Team 1 (1 left) would have fewer
 
-            """)
+                """)
         let badge = try run(scenario, "delete", ["Badge", "--where", "name == 'silver'"])
         #expect(badge.status == 1)
-        #expect(badge.stderr == """
-            error: the delete is refused: objects that stay would break the model; nothing was deleted:
-              Player.badges needs at least 1 object, and Player 3 (0 left), 4 (0 left) would have fewer
+        #expect(
+            badge.stderr == """
+                error: the delete is refused: objects that stay would break the model; nothing was deleted:
+                  Player.badges needs at least 1 object, and Player 3 (0 left), 4 (0 left) would have fewer
 
-            """)
+                """)
         #expect(try StoreDump.dump(scenario.storePath) == snapshot)
         // Leaving a team with 2 of its 3 players, or deleting a team with its players (cascade) and its coach, is fine.
         let one = try run(scenario, "delete", ["Player", "--where", "name == 'e'"])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A temporary working folder in which the built `migrate` runs, as a deploy script
 /// would run it (no `./Models` there unless a test passes `--models`).
@@ -61,8 +61,9 @@ final class StoreTemplates: @unchecked Sendable {
         if let bytes = lock.withLock({ templates[version] }) { return bytes }
         let directory = try TemporaryDirectory(prefix: "MigrateCLITests-template")
         defer { directory.remove() }
-        let result = try CommandRunner.migrate(["create", "--models", models, "--model", "Contacts", "--version", String(version), "template.sqlite"],
-                                               in: directory.path)
+        let result = try CommandRunner.migrate(
+            ["create", "--models", models, "--model", "Contacts", "--version", String(version), "template.sqlite"],
+            in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
         return lock.withLock {

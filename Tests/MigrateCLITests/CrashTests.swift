@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A deploy killed mid-migration: the store must open as exactly the old version
 /// with all its data or exactly the new one with all of it migrated — never in

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct CreateCommandTests {
     @Test func anExistingFileIsKeptUnlessForced() throws {
@@ -64,15 +64,16 @@ import TestSupport
         defer { f.remove() }
         let result = try f.migrate(["create", "--json"] + f.models + ["--model", "Contacts", "--version", "2", "v2.sqlite"])
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            {
-              "forCoreData" : false,
-              "model" : "Contacts",
-              "store" : "v2.sqlite",
-              "version" : 2
-            }
+        #expect(
+            result.stdout == """
+                {
+                  "forCoreData" : false,
+                  "model" : "Contacts",
+                  "store" : "v2.sqlite",
+                  "version" : 2
+                }
 
-            """)
+                """)
         #expect(f.snapshot("v2.sqlite").sideFiles == [])
     }
 }

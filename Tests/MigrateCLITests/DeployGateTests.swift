@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `apply --create-if-missing` and `--fail-on-destructive`: what a deploy script
 /// needs on a fresh server and before losing data.

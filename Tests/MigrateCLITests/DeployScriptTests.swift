@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The README's deploy script, as it is written there, run at three releases of a
 /// model: it must work unchanged every time, leaving one backup per migration.
@@ -47,9 +47,12 @@ import TestSupport
         #expect(try StockStore.summary(path: f.path("backups/" + backup)) == StockStore.expected(version: 1, items: StockFixture.smallItems))
 
         // Release 3 ships version 3: the same script migrates again, a second backup.
-        try f.directory.write("Models/Stock/3.yaml", StockStore.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
-            .replacingOccurrences(of: "      name: string\n    relationships:\n      items:",
-                                  with: "      name: string\n      city: string?\n    relationships:\n      items:"))
+        try f.directory.write(
+            "Models/Stock/3.yaml",
+            StockStore.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
+                .replacingOccurrences(
+                    of: "      name: string\n    relationships:\n      items:",
+                    with: "      name: string\n      city: string?\n    relationships:\n      items:"))
         result = try deploy()
         #expect(result.status == 0, "\(result)")
         files = try names()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate diagram`, run as a person runs it: the built binary on a temporary
 /// models folder, checking stdout, stderr and the exit code.
@@ -94,8 +94,9 @@ import TestSupport
     }
 
     static func diagram(_ arguments: [String], in folder: TemporaryDirectory) throws -> CommandResult {
-        try CommandRunner.migrate(["diagram"] + arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")],
-                                  in: folder.path)
+        try CommandRunner.migrate(
+            ["diagram"] + arguments + ["--models", folder.file("Models"), "--migrations", folder.file("Migrations")],
+            in: folder.path)
     }
 
     static let mermaidV1 = """
@@ -158,47 +159,50 @@ import TestSupport
         let result = try Self.diagram(["1", "2"], in: folder)
         #expect(result.status == 0)
         #expect(result.stderr == "")
-        #expect(result.stdout == """
-            erDiagram
-                %% Shelf 1 → 2: inferred (lightweight)
-                %% drawn on version 2's entities; what version 1 has and 2 drops is drawn too, marked removed
-                %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
-                "Author (changed)" {
-                    string name
-                    string country "optional, added"
-                    date born "optional, removed"
-                }
-                "Book (changed)" {
-                    string name "renamed from title"
-                    integer32 pages "integer16 → integer32 (widened)"
-                    string isbn "added (default 'none')"
-                }
-                Ebook {
-                    string format "optional"
-                }
-                "Label (changed, renamed from Tag)" {
-                    string label UK
-                }
-                %% Media: abstract
-                Media {
-                    integer32 size
-                }
-                "Cover (removed: its rows are dropped)" {
-                    binary image "removed"
-                }
-                %% one line per relationship and its inverse, labelled "name / inverse" from the left entity's side
-                "Author (changed)" ||--o{ "Book (changed)" : "books [ordered] / author"
-                "Book (changed)" }o--o{ "Label (changed, renamed from Tag)" : "tags / books"
-                "Book (changed)" ||--o| "Cover (removed: its rows are dropped)" : "cover [removed] / book [removed]"
-                Ebook }o--o| "Book (changed)" : "source"
-                %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
-                Ebook |o..|| Media : "inherits from"
+        #expect(
+            result.stdout == """
+                erDiagram
+                    %% Shelf 1 → 2: inferred (lightweight)
+                    %% drawn on version 2's entities; what version 1 has and 2 drops is drawn too, marked removed
+                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+                    "Author (changed)" {
+                        string name
+                        string country "optional, added"
+                        date born "optional, removed"
+                    }
+                    "Book (changed)" {
+                        string name "renamed from title"
+                        integer32 pages "integer16 → integer32 (widened)"
+                        string isbn "added (default 'none')"
+                    }
+                    Ebook {
+                        string format "optional"
+                    }
+                    "Label (changed, renamed from Tag)" {
+                        string label UK
+                    }
+                    %% Media: abstract
+                    Media {
+                        integer32 size
+                    }
+                    "Cover (removed: its rows are dropped)" {
+                        binary image "removed"
+                    }
+                    %% one line per relationship and its inverse, labelled "name / inverse" from the left entity's side
+                    "Author (changed)" ||--o{ "Book (changed)" : "books [ordered] / author"
+                    "Book (changed)" }o--o{ "Label (changed, renamed from Tag)" : "tags / books"
+                    "Book (changed)" ||--o| "Cover (removed: its rows are dropped)" : "cover [removed] / book [removed]"
+                    Ebook }o--o| "Book (changed)" : "source"
+                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
+                    Ebook |o..|| Media : "inherits from"
 
-            """)
+                """)
         // The same words as `migrate diff 1 2`.
         let diff = try CommandRunner.migrate(["diff", "1", "2", "--models", folder.file("Models"), "--migrations", folder.file("Migrations")])
-        for line in ["Label (changed, renamed from Tag)", "  name      renamed from title", "  pages     integer16 → integer32 (widened)",
-                     "  isbn      added (default \"none\")", "  born      removed", "Cover (removed: its rows are dropped)"] {
+        for line in [
+            "Label (changed, renamed from Tag)", "  name      renamed from title", "  pages     integer16 → integer32 (widened)",
+            "  isbn      added (default \"none\")", "  born      removed", "Cover (removed: its rows are dropped)",
+        ] {
             #expect(diff.stdout.contains(line + "\n"), "\(line)")
         }
     }
@@ -209,7 +213,9 @@ import TestSupport
     @Test func hierarchyChangesAndANameTakenOver() throws {
         let folder = try TemporaryDirectory(prefix: "diagram-command")
         defer { folder.remove() }
-        try folder.write("Models/Zoo/1.yaml", """
+        try folder.write(
+            "Models/Zoo/1.yaml",
+            """
             model: Zoo
             version: 1
             entities:
@@ -218,7 +224,9 @@ import TestSupport
               Pen: { attributes: { code: string } }
               Yard: { attributes: { code: string } }
             """)
-        try folder.write("Models/Zoo/2.yaml", """
+        try folder.write(
+            "Models/Zoo/2.yaml",
+            """
             model: Zoo
             version: 2
             entities:
@@ -229,32 +237,33 @@ import TestSupport
             """)
         let result = try CommandRunner.migrate(["diagram", "1", "2", "--models", folder.file("Models")], in: folder.path)
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            erDiagram
-                %% Zoo 1 → 2: inferred (lightweight)
-                %% drawn on version 2's entities; what version 1 has and 2 drops is drawn too, marked removed
-                %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
-                "Animal (changed)" {
-                    string name
-                    date born "optional, removed"
-                }
-                "Cat (changed)" {
-                    integer16 lives
-                    string name "default none → '?'"
-                    date born "optional, removed"
-                }
-                "Dog (new entity)"
-                "Pen (changed, renamed from Yard)" {
-                    string code
-                }
-                "Pen (removed: its rows are dropped)" {
-                    string code "removed"
-                }
-                %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
-                "Cat (changed)" |o..|| "Animal (changed)" : "inherits from [removed]"
-                "Dog (new entity)" |o..|| "Animal (changed)" : "inherits from [added]"
+        #expect(
+            result.stdout == """
+                erDiagram
+                    %% Zoo 1 → 2: inferred (lightweight)
+                    %% drawn on version 2's entities; what version 1 has and 2 drops is drawn too, marked removed
+                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+                    "Animal (changed)" {
+                        string name
+                        date born "optional, removed"
+                    }
+                    "Cat (changed)" {
+                        integer16 lives
+                        string name "default none → '?'"
+                        date born "optional, removed"
+                    }
+                    "Dog (new entity)"
+                    "Pen (changed, renamed from Yard)" {
+                        string code
+                    }
+                    "Pen (removed: its rows are dropped)" {
+                        string code "removed"
+                    }
+                    %% Mermaid's erDiagram has no inheritance arrow: a dashed line "Child |o..|| Parent : inherits from" stands for one
+                    "Cat (changed)" |o..|| "Animal (changed)" : "inherits from [removed]"
+                    "Dog (new entity)" |o..|| "Animal (changed)" : "inherits from [added]"
 
-            """)
+                """)
     }
 
     /// Names Mermaid's lexer would read as keywords are quoted; a relationship that is
@@ -262,7 +271,9 @@ import TestSupport
     @Test func namesMermaidWouldMisreadAreQuoted() throws {
         let folder = try TemporaryDirectory(prefix: "diagram-command")
         defer { folder.remove() }
-        try folder.write("Models/Words/1.yaml", """
+        try folder.write(
+            "Models/Words/1.yaml",
+            """
             model: Words
             version: 1
             entities:
@@ -275,22 +286,23 @@ import TestSupport
             """)
         let result = try CommandRunner.migrate(["diagram", "--models", folder.file("Models")], in: folder.path)
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            erDiagram
-                %% Words version 1
-                %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
-                "To" {
-                    string `pk`
-                    string topic
-                }
-                Topic {
-                    integer64 `uk`
-                }
-                %% one line per relationship and its inverse, labelled "name / inverse" from the left entity's side
-                "To" }o--o{ "To" : "peers"
-                "To" |o--o{ Topic : "parts"
+        #expect(
+            result.stdout == """
+                erDiagram
+                    %% Words version 1
+                    %% attributes: type name, then notes in quotes; subentities list their own attributes and inherit their parent's
+                    "To" {
+                        string `pk`
+                        string topic
+                    }
+                    Topic {
+                        integer64 `uk`
+                    }
+                    %% one line per relationship and its inverse, labelled "name / inverse" from the left entity's side
+                    "To" }o--o{ "To" : "peers"
+                    "To" |o--o{ Topic : "parts"
 
-            """)
+                """)
     }
 
     @Test func dotHasOneNodePerEntityAndOneEdgePerPair() throws {
@@ -313,13 +325,14 @@ import TestSupport
         #expect(lines.contains("        <tr><td align=\"left\">born</td><td align=\"left\">date</td><td align=\"left\">optional</td></tr>"))
         #expect(lines.contains("        <tr><td colspan=\"2\" bgcolor=\"#e0e0e0\"><b>Media</b> <i>(abstract)</i></td></tr>"))
         let edges = lines.filter { $0.contains(" -> ") }
-        #expect(edges == [
-            "    \"Author\" -> \"Book\" [dir=both, arrowtail=teetee, arrowhead=crowodot, label=\"books [ordered] / author\"];",
-            "    \"Book\" -> \"Tag\" [dir=both, arrowtail=crowodot, arrowhead=crowodot, label=\"tags / books\"];",
-            "    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover / book\"];",
-            "    \"Ebook\" -> \"Book\" [dir=both, arrowtail=crowodot, arrowhead=teeodot, label=\"source\"];",
-            "    \"Ebook\" -> \"Media\" [style=dashed, arrowhead=empty];",
-        ])
+        #expect(
+            edges == [
+                "    \"Author\" -> \"Book\" [dir=both, arrowtail=teetee, arrowhead=crowodot, label=\"books [ordered] / author\"];",
+                "    \"Book\" -> \"Tag\" [dir=both, arrowtail=crowodot, arrowhead=crowodot, label=\"tags / books\"];",
+                "    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover / book\"];",
+                "    \"Ebook\" -> \"Book\" [dir=both, arrowtail=crowodot, arrowhead=teeodot, label=\"source\"];",
+                "    \"Ebook\" -> \"Media\" [style=dashed, arrowhead=empty];",
+            ])
     }
 
     @Test func dotColoursTheDiff() throws {
@@ -328,20 +341,29 @@ import TestSupport
         let result = try Self.diagram(["1", "2", "--format", "dot"], in: folder)
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        #expect(lines[1] == """
-                graph [label="Shelf 1 → 2: inferred (lightweight)\\ngreen: added, red: removed, orange: changed", \
-            labelloc=t, fontname="Helvetica", rankdir=LR];
-            """)
-        #expect(lines.contains("""
-                    <tr><td colspan="3" bgcolor="#ffcdd2"><b>Cover</b><br/>\
-            <font point-size="10">removed: its rows are dropped</font></td></tr>
-            """))
-        #expect(lines.contains("        <tr><td align=\"left\" bgcolor=\"#c8e6c9\">isbn</td><td align=\"left\" bgcolor=\"#c8e6c9\">string</td>"
-            + "<td align=\"left\" bgcolor=\"#c8e6c9\">added (default &quot;none&quot;)</td></tr>"))
-        #expect(lines.contains("        <tr><td align=\"left\" bgcolor=\"#ffe0b2\">name</td><td align=\"left\" bgcolor=\"#ffe0b2\">string</td>"
-            + "<td align=\"left\" bgcolor=\"#ffe0b2\">renamed from title</td></tr>"))
-        #expect(lines.contains("    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover [removed] / book [removed]\", "
-            + "color=\"#c62828\", fontcolor=\"#c62828\", style=dotted];"))
+        #expect(
+            lines[1] == """
+                    graph [label="Shelf 1 → 2: inferred (lightweight)\\ngreen: added, red: removed, orange: changed", \
+                labelloc=t, fontname="Helvetica", rankdir=LR];
+                """)
+        #expect(
+            lines.contains(
+                """
+                        <tr><td colspan="3" bgcolor="#ffcdd2"><b>Cover</b><br/>\
+                <font point-size="10">removed: its rows are dropped</font></td></tr>
+                """))
+        #expect(
+            lines.contains(
+                "        <tr><td align=\"left\" bgcolor=\"#c8e6c9\">isbn</td><td align=\"left\" bgcolor=\"#c8e6c9\">string</td>"
+                    + "<td align=\"left\" bgcolor=\"#c8e6c9\">added (default &quot;none&quot;)</td></tr>"))
+        #expect(
+            lines.contains(
+                "        <tr><td align=\"left\" bgcolor=\"#ffe0b2\">name</td><td align=\"left\" bgcolor=\"#ffe0b2\">string</td>"
+                    + "<td align=\"left\" bgcolor=\"#ffe0b2\">renamed from title</td></tr>"))
+        #expect(
+            lines.contains(
+                "    \"Book\" -> \"Cover\" [dir=both, arrowtail=teetee, arrowhead=teeodot, label=\"cover [removed] / book [removed]\", "
+                    + "color=\"#c62828\", fontcolor=\"#c62828\", style=dotted];"))
     }
 
     @Test func outputFile() throws {
@@ -359,13 +381,14 @@ import TestSupport
         let result = try Self.diagram(["2", "3"], in: folder)
         #expect(result.status == 4)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            error: no lightweight mapping from Shelf version 2 to 3 (1 change inference cannot cover):
-              Book.pages: type change integer32 → integer16 is narrowing, not a widening
-                remedy: write Migrations/Shelf/2-to-3.yaml with a policy for Book, \
-            or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+        #expect(
+            result.stderr == """
+                error: no lightweight mapping from Shelf version 2 to 3 (1 change inference cannot cover):
+                  Book.pages: type change integer32 → integer16 is narrowing, not a widening
+                    remedy: write Migrations/Shelf/2-to-3.yaml with a policy for Book, \
+                or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
 
-            """)
+                """)
     }
 
     @Test(arguments: [["7"], ["1", "7"], ["0", "2"]])
@@ -386,8 +409,10 @@ import TestSupport
         #expect(result.stderr == "error: no model named 'Shelves' under \(folder.file("Models")) (found: Shelf)\n")
     }
 
-    @Test(arguments: [(["1", "2", "3"], "give one version (N) or two (A B), not 3"),
-                      (["--format", "svg"], "The value 'svg' is invalid for '--format <format>'")])
+    @Test(arguments: [
+        (["1", "2", "3"], "give one version (N) or two (A B), not 3"),
+        (["--format", "svg"], "The value 'svg' is invalid for '--format <format>'"),
+    ])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) throws {
         let folder = try Self.project()
         defer { folder.remove() }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate diff A B`, run as a deploy script runs it: the built binary on a
 /// temporary models folder, checking stdout, stderr and the exit code.
@@ -88,30 +88,31 @@ import TestSupport
         let result = try Self.diff(["1", "2"], in: folder)
         #expect(result.status == 0)
         #expect(result.stderr == "")
-        #expect(result.stdout == """
-            Shop 1 → 2: inferred (lightweight)
+        #expect(
+            result.stdout == """
+                Shop 1 → 2: inferred (lightweight)
 
-            Order (unchanged)
-              customer  kept
-              number    kept
-              layout: number: index added
+                Order (unchanged)
+                  customer  kept
+                  number    kept
+                  layout: number: index added
 
-            Person (changed)
-              age       integer16 → integer32 (widened)
-              email     added (default "")
-              name      renamed from fullName
-              orders    converted (reorder)
-              city      removed
+                Person (changed)
+                  age       integer16 → integer32 (widened)
+                  email     added (default "")
+                  name      renamed from fullName
+                  orders    converted (reorder)
+                  city      removed
 
-            Tag (new entity)
-              label     added
-              weight    added (default 1)
+                Tag (new entity)
+                  label     added
+                  weight    added (default 1)
 
-            Zone (unchanged)
+                Zone (unchanged)
 
-            Legacy (removed: its rows are dropped)
+                Legacy (removed: its rows are dropped)
 
-            """)
+                """)
     }
 
     @Test func aRefusedPairExits4WithEveryRefusalOnStderr() throws {
@@ -121,17 +122,18 @@ import TestSupport
         #expect(result.status == 4)
         #expect(result.stdout == "")
         let hint = "Migrations/Shop/2-to-3.yaml"
-        #expect(result.stderr == """
-            error: no lightweight mapping from Shop version 2 to 3 (3 changes inference cannot cover):
-              Person.age: type change integer32 → integer16 is narrowing, not a widening
-                remedy: write \(hint) with a policy for Person, \
-            or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
-              Person.phone: new required attribute without a default or source
-                remedy: add a default (`phone: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Person
-              Tag.color: new required attribute without a default or source
-                remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Tag
+        #expect(
+            result.stderr == """
+                error: no lightweight mapping from Shop version 2 to 3 (3 changes inference cannot cover):
+                  Person.age: type change integer32 → integer16 is narrowing, not a widening
+                    remedy: write \(hint) with a policy for Person, \
+                or split the change across an intermediate version (add the new attribute, copy in a policy, remove the old one)
+                  Person.phone: new required attribute without a default or source
+                    remedy: add a default (`phone: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Person
+                  Tag.color: new required attribute without a default or source
+                    remedy: add a default (`color: { type: string, default: … }`), make it optional, or write \(hint) with a policy for Tag
 
-            """)
+                """)
     }
 
     @Test func jsonOutputParses() throws {
@@ -168,8 +170,10 @@ import TestSupport
     @Test func multiHopDiffFollowsRenames() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        try folder.write("Models/Shop/3.yaml", Self.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
-            .replacingOccurrences(of: "name: { type: string, renamedFrom: fullName }", with: "displayName: { type: string, renamedFrom: name }"))
+        try folder.write(
+            "Models/Shop/3.yaml",
+            Self.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
+                .replacingOccurrences(of: "name: { type: string, renamedFrom: fullName }", with: "displayName: { type: string, renamedFrom: name }"))
         let result = try Self.diff(["1", "3"], in: folder)
         #expect(result.status == 0)
         #expect(result.stdout.contains("\n  displayName  renamed from fullName\n"))
@@ -188,7 +192,9 @@ import TestSupport
     @Test func mappingFileIsMergedForAdjacentVersions() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        let path = try folder.write("Migrations/Shop/2-to-3.yaml", """
+        let path = try folder.write(
+            "Migrations/Shop/2-to-3.yaml",
+            """
             entities:
               Person:
                 properties:
@@ -213,16 +219,18 @@ import TestSupport
     @Test func unknownPolicyInAMappingFileIsNamedNotRefused() throws {
         let folder = try Self.project()
         defer { folder.remove() }
-        let path = try folder.write("Migrations/Shop/2-to-3.yaml",
-                                    "entities:\n  Person:\n    policy: AddPhone\n  Tag:\n    properties:\n      color: { default: black }\n")
+        let path = try folder.write(
+            "Migrations/Shop/2-to-3.yaml",
+            "entities:\n  Person:\n    policy: AddPhone\n  Tag:\n    properties:\n      color: { default: black }\n")
         let result = try Self.diff(["2", "3"], in: folder)
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("Shop 2 → 3: mapping file \(path) merged over inference\n"))
-        #expect(result.stderr == """
-            warning: \(path) names policy 'AddPhone', which is not compiled into this migrate: \
-            `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+        #expect(
+            result.stderr == """
+                warning: \(path) names policy 'AddPhone', which is not compiled into this migrate: \
+                `plan` and `apply` of that hop need a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
-            """)
+                """)
     }
 
     @Test func badMappingFileExits1WithItsPosition() throws {
@@ -232,12 +240,13 @@ import TestSupport
         let result = try Self.diff(["2", "3"], in: folder)
         #expect(result.status == 1)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            \(path):2:3: error: entity 'Persn': not an entity of Shop version 3
-                  Persn:
-                  ^
-              hint: did you mean 'Person'?
+        #expect(
+            result.stderr == """
+                \(path):2:3: error: entity 'Persn': not an entity of Shop version 3
+                      Persn:
+                      ^
+                  hint: did you mean 'Person'?
 
-            """)
+                """)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every relative link of README.md, Docs/*.md and the examples' Markdown resolves:
 /// the file or folder exists, and a `#anchor` names a heading of the target as

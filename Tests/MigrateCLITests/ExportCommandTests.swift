@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate export`, run as a developer runs it: the built binary writing a bundle
 /// that `migrate import` reads back into the same versions.
@@ -32,8 +32,9 @@ import TestSupport
         #expect(export.stdout == "wrote Notes.xcdatamodeld: 2 versions, current Notes 2.xcdatamodel\n")
         let contents = try String(contentsOfFile: project.file("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents"), encoding: .utf8)
         #expect(contents.contains(#"<attribute name="body" attributeType="String" elementID="text"/>"#))
-        #expect(try String(contentsOfFile: project.file("Notes.xcdatamodeld/.xccurrentversion"), encoding: .utf8)
-                    .contains("<string>Notes 2.xcdatamodel</string>"))
+        #expect(
+            try String(contentsOfFile: project.file("Notes.xcdatamodeld/.xccurrentversion"), encoding: .utf8)
+                .contains("<string>Notes 2.xcdatamodel</string>"))
 
         let reimport = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Again"], in: project.path)
         #expect(reimport.status == 0, "\(reimport.stderr)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Expression results that cannot be stored fail the command naming the object, the
 /// store unchanged (`update`), and a regular expression that backtracks for ever
@@ -18,10 +18,11 @@ import TestSupport
         let before = try StoreDump.dump(shop.storePath)
         let result = try update(shop, ["--set", "note = FUNCTION(name, 'substringFromIndex:', 99)", "--where", "name == 'Ann'"])
         #expect(result.status == 1)
-        #expect(result.stderr == """
-            error: Customer 1: note: substringFromIndex: 99 is beyond the end of 'Ann' (3 UTF-16 units); nothing was changed
+        #expect(
+            result.stderr == """
+                error: Customer 1: note: substringFromIndex: 99 is beyond the end of 'Ann' (3 UTF-16 units); nothing was changed
 
-            """)
+                """)
         #expect(try StoreDump.dump(shop.storePath) == before)
         // Within the text it is set.
         let fits = try update(shop, ["--set", "note = FUNCTION(name, 'substringFromIndex:', 1)", "--where", "name == 'Ann'"])
@@ -37,11 +38,12 @@ import TestSupport
         let before = try StoreDump.dump(shop.storePath)
         let result = try update(shop, ["--set", "visits = visits * 9223372036854775807 * 4", "--where", "name == 'Ann'"])
         #expect(result.status == 1)
-        #expect(result.stderr == """
-            error: 1 object would break the model; nothing was changed:
-              Customer 1: visits: 4.4272185776902924e+20 is out of range for integer32 (-2147483648...2147483647)
+        #expect(
+            result.stderr == """
+                error: 1 object would break the model; nothing was changed:
+                  Customer 1: visits: 4.4272185776902924e+20 is out of range for integer32 (-2147483648...2147483647)
 
-            """)
+                """)
         #expect(try StoreDump.dump(shop.storePath) == before)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Faults and hostile inputs, through the built `migrate`: a full disk, paths that
 /// are not plain store files, a corrupt store that is already current, a mapping
@@ -24,8 +24,9 @@ import TestSupport
         let size = try #require(before.bytes?.count)
         let result = try migrateWithFileLimit(f, kib: size / 1024 + 64, ["apply"] + f.models + [store])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing")
-                    || result.stderr.contains("the disk is full"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing")
+                || result.stderr.contains("the disk is full"), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("; nothing was changed\n"), "\(result.stderr)")
         #expect(f.snapshot(store) == before)
         #expect(try f.summary(store) == StockStore.expected(version: 1, items: StockFixture.largeItems))
@@ -44,13 +45,16 @@ import TestSupport
         let size = try #require(before.bytes?.count)
         let result = try migrateWithFileLimit(f, kib: size / 2048, ["apply", "--backup", "backup.sqlite"] + f.models + [store])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("\nerror: \(f.directory.path): cannot write the backup there: the file-size limit was reached (the copy needs "),
-                "\(result.stderr)")
-        #expect(result.stderr.hasSuffix("""
-            ); raise the file-size limit (ulimit -f), or choose a backup path in another folder; \
-            nothing was changed, so this run kept no backup at backup.sqlite
+        #expect(
+            result.stderr.contains("\nerror: \(f.directory.path): cannot write the backup there: the file-size limit was reached (the copy needs "),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.hasSuffix(
+                """
+                ); raise the file-size limit (ulimit -f), or choose a backup path in another folder; \
+                nothing was changed, so this run kept no backup at backup.sqlite
 
-            """), "\(result.stderr)")
+                """), "\(result.stderr)")
         #expect(f.snapshot(store) == before)
         #expect(try f.directory.contents() == ["Models", "stock.sqlite"])
         // A backup that succeeds is complete at its path, with nothing beside it.

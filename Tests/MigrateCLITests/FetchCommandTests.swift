@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate fetch` on the shop's rows (ShopModel.scenario()).
 @Suite struct FetchCommandTests {
@@ -13,36 +13,43 @@ import TestSupport
         defer { shop.remove() }
         let result = try fetch(shop, ["Product", "--json", "--sort", "-price", "--properties", "name,price,orders.@count"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-        {"_pk":3,"_entity":"FavoriteProduct","name":"Lamp","price":"30.00","orders.@count":1}
-        {"_pk":1,"_entity":"Product","name":"Book","price":"12.50","orders.@count":2}
-        {"_pk":2,"_entity":"Product","name":"Pen","price":"1.20","orders.@count":1}
+        #expect(
+            result.stdout == """
+                {"_pk":3,"_entity":"FavoriteProduct","name":"Lamp","price":"30.00","orders.@count":1}
+                {"_pk":1,"_entity":"Product","name":"Book","price":"12.50","orders.@count":2}
+                {"_pk":2,"_entity":"Product","name":"Pen","price":"1.20","orders.@count":1}
 
-        """)
+                """)
         let own = try fetch(shop, ["Product", "--json", "--no-subentities", "--properties", "name"])
         #expect(own.stdout == "{\"_pk\":1,\"_entity\":\"Product\",\"name\":\"Book\"}\n{\"_pk\":2,\"_entity\":\"Product\",\"name\":\"Pen\"}\n")
         // Default properties: the subentity's own attribute only on its rows.
         let all = try fetch(shop, ["Product", "--json", "--where", "name == 'Lamp' OR name == 'Pen'"])
-        #expect(all.stdout == """
-        {"_pk":2,"_entity":"Product","name":"Pen","pages":null,"price":"1.20"}
-        {"_pk":3,"_entity":"FavoriteProduct","name":"Lamp","pages":"n/a","price":"30.00","addedAt":"2001-01-01T00:08:20Z"}
+        #expect(
+            all.stdout == """
+                {"_pk":2,"_entity":"Product","name":"Pen","pages":null,"price":"1.20"}
+                {"_pk":3,"_entity":"FavoriteProduct","name":"Lamp","pages":"n/a","price":"30.00","addedAt":"2001-01-01T00:08:20Z"}
 
-        """)
+                """)
     }
 
     @Test func tableSortLimitOffsetCount() throws {
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
-        let table = try fetch(shop, ["Customer", "--where", "visits > 0", "--sort", "city.name,-visits", "--properties", "name,visits,city.name",
-                                     "--limit", "2", "--offset", "1"])
+        let table = try fetch(
+            shop,
+            [
+                "Customer", "--where", "visits > 0", "--sort", "city.name,-visits", "--properties", "name,visits,city.name",
+                "--limit", "2", "--offset", "1",
+            ])
         #expect(table.status == 0, "\(table.stderr)")
-        #expect(table.stdout == """
-        Z_PK  name  visits  city.name
-        1     Ann   12      Oslo
-        2     Bob   3       Oslo
-        (2 objects)
+        #expect(
+            table.stdout == """
+                Z_PK  name  visits  city.name
+                1     Ann   12      Oslo
+                2     Bob   3       Oslo
+                (2 objects)
 
-        """)
+                """)
         let count = try fetch(shop, ["Customer", "--where", "ANY orders.total > 50 OR city == nil", "--count"])
         #expect(count.stdout == "2\n")
         #expect(try fetch(shop, ["Customer", "--count", "--json"]).stdout == "{\"count\":4}\n")
@@ -73,26 +80,30 @@ import TestSupport
     /// A store at an older version is read at its own version (stderr says so); the
     /// writing commands still ask for a migration first (exit 3).
     @Test func readsAnOlderStoreAtItsOwnVersionAndWritersRefuseIt() throws {
-        let shop = try MigrationScenario("Shop", versions: [
-            ShopModel.yaml, ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?"),
-        ])
+        let shop = try MigrationScenario(
+            "Shop",
+            versions: [
+                ShopModel.yaml, ShopModel.yaml.replacingOccurrences(of: "note: string?", with: "note: string?\n      phone: string?"),
+            ])
         defer { shop.remove() }
         let before = try Data(contentsOf: URL(fileURLWithPath: shop.storePath))
         let result = try fetch(shop, ["Customer", "--count"])
         #expect(result.status == 0)
         #expect(result.stdout == "0\n")
-        #expect(result.stderr == """
-            note: \(shop.storePath) is at version 1 of Shop (the current version is 2); reading it at its own version \
-            (`migrate apply \(shop.storePath)` migrates it)
+        #expect(
+            result.stderr == """
+                note: \(shop.storePath) is at version 1 of Shop (the current version is 2); reading it at its own version \
+                (`migrate apply \(shop.storePath)` migrates it)
 
-            """)
+                """)
         let update = try CommandRunner.migrate(["update", shop.storePath, "Customer", "--set", "visits = 1", "--models", shop.modelsFolder])
         #expect(update.status == 3)
-        #expect(update.stderr == """
-            error: \(shop.storePath): the store is at version 1 of Shop, and the current version is 2; \
-            migrate it first (`migrate apply \(shop.storePath)`)
+        #expect(
+            update.stderr == """
+                error: \(shop.storePath): the store is at version 1 of Shop, and the current version is 2; \
+                migrate it first (`migrate apply \(shop.storePath)`)
 
-            """)
+                """)
         #expect(try Data(contentsOf: URL(fileURLWithPath: shop.storePath)) == before)
     }
 }

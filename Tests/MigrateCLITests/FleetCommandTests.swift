@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate fleet status|plan|apply` over folders of Stock stores (TestSupport's
 /// `StockStore`): mixed versions, broken stores, shards run at once, a runner killed.
@@ -62,8 +62,10 @@ import TestSupport
         try f.store("fleet/broken/badentity.sqlite")
         try SQLiteFile.execute(f.path("fleet/broken/badentity.sqlite"), "UPDATE ZITEM SET Z_ENT = 9 WHERE Z_PK = 5")
         try f.store("fleet/broken/locked.sqlite")
-        let broken = ["fleet/broken/garbage.sqlite", "fleet/broken/truncated.sqlite", "fleet/broken/contacts.sqlite",
-                      "fleet/broken/badentity.sqlite", "fleet/broken/locked.sqlite"]
+        let broken = [
+            "fleet/broken/garbage.sqlite", "fleet/broken/truncated.sqlite", "fleet/broken/contacts.sqlite",
+            "fleet/broken/badentity.sqlite", "fleet/broken/locked.sqlite",
+        ]
         let before = Dictionary(uniqueKeysWithValues: broken.map { ($0, f.snapshot($0).fingerprint) })
 
         let status = try f.migrate(["fleet", "status"] + f.models + ["fleet", "--json"])
@@ -71,12 +73,13 @@ import TestSupport
         let summary = try #require(try Self.records(status.stdout, event: "summary").first)
         let tally = try #require(summary["tally"] as? [String: Any])
         #expect(tally["stores"] as? Int == 195)
-        #expect(tally["migrationNeeded"] as? Int == 151)   // the locked store's too
+        #expect(tally["migrationNeeded"] as? Int == 151)  // the locked store's too
         #expect(tally["current"] as? Int == 40)
         #expect(tally["unknownVersion"] as? Int == 1)
         #expect(tally["failed"] as? Int == 3)
         let versions = try #require(summary["versions"] as? [[String: Any]])
-        #expect(versions.map { "\($0["model"]!) \($0["version"]!) \($0["stores"]!) \($0["status"]!)" }
+        #expect(
+            versions.map { "\($0["model"]!) \($0["version"]!) \($0["stores"]!) \($0["status"]!)" }
                 == ["Stock 1 151 migration-needed", "Stock 2 40 current"])
 
         let lock = try WriteLock(path: f.path("fleet/broken/locked.sqlite"))
@@ -92,9 +95,10 @@ import TestSupport
         #expect(outcome["fleet/broken/contacts.sqlite"] == "unknown-version")
         #expect(outcome["fleet/broken/badentity.sqlite"] == "failed")
         #expect(outcome["fleet/broken/locked.sqlite"] == "failed")
-        let messages = Dictionary(uniqueKeysWithValues: try Self.records(apply.stdout, event: "store").map {
-            ($0["store"] as! String, $0["message"] as? String ?? "")
-        })
+        let messages = Dictionary(
+            uniqueKeysWithValues: try Self.records(apply.stdout, event: "store").map {
+                ($0["store"] as! String, $0["message"] as? String ?? "")
+            })
         #expect(messages["fleet/broken/badentity.sqlite"]!.contains("Z_ENT"), "\(messages["fleet/broken/badentity.sqlite"]!)")
         #expect(messages["fleet/broken/garbage.sqlite"]!.contains("not an SQLite database"))
         #expect(messages["fleet/broken/locked.sqlite"]!.contains("holds the store"))
@@ -124,20 +128,24 @@ import TestSupport
         let f = try CLIFixture()
         defer { f.remove() }
         // SplitFullName in its stages (object graph), which check every required value it writes.
-        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
-                              "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        try f.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
         let migrations = ["--migrations", f.path("Migrations")]
         var stores: [String] = []
         for i in 0..<12 {
             stores.append(try f.createContacts("fleet/c\(i).sqlite", version: 1))
-            try SQLiteFile.execute(f.path(stores[i]), """
+            try SQLiteFile.execute(
+                f.path(stores[i]),
+                """
                 INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) \
                 VALUES (1, 1, 1, 'Joana da Silva', 'j\(i)@example.com', 30, 0); \
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'Person'
                 """)
         }
-        try SQLiteFile.execute(f.path(stores[7]),
-                               "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (2, 1, 1, 'No Mail', NULL, 40, 0)")
+        try SQLiteFile.execute(
+            f.path(stores[7]),
+            "INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCREATEDAT) VALUES (2, 1, 1, 'No Mail', NULL, 40, 0)")
         let before = f.snapshot(stores[7]).fingerprint
         let apply = try f.migrate(["fleet", "apply"] + f.models + migrations + ["fleet", "--json", "--jobs", "4"])
         #expect(apply.status == 1, "\(apply.stderr)")
@@ -273,8 +281,9 @@ import TestSupport
         // --shards N takes its index from JOB_COMPLETION_INDEX; together the shards cover the rest.
         var seen: Set<String> = []
         for index in 0..<3 {
-            let shard = try CommandRunner.migrate(["fleet", "status"] + f.models + ["fleet", "--shards", "3", "--json"], in: f.directory.path,
-                                                  environment: ["JOB_COMPLETION_INDEX": String(index)])
+            let shard = try CommandRunner.migrate(
+                ["fleet", "status"] + f.models + ["fleet", "--shards", "3", "--json"], in: f.directory.path,
+                environment: ["JOB_COMPLETION_INDEX": String(index)])
             #expect([0, 3].contains(shard.status), "\(shard.stderr)")
             let stores = Set(try Self.statuses(shard.stdout).keys)
             #expect(seen.isDisjoint(with: stores))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `fleet plan|apply --fail-on-destructive` (exit 6, no store changed, every
 /// destructive store named) and `fleet status` with a mapping file naming a policy
@@ -28,17 +28,22 @@ import TestSupport
         let text = try f.migrate(["fleet", "plan", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
         #expect(text.status == 6)
         #expect(text.stderr == "error: 2 of 3 stores have a destructive plan (--fail-on-destructive)\n")
-        #expect(text.stdout.hasSuffix("""
-            destructive plans (--fail-on-destructive) (2):
-              fleet/a.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
-              fleet/b.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
+        #expect(
+            text.stdout.hasSuffix(
+                """
+                destructive plans (--fail-on-destructive) (2):
+                  fleet/a.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
+                  fleet/b.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
 
-            """))
+                """))
         #expect(text.stdout.contains("== Stock 1 → 2: 2 stores (plan of fleet/a.sqlite)"))
         let json = try f.migrate(["fleet", "plan", "--json", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
         #expect(json.status == 6)
-        #expect(try FleetCommandTests.statuses(json.stdout) == ["fleet/a.sqlite": "destructive", "fleet/b.sqlite": "destructive",
-                                                                 "fleet/c.sqlite": "current"])
+        #expect(
+            try FleetCommandTests.statuses(json.stdout) == [
+                "fleet/a.sqlite": "destructive", "fleet/b.sqlite": "destructive",
+                "fleet/c.sqlite": "current",
+            ])
         let record = try #require(try FleetCommandTests.records(json.stdout, event: "store").first)
         #expect(record["message"] as? String == Self.refusal)
         let summary = try #require(try FleetCommandTests.records(json.stdout, event: "summary").first)
@@ -64,20 +69,22 @@ import TestSupport
         let text = try f.migrate(["fleet", "apply", "--jobs", "1", "--fail-on-destructive", "--backup-dir", "backups"] + f.models + stores)
         #expect(text.status == 6)
         #expect(text.stderr == "error: 2 of 4 stores have a destructive plan (--fail-on-destructive); no store was changed\n")
-        #expect(text.stdout == """
-            4 stores planned, none changed
-            destructive plans (--fail-on-destructive) (2):
-              fleet/a.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
-              fleet/b.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
+        #expect(
+            text.stdout == """
+                4 stores planned, none changed
+                destructive plans (--fail-on-destructive) (2):
+                  fleet/a.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
+                  fleet/b.sqlite: \(Self.refusal.replacingOccurrences(of: "\n", with: "\n  "))
 
-            """)
+                """)
         let json = try f.migrate(["fleet", "apply", "--json", "--jobs", "1", "--fail-on-destructive"] + f.models + stores)
         #expect(json.status == 6)
         #expect(try FleetCommandTests.statuses(json.stdout) == ["fleet/a.sqlite": "destructive", "fleet/b.sqlite": "destructive"])
         let summary = try #require(try FleetCommandTests.records(json.stdout, event: "summary").first)
         #expect(summary["exitCode"] as? Int == 6)
         let tally = try #require(summary["tally"] as? [String: Any])
-        #expect([tally["stores"], tally["destructive"], tally["migrationNeeded"], tally["current"], tally["migrated"]].map { $0 as? Int }
+        #expect(
+            [tally["stores"], tally["destructive"], tally["migrationNeeded"], tally["current"], tally["migrated"]].map { $0 as? Int }
                 == [4, 2, 1, 1, 0])
         #expect(stores.map { f.snapshot($0) } == before)
         #expect(!FileManager.default.fileExists(atPath: f.path("backups")))
@@ -85,10 +92,12 @@ import TestSupport
         // The list is read twice: standard input cannot be.
         let piped = try f.migrate(["fleet", "apply", "--fail-on-destructive", "--stores-from", "-"] + f.models)
         #expect(piped.status == 64)
-        #expect(piped.stderr.hasPrefix("""
-            Error: --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
-            (--stores-from -) can be read once: write the list to a file
-            """))
+        #expect(
+            piped.stderr.hasPrefix(
+                """
+                Error: --fail-on-destructive plans every store before migrating any, so it reads the list twice, and standard input \
+                (--stores-from -) can be read once: write the list to a file
+                """))
         // A fleet whose plans lose nothing passes the gate and migrates.
         let passing = try f.migrate(["fleet", "apply", "--json", "--fail-on-destructive"] + f.models + ["fleet/empty.sqlite", "fleet/c.sqlite"])
         #expect(passing.status == 0, "\(passing.stdout)")

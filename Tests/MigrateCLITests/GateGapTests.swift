@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A folder with a model `G` of two versions, written by the test, and the built
 /// `migrate` run in it.
@@ -66,8 +66,10 @@ struct GateFixture {
     @Test func joinRowsAndOrderLostAreDestructiveAndGated() throws {
         let f = try GateFixture(Self.manyToMany, Self.bothLost)
         defer { f.remove() }
-        let store = try f.store([("B", #"{"_pk":1}"#), ("B", #"{"_pk":2}"#), ("C", #"{"_pk":1}"#), ("C", #"{"_pk":2}"#),
-                                 ("A", #"{"_pk":1,"bs":[2,1],"cs":[2,1]}"#)])
+        let store = try f.store([
+            ("B", #"{"_pk":1}"#), ("B", #"{"_pk":2}"#), ("C", #"{"_pk":1}"#), ("C", #"{"_pk":2}"#),
+            ("A", #"{"_pk":1,"bs":[2,1],"cs":[2,1]}"#),
+        ])
         let before = f.snapshot()
         let message = """
             error: g.sqlite: the plan from version 1 to 2 has 2 destructive steps (--fail-on-destructive); nothing was changed:
@@ -102,28 +104,31 @@ struct GateFixture {
         let before = f.snapshot()
         let apply = try f.migrate(["apply", store, "--verify"])
         #expect(apply.status == 4)
-        #expect(apply.stderr == """
-            error: g.sqlite: hop 1 → 2 of G cannot migrate this store's data:
-              A becomes abstract (it can have no objects of its own), and the store holds A objects: 2 rows: Z_PK 1; Z_PK 2
-                remedy: keep A concrete, delete those objects first, or write Migrations/G/1-to-2.yaml moving them to C: \
-            `A: { filter: "FALSEPREDICATE" }` (they leave A) and `C: { source: A }` (they become C objects; C's own stored objects \
-            would then be dropped, which the plan warns of)
+        #expect(
+            apply.stderr == """
+                error: g.sqlite: hop 1 → 2 of G cannot migrate this store's data:
+                  A becomes abstract (it can have no objects of its own), and the store holds A objects: 2 rows: Z_PK 1; Z_PK 2
+                    remedy: keep A concrete, delete those objects first, or write Migrations/G/1-to-2.yaml moving them to C: \
+                `A: { filter: "FALSEPREDICATE" }` (they leave A) and `C: { source: A }` (they become C objects; C's own stored objects \
+                would then be dropped, which the plan warns of)
 
-            """)
+                """)
         #expect(f.snapshot() == before)
         // The remedy: the objects become C objects.
         try f.directory.write("Migrations/G/1-to-2.yaml", "entities:\n  A:\n    filter: \"FALSEPREDICATE\"\n  C:\n    source: A\n")
         #expect(try f.migrate(["apply", store, "--verify"]).status == 0)
-        #expect(try f.migrate(["dump", store, "A"]).stdout == """
-            {"_pk":1,"_entity":"C","t":"plain A"}
-            {"_pk":2,"_entity":"C","t":"another"}
+        #expect(
+            try f.migrate(["dump", store, "A"]).stdout == """
+                {"_pk":1,"_entity":"C","t":"plain A"}
+                {"_pk":2,"_entity":"C","t":"another"}
 
-            """)
+                """)
     }
 
     @Test func anAbstractEntityWithoutObjectsOfItsOwnMigrates() throws {
-        let f = try GateFixture("  A:\n    attributes: { t: string? }\n  C:\n    parent: A\n",
-                                "  A:\n    abstract: true\n    attributes: { t: string? }\n  C:\n    parent: A\n")
+        let f = try GateFixture(
+            "  A:\n    attributes: { t: string? }\n  C:\n    parent: A\n",
+            "  A:\n    abstract: true\n    attributes: { t: string? }\n  C:\n    parent: A\n")
         defer { f.remove() }
         let store = try f.store([("C", #"{"t":"a C"}"#)])
         let apply = try f.migrate(["apply", store, "--verify", "--fail-on-destructive"])
@@ -138,13 +143,16 @@ struct GateFixture {
         try f.directory.write("big.jsonl", "{\"_pk\":9223372036854775806,\"name\":\"a\"}\n{\"name\":\"b\"}\n")
         let big = try f.migrate(["load", store, "P", "big.jsonl"])
         #expect(big.status == 1)
-        #expect(big.stderr == """
-            error: big.jsonl:1: P: primary key 9223372036854775806 is too large: at most 9007199254740992 (2^53, the largest integer \
-            every JSON reader keeps exactly), which leaves room for the keys of later objects (nothing was loaded)
+        #expect(
+            big.stderr == """
+                error: big.jsonl:1: P: primary key 9223372036854775806 is too large: at most 9007199254740992 (2^53, the largest integer \
+                every JSON reader keeps exactly), which leaves room for the keys of later objects (nothing was loaded)
 
-            """)
+                """)
         // A store whose key counter is exhausted (written elsewhere): a clear refusal, no trap.
-        try SQLiteFile.execute(f.directory.file(store), """
+        try SQLiteFile.execute(
+            f.directory.file(store),
+            """
             INSERT INTO ZP (Z_PK, Z_ENT, Z_OPT, ZNAME, ZNOTE) VALUES (9223372036854775807, 1, 1, 'max', 'n');
             UPDATE Z_PRIMARYKEY SET Z_MAX = 9223372036854775807
             """)
@@ -152,11 +160,12 @@ struct GateFixture {
         try f.directory.write("next.jsonl", "{\"name\":\"next\"}\n")
         let next = try f.migrate(["load", store, "P", "next.jsonl"])
         #expect(next.status == 1)
-        #expect(next.stderr == """
-            error: next.jsonl:1: P: no primary key left: the highest key in use is 9223372036854775807, the largest SQLite can store; \
-            give the object a free key with "_pk" (nothing was loaded)
+        #expect(
+            next.stderr == """
+                error: next.jsonl:1: P: no primary key left: the highest key in use is 9223372036854775807, the largest SQLite can store; \
+                give the object a free key with "_pk" (nothing was loaded)
 
-            """)
+                """)
         #expect(f.snapshot() == before)
         #expect(!FileManager.default.fileExists(atPath: f.directory.file(store + "-journal")))
         // Rows written are counted, not read off the highest key.
@@ -176,10 +185,12 @@ struct GateFixture {
         for command in ["plan", "apply"] {
             let result = try f.migrate(["fleet", command, store, "dir.sqlite"])
             #expect(result.status == 1)
-            #expect(result.stdout.contains("""
-                dir.sqlite: a folder, not a store file (named like a store, it is taken for one; to search inside it, \
-                rename it or pass another --pattern)
-                """), "\(result.stdout)")
+            #expect(
+                result.stdout.contains(
+                    """
+                    dir.sqlite: a folder, not a store file (named like a store, it is taken for one; to search inside it, \
+                    rename it or pass another --pattern)
+                    """), "\(result.stdout)")
         }
     }
 }

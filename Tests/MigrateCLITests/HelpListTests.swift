@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The CLI list of Docs/CLI.md (its first code block)
 /// against `--help`: every command is listed, and each line names exactly the
@@ -11,7 +11,8 @@ import TestSupport
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let document = (try? String(contentsOf: root.appendingPathComponent("Docs/CLI.md"), encoding: .utf8)) ?? ""
         guard let open = document.range(of: "\n```\n"),
-              let close = document.range(of: "\n```", range: open.upperBound..<document.endIndex) else { return "Docs/CLI.md: no CLI list" }
+            let close = document.range(of: "\n```", range: open.upperBound..<document.endIndex)
+        else { return "Docs/CLI.md: no CLI list" }
         return String(document[open.upperBound..<close.lowerBound])
     }()
 
@@ -19,9 +20,10 @@ import TestSupport
 
     /// Option names in a line of the list (`-o`, `--to`…), `--version` of `create` included.
     static func options(inListLine line: String) -> Set<String> {
-        Set(line.split(whereSeparator: { " []|,();:".contains($0) }).compactMap { word in
-            word.wholeMatch(of: /--?[a-z][a-z-]*/).map { String($0.output) }
-        })
+        Set(
+            line.split(whereSeparator: { " []|,();:".contains($0) }).compactMap { word in
+                word.wholeMatch(of: /--?[a-z][a-z-]*/).map { String($0.output) }
+            })
     }
 
     /// Option names in the OPTIONS section of a `--help` text: `-o, --output <file>` gives both.
@@ -71,7 +73,8 @@ import TestSupport
         var listed = Self.options(inListLine: line)
         // `-o FILE` in the list stands for `-o, --output`.
         if listed.contains("-o") { listed.insert("--output") }
-        #expect(fromHelp == listed,
-                "\(words[1]): only in --help: \(fromHelp.subtracting(listed).sorted()); only listed: \(listed.subtracting(fromHelp).sorted())")
+        #expect(
+            fromHelp == listed,
+            "\(words[1]): only in --help: \(fromHelp.subtracting(listed).sorted()); only listed: \(listed.subtracting(fromHelp).sorted())")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate import`, run as a developer runs it: the built binary on a temporary
 /// `.xcdatamodeld` bundle, checking files written, stdout, stderr and exit codes.
@@ -15,19 +15,25 @@ import TestSupport
         """
     }
 
-    static let v1 = version("1", """
+    static let v1 = version(
+        "1",
+        """
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="text" attributeType="String"/>
             </entity>
         """)
-    static let v2 = version("2", """
+    static let v2 = version(
+        "2",
+        """
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="body" attributeType="String" elementID="text"/>
                 <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
             </entity>
             <fetchRequest name="Pinned" entity="Note" predicateString="pinned == YES"/>
         """)
-    static let v10 = version("10", """
+    static let v10 = version(
+        "10",
+        """
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="body" attributeType="String"/>
                 <attribute name="pinned" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>
@@ -61,50 +67,56 @@ import TestSupport
         let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models", "--report"], in: project.path)
         // Written, but hop 2 → 3 has no migration path yet: exit 4.
         #expect(result.status == 4, "\(result.stderr)")
-        #expect(result.stdout == """
-            wrote Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
-            wrote Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
-            wrote Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
+        #expect(
+            result.stdout == """
+                wrote Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
+                wrote Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
+                wrote Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
 
-            hops:
-              1 → 2: inferred (lightweight)
-              2 → 3: needs a mapping file (./Migrations/Notes/2-to-3.yaml)
-                Note.title: new required attribute without a default or source
-                remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/2-to-3.yaml with a policy for Note
+                hops:
+                  1 → 2: inferred (lightweight)
+                  2 → 3: needs a mapping file (./Migrations/Notes/2-to-3.yaml)
+                    Note.title: new required attribute without a default or source
+                    remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/2-to-3.yaml with a \
+                policy for Note
 
-            paths to version 3 (what plan takes from each version):
-              from 1: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
-                not taken: direct inferred 1 → 3: refused too \
-            (Note.body: new required attribute without a default or source; Note.title: new required attribute without a default or source)
-              from 2: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
+                paths to version 3 (what plan takes from each version):
+                  from 1: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
+                    not taken: direct inferred 1 → 3: refused too \
+                (Note.body: new required attribute without a default or source; Note.title: new required attribute without a default or source)
+                  from 2: plan refuses: no lightweight mapping from Notes version 2 to 3 (1 change inference cannot cover):
 
-            """)
+                """)
         // Class names and fetch requests are kept for export: nothing to warn about.
         #expect(result.stderr == "")
         let second = try String(contentsOfFile: project.file("Models/Notes/2.yaml"), encoding: .utf8)
-        #expect(second.hasSuffix("""
-            model: Notes
-            version: 2
-            identifier: "2"
-            xcode: { minimumToolsVersion: "Automatic", sourceLanguage: "Swift" }
-            syncable: entities
-            fetchRequests:
-              Pinned: { entity: "Note", predicateString: "pinned == YES" }
-            entities:
-              Note:
-                className: "Note"
-                attributes:
-                  body: { type: string, renamedFrom: "text" }
-                  pinned: { type: boolean, default: false, scalar: true }
+        #expect(
+            second.hasSuffix(
+                """
+                model: Notes
+                version: 2
+                identifier: "2"
+                xcode: { minimumToolsVersion: "Automatic", sourceLanguage: "Swift" }
+                syncable: entities
+                fetchRequests:
+                  Pinned: { entity: "Note", predicateString: "pinned == YES" }
+                entities:
+                  Note:
+                    className: "Note"
+                    attributes:
+                      body: { type: string, renamedFrom: "text" }
+                      pinned: { type: boolean, default: false, scalar: true }
 
-            """))
+                """))
         #expect(second.hasPrefix("# Imported by `migrate import` from Notes.xcdatamodeld/Notes 2.xcdatamodel:\n"))
         let validate = try CommandRunner.migrate(["validate", "Models"], in: project.path)
         #expect(validate.status == 0)
         #expect(validate.stdout == "Models/Notes: 3 versions valid\n")
 
         // A mapping file for the hop covers it: exit 0.
-        try project.write("Migrations/Notes/2-to-3.yaml", """
+        try project.write(
+            "Migrations/Notes/2-to-3.yaml",
+            """
             entities:
               Note:
                 properties:
@@ -113,16 +125,18 @@ import TestSupport
             """)
         let again = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models", "--report", "--force"], in: project.path)
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
-        #expect(again.stdout.hasSuffix("""
-            hops:
-              1 → 2: inferred (lightweight)
-              2 → 3: mapping file ./Migrations/Notes/2-to-3.yaml
+        #expect(
+            again.stdout.hasSuffix(
+                """
+                hops:
+                  1 → 2: inferred (lightweight)
+                  2 → 3: mapping file ./Migrations/Notes/2-to-3.yaml
 
-            paths to version 3 (what plan takes from each version):
-              from 1: inferred chain 1 → 2, then mapping file 2-to-3.yaml 2 → 3
-              from 2: mapping file 2-to-3.yaml 2 → 3
+                paths to version 3 (what plan takes from each version):
+                  from 1: inferred chain 1 → 2, then mapping file 2-to-3.yaml 2 → 3
+                  from 2: mapping file 2-to-3.yaml 2 → 3
 
-            """))
+                """))
     }
 
     @Test func refusesToOverwriteWithoutForce() throws {
@@ -154,42 +168,53 @@ import TestSupport
     @Test func aVersionThatDoesNotValidateWritesNothing() throws {
         let project = try Self.project()
         defer { project.remove() }
-        try project.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", Self.version("2", """
-                <entity name="Note" syncable="YES">
-                    <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
-                </entity>
-            """))
+        try project.write(
+            "Notes.xcdatamodeld/Notes 2.xcdatamodel/contents",
+            Self.version(
+                "2",
+                """
+                    <entity name="Note" syncable="YES">
+                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
+                    </entity>
+                """))
         let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Models"], in: project.path)
         #expect(result.status == 1)
         // The problem points at the Xcode file, line and column (the YAML is never written).
-        #expect(result.stderr == """
-            Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:23: error: relationship 'Note.owner': unknown destination entity 'Person' \
-            (Models/Notes/2.yaml:12:7 as imported)
-                        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
-                                      ^
-            error: the imported model does not validate; nothing was written
+        #expect(
+            result.stderr == """
+                Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:23: error: relationship 'Note.owner': unknown destination entity 'Person' \
+                (Models/Notes/2.yaml:12:7 as imported)
+                            <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person"/>
+                                          ^
+                error: the imported model does not validate; nothing was written
 
-            """)
+                """)
         #expect(!FileManager.default.fileExists(atPath: project.file("Models/Notes")))
     }
 
     @Test func aRefusedNameIsAnErrorNamingTheFile() throws {
         let project = try Self.project()
         defer { project.remove() }
-        try project.write("Notes.xcdatamodeld/Notes 2.xcdatamodel/contents", Self.version("2", """
-                <entity name="Note" syncable="YES">
-                    <attribute name="objectID" attributeType="String"/>
-                </entity>
-            """))
+        try project.write(
+            "Notes.xcdatamodeld/Notes 2.xcdatamodel/contents",
+            Self.version(
+                "2",
+                """
+                    <entity name="Note" syncable="YES">
+                        <attribute name="objectID" attributeType="String"/>
+                    </entity>
+                """))
         let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld"], in: project.path)
         #expect(result.status == 1)
-        #expect(result.stderr == """
-            error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:20: attribute 'Note.objectID': the name 'objectID' is reserved \
-            (it clashes with an NSManagedObject member)
+        #expect(
+            result.stderr == """
+                error: Notes.xcdatamodeld/Notes 2.xcdatamodel/contents:4:20: attribute 'Note.objectID': the name 'objectID' is reserved \
+                (it clashes with an NSManagedObject member)
 
-            """)
-        #expect(try CommandRunner.migrate(["import", "Missing.xcdatamodeld"], in: project.path).stderr
-            == "error: Missing.xcdatamodeld: no such file or folder\n")
+                """)
+        #expect(
+            try CommandRunner.migrate(["import", "Missing.xcdatamodeld"], in: project.path).stderr
+                == "error: Missing.xcdatamodeld: no such file or folder\n")
     }
 
     /// The corpus bundles, imported, recognise Apple's stores entity by entity.
@@ -202,9 +227,13 @@ import TestSupport
         defer { folder.remove() }
         // Each store is the version of the Xcode model it was written with (by name order:
         // the bundles' current marker was never switched from the first version).
-        for (bundle, stores) in [("SampleModel/SampleModel.xcdatamodeld",
-                                  [("SampleModel/Fixtures/SampleModel_V1.sqlite", 1), ("SampleModel/Fixtures/SampleModel_V2.sqlite", 2)]),
-                                 ("SampleModel3/SampleModel3.xcdatamodeld", [("SampleModel3/Fixtures/SampleModel3_V1.sqlite", 1)])] {
+        for (bundle, stores) in [
+            (
+                "SampleModel/SampleModel.xcdatamodeld",
+                [("SampleModel/Fixtures/SampleModel_V1.sqlite", 1), ("SampleModel/Fixtures/SampleModel_V2.sqlite", 2)]
+            ),
+            ("SampleModel3/SampleModel3.xcdatamodeld", [("SampleModel3/Fixtures/SampleModel3_V1.sqlite", 1)]),
+        ] {
             let imported = try CommandRunner.migrate(["import", "\(Self.corpus)/\(bundle)", "-o", "Models", "--report"], in: folder.path)
             #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
             for (store, version) in stores {
@@ -236,7 +265,9 @@ import TestSupport
         """
 
     static func mappingModel(from source: String, to destination: String, title: Bool) -> String {
-        let attribute = title ? """
+        let attribute =
+            title
+            ? """
                 <object type="XDDEVATTRIBUTEMAPPING" id="z3">
                     <attribute name="valueexpressiondata" type="binary">\(untitled)</attribute>
                     <attribute name="name" type="string">title</attribute>
@@ -276,53 +307,61 @@ import TestSupport
         try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
         try project.write("Mappings/Old/NotesToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes", to: "Notes 10", title: false))
         try project.write("Mappings/NotesToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
-        let result = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
-                                               in: project.path)
+        let result = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"],
+            in: project.path)
         // Hop 1 → 2 is covered by a spanning mapping model (and one not read); the span is
         // imported and planned from version 1, where Core Data would use it, but it leaves
         // the required body and title without values (version 1 has neither): exit 4.
         #expect(result.status == 4, "\(result.stderr)")
-        #expect(result.stdout == """
-            wrote App/Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
-            wrote App/Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
-            wrote App/Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
-            wrote App/Migrations/Notes/1-to-3.yaml ← NotesToNotes10.xcmappingmodel (1 entity mapping, 0 expressions decoded, 0 not carried)
-            wrote App/Migrations/Notes/2-to-3.yaml ← Notes2ToNotes10.xcmappingmodel (1 entity mapping, 1 expression decoded, 0 not carried)
+        #expect(
+            result.stdout == """
+                wrote App/Models/Notes/1.yaml ← Notes.xcdatamodel (1 entity)
+                wrote App/Models/Notes/2.yaml ← Notes 2.xcdatamodel (1 entity)
+                wrote App/Models/Notes/3.yaml ← Notes 10.xcdatamodel (1 entity, current in Xcode)
+                wrote App/Migrations/Notes/1-to-3.yaml ← NotesToNotes10.xcmappingmodel (1 entity mapping, 0 expressions decoded, 0 not carried)
+                wrote App/Migrations/Notes/2-to-3.yaml ← Notes2ToNotes10.xcmappingmodel (1 entity mapping, 1 expression decoded, 0 not carried)
 
-            hops:
-              1 → 2: the app ships NotesToNotes10.xcmappingmodel (spanning 1-to-3): imported as App/Migrations/Notes/1-to-3.yaml \
-            (spanning 1 → 3: every entity as inferred), which plan refuses
-                no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
-                  Note.body: new required attribute without a default or source
-                    remedy: add a default (`body: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
-            or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
-                  Note.title: new required attribute without a default or source
-                    remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
-            or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
-              2 → 3: the app ships Notes2ToNotes10.xcmappingmodel: mapping file App/Migrations/Notes/2-to-3.yaml: Note: 1 property
+                hops:
+                  1 → 2: the app ships NotesToNotes10.xcmappingmodel (spanning 1-to-3): imported as App/Migrations/Notes/1-to-3.yaml \
+                (spanning 1 → 3: every entity as inferred), which plan refuses
+                    no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
+                      Note.body: new required attribute without a default or source
+                        remedy: add a default (`body: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
+                or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
+                      Note.title: new required attribute without a default or source
+                        remedy: add a default (`title: { type: string, default: … }`), make it optional, or write Migrations/Notes/1-to-3.yaml (a span) \
+                or a mapping file Migrations/Notes/<A>-to-<A+1>.yaml for the hop that makes this change with a policy for Note
+                  2 → 3: the app ships Notes2ToNotes10.xcmappingmodel: mapping file App/Migrations/Notes/2-to-3.yaml: Note: 1 property
 
-            paths to version 3 (what plan takes from each version):
-              from 1: plan refuses: mapping file 1-to-3.yaml 1 → 3: no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
-              from 2: mapping file 2-to-3.yaml 2 → 3
+                paths to version 3 (what plan takes from each version):
+                  from 1: plan refuses: mapping file 1-to-3.yaml 1 → 3: no lightweight mapping from Notes version 1 to 3 (2 changes inference cannot cover):
+                  from 2: mapping file 2-to-3.yaml 2 → 3
 
-            """)
-        #expect(result.stderr.contains("""
-            warning: Mappings/NotesToNotes2.xcmappingmodel: not imported: no xcmapping.xml in the folder (and no compiled NotesToNotes2.cdm beside it)
+                """)
+        #expect(
+            result.stderr.contains(
+                """
+                warning: Mappings/NotesToNotes2.xcmappingmodel: not imported: no xcmapping.xml in the folder (and no compiled NotesToNotes2.cdm beside it)
 
-            """), "\(result.stderr)")
+                """), "\(result.stderr)")
         let file = try String(contentsOfFile: project.file("App/Migrations/Notes/2-to-3.yaml"), encoding: .utf8)
-        #expect(file == """
-            # Imported by `migrate import --mapping-models` from Notes2ToNotes10.xcmappingmodel
-            # (version 2 → 3, paired by sourcemodelpath and destinationmodelpath).
-            entities:
-              Note:
-                properties:
-                  title: { default: "untitled" }
+        #expect(
+            file == """
+                # Imported by `migrate import --mapping-models` from Notes2ToNotes10.xcmappingmodel
+                # (version 2 → 3, paired by sourcemodelpath and destinationmodelpath).
+                entities:
+                  Note:
+                    properties:
+                      title: { default: "untitled" }
 
-            """)
+                """)
         // Written files are not replaced without --force.
-        let again = try CommandRunner.migrate(["import", "Notes.xcdatamodeld", "-o", "Other", "--migrations-out", "App/Migrations",
-                                               "--mapping-models", "Mappings"], in: project.path)
+        let again = try CommandRunner.migrate(
+            [
+                "import", "Notes.xcdatamodeld", "-o", "Other", "--migrations-out", "App/Migrations",
+                "--mapping-models", "Mappings",
+            ], in: project.path)
         #expect(again.status == 1)
         #expect(again.stderr.hasSuffix("error: App/Migrations/Notes/1-to-3.yaml, App/Migrations/Notes/2-to-3.yaml: already exist; pass --force to overwrite\n"))
     }

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `import` on bytes Foundation's `XMLParser` traps on, and `export` of versions
 /// whose Xcode names and current version are not the ones export would choose.
 @Suite struct ImportHostileTests {
     static func contents(element: String = "relationship", attribute: String = "deletionRule") -> [UInt8] {
-        Array("""
+        Array(
+            """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="">
                 <entity name="Item" representedClassName="Item" syncable="YES">
@@ -26,8 +27,10 @@ import TestSupport
     @Test func aByteThatIsNotUTF8IsAnErrorNotACrash() throws {
         let folder = try TemporaryDirectory(prefix: "import-hostile")
         defer { folder.remove() }
-        let cases: [(element: String, attribute: String, column: Int)] = [("relatio\u{FFFF}ship", "deletionRule", 17),
-                                                                          ("relationship", "deletion\u{FFFF}ule", 71)]
+        let cases: [(element: String, attribute: String, column: Int)] = [
+            ("relatio\u{FFFF}ship", "deletionRule", 17),
+            ("relationship", "deletion\u{FFFF}ule", 71),
+        ]
         for (element, attribute, column) in cases {
             // U+FFFF's UTF-8 (EF BF BF) stands in for the bad byte, replaced by 0xFF.
             var bytes = Self.contents(element: element, attribute: attribute)
@@ -37,21 +40,24 @@ import TestSupport
             try folder.write("Bad.xcdatamodeld/Bad.xcdatamodel/contents", bytes: bytes)
             let result = try CommandRunner.migrate(["import", "Bad.xcdatamodeld", "-o", "Out", "--force"], in: folder.path)
             #expect(result.status == 1)
-            #expect(result.stderr == """
-                error: Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:\(column): not well-formed XML: not UTF-8: byte 0xFF cannot start or \
-                continue a UTF-8 character (the file declares UTF-8, as Xcode writes it; expected a UTF-8 character here)
+            #expect(
+                result.stderr == """
+                    error: Bad.xcdatamodeld/Bad.xcdatamodel/contents:4:\(column): not well-formed XML: not UTF-8: byte 0xFF cannot start or \
+                    continue a UTF-8 character (the file declares UTF-8, as Xcode writes it; expected a UTF-8 character here)
 
-                """)
+                    """)
         }
         // A mapping model with such a byte is reported and skipped, as other unreadable ones.
         try folder.write("Bad.xcdatamodeld/Bad.xcdatamodel/contents", bytes: Self.contents())
         try folder.write("Maps/M.xcmappingmodel/xcmapping.xml", bytes: Array("<?xml version=\"1.0\"?>\n<datab".utf8) + [0xFF] + Array("ase/>\n".utf8))
         let mapping = try CommandRunner.migrate(["import", "Bad.xcdatamodeld", "-o", "Out", "--force", "--mapping-models", "Maps"], in: folder.path)
         #expect(mapping.status == 0)
-        #expect(mapping.stderr.contains("""
-            warning: Maps/M.xcmappingmodel: not imported: Maps/M.xcmappingmodel/xcmapping.xml:2:7: not UTF-8: byte 0xFF cannot start or \
-            continue a UTF-8 character
-            """), "\(mapping.stderr)")
+        #expect(
+            mapping.stderr.contains(
+                """
+                warning: Maps/M.xcmappingmodel: not imported: Maps/M.xcmappingmodel/xcmapping.xml:2:7: not UTF-8: byte 0xFF cannot start or \
+                continue a UTF-8 character
+                """), "\(mapping.stderr)")
     }
 
     /// A document declaring another encoding is transcoded by libxml2 (its names
@@ -59,7 +65,8 @@ import TestSupport
     @Test func aDocumentInAnotherEncodingIsRead() throws {
         let folder = try TemporaryDirectory(prefix: "import-latin1")
         defer { folder.remove() }
-        var bytes = Array("""
+        var bytes = Array(
+            """
             <?xml version="1.0" encoding="ISO-8859-1"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
                 <entity name="Item" representedClassName="Item" syncable="YES">
@@ -94,11 +101,12 @@ import TestSupport
         let export = try CommandRunner.migrate(["export", "--models", "Models", "--model", "Lib", "-o", "Out.xcdatamodeld"], in: folder.path)
         #expect(export.status == 0)
         #expect(export.stdout == "wrote Out.xcdatamodeld: 2 versions, current Lib.xcdatamodel\n")
-        #expect(export.stderr == """
-            note: .xccurrentversion names Lib.xcdatamodel (version 1), as in the bundle imported, although Lib v2.xcdatamodel is newer; \
-            remove `current: true` from its xcodeVersion to make the last version current
+        #expect(
+            export.stderr == """
+                note: .xccurrentversion names Lib.xcdatamodel (version 1), as in the bundle imported, although Lib v2.xcdatamodel is newer; \
+                remove `current: true` from its xcodeVersion to make the last version current
 
-            """)
+                """)
         let folders = try FileManager.default.contentsOfDirectory(atPath: folder.file("Out.xcdatamodeld")).sorted()
         #expect(folders == [".xccurrentversion", "Lib v2.xcdatamodel", "Lib.xcdatamodel"])
         let current = try String(contentsOfFile: folder.file("Out.xcdatamodeld/.xccurrentversion"), encoding: .utf8)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct InspectCommandTests {
     /// Files that are not stores: the exact reason, exit 1, and the file left as it was
@@ -63,11 +63,12 @@ import TestSupport
         let v1 = try #require((model["versions"] as? [[String: Any]])?.first)
         let hashes = try #require(v1["versionHashes"] as? [String: String])
 
-        #expect(Set(report.keys) == [
-            "path", "writtenBy", "storeUUID", "storeType", "model", "stampedVersion", "recognizedVersion", "closestVersion",
-            "versionIdentifiers", "hashesVersion", "layoutHash", "journalMode", "fileSize", "entities", "tables", "history", "otherMetadata",
-            "metadata",
-        ])
+        #expect(
+            Set(report.keys) == [
+                "path", "writtenBy", "storeUUID", "storeType", "model", "stampedVersion", "recognizedVersion", "closestVersion",
+                "versionIdentifiers", "hashesVersion", "layoutHash", "journalMode", "fileSize", "entities", "tables", "history", "otherMetadata",
+                "metadata",
+            ])
         // The metadata property list as JSON: Core Data's keys, hashes as hex.
         let metadata = try #require(report["metadata"] as? [String: Any])
         #expect(metadata["NSStoreUUID"] as? String == report["storeUUID"] as? String)
@@ -101,14 +102,16 @@ import TestSupport
             #expect(entity["parent"] == nil)
         }
         let tables = try #require(report["tables"] as? [[String: Any]])
-        #expect(tables.map { "\($0["name"] as? String ?? "?") \($0["rowCount"] as? Int ?? -1)" } == [
-            "MM_MODELCACHE 1", "ZPERSON 0", "ZPOST 0", "Z_METADATA 1", "Z_PRIMARYKEY 2",
-        ])
+        #expect(
+            tables.map { "\($0["name"] as? String ?? "?") \($0["rowCount"] as? Int ?? -1)" } == [
+                "MM_MODELCACHE 1", "ZPERSON 0", "ZPOST 0", "Z_METADATA 1", "Z_PRIMARYKEY 2",
+            ])
         let person = try #require(tables.first { $0["name"] as? String == "ZPERSON" })
-        #expect((person["columns"] as? [[String: String]])?.map { "\($0["name"]!) \($0["type"]!)" } == [
-            "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZAGE INTEGER", "ZCREATEDAT TIMESTAMP", "ZCITY VARCHAR", "ZEMAIL VARCHAR",
-            "ZFULLNAME VARCHAR",
-        ])
+        #expect(
+            (person["columns"] as? [[String: String]])?.map { "\($0["name"]!) \($0["type"]!)" } == [
+                "Z_PK INTEGER", "Z_ENT INTEGER", "Z_OPT INTEGER", "ZAGE INTEGER", "ZCREATEDAT TIMESTAMP", "ZCITY VARCHAR", "ZEMAIL VARCHAR",
+                "ZFULLNAME VARCHAR",
+            ])
     }
 
     @Test func aCreatedStoreAsText() throws {
@@ -124,46 +127,47 @@ import TestSupport
         let result = try f.migrate(["inspect", "--layout"] + f.models + [store])
         #expect(result.status == 0)
         #expect(result.stderr == "")
-        #expect(result.stdout == """
-            store:      contacts.sqlite (\(size) bytes, journal delete)
-            written by: this toolkit
-            uuid:       \(uuid)
-            model:      Contacts version 2 (identifiers: 2026.2)
-            layout:     \(layoutHash.prefix(16))…
+        #expect(
+            result.stdout == """
+                store:      contacts.sqlite (\(size) bytes, journal delete)
+                written by: this toolkit
+                uuid:       \(uuid)
+                model:      Contacts version 2 (identifiers: 2026.2)
+                layout:     \(layoutHash.prefix(16))…
 
-              Z_ENT  entity       rows  hash      matches
-                  1  Person          0  \(hashes[0])  yes (versions 2)
-                  2  Post            0  \(hashes[1])  yes (versions 2)
-                  3  Tag             0  \(hashes[2])  yes (versions 2)
+                  Z_ENT  entity       rows  hash      matches
+                      1  Person          0  \(hashes[0])  yes (versions 2)
+                      2  Post            0  \(hashes[1])  yes (versions 2)
+                      3  Tag             0  \(hashes[2])  yes (versions 2)
 
-            tables:
-              MM_MODELCACHE (1 rows, 2 columns, 0 indexes)
-                columns: Z_VERSION INTEGER, Z_CONTENT BLOB
-              ZPERSON (0 rows, 9 columns, 2 indexes)
-                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZCREATEDAT TIMESTAMP, ZCITY VARCHAR, ZEMAIL VARCHAR, \
-            ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR
-                index ZPERSON_ZEMAIL_INDEX (ZEMAIL)
-                unique index Z_Person_UNIQUE_email (ZEMAIL)
-              ZPOST (0 rows, 8 columns, 1 indexes)
-                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPUBLISHEDAT TIMESTAMP, ZRATING FLOAT, ZBODY VARCHAR, ZTITLE VARCHAR
-                index ZPOST_ZAUTHOR_INDEX (ZAUTHOR)
-              ZTAG (0 rows, 4 columns, 1 indexes)
-                columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR
-                unique index Z_Tag_UNIQUE_name (ZNAME)
-              Z_2TAGS (0 rows, 2 columns, 1 indexes)
-                columns: Z_2POSTS INTEGER, Z_3TAGS INTEGER
-                index Z_2TAGS_Z_3TAGS_INDEX (Z_3TAGS, Z_2POSTS)
-              Z_METADATA (1 rows, 3 columns, 0 indexes)
-                columns: Z_VERSION INTEGER, Z_UUID VARCHAR(255), Z_PLIST BLOB
-              Z_PRIMARYKEY (3 rows, 4 columns, 0 indexes)
-                columns: Z_ENT INTEGER, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER
+                tables:
+                  MM_MODELCACHE (1 rows, 2 columns, 0 indexes)
+                    columns: Z_VERSION INTEGER, Z_CONTENT BLOB
+                  ZPERSON (0 rows, 9 columns, 2 indexes)
+                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAGE INTEGER, ZCREATEDAT TIMESTAMP, ZCITY VARCHAR, ZEMAIL VARCHAR, \
+                ZFIRSTNAME VARCHAR, ZLASTNAME VARCHAR
+                    index ZPERSON_ZEMAIL_INDEX (ZEMAIL)
+                    unique index Z_Person_UNIQUE_email (ZEMAIL)
+                  ZPOST (0 rows, 8 columns, 1 indexes)
+                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZPUBLISHEDAT TIMESTAMP, ZRATING FLOAT, ZBODY VARCHAR, ZTITLE VARCHAR
+                    index ZPOST_ZAUTHOR_INDEX (ZAUTHOR)
+                  ZTAG (0 rows, 4 columns, 1 indexes)
+                    columns: Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR
+                    unique index Z_Tag_UNIQUE_name (ZNAME)
+                  Z_2TAGS (0 rows, 2 columns, 1 indexes)
+                    columns: Z_2POSTS INTEGER, Z_3TAGS INTEGER
+                    index Z_2TAGS_Z_3TAGS_INDEX (Z_3TAGS, Z_2POSTS)
+                  Z_METADATA (1 rows, 3 columns, 0 indexes)
+                    columns: Z_VERSION INTEGER, Z_UUID VARCHAR(255), Z_PLIST BLOB
+                  Z_PRIMARYKEY (3 rows, 4 columns, 0 indexes)
+                    columns: Z_ENT INTEGER, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER
 
-            history:    no migrations recorded
+                history:    no migrations recorded
 
-            hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; \
-            matches: the model versions with that hash. \
-            layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
+                hash: each entity's version hash (Core Data's NSEntityDescription.versionHash), first 8 hex digits; \
+                matches: the model versions with that hash. \
+                layout: this toolkit's hash of indexes, defaults and other layout facts Core Data does not hash.
 
-            """)
+                """)
     }
 }

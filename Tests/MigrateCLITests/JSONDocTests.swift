@@ -1,7 +1,7 @@
 import Foundation
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// Docs/JSON.md against real output: the keys of each documented JSON example are
 /// the keys the command writes.
@@ -87,8 +87,9 @@ import TestSupport
         let migrated = try #require(records.first { $0["status"] as? String == "migrated" })
         let documentedStore = try #require(fleetDocs.joined().compactMap { $0 as? [String: Any] }.first { $0["status"] as? String == "migrated" })
         Self.compare(documented: documentedStore, real: migrated, path: "fleet.store")
-        Self.compare(documented: try #require(Self.event("summary", in: fleetDocs)), real: try #require(records.first { $0["event"] as? String == "summary" }),
-                     path: "fleet.summary")
+        Self.compare(
+            documented: try #require(Self.event("summary", in: fleetDocs)), real: try #require(records.first { $0["event"] as? String == "summary" }),
+            path: "fleet.summary")
         try check("fetch, update, delete", 1, try run(["update"] + f.models + [store, "Item", "--set", "value = value", "--dry-run"]))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `--json` on every command, success and failure: stdout is JSON (JSON Lines for
 /// `apply` and `dump`), and a failure carries `{"error": {"message", "exitCode"}}`

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Mapping-file expressions from the command line: `plan --sql` shows the bound
 /// values, `diff` the computed properties, a hostile expression is a located error
@@ -26,7 +26,9 @@ import TestSupport
         try directory.write("Models/Shelf/1.yaml", Self.v1)
         try directory.write("Models/Shelf/2.yaml", Self.v2)
         try directory.write("Migrations/Shelf/1-to-2.yaml", mapping)
-        try directory.write("books.jsonl", """
+        try directory.write(
+            "books.jsonl",
+            """
             {"title": "A", "pages": "12 pages", "email": "A@X.COM"}
             {"title": "B", "pages": "300", "email": null}
 
@@ -39,56 +41,64 @@ import TestSupport
     }
 
     @Test func planShowsTheCompiledSQLWithItsBoundValuesAndApplyWritesThem() throws {
-        let directory = try folder(mapping: """
-            entities:
-              Book:
-                filter: "title != 'ZZZ'"
-                properties:
-                  pages: { value: "CAST($source.pages, 'NSNumber')" }
-                  email: { value: "lowercase:($source.email)" }
-            """)
+        let directory = try folder(
+            mapping: """
+                entities:
+                  Book:
+                    filter: "title != 'ZZZ'"
+                    properties:
+                      pages: { value: "CAST($source.pages, 'NSNumber')" }
+                      email: { value: "lowercase:($source.email)" }
+                """)
         defer { directory.remove() }
         let plan = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--sql"], in: directory.path)
         #expect(plan.status == 0, "\(plan.stderr)")
-        #expect(plan.stdout.contains(#"""
-            mm_within(CAST(mm_integer((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)), s.Z_PK, ?, ?, 0) AS INTEGER), ?, ?, 0, s.Z_PK, ?, ?), \#
-            (mm_lower(s."ZEMAIL"))
-            """#), "\(plan.stdout)")
-        #expect(plan.stdout.contains("""
-            -- bound: ?1 = 'Book.pages', ?2 = 'Book.pages', ?3 = 'integer32 (-2147483648...2147483647)', \
-            ?4 = -2147483648, ?5 = 2147483647, ?6 = 'Book.pages', ?7 = 'integer32 (-2147483648...2147483647)', ?8 = 'ZZZ'
-            """), "\(plan.stdout)")
+        #expect(
+            plan.stdout.contains(
+                #"""
+                mm_within(CAST(mm_integer((mm_number_or_fail(s."ZPAGES", s.Z_PK, ?)), s.Z_PK, ?, ?, 0) AS INTEGER), ?, ?, 0, s.Z_PK, ?, ?), \#
+                (mm_lower(s."ZEMAIL"))
+                """#), "\(plan.stdout)")
+        #expect(
+            plan.stdout.contains(
+                """
+                -- bound: ?1 = 'Book.pages', ?2 = 'Book.pages', ?3 = 'integer32 (-2147483648...2147483647)', \
+                ?4 = -2147483648, ?5 = 2147483647, ?6 = 'Book.pages', ?7 = 'integer32 (-2147483648...2147483647)', ?8 = 'ZZZ'
+                """), "\(plan.stdout)")
         // --json carries the same values, statement by statement, typed.
         let json = try CommandRunner.migrate(["plan", "--models", "Models", "shelf.sqlite", "--json"], in: directory.path)
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let hops = report?["hops"] as? [[String: Any]]
         let steps = hops?.first?["steps"] as? [[String: Any]]
         let arguments = try JSONSerialization.data(withJSONObject: steps?.first?["arguments"] ?? NSNull(), options: [.sortedKeys])
-        #expect(String(decoding: arguments, as: UTF8.self) == #"""
-            [[],[{"text":"Book.pages"},{"text":"Book.pages"},{"text":"integer32 (-2147483648...2147483647)"},\#
-            {"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},\#
-            {"text":"integer32 (-2147483648...2147483647)"},{"text":"ZZZ"}]]
-            """#)
+        #expect(
+            String(decoding: arguments, as: UTF8.self) == #"""
+                [[],[{"text":"Book.pages"},{"text":"Book.pages"},{"text":"integer32 (-2147483648...2147483647)"},\#
+                {"integer":-2147483648},{"integer":2147483647},{"text":"Book.pages"},\#
+                {"text":"integer32 (-2147483648...2147483647)"},{"text":"ZZZ"}]]
+                """#)
         let diff = try CommandRunner.migrate(["diff", "--models", "Models", "1", "2"], in: directory.path)
         #expect(diff.stdout.contains("computed: lowercase:($source.email)"), "\(diff.stdout)")
         let apply = try CommandRunner.migrate(["apply", "--models", "Models", "shelf.sqlite", "--verify"], in: directory.path)
         #expect(apply.status == 0, "\(apply.stderr)")
         let dump = try CommandRunner.migrate(["dump", "--models", "Models", "shelf.sqlite", "Book"], in: directory.path)
-        #expect(dump.stdout == """
-            {"_pk":1,"_entity":"Book","email":"a@x.com","pages":12,"title":"A"}
-            {"_pk":2,"_entity":"Book","email":null,"pages":300,"title":"B"}
+        #expect(
+            dump.stdout == """
+                {"_pk":1,"_entity":"Book","email":"a@x.com","pages":12,"title":"A"}
+                {"_pk":2,"_entity":"Book","email":null,"pages":300,"title":"B"}
 
-            """, "\(dump.stdout)")
+                """, "\(dump.stdout)")
     }
 
     @Test func hostileExpressionsAreLocatedErrorsAndChangeNothing() throws {
         for hostile in [#"x'); DROP TABLE ZBOOK; --"#, #"$source.title; DELETE FROM ZBOOK"#, #"lowercase:($source.title) || 1"#, #"$source.nosuch"#] {
-            let directory = try folder(mapping: """
-                entities:
-                  Book:
-                    properties:
-                      email: { value: "\(hostile.replacingOccurrences(of: "\"", with: "\\\""))" }
-                """)
+            let directory = try folder(
+                mapping: """
+                    entities:
+                      Book:
+                        properties:
+                          email: { value: "\(hostile.replacingOccurrences(of: "\"", with: "\\\""))" }
+                    """)
             defer { directory.remove() }
             let before = FileSnapshot(directory.file("shelf.sqlite")).fingerprint
             for command in ["plan", "apply"] {
@@ -109,13 +119,14 @@ import TestSupport
             (#"title == \"x\" OR 1=1; DELETE FROM ZBOOK"#, "Migrations/Shelf/1-to-2.yaml:3:35: error: entity 'Book': filter: unexpected character ';'"),
             (#"ZTITLE != nil"#, "Migrations/Shelf/1-to-2.yaml:3:14: error: entity 'Book': filter: Book has no attribute or relationship 'ZTITLE'"),
         ] {
-            let directory = try folder(mapping: """
-                entities:
-                  Book:
-                    filter: "\(hostile)"
-                    properties:
-                      pages: { value: "CAST($source.pages, 'NSNumber')" }
-                """)
+            let directory = try folder(
+                mapping: """
+                    entities:
+                      Book:
+                        filter: "\(hostile)"
+                        properties:
+                          pages: { value: "CAST($source.pages, 'NSNumber')" }
+                    """)
             defer { directory.remove() }
             let before = FileSnapshot(directory.file("shelf.sqlite")).fingerprint
             for command in ["plan", "apply"] {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 27: what a model's mapping folder holds that no migration could use is
 /// reported by `validate` (exit 1, naming each file) and refused alike by `plan` and
@@ -62,8 +62,9 @@ import TestSupport
         try f.directory.write("Migrations/Contacts/2-to-3.yaml", "entities:\n  Persn: {}\n")
         let result = try f.migrate(["validate", "--migrations", "Migrations"] + f.models)
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("Migrations/Contacts/2-to-3.yaml:2:3: error: entity 'Persn': not an entity of Contacts version 3"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("Migrations/Contacts/2-to-3.yaml:2:3: error: entity 'Persn': not an entity of Contacts version 3"),
+            "\(result.stderr)")
         try f.directory.write("Migrations/Contacts/2-to-3.yaml", "entities: {}\n")
         let valid = try f.migrate(["validate", "--migrations", "Migrations"] + f.models)
         #expect(valid.status == 0)
@@ -75,7 +76,9 @@ import TestSupport
         let f = try CLIFixture()
         defer { f.remove() }
         try f.createContacts(version: 1)
-        try f.directory.write("Migrations/Contacts/1-to-2.yaml", """
+        try f.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            """
             entities:
               Person:
                 policy: SplitFullName
@@ -86,13 +89,14 @@ import TestSupport
         let before = f.snapshot("contacts.sqlite")
         let result = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
         #expect(result.status == 4)
-        #expect(result.stderr == """
-            error: Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
-              Migrations/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function 'givenNameFrom:' \
-            (declared: firstNameFrom:, lastNameFrom:)
-                remedy: add PolicyFunction("givenNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
+        #expect(
+            result.stderr == """
+                error: Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
+                  Migrations/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function 'givenNameFrom:' \
+                (declared: firstNameFrom:, lastNameFrom:)
+                    remedy: add PolicyFunction("givenNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
 
-            """)
+                """)
         #expect(f.snapshot("contacts.sqlite") == before)
     }
 }

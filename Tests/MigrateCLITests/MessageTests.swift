@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Messages a person can act on: the wrong models folder, a missing migrations
 /// folder, the hop that needs a mapping file, a signal during apply.
@@ -13,11 +13,12 @@ import TestSupport
         let contacts = TestModels.modelsFolder
         let result = try f.migrate(["status", "--models", contacts, store])
         #expect(result.status == 5)
-        #expect(result.stderr == """
-            error: stock.sqlite: this store is a Stock store, and the models given hold models: Contacts \
-            (is --models the folder holding Stock/?)
+        #expect(
+            result.stderr == """
+                error: stock.sqlite: this store is a Stock store, and the models given hold models: Contacts \
+                (is --models the folder holding Stock/?)
 
-            """)
+                """)
     }
 
     /// A `--migrations` folder given on purpose that is not there is a usage error.
@@ -38,8 +39,10 @@ import TestSupport
         let store = try f.store()
         try FileManager.default.createDirectory(atPath: f.path("deploy/maps"), withIntermediateDirectories: true)
         // Version 3 makes Item.value a string (unrelated to double): refused; 1 → 2 is fine.
-        try f.directory.write("Models/Stock/3.yaml", StockStore.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
-            .replacingOccurrences(of: "      value: double\n", with: "      value: string\n"))
+        try f.directory.write(
+            "Models/Stock/3.yaml",
+            StockStore.v2.replacingOccurrences(of: "version: 2", with: "version: 3")
+                .replacingOccurrences(of: "      value: double\n", with: "      value: string\n"))
         let result = try f.migrate(["plan", "--migrations", "deploy/maps"] + f.models + [store])
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("no lightweight mapping from Stock version 2 to 3"), "\(result.stderr)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What `load`, `delete` and `apply --verify` make of required to-many
 /// relationships, and `dump` → `load` of ordered ones, through the built `migrate`.
@@ -93,14 +93,15 @@ import TestSupport
             #expect(dump.status == 0, "\(dump.stderr)")
             try scenario.directory.write(entity + ".jsonl", dump.stdout)
         }
-        #expect(try String(contentsOfFile: scenario.directory.file("Track.jsonl"), encoding: .utf8) == """
-            {"_pk":3,"_entity":"Track","playlist":2,"title":"c"}
-            {"_pk":4,"_entity":"Track","playlist":1,"title":"d"}
-            {"_pk":1,"_entity":"Track","playlist":1,"title":"a"}
-            {"_pk":2,"_entity":"Track","playlist":2,"title":"b"}
-            {"_pk":5,"_entity":"Track","playlist":1,"title":"e"}
+        #expect(
+            try String(contentsOfFile: scenario.directory.file("Track.jsonl"), encoding: .utf8) == """
+                {"_pk":3,"_entity":"Track","playlist":2,"title":"c"}
+                {"_pk":4,"_entity":"Track","playlist":1,"title":"d"}
+                {"_pk":1,"_entity":"Track","playlist":1,"title":"a"}
+                {"_pk":2,"_entity":"Track","playlist":2,"title":"b"}
+                {"_pk":5,"_entity":"Track","playlist":1,"title":"e"}
 
-            """)
+                """)
         // Into a new store, parents first.
         try FileManager.default.removeItem(atPath: scenario.storePath)
         let create = try CommandRunner.migrate(["create", scenario.storePath, "--models", scenario.modelsFolder])

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// One outcome vocabulary: `status`, `plan`, `apply` and `fleet` give a store the
 /// same word and exit code (Docs/JSON.md, "Outcomes"), and the `error` object says it too.
 @Suite struct OutcomeWordTests {
     /// `status`'s report, `apply`'s last event and `fleet status`'s store record for one store.
-    static func words(_ f: StockFixture, _ store: String, _ extra: [String] = []) throws -> (status: [String: Any], apply: [String: Any],
-                                                                                        fleet: [String: Any], codes: [Int32]) {
+    static func words(_ f: StockFixture, _ store: String, _ extra: [String] = []) throws -> (
+        status: [String: Any], apply: [String: Any],
+        fleet: [String: Any], codes: [Int32]
+    ) {
         let status = try f.migrate(["status", "--json"] + f.models + extra + [store])
         let apply = try f.migrate(["apply", "--json"] + f.models + extra + [store])
         let fleet = try f.migrate(["fleet", "status", "--json"] + f.models + [store])
@@ -71,8 +73,10 @@ import TestSupport
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store()
-        try f.directory.write("Models/Stock/2.yaml", StockStore.v1.replacingOccurrences(of: "version: 1", with: "version: 2")
-            .replacingOccurrences(of: "      note: string?\n", with: "      note: integer16?\n"))
+        try f.directory.write(
+            "Models/Stock/2.yaml",
+            StockStore.v1.replacingOccurrences(of: "version: 1", with: "version: 2")
+                .replacingOccurrences(of: "      note: string?\n", with: "      note: integer16?\n"))
         let before = f.snapshot(store)
         let (status, apply, fleet, codes) = try Self.words(f, store)
         #expect(codes == [4, 4, 4])
@@ -82,19 +86,25 @@ import TestSupport
             #expect((report["error"] as? [String: Any])?["exitCode"] as? Int == 4)
         }
         #expect(fleet["status"] as? String == "no-path")
-        #expect(fleet["message"] as? String == """
-            no lightweight mapping from Stock version 1 to 2 (1 change inference cannot cover):
-              Item.note: type change string → integer16 is unrelated, not a widening
-                remedy: \(try #require((status["message"] as? String)?.components(separatedBy: "remedy: ").last))
-            """)
+        #expect(
+            fleet["message"] as? String == """
+                no lightweight mapping from Stock version 1 to 2 (1 change inference cannot cover):
+                  Item.note: type change string → integer16 is unrelated, not a widening
+                    remedy: \(try #require((status["message"] as? String)?.components(separatedBy: "remedy: ").last))
+                """)
         #expect(f.snapshot(store) == before)
 
         let usage = try f.migrate(["status", "--json"] + f.models + [store, "--to", "9"])
         #expect(usage.status == 64)
         let report = try StockFixture.object(usage.stdout)
         #expect(report["status"] as? String == "usage")
-        #expect(Self.same(report["error"], ["status": "usage", "exitCode": 64,
-                                                             "message": "model Stock has no version 9 (versions 1 to 2)"]))
+        #expect(
+            Self.same(
+                report["error"],
+                [
+                    "status": "usage", "exitCode": 64,
+                    "message": "model Stock has no version 9 (versions 1 to 2)",
+                ]))
         let plan = try f.migrate(["plan", "--json"] + f.models + [store, "--to", "9"])
         #expect(plan.status == 64)
         #expect(Self.same(try StockFixture.object(plan.stdout)["error"], try #require(report["error"] as? [String: Any])))

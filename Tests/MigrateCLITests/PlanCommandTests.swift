@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate plan`: every step with its SQL and cost, and the destructive warnings,
 /// before anything changes.
@@ -42,10 +42,14 @@ import TestSupport
         #expect(steps[2]["sql"] as? [String] == [#"ALTER TABLE "MM_NEW_ZITEM" RENAME TO "ZITEM""#])
         #expect(steps[3]["sql"] as? [String] == [#"CREATE INDEX "ZITEM_ZOWNER_INDEX" ON "ZITEM" ("ZOWNER" COLLATE BINARY ASC)"#])
         #expect(steps.allSatisfy { ($0["sql"] as? [String])?.isEmpty == false && $0["summary"] is String })
-        #expect(hops[0]["checks"] as? [String] == ["required Item.score has a value in every row", "Item.owner points to existing Owner objects", """
-            Z_PRIMARYKEY agrees with the rows (each entity under its planned number: Item 1, Owner 2; \
-            Z_MAX of each root entity at least the highest key of its table)
-            """])
+        #expect(
+            hops[0]["checks"] as? [String] == [
+                "required Item.score has a value in every row", "Item.owner points to existing Owner objects",
+                """
+                Z_PRIMARYKEY agrees with the rows (each entity under its planned number: Item 1, Owner 2; \
+                Z_MAX of each root entity at least the highest key of its table)
+                """,
+            ])
         let warnings = try #require(plan["warnings"] as? [[String: Any]])
         #expect(warnings.map { $0["message"] as? String } == ["Item.note is dropped: 200 non-nil values will be lost"])
         #expect(warnings.map { $0["isDestructive"] as? Bool } == [true])
@@ -61,14 +65,15 @@ import TestSupport
         let result = try f.migrate(["plan", "--sql"] + f.models + [store])
         #expect(result.status == 0)
         let lines = result.stdout.components(separatedBy: "\n")
-        #expect(Array(lines.prefix(6)) == [
-            "stock.sqlite: Stock version 1 → 2, 1 hop",
-            "",
-            "hop 1 → 2: inferred",
-            "    1. rebuild ZITEM from ZITEM (SQLite's 12-step procedure)  [rewrite of 300 rows]",
-            "         " + Self.rebuildSQL[0],
-            "         " + Self.rebuildSQL[1],
-        ])
+        #expect(
+            Array(lines.prefix(6)) == [
+                "stock.sqlite: Stock version 1 → 2, 1 hop",
+                "",
+                "hop 1 → 2: inferred",
+                "    1. rebuild ZITEM from ZITEM (SQLite's 12-step procedure)  [rewrite of 300 rows]",
+                "         " + Self.rebuildSQL[0],
+                "         " + Self.rebuildSQL[1],
+            ])
         #expect(lines.contains("warning: destructive: Item.note is dropped: 200 non-nil values will be lost"))
         #expect(lines.contains("    4. create index ZITEM_ZOWNER_INDEX on ZITEM  [index build over 300 rows]"))
         #expect(lines.suffix(2) == ["5 steps, about 300 rows to write; run `migrate apply stock.sqlite` to execute", ""])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What `plan` says a later hop will write is the store's rows as they are now,
 /// also when an earlier hop renumbers entities (a store that follows Core Data's
@@ -16,7 +16,9 @@ import TestSupport
         let person = "Person:\n    attributes: { fullName: string? }\n"
         _ = try d.write("Models/P/1.yaml", "model: P\nversion: 1\nentities:\n  " + person)
         _ = try d.write("Models/P/2.yaml", "model: P\nversion: 2\nentities:\n  Animal:\n    attributes: { name: string }\n  " + person)
-        _ = try d.write("Models/P/3.yaml", """
+        _ = try d.write(
+            "Models/P/3.yaml",
+            """
             model: P
             version: 3
             entities:
@@ -26,8 +28,9 @@ import TestSupport
                 attributes: { firstName: { type: string, default: "" }, lastName: { type: string, default: "" } }
 
             """)
-        _ = try d.write("Migrations/P/2-to-3.yaml",
-                        "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        _ = try d.write(
+            "Migrations/P/2-to-3.yaml",
+            "entities:\n  Person:\n    policy: SplitFullName\n    properties:\n      firstName: policy\n      lastName: policy\n")
         _ = try d.write("people.jsonl", #"{"fullName":"Ann Lee"}"# + "\n" + #"{"fullName":"Bo Ek"}"# + "\n")
         #expect(try CommandRunner.migrate(["create", "p.sqlite", "--version", "1", "--for-core-data"], in: d.path).status == 0)
         #expect(try CommandRunner.migrate(["load", "p.sqlite", "Person", "people.jsonl"], in: d.path).status == 0)
@@ -38,7 +41,8 @@ import TestSupport
         let apply = try CommandRunner.migrate(["apply", "p.sqlite"], in: d.path)
         #expect(apply.status == 0, "\(apply)")
         let people = try CommandRunner.migrate(["dump", "p.sqlite", "Person"], in: d.path)
-        #expect(people.stdout.contains(#""firstName":"Ann","lastName":"Lee""#) && people.stdout.contains(#""firstName":"Bo","lastName":"Ek""#),
-                "\(people.stdout)")
+        #expect(
+            people.stdout.contains(#""firstName":"Ann","lastName":"Lee""#) && people.stdout.contains(#""firstName":"Bo","lastName":"Ek""#),
+            "\(people.stdout)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Policies through the shipped `migrate`, whose catalog holds the example's
 /// `SplitFullName` and `MoveCityToEntity`: a mapping file naming another policy
@@ -11,8 +11,9 @@ import TestSupport
     static func fixture(policy: String) throws -> CLIFixture {
         let f = try CLIFixture()
         try f.createContacts(version: 1)
-        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
-                              "entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        try f.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            "entities:\n  Person:\n    policy: \(policy)\n    properties:\n      firstName: policy\n      lastName: policy\n")
         return f
     }
 
@@ -109,11 +110,13 @@ import TestSupport
         defer { f.remove() }
         let result = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
         #expect(result.status == 4)
-        #expect(result.stderr.contains("""
-                remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
-            did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
+        #expect(
+            result.stderr.contains(
+                """
+                    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; \
+                did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
 
-            """))
+                """))
     }
 
     /// The example's mapping file: the shipped `migrate` plans the copy of Person
@@ -123,9 +126,12 @@ import TestSupport
         let f = try CLIFixture()
         defer { f.remove() }
         try f.createContacts(version: 1)
-        try f.directory.write("Migrations/Contacts/1-to-2.yaml",
-                              try String(contentsOfFile: TestModels.packageRoot + "/Migrations/Contacts/1-to-2.yaml", encoding: .utf8))
-        try f.directory.write("people.jsonl", """
+        try f.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            try String(contentsOfFile: TestModels.packageRoot + "/Migrations/Contacts/1-to-2.yaml", encoding: .utf8))
+        try f.directory.write(
+            "people.jsonl",
+            """
             {"fullName":"Ann Lee","email":"ann@example.com","age":30}
             {"fullName":"  Joana \\t da   Silva ","email":"joana@example.com"}
             {"fullName":"Madonna","email":"m@example.com"}
@@ -139,11 +145,12 @@ import TestSupport
         let plan = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
         #expect(plan.status == 0, "\(plan.stderr)")
         let lines = plan.stdout.components(separatedBy: "\n")
-        #expect(lines.prefix(6) == [
-            "contacts.sqlite: Contacts version 1 → 3, 2 hops", "path: mapping file 1-to-2.yaml 1 → 2, then inferred chain 2 → 3",
-            "  1 → 2: mapping file: a mapping file from version 1", "  2 → 3: inferred chain: inference accepts the hop",
-            "", "hop 1 → 2: mapping file Migrations/Contacts/1-to-2.yaml",
-        ])
+        #expect(
+            lines.prefix(6) == [
+                "contacts.sqlite: Contacts version 1 → 3, 2 hops", "path: mapping file 1-to-2.yaml 1 → 2, then inferred chain 2 → 3",
+                "  1 → 2: mapping file: a mapping file from version 1", "  2 → 3: inferred chain: inference accepts the hop",
+                "", "hop 1 → 2: mapping file Migrations/Contacts/1-to-2.yaml",
+            ])
         #expect(lines.contains("    1. rebuild ZPERSON from ZPERSON (SQLite's 12-step procedure)  [rewrite of 4 rows]"))
         #expect(!plan.stdout.contains("policy SplitFullName"))
         let sql = try f.migrate(["plan", "--migrations", "Migrations", "--json"] + f.models + ["contacts.sqlite"])

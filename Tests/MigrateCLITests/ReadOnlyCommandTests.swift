@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The commands that read a store (`status`, `inspect`, `plan`, `fetch`, `dump`; `diff`
 /// and `diagram` read models only) leave its folder exactly as it was: no file created
@@ -30,7 +30,9 @@ import TestSupport
     /// the `-shm` its writer had: the files a copied or crashed WAL store leaves.
     static func walStore(_ f: CLIFixture) throws -> String {
         try f.createContacts("writer.sqlite", version: 3)
-        let image = try SQLiteFile.walImage(f.path("writer.sqlite"), """
+        let image = try SQLiteFile.walImage(
+            f.path("writer.sqlite"),
+            """
             INSERT INTO ZPERSON (Z_ENT, Z_OPT, ZFIRSTNAME, ZLASTNAME, ZEMAIL, ZAGE, ZCREATEDAT)
             VALUES ((SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'), 1, 'Ada', 'Lovelace', 'ada@example.com', 36, 0)
             """)
@@ -83,8 +85,9 @@ import TestSupport
         defer { f.remove() }
         try f.createContacts("clean.sqlite", version: 3)
         let writer = try WriteLock(path: f.path("clean.sqlite"), cacheSize: 2)
-        try writer.execute("CREATE TABLE SCRATCH AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
-            + "SELECT i, randomblob(200) AS b FROM n")
+        try writer.execute(
+            "CREATE TABLE SCRATCH AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
+                + "SELECT i, randomblob(200) AS b FROM n")
         try writer.execute("UPDATE Z_METADATA SET Z_VERSION = 99")
         let crashed = try #require(FileManager.default.contents(atPath: f.path("clean.sqlite")))
         let journal = try #require(FileManager.default.contents(atPath: f.path("clean.sqlite") + "-journal"))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate restore`: the newest backup `apply --backup-dir` kept (of a version)
 /// goes back in place atomically, checked first; the replaced store is kept.
@@ -31,10 +31,11 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
         let replaced = try #require(try files(f).first { $0.hasPrefix("stock.sqlite.replaced.") && $0.hasSuffix("Z.sqlite") })
-        #expect(result.stdout == """
-            restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced)
+        #expect(
+            result.stdout == """
+                restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced)
 
-            """)
+                """)
         // The store is the backup, byte for byte, and holds version 1's data.
         #expect(FileSnapshot(migrated).bytes == FileSnapshot(f.path("backups/" + backup)).bytes)
         #expect(FileSnapshot(migrated).sideFiles == [])
@@ -53,11 +54,12 @@ import TestSupport
         try f.directory.write("backups/stock.v2-to-3.29991231T235959Z.sqlite", "not this one")
         let none = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--version", "3"])
         #expect(none.status == 1)
-        #expect(none.stderr == """
-            error: backups: no backup of stock.sqlite taken at version 3 (it has: stock.v2-to-3.29991231T235959Z.sqlite, \(backup)); \
-            nothing was changed
+        #expect(
+            none.stderr == """
+                error: backups: no backup of stock.sqlite taken at version 3 (it has: stock.v2-to-3.29991231T235959Z.sqlite, \(backup)); \
+                nothing was changed
 
-            """)
+                """)
         let result = try f.migrate(["restore", "--json"] + f.models + [store, "--backup-dir", "backups", "--version", "1"])
         #expect(result.status == 0, "\(result.stdout)")
         let object = try CLIFixture.object(result.stdout)
@@ -86,18 +88,21 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("error: backups/\(name): "), "\(result.stderr)")
-        #expect(result.stderr.hasSuffix("""
-            ; nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
-            restore one with --from <its path>)
-
-            """), "\(result.stderr)")
-        if kind == "otherVersion" {
-            #expect(result.stderr == """
-                error: backups/\(name): its name says version 1, but its entity hashes are those of version 2 of Stock; \
-                nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
+        #expect(
+            result.stderr.hasSuffix(
+                """
+                ; nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
                 restore one with --from <its path>)
 
-                """)
+                """), "\(result.stderr)")
+        if kind == "otherVersion" {
+            #expect(
+                result.stderr == """
+                    error: backups/\(name): its name says version 1, but its entity hashes are those of version 2 of Stock; \
+                    nothing was changed (other backups of the store, newest first: backups/\(backup) (taken at version 1); \
+                    restore one with --from <its path>)
+
+                    """)
         }
         #expect(f.snapshot(store) == before)
         #expect(try files(f).filter { $0.contains(".replaced.") || $0.hasSuffix(".partial") } == [])
@@ -112,11 +117,12 @@ import TestSupport
         defer { reader.release() }
         let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--timeout", "0"])
         #expect(result.status == 1)
-        #expect(result.stderr == """
-            error: stock.sqlite: another process holds the store (held by process \(getpid()) (reading)); waited 0 s (--timeout); \
-            nothing was changed
+        #expect(
+            result.stderr == """
+                error: stock.sqlite: another process holds the store (held by process \(getpid()) (reading)); waited 0 s (--timeout); \
+                nothing was changed
 
-            """)
+                """)
         #expect(f.snapshot(store) == before)
         #expect(try files(f).filter { $0.contains(".replaced.") || $0.hasSuffix(".partial") } == [])
     }
@@ -154,11 +160,13 @@ import TestSupport
         try FileManager.default.removeItem(atPath: f.path("Models/Stock/2.yaml"))
         let result = try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"])
         #expect(result.status == 5)
-        #expect(result.stderr.hasSuffix("""
-            to go back to version 1: `migrate restore stock.sqlite --backup-dir DIR --version 1` \
-            puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version 1 \
-            (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
+        #expect(
+            result.stderr.hasSuffix(
+                """
+                to go back to version 1: `migrate restore stock.sqlite --backup-dir DIR --version 1` \
+                puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version 1 \
+                (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
 
-            """), "\(result.stderr)")
+                """), "\(result.stderr)")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `restore` puts back only a backup provably of the store: its `NSStoreUUID` while
 /// the store can be read, else its place under the backup folder. Two stores with
@@ -78,11 +78,12 @@ import TestSupport
         let migratedA = f.snapshot("a/App.sqlite")
         let foreign = try f.migrate(["restore"] + f.models + ["a/App.sqlite", "--backup-dir", "backups"])
         #expect(foreign.status == 1)
-        #expect(foreign.stderr == """
-            error: backups: no backup of App.sqlite (store UUID \(aUUID)) in it: \(newer) (store UUID \(bUUID)) is of another store; \
-            nothing was changed
+        #expect(
+            foreign.stderr == """
+                error: backups: no backup of App.sqlite (store UUID \(aUUID)) in it: \(newer) (store UUID \(bUUID)) is of another store; \
+                nothing was changed
 
-            """)
+                """)
         #expect(f.snapshot("a/App.sqlite") == migratedA)
         // With a's own, older one beside it, a gets that one and b its own.
         try f.directory.write("backups/" + older, bytes: a)
@@ -96,12 +97,13 @@ import TestSupport
         try FileManager.default.removeItem(atPath: f.path("a/App.sqlite"))
         let gone = try f.migrate(["restore"] + f.models + ["a/App.sqlite", "--backup-dir", "backups"])
         #expect(gone.status == 1)
-        #expect(gone.stderr == """
-            error: backups: no backup filed under \(try Self.filed(f, "a")) and App.sqlite is missing, so no store UUID proves \
-            which backup of that file name is its own: \(newer) (store UUID \(bUUID)), \(older) (store UUID \(aUUID)); \
-            nothing was changed (to restore one of them, move it into \(try Self.filed(f, "a")) first)
+        #expect(
+            gone.stderr == """
+                error: backups: no backup filed under \(try Self.filed(f, "a")) and App.sqlite is missing, so no store UUID proves \
+                which backup of that file name is its own: \(newer) (store UUID \(bUUID)), \(older) (store UUID \(aUUID)); \
+                nothing was changed (to restore one of them, move it into \(try Self.filed(f, "a")) first)
 
-            """)
+                """)
         #expect(f.snapshot("a/App.sqlite").bytes == nil)
         // Moved there, it is restored.
         try FileManager.default.createDirectory(atPath: f.path(try Self.filed(f, "a")), withIntermediateDirectories: true)

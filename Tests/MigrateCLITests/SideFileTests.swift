@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The files SQLite pairs with a store by name (`-wal`, `-journal`, `-shm`): a log a
 /// removed store left at its path is never applied to a store put there (`create`,
@@ -60,10 +60,11 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderr)")
         let aside = try #require(try f.directory.contents().first { $0.hasPrefix("stock.sqlite.leftover.") })
         #expect(aside.hasSuffix("Z.sqlite-" + kind))
-        #expect(result.stdout == """
-            created stock.sqlite: model Stock version 2; the removed store's log stock.sqlite-\(kind) was set aside as \(aside)
+        #expect(
+            result.stdout == """
+                created stock.sqlite: model Stock version 2; the removed store's log stock.sqlite-\(kind) was set aside as \(aside)
 
-            """)
+                """)
         #expect(FileSnapshot(f.path(aside)).bytes == log)
         // None of the removed store's rows: a new, empty store.
         let summary = try f.summary("stock.sqlite")
@@ -80,11 +81,12 @@ import TestSupport
         let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
         #expect(result.status == 0, "\(result.stderr)")
         let aside = try #require(try f.directory.contents().first { $0.hasPrefix("stock.sqlite.leftover.") })
-        #expect(result.stdout == """
-            restored stock.sqlite to Stock version 1 from backups/\(backup); the removed store's log stock.sqlite-\(kind) \
-            was set aside as \(aside)
+        #expect(
+            result.stdout == """
+                restored stock.sqlite to Stock version 1 from backups/\(backup); the removed store's log stock.sqlite-\(kind) \
+                was set aside as \(aside)
 
-            """)
+                """)
         #expect(FileSnapshot(f.path(aside)).bytes == log)
         #expect(f.snapshot(store).sideFiles == [])
         #expect(f.snapshot(store).bytes == FileSnapshot(f.path("backups/" + backup)).bytes)
@@ -107,10 +109,12 @@ import TestSupport
         let before = f.snapshot(store)
         let apply = try f.migrate(["apply"] + f.models + [store, "--backup", path])
         #expect(apply.status == 64)
-        #expect(apply.stderr.hasPrefix("""
-            Error: --backup \(path): SQLite pairs that path with the store (and resets or deletes it on the next open): \(why)
+        #expect(
+            apply.stderr.hasPrefix(
+                """
+                Error: --backup \(path): SQLite pairs that path with the store (and resets or deletes it on the next open): \(why)
 
-            """), "\(apply.stderr)")
+                """), "\(apply.stderr)")
         #expect(f.snapshot(store) == before)
         let restore = try f.migrate(["restore"] + f.models + [store, "--from", path])
         #expect(restore.status == 64)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate diff` and `migrate plan` on a mapping file where one source entity feeds
 /// two destination entities: the second is new objects (not a rename), nothing the
@@ -8,14 +8,18 @@ import TestSupport
 @Suite struct SplitCommandTests {
     static func project() throws -> TemporaryDirectory {
         let folder = try TemporaryDirectory(prefix: "split-command")
-        try folder.write("Models/Music/1.yaml", """
+        try folder.write(
+            "Models/Music/1.yaml",
+            """
             model: Music
             version: 1
             entities:
               Record:
                 attributes: { artist: string, notes: string? }
             """)
-        try folder.write("Models/Music/2.yaml", """
+        try folder.write(
+            "Models/Music/2.yaml",
+            """
             model: Music
             version: 2
             entities:
@@ -24,7 +28,9 @@ import TestSupport
               Listening:
                 attributes: { note: string? }
             """)
-        try folder.write("Migrations/Music/1-to-2.yaml", """
+        try folder.write(
+            "Migrations/Music/1-to-2.yaml",
+            """
             entities:
               Listening:
                 source: Record
@@ -43,13 +49,15 @@ import TestSupport
         defer { folder.remove() }
         let result = try Self.run(["diff", "1", "2"], in: folder)
         #expect(result.status == 0)
-        #expect(result.stdout.hasSuffix("""
-            Listening (new objects, one for each Record (entity mapping RecordToListening))
-              note      renamed from notes
+        #expect(
+            result.stdout.hasSuffix(
+                """
+                Listening (new objects, one for each Record (entity mapping RecordToListening))
+                  note      renamed from notes
 
-            Record (unchanged)
+                Record (unchanged)
 
-            """), "\(result.stdout)")
+                """), "\(result.stdout)")
     }
 
     @Test func planShowsTheNewEntitysOwnStepWithItsRows() throws {
@@ -60,9 +68,10 @@ import TestSupport
         #expect(try Self.run(["load", folder.file("a.sqlite"), "Record", folder.file("r.jsonl")], in: folder).status == 0)
         let plan = try Self.run(["plan", folder.file("a.sqlite")], in: folder)
         #expect(plan.status == 0)
-        #expect(plan.stdout.contains(
-            "    1. create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)  [rewrite of 2 rows]\n"),
-                "\(plan.stdout)")
+        #expect(
+            plan.stdout.contains(
+                "    1. create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)  [rewrite of 2 rows]\n"),
+            "\(plan.stdout)")
         #expect(!plan.stdout.contains("warning"))
         let apply = try Self.run(["apply", folder.file("a.sqlite"), "--verify"], in: folder)
         #expect(apply.status == 0, "\(apply.stderr)")

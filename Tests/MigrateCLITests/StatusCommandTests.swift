@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `migrate status`: its exit codes are what deploy scripts branch on — 0 current,
 /// 3 migration needed and possible, 4 no migration path, 5 unknown version.
@@ -40,8 +40,10 @@ import TestSupport
         let f = try StockFixture()
         defer { f.remove() }
         let store = try f.store()
-        try f.directory.write("Models/Stock/2.yaml", StockStore.v1.replacingOccurrences(of: "version: 1", with: "version: 2")
-            .replacingOccurrences(of: "      note: string?\n", with: "      note: integer16?\n"))
+        try f.directory.write(
+            "Models/Stock/2.yaml",
+            StockStore.v1.replacingOccurrences(of: "version: 1", with: "version: 2")
+                .replacingOccurrences(of: "      note: string?\n", with: "      note: integer16?\n"))
         let before = f.snapshot(store)
         let result = try f.migrate(["status"] + f.models + [store])
         #expect(result.status == 4)
@@ -101,13 +103,14 @@ import TestSupport
         let before = f.snapshot(store)
         let status = try f.migrate(["status"] + f.models + [store])
         #expect(status.status == 5, "\(status)")
-        #expect(status.stderr == """
-            error: contacts.sqlite: version 1 of model Contacts was edited after this store was made with it \
-            (Models/Contacts/1.yaml no longer has the hashes the store recorded for version 1):
-              Person: hashModifier none in the store's version, edited in the YAML
-            a shipped version never changes: restore Models/Contacts/1.yaml as it shipped, and put the change in a new version
+        #expect(
+            status.stderr == """
+                error: contacts.sqlite: version 1 of model Contacts was edited after this store was made with it \
+                (Models/Contacts/1.yaml no longer has the hashes the store recorded for version 1):
+                  Person: hashModifier none in the store's version, edited in the YAML
+                a shipped version never changes: restore Models/Contacts/1.yaml as it shipped, and put the change in a new version
 
-            """)
+                """)
         for command in ["plan", "apply"] {
             let result = try f.migrate([command] + f.models + [store])
             #expect(result.status == 5, "\(command): \(result)")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `restore` under failure (a damaged newest backup, a kill, a signal) and `apply`
 /// racing another process over the same store (another replica, a restore).
@@ -18,11 +18,13 @@ import TestSupport
         let refused = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--version", "1"])
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("error: backups/\(damaged): "), "\(refused.stderr)")
-        #expect(refused.stderr.hasSuffix("""
-            ; nothing was changed (other backups of the store, newest first: backups/\(good) (taken at version 1); \
-            restore one with --from <its path>)
+        #expect(
+            refused.stderr.hasSuffix(
+                """
+                ; nothing was changed (other backups of the store, newest first: backups/\(good) (taken at version 1); \
+                restore one with --from <its path>)
 
-            """), "\(refused.stderr)")
+                """), "\(refused.stderr)")
         #expect(f.snapshot(store) == before)
 
         let restored = try f.migrate(["restore"] + f.models + [store, "--from", "backups/" + good])
@@ -70,11 +72,12 @@ import TestSupport
         let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
         #expect(result.status == 0, "\(result.stderr)")
         let replaced = try #require(try f.directory.contents().first { $0.hasPrefix("stock.sqlite.replaced.") })
-        #expect(result.stdout == """
-            restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced); \
-            removed stock.sqlite.restoring.\(dead).partial, left by a restore that was killed
+        #expect(
+            result.stdout == """
+                restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced); \
+                removed stock.sqlite.restoring.\(dead).partial, left by a restore that was killed
 
-            """)
+                """)
         #expect(try f.directory.contents().filter { $0.hasSuffix(".partial") } == ["stock.sqlite.restoring.\(getpid()).partial"])
     }
 
@@ -137,10 +140,11 @@ import TestSupport
         let outcomes = runs.map { $0.finish() }
         #expect(outcomes.map(\.status) == [0, 0], "\(outcomes)")
         let said = outcomes.map { $0.stdout.hasPrefix("migrated stock.sqlite from version 1 to 2") ? "migrated" : $0.stdout }.sorted()
-        #expect(said == [
-            "migrated",
-            "stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
-        ], "\(outcomes)")
+        #expect(
+            said == [
+                "migrated",
+                "stock.sqlite: Stock version 2 is current (another process migrated it from version 1 while this run waited); nothing to do\n",
+            ], "\(outcomes)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: f.path("backups")).count == 1)
         #expect(try f.summary(store) == StockStore.expected(version: 2, items: StockFixture.smallItems))
     }
@@ -162,13 +166,14 @@ import TestSupport
         reader.release()
         let outcome = run.finish()
         #expect(outcome.status == 1, "\(outcome)")
-        #expect(outcome.stderr == """
-            warning: destructive: Item.note is dropped: 200 non-nil values will be lost
-            error: stock.sqlite: the store was replaced by another process during this run (its file was renamed over or removed, \
-            e.g. by migrate restore); nothing of this run was written to it; check the store and run again; so this run kept no \
-            backup in backups
+        #expect(
+            outcome.stderr == """
+                warning: destructive: Item.note is dropped: 200 non-nil values will be lost
+                error: stock.sqlite: the store was replaced by another process during this run (its file was renamed over or removed, \
+                e.g. by migrate restore); nothing of this run was written to it; check the store and run again; so this run kept no \
+                backup in backups
 
-            """, "\(outcome)")
+                """, "\(outcome)")
         #expect(f.snapshot(store).bytes == replacement)
         #expect(f.snapshot(store).sideFiles == [])
         #expect(Self.files(under: f.path("backups")) == [])
@@ -191,8 +196,9 @@ import TestSupport
     /// run as root, who ignores them).
     static func migrateAsUser(_ arguments: [String], in directory: String) throws -> CommandResult {
         guard getuid() == 0 else { return try CommandRunner.migrate(arguments, in: directory) }
-        return try CommandRunner.run("/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandRunner.migratePath] + arguments,
-                                     in: directory, environment: ["TMPDIR": "/tmp"])
+        return try CommandRunner.run(
+            "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandRunner.migratePath] + arguments,
+            in: directory, environment: ["TMPDIR": "/tmp"])
     }
 
     @Test(arguments: ["wal", "journal"])
@@ -217,8 +223,9 @@ import TestSupport
         chmod(f.directory.path, 0o755)
         for file in ["stock.sqlite", "stock.sqlite-" + kind] { #expect(chmod(f.path(file), 0o444) == 0) }
         let before = f.snapshot("stock.sqlite")
-        let fetch = try Self.migrateAsUser(["fetch"] + f.models + ["stock.sqlite", "Item", "--where", "note == 'in the log'", "--count"],
-                                           in: f.directory.path)
+        let fetch = try Self.migrateAsUser(
+            ["fetch"] + f.models + ["stock.sqlite", "Item", "--where", "note == 'in the log'", "--count"],
+            in: f.directory.path)
         #expect(fetch.status == 0, "\(fetch.stderr)")
         #expect(fetch.stdout == (kind == "wal" ? "1\n" : "0\n"))
         let status = try Self.migrateAsUser(["status"] + f.models + ["stock.sqlite"], in: f.directory.path)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every command that writes keeps apply's promises: a signal rolls it back with a
 /// message and exit 128 + n, nothing is left beside the store; an unreadable
@@ -8,17 +8,22 @@ import TestSupport
 @Suite struct WriteGuardTests {
     /// Version 2 drops `Note.body`: a hop a mapping file could map; one note stored.
     func notes() throws -> MigrationScenario {
-        let scenario = try MigrationScenario("Notes", versions: ["""
-        entities:
-          Note:
-            attributes: { title: string, body: string? }
+        let scenario = try MigrationScenario(
+            "Notes",
+            versions: [
+                """
+                entities:
+                  Note:
+                    attributes: { title: string, body: string? }
 
-        """, """
-        entities:
-          Note:
-            attributes: { title: string }
+                """,
+                """
+                entities:
+                  Note:
+                    attributes: { title: string }
 
-        """])
+                """,
+            ])
         _ = try scenario.withObjects { access in
             try access.insert("Note", values: ["title": .string("a"), "body": .string("kept")], primaryKey: 1)
         }
@@ -66,8 +71,9 @@ import TestSupport
         try lines.write(toFile: shop.directory.file("products.jsonl"), atomically: true, encoding: .utf8)
         let before = try StoreDump.dump(shop.storePath)
         let writer = try WriteLock(path: shop.storePath)
-        let run = try BackgroundMigrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder],
-                                        in: shop.directory.path)
+        let run = try BackgroundMigrate(
+            ["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder],
+            in: shop.directory.path)
         run.waitUntilItOpens(shop.storePath)
         kill(run.pid, SIGINT)
         Thread.sleep(forTimeInterval: 0.2)
@@ -89,8 +95,9 @@ import TestSupport
         let bytes = FileManager.default.contents(atPath: shop.storePath)
         let reader = try ReadLock(path: shop.storePath, table: "Z_PRIMARYKEY")
         defer { reader.release() }
-        let run = try CommandRunner.migrate(["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json", "--timeout", "0.3"],
-                                            in: shop.directory.path)
+        let run = try CommandRunner.migrate(
+            ["load", shop.storePath, "Product", "products.jsonl", "--models", shop.modelsFolder, "--json", "--timeout", "0.3"],
+            in: shop.directory.path)
         #expect(run.status == 1, "\(run)")
         let message = try #require(try CLIFixture.object(run.stdout)["error"] as? [String: Any])["message"] as? String
         #expect(message?.hasPrefix("\(shop.storePath): another migration, writer or reader holds the store (held by process ") == true, "\(run)")
@@ -106,8 +113,10 @@ import TestSupport
         let shop = try ShopModel.scenario()
         defer { shop.remove() }
         func full(_ arguments: [String]) throws -> CommandResult {
-            try CommandRunner.run("/bin/sh", ["-c", "\"$0\" \"$@\" > /dev/full", CommandRunner.migratePath] + arguments
-                                  + ["--models", shop.modelsFolder], in: shop.directory.path)
+            try CommandRunner.run(
+                "/bin/sh",
+                ["-c", "\"$0\" \"$@\" > /dev/full", CommandRunner.migratePath] + arguments
+                    + ["--models", shop.modelsFolder], in: shop.directory.path)
         }
         let lost = "error: standard output could not be written (No space left on device); what it received is incomplete\n"
         let update = try full(["update", shop.storePath, "Customer", "--set", "visits = 7"])
@@ -128,8 +137,10 @@ import TestSupport
         let before = try StoreDump.dump(scenario.storePath)
         let folder = scenario.migrationsFolder
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for make in [{ try "not a folder".write(toFile: folder + "/Notes", atomically: true, encoding: .utf8) },
-                     { try FileManager.default.createSymbolicLink(atPath: folder + "/Notes", withDestinationPath: "Notes") }] {
+        for make in [
+            { try "not a folder".write(toFile: folder + "/Notes", atomically: true, encoding: .utf8) },
+            { try FileManager.default.createSymbolicLink(atPath: folder + "/Notes", withDestinationPath: "Notes") },
+        ] {
             try? FileManager.default.removeItem(atPath: folder + "/Notes")
             try make()
             for command in ["apply", "plan", "status"] {
@@ -151,7 +162,8 @@ import TestSupport
         for limit in stride(from: 100_000, through: 200_000, by: 10_000) {
             for command in [["apply"], ["fleet", "status"], ["fleet", "apply", "--jobs", "2"]] {
                 FileManager.default.createFile(atPath: scenario.storePath, contents: original)
-                let arguments = ["20", "bash", "-c", "ulimit -v \(limit); exec \"$0\" \"$@\"", CommandRunner.migratePath]
+                let arguments =
+                    ["20", "bash", "-c", "ulimit -v \(limit); exec \"$0\" \"$@\"", CommandRunner.migratePath]
                     + command + [scenario.storePath, "--models", scenario.modelsFolder]
                 let result = try CommandRunner.run("/usr/bin/timeout", arguments)
                 #expect(result.status != 124, "ulimit -v \(limit) \(command): hung")
@@ -169,9 +181,10 @@ import TestSupport
         let result = try CommandRunner.migrate(["dump", shop.storePath, "Customer", "--models", shop.modelsFolder])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.split(separator: "\n").count == 3)
-        #expect(result.stderr == """
-            warning: ZCUSTOMER holds rows whose Z_ENT is no entity's number (Z_PK 2); they belong to no entity and are not in this dump
+        #expect(
+            result.stderr == """
+                warning: ZCUSTOMER holds rows whose Z_ENT is no entity's number (Z_PK 2); they belong to no entity and are not in this dump
 
-            """)
+                """)
     }
 }

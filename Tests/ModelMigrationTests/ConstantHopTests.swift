@@ -1,8 +1,8 @@
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Hops a plan calls O(1) do not touch rows, on a store with what real models have:
 /// indexed and unique attributes, a many-to-many and a hierarchy, 200 k rows.
@@ -71,7 +71,8 @@ import TestSupport
         let books = try s.rows(#"SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'"#)[0][0]
         guard case .integer(let customer) = customers, case .integer(let book) = books else { Issue.record("entity numbers"); return }
         try s.withObjects { access in
-            try access.store.connection.execute("""
+            try access.store.connection.execute(
+                """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
                 INSERT INTO ZCUSTOMER (Z_PK, Z_ENT, Z_OPT, ZNAME, ZEMAIL, ZNOTES) \
                 SELECT i, \(customer), 1, 'name ' || i, 'c' || i || '@example.com', 'n' FROM n;
@@ -84,8 +85,9 @@ import TestSupport
         let plan = try s.plan()
         #expect(plan.allSteps.allSatisfy { $0.cost == .constant }, "\(plan.allSteps.map { "\($0.summary) [\($0.cost)]" })")
         let sql = plan.allSteps.filter { $0.kind != .entityNumbers }.flatMap(\.sql)
-        #expect(sql.allSatisfy { $0.hasPrefix("ALTER TABLE") || $0.hasPrefix("CREATE TABLE") || $0.hasPrefix("CREATE INDEX") && $0.contains("ZORDER") },
-                "\(sql)")
+        #expect(
+            sql.allSatisfy { $0.hasPrefix("ALTER TABLE") || $0.hasPrefix("CREATE TABLE") || $0.hasPrefix("CREATE INDEX") && $0.contains("ZORDER") },
+            "\(sql)")
         #expect(sql.contains(#"ALTER TABLE "ZCUSTOMER" RENAME COLUMN "ZNOTES" TO "ZREMARKS""#))
         #expect(!sql.contains { $0.contains("DROP INDEX") || $0.contains("INSERT") || $0.contains("UPDATE") || $0.hasPrefix("CREATE UNIQUE") })
 

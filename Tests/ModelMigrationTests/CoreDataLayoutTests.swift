@@ -1,10 +1,11 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import PropertyList
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// A store laid out the way Core Data lays one out (the conventions of real stores:
 /// AddressBook's `ZCONTAINER`/`ZCONTAINER1` and `Z22_CONTACT` columns and
@@ -61,11 +62,12 @@ import TestSupport
 
     /// Version 2 adds `Address`, whose name sorts first: Core Data numbers every
     /// other entity one higher.
-    static let version2 = version1 + """
+    static let version2 =
+        version1 + """
 
-          Address:
-            attributes: { street: string? }
-        """
+              Address:
+                attributes: { street: string? }
+            """
 
     static func model() throws -> CompiledModel {
         try TestModels.compile("Book", versions: [version1, version2])
@@ -145,19 +147,23 @@ import TestSupport
     /// the sides of the Tag–Note and group join tables.
     @Test func theLayoutFollowsCoreDatasNaming() throws {
         let layout = try Self.model().versions[0].layout
-        #expect(layout.entityNumbers == ["Container": 1, "Note": 2, "Phone": 3, "Record": 4, "AbstractGroup": 5,
-                                         "Group": 6, "Contact": 7, "SubscribedContact": 8, "Tag": 9])
+        #expect(
+            layout.entityNumbers == [
+                "Container": 1, "Note": 2, "Phone": 3, "Record": 4, "AbstractGroup": 5,
+                "Group": 6, "Contact": 7, "SubscribedContact": 8, "Tag": 9,
+            ])
         let describe = { (t: StorageLayout.Table) in "\(t.name)(\(t.columns.map(\.name).joined(separator: ",")))" }
-        #expect(layout.tables.map(describe) == [
-            "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
-            "ZNOTE(Z_PK,Z_ENT,Z_OPT,Z1NOTES,ZRECORD,Z4_RECORD,ZTEXT)",
-            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z7_OWNER,Z_FOK_OWNER,ZCOST,ZNUMBER)",
-            "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
-            "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
-            "Z_2TAGS(Z_2NOTES,Z_9TAGS)",
-            "Z_6CHILDGROUPS(Z_6PARENTGROUPS,Z_5CHILDGROUPS)",
-            "Z_7PARENTGROUPS(Z_7CONTACTS,Z_6PARENTGROUPS1)",
-        ])
+        #expect(
+            layout.tables.map(describe) == [
+                "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+                "ZNOTE(Z_PK,Z_ENT,Z_OPT,Z1NOTES,ZRECORD,Z4_RECORD,ZTEXT)",
+                "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z7_OWNER,Z_FOK_OWNER,ZCOST,ZNUMBER)",
+                "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
+                "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+                "Z_2TAGS(Z_2NOTES,Z_9TAGS)",
+                "Z_6CHILDGROUPS(Z_6PARENTGROUPS,Z_5CHILDGROUPS)",
+                "Z_7PARENTGROUPS(Z_7CONTACTS,Z_6PARENTGROUPS1)",
+            ])
     }
 
     func rows(_ store: Store, _ sql: String) throws -> [[DatabaseValue]] {
@@ -165,7 +171,8 @@ import TestSupport
     }
 
     @Test func entityNamesAreNumberedWithoutRegardToCase() throws {
-        #expect(ModelCompiler.defaultEntityOrder([("ABCDURLAddress", nil), ("ABCDUnknownProperty", nil), ("abc", nil), ("Abc", nil)])
+        #expect(
+            ModelCompiler.defaultEntityOrder([("ABCDURLAddress", nil), ("ABCDUnknownProperty", nil), ("abc", nil), ("Abc", nil)])
                 == ["Abc", "abc", "ABCDUnknownProperty", "ABCDURLAddress"])
     }
 
@@ -184,7 +191,8 @@ import TestSupport
         #expect(layout.tables.compactMap(\.joinRelationship).sorted() == ["AbstractGroup.parentGroups", "Contact.parentGroups", "Tag.notes"])
         let access = try ObjectAccess(store: store, version: model.versions[0])
         #expect(try access.fetch("Note").map { $0.relationships["tags"] ?? [] } == [[1], [1]])
-        #expect(try access.fetch("Contact").map { "\($0.primaryKey) \($0.entity) \($0.relationships["parentGroups"] ?? [])" }
+        #expect(
+            try access.fetch("Contact").map { "\($0.primaryKey) \($0.entity) \($0.relationships["parentGroups"] ?? [])" }
                 == ["3 Contact [1]", "4 SubscribedContact [1, 2]", "5 Contact []"])
         #expect(try access.object("Contact", primaryKey: 4)?.relationships["phones"] == [2, 1])
         #expect(try access.object("Container", primaryKey: 1)?.relationships["notes"] == [1])
@@ -201,19 +209,21 @@ import TestSupport
         let plan = try MigrationPlanner(models: [model], migrationsFolder: directory.file("none")).plan(store: reader)
         try reader.close()
         #expect(plan.hops.last?.destinationLayout.entityNumbers == model.versions[1].layout.entityNumbers)
-        #expect(plan.warnings.map(\.description) == [
-            "destructive: ZTAG.ZLEGACY is not in the layout of the store's version: its 1 non-nil value will be lost when ZTAG is rebuilt",
-        ])
+        #expect(
+            plan.warnings.map(\.description) == [
+                "destructive: ZTAG.ZLEGACY is not in the layout of the store's version: its 1 non-nil value will be lost when ZTAG is rebuilt"
+            ])
         try Migrator().apply(plan)
 
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
         // Each entity keeps its key counter under its new number.
-        #expect(try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent) \($0.maxKey)" } == [
-            "1 Address 0 0", "2 Container 0 1", "3 Note 0 2", "4 Phone 0 2", "5 Record 0 5", "6 AbstractGroup 5 0",
-            "7 Group 6 0", "8 Contact 5 0", "9 SubscribedContact 8 0", "10 Tag 0 1",
-            "16001 CHANGE 0 2", "16002 TRANSACTION 0 1",
-        ])
+        #expect(
+            try store.entityKeyRows().map { "\($0.number) \($0.name) \($0.parent) \($0.maxKey)" } == [
+                "1 Address 0 0", "2 Container 0 1", "3 Note 0 2", "4 Phone 0 2", "5 Record 0 5", "6 AbstractGroup 5 0",
+                "7 Group 6 0", "8 Contact 5 0", "9 SubscribedContact 8 0", "10 Tag 0 1",
+                "16001 CHANGE 0 2", "16002 TRANSACTION 0 1",
+            ])
         // History names the changed objects' entities by their new numbers.
         #expect(try rows(store, "SELECT ZENTITY, ZENTITYPK FROM ACHANGE ORDER BY Z_PK") == [[.integer(8), .integer(3)], [.integer(10), .integer(1)]])
         let tables = try store.connection.tables().filter { !$0.hasPrefix("MM_") && !["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY", "ACHANGE"].contains($0) }
@@ -221,35 +231,42 @@ import TestSupport
         for table in tables.sorted() {
             described.append("\(table)(\(try store.connection.columns(of: table).map(\.name).joined(separator: ",")))")
         }
-        #expect(described == [
-            "ZADDRESS(Z_PK,Z_ENT,Z_OPT,ZSTREET)",
-            "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
-            "ZNOTE(Z_PK,Z_ENT,Z_OPT,Z2NOTES,ZRECORD,Z5_RECORD,ZTEXT)",
-            "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z8_OWNER,Z_FOK_OWNER,ZCOST,ZNUMBER)",
-            "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
-            "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
-            // Join tables renamed in place keep their column order, as in Core Data's
-            // migrated stores (Wire's `Z_24TRUSTEDBYCLIENTS (Z_24TRUSTEDBYCLIENTS, …)`).
-            "Z_3TAGS(Z_10TAGS,Z_3NOTES)",
-            "Z_7CHILDGROUPS(Z_6CHILDGROUPS,Z_7PARENTGROUPS)",
-            "Z_8PARENTGROUPS(Z_8CONTACTS,Z_7PARENTGROUPS1)",
-        ])
+        #expect(
+            described == [
+                "ZADDRESS(Z_PK,Z_ENT,Z_OPT,ZSTREET)",
+                "ZCONTAINER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+                "ZNOTE(Z_PK,Z_ENT,Z_OPT,Z2NOTES,ZRECORD,Z5_RECORD,ZTEXT)",
+                "ZPHONE(Z_PK,Z_ENT,Z_OPT,ZOWNER,Z8_OWNER,Z_FOK_OWNER,ZCOST,ZNUMBER)",
+                "ZRECORD(Z_PK,Z_ENT,Z_OPT,ZCONTAINER,ZCONTAINER1,ZUNIQUEID,ZNAME,ZFIRSTNAME)",
+                "ZTAG(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+                // Join tables renamed in place keep their column order, as in Core Data's
+                // migrated stores (Wire's `Z_24TRUSTEDBYCLIENTS (Z_24TRUSTEDBYCLIENTS, …)`).
+                "Z_3TAGS(Z_10TAGS,Z_3NOTES)",
+                "Z_7CHILDGROUPS(Z_6CHILDGROUPS,Z_7PARENTGROUPS)",
+                "Z_8PARENTGROUPS(Z_8CONTACTS,Z_7PARENTGROUPS1)",
+            ])
         // Rows carry the new numbers, entity columns too; every pair is kept.
-        #expect(try rows(store, "SELECT Z_PK, Z_ENT FROM ZRECORD ORDER BY Z_PK").map { "\($0[0]) \($0[1])" }
+        #expect(
+            try rows(store, "SELECT Z_PK, Z_ENT FROM ZRECORD ORDER BY Z_PK").map { "\($0[0]) \($0[1])" }
                 == ["1 7", "2 7", "3 8", "4 9", "5 8"])
-        #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZRECORD, Z5_RECORD, Z2NOTES FROM ZNOTE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
+        #expect(
+            try rows(store, "SELECT Z_PK, Z_ENT, ZRECORD, Z5_RECORD, Z2NOTES FROM ZNOTE ORDER BY Z_PK").map { $0.map(\.description).joined(separator: " ") }
                 == ["1 3 4 9 1", "2 3 1 7 NULL"])
-        #expect(try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK")
-                    .map { $0.map(\.description).joined(separator: " ") }
+        #expect(
+            try rows(store, "SELECT Z_PK, Z_ENT, ZOWNER, Z8_OWNER, Z_FOK_OWNER FROM ZPHONE ORDER BY Z_PK")
+                .map { $0.map(\.description).joined(separator: " ") }
                 == ["1 4 4 9 2", "2 4 4 9 1"])
         // Decimal columns stay declared as Core Data declares them, values as they were.
         #expect(try store.connection.columns(of: "ZPHONE").first { $0.name == "ZCOST" }?.declaredType == "DECIMAL")
         #expect(try rows(store, "SELECT ZCOST FROM ZPHONE ORDER BY Z_PK") == [[.real(12.5)], [.null]])
-        #expect(try rows(store, "SELECT * FROM Z_8PARENTGROUPS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
+        #expect(
+            try rows(store, "SELECT * FROM Z_8PARENTGROUPS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
                 == ["3 1", "4 1", "4 2"])
-        #expect(try rows(store, "SELECT Z_10TAGS, Z_3NOTES FROM Z_3TAGS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
+        #expect(
+            try rows(store, "SELECT Z_10TAGS, Z_3NOTES FROM Z_3TAGS ORDER BY 1, 2").map { $0.map(\.description).joined(separator: " ") }
                 == ["1 1", "1 2"])
-        #expect(try rows(store, "SELECT Z_6CHILDGROUPS, Z_7PARENTGROUPS FROM Z_7CHILDGROUPS").map { $0.map(\.description).joined(separator: " ") }
+        #expect(
+            try rows(store, "SELECT Z_6CHILDGROUPS, Z_7PARENTGROUPS FROM Z_7CHILDGROUPS").map { $0.map(\.description).joined(separator: " ") }
                 == ["2 1"])
         let metadata = try store.readMetadata()
         #expect(metadata.versionHashes == model.versions[1].versionHashes)
@@ -341,13 +358,15 @@ import TestSupport
                   owner: { destination: Person, optional: true }
 
             """
-        let v2 = v1.replacingOccurrences(of: "  A:\n    parent: Record\n", with: """
-              A:
-                parent: Record
-                relationships:
-                  owner: { destination: Person, toMany: true }
+        let v2 = v1.replacingOccurrences(
+            of: "  A:\n    parent: Record\n",
+            with: """
+                  A:
+                    parent: Record
+                    relationships:
+                      owner: { destination: Person, toMany: true }
 
-            """)
+                """)
         let s = try MigrationScenario("Shift", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -413,8 +432,9 @@ import TestSupport
                 attributes: { name: string? }
 
             """
-        let v2 = v1.replacingOccurrences(of: "attributes: { name: string? }\n    relationships:",
-                                         with: "attributes: { name: string?, age: integer16? }\n    relationships:")
+        let v2 = v1.replacingOccurrences(
+            of: "attributes: { name: string? }\n    relationships:",
+            with: "attributes: { name: string?, age: integer16? }\n    relationships:")
         let s = try MigrationScenario("Legacy", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -425,7 +445,8 @@ import TestSupport
         // Lay the pairs out the old way.
         let store = try Store.open(path: s.storePath, access: .readWrite)
         try store.connection.transaction {
-            try store.connection.execute("""
+            try store.connection.execute(
+                """
                 CREATE TABLE Z_1PETS ( Z_1PERSON INTEGER, Z_2PETS INTEGER, PRIMARY KEY (Z_1PERSON, Z_2PETS) );
                 INSERT INTO Z_1PETS SELECT Z1PETS, Z_PK FROM ZPET WHERE Z1PETS IS NOT NULL;
                 DROP INDEX ZPET_Z1PETS_INDEX;

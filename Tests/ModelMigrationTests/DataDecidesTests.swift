@@ -1,7 +1,7 @@
 import Foundation
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// Where Core Data's validation, not the model, decides, the stored data decides
 /// here too: a change migrates when the data allows it and is refused, naming the
@@ -17,12 +17,13 @@ import TestSupport
         #expect {
             try s.plan()
         } throws: { error in
-            (error as? PlanningError)?.isNoPath == true && "\(error)" == """
-                \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
-                  Person.age becomes required without a default, and stored Person objects hold nil: 1 row: Z_PK 2
-                    remedy: add a default (`age: { …, default: … }`) so that nil values take it, set the values first, \
-                or write Migrations/Pets/1-to-2.yaml with a policy for Person
-                """
+            (error as? PlanningError)?.isNoPath == true
+                && "\(error)" == """
+                    \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
+                      Person.age becomes required without a default, and stored Person objects hold nil: 1 row: Z_PK 2
+                        remedy: add a default (`age: { …, default: … }`) so that nil values take it, set the values first, \
+                    or write Migrations/Pets/1-to-2.yaml with a policy for Person
+                    """
         }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZAGE = 25 WHERE Z_PK = 2") }
         let plan = try s.plan(verify: true)
@@ -44,7 +45,8 @@ import TestSupport
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".contains("""
+            "\(error)".contains(
+                """
                   Person.age gets max 40, and stored values are outside it: 1 row: Z_PK 3: 41
                     remedy: correct those values first, loosen the limit, or write Migrations/Pets/1-to-2.yaml with a policy for Person
                 """)

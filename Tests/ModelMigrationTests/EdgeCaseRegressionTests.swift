@@ -1,9 +1,10 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 // MARK: - Policies of these tests
 
@@ -19,8 +20,10 @@ struct DogNicker: EntityMigrationPolicy {
     mutating func createDestinationInstances(for source: SourceObject, in manager: MigrationManager) throws {
         var dog = try manager.createDestinationInstance(for: source)
         let friend = try source.object("friend")
-        let nick = [source.string("name") ?? "nil", friend.map { "\($0.entity):\($0.string("name") ?? "nil"):\($0.integer("a17") ?? -1)" } ?? "none",
-                    previous?.string("name") ?? "first"].joined(separator: "|")
+        let nick = [
+            source.string("name") ?? "nil", friend.map { "\($0.entity):\($0.string("name") ?? "nil"):\($0.integer("a17") ?? -1)" } ?? "none",
+            previous?.string("name") ?? "first",
+        ].joined(separator: "|")
         dog["nick"] = .string(nick)
         try manager.insert(dog)
         previous = source
@@ -29,8 +32,9 @@ struct DogNicker: EntityMigrationPolicy {
     }
 
     mutating func endInstanceCreation(_ manager: MigrationManager) throws {
-        PolicyLog.record(kept.map { "\($0.entity) \($0.primaryKey) \($0.string("name") ?? "nil") \($0.integer("a1") ?? -1) \($0.integer("a17") ?? -1)" }
-            .joined(separator: "; "))
+        PolicyLog.record(
+            kept.map { "\($0.entity) \($0.primaryKey) \($0.string("name") ?? "nil") \($0.integer("a1") ?? -1) \($0.integer("a17") ?? -1)" }
+                .joined(separator: "; "))
     }
 }
 
@@ -86,9 +90,11 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
                   side: integer32?
 
             """
-        let v2 = try edit(edit(edit(v1, "label: string?", #"label: { type: string, default: "?" }"#),
-                               "radius: integer32?", "radius: { type: integer32, default: 1 }"),
-                          "mid: integer32?", "mid: double?")
+        let v2 = try edit(
+            edit(
+                edit(v1, "label: string?", #"label: { type: string, default: "?" }"#),
+                "radius: integer32?", "radius: { type: integer32, default: 1 }"),
+            "mid: integer32?", "mid: double?")
         let s = try MigrationScenario("Shapes", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -118,11 +124,12 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         try expectFailure(s, radius, .checkFailed, "check failed: required Circle.radius has a value in every row: 1 row violates it; nothing was changed")
 
         try Migrator().apply(try s.plan(verify: true))
-        #expect(try s.rows(#"SELECT Z_PK, Z_ENT, "ZLABEL", "ZRADIUS", "ZSIDE", "ZMID" FROM "ZSHAPE" ORDER BY Z_PK"#) == [
-            [.integer(1), .integer(2), .text("c"), .integer(3), .null, .real(1)],
-            [.integer(2), .integer(3), .text("?"), .null, .integer(2), .null],
-            [.integer(3), .integer(2), .text("?"), .integer(1), .null, .null],
-        ])
+        #expect(
+            try s.rows(#"SELECT Z_PK, Z_ENT, "ZLABEL", "ZRADIUS", "ZSIDE", "ZMID" FROM "ZSHAPE" ORDER BY Z_PK"#) == [
+                [.integer(1), .integer(2), .text("c"), .integer(3), .null, .real(1)],
+                [.integer(2), .integer(3), .text("?"), .null, .integer(2), .null],
+                [.integer(3), .integer(2), .text("?"), .integer(1), .null, .null],
+            ])
     }
 
     /// `--verify` checks every table with the shared probes: a table the hop does
@@ -156,8 +163,9 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         let boxChecks = CheckBuilder.relationshipChecks(plan.target, layout: layout).filter { $0.sql.contains(#""ZBOX""#) }
         #expect(boxChecks.map(\.summary) == ["required Box.height has a value in every row", "required Box.name has a value in every row"])
         #expect(boxChecks.allSatisfy { $0.probeSQL != nil })
-        try expectFailure(s, plan, .verifyFailed,
-                          "--verify: required Box.name has a value in every row: 1 row violates it; nothing was changed")
+        try expectFailure(
+            s, plan, .verifyFailed,
+            "--verify: required Box.name has a value in every row: 1 row violates it; nothing was changed")
     }
 
     // MARK: 2. The policy row loop
@@ -192,9 +200,9 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Dog:\n    policy: DogNicker\n    properties:\n      nick: policy\n")
         try s.withObjects { o in
-            try o.insert("Cat", values: ["name": .string("Tom"), "a1": .integer(1), "a17": .integer(17), "meow": .string("m")])   // 1
+            try o.insert("Cat", values: ["name": .string("Tom"), "a1": .integer(1), "a17": .integer(17), "meow": .string("m")])  // 1
             try o.insert("Dog", values: ["name": .string("Rex"), "a1": .integer(2), "a17": .integer(27)], relationships: ["friend": [1]])  // 2
-            try o.insert("Animal", values: ["name": .string("Gen"), "a1": .integer(3), "a17": .integer(37)])   // 3
+            try o.insert("Animal", values: ["name": .string("Gen"), "a1": .integer(3), "a17": .integer(37)])  // 3
             try o.insert("Dog", values: ["name": .string("Fido"), "a1": .integer(4)], relationships: ["friend": [2]])  // 4
             try o.insert("Dog", values: ["a1": .integer(5), "a17": .integer(57)], relationships: ["friend": [3]])  // 5
             try o.insert("Dog", values: ["name": .string("Solo"), "a1": .integer(6), "a17": .integer(67)])  // 6
@@ -208,18 +216,20 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             try store.close()
             try Migrator(policyRunner: PolicyEngine(catalog: edgeCasePolicies)).apply(plan)
         }
-        #expect(log == [
-            "Dog 2 Rex 2 27; Cat 1 Tom 1 17; Dog 4 Fido 4 -1; Dog 2 Rex 2 27; Dog 5 nil 5 57; Animal 3 Gen 3 37; Dog 6 Solo 6 67",
-        ])
+        #expect(
+            log == [
+                "Dog 2 Rex 2 27; Cat 1 Tom 1 17; Dog 4 Fido 4 -1; Dog 2 Rex 2 27; Dog 5 nil 5 57; Animal 3 Gen 3 37; Dog 6 Solo 6 67"
+            ])
         let rows = try s.rows(#"SELECT Z_PK, Z_ENT, "ZNAME", "ZA1", "ZA17", "ZNICK", "ZMEOW", "ZFRIEND" FROM "ZANIMAL" ORDER BY Z_PK"#)
-        #expect(rows == [
-            [.integer(1), .integer(2), .text("Tom"), .integer(1), .integer(17), .null, .text("m"), .null],
-            [.integer(2), .integer(3), .text("Rex"), .integer(2), .integer(27), .text("Rex|Cat:Tom:17|first"), .null, .integer(1)],
-            [.integer(3), .integer(1), .text("Gen"), .integer(3), .integer(37), .null, .null, .null],
-            [.integer(4), .integer(3), .text("Fido"), .integer(4), .null, .text("Fido|Dog:Rex:27|Rex"), .null, .integer(2)],
-            [.integer(5), .integer(3), .null, .integer(5), .integer(57), .text("nil|Animal:Gen:37|Fido"), .null, .integer(3)],
-            [.integer(6), .integer(3), .text("Solo"), .integer(6), .integer(67), .text("Solo|none|first"), .null, .null],
-        ], "\(rows)")
+        #expect(
+            rows == [
+                [.integer(1), .integer(2), .text("Tom"), .integer(1), .integer(17), .null, .text("m"), .null],
+                [.integer(2), .integer(3), .text("Rex"), .integer(2), .integer(27), .text("Rex|Cat:Tom:17|first"), .null, .integer(1)],
+                [.integer(3), .integer(1), .text("Gen"), .integer(3), .integer(37), .null, .null, .null],
+                [.integer(4), .integer(3), .text("Fido"), .integer(4), .null, .text("Fido|Dog:Rex:27|Rex"), .null, .integer(2)],
+                [.integer(5), .integer(3), .null, .integer(5), .integer(57), .text("nil|Animal:Gen:37|Fido"), .null, .integer(3)],
+                [.integer(6), .integer(3), .text("Solo"), .integer(6), .integer(67), .text("Solo|none|first"), .null, .null],
+            ], "\(rows)")
     }
 
     /// An entity of 18 attributes (ObjectShape's dictionary path) and one of 16
@@ -229,7 +239,7 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
             "  \(name):\n    attributes:\n" + (0..<count).map { "      w\($0): integer32?\n" }.joined()
         }
         let v1 = "entities:\n" + entity("Wide", 17) + entity("Narrow", 16)
-        let v2 = "entities:\n" + entity("Wide", 18) + entity("Narrow", 16) .replacingOccurrences(of: "      w15: integer32?\n", with: "      w15: integer64?\n")
+        let v2 = "entities:\n" + entity("Wide", 18) + entity("Narrow", 16).replacingOccurrences(of: "      w15: integer32?\n", with: "      w15: integer64?\n")
         let s = try MigrationScenario("Wides", versions: [v1, v2])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Wide:\n    policy: WideFiller\n    properties:\n      w17: policy\n  Narrow:\n    policy: WideFiller\n")
@@ -250,7 +260,7 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         let wide = try s.fetch("Wide")[0].values
         #expect(wide["w0"] == .integer(1000))
         #expect(wide["w16"] == .integer(116))
-        #expect(wide["w17"] == .integer(216))   // 100 + 116
+        #expect(wide["w17"] == .integer(216))  // 100 + 116
         #expect((1..<16).allSatisfy { wide["w\($0)"] == .integer(Int64(100 + $0)) })
         let narrow = try s.fetch("Narrow")[0].values
         #expect(narrow["w0"] == .integer(2000))
@@ -337,8 +347,10 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
         #expect(schema.contains("2000000, 2, 1, 40"))
         try CoreDataLayoutTests.createStore(at: path, version: model.versions[0], schema: schema)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        try StoreBindingBreakTests.expectRefusedOrKept(path, model, before: before,
-                                                       [1: "sys one", 2: "text two", 3: "text three", 2000000: "sys four"]) {
+        try StoreBindingBreakTests.expectRefusedOrKept(
+            path, model, before: before,
+            [1: "sys one", 2: "text two", 3: "text three", 2000000: "sys four"]
+        ) {
             try StoreOpener(model: model, migrationsFolder: directory.file("none")).open(path: path).close()
         }
     }
@@ -360,11 +372,12 @@ let edgeCasePolicies = PolicyCatalog([DogNicker.self, WideFiller.self, ReadsUnkn
                 parent: Message
                 attributes: { body: string? }
             """
-        let v2 = v1 + """
+        let v2 =
+            v1 + """
 
-              Attachment:
-                attributes: { size: integer64? }
-            """
+                  Attachment:
+                    attributes: { size: integer64? }
+                """
         let model = try TestModels.compile("Msg", versions: [v1, v2])
         let path = directory.file("Msg.sqlite")
         let schema = """

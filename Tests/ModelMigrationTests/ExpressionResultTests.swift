@@ -2,8 +2,8 @@ import DataModel
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// What a mapping file's value computes must be what is stored, or the apply fails
 /// naming its row: integer overflow (SQLite goes on in REAL, and `CAST` would clamp),
@@ -12,15 +12,17 @@ import TestSupport
 @Suite struct ExpressionResultTests {
     /// 15 × Int64.max is 1.38e20 in SQLite's REAL; CAST made it Int64.max.
     @Test func integerOverflowFailsTheApplyNamingItsRow() throws {
-        let s = try MappingExpressionTests.scenario(mapping: MappingExpressionTests.mapping
-            .replacingOccurrences(of: "$source.visits * 2 + 1", with: "$source.visits * 9223372036854775807"))
+        let s = try MappingExpressionTests.scenario(
+            mapping: MappingExpressionTests.mapping
+                .replacingOccurrences(of: "$source.visits * 2 + 1", with: "$source.visits * 9223372036854775807"))
         defer { s.remove() }
         let before = FileSnapshot(s.storePath).fingerprint
         let plan = try s.plan()
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
-            "\(error)".contains("""
+            "\(error)".contains(
+                """
                 Book.score: 1.3835058055282164e+20 of source row Z_PK 1 is outside integer64 (-9223372036854775808...9223372036854775807) \
                 (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)
                 """) && "\(error)".hasSuffix("nothing was changed")
@@ -31,8 +33,9 @@ import TestSupport
 
     /// With `onFailure: nil` (an optional attribute) the overflowed value is nil.
     @Test func integerOverflowWithOnFailureNilIsNil() throws {
-        let s = try MappingExpressionTests.scenario(mapping: MappingExpressionTests.mapping
-            .replacingOccurrences(of: "CAST($source.pages, 'NSNumber')", with: "CAST($source.pages, 'NSNumber') * 9223372036854775807"))
+        let s = try MappingExpressionTests.scenario(
+            mapping: MappingExpressionTests.mapping
+                .replacingOccurrences(of: "CAST($source.pages, 'NSNumber')", with: "CAST($source.pages, 'NSNumber') * 9223372036854775807"))
         defer { s.remove() }
         try Migrator().apply(try s.plan())
         #expect(try s.rows("SELECT Z_PK, ZPAGES FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") } == ["1 NULL", "3 NULL"])
@@ -40,11 +43,13 @@ import TestSupport
 
     /// A REAL within Int64 is truncated toward zero, as NSNumber's integerValue.
     @Test func aRealWithinRangeIsTruncatedAndStoredAsAnInteger() throws {
-        let s = try MappingExpressionTests.scenario(mapping: MappingExpressionTests.mapping
-            .replacingOccurrences(of: "$source.visits * 2 + 1", with: "$source.visits * 2.5"))
+        let s = try MappingExpressionTests.scenario(
+            mapping: MappingExpressionTests.mapping
+                .replacingOccurrences(of: "$source.visits * 2 + 1", with: "$source.visits * 2.5"))
         defer { s.remove() }
         try Migrator().apply(try s.plan())
-        #expect(try s.rows("SELECT Z_PK, ZSCORE, typeof(ZSCORE) FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") }
+        #expect(
+            try s.rows("SELECT Z_PK, ZSCORE, typeof(ZSCORE) FROM ZBOOK ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " ") }
                 == ["1 37 'integer'", "3 100 'integer'"])
     }
 
@@ -55,23 +60,29 @@ import TestSupport
         let expression = try NSRegularExpression(pattern: pattern)
         let expected = expression.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
         #expect(RegexReplacement.replace(text, expression, template, isCancelled: { false }) == expected)
-        #expect(RegexReplacement.replace(String(repeating: "a", count: 40) + "b", try NSRegularExpression(pattern: "(a+)+$"), "x",
-                                         isCancelled: { true }) == nil)
+        #expect(
+            RegexReplacement.replace(
+                String(repeating: "a", count: 40) + "b", try NSRegularExpression(pattern: "(a+)+$"), "x",
+                isCancelled: { true }) == nil)
     }
 
     /// `a`, 0xFF, `b`, a 4-byte sequence cut after 2 bytes, `c`, 😀: decoded as
     /// `a\u{FFFD}b\u{FFFD}c😀`, 7 UTF-16 units (counting lead bytes said 9).
     @Test func invalidUTF8CountsTheSameUnitsForLengthAndSubstring() throws {
-        let s = try MigrationScenario("Notes", versions: [
-            "entities:\n  Note:\n    attributes: { text: string }\n",
-            "entities:\n  Note:\n    attributes: { text: string, units: integer32?, tail: string? }\n",
-        ])
+        let s = try MigrationScenario(
+            "Notes",
+            versions: [
+                "entities:\n  Note:\n    attributes: { text: string }\n",
+                "entities:\n  Note:\n    attributes: { text: string, units: integer32?, tail: string? }\n",
+            ])
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("Note", values: ["text": .string("x")])
             try o.store.connection.execute("UPDATE ZNOTE SET ZTEXT = CAST(X'61FF62F09F63F09F9880' AS TEXT)")
         }
-        try s.writeMapping("1-to-2.yaml", """
+        try s.writeMapping(
+            "1-to-2.yaml",
+            """
             entities:
               Note:
                 properties:

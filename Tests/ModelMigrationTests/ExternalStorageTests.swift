@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// Binary data that allows external storage, kept as Core Data keeps it: `0x01` and
 /// the bytes in the row, or `0x02`, a file name and a NUL with the bytes in
@@ -39,9 +40,11 @@ import TestSupport
 
     @Test func allowingAndDisallowingExternalStorageRewritesTheMarker() throws {
         let v0 = Self.v1.replacingOccurrences(of: ", externalStorage: true", with: "")
-        let s = try MigrationScenario("Toggle", versions: [
-            v0, Self.v1, v0.replacingOccurrences(of: "optional: true }", with: "optional: true, hashModifier: again }"),
-        ])
+        let s = try MigrationScenario(
+            "Toggle",
+            versions: [
+                v0, Self.v1, v0.replacingOccurrences(of: "optional: true }", with: "optional: true, hashModifier: again }"),
+            ])
         defer { s.remove() }
         try s.withObjects { try $0.insert("Photo", values: ["image": .binary([7, 8])]) }
         #expect(try s.rows("SELECT ZIMAGE FROM ZPHOTO") == [[.blob([7, 8])]])
@@ -49,9 +52,10 @@ import TestSupport
         #expect(try s.rows("SELECT ZIMAGE, typeof(ZIMAGE) FROM ZPHOTO") == [[.blob([1, 7, 8]), .text("blob")]])
         #expect(try s.fetch("Photo").map { $0.values["image"] } == [.binary([7, 8])])
         let back = try s.plan(to: 3)
-        #expect(back.warnings.map(\.description) == [
-            "destructive: Photo.image no longer allows external storage: values Core Data kept in files beside the store stay references to those files",
-        ])
+        #expect(
+            back.warnings.map(\.description) == [
+                "destructive: Photo.image no longer allows external storage: values Core Data kept in files beside the store stay references to those files"
+            ])
         try s.migrate(to: 3)
         #expect(try s.rows("SELECT ZIMAGE FROM ZPHOTO") == [[.blob([7, 8])]])
     }

@@ -1,7 +1,7 @@
 import Foundation
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// How a fleet's stores are listed and shared between shards.
 @Suite struct FleetStoreListTests {
@@ -34,17 +34,21 @@ import TestSupport
     @Test func foldersAreSearchedForThePatternSkippingHiddenExcludedAndBackupFiles() throws {
         let directory = try TemporaryDirectory(prefix: "fleet-list")
         defer { directory.remove() }
-        for name in ["a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "a/notes.txt", "a/one.sqlite-wal",
-                     "a/.hidden/four.sqlite", "a/backups/one.v1-to-2.20261124T101500Z.sqlite", "a/one.v1-to-2.20261124T101500Z-2.sqlite",
-                     "a/old/five.sqlite", "x.store"] {
+        for name in [
+            "a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "a/notes.txt", "a/one.sqlite-wal",
+            "a/.hidden/four.sqlite", "a/backups/one.v1-to-2.20261124T101500Z.sqlite", "a/one.v1-to-2.20261124T101500Z-2.sqlite",
+            "a/old/five.sqlite", "x.store",
+        ] {
             try directory.write(name, "")
         }
-        let list = FleetStoreList(sources: [.path(directory.file("a")), .path(directory.file("x.store")), .path(directory.file("missing.sqlite"))],
-                                  excludedFolders: [directory.file("a/old")])
-        let found = Set(list.compactMap { entry -> String? in
-            guard case .store(let path) = entry else { return nil }
-            return String(path.dropFirst(directory.path.count + 1))
-        })
+        let list = FleetStoreList(
+            sources: [.path(directory.file("a")), .path(directory.file("x.store")), .path(directory.file("missing.sqlite"))],
+            excludedFolders: [directory.file("a/old")])
+        let found = Set(
+            list.compactMap { entry -> String? in
+                guard case .store(let path) = entry else { return nil }
+                return String(path.dropFirst(directory.path.count + 1))
+            })
         // A file named on the command line is a store whatever its name; a missing
         // one is listed so that the run reports it.
         #expect(found == ["a/one.sqlite", "a/b/two.sqlite", "a/b/c/three.sqlite", "x.store", "missing.sqlite"])
@@ -53,8 +57,11 @@ import TestSupport
         try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/up"), withDestinationPath: "..")
         try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/linked.sqlite"), withDestinationPath: directory.file("a/old/five.sqlite"))
         let linked = Array(FleetStoreList(sources: [.path(directory.file("a/b"))]))
-        #expect(Set(linked) == [.store(directory.file("a/b") + "/two.sqlite"), .store(directory.file("a/b") + "/c/three.sqlite"),
-                                .store(directory.file("a/b") + "/linked.sqlite")])
+        #expect(
+            Set(linked) == [
+                .store(directory.file("a/b") + "/two.sqlite"), .store(directory.file("a/b") + "/c/three.sqlite"),
+                .store(directory.file("a/b") + "/linked.sqlite"),
+            ])
 
         let stores = FleetStoreList(sources: [.path(directory.file("a"))], pattern: "*.txt")
         #expect(Array(stores) == [.store(directory.file("a") + "/notes.txt")])
@@ -63,8 +70,10 @@ import TestSupport
     @Test func backupNamesAreRecognised() {
         #expect(FleetStoreList.isBackupName("app.v1-to-12.20261124T101500Z.sqlite"))
         #expect(FleetStoreList.isBackupName("my.app.v3-to-4.20261124T101500Z-17.sqlite"))
-        for name in ["app.sqlite", "app.v1-to-2.sqlite", "app.v1-to-2.2026.sqlite", "app.vx-to-2.20261124T101500Z.sqlite",
-                     "app.v1-to-2.20261124T101500Z-.sqlite", "v1-to-2.20261124T101500Z.sqlite.bak"] {
+        for name in [
+            "app.sqlite", "app.v1-to-2.sqlite", "app.v1-to-2.2026.sqlite", "app.vx-to-2.20261124T101500Z.sqlite",
+            "app.v1-to-2.20261124T101500Z-.sqlite", "v1-to-2.20261124T101500Z.sqlite.bak",
+        ] {
             #expect(!FleetStoreList.isBackupName(name), "\(name)")
         }
     }
@@ -98,10 +107,11 @@ import TestSupport
         try FileManager.default.createSymbolicLink(atPath: directory.file("linked"), withDestinationPath: "real")
         let sources = [a, directory.file("hard.sqlite"), b, directory.file("soft.sqlite"), a, c, directory.file("linked/c.sqlite")]
         let entries = Array(FleetStoreList(sources: sources.map { .path($0) }))
-        #expect(entries == [
-            .store(a), .duplicate(path: directory.file("hard.sqlite"), of: a), .store(b), .duplicate(path: directory.file("soft.sqlite"), of: a),
-            .duplicate(path: a, of: a), .store(c), .duplicate(path: directory.file("linked/c.sqlite"), of: c),
-        ])
+        #expect(
+            entries == [
+                .store(a), .duplicate(path: directory.file("hard.sqlite"), of: a), .store(b), .duplicate(path: directory.file("soft.sqlite"), of: a),
+                .duplicate(path: a, of: a), .store(c), .duplicate(path: directory.file("linked/c.sqlite"), of: c),
+            ])
 
         // Shards: every file is a store in exactly one shard, the one of its first
         // path; each later path is a duplicate in its own shard, of that first path.

@@ -1,9 +1,10 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// Migrations a random-model fuzzing run found losing data or failing; each keeps
 /// its smallest form.
@@ -57,9 +58,11 @@ import TestSupport
                   posts: { destination: Post, toMany: true, ordered: true, inverse: tags }
 
             """
-        let v2 = v1.replacingOccurrences(of: "tags: { destination: Tag, toMany: true, inverse: posts }",
-                                         with: "labels: { destination: Tag, toMany: true, inverse: posts, renamedFrom: tags }")
-            .replacingOccurrences(of: "ordered: true, inverse: tags }", with: "ordered: true, inverse: labels }")
+        let v2 = v1.replacingOccurrences(
+            of: "tags: { destination: Tag, toMany: true, inverse: posts }",
+            with: "labels: { destination: Tag, toMany: true, inverse: posts, renamedFrom: tags }"
+        )
+        .replacingOccurrences(of: "ordered: true, inverse: tags }", with: "ordered: true, inverse: labels }")
         let s = try MigrationScenario("RenameSide", versions: [v1, v2])
         defer { s.remove() }
         try Self.seedPostsAndTags(s)
@@ -90,8 +93,9 @@ import TestSupport
     /// Both sides ordered, the side naming the join table becomes unordered: the
     /// other side's order is read from its own column.
     @Test func theStillOrderedSideKeepsItsOrder() throws {
-        let v2 = Self.bothOrdered.replacingOccurrences(of: "tags: { destination: Tag, toMany: true, ordered: true, inverse: posts }",
-                                                       with: "tags: { destination: Tag, toMany: true, inverse: posts }")
+        let v2 = Self.bothOrdered.replacingOccurrences(
+            of: "tags: { destination: Tag, toMany: true, ordered: true, inverse: posts }",
+            with: "tags: { destination: Tag, toMany: true, inverse: posts }")
         let s = try MigrationScenario("Unordered", versions: [Self.bothOrdered, v2])
         defer { s.remove() }
         try Self.seedPostsAndTags(s)
@@ -102,9 +106,11 @@ import TestSupport
     /// An ordered one-to-many becoming an ordered many-to-many keeps its order.
     @Test func anOrderedOneToManyBecomingManyToManyKeepsItsOrder() throws {
         let v1 = FuzzFoundTests.orderedList
-        let v2 = v1.replacingOccurrences(of: "list: { destination: List, optional: true, inverse: items }",
-                                         with: "lists: { destination: List, toMany: true, inverse: items, renamedFrom: list }")
-            .replacingOccurrences(of: "ordered: true, inverse: list }", with: "ordered: true, inverse: lists }")
+        let v2 = v1.replacingOccurrences(
+            of: "list: { destination: List, optional: true, inverse: items }",
+            with: "lists: { destination: List, toMany: true, inverse: items, renamedFrom: list }"
+        )
+        .replacingOccurrences(of: "ordered: true, inverse: list }", with: "ordered: true, inverse: lists }")
         let s = try MigrationScenario("Lists", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -130,8 +136,9 @@ import TestSupport
                   team: { destination: Team, optional: true, inverse: players }
 
             """
-        let v2 = v1.replacingOccurrences(of: "players: { destination: Player, toMany: true, inverse: team }",
-                                         with: "players: { destination: Player, optional: true, inverse: team }")
+        let v2 = v1.replacingOccurrences(
+            of: "players: { destination: Player, toMany: true, inverse: team }",
+            with: "players: { destination: Player, optional: true, inverse: team }")
         let s = try MigrationScenario("Teams", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -189,8 +196,10 @@ import TestSupport
 /// a hop that changes stored values closes its fused run.
 @Suite struct FusedChainTests {
     /// Migrates one store in one apply and another hop by hop; returns both stores' objects.
-    static func bothWays(_ name: String, _ versions: [String], entities: [String],
-                         seed: (ObjectAccess) throws -> Void) throws -> (fused: [[StoredObject]], stepwise: [[StoredObject]], fusedPlan: MigrationPlan) {
+    static func bothWays(
+        _ name: String, _ versions: [String], entities: [String],
+        seed: (ObjectAccess) throws -> Void
+    ) throws -> (fused: [[StoredObject]], stepwise: [[StoredObject]], fusedPlan: MigrationPlan) {
         let fused = try MigrationScenario(name, versions: versions)
         let stepwise = try MigrationScenario(name, versions: versions)
         defer { fused.remove(); stepwise.remove() }
@@ -230,8 +239,9 @@ import TestSupport
                   ant: { destination: Ant, optional: true, inverse: kids }
 
             """
-        let v2 = v1.replacingOccurrences(of: "kids: { destination: Bee, toMany: true, inverse: ant }",
-                                         with: "kids: { destination: Bee, optional: true, inverse: ant }")
+        let v2 = v1.replacingOccurrences(
+            of: "kids: { destination: Bee, toMany: true, inverse: ant }",
+            with: "kids: { destination: Bee, optional: true, inverse: ant }")
         // An ant with two bees: the middle version's to-one refuses the data.
         #expect(throws: PlanningError.self) {
             try Self.bothWays("Narrow", [v1, v2, v1], entities: ["Ant", "Bee"]) { o in

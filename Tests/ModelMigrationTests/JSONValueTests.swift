@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ModelMigration
 
 @Suite struct JSONValueTests {

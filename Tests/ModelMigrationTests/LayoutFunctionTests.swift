@@ -1,8 +1,8 @@
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// A store's layout is a function of its version: whatever its history, a store
 /// migrated to version N has the tables, columns, indexes and join-table sides of
@@ -84,7 +84,8 @@ import TestSupport
                         entities[owner].toMany[0].renamedFrom = r.name
                         entities[owner].toMany[0].name = new
                         if let other = entities.firstIndex(where: { $0.name == r.destination }),
-                           let back = entities[other].toMany.firstIndex(where: { $0.name == r.inverse }) {
+                            let back = entities[other].toMany.firstIndex(where: { $0.name == r.inverse })
+                        {
                             entities[other].toMany[back].inverse = new
                         }
                     case 6 where entities.count < 6 && entities[index].parent == nil:
@@ -112,7 +113,8 @@ import TestSupport
                 if !entity.toMany.isEmpty {
                     lines.append("    relationships:")
                     for r in entity.toMany {
-                        lines.append("""
+                        lines.append(
+                            """
                                   \(r.name): { destination: \(r.destination), toMany: true, inverse: \(r.inverse)\
                             \(r.renamedFrom.map { ", renamedFrom: \($0)" } ?? "") }
                             """)
@@ -146,7 +148,8 @@ import TestSupport
                     var digits = ""
                     while j < chars.count, chars[j].isNumber { digits.append(chars[j]); j += 1 }
                     if !digits.isEmpty, let n = Int64(digits), let name = names[n],
-                       underscore || (j < chars.count && (chars[j] == "_" || chars[j].isUppercase)) {
+                        underscore || (j < chars.count && (chars[j] == "_" || chars[j].isUppercase))
+                    {
                         result += "Z_<\(name)>"
                         i = j
                         continue
@@ -226,7 +229,9 @@ import TestSupport
         }
         #expect(try migrated.storeVersion() == versions.count)
         let a = try Self.normalizedSchema(migrated.storePath), b = try Self.normalizedSchema(fresh.storePath)
-        #expect(a == b, """
+        #expect(
+            a == b,
+            """
             seed \(seed), from version \(start):
             \(versions.enumerated().map { "--- \($0.offset + 1)\n\($0.element)" }.joined())
             migrated only: \(a.filter { !b.contains($0) })

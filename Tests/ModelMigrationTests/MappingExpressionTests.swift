@@ -1,8 +1,8 @@
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Mapping files' `{ value: "expression" }` and `filter:`, compiled into the hop's
 /// `INSERT … SELECT`, on real rows: values computed, rows chosen, references to the
@@ -38,10 +38,12 @@ import TestSupport
             parent: Product
             attributes: { rank: integer32? }
         """
-    static let v2 = v1
+    static let v2 =
+        v1
         .replacingOccurrences(of: "      pages: string?\n", with: "      pages: integer32?\n")
-        .replacingOccurrences(of: "      visits: { type: integer32, default: 0 }\n",
-                              with: "      visits: { type: integer32, default: 0 }\n      score: { type: integer64, default: 0 }\n      shout: string?\n")
+        .replacingOccurrences(
+            of: "      visits: { type: integer32, default: 0 }\n",
+            with: "      visits: { type: integer32, default: 0 }\n      score: { type: integer64, default: 0 }\n      shout: string?\n")
 
     static let mapping = """
         entities:
@@ -69,10 +71,12 @@ import TestSupport
         try s.withObjects { access in
             try access.insert("Author", values: ["name": .string("Ann")])
             try access.insert("Author", values: ["name": .string("Bob")])
-            try access.insert("Book", values: ["title": .string("A"), "pages": .string("12 pages"), "email": .string("A@X.COM"), "visits": .integer(15)],
-                              relationships: ["author": [1]])
-            try access.insert("Book", values: ["title": .string("B"), "pages": .string("many"), "email": .string("B@Y.com"), "visits": .integer(3)],
-                              relationships: ["author": [2]])
+            try access.insert(
+                "Book", values: ["title": .string("A"), "pages": .string("12 pages"), "email": .string("A@X.COM"), "visits": .integer(15)],
+                relationships: ["author": [1]])
+            try access.insert(
+                "Book", values: ["title": .string("B"), "pages": .string("many"), "email": .string("B@Y.com"), "visits": .integer(3)],
+                relationships: ["author": [2]])
             try access.insert("Book", values: ["title": .string("C"), "visits": .integer(40)], relationships: ["author": [2]])
             try access.insert("Tag", values: ["label": .string("t1")], relationships: ["books": [1, 2]])
             try access.insert("Review", values: ["stars": .integer(5)], relationships: ["book": [2]])
@@ -94,23 +98,31 @@ import TestSupport
         #expect(!insert.contains("10") && !insert.contains("': '"), "\(insert)")
         // pages is held to integer32's range; score (integer64, required) must not be nil.
         // Each integer value first passes mm_integer (a REAL past Int64 fails its row).
-        #expect(rebuild.statements[1].arguments == [
-            .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-            .integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
-            .integer(2), .integer(1), .text("Book.score"), .text("integer64 (-9223372036854775808...9223372036854775807)"),
-            .text("Book.score"), .text(": "), .integer(10),
-        ])
-        #expect(plan.warnings.map(\.description).contains(
-            "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
-        #expect(plan.warnings.map(\.description).contains(
-            "destructive: FavoriteProduct: 1 FavoriteProduct object the filter `rank <= 2` leaves out is not migrated (deleted, and references to it removed)"))
+        #expect(
+            rebuild.statements[1].arguments == [
+                .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
+                .integer(-2147483648), .integer(2147483647), .text("Book.pages"), .text("integer32 (-2147483648...2147483647)"),
+                .integer(2), .integer(1), .text("Book.score"), .text("integer64 (-9223372036854775808...9223372036854775807)"),
+                .text("Book.score"), .text(": "), .integer(10),
+            ])
+        #expect(
+            plan.warnings.map(\.description).contains(
+                "destructive: Book: 1 Book object the filter `visits >= 10` leaves out is not migrated (deleted, and references to it removed)"))
+        #expect(
+            plan.warnings.map(\.description).contains(
+                "destructive: FavoriteProduct: 1 FavoriteProduct object the filter `rank <= 2` leaves out is not migrated (deleted, and references to "
+                    + "it removed)"
+            ))
 
         try Migrator().apply(plan)
         #expect(try s.storeVersion() == 2)
         let books = try s.fetch("Book").map { ($0.primaryKey, $0.values, $0.relationships) }
         #expect(books.map(\.0) == [1, 3])
-        #expect(books[0].1 == ["title": .string("A"), "pages": .integer(12), "email": .string("a@x.com"), "visits": .integer(15),
-                               "score": .integer(31), "shout": .string("ANN: A")])
+        #expect(
+            books[0].1 == [
+                "title": .string("A"), "pages": .integer(12), "email": .string("a@x.com"), "visits": .integer(15),
+                "score": .integer(31), "shout": .string("ANN: A"),
+            ])
         #expect(books[1].1 == ["title": .string("C"), "visits": .integer(40), "score": .integer(81), "shout": .string("BOB: C")])
         // The review of the book left out has no book; the tag keeps the other book.
         #expect(try s.fetch("Review").map { $0.relationships["book"] ?? [] } == [[], [1]])
@@ -122,8 +134,9 @@ import TestSupport
     }
 
     @Test func aStringThatIsNotANumberFailsTheApplyNamingItsRow() throws {
-        let s = try Self.scenario(mapping: Self.mapping.replacingOccurrences(of: ", onFailure: nil", with: "")
-            .replacingOccurrences(of: "visits >= 10", with: "visits >= 1"))
+        let s = try Self.scenario(
+            mapping: Self.mapping.replacingOccurrences(of: ", onFailure: nil", with: "")
+                .replacingOccurrences(of: "visits >= 10", with: "visits >= 1"))
         defer { s.remove() }
         let before = FileSnapshot(s.storePath).fingerprint
         let plan = try s.plan()
@@ -138,13 +151,14 @@ import TestSupport
 
     /// A required attribute computed as nil fails the copy itself, naming the row.
     @Test func aRequiredValueComputedAsNilFailsNamingItsRow() throws {
-        let s = try Self.scenario(mapping: """
-            entities:
-              Book:
-                properties:
-                  title: { value: "$source.email" }
-                  pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
-            """)
+        let s = try Self.scenario(
+            mapping: """
+                entities:
+                  Book:
+                    properties:
+                      title: { value: "$source.email" }
+                      pages: { value: "CAST($source.pages, 'NSNumber')", onFailure: nil }
+                """)
         defer { s.remove() }
         let before = FileSnapshot(s.storePath).fingerprint
         let plan = try s.plan()
@@ -158,11 +172,14 @@ import TestSupport
     }
 
     @Test func aRequiredRelationshipToAnObjectLeftOutFailsItsCheck() throws {
-        let required = Self.v1.replacingOccurrences(of: "      book: { destination: Book, inverse: reviews, optional: true }",
-                                                    with: "      book: { destination: Book, inverse: reviews, optional: false }")
-        let s = try MigrationScenario("Lib", versions: [
-            required, required.replacingOccurrences(of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n"),
-        ])
+        let required = Self.v1.replacingOccurrences(
+            of: "      book: { destination: Book, inverse: reviews, optional: true }",
+            with: "      book: { destination: Book, inverse: reviews, optional: false }")
+        let s = try MigrationScenario(
+            "Lib",
+            versions: [
+                required, required.replacingOccurrences(of: "      pages: string?\n", with: "      pages: string?\n      note: string?\n"),
+            ])
         defer { s.remove() }
         try s.directory.write("Migrations/Lib/1-to-2.yaml", "entities:\n  Book:\n    filter: \"visits >= 10\"\n")
         try s.withObjects { access in
@@ -211,7 +228,8 @@ import TestSupport
 
     /// `now()` is one instant for the whole copy; `abs:` and arithmetic are SQL's.
     @Test func nowAbsAndArithmeticOnRealRows() throws {
-        let s = try Self.visits("""
+        let s = try Self.visits(
+            """
             entities:
               Visit:
                 properties:
@@ -260,7 +278,8 @@ import TestSupport
     /// `onFailure: nil` makes a value outside the destination's rules nil, as it
     /// does a string that is not a number.
     @Test func onFailureNilMakesAValueOutsideTheRulesNil() throws {
-        let s = try Self.visits("""
+        let s = try Self.visits(
+            """
             entities:
               Visit:
                 properties:
@@ -293,8 +312,9 @@ import TestSupport
         let v3 = v2.replacingOccurrences(of: "attributes: { name: string }", with: "attributes: { name: string, extra: string? }")
         let s = try MigrationScenario("Lib", versions: [v1, v2, v3])
         defer { s.remove() }
-        try s.directory.write("Migrations/Lib/1-to-2.yaml",
-                              "entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \"uppercase:($source.title)\" }\n")
+        try s.directory.write(
+            "Migrations/Lib/1-to-2.yaml",
+            "entities:\n  Book:\n    filter: \"visits >= 10\"\n    properties:\n      note: { value: \"uppercase:($source.title)\" }\n")
         try s.withObjects { access in
             try access.insert("Book", values: ["title": .string("a"), "visits": .integer(20)])
             try access.insert("Book", values: ["title": .string("b"), "visits": .integer(1)])
@@ -305,7 +325,8 @@ import TestSupport
         _ = try s.migrate(verify: true)
         #expect(try s.storeVersion() == 3)
         #expect(try s.fetch("Book").map { $0.values["note"] } == [.string("A")])
-        #expect(try s.rows("SELECT Z_PK, ZBOOK, Z_FOK_BOOK FROM ZCHAPTER ORDER BY Z_PK")
+        #expect(
+            try s.rows("SELECT Z_PK, ZBOOK, Z_FOK_BOOK FROM ZCHAPTER ORDER BY Z_PK")
                 == [[.integer(1), .integer(1), .integer(1)], [.integer(2), .null, .null], [.integer(3), .null, .null]])
     }
 }

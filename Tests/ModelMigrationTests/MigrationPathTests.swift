@@ -1,9 +1,9 @@
-import Foundation
 import DataModel
+import Foundation
 import Mapping
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// The path a plan takes (issue 27, item 4): spanning mapping files, the chain of
 /// hops, the direct inferred mapping, `--path` overrides and refusals, and the
@@ -37,21 +37,23 @@ import TestSupport
         // Fusion is unchanged: one segment, one rename, one drop.
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
         #expect(plan.hops.map(\.kind) == [.inferredChain])
-        #expect(plan.warnings.map(\.description) == [
-            """
-            path: Book.code: the chain of hops keeps Book.isbn's values (renamed across versions); the direct mapping cannot pair code \
-            with Book.isbn: its values are dropped (nil) (this plan: inferred chain 1 → 3)
-            """,
-            """
-            path: Book.fileURL: the chain of hops loses Book.fileURL's values: removed in version 2, added back later (nil); \
-            the direct mapping keeps them (paired with Book.fileURL by name) (this plan: inferred chain 1 → 3)
-            """,
-            "destructive: Book.fileURL is dropped: 2 non-nil values will be lost",
-        ])
+        #expect(
+            plan.warnings.map(\.description) == [
+                """
+                path: Book.code: the chain of hops keeps Book.isbn's values (renamed across versions); the direct mapping cannot pair code \
+                with Book.isbn: its values are dropped (nil) (this plan: inferred chain 1 → 3)
+                """,
+                """
+                path: Book.fileURL: the chain of hops loses Book.fileURL's values: removed in version 2, added back later (nil); \
+                the direct mapping keeps them (paired with Book.fileURL by name) (this plan: inferred chain 1 → 3)
+                """,
+                "destructive: Book.fileURL is dropped: 2 non-nil values will be lost",
+            ])
         try Migrator().apply(plan)
-        #expect(try s.fetch("Book").map { [$0.values["title"], $0.values["fileURL"], $0.values["code"]] } == [
-            [.string("Emma"), nil, .string("978-1")], [.string("Ulysses"), nil, nil],
-        ])
+        #expect(
+            try s.fetch("Book").map { [$0.values["title"], $0.values["fileURL"], $0.values["code"]] } == [
+                [.string("Emma"), nil, .string("978-1")], [.string("Ulysses"), nil, nil],
+            ])
     }
 
     @Test func pathDirectKeepsWhatTheDirectMappingPairsAndDropsWhatItCannot() throws {
@@ -59,15 +61,20 @@ import TestSupport
         defer { s.remove() }
         try Self.seedBooks(s)
         let plan = try s.plan(path: .direct)
-        #expect(plan.path.pieces == [.init(kind: .directInferred, from: 1, to: 3, mappingFile: nil,
-                                           reason: "--path direct: inference accepts the direct mapping")])
+        #expect(
+            plan.path.pieces == [
+                .init(
+                    kind: .directInferred, from: 1, to: 3, mappingFile: nil,
+                    reason: "--path direct: inference accepts the direct mapping")
+            ])
         #expect(plan.path.notTaken == ["the chain of hops 1 → 3: --path direct"])
         #expect(plan.hops.map(\.kind) == [.directInferred])
         #expect(plan.warnings.filter(\.isDestructive).map(\.description) == ["destructive: Book.isbn is dropped: 1 non-nil value will be lost"])
         try Migrator().apply(plan)
-        #expect(try s.fetch("Book").map { [$0.values["title"], $0.values["fileURL"], $0.values["code"]] } == [
-            [.string("Emma"), .string("file:///emma"), nil], [.string("Ulysses"), .string("file:///ulysses"), nil],
-        ])
+        #expect(
+            try s.fetch("Book").map { [$0.values["title"], $0.values["fileURL"], $0.values["code"]] } == [
+                [.string("Emma"), .string("file:///emma"), nil], [.string("Ulysses"), .string("file:///ulysses"), nil],
+            ])
     }
 
     /// score: integer16 → integer32 → integer16: hop 2 → 3 narrows (refused), the
@@ -78,16 +85,22 @@ import TestSupport
         defer { s.remove() }
         try s.withObjects { try $0.insert("Game", values: ["score": .integer(300)]) }
         let plan = try s.plan()
-        #expect(plan.path.pieces == [.init(kind: .directInferred, from: 1, to: 3, mappingFile: nil,
-                                           reason: "hop 2 → 3 is refused; inference accepts the direct mapping")])
-        #expect(plan.path.notTaken == [
-            "the chain: hop 2 → 3 is refused by inference (Game.score: type change integer32 → integer16 is narrowing, not a widening) "
-                + "and no mapping file covers it",
-        ])
-        #expect(plan.path.differences.map(\.description) == [
-            "Game.score: the chain of hops converts its values integer16 → integer32 in version 2 and back; "
-                + "the direct mapping copies them as they are (integer16 at both ends)",
-        ])
+        #expect(
+            plan.path.pieces == [
+                .init(
+                    kind: .directInferred, from: 1, to: 3, mappingFile: nil,
+                    reason: "hop 2 → 3 is refused; inference accepts the direct mapping")
+            ])
+        #expect(
+            plan.path.notTaken == [
+                "the chain: hop 2 → 3 is refused by inference (Game.score: type change integer32 → integer16 is narrowing, not a widening) "
+                    + "and no mapping file covers it"
+            ])
+        #expect(
+            plan.path.differences.map(\.description) == [
+                "Game.score: the chain of hops converts its values integer16 → integer32 in version 2 and back; "
+                    + "the direct mapping copies them as they are (integer16 at both ends)"
+            ])
         #expect(plan.path.differences.map(\.kind) == [.typeChangedAndBack])
 
         // --path chain refuses, exit 4, naming the hop.
@@ -95,11 +108,13 @@ import TestSupport
             try s.plan(path: .chain)
         } throws: { error in
             let planning = PlanningError(classifying: error)
-            return planning.kind == .noPath && planning.message.hasPrefix("""
-                --path chain: hop 2 → 3 cannot be migrated on its own:
-                no lightweight mapping from Games version 2 to 3 (1 change inference cannot cover):
-                  Game.score: type change integer32 → integer16 is narrowing, not a widening
-                """)
+            return planning.kind == .noPath
+                && planning.message.hasPrefix(
+                    """
+                    --path chain: hop 2 → 3 cannot be migrated on its own:
+                    no lightweight mapping from Games version 2 to 3 (1 change inference cannot cover):
+                      Game.score: type change integer32 → integer16 is narrowing, not a widening
+                    """)
         }
         try Migrator().apply(plan)
         #expect(try s.fetch("Game").map { $0.values["score"] } == [.integer(300)])
@@ -138,16 +153,22 @@ import TestSupport
         try s.writeMapping("1-to-3.yaml", Self.span)
         try s.withObjects { try $0.insert("Note", values: ["body": .string("hello")]) }
         let plan = try s.plan()
-        #expect(plan.path.pieces == [.init(kind: .mappingFile, from: 1, to: 3, mappingFile: s.migrationsFolder + "/Notes/1-to-3.yaml",
-                                           reason: "a mapping file from version 1")])
-        #expect(plan.path.notTaken == [
-            "the hops 1 → 3: a mapping file from the store's version comes first (Core Data uses a mapping model from the store's model)",
-        ])
+        #expect(
+            plan.path.pieces == [
+                .init(
+                    kind: .mappingFile, from: 1, to: 3, mappingFile: s.migrationsFolder + "/Notes/1-to-3.yaml",
+                    reason: "a mapping file from version 1")
+            ])
+        #expect(
+            plan.path.notTaken == [
+                "the hops 1 → 3: a mapping file from the store's version comes first (Core Data uses a mapping model from the store's model)"
+            ])
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
         #expect(plan.hops[0].mapping.mappingFile == s.migrationsFolder + "/Notes/1-to-3.yaml")
-        #expect(plan.allSteps.filter { $0.kind != .entityNumbers }.flatMap(\.sql) == [
-            #"ALTER TABLE "ZNOTE" ADD COLUMN "ZPINNED" INTEGER"#, #"ALTER TABLE "ZNOTE" ADD COLUMN "ZRANK" INTEGER DEFAULT 7"#,
-        ])
+        #expect(
+            plan.allSteps.filter { $0.kind != .entityNumbers }.flatMap(\.sql) == [
+                #"ALTER TABLE "ZNOTE" ADD COLUMN "ZPINNED" INTEGER"#, #"ALTER TABLE "ZNOTE" ADD COLUMN "ZRANK" INTEGER DEFAULT 7"#,
+            ])
         try Migrator().apply(plan)
         #expect(try s.storeVersion() == 3)
         #expect(try s.fetch("Note").map { [$0.values["body"], $0.values["rank"], $0.values["pinned"]] } == [[.string("hello"), .integer(7), nil]])
@@ -160,10 +181,12 @@ import TestSupport
             try again.plan(path: .chain)
         } throws: { error in
             let planning = PlanningError(classifying: error)
-            return planning.kind == .noPath && planning.message.hasSuffix("""
-                not taken: --path chain: no mapping file 1-to-2.yaml covers the hop, and inference refuses it
-                not taken: mapping file 1-to-3.yaml: a span, not used with --path chain
-                """)
+            return planning.kind == .noPath
+                && planning.message.hasSuffix(
+                    """
+                    not taken: --path chain: no mapping file 1-to-2.yaml covers the hop, and inference refuses it
+                    not taken: mapping file 1-to-3.yaml: a span, not used with --path chain
+                    """)
         }
         // --path direct takes the file from the store's version to the target.
         #expect(try again.plan(path: .direct).path.pieces.map(\.kind) == [.mappingFile])
@@ -225,10 +248,15 @@ import TestSupport
         try folder.write("Notes/1-to-3.yaml", "entities:\n  Note:\n    properties:\n      pinned: { default: maybe }\n      stars: { default: 1 }\n")
         try folder.write("Notes/3-to-1.yaml", "entities: {}\n")
         let files = MappingFiles.load(folder: folder.path, model: "Notes")
-        #expect(files.diagnostics == [Diagnostic(.error, """
-            \(folder.file("Notes/3-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
-            (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
-            """, at: nil)])
+        #expect(
+            files.diagnostics == [
+                Diagnostic(
+                    .error,
+                    """
+                    \(folder.file("Notes/3-to-1.yaml")): a mapping file maps a version to a later one, <A>-to-<B>.yaml with B > A \
+                    (a hop, e.g. 1-to-2.yaml, or a span, e.g. 1-to-5.yaml)
+                    """, at: nil)
+            ])
         #expect(files.spans.map { [$0.sourceVersion, $0.destinationVersion] } == [[1, 3]])
         let model = try TestModels.compile("Notes", versions: Self.notes)
         #expect {

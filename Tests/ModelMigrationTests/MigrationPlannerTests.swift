@@ -2,8 +2,8 @@ import Foundation
 import Mapping
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// The chain of hops a plan takes, fusion of adjacent inferred hops (a table rebuilt
 /// at most once per run of them), mapping files splitting the chain, and the model
@@ -31,39 +31,45 @@ import TestSupport
     /// rewrites the indexes that name the column, so only the renamed column's own
     /// index (its name carries the column's) is built again; the others stay.
     @Test func aRenameRebuildsOnlyTheRenamedColumnsIndex() throws {
-        let v1 = try edit(Pets.v1, "      name: string\n      age: integer16?\n",
-                          "      name: { type: string, indexed: true }\n      age: { type: integer16, optional: true, indexed: true }\n      notes: string?\n")
+        let v1 = try edit(
+            Pets.v1, "      name: string\n      age: integer16?\n",
+            "      name: { type: string, indexed: true }\n      age: { type: integer16, optional: true, indexed: true }\n      notes: string?\n")
         let v2 = try edit(v1, "      notes: string?\n", "      remarks: { type: string, optional: true, renamedFrom: notes }\n      phone: string?\n")
-        let v3 = try edit(v2, "      age: { type: integer16, optional: true, indexed: true }\n",
-                          "      years: { type: integer16, optional: true, indexed: true, renamedFrom: age }\n")
+        let v3 = try edit(
+            v2, "      age: { type: integer16, optional: true, indexed: true }\n",
+            "      years: { type: integer16, optional: true, indexed: true, renamedFrom: age }\n")
         let s = try MigrationScenario("Pets", versions: [v1, v2, v3])
         defer { s.remove() }
         try Pets.seed(s)
         let plan = try s.plan(to: 2)
-        #expect(plan.allSteps.flatMap(\.sql) == [
-            #"ALTER TABLE "ZPERSON" RENAME COLUMN "ZNOTES" TO "ZREMARKS""#,
-            #"ALTER TABLE "ZPERSON" ADD COLUMN "ZPHONE" VARCHAR"#,
-        ] + plan.allSteps.filter { $0.kind == .entityNumbers }.flatMap(\.sql))
+        #expect(
+            plan.allSteps.flatMap(\.sql) == [
+                #"ALTER TABLE "ZPERSON" RENAME COLUMN "ZNOTES" TO "ZREMARKS""#,
+                #"ALTER TABLE "ZPERSON" ADD COLUMN "ZPHONE" VARCHAR"#,
+            ] + plan.allSteps.filter { $0.kind == .entityNumbers }.flatMap(\.sql))
         #expect(plan.allSteps.allSatisfy { $0.cost == .constant })
         try Migrator().apply(plan)
 
         // The indexed column renamed: its index is renamed (rebuilt), ZNAME's stays.
         let next = try s.plan(verify: true)
-        #expect(next.allSteps.filter { $0.kind != .entityNumbers }.map(\.summary) == [
-            "rename ZPERSON.ZAGE to ZYEARS", "drop index ZPERSON_ZAGE_INDEX", "create index ZPERSON_ZYEARS_INDEX on ZPERSON",
-        ])
+        #expect(
+            next.allSteps.filter { $0.kind != .entityNumbers }.map(\.summary) == [
+                "rename ZPERSON.ZAGE to ZYEARS", "drop index ZPERSON_ZAGE_INDEX", "create index ZPERSON_ZYEARS_INDEX on ZPERSON",
+            ])
         try Migrator().apply(next)
         #expect(try s.storeVersion() == 3)
     }
 
     // Version 2 changes age's column type, version 3 drops an indexed column: each
     // needs a rebuild of ZPERSON on its own.
-    static let fusionV1 = try! edit(Pets.v1, "      age: integer16?\n",
-                                    "      age: integer16?\n      legacy: { type: string, optional: true, indexed: true }\n")
+    static let fusionV1 = try! edit(
+        Pets.v1, "      age: integer16?\n",
+        "      age: integer16?\n      legacy: { type: string, optional: true, indexed: true }\n")
     static let fusionV2 = try! edit(fusionV1, "age: integer16?", "age: double?")
-    static let fusionV3 = try! edit(edit(fusionV2, "      legacy: { type: string, optional: true, indexed: true }\n", ""),
-                                    "      name: string\n    relationships:\n      owner:",
-                                    "      name: string\n      species: string?\n    relationships:\n      owner:")
+    static let fusionV3 = try! edit(
+        edit(fusionV2, "      legacy: { type: string, optional: true, indexed: true }\n", ""),
+        "      name: string\n    relationships:\n      owner:",
+        "      name: string\n      species: string?\n    relationships:\n      owner:")
 
     /// ZPERSON changes in both hops (integer16 → double, then a dropped attribute):
     /// fused, it is rebuilt once; ZPET only gains a column.
@@ -76,13 +82,15 @@ import TestSupport
         let plan = try s.plan()
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 3]])
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .addColumn, .entityNumbers])
-        #expect(plan.allSQL.filter { $0.hasPrefix("CREATE TABLE") } == [
-            #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" FLOAT, "ZNAME" VARCHAR )"#,
-        ])
-        #expect(plan.allSteps[0].sql[1] == #"""
-            INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME") \#
-            SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZAGE" AS REAL), s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
-            """#)
+        #expect(
+            plan.allSQL.filter { $0.hasPrefix("CREATE TABLE") } == [
+                #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" FLOAT, "ZNAME" VARCHAR )"#
+            ])
+        #expect(
+            plan.allSteps[0].sql[1] == #"""
+                INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME") \#
+                SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZAGE" AS REAL), s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
+                """#)
         #expect(plan.allSteps[3].sql == [#"ALTER TABLE "ZPET" ADD COLUMN "ZSPECIES" VARCHAR"#])
         #expect(plan.warnings.map(\.description) == ["destructive: Person.legacy is dropped: 1 non-nil value will be lost"])
 
@@ -95,11 +103,12 @@ import TestSupport
         #expect(started.count == 5)
 
         #expect(try s.storeVersion() == 3)
-        #expect(try s.fetch("Person") == [
-            StoredObject(entity: "Person", primaryKey: 1, values: ["name": .string("Ann"), "age": .double(30)], relationships: ["pets": [1, 3]]),
-            StoredObject(entity: "Person", primaryKey: 2, values: ["name": .string("Bob")], relationships: ["pets": []]),
-            StoredObject(entity: "Person", primaryKey: 3, values: ["name": .string("Cy"), "age": .double(41)], relationships: ["pets": [2]]),
-        ])
+        #expect(
+            try s.fetch("Person") == [
+                StoredObject(entity: "Person", primaryKey: 1, values: ["name": .string("Ann"), "age": .double(30)], relationships: ["pets": [1, 3]]),
+                StoredObject(entity: "Person", primaryKey: 2, values: ["name": .string("Bob")], relationships: ["pets": []]),
+                StoredObject(entity: "Person", primaryKey: 3, values: ["name": .string("Cy"), "age": .double(41)], relationships: ["pets": [2]]),
+            ])
         #expect(try s.fetch("Pet") == Pets.pets())
         #expect(try s.keys() == Pets.keys)
     }
@@ -123,8 +132,9 @@ import TestSupport
     @Test func aMappingFileSplitsTheChain() throws {
         let v2 = try edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      rank: integer32\n")
         let v3 = try edit(v2, "      age: integer16?\n", "")
-        let v4 = try edit(v3, "      name: string\n    relationships:\n      owner:",
-                          "      name: string\n      color: string?\n    relationships:\n      owner:")
+        let v4 = try edit(
+            v3, "      name: string\n    relationships:\n      owner:",
+            "      name: string\n      color: string?\n    relationships:\n      owner:")
         let s = try MigrationScenario.pets(v2, v3, v4)
         defer { s.remove() }
 
@@ -138,7 +148,9 @@ import TestSupport
                 && text.contains("\n  Person.rank: new required attribute without a default or source\n")
         }
 
-        try s.directory.write("Migrations/Pets/1-to-2.yaml", """
+        try s.directory.write(
+            "Migrations/Pets/1-to-2.yaml",
+            """
             entities:
               Person:
                 properties:
@@ -190,16 +202,21 @@ import TestSupport
     /// version any more, and the store's own record of version 1 (its model cache)
     /// differs from the YAML of version 1: drift, refused with every difference.
     @Test func anEditedSourceVersionIsDrift() throws {
-        let v2 = try edit(edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"),
-                          "      name: string\n    relationships:\n      owner:",
-                          "      name: string\n      species: string?\n    relationships:\n      owner:")
+        let v2 = try edit(
+            edit(Pets.v1, "      age: integer16?\n", "      age: integer16?\n      nickname: string?\n"),
+            "      name: string\n    relationships:\n      owner:",
+            "      name: string\n      species: string?\n    relationships:\n      owner:")
         let s = try MigrationScenario.pets(v2)
         defer { s.remove() }
         // The edits: Pet.name given a hash modifier, Person.age made integer32 in the
         // shipped version 1.
-        try s.writeVersions([try edit(edit(Pets.v1, "      name: string\n    relationships:\n      owner:",
-                                           "      name: { type: string, hashModifier: edited }\n    relationships:\n      owner:"),
-                                      "age: integer16?", "age: integer32?"), v2])
+        try s.writeVersions([
+            try edit(
+                edit(
+                    Pets.v1, "      name: string\n    relationships:\n      owner:",
+                    "      name: { type: string, hashModifier: edited }\n    relationships:\n      owner:"),
+                "age: integer16?", "age: integer32?"), v2,
+        ])
         let store = try Store.open(path: s.storePath)
         let recognition = try #require(VersionRecognition.recognize(try store.readMetadata(), among: [try s.model()]))
         try store.close()
@@ -212,10 +229,11 @@ import TestSupport
         } throws: { error in
             guard let error = error as? UnknownVersionError, let drift = error.drift else { return false }
             #expect(drift.version == 1)
-            #expect(drift.differences == [
-                "Person.age: integer16? in the store's version, integer32? in the YAML",
-                "Pet.name: string in the store's version, string hashModifier edited in the YAML",
-            ])
+            #expect(
+                drift.differences == [
+                    "Person.age: integer16? in the store's version, integer32? in the YAML",
+                    "Pet.name: string in the store's version, string hashModifier edited in the YAML",
+                ])
             return true
         }
         // Reading objects as the store's version refuses the same way.

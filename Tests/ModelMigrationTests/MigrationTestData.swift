@@ -2,8 +2,8 @@ import DataModel
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// People and their pets, the model most migration tests change: rows on both sides
 /// of a one-to-many relationship, an optional attribute holding some nils.
@@ -39,8 +39,10 @@ enum Pets {
     }
 
     /// The people as seeded, with `age` read under `ageName` (nil: not there).
-    static func people(ageName: String? = "age", extra: [String: AttributeValue] = [:], bobAge: AttributeValue? = nil,
-                       pets: String = "pets") -> [StoredObject] {
+    static func people(
+        ageName: String? = "age", extra: [String: AttributeValue] = [:], bobAge: AttributeValue? = nil,
+        pets: String = "pets"
+    ) -> [StoredObject] {
         func person(_ key: Int64, _ name: String, _ age: AttributeValue?, _ owned: [Int64]) -> StoredObject {
             var values: [String: AttributeValue] = ["name": .string(name)].merging(extra) { a, _ in a }
             if let ageName, let age { values[ageName] = age }
@@ -111,8 +113,10 @@ extension MigrationPlan {
 
 /// Applies `plan`, expecting a `MigrationError` of `kind` with `message`; the store
 /// must be exactly as before, with no side file.
-func expectFailure(_ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(), migrator: Migrator = Migrator(),
-                   _ kind: MigrationError.Kind, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+func expectFailure(
+    _ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(), migrator: Migrator = Migrator(),
+    _ kind: MigrationError.Kind, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws {
     let before = FileSnapshot(s.storePath)
     #expect(before.sideFiles == [], sourceLocation: sourceLocation)
     #expect(sourceLocation: sourceLocation) {

@@ -1,8 +1,8 @@
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Every inference rule (Docs/Migrations.md) end to end: a store with rows at version 1,
 /// the plan `migrate plan` would print (step kinds and SQL), `Migrator.apply`, then
@@ -29,13 +29,18 @@ import TestSupport
         // The new attribute takes values, and keys continue where they were.
         let key = try s.withObjects { try $0.insert("Person", values: ["name": .string("Dee"), "nickname": .string("D")]) }
         #expect(key == 4)
-        #expect(try s.fetch("Person").last == StoredObject(entity: "Person", primaryKey: 4, values: ["name": .string("Dee"), "nickname": .string("D")],
-                                                           relationships: ["pets": []]))
+        #expect(
+            try s.fetch("Person").last
+                == StoredObject(
+                    entity: "Person", primaryKey: 4, values: ["name": .string("Dee"), "nickname": .string("D")],
+                    relationships: ["pets": []]))
     }
 
     @Test func addingARequiredAttributeWithADefaultGivesExistingRowsTheDefault() throws {
-        let s = try MigrationScenario.pets(try edit(Pets.v1, "      age: integer16?\n",
-                                                    "      age: integer16?\n      score: { type: integer32, default: 7 }\n"))
+        let s = try MigrationScenario.pets(
+            try edit(
+                Pets.v1, "      age: integer16?\n",
+                "      age: integer16?\n      score: { type: integer32, default: 7 }\n"))
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.addColumn, .entityNumbers])
@@ -75,10 +80,11 @@ import TestSupport
         #expect(try s.indexes(on: "ZPERSON") == ["ZPERSON_ZAGE_INDEX"])
         let plan = try s.plan()
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
-        #expect(plan.allSteps[0].sql == [
-            #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
-            #"INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") SELECT s.Z_PK, 1, s.Z_OPT, s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1"#,
-        ])
+        #expect(
+            plan.allSteps[0].sql == [
+                #"CREATE TABLE "MM_NEW_ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZNAME" VARCHAR )"#,
+                #"INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZNAME") SELECT s.Z_PK, 1, s.Z_OPT, s."ZNAME" FROM "ZPERSON" AS s WHERE s.Z_ENT = 1"#,
+            ])
         #expect(plan.allSteps[0].cost == .rewrite(rows: 3))
         // Every row of ZPERSON is copied: the b-tree's row count is what the new table must hold.
         #expect(plan.allSteps[0].expectedRowsSQL == #"SELECT (SELECT count(*) FROM "ZPERSON")"#)
@@ -128,9 +134,10 @@ import TestSupport
         #expect(plan.kinds == [.entityNumbers])
         try Migrator().apply(plan)
         #expect(try s.storeVersion() == 2)
-        #expect(try s.fetch("Thing").map { [$0.values["small"], $0.values["label"]] } == [
-            [.integer(-32768), .string("-32768")], [.integer(32767), .string("32767")], [.integer(0), .string("0")], [nil, .string("nil")],
-        ])
+        #expect(
+            try s.fetch("Thing").map { [$0.values["small"], $0.values["label"]] } == [
+                [.integer(-32768), .string("-32768")], [.integer(32767), .string("32767")], [.integer(0), .string("0")], [nil, .string("nil")],
+            ])
         // An integer64 value the old type could not hold now fits.
         _ = try s.withObjects { try $0.insert("Thing", values: ["small": .integer(Int64.max)]) }
         #expect(try s.fetch("Thing").last?.values["small"] == .integer(Int64.max))
@@ -158,21 +165,24 @@ import TestSupport
         }
         let plan = try s.plan()
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
-        #expect(plan.allSteps[0].sql == [
-            #"CREATE TABLE "MM_NEW_ZTHING" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZBIG" TEXT, "ZF" FLOAT, "ZMID" FLOAT )"#,
-            #"""
-            INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") \#
-            SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1
-            """#,
-        ])
+        #expect(
+            plan.allSteps[0].sql == [
+                #"CREATE TABLE "MM_NEW_ZTHING" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZBIG" TEXT, "ZF" FLOAT, "ZMID" FLOAT )"#,
+                #"""
+                INSERT INTO "MM_NEW_ZTHING" ("Z_PK", "Z_ENT", "Z_OPT", "ZBIG", "ZF", "ZMID") \#
+                SELECT s.Z_PK, 1, s.Z_OPT, CAST(s."ZBIG" AS TEXT), s."ZF", CAST(s."ZMID" AS REAL) FROM "ZTHING" AS s WHERE s.Z_ENT = 1
+                """#,
+            ])
         #expect(plan.warnings.isEmpty)
         try Migrator().apply(plan)
-        #expect(try s.fetch("Thing") == [
-            StoredObject(entity: "Thing", primaryKey: 1, values: ["mid": .double(2_147_483_647), "f": .double(1.5), "big": .decimal("9007199254740993")]),
-            StoredObject(entity: "Thing", primaryKey: 2,
-                         values: ["mid": .double(-2_147_483_648), "f": .double(-0.25), "big": .decimal("-9223372036854775808")]),
-            StoredObject(entity: "Thing", primaryKey: 3),
-        ])
+        #expect(
+            try s.fetch("Thing") == [
+                StoredObject(entity: "Thing", primaryKey: 1, values: ["mid": .double(2_147_483_647), "f": .double(1.5), "big": .decimal("9007199254740993")]),
+                StoredObject(
+                    entity: "Thing", primaryKey: 2,
+                    values: ["mid": .double(-2_147_483_648), "f": .double(-0.25), "big": .decimal("-9223372036854775808")]),
+                StoredObject(entity: "Thing", primaryKey: 3),
+            ])
         #expect(try s.rows(#"SELECT typeof("ZMID"), typeof("ZBIG") FROM "ZTHING" WHERE Z_PK = 1"#) == [[.text("real"), .text("text")]])
     }
 
@@ -237,7 +247,11 @@ import TestSupport
 
         #expect(try s.tables() == ["MM_MODELCACHE", "ZPERSON", "Z_METADATA", "Z_PRIMARYKEY"])
         #expect(try s.keys() == ["1 Person super 0 max 3"])
-        #expect(try s.fetch("Person") == Pets.people().map { var p = $0; p.relationships = [:]; return p })
+        #expect(
+            try s.fetch("Person")
+                == Pets.people().map {
+                    var p = $0; p.relationships = [:]; return p
+                })
     }
 
     /// A subentity's rows go with it; the rest of its hierarchy stays in place.
@@ -268,13 +282,17 @@ import TestSupport
             try o.insert("Animal", values: ["name": .string("Other")])
         }
         let plan = try s.plan()
-        #expect(plan.warnings.map(\.description) == ["destructive: Dog.breed is dropped: 1 non-nil value will be lost",
-                                                      "destructive: entity Dog is removed: its 1 row is deleted"])
+        #expect(
+            plan.warnings.map(\.description) == [
+                "destructive: Dog.breed is dropped: 1 non-nil value will be lost",
+                "destructive: entity Dog is removed: its 1 row is deleted",
+            ])
         try Migrator().apply(plan)
-        #expect(try s.fetch("Animal") == [
-            StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")]),
-            StoredObject(entity: "Animal", primaryKey: 3, values: ["name": .string("Other")]),
-        ])
+        #expect(
+            try s.fetch("Animal") == [
+                StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")]),
+                StoredObject(entity: "Animal", primaryKey: 3, values: ["name": .string("Other")]),
+            ])
         #expect(try s.rows(#"SELECT count(*) FROM "ZANIMAL""#) == [[.integer(2)]])
     }
 
@@ -330,16 +348,20 @@ import TestSupport
             try o.insert("Person", values: ["name": .string("Dee")], relationships: ["best": [2]])
         }
         let toMany = try s.plan(to: 2)
-        #expect(toMany.warnings.map(\.description) == ["""
-            destructive: Person.best has no inverse: each Pet row keeps the key of one Person (as Core Data stores it); \
-            a Pet shared by several keeps the one with the lowest primary key
-            """])
+        #expect(
+            toMany.warnings.map(\.description) == [
+                """
+                destructive: Person.best has no inverse: each Pet row keeps the key of one Person (as Core Data stores it); \
+                a Pet shared by several keeps the one with the lowest primary key
+                """
+            ])
         let buildPet = try #require(toMany.allSteps.first { $0.summary.hasPrefix("rebuild ZPET") })
-        #expect(buildPet.sql[1] == #"""
-            INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "Z1BEST", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, \#
-            (SELECT t.Z_PK FROM "ZPERSON" AS t WHERE t."ZBEST" = s.Z_PK AND t.Z_ENT IN (1) ORDER BY t.Z_PK LIMIT 1), \#
-            s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
-            """#)
+        #expect(
+            buildPet.sql[1] == #"""
+                INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "Z1BEST", "ZNAME") SELECT s.Z_PK, 2, s.Z_OPT, \#
+                (SELECT t.Z_PK FROM "ZPERSON" AS t WHERE t."ZBEST" = s.Z_PK AND t.Z_ENT IN (1) ORDER BY t.Z_PK LIMIT 1), \#
+                s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
+                """#)
         try Migrator().apply(toMany)
         #expect(try s.rows(#"SELECT Z_PK, "Z1BEST" FROM "ZPET" ORDER BY Z_PK"#) == [[.integer(1), .null], [.integer(2), .integer(1)]])
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
@@ -370,21 +392,23 @@ import TestSupport
         defer { s.remove() }
         let plan = try s.plan(to: 2)
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
-        #expect(plan.allSteps[0].sql == [
-            #"""
-            CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, \#
-            "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )
-            """#,
-            #"""
-            INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z_FOK_OWNER", "ZNAME") \#
-            SELECT s.Z_PK, 2, s.Z_OPT, s."ZOWNER", s.Z_PK, s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
-            """#,
-        ])
+        #expect(
+            plan.allSteps[0].sql == [
+                #"""
+                CREATE TABLE "MM_NEW_ZPET" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZOWNER" INTEGER, \#
+                "Z_FOK_OWNER" INTEGER, "ZNAME" VARCHAR )
+                """#,
+                #"""
+                INSERT INTO "MM_NEW_ZPET" ("Z_PK", "Z_ENT", "Z_OPT", "ZOWNER", "Z_FOK_OWNER", "ZNAME") \#
+                SELECT s.Z_PK, 2, s.Z_OPT, s."ZOWNER", s.Z_PK, s."ZNAME" FROM "ZPET" AS s WHERE s.Z_ENT = 2
+                """#,
+            ])
         try Migrator().apply(plan)
-        #expect(try s.rows(#"SELECT Z_PK, "ZOWNER", "Z_FOK_OWNER" FROM "ZPET" ORDER BY Z_PK"#) == [
-            [.integer(1), .integer(1), .integer(1)], [.integer(2), .integer(3), .integer(2)],
-            [.integer(3), .integer(1), .integer(3)], [.integer(4), .null, .integer(4)],
-        ])
+        #expect(
+            try s.rows(#"SELECT Z_PK, "ZOWNER", "Z_FOK_OWNER" FROM "ZPET" ORDER BY Z_PK"#) == [
+                [.integer(1), .integer(1), .integer(1)], [.integer(2), .integer(3), .integer(2)],
+                [.integer(3), .integer(1), .integer(3)], [.integer(4), .null, .integer(4)],
+            ])
         #expect(try s.fetch("Person") == Pets.people())
         #expect(try s.fetch("Pet") == Pets.pets())
         // A pet added to Ann now comes last in her ordered list.
@@ -400,25 +424,29 @@ import TestSupport
 
     /// one-to-many → many-to-many: the join table holds exactly the old pairs.
     @Test func oneToManyBecomesManyToMany() throws {
-        let v2 = try edit(edit(Pets.v1, "      owner: { destination: Person, inverse: pets, optional: true }",
-                               "      owners: { destination: Person, toMany: true, inverse: pets, renamedFrom: owner }"),
-                          "inverse: owner }", "inverse: owners }")
+        let v2 = try edit(
+            edit(
+                Pets.v1, "      owner: { destination: Person, inverse: pets, optional: true }",
+                "      owners: { destination: Person, toMany: true, inverse: pets, renamedFrom: owner }"),
+            "inverse: owner }", "inverse: owners }")
         let s = try MigrationScenario.pets(v2)
         defer { s.remove() }
         let plan = try s.plan()
         #expect(plan.kinds == [.rebuildTable, .fillJoinTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
-        #expect(plan.allSteps[1].sql == [
-            #"CREATE TABLE "Z_1PETS" ( "Z_1OWNERS" INTEGER, "Z_2PETS" INTEGER, PRIMARY KEY ("Z_1OWNERS", "Z_2PETS") )"#,
-            #"""
-            INSERT OR IGNORE INTO "Z_1PETS" ("Z_1OWNERS", "Z_2PETS") SELECT p.k1, p.k2 \#
-            FROM (SELECT "ZOWNER" AS k1, Z_PK AS k2 FROM "ZPET" WHERE "ZOWNER" IS NOT NULL) AS p
-            """#,
-        ])
+        #expect(
+            plan.allSteps[1].sql == [
+                #"CREATE TABLE "Z_1PETS" ( "Z_1OWNERS" INTEGER, "Z_2PETS" INTEGER, PRIMARY KEY ("Z_1OWNERS", "Z_2PETS") )"#,
+                #"""
+                INSERT OR IGNORE INTO "Z_1PETS" ("Z_1OWNERS", "Z_2PETS") SELECT p.k1, p.k2 \#
+                FROM (SELECT "ZOWNER" AS k1, Z_PK AS k2 FROM "ZPET" WHERE "ZOWNER" IS NOT NULL) AS p
+                """#,
+            ])
         try Migrator().apply(plan)
 
-        #expect(try s.rows(#"SELECT "Z_1OWNERS", "Z_2PETS" FROM "Z_1PETS" ORDER BY 1, 2"#) == [
-            [.integer(1), .integer(1)], [.integer(1), .integer(3)], [.integer(3), .integer(2)],
-        ])
+        #expect(
+            try s.rows(#"SELECT "Z_1OWNERS", "Z_2PETS" FROM "Z_1PETS" ORDER BY 1, 2"#) == [
+                [.integer(1), .integer(1)], [.integer(1), .integer(3)], [.integer(3), .integer(2)],
+            ])
         #expect(try s.columns("ZPET") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"])
         #expect(try s.fetch("Person") == Pets.people())
         #expect(try s.fetch("Pet") == Pets.pets(owner: "owners"))
@@ -461,12 +489,14 @@ import TestSupport
         let plan = try s.plan()
         #expect(plan.entityNumbers == ["Owner": 1, "Pet": 2, "Animal": 3])
         try Migrator().apply(plan)
-        #expect(try s.fetch("Pet") == [
-            StoredObject(entity: "Pet", primaryKey: 1, values: ["name": .string("Rex"), "color": .string("red"), "legs": .integer(4)],
-                         relationships: ["owner": [2]]),
-            StoredObject(entity: "Pet", primaryKey: 2, values: ["name": .string("Tom"), "legs": .integer(4)], relationships: ["owner": [1]]),
-            StoredObject(entity: "Pet", primaryKey: 3, values: ["name": .string("Kit"), "legs": .integer(4)], relationships: ["owner": []]),
-        ])
+        #expect(
+            try s.fetch("Pet") == [
+                StoredObject(
+                    entity: "Pet", primaryKey: 1, values: ["name": .string("Rex"), "color": .string("red"), "legs": .integer(4)],
+                    relationships: ["owner": [2]]),
+                StoredObject(entity: "Pet", primaryKey: 2, values: ["name": .string("Tom"), "legs": .integer(4)], relationships: ["owner": [1]]),
+                StoredObject(entity: "Pet", primaryKey: 3, values: ["name": .string("Kit"), "legs": .integer(4)], relationships: ["owner": []]),
+            ])
         #expect(try s.fetch("Animal") == s.fetch("Pet"))
         #expect(try s.fetch("Owner").map { $0.relationships["pets"] } == [[2], [1]])
         #expect(try s.tables() == ["MM_MODELCACHE", "ZANIMAL", "ZOWNER", "Z_METADATA", "Z_PRIMARYKEY"])
@@ -518,24 +548,27 @@ import TestSupport
         try Self.seedZoo(s)
         let plan = try s.plan()
         #expect(plan.kinds == [.rebuildTable, .rebuildTable, .dropTable, .renameTable, .renameTable, .createIndex, .createIndex, .entityNumbers])
-        #expect(plan.allSteps[1].sql == [
-            #"CREATE TABLE "MM_NEW_ZCAT" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLIVES" INTEGER, "ZNAME" VARCHAR )"#,
-            #"""
-            INSERT INTO "MM_NEW_ZCAT" ("Z_PK", "Z_ENT", "Z_OPT", "ZLIVES", "ZNAME") \#
-            SELECT s.Z_PK, 2, s.Z_OPT, s."ZLIVES", s."ZNAME" FROM "ZANIMAL" AS s WHERE s.Z_ENT = 2
-            """#,
-        ])
+        #expect(
+            plan.allSteps[1].sql == [
+                #"CREATE TABLE "MM_NEW_ZCAT" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZLIVES" INTEGER, "ZNAME" VARCHAR )"#,
+                #"""
+                INSERT INTO "MM_NEW_ZCAT" ("Z_PK", "Z_ENT", "Z_OPT", "ZLIVES", "ZNAME") \#
+                SELECT s.Z_PK, 2, s.Z_OPT, s."ZLIVES", s."ZNAME" FROM "ZANIMAL" AS s WHERE s.Z_ENT = 2
+                """#,
+            ])
         #expect(plan.warnings.map(\.description) == ["destructive: Cat.owner is dropped: 1 non-nil value will be lost"])
         try Migrator().apply(plan)
 
-        #expect(try s.fetch("Cat") == [
-            StoredObject(entity: "Cat", primaryKey: 3, values: ["name": .string("Tom"), "lives": .integer(7)]),
-            StoredObject(entity: "Cat", primaryKey: 4, values: ["name": .string("Kit"), "lives": .integer(9)]),
-        ])
-        #expect(try s.fetch("Animal") == [
-            StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]),
-            StoredObject(entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]]),
-        ])
+        #expect(
+            try s.fetch("Cat") == [
+                StoredObject(entity: "Cat", primaryKey: 3, values: ["name": .string("Tom"), "lives": .integer(7)]),
+                StoredObject(entity: "Cat", primaryKey: 4, values: ["name": .string("Kit"), "lives": .integer(9)]),
+            ])
+        #expect(
+            try s.fetch("Animal") == [
+                StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]),
+                StoredObject(entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]]),
+            ])
         #expect(try s.fetch("Owner") == [StoredObject(entity: "Owner", primaryKey: 1, values: ["name": .string("Ann")], relationships: ["animals": [1, 2]])])
         #expect(try s.rows(#"SELECT Z_PK, Z_ENT FROM "ZCAT" ORDER BY Z_PK"#) == [[.integer(3), .integer(2)], [.integer(4), .integer(2)]])
         #expect(try s.keys() == ["1 Animal super 0 max 4", "2 Cat super 0 max 4", "3 Dog super 1 max 0", "4 Owner super 0 max 1"])
@@ -545,8 +578,9 @@ import TestSupport
 
     /// Dog.breed moves up into Animal: Dogs keep their breed, other animals have none.
     @Test func aPropertyMovingUpIntoTheParentKeepsItsValues() throws {
-        let v2 = try edit(edit(Self.zoo, "  Dog:\n    parent: Animal\n    attributes:\n      breed: string?\n", "  Dog:\n    parent: Animal\n"),
-                          "      name: string\n    relationships:\n      owner:", "      name: string\n      breed: string?\n    relationships:\n      owner:")
+        let v2 = try edit(
+            edit(Self.zoo, "  Dog:\n    parent: Animal\n    attributes:\n      breed: string?\n", "  Dog:\n    parent: Animal\n"),
+            "      name: string\n    relationships:\n      owner:", "      name: string\n      breed: string?\n    relationships:\n      owner:")
         let s = try MigrationScenario("Zoo", versions: [Self.zoo, v2])
         defer { s.remove() }
         try Self.seedZoo(s)
@@ -555,12 +589,13 @@ import TestSupport
         try Migrator().apply(plan)
 
         #expect(try s.storeVersion() == 2)
-        #expect(try s.fetch("Animal") == [
-            StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]),
-            StoredObject(entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]]),
-            StoredObject(entity: "Cat", primaryKey: 3, values: ["name": .string("Tom"), "lives": .integer(7)], relationships: ["owner": [1]]),
-            StoredObject(entity: "Cat", primaryKey: 4, values: ["name": .string("Kit"), "lives": .integer(9)], relationships: ["owner": []]),
-        ])
+        #expect(
+            try s.fetch("Animal") == [
+                StoredObject(entity: "Animal", primaryKey: 1, values: ["name": .string("Generic")], relationships: ["owner": [1]]),
+                StoredObject(entity: "Dog", primaryKey: 2, values: ["name": .string("Rex"), "breed": .string("pug")], relationships: ["owner": [1]]),
+                StoredObject(entity: "Cat", primaryKey: 3, values: ["name": .string("Tom"), "lives": .integer(7)], relationships: ["owner": [1]]),
+                StoredObject(entity: "Cat", primaryKey: 4, values: ["name": .string("Kit"), "lives": .integer(9)], relationships: ["owner": []]),
+            ])
         #expect(try s.fetch("Owner").first?.relationships["animals"] == [1, 2, 3])
         #expect(try s.keys() == ["1 Animal super 0 max 4", "2 Cat super 1 max 0", "3 Dog super 1 max 0", "4 Owner super 0 max 1"])
         // Any animal may have a breed now.

@@ -1,8 +1,8 @@
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// `Migrator.apply`: all of the plan or nothing. A failure anywhere — a step, a row
 /// count, a check, the lock, a backup path — leaves the store byte-identical with no
@@ -14,9 +14,9 @@ import TestSupport
 
     /// Pets v2: the same, then a uniqueness constraint on Pet.name (a unique index
     /// built after the rebuild).
-    static let uniqueNames = try! edit(ageDouble, "      owner: { destination: Person, inverse: pets, optional: true }\n",
-                                       "      owner: { destination: Person, inverse: pets, optional: true }\n    uniqueness: [[name]]\n")
-
+    static let uniqueNames = try! edit(
+        ageDouble, "      owner: { destination: Person, inverse: pets, optional: true }\n",
+        "      owner: { destination: Person, inverse: pets, optional: true }\n    uniqueness: [[name]]\n")
 
     /// A duplicate under a new uniqueness constraint: the data decides. The plan
     /// refuses it naming the value and the objects; a duplicate written after the
@@ -31,24 +31,26 @@ import TestSupport
         #expect {
             try s.plan()
         } throws: { error in
-            (error as? PlanningError)?.isNoPath == true && "\(error)" == """
-                \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
-                  unique index Z_Pet_UNIQUE_name (ZNAME) is new on ZPET, and stored values are held by several objects: 1 row: 'Rex' × 2 (Z_PK 1, 5)
-                    remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them \
-                (see Docs/Policies.md)
-                """
+            (error as? PlanningError)?.isNoPath == true
+                && "\(error)" == """
+                    \(s.storePath): hop 1 → 2 of Pets cannot migrate this store's data:
+                      unique index Z_Pet_UNIQUE_name (ZNAME) is new on ZPET, and stored values are held by several objects: 1 row: 'Rex' × 2 (Z_PK 1, 5)
+                        remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them \
+                    (see Docs/Policies.md)
+                    """
         }
         #expect(throws: MigrationError.self) { try Migrator().apply(plan) }
         #expect(try s.storeVersion() == 1)
         plan.hops[0].requirements = []
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
-        try expectFailure(s, plan, .stepFailed,
-                          #"""
-                          step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): \#
-                          UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; \#
-                          nothing was changed
-                          """#)
+        try expectFailure(
+            s, plan, .stepFailed,
+            #"""
+            step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): \#
+            UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; \#
+            nothing was changed
+            """#)
         #expect(try s.storeVersion() == 1)
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME"])
         #expect(try s.fetch("Person") == Pets.people())
@@ -91,9 +93,11 @@ import TestSupport
                   mid: integer32?
 
             """
-        let v2 = try edit(edit(edit(edit(v1, "a: string?", #"a: { type: string, default: "-" }"#), "b: integer32?", "b: { type: integer32, default: 0 }"),
-                               "c: { type: string, optional: true, indexed: true }", #"c: { type: string, default: "", indexed: true }"#),
-                          "mid: integer32?", "mid: double?")
+        let v2 = try edit(
+            edit(
+                edit(edit(v1, "a: string?", #"a: { type: string, default: "-" }"#), "b: integer32?", "b: { type: integer32, default: 0 }"),
+                "c: { type: string, optional: true, indexed: true }", #"c: { type: string, default: "", indexed: true }"#),
+            "mid: integer32?", "mid: double?")
         let s = try MigrationScenario("Things", versions: [v1, v2])
         defer { s.remove() }
         try s.withObjects { o in
@@ -104,12 +108,18 @@ import TestSupport
         let checks = plan.hops[0].checks.filter { $0.summary.hasPrefix("required") }
         // In the table's column order (Core Data's: integers before strings).
         let probe = #"SELECT count(*) FROM "ZTHING" WHERE (Z_ENT IN (1) AND "ZB" IS NULL) OR (Z_ENT IN (1) AND "ZA" IS NULL)"#
-        #expect(checks.map(\.summary) == ["required Thing.b has a value in every row", "required Thing.a has a value in every row",
-                                          "required Thing.c has a value in every row"])
+        #expect(
+            checks.map(\.summary) == [
+                "required Thing.b has a value in every row", "required Thing.a has a value in every row",
+                "required Thing.c has a value in every row",
+            ])
         #expect(checks.map(\.probeSQL) == [probe, probe, nil])
-        #expect(checks.map(\.sql) == [#"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZB" IS NULL"#,
-                                      #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZA" IS NULL"#,
-                                      #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZC" IS NULL"#])
+        #expect(
+            checks.map(\.sql) == [
+                #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZB" IS NULL"#,
+                #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZA" IS NULL"#,
+                #"SELECT count(*) FROM "ZTHING" WHERE Z_ENT IN (1) AND "ZC" IS NULL"#,
+            ])
 
         // A rebuild that loses b's default: the shared scan finds the row, b's own count names it.
         let insert = plan.hops[0].steps.first { $0.kind == .rebuildTable }?.sql.last ?? ""
@@ -122,9 +132,10 @@ import TestSupport
 
         plan = try s.plan()
         try Migrator().apply(plan)
-        #expect(try s.rows(#"SELECT "ZA", "ZB", "ZC", "ZMID" FROM "ZTHING" ORDER BY Z_PK"#) == [
-            [.text("x"), .integer(1), .text("k1"), .real(5)], [.text("-"), .integer(0), .text("k2"), .null],
-        ])
+        #expect(
+            try s.rows(#"SELECT "ZA", "ZB", "ZC", "ZMID" FROM "ZTHING" ORDER BY Z_PK"#) == [
+                [.text("x"), .integer(1), .text("k1"), .real(5)], [.text("-"), .integer(0), .text("k2"), .null],
+            ])
     }
 
     /// A statement failing in the last step, after a table was rebuilt, dropped and renamed.
@@ -134,12 +145,13 @@ import TestSupport
         var plan = try s.plan()
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .entityNumbers])
         plan.hops[0].steps[3].sql.append("INSERT INTO MM_NO_SUCH_TABLE VALUES (1)")
-        try expectFailure(s, plan, .stepFailed,
-                          """
-                          step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: \
-                          SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; \
-                          nothing was changed
-                          """)
+        try expectFailure(
+            s, plan, .stepFailed,
+            """
+            step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: \
+            SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; \
+            nothing was changed
+            """)
     }
 
     /// The rebuilt table must hold the rows the plan expected.
@@ -157,8 +169,9 @@ import TestSupport
         defer { s.remove() }
         let plan = try s.plan()
         try Migrator().apply(plan)
-        try expectFailure(s, plan, .storeChanged,
-                          "\(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+        try expectFailure(
+            s, plan, .storeChanged,
+            "\(s.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         #expect(try s.plan().isEmpty)
     }
 

@@ -2,8 +2,8 @@ import DataModel
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// One optional attribute of every type.
 private let typesModel = """
@@ -126,20 +126,21 @@ private struct Fixture {
     @Test func everyTypeRoundTripsAtItsLimits() throws {
         let f = try Fixture("Types", yaml: typesModel)
         defer { f.remove() }
-        let input = [
-            #"""
-            {"i16":32767,"i32":2147483647,"i64":9223372036854775807,"amount":"12345678901234567890123456789012345678",\#
-            "ratio":1.7976931348623157e+308,"weight":3.4028234663852886e+38,"text":"Grüße 東京 👩‍👩‍👧‍👦","flag":true,\#
-            "stamp":"2026-04-05T06:07:08.123456Z","payload":"AP8Q","token":"0F8FAD5B-D9CB-469F-A165-70867728950E",\#
-            "link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA="}
-            """#,
-            #"""
-            {"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,"weight":-2.5,"text":"",\#
-            "flag":false,"stamp":-978307199.5,"payload":"","token":null,"link":null,"opaque":null}
-            """#,
-            "",
-            #"  {"_pk":7,"amount":0.10,"ratio":-0.0,"weight":0.1,"stamp":0.000001,"text":"tab\tquote\"\\ \u00e9 \ud83c\udf89","i64":0}  "#,
-        ].joined(separator: "\n") + "\n"
+        let input =
+            [
+                #"""
+                {"i16":32767,"i32":2147483647,"i64":9223372036854775807,"amount":"12345678901234567890123456789012345678",\#
+                "ratio":1.7976931348623157e+308,"weight":3.4028234663852886e+38,"text":"Grüße 東京 👩‍👩‍👧‍👦","flag":true,\#
+                "stamp":"2026-04-05T06:07:08.123456Z","payload":"AP8Q","token":"0F8FAD5B-D9CB-469F-A165-70867728950E",\#
+                "link":"https://example.com/a?b=c","opaque":"YnBsaXN0MDA="}
+                """#,
+                #"""
+                {"i16":-32768,"i32":-2147483648,"i64":-9223372036854775808,"amount":"0.10","ratio":5e-324,"weight":-2.5,"text":"",\#
+                "flag":false,"stamp":-978307199.5,"payload":"","token":null,"link":null,"opaque":null}
+                """#,
+                "",
+                #"  {"_pk":7,"amount":0.10,"ratio":-0.0,"weight":0.1,"stamp":0.000001,"text":"tab\tquote\"\\ \u00e9 \ud83c\udf89","i64":0}  "#,
+            ].joined(separator: "\n") + "\n"
         #expect(try ObjectJSONLines.load(f.access, entity: "Sample", text: input, file: "samples.jsonl") == 3)
         let expected = [
             #"""
@@ -160,11 +161,12 @@ private struct Fixture {
         ]
         let dumped = try f.dump("Sample")
         #expect(dumped == expected)
-        #expect(try f.store.connection.prepare("SELECT ZSTAMP, hex(ZTOKEN), length(ZPAYLOAD), ZAMOUNT FROM ZSAMPLE ORDER BY Z_PK").rows() == [
-            [.real(797_062_028.123456), .text("0F8FAD5BD9CB469FA16570867728950E"), .integer(3), .text("12345678901234567890123456789012345678")],
-            [.real(-978_307_199.5), .text(""), .integer(0), .text("0.10")],
-            [.real(0.000001), .text(""), .null, .text("0.10")],
-        ])
+        #expect(
+            try f.store.connection.prepare("SELECT ZSTAMP, hex(ZTOKEN), length(ZPAYLOAD), ZAMOUNT FROM ZSAMPLE ORDER BY Z_PK").rows() == [
+                [.real(797_062_028.123456), .text("0F8FAD5BD9CB469FA16570867728950E"), .integer(3), .text("12345678901234567890123456789012345678")],
+                [.real(-978_307_199.5), .text(""), .integer(0), .text("0.10")],
+                [.real(0.000001), .text(""), .null, .text("0.10")],
+            ])
 
         // Dumped lines load into another store and dump to the same lines.
         let copy = try f.emptyCopy()
@@ -239,39 +241,49 @@ private struct Fixture {
         let dumped = try f.dump("Sample")
         let copy = try f.emptyCopy()
         try ObjectJSONLines.load(copy, entity: "Sample", text: dumped[0], file: "dump.jsonl")
-        #expect(try copy.fetch("Sample") == [StoredObject(entity: "Sample", primaryKey: 1,
-                                                          values: ["text": .string(text), "payload": .binary(bytes), "opaque": .binary(bytes)])])
+        #expect(
+            try copy.fetch("Sample") == [
+                StoredObject(
+                    entity: "Sample", primaryKey: 1,
+                    values: ["text": .string(text), "payload": .binary(bytes), "opaque": .binary(bytes)])
+            ])
     }
 
     @Test func relationshipsRoundTrip() throws {
         let f = try Fixture("Library", yaml: libraryModel)
         defer { f.remove() }
-        try ObjectJSONLines.load(f.access, entity: "Tag", text: """
-            {"name":"swift"}
-            {"name":"sql"}
-            """, file: "tags.jsonl")
-        try ObjectJSONLines.load(f.access, entity: "Book", text: """
-            {"title":"A","tags":[2,1]}
-            {"title":"B","tags":[]}
-            {"title":"C","tags":[1]}
-            """, file: "books.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Tag",
+            text: """
+                {"name":"swift"}
+                {"name":"sql"}
+                """, file: "tags.jsonl")
+        try ObjectJSONLines.load(
+            f.access, entity: "Book",
+            text: """
+                {"title":"A","tags":[2,1]}
+                {"title":"B","tags":[]}
+                {"title":"C","tags":[1]}
+                """, file: "books.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Profile", text: #"{"_pk":5,"bio":"Writes."}"#, file: "profiles.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Author", text: #"{"name":"Ann","books":[3,1,2],"profile":5}"#, file: "authors.jsonl")
         // Each pair is written once, on the side the store keeps it: Book.author (not
         // Author.books), Book.tags (its join table's side, not Tag.books).
         #expect(try f.dump("Author") == [#"{"_pk":1,"_entity":"Author","name":"Ann","profile":5}"#])
         // In Author.books' order (3, 1, 2), which a load rebuilds from the line order.
-        #expect(try f.dump("Book") == [
-            #"{"_pk":3,"_entity":"Book","author":1,"tags":[1],"title":"C"}"#,
-            #"{"_pk":1,"_entity":"Book","author":1,"tags":[1,2],"title":"A"}"#,
-            #"{"_pk":2,"_entity":"Book","author":1,"tags":[],"title":"B"}"#,
-        ])
+        #expect(
+            try f.dump("Book") == [
+                #"{"_pk":3,"_entity":"Book","author":1,"tags":[1],"title":"C"}"#,
+                #"{"_pk":1,"_entity":"Book","author":1,"tags":[1,2],"title":"A"}"#,
+                #"{"_pk":2,"_entity":"Book","author":1,"tags":[],"title":"B"}"#,
+            ])
         #expect(try f.dump("Tag") == [#"{"_pk":1,"_entity":"Tag","name":"swift"}"#, #"{"_pk":2,"_entity":"Tag","name":"sql"}"#])
         // One-to-one: the pair is written on the side whose entity name sorts first.
         #expect(try f.dump("Profile") == [#"{"_pk":5,"_entity":"Profile","bio":"Writes."}"#])
-        #expect(try f.store.connection.prepare("SELECT Z_PK, ZAUTHOR, Z_FOK_AUTHOR FROM ZBOOK ORDER BY Z_PK").rows() == [
-            [.integer(1), .integer(1), .integer(2)], [.integer(2), .integer(1), .integer(3)], [.integer(3), .integer(1), .integer(1)],
-        ])
+        #expect(
+            try f.store.connection.prepare("SELECT Z_PK, ZAUTHOR, Z_FOK_AUTHOR FROM ZBOOK ORDER BY Z_PK").rows() == [
+                [.integer(1), .integer(1), .integer(2)], [.integer(2), .integer(1), .integer(3)], [.integer(3), .integer(1), .integer(1)],
+            ])
     }
 
     /// A dump loads back entity by entity into an empty store and dumps the same.
@@ -316,17 +328,20 @@ private struct Fixture {
     @Test func subentitiesAreNamedWithEntity() throws {
         let f = try Fixture(version: try TestModels.appleParity("SampleModel").versions[0])
         defer { f.remove() }
-        try ObjectJSONLines.load(f.access, entity: "Car", text: """
-            {"numberPlate":"A-1","maker":"FIAT"}
-            {"_entity":"ExpensiveSportCar","numberPlate":"E-1","isLimitedEdition":true,"markedForDeletionAsOf":"2026-01-31T09:30:00.25+02:00"}
-            """, file: "cars.jsonl")
-        #expect(try f.dump("Car") == [
-            #"{"_pk":1,"_entity":"Car","color":null,"maker":"FIAT","markedForDeletionAsOf":null,"model":null,"numberPlate":"A-1","owner":null}"#,
-            #"""
-            {"_pk":2,"_entity":"ExpensiveSportCar","color":null,"isLimitedEdition":true,"maker":null,\#
-            "markedForDeletionAsOf":"2026-01-31T07:30:00.25Z","model":null,"numberPlate":"E-1","owner":null}
-            """#,
-        ])
+        try ObjectJSONLines.load(
+            f.access, entity: "Car",
+            text: """
+                {"numberPlate":"A-1","maker":"FIAT"}
+                {"_entity":"ExpensiveSportCar","numberPlate":"E-1","isLimitedEdition":true,"markedForDeletionAsOf":"2026-01-31T09:30:00.25+02:00"}
+                """, file: "cars.jsonl")
+        #expect(
+            try f.dump("Car") == [
+                #"{"_pk":1,"_entity":"Car","color":null,"maker":"FIAT","markedForDeletionAsOf":null,"model":null,"numberPlate":"A-1","owner":null}"#,
+                #"""
+                {"_pk":2,"_entity":"ExpensiveSportCar","color":null,"isLimitedEdition":true,"maker":null,\#
+                "markedForDeletionAsOf":"2026-01-31T07:30:00.25Z","model":null,"numberPlate":"E-1","owner":null}
+                """#,
+            ])
         let error = try #require(throws: LoadError.self) {
             try ObjectJSONLines.load(f.access, entity: "SportCar", text: #"{"_entity":"Person"}"#, file: "cars.jsonl")
         }
@@ -339,30 +354,43 @@ private struct Fixture {
         (#"{"i16":"12"}"#, #"samples.jsonl:3: Sample.i16: expected an integer16 value, found the string "12""#),
         (#"{"i16":32768}"#, "samples.jsonl:3: Sample.i16: 32768 is out of range for integer16 (-32768...32767)"),
         (#"{"i32":-2147483649}"#, "samples.jsonl:3: Sample.i32: -2147483649 is out of range for integer32 (-2147483648...2147483647)"),
-        (#"{"i64":9223372036854775808}"#,
-         "samples.jsonl:3: Sample.i64: 9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"),
+        (
+            #"{"i64":9223372036854775808}"#,
+            "samples.jsonl:3: Sample.i64: 9223372036854775808 is out of range for integer64 (-9223372036854775808...9223372036854775807)"
+        ),
         (#"{"i64":1.5}"#, "samples.jsonl:3: Sample.i64: 1.5 is not a whole number, which integer64 holds"),
-        (#"{"amount":"1234567890123456789012345678901234567890"}"#,
-         "samples.jsonl:3: Sample.amount: '1234567890123456789012345678901234567890' has more than 38 significant digits, which a decimal cannot hold exactly"),
-        (#"{"amount":"1,5"}"#,
-         "samples.jsonl:3: Sample.amount: '1,5' is not an exact decimal number (digits with an optional sign, point and exponent)"),
+        (
+            #"{"amount":"1234567890123456789012345678901234567890"}"#,
+            "samples.jsonl:3: Sample.amount: '1234567890123456789012345678901234567890' has more than 38 significant digits, which a decimal cannot "
+                + "hold exactly"
+        ),
+        (
+            #"{"amount":"1,5"}"#,
+            "samples.jsonl:3: Sample.amount: '1,5' is not an exact decimal number (digits with an optional sign, point and exponent)"
+        ),
         (#"{"weight":1e39}"#, "samples.jsonl:3: Sample.weight: 1e39 is out of range for float"),
         (#"{"ratio":"NaN"}"#, #"samples.jsonl:3: Sample.ratio: expected a double value, found the string "NaN""#),
         (#"{"flag":"true"}"#, #"samples.jsonl:3: Sample.flag: expected a boolean value, found the string "true""#),
         (#"{"flag":2}"#, "samples.jsonl:3: Sample.flag: expected true or false, found 2"),
         (#"{"text":42}"#, "samples.jsonl:3: Sample.text: expected a string value as a string, found a number"),
-        (#"{"stamp":"yesterday"}"#,
-         "samples.jsonl:3: Sample.stamp: 'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"),
+        (
+            #"{"stamp":"yesterday"}"#,
+            "samples.jsonl:3: Sample.stamp: 'yesterday' is not an ISO 8601 date (2026-01-31, 2026-01-31T09:30:00Z or with an offset like +02:00)"
+        ),
         (#"{"token":"0f8fad5b"}"#, "samples.jsonl:3: Sample.token: '0f8fad5b' is not a UUID (8-4-4-4-12 hexadecimal digits)"),
-        (#"{"link":"example.com"}"#,
-         "samples.jsonl:3: Sample.link: 'example.com' is not an absolute URI (scheme:rest, e.g. https://example.com)"),
+        (
+            #"{"link":"example.com"}"#,
+            "samples.jsonl:3: Sample.link: 'example.com' is not an absolute URI (scheme:rest, e.g. https://example.com)"
+        ),
         (#"{"payload":"***"}"#, "samples.jsonl:3: Sample.payload: '***' is not base64-encoded binary data"),
         (#"{"payload":[1,2]}"#, "samples.jsonl:3: Sample.payload: expected a binary value, found an array"),
-        (#"{"colour":"red"}"#,
-         """
-         samples.jsonl:3: Sample.colour: no such attribute or relationship \
-         (Sample has amount, flag, i16, i32, i64, link, opaque, payload, ratio, stamp, text, token, weight)
-         """),
+        (
+            #"{"colour":"red"}"#,
+            """
+            samples.jsonl:3: Sample.colour: no such attribute or relationship \
+            (Sample has amount, flag, i16, i32, i64, link, opaque, payload, ratio, stamp, text, token, weight)
+            """
+        ),
         (#"{"text":"a","text":"b"}"#, "samples.jsonl:3: Sample.text: the field appears twice"),
         (#"{"_pk":0}"#, "samples.jsonl:3: _pk: expected a positive integer, found 0"),
         (#"[1,2]"#, "samples.jsonl:3: expected a JSON object, found an array"),
@@ -397,18 +425,25 @@ private struct Fixture {
         try ObjectJSONLines.load(f.access, entity: "Card", text: #"{"number":1}"#, file: "cards.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Loan", text: #"{"_pk":5,"title":"Dune"}"#, file: "loans.jsonl")
         let twice = try #require(throws: LoadError.self) {
-            try ObjectJSONLines.load(f.access, entity: "Member", text: """
-                {"name":"Ann","card":1,"loan":5}
-                {"name":"Bob","card":1,"loan":5}
-                """, file: "members.jsonl")
+            try ObjectJSONLines.load(
+                f.access, entity: "Member",
+                text: """
+                    {"name":"Ann","card":1,"loan":5}
+                    {"name":"Bob","card":1,"loan":5}
+                    """, file: "members.jsonl")
         }
-        #expect(twice.description == """
-            members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
-            """)
-        #expect(twice.problems == [LoadError.Problem(file: "members.jsonl", line: 2, field: "Member.loan",
-                                                      message: """
-                                                      Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
-                                                      """)])
+        #expect(
+            twice.description == """
+                members.jsonl:2: Member.loan: Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+                """)
+        #expect(
+            twice.problems == [
+                LoadError.Problem(
+                    file: "members.jsonl", line: 2, field: "Member.loan",
+                    message: """
+                        Loan 5 is already the loan of Member 1 (line 1); a Loan has one member (Loan.member is to-one)
+                        """)
+            ])
         #expect(try f.access.count("Member") == 0)
         #expect(try f.access.object("Loan", primaryKey: 5)?.relationships["member"] == [])
 
@@ -430,12 +465,12 @@ private struct Fixture {
         try ObjectJSONLines.load(f.access, entity: "Card", text: #"{"number":1}"#, file: "cards.jsonl")
         try ObjectJSONLines.load(f.access, entity: "Member", text: #"{"name":"Ann","card":1,"email":"ann@example.com"}"#, file: "members.jsonl")
         var lines = [
-            #"{"name":"Bob","card":1,"email":"bob@example.com"}"#,   // 1: fine
-            "",                                                    // 2
-            #"{"name":"Cy","card":1,"#,                            // 3: not JSON
-            #"{"name":"Dee","email":"dee@example.com"}"#,          // 4: no card
-            #"{"name":"Eve","card":1,"email":"ann@example.com"}"#, // 5: Ann's email
-            #"{"name":"Fay","card":2}"#,                           // 6: no such card
+            #"{"name":"Bob","card":1,"email":"bob@example.com"}"#,  // 1: fine
+            "",  // 2
+            #"{"name":"Cy","card":1,"#,  // 3: not JSON
+            #"{"name":"Dee","email":"dee@example.com"}"#,  // 4: no card
+            #"{"name":"Eve","card":1,"email":"ann@example.com"}"#,  // 5: Ann's email
+            #"{"name":"Fay","card":2}"#,  // 6: no such card
         ]
         for n in 7...28 { lines.append(#"{"name":"N\#(n)","card":1,"email":"bob@example.com"}"#) }  // Bob's email
         let error = try #require(throws: LoadError.self) {
@@ -444,12 +479,14 @@ private struct Fixture {
         #expect(error.count == 26)
         #expect(error.problems.map(\.line) == [3, 4, 5, 6] + Array(7...22))
         let bob = #""bob@example.com" is already used by Member 2 (line 1); the model makes email unique"#
-        #expect(error.description == ([
-            "members.jsonl:3: invalid JSON at byte 23: expected a quoted key",
-            "members.jsonl:4: Member.card: the relationship is required",
-            #"members.jsonl:5: Member.email: "ann@example.com" is already used by Member 1; the model makes email unique"#,
-            "members.jsonl:6: Member.card: no Card with primary key 2",
-        ] + (7...22).map { "members.jsonl:\($0): Member.email: \(bob)" } + ["… and 6 more"]).joined(separator: "\n"))
+        #expect(
+            error.description
+                == ([
+                    "members.jsonl:3: invalid JSON at byte 23: expected a quoted key",
+                    "members.jsonl:4: Member.card: the relationship is required",
+                    #"members.jsonl:5: Member.email: "ann@example.com" is already used by Member 1; the model makes email unique"#,
+                    "members.jsonl:6: Member.card: no Card with primary key 2",
+                ] + (7...22).map { "members.jsonl:\($0): Member.email: \(bob)" } + ["… and 6 more"]).joined(separator: "\n"))
         #expect(try f.access.count("Member") == 1)
         #expect(try f.store.entityKeyRows().map(\.maxKey) == [1, 0, 1])
         #expect(!f.store.connection.isInTransaction)
@@ -460,38 +497,53 @@ private struct Fixture {
         let f = try Fixture("Staff", yaml: staffModel)
         defer { f.remove() }
         let error = try #require(throws: LoadError.self) {
-            try ObjectJSONLines.load(f.access, entity: "Employee", text: """
-                {"_pk":1,"name":"Ann"}
-                {"_pk":2,"name":"Bob","manager":1,"reports":[1]}
-                {"_pk":3,"name":"Cy"}
-                """, file: "staff.jsonl")
+            try ObjectJSONLines.load(
+                f.access, entity: "Employee",
+                text: """
+                    {"_pk":1,"name":"Ann"}
+                    {"_pk":2,"name":"Bob","manager":1,"reports":[1]}
+                    {"_pk":3,"name":"Cy"}
+                    """, file: "staff.jsonl")
         }
         #expect(error.description == "staff.jsonl:3: Employee.manager: the relationship is required")
         #expect(try f.access.count("Employee") == 0)
-        try ObjectJSONLines.load(f.access, entity: "Employee", text: """
-            {"_pk":1,"name":"Ann"}
-            {"_pk":2,"name":"Bob","manager":1,"reports":[1]}
-            """, file: "staff.jsonl")
-        #expect(try f.dump("Employee") == [
-            #"{"_pk":1,"_entity":"Employee","manager":2,"name":"Ann"}"#,
-            #"{"_pk":2,"_entity":"Employee","manager":1,"name":"Bob"}"#,
-        ])
+        try ObjectJSONLines.load(
+            f.access, entity: "Employee",
+            text: """
+                {"_pk":1,"name":"Ann"}
+                {"_pk":2,"name":"Bob","manager":1,"reports":[1]}
+                """, file: "staff.jsonl")
+        #expect(
+            try f.dump("Employee") == [
+                #"{"_pk":1,"_entity":"Employee","manager":2,"name":"Ann"}"#,
+                #"{"_pk":2,"_entity":"Employee","manager":1,"name":"Bob"}"#,
+            ])
     }
 
     @Test func requiredValuesAndRelationshipTargetsAreChecked() throws {
         let f = try Fixture(version: try TestModels.contacts().versions[0])
         defer { f.remove() }
         let cases: [(String, String, String, String?, String)] = [
-            ("Person", #"{"email":"ann@example.com"}"#, "Person.fullName", "a value is required",
-             "people.jsonl:1: Person.fullName: a value is required"),
-            ("Post", #"{"title":"Hello","author":99}"#, "Post.author", "no Person with primary key 99",
-             "people.jsonl:1: Post.author: no Person with primary key 99"),
-            ("Post", #"{"title":"Hello"}"#, "Post.author", "the relationship is required",
-             "people.jsonl:1: Post.author: the relationship is required"),
-            ("Post", #"{"title":"Hello","author":[1]}"#, "Post.author", "expected a primary key or null, found an array",
-             "people.jsonl:1: Post.author: expected a primary key or null, found an array"),
-            ("Person", #"{"fullName":"A","email":"a@x","posts":7}"#, "Person.posts", "no Post with primary key 7",
-             "people.jsonl:1: Person.posts: no Post with primary key 7"),
+            (
+                "Person", #"{"email":"ann@example.com"}"#, "Person.fullName", "a value is required",
+                "people.jsonl:1: Person.fullName: a value is required"
+            ),
+            (
+                "Post", #"{"title":"Hello","author":99}"#, "Post.author", "no Person with primary key 99",
+                "people.jsonl:1: Post.author: no Person with primary key 99"
+            ),
+            (
+                "Post", #"{"title":"Hello"}"#, "Post.author", "the relationship is required",
+                "people.jsonl:1: Post.author: the relationship is required"
+            ),
+            (
+                "Post", #"{"title":"Hello","author":[1]}"#, "Post.author", "expected a primary key or null, found an array",
+                "people.jsonl:1: Post.author: expected a primary key or null, found an array"
+            ),
+            (
+                "Person", #"{"fullName":"A","email":"a@x","posts":7}"#, "Person.posts", "no Post with primary key 7",
+                "people.jsonl:1: Person.posts: no Post with primary key 7"
+            ),
         ]
         for (entity, line, field, message, description) in cases {
             let error = try #require(throws: LoadError.self) {

@@ -3,8 +3,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Overrides nothing: every phase's default, which must do what inference does.
 struct Passthrough: EntityMigrationPolicy {}
@@ -116,12 +116,15 @@ struct ProgressProbe: EntityMigrationPolicy {
 
     /// Applies, expecting a `MigrationError` with `kind` and `message`; the store must
     /// be byte-identical afterwards with no side file.
-    func expectFailure(_ s: MigrationScenario, to target: Int? = nil, _ kind: MigrationError.Kind, _ message: String,
-                       sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    func expectFailure(
+        _ s: MigrationScenario, to target: Int? = nil, _ kind: MigrationError.Kind, _ message: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let plan = try s.planWithPolicies(to: target)
         let dump = try StoreDump.dump(s.storePath)
-        try ModelMigrationTests.expectFailure(s, plan, migrator: Migrator(policyRunner: PolicyEngine(catalog: testPolicies)), kind, message,
-                                              sourceLocation: sourceLocation)
+        try ModelMigrationTests.expectFailure(
+            s, plan, migrator: Migrator(policyRunner: PolicyEngine(catalog: testPolicies)), kind, message,
+            sourceLocation: sourceLocation)
         #expect(try StoreDump.dump(s.storePath) == dump, sourceLocation: sourceLocation)
     }
 
@@ -130,11 +133,12 @@ struct ProgressProbe: EntityMigrationPolicy {
     @Test func aPolicyThrowingMidwayLeavesTheStoreByteIdentical() throws {
         let s = try Self.contactsWithPolicy("FailOnSourceKey")
         defer { s.remove() }
-        try expectFailure(s, to: 2, .stepFailed,
-                          """
-                          policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
-                          refusing 'Ana María García'; nothing was changed
-                          """)
+        try expectFailure(
+            s, to: 2, .stepFailed,
+            """
+            policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
+            refusing 'Ana María García'; nothing was changed
+            """)
         #expect(try s.storeVersion() == 1)
     }
 
@@ -143,12 +147,13 @@ struct ProgressProbe: EntityMigrationPolicy {
     @Test func readingAPropertyTheSourceLacksFailsOnTheFirstObject() throws {
         let s = try Self.contactsWithPolicy("ReadsAMissingProperty")
         defer { s.remove() }
-        try expectFailure(s, to: 2, .stepFailed,
-                          """
-                          policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: \
-                          read Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, posts); \
-                          is the mapping file meant for another hop?; nothing was changed
-                          """)
+        try expectFailure(
+            s, to: 2, .stepFailed,
+            """
+            policy ReadsAMissingProperty failed on Person (source primary key 1) in createDestinationInstances: \
+            read Person.givenName, which version 1 does not have (Person has: age, city, createdAt, email, fullName, posts); \
+            is the mapping file meant for another hop?; nothing was changed
+            """)
     }
 
     /// A policy declaring inputs the hop's source entity lacks is refused by the plan.
@@ -157,8 +162,9 @@ struct ProgressProbe: EntityMigrationPolicy {
         defer { s.remove() }
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names),
-                                       options: PlanningOptions(target: 2))
+        var planner = MigrationPlanner(
+            models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names),
+            options: PlanningOptions(target: 2))
         planner.policyInputs = testPolicies.declaredInputs
         #expect {
             try planner.plan(store: store)
@@ -177,8 +183,9 @@ struct ProgressProbe: EntityMigrationPolicy {
         defer { s.remove() }
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names),
-                                       options: PlanningOptions(target: 2))
+        var planner = MigrationPlanner(
+            models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(testPolicies.names),
+            options: PlanningOptions(target: 2))
         planner.policyUnwritten = testPolicies.unwritten
         #expect(testPolicies.unwritten.keys.sorted() == ["NotWrittenYet"])
         #expect {
@@ -195,11 +202,12 @@ struct ProgressProbe: EntityMigrationPolicy {
     @Test func aPolicyThrowingInTheRelationshipPhaseNamesTheKey() throws {
         let s = try Self.contactsWithPolicy("FailInRelationshipPhase")
         defer { s.remove() }
-        try expectFailure(s, to: 2, .stepFailed,
-                          """
-                          policy FailInRelationshipPhase failed on Person (source primary key 2) in createRelationships: \
-                          no relationship for Person 2; nothing was changed
-                          """)
+        try expectFailure(
+            s, to: 2, .stepFailed,
+            """
+            policy FailInRelationshipPhase failed on Person (source primary key 2) in createRelationships: \
+            no relationship for Person 2; nothing was changed
+            """)
     }
 
     @Test func aPolicyThrowingAtTheEndNamesNoKey() throws {
@@ -211,11 +219,12 @@ struct ProgressProbe: EntityMigrationPolicy {
     @Test func insertingAnObjectTwiceIsAPolicyError() throws {
         let s = try Self.contactsWithPolicy("InsertTwice")
         defer { s.remove() }
-        try expectFailure(s, to: 2, .stepFailed,
-                          """
-                          policy InsertTwice failed on Person (source primary key 1) in createDestinationInstances: \
-                          Person with primary key 1 already exists (create each destination object once); nothing was changed
-                          """)
+        try expectFailure(
+            s, to: 2, .stepFailed,
+            """
+            policy InsertTwice failed on Person (source primary key 1) in createDestinationInstances: \
+            Person with primary key 1 already exists (create each destination object once); nothing was changed
+            """)
     }
 
     /// The last hop of three fails: the first two (policy functions and an inferred
@@ -228,11 +237,12 @@ struct ProgressProbe: EntityMigrationPolicy {
         let plan = try s.planWithPolicies()
         #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy FailOnSourceKey: Person → Person"])
         #expect(plan.allSteps.flatMap(\.policyFunctions).map(\.selector) == ["firstNameFrom:", "lastNameFrom:"])
-        try expectFailure(s, .stepFailed,
-                          """
-                          policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
-                          refusing 'Ana María'; nothing was changed
-                          """)
+        try expectFailure(
+            s, .stepFailed,
+            """
+            policy FailOnSourceKey failed on Person (source primary key 3) in createDestinationInstances: \
+            refusing 'Ana María'; nothing was changed
+            """)
         #expect(try s.storeVersion() == 1)
     }
 
@@ -271,7 +281,8 @@ struct ProgressProbe: EntityMigrationPolicy {
         #expect(plan.hops.map { [$0.from, $0.to] } == [[1, 2], [2, 3], [3, 4]])
         #expect(plan.hops.map { $0.mapping.mappingFile != nil } == [true, false, true])
         #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.summary) == ["policy MoveCityToEntity: Person → Person"])
-        #expect(plan.hops[0].steps.flatMap(\.policyFunctions).map(\.sqlName)
+        #expect(
+            plan.hops[0].steps.flatMap(\.policyFunctions).map(\.sqlName)
                 == ["SplitFullName.firstNameFrom: → Person.firstName", "SplitFullName.lastNameFrom: → Person.lastName"])
         let result = try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
         #expect(result.from == 1 && result.to == 4)
@@ -281,27 +292,33 @@ struct ProgressProbe: EntityMigrationPolicy {
         let postsOf: [Int64: [Int64]] = [1: [1, 3], 3: [2], 5: [4]]
         let expectedPeople = ContactsData.people.enumerated().map { offset, person in
             let key = Int64(offset + 1)
-            return StoredObject(entity: "Person", primaryKey: key, values: [
-                "firstName": .string(ContactsData.split[offset].0), "lastName": .string(ContactsData.split[offset].1),
-                "email": .string(person.1), "age": .integer(person.2), "createdAt": createdAt,
-            ], relationships: ["posts": postsOf[key] ?? [], "favorites": [], "livesIn": cityOf[key].map { [$0] } ?? []])
+            return StoredObject(
+                entity: "Person", primaryKey: key,
+                values: [
+                    "firstName": .string(ContactsData.split[offset].0), "lastName": .string(ContactsData.split[offset].1),
+                    "email": .string(person.1), "age": .integer(person.2), "createdAt": createdAt,
+                ], relationships: ["posts": postsOf[key] ?? [], "favorites": [], "livesIn": cityOf[key].map { [$0] } ?? []])
         }
         #expect(try s.fetch("Person") == expectedPeople)
-        #expect(try s.fetch("City") == [
-            StoredObject(entity: "City", primaryKey: 1, values: ["name": .string("Zürich")], relationships: ["residents": [1, 2, 4]]),
-            StoredObject(entity: "City", primaryKey: 2, values: ["name": .string("Bern")], relationships: ["residents": [3]]),
-            StoredObject(entity: "City", primaryKey: 3, values: ["name": .string("new york")], relationships: ["residents": [7]]),
-        ])
+        #expect(
+            try s.fetch("City") == [
+                StoredObject(entity: "City", primaryKey: 1, values: ["name": .string("Zürich")], relationships: ["residents": [1, 2, 4]]),
+                StoredObject(entity: "City", primaryKey: 2, values: ["name": .string("Bern")], relationships: ["residents": [3]]),
+                StoredObject(entity: "City", primaryKey: 3, values: ["name": .string("new york")], relationships: ["residents": [7]]),
+            ])
         func post(_ key: Int64, _ title: String, _ author: Int64, _ extra: [String: AttributeValue] = [:]) -> StoredObject {
-            StoredObject(entity: "Post", primaryKey: key, values: ["title": .string(title), "wordCount": .integer(0), "isDraft": .boolean(false)]
-                .merging(extra) { a, _ in a }, relationships: ["author": [author], "tags": []])
+            StoredObject(
+                entity: "Post", primaryKey: key,
+                values: ["title": .string(title), "wordCount": .integer(0), "isDraft": .boolean(false)]
+                    .merging(extra) { a, _ in a }, relationships: ["author": [author], "tags": []])
         }
-        #expect(try s.fetch("Post") == [
-            post(1, "Hello", 1, ["text": .string("First post"), "rating": .double(4.5)]),
-            post(2, "Hola", 3),
-            post(3, "Again", 1, ["publishedAt": .date(800_000_000)]),
-            post(4, "Hej", 5),
-        ])
+        #expect(
+            try s.fetch("Post") == [
+                post(1, "Hello", 1, ["text": .string("First post"), "rating": .double(4.5)]),
+                post(2, "Hola", 3),
+                post(3, "Again", 1, ["publishedAt": .date(800_000_000)]),
+                post(4, "Hej", 5),
+            ])
         let store = try Store.open(path: s.storePath)
         defer { try? store.close() }
         #expect(try store.readMetadata().history.map { [$0.fromVersion, $0.toVersion] } == [[1, 4]])
@@ -327,8 +344,9 @@ struct ProgressProbe: EntityMigrationPolicy {
     /// default, a widened integer), so that inference and a policy write the same tables.
     static let kennel = [
         Kennel.v1,
-        try! edit(edit(Kennel.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n"),
-                  "      weight: integer16?\n", "      weight: { type: double, default: 1 }\n      born: date?\n"),
+        try! edit(
+            edit(Kennel.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n"),
+            "      weight: integer16?\n", "      weight: { type: double, default: 1 }\n      born: date?\n"),
     ]
 
     /// A policy overriding nothing copies every row exactly as inference does:
@@ -349,15 +367,19 @@ struct ProgressProbe: EntityMigrationPolicy {
             // One step, the hop's stages running over both mappings.
             #expect(plan.allSteps.filter { $0.kind == .policy }.map(\.policies.count) == (mapping == nil ? [] : [2]))
             try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
-            return Result(tables: [try s.table("ZPERSON"), try s.table("ZPET"), try s.columns("ZPERSON"), try s.columns("ZPET"), try s.keys()],
-                          people: try s.fetch("Person"), pets: try s.fetch("Pet"))
+            return Result(
+                tables: [try s.table("ZPERSON"), try s.table("ZPET"), try s.columns("ZPERSON"), try s.columns("ZPET"), try s.keys()],
+                people: try s.fetch("Person"), pets: try s.fetch("Pet"))
         }
         let inferred = try migrated(nil)
         let policy = try migrated("entities:\n  Person:\n    policy: Passthrough\n  Pet:\n    policy: Passthrough\n")
         #expect(policy == inferred)
         #expect(inferred.tables[0] == ["1 | 1 | 1 | 30.0 | 'Ann'", "2 | 1 | 1 | 18.0 | 'Bob'", "3 | 1 | 1 | 41.0 | 'Cy'"])
-        #expect(inferred.tables[1] == ["1 | 2 | 1 | 1 | NULL | 1.0 | 'Rex'", "2 | 2 | 1 | 3 | NULL | 7.0 | 'Tom'",
-                                       "3 | 2 | 1 | 1 | NULL | 1.0 | 'Kit'", "4 | 2 | 1 | NULL | NULL | 1.0 | 'Zed'"])
+        #expect(
+            inferred.tables[1] == [
+                "1 | 2 | 1 | 1 | NULL | 1.0 | 'Rex'", "2 | 2 | 1 | 3 | NULL | 7.0 | 'Tom'",
+                "3 | 2 | 1 | 1 | NULL | 1.0 | 'Kit'", "4 | 2 | 1 | NULL | NULL | 1.0 | 'Zed'",
+            ])
     }
 
     /// Z_OPT (Core Data's optimistic-locking version) of a row changed since it was
@@ -386,10 +408,11 @@ struct ProgressProbe: EntityMigrationPolicy {
         try Pets.seed(s)
         try s.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    policy: PhaseLog\n")
         let log = try PolicyLog.capture { try s.migrateWithPolicies() }
-        #expect(log == [
-            "begin", "create Person 1", "create Person 2", "create Person 3", "endInstanceCreation",
-            "relationships Person 1", "relationships Person 2", "relationships Person 3", "endRelationshipCreation", "end",
-        ])
+        #expect(
+            log == [
+                "begin", "create Person 1", "create Person 2", "create Person 3", "endInstanceCreation",
+                "relationships Person 1", "relationships Person 2", "relationships Person 3", "endRelationshipCreation", "end",
+            ])
     }
 
     @Test func usesRelationshipPhaseFalseSkipsCreateRelationships() throws {
@@ -430,14 +453,18 @@ struct ProgressProbe: EntityMigrationPolicy {
             }
         }
         #expect(events.filter { $0.hasPrefix("rows") } == ["rows 3/3"])
-        #expect(events.prefix(4) == [
-            "step 1/9 create the new ZPERSON (its rows come from a policy) [O(1)]",
-            "step 2/9 rebuild ZPET from ZPET (SQLite's 12-step procedure) [rewrite of 4 rows]",
-            "step 3/9 policy ProgressProbe: Person → Person [policy over 3 rows]",
-            "rows 3/3",
-        ])
-        #expect(log == ["begin (done: 0, total: 3)", "1: (done: 0, total: 3)", "2: (done: 1, total: 3)", "3: (done: 2, total: 3)",
-                        "endInstanceCreation (done: 3, total: 3)"])
+        #expect(
+            events.prefix(4) == [
+                "step 1/9 create the new ZPERSON (its rows come from a policy) [O(1)]",
+                "step 2/9 rebuild ZPET from ZPET (SQLite's 12-step procedure) [rewrite of 4 rows]",
+                "step 3/9 policy ProgressProbe: Person → Person [policy over 3 rows]",
+                "rows 3/3",
+            ])
+        #expect(
+            log == [
+                "begin (done: 0, total: 3)", "1: (done: 0, total: 3)", "2: (done: 1, total: 3)", "3: (done: 2, total: 3)",
+                "endInstanceCreation (done: 3, total: 3)",
+            ])
     }
 
     /// Rows are reported every 4096 objects and at the end.
@@ -445,7 +472,8 @@ struct ProgressProbe: EntityMigrationPolicy {
         let s = try MigrationScenario("Kennel", versions: Self.kennel)
         defer { s.remove() }
         try s.withObjects { o in
-            try o.store.connection.execute("""
+            try o.store.connection.execute(
+                """
                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
                 INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT i, 1, 1, 'P' || i FROM n;
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 5000 WHERE Z_ENT = 1

@@ -4,8 +4,8 @@ import Mapping
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Test policy functions over Contacts 1 → 2 (`Person`: fullName, email, age, city
 /// → firstName, lastName, …; `age` is integer16 with min 0, max 200).
@@ -66,7 +66,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
     }
 
     @Test func argumentsAreTheRowsValuesAndResultsAreStored() throws {
-        let s = try Self.scenario("""
+        let s = try Self.scenario(
+            """
                   firstName: { value: "FUNCTION($entityPolicy, 'describe:age:', $source.fullName, $source.age + 1)" }
                   lastName: { value: "FUNCTION($entityPolicy, 'initialOf:', $source.email)" }
                   city: { value: "FUNCTION($entityPolicy, 'typed:', $source.age)" }
@@ -77,22 +78,27 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         defer { s.remove() }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPERSON SET ZEMAIL = 'x' || Z_PK || ZEMAIL, ZAGE = Z_PK * 5") }
         // Unique emails: 'constant' would break the uniqueness constraint, so it is checked on its own below.
-        try s.writeMapping("1-to-2.yaml", try String(contentsOfFile: "\(s.migrationsFolder)/Contacts/1-to-2.yaml", encoding: .utf8)
-            .replacingOccurrences(of: "      email: { value: \"FUNCTION($entityPolicy, 'constant')\" }\n", with: ""))
+        try s.writeMapping(
+            "1-to-2.yaml",
+            try String(contentsOfFile: "\(s.migrationsFolder)/Contacts/1-to-2.yaml", encoding: .utf8)
+                .replacingOccurrences(of: "      email: { value: \"FUNCTION($entityPolicy, 'constant')\" }\n", with: ""))
         let plan = try plan(s)
         #expect(plan.allSteps.filter { $0.kind == .policy } == [])
         try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(plan)
         let people = try s.fetch("Person")
-        #expect(people.map { $0.values["firstName"] } == [
-            "Ann Lee (6)", "Madonna (11)", "Ana María García (16)", "Joana \t da   Silva (21)", "Zoë Ångström (26)", " (31)", "nobody (36)",
-        ].map { .string($0) })
+        #expect(
+            people.map { $0.values["firstName"] }
+                == [
+                    "Ann Lee (6)", "Madonna (11)", "Ana María García (16)", "Joana \t da   Silva (21)", "Zoë Ångström (26)", " (31)", "nobody (36)",
+                ].map { .string($0) })
         #expect(people.map { $0.values["lastName"] } == Array(repeating: .string("x"), count: 7))
         #expect(people.map { $0.values["city"] } == (1...7).map { .string("int \($0 * 5)") })
         #expect(people.map { $0.values["age"] } == (1...7).map { .integer(Int64($0 * 25)) })
     }
 
     @Test func aConstantCallIsEvaluatedPerRowWithItsKey() throws {
-        let s = try Self.scenario("""
+        let s = try Self.scenario(
+            """
                   firstName: { value: "FUNCTION($entityPolicy, 'constant')" }
                   lastName: { value: "FUNCTION($entityPolicy, 'failOnThree:', $source.fullName)" }
 
@@ -100,7 +106,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         defer { s.remove() }
         try s.withObjects { try $0.store.connection.execute("DELETE FROM ZPERSON WHERE Z_PK = 3") }
         try Migrator(policyRunner: PolicyEngine(catalog: functionPolicies)).apply(try plan(s))
-        #expect(try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] }
+        #expect(
+            try s.fetch("Person").map { [$0.values["firstName"], $0.values["lastName"]] }
                 == Array(repeating: [.string("same"), .string("ok")], count: 6))
     }
 
@@ -109,14 +116,22 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
     /// store is left byte-identical.
     @Test func badResultsFailTheApplyNamingTheRow() throws {
         let cases: [(String, String)] = [
-            ("lastName: { value: \"FUNCTION($entityPolicy, 'failOnThree:', $source.fullName)\" }",
-             "Person.lastName: policy PersonFunctions's failOnThree: failed on source row Z_PK 3: no name for row three"),
-            ("lastName: { value: \"FUNCTION($entityPolicy, 'nothingFor:', $source.fullName)\" }",
-             "Person.lastName: policy PersonFunctions's nothingFor: returned nil for source row Z_PK 1, and Person.lastName is required"),
-            ("lastName: { value: \"FUNCTION($entityPolicy, 'wrongType:', $source.fullName)\" }",
-             "Person.lastName: policy PersonFunctions's wrongType: returned 7 for source row Z_PK 1: expected a string value"),
-            ("age: { value: \"FUNCTION($entityPolicy, 'fivefold:', $source.age)\" }",
-             "Person.age: policy PersonFunctions's fivefold: returned 325 for source row Z_PK 2: 325 is above the maximum 200"),
+            (
+                "lastName: { value: \"FUNCTION($entityPolicy, 'failOnThree:', $source.fullName)\" }",
+                "Person.lastName: policy PersonFunctions's failOnThree: failed on source row Z_PK 3: no name for row three"
+            ),
+            (
+                "lastName: { value: \"FUNCTION($entityPolicy, 'nothingFor:', $source.fullName)\" }",
+                "Person.lastName: policy PersonFunctions's nothingFor: returned nil for source row Z_PK 1, and Person.lastName is required"
+            ),
+            (
+                "lastName: { value: \"FUNCTION($entityPolicy, 'wrongType:', $source.fullName)\" }",
+                "Person.lastName: policy PersonFunctions's wrongType: returned 7 for source row Z_PK 1: expected a string value"
+            ),
+            (
+                "age: { value: \"FUNCTION($entityPolicy, 'fivefold:', $source.age)\" }",
+                "Person.age: policy PersonFunctions's fivefold: returned 325 for source row Z_PK 2: 325 is above the maximum 200"
+            ),
         ]
         for (property, message) in cases {
             let s = try Self.scenario("      \(property)\n")
@@ -135,7 +150,8 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
     /// The functions of a policy are read once per step: closures that capture one
     /// object share it (tick: counts rows, lastTick: reads the same count).
     @Test func functionsOfOneStepShareTheirState() throws {
-        let s = try Self.scenario("""
+        let s = try Self.scenario(
+            """
                   firstName: { value: "FUNCTION($entityPolicy, 'tick:', $source.fullName)" }
                   lastName: { value: "FUNCTION($entityPolicy, 'lastTick:', $source.fullName)" }
 
@@ -149,33 +165,43 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
     /// migrate lacks (exit 4), not as a change inference cannot cover, at the value's
     /// line and column.
     @Test func anUnknownSelectorIsRefusedAtItsLine() throws {
-        let s = try Self.scenario("      firstName: { value: \"FUNCTION($entityPolicy, 'fullNameFrom:', $source.fullName)\" }\n",
-                                  policy: "SplitFullName")
+        let s = try Self.scenario(
+            "      firstName: { value: \"FUNCTION($entityPolicy, 'fullNameFrom:', $source.fullName)\" }\n",
+            policy: "SplitFullName")
         defer { s.remove() }
         let error = #expect(throws: InferenceFailure.self) { try plan(s) }
         #expect(error?.refusals.map(\.kind) == [.missingPolicyFunction])
-        #expect(error?.description == """
-            Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
-              \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function \
-            'fullNameFrom:' (declared: firstNameFrom:, lastNameFrom:)
-                remedy: add PolicyFunction("fullNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
-            """)
+        #expect(
+            error?.description == """
+                Contacts version 1 to 2 needs policy code this migrate does not have (1 problem):
+                  \(s.migrationsFolder)/Contacts/1-to-2.yaml:5:28: property 'Person.firstName': policy 'SplitFullName' has no function \
+                'fullNameFrom:' (declared: firstNameFrom:, lastNameFrom:)
+                    remedy: add PolicyFunction("fullNameFrom:") { … } to SplitFullName.functions (Docs/Policies.md), or call one it has
+                """)
     }
 
     /// The checker's refusals, each at the expression's line and column.
     @Test func callsTheCheckerRefusesAreLocated() throws {
         let cases: [(String, String)] = [
-            ("firstName: { value: \"FUNCTION($entityPolicy, 'describe:age:', $source.fullName)\" }",
-             "5:28: property 'Person.firstName': value: 'describe:age:' takes 2 arguments (one per ':'), found 1"),
-            ("firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source)\" }",
-             "5:66: property 'Person.firstName': value: $source is the whole source object; PersonFunctions's functions run inside the copy "
-                + "and take values (pass its keys, as in $source.name)"),
-            ("firstName: { value: \"lowercase:(FUNCTION($entityPolicy, 'initialOf:', $source.email))\" }\n"
-                + "      lastName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }",
-             "5:39: property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) must be the whole value: its result is "
-                + "the destination attribute's value (compute the rest in the policy function)"),
-            ("firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n      lastName: policy",
-             "5:7: property 'Person.firstName': value: the entity's objects come from policy PersonFunctions"),
+            (
+                "firstName: { value: \"FUNCTION($entityPolicy, 'describe:age:', $source.fullName)\" }",
+                "5:28: property 'Person.firstName': value: 'describe:age:' takes 2 arguments (one per ':'), found 1"
+            ),
+            (
+                "firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source)\" }",
+                "5:66: property 'Person.firstName': value: $source is the whole source object; PersonFunctions's functions run inside the copy "
+                    + "and take values (pass its keys, as in $source.name)"
+            ),
+            (
+                "firstName: { value: \"lowercase:(FUNCTION($entityPolicy, 'initialOf:', $source.email))\" }\n"
+                    + "      lastName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }",
+                "5:39: property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) must be the whole value: its result is "
+                    + "the destination attribute's value (compute the rest in the policy function)"
+            ),
+            (
+                "firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n      lastName: policy",
+                "5:7: property 'Person.firstName': value: the entity's objects come from policy PersonFunctions"
+            ),
         ]
         for (properties, message) in cases {
             let s = try Self.scenario("      \(properties)\n")
@@ -186,13 +212,18 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         // Without a policy on the entity, $entityPolicy names nothing.
         let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
         defer { s.remove() }
-        try s.writeMapping("1-to-2.yaml", "entities:\n  Person:\n    properties:\n"
-                           + "      firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n")
+        try s.writeMapping(
+            "1-to-2.yaml",
+            "entities:\n  Person:\n    properties:\n"
+                + "      firstName: { value: \"FUNCTION($entityPolicy, 'initialOf:', $source.email)\" }\n")
         let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
-        #expect(error?.diagnostics.map(\.message) == ["""
-            property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) calls the entity mapping's policy, \
-            and it names none (add `policy: <Name>` to the entity)
-            """])
+        #expect(
+            error?.diagnostics.map(\.message) == [
+                """
+                property 'Person.firstName': value: FUNCTION($entityPolicy, 'initialOf:', …) calls the entity mapping's policy, \
+                and it names none (add `policy: <Name>` to the entity)
+                """
+            ])
     }
 
     /// A filter chooses the source objects before any value is computed (Core Data runs
@@ -203,7 +234,9 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
         for policy in ["    policy: PersonFunctions\n", ""] {
             let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
             defer { s.remove() }
-            try s.writeMapping("1-to-2.yaml", """
+            try s.writeMapping(
+                "1-to-2.yaml",
+                """
                 entities:
                   Person:
                 \(policy)    filter: "age > 3 AND FUNCTION($entityPolicy, 'initialOf:', $source.email) == 'a'"
@@ -214,11 +247,14 @@ let functionPolicies = PolicyCatalog([PersonFunctions.self, SplitFullName.self])
             let error = #expect(throws: DiagnosticsError.self) { try plan(s) }
             let line = policy.isEmpty ? 3 : 4
             let messages = error?.diagnostics.map { "\($0.location.map { "\($0.line):\($0.column)" } ?? ""): \($0.message)" }
-            #expect(messages?.filter { $0.contains("filter:") } == ["""
-                \(line):26: entity 'Person': filter: a filter cannot call policy functions: FUNCTION($entityPolicy, 'initialOf:', …) \
-                computes an attribute's value inside the copy, and the filter chooses which source objects are copied before that \
-                (filter on the source object's own values, as in visits > 0)
-                """])
+            #expect(
+                messages?.filter { $0.contains("filter:") } == [
+                    """
+                    \(line):26: entity 'Person': filter: a filter cannot call policy functions: FUNCTION($entityPolicy, 'initialOf:', …) \
+                    computes an attribute's value inside the copy, and the filter chooses which source objects are copied before that \
+                    (filter on the source object's own values, as in visits > 0)
+                    """
+                ])
         }
     }
 

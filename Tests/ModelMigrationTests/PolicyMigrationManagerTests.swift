@@ -1,8 +1,8 @@
 import DataModel
 import Foundation
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// On Person (Kennel 1 → 2, both tables rebuilt): keeps each person, gives each a
 /// new toy Pet, and reports what the manager's association and lookup APIs return.
@@ -11,7 +11,8 @@ struct ManagerProbe: EntityMigrationPolicy {
 
     mutating func begin(_ manager: MigrationManager) throws {
         let m = manager.currentEntityMapping
-        PolicyLog.record("""
+        PolicyLog.record(
+            """
             begin \(m.name) \(m.source ?? "-") → \(m.destination ?? "-"), \
             versions \(manager.sourceVersion.version) → \(manager.destinationVersion.version)
             """)
@@ -43,8 +44,9 @@ struct ManagerProbe: EntityMigrationPolicy {
             found.map { "\($0.entity) \($0.primaryKey)" }.joined(separator: ", ")
         }
         PolicyLog.record("destinations: " + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: sources)))
-        PolicyLog.record("destinations of Cy, Ann: "
-                         + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: [sources[2], sources[0]])))
+        PolicyLog.record(
+            "destinations of Cy, Ann: "
+                + list(try manager.destinationInstances(forEntityMappingName: name, sourceInstances: [sources[2], sources[0]])))
         PolicyLog.record("destinations elsewhere: " + list(try manager.destinationInstances(forEntityMappingName: "PetToPet", sourceInstances: sources)))
         sources = []
     }
@@ -53,7 +55,8 @@ struct ManagerProbe: EntityMigrationPolicy {
         let name = manager.currentEntityMapping.name
         let found = try manager.sourceInstances(forEntityMappingName: name, destination: destination)
         let elsewhere = try manager.sourceInstances(forEntityMappingName: "PetToPet", destination: destination)
-        PolicyLog.record("""
+        PolicyLog.record(
+            """
             \(destination.entity) \(destination.primaryKey) ← \
             \(found.map { "\($0.entity) \($0.primaryKey) \($0.string("name") ?? "?")" }) elsewhere \(elsewhere.count)
             """)
@@ -104,22 +107,24 @@ struct StrayPetFactory: EntityMigrationPolicy {
         let s = try Self.kennel("ManagerProbe")
         defer { s.remove() }
         let log = try PolicyLog.capture { try s.migrateWithPolicies() }
-        #expect(log == [
-            "begin PersonToPerson Person → Person, versions 1 → 2",
-            "lookup Ann: nil", "lookup Ann: 42", "lookup Ann elsewhere: nil", "lookup ANN: nil", "lookup Ann again: 43",
-            // Pet's table is rebuilt with its 4 pets: new keys start above them.
-            "Person 1 → Person 1, Pet 5", "Person 2 → Person 2, Pet 6", "Person 3 → Person 3, Pet 7",
-            // The implicit one-to-one association first, then the recorded ones.
-            "destinations: Person 1, Pet 5, Person 2, Pet 6, Person 3, Pet 7",
-            "destinations of Cy, Ann: Person 3, Pet 7, Person 1, Pet 5",
-            "destinations elsewhere: ",
-            // Own objects first, then the others, each traced back to its source.
-            #"Person 1 ← ["Person 1 Ann"] elsewhere 0"#, #"Person 2 ← ["Person 2 Bob"] elsewhere 0"#, #"Person 3 ← ["Person 3 Cy"] elsewhere 0"#,
-            #"Pet 5 ← ["Person 1 Ann"] elsewhere 0"#, #"Pet 6 ← ["Person 2 Bob"] elsewhere 0"#, #"Pet 7 ← ["Person 3 Cy"] elsewhere 0"#,
-        ])
-        #expect(try s.fetch("Pet").map { "\($0.primaryKey) \($0.values["name"]!) \($0.values["weight"]!) \($0.relationships["owner"]!)" } == [
-            "1 Rex 1.0 [1]", "2 Tom 1.0 [3]", "3 Kit 1.0 [1]", "4 Zed 1.0 []", "5 Toy of Ann 1.0 [1]", "6 Toy of Bob 1.0 [2]", "7 Toy of Cy 1.0 [3]",
-        ])
+        #expect(
+            log == [
+                "begin PersonToPerson Person → Person, versions 1 → 2",
+                "lookup Ann: nil", "lookup Ann: 42", "lookup Ann elsewhere: nil", "lookup ANN: nil", "lookup Ann again: 43",
+                // Pet's table is rebuilt with its 4 pets: new keys start above them.
+                "Person 1 → Person 1, Pet 5", "Person 2 → Person 2, Pet 6", "Person 3 → Person 3, Pet 7",
+                // The implicit one-to-one association first, then the recorded ones.
+                "destinations: Person 1, Pet 5, Person 2, Pet 6, Person 3, Pet 7",
+                "destinations of Cy, Ann: Person 3, Pet 7, Person 1, Pet 5",
+                "destinations elsewhere: ",
+                // Own objects first, then the others, each traced back to its source.
+                #"Person 1 ← ["Person 1 Ann"] elsewhere 0"#, #"Person 2 ← ["Person 2 Bob"] elsewhere 0"#, #"Person 3 ← ["Person 3 Cy"] elsewhere 0"#,
+                #"Pet 5 ← ["Person 1 Ann"] elsewhere 0"#, #"Pet 6 ← ["Person 2 Bob"] elsewhere 0"#, #"Pet 7 ← ["Person 3 Cy"] elsewhere 0"#,
+            ])
+        #expect(
+            try s.fetch("Pet").map { "\($0.primaryKey) \($0.values["name"]!) \($0.values["weight"]!) \($0.relationships["owner"]!)" } == [
+                "1 Rex 1.0 [1]", "2 Tom 1.0 [3]", "3 Kit 1.0 [1]", "4 Zed 1.0 []", "5 Toy of Ann 1.0 [1]", "6 Toy of Bob 1.0 [2]", "7 Toy of Cy 1.0 [3]",
+            ])
         #expect(try s.fetch("Person").map { $0.relationships["pets"]! } == [[1, 3, 5], [6], [2, 7]])
         #expect(try s.keys() == ["1 Person super 0 max 3", "2 Pet super 0 max 7"])
     }
@@ -130,9 +135,10 @@ struct StrayPetFactory: EntityMigrationPolicy {
         defer { s.remove() }
         try s.withObjects { try $0.store.connection.execute("UPDATE ZPET SET Z_PK = 40 WHERE Z_PK = 2") }
         try s.migrateWithPolicies()
-        #expect(try s.fetch("Pet").map { "\($0.primaryKey) \($0.values["name"]!) \($0.relationships["owner"]!)" } == [
-            "1 Rex [1]", "3 Kit [1]", "4 Zed []", "40 Tom [3]", "41 Toy [1]", "42 Toy [2]", "43 Toy [3]",
-        ])
+        #expect(
+            try s.fetch("Pet").map { "\($0.primaryKey) \($0.values["name"]!) \($0.relationships["owner"]!)" } == [
+                "1 Rex [1]", "3 Kit [1]", "4 Zed []", "40 Tom [3]", "41 Toy [1]", "42 Toy [2]", "43 Toy [3]",
+            ])
         #expect(try s.keys().last == "2 Pet super 0 max 43")
     }
 
@@ -142,9 +148,10 @@ struct StrayPetFactory: EntityMigrationPolicy {
         let s = try Self.kennel("CloneEachPerson")
         defer { s.remove() }
         try s.migrateWithPolicies()
-        #expect(try s.fetch("Person").map { "\($0.primaryKey) \($0.values["name"]!)" } == [
-            "1 Ann", "2 Bob", "3 Cy", "4 Ann (copy)", "5 Bob (copy)", "6 Cy (copy)",
-        ])
+        #expect(
+            try s.fetch("Person").map { "\($0.primaryKey) \($0.values["name"]!)" } == [
+                "1 Ann", "2 Bob", "3 Cy", "4 Ann (copy)", "5 Bob (copy)", "6 Cy (copy)",
+            ])
     }
 
     @Test func objectsOfATableTheHopKeepsAreRefused() throws {

@@ -3,8 +3,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// `MoveCityToEntity` (Contacts 3 → 4, `Migrations/Contacts/3-to-4.yaml`): one City
 /// per distinct trimmed, case-insensitive name, named as first seen; empty and
@@ -43,24 +43,27 @@ import TestSupport
         #expect(try s.storeVersion() == 4)
 
         // Trimmed, collapsed, case-insensitive; named as first seen (person 1's " zürich ").
-        #expect(try s.fetch("City") == [
-            StoredObject(entity: "City", primaryKey: 1, values: ["name": .string("zürich")], relationships: ["residents": [1, 2, 3]]),
-            StoredObject(entity: "City", primaryKey: 2, values: ["name": .string("Bern")], relationships: ["residents": [4, 10]]),
-            StoredObject(entity: "City", primaryKey: 3, values: ["name": .string("New York")], relationships: ["residents": [8, 9]]),
-            StoredObject(entity: "City", primaryKey: 4, values: ["name": .string("Genève")], relationships: ["residents": [11]]),
-        ])
+        #expect(
+            try s.fetch("City") == [
+                StoredObject(entity: "City", primaryKey: 1, values: ["name": .string("zürich")], relationships: ["residents": [1, 2, 3]]),
+                StoredObject(entity: "City", primaryKey: 2, values: ["name": .string("Bern")], relationships: ["residents": [4, 10]]),
+                StoredObject(entity: "City", primaryKey: 3, values: ["name": .string("New York")], relationships: ["residents": [8, 9]]),
+                StoredObject(entity: "City", primaryKey: 4, values: ["name": .string("Genève")], relationships: ["residents": [11]]),
+            ])
         let people = try s.fetch("Person")
         #expect(people.map { $0.relationships["livesIn"] } == [[1], [1], [1], [2], [], [], [], [3], [3], [2], [4]])
         // Everything else of a person is as before, city aside.
-        #expect(people.map { person in
-            var person = person
-            person.relationships["livesIn"] = nil
-            return person
-        } == before.map { person in
-            var person = person
-            person.values["city"] = nil
-            return person
-        })
+        #expect(
+            people.map { person in
+                var person = person
+                person.relationships["livesIn"] = nil
+                return person
+            }
+                == before.map { person in
+                    var person = person
+                    person.values["city"] = nil
+                    return person
+                })
         #expect(people[3].relationships["posts"] == [1, 2])
         #expect(people[0].relationships["favorites"] == [1] && people[3].relationships["favorites"] == [1])
         #expect(try s.fetch("Post").map { $0.relationships["author"] } == [[4], [4]])

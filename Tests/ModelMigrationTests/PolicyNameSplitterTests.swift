@@ -19,10 +19,10 @@ import Testing
         // Extra whitespace: trimmed at both ends, runs collapse to one space.
         ("  Ann   Lee  ", "Ann", "Lee"),
         ("\tAnn\n\nMarie\r\nLee\u{0B}\u{0C}", "Ann Marie", "Lee"),
-        ("Ann\u{00A0}Lee", "Ann", "Lee"),                   // no-break space
-        ("Ann\u{2003}Marie\u{3000}Lee", "Ann Marie", "Lee"), // em space, ideographic space
-        ("Ann\u{2028}Lee\u{0085}", "Ann", "Lee"),           // line separator, next line
-        ("Ann\u{202F}\u{205F}\u{1680}Lee", "Ann", "Lee"),    // narrow no-break, medium math, ogham
+        ("Ann\u{00A0}Lee", "Ann", "Lee"),  // no-break space
+        ("Ann\u{2003}Marie\u{3000}Lee", "Ann Marie", "Lee"),  // em space, ideographic space
+        ("Ann\u{2028}Lee\u{0085}", "Ann", "Lee"),  // line separator, next line
+        ("Ann\u{202F}\u{205F}\u{1680}Lee", "Ann", "Lee"),  // narrow no-break, medium math, ogham
         // Particles join the last name; only lowercase ones, never the first word.
         ("Joana da Silva", "Joana", "da Silva"),
         ("Ana de la Cruz", "Ana", "de la Cruz"),
@@ -58,8 +58,8 @@ import Testing
     /// Swift's `==` compares canonically equivalent strings as equal; the split must
     /// keep the very scalars written (no normalisation to NFC or NFD).
     @Test func lettersAreKeptScalarForScalar() {
-        let decomposed = "Zoe\u{0308} A\u{030A}ngstro\u{0308}m"   // NFD
-        let composed = "Zo\u{00EB} \u{00C5}ngstr\u{00F6}m"          // NFC
+        let decomposed = "Zoe\u{0308} A\u{030A}ngstro\u{0308}m"  // NFD
+        let composed = "Zo\u{00EB} \u{00C5}ngstr\u{00F6}m"  // NFC
         let (first, last) = NameSplitter.split(decomposed)
         #expect(Array(first.unicodeScalars) == Array("Zoe\u{0308}".unicodeScalars))
         #expect(Array(last.unicodeScalars) == Array("A\u{030A}ngstro\u{0308}m".unicodeScalars))
@@ -79,8 +79,11 @@ import Testing
     }
 
     @Test func particlesAreTheDocumentedSet() {
-        #expect(NameSplitter.particles == ["da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le",
-                                           "ten", "ter", "van", "von", "bin", "al"])
+        #expect(
+            NameSplitter.particles == [
+                "da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le",
+                "ten", "ter", "van", "von", "bin", "al",
+            ])
     }
 }
 
@@ -88,8 +91,10 @@ import Testing
 /// word-by-word rules give, on names built from every kind of piece.
 @Suite struct PolicyNameSplitterFastPathTests {
     @Test func theFastPathAgreesWithTheRulesOnGeneratedNames() {
-        let pieces = ["Ann", "José", "Zoë", "Łukasz", "da", "de", "la", "van", "der", "Silva", "ÅSA", "李", "O'Neil", "Jean-Luc",
-                      "x", "DA", "al", "bin", "🙂", "é"]
+        let pieces = [
+            "Ann", "José", "Zoë", "Łukasz", "da", "de", "la", "van", "der", "Silva", "ÅSA", "李", "O'Neil", "Jean-Luc",
+            "x", "DA", "al", "bin", "🙂", "é",
+        ]
         let spaces = [" ", "  ", "\t", "\n", " \r\n ", "\u{00A0}", "\u{2003}", "\u{3000}", "\u{0085}", "\u{000B}"]
         var generator = SystemRandomNumberGenerator()
         var checked = 0

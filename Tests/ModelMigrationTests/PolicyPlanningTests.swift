@@ -2,8 +2,8 @@ import Foundation
 import Mapping
 import Migrations
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// Planning with policies: a mapping file naming a policy the catalog lacks is
 /// refused before anything runs.
@@ -11,8 +11,9 @@ import TestSupport
     @Test func aPolicyMissingFromTheCatalogIsRefused() throws {
         let s = try MigrationScenario.contacts(mappings: ["3-to-4.yaml"])
         defer { s.remove() }
-        let file = try s.directory.write("Migrations/Contacts/1-to-2.yaml",
-                                         "entities:\n  Person:\n    policy: SplitFullNames\n    properties:\n      firstName: policy\n      lastName: policy\n")
+        let file = try s.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            "entities:\n  Person:\n    policy: SplitFullNames\n    properties:\n      firstName: policy\n      lastName: policy\n")
         let before = FileSnapshot(s.storePath)
         #expect {
             try s.planWithPolicies(examplePolicies)
@@ -20,12 +21,13 @@ import TestSupport
             guard let failure = error as? InferenceFailure else { return false }
             #expect(failure.model == "Contacts" && failure.sourceVersion == 1 && failure.destinationVersion == 2)
             #expect(failure.refusals.map(\.kind) == [.missingPolicy])
-            #expect(failure.refusals.map(\.description) == [
-                "Person: \(file) names policy 'SplitFullNames', which is not compiled into this migrate\n"
-                    + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; "
-                    + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it "
-                    + "(Docs/Migrations.md: \"Your own policies and your own migrate\")",
-            ])
+            #expect(
+                failure.refusals.map(\.description) == [
+                    "Person: \(file) names policy 'SplitFullNames', which is not compiled into this migrate\n"
+                        + "    remedy: compiled-in policies: MergeMembersByEmail, MoveCityToEntity, RepointLoans, SplitFullName; "
+                        + "did you mean 'SplitFullName'?; a policy of your own needs a migrate built with it "
+                        + "(Docs/Migrations.md: \"Your own policies and your own migrate\")"
+                ])
             #expect(failure.refusals.first?.property == nil)
             return true
         }
@@ -43,10 +45,12 @@ import TestSupport
             try s.planWithPolicies(PolicyCatalog([SplitFullName.self]))
         } throws: { error in
             (error as? InferenceFailure)?.refusals.map { "\($0.kind) \($0.entity) \($0.remedy)" }
-                == ["""
+                == [
+                    """
                     missingPolicy Person compiled-in policies: SplitFullName; \
                     a policy of your own needs a migrate built with it (Docs/Migrations.md: "Your own policies and your own migrate")
-                    """]
+                    """
+                ]
         }
         #expect(try s.planWithPolicies(PolicyCatalog([SplitFullName.self]), to: 3).hops.map { [$0.from, $0.to] } == [[1, 2], [2, 3]])
     }

@@ -2,8 +2,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// `SplitFullName` (Contacts 1 → 2, `Migrations/Contacts/1-to-2.yaml`) applied to a
 /// store: every name split by the documented rules, every other value and every
@@ -42,17 +42,19 @@ import TestSupport
         // The policy's functions run inside the set-based copy of Person: no policy step.
         #expect(plan.allSteps.filter { $0.kind == .policy } == [])
         let copy = plan.allSteps.first { $0.table == "ZPERSON" && $0.kind == .rebuildTable }
-        #expect(copy?.sql.last == """
-            INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZCREATEDAT", "ZCITY", "ZEMAIL", "ZFIRSTNAME", "ZLASTNAME") \
-            SELECT s.Z_PK, 1, s.Z_OPT, s."ZAGE", s."ZCREATEDAT", s."ZCITY", s."ZEMAIL", \
-            "SplitFullName.firstNameFrom: → Person.firstName"(s.Z_PK, s."ZFULLNAME"), \
-            "SplitFullName.lastNameFrom: → Person.lastName"(s.Z_PK, s."ZFULLNAME") FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
-            """)
+        #expect(
+            copy?.sql.last == """
+                INSERT INTO "MM_NEW_ZPERSON" ("Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZCREATEDAT", "ZCITY", "ZEMAIL", "ZFIRSTNAME", "ZLASTNAME") \
+                SELECT s.Z_PK, 1, s.Z_OPT, s."ZAGE", s."ZCREATEDAT", s."ZCITY", s."ZEMAIL", \
+                "SplitFullName.firstNameFrom: → Person.firstName"(s.Z_PK, s."ZFULLNAME"), \
+                "SplitFullName.lastNameFrom: → Person.lastName"(s.Z_PK, s."ZFULLNAME") FROM "ZPERSON" AS s WHERE s.Z_ENT = 1
+                """)
         #expect(copy?.cost == .rewrite(rows: 7))
-        #expect(copy?.policyFunctions == [
-            PolicyFunctionCall(policy: "SplitFullName", selector: "firstNameFrom:", entity: "Person", attribute: "firstName", argumentTypes: [.string]),
-            PolicyFunctionCall(policy: "SplitFullName", selector: "lastNameFrom:", entity: "Person", attribute: "lastName", argumentTypes: [.string]),
-        ])
+        #expect(
+            copy?.policyFunctions == [
+                PolicyFunctionCall(policy: "SplitFullName", selector: "firstNameFrom:", entity: "Person", attribute: "firstName", argumentTypes: [.string]),
+                PolicyFunctionCall(policy: "SplitFullName", selector: "lastNameFrom:", entity: "Person", attribute: "lastName", argumentTypes: [.string]),
+            ])
         try Migrator(policyRunner: PolicyEngine(catalog: testPolicies)).apply(plan)
 
         #expect(try s.storeVersion() == 2)
@@ -100,7 +102,8 @@ import TestSupport
 
         try s.writeMapping("1-to-2.yaml", try ContactsFiles.mapping("1-to-2.yaml"))
         let withPolicy = try s.planWithPolicies(to: 2)
-        #expect(withPolicy.allSteps.flatMap(\.policyFunctions).map(\.sqlName)
+        #expect(
+            withPolicy.allSteps.flatMap(\.policyFunctions).map(\.sqlName)
                 == ["SplitFullName.firstNameFrom: → Person.firstName", "SplitFullName.lastNameFrom: → Person.lastName"])
         #expect(withPolicy.warnings == [])
     }

@@ -2,8 +2,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Logs each phase with the mapping's destination entity.
 struct StageLog: EntityMigrationPolicy {
@@ -26,7 +26,8 @@ struct StageLog: EntityMigrationPolicy {
 struct EveryLoanHasAMember: EntityMigrationPolicy {
     mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
         guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
-              let oldMember = try source.object("member") else { return }
+            let oldMember = try source.object("member")
+        else { return }
         // Points each loan at the first member whose destination exists (no merge
         // logic): the duplicates' loans are left without one.
         let member = try manager.destinationInstances(forEntityMappingName: "MemberToMember", sourceInstances: [oldMember])
@@ -73,8 +74,9 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
 
     func apply(_ s: MigrationScenario, verify: Bool = false, options: Migrator.Options = Migrator.Options()) throws -> MigrationResult {
         let store = try Store.open(path: s.storePath)
-        var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(Self.catalog.names),
-                                       options: PlanningOptions(verify: verify))
+        var planner = MigrationPlanner(
+            models: [try s.model()], migrationsFolder: s.migrationsFolder, knownPolicies: Set(Self.catalog.names),
+            options: PlanningOptions(verify: verify))
         planner.policyInputs = Self.catalog.declaredInputs
         let plan = try planner.plan(store: store)
         try store.close()
@@ -89,9 +91,10 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
         let result = try apply(s, verify: true)
         #expect(result.warnings == [])
         #expect(try s.storeVersion() == 2)
-        #expect(try s.rows("SELECT Z_PK || ' ' || ZNAME || ' ' || ZEMAIL FROM ZMEMBER ORDER BY Z_PK").map { $0[0].string } == [
-            "1 Ann ann@example.com", "2 Bob bob@example.com", "4 Cy cy@example.com",
-        ])
+        #expect(
+            try s.rows("SELECT Z_PK || ' ' || ZNAME || ' ' || ZEMAIL FROM ZMEMBER ORDER BY Z_PK").map { $0[0].string } == [
+                "1 Ann ann@example.com", "2 Bob bob@example.com", "4 Cy cy@example.com",
+            ])
         #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1], [3, 2], [4, 1]])
     }
 
@@ -101,27 +104,29 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
         let s = try Self.library(mapping: "entities:\n  Loan:\n    policy: StageLog\n  Member:\n    policy: StageLog\n")
         defer { s.remove() }
         let log = try PolicyLog.capture { _ = try? apply(s) }
-        #expect(log == [
-            "begin Loan", "create Loan 1", "create Loan 2", "create Loan 3", "create Loan 4", "endInstanceCreation Loan",
-            "begin Member", "create Member 1", "create Member 2", "create Member 3", "create Member 4", "endInstanceCreation Member",
-            "relationships Loan 1", "relationships Loan 2", "relationships Loan 3", "relationships Loan 4", "endRelationshipCreation Loan",
-            "relationships Member 1", "relationships Member 2", "relationships Member 3", "relationships Member 4", "endRelationshipCreation Member",
-            "validate Loan", "validate Member", "end Loan", "end Member",
-        ])
+        #expect(
+            log == [
+                "begin Loan", "create Loan 1", "create Loan 2", "create Loan 3", "create Loan 4", "endInstanceCreation Loan",
+                "begin Member", "create Member 1", "create Member 2", "create Member 3", "create Member 4", "endInstanceCreation Member",
+                "relationships Loan 1", "relationships Loan 2", "relationships Loan 3", "relationships Loan 4", "endRelationshipCreation Loan",
+                "relationships Member 1", "relationships Member 2", "relationships Member 3", "relationships Member 4", "endRelationshipCreation Member",
+                "validate Loan", "validate Member", "end Loan", "end Member",
+            ])
     }
 
     /// A policy can refuse the hop in the validation stage; nothing is changed.
     @Test func theValidationStageCanRefuse() throws {
-        let s = try Self.library(mapping: """
-            entities:
-              Member:
-                policy: MergeMembersByEmail
-              Loan:
-                policy: EveryLoanHasAMember
-                properties:
-                  member: policy
+        let s = try Self.library(
+            mapping: """
+                entities:
+                  Member:
+                    policy: MergeMembersByEmail
+                  Loan:
+                    policy: EveryLoanHasAMember
+                    properties:
+                      member: policy
 
-            """)
+                """)
         defer { s.remove() }
         let before = FileSnapshot(s.storePath)
         #expect {

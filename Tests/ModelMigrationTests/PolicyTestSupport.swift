@@ -56,8 +56,9 @@ extension MigrationScenario {
     func planWithPolicies(_ catalog: PolicyCatalog = testPolicies, to target: Int? = nil, verify: Bool = false) throws -> MigrationPlan {
         let store = try Store.open(path: storePath)
         defer { try? store.close() }
-        var planner = MigrationPlanner(models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),
-                                       options: PlanningOptions(target: target, verify: verify))
+        var planner = MigrationPlanner(
+            models: [try model()], migrationsFolder: migrationsFolder, knownPolicies: Set(catalog.names),
+            options: PlanningOptions(target: target, verify: verify))
         planner.policyFunctions = catalog.functions
         return try planner.plan(store: store)
     }

@@ -2,8 +2,8 @@ import DataModel
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// A stages-form policy on an entity whose attribute changes type in a way inference
 /// refuses (narrowing, unrelated): the default destination instance carries the
@@ -15,10 +15,12 @@ import TestSupport
 
     /// Version 1 with `attribute` of type `from`, version 2 with `to`; rows of values.
     func scenario(from: String, to: String, values: [AttributeValue?]) throws -> MigrationScenario {
-        let s = try MigrationScenario("Stock", versions: [
-            "entities:\n  Item:\n    attributes:\n      label: string\n      count: \(from)\n",
-            "entities:\n  Item:\n    attributes:\n      label: string\n      count: \(to)\n",
-        ])
+        let s = try MigrationScenario(
+            "Stock",
+            versions: [
+                "entities:\n  Item:\n    attributes:\n      label: string\n      count: \(from)\n",
+                "entities:\n  Item:\n    attributes:\n      label: string\n      count: \(to)\n",
+            ])
         try s.withObjects { o in
             for (i, value) in values.enumerated() {
                 var row: [String: AttributeValue] = ["label": .string("item \(i + 1)")]
@@ -58,7 +60,9 @@ import TestSupport
     @Test func aNarrowedIntegerOutOfRangeFailsNamingItsRow() throws {
         let s = try scenario(from: "integer32", to: "integer16", values: [.integer(7), .integer(70000)])
         defer { s.remove() }
-        try expectRefusal(s, """
+        try expectRefusal(
+            s,
+            """
             policy Passthrough failed on Item (source primary key 2) in createDestinationInstances: \
             Item.count: 70000 is out of range for integer16 (-32768...32767); nothing was changed
             """)
@@ -72,7 +76,9 @@ import TestSupport
 
         let bad = try scenario(from: "string", to: "integer32", values: [.string("12"), .string("many")])
         defer { bad.remove() }
-        try expectRefusal(bad, """
+        try expectRefusal(
+            bad,
+            """
             policy Passthrough failed on Item (source primary key 2) in createDestinationInstances: \
             Item.count: "many" is not a value of type integer32; nothing was changed
             """)
@@ -86,7 +92,9 @@ import TestSupport
 
         let bad = try scenario(from: "double", to: "integer64", values: [.double(3), .double(2.5)])
         defer { bad.remove() }
-        try expectRefusal(bad, """
+        try expectRefusal(
+            bad,
+            """
             policy Passthrough failed on Item (source primary key 2) in createDestinationInstances: \
             Item.count: 2.5 is not a whole number, which integer64 holds; nothing was changed
             """)
@@ -95,7 +103,9 @@ import TestSupport
     @Test func aNilForANowRequiredNarrowedAttributeFailsNamingItsRow() throws {
         let s = try scenario(from: "integer32?", to: "integer16", values: [.integer(5), nil])
         defer { s.remove() }
-        try expectRefusal(s, """
+        try expectRefusal(
+            s,
+            """
             policy Passthrough: Item 2 has no value for required Item.count \
             (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
             """)

@@ -1,9 +1,9 @@
 import Foundation
-import SQLiteStore
-import Testing
 import ModelMigration
 import Predicates
+import SQLiteStore
 import TestSupport
+import Testing
 
 /// Predicates from a command line are untrusted: whatever the text, it either
 /// gets a located error or becomes SQL made only of the layout's identifiers,
@@ -21,10 +21,14 @@ import TestSupport
         }
     }
 
-    static let hostile = ["'; DROP TABLE ZCUSTOMER; --", "\" OR 1=1 --", "ZCUSTOMER", "\"ZCUSTOMER\"", "Z_PK", "sqlite_master",
-                          "%", "_", "*", "?", "[", "]", "\\", "é", "😀", "\u{0}", "' OR ''='", "1); DELETE FROM ZORDER; (", "$source", "@count"]
-    static let keys = ["name", "email", "visits", "joinedAt", "vip", "note", "code", "city.name", "city", "orders.@count",
-                       "orders.@sum.total", "orders.@max.number", "wishlist.@count", "scratch", "nope", "city.customers", "orders"]
+    static let hostile = [
+        "'; DROP TABLE ZCUSTOMER; --", "\" OR 1=1 --", "ZCUSTOMER", "\"ZCUSTOMER\"", "Z_PK", "sqlite_master",
+        "%", "_", "*", "?", "[", "]", "\\", "é", "😀", "\u{0}", "' OR ''='", "1); DELETE FROM ZORDER; (", "$source", "@count",
+    ]
+    static let keys = [
+        "name", "email", "visits", "joinedAt", "vip", "note", "code", "city.name", "city", "orders.@count",
+        "orders.@sum.total", "orders.@max.number", "wishlist.@count", "scratch", "nope", "city.customers", "orders",
+    ]
     static let operators = ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN"]
 
     static func literal(_ random: inout Random) -> String {
@@ -38,7 +42,8 @@ import TestSupport
             return "{" + (0..<Int.random(in: 0...3, using: &random)).map { _ in String(Int.random(in: 0...50, using: &random)) }.joined(separator: ", ") + "}"
         case 6: return "CAST('2026-01-01T00:00:00Z', 'NSDate')"
         case 7:
-            return "\"" + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\")
+            return "\""
+                + hostile.randomElement(using: &random)!.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "\"", with: "\\\"") + "\""
         default:
             return ["lowercase:(name)", "uppercase:(note)", "length:(email)", "abs:(visits)", "now()", "visits * 2", "CAST(note, 'NSNumber')"]
@@ -50,7 +55,8 @@ import TestSupport
         let choice = depth > 3 ? 0 : Int.random(in: 0..<7, using: &random)
         switch choice {
         case 0, 1, 2:
-            let quantifier = Int.random(in: 0..<6, using: &random) == 0
+            let quantifier =
+                Int.random(in: 0..<6, using: &random) == 0
                 ? ["ANY orders.total ", "ALL orders.number ", "NONE wishlist.name "].randomElement(using: &random)!
                 : keys.randomElement(using: &random)! + " "
             let options = Int.random(in: 0..<4, using: &random) == 0 ? ["[c]", "[d]", "[cd]", "[x]"].randomElement(using: &random)! : ""
@@ -81,14 +87,16 @@ import TestSupport
     /// and the generator's keywords and functions; no string literal, no comment,
     /// no statement separator.
     static func foreignTokens(_ sql: String, identifiers: Set<String>) -> [String] {
-        let keywords: Set<String> = ["SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "JOIN", "ON", "BETWEEN",
-                                     "GLOB", "CAST", "AS", "REAL", "TEXT", "Z_PK", "Z_ENT", "count", "sum", "avg", "min", "max", "coalesce",
-                                     "instr", "substr", "length", "nullif", "abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
-                                     "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET",
-                                     // Expression functions (Docs/MappingFiles.md, "Expressions that run set-based").
-                                     "CASE", "WHEN", "THEN", "ELSE", "END", "UNION", "ALL", "v", "replace", "mod", "sqrt", "ceil", "floor",
-                                     "trunc", "log10", "ln", "exp", "pow", "mm_utf16_length", "mm_trim", "mm_capitalized", "mm_substring",
-                                     "mm_component", "mm_component_count", "mm_replace_matches"]
+        let keywords: Set<String> = [
+            "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "JOIN", "ON", "BETWEEN",
+            "GLOB", "CAST", "AS", "REAL", "TEXT", "Z_PK", "Z_ENT", "count", "sum", "avg", "min", "max", "coalesce",
+            "instr", "substr", "length", "nullif", "abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
+            "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET",
+            // Expression functions (Docs/MappingFiles.md, "Expressions that run set-based").
+            "CASE", "WHEN", "THEN", "ELSE", "END", "UNION", "ALL", "v", "replace", "mod", "sqrt", "ceil", "floor",
+            "trunc", "log10", "ln", "exp", "pow", "mm_utf16_length", "mm_trim", "mm_capitalized", "mm_substring",
+            "mm_component", "mm_component_count", "mm_replace_matches",
+        ]
         var foreign: [String] = []
         let chars = Array(sql.unicodeScalars)
         var i = 0
@@ -160,7 +168,8 @@ import TestSupport
             }
         }
         let elapsed = Date().timeIntervalSince(started)
-        print("""
+        print(
+            """
             predicate fuzz: \(compiled + refused) cases, \(compiled) compiled and run, \(refused) refused with a located error, \
             \(String(format: "%.2f", elapsed)) s
             """)
@@ -182,11 +191,13 @@ import TestSupport
             var text = Self.literal(&random)
             for _ in 0..<Int.random(in: 0...2, using: &random) {
                 let other = Int.random(in: 0..<2, using: &random) == 0 ? Self.literal(&random) : Self.keys.randomElement(using: &random)!
-                text = ["\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))",
-                        "TERNARY(\(text) == \(other), \(text), \(other))", "FUNCTION(\(text), 'componentsSeparatedByString:', \(other))[LAST]",
-                        "FUNCTION(\(text), 'substringFromIndex:', \(other))", "trim:(\(text))", "modulus:by:(\(text), \(other))",
-                        "bitwiseXor:with:(\(text), \(other))", "max:({\(text), \(other)})"]
-                    .randomElement(using: &random)!
+                text = [
+                    "\(text) + \(other)", "\(text) * \(other)", "uppercase:(\(text))", "CAST(\(text), 'NSNumber')", "abs:(\(text))",
+                    "TERNARY(\(text) == \(other), \(text), \(other))", "FUNCTION(\(text), 'componentsSeparatedByString:', \(other))[LAST]",
+                    "FUNCTION(\(text), 'substringFromIndex:', \(other))", "trim:(\(text))", "modulus:by:(\(text), \(other))",
+                    "bitwiseXor:with:(\(text), \(other))", "max:({\(text), \(other)})",
+                ]
+                .randomElement(using: &random)!
             }
             if round % 2 == 1 { text = Self.mutate(text, &random) }
             guard let checked = try? checker.expression(text) else { refused += 1; continue }

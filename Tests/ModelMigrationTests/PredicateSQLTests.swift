@@ -1,9 +1,9 @@
 import Foundation
-import SQLiteStore
-import Testing
 import ModelMigration
 import Predicates
+import SQLiteStore
 import TestSupport
+import Testing
 
 /// Predicates compiled to SQL and run on the shop's rows (ShopModel.scenario()).
 @Suite struct PredicateSQLTests {
@@ -25,7 +25,7 @@ import TestSupport
             ("Customer", "visits >= 10", [1, 3]),
             ("Customer", "visits = 3 OR name == 'dan'", [2, 4]),
             ("Customer", "visits <> 3", [1, 3, 4]),
-            ("Customer", "note != 'Été'", [1, 2, 4]),             // nil != 'Été' holds, as in NSPredicate
+            ("Customer", "note != 'Été'", [1, 2, 4]),  // nil != 'Été' holds, as in NSPredicate
             ("Customer", "NOT (note == 'Été')", [1, 2, 4]),
             ("Customer", "note == nil", [1, 2, 4]),
             ("Customer", "visits BETWEEN {3, 12}", [1, 2]),
@@ -43,7 +43,7 @@ import TestSupport
             ("Customer", "email LIKE '*[*'", []),
             ("Customer", "name MATCHES '[A-C].*'", [1, 2]),
             ("Customer", "name MATCHES[c] 'B.B'", [2]),
-            ("Customer", "name MATCHES 'B'", []),                  // the whole text must match
+            ("Customer", "name MATCHES 'B'", []),  // the whole text must match
             ("Customer", "vip == YES", [1]),
             ("Customer", "vip == NO AND visits > 0", [2, 3]),
             ("Customer", "city.name == 'Oslo'", [1, 2]),
@@ -51,7 +51,7 @@ import TestSupport
             ("Order", "customer.city.name == 'Bergen'", []),
             ("Order", "customer.city.name == 'Oslo' AND total > 10", [1, 2]),
             ("Customer", "ANY orders.total > 50", [1]),
-            ("Customer", "ALL orders.total > 6", [1, 3, 4]),       // ALL over no objects holds
+            ("Customer", "ALL orders.total > 6", [1, 3, 4]),  // ALL over no objects holds
             ("Customer", "NONE orders.total > 6", [2, 3, 4]),
             ("Customer", "orders.@count == 0", [3, 4]),
             ("Customer", "orders.@sum.total > 100", [1]),
@@ -91,10 +91,11 @@ import TestSupport
         let generator = PredicateSQL(version: version, layout: version.layout, now: Date(timeIntervalSinceReferenceDate: 0))
         let checker = TypeChecker(version: version, entity: "Order")
         let fragment = try generator.condition(try checker.predicate("customer.city.name BEGINSWITH[c] 'os' AND total > 5"), row: "t0")
-        #expect(fragment.sql == #"""
-            (instr(mm_fold((SELECT t2."ZNAME" FROM "ZCITY" t2 WHERE t2.Z_PK = \#
-            (SELECT t1."ZCITY" FROM "ZCUSTOMER" t1 WHERE t1.Z_PK = t0."ZCUSTOMER")), 1), ?) = 1 AND t0."ZTOTAL" > ?)
-            """#)
+        #expect(
+            fragment.sql == #"""
+                (instr(mm_fold((SELECT t2."ZNAME" FROM "ZCITY" t2 WHERE t2.Z_PK = \#
+                (SELECT t1."ZCITY" FROM "ZCUSTOMER" t1 WHERE t1.Z_PK = t0."ZCUSTOMER")), 1), ?) = 1 AND t0."ZTOTAL" > ?)
+                """#)
         #expect(fragment.arguments == [.text("os"), .integer(5)])
         let many = try generator.condition(try TypeChecker(version: version, entity: "Customer").predicate("ANY wishlist.name == 'x'"), row: "t0")
         #expect(many.sql.hasPrefix(#"EXISTS (SELECT 1 FROM "Z_1WISHLIST""#) || many.sql.contains("JOIN"))

@@ -1,9 +1,9 @@
 import Foundation
-import SQLiteStore
-import Testing
 import ModelMigration
 import Predicates
+import SQLiteStore
 import TestSupport
+import Testing
 
 /// What predicates mean, on the shop's rows (ShopModel.scenario()): NSPredicate's
 /// semantics, as Docs/Predicates.md writes them down (issue 26).

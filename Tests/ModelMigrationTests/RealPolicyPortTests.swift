@@ -1,7 +1,7 @@
 import DataModel
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// A real app's custom `NSEntityMigrationPolicy`, ported to Swift from the app's own
 /// source and run as its mapping models call it: Delta (rileytestut/Delta,
@@ -23,9 +23,9 @@ import TestSupport
                 PolicyFunction("migrateSaveStateType:") { arguments in
                     guard let raw = arguments.integer(0) else { return nil }
                     switch raw {
-                    case 0: return .integer(0)   // SaveStateType.auto
-                    case 1: return .integer(2)   // SaveStateType.general
-                    case 2: return .integer(3)   // SaveStateType.locked
+                    case 0: return .integer(0)  // SaveStateType.auto
+                    case 1: return .integer(2)  // SaveStateType.general
+                    case 2: return .integer(3)  // SaveStateType.locked
                     default: return .integer(raw)
                     }
                 },
@@ -63,7 +63,9 @@ import TestSupport
     @Test func delta_saveStatesMigrateAsTheAppsPolicyWould() throws {
         let scenario = try MigrationScenario("Delta", versions: Self.versions)
         defer { scenario.remove() }
-        try scenario.writeMapping("1-to-2.yaml", """
+        try scenario.writeMapping(
+            "1-to-2.yaml",
+            """
             entities:
               SaveState:
                 policy: SaveStateToSaveStateMigrationPolicy
@@ -71,7 +73,9 @@ import TestSupport
                   type: { value: "FUNCTION($entityPolicy, 'migrateSaveStateType:', $source.type)" }
 
             """)
-        try scenario.writeMapping("2-to-3.yaml", """
+        try scenario.writeMapping(
+            "2-to-3.yaml",
+            """
             entities:
               SaveState:
                 policy: SaveStateToSaveStateMigrationPolicy

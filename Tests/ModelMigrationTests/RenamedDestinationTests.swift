@@ -2,8 +2,8 @@ import DataModel
 import Mapping
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// A relationship whose destination entity is renamed by the mapping file's
 /// `source:` (`PersistedDraft: source: Draft`, as a mapping model's entity mapping
@@ -38,7 +38,8 @@ import TestSupport
         try s.directory.write("Migrations/Chats/1-to-2.yaml", "entities:\n  PersistedDraft:\n    source: Draft\n")
         try Migrator().apply(try s.plan(verify: true))
         #expect(try s.fetch("Discussion").map { $0.relationships["draft"] ?? [] } == [[], [1]])
-        #expect(try s.fetch("PersistedDraft").map { [$0.values["body"], $0.relationships["discussion"].map { .integer($0[0]) }] }
+        #expect(
+            try s.fetch("PersistedDraft").map { [$0.values["body"], $0.relationships["discussion"].map { .integer($0[0]) }] }
                 == [[.string("x"), .integer(2)]])
     }
 }

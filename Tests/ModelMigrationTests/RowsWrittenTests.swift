@@ -1,6 +1,6 @@
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// `plan`'s rows to write and `apply`'s rows written mean the same rows: those the
 /// steps copy, rewrite, update or hand to policies (bookkeeping and index builds

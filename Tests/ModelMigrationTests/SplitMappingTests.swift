@@ -3,8 +3,8 @@ import Foundation
 import Migrations
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// One source entity feeding several destination entities (Core Data's "a third split
 /// into two"): the entity that continues keeps its objects, number and keys; each other
@@ -68,10 +68,11 @@ import TestSupport
         let build = try #require(plan.allSteps.first { $0.table == "ZLISTENING" && $0.cost.movesRows })
         #expect(build.summary == "create ZLISTENING from ZRECORD: a Listening for each Record (entity mapping RecordToListening)")
         #expect(build.cost == .rewrite(rows: 3))
-        #expect(build.sql.last == """
-            INSERT INTO "ZLISTENING" ("Z_PK", "Z_ENT", "Z_OPT", "ZRECORD", "ZNOTE") SELECT s.Z_PK, 2, s.Z_OPT, s.Z_PK, s."ZNOTES" \
-            FROM "ZRECORD" AS s WHERE s.Z_ENT = 1
-            """)
+        #expect(
+            build.sql.last == """
+                INSERT INTO "ZLISTENING" ("Z_PK", "Z_ENT", "Z_OPT", "ZRECORD", "ZNOTE") SELECT s.Z_PK, 2, s.Z_OPT, s.Z_PK, s."ZNOTES" \
+                FROM "ZRECORD" AS s WHERE s.Z_ENT = 1
+                """)
         #expect(plan.warnings.isEmpty, "\(plan.warnings)")
         try Migrator().apply(plan)
 
@@ -90,17 +91,18 @@ import TestSupport
     /// The inverse written instead (`listenings` of the kept Record), with the kept
     /// mapping spelled out: the same store.
     @Test func theInverseFormAndAnExplicitKeptMappingGiveTheSameStore() throws {
-        let s = try Self.scenario(mapping: """
-            entities:
-              Record:
-                source: Record
-                properties:
-                  listenings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'RecordToListening', $source)" }
-              Listening:
-                source: Record
-                properties:
-                  note: $source.notes
-            """)
+        let s = try Self.scenario(
+            mapping: """
+                entities:
+                  Record:
+                    source: Record
+                    properties:
+                      listenings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', 'RecordToListening', $source)" }
+                  Listening:
+                    source: Record
+                    properties:
+                      note: $source.notes
+                """)
         defer { s.remove() }
         try s.migrate(verify: true)
         #expect(try s.fetch("Record").map(\.values) == Self.records)
@@ -112,13 +114,14 @@ import TestSupport
     /// Without a relationship value the sessions are made unlinked, as Core Data leaves
     /// a relationship mapping without an expression.
     @Test func withoutARelationshipValueTheNewObjectsAreUnlinked() throws {
-        let s = try Self.scenario(mapping: """
-            entities:
-              Listening:
-                source: Record
-                properties:
-                  note: $source.notes
-            """)
+        let s = try Self.scenario(
+            mapping: """
+                entities:
+                  Listening:
+                    source: Record
+                    properties:
+                      note: $source.notes
+                """)
         defer { s.remove() }
         try s.migrate(verify: true)
         #expect(try s.fetch("Record").map(\.values) == Self.records)
@@ -129,10 +132,12 @@ import TestSupport
     /// One entity split into two new ones: the first keeps the rows and number (renamed
     /// in place), the second is built from them before.
     @Test func oneEntitySplitIntoTwoNewEntities() throws {
-        let s = try MigrationScenario("S2", versions: [
-            "entities:\n  Old:\n    attributes: { t: string?, n: string? }\n",
-            "entities:\n  X:\n    attributes: { t: string? }\n  Y:\n    attributes: { n: string? }\n",
-        ])
+        let s = try MigrationScenario(
+            "S2",
+            versions: [
+                "entities:\n  Old:\n    attributes: { t: string?, n: string? }\n",
+                "entities:\n  X:\n    attributes: { t: string? }\n  Y:\n    attributes: { n: string? }\n",
+            ])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  X:\n    source: Old\n  Y:\n    source: Old\n")
         try s.withObjects { access in
@@ -149,10 +154,12 @@ import TestSupport
 
     /// Two mappings of one source entity into one table would give two rows one key.
     @Test func twoMappingsOfOneSourceIntoOneHierarchyAreRefused() throws {
-        let s = try MigrationScenario("S3", versions: [
-            "entities:\n  Old:\n    attributes: { t: string? }\n",
-            "entities:\n  Base:\n    abstract: true\n    attributes: { t: string? }\n  X:\n    parent: Base\n  Y:\n    parent: Base\n",
-        ])
+        let s = try MigrationScenario(
+            "S3",
+            versions: [
+                "entities:\n  Old:\n    attributes: { t: string? }\n",
+                "entities:\n  Base:\n    abstract: true\n    attributes: { t: string? }\n  X:\n    parent: Base\n  Y:\n    parent: Base\n",
+            ])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  X:\n    source: Old\n  Y:\n    source: Old\n")
         #expect {
@@ -184,12 +191,13 @@ import TestSupport
     /// The new objects made by a policy (Passthrough: the default instance of each
     /// source object): the kept Records are untouched, each Listening is the policy's.
     @Test func aPolicyMakesTheNewObjectsBesideTheKeptOnes() throws {
-        let s = try Self.scenario(mapping: """
-            entities:
-              Listening:
-                source: Record
-                policy: Passthrough
-            """)
+        let s = try Self.scenario(
+            mapping: """
+                entities:
+                  Listening:
+                    source: Record
+                    policy: Passthrough
+                """)
         defer { s.remove() }
         try s.migrate(policies: testPolicies, verify: true)
         #expect(try s.fetch("Record").map(\.values) == Self.records)

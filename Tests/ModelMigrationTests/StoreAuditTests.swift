@@ -1,8 +1,8 @@
 import Foundation
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// Stores that contradict what a plan relies on are refused with the rows named;
 /// references that already dangle are carried as they are; numbers read from a
@@ -10,15 +10,17 @@ import TestSupport
 @Suite struct StoreAuditTests {
     /// Pets v2: Person.age widens to a required double with a default (a rebuild of
     /// ZPERSON) and Pet gains a required `legs` with a default.
-    static let v2 = try! edit(edit(Pets.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n"),
-                              "    attributes:\n      name: string\n    relationships:\n      owner:",
-                              "    attributes:\n      name: string\n      legs: { type: double, default: 4 }\n    relationships:\n      owner:")
+    static let v2 = try! edit(
+        edit(Pets.v1, "      age: integer16?\n", "      age: { type: double, default: 18 }\n"),
+        "    attributes:\n      name: string\n    relationships:\n      owner:",
+        "    attributes:\n      name: string\n      legs: { type: double, default: 4 }\n    relationships:\n      owner:")
 
     /// Pets with an optional `legs` on Pet, widened from integer16 to double in
     /// version 2: ZPET is rebuilt, and Pet.owner checked after the copy.
     static func legs() throws -> MigrationScenario {
-        let v1 = try edit(Pets.v1, "    attributes:\n      name: string\n    relationships:\n      owner:",
-                          "    attributes:\n      name: string\n      legs: integer16?\n    relationships:\n      owner:")
+        let v1 = try edit(
+            Pets.v1, "    attributes:\n      name: string\n    relationships:\n      owner:",
+            "    attributes:\n      name: string\n      legs: integer16?\n    relationships:\n      owner:")
         let s = try MigrationScenario("Pets", versions: [v1, try edit(v1, "legs: integer16?", "legs: double?")])
         try Pets.seed(s)
         return s
@@ -55,16 +57,18 @@ import TestSupport
         defer { s.remove() }
         let plan = try s.plan()
         // Only ZPERSON's rows move (a rebuild); ZPET gains a column in place.
-        #expect(plan.preconditions.map(\.summary) == [
-            "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)",
-        ])
+        #expect(
+            plan.preconditions.map(\.summary) == [
+                "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)"
+            ])
         try execute(s, "UPDATE ZPERSON SET Z_ENT = 99 WHERE Z_PK = 3")
         let before = FileSnapshot(s.storePath)
         #expect {
             try Migrator().apply(plan)
         } throws: { error in
             (error as? MigrationError)?.kind == .inconsistentStore
-                && "\(error)".hasSuffix("""
+                && "\(error)".hasSuffix(
+                    """
                       - ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them): \
                     1 row: Z_PK 3 has Z_ENT 99 (no entity of this table)
                     """)
@@ -86,14 +90,16 @@ import TestSupport
         var planner = MigrationPlanner(models: [try s.model()], migrationsFolder: s.migrationsFolder)
         planner.options.countLimit = 2
         let plan = try planner.plan(store: store)
-        #expect(plan.preconditions.map(\.summary) == [
-            "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)",
-        ])
-        #expect(plan.warnings.map(\.description) == [
-            "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
-            "ZPERSON (about 3 rows): not audited while planning; `apply` checks its rows' entity numbers "
-                + "and references under its lock before any step (`migrate plan --exact-counts` checks them now)",
-        ])
+        #expect(
+            plan.preconditions.map(\.summary) == [
+                "ZPERSON holds rows whose Z_ENT is no entity of Person's hierarchy (Z_ENT 1, as Z_PRIMARYKEY numbers them)"
+            ])
+        #expect(
+            plan.warnings.map(\.description) == [
+                "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
+                "ZPERSON (about 3 rows): not audited while planning; `apply` checks its rows' entity numbers "
+                    + "and references under its lock before any step (`migrate plan --exact-counts` checks them now)",
+            ])
         try store.close()
         let before = FileSnapshot(s.storePath)
         #expect {
@@ -156,13 +162,15 @@ import TestSupport
         defer { s.remove() }
         try execute(s, "UPDATE ZPET SET ZOWNER = 77 WHERE Z_PK = 4")
         let plan = try s.plan(verify: true)
-        #expect(plan.danglingReferences.map(\.description) == [
-            "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
-        ])
+        #expect(
+            plan.danglingReferences.map(\.description) == [
+                "Pet.owner: 1 row already points to objects the store does not have (carried as they are)"
+            ])
         let result = try Migrator().apply(plan)
-        #expect(result.carriedDanglingReferences == [
-            "Pet.owner: 1 row already pointed to objects the store does not have, and still does (carried as they were)",
-        ])
+        #expect(
+            result.carriedDanglingReferences == [
+                "Pet.owner: 1 row already pointed to objects the store does not have, and still does (carried as they were)"
+            ])
         #expect(try s.storeVersion() == 2)
         #expect(try s.rows("SELECT Z_PK, ZOWNER FROM ZPET ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 3], [3, 1], [4, 77]])
     }
@@ -258,7 +266,8 @@ import TestSupport
         #expect {
             try s.plan()
         } throws: { error in
-            "\(error)".hasSuffix("""
+            "\(error)".hasSuffix(
+                """
                   - ZANIMAL holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold): \
                 2 rows: Z_PK 1 has Z_ENT 2 (Dog) and a value in ZLIVES of Cat; Z_PK 2 has Z_ENT 3 (Cat) and a value in ZBARK of Dog
                 """)
@@ -285,11 +294,14 @@ import TestSupport
     /// A dangling to-one into a hierarchy: its entity column has no destination to
     /// agree with; it is carried, and `--verify` passes, now and once current.
     @Test func aDanglingReferenceIntoAHierarchyPassesVerify() throws {
-        let s = try MigrationScenario("Zoo", versions: [
-            Self.zoo,
-            try edit(Self.zoo, "      name: string?\n    relationships:\n      pet:",
-                     "      name: string?\n      nick: string?\n    relationships:\n      pet:"),
-        ])
+        let s = try MigrationScenario(
+            "Zoo",
+            versions: [
+                Self.zoo,
+                try edit(
+                    Self.zoo, "      name: string?\n    relationships:\n      pet:",
+                    "      name: string?\n      nick: string?\n    relationships:\n      pet:"),
+            ])
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("Cat", values: ["name": .string("tom")])
@@ -297,9 +309,10 @@ import TestSupport
         }
         try execute(s, "UPDATE ZOWNER SET ZPET = 99")
         let result = try Migrator().apply(try s.plan(verify: true))
-        #expect(result.carriedDanglingReferences == [
-            "Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)",
-        ])
+        #expect(
+            result.carriedDanglingReferences == [
+                "Owner.pet: 1 row already pointed to objects the store does not have, and still does (carried as they were)"
+            ])
         let current = try Migrator().apply(try s.plan(verify: true))
         #expect(current.carriedDanglingReferences == ["Owner.pet: 1 row points to objects the store does not have"])
     }

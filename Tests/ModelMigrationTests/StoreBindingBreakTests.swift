@@ -1,9 +1,10 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// Hostile inputs for binding a store to its model version, stray values and
 /// `--remove-dangling-references`, found by a break-it review. Each test states
@@ -23,11 +24,12 @@ import TestSupport
             attributes: { text: string? }
         """
     /// Adds `Attachment`, which sorts first: Core Data renumbers, ZMESSAGE is rebuilt.
-    static let chat2 = chat1 + """
+    static let chat2 =
+        chat1 + """
 
-          Attachment:
-            attributes: { size: integer64? }
-        """
+              Attachment:
+                attributes: { size: integer64? }
+            """
 
     /// Version 1 as Core Data leaves it when `TextMessage.text` existed before
     /// `SystemMessage.text` (Core Data keeps a column's name for the life of the
@@ -90,8 +92,10 @@ import TestSupport
 
     /// Runs `migrate`: a refusal must leave the store's bytes as `before`; a
     /// migration must keep every message's text (read in the model's second version).
-    static func expectRefusedOrKept(_ path: String, _ model: CompiledModel, before: Data, _ expected: [Int64: String?],
-                                    sourceLocation: Testing.SourceLocation = #_sourceLocation, migrate: () throws -> Void) throws {
+    static func expectRefusedOrKept(
+        _ path: String, _ model: CompiledModel, before: Data, _ expected: [Int64: String?],
+        sourceLocation: Testing.SourceLocation = #_sourceLocation, migrate: () throws -> Void
+    ) throws {
         do {
             try migrate()
         } catch {
@@ -118,7 +122,8 @@ import TestSupport
         do {
             let store = try Store.create(path: path, version: model.versions[0], forCoreData: true)
             // SystemMessage.text is ZTEXT, TextMessage.text ZTEXT1; row 2 is a TextMessage with a value in ZTEXT.
-            try store.connection.execute("""
+            try store.connection.execute(
+                """
                 INSERT INTO ZMESSAGE (Z_PK, Z_ENT, Z_OPT, ZSTAMP, ZTEXT, ZTEXT1) VALUES (1, 2, 1, 10, 'sys', NULL), (2, 3, 1, 20, 'misfiled', 'txt');
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
                 """)
@@ -159,7 +164,8 @@ import TestSupport
         let path = directory.file("Rel.sqlite")
         do {
             let store = try Store.create(path: path, version: model.versions[0])
-            try store.connection.execute("""
+            try store.connection.execute(
+                """
                 INSERT INTO ZOWNER (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 2, 1, 'o');
                 INSERT INTO ZITEM (Z_PK, Z_ENT, Z_OPT, ZOWNER, ZTITLE) VALUES (1, 1, 1, 1, 'fine'), (2, 1, 1, 99, 'dangling');
                 UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
@@ -180,7 +186,7 @@ import TestSupport
             return
         }
         do {
-            try Migrator().apply(plan)   // no --verify: the hop's own checks must hold
+            try Migrator().apply(plan)  // no --verify: the hop's own checks must hold
         } catch {
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             return
@@ -214,16 +220,18 @@ import TestSupport
         defer { directory.remove() }
         let model = try TestModels.compile("P", versions: [Self.person1, Self.person2])
         let path = directory.file("P.sqlite")
-        try CoreDataLayoutTests.createStore(at: path, version: model.versions[0], schema: """
-            CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZEMAIL VARCHAR, ZNAME VARCHAR );
-            CREATE INDEX ZPERSON_ZEMAIL_INDEX ON ZPERSON (ZEMAIL);
-            CREATE UNIQUE INDEX Z_Person_UNIQUE_name ON ZPERSON (ZNAME)
-            WHERE ZNAME <> 'dup';
-            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Person', 0, 2);
-            INSERT INTO ZPERSON VALUES (1, 1, 1, 'a', 'dup'), (2, 1, 1, 'b', 'dup');
-            """)
+        try CoreDataLayoutTests.createStore(
+            at: path, version: model.versions[0],
+            schema: """
+                CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZEMAIL VARCHAR, ZNAME VARCHAR );
+                CREATE INDEX ZPERSON_ZEMAIL_INDEX ON ZPERSON (ZEMAIL);
+                CREATE UNIQUE INDEX Z_Person_UNIQUE_name ON ZPERSON (ZNAME)
+                WHERE ZNAME <> 'dup';
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Person', 0, 2);
+                INSERT INTO ZPERSON VALUES (1, 1, 1, 'a', 'dup'), (2, 1, 1, 'b', 'dup');
+                """)
         let reader = try Store.open(path: path, access: .readOnly)
         defer { try? reader.close() }
         let binding = try reader.binding(for: model.versions[0])

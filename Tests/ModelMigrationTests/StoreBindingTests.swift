@@ -1,9 +1,10 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// Stores Core Data wrote are read as they are: the computed names are the first
 /// guess, the store's tables decide. The patterns are Wire's (86 public fixture
@@ -37,17 +38,19 @@ import TestSupport
 
     /// Version 2 indexes `User.name` (the store already has that index) and adds a
     /// TextMessage attribute: no data moves.
-    static let version2 = version1
+    static let version2 =
+        version1
         .replacingOccurrences(of: "attributes: { name: string? }", with: "attributes: { name: { type: string, optional: true, indexed: true } }")
         .replacingOccurrences(of: "attributes: { body: string? }", with: "attributes: { body: string?, edited: boolean? }")
 
     /// Version 3 adds `Attachment`, which sorts first: Core Data numbers every other
     /// entity one higher, so tables and columns carrying numbers are rewritten.
-    static let version3 = version2 + """
+    static let version3 =
+        version2 + """
 
-          Attachment:
-            attributes: { size: integer64? }
-        """
+              Attachment:
+                attributes: { size: integer64? }
+            """
 
     static func model() throws -> CompiledModel {
         try TestModels.compile("Chat", versions: [version1, version2, version3])
@@ -84,7 +87,8 @@ import TestSupport
 
     /// A store of version 1 as Core Data left it, in a new folder, and the plan to `target`.
     static func planned(to target: Int? = nil, removingDangling: Bool = false, verify: Bool = true, setUp: (String) throws -> Void = { _ in })
-        throws -> (directory: TemporaryDirectory, path: String, model: CompiledModel, plan: MigrationPlan) {
+        throws -> (directory: TemporaryDirectory, path: String, model: CompiledModel, plan: MigrationPlan)
+    {
         let directory = try TemporaryDirectory(prefix: "StoreBindingTests")
         let model = try Self.model()
         let path = directory.file("Chat.sqlite")
@@ -126,7 +130,8 @@ import TestSupport
         #expect(join.columns.map(\.name) == ["Z_2SYSTEMMESSAGES", "Z_5USERS"])
         #expect(join.primaryKey == ["Z_2SYSTEMMESSAGES", "Z_5USERS"])
         // The store's indexes, under the store's names, including one the version does not declare.
-        #expect(binding.layout.indexes.map(\.name).sorted()
+        #expect(
+            binding.layout.indexes.map(\.name).sorted()
                 == ["ZMESSAGE_Z_ENT_INDEX", "ZUSER_ZNAME_INDEX", "Z_1USERS_Z_4USERS_INDEX", "Z_4USERS_Z_5USERS1_INDEX"])
 
         let access = try ObjectAccess(store: store, version: model.versions[0])
@@ -141,10 +146,11 @@ import TestSupport
         tables["ZMESSAGE"] = ["Z_PK", "Z_ENT", "Z_OPT", "ZCODE", "ZBODY", "ZTEXT1", "ZTEXT2"]
         tables["Z_4USERS"] = nil
         let binding = layout.bound(to: ExistingSchema(tables: tables, indexes: []))
-        #expect(binding.problems == [
-            "ZMESSAGE has no column ZTEXT, and ZTEXT1, ZTEXT2 could each be it",
-            "table Z_4USERS is missing",
-        ])
+        #expect(
+            binding.problems == [
+                "ZMESSAGE has no column ZTEXT, and ZTEXT1, ZTEXT2 could each be it",
+                "table Z_4USERS is missing",
+            ])
         #expect(binding.layout.indexes.isEmpty)
     }
 
@@ -155,10 +161,11 @@ import TestSupport
     @Test func anAdditiveHopGivesJoinColumnsTheVersionsNames() throws {
         let (directory, path, _, plan) = try Self.planned(to: 2)
         defer { directory.remove() }
-        #expect(plan.allSteps.map(\.summary) == [
-            "add ZMESSAGE.ZEDITED", "rename column Z_2USERS.Z_5USERS to Z_5USERS1", "rename column Z_4USERS.Z_5USERS1 to Z_5USERS",
-            "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
-        ])
+        #expect(
+            plan.allSteps.map(\.summary) == [
+                "add ZMESSAGE.ZEDITED", "rename column Z_2USERS.Z_5USERS to Z_5USERS1", "rename column Z_4USERS.Z_5USERS1 to Z_5USERS",
+                "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
+            ])
         #expect(plan.allSteps.allSatisfy { $0.cost == .constant })
         let result = try Migrator().apply(plan)
         #expect(result.to == 2)
@@ -167,8 +174,11 @@ import TestSupport
         defer { try? store.close() }
         #expect(try Self.describe(store).contains("Z_2USERS(Z_2SYSTEMMESSAGES,Z_5USERS1)"))
         #expect(try Self.describe(store).contains("Z_4USERS(Z_4REACTIONS,Z_5USERS)"))
-        #expect(try Self.indexes(store) == ["ZMESSAGE_Z_ENT_INDEX on ZMESSAGE", "ZUSER_ZNAME_INDEX on ZUSER",
-                                            "Z_1USERS_Z_4USERS_INDEX on Z_2USERS", "Z_4USERS_Z_5USERS1_INDEX on Z_4USERS"])
+        #expect(
+            try Self.indexes(store) == [
+                "ZMESSAGE_Z_ENT_INDEX on ZMESSAGE", "ZUSER_ZNAME_INDEX on ZUSER",
+                "Z_1USERS_Z_4USERS_INDEX on Z_2USERS", "Z_4USERS_Z_5USERS1_INDEX on Z_4USERS",
+            ])
         // The stray code stays where Core Data left it (nothing moved).
         #expect(try store.connection.prepare("SELECT ZCODE FROM ZMESSAGE WHERE Z_PK = 2").rows() == [[.integer(9)]])
     }
@@ -176,25 +186,28 @@ import TestSupport
     @Test func renumberingGivesTheVersionsSuffixesAndWarnsAboutStrayValues() throws {
         let (directory, path, model, plan) = try Self.planned()
         defer { directory.remove() }
-        #expect(plan.warnings.map(\.description) == [
-            "ZMESSAGE holds values in columns the row's entity does not have, left there by an earlier version (no object has them; "
-                + "a rebuild of ZMESSAGE does not carry them): 1 row: Z_PK 2 has Z_ENT 3 (TextMessage) and a value in ZCODE of SystemMessage",
-        ])
+        #expect(
+            plan.warnings.map(\.description) == [
+                "ZMESSAGE holds values in columns the row's entity does not have, left there by an earlier version (no object has them; "
+                    + "a rebuild of ZMESSAGE does not carry them): 1 row: Z_PK 2 has Z_ENT 3 (TextMessage) and a value in ZCODE of SystemMessage"
+            ])
         try Migrator().apply(plan)
 
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
-        #expect(try store.entityKeyRows().map { "\($0.number) \($0.name)" }
+        #expect(
+            try store.entityKeyRows().map { "\($0.number) \($0.name)" }
                 == ["1 Attachment", "2 Message", "3 SystemMessage", "4 TextMessage", "5 Reaction", "6 User"])
         // The join columns take the version's names, suffixes included, under the new numbers.
-        #expect(try Self.describe(store) == [
-            "ZATTACHMENT(Z_PK,Z_ENT,Z_OPT,ZSIZE)",
-            "ZMESSAGE(Z_PK,Z_ENT,Z_OPT,ZCODE,ZEDITED,ZTEXT,ZBODY)",
-            "ZREACTION(Z_PK,Z_ENT,Z_OPT,ZEMOJI)",
-            "ZUSER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
-            "Z_3USERS(Z_3SYSTEMMESSAGES,Z_6USERS1)",
-            "Z_5USERS(Z_5REACTIONS,Z_6USERS)",
-        ])
+        #expect(
+            try Self.describe(store) == [
+                "ZATTACHMENT(Z_PK,Z_ENT,Z_OPT,ZSIZE)",
+                "ZMESSAGE(Z_PK,Z_ENT,Z_OPT,ZCODE,ZEDITED,ZTEXT,ZBODY)",
+                "ZREACTION(Z_PK,Z_ENT,Z_OPT,ZEMOJI)",
+                "ZUSER(Z_PK,Z_ENT,Z_OPT,ZNAME)",
+                "Z_3USERS(Z_3SYSTEMMESSAGES,Z_6USERS1)",
+                "Z_5USERS(Z_5REACTIONS,Z_6USERS)",
+            ])
         #expect(try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(1)], [.integer(1), .integer(2)]])
         let messages = try store.connection.prepare("SELECT Z_PK, Z_ENT, ZCODE, ZTEXT, ZBODY FROM ZMESSAGE ORDER BY Z_PK").rows().map { $0.map(\.description) }
         #expect(messages == [["1", "3", "7", "'joined'", "NULL"], ["2", "4", "NULL", "'hi'", "'hello'"], ["3", "2", "NULL", "'plain'", "NULL"]])
@@ -215,15 +228,17 @@ import TestSupport
     @Test func carriedByDefault() throws {
         let (directory, path, _, plan) = try StoreBindingTests.planned(setUp: Self.addDangling)
         defer { directory.remove() }
-        #expect(plan.danglingReferences.map(\.description).sorted() == [
-            "Reaction.users: 1 row already points to objects the store does not have (carried as they are)",
-            "SystemMessage.users: 1 row already points to objects the store does not have (carried as they are)",
-        ])
+        #expect(
+            plan.danglingReferences.map(\.description).sorted() == [
+                "Reaction.users: 1 row already points to objects the store does not have (carried as they are)",
+                "SystemMessage.users: 1 row already points to objects the store does not have (carried as they are)",
+            ])
         try Migrator().apply(plan)
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }
         #expect(try store.connection.prepare("SELECT * FROM Z_5USERS ORDER BY 1, 2").rows() == [[.integer(1), .integer(2)], [.integer(1), .integer(99)]])
-        #expect(try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows()
+        #expect(
+            try store.connection.prepare("SELECT * FROM Z_3USERS ORDER BY 1, 2").rows()
                 == [[.integer(1), .integer(1)], [.integer(1), .integer(2)], [.integer(1), .integer(98)]])
     }
 
@@ -233,14 +248,16 @@ import TestSupport
         #expect(plan.danglingReferences.isEmpty)
         #expect(plan.removedDanglingReferences.map(\.rows) == [1, 1])
         let first = try #require(plan.hops.first)
-        #expect(first.steps.prefix(2).map(\.summary).sorted() == [
-            "remove 1 reference of Reaction.users to objects the store does not have",
-            "remove 1 reference of SystemMessage.users to objects the store does not have",
-        ])
-        #expect(first.steps.prefix(2).flatMap(\.sql).sorted() == [
-            #"DELETE FROM "Z_2USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS" AND d.Z_ENT IN (5))"#,
-            #"DELETE FROM "Z_4USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS1" AND d.Z_ENT IN (5))"#,
-        ])
+        #expect(
+            first.steps.prefix(2).map(\.summary).sorted() == [
+                "remove 1 reference of Reaction.users to objects the store does not have",
+                "remove 1 reference of SystemMessage.users to objects the store does not have",
+            ])
+        #expect(
+            first.steps.prefix(2).flatMap(\.sql).sorted() == [
+                #"DELETE FROM "Z_2USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS" AND d.Z_ENT IN (5))"#,
+                #"DELETE FROM "Z_4USERS" AS a WHERE NOT EXISTS (SELECT 1 FROM "ZUSER" AS d WHERE d.Z_PK = a."Z_5USERS1" AND d.Z_ENT IN (5))"#,
+            ])
         try Migrator().apply(plan)
         let store = try Store.open(path: path, access: .readOnly)
         defer { try? store.close() }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// A store that came from Core Data, migrated here, has the tables and columns Core
 /// Data gives the destination version (its own migrations rename them so: Wire's
@@ -102,7 +103,8 @@ import TestSupport
         // The names swapped, as a store migrated before Reaction existed had them.
         let store = try Store.open(path: s.storePath, access: .readWrite)
         try store.connection.transaction {
-            try store.connection.execute("""
+            try store.connection.execute(
+                """
                 ALTER TABLE Z_1USERS RENAME COLUMN Z_3USERS TO Z_3USERSX;
                 ALTER TABLE Z_2USERS RENAME COLUMN Z_3USERS1 TO Z_3USERS;
                 ALTER TABLE Z_1USERS RENAME COLUMN Z_3USERSX TO Z_3USERS1;

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// The application entry point: Core Data's `shouldMigrateStoreAutomatically` and
 /// `shouldInferMappingModelAutomatically`.

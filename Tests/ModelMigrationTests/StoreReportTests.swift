@@ -1,10 +1,11 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import PropertyList
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 /// A store laid out exactly as Apple's Core Data writes one for SampleModel version 1
 /// (schema as in CoreDataPlus's `SampleModel_V1.sqlite`, framework version 1044),
@@ -108,58 +109,77 @@ enum AppleSampleStore {
         #expect(report.history == [])
         #expect(report.otherMetadata == ["_NSAutoVacuumLevel": "2"])
         #expect(report.problem == nil)
-        #expect(report.entities.map {
-            "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") \($0.matches.map(String.init) ?? "-") \($0.matchingVersions)"
-        } == [
-            "1 Car - 2 \(AppleSampleStore.hashes["Car"]!) true [1]",
-            "2 SportCar Car 2 \(AppleSampleStore.hashes["SportCar"]!) true [1]",
-            "3 ExpensiveSportCar SportCar 1 \(AppleSampleStore.hashes["ExpensiveSportCar"]!) true [1]",
-            "4 Person - 2 \(AppleSampleStore.hashes["Person"]!) true [1]",
-        ])
-        #expect(report.tables.map { "\($0.name) \($0.rowCount)" } == [
-            "ZCAR 5", "ZPERSON 2", "Z_METADATA 1", "Z_MODELCACHE 1", "Z_PRIMARYKEY 4",
-        ])
+        #expect(
+            report.entities.map {
+                "\($0.number) \($0.name) \($0.parent ?? "-") \($0.rows ?? -1) \($0.storedHash ?? "-") \($0.matches.map(String.init) ?? "-") "
+                    + "\($0.matchingVersions)"
+            } == [
+                "1 Car - 2 \(AppleSampleStore.hashes["Car"]!) true [1]",
+                "2 SportCar Car 2 \(AppleSampleStore.hashes["SportCar"]!) true [1]",
+                "3 ExpensiveSportCar SportCar 1 \(AppleSampleStore.hashes["ExpensiveSportCar"]!) true [1]",
+                "4 Person - 2 \(AppleSampleStore.hashes["Person"]!) true [1]",
+            ])
+        #expect(
+            report.tables.map { "\($0.name) \($0.rowCount)" } == [
+                "ZCAR 5", "ZPERSON 2", "Z_METADATA 1", "Z_MODELCACHE 1", "Z_PRIMARYKEY 4",
+            ])
         #expect(try store.currentVersion(among: [sample]) == v1)
 
         // Objects, through the store's own entity numbers.
         let access = try ObjectAccess(store: store, version: v1)
         #expect(try access.count("Car") == 5)
         #expect(try access.count("SportCar") == 3)
-        #expect(try access.fetch("Car") == [
-            StoredObject(entity: "Car", primaryKey: 1, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("AB123CD")],
-                         relationships: ["owner": [1]]),
-            StoredObject(entity: "SportCar", primaryKey: 2,
-                         values: ["maker": .string("Alfa Romeo"), "model": .string("Giulia"), "numberPlate": .string("SP-1")],
-                         relationships: ["owner": [2]]),
-            StoredObject(entity: "ExpensiveSportCar", primaryKey: 3,
-                         values: ["maker": .string("Lamborghini"), "model": .string("Countach"), "numberPlate": .string("LX-1"),
-                                  "isLimitedEdition": .boolean(true), "markedForDeletionAsOf": .date(797_000_000.25),
-                                  "color": .binary(Array("bplist00".utf8) + [8])],
-                         relationships: ["owner": []]),
-            StoredObject(entity: "Car", primaryKey: 4, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("ZZ999ZZ")],
-                         relationships: ["owner": [1]]),
-            StoredObject(entity: "SportCar", primaryKey: 5, values: ["maker": .string("Alfa Romeo"), "numberPlate": .string("SP-2")],
-                         relationships: ["owner": []]),
-        ])
-        #expect(try access.fetch("Person") == [
-            StoredObject(entity: "Person", primaryKey: 1,
-                         values: ["firstName": .string("Ann"), "lastName": .string("Lee"), "updatedAt": .date(797_062_028.5),
-                                  "id": .uuid("0f8fad5b-d9cb-469f-a165-70867728950e")],
-                         relationships: ["cars": [1, 4]]),
-            StoredObject(entity: "Person", primaryKey: 2,
-                         values: ["firstName": .string("Bob"), "updatedAt": .date(700_000_000), "id": .uuid("6ba7b810-9dad-11d1-80b4-00c04fd430c8")],
-                         relationships: ["cars": [2]]),
-        ])
+        #expect(
+            try access.fetch("Car") == [
+                StoredObject(
+                    entity: "Car", primaryKey: 1, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("AB123CD")],
+                    relationships: ["owner": [1]]),
+                StoredObject(
+                    entity: "SportCar", primaryKey: 2,
+                    values: ["maker": .string("Alfa Romeo"), "model": .string("Giulia"), "numberPlate": .string("SP-1")],
+                    relationships: ["owner": [2]]),
+                StoredObject(
+                    entity: "ExpensiveSportCar", primaryKey: 3,
+                    values: [
+                        "maker": .string("Lamborghini"), "model": .string("Countach"), "numberPlate": .string("LX-1"),
+                        "isLimitedEdition": .boolean(true), "markedForDeletionAsOf": .date(797_000_000.25),
+                        "color": .binary(Array("bplist00".utf8) + [8]),
+                    ],
+                    relationships: ["owner": []]),
+                StoredObject(
+                    entity: "Car", primaryKey: 4, values: ["maker": .string("FIAT"), "model": .string("Panda"), "numberPlate": .string("ZZ999ZZ")],
+                    relationships: ["owner": [1]]),
+                StoredObject(
+                    entity: "SportCar", primaryKey: 5, values: ["maker": .string("Alfa Romeo"), "numberPlate": .string("SP-2")],
+                    relationships: ["owner": []]),
+            ])
+        #expect(
+            try access.fetch("Person") == [
+                StoredObject(
+                    entity: "Person", primaryKey: 1,
+                    values: [
+                        "firstName": .string("Ann"), "lastName": .string("Lee"), "updatedAt": .date(797_062_028.5),
+                        "id": .uuid("0f8fad5b-d9cb-469f-a165-70867728950e"),
+                    ],
+                    relationships: ["cars": [1, 4]]),
+                StoredObject(
+                    entity: "Person", primaryKey: 2,
+                    values: ["firstName": .string("Bob"), "updatedAt": .date(700_000_000), "id": .uuid("6ba7b810-9dad-11d1-80b4-00c04fd430c8")],
+                    relationships: ["cars": [2]]),
+            ])
         var lines: [String] = []
         try ObjectJSONLines.dump(access, entity: "SportCar") { lines.append($0) }
-        #expect(lines == [
-            #"{"_pk":2,"_entity":"SportCar","color":null,"maker":"Alfa Romeo","markedForDeletionAsOf":null,"model":"Giulia","numberPlate":"SP-1","owner":2}"#,
-            #"""
-            {"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,"maker":"Lamborghini",\#
-            "markedForDeletionAsOf":"2026-04-04T12:53:20.25Z","model":"Countach","numberPlate":"LX-1","owner":null}
-            """#,
-            #"{"_pk":5,"_entity":"SportCar","color":null,"maker":"Alfa Romeo","markedForDeletionAsOf":null,"model":null,"numberPlate":"SP-2","owner":null}"#,
-        ])
+        #expect(
+            lines == [
+                #"{"_pk":2,"_entity":"SportCar","color":null,"maker":"Alfa "#
+                    + #"Romeo","markedForDeletionAsOf":null,"model":"Giulia","numberPlate":"SP-1","owner":2}"#,
+                #"""
+                {"_pk":3,"_entity":"ExpensiveSportCar","color":"YnBsaXN0MDAI","isLimitedEdition":true,"maker":"Lamborghini",\#
+                "markedForDeletionAsOf":"2026-04-04T12:53:20.25Z","model":"Countach","numberPlate":"LX-1","owner":null}
+                """#,
+                #"{"_pk":5,"_entity":"SportCar","color":null,"maker":"Alfa "#
+                    + #"Romeo","markedForDeletionAsOf":null,"model":null,"numberPlate":"SP-2","owner":null}"#,
+            ])
         try store.close()
 
         // Reading wrote nothing: same bytes, no journal, no -wal or -shm.
@@ -173,8 +193,11 @@ enum AppleSampleStore {
         let contacts = try TestModels.contacts()
         let store = try directory.createStore(version: contacts.versions[1])
         var metadata = try store.readMetadata()
-        metadata.history = [MigrationRecord(fromVersion: 1, toVersion: 2, date: 797_062_028, duration: 1.5, rowsTouched: 10,
-                                            mappingDigests: ["00"], tool: "migrate 0.1.0")]
+        metadata.history = [
+            MigrationRecord(
+                fromVersion: 1, toVersion: 2, date: 797_062_028, duration: 1.5, rowsTouched: 10,
+                mappingDigests: ["00"], tool: "migrate 0.1.0")
+        ]
         metadata.otherKeys = ["level": .integer(2), "flags": .array([.boolean(true), .real(0.5)]), "blob": .data([1, 2, 3])]
         try store.writeMetadata(metadata)
         let report = StoreReport(inspection: try store.inspect(), models: [contacts])
@@ -185,9 +208,10 @@ enum AppleSampleStore {
         #expect(report.layoutHash == contacts.versions[1].layoutHash.hex)
         #expect(report.history == metadata.history)
         #expect(report.otherMetadata == ["level": "2", "flags": "[true, 0.5]", "blob": "<3 bytes>"])
-        #expect(report.entities.map { "\($0.name) \($0.matches == true) \($0.matchingVersions)" } == [
-            "Person true [2]", "Post true [2]", "Tag true [2]",
-        ])
+        #expect(
+            report.entities.map { "\($0.name) \($0.matches == true) \($0.matchingVersions)" } == [
+                "Person true [2]", "Post true [2]", "Tag true [2]",
+            ])
 
         let none = StoreReport(inspection: try store.inspect(), models: [])
         #expect(none.problem == "no models to compare with (see --models)")
@@ -201,11 +225,12 @@ enum AppleSampleStore {
         let unknown = StoreReport(inspection: try store.inspect(), models: [contacts])
         #expect(unknown.recognizedVersion == nil)
         #expect(unknown.closestVersion == 2)
-        #expect(unknown.problem == """
-            the store's entity hashes match no version of model Contacts (closest is version 2)
-              Tag: hash abababab differs from \(contacts.versions[1].versionHashes["Tag"]!.short) (no version has its hash)
-            a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
-            """)
+        #expect(
+            unknown.problem == """
+                the store's entity hashes match no version of model Contacts (closest is version 2)
+                  Tag: hash abababab differs from \(contacts.versions[1].versionHashes["Tag"]!.short) (no version has its hash)
+                a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+                """)
         #expect(unknown.entities.map { "\($0.name) \($0.matches == true)" } == ["Person true", "Post true", "Tag false"])
     }
 }

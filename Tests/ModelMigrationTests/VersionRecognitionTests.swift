@@ -1,9 +1,10 @@
 import DataModel
 import Foundation
-@testable import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import ModelMigration
 
 @Suite struct VersionRecognitionTests {
     /// Metadata as Apple's Core Data writes it: hashes only, none of our keys.
@@ -34,12 +35,15 @@ import TestSupport
             }
         }
         let v1 = VersionRecognition.recognize(StoreMetadata(version: contacts.versions[0], storeUUID: "X"), in: contacts)
-        #expect(v1.entities == [
-            .init(name: "Person", storedHash: contacts.versions[0].versionHashes["Person"], versionHash: contacts.versions[0].versionHashes["Person"],
-                  matchingVersions: [1]),
-            .init(name: "Post", storedHash: contacts.versions[0].versionHashes["Post"], versionHash: contacts.versions[0].versionHashes["Post"],
-                  matchingVersions: [1]),
-        ])
+        #expect(
+            v1.entities == [
+                .init(
+                    name: "Person", storedHash: contacts.versions[0].versionHashes["Person"], versionHash: contacts.versions[0].versionHashes["Person"],
+                    matchingVersions: [1]),
+                .init(
+                    name: "Post", storedHash: contacts.versions[0].versionHashes["Post"], versionHash: contacts.versions[0].versionHashes["Post"],
+                    matchingVersions: [1]),
+            ])
     }
 
     @Test func anEditedHashIsUnknownWithTheClosestVersionAndTheDifference() throws {
@@ -52,14 +56,16 @@ import TestSupport
         #expect(recognition.version == nil)
         #expect(recognition.closestVersion == 2)
         #expect(!recognition.layoutDiffers)
-        #expect(recognition.differences == [
-            .init(name: "Tag", storedHash: Self.edited, versionHash: v2.versionHashes["Tag"], matchingVersions: []),
-        ])
-        #expect(recognition.unknownExplanation == """
-            the store's entity hashes match no version of model Contacts (closest is version 2)
-              Tag: hash abababab differs from \(v2.versionHashes["Tag"]!.short) (no version has its hash)
-            a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
-            """)
+        #expect(
+            recognition.differences == [
+                .init(name: "Tag", storedHash: Self.edited, versionHash: v2.versionHashes["Tag"], matchingVersions: [])
+            ])
+        #expect(
+            recognition.unknownExplanation == """
+                the store's entity hashes match no version of model Contacts (closest is version 2)
+                  Tag: hash abababab differs from \(v2.versionHashes["Tag"]!.short) (no version has its hash)
+                a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+                """)
     }
 
     @Test func missingExtraAndMovedEntitiesAreExplained() throws {
@@ -70,33 +76,37 @@ import TestSupport
         metadata.versionHashes["Robot"] = Self.edited
         let recognition = VersionRecognition.recognize(metadata, in: contacts)
         #expect(recognition.closestVersion == 1)
-        #expect(recognition.unknownExplanation == """
-            the store's entity hashes match no version of model Contacts (closest is version 1)
-              Post: in version 1, not in the store
-              Robot: in the store, not in version 1
-            a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
-            """)
+        #expect(
+            recognition.unknownExplanation == """
+                the store's entity hashes match no version of model Contacts (closest is version 1)
+                  Post: in version 1, not in the store
+                  Robot: in the store, not in version 1
+                a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+                """)
 
         // Version 1's Post with version 2's Person: closest is still 1.
         var mixed = Self.appleMetadata(v1)
         mixed.versionHashes["Person"] = v2.versionHashes["Person"]
         let recognised = VersionRecognition.recognize(mixed, in: contacts)
         #expect(recognised.outcome == .unknown)
-        #expect(recognised.unknownExplanation == """
-            the store's entity hashes match no version of model Contacts (closest is version 1)
-              Person: hash \(v2.versionHashes["Person"]!.short) differs from \(v1.versionHashes["Person"]!.short) (its hash matches version 2)
-            a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
-            """)
+        #expect(
+            recognised.unknownExplanation == """
+                the store's entity hashes match no version of model Contacts (closest is version 1)
+                  Person: hash \(v2.versionHashes["Person"]!.short) differs from \(v1.versionHashes["Person"]!.short) (its hash matches version 2)
+                a shipped version was edited, the store comes from elsewhere, or it is newer than this deployment
+                """)
     }
 
     /// Two versions that differ only in a default value have the same Core Data hashes;
     /// our layout hash tells them apart, and Apple's stores (no layout hash) get the lower.
     @Test func theLayoutHashBreaksTiesBetweenVersionsWithEqualHashes() throws {
-        let model = try TestModels.compile("Counter", versions: [
-            "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 0 }\n",
-            "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n",
-            "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n      label: string?\n",
-        ])
+        let model = try TestModels.compile(
+            "Counter",
+            versions: [
+                "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 0 }\n",
+                "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n",
+                "entities:\n  Item:\n    attributes:\n      count: { type: integer32, default: 5 }\n      label: string?\n",
+            ])
         let (v1, v2, v3) = (model.versions[0], model.versions[1], model.versions[2])
         #expect(v1.versionHashes == v2.versionHashes)
         #expect(v1.layoutHash != v2.layoutHash)
@@ -127,10 +137,12 @@ import TestSupport
         let contacts = try TestModels.contacts()
         let sample = try TestModels.appleParity("SampleModel")
         let models = [contacts, sample]
-        #expect(VersionRecognition.recognize(Self.appleMetadata(sample.versions[1]), among: models).map { "\($0.model) \($0.version ?? 0)" }
+        #expect(
+            VersionRecognition.recognize(Self.appleMetadata(sample.versions[1]), among: models).map { "\($0.model) \($0.version ?? 0)" }
                 == "SampleModel 2")
-        #expect(VersionRecognition.recognize(StoreMetadata(version: contacts.versions[2], storeUUID: "X"), among: models)
-                    .map { "\($0.model) \($0.version ?? 0)" } == "Contacts 3")
+        #expect(
+            VersionRecognition.recognize(StoreMetadata(version: contacts.versions[2], storeUUID: "X"), among: models)
+                .map { "\($0.model) \($0.version ?? 0)" } == "Contacts 3")
         // Named but unknown: still that model.
         var edited = StoreMetadata(version: contacts.versions[0], storeUUID: "X")
         edited.versionHashes = sample.versions[0].versionHashes

@@ -1,7 +1,7 @@
 import DataModel
 import Predicates
-import Testing
 import TestSupport
+import Testing
 
 /// TERNARY, indexes, string methods and NSExpression's numeric and list functions:
 /// how they parse, and the errors that locate what does not fit (Docs/MappingFiles.md).
@@ -22,11 +22,14 @@ import TestSupport
         }
         #expect(c.lhs == .keyPath(variable: nil, components: ["a"], at: 8) && c.op == .greater && c.rhs == .integer(1, at: 12))
         #expect(try PredicateParser.expression("x[FIRST]") == .index(.keyPath(variable: nil, components: ["x"], at: 0), .first, at: 1))
-        #expect(try PredicateParser.expression("x[last][size]")
+        #expect(
+            try PredicateParser.expression("x[last][size]")
                 == .index(.index(.keyPath(variable: nil, components: ["x"], at: 0), .last, at: 1), .size, at: 7))
-        #expect(try PredicateParser.expression("x[1 + 1]")
-                == .index(.keyPath(variable: nil, components: ["x"], at: 0),
-                          .position(.arithmetic(.add, .integer(1, at: 2), .integer(1, at: 6), at: 4)), at: 1))
+        #expect(
+            try PredicateParser.expression("x[1 + 1]")
+                == .index(
+                    .keyPath(variable: nil, components: ["x"], at: 0),
+                    .position(.arithmetic(.add, .integer(1, at: 2), .integer(1, at: 6), at: 4)), at: 1))
     }
 
     @Test func syntaxErrorsAreLocated() throws {
@@ -35,9 +38,10 @@ import TestSupport
         }
         #expect(message("TERNARY(a > 1, 2)") == "column 17: expected ',' between TERNARY's two values, found ')'")
         #expect(message("TERNARY a") == "column 9: expected '(' after TERNARY, found 'a'")
-        #expect(message("TERNARY(a, 1, 2)") == """
-            column 10: expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), found ','
-            """)
+        #expect(
+            message("TERNARY(a, 1, 2)") == """
+                column 10: expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), found ','
+                """)
         #expect(message("x[]") == "column 3: expected FIRST, LAST, SIZE or a position inside [ ], found ']'")
         #expect(message("x[FIRST") == "column 8: expected ']' to close the index opened at column 2, found the end of the text")
     }
@@ -84,17 +88,23 @@ import TestSupport
         #expect(try c.expression("replace:matching:with:($source.name, '[0-9]+', '#')").type == .string)
         #expect(try error("trim:($source.visits)") == "column 7: trim: takes a string, not integer")
         #expect(try error("replace:matching:with:($source.name, '(', '#')") == "column 38: not a valid regular expression: (")
-        #expect(try error("$source.name[FIRST]") == """
-            column 13: an index ([FIRST], [LAST], [SIZE], [n]) applies to FUNCTION(…, 'componentsSeparatedByString:', …) here, \
-            the one list a value has an order in
-            """)
+        #expect(
+            try error("$source.name[FIRST]") == """
+                column 13: an index ([FIRST], [LAST], [SIZE], [n]) applies to FUNCTION(…, 'componentsSeparatedByString:', …) here, \
+                the one list a value has an order in
+                """)
     }
 
     @Test func stringMethodsThroughFunction() throws {
         let c = try checker()
         let first = "FUNCTION($source.name, 'componentsSeparatedByString:', ' ')"
-        #expect(try c.expression(first + "[FIRST]") == .function(.component, [
-            try c.expression("$source.name"), .literal(.string(" ")), .literal(.integer(0))], .string))
+        #expect(
+            try c.expression(first + "[FIRST]")
+                == .function(
+                    .component,
+                    [
+                        try c.expression("$source.name"), .literal(.string(" ")), .literal(.integer(0)),
+                    ], .string))
         #expect(try c.expression(first + "[LAST]").type == .string)
         #expect(try c.expression(first + "[SIZE]").type == .integer)
         #expect(try c.expression(first + "[$source.visits - 1]").type == .string)
@@ -102,26 +112,30 @@ import TestSupport
         #expect(try c.expression("FUNCTION(FUNCTION($source.name, 'substringFromIndex:', 1), 'capitalizedString')").type == .string)
         #expect(try c.expression("FUNCTION($source.email, 'stringByReplacingOccurrencesOfString:withString:', '@', ' at ')").type == .string)
         #expect(try c.expression("FUNCTION('abc', 'length')").type == .integer)
-        #expect(try error(first) == """
-            column 1: componentsSeparatedByString: gives a list of strings; take one with [FIRST], [LAST] or [n], \
-            or count them with [SIZE] (as in FUNCTION(…, 'componentsSeparatedByString:', ' ')[FIRST])
-            """)
+        #expect(
+            try error(first) == """
+                column 1: componentsSeparatedByString: gives a list of strings; take one with [FIRST], [LAST] or [n], \
+                or count them with [SIZE] (as in FUNCTION(…, 'componentsSeparatedByString:', ' ')[FIRST])
+                """)
         #expect(try error(first + "[-1]") == "column 61: an index counts from 0; -1 is before the first element ([LAST] is the last)")
         #expect(try error(first + "['a']") == "column 61: an index takes an integer, not string")
         #expect(try error("FUNCTION($source.visits, 'uppercaseString')") == "column 10: 'uppercaseString' takes a string, not integer")
         #expect(try error("FUNCTION($source.name, 'substringFromIndex:', 'x')") == "column 47: 'substringFromIndex:' takes an integer, not string")
         #expect(try error("FUNCTION($source.name, 'substringToIndex:')") == "column 1: 'substringToIndex:' takes 1, found 0")
-        #expect(try error("FUNCTION($source.name, 'uppercaseStrin')") == """
-            column 1: unknown string method 'uppercaseStrin' (did you mean 'uppercaseString'?); supported: componentsSeparatedByString:, \
-            substringFromIndex:, substringToIndex:, stringByReplacingOccurrencesOfString:withString:, uppercaseString, lowercaseString, \
-            capitalizedString, length
-            """)
-        #expect(try error("FUNCTION($source.name, 'stringByTrimmingCharactersInSet:', nil)") == """
-            column 1: an NSCharacterSet has no text in the format syntax; trim:(x) trims white space and line breaks
-            """)
-        #expect(try error("$source.orders.@distinctUnionOfSets.items") == """
-            column 16: @distinctUnionOfSets gives a set of objects, not a value: it has no SQL form in a value or a filter \
-            (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
-            """)
+        #expect(
+            try error("FUNCTION($source.name, 'uppercaseStrin')") == """
+                column 1: unknown string method 'uppercaseStrin' (did you mean 'uppercaseString'?); supported: componentsSeparatedByString:, \
+                substringFromIndex:, substringToIndex:, stringByReplacingOccurrencesOfString:withString:, uppercaseString, lowercaseString, \
+                capitalizedString, length
+                """)
+        #expect(
+            try error("FUNCTION($source.name, 'stringByTrimmingCharactersInSet:', nil)") == """
+                column 1: an NSCharacterSet has no text in the format syntax; trim:(x) trims white space and line breaks
+                """)
+        #expect(
+            try error("$source.orders.@distinctUnionOfSets.items") == """
+                column 16: @distinctUnionOfSets gives a set of objects, not a value: it has no SQL form in a value or a filter \
+                (a relationship's value is written FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', …))
+                """)
     }
 }

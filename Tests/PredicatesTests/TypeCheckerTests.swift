@@ -1,7 +1,7 @@
-import Testing
 import DataModel
 import Predicates
 import TestSupport
+import Testing
 
 @Suite struct TypeCheckerTests {
     func checker(_ entity: String = "Customer", variables: Set<String> = []) throws -> TypeChecker {
@@ -48,25 +48,30 @@ import TestSupport
         func error(_ text: String) -> String {
             do { _ = try c.expression(text); return "no error" } catch { return error.description }
         }
-        #expect(error("FUNCTION($manager, 'firstNameFrom:', $source.name)") == """
-            column 10: FUNCTION cannot call 'firstNameFrom:' on '$manager' here (no such receiver is known)
-              FUNCTION($manager, 'firstNameFrom:', $source.name)
-                       ^
-            """)
+        #expect(
+            error("FUNCTION($manager, 'firstNameFrom:', $source.name)") == """
+                column 10: FUNCTION cannot call 'firstNameFrom:' on '$manager' here (no such receiver is known)
+                  FUNCTION($manager, 'firstNameFrom:', $source.name)
+                           ^
+                """)
         // A value receives NSString's methods (ExpressionFunctionCheckTests).
         #expect(try c.expression("FUNCTION(name, 'uppercaseString')").type == .string)
-        #expect(error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)").hasPrefix("""
-            column 1: FUNCTION($entityPolicy, 'firstNameFrom:', …) calls the entity mapping's policy, and it names none
-            """))
+        #expect(
+            error("FUNCTION($entityPolicy, 'firstNameFrom:', $source.name)").hasPrefix(
+                """
+                column 1: FUNCTION($entityPolicy, 'firstNameFrom:', …) calls the entity mapping's policy, and it names none
+                """))
     }
 
     @Test func errorsNameTheEntityAndColumn() throws {
         try expectError("nme == 'x'", "column 1: Customer has no attribute or relationship 'nme' (did you mean 'name'?)")
         try expectError("city.nam == 'x'", "column 6: City has no attribute or relationship 'nam' (did you mean 'name'?)")
-        try expectError("orders.number == 'x'",
-                        "column 1: 'orders' is a to-many relationship of Customer: use ANY, ALL or NONE before the key path, or orders.@count")
-        try expectError("visits == 'ten'",
-                        "column 11: cannot compare integer 'visits' with string using == (CAST(…, 'NSNumber') converts a string to a number)")
+        try expectError(
+            "orders.number == 'x'",
+            "column 1: 'orders' is a to-many relationship of Customer: use ANY, ALL or NONE before the key path, or orders.@count")
+        try expectError(
+            "visits == 'ten'",
+            "column 11: cannot compare integer 'visits' with string using == (CAST(…, 'NSNumber') converts a string to a number)")
         try expectError("joinedAt > 5", "column 12: cannot compare date 'joinedAt' with integer using > (write CAST(…, 'NSDate') for a date)")
         try expectError("name > nil", "column 8: nil can only be compared with == or != (found >)")
         try expectError("visits BEGINSWITH '1'", "column 1: BEGINSWITH compares strings; 'visits' is integer")
@@ -76,15 +81,18 @@ import TestSupport
         try expectError("$source.name == 'x'", "column 1: unknown variable '$source' (no variables here)")
         try expectError("visits BETWEEN {1}", "column 16: BETWEEN needs two values, {lower, upper}; found 1")
         try expectError("name MATCHES '(['", "column 14: not a valid regular expression: ([")
-        try expectError("lowercse:(name) == 'x'", """
+        try expectError(
+            "lowercse:(name) == 'x'",
+            """
             column 1: unknown function 'lowercse:' (did you mean 'lowercase:'?); supported: lowercase:, uppercase:, length:, abs:, now, \
             add:to:, from:subtract:, multiply:by:, divide:by:, sum:, count:, min:, max:, average:, modulus:by:, sqrt:, raise:toPower:, \
             ceiling:, floor:, trunc:, log:, ln:, exp:, bitwiseAnd:with:, bitwiseOr:with:, bitwiseXor:with:, leftshift:by:, rightshift:by:, \
             onesComplement:, noindex:, trim:, replace:matching:with:, objectFrom:withIndex:
             """)
         try expectError("city == 'Oslo'", "column 9: cannot compare a City object 'city' with string using ==")
-        try expectError("ANY orders.items.name == 'x'",
-                        "column 12: 'items' is a to-many relationship of Order: use ANY, ALL or NONE before the key path, or items.@count")
+        try expectError(
+            "ANY orders.items.name == 'x'",
+            "column 12: 'items' is a to-many relationship of Order: use ANY, ALL or NONE before the key path, or items.@count")
         try expectError("orders.@sum.number > 1", "column 8: @sum adds numbers; 'number' is string")
     }
 

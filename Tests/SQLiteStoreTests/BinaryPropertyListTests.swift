@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SQLiteStore
 
 @Suite struct BinaryPropertyListTests {
@@ -30,15 +31,18 @@ import Testing
         #expect(metadata["NSPersistenceFrameworkVersion"] == .integer(1044))
         #expect(metadata["NSStoreModelVersionIdentifiers"] == .array(["1"]))
         #expect(metadata["_NSAutoVacuumLevel"] == .string("2"))
-        #expect(metadata["NSStoreModelVersionHashesDigest"] == .string(
-            "fACvwxty0QWritKFX3/LTtXZvI64UnFcRtP6qcjW1Yl0owr+rH+SpCvzy/uDYRpknMXbgacd3srn9wmE2KkL8Q=="))
+        #expect(
+            metadata["NSStoreModelVersionHashesDigest"]
+                == .string(
+                    "fACvwxty0QWritKFX3/LTtXZvI64UnFcRtP6qcjW1Yl0owr+rH+SpCvzy/uDYRpknMXbgacd3srn9wmE2KkL8Q=="))
         let hashes = try #require(metadata["NSStoreModelVersionHashes"]?.dictionaryValue)
-        #expect(hashes.mapValues { $0.dataValue.map(hex) } == [
-            "Car": "9e555529072158220d1bacd2f80a3dad4919f74a32aa8be9ee22a6a7b4126c8f",
-            "ExpensiveSportCar": "3dc7e32b1be45b5a4c795ac9af3e1d10aa7222d3c69ae805bbeb4408bdeba480",
-            "Person": "164268551b45108ae763aa2ba61ff32d32d32323850987c3e21607c8da44b72b",
-            "SportCar": "514ec1907a568299f9fb6851106516136f0755f45fa53a823a0e4d44013d5313",
-        ])
+        #expect(
+            hashes.mapValues { $0.dataValue.map(hex) } == [
+                "Car": "9e555529072158220d1bacd2f80a3dad4919f74a32aa8be9ee22a6a7b4126c8f",
+                "ExpensiveSportCar": "3dc7e32b1be45b5a4c795ac9af3e1d10aa7222d3c69ae805bbeb4408bdeba480",
+                "Person": "164268551b45108ae763aa2ba61ff32d32d32323850987c3e21607c8da44b72b",
+                "SportCar": "514ec1907a568299f9fb6851106516136f0755f45fa53a823a0e4d44013d5313",
+            ])
         #expect(metadata.dictionaryValue?.count == 7)
     }
 
@@ -53,18 +57,19 @@ import Testing
     // MARK: Exact encodings
 
     @Test func encodesIntegerOneExactly() {
-        #expect(hex(BinaryPropertyList.encode(.integer(1))) ==
-            "62706c6973743030" + "1001" + "08" + "000000000000" + "01" + "01"
-            + "0000000000000001" + "0000000000000000" + "000000000000000a")
+        #expect(
+            hex(BinaryPropertyList.encode(.integer(1))) == "62706c6973743030" + "1001" + "08" + "000000000000" + "01" + "01"
+                + "0000000000000001" + "0000000000000000" + "000000000000000a")
     }
 
     /// The same bytes as `plistlib.dumps(value, fmt=FMT_BINARY, sort_keys=True)`.
     @Test func encodesLikePythonPlistlibWithSortedKeys() {
         let value: PropertyListValue = ["b": [1, "é", .string(String(repeating: "x", count: 15))], "a": true, "B": -1]
-        #expect(hex(BinaryPropertyList.encode(value)) == """
-            62706c6973743030d301020304050651425161516213ffffffffffffffff09a307080910016100e95f100f7878787878787878\
-            78787878787878080f1113151e1f2325280000000000000101000000000000000a0000000000000000000000000000003a
-            """)
+        #expect(
+            hex(BinaryPropertyList.encode(value)) == """
+                62706c6973743030d301020304050651425161516213ffffffffffffffff09a307080910016100e95f100f7878787878787878\
+                78787878787878080f1113151e1f2325280000000000000101000000000000000a0000000000000000000000000000003a
+                """)
     }
 
     @Test(arguments: [
@@ -151,8 +156,9 @@ import Testing
     }
 
     @Test func decodesWideOffsetsAndReferences() throws {
-        let input = plist([[0xA2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1], [0x51, 0x61]],
-                          referenceSize: 8, offsetSize: 8)
+        let input = plist(
+            [[0xA2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1], [0x51, 0x61]],
+            referenceSize: 8, offsetSize: 8)
         #expect(try BinaryPropertyList.decode(input) == ["a", "a"])
     }
 
@@ -174,96 +180,117 @@ import Testing
 
     @Test func rejectsMissingHeader() {
         expect(Array("bplist0".utf8), .notABinaryPlist, "header: input does not start with \"bplist00\"")
-        expect(Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist/>".utf8), .notABinaryPlist,
-               "header: input does not start with \"bplist00\"")
+        expect(
+            Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist/>".utf8), .notABinaryPlist,
+            "header: input does not start with \"bplist00\"")
     }
 
     @Test func rejectsInputShorterThanHeaderAndTrailer() {
-        expect(Array("bplist00".utf8) + Array(repeating: 0, count: 31), .truncated,
-               "trailer: 39 bytes are too few for the 8-byte header and the 32-byte trailer")
+        expect(
+            Array("bplist00".utf8) + Array(repeating: 0, count: 31), .truncated,
+            "trailer: 39 bytes are too few for the 8-byte header and the 32-byte trailer")
     }
 
     @Test func rejectsImpossibleTrailers() {
         let object: [[UInt8]] = [[0x09]]
         expect(plist(object, offsetSize: 0), .invalidTrailer, "trailer: offset size 0 is not between 1 and 8")
-        expect(plist(object, referenceSize: 9), .invalidTrailer,
-               "trailer: object reference size 9 is not between 1 and 8")
+        expect(
+            plist(object, referenceSize: 9), .invalidTrailer,
+            "trailer: object reference size 9 is not between 1 and 8")
         expect(plist(object, objectCount: 0), .invalidTrailer, "trailer: the object count is 0")
         expect(plist(object, top: 1), .invalidTrailer, "trailer: top object 1 is out of range (object count 1)")
-        expect(plist(object, tableOffset: 1000), .invalidTrailer,
-               "trailer: offset table at 1000 does not fit between the header and the trailer (object count 1, offset size 1)")
-        expect(plist(object, tableOffset: 8), .invalidTrailer,
-               "trailer: offset table at 8 does not fit between the header and the trailer (object count 1, offset size 1)")
-        expect(plist(object, objectCount: .max), .invalidTrailer,
-               "trailer: offset table at 9 does not fit between the header and the trailer (object count 18446744073709551615, offset size 1)")
+        expect(
+            plist(object, tableOffset: 1000), .invalidTrailer,
+            "trailer: offset table at 1000 does not fit between the header and the trailer (object count 1, offset size 1)")
+        expect(
+            plist(object, tableOffset: 8), .invalidTrailer,
+            "trailer: offset table at 8 does not fit between the header and the trailer (object count 1, offset size 1)")
+        expect(
+            plist(object, objectCount: .max), .invalidTrailer,
+            "trailer: offset table at 9 does not fit between the header and the trailer (object count 18446744073709551615, offset size 1)")
     }
 
     @Test func rejectsOffsetsOutsideTheObjectData() {
         expect(plist([[0x09]], offsets: [3]), .invalidOffset, "object 0: offset 3 is outside the object data (8..<9)")
         expect(plist([[0x09]], offsets: [9]), .invalidOffset, "object 0: offset 9 is outside the object data (8..<9)")
-        expect(plist([[0xA1, 0x05]]), .invalidOffset,
-               "object 0 at offset 8: reference to object 5 is out of range (object count 1)")
+        expect(
+            plist([[0xA1, 0x05]]), .invalidOffset,
+            "object 0 at offset 8: reference to object 5 is out of range (object count 1)")
     }
 
     @Test func rejectsObjectsWithoutAValue() {
         expect(plist([[0x00]]), .unsupportedObject, "object 0 at offset 8: null is not supported")
         expect(plist([[0x0F]]), .unsupportedObject, "object 0 at offset 8: fill byte 0x0F is not an object")
-        expect(plist([[0x80, 0x01]]), .unsupportedObject,
-               "object 0 at offset 8: UID is not supported (only NSKeyedArchiver archives use UIDs)")
+        expect(
+            plist([[0x80, 0x01]]), .unsupportedObject,
+            "object 0 at offset 8: UID is not supported (only NSKeyedArchiver archives use UIDs)")
         expect(plist([[0x75, 0x61]]), .unsupportedObject, "object 0 at offset 8: unknown marker 0x75")
         expect(plist([[0x15, 0x00]]), .unsupportedObject, "object 0 at offset 8: unknown marker 0x15")
         expect(plist([[0x21, 0x00, 0x00]]), .unsupportedObject, "object 0 at offset 8: unknown marker 0x21")
         expect(plist([[0x32, 0, 0, 0, 0]]), .unsupportedObject, "object 0 at offset 8: unknown marker 0x32")
         expect(plist([[0xB0]]), .unsupportedObject, "object 0 at offset 8: unknown marker 0xB0")
-        expect(plist([[0x14] + Array(repeating: 0, count: 8) + Array(repeating: 0xFF, count: 8)]), .unsupportedObject,
-               "object 0 at offset 8: 128-bit integer does not fit in 64 bits")
+        expect(
+            plist([[0x14] + Array(repeating: 0, count: 8) + Array(repeating: 0xFF, count: 8)]), .unsupportedObject,
+            "object 0 at offset 8: 128-bit integer does not fit in 64 bits")
     }
 
     @Test func rejectsObjectsRunningPastTheObjectData() {
-        expect(plist([[0x13, 0x00, 0x00]]), .truncated,
-               "object 0 at offset 8: 8-byte integer runs past the end of the object data")
+        expect(
+            plist([[0x13, 0x00, 0x00]]), .truncated,
+            "object 0 at offset 8: 8-byte integer runs past the end of the object data")
         expect(plist([[0x23, 0x00]]), .truncated, "object 0 at offset 8: 8-byte real runs past the end of the object data")
         expect(plist([[0x33]]), .truncated, "object 0 at offset 8: 8-byte date runs past the end of the object data")
-        expect(plist([[0x55, 0x61]]), .truncated,
-               "object 0 at offset 8: ASCII string of 5 bytes runs past the end of the object data")
-        expect(plist([[0x62, 0x00, 0x61, 0x00]]), .truncated,
-               "object 0 at offset 8: UTF-16 string of 2 code units runs past the end of the object data")
+        expect(
+            plist([[0x55, 0x61]]), .truncated,
+            "object 0 at offset 8: ASCII string of 5 bytes runs past the end of the object data")
+        expect(
+            plist([[0x62, 0x00, 0x61, 0x00]]), .truncated,
+            "object 0 at offset 8: UTF-16 string of 2 code units runs past the end of the object data")
         expect(plist([[0x4F]]), .truncated, "object 0 at offset 8: count runs past the end of the object data")
         expect(plist([[0x4F, 0x11, 0x01]]), .truncated, "object 0 at offset 8: count runs past the end of the object data")
-        expect(plist([[0x4F, 0x55]]), .invalidObject,
-               "object 0 at offset 8: count marker 0x55 is not a 1, 2, 4 or 8-byte integer")
+        expect(
+            plist([[0x4F, 0x55]]), .invalidObject,
+            "object 0 at offset 8: count marker 0x55 is not a 1, 2, 4 or 8-byte integer")
     }
 
     @Test func rejectsCountsLargerThanTheFile() {
-        expect(plist([[0xAF, 0x13] + Array(repeating: 0xFF, count: 8)]), .truncated,
-               "object 0 at offset 8: array of 18446744073709551615 references runs past the end of the object data")
-        expect(plist([[0xCF, 0x12, 0x7F, 0xFF, 0xFF, 0xFF]]), .truncated,
-               "object 0 at offset 8: set of 2147483647 references runs past the end of the object data")
-        expect(plist([[0xDF, 0x11, 0xFF, 0xFF, 0x01, 0x01]]), .truncated,
-               "object 0 at offset 8: dictionary of 65535 entries runs past the end of the object data")
-        expect(plist([[0x4F, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]), .truncated,
-               "object 0 at offset 8: data of 9223372036854775807 bytes runs past the end of the object data")
+        expect(
+            plist([[0xAF, 0x13] + Array(repeating: 0xFF, count: 8)]), .truncated,
+            "object 0 at offset 8: array of 18446744073709551615 references runs past the end of the object data")
+        expect(
+            plist([[0xCF, 0x12, 0x7F, 0xFF, 0xFF, 0xFF]]), .truncated,
+            "object 0 at offset 8: set of 2147483647 references runs past the end of the object data")
+        expect(
+            plist([[0xDF, 0x11, 0xFF, 0xFF, 0x01, 0x01]]), .truncated,
+            "object 0 at offset 8: dictionary of 65535 entries runs past the end of the object data")
+        expect(
+            plist([[0x4F, 0x13, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]), .truncated,
+            "object 0 at offset 8: data of 9223372036854775807 bytes runs past the end of the object data")
     }
 
     @Test func rejectsReferenceCycles() {
         expect(plist([[0xA1, 0x00]]), .cycle, "object 0 at offset 8: reference to object 0 forms a cycle")
         // array → dictionary → array
-        expect(plist([[0xA1, 0x01], [0xD1, 0x02, 0x00], [0x51, 0x6B]]), .cycle,
-               "object 1 at offset 10: reference to object 0 forms a cycle")
+        expect(
+            plist([[0xA1, 0x01], [0xD1, 0x02, 0x00], [0x51, 0x6B]]), .cycle,
+            "object 1 at offset 10: reference to object 0 forms a cycle")
     }
 
     @Test func rejectsNestingBeyondTheLimit() {
         let depth = BinaryPropertyList.maximumDepth + 1
-        expect(plist(nestedArrays(depth), referenceSize: 2), .tooDeep,
-               "object 512 at offset \(8 + 3 * 512): nesting is deeper than 512 levels")
+        expect(
+            plist(nestedArrays(depth), referenceSize: 2), .tooDeep,
+            "object 512 at offset \(8 + 3 * 512): nesting is deeper than 512 levels")
     }
 
     @Test func rejectsNonStringKeys() {
-        expect(plist([[0xD1, 0x01, 0x01], [0x10, 0x07]]), .nonStringKey,
-               "object 0 at offset 8: key object 1 is not a string")
+        expect(
+            plist([[0xD1, 0x01, 0x01], [0x10, 0x07]]), .nonStringKey,
+            "object 0 at offset 8: key object 1 is not a string")
         // A container key is refused by its marker, without being decoded.
-        expect(plist([[0xD1, 0x01, 0x01], [0xA1, 0x00]]), .nonStringKey,
-               "object 0 at offset 8: key object 1 is not a string")
+        expect(
+            plist([[0xD1, 0x01, 0x01], [0xA1, 0x00]]), .nonStringKey,
+            "object 0 at offset 8: key object 1 is not a string")
     }
 
     @Test func rejectsInvalidStrings() {

@@ -91,10 +91,11 @@ import Testing
         }
         let rows = try db.prepare("SELECT v, typeof(v), length(CAST(v AS BLOB)) FROM t ORDER BY id").rows()
         #expect(rows.map { $0[0] } == values)
-        #expect(rows.map { $0[1] } == [
-            "null", "integer", "integer", "integer", "real", "real", "real",
-            "text", "text", "text", "text", "blob", "blob",
-        ])
+        #expect(
+            rows.map { $0[1] } == [
+                "null", "integer", "integer", "integer", "real", "real", "real",
+                "text", "text", "text", "text", "blob", "blob",
+            ])
         // The NUL stays inside the text: three bytes stored, not one.
         #expect(rows[9][2] == 3)
         #expect(rows[7][2] == 0 && rows[11][2] == 0)  // empty, but not NULL
@@ -156,9 +157,10 @@ import Testing
         let values: [DatabaseValue] = [
             .null, 42, -7, 1.5, 3.0, .real(.infinity), "it's", "", .blob([0x0A, 0x0B]), .blob([]),
         ]
-        #expect(values.map(\.description) == [
-            "NULL", "42", "-7", "1.5", "3.0", "9e999", "'it''s'", "''", "X'0A0B'", "X''",
-        ])
+        #expect(
+            values.map(\.description) == [
+                "NULL", "42", "-7", "1.5", "3.0", "9e999", "'it''s'", "''", "X'0A0B'", "X''",
+            ])
         #expect(DatabaseValue(true) == .integer(1))
         #expect(DatabaseValue.integer(2).double == 2.0)
         #expect(DatabaseValue.text("2").int64 == nil)
@@ -169,7 +171,8 @@ import Testing
     @Test func scriptErrorsNameTheFailingStatement() throws {
         let db = try Connection.inMemory()
         let error = try #require(throws: SQLiteError.self) {
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE a(x); -- first
                 INSERT INTO missing VALUES (1);
                 CREATE TABLE b(x);
@@ -292,7 +295,8 @@ import Testing
 
     @Test func failedCommitRollsBack() throws {
         let db = try Connection.inMemory()
-        try db.execute("""
+        try db.execute(
+            """
             PRAGMA foreign_keys = ON;
             CREATE TABLE parent(id INTEGER PRIMARY KEY);
             CREATE TABLE child(parent REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
@@ -368,7 +372,8 @@ import Testing
 
     @Test func schemaIntrospection() throws {
         let db = try Connection.inMemory()
-        try db.execute(#"""
+        try db.execute(
+            #"""
             CREATE TABLE ZPERSON(
                 Z_PK INTEGER PRIMARY KEY, ZNAME VARCHAR(20) NOT NULL DEFAULT 'none',
                 ZEMAIL TEXT UNIQUE, ZFULL TEXT GENERATED ALWAYS AS (ZNAME || ZEMAIL) VIRTUAL);
@@ -379,25 +384,27 @@ import Testing
         #expect(try db.tables() == ["ZPERSON", "Z_META", "Z_ODD \"NAME\""])
         #expect(try db.tableExists("zperson"))
         #expect(try !db.tableExists("ZPERSON_ZNAME"))
-        #expect(try db.columns(of: "ZPERSON") == [
-            ColumnInfo(name: "Z_PK", declaredType: "INTEGER", notNull: false, defaultSQL: nil, primaryKeyIndex: 1),
-            ColumnInfo(name: "ZNAME", declaredType: "VARCHAR(20)", notNull: true, defaultSQL: "'none'", primaryKeyIndex: 0),
-            ColumnInfo(name: "ZEMAIL", declaredType: "TEXT", notNull: false, defaultSQL: nil, primaryKeyIndex: 0),
-            ColumnInfo(
-                name: "ZFULL", declaredType: "TEXT", notNull: false, defaultSQL: nil, primaryKeyIndex: 0,
-                hidden: .generatedVirtual),
-        ])
+        #expect(
+            try db.columns(of: "ZPERSON") == [
+                ColumnInfo(name: "Z_PK", declaredType: "INTEGER", notNull: false, defaultSQL: nil, primaryKeyIndex: 1),
+                ColumnInfo(name: "ZNAME", declaredType: "VARCHAR(20)", notNull: true, defaultSQL: "'none'", primaryKeyIndex: 0),
+                ColumnInfo(name: "ZEMAIL", declaredType: "TEXT", notNull: false, defaultSQL: nil, primaryKeyIndex: 0),
+                ColumnInfo(
+                    name: "ZFULL", declaredType: "TEXT", notNull: false, defaultSQL: nil, primaryKeyIndex: 0,
+                    hidden: .generatedVirtual),
+            ])
         #expect(try db.columns(of: "Z_ODD \"NAME\"").map(\.primaryKeyIndex) == [2, 1])
         #expect(try db.columns(of: "nothing") == [])
-        #expect(try db.indexes(of: "ZPERSON") == [
-            IndexInfo(
-                name: "ZPERSON_ZNAME", isUnique: false, origin: .createIndex, isPartial: true,
-                columns: [.init(name: "ZNAME", isDescending: true), .init(name: nil)],
-                sql: "CREATE INDEX ZPERSON_ZNAME ON ZPERSON(ZNAME DESC, lower(ZEMAIL)) WHERE ZNAME <> ''"),
-            IndexInfo(
-                name: "sqlite_autoindex_ZPERSON_1", isUnique: true, origin: .uniqueConstraint,
-                isPartial: false, columns: [.init(name: "ZEMAIL")], sql: nil),
-        ])
+        #expect(
+            try db.indexes(of: "ZPERSON") == [
+                IndexInfo(
+                    name: "ZPERSON_ZNAME", isUnique: false, origin: .createIndex, isPartial: true,
+                    columns: [.init(name: "ZNAME", isDescending: true), .init(name: nil)],
+                    sql: "CREATE INDEX ZPERSON_ZNAME ON ZPERSON(ZNAME DESC, lower(ZEMAIL)) WHERE ZNAME <> ''"),
+                IndexInfo(
+                    name: "sqlite_autoindex_ZPERSON_1", isUnique: true, origin: .uniqueConstraint,
+                    isPartial: false, columns: [.init(name: "ZEMAIL")], sql: nil),
+            ])
         #expect(try db.indexes(of: "Z_ODD \"NAME\"").map(\.origin) == [.primaryKey])
     }
 
@@ -414,7 +421,8 @@ import Testing
     @Test func backupIsAnIdenticalReadableCopy() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.makeStore("""
+        let path = try directory.makeStore(
+            """
             CREATE TABLE ZITEM(Z_PK INTEGER PRIMARY KEY, ZNAME TEXT, ZDATA BLOB);
             CREATE INDEX ZITEM_ZNAME ON ZITEM(ZNAME);
             WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 500)

@@ -1,8 +1,9 @@
 import DataModel
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 /// Members with a one-to-one loan, a required card (to-one without an inverse),
 /// shelves (to-many without an inverse) and a unique email; shelves unique by room
@@ -133,8 +134,12 @@ extension ObjectAccessTests {
                 try batch.insert("Member", values: ["name": .string("Dee")], relationships: ["card": [card], "loan": [2]], source: 2)
             }
         }
-        #expect(refused.refusals == [ObjectRefusal(source: 2, field: "Member.loan",
-                                                   message: "Loan 2 is already the loan of Member 2 (line 1); a Loan has one member (Loan.member is to-one)")])
+        #expect(
+            refused.refusals == [
+                ObjectRefusal(
+                    source: 2, field: "Member.loan",
+                    message: "Loan 2 is already the loan of Member 2 (line 1); a Loan has one member (Loan.member is to-one)")
+            ])
         #expect(refused.count == 1)
         #expect(try f.rows("SELECT Z_PK, ZLOAN FROM ZMEMBER") == [[.integer(1), .integer(1)]])
         #expect(try f.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK") == [[.integer(1), .integer(1)], [.integer(2), .null]])
@@ -154,10 +159,11 @@ extension ObjectAccessTests {
         let shelves = try #require(throws: StoreError.self) {
             try f.access.insert("Member", values: ["name": .string("Bob")], relationships: ["card": [card], "shelves": [2, 1]])
         }
-        #expect(shelves.message == """
-            Member.shelves: Shelf 1 is already among the shelves of Member 1; a to-many relationship without an inverse keeps one owner \
-            per object (Core Data stores the owner's key on the Shelf row)
-            """)
+        #expect(
+            shelves.message == """
+                Member.shelves: Shelf 1 is already among the shelves of Member 1; a to-many relationship without an inverse keeps one owner \
+                per object (Core Data stores the owner's key on the Shelf row)
+                """)
         #expect(try f.rows("SELECT Z_PK, Z4SHELVES FROM ZSHELF ORDER BY Z_PK") == [[.integer(1), .integer(1)], [.integer(2), .null]])
 
         try f.access.insert("Book", values: ["title": .string("Dune")])
@@ -178,10 +184,11 @@ extension ObjectAccessTests {
         let alone = try #require(throws: StoreError.self) { try f.access.insert("Employee", values: ["name": .string("Ann")]) }
         #expect(alone.message == "Employee.manager: the relationship is required")
         // Ann has no manager when she is inserted; Bob's reports give her one.
-        #expect(try f.access.insertAll { batch in
-            try batch.insert("Employee", values: ["name": .string("Ann")], source: 1)
-            try batch.insert("Employee", values: ["name": .string("Bob")], relationships: ["manager": [1], "reports": [1]], source: 2)
-        } == 2)
+        #expect(
+            try f.access.insertAll { batch in
+                try batch.insert("Employee", values: ["name": .string("Ann")], source: 1)
+                try batch.insert("Employee", values: ["name": .string("Bob")], relationships: ["manager": [1], "reports": [1]], source: 2)
+            } == 2)
         #expect(try f.rows("SELECT Z_PK, ZMANAGER FROM ZEMPLOYEE ORDER BY Z_PK") == [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
         // Nobody gives Cy one.
         let refused = try #require(throws: ObjectRefusals.self) {
@@ -220,7 +227,8 @@ extension ObjectAccessTests {
             let go = try batch.insert("Club", values: ["name": .string("Go")], relationships: ["members": [4]], source: 1)
             try batch.insert("Person", values: ["name": .string("Gil")], relationships: ["club": [try #require(go)]], source: 2)
         }
-        #expect(try f.rows("SELECT Z_PK, ZCLUB FROM ZPERSON ORDER BY Z_PK").map(\.last)
+        #expect(
+            try f.rows("SELECT Z_PK, ZCLUB FROM ZPERSON ORDER BY Z_PK").map(\.last)
                 == [.integer(1), .integer(1), .integer(1), .integer(2), .null, .integer(2)])
         // Many-to-many: a badge held by one person at most.
         let badge = try f.access.insert("Badge", values: ["name": .string("Gold")])
@@ -237,17 +245,19 @@ extension ObjectAccessTests {
     /// one Player naming an empty Team left it with one (the batch checked only the
     /// objects it wrote).
     @Test func aStoredObjectsMinimumHoldsWhenTheInverseSideFillsIt() throws {
-        let f = try Fixture("Teams", yaml: """
-            entities:
-              Team:
-                attributes: { name: string }
-                relationships:
-                  players: { destination: Player, toMany: true, inverse: team, minCount: 2 }
-              Player:
-                attributes: { name: string }
-                relationships:
-                  team: { destination: Team, inverse: players }
-            """)
+        let f = try Fixture(
+            "Teams",
+            yaml: """
+                entities:
+                  Team:
+                    attributes: { name: string }
+                    relationships:
+                      players: { destination: Player, toMany: true, inverse: team, minCount: 2 }
+                  Player:
+                    attributes: { name: string }
+                    relationships:
+                      team: { destination: Team, inverse: players }
+                """)
         defer { f.remove() }
         let team = try f.access.insert("Team", values: ["name": .string("Reds")])
         let refused = try #require(throws: ObjectRefusals.self) {
@@ -287,11 +297,14 @@ extension ObjectAccessTests {
                 try batch.insert("Shelf", values: ["label": .string("A")], source: 6)
             }
         }
-        #expect(refused.refusals == [
-            ObjectRefusal(source: 2, field: "Member.email", message: #""eve@example.com" is already used by Member 4 (line 1); the model makes email unique"#),
-            ObjectRefusal(source: 4, field: "Shelf.room, label",
-                          message: #""Hall", "A" are already used by Shelf 1 (line 3); the model makes room, label unique together"#),
-        ])
+        #expect(
+            refused.refusals == [
+                ObjectRefusal(
+                    source: 2, field: "Member.email", message: #""eve@example.com" is already used by Member 4 (line 1); the model makes email unique"#),
+                ObjectRefusal(
+                    source: 4, field: "Shelf.room, label",
+                    message: #""Hall", "A" are already used by Shelf 1 (line 3); the model makes room, label unique together"#),
+            ])
         #expect(try f.access.count("Member") == 3)
         #expect(try f.access.count("Shelf") == 0)
     }
@@ -321,8 +334,12 @@ extension ObjectAccessTests {
         #expect(error.message == message)
         #expect(try f.access.count("Reading") == 0)
         // At the limits, values are stored.
-        try f.access.insert("Reading", values: ["level": .integer(5), "ratio": .double(1.5), "takenAt": .date(86_400),
-                                                "code": .string("ab"), "blob": .binary([1, 2, 3])])
+        try f.access.insert(
+            "Reading",
+            values: [
+                "level": .integer(5), "ratio": .double(1.5), "takenAt": .date(86_400),
+                "code": .string("ab"), "blob": .binary([1, 2, 3]),
+            ])
     }
 
     // MARK: Relationship targets
@@ -365,21 +382,23 @@ extension ObjectAccessTests {
                 }
             }
             #expect(refused.count == 4)
-            #expect(refused.description == """
-                Member.card: the relationship is required
-                invalid JSON at byte 1: expected a value
-                Member.name: a value is required
-                … and 1 more
-                """)
+            #expect(
+                refused.description == """
+                    Member.card: the relationship is required
+                    invalid JSON at byte 1: expected a value
+                    Member.name: a value is required
+                    … and 1 more
+                    """)
             #expect(refused.refusals.map(\.source) == [2, 3, 4])
             #expect(f.store.connection.isInTransaction)
             #expect(try f.access.count("Member") == 0)
             #expect(try f.access.count("Shelf") == 1)
         }
         #expect(try f.access.count("Shelf") == 1)
-        #expect(try f.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
-            [.text("Book"), .integer(0)], [.text("Card"), .integer(1)], [.text("Loan"), .integer(0)],
-            [.text("Member"), .integer(0)], [.text("Publisher"), .integer(0)], [.text("Shelf"), .integer(1)],
-        ])
+        #expect(
+            try f.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+                [.text("Book"), .integer(0)], [.text("Card"), .integer(1)], [.text("Loan"), .integer(0)],
+                [.text("Member"), .integer(0)], [.text("Publisher"), .integer(0)], [.text("Shelf"), .integer(1)],
+            ])
     }
 }

@@ -1,15 +1,18 @@
 import DataModel
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct StoreMetadataTests {
     static let history = [
-        MigrationRecord(fromVersion: 1, toVersion: 2, date: 797_062_028.123456, duration: 0.125, rowsTouched: 1_234_567,
-                        mappingDigests: [String(repeating: "ab", count: 32)], tool: "migrate 0.1.0"),
-        MigrationRecord(fromVersion: 2, toVersion: 3, date: 797_150_000.5, duration: 12.75, rowsTouched: 0,
-                        mappingDigests: [String(repeating: "01", count: 32), String(repeating: "fe", count: 32)], tool: "migrate 0.2.0"),
+        MigrationRecord(
+            fromVersion: 1, toVersion: 2, date: 797_062_028.123456, duration: 0.125, rowsTouched: 1_234_567,
+            mappingDigests: [String(repeating: "ab", count: 32)], tool: "migrate 0.1.0"),
+        MigrationRecord(
+            fromVersion: 2, toVersion: 3, date: 797_150_000.5, duration: 12.75, rowsTouched: 0,
+            mappingDigests: [String(repeating: "01", count: 32), String(repeating: "fe", count: 32)], tool: "migrate 0.2.0"),
     ]
 
     static let otherKeys: [String: PropertyListValue] = [
@@ -64,10 +67,11 @@ import TestSupport
         let plist = try Self.storedPlist(store)
         let uuid = try #require(try store.connection.scalarString("SELECT Z_UUID FROM Z_METADATA"))
         #expect(plist["NSStoreUUID"] == .string(uuid))
-        #expect(Set(plist.dictionaryValue?.keys ?? [:].keys) == [
-            "NSStoreType", "NSStoreUUID", "NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion",
-            "NSStoreModelVersionHashesDigest", "NSStoreModelVersionIdentifiers", "MMModelName", "MMModelVersion", "MMLayoutHash",
-        ])
+        #expect(
+            Set(plist.dictionaryValue?.keys ?? [:].keys) == [
+                "NSStoreType", "NSStoreUUID", "NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion",
+                "NSStoreModelVersionHashesDigest", "NSStoreModelVersionIdentifiers", "MMModelName", "MMModelVersion", "MMLayoutHash",
+            ])
         #expect(plist["NSStoreModelVersionHashes"] == .dictionary(v1.versionHashes.mapValues { .data($0.bytes) }))
         #expect(plist["MMLayoutHash"] == .string(v1.layoutHash.hex))
         #expect(plist["MMModelVersion"] == .integer(1))
@@ -104,8 +108,10 @@ import TestSupport
         let cases: [(PropertyListValue, String?, String)] = [
             (.array([]), "X", "metadata: the plist's root is not a dictionary"),
             (.dictionary(["NSStoreType": "SQLite"]), nil, "metadata: NSStoreUUID is missing"),
-            (.dictionary(["NSStoreUUID": "X", "NSStoreModelVersionHashes": .dictionary(["Car": "abc"])]), nil,
-             "metadata: the version hash of 'Car' is not data"),
+            (
+                .dictionary(["NSStoreUUID": "X", "NSStoreModelVersionHashes": .dictionary(["Car": "abc"])]), nil,
+                "metadata: the version hash of 'Car' is not data"
+            ),
         ]
         for (plist, uuid, message) in cases {
             let error = try #require(throws: StoreError.self) { try StoreMetadata(plist: plist, storeUUID: uuid) }

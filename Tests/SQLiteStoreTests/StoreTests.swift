@@ -1,8 +1,9 @@
 import DataModel
 import Foundation
-@testable import SQLiteStore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SQLiteStore
 
 @Suite struct StoreTests {
     // MARK: Creating
@@ -13,26 +14,30 @@ import TestSupport
         let v1 = try TestModels.contacts().versions[0]
         let store = try Store.create(path: directory.file("store.sqlite"), version: v1)
         let schema = try store.connection.prepare("SELECT sql FROM sqlite_schema ORDER BY rowid").rows().map { $0[0] }
-        #expect(schema == [
-            .text("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"),
-            .text("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"),
-            .text("CREATE TABLE MM_MODELCACHE (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)"),
-            .text(#"""
-                CREATE TABLE "ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" INTEGER, "ZCREATEDAT" TIMESTAMP, \#
-                "ZCITY" VARCHAR, "ZEMAIL" VARCHAR, "ZFULLNAME" VARCHAR )
-                """#),
-            .text(#"""
-                CREATE TABLE "ZPOST" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "ZPUBLISHEDAT" TIMESTAMP, \#
-                "ZRATING" FLOAT, "ZBODY" VARCHAR, "ZTITLE" VARCHAR )
-                """#),
-            .text(#"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL" COLLATE BINARY ASC)"#),
-            .text(#"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL" COLLATE BINARY ASC)"#),
-            .text(#"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR" COLLATE BINARY ASC)"#),
-        ])
-        #expect(try store.entityKeyRows() == [
-            EntityKeyRow(number: 1, name: "Person", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 2, name: "Post", parent: 0, maxKey: 0),
-        ])
+        #expect(
+            schema == [
+                .text("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"),
+                .text("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"),
+                .text("CREATE TABLE MM_MODELCACHE (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)"),
+                .text(
+                    #"""
+                    CREATE TABLE "ZPERSON" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAGE" INTEGER, "ZCREATEDAT" TIMESTAMP, \#
+                    "ZCITY" VARCHAR, "ZEMAIL" VARCHAR, "ZFULLNAME" VARCHAR )
+                    """#),
+                .text(
+                    #"""
+                    CREATE TABLE "ZPOST" ( "Z_PK" INTEGER PRIMARY KEY, "Z_ENT" INTEGER, "Z_OPT" INTEGER, "ZAUTHOR" INTEGER, "ZPUBLISHEDAT" TIMESTAMP, \#
+                    "ZRATING" FLOAT, "ZBODY" VARCHAR, "ZTITLE" VARCHAR )
+                    """#),
+                .text(#"CREATE INDEX "ZPERSON_ZEMAIL_INDEX" ON "ZPERSON" ("ZEMAIL" COLLATE BINARY ASC)"#),
+                .text(#"CREATE UNIQUE INDEX "Z_Person_UNIQUE_email" ON "ZPERSON" ("ZEMAIL" COLLATE BINARY ASC)"#),
+                .text(#"CREATE INDEX "ZPOST_ZAUTHOR_INDEX" ON "ZPOST" ("ZAUTHOR" COLLATE BINARY ASC)"#),
+            ])
+        #expect(
+            try store.entityKeyRows() == [
+                EntityKeyRow(number: 1, name: "Person", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 2, name: "Post", parent: 0, maxKey: 0),
+            ])
         #expect(try store.connection.scalarString("PRAGMA journal_mode") == "delete")
         let metadata = try store.readMetadata()
         #expect(metadata == StoreMetadata(version: v1, storeUUID: metadata.storeUUID))
@@ -46,12 +51,13 @@ import TestSupport
         let directory = try TemporaryDirectory(prefix: "StoreTests")
         defer { directory.remove() }
         let store = try directory.createStore(version: try TestModels.appleParity("SampleModel").versions[0])
-        #expect(try store.entityKeyRows() == [
-            EntityKeyRow(number: 1, name: "Car", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 2, name: "SportCar", parent: 1, maxKey: 0),
-            EntityKeyRow(number: 3, name: "ExpensiveSportCar", parent: 2, maxKey: 0),
-            EntityKeyRow(number: 4, name: "Person", parent: 0, maxKey: 0),
-        ])
+        #expect(
+            try store.entityKeyRows() == [
+                EntityKeyRow(number: 1, name: "Car", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 2, name: "SportCar", parent: 1, maxKey: 0),
+                EntityKeyRow(number: 3, name: "ExpensiveSportCar", parent: 2, maxKey: 0),
+                EntityKeyRow(number: 4, name: "Person", parent: 0, maxKey: 0),
+            ])
         #expect(try store.entityNumbers() == ["Car": 1, "SportCar": 2, "ExpensiveSportCar": 3, "Person": 4])
     }
 
@@ -139,10 +145,11 @@ import TestSupport
         defer { directory.remove() }
         let contacts = try TestModels.contacts()
         let v1Store = try directory.createStore("v1.sqlite", version: contacts.versions[0])
-        #expect(try v1Store.connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").rows() == [
-            [.integer(1), .text("Person"), .integer(0), .integer(0)],
-            [.integer(2), .text("Post"), .integer(0), .integer(0)],
-        ])
+        #expect(
+            try v1Store.connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").rows() == [
+                [.integer(1), .text("Person"), .integer(0), .integer(0)],
+                [.integer(2), .text("Post"), .integer(0), .integer(0)],
+            ])
         let v3 = contacts.versions[2]
         let fromV1 = v3.layout(entityNumbers: try v1Store.entityNumbers())
         #expect(fromV1.entityNumbers == ["Person": 1, "Post": 2, "Product": 3, "FavoriteProduct": 4, "Tag": 5])
@@ -158,21 +165,23 @@ import TestSupport
         let fromV2 = try v2Store.layout(for: v3)
         #expect(fromV2.entityNumbers == ["Person": 1, "Post": 2, "Tag": 3, "Product": 4, "FavoriteProduct": 5])
         // Join tables are named after the numbers.
-        #expect(fromV2.tables.filter { $0.joinRelationship != nil }.map { "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))" }
-            == ["Z_1FAVORITES(Z_1FANS,Z_5FAVORITES)", "Z_2TAGS(Z_2POSTS,Z_3TAGS)"])
+        #expect(
+            fromV2.tables.filter { $0.joinRelationship != nil }.map { "\($0.name)(\($0.columns.map(\.name).joined(separator: ",")))" }
+                == ["Z_1FAVORITES(Z_1FANS,Z_5FAVORITES)", "Z_2TAGS(Z_2POSTS,Z_3TAGS)"])
         #expect(v3.layout.tables.filter { $0.joinRelationship != nil }.map(\.name) == ["Z_1FAVORITES", "Z_2TAGS"])
 
         // Recording the new entities keeps the existing rows and counters.
         let access = try ObjectAccess(store: v2Store, version: contacts.versions[1])
         try access.insert("Tag", values: ["name": .string("swift")])
         try v2Store.writeEntityNumbers(layout: fromV2, version: v3)
-        #expect(try v2Store.entityKeyRows() == [
-            EntityKeyRow(number: 1, name: "Person", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 2, name: "Post", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 3, name: "Tag", parent: 0, maxKey: 1),
-            EntityKeyRow(number: 4, name: "Product", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 5, name: "FavoriteProduct", parent: 4, maxKey: 0),
-        ])
+        #expect(
+            try v2Store.entityKeyRows() == [
+                EntityKeyRow(number: 1, name: "Person", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 2, name: "Post", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 3, name: "Tag", parent: 0, maxKey: 1),
+                EntityKeyRow(number: 4, name: "Product", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 5, name: "FavoriteProduct", parent: 4, maxKey: 0),
+            ])
         #expect(try v2Store.layout(for: v3) == fromV2)
     }
 
@@ -180,19 +189,21 @@ import TestSupport
     @Test func aRenamedEntityKeepsItsNumber() throws {
         let directory = try TemporaryDirectory(prefix: "StoreTests")
         defer { directory.remove() }
-        let model = try TestModels.compile("Notes", versions: [
-            """
-            entities:
-              Note: { attributes: { text: string } }
-              Person: { attributes: { name: string } }
-            """,
-            """
-            entities:
-              Archive: { attributes: { title: string } }
-              Memo: { renamedFrom: Note, attributes: { text: string } }
-              Person: { attributes: { name: string } }
-            """,
-        ])
+        let model = try TestModels.compile(
+            "Notes",
+            versions: [
+                """
+                entities:
+                  Note: { attributes: { text: string } }
+                  Person: { attributes: { name: string } }
+                """,
+                """
+                entities:
+                  Archive: { attributes: { title: string } }
+                  Memo: { renamedFrom: Note, attributes: { text: string } }
+                  Person: { attributes: { name: string } }
+                """,
+            ])
         let store = try directory.createStore(version: model.versions[0])
         #expect(try store.entityNumbers() == ["Note": 1, "Person": 2])
         let v2 = model.versions[1]
@@ -202,11 +213,12 @@ import TestSupport
         #expect(layout.tables.map(\.name) == ["ZMEMO", "ZPERSON", "ZARCHIVE"])
 
         try store.writeEntityNumbers(layout: layout, version: v2)
-        #expect(try store.entityKeyRows() == [
-            EntityKeyRow(number: 1, name: "Memo", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 2, name: "Person", parent: 0, maxKey: 0),
-            EntityKeyRow(number: 3, name: "Archive", parent: 0, maxKey: 0),
-        ])
+        #expect(
+            try store.entityKeyRows() == [
+                EntityKeyRow(number: 1, name: "Memo", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 2, name: "Person", parent: 0, maxKey: 0),
+                EntityKeyRow(number: 3, name: "Archive", parent: 0, maxKey: 0),
+            ])
         #expect(try store.layout(for: v2) == layout)
     }
 }

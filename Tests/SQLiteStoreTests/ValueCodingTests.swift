@@ -1,6 +1,7 @@
 import DataModel
-@testable import SQLiteStore
 import Testing
+
+@testable import SQLiteStore
 
 /// Reading stored values never traps, whatever another tool (or SQLite's own
 /// integer overflow, which computes in REAL) left in a column; writing refuses
@@ -39,17 +40,18 @@ import Testing
 
     /// One rule for what a double, float or date can keep, in inserts and in the
     /// model's own checks (`AttributeDescription.violations`).
-    @Test(arguments: [
-        (AttributeType.double, Double.nan, "NaN cannot be stored (SQLite stores it as NULL)"),
-        (.double, .infinity, nil),
-        (.float, -.infinity, nil),
-        (.float, 1e39, "1e+39 is out of range for float"),
-        (.float, 1e-50, "1e-50 is too small for float (it would be stored as 0)"),
-        (.float, 1e-45, nil),
-        (.date, .infinity, "inf is not a date (a date is a finite number of seconds since 2001-01-01)"),
-        (.date, .nan, "NaN cannot be stored (SQLite stores it as NULL)"),
-        (.date, 1e15, nil),
-    ] as [(AttributeType, Double, String?)])
+    @Test(
+        arguments: [
+            (AttributeType.double, Double.nan, "NaN cannot be stored (SQLite stores it as NULL)"),
+            (.double, .infinity, nil),
+            (.float, -.infinity, nil),
+            (.float, 1e39, "1e+39 is out of range for float"),
+            (.float, 1e-50, "1e-50 is too small for float (it would be stored as 0)"),
+            (.float, 1e-45, nil),
+            (.date, .infinity, "inf is not a date (a date is a finite number of seconds since 2001-01-01)"),
+            (.date, .nan, "NaN cannot be stored (SQLite stores it as NULL)"),
+            (.date, 1e15, nil),
+        ] as [(AttributeType, Double, String?)])
     func refusesDoublesTheTypeCannotKeep(type: AttributeType, value: Double, problem: String?) {
         let attributeValue: AttributeValue = type == .date ? .date(value) : .double(value)
         #expect(ValueCoding.check(attributeValue, fits: type) == problem)

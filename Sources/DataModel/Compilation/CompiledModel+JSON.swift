@@ -15,7 +15,8 @@ extension CompiledModel {
         var lines = ["model \(name): \(versions.count) version\(versions.count == 1 ? "" : "s"), current \(current.version)"]
         for version in versions {
             let label = version.identifier.map { " (\($0))" } ?? ""
-            lines.append("""
+            lines.append(
+                """
                   version \(version.version)\(label): \(version.entities.count) entities, \
                 layout \(version.layoutHash.short), digest \(version.versionHashesDigest.prefix(12))…
                 """)
@@ -24,8 +25,9 @@ extension CompiledModel {
                 let parent = entity.parent.map { " : \($0)" } ?? ""
                 let flags = entity.isAbstract ? " abstract" : ""
                 let stored = entity.attributes.filter { !$0.declaration.isTransient }.count
-                lines.append("    \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entity.versionHash.short)  "
-                    + "\(stored) attributes, \(entity.relationships.count) relationships\(parent)\(flags)")
+                lines.append(
+                    "    \(entity.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entity.versionHash.short)  "
+                        + "\(stored) attributes, \(entity.relationships.count) relationships\(parent)\(flags)")
             }
         }
         return lines.joined(separator: "\n")

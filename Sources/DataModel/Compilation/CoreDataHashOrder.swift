@@ -17,10 +17,14 @@
 ///   probing, `CFDictionary`'s default), and iteration runs through the buckets in order.
 enum CoreDataHashOrder {
     /// CoreFoundation's bucket counts and the most keys each holds (`CFBasicHash.c`).
-    static let bucketCounts: [Int] = [0, 3, 7, 13, 23, 41, 71, 127, 191, 251, 383, 631, 1087, 1723, 2803, 4523, 7351, 11959, 19447,
-                                      31231, 50683, 81919, 132607, 214519, 346607, 561109, 907759, 1468927, 2376191, 3845119]
-    static let capacities: [Int] = [0, 3, 6, 11, 19, 32, 52, 85, 118, 155, 237, 390, 672, 1065, 1732, 2795, 4543, 7391, 12019,
-                                    19302, 31324, 50629, 81956, 132580, 214215, 346784, 561026, 907847, 1468567, 2376414]
+    static let bucketCounts: [Int] = [
+        0, 3, 7, 13, 23, 41, 71, 127, 191, 251, 383, 631, 1087, 1723, 2803, 4523, 7351, 11959, 19447,
+        31231, 50683, 81919, 132607, 214519, 346607, 561109, 907759, 1468927, 2376191, 3845119,
+    ]
+    static let capacities: [Int] = [
+        0, 3, 6, 11, 19, 32, 52, 85, 118, 155, 237, 390, 672, 1065, 1732, 2795, 4543, 7391, 12019,
+        19302, 31324, 50629, 81956, 132580, 214215, 346784, 561026, 907847, 1468567, 2376414,
+    ]
 
     /// `CFStringHash` of a string: its length, then the UTF-16 code units four at a
     /// time (the remainder one at a time), then mixed with a shift by the length.
@@ -32,7 +36,8 @@ enum CoreDataHashOrder {
         func fours(_ slice: ArraySlice<UInt16>) {
             var i = slice.startIndex
             while i + 4 <= slice.endIndex {
-                result = result &* 67_503_105 &+ UInt64(slice[i]) &* 16_974_593 &+ UInt64(slice[i + 1]) &* 66_049
+                result =
+                    result &* 67_503_105 &+ UInt64(slice[i]) &* 16_974_593 &+ UInt64(slice[i + 1]) &* 66_049
                     &+ UInt64(slice[i + 2]) &* 257 &+ UInt64(slice[i + 3])
                 i += 4
             }

@@ -57,12 +57,13 @@ struct LayoutBuilder {
         case .entityNumber: return (-1, 0, 0, "", 1)
         case .changeCounter: return (-1, 0, 0, "", 2)
         case .attribute(let entity, let property):
-            let typeClass = switch column.type {
-            case "INTEGER": 0
-            case "FLOAT", "TIMESTAMP", "DECIMAL", "TEXT": 1
-            case "VARCHAR": 2
-            default: 3
-            }
+            let typeClass =
+                switch column.type {
+                case "INTEGER": 0
+                case "FLOAT", "TIMESTAMP", "DECIMAL", "TEXT": 1
+                case "VARCHAR": 2
+                default: 3
+                }
             return (typeClass, number(entity), 0, property, 0)
         case .toOne(let entity, let relationship):
             return (0, number(entity), 1, relationship, 0)
@@ -178,15 +179,20 @@ struct LayoutBuilder {
 
     /// A to-one into an entity with subentities also keeps the destination row's
     /// entity number (AddressBook: `ZCONTACT`, `Z22_CONTACT`).
-    private func addEntityNumberColumn(of column: StorageLayout.Column, _ relationship: CompiledRelationship?, entity name: String, table: String,
-                                       _ draft: inout LayoutDraft) {
+    private func addEntityNumberColumn(
+        of column: StorageLayout.Column, _ relationship: CompiledRelationship?, entity name: String, table: String,
+        _ draft: inout LayoutDraft
+    ) {
         let columnName = column.name
         if case .toOne(_, let property) = column.role, let r = relationship,
-           let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
-           let number = numbers[destination.name],
-           !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true) {
-            draft.columnsByTable[table, default: []].append(.init(name: draft.unique("Z\(number)_" + columnName.dropFirst(), in: table), type: "INTEGER",
-                                                                  role: .toOneEntity(entity: name, relationship: property)))
+            let destination = byName[r.declaration.destination], !destination.subentities.isEmpty,
+            let number = numbers[destination.name],
+            !omitsMissingEntityColumns || (existing?[table].map({ $0.contains("Z\(number)_" + columnName.dropFirst()) }) ?? true)
+        {
+            draft.columnsByTable[table, default: []].append(
+                .init(
+                    name: draft.unique("Z\(number)_" + columnName.dropFirst(), in: table), type: "INTEGER",
+                    role: .toOneEntity(entity: name, relationship: property)))
         }
     }
 
@@ -199,8 +205,9 @@ struct LayoutBuilder {
                 guard let inverse = r.declaration.inverse, let owner = r.inverseEntity, let destination = byName[r.declaration.destination] else { continue }
                 let table = "Z" + destination.root.uppercased()
                 let base = draft.propertyNames["\(owner).\(inverse)"].map { "Z_FOK_" + $0.dropFirst() } ?? "Z_FOK_" + inverse.uppercased()
-                let column = StorageLayout.Column(name: draft.unique(base, in: table), type: "INTEGER",
-                                                  role: .order(entity: name, relationship: r.name))
+                let column = StorageLayout.Column(
+                    name: draft.unique(base, in: table), type: "INTEGER",
+                    role: .order(entity: name, relationship: r.name))
                 draft.columnsByTable[table, default: []].append(column)
             }
         }
@@ -217,15 +224,18 @@ struct LayoutBuilder {
                 // A store written before this rule keeps such pairs in a join table
                 // `Z_<n><NAME>`: read it as it is (the next migration moves them).
                 if omitsMissingEntityColumns, let existing, existing[table]?.contains("Z\(number)" + r.name.uppercased()) != true,
-                   existing["Z_\(number)\(r.name.uppercased())"] != nil {
+                    existing["Z_\(number)\(r.name.uppercased())"] != nil
+                {
                     draft.legacyJoins.append((r, name))
                     continue
                 }
                 let key = draft.unique("Z\(number)" + r.name.uppercased(), in: table)
                 draft.columnsByTable[table, default: []].append(.init(name: key, type: "INTEGER", role: .toManyKey(entity: name, relationship: r.name)))
                 if r.declaration.keepsOrder {
-                    draft.columnsByTable[table, default: []].append(.init(name: draft.unique("Z_FOK_" + key.dropFirst(), in: table), type: "INTEGER",
-                                                                          role: .order(entity: name, relationship: r.name)))
+                    draft.columnsByTable[table, default: []].append(
+                        .init(
+                            name: draft.unique("Z_FOK_" + key.dropFirst(), in: table), type: "INTEGER",
+                            role: .order(entity: name, relationship: r.name)))
                 }
             }
         }
@@ -259,8 +269,9 @@ struct LayoutBuilder {
     private func chooseJoinTables(_ order: [String], _ draft: inout LayoutDraft) {
         var hashPositions: [String: Int] = [:]
         for (table, names) in draft.namesInTable {
-            let positions = Dictionary(CoreDataHashOrder.iterationOrder(of: names).enumerated().map { ($0.element, $0.offset) },
-                                       uniquingKeysWith: { first, _ in first })
+            let positions = Dictionary(
+                CoreDataHashOrder.iterationOrder(of: names).enumerated().map { ($0.element, $0.offset) },
+                uniquingKeysWith: { first, _ in first })
             for entityName in draft.entitiesByRoot[draft.rootOfTable[table] ?? ""] ?? [] {
                 for r in byName[entityName]?.relationships ?? [] where r.declaredIn == entityName && r.isManyToMany {
                     if let column = draft.propertyNames["\(entityName).\(r.name)"], let position = positions[column] {
@@ -273,7 +284,8 @@ struct LayoutBuilder {
             guard let entity = byName[name] else { continue }
             for r in entity.relationships where r.declaredIn == name && r.isManyToMany && !r.declaration.isTransient {
                 if let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
-                   !namesJoinTable((name, r.name), over: (inverseOwner, inverseName), hashPositions: hashPositions) {
+                    !namesJoinTable((name, r.name), over: (inverseOwner, inverseName), hashPositions: hashPositions)
+                {
                     continue
                 }
                 draft.joins.append((r, name))
@@ -304,15 +316,18 @@ struct LayoutBuilder {
         }
         for (r, name) in draft.joins + draft.legacyJoins {
             let propertyNames = draft.propertyNames
-            let table = joinTable(for: r, of: name, propertyNames: propertyNames, destinationColumn: destinationColumns["\(name).\(r.name)"],
-                                  unique: { draft.unique($0, in: $1) })
+            let table = joinTable(
+                for: r, of: name, propertyNames: propertyNames, destinationColumn: destinationColumns["\(name).\(r.name)"],
+                unique: { draft.unique($0, in: $1) })
             draft.tables.append(table)
             draft.tableOrigins.append(.relationship(entity: name, name: r.name))
             // Core Data's index on a join table: the destination's keys, then the owner's.
-            draft.addIndex(.init(name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
-                                 columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
-                                 isUnique: false, condition: nil),
-                           origin: .relationship(entity: name, name: r.name))
+            draft.addIndex(
+                .init(
+                    name: "\(table.name)_\(table.columns[1].name)_INDEX", table: table.name,
+                    columns: [.init(name: table.columns[1].name, isDescending: false), .init(name: table.columns[0].name, isDescending: false)],
+                    isUnique: false, condition: nil),
+                origin: .relationship(entity: name, name: r.name))
         }
     }
 
@@ -326,22 +341,28 @@ struct LayoutBuilder {
             for column in table.columns {
                 switch column.role {
                 case .toOne(let entity, let relationship), .toManyKey(let entity, let relationship):
-                    draft.addIndex(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
-                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil),
-                                   origin: .relationship(entity: entity, name: relationship))
+                    draft.addIndex(
+                        .init(
+                            name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                            columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil),
+                        origin: .relationship(entity: entity, name: relationship))
                 default: break
                 }
             }
             if hierarchy.count > 1 {
-                draft.addIndex(.init(name: "\(table.name)_Z_ENT_INDEX", table: table.name,
-                                     columns: [.init(name: "Z_ENT", isDescending: false)], isUnique: false, condition: nil),
-                               origin: .entity(table.entity))
+                draft.addIndex(
+                    .init(
+                        name: "\(table.name)_Z_ENT_INDEX", table: table.name,
+                        columns: [.init(name: "Z_ENT", isDescending: false)], isUnique: false, condition: nil),
+                    origin: .entity(table.entity))
             }
             for column in table.columns {
                 if case .attribute(let entityName, let property) = column.role, draft.indexedAttributes.contains("\(entityName).\(property)") {
-                    draft.addIndex(.init(name: "\(table.name)_\(column.name)_INDEX", table: table.name,
-                                         columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil),
-                                   origin: .attribute(entity: entityName, name: property))
+                    draft.addIndex(
+                        .init(
+                            name: "\(table.name)_\(column.name)_INDEX", table: table.name,
+                            columns: [.init(name: column.name, isDescending: false)], isUnique: false, condition: nil),
+                        origin: .attribute(entity: entityName, name: property))
                 }
             }
             for name in hierarchy {
@@ -353,21 +374,27 @@ struct LayoutBuilder {
 
     /// An entity's uniqueness constraints (unique, over its subtree's rows when it
     /// has a parent) and its `indexes:` entries.
-    private func appendConstraintIndexes(of entity: CompiledEntity, in table: StorageLayout.Table, columnOfRole: [StorageLayout.Role: String],
-                                         _ draft: inout LayoutDraft) {
+    private func appendConstraintIndexes(
+        of entity: CompiledEntity, in table: StorageLayout.Table, columnOfRole: [StorageLayout.Role: String],
+        _ draft: inout LayoutDraft
+    ) {
         let name = entity.name
         func column(for property: String) -> String? {
             columnName(for: property, of: entity, columnOfRole: columnOfRole)
         }
         // Built only for entities with constraints: the subtree of each entity
         // of a deep hierarchy would be quadratic text.
-        let condition = entity.parent == nil || entity.uniqueness.isEmpty ? nil
+        let condition =
+            entity.parent == nil || entity.uniqueness.isEmpty
+            ? nil
             : "Z_ENT IN (\(subtree(of: name).compactMap { numbers[$0] }.sorted().map(String.init).joined(separator: ", ")))"
         for (position, constraint) in entity.uniqueness.enumerated() {
             let columns = constraint.compactMap(column(for:))
-            draft.addIndex(.init(name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
-                                 columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition),
-                           origin: .uniqueness(entity: name, position: position))
+            draft.addIndex(
+                .init(
+                    name: "Z_\(name)_UNIQUE_\(constraint.joined(separator: "_"))", table: table.name,
+                    columns: columns.map { .init(name: $0, isDescending: false) }, isUnique: true, condition: condition),
+                origin: .uniqueness(entity: name, position: position))
         }
         for (position, index) in entity.indexes.enumerated() {
             let columns = index.elements.compactMap { element in
@@ -376,8 +403,9 @@ struct LayoutBuilder {
             // Elements naming a to-many relationship (Xcode accepts them) have no
             // column to index: the index covers the others, or is not made.
             guard !columns.isEmpty else { continue }
-            draft.addIndex(.init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil),
-                           origin: .index(entity: name, position: position))
+            draft.addIndex(
+                .init(name: "Z_\(name)_\(index.name)", table: table.name, columns: columns, isUnique: false, condition: nil),
+                origin: .index(entity: name, position: position))
         }
     }
 
@@ -406,39 +434,47 @@ struct LayoutBuilder {
             }
         }
         if byName[mine.0]?.root == byName[other.0]?.root,
-           let positionA = hashPositions["\(mine.0).\(mine.1)"], let positionB = hashPositions["\(other.0).\(other.1)"], positionA != positionB {
+            let positionA = hashPositions["\(mine.0).\(mine.1)"], let positionB = hashPositions["\(other.0).\(other.1)"], positionA != positionB
+        {
             return positionA < positionB
         }
         if rankA != rankB { return rankA < rankB }
         return !other.1.utf16.lexicographicallyPrecedes(mine.1.utf16)
     }
 
-
     /// The join table storing to-many `r` of `owner`: `Z_<n><NAME>`, its columns
     /// the keys of the owner's rows (named after the inverse) and of the
     /// destination's (named after `r`), each `Z_<entity number>` followed by the
     /// relationship's name in its hierarchy, then `Z_FOK_` order columns.
-    func joinTable(for r: CompiledRelationship, of owner: String, propertyNames: [String: String], destinationColumn given: String? = nil,
-                   unique: (String, String) -> String) -> StorageLayout.Table {
+    func joinTable(
+        for r: CompiledRelationship, of owner: String, propertyNames: [String: String], destinationColumn given: String? = nil,
+        unique: (String, String) -> String
+    ) -> StorageLayout.Table {
         let d = r.declaration
         let sourceNumber = numbers[owner] ?? 0
         let destinationNumber = numbers[d.destination] ?? 0
         let tableName = "Z_\(sourceNumber)\(r.name.uppercased())"
         let sourceColumn = unique("Z_\(sourceNumber)" + joinColumnBase(r.inverseEntity, d.inverse, owner: owner, propertyNames: propertyNames), tableName)
-        let destinationColumn = unique(given ?? "Z_\(destinationNumber)" + joinColumnBase(owner, r.name, owner: owner, propertyNames: propertyNames),
-                                       tableName)
+        let destinationColumn = unique(
+            given ?? "Z_\(destinationNumber)" + joinColumnBase(owner, r.name, owner: owner, propertyNames: propertyNames),
+            tableName)
         var columns: [StorageLayout.Column] = [
             .init(name: sourceColumn, type: "INTEGER", role: .joinKey(entity: owner, relationship: d.inverse ?? "")),
             .init(name: destinationColumn, type: "INTEGER", role: .joinKey(entity: d.destination, relationship: r.name)),
         ]
         if d.keepsOrder {
-            columns.append(.init(name: unique("Z_FOK_" + destinationColumn.dropFirst(2), tableName), type: "INTEGER",
-                                 role: .order(entity: owner, relationship: r.name)))
+            columns.append(
+                .init(
+                    name: unique("Z_FOK_" + destinationColumn.dropFirst(2), tableName), type: "INTEGER",
+                    role: .order(entity: owner, relationship: r.name)))
         }
         if r.isManyToMany, let inverseName = d.inverse, let inverseOwner = r.inverseEntity,
-           let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.keepsOrder {
-            columns.append(.init(name: unique("Z_FOK_" + sourceColumn.dropFirst(2), tableName), type: "INTEGER",
-                                 role: .order(entity: inverseOwner, relationship: inverseName)))
+            let inverse = byName[inverseOwner]?.relationship(named: inverseName), inverse.declaration.keepsOrder
+        {
+            columns.append(
+                .init(
+                    name: unique("Z_FOK_" + sourceColumn.dropFirst(2), tableName), type: "INTEGER",
+                    role: .order(entity: inverseOwner, relationship: inverseName)))
         }
         return .init(name: tableName, entity: owner, joinRelationship: "\(owner).\(r.name)", columns: columns, primaryKey: [sourceColumn, destinationColumn])
     }
@@ -491,8 +527,10 @@ extension CompiledVersion {
     ///   (reading), rather than the layout to migrate to.
     /// - Parameter coreDataTypes: declare column types as Core Data does (`DECIMAL`
     ///   for decimals), for stores that came from Core Data.
-    package func layout(entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
-                       asStored: Bool = false, coreDataTypes: Bool = false) -> StorageLayout {
+    package func layout(
+        entityNumbers: [String: Int], reserved: Int = 0, existingTables: [String: Set<String>]? = nil,
+        asStored: Bool = false, coreDataTypes: Bool = false
+    ) -> StorageLayout {
         var numbers = entityNumbers.filter { name, _ in entities.contains { $0.name == name } }
         // Core Data keeps an entity's old name in Z_PRIMARYKEY after a rename: follow
         // `renamedFrom` so that a renamed entity keeps its number and its rows.

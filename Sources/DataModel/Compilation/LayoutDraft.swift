@@ -14,12 +14,12 @@ struct LayoutDraft {
     var columnsByTable: [String: [StorageLayout.Column]] = [:]
     var tableOrder: [String] = []
     var rootOfTable: [String: String] = [:]
-    var entitiesByRoot: [String: [String]] = [:]   // root → its hierarchy, in number order
+    var entitiesByRoot: [String: [String]] = [:]  // root → its hierarchy, in number order
     var legacyJoins: [(CompiledRelationship, String)] = []
     var joins: [(CompiledRelationship, String)] = []
-    var propertyNames: [String: String] = [:]   // "Entity.relationship" → its unique `Z…` name
-    var namesInTable: [String: [String]] = [:]    // table → the names its hierarchy's stored properties take, in order
-    var indexedAttributes: Set<String> = []      // "Entity.property" of indexed stored attributes
+    var propertyNames: [String: String] = [:]  // "Entity.relationship" → its unique `Z…` name
+    var namesInTable: [String: [String]] = [:]  // table → the names its hierarchy's stored properties take, in order
+    var indexedAttributes: Set<String> = []  // "Entity.property" of indexed stored attributes
 
     /// `base`, or `base` with the lowest free number appended, claimed in `table`.
     mutating func unique(_ base: String, in table: String) -> String {

@@ -12,7 +12,8 @@ public enum ModelCompiler {
     /// shows (`LayoutValidator`): names SQLite cannot tell apart, tables wider than
     /// SQLite allows. The loader reports these with the validator's diagnostics.
     static func compileCheckingLayout(_ version: ModelVersionDescription, inheritance: Inheritance? = nil)
-        -> (compiled: CompiledVersion, diagnostics: [Diagnostic]) {
+        -> (compiled: CompiledVersion, diagnostics: [Diagnostic])
+    {
         var builder = Builder(version: version, inheritance: inheritance ?? Inheritance(version))
         let (compiled, tables, indexes) = builder.build()
         return (compiled, LayoutValidator.check(compiled.layout, tables: tables, indexes: indexes, of: version))
@@ -138,24 +139,26 @@ public enum ModelCompiler {
                 properties.reserveCapacity(allAttributes[i].count + allRelationships[i].count)
                 for a in allAttributes[i] where !a.declaration.isTransient { properties.append((a.name, a.versionHash)) }
                 for r in allRelationships[i] where !r.declaration.isTransient { properties.append((r.name, r.versionHash)) }
-                hashes[i] = VersionHasher.hashEntity(name: entity.name, isAbstract: entity.isAbstract, parentHash: parent.flatMap { hashes[$0] },
-                                                     properties: properties, hashModifier: entity.hashModifier,
-                                                     uniqueness: entity.uniqueness.map(\.properties))
+                hashes[i] = VersionHasher.hashEntity(
+                    name: entity.name, isAbstract: entity.isAbstract, parentHash: parent.flatMap { hashes[$0] },
+                    properties: properties, hashModifier: entity.hashModifier,
+                    uniqueness: entity.uniqueness.map(\.properties))
             }
             let sortedIndexes = compiledOrder.sorted { entities[$0].name.utf16.lexicographicallyPrecedes(entities[$1].name.utf16) }
             var compiled: [CompiledEntity] = []
             compiled.reserveCapacity(sortedIndexes.count)
             for i in sortedIndexes {
                 let entity = entities[i]
-                compiled.append(CompiledEntity(
-                    name: entity.name, parent: entity.parent, root: entities[hierarchy.root[i]].name,
-                    subentities: ModelCompiler.sortedByCodeUnits(hierarchy.children[i].map { entities[$0].name }, name: { $0 }),
-                    isAbstract: entity.isAbstract,
-                    attributes: ModelCompiler.sortedByCodeUnits(allAttributes[i], name: \.name),
-                    relationships: ModelCompiler.sortedByCodeUnits(allRelationships[i], name: \.name),
-                    uniqueness: entity.uniqueness.map(\.properties), indexes: entity.indexes,
-                    renamedFrom: entity.renamedFrom, hashModifier: entity.hashModifier,
-                    versionHash: hashes[i]!, location: entity.location))
+                compiled.append(
+                    CompiledEntity(
+                        name: entity.name, parent: entity.parent, root: entities[hierarchy.root[i]].name,
+                        subentities: ModelCompiler.sortedByCodeUnits(hierarchy.children[i].map { entities[$0].name }, name: { $0 }),
+                        isAbstract: entity.isAbstract,
+                        attributes: ModelCompiler.sortedByCodeUnits(allAttributes[i], name: \.name),
+                        relationships: ModelCompiler.sortedByCodeUnits(allRelationships[i], name: \.name),
+                        uniqueness: entity.uniqueness.map(\.properties), indexes: entity.indexes,
+                        renamedFrom: entity.renamedFrom, hashModifier: entity.hashModifier,
+                        versionHash: hashes[i]!, location: entity.location))
             }
             let versionHashes = Dictionary(uniqueKeysWithValues: compiled.map { ($0.name, $0.versionHash) })
             let (layout, tables, indexes) = LayoutBuilder(entities: compiled).buildTracingOrigins()
@@ -184,9 +187,10 @@ enum LayoutHash {
             lines.append("entity \(field(entity.name)) \(entity.versionHash.hex) \(field(entity.renamedFrom))")
             for attribute in entity.attributes where attribute.declaredIn == entity.name {
                 let a = attribute.declaration
-                lines.append("  attribute \(field(a.name)) \(a.type.rawValue) indexed=\(a.isIndexed) transient=\(a.isTransient) "
-                    + "default=\(field(a.defaultValue.map(tagged))) renamedFrom=\(field(a.renamedFrom)) "
-                    + "transformer=\(field(a.transformer)) min=\(field(a.minimum.map(tagged))) max=\(field(a.maximum.map(tagged)))")
+                lines.append(
+                    "  attribute \(field(a.name)) \(a.type.rawValue) indexed=\(a.isIndexed) transient=\(a.isTransient) "
+                        + "default=\(field(a.defaultValue.map(tagged))) renamedFrom=\(field(a.renamedFrom)) "
+                        + "transformer=\(field(a.transformer)) min=\(field(a.minimum.map(tagged))) max=\(field(a.maximum.map(tagged)))")
             }
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration

@@ -56,7 +56,7 @@ extension StorageLayout {
         var layout = self
         var problems: [String] = []
         var renamed: [String] = []
-        var columnRenames: [String: [String: String]] = [:]   // table → computed → stored
+        var columnRenames: [String: [String: String]] = [:]  // table → computed → stored
         for position in layout.tables.indices {
             let table = layout.tables[position]
             guard let stored = schema.tables[table.name] else {

@@ -124,7 +124,8 @@ package struct StorageLayout: Sendable, Hashable, Codable {
     /// to-many relationship stored that way: a one-to-many (the inverse's column)
     /// or a to-many without an inverse (`Z<n><NAME>`), with its order column.
     package func reverseColumn(for relationship: CompiledRelationship, destinationRoot: String)
-        -> (table: Table, column: String, order: String?)? {
+        -> (table: Table, column: String, order: String?)?
+    {
         let r = relationship.declaration
         guard r.isToMany, !relationship.isManyToMany, let table = table(forEntity: destinationRoot) else { return nil }
         let role: Role

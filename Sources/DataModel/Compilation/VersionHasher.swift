@@ -1,5 +1,5 @@
-import Foundation
 internal import Crypto
+import Foundation
 
 /// Core Data's version hashes (hash scheme version 3), byte for byte: see
 /// Docs/ModelFormat.md, "Version hashes". Checked against stores written by Apple's Core Data
@@ -30,8 +30,10 @@ package enum VersionHasher {
     /// An attribute's version hash.
     package static func hash(_ attribute: AttributeDescription) -> VersionHash {
         var buffer = Buffer()
-        buffer.append(propertyBase(name: attribute.name, optional: attribute.isOptional,
-                                   transient: attribute.isTransient, modifier: attribute.hashModifier))
+        buffer.append(
+            propertyBase(
+                name: attribute.name, optional: attribute.isOptional,
+                transient: attribute.isTransient, modifier: attribute.hashModifier))
         buffer.append(attribute.type.typeCode)
         if attribute.allowsExternalStorage { buffer.append(UInt8(1)) }
         if attribute.preservesValueInHistoryOnDeletion { buffer.append(UInt8(1)) }
@@ -58,8 +60,10 @@ package enum VersionHasher {
     /// its own inverse (then the inverse name is not hashed).
     package static func hash(_ relationship: RelationshipDescription, isOwnInverse: Bool) -> VersionHash {
         var buffer = Buffer()
-        buffer.append(propertyBase(name: relationship.name, optional: relationship.isOptional,
-                                   transient: relationship.isTransient, modifier: relationship.hashModifier))
+        buffer.append(
+            propertyBase(
+                name: relationship.name, optional: relationship.isOptional,
+                transient: relationship.isTransient, modifier: relationship.hashModifier))
         buffer.append(relationship.destination)
         if !isOwnInverse { buffer.append(relationship.inverse) }
         buffer.append(relationship.hashedMaxCount)
@@ -71,9 +75,11 @@ package enum VersionHasher {
     /// An entity's version hash from its already hashed parts.
     /// - Parameter properties: every non-transient property, inherited ones included,
     ///   as (name, hash); sorted here by UTF-16 code units of the name.
-    package static func hashEntity(name: String, isAbstract: Bool, parentHash: VersionHash?,
-                                  properties: [(name: String, hash: VersionHash)],
-                                  hashModifier: String?, uniqueness: [[String]]) -> VersionHash {
+    package static func hashEntity(
+        name: String, isAbstract: Bool, parentHash: VersionHash?,
+        properties: [(name: String, hash: VersionHash)],
+        hashModifier: String?, uniqueness: [[String]]
+    ) -> VersionHash {
         var buffer = Buffer()
         buffer.append(name)
         buffer.append(UInt8(isAbstract ? 1 : 0))

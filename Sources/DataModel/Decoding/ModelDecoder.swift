@@ -2,15 +2,23 @@
 /// diagnostic for every problem the file shows on its own (cross-entity checks are
 /// the validator's).
 struct ModelDecoder {
-    static let versionKeys = ["model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations",
-                              "composites", "xcodeVersion"]
-    static let entityKeys = ["parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier",
-                             "className", "codeGeneration", "syncable", "userInfo", "xcode", "fetchedProperties"]
-    static let attributeKeys = ["type", "optional", "default", "transient", "indexed", "renamedFrom", "hashModifier",
-                                "externalStorage", "preserveAfterDeletion", "transformer", "min", "max",
-                                "scalar", "className", "syncable", "userInfo", "xcode", "composite"]
-    static let relationshipKeys = ["destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "transient",
-                                   "minCount", "maxCount", "renamedFrom", "hashModifier", "syncable", "userInfo", "xcode"]
+    static let versionKeys = [
+        "model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations",
+        "composites", "xcodeVersion",
+    ]
+    static let entityKeys = [
+        "parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier",
+        "className", "codeGeneration", "syncable", "userInfo", "xcode", "fetchedProperties",
+    ]
+    static let attributeKeys = [
+        "type", "optional", "default", "transient", "indexed", "renamedFrom", "hashModifier",
+        "externalStorage", "preserveAfterDeletion", "transformer", "min", "max",
+        "scalar", "className", "syncable", "userInfo", "xcode", "composite",
+    ]
+    static let relationshipKeys = [
+        "destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "transient",
+        "minCount", "maxCount", "renamedFrom", "hashModifier", "syncable", "userInfo", "xcode",
+    ]
     static let compositeKeys = ["attributes", "userInfo", "xcode"]
     static let indexKeys = ["name", "properties", "compound"]
     static let indexElementKeys = ["property", "order", "expression", "expressionType"]
@@ -28,7 +36,6 @@ struct ModelDecoder {
         var version: Int?
         var identifier: String?
         var entities: [EntityDescription] = []
-        var sawEntities = false
         var modelLocation: SourceLocation?
         var versionLocation: SourceLocation?
         var xcode: XcodeSettings?
@@ -41,20 +48,13 @@ struct ModelDecoder {
             switch key {
             case "model":
                 modelLocation = value.location
-                if let name = reader.string(value, subject: "model") {
-                    if Identifier.isModelName(name) { model = name } else {
-                        reader.error("model: '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter)", at: value)
-                    }
-                }
+                model = decodeModelName(value)
             case "version":
                 versionLocation = value.location
-                if let number = reader.integer(value, subject: "version") {
-                    if number >= 1 { version = number } else { reader.error("version: must be 1 or more, found \(number)", at: value) }
-                }
+                version = decodeVersionNumber(value)
             case "identifier":
                 identifier = reader.string(value, subject: "identifier")
             case "entities":
-                sawEntities = true
                 entities = decodeEntities(value)
             case "xcode":
                 var settings = xcode ?? XcodeSettings()
@@ -65,11 +65,7 @@ struct ModelDecoder {
                 settings.userInfo = decodeUserInfo(value, subject: "userInfo")
                 xcode = settings
             case "syncable":
-                guard let text = reader.string(value, subject: "syncable") else { break }
-                if text == "none" { break }
-                if let parsed = SyncableDefault(rawValue: text) { syncable = parsed } else {
-                    reader.error("syncable: expected all, entities or none, found '\(text)'", at: value)
-                }
+                syncable = decodeSyncable(value)
             case "fetchRequests":
                 fetchRequests = decodeXcodeElements(value, subject: "fetchRequests")
             case "configurations":
@@ -81,18 +77,13 @@ struct ModelDecoder {
             default: break
             }
         }
-        if model == nil, !pairs.contains(where: { $0.key == "model" }) {
-            reader.error("model file: missing required key 'model'", at: root)
+        for key in ["model", "version", "entities"] where !pairs.contains(where: { $0.key == key }) {
+            reader.error("model file: missing required key '\(key)'", at: root)
         }
-        if version == nil, !pairs.contains(where: { $0.key == "version" }) {
-            reader.error("model file: missing required key 'version'", at: root)
-        }
-        if !sawEntities {
-            reader.error("model file: missing required key 'entities'", at: root)
-        }
-        var description = ModelVersionDescription(model: model ?? "", version: version ?? 0, identifier: identifier,
-                                                  entities: entities, file: reader.file,
-                                                  modelLocation: modelLocation, versionLocation: versionLocation)
+        var description = ModelVersionDescription(
+            model: model ?? "", version: version ?? 0, identifier: identifier,
+            entities: entities, file: reader.file,
+            modelLocation: modelLocation, versionLocation: versionLocation)
         description.xcode = xcode
         description.syncable = syncable
         description.fetchRequests = fetchRequests
@@ -100,6 +91,36 @@ struct ModelDecoder {
         description.composites = composites
         (description.xcodeVersionName, description.xcodeIsCurrent) = xcodeVersion
         return description
+    }
+
+    /// `model:`: a model name (letters, digits, `_` and `-`, starting with a letter).
+    private mutating func decodeModelName(_ value: YAMLNode) -> String? {
+        guard let name = reader.string(value, subject: "model") else { return nil }
+        guard Identifier.isModelName(name) else {
+            reader.error("model: '\(name)' is not a valid model name (letters, digits, '_' and '-', starting with a letter)", at: value)
+            return nil
+        }
+        return name
+    }
+
+    /// `version:`: 1 or more.
+    private mutating func decodeVersionNumber(_ value: YAMLNode) -> Int? {
+        guard let number = reader.integer(value, subject: "version") else { return nil }
+        guard number >= 1 else {
+            reader.error("version: must be 1 or more, found \(number)", at: value)
+            return nil
+        }
+        return number
+    }
+
+    /// `syncable:`: all, entities or none (nil).
+    private mutating func decodeSyncable(_ value: YAMLNode) -> SyncableDefault? {
+        guard let text = reader.string(value, subject: "syncable"), text != "none" else { return nil }
+        guard let parsed = SyncableDefault(rawValue: text) else {
+            reader.error("syncable: expected all, entities or none, found '\(text)'", at: value)
+            return nil
+        }
+        return parsed
     }
 
     /// `xcodeVersion: { name: "Model v2", current: true }`: the version's place in
@@ -254,15 +275,29 @@ struct ModelDecoder {
         if !Identifier.isPropertyName(name) {
             reader.error("\(subject): \(Identifier.propertyNameRule)", at: keyNode)
         } else if Identifier.startsUppercase(name) {
-            reader.warning("""
-                           \(subject): the name starts with an uppercase letter; Core Data accepts it, \
-                           but Swift and Objective-C accessors expect a lowercase one
-                           """,
-                           at: keyNode.location, hint: """
-                           keep it if the app shipped it (renaming changes the version hash); \
-                           otherwise prefer '\(name.prefix(1).lowercased() + name.dropFirst())'
-                           """)
+            reader.warning(
+                """
+                \(subject): the name starts with an uppercase letter; Core Data accepts it, \
+                but Swift and Objective-C accessors expect a lowercase one
+                """,
+                at: keyNode.location,
+                hint: """
+                    keep it if the app shipped it (renaming changes the version hash); \
+                    otherwise prefer '\(name.prefix(1).lowercased() + name.dropFirst())'
+                    """)
         }
+    }
+
+    /// `name: string` or `name: string?`: a type and nothing else.
+    private mutating func decodeShortAttribute(name: String, subject: String, keyNode: YAMLNode, value: YAMLNode) -> AttributeDescription? {
+        guard let (type, optional) = parseType(value, subject: subject) else { return nil }
+        if type == .composite {
+            reader.error(
+                "\(subject): a composite attribute names its composite", at: value,
+                hint: "write `\(name): { type: composite, composite: Address }`")
+            return nil
+        }
+        return AttributeDescription(name: name, type: type, isOptional: optional, location: keyNode.location)
     }
 
     private mutating func decodeAttribute(entity: String, name: String, keyNode: YAMLNode, value: YAMLNode) -> AttributeDescription? {
@@ -270,18 +305,13 @@ struct ModelDecoder {
         checkPropertyName(name, subject: subject, at: keyNode)
         // Short form: `name: string` or `name: string?`.
         if case .scalar = value.content, !value.isNull {
-            guard let (type, optional) = parseType(value, subject: subject) else { return nil }
-            if type == .composite {
-                reader.error("\(subject): a composite attribute names its composite", at: value,
-                             hint: "write `\(name): { type: composite, composite: Address }`")
-                return nil
-            }
-            return AttributeDescription(name: name, type: type, isOptional: optional, location: keyNode.location)
+            return decodeShortAttribute(name: name, subject: subject, keyNode: keyNode, value: value)
         }
         guard let pairs = reader.mapping(value, subject: subject, allowed: Self.attributeKeys) else { return nil }
         guard let typePair = pairs.first(where: { $0.key == "type" }) else {
-            reader.error("\(subject): missing required key 'type'", at: value.isNull ? keyNode : value,
-                         hint: "write `\(name): string` or `\(name): { type: string, … }`")
+            reader.error(
+                "\(subject): missing required key 'type'", at: value.isNull ? keyNode : value,
+                hint: "write `\(name): string` or `\(name): { type: string, … }`")
             return nil
         }
         guard let (type, optionalFromType) = parseType(typePair.value, subject: subject) else { return nil }
@@ -330,8 +360,9 @@ struct ModelDecoder {
             }
         }
         if type == .composite, attribute.composite == nil, !pairs.contains(where: { $0.key == "composite" }) {
-            reader.error("\(subject): a composite attribute names its composite", at: keyNode,
-                         hint: "write `\(name): { type: composite, composite: Address }`")
+            reader.error(
+                "\(subject): a composite attribute names its composite", at: keyNode,
+                hint: "write `\(name): { type: composite, composite: Address }`")
         }
         if let node = defaultNode, !node.isNull {
             attribute.defaultValue = parseValue(node, type: type, subject: "\(subject): default")
@@ -350,8 +381,9 @@ struct ModelDecoder {
         let bare = optional ? String(text.dropLast()) : text
         if let type = AttributeType(rawValue: bare) { return (type, optional) }
         let names = AttributeType.allCases.map(\.rawValue)
-        reader.error("\(subject): unknown type '\(bare)'", at: node,
-                     hint: Suggestions.hint(for: bare, in: names) ?? "types are: \(names.joined(separator: ", "))")
+        reader.error(
+            "\(subject): unknown type '\(bare)'", at: node,
+            hint: Suggestions.hint(for: bare, in: names) ?? "types are: \(names.joined(separator: ", "))")
         return nil
     }
 
@@ -386,7 +418,8 @@ struct ModelDecoder {
 
     private mutating func checkLimits(_ attribute: AttributeDescription, subject: String, defaultNode: YAMLNode?) {
         if let lower = attribute.minimum, let upper = attribute.maximum,
-           let order = AttributeDescription.compare(lower, with: upper), order > 0 {
+            let order = AttributeDescription.compare(lower, with: upper), order > 0
+        {
             reader.error("\(subject): min is greater than max", at: attribute.location)
         }
         guard let node = defaultNode, let value = attribute.defaultValue else { return }
@@ -401,7 +434,8 @@ struct ModelDecoder {
         checkPropertyName(name, subject: subject, at: keyNode)
         guard let pairs = reader.mapping(value, subject: subject, allowed: Self.relationshipKeys) else { return nil }
         guard let destinationPair = pairs.first(where: { $0.key == "destination" }),
-              let destination = reader.string(destinationPair.value, subject: "\(subject): destination") else {
+            let destination = reader.string(destinationPair.value, subject: "\(subject): destination")
+        else {
             if !pairs.contains(where: { $0.key == "destination" }) {
                 reader.error("\(subject): missing required key 'destination'", at: value.isNull ? keyNode : value)
             }
@@ -423,8 +457,9 @@ struct ModelDecoder {
                     relationship.deleteRule = rule
                 } else {
                     let names = DeleteRule.allCases.map(\.rawValue)
-                    reader.error("\(subject): unknown delete rule '\(text)'", at: node,
-                                 hint: Suggestions.hint(for: text, in: names) ?? "delete rules are: \(names.joined(separator: ", "))")
+                    reader.error(
+                        "\(subject): unknown delete rule '\(text)'", at: node,
+                        hint: Suggestions.hint(for: text, in: names) ?? "delete rules are: \(names.joined(separator: ", "))")
                 }
             case "optional": relationship.isOptional = reader.bool(node, subject: "\(subject): optional") ?? true
             case "transient": relationship.isTransient = reader.bool(node, subject: "\(subject): transient") ?? false
@@ -521,8 +556,10 @@ struct ModelDecoder {
                     } else if let property {
                         elements.append(.init(property: property, isDescending: descending, location: elementNode.location))
                     } else if let expression {
-                        elements.append(.init(property: IndexDescription.Element.keyPath(of: expression) ?? "", isDescending: descending,
-                                              location: elementNode.location, expression: expression, expressionType: expressionType))
+                        elements.append(
+                            .init(
+                                property: IndexDescription.Element.keyPath(of: expression) ?? "", isDescending: descending,
+                                location: elementNode.location, expression: expression, expressionType: expressionType))
                     } else if !pairs.isEmpty {
                         reader.error("\(subject): an index element needs a property or an expression", at: elementNode)
                     }
@@ -534,7 +571,8 @@ struct ModelDecoder {
                 if elementNodes.isEmpty { reader.error("\(subject): an index needs at least one property", at: item) }
                 continue
             }
-            let generated = "by" + elements.map { $0.property.prefix(1).uppercased() + $0.property.dropFirst() }.joined()
+            let generated =
+                "by" + elements.map { $0.property.prefix(1).uppercased() + $0.property.dropFirst() }.joined()
                 + (elements.contains { $0.expression != nil && $0.property.isEmpty } ? "Expression" : "")
             if let name, !Identifier.isIndexName(name) {
                 reader.error("\(subject): '\(name)' is not a valid index name (ASCII letters, digits and '_')", at: item)

@@ -37,8 +37,9 @@ package struct NodeReader {
                 continue
             }
             if !allowed.isEmpty, !allowed.contains(key) {
-                error("\(subject): unknown key '\(key)'", at: pair.key,
-                      hint: Suggestions.hint(for: key, in: allowed) ?? "expected one of: \(allowed.joined(separator: ", "))")
+                error(
+                    "\(subject): unknown key '\(key)'", at: pair.key,
+                    hint: Suggestions.hint(for: key, in: allowed) ?? "expected one of: \(allowed.joined(separator: ", "))")
                 continue
             }
             result.append((key, pair.key, pair.value))

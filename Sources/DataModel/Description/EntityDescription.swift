@@ -148,8 +148,10 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     }
 
     /// Creates a version description.
-    public init(model: String, version: Int, identifier: String? = nil, entities: [EntityDescription], file: String,
-                modelLocation: SourceLocation? = nil, versionLocation: SourceLocation? = nil) {
+    public init(
+        model: String, version: Int, identifier: String? = nil, entities: [EntityDescription], file: String,
+        modelLocation: SourceLocation? = nil, versionLocation: SourceLocation? = nil
+    ) {
         self.model = model
         self.version = version
         self.identifier = identifier

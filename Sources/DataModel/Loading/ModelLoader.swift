@@ -80,16 +80,23 @@ public enum ModelLoader {
         let models = try result.compiledModels()
         if let name {
             guard let model = models.first(where: { $0.name == name }) else {
-                throw DiagnosticsError([Diagnostic(.error, "\(path): no model named '\(name)' (found: \(models.map(\.name).joined(separator: ", ")))",
-                                                   at: nil)])
+                throw DiagnosticsError([
+                    Diagnostic(
+                        .error, "\(path): no model named '\(name)' (found: \(models.map(\.name).joined(separator: ", ")))",
+                        at: nil)
+                ])
             }
             return model
         }
         guard models.count == 1 else {
-            throw DiagnosticsError([Diagnostic(.error, """
-                                               \(path): \(models.count) models found (\(models.map(\.name).joined(separator: ", "))); \
-                                               name one with --model
-                                               """, at: nil)])
+            throw DiagnosticsError([
+                Diagnostic(
+                    .error,
+                    """
+                    \(path): \(models.count) models found (\(models.map(\.name).joined(separator: ", "))); \
+                    name one with --model
+                    """, at: nil)
+            ])
         }
         return models[0]
     }
@@ -191,8 +198,9 @@ public enum ModelLoader {
                 continue
             }
             if decoded.failed { failed = true }
-            let (versionFailed, compiledVersion) = checkVersion(decoded.version, fileNumber: decoded.number, folder: folder,
-                                                                 since: diagnosticsBefore, into: &result)
+            let (versionFailed, compiledVersion) = checkVersion(
+                decoded.version, fileNumber: decoded.number, folder: folder,
+                since: diagnosticsBefore, into: &result)
             if versionFailed { failed = true }
             versions.append(decoded.version)
             if let compiledVersion { compiledVersions.append(compiledVersion) }
@@ -210,19 +218,25 @@ public enum ModelLoader {
 
     /// A version file's number (from its name, once per model), read and decoded;
     /// nil when it cannot be, `failed` when decoding reported an error.
-    private static func decodeVersionFile(_ file: String, byNumber: inout [Int: String],
-                                          into result: inout ModelLoadResult) -> (version: ModelVersionDescription, number: Int, failed: Bool)? {
+    private static func decodeVersionFile(
+        _ file: String, byNumber: inout [Int: String],
+        into result: inout ModelLoadResult
+    ) -> (version: ModelVersionDescription, number: Int, failed: Bool)? {
         let fileNumber: Int
         switch fileVersion(file) {
         case .number(let n):
             fileNumber = n
         case .tooLarge(let digits):
-            result.diagnostics.append(Diagnostic(.error, "\(file): version number \(digits) is too large (at most \(Int.max))", at: nil,
-                                                 hint: "versions are numbered 1, 2, 3, … without gaps"))
+            result.diagnostics.append(
+                Diagnostic(
+                    .error, "\(file): version number \(digits) is too large (at most \(Int.max))", at: nil,
+                    hint: "versions are numbered 1, 2, 3, … without gaps"))
             return nil
         case .notAVersion:
-            result.diagnostics.append(Diagnostic(.error, "\(file): a version file is named <N>.yaml with N = 1, 2, 3, …", at: nil,
-                                                 hint: "rename it, or move it out of the model folder"))
+            result.diagnostics.append(
+                Diagnostic(
+                    .error, "\(file): a version file is named <N>.yaml with N = 1, 2, 3, …", at: nil,
+                    hint: "rename it, or move it out of the model folder"))
             return nil
         }
         if let other = byNumber[fileNumber] {
@@ -255,20 +269,26 @@ public enum ModelLoader {
     /// A decoded version's own checks: its number against its file name, its model
     /// against its folder, the model's rules, and (when all of these pass since
     /// `diagnosticsBefore`) what only the layout shows, compiled.
-    private static func checkVersion(_ version: ModelVersionDescription, fileNumber: Int, folder: String?, since diagnosticsBefore: Int,
-                                     into result: inout ModelLoadResult) -> (failed: Bool, compiled: CompiledVersion?) {
+    private static func checkVersion(
+        _ version: ModelVersionDescription, fileNumber: Int, folder: String?, since diagnosticsBefore: Int,
+        into result: inout ModelLoadResult
+    ) -> (failed: Bool, compiled: CompiledVersion?) {
         var failed = false
         if version.version != 0, version.version != fileNumber {
-            result.diagnostics.append(Diagnostic(.error, "version: the file is named \(fileNumber).yaml but says version \(version.version)",
-                                                 at: version.versionLocation,
-                                                 hint: "a version's number is its file name; add a new file for a new version"))
+            result.diagnostics.append(
+                Diagnostic(
+                    .error, "version: the file is named \(fileNumber).yaml but says version \(version.version)",
+                    at: version.versionLocation,
+                    hint: "a version's number is its file name; add a new file for a new version"))
             failed = true
         }
         if let folder, !version.model.isEmpty {
             let folderName = (folder as NSString).lastPathComponent
             if version.model != folderName {
-                result.diagnostics.append(Diagnostic(.error, "model: '\(version.model)' differs from its folder's name '\(folderName)'",
-                                                     at: version.modelLocation))
+                result.diagnostics.append(
+                    Diagnostic(
+                        .error, "model: '\(version.model)' differs from its folder's name '\(folderName)'",
+                        at: version.modelLocation))
                 failed = true
             }
         }
@@ -290,10 +310,13 @@ public enum ModelLoader {
     private static func checkVersionNumbers(of folder: String, byNumber: [Int: String], files: [String], into result: inout ModelLoadResult) -> Bool {
         if !byNumber.isEmpty {
             if let missing = missingVersions(Array(byNumber.keys)) {
-                result.diagnostics.append(Diagnostic(.error, """
-                                                         \(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) \
-                                                         (versions are numbered 1, 2, 3, … without gaps)
-                                                         """, at: nil))
+                result.diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        """
+                        \(folder): missing version\(missing.count > 1 ? "s" : "") \(missing.text) \
+                        (versions are numbered 1, 2, 3, … without gaps)
+                        """, at: nil))
                 return false
             }
         } else if files.isEmpty {

@@ -16,20 +16,25 @@ enum LayoutValidator {
 
     /// Every problem of `layout`, whose tables and indexes were made by `tables`
     /// and `indexes` (in the same order; `LayoutBuilder.buildTracingOrigins`).
-    static func check(_ layout: StorageLayout, tables: [LayoutBuilder.Origin], indexes: [LayoutBuilder.Origin],
-                      of version: ModelVersionDescription) -> [Diagnostic] {
+    static func check(
+        _ layout: StorageLayout, tables: [LayoutBuilder.Origin], indexes: [LayoutBuilder.Origin],
+        of version: ModelVersionDescription
+    ) -> [Diagnostic] {
         let origins = OriginText(version)
         return nameCollisions(layout, tables: tables, indexes: indexes, origins) + columnLimits(layout, tables: tables, indexes: indexes, origins)
     }
 
     /// Tables and indexes one name to SQLite. One namespace for tables and
     /// indexes, compared without regard to ASCII case, as SQLite compares identifiers.
-    private static func nameCollisions(_ layout: StorageLayout, tables: [LayoutBuilder.Origin], indexes: [LayoutBuilder.Origin],
-                                       _ origins: OriginText) -> [Diagnostic] {
+    private static func nameCollisions(
+        _ layout: StorageLayout, tables: [LayoutBuilder.Origin], indexes: [LayoutBuilder.Origin],
+        _ origins: OriginText
+    ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         var taken: [String: (name: String, origin: LayoutBuilder.Origin?, isTable: Bool)] = [:]
         for name in bookkeepingTables { taken[asciiLowercased(name)] = (name, nil, true) }
-        let objects = zip(layout.tables.map(\.name), tables).map { ($0, $1, true) }
+        let objects =
+            zip(layout.tables.map(\.name), tables).map { ($0, $1, true) }
             + zip(layout.indexes.map(\.name), indexes).map { ($0, $1, false) }
         // Two join tables of one name also have indexes of one name: one problem.
         var collidedTables: Set<String> = []
@@ -45,7 +50,8 @@ enum LayoutValidator {
             let (entity, location) = origins.source(origin)
             let this = origins.describe(origin, isTable: isTable, from: entity)
             let other = origins.describe(first.origin, isTable: first.isTable, from: entity)
-            let names = first.name == name
+            let names =
+                first.name == name
                 ? "are both named \(name) in the store"
                 : "are named \(first.name) and \(name) in the store, one name to SQLite (it ignores case)"
             let hint: String
@@ -56,25 +62,30 @@ enum LayoutValidator {
     }
 
     /// Tables and indexes with more columns than SQLite allows.
-    private static func columnLimits(_ layout: StorageLayout, tables: [LayoutBuilder.Origin], indexes: [LayoutBuilder.Origin],
-                                     _ origins: OriginText) -> [Diagnostic] {
+    private static func columnLimits(
+        _ layout: StorageLayout, tables: [LayoutBuilder.Origin], indexes: [LayoutBuilder.Origin],
+        _ origins: OriginText
+    ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for (table, origin) in zip(layout.tables, tables) where table.columns.count > maximumColumns {
             let (entity, location) = origins.source(origin)
-            diagnostics.append(Diagnostic(
-                .error, "entity '\(entity)': its table \(table.name) needs \(table.columns.count) columns, more than SQLite allows (\(maximumColumns))",
-                at: location,
-                hint: "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under '\(entity)' (attributes, relationship keys, "
-                    + "entity and order columns); move some attributes to a related entity"))
+            diagnostics.append(
+                Diagnostic(
+                    .error, "entity '\(entity)': its table \(table.name) needs \(table.columns.count) columns, more than SQLite allows (\(maximumColumns))",
+                    at: location,
+                    hint: "the table holds Z_PK, Z_ENT, Z_OPT and the columns of every entity under '\(entity)' (attributes, relationship keys, "
+                        + "entity and order columns); move some attributes to a related entity"))
         }
         for (index, origin) in zip(layout.indexes, indexes) where index.columns.count > maximumColumns {
             let (entity, location) = origins.source(origin)
-            diagnostics.append(Diagnostic(
-                .error, """
-                entity '\(entity)': \(origins.describe(origin, isTable: false, from: entity)) has \(index.columns.count) columns, \
-                more than SQLite allows (\(maximumColumns))
-                """,
-                at: location))
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    """
+                    entity '\(entity)': \(origins.describe(origin, isTable: false, from: entity)) has \(index.columns.count) columns, \
+                    more than SQLite allows (\(maximumColumns))
+                    """,
+                    at: location))
         }
         return diagnostics
     }

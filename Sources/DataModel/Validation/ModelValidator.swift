@@ -82,8 +82,9 @@ public struct ModelValidator {
         func check(_ attribute: AttributeDescription, in owner: String) {
             guard attribute.type == .composite, let name = attribute.composite, byName[name] == nil else { return }
             let listed = known.isEmpty ? "declare it under `composites:`" : "composites: \(known.joined(separator: ", "))"
-            error("attribute '\(owner).\(attribute.name)': unknown composite '\(name)'", at: attribute.location,
-                  hint: Suggestions.hint(for: name, in: known) ?? listed)
+            error(
+                "attribute '\(owner).\(attribute.name)': unknown composite '\(name)'", at: attribute.location,
+                hint: Suggestions.hint(for: name, in: known) ?? listed)
         }
         for entity in version.entities { for attribute in entity.attributes { check(attribute, in: entity.name) } }
         for composite in version.composites { for attribute in composite.attributes { check(attribute, in: composite.name) } }
@@ -113,8 +114,9 @@ public struct ModelValidator {
         for entity in version.entities {
             let table = entity.name.uppercased()
             if let other = tables[table] {
-                error("entity '\(entity.name)': its table Z\(table) collides with entity '\(other.name)' (names may not differ only in case)",
-                      at: entity.location)
+                error(
+                    "entity '\(entity.name)': its table Z\(table) collides with entity '\(other.name)' (names may not differ only in case)",
+                    at: entity.location)
             } else {
                 tables[table] = entity
             }
@@ -129,8 +131,9 @@ public struct ModelValidator {
         for (i, entity) in version.entities.enumerated() {
             switch hierarchy.chain[i] {
             case .unknownParent:
-                error("entity '\(entity.name)': unknown parent entity '\(entity.parent ?? "")'", at: entity.location,
-                      hint: entityHint(for: entity.parent ?? ""))
+                error(
+                    "entity '\(entity.name)': unknown parent entity '\(entity.parent ?? "")'", at: entity.location,
+                    hint: entityHint(for: entity.parent ?? ""))
             case .cycle:
                 if let cycle = cycleStartingAt[i] {
                     let names = (cycle + [cycle[0]]).map { hierarchy.names[$0] }
@@ -196,30 +199,34 @@ public struct ModelValidator {
         let entities = version.entities
         let visibility = self.visibility
         let hierarchy = self.hierarchy
-        hierarchy.walk(enter: { d in
-            // Only the relationships a table of the destination's properties would
-            // keep (the topmost of each name) can claim.
-            for (position, r) in entities[d].relationships.enumerated() {
-                guard let inverse = r.inverse,
-                      visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position) else { continue }
-                byInverse[inverse, default: []].append((d, r))
-            }
-            for question in questions[d] ?? [] {
-                let asker = entities[question.entity].relationships[question.position]
-                for candidate in (byInverse[asker.name] ?? []).reversed() {
-                    if let target = hierarchy.index[candidate.relationship.destination], hierarchy.isAncestorOrSelf(target, of: question.entity) {
-                        answers[question] = (entities[candidate.entity].name, candidate.relationship)
-                        break
+        hierarchy.walk(
+            enter: { d in
+                // Only the relationships a table of the destination's properties would
+                // keep (the topmost of each name) can claim.
+                for (position, r) in entities[d].relationships.enumerated() {
+                    guard let inverse = r.inverse,
+                        visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position)
+                    else { continue }
+                    byInverse[inverse, default: []].append((d, r))
+                }
+                for question in questions[d] ?? [] {
+                    let asker = entities[question.entity].relationships[question.position]
+                    for candidate in (byInverse[asker.name] ?? []).reversed() {
+                        if let target = hierarchy.index[candidate.relationship.destination], hierarchy.isAncestorOrSelf(target, of: question.entity) {
+                            answers[question] = (entities[candidate.entity].name, candidate.relationship)
+                            break
+                        }
                     }
                 }
-            }
-        }, leave: { d in
-            for (position, r) in entities[d].relationships.enumerated() {
-                guard let inverse = r.inverse,
-                      visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position) else { continue }
-                byInverse[inverse]?.removeLast()
-            }
-        })
+            },
+            leave: { d in
+                for (position, r) in entities[d].relationships.enumerated() {
+                    guard let inverse = r.inverse,
+                        visibility.declaration(of: r.name, seenFrom: d) == .init(entity: d, isRelationship: true, position: position)
+                    else { continue }
+                    byInverse[inverse]?.removeLast()
+                }
+            })
         return answers
     }
 
@@ -231,8 +238,9 @@ public struct ModelValidator {
             entity.attributes.map { ($0.name, $0.location, "attribute") } + entity.relationships.map { ($0.name, $0.location, "relationship") }
         for (name, location, kind) in declared {
             if let first = seen[name] {
-                error("\(kind) '\(entity.name).\(name)': duplicate property name (first declared at line \(first.line), column \(first.column))",
-                      at: location)
+                error(
+                    "\(kind) '\(entity.name).\(name)': duplicate property name (first declared at line \(first.line), column \(first.column))",
+                    at: location)
                 continue
             }
             seen[name] = location
@@ -240,8 +248,9 @@ public struct ModelValidator {
                 error("\(kind) '\(entity.name).\(name)': the name '\(name)' is reserved (it clashes with an NSManagedObject member)", at: location)
             }
             if let ancestor = clashes[name] {
-                error("\(kind) '\(entity.name).\(name)': clashes with the property '\(name)' inherited from '\(hierarchy.names[ancestor])'", at: location,
-                      hint: "a subentity inherits every property of its parent; rename one of them")
+                error(
+                    "\(kind) '\(entity.name).\(name)': clashes with the property '\(name)' inherited from '\(hierarchy.names[ancestor])'", at: location,
+                    hint: "a subentity inherits every property of its parent; rename one of them")
             }
         }
         for attribute in entity.attributes {
@@ -251,13 +260,16 @@ public struct ModelValidator {
         }
     }
 
-    private mutating func checkRelationship(_ relationship: RelationshipDescription, of i: Int,
-                                            claim: (entity: String, relationship: RelationshipDescription)?) {
+    private mutating func checkRelationship(
+        _ relationship: RelationshipDescription, of i: Int,
+        claim: (entity: String, relationship: RelationshipDescription)?
+    ) {
         let entity = version.entities[i]
         let subject = "relationship '\(entity.name).\(relationship.name)'"
         guard let d = hierarchy.index[relationship.destination] else {
-            error("\(subject): unknown destination entity '\(relationship.destination)'", at: relationship.location,
-                  hint: entityHint(for: relationship.destination))
+            error(
+                "\(subject): unknown destination entity '\(relationship.destination)'", at: relationship.location,
+                hint: entityHint(for: relationship.destination))
             return
         }
         let destination = version.entities[d]
@@ -268,17 +280,20 @@ public struct ModelValidator {
         }
         guard let inverseName = relationship.inverse else {
             if let claim {
-                error("\(subject): has no inverse, but '\(destination.name).\(claim.relationship.name)' names it as its inverse", at: relationship.location,
-                      hint: "add `inverse: \(claim.relationship.name)`")
+                error(
+                    "\(subject): has no inverse, but '\(destination.name).\(claim.relationship.name)' names it as its inverse", at: relationship.location,
+                    hint: "add `inverse: \(claim.relationship.name)`")
             } else if !relationship.isTransient {
-                warning("\(subject): has no inverse; Core Data cannot keep both sides consistent", at: relationship.location,
-                        hint: "add a relationship on '\(destination.name)' and name it with `inverse:`")
+                warning(
+                    "\(subject): has no inverse; Core Data cannot keep both sides consistent", at: relationship.location,
+                    hint: "add a relationship on '\(destination.name)' and name it with `inverse:`")
             }
             return
         }
         guard let found = property(inverseName, seenFrom: d) else {
-            error("\(subject): inverse '\(inverseName)' does not exist on '\(destination.name)'", at: relationship.location,
-                  hint: Suggestions.hint(for: inverseName, in: propertyNames(seenFrom: d, relationshipsOnly: true)))
+            error(
+                "\(subject): inverse '\(inverseName)' does not exist on '\(destination.name)'", at: relationship.location,
+                hint: Suggestions.hint(for: inverseName, in: propertyNames(seenFrom: d, relationshipsOnly: true)))
             return
         }
         guard let inverse = found.relationship else {
@@ -287,21 +302,24 @@ public struct ModelValidator {
         }
         // The inverse must lead back to this entity or one of its ancestors.
         if !inLineage(inverse.destination) {
-            error("\(subject): inverse '\(found.entity).\(inverseName)' points to '\(inverse.destination)', not back to '\(entity.name)'",
-                  at: relationship.location)
+            error(
+                "\(subject): inverse '\(found.entity).\(inverseName)' points to '\(inverse.destination)', not back to '\(entity.name)'",
+                at: relationship.location)
             return
         }
         if inverse.inverse != relationship.name {
             // Xcode saves such models and Core Data opens them: each side hashes the
             // inverse name it gives, and each to-one keeps its own column. Xcode warns.
             let what = inverse.inverse.map { "names '\($0)' as its inverse" } ?? "names no inverse"
-            warning("\(subject): inverse '\(found.entity).\(inverseName)' \(what); Core Data keeps each side as written, "
+            warning(
+                "\(subject): inverse '\(found.entity).\(inverseName)' \(what); Core Data keeps each side as written, "
                     + "but changes to one side do not update the other", at: relationship.location,
-                    hint: "write `inverse: \(relationship.name)` on '\(found.entity).\(inverseName)' unless the app relies on it")
+                hint: "write `inverse: \(relationship.name)` on '\(found.entity).\(inverseName)' unless the app relies on it")
         }
         if inverse.isTransient != relationship.isTransient {
-            error("\(subject): its inverse '\(found.entity).\(inverseName)' differs in transient; both sides must be stored or neither",
-                  at: relationship.location)
+            error(
+                "\(subject): its inverse '\(found.entity).\(inverseName)' differs in transient; both sides must be stored or neither",
+                at: relationship.location)
         }
     }
 
@@ -310,8 +328,9 @@ public struct ModelValidator {
         let entity = version.entities[i]
         func check(_ name: String, at location: SourceLocation, what: String) {
             guard let property = property(name, seenFrom: i) else {
-                error("entity '\(entity.name)': \(what) names unknown property '\(name)'", at: location,
-                      hint: Suggestions.hint(for: name, in: propertyNames(seenFrom: i)))
+                error(
+                    "entity '\(entity.name)': \(what) names unknown property '\(name)'", at: location,
+                    hint: Suggestions.hint(for: name, in: propertyNames(seenFrom: i)))
                 return
             }
             if let attribute = property.attribute, attribute.isTransient {
@@ -330,8 +349,9 @@ public struct ModelValidator {
         }
         for constraint in entity.uniqueness {
             if Set(constraint.properties).count != constraint.properties.count {
-                error("entity '\(entity.name)': uniqueness constraint [\(constraint.properties.joined(separator: ", "))] repeats a property",
-                      at: constraint.location)
+                error(
+                    "entity '\(entity.name)': uniqueness constraint [\(constraint.properties.joined(separator: ", "))] repeats a property",
+                    at: constraint.location)
             }
             for name in constraint.properties { check(name, at: constraint.location, what: "uniqueness constraint") }
         }
@@ -346,15 +366,17 @@ public struct ModelValidator {
                 if first.name == index.name {
                     error("entity '\(entity.name)': duplicate index name '\(index.name)' (first at line \(first.location.line))", at: index.location)
                 } else {
-                    error("entity '\(entity.name)': index name '\(index.name)' differs from '\(first.name)' (line \(first.location.line)) only in case, "
-                          + "and SQLite does not tell them apart", at: index.location)
+                    error(
+                        "entity '\(entity.name)': index name '\(index.name)' differs from '\(first.name)' (line \(first.location.line)) only in case, "
+                            + "and SQLite does not tell them apart", at: index.location)
                 }
             } else {
                 indexNames[index.name.lowercased()] = index
             }
             for element in index.elements {
                 if let expression = element.expression, element.property.isEmpty {
-                    warning("""
+                    warning(
+                        """
                         entity '\(entity.name)': index '\(index.name)': the expression '\(expression)' is kept for Xcode but not indexed here: \
                         only an expression that is a key path has a known SQL form (its column)
                         """, at: element.location)

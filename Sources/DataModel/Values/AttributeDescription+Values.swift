@@ -45,8 +45,9 @@ extension AttributeDescription {
             // (it computes in REAL), or a REAL another tool stored.
             if v.isNaN { return AttributeType.nanMessage }
             let range = type.integerRange!
-            return v.rounded() == v ? "\(v) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
-                                    : "\(v) is not a whole number, which \(type.rawValue) holds"
+            return v.rounded() == v
+                ? "\(v) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
+                : "\(v) is not a whole number, which \(type.rawValue) holds"
         case (.double, .double(let v)), (.float, .double(let v)), (.date, .date(let v)):
             return type.problem(storingDouble: v)
         case (.string, .string(let s)), (.uri, .uri(let s)):

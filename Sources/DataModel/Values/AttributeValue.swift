@@ -1,4 +1,5 @@
 import Foundation
+
 /// A typed attribute value parsed from model text: defaults and limits.
 ///
 /// Values keep an exact canonical form: decimals stay decimal strings, dates are
@@ -54,17 +55,18 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
     // text, so compiled JSON is stable across platforms and readable.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        let key: CodingKeys = switch self {
-        case .integer: .integer
-        case .decimal: .decimal
-        case .double: .double
-        case .string: .string
-        case .boolean: .boolean
-        case .date: .date
-        case .binary: .binary
-        case .uuid: .uuid
-        case .uri: .uri
-        }
+        let key: CodingKeys =
+            switch self {
+            case .integer: .integer
+            case .decimal: .decimal
+            case .double: .double
+            case .string: .string
+            case .boolean: .boolean
+            case .date: .date
+            case .binary: .binary
+            case .uuid: .uuid
+            case .uri: .uri
+            }
         try container.encode(description, forKey: key)
     }
 
@@ -74,17 +76,18 @@ public enum AttributeValue: Sendable, Hashable, Codable, CustomStringConvertible
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected one value key"))
         }
         let text = try container.decode(String.self, forKey: key)
-        let type: AttributeType = switch key {
-        case .integer: .integer64
-        case .decimal: .decimal
-        case .double: .double
-        case .string: .string
-        case .boolean: .boolean
-        case .date: .date
-        case .binary: .binary
-        case .uuid: .uuid
-        case .uri: .uri
-        }
+        let type: AttributeType =
+            switch key {
+            case .integer: .integer64
+            case .decimal: .decimal
+            case .double: .double
+            case .string: .string
+            case .boolean: .boolean
+            case .date: .date
+            case .binary: .binary
+            case .uuid: .uuid
+            case .uri: .uri
+            }
         switch DefaultValueParser.parse(text, as: type) {
         case .success(let value): self = value
         case .failure(let reason):

@@ -1,4 +1,5 @@
 import Foundation
+
 /// Why a text is not a value of an attribute type.
 public struct ValueParseFailure: Error, Sendable, Hashable {
     /// `expected …`-style detail, for people.
@@ -26,7 +27,7 @@ package enum DefaultValueParser {
             guard let range = type.integerRange, let value = parseInteger(text) else {
                 return fail("'\(text)' is not an integer")
             }
-            guard range.contains(value.clamped) , !value.overflowed else {
+            guard range.contains(value.clamped), !value.overflowed else {
                 return fail("\(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))")
             }
             return .success(.integer(value.clamped))
@@ -146,7 +147,8 @@ package enum DefaultValueParser {
     static func canonicalUUID(_ text: String) -> String? {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
         guard groups.map(\.count) == [8, 4, 4, 4, 12],
-              groups.allSatisfy({ $0.allSatisfy(\.isHexDigit) && $0.allSatisfy(\.isASCII) }) else { return nil }
+            groups.allSatisfy({ $0.allSatisfy(\.isHexDigit) && $0.allSatisfy(\.isASCII) })
+        else { return nil }
         return text.lowercased()
     }
 

@@ -91,11 +91,13 @@ final class LibYAMLParser {
             return .alias(anchor: Self.string(event.data.alias.anchor) ?? "", mark)
         case YAML_SCALAR_EVENT:
             let scalar = event.data.scalar
-            let value = scalar.value.map {
-                String(decoding: UnsafeBufferPointer(start: $0, count: scalar.length), as: UTF8.self)
-            } ?? ""
-            return .scalar(value, Self.style(scalar.style),
-                           tag: Self.string(scalar.tag), anchor: Self.string(scalar.anchor), mark)
+            let value =
+                scalar.value.map {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: scalar.length), as: UTF8.self)
+                } ?? ""
+            return .scalar(
+                value, Self.style(scalar.style),
+                tag: Self.string(scalar.tag), anchor: Self.string(scalar.anchor), mark)
         case YAML_SEQUENCE_START_EVENT:
             let start = event.data.sequence_start
             return .sequenceStart(tag: Self.string(start.tag), anchor: Self.string(start.anchor), mark)
@@ -126,12 +128,14 @@ final class LibYAMLParser {
         let context = state.context.map { String(cString: $0) }
         switch stage {
         case .reader:
-            return Failure(stage: stage, problem: problem,
-                           problemOffset: state.problem_offset,
-                           problemValue: state.problem_value == -1 ? nil : Int(state.problem_value))
+            return Failure(
+                stage: stage, problem: problem,
+                problemOffset: state.problem_offset,
+                problemValue: state.problem_value == -1 ? nil : Int(state.problem_value))
         case .scanner, .parser:
-            return Failure(stage: stage, problem: problem, problemMark: Self.mark(state.problem_mark),
-                           context: context, contextMark: context == nil ? nil : Self.mark(state.context_mark))
+            return Failure(
+                stage: stage, problem: problem, problemMark: Self.mark(state.problem_mark),
+                context: context, contextMark: context == nil ? nil : Self.mark(state.context_mark))
         case .memory, .other:
             return Failure(stage: stage, problem: problem)
         }

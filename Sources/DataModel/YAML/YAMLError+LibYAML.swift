@@ -12,11 +12,13 @@ extension YAMLError {
         case .reader:
             // The loader checks characters before libyaml reads them, so this is a fallback.
             let location = failure.problemOffset.map(source.location(ofByteOffset:))
-            let message = switch failure.problemValue {
-            case 0?: "the file contains a NUL byte, which YAML does not allow (is it a binary file?)"
-            case let value?: "the file contains the control character \(YAMLSourceText.codePoint(UInt32(truncatingIfNeeded: value))), which YAML does not allow"
-            case nil: "invalid YAML: \(failure.problem)"
-            }
+            let message =
+                switch failure.problemValue {
+                case 0?: "the file contains a NUL byte, which YAML does not allow (is it a binary file?)"
+                case let value?:
+                    "the file contains the control character \(YAMLSourceText.codePoint(UInt32(truncatingIfNeeded: value))), which YAML does not allow"
+                case nil: "invalid YAML: \(failure.problem)"
+                }
             self.init(.syntax, message, file: file, at: location)
             return
         case .scanner, .parser:
@@ -50,7 +52,7 @@ extension YAMLError {
         case (let problem, _) where problem.contains("tab character"):
             return (.syntax, tabs)
         case ("found unexpected end of stream", "while scanning a quoted scalar"?),
-             ("found unexpected document indicator", "while scanning a quoted scalar"?):
+            ("found unexpected document indicator", "while scanning a quoted scalar"?):
             if let contextLocation {
                 return (.syntax, "unclosed quoted string starting at line \(contextLocation.line), column \(contextLocation.column)")
             }
@@ -62,9 +64,10 @@ extension YAMLError {
         }
         var message = "invalid YAML: \(failure.problem)"
         if let context = failure.context {
-            message += contextLocation.map {
-                " (\(context) starting at line \($0.line), column \($0.column))"
-            } ?? " (\(context))"
+            message +=
+                contextLocation.map {
+                    " (\(context) starting at line \($0.line), column \($0.column))"
+                } ?? " (\(context))"
         }
         return (.syntax, message)
     }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Reads one YAML document whose root is a mapping into a ``YAMLNode`` tree.
@@ -59,9 +59,10 @@ package enum YAMLLoader {
             case .documentStart(let mark):
                 // Stop at the second document's start: its content is not read at all.
                 guard !hasDocument else {
-                    throw YAMLError(.multipleDocuments,
-                                    "the file must contain a single YAML document, but a second document starts here",
-                                    file: file, at: source.location(mark))
+                    throw YAMLError(
+                        .multipleDocuments,
+                        "the file must contain a single YAML document, but a second document starts here",
+                        file: file, at: source.location(mark))
                 }
                 hasDocument = true
             case .scalar(let text, let style, let tag, let anchor, let mark):
@@ -78,12 +79,14 @@ package enum YAMLLoader {
         }
         // A file with only `---` holds one document whose root is an empty plain scalar.
         guard let root = builder.root, root.content != .scalar("", .plain) || root.tag != nil else {
-            throw YAMLError(.emptyDocument, "the file contains no YAML document; expected a mapping",
-                            file: file, at: nil)
+            throw YAMLError(
+                .emptyDocument, "the file contains no YAML document; expected a mapping",
+                file: file, at: nil)
         }
         guard case .mapping = root.content else {
-            throw YAMLError(.notAMapping, "the document root must be a mapping, found \(root.kindDescription)",
-                            file: file, at: root.location)
+            throw YAMLError(
+                .notAMapping, "the document root must be a mapping, found \(root.kindDescription)",
+                file: file, at: root.location)
         }
         return root
     }
@@ -128,7 +131,8 @@ package enum YAMLLoader {
     }
 
     private static func tooLarge(_ size: Int, file: String) -> YAMLError {
-        YAMLError(.tooLarge, "the file is too large (\(size) bytes; the limit is \(maximumFileSize) bytes)",
-                  file: file, at: nil)
+        YAMLError(
+            .tooLarge, "the file is too large (\(size) bytes; the limit is \(maximumFileSize) bytes)",
+            file: file, at: nil)
     }
 }

@@ -20,9 +20,10 @@ struct YAMLSourceText {
             ([0xFF, 0xFE], "UTF-16 little-endian"),
         ]
         for encoding in encodings where bytes.starts(with: encoding.mark) {
-            throw YAMLError(.notUTF8,
-                            "the file is not valid UTF-8 (it starts with a \(encoding.name) byte order mark)",
-                            file: file, at: SourceLocation(file: file, line: 1, column: 1))
+            throw YAMLError(
+                .notUTF8,
+                "the file is not valid UTF-8 (it starts with a \(encoding.name) byte order mark)",
+                file: file, at: SourceLocation(file: file, line: 1, column: 1))
         }
         self.bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
     }
@@ -52,15 +53,18 @@ struct YAMLSourceText {
         let location = location(ofByteOffset: failure.offset)
         switch failure.scalar {
         case nil:
-            throw YAMLError(.notUTF8, "the file is not valid UTF-8 (invalid byte \(Self.hex(bytes[failure.offset])))",
-                            file: file, at: location)
+            throw YAMLError(
+                .notUTF8, "the file is not valid UTF-8 (invalid byte \(Self.hex(bytes[failure.offset])))",
+                file: file, at: location)
         case 0?:
-            throw YAMLError(.syntax, "the file contains a NUL byte, which YAML does not allow (is it a binary file?)",
-                            file: file, at: location)
+            throw YAMLError(
+                .syntax, "the file contains a NUL byte, which YAML does not allow (is it a binary file?)",
+                file: file, at: location)
         case let scalar?:
-            throw YAMLError(.syntax,
-                            "the file contains the control character \(Self.codePoint(scalar)), which YAML does not allow",
-                            file: file, at: location)
+            throw YAMLError(
+                .syntax,
+                "the file contains the control character \(Self.codePoint(scalar)), which YAML does not allow",
+                file: file, at: location)
         }
     }
 

@@ -43,8 +43,10 @@ struct YAMLTreeBuilder {
     }
 
     /// Adds a scalar event.
-    mutating func addScalar(_ text: String, style: YAMLNode.ScalarStyle, tag: String?, anchor: String?,
-                            at mark: LibYAMLParser.Mark) throws(YAMLError) {
+    mutating func addScalar(
+        _ text: String, style: YAMLNode.ScalarStyle, tag: String?, anchor: String?,
+        at mark: LibYAMLParser.Mark
+    ) throws(YAMLError) {
         try count(1, at: mark)
         let node = YAMLNode(.scalar(text, style), at: source.location(mark), tag: tag)
         if let anchor {
@@ -58,13 +60,15 @@ struct YAMLTreeBuilder {
     mutating func addAlias(_ name: String, at mark: LibYAMLParser.Mark) throws(YAMLError) {
         let location = source.location(mark)
         if let occurrence = latestAnchorOccurrence[name], stack.contains(where: { $0.anchorOccurrence == occurrence }) {
-            throw YAMLError(.unsupported,
-                            "alias '*\(name)' refers to a node that contains it; recursive aliases are not supported",
-                            file: source.file, at: location)
+            throw YAMLError(
+                .unsupported,
+                "alias '*\(name)' refers to a node that contains it; recursive aliases are not supported",
+                file: source.file, at: location)
         }
         guard let anchored = anchors[name] else {
-            throw YAMLError(.syntax, "unknown alias '*\(name)': no anchor '&\(name)' is defined before it",
-                            file: source.file, at: location)
+            throw YAMLError(
+                .syntax, "unknown alias '*\(name)': no anchor '&\(name)' is defined before it",
+                file: source.file, at: location)
         }
         aliasedNodeCount += anchored.nodeCount
         try count(anchored.nodeCount, at: mark)
@@ -72,17 +76,21 @@ struct YAMLTreeBuilder {
     }
 
     /// Adds a sequence or mapping start event.
-    mutating func open(mapping isMapping: Bool, tag: String?, anchor: String?,
-                       at mark: LibYAMLParser.Mark) throws(YAMLError) {
+    mutating func open(
+        mapping isMapping: Bool, tag: String?, anchor: String?,
+        at mark: LibYAMLParser.Mark
+    ) throws(YAMLError) {
         let location = source.location(mark)
         if let parent = stack.last, parent.isMapping, parent.pendingKey == nil {
-            throw YAMLError(.nonScalarKey,
-                            "mapping keys must be scalars, found \(isMapping ? "a mapping" : "a sequence")",
-                            file: source.file, at: location)
+            throw YAMLError(
+                .nonScalarKey,
+                "mapping keys must be scalars, found \(isMapping ? "a mapping" : "a sequence")",
+                file: source.file, at: location)
         }
         guard stack.count < YAMLLoader.maximumDepth else {
-            throw YAMLError(.tooDeep, "collections are nested more than \(YAMLLoader.maximumDepth) levels deep",
-                            file: source.file, at: location)
+            throw YAMLError(
+                .tooDeep, "collections are nested more than \(YAMLLoader.maximumDepth) levels deep",
+                file: source.file, at: location)
         }
         try count(1, at: mark)
         var collection = OpenCollection(isMapping: isMapping, location: location, tag: tag, anchor: anchor)
@@ -115,12 +123,14 @@ struct YAMLTreeBuilder {
         nodeCount += added
         guard nodeCount > YAMLLoader.maximumNodeCount else { return }
         if aliasedNodeCount > 0 {
-            throw YAMLError(.aliasExpansion,
-                            "alias expansion exceeds \(YAMLLoader.maximumNodeCount) nodes (billion laughs?)",
-                            file: source.file, at: source.location(mark))
+            throw YAMLError(
+                .aliasExpansion,
+                "alias expansion exceeds \(YAMLLoader.maximumNodeCount) nodes (billion laughs?)",
+                file: source.file, at: source.location(mark))
         }
-        throw YAMLError(.tooLarge, "the document has more than \(YAMLLoader.maximumNodeCount) nodes",
-                        file: source.file, at: source.location(mark))
+        throw YAMLError(
+            .tooLarge, "the document has more than \(YAMLLoader.maximumNodeCount) nodes",
+            file: source.file, at: source.location(mark))
     }
 
     /// Adds a finished node to the innermost open collection, or makes it the root.
@@ -137,13 +147,15 @@ struct YAMLTreeBuilder {
         }
         guard let key = stack[stack.count - 1].pendingKey else {
             guard let text = node.scalarText else {
-                throw YAMLError(.nonScalarKey, "mapping keys must be scalars, found \(node.kindDescription)",
-                                file: source.file, at: location)
+                throw YAMLError(
+                    .nonScalarKey, "mapping keys must be scalars, found \(node.kindDescription)",
+                    file: source.file, at: location)
             }
             if let first = stack[stack.count - 1].keyLocations[text] {
-                throw YAMLError(.duplicateKey,
-                                "duplicate key '\(text)' (first defined at line \(first.line), column \(first.column))",
-                                file: source.file, at: location)
+                throw YAMLError(
+                    .duplicateKey,
+                    "duplicate key '\(text)' (first defined at line \(first.line), column \(first.column))",
+                    file: source.file, at: location)
             }
             stack[stack.count - 1].keyLocations[text] = location
             stack[stack.count - 1].pendingKey = node

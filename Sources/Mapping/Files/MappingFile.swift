@@ -139,8 +139,9 @@ package struct MappingFile: Sendable, Hashable {
         if !(root.mappingPairs ?? []).contains(where: { $0.key.scalarText == "entities" }) {
             reader.error("mapping file: missing required key 'entities'", at: root)
         }
-        let file = MappingFile(path: path, sourceVersion: a, destinationVersion: b, entities: entities,
-                               digest: VersionHasher.sha256Hex(bytes))
+        let file = MappingFile(
+            path: path, sourceVersion: a, destinationVersion: b, entities: entities,
+            digest: VersionHasher.sha256Hex(bytes))
         return (reader.diagnostics.contains { $0.severity == .error } ? nil : file, reader.diagnostics, text)
     }
 
@@ -191,8 +192,9 @@ package struct MappingFile: Sendable, Hashable {
                 case "nil"?: nilOnFailure = true
                 case "fail"?: nilOnFailure = false
                 default:
-                    reader.error("\(subject): onFailure: expected `nil` (a value that does not convert becomes nil) "
-                                 + "or `fail` (the migration fails, the default)", at: failure)
+                    reader.error(
+                        "\(subject): onFailure: expected `nil` (a value that does not convert becomes nil) "
+                            + "or `fail` (the migration fails, the default)", at: failure)
                     return nil
                 }
             }

@@ -46,10 +46,13 @@ package struct MappingFiles: Sendable {
             guard name.hasSuffix(".yaml") || name.hasSuffix(".yml") else {
                 // `1-to-2.yaml.orig`, `1to2.txt`, `notes.md`: read by nothing, so a
                 // mapping written in it would silently not be used.
-                result.diagnostics.append(Diagnostic(.error, """
-                    \(path): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
-                    (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(directory))
-                    """, at: nil))
+                result.diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        """
+                        \(path): not a mapping file: a model's mapping folder holds files named <A>-to-<B>.yaml \
+                        (e.g. 1-to-2.yaml), and this one would be ignored (rename it, or move it out of \(directory))
+                        """, at: nil))
                 continue
             }
             let (file, diagnostics, text) = MappingFile.parse(path: path)
@@ -72,10 +75,13 @@ package struct MappingFiles: Sendable {
             // A version the model does not have (`2-to-9.yaml` with versions 1 to 5):
             // no store ever takes the path, so the file would be ignored.
             if let versions, let missing = [file.sourceVersion, file.destinationVersion].first(where: { !versions.contains($0) }) {
-                result.diagnostics.append(Diagnostic(.error, """
-                    \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), but model \(model) has no version \(missing) \
-                    (its versions: \(describe(versions))); no migration would ever use this file
-                    """, at: nil))
+                result.diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        """
+                        \(path): maps version \(file.sourceVersion) to \(file.destinationVersion), but model \(model) has no version \(missing) \
+                        (its versions: \(describe(versions))); no migration would ever use this file
+                        """, at: nil))
                 continue
             }
             // Two files for the same versions (`2-to-3.yaml` and `02-to-3.yaml`, or a

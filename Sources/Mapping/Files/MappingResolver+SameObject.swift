@@ -12,17 +12,20 @@ extension MappingResolver {
     package static let sameSourceObject = "$source"
 
     /// Checks `$source` as the source instances of `name` and returns the recorded value.
-    static func sameObject(selector: String, name: String, nameAt: Int, at: Int, for relationship: CompiledRelationship,
-                           sourceEntity: CompiledEntity, destination: CompiledVersion,
-                           mapping: MappingModel, file: MappingFile?) throws(RelationshipValueError) -> RelationshipValue {
+    static func sameObject(
+        selector: String, name: String, nameAt: Int, at: Int, for relationship: CompiledRelationship,
+        sourceEntity: CompiledEntity, destination: CompiledVersion,
+        mapping: MappingModel, file: MappingFile?
+    ) throws(RelationshipValueError) -> RelationshipValue {
         guard selector.hasPrefix("destinationInstancesForEntityMappingNamed:") else {
             throw RelationshipValueError(detail: "'\(selector)' takes a source relationship ($source.<relationship>), not $source", column: at + 1)
         }
         // Every entity mapping of the file exists at once, as in Core Data: one written
         // further down (`source:` re-pairs it there) is found by its name too.
         let later = file?.entities.first { entry in entry.source.map { "\($0)To\(entry.name)" } == name }.map { entry in
-            EntityMapping(name: name, kind: entry.policy != nil && !entry.isSetBased ? .custom : .transform, source: entry.source,
-                          destination: entry.name, policy: entry.policy)
+            EntityMapping(
+                name: name, kind: entry.policy != nil && !entry.isSetBased ? .custom : .transform, source: entry.source,
+                destination: entry.name, policy: entry.policy)
         }
         guard let carrier = mapping.entityMappings.first(where: { $0.name == name }) ?? later else {
             let names = mapping.entityMappings.filter { $0.destination != nil }.map(\.name)
@@ -32,25 +35,30 @@ extension MappingResolver {
         guard carrier.source == sourceEntity.name, let made = carrier.destination, destination.subtree(of: target).contains(made) else {
             // Another source entity's mapping: Core Data answers with the objects it made
             // from this very object, known only where they are made (a policy's stages).
-            throw RelationshipValueError(detail: """
-                $source: the objects '\(name)' makes from this \(sourceEntity.name) object; which destination objects those are \
-                is known only to the code that makes them, not from the store: fill \(relationship.name) in a policy
-                """, column: at + 1)
+            throw RelationshipValueError(
+                detail: """
+                    $source: the objects '\(name)' makes from this \(sourceEntity.name) object; which destination objects those are \
+                    is known only to the code that makes them, not from the store: fill \(relationship.name) in a policy
+                    """, column: at + 1)
         }
         guard carrier.kind != .custom else {
-            throw RelationshipValueError(detail: "'\(name)' makes its objects in policy \(carrier.policy ?? "?"): set \(relationship.name) there",
-                                         column: nameAt + 1)
+            throw RelationshipValueError(
+                detail: "'\(name)' makes its objects in policy \(carrier.policy ?? "?"): set \(relationship.name) there",
+                column: nameAt + 1)
         }
         // Stored as a key on this entity's rows (a to-one whose inverse is a to-many, or
         // none), or on the other's rows (a to-many whose inverse is a to-one, filled below).
         let inverse = relationship.declaration.inverse.flatMap { destination.entity(named: target)?.relationship(named: $0) }
-        let stored = relationship.declaration.isToMany ? inverse.map { !$0.declaration.isToMany } ?? false
-                                                       : inverse.map { $0.declaration.isToMany } ?? true
+        let stored =
+            relationship.declaration.isToMany
+            ? inverse.map { !$0.declaration.isToMany } ?? false
+            : inverse.map { $0.declaration.isToMany } ?? true
         guard stored else {
-            throw RelationshipValueError(detail: """
-                \(relationship.name) to the object '\(name)' makes of the same source object is filled set-based when it is \
-                a to-one with a to-many inverse (or none), or a to-many with a to-one inverse; fill this one in a policy
-                """, column: at + 1)
+            throw RelationshipValueError(
+                detail: """
+                    \(relationship.name) to the object '\(name)' makes of the same source object is filled set-based when it is \
+                    a to-one with a to-many inverse (or none), or a to-many with a to-one inverse; fill this one in a policy
+                    """, column: at + 1)
         }
         return .path(sameSourceObject)
     }
@@ -63,10 +71,11 @@ extension MappingResolver {
             guard let owner = entityMapping.destination.flatMap({ destination.entity(named: $0) }) else { continue }
             for property in entityMapping.properties where property.isRelationship && property.source == .expression(sameSourceObject, nilOnFailure: false) {
                 guard let relationship = owner.relationship(named: property.name), relationship.declaration.isToMany,
-                      let inverse = relationship.declaration.inverse, let other = relationship.inverseEntity,
-                      let index = mapping.entityMappings.firstIndex(where: { $0.destination == other && $0.source == entityMapping.source }),
-                      let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == inverse }),
-                      mapping.entityMappings[index].properties[p].source == .defaultValue(nil) else { continue }
+                    let inverse = relationship.declaration.inverse, let other = relationship.inverseEntity,
+                    let index = mapping.entityMappings.firstIndex(where: { $0.destination == other && $0.source == entityMapping.source }),
+                    let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == inverse }),
+                    mapping.entityMappings[index].properties[p].source == .defaultValue(nil)
+                else { continue }
                 mapping.entityMappings[index].properties[p].source = .expression(sameSourceObject, nilOnFailure: false)
             }
         }

@@ -73,17 +73,20 @@ package enum MappingResolver {
     /// as a mapping model's entity mapping `DraftToPersistedDraft` does; held-out Olvid):
     /// the related objects are carried over with their keys, so the relationship is
     /// copied, as inference copies it across a `renamedFrom`. True when it was so.
-    static func copiesAcrossRenamedEntity(_ refusal: Refusal, mapping: inout MappingModel, source: CompiledVersion,
-                                          destination: CompiledVersion) -> Bool {
+    static func copiesAcrossRenamedEntity(
+        _ refusal: Refusal, mapping: inout MappingModel, source: CompiledVersion,
+        destination: CompiledVersion
+    ) -> Bool {
         guard refusal.kind == .destinationChanged, let name = refusal.property,
-              let index = mapping.entityMappings.firstIndex(where: { $0.destination == refusal.entity }),
-              let sourceEntity = mapping.entityMappings[index].source.flatMap({ source.entity(named: $0) }),
-              let new = destination.entity(named: refusal.entity)?.relationship(named: name),
-              let old = sourceEntity.relationship(named: new.declaration.renamedFrom ?? name) ?? sourceEntity.relationship(named: name),
-              old.declaration.isToMany == new.declaration.isToMany, old.isManyToMany == new.isManyToMany,
-              mapping.entityMappings.contains(where: { $0.source == old.declaration.destination && $0.destination == new.declaration.destination }),
-              let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == name }),
-              mapping.entityMappings[index].properties[p].source == .policy else { return false }
+            let index = mapping.entityMappings.firstIndex(where: { $0.destination == refusal.entity }),
+            let sourceEntity = mapping.entityMappings[index].source.flatMap({ source.entity(named: $0) }),
+            let new = destination.entity(named: refusal.entity)?.relationship(named: name),
+            let old = sourceEntity.relationship(named: new.declaration.renamedFrom ?? name) ?? sourceEntity.relationship(named: name),
+            old.declaration.isToMany == new.declaration.isToMany, old.isManyToMany == new.isManyToMany,
+            mapping.entityMappings.contains(where: { $0.source == old.declaration.destination && $0.destination == new.declaration.destination }),
+            let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == name }),
+            mapping.entityMappings[index].properties[p].source == .policy
+        else { return false }
         mapping.entityMappings[index].properties[p].source = .copy(from: old.name)
         return true
     }

@@ -65,7 +65,13 @@ package struct ScalarPositions: Sendable, Hashable {
                     continue
                 }
                 positions.append(Position(line: line + 1, column: column))
-                let length = switch escaped { case "x": 3; case "u": 5; case "U": 9; default: 1 }
+                let length =
+                    switch escaped {
+                    case "x": 3;
+                    case "u": 5;
+                    case "U": 9;
+                    default: 1
+                    }
                 for _ in 0..<length { advance() }
                 index += 1
             } else if style == .singleQuoted, c == "'" {

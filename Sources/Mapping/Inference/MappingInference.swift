@@ -8,32 +8,43 @@ public enum MappingInference {
     /// renames through every version in between.
     public static func infer(_ model: CompiledModel, from: Int, to: Int) throws(InferenceFailure) -> MappingModel {
         guard let source = model.version(from), let destination = model.version(to) else {
-            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: [
-                Refusal(kind: .typeChange, entity: model.name, property: nil,
+            throw InferenceFailure(
+                model: model.name, sourceVersion: from, destinationVersion: to,
+                refusals: [
+                    Refusal(
+                        kind: .typeChange, entity: model.name, property: nil,
                         change: "model \(model.name) has no version \(model.version(from) == nil ? from : to)",
-                        remedy: "use versions 1 to \(model.current.version)")])
+                        remedy: "use versions 1 to \(model.current.version)")
+                ])
         }
-        let chain = from <= to ? Array(model.versions.filter { $0.version >= from && $0.version <= to })
-                               : [source, destination]
+        let chain =
+            from <= to
+            ? Array(model.versions.filter { $0.version >= from && $0.version <= to })
+            : [source, destination]
         return try infer(from: source, to: destination, through: chain)
     }
 
     /// Infers the mapping between two compiled versions; `chain` lists every version
     /// from `source` to `destination` inclusive (for chained renames), or just the two.
-    public static func infer(from source: CompiledVersion, to destination: CompiledVersion,
-                             through chain: [CompiledVersion]? = nil) throws(InferenceFailure) -> MappingModel {
+    public static func infer(
+        from source: CompiledVersion, to destination: CompiledVersion,
+        through chain: [CompiledVersion]? = nil
+    ) throws(InferenceFailure) -> MappingModel {
         let (mapping, refusals) = inferWithRefusals(from: source, to: destination, through: chain)
         if !refusals.isEmpty {
-            throw InferenceFailure(model: destination.model, sourceVersion: source.version,
-                                   destinationVersion: destination.version, refusals: refusals)
+            throw InferenceFailure(
+                model: destination.model, sourceVersion: source.version,
+                destinationVersion: destination.version, refusals: refusals)
         }
         return mapping
     }
 
     /// The inferred mapping (refused properties left as `.policy`) and every refusal,
     /// so that a mapping file can cover some of them.
-    static func inferWithRefusals(from source: CompiledVersion, to destination: CompiledVersion,
-                                  through chain: [CompiledVersion]? = nil) -> (MappingModel, [Refusal]) {
+    static func inferWithRefusals(
+        from source: CompiledVersion, to destination: CompiledVersion,
+        through chain: [CompiledVersion]? = nil
+    ) -> (MappingModel, [Refusal]) {
         let steps = (chain?.count ?? 0) >= 2 ? chain! : [source, destination]
         var renames = Renames.hop(from: steps[0], to: steps[1])
         for i in 1..<(steps.count - 1) {
@@ -81,9 +92,9 @@ public enum MappingInference {
             destination.version == source.version + 1
                 ? "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
                 : """
-                  Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml (a span) \
-                  or a mapping file Migrations/\(destination.model)/<A>-to-<A+1>.yaml for the hop that makes this change
-                  """
+                Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml (a span) \
+                or a mapping file Migrations/\(destination.model)/<A>-to-<A+1>.yaml for the hop that makes this change
+                """
         }
 
         /// Changes whose success the stored data decides.
@@ -111,11 +122,14 @@ public enum MappingInference {
                 mappings.append(map(entity))
             }
             for entity in source.entities where !mappedSources.contains(entity.name) {
-                mappings.append(EntityMapping(name: "\(entity.name)ToNothing", kind: .remove, source: entity.name, destination: nil,
-                                              droppedProperties: Renames.storedProperties(of: entity).map(\.name).sorted()))
+                mappings.append(
+                    EntityMapping(
+                        name: "\(entity.name)ToNothing", kind: .remove, source: entity.name, destination: nil,
+                        droppedProperties: Renames.storedProperties(of: entity).map(\.name).sorted()))
             }
-            return MappingModel(model: destination.model, sourceVersion: source.version,
-                                destinationVersion: destination.version, entityMappings: mappings)
+            return MappingModel(
+                model: destination.model, sourceVersion: source.version,
+                destinationVersion: destination.version, entityMappings: mappings)
         }
 
         /// Two source hierarchies may not end up in one destination table.
@@ -127,9 +141,10 @@ public enum MappingInference {
             }
             for (root, sourceRoots) in roots.sorted(by: { $0.key < $1.key }) where sourceRoots.count > 1 {
                 let names = sourceRoots.sorted()
-                refuse(.mergedHierarchies, root, nil,
-                       "merges the hierarchies of \(names.joined(separator: " and ")) into one (their rows would share table Z\(root.uppercased()))",
-                       "keep them in separate hierarchies, or write \(fileHint) with a policy that copies one into the other")
+                refuse(
+                    .mergedHierarchies, root, nil,
+                    "merges the hierarchies of \(names.joined(separator: " and ")) into one (their rows would share table Z\(root.uppercased()))",
+                    "keep them in separate hierarchies, or write \(fileHint) with a policy that copies one into the other")
             }
         }
 
@@ -137,12 +152,14 @@ public enum MappingInference {
             guard let sourceName = renames.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else {
                 // A new entity: no rows to carry; required relationships from existing
                 // entities to it are checked on their side.
-                return EntityMapping(name: "NothingTo\(entity.name)", kind: .add, source: nil, destination: entity.name,
-                                     properties: Renames.storedProperties(of: entity).map { property in
-                                         let attribute = entity.attribute(named: property.name)
-                                         return PropertyMapping(name: property.name, source: .defaultValue(attribute?.declaration.defaultValue),
-                                                                isRelationship: attribute == nil)
-                                     }.sorted { $0.name < $1.name })
+                return EntityMapping(
+                    name: "NothingTo\(entity.name)", kind: .add, source: nil, destination: entity.name,
+                    properties: Renames.storedProperties(of: entity).map { property in
+                        let attribute = entity.attribute(named: property.name)
+                        return PropertyMapping(
+                            name: property.name, source: .defaultValue(attribute?.declaration.defaultValue),
+                            isRelationship: attribute == nil)
+                    }.sorted { $0.name < $1.name })
             }
             let propertyMap = renames.properties[entity.name] ?? [:]
             var properties: [PropertyMapping] = []
@@ -155,36 +172,42 @@ public enum MappingInference {
             properties.sort { $0.name < $1.name }
             let used = Set(propertyMap.values)
             let dropped = Renames.storedProperties(of: sourceEntity).map(\.name).filter { !used.contains($0) }.sorted()
-            let unchanged = sourceEntity.name == entity.name && dropped.isEmpty
+            let unchanged =
+                sourceEntity.name == entity.name && dropped.isEmpty
                 && sourceEntity.versionHash == entity.versionHash
                 && properties.allSatisfy { if case .copy(let from) = $0.source { from == $0.name } else { false } }
-            return EntityMapping(name: "\(sourceEntity.name)To\(entity.name)", kind: unchanged ? .copy : .transform,
-                                 source: sourceEntity.name, destination: entity.name, properties: properties,
-                                 droppedProperties: dropped, layoutChanges: layoutChanges(from: sourceEntity, to: entity, renames: propertyMap))
+            return EntityMapping(
+                name: "\(sourceEntity.name)To\(entity.name)", kind: unchanged ? .copy : .transform,
+                source: sourceEntity.name, destination: entity.name, properties: properties,
+                droppedProperties: dropped, layoutChanges: layoutChanges(from: sourceEntity, to: entity, renames: propertyMap))
         }
 
-        mutating func mapAttribute(_ attribute: CompiledAttribute, of entity: CompiledEntity, from sourceEntity: CompiledEntity,
-                                   sourceName: String?) -> PropertyMapping {
+        mutating func mapAttribute(
+            _ attribute: CompiledAttribute, of entity: CompiledEntity, from sourceEntity: CompiledEntity,
+            sourceName: String?
+        ) -> PropertyMapping {
             let a = attribute.declaration
             func added() -> PropertyMapping {
                 // An abstract entity that was abstract before has no rows of its own to fill
                 // (a property moving up from its children into it).
                 if !a.isOptional, a.defaultValue == nil, !(entity.isAbstract && sourceEntity.isAbstract) {
-                    refuse(.requiredWithoutDefault, entity.name, a.name,
-                           "new required attribute without a default or source",
-                           """
-                           add a default (`\(a.name): { type: \(a.type.rawValue), default: … }`), make it optional, \
-                           or write \(fileHint) with a policy for \(entity.name)
-                           """)
+                    refuse(
+                        .requiredWithoutDefault, entity.name, a.name,
+                        "new required attribute without a default or source",
+                        """
+                        add a default (`\(a.name): { type: \(a.type.rawValue), default: … }`), make it optional, \
+                        or write \(fileHint) with a policy for \(entity.name)
+                        """)
                     return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
                 }
                 return PropertyMapping(name: a.name, source: .defaultValue(a.defaultValue), isRelationship: false)
             }
             guard let sourceName else { return added() }
             guard let old = sourceEntity.attribute(named: sourceName)?.declaration else {
-                refuse(.attributeRelationshipSwap, entity.name, a.name,
-                       "relationship '\(sourceEntity.name).\(sourceName)' became an attribute",
-                       "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (remove, then add)")
+                refuse(
+                    .attributeRelationshipSwap, entity.name, a.name,
+                    "relationship '\(sourceEntity.name).\(sourceName)' became an attribute",
+                    "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version (remove, then add)")
                 return PropertyMapping(name: a.name, source: .policy, isRelationship: false)
             }
             var conversion: Conversion?
@@ -195,20 +218,23 @@ public enum MappingInference {
                 } else {
                     let what = MappingInference.isWidening(a.type, to: old.type) ? "narrowing" : "unrelated"
                     refused = true
-                    refuse(.typeChange, entity.name, a.name,
-                           "type change \(old.type.rawValue) → \(a.type.rawValue) is \(what), not a widening",
-                           """
-                           write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version \
-                           (add the new attribute, copy in a policy, remove the old one)
-                           """)
+                    refuse(
+                        .typeChange, entity.name, a.name,
+                        "type change \(old.type.rawValue) → \(a.type.rawValue) is \(what), not a widening",
+                        """
+                        write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version \
+                        (add the new attribute, copy in a policy, remove the old one)
+                        """)
                 }
             }
             if old.isOptional, !a.isOptional {
                 if a.defaultValue == nil {
                     // As in Core Data, the mapping exists; the stored data decides
                     // whether it migrates (the planner counts the nils).
-                    requirements.append(DataRequirement(kind: .noNil, entity: entity.name, property: a.name,
-                                                        sourceEntity: sourceEntity.name, sourceProperty: sourceName))
+                    requirements.append(
+                        DataRequirement(
+                            kind: .noNil, entity: entity.name, property: a.name,
+                            sourceEntity: sourceEntity.name, sourceProperty: sourceName))
                 } else if conversion == nil {
                     conversion = .fillDefault
                 }
@@ -219,38 +245,48 @@ public enum MappingInference {
             return PropertyMapping(name: a.name, source: .copy(from: sourceName), isRelationship: false)
         }
 
-        mutating func mapRelationship(_ relationship: CompiledRelationship, of entity: CompiledEntity, from sourceEntity: CompiledEntity,
-                                      sourceName: String?) -> PropertyMapping {
+        mutating func mapRelationship(
+            _ relationship: CompiledRelationship, of entity: CompiledEntity, from sourceEntity: CompiledEntity,
+            sourceName: String?
+        ) -> PropertyMapping {
             let r = relationship.declaration
             guard let sourceName else {
                 if !r.isOptional, !r.isToMany {
-                    refuse(.requiredRelationshipWithoutSource, entity.name, r.name,
-                           "new required to-one relationship: existing \(entity.name) rows would have no destination",
-                           "make it optional in this version (and required in a later one once filled), or write \(fileHint) with a policy that sets it")
+                    refuse(
+                        .requiredRelationshipWithoutSource, entity.name, r.name,
+                        "new required to-one relationship: existing \(entity.name) rows would have no destination",
+                        "make it optional in this version (and required in a later one once filled), or write \(fileHint) with a policy that sets it")
                     return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
                 }
                 return PropertyMapping(name: r.name, source: .defaultValue(nil), isRelationship: true)
             }
             guard let old = sourceEntity.relationship(named: sourceName) else {
-                refuse(.attributeRelationshipSwap, entity.name, r.name,
-                       "attribute '\(sourceEntity.name).\(sourceName)' became a relationship",
-                       "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version")
+                refuse(
+                    .attributeRelationshipSwap, entity.name, r.name,
+                    "attribute '\(sourceEntity.name).\(sourceName)' became a relationship",
+                    "write \(fileHint) with a policy for \(entity.name), or split the change across an intermediate version")
                 return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
             }
             let o = old.declaration
             // The old targets stay valid when the destination is the old one (renamed or
             // not), one of its ancestors or one of its subentities; never a sibling.
             let mappedDestination = renames.entities[r.destination]
-            if mappedDestination == nil || !(mappedDestination == o.destination || isAncestor(mappedDestination!, of: o.destination)
-                                             || isAncestor(o.destination, of: mappedDestination!)) {
-                refuse(.destinationChanged, entity.name, r.name,
-                       "destination changed from \(o.destination) to \(r.destination), an unrelated entity",
-                       "write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new relationship and remove the old one")
+            if mappedDestination == nil
+                || !(mappedDestination == o.destination || isAncestor(mappedDestination!, of: o.destination)
+                    || isAncestor(o.destination, of: mappedDestination!))
+            {
+                refuse(
+                    .destinationChanged, entity.name, r.name,
+                    "destination changed from \(o.destination) to \(r.destination), an unrelated entity",
+                    "write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new relationship and remove the old one")
                 return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
             }
             var conversion: Conversion?
-            if o.isToMany != r.isToMany || old.isManyToMany != relationship.isManyToMany { conversion = .reshape }
-            else if o.keepsOrder != r.keepsOrder { conversion = .reorder }
+            if o.isToMany != r.isToMany || old.isManyToMany != relationship.isManyToMany {
+                conversion = .reshape
+            } else if o.keepsOrder != r.keepsOrder {
+                conversion = .reorder
+            }
             if let conversion { return PropertyMapping(name: r.name, source: .convert(from: sourceName, conversion: conversion), isRelationship: true) }
             return PropertyMapping(name: r.name, source: .copy(from: sourceName), isRelationship: true)
         }
@@ -275,12 +311,14 @@ public enum MappingInference {
                     changes.append("\(relationship.name): delete rule \(before.deleteRule.rawValue) → \(relationship.declaration.deleteRule.rawValue)")
                 }
             }
-            let beforeIndexes = Set(old.indexes.map {
-                $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
-            })
-            let afterIndexes = Set(new.indexes.map {
-                $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
-            })
+            let beforeIndexes = Set(
+                old.indexes.map {
+                    $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
+                })
+            let afterIndexes = Set(
+                new.indexes.map {
+                    $0.name + ":" + $0.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")
+                })
             for index in new.indexes
             where !beforeIndexes.contains(index.name + ":" + index.elements.map { $0.property + ($0.isDescending ? " desc" : "") }.joined(separator: ",")) {
                 changes.append("index \(index.name) added")

@@ -85,15 +85,18 @@ private struct DifferenceFinder {
                 continue
             case (let d?, nil):
                 let gone = firstVersionLosing(entity: d)
-                add(.entityRemovedAndReadded, entity.name, nil,
+                add(
+                    .entityRemovedAndReadded, entity.name, nil,
                     chain: "drops \(d)'s objects in version \(gone) (\(entity.name) starts empty)",
                     direct: "keeps them (\(entity.name) paired with \(d) by \(entity.name == d ? "name" : "renaming identifier"))")
             case (nil, let c?):
-                add(.entityRenamedAcrossHops, entity.name, nil,
+                add(
+                    .entityRenamedAcrossHops, entity.name, nil,
                     chain: "carries \(c)'s objects into \(entity.name) (renamed across versions)",
                     direct: "cannot pair \(entity.name) with \(c): \(entity.name) starts empty and \(c)'s objects are dropped")
             case (let d?, let c?) where d != c:
-                add(.differentSource, entity.name, nil, chain: "fills \(entity.name) with \(c)'s objects",
+                add(
+                    .differentSource, entity.name, nil, chain: "fills \(entity.name) with \(c)'s objects",
                     direct: "fills it with \(d)'s objects")
             case (let d?, _):
                 compareProperties(of: entity, source: d)
@@ -117,11 +120,13 @@ private struct DifferenceFinder {
                 continue
             case (let d?, nil):
                 let gone = firstVersionLosing(entity: sourceName, property: d)
-                add(.removedAndReadded, entity.name, property,
+                add(
+                    .removedAndReadded, entity.name, property,
                     chain: "loses \(sourceName).\(d)'s values: removed in version \(gone), added back later (\(empty))",
                     direct: "keeps them (paired with \(sourceName).\(d) by \(property == d ? "name" : "renaming identifier"))")
             case (nil, let c?):
-                add(.renamedAcrossHops, entity.name, property, chain: "keeps \(sourceName).\(c)'s values (renamed across versions)",
+                add(
+                    .renamedAcrossHops, entity.name, property, chain: "keeps \(sourceName).\(c)'s values (renamed across versions)",
                     direct: "cannot pair \(property) with \(sourceName).\(c): its values are dropped (\(empty))")
             case (let d?, let c?) where d != c:
                 add(.differentSource, entity.name, property, chain: "takes \(sourceName).\(c)'s values", direct: "takes \(sourceName).\(d)'s")
@@ -135,11 +140,14 @@ private struct DifferenceFinder {
     /// different in some version in between.
     mutating func compareTypes(_ entity: CompiledEntity, _ property: String, source sourceName: String, sourceProperty: String) {
         guard let first = source.entity(named: sourceName)?.attribute(named: sourceProperty)?.declaration.type,
-              entity.attribute(named: property)?.declaration.type == first else { return }
+            entity.attribute(named: property)?.declaration.type == first
+        else { return }
         for i in 1..<(chain.count - 1) {
             guard let (e, p) = name(inVersion: i, of: sourceName, sourceProperty),
-                  let type = chain[i].entity(named: e)?.attribute(named: p)?.declaration.type, type != first else { continue }
-            add(.typeChangedAndBack, entity.name, property,
+                let type = chain[i].entity(named: e)?.attribute(named: p)?.declaration.type, type != first
+            else { continue }
+            add(
+                .typeChangedAndBack, entity.name, property,
                 chain: "converts its values \(first.rawValue) → \(type.rawValue) in version \(chain[i].version) and back",
                 direct: "copies them as they are (\(first.rawValue) at both ends)")
             return

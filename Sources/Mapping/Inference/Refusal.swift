@@ -69,14 +69,16 @@ public struct InferenceFailure: Error, Sendable, CustomStringConvertible {
         let inferred = refusals.filter { !$0.kind.isPolicyCode }, code = refusals.filter(\.kind.isPolicyCode)
         var sections: [String] = []
         if !inferred.isEmpty || code.isEmpty {
-            sections.append("no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) "
-                            + "(\(inferred.count) change\(inferred.count == 1 ? "" : "s") inference cannot cover):\n"
-                            + inferred.map { "  " + $0.description }.joined(separator: "\n"))
+            sections.append(
+                "no lightweight mapping from \(model) version \(sourceVersion) to \(destinationVersion) "
+                    + "(\(inferred.count) change\(inferred.count == 1 ? "" : "s") inference cannot cover):\n"
+                    + inferred.map { "  " + $0.description }.joined(separator: "\n"))
         }
         if !code.isEmpty {
-            sections.append("\(model) version \(sourceVersion) to \(destinationVersion) needs policy code this migrate does not have "
-                            + "(\(code.count) problem\(code.count == 1 ? "" : "s")):\n"
-                            + code.map { "  " + $0.description }.joined(separator: "\n"))
+            sections.append(
+                "\(model) version \(sourceVersion) to \(destinationVersion) needs policy code this migrate does not have "
+                    + "(\(code.count) problem\(code.count == 1 ? "" : "s")):\n"
+                    + code.map { "  " + $0.description }.joined(separator: "\n"))
         }
         return sections.joined(separator: "\n") + notTaken.map { "\nnot taken: " + $0 }.joined()
     }

@@ -22,10 +22,11 @@ struct Renames: Sendable {
         }
         for (old, claimants) in entityClaims where claimants.count > 1 {
             for name in claimants.sorted() { result.entities[name] = nil }
-            result.refusals.append(Refusal(
-                kind: .ambiguousRename, entity: claimants.sorted()[0], property: nil,
-                change: "ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old entity '\(old)'",
-                remedy: "keep `renamedFrom: \(old)` on one entity only (the other is new)"))
+            result.refusals.append(
+                Refusal(
+                    kind: .ambiguousRename, entity: claimants.sorted()[0], property: nil,
+                    change: "ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old entity '\(old)'",
+                    remedy: "keep `renamedFrom: \(old)` on one entity only (the other is new)"))
         }
         for entity in destination.entities {
             guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
@@ -38,10 +39,12 @@ struct Renames: Sendable {
             }
             for (old, claimants) in claims where claimants.count > 1 {
                 for name in claimants { map[name] = nil }
-                result.refusals.append(Refusal(
-                    kind: .ambiguousRename, entity: entity.name, property: claimants.sorted()[0],
-                    change: "ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim the old property '\(sourceName).\(old)'",
-                    remedy: "keep `renamedFrom: \(old)` on one property only, or give the new property another name"))
+                result.refusals.append(
+                    Refusal(
+                        kind: .ambiguousRename, entity: entity.name, property: claimants.sorted()[0],
+                        change:
+                            "ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim the old property '\(sourceName).\(old)'",
+                        remedy: "keep `renamedFrom: \(old)` on one property only, or give the new property another name"))
             }
             result.properties[entity.name] = map
         }

@@ -109,8 +109,10 @@ public struct EntityMapping: Sendable, Hashable, Codable {
     public var filter: String? = nil
 
     /// Creates an entity mapping.
-    public init(name: String, kind: Kind, source: String?, destination: String?, policy: String? = nil,
-                properties: [PropertyMapping] = [], droppedProperties: [String] = [], layoutChanges: [String] = []) {
+    public init(
+        name: String, kind: Kind, source: String?, destination: String?, policy: String? = nil,
+        properties: [PropertyMapping] = [], droppedProperties: [String] = [], layoutChanges: [String] = []
+    ) {
         self.name = name
         self.kind = kind
         self.source = source
@@ -165,8 +167,10 @@ public struct MappingModel: Sendable, Hashable, Codable {
     public var usesPolicies: Bool { entityMappings.contains { $0.kind == .custom } }
 
     /// Creates a mapping model.
-    public init(model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil,
-                fileOrder: [String]? = nil) {
+    public init(
+        model: String, sourceVersion: Int, destinationVersion: Int, entityMappings: [EntityMapping], mappingFile: String? = nil,
+        fileOrder: [String]? = nil
+    ) {
         self.fileOrder = fileOrder
         self.model = model
         self.sourceVersion = sourceVersion

@@ -31,8 +31,10 @@ enum DOTRenderer {
             lines.append("    </table>>];")
         }
         for relationship in diagram.relationships {
-            var attributes = ["dir=both", "arrowtail=\(arrow(relationship.fromCardinality))", "arrowhead=\(arrow(relationship.toCardinality))",
-                              "label=\(quoted(relationship.label))"]
+            var attributes = [
+                "dir=both", "arrowtail=\(arrow(relationship.fromCardinality))", "arrowhead=\(arrow(relationship.toCardinality))",
+                "label=\(quoted(relationship.label))",
+            ]
             attributes += style(relationship.change, removedStyle: "dotted")
             lines.append("    \(quoted(relationship.from)) -> \(quoted(relationship.to)) [\(attributes.joined(separator: ", "))];")
         }

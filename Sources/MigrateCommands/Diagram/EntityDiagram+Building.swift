@@ -6,8 +6,9 @@ extension EntityDiagram {
     /// The entities, relationships and parents of one version.
     init(version: CompiledVersion) {
         var builder = DiagramBuilder(destination: version, source: nil, mapping: nil)
-        self.init(model: version.model, title: "\(version.model) version \(version.version)" + (version.identifier.map { " (\($0))" } ?? ""),
-                  subtitle: nil, entities: [], relationships: [], inheritances: [])
+        self.init(
+            model: version.model, title: "\(version.model) version \(version.version)" + (version.identifier.map { " (\($0))" } ?? ""),
+            subtitle: nil, entities: [], relationships: [], inheritances: [])
         builder.build(into: &self)
     }
 
@@ -17,13 +18,15 @@ extension EntityDiagram {
     /// agreement, renames through intermediate versions and mapping files included.
     init(mapping: MappingModel, source: CompiledVersion, destination: CompiledVersion) {
         var builder = DiagramBuilder(destination: destination, source: source, mapping: mapping)
-        self.init(model: mapping.model, title: "\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
-                    + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)"),
-                  subtitle: """
-                      drawn on version \(destination.version)'s entities; \
-                      what version \(source.version) has and \(destination.version) drops is drawn too, marked removed
-                      """,
-                  entities: [], relationships: [], inheritances: [])
+        self.init(
+            model: mapping.model,
+            title: "\(mapping.model) \(mapping.sourceVersion) → \(mapping.destinationVersion): "
+                + (mapping.mappingFile.map { "mapping file \($0) merged over inference" } ?? "inferred (lightweight)"),
+            subtitle: """
+                drawn on version \(destination.version)'s entities; \
+                what version \(source.version) has and \(destination.version) drops is drawn too, marked removed
+                """,
+            entities: [], relationships: [], inheritances: [])
         builder.build(into: &self)
     }
 }
@@ -126,19 +129,22 @@ private struct DiagramBuilder {
                 }
             }
         }
-        let change: EntityDiagram.Change = switch entityMapping?.kind {
-        case .add: .added
-        case .transform, .custom: .changed
-        case .remove: .removed
-        case .copy, nil: .none
-        }
-        let entityLayout = entityMapping?.layoutChanges.filter { text in
-            !entity.attributes.contains { text.hasPrefix("\($0.name): ") } && !entity.relationships.contains { text.hasPrefix("\($0.name): ") }
-        } ?? []
+        let change: EntityDiagram.Change =
+            switch entityMapping?.kind {
+            case .add: .added
+            case .transform, .custom: .changed
+            case .remove: .removed
+            case .copy, nil: .none
+            }
+        let entityLayout =
+            entityMapping?.layoutChanges.filter { text in
+                !entity.attributes.contains { text.hasPrefix("\($0.name): ") } && !entity.relationships.contains { text.hasPrefix("\($0.name): ") }
+            } ?? []
         var text = change == .none ? nil : entityMapping?.change
         if !entityLayout.isEmpty { text = ([text].compactMap { $0 } + entityLayout).joined(separator: ", ") }
-        return EntityDiagram.Entity(id: entity.name, name: entity.name, isAbstract: entity.isAbstract, attributes: attributes,
-                                    change: change == .none && !entityLayout.isEmpty ? .changed : change, changeText: text)
+        return EntityDiagram.Entity(
+            id: entity.name, name: entity.name, isAbstract: entity.isAbstract, attributes: attributes,
+            change: change == .none && !entityLayout.isEmpty ? .changed : change, changeText: text)
     }
 
     /// A version-A entity the mapping removes, with the properties it declared.
@@ -148,8 +154,9 @@ private struct DiagramBuilder {
         for relationship in Self.declared(entity.relationships, by: entity) where !relationship.declaration.isTransient {
             sides.append(side(relationship, in: entity, of: source!, inSource: true, change: .removed, changeText: "removed"))
         }
-        return EntityDiagram.Entity(id: drawnName(ofSource: entity.name), name: entity.name, isAbstract: entity.isAbstract, attributes: attributes,
-                                    change: .removed, changeText: mapping?.entityMappings.first { $0.kind == .remove && $0.source == entity.name }?.change)
+        return EntityDiagram.Entity(
+            id: drawnName(ofSource: entity.name), name: entity.name, isAbstract: entity.isAbstract, attributes: attributes,
+            change: .removed, changeText: mapping?.entityMappings.first { $0.kind == .remove && $0.source == entity.name }?.change)
     }
 
     /// A dropped property is drawn where it was lost: not on a subentity whose
@@ -188,8 +195,10 @@ private struct DiagramBuilder {
 
     // MARK: Properties
 
-    private static func attribute(_ a: AttributeDescription, in entity: CompiledEntity, change: EntityDiagram.Change,
-                                  changeText: String?) -> EntityDiagram.Attribute {
+    private static func attribute(
+        _ a: AttributeDescription, in entity: CompiledEntity, change: EntityDiagram.Change,
+        changeText: String?
+    ) -> EntityDiagram.Attribute {
         var notes: [String] = []
         if a.isOptional { notes.append("optional") }
         if a.isTransient { notes.append("transient") }
@@ -197,23 +206,29 @@ private struct DiagramBuilder {
             notes.append("unique with " + constraint.filter { $0 != a.name }.joined(separator: ", "))
         }
         if let changeText { notes.append(changeText) }
-        return EntityDiagram.Attribute(name: a.name, type: a.type.rawValue, isUnique: entity.uniqueness.contains([a.name]),
-                                       notes: notes, change: change)
+        return EntityDiagram.Attribute(
+            name: a.name, type: a.type.rawValue, isUnique: entity.uniqueness.contains([a.name]),
+            notes: notes, change: change)
     }
 
-    private func side(_ relationship: CompiledRelationship, in entity: CompiledEntity, of version: CompiledVersion, inSource: Bool,
-                      change: EntityDiagram.Change, changeText: String?) -> PendingSide {
+    private func side(
+        _ relationship: CompiledRelationship, in entity: CompiledEntity, of version: CompiledVersion, inSource: Bool,
+        change: EntityDiagram.Change, changeText: String?
+    ) -> PendingSide {
         let r = relationship.declaration
         let inverseKey = relationship.inverseEntity.flatMap { inverseEntity in
             r.inverse.map { SideKey(inSource: inSource, entity: inverseEntity, name: $0) }
         }
         let inverse = inverseKey.flatMap { version.entity(named: $0.entity)?.relationship(named: $0.name) }
         let drawn = { (name: String) in inSource ? self.drawnName(ofSource: name) : name }
-        return PendingSide(key: SideKey(inSource: inSource, entity: entity.name, name: r.name), inverseKey: inverseKey,
-                           entity: drawn(entity.name), destination: drawn(inverseKey?.entity ?? r.destination),
-                           side: EntityDiagram.Side(name: r.name, notes: (r.isOrdered ? ["ordered"] : []) + (r.isTransient ? ["transient"] : [])
-                                                        + (changeText.map { [$0] } ?? []), change: change),
-                           cardinality: Self.cardinality(r), inverseCardinality: inverse.map { Self.cardinality($0.declaration) })
+        return PendingSide(
+            key: SideKey(inSource: inSource, entity: entity.name, name: r.name), inverseKey: inverseKey,
+            entity: drawn(entity.name), destination: drawn(inverseKey?.entity ?? r.destination),
+            side: EntityDiagram.Side(
+                name: r.name,
+                notes: (r.isOrdered ? ["ordered"] : []) + (r.isTransient ? ["transient"] : [])
+                    + (changeText.map { [$0] } ?? []), change: change),
+            cardinality: Self.cardinality(r), inverseCardinality: inverse.map { Self.cardinality($0.declaration) })
     }
 
     /// A required relationship must hold an object (to-one) or at least one (to-many),
@@ -239,10 +254,11 @@ private struct DiagramBuilder {
             let isToMany = pending.cardinality == .zeroOrMore || pending.cardinality == .oneOrMore
             let fromCardinality = pending.inverseCardinality ?? (isToMany ? .zeroOrOne : .zeroOrMore)
             let changes = Set([pending.side.change] + (inverse.map { [$0.side.change] } ?? []))
-            lines.append(EntityDiagram.Relationship(
-                from: pending.entity, to: inverse?.entity ?? pending.destination, side: pending.side, inverse: inverse?.side,
-                toCardinality: pending.cardinality, fromCardinality: fromCardinality,
-                change: changes.count == 1 ? changes.first! : .changed))
+            lines.append(
+                EntityDiagram.Relationship(
+                    from: pending.entity, to: inverse?.entity ?? pending.destination, side: pending.side, inverse: inverse?.side,
+                    toCardinality: pending.cardinality, fromCardinality: fromCardinality,
+                    change: changes.count == 1 ? changes.first! : .changed))
         }
         return lines
     }

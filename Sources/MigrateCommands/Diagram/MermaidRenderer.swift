@@ -38,8 +38,9 @@ enum MermaidRenderer {
             lines.append("    %% one line per relationship and its inverse, labelled \"name / inverse\" from the left entity's side")
         }
         for relationship in diagram.relationships {
-            lines.append("    \(name(relationship.from)) \(left(relationship.fromCardinality))--\(right(relationship.toCardinality)) "
-                + "\(name(relationship.to)) : \"\(quoted(relationship.label))\"")
+            lines.append(
+                "    \(name(relationship.from)) \(left(relationship.fromCardinality))--\(right(relationship.toCardinality)) "
+                    + "\(name(relationship.to)) : \"\(quoted(relationship.label))\"")
         }
         if !diagram.inheritances.isEmpty {
             lines.append("    %% Mermaid's erDiagram has no inheritance arrow: a dashed line \"Child |o..|| Parent : inherits from\" stands for one")

@@ -15,8 +15,9 @@ extension Migrator {
             let found = try connection.scalarInt64(check.sql) ?? 0
             counts[key] = max(counts[key] ?? 0, found)
             if let relationship = version.entity(named: key.entity)?.relationship(named: key.relationship),
-               let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
-               let declaredIn = version.entity(named: owner)?.relationship(named: inverse)?.declaredIn {
+                let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+                let declaredIn = version.entity(named: owner)?.relationship(named: inverse)?.declaredIn
+            {
                 let alias = ReferenceKey(entity: declaredIn, relationship: inverse, towardOwner: !key.towardOwner)
                 counts[alias] = max(counts[alias] ?? 0, found)
             }
@@ -30,7 +31,8 @@ extension Migrator {
         var current = key
         for hop in hops.reversed() {
             guard let mapping = hop.mapping.mapping(forDestination: current.entity), let sourceEntity = mapping.source,
-                  let property = mapping.property(current.relationship) else { return nil }
+                let property = mapping.property(current.relationship)
+            else { return nil }
             let from: String
             switch property.source {
             case .copy(let name), .convert(let name, .reorder), .convert(let name, .reshape): from = name
@@ -47,8 +49,9 @@ extension Migrator {
     /// would rely on, every relationship) run in one read transaction. References
     /// that dangle are reported, not failed: no migration made them.
     func verifyCurrent(_ plan: MigrationPlan, options: Options) throws -> MigrationResult {
-        var result = MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0,
-                                     checksPassed: 0, dryRun: options.dryRun, backup: nil)
+        var result = MigrationResult(
+            from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0,
+            checksPassed: 0, dryRun: options.dryRun, backup: nil)
         guard !plan.verification.isEmpty else { return result }
         let started = Date()
         let store = try Store.open(path: plan.storePath, access: .readOnly, busyTimeout: options.timeout)
@@ -74,11 +77,14 @@ extension Migrator {
             let audit = StoreAudit(version: plan.target, layout: verification.layout)
             let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: verification.preconditions, on: connection))
             if !problems.isEmpty {
-                throw MigrationError(kind: .verifyFailed, message: "--verify: "
-                    + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
-                        .replacingOccurrences(of: """
-                            , and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first
-                            """, with: ". Repair it (or restore a backup)"))
+                throw MigrationError(
+                    kind: .verifyFailed,
+                    message: "--verify: "
+                        + StoreAudit.refusal(path: plan.storePath, version: plan.target, problems: problems)
+                        .replacingOccurrences(
+                            of: """
+                                , and migrating it would lose or misfile rows; nothing was changed. Repair the store (or restore a backup) first
+                                """, with: ". Repair it (or restore a backup)"))
             }
             result.checksPassed += verification.preconditions.count
         case .verifyCurrentRelationships(let checks):
@@ -88,17 +94,21 @@ extension Migrator {
                     result.carriedDanglingReferences.append(
                         "\(reference): \(violations) row\(violations == 1 ? " points" : "s point") to objects the store does not have")
                 } else if violations > 0 {
-                    throw MigrationError(kind: .verifyFailed, message: """
-                        --verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? " violates" : "s violate") it
-                        """)
+                    throw MigrationError(
+                        kind: .verifyFailed,
+                        message: """
+                            --verify: \(plan.storePath): \(check.summary): \(violations) row\(violations == 1 ? " violates" : "s violate") it
+                            """)
                 } else {
                     result.checksPassed += 1
                 }
             }
         default:
-            throw MigrationError(kind: .verifyFailed, message: """
-                --verify: \(plan.storePath): step '\(step.summary)' belongs to a migration, and the store is at its target; plan again
-                """)
+            throw MigrationError(
+                kind: .verifyFailed,
+                message: """
+                    --verify: \(plan.storePath): step '\(step.summary)' belongs to a migration, and the store is at its target; plan again
+                    """)
         }
     }
 }

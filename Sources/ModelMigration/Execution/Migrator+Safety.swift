@@ -71,8 +71,10 @@ extension Migrator {
     /// start, bounded by `timeout`, is the only wait; an `IMMEDIATE` transaction
     /// would wait again at every cache spill and at the commit. In WAL mode it is
     /// the same as `IMMEDIATE`, and readers go on reading.
-    func inLockedTransaction<T>(_ store: Store, plan: MigrationPlan, options: Options,
-                                _ body: () throws -> (T, Connection.TransactionCompletion)) throws -> T {
+    func inLockedTransaction<T>(
+        _ store: Store, plan: MigrationPlan, options: Options,
+        _ body: () throws -> (T, Connection.TransactionCompletion)
+    ) throws -> T {
         let connection = store.connection
         connection.busyTimeout = max(0, options.timeout)
         var began = false
@@ -88,10 +90,12 @@ extension Migrator {
             guard let error = error as? SQLiteError else { throw error }
             if error.kind == .busy || error.kind == .locked {
                 let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
-                throw MigrationError(kind: .locked, message: """
-                    \(plan.storePath): another migration, writer or reader holds the store\(who); \
-                    waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed
-                    """)
+                throw MigrationError(
+                    kind: .locked,
+                    message: """
+                        \(plan.storePath): another migration, writer or reader holds the store\(who); \
+                        waited \(Self.seconds(options.timeout)) s (--timeout); nothing was changed
+                        """)
             }
             throw StoreError.from(error, path: plan.storePath)
         }
@@ -130,10 +134,12 @@ extension StoreFingerprint {
             // Another process put another file at the path (a restore): SQLite wrote
             // nothing to either, and the store now there was never opened by this run.
             try? store.close()
-            return MigrationError(kind: .storeChanged, message: """
-                \(store.path): the store was replaced by another process during this run (its file was renamed over or removed, \
-                e.g. by migrate restore); nothing of this run was written to it; check the store and run again
-                """)
+            return MigrationError(
+                kind: .storeChanged,
+                message: """
+                    \(store.path): the store was replaced by another process during this run (its file was renamed over or removed, \
+                    e.g. by migrate restore); nothing of this run was written to it; check the store and run again
+                    """)
         }
         var problems: [String] = []
         do { try store.close() } catch { problems.append("closing the connection failed: \(error)") }
@@ -157,11 +163,13 @@ extension StoreFingerprint {
         }
         guard !problems.isEmpty else { return error }
         let original = "\(error)".replacingOccurrences(of: "; nothing was changed", with: "")
-        return MigrationError(kind: .restoreFailed, message: """
-            \(original); and the store could not be proven unchanged after that failure: \(problems.joined(separator: "; ")). \
-            Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, \
-            restore it from the backup
-            """)
+        return MigrationError(
+            kind: .restoreFailed,
+            message: """
+                \(original); and the store could not be proven unchanged after that failure: \(problems.joined(separator: "; ")). \
+                Run `migrate status` on it (SQLite rolls a hot journal back on the next open) and, if it is not at its old version, \
+                restore it from the backup
+                """)
     }
 }
 
@@ -170,8 +178,10 @@ extension StoreFingerprint {
     /// back as `body` decides; after any failure proves the store unchanged
     /// (`proveUnchanged`), as apply does. `notBegun` words an error from before the
     /// transaction began (a lock not obtained), `failed` one from inside it.
-    static func guardedTransaction<T>(_ store: Store, notBegun: (any Error) -> any Error = { $0 }, failed: (any Error) -> any Error = { $0 },
-                                      _ body: () throws -> (T, Connection.TransactionCompletion)) throws -> T {
+    static func guardedTransaction<T>(
+        _ store: Store, notBegun: (any Error) -> any Error = { $0 }, failed: (any Error) -> any Error = { $0 },
+        _ body: () throws -> (T, Connection.TransactionCompletion)
+    ) throws -> T {
         let connection = store.connection
         var before: StoreFingerprint?
         var result: T?

@@ -71,8 +71,10 @@ public struct MigrationResult: Sendable, Codable {
     public var warnings: [String] = []
 
     /// Creates a result.
-    public init(from: Int, to: Int, rowsTouched: Int64, duration: Double, checksPassed: Int, dryRun: Bool, backup: String?,
-                carriedDanglingReferences: [String] = [], warnings: [String] = []) {
+    public init(
+        from: Int, to: Int, rowsTouched: Int64, duration: Double, checksPassed: Int, dryRun: Bool, backup: String?,
+        carriedDanglingReferences: [String] = [], warnings: [String] = []
+    ) {
         self.from = from
         self.to = to
         self.rowsTouched = rowsTouched
@@ -190,7 +192,9 @@ public struct Migrator {
             } else {
                 // Errors of SQLite itself (a COMMIT that could not write) say what failed
                 // in words, and, once the store is proven unchanged, that it is.
-                let described = error is MigrationError ? error
+                let described =
+                    error is MigrationError
+                    ? error
                     : MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed")
                 reported = restore(store, to: before, after: described)
             }
@@ -230,8 +234,9 @@ public struct Migrator {
     func plannedMetadata(_ store: Store, plan: MigrationPlan) throws -> StoreMetadata {
         let metadata = try store.readMetadata()
         guard VersionHasher.digest(metadata.versionHashes) == plan.sourceHashesDigest, metadata.storeUUID == plan.storeUUID else {
-            throw MigrationError(kind: .storeChanged,
-                                 message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
+            throw MigrationError(
+                kind: .storeChanged,
+                message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         }
         // What the plan relies on, checked on exactly the rows it will migrate.
         let problems = try StoreAudit.violations(of: plan.preconditions, on: store.connection)
@@ -243,8 +248,10 @@ public struct Migrator {
 
     /// Runs the plan inside the locked transaction (`inLockedTransaction` commits
     /// it, or on a dry run rolls it back).
-    func migrate(_ store: Store, plan: MigrationPlan, metadata: StoreMetadata, options: Options, started: Date,
-                 progress: (MigrationEvent) -> Void) throws -> MigrationResult {
+    func migrate(
+        _ store: Store, plan: MigrationPlan, metadata: StoreMetadata, options: Options, started: Date,
+        progress: (MigrationEvent) -> Void
+    ) throws -> MigrationResult {
         let connection = store.connection
 
         // References that already dangle are carried, not refused. Counting them
@@ -268,19 +275,21 @@ public struct Migrator {
         let previous = metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0
         let highest = max(previous, Int64(plan.entityNumbers.values.max() ?? 0), Int64(plan.hops.flatMap { $0.sourceLayout.entityNumbers.values }.max() ?? 0))
         stamped.otherKeys[StoreMetadata.maximumEntityNumberKey] = .integer(highest)
-        stamped.history.append(MigrationRecord(
-            fromVersion: plan.sourceVersion, toVersion: plan.targetVersion,
-            date: Date().timeIntervalSinceReferenceDate, duration: duration, rowsTouched: rows,
-            mappingDigests: plan.hops.map(\.digest), tool: options.tool))
+        stamped.history.append(
+            MigrationRecord(
+                fromVersion: plan.sourceVersion, toVersion: plan.targetVersion,
+                date: Date().timeIntervalSinceReferenceDate, duration: duration, rowsTouched: rows,
+                mappingDigests: plan.hops.map(\.digest), tool: options.tool))
         try store.writeMetadata(stamped)
         // Core Data's own model cache describes the old version now: empty it, so
         // that Core Data never takes it for the store's model (it is optional).
         if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
         try connection.execute("CREATE TABLE IF NOT EXISTS \(SchemaSQL.modelCacheTable) (Z_VERSION INTEGER PRIMARY KEY, Z_CONTENT BLOB)")
         try store.writeModelCache(plan.target)
-        return MigrationResult(from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
-                               checksPassed: run.checksPassed, dryRun: options.dryRun, backup: nil,
-                               carriedDanglingReferences: run.carried, warnings: run.emptied.map(\.description))
+        return MigrationResult(
+            from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: rows, duration: duration,
+            checksPassed: run.checksPassed, dryRun: options.dryRun, backup: nil,
+            carriedDanglingReferences: run.carried, warnings: run.emptied.map(\.description))
     }
 
     /// What running the hops found.
@@ -316,8 +325,10 @@ public struct Migrator {
     /// Runs every hop's steps and checks, then the plan's `--verify` steps. With
     /// `countBaselines`, the dangling references of each hop's source are counted
     /// before its steps, and a check passes when it finds no more than were there.
-    func runHops(_ plan: MigrationPlan, store: Store, countBaselines: Bool, options: Options,
-                 progress: (MigrationEvent) -> Void) throws -> HopRun {
+    func runHops(
+        _ plan: MigrationPlan, store: Store, countBaselines: Bool, options: Options,
+        progress: (MigrationEvent) -> Void
+    ) throws -> HopRun {
         let connection = store.connection
         var run = HopRun()
         let total = plan.allSteps.count
@@ -328,16 +339,20 @@ public struct Migrator {
             // The data decides: the hop's source must satisfy its requirements.
             let refused = try StoreAudit.violations(of: hop.requirements, on: connection)
             if !refused.isEmpty {
-                throw MigrationError(kind: .checkFailed, message: "hop \(hop.from) → \(hop.to) cannot migrate this store's data:\n"
-                    + refused.map { "  " + $0 }.joined(separator: "\n") + "; nothing was changed")
+                throw MigrationError(
+                    kind: .checkFailed,
+                    message: "hop \(hop.from) → \(hop.to) cannot migrate this store's data:\n"
+                        + refused.map { "  " + $0 }.joined(separator: "\n") + "; nothing was changed")
             }
             for step in hop.steps {
                 index += 1
                 if options.cancellation?.isCancelled == true {
                     throw MigrationError(kind: .interrupted, message: "interrupted: rolled back, the store is unchanged")
                 }
-                run.rowsWritten = run.rowsWritten.adding(saturating: try runStep(step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
-                                               rowProgress: options.rowProgress, progress: progress))
+                run.rowsWritten = run.rowsWritten.adding(
+                    saturating: try runStep(
+                        step, index: index, of: total, hop: hop, store: store, emptied: &run.emptied,
+                        rowProgress: options.rowProgress, progress: progress))
             }
             progress(.checking(count: hop.checks.count))
             var probes: [String: Int64] = [:]
@@ -358,8 +373,10 @@ public struct Migrator {
         case .verifyPolicyValues:
             // Data a policy dropped without a word fails `--verify`.
             if !run.emptied.isEmpty {
-                throw MigrationError(kind: .verifyFailed, message: "--verify: " + run.emptied.map(\.description).joined(separator: "; ")
-                    + "; nothing was changed")
+                throw MigrationError(
+                    kind: .verifyFailed,
+                    message: "--verify: " + run.emptied.map(\.description).joined(separator: "; ")
+                        + "; nothing was changed")
             }
         case .verifyIntegrity:
             // The whole store as it will be committed: every page.
@@ -371,14 +388,17 @@ public struct Migrator {
             var probes: [String: Int64] = [:]
             for verified in checks {
                 let allowed = verified.before.flatMap { run.initial[$0] } ?? 0
-                try evaluate(verified.check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
-                             phase: .verify)
+                try evaluate(
+                    verified.check, allowed: allowed, countBaselines: countBaselines, on: connection, run: &run, probes: &probes,
+                    phase: .verify)
             }
         case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .createIndex, .dropIndex, .updateRows, .deleteRows,
-             .entityNumbers, .createTable, .rebuildTable, .fillJoinTable, .policy, .verifyStore, .verifyCurrentRelationships:
-            throw MigrationError(kind: .verifyFailed, message: """
-                --verify: step '\(step.summary)' is not one of a migration's checks (a plan edited by hand?); nothing was changed
-                """)
+            .entityNumbers, .createTable, .rebuildTable, .fillJoinTable, .policy, .verifyStore, .verifyCurrentRelationships:
+            throw MigrationError(
+                kind: .verifyFailed,
+                message: """
+                    --verify: step '\(step.summary)' is not one of a migration's checks (a plan edited by hand?); nothing was changed
+                    """)
         }
     }
 
@@ -386,8 +406,10 @@ public struct Migrator {
     /// `probes` keeps the answers of probes shared by several checks (one scan of a
     /// table for all its required values) for the checks of one batch: nothing
     /// changes the store between them.
-    func evaluate(_ check: MigrationCheck, allowed: Int64, countBaselines: Bool, on connection: Connection,
-                  run: inout HopRun, probes: inout [String: Int64], phase: CheckPhase) throws {
+    func evaluate(
+        _ check: MigrationCheck, allowed: Int64, countBaselines: Bool, on connection: Connection,
+        run: inout HopRun, probes: inout [String: Int64], phase: CheckPhase
+    ) throws {
         var found: Int64?
         if let probe = check.probeSQL {
             if probes[probe] == nil { probes[probe] = try connection.scalarInt64(probe) ?? 0 }
@@ -397,15 +419,17 @@ public struct Migrator {
         if violations > allowed {
             if check.reference != nil, !countBaselines { throw BaselinesNeeded() }
             let already = allowed > 0 ? " (\(allowed) of them already did before the migration)" : ""
-            throw MigrationError(kind: phase.failure,
-                                 message: """
-                                     \(phase.label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") \
-                                     violate\(violations == 1 ? "s" : "") it\(already); nothing was changed
-                                     """)
+            throw MigrationError(
+                kind: phase.failure,
+                message: """
+                    \(phase.label): \(check.summary): \(violations) row\(violations == 1 ? "" : "s") \
+                    violate\(violations == 1 ? "s" : "") it\(already); nothing was changed
+                    """)
         }
         let subject = check.reference.map { "\($0)" } ?? check.summary
         if violations > 0, run.carriedSubjects.insert(subject).inserted {
-            run.carried.append("""
+            run.carried.append(
+                """
                 \(subject): \(violations) row\(violations == 1 ? "" : "s") already pointed to objects the store does not have, \
                 and still do\(violations == 1 ? "es" : "") (carried as they were)
                 """)
@@ -423,8 +447,10 @@ public struct Migrator {
     /// the plan counts no rows for (O(1) steps, index builds, `Z_PRIMARYKEY`
     /// bookkeeping) write none, so that `apply`'s count means what `plan`'s estimate does.
     @discardableResult
-    func runStep(_ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
-                 emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void) throws -> Int64 {
+    func runStep(
+        _ step: MigrationStep, index: Int, of total: Int, hop: MigrationHop, store: Store,
+        emptied: inout [EmptiedProperty], rowProgress: Bool, progress: (MigrationEvent) -> Void
+    ) throws -> Int64 {
         let connection = store.connection
         progress(.stepStarted(index: index, of: total, summary: step.summary, cost: step.cost))
         let stepStart = Date()
@@ -443,19 +469,22 @@ public struct Migrator {
             // plan's figure may be an estimate (the highest key of a large table), so
             // the rows are counted (cheap beside the rewrite just done).
             try runStatements(change.statements, report: report, on: connection, progress: progress)
-            written = change.cost.rowsWritten > 0
+            written =
+                change.cost.rowsWritten > 0
                 ? try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(change.table))") ?? 0 : 0
         case .addColumn(let change), .renameColumn(let change), .renameTable(let change), .dropTable(let change), .createIndex(let change),
-             .dropIndex(let change), .updateRows(let change), .deleteRows(let change), .entityNumbers(let change):
+            .dropIndex(let change), .updateRows(let change), .deleteRows(let change), .entityNumbers(let change):
             try runStatements(change.statements, report: report, on: connection, progress: progress)
             written = change.cost.rowsWritten > 0 ? Int64(connection.totalChanges - changesBefore) : 0
         case .createTable(let build):
             try runStatements(build.statements, report: report, on: connection, progress: progress)
             written = 0
         case .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
-            throw MigrationError(kind: .stepFailed, message: """
-                step \(index) (\(step.summary)) is a check of --verify, not a step of a hop (a plan edited by hand?); nothing was changed
-                """)
+            throw MigrationError(
+                kind: .stepFailed,
+                message: """
+                    step \(index) (\(step.summary)) is a check of --verify, not a step of a hop (a plan edited by hand?); nothing was changed
+                    """)
         }
         progress(.stepFinished(index: index, seconds: Date().timeIntervalSince(stepStart), rows: written))
         return written
@@ -479,21 +508,27 @@ public struct Migrator {
     }
 
     /// The policy step: every invocation, stage by stage, by the policy runner.
-    func runPolicies(_ stage: MigrationStep.PolicyStage, report: StepReport, hop: MigrationHop, store: Store,
-                     progress: (MigrationEvent) -> Void) throws -> [EmptiedProperty] {
+    func runPolicies(
+        _ stage: MigrationStep.PolicyStage, report: StepReport, hop: MigrationHop, store: Store,
+        progress: (MigrationEvent) -> Void
+    ) throws -> [EmptiedProperty] {
         guard let runner = policyRunner else {
-            throw MigrationError(kind: .stepFailed, message: """
-                step \(report.index) (\(report.summary)) needs policy '\(stage.policies[0].policy)', \
-                and no policies are available to this migrator; nothing was changed
-                """)
+            throw MigrationError(
+                kind: .stepFailed,
+                message: """
+                    step \(report.index) (\(report.summary)) needs policy '\(stage.policies[0].policy)', \
+                    and no policies are available to this migrator; nothing was changed
+                    """)
         }
         return try runner.run(stage.policies, hop: hop, store: store, progress: progress).emptied
     }
 
     /// A table built anew: its policy functions registered for the step only, the
     /// rows it must hold counted before the copy, the copy, then its count checked.
-    func runCopy(_ copy: MigrationStep.TableCopy, report: StepReport, hop: MigrationHop, on connection: Connection,
-                 progress: (MigrationEvent) -> Void) throws {
+    func runCopy(
+        _ copy: MigrationStep.TableCopy, report: StepReport, hop: MigrationHop, on connection: Connection,
+        progress: (MigrationEvent) -> Void
+    ) throws {
         let bindings = try PolicyFunctionBinding.bindings(for: copy.policyFunctions, hop: hop, runner: policyRunner)
         defer { for binding in bindings { binding.remove(from: connection) } }
         do {
@@ -503,8 +538,9 @@ public struct Migrator {
             if let expected {
                 let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(copy.buildTable))") ?? 0
                 if actual != expected {
-                    throw MigrationError(kind: .checkFailed,
-                                         message: "\(copy.table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
+                    throw MigrationError(
+                        kind: .checkFailed,
+                        message: "\(copy.table): the rebuilt table holds \(actual) rows, \(expected) expected; nothing was changed")
                 }
             }
         } catch {

@@ -33,22 +33,24 @@ package final class OSThread {
         pthread_attr_setstacksize(&attributes, stackSize)
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if canImport(Darwin)
-        var handle: pthread_t?
+            var handle: pthread_t?
         #else
-        var handle = pthread_t()
+            var handle = pthread_t()
         #endif
-        let code = pthread_create(&handle, &attributes, { context in
-            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, context)
+        let code = pthread_create(
+            &handle, &attributes,
+            { context in
+                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, context)
         guard code == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw StartError(code: code)
         }
         #if canImport(Darwin)
-        return OSThread(handle: handle!)
+            return OSThread(handle: handle!)
         #else
-        return OSThread(handle: handle)
+            return OSThread(handle: handle)
         #endif
     }
 

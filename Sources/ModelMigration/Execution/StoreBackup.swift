@@ -67,7 +67,10 @@ struct StoreBackup {
     static func requested(by options: Migrator.Options, plan: MigrationPlan) throws -> StoreBackup? {
         // Named and filed after the file a symbolic link leads to: that is the store,
         // and `restore` finds it by that name and folder through any link.
-        let resolved = realpath(plan.storePath, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? plan.storePath
+        let resolved =
+            realpath(plan.storePath, nil).map { pointer in
+                defer { free(pointer) }; return String(cString: pointer)
+            } ?? plan.storePath
         let destination: Destination
         if let path = options.backupPath {
             var info = stat()
@@ -87,8 +90,9 @@ struct StoreBackup {
         }
         var name = (resolved as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
-        let backup = StoreBackup(destination: destination, storeName: name,
-                                 from: plan.sourceVersion, to: plan.targetVersion)
+        let backup = StoreBackup(
+            destination: destination, storeName: name,
+            from: plan.sourceVersion, to: plan.targetVersion)
         try backup.prepareFolder()
         return backup
     }
@@ -120,8 +124,9 @@ struct StoreBackup {
                 case (ENOTDIR, let blocker?):
                     throw failure(reason: "\(blocker) is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown, verb: verb)
                 case (let code?, let blocker?) where code == EACCES || code == EPERM:
-                    throw failure(reason: "permission denied: this user cannot create folders in \(blocker)",
-                                  advice: advice(for: code).replacingOccurrences(of: "the folder", with: blocker), subject: shown, verb: verb)
+                    throw failure(
+                        reason: "permission denied: this user cannot create folders in \(blocker)",
+                        advice: advice(for: code).replacingOccurrences(of: "the folder", with: blocker), subject: shown, verb: verb)
                 case (let code?, _):
                     throw failure(code, subject: shown, verb: verb)
                 default:

@@ -43,8 +43,10 @@ extension StoreRestore {
     /// naming the candidates. A backup whose UUID cannot be read stays a candidate
     /// where its place allows it, so that `check` says what is wrong with it rather
     /// than an older backup being restored in its stead.
-    static func ownBackups(_ candidates: [Backup], of storePath: String, identity: StoreIdentity,
-                           folder: String) throws(Failure) -> [Backup] {
+    static func ownBackups(
+        _ candidates: [Backup], of storePath: String, identity: StoreIdentity,
+        folder: String
+    ) throws(Failure) -> [Backup] {
         let name = (storePath as NSString).lastPathComponent
         func listed(_ backups: [(Backup, String?)]) -> String {
             backups.reversed().map { backup, uuid in
@@ -56,20 +58,24 @@ extension StoreRestore {
             let read = candidates.map { ($0, StoreIdentity.uuid(ofStoreAt: $0.path)) }
             let own = read.filter { $0.1 == nil || $0.1 == uuid }.map(\.0)
             if !own.isEmpty { return own }
-            throw Failure(kind: .noBackup, message: """
-                \(folder): no backup of \(name) (store UUID \(uuid)) in it: \(listed(read)) \(read.count == 1 ? "is" : "are") \
-                of another store; nothing was changed
-                """)
+            throw Failure(
+                kind: .noBackup,
+                message: """
+                    \(folder): no backup of \(name) (store UUID \(uuid)) in it: \(listed(read)) \(read.count == 1 ? "is" : "are") \
+                    of another store; nothing was changed
+                    """)
         case .missing, .unreadable:
             let filed = candidates.filter(\.isFiled)
             if !filed.isEmpty { return filed }
             let own = StoreBackup.filedFolder(in: folder, for: storePath)
             let why = identity == .missing ? "is missing" : "cannot be read"
-            throw Failure(kind: .noBackup, message: """
-                \(folder): no backup filed under \(own) and \(name) \(why), so no store UUID proves which backup of that \
-                file name is its own: \(listed(candidates.map { ($0, StoreIdentity.uuid(ofStoreAt: $0.path)) })); \
-                nothing was changed (to restore one of them, move it into \(own) first)
-                """)
+            throw Failure(
+                kind: .noBackup,
+                message: """
+                    \(folder): no backup filed under \(own) and \(name) \(why), so no store UUID proves which backup of that \
+                    file name is its own: \(listed(candidates.map { ($0, StoreIdentity.uuid(ofStoreAt: $0.path)) })); \
+                    nothing was changed (to restore one of them, move it into \(own) first)
+                    """)
         }
     }
 

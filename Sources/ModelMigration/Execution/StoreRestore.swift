@@ -144,7 +144,7 @@ package enum StoreRestore {
     /// A backup's name, as `StoreBackup.publish` writes it; nil for any other file.
     static func parse(_ file: String, storeName: String, folder: String) -> Backup? {
         guard file.hasPrefix(storeName + ".v"), file.hasSuffix(".sqlite") else { return nil }
-        let middle = file.dropFirst(storeName.count + 2).dropLast(7)   // "<from>-to-<to>.<stamp>[-n]"
+        let middle = file.dropFirst(storeName.count + 2).dropLast(7)  // "<from>-to-<to>.<stamp>[-n]"
         let parts = middle.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let versions = parts[0].components(separatedBy: "-to-")
@@ -152,13 +152,15 @@ package enum StoreRestore {
         let stampParts = parts[1].split(separator: "-", omittingEmptySubsequences: false)
         guard (1...2).contains(stampParts.count) else { return nil }
         let stamp = String(stampParts[0])
-        guard stamp.count == 16, stamp.utf8.enumerated().allSatisfy({ index, byte in
-            switch index {
-            case 8: return byte == UInt8(ascii: "T")
-            case 15: return byte == UInt8(ascii: "Z")
-            default: return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-            }
-        }) else { return nil }
+        guard stamp.count == 16,
+            stamp.utf8.enumerated().allSatisfy({ index, byte in
+                switch index {
+                case 8: return byte == UInt8(ascii: "T")
+                case 15: return byte == UInt8(ascii: "Z")
+                default: return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+                }
+            })
+        else { return nil }
         var sequence = 1
         if stampParts.count == 2 {
             guard let n = Int(stampParts[1]), n >= 2 else { return nil }
@@ -192,7 +194,8 @@ package enum StoreRestore {
         let name = (file as NSString).lastPathComponent
         let folder = (file as NSString).deletingLastPathComponent
         if let dot = name.range(of: ".v", options: .backwards),
-           let named = parse(name, storeName: String(name[..<dot.lowerBound]), folder: folder.isEmpty ? "." : folder) {
+            let named = parse(name, storeName: String(name[..<dot.lowerBound]), folder: folder.isEmpty ? "." : folder)
+        {
             return Backup(path: file, from: named.from, to: named.to, stamp: named.stamp, sequence: named.sequence)
         }
         return Backup(path: file, from: 0, to: 0, stamp: "", sequence: 1)
@@ -232,8 +235,11 @@ package enum StoreRestore {
     static func check(_ backup: Backup, models: [CompiledModel], others: [Backup] = []) throws(Failure) -> (version: CompiledVersion, uuid: String) {
         func refuse(_ why: String) -> Failure {
             let listed = others.prefix(10).map { "\($0.path) (taken at version \($0.from))" }.joined(separator: ", ")
-            let advice = others.isEmpty ? "" : " (other backups of the store, newest first: \(listed)\(others.count > 10 ? ", …" : ""); "
-                + "restore one with --from <its path>)"
+            let advice =
+                others.isEmpty
+                ? ""
+                : " (other backups of the store, newest first: \(listed)\(others.count > 10 ? ", …" : ""); "
+                    + "restore one with --from <its path>)"
             return Failure(kind: .badBackup, message: "\(backup.path): \(why); nothing was changed\(advice)")
         }
         // A journal beside the backup would be part of it: only a copy nobody opened
@@ -260,7 +266,8 @@ package enum StoreRestore {
                 throw refuse("its entity hashes match no version of the models (\(error))")
             }
             guard backup.from == 0 || version.version == backup.from, version.versionHashes == metadata.versionHashes else {
-                throw refuse("""
+                throw refuse(
+                    """
                     its name says version \(backup.from), but its entity hashes are those of version \(version.version) of \(version.model)
                     """)
             }
@@ -300,8 +307,9 @@ package enum StoreRestore {
         let removedPartials = removeDeadPartials(beside: target, shownAs: storePath)
         let stamp = StoreBackup.stamp(Date())
         let temporary = "\(target).restoring.\(getpid()).partial"
-        let copy = try copyAndSync(backup.path, to: temporary, mode: exists ? mode_t(info.st_mode & 0o666) : 0o644, shownAs: storePath,
-                                   cancellation: options.cancellation)
+        let copy = try copyAndSync(
+            backup.path, to: temporary, mode: exists ? mode_t(info.st_mode & 0o666) : 0o644, shownAs: storePath,
+            cancellation: options.cancellation)
         // Locked before it takes the store's name, so that nobody opens it before
         // the old store's journal files have moved.
         defer { copy.release() }
@@ -323,8 +331,9 @@ package enum StoreRestore {
         try? StoreBackup.sync(folder.isEmpty ? "." : folder)
         // Named as the store was (a symbolic link's target folder aside).
         func shown(_ path: String) -> String { target == storePath || !path.hasPrefix(target) ? path : storePath + path.dropFirst(target.count) }
-        return Result(store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
-                      setAside: setAside.map { SetAside(from: shown($0.from), to: shown($0.to)) }, removedPartials: removedPartials.map(shown))
+        return Result(
+            store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
+            setAside: setAside.map { SetAside(from: shown($0.from), to: shown($0.to)) }, removedPartials: removedPartials.map(shown))
     }
 
     /// Throws `interrupted` (removing the partial copy) once the restore is cancelled.
@@ -345,10 +354,12 @@ package enum StoreRestore {
             guard rename(target + suffix, replaced + suffix) == 0 else {
                 let code = errno
                 unlink(temporary)
-                throw Failure(kind: .failed, message: """
-                    \(storePath)\(suffix): cannot move it beside the replaced store: \(String(cString: strerror(code))); \
-                    nothing was changed (the replaced store is also at \(replaced))
-                    """)
+                throw Failure(
+                    kind: .failed,
+                    message: """
+                        \(storePath)\(suffix): cannot move it beside the replaced store: \(String(cString: strerror(code))); \
+                        nothing was changed (the replaced store is also at \(replaced))
+                        """)
             }
         }
         unlink(target + "-shm")
@@ -374,9 +385,11 @@ package enum StoreRestore {
         guard link(temporary, target) == 0 || (errno != EEXIST && rename(temporary, target) == 0) else {
             let code = errno
             unlink(temporary)
-            throw Failure(kind: .failed, message: """
-                \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was changed
-                """)
+            throw Failure(
+                kind: .failed,
+                message: """
+                    \(storePath): cannot put the restored copy there: \(String(cString: strerror(code))); nothing was changed
+                    """)
         }
         unlink(temporary)
         return moved.map { SetAside(from: $0.from, to: $0.to) }
@@ -410,18 +423,22 @@ package enum StoreRestore {
             // Opening reads the schema: SQLite rolls a hot journal back first.
             store = try Store.open(path: path, access: .readWrite, busyTimeout: timeout)
         } catch {
-            guard error.kind == .locked else { return }   // a damaged store is replaced as it is
+            guard error.kind == .locked else { return }  // a damaged store is replaced as it is
             let who = LockHolders.describe(path: path).map { " (held by \($0))" } ?? ""
-            throw Failure(kind: .locked, message: """
-                \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
-                """)
+            throw Failure(
+                kind: .locked,
+                message: """
+                    \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                    """)
         }
         defer { try? store.close() }
         guard let metadata = try? store.readMetadata(), metadata.storeUUID != backupUUID else { return }
-        throw Failure(kind: .badBackup, message: """
-            \(shown): the backup is of another store (store UUID \(backupUUID); this store's is \(metadata.storeUUID)); nothing was changed \
-            (to put it there anyway, move the store away first)
-            """)
+        throw Failure(
+            kind: .badBackup,
+            message: """
+                \(shown): the backup is of another store (store UUID \(backupUUID); this store's is \(metadata.storeUUID)); nothing was changed \
+                (to put it there anyway, move the store away first)
+                """)
     }
 
     /// A hard link to the old store under `<store>.replaced.<time>[-n].sqlite`: the
@@ -434,16 +451,20 @@ package enum StoreRestore {
             if code == 0 { return candidate }
             if code == EEXIST, sequence < 100 { sequence += 1; continue }
             unlink(temporary)
-            throw Failure(kind: .failed, message: """
-                \(shown): cannot keep the replaced store as \(candidate): \(String(cString: strerror(code))); nothing was changed
-                """)
+            throw Failure(
+                kind: .failed,
+                message: """
+                    \(shown): cannot keep the replaced store as \(candidate): \(String(cString: strerror(code))); nothing was changed
+                    """)
         }
     }
 
     /// Copies the backup to `temporary` (a new file) and syncs it; the returned lock
     /// holds the copy's descriptor. A cancellation stops the copy and removes it.
-    static func copyAndSync(_ source: String, to temporary: String, mode: mode_t, shownAs shown: String,
-                            cancellation: MigrationCancellation? = nil) throws(Failure) -> FileLock {
+    static func copyAndSync(
+        _ source: String, to temporary: String, mode: mode_t, shownAs shown: String,
+        cancellation: MigrationCancellation? = nil
+    ) throws(Failure) -> FileLock {
         unlink(temporary)
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {
@@ -515,9 +536,11 @@ final class FileLock {
                 if Date() >= deadline {
                     let who = LockHolders.describe(path: path).map { " (held by \($0))" } ?? ""
                     release()
-                    throw StoreRestore.Failure(kind: .locked, message: """
-                        \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
-                        """)
+                    throw StoreRestore.Failure(
+                        kind: .locked,
+                        message: """
+                            \(shown): another process holds the store\(who); waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
+                            """)
                 }
                 usleep(50_000)
             }

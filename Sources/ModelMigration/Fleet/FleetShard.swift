@@ -24,7 +24,8 @@ public struct FleetShard: Sendable, Hashable, CustomStringConvertible {
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0].trimmingCharacters(in: .whitespaces)),
-              let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { return nil }
+            let count = Int(parts[1].trimmingCharacters(in: .whitespaces))
+        else { return nil }
         self.init(index: index, count: count)
     }
 

@@ -174,7 +174,8 @@ public struct FleetStoreList: Sequence, Sendable {
         }
         let hops = parts.removeLast()
         guard stamp.count == 16, stamp.hasSuffix("Z"), stamp.dropFirst(8).first == "T",
-              stamp.filter(\.isASCIIDigit).count == 14 else { return false }
+            stamp.filter(\.isASCIIDigit).count == 14
+        else { return false }
         guard hops.hasPrefix("v") else { return false }
         let versions = hops.dropFirst().components(separatedBy: "-to-")
         return versions.count == 2 && versions.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }

@@ -46,7 +46,8 @@ extension Store {
         }
         let recognition = VersionRecognition.recognize(metadata, among: models)
         if let recognition, let number = recognition.version,
-           let version = models.first(where: { $0.name == recognition.model })?.version(number) {
+            let version = models.first(where: { $0.name == recognition.model })?.version(number)
+        {
             return version
         }
         if let cached = try readModelCache(), cached.versionHashes == metadata.versionHashes {
@@ -59,10 +60,13 @@ extension Store {
     /// The model a store keeps of its own version may stand in for that version only
     /// when its YAML is gone: when the YAML is there with other hashes, the shipped
     /// version was edited (exit 5, every difference named).
-    static func refuseDrift(_ cached: CompiledVersion, among models: [CompiledModel], path: String,
-                            recognition: VersionRecognition?) throws {
+    static func refuseDrift(
+        _ cached: CompiledVersion, among models: [CompiledModel], path: String,
+        recognition: VersionRecognition?
+    ) throws {
         guard let shipped = models.first(where: { $0.name == cached.model })?.version(cached.version),
-              shipped.versionHashes != cached.versionHashes else { return }
+            shipped.versionHashes != cached.versionHashes
+        else { return }
         throw UnknownVersionError(path: path, recognition: recognition, drift: VersionDrift(recorded: cached, now: shipped))
     }
 }

@@ -86,9 +86,10 @@ package struct StoreReport: Sendable, Codable {
         let comparisons = Dictionary((recognition?.entities ?? []).map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         entities = inspection.entities.map { entity in
             let comparison = comparisons[entity.name]
-            return Entity(name: entity.name, number: entity.number, parent: entity.parent, rows: entity.rowCount,
-                          storedHash: entity.storedHash?.hex, matches: comparison.map(\.matches),
-                          matchingVersions: comparison?.matchingVersions ?? [])
+            return Entity(
+                name: entity.name, number: entity.number, parent: entity.parent, rows: entity.rowCount,
+                storedHash: entity.storedHash?.hex, matches: comparison.map(\.matches),
+                matchingVersions: comparison?.matchingVersions ?? [])
         }
         tables = inspection.tables
         history = metadata.history
@@ -155,11 +156,18 @@ package indirect enum MetadataValue: Sendable, Codable, Hashable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let b = try? container.decode(Bool.self) { self = .boolean(b) }
-        else if let i = try? container.decode(Int64.self) { self = .integer(i) }
-        else if let r = try? container.decode(Double.self) { self = .real(r) }
-        else if let s = try? container.decode(String.self) { self = .string(s) }
-        else if let a = try? container.decode([MetadataValue].self) { self = .array(a) }
-        else { self = .dictionary(try container.decode([String: MetadataValue].self)) }
+        if let b = try? container.decode(Bool.self) {
+            self = .boolean(b)
+        } else if let i = try? container.decode(Int64.self) {
+            self = .integer(i)
+        } else if let r = try? container.decode(Double.self) {
+            self = .real(r)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([MetadataValue].self) {
+            self = .array(a)
+        } else {
+            self = .dictionary(try container.decode([String: MetadataValue].self))
+        }
     }
 }

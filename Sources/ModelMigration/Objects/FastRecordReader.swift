@@ -62,12 +62,14 @@ struct FastRecordReader {
                     cursor.i = end
                 } else if cursor.matches(keyStart, keyEnd, entityKey) {
                     guard !seenEntity, cursor.byte(cursor.i) == UInt8(ascii: "\""), let end = cursor.stringEnd(cursor.i),
-                          cursor.matches(cursor.i + 1, end, entityName) else { return false }
+                        cursor.matches(cursor.i + 1, end, entityName)
+                    else { return false }
                     seenEntity = true
                     cursor.i = end + 1
                 } else {
                     guard let field = keys.firstIndex(where: { cursor.matches(keyStart, keyEnd, $0) }), values[field] == nil,
-                          let kind = kinds[field], let value = readValue(kind, at: &cursor) else { return false }
+                        let kind = kinds[field], let value = readValue(kind, at: &cursor)
+                    else { return false }
                     values[field] = value
                 }
                 if cursor.byte(cursor.i) == UInt8(ascii: ",") { cursor.i += 1; continue }
@@ -113,7 +115,8 @@ struct FastRecordReader {
             let text = String(decoding: UnsafeBufferPointer(rebasing: line[i..<j]), as: UTF8.self)
             // The general reader's own rules, on the number's exact text.
             guard (try? JSONValue.parse(text)) == .number(text),
-                  let value = try? ObjectJSONLines.attributeValue(.number(text), type: type) else { return nil }
+                let value = try? ObjectJSONLines.attributeValue(.number(text), type: type)
+            else { return nil }
             cursor.i = j
             return .some(value)
         }

@@ -68,8 +68,10 @@ package struct LoadError: Error, Sendable, CustomStringConvertible {
 package enum ObjectJSONLines {
     /// One object as a line (keys: `_pk`, `_entity`, then attributes and
     /// relationships in name order; nil values as null).
-    package static func line(for object: StoredObject, entity: CompiledEntity,
-                            includes: (CompiledRelationship) -> Bool = { _ in true }) -> String {
+    package static func line(
+        for object: StoredObject, entity: CompiledEntity,
+        includes: (CompiledRelationship) -> Bool = { _ in true }
+    ) -> String {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity))]
         var fields: [(String, JSONValue)] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
@@ -120,8 +122,8 @@ package enum ObjectJSONLines {
     package static func problem(writing value: AttributeValue, type: AttributeType) -> String? {
         switch (type, value) {
         case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.double, .double), (.float, .double),
-             (.decimal, .decimal), (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary),
-             (.transformable, .binary), (.uuid, .uuid), (.uri, .uri):
+            (.decimal, .decimal), (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary),
+            (.transformable, .binary), (.uuid, .uuid), (.uri, .uri):
             return nil
         default:
             guard let back = try? attributeValue(json(value, type: type), type: type), back != value else { return nil }
@@ -145,7 +147,8 @@ package enum ObjectJSONLines {
             guard let rowEntity = access.version.entity(named: object.entity) else { return }
             for attribute in rowEntity.attributes where !attribute.declaration.isTransient {
                 guard let value = object.values[attribute.name],
-                      let problem = problem(writing: value, type: attribute.declaration.type) else { continue }
+                    let problem = problem(writing: value, type: attribute.declaration.type)
+                else { continue }
                 throw StoreError(.invalidValue, "\(object.entity) \(object.primaryKey): \(attribute.name): \(problem)", path: access.store.path)
             }
             write(line(for: object, entity: rowEntity, includes: access.isStoredSide))
@@ -156,8 +159,10 @@ package enum ObjectJSONLines {
     /// UTF-8 bytes in chunks of whole lines (each ending in LF, about 64 KB a chunk):
     /// the lines are written straight into one buffer, with the field order of each
     /// entity worked out once, not per object.
-    package static func dump(_ access: ObjectAccess, entity: String, limit: Int? = nil, progress: ((Int) -> Void)? = nil,
-                            writeChunk: (UnsafeBufferPointer<UInt8>) -> Void) throws {
+    package static func dump(
+        _ access: ObjectAccess, entity: String, limit: Int? = nil, progress: ((Int) -> Void)? = nil,
+        writeChunk: (UnsafeBufferPointer<UInt8>) -> Void
+    ) throws {
         var layouts: [String: LineLayout] = [:]
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
@@ -288,8 +293,10 @@ package enum ObjectJSONLines {
     /// few thousand lines with the lines and bytes read so far. A file that cannot
     /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
     @discardableResult
-    package static func load(_ access: ObjectAccess, entity entityName: String, reader: JSONLinesReader, file: String,
-                            progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil) throws -> Int {
+    package static func load(
+        _ access: ObjectAccess, entity entityName: String, reader: JSONLinesReader, file: String,
+        progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil
+    ) throws -> Int {
         guard let entity = access.version.entity(named: entityName) else {
             // The entity applies to every record; the first one is where it fails.
             var line = 0
@@ -302,53 +309,62 @@ package enum ObjectJSONLines {
                     }
                 }
             } catch is LineRefusal {}
-            throw LoadError(problems: [LoadError.Problem(file: file, line: max(line, 1), field: nil, message: """
-                unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) \
-                has \(access.version.entities.map(\.name).joined(separator: ", ")))
-                """)], count: 1)
+            throw LoadError(
+                problems: [
+                    LoadError.Problem(
+                        file: file, line: max(line, 1), field: nil,
+                        message: """
+                            unknown entity '\(entityName)' (model \(access.version.model) version \(access.version.version) \
+                            has \(access.version.entities.map(\.name).joined(separator: ", ")))
+                            """)
+                ], count: 1)
         }
         do {
             // One exclusive transaction, proven unchanged after any failure.
             return try StoreFingerprint.guardedTransaction(access.store) {
-                (try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
-                    var lines = 0
-                    let fast = FastRecordReader(attributes: try batch.storedAttributes(of: entity.name), entity: entity.name)
-                    var values = [AttributeValue??](repeating: .none, count: fast.count)
-                    var primaryKey: Int64?
-                    try reader.forEachLine { number, line in
-                        lines = number
-                        if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
-                        let invalid = firstInvalidUTF8(line)
-                        if invalid == nil, fast.read(line, into: &values, primaryKey: &primaryKey) {
-                            try batch.insert(entity.name, attributeValues: values, primaryKey: primaryKey, source: number)
-                            return
-                        }
-                        if isBlank(line) { return }
-                        let object: ParsedObject
-                        do throws(LineRefusal) {
-                            if let bad = invalid {
-                                throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue a UTF-8 character")
+                (
+                    try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
+                        var lines = 0
+                        let fast = FastRecordReader(attributes: try batch.storedAttributes(of: entity.name), entity: entity.name)
+                        var values = [AttributeValue??](repeating: .none, count: fast.count)
+                        var primaryKey: Int64?
+                        try reader.forEachLine { number, line in
+                            lines = number
+                            if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
+                            let invalid = firstInvalidUTF8(line)
+                            if invalid == nil, fast.read(line, into: &values, primaryKey: &primaryKey) {
+                                try batch.insert(entity.name, attributeValues: values, primaryKey: primaryKey, source: number)
+                                return
                             }
-                            let record: JSONValue
-                            do throws(JSONParseError) {
-                                record = try JSONValue.parse(buffer: line)
+                            if isBlank(line) { return }
+                            let object: ParsedObject
+                            do throws(LineRefusal) {
+                                if let bad = invalid {
+                                    throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue a UTF-8 character")
+                                }
+                                let record: JSONValue
+                                do throws(JSONParseError) {
+                                    record = try JSONValue.parse(buffer: line)
+                                } catch {
+                                    throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
+                                }
+                                object = try self.object(record, entity: entity, version: access.version)
                             } catch {
-                                throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
+                                batch.refuse(source: number, field: error.field, message: error.message)
+                                return
                             }
-                            object = try self.object(record, entity: entity, version: access.version)
-                        } catch {
-                            batch.refuse(source: number, field: error.field, message: error.message)
-                            return
+                            try batch.insert(
+                                object.entity, values: object.values, relationships: object.relationships,
+                                primaryKey: object.primaryKey, source: number)
                         }
-                        try batch.insert(object.entity, values: object.values, relationships: object.relationships,
-                                         primaryKey: object.primaryKey, source: number)
-                    }
-                    progress?(lines, reader.bytesRead)
-                }, .commit)
+                        progress?(lines, reader.bytesRead)
+                    }, .commit
+                )
             }
         } catch let refused as ObjectRefusals {
-            throw LoadError(problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
-                            count: refused.count)
+            throw LoadError(
+                problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
+                count: refused.count)
         }
     }
 
@@ -390,7 +406,8 @@ package enum ObjectJSONLines {
     /// The object a record describes, read as the model's types; what the model
     /// allows is the store's to check.
     private static func object(_ record: JSONValue, entity base: CompiledEntity, version: CompiledVersion) throws(LineRefusal)
-        -> ParsedObject {
+        -> ParsedObject
+    {
         guard case .object(let pairs) = record else {
             throw LineRefusal(nil, "expected a JSON object, found \(record.kind)")
         }
@@ -448,9 +465,11 @@ package enum ObjectJSONLines {
                     }
                     relationships[key] = keys
                 default:
-                    throw LineRefusal(field, relationship.declaration.isToMany
-                                        ? "expected an array of primary keys, found \(value.kind)"
-                                        : "expected a primary key or null, found \(value.kind)")
+                    throw LineRefusal(
+                        field,
+                        relationship.declaration.isToMany
+                            ? "expected an array of primary keys, found \(value.kind)"
+                            : "expected a primary key or null, found \(value.kind)")
                 }
             } else {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
@@ -492,11 +511,12 @@ package enum ObjectJSONLines {
                 // A fraction or exponent is refused, never truncated or rounded; the
                 // reason says which (JSON numbers are exact text here).
                 if text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let number = Double(text), let range = type.integerRange {
-                    throw ValueParseFailure(message: number.rounded() != number
-                        ? "\(text) is not a whole number, which \(type.rawValue) holds"
-                        : number < Double(range.lowerBound) || number >= -Double(range.lowerBound)
-                            ? "\(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
-                            : "\(text) is not written as an integer (\(type.rawValue) takes digits only, like \(String(format: "%.0f", number)))")
+                    throw ValueParseFailure(
+                        message: number.rounded() != number
+                            ? "\(text) is not a whole number, which \(type.rawValue) holds"
+                            : number < Double(range.lowerBound) || number >= -Double(range.lowerBound)
+                                ? "\(text) is out of range for \(type.rawValue) (\(range.lowerBound)...\(range.upperBound))"
+                                : "\(text) is not written as an integer (\(type.rawValue) takes digits only, like \(String(format: "%.0f", number)))")
                 }
                 return try DefaultValueParser.parse(text, as: type).get()
             case .decimal, .double, .float:

@@ -75,14 +75,17 @@ public struct StoreOpener {
             }
             if !plan.isEmpty {
                 guard shouldMigrateStoreAutomatically else {
-                    throw StoreOpenError(kind: .migrationNeeded, message: """
-                        \(path): the store is at version \(plan.sourceVersion) of \(model.name); \
-                        version \(plan.targetVersion) needs a migration (automatic migration is off)
-                        """)
+                    throw StoreOpenError(
+                        kind: .migrationNeeded,
+                        message: """
+                            \(path): the store is at version \(plan.sourceVersion) of \(model.name); \
+                            version \(plan.targetVersion) needs a migration (automatic migration is off)
+                            """)
                 }
                 if !shouldInferMappingModelAutomatically, let hop = plan.hops.first(where: { $0.mapping.mappingFile == nil }) {
-                    throw StoreOpenError(kind: .noPath,
-                                         message: "\(path): hop \(hop.from) → \(hop.to) has no mapping file and inferring mappings is off")
+                    throw StoreOpenError(
+                        kind: .noPath,
+                        message: "\(path): hop \(hop.from) → \(hop.to) has no mapping file and inferring mappings is off")
                 }
                 try Migrator(policyRunner: policyRunner).apply(plan, options: Migrator.Options(timeout: timeout))
             }

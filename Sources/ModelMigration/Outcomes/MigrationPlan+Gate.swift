@@ -5,7 +5,9 @@ extension MigrationPlan {
     public var destructiveRefusal: Outcome? {
         let destructive = destructiveWarnings
         guard !destructive.isEmpty else { return nil }
-        return Outcome(.destructive, """
+        return Outcome(
+            .destructive,
+            """
             \(storePath): the plan from version \(sourceVersion) to \(targetVersion) has \
             \(destructive.count) destructive step\(destructive.count == 1 ? "" : "s") (--fail-on-destructive); nothing was changed:
             """ + destructive.map { "\n  " + $0.message }.joined())

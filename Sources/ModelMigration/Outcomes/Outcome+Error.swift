@@ -29,7 +29,8 @@ extension Outcome {
             self.init(.noPath, error.description)
         case let error as DiagnosticsError:
             let errors = error.diagnostics.filter { $0.severity == .error }
-            let message = errors.count == 1
+            let message =
+                errors.count == 1
                 ? errors[0].description : "\(errors.count) errors in the models or mapping files: " + errors.map(\.description).joined(separator: "; ")
             self.init(.failed, message, diagnostics: error.diagnostics)
         case let error as MigrationError where error.kind == .interrupted && signal != nil:

@@ -33,8 +33,10 @@ extension Outcome {
 
         /// Every kind, in the order of the table in Docs/JSON.md (`interrupted`
         /// with SIGINT, 2).
-        public static let all: [Kind] = [.current, .migrated, .wouldMigrate, .migrationNeeded, .noPath, .unknownVersion, .destructive,
-                                         .failed, .usage, .interrupted(signal: 2), .duplicate]
+        public static let all: [Kind] = [
+            .current, .migrated, .wouldMigrate, .migrationNeeded, .noPath, .unknownVersion, .destructive,
+            .failed, .usage, .interrupted(signal: 2), .duplicate,
+        ]
 
         /// The table itself: exit code, word, meaning.
         private var row: (exitCode: Int32, word: String, meaning: String) {

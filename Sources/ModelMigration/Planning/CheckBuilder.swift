@@ -35,16 +35,20 @@ struct CheckBuilder {
             switch column.role {
             case .attribute(let owner, let property):
                 guard let entity = version.entity(named: owner), let a = entity.attribute(named: property)?.declaration, !a.isOptional,
-                      !skippingRequired(owner, property) else { continue }
+                    !skippingRequired(owner, property)
+                else { continue }
                 scans.append((checks.count, column.name, missing(owner: owner, column: column)))
                 checks.append(required("\(owner).\(property) has a value", owner: owner, table: table, column: column))
             case .toOne(let owner, let name):
                 guard let r = version.entity(named: owner)?.relationship(named: name)?.declaration,
-                      let target = version.entity(named: r.destination) else { continue }
+                    let target = version.entity(named: r.destination)
+                else { continue }
                 let entityColumn = table.column(for: .toOneEntity(entity: owner, relationship: name))
-                if let check = reference(from: table, column, to: target, clearing: [column, entityColumn].compactMap { $0 },
-                                         summary: "\(owner).\(name) points to existing \(target.name) objects",
-                                         key: ReferenceKey(entity: owner, relationship: name, towardOwner: false)) {
+                if let check = reference(
+                    from: table, column, to: target, clearing: [column, entityColumn].compactMap { $0 },
+                    summary: "\(owner).\(name) points to existing \(target.name) objects",
+                    key: ReferenceKey(entity: owner, relationship: name, towardOwner: false))
+                {
                     checks.append(check)
                 }
                 if !r.isOptional {
@@ -56,16 +60,20 @@ struct CheckBuilder {
             case .toManyKey(let owner, let name):
                 guard let ownerEntity = version.entity(named: owner), ownerEntity.relationship(named: name) != nil else { continue }
                 let order = table.column(for: .order(entity: owner, relationship: name))
-                if let check = reference(from: table, column, to: ownerEntity, clearing: [column, order].compactMap { $0 },
-                                         summary: "\(table.name).\(column.name) points to existing \(owner) objects",
-                                         key: ReferenceKey(entity: owner, relationship: name, towardOwner: true)) {
+                if let check = reference(
+                    from: table, column, to: ownerEntity, clearing: [column, order].compactMap { $0 },
+                    summary: "\(table.name).\(column.name) points to existing \(owner) objects",
+                    key: ReferenceKey(entity: owner, relationship: name, towardOwner: true))
+                {
                     checks.append(check)
                 }
             case .joinKey(let entityName, _):
                 guard let target = version.entity(named: entityName) else { continue }
-                if let check = reference(from: table, column, to: target, clearing: nil,
-                                         summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
-                                         key: joinReference(table, column)) {
+                if let check = reference(
+                    from: table, column, to: target, clearing: nil,
+                    summary: "\(table.name).\(column.name) points to existing \(target.name) objects",
+                    key: joinReference(table, column))
+                {
                     checks.append(check)
                 }
             default: continue
@@ -80,8 +88,10 @@ struct CheckBuilder {
     /// nothing, every one of them passes; when it finds something, each runs its own
     /// count to say which failed. A check whose column leads an index keeps its own
     /// query: it reads the index's nulls, not the table.
-    func sharingOneScan(_ checks: [MigrationCheck], scans: [(check: Int, column: String, condition: String)],
-                        in table: Table) -> [MigrationCheck] {
+    func sharingOneScan(
+        _ checks: [MigrationCheck], scans: [(check: Int, column: String, condition: String)],
+        in table: Table
+    ) -> [MigrationCheck] {
         let indexed = Set(layout.indexes.filter { $0.table == table.name && $0.condition == nil }.compactMap { $0.columns.first?.name })
         let scanning = scans.filter { !indexed.contains($0.column) }
         guard scanning.count > 1 else { return checks }
@@ -93,8 +103,9 @@ struct CheckBuilder {
 
     /// `required … in every row`: the rows of `owner` and its subentities hold a value in `column`.
     func required(_ what: String, owner: String, table: Table, column: Column) -> MigrationCheck {
-        MigrationCheck(summary: "required \(what) in every row",
-                       sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(missing(owner: owner, column: column))")
+        MigrationCheck(
+            summary: "required \(what) in every row",
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(missing(owner: owner, column: column))")
     }
 
     /// The rows of `owner` and its subentities without a value in `column`, as a condition.
@@ -106,8 +117,10 @@ struct CheckBuilder {
     /// References in `column` resolve to rows of `target` (or its subentities). The
     /// repair removes those that do not: it sets `clearing` to nil, or, for a join
     /// table (`clearing` nil), deletes the pair.
-    func reference(from table: Table, _ column: Column, to target: CompiledEntity, clearing: [Column]?,
-                   summary: String, key: ReferenceKey?) -> MigrationCheck? {
+    func reference(
+        from table: Table, _ column: Column, to target: CompiledEntity, clearing: [Column]?,
+        summary: String, key: ReferenceKey?
+    ) -> MigrationCheck? {
         guard let targetTable = layout.table(forEntity: target.root) else { return nil }
         let c = SQLText.q(column.name)
         let targets = SQLText.list(numbers(version.subtree(of: target.name)))
@@ -124,7 +137,8 @@ struct CheckBuilder {
         var check = MigrationCheck(summary: summary, sql: "SELECT count(*) FROM \(q) AS a WHERE \(dangling)", reference: key, repair: repair)
         // Each distinct key once (from the column's index when it has one): a
         // million rows pointing at a hundred thousand objects look up a hundred thousand.
-        check.probeSQL = "SELECT count(*) FROM (SELECT DISTINCT \(c) AS k FROM \(q) WHERE \(c) IS NOT NULL) AS a WHERE NOT EXISTS "
+        check.probeSQL =
+            "SELECT count(*) FROM (SELECT DISTINCT \(c) AS k FROM \(q) WHERE \(c) IS NOT NULL) AS a WHERE NOT EXISTS "
             + "(SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = a.k AND d.Z_ENT IN (\(targets)))"
         return check
     }
@@ -134,8 +148,9 @@ struct CheckBuilder {
     /// named after, the second those of its destinations.
     func joinReference(_ table: Table, _ column: Column) -> ReferenceKey? {
         guard let owner = table.joinRelationship, let dot = owner.firstIndex(of: ".") else { return nil }
-        return ReferenceKey(entity: String(owner[..<dot]), relationship: String(owner[owner.index(after: dot)...]),
-                            towardOwner: table.columns.first?.name == column.name)
+        return ReferenceKey(
+            entity: String(owner[..<dot]), relationship: String(owner[owner.index(after: dot)...]),
+            towardOwner: table.columns.first?.name == column.name)
     }
 
     /// Rows were deleted from `table`: references into it must still resolve.
@@ -144,14 +159,16 @@ struct CheckBuilder {
         for other in layout.tables {
             for column in other.columns {
                 guard case .toOne(let owner, let name) = column.role, let r = version.entity(named: owner)?.relationship(named: name)?.declaration,
-                      let target = version.entity(named: r.destination), layout.table(forEntity: target.root)?.name == table else { continue }
+                    let target = version.entity(named: r.destination), layout.table(forEntity: target.root)?.name == table
+                else { continue }
                 let targets = numbers(version.subtree(of: target.name))
                 let c = SQLText.q(column.name)
-                checks.append(MigrationCheck(
-                    summary: "\(owner).\(name) still points to existing \(target.name) objects",
-                    sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(c) IS NOT NULL AND NOT EXISTS "
-                        + "(SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))",
-                    reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
+                checks.append(
+                    MigrationCheck(
+                        summary: "\(owner).\(name) still points to existing \(target.name) objects",
+                        sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE a.\(c) IS NOT NULL AND NOT EXISTS "
+                            + "(SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                        reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
             }
         }
         return checks
@@ -161,18 +178,20 @@ struct CheckBuilder {
     /// entity and the destination's table.
     func entityColumnSource(_ table: Table, _ column: Column) -> (key: Column, target: String, targetTable: String, label: String)? {
         guard case .toOneEntity(let owner, let name) = column.role,
-              let relationship = version.entity(named: owner)?.relationship(named: name),
-              let key = table.column(for: .toOne(entity: owner, relationship: name)),
-              let target = version.entity(named: relationship.declaration.destination),
-              let targetTable = layout.table(forEntity: target.root) else { return nil }
+            let relationship = version.entity(named: owner)?.relationship(named: name),
+            let key = table.column(for: .toOne(entity: owner, relationship: name)),
+            let target = version.entity(named: relationship.declaration.destination),
+            let targetTable = layout.table(forEntity: target.root)
+        else { return nil }
         return (key, target.name, targetTable.name, "\(owner).\(name)")
     }
 
     /// Every row's entity-type column holds the entity number of its destination row.
     func entityTypeCheck(_ table: Table, _ column: Column) -> MigrationCheck? {
         guard let (key, _, targetTable, label) = entityColumnSource(table, column) else { return nil }
-        return MigrationCheck(summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
-                              sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d "
-                                  + "ON d.Z_PK = a.\(SQLText.q(key.name)) WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
+        return MigrationCheck(
+            summary: "\(table.name).\(column.name) holds the entity of each \(label) destination",
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable)) AS d "
+                + "ON d.Z_PK = a.\(SQLText.q(key.name)) WHERE a.\(SQLText.q(column.name)) IS NOT d.Z_ENT")
     }
 }

@@ -13,8 +13,10 @@ extension MigrationPath {
     /// - Throws: `InferenceFailure` (exit 4) when no path is left, naming the hop or
     ///   the mapping refused and why the other paths were not taken;
     ///   `PlanningError(.noPath)` for an override that cannot be followed.
-    package static func choose(model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles,
-                              preference: Preference = .automatic, knownPolicies: Set<String>? = nil) throws -> MigrationPath {
+    package static func choose(
+        model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles,
+        preference: Preference = .automatic, knownPolicies: Set<String>? = nil
+    ) throws -> MigrationPath {
         var chooser = PathChooser(model: model, source: source, target: target, files: files, knownPolicies: knownPolicies)
         var path = MigrationPath(preference: preference, pieces: [], notTaken: [], differences: [])
         switch preference {
@@ -79,7 +81,8 @@ private struct PathChooser {
                 var reason = "a mapping file from version \(position)"
                 if !others.isEmpty { reason += ", the one reaching furthest (not \(others.map(name).joined(separator: ", ")))" }
                 if file.destinationVersion - position > 1 {
-                    path.notTaken.append("""
+                    path.notTaken.append(
+                        """
                         the hops \(position) → \(file.destinationVersion): a mapping file from the store's version comes first \
                         (Core Data uses a mapping model from the store's model)
                         """)
@@ -91,8 +94,10 @@ private struct PathChooser {
             // The chain runs up to where the next mapping file starts.
             let end = files.files.map(\.sourceVersion).filter { $0 > position && $0 < target }.min() ?? target
             guard var failure = firstRefusedHop(position, end) else {
-                path.pieces.append(.init(kind: .inferredChain, from: position, to: end, mappingFile: nil,
-                                         reason: end - position == 1 ? "inference accepts the hop" : "inference accepts every hop"))
+                path.pieces.append(
+                    .init(
+                        kind: .inferredChain, from: position, to: end, mappingFile: nil,
+                        reason: end - position == 1 ? "inference accepts the hop" : "inference accepts every hop"))
                 if end - position > 1 {
                     path.notTaken.append("direct inferred \(position) → \(end): the chain comes first when every hop maps")
                 }
@@ -110,8 +115,10 @@ private struct PathChooser {
                 failure.notTaken = path.notTaken
                 throw failure
             }
-            path.pieces.append(.init(kind: .directInferred, from: position, to: target, mappingFile: nil,
-                                     reason: "hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the direct mapping"))
+            path.pieces.append(
+                .init(
+                    kind: .directInferred, from: position, to: target, mappingFile: nil,
+                    reason: "hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the direct mapping"))
             path.notTaken.append(chainRefused)
             for skipped in files.files where skipped.sourceVersion > position && skipped.destinationVersion <= target {
                 path.notTaken.append("mapping file \(name(skipped)): inside the direct mapping \(position) → \(target)")
@@ -130,9 +137,10 @@ private struct PathChooser {
                 continue
             }
             if var failure = refusal(hop, hop + 1) {
-                failure.notTaken = ["--path chain: no mapping file \(hop)-to-\(hop + 1).yaml covers the hop, and inference refuses it"]
+                failure.notTaken =
+                    ["--path chain: no mapping file \(hop)-to-\(hop + 1).yaml covers the hop, and inference refuses it"]
                     + files.spans.filter { $0.sourceVersion <= hop && hop < $0.destinationVersion }
-                        .map { "mapping file \(name($0)): a span, not used with --path chain" }
+                    .map { "mapping file \(name($0)): a span, not used with --path chain" }
                 throw PlanningError(.noPath, "--path chain: hop \(hop) → \(hop + 1) cannot be migrated on its own:\n\(failure)")
             }
             if start == nil { start = hop }
@@ -151,14 +159,18 @@ private struct PathChooser {
     mutating func direct(_ path: inout MigrationPath) throws {
         let from = source.version
         if let file = files.file(from: from, to: target) {
-            path.pieces.append(.init(kind: .mappingFile, from: from, to: target, mappingFile: file.path,
-                                     reason: "--path direct: the mapping file from the store's version to the target"))
+            path.pieces.append(
+                .init(
+                    kind: .mappingFile, from: from, to: target, mappingFile: file.path,
+                    reason: "--path direct: the mapping file from the store's version to the target"))
         } else if target > from {
             if let failure = refusal(from, target) {
                 throw PlanningError(.noPath, "--path direct: the direct mapping \(from) → \(target) cannot be inferred:\n\(failure)")
             }
-            path.pieces.append(.init(kind: .directInferred, from: from, to: target, mappingFile: nil,
-                                     reason: "--path direct: inference accepts the direct mapping"))
+            path.pieces.append(
+                .init(
+                    kind: .directInferred, from: from, to: target, mappingFile: nil,
+                    reason: "--path direct: inference accepts the direct mapping"))
         }
         if target - from > 1 { path.notTaken.append("the chain of hops \(from) → \(target): --path direct") }
     }

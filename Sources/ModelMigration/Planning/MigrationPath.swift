@@ -1,5 +1,5 @@
-import Foundation
 import DataModel
+import Foundation
 import Mapping
 
 /// The way a store goes from its version to the target, decided once by the planner

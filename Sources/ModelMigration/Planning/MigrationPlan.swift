@@ -139,8 +139,10 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
     }
 
     /// Creates a check.
-    public init(summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil, remedy: String? = nil,
-                repair: Repair? = nil) {
+    public init(
+        summary: String, sql: String, rowsSQL: String? = nil, reference: ReferenceKey? = nil, remedy: String? = nil,
+        repair: Repair? = nil
+    ) {
         self.summary = summary
         self.sql = sql
         self.rowsSQL = rowsSQL

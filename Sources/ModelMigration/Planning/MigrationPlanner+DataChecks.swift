@@ -12,8 +12,9 @@ extension MigrationPlanner {
     func settleDanglingReferences(in plan: inout MigrationPlan, store: Store, source: CompiledVersion, counter: inout RowCounter) throws {
         var dangling: [(references: DanglingReferences, check: MigrationCheck)] = []
         if options.removesDanglingReferences || plan.allSteps.contains(where: \.cost.movesRows), let first = plan.hops.first {
-            dangling = try danglingReferences(store: store, version: source, layout: first.sourceLayout, counter: &counter,
-                                              exact: options.removesDanglingReferences || options.exactCounts)
+            dangling = try danglingReferences(
+                store: store, version: source, layout: first.sourceLayout, counter: &counter,
+                exact: options.removesDanglingReferences || options.exactCounts)
         }
         guard options.removesDanglingReferences, !dangling.isEmpty else {
             plan.danglingReferences = dangling.map(\.references)
@@ -27,16 +28,19 @@ extension MigrationPlanner {
             return !r.isToMany && !r.isOptional
         }
         if !required.isEmpty {
-            throw PlanningError(.noPath, "\(store.path): --remove-dangling-references would leave required relationships empty: "
-                + required.map { "\($0.references.reference) (\($0.references.rows) row\($0.references.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
-                + "; point those rows at existing objects or delete them first; nothing was changed")
+            throw PlanningError(
+                .noPath,
+                "\(store.path): --remove-dangling-references would leave required relationships empty: "
+                    + required.map { "\($0.references.reference) (\($0.references.rows) row\($0.references.rows == 1 ? "" : "s"))" }.joined(separator: ", ")
+                    + "; point those rows at existing objects or delete them first; nothing was changed")
         }
         let repairs = dangling.compactMap { found -> MigrationStep? in
             guard let repair = found.check.repair else { return nil }
             let rows = found.references.rows
-            let change = MigrationStep.TableChange(summary: """
-                remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the store does not have
-                """, sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
+            let change = MigrationStep.TableChange(
+                summary: """
+                    remove \(rows) reference\(rows == 1 ? "" : "s") of \(found.references.reference) to objects the store does not have
+                    """, sql: [repair.sql], cost: .update(rows: rows), table: repair.table)
             return repair.deletesRows ? .deleteRows(change) : .updateRows(change)
         }
         plan.hops[0].steps.insert(contentsOf: repairs, at: 0)
@@ -66,10 +70,12 @@ extension MigrationPlanner {
         let deferred = large.filter { audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count }
         if !deferred.isEmpty {
             let tables = deferred.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
-            plan.warnings.append(MigrationWarning(message: """
-                \(tables): not audited while planning; `apply` checks \(deferred.count == 1 ? "its" : "their") rows' entity numbers \
-                and references under its lock before any step (`migrate plan --exact-counts` checks them now)
-                """, isDestructive: false))
+            plan.warnings.append(
+                MigrationWarning(
+                    message: """
+                        \(tables): not audited while planning; `apply` checks \(deferred.count == 1 ? "its" : "their") rows' entity numbers \
+                        and references under its lock before any step (`migrate plan --exact-counts` checks them now)
+                        """, isDestructive: false))
         }
         if !audit.refusesStrayValues {
             // Every moving table, large or not: for a store Core Data wrote this
@@ -89,8 +95,10 @@ extension MigrationPlanner {
         guard let first = plan.hops.first else { return }
         let refused = try StoreAudit.violations(of: first.requirements, on: store.connection)
         if !refused.isEmpty {
-            throw PlanningError(.noPath, "\(store.path): hop \(first.from) → \(first.to) of \(plan.model) cannot migrate this store's data:\n"
-                + refused.map { "  " + $0 }.joined(separator: "\n"))
+            throw PlanningError(
+                .noPath,
+                "\(store.path): hop \(first.from) → \(first.to) of \(plan.model) cannot migrate this store's data:\n"
+                    + refused.map { "  " + $0 }.joined(separator: "\n"))
         }
     }
 }

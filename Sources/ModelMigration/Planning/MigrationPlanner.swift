@@ -47,7 +47,8 @@ public struct MigrationPlanner: Sendable {
         }
         let recognition = VersionRecognition.recognize(metadata, among: models)
         if let recognition, let number = recognition.version, let model = models.first(where: { $0.name == recognition.model }),
-           var version = model.version(number) {
+            var version = model.version(number)
+        {
             // Our own stores know their exact layout (indexes, defaults) from the cache.
             if recognition.layoutDiffers, let cached = try store.readModelCache(), cached.versionHashes == version.versionHashes {
                 version = cached
@@ -55,7 +56,8 @@ public struct MigrationPlanner: Sendable {
             return (model, version)
         }
         if let cached = try store.readModelCache(), cached.versionHashes == metadata.versionHashes,
-           let model = models.first(where: { $0.name == cached.model }), cached.version <= model.current.version {
+            let model = models.first(where: { $0.name == cached.model }), cached.version <= model.current.version
+        {
             try Store.refuseDrift(cached, among: models, path: store.path, recognition: recognition)
             return (model, cached)
         }
@@ -80,12 +82,14 @@ public struct MigrationPlanner: Sendable {
         if let mismatch = binding.mismatch(with: source) { throw PlanningError(.storeMismatch, "\(store.path): \(mismatch)") }
         var audit = StoreAudit(version: source, layout: binding.layout)
         audit.refusesStrayValues = !metadata.writtenByCoreData
-        var plan = MigrationPlan(storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: destination.version,
-                                 sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
-                                 hops: [], warnings: [], target: destination, entityNumbers: binding.layout.entityNumbers,
-                                 currentVersion: model.current.version)
+        var plan = MigrationPlan(
+            storePath: store.path, model: model.name, sourceVersion: source.version, targetVersion: destination.version,
+            sourceHashesDigest: VersionHasher.digest(metadata.versionHashes), storeUUID: metadata.storeUUID,
+            hops: [], warnings: [], target: destination, entityNumbers: binding.layout.entityNumbers,
+            currentVersion: model.current.version)
         plan.options = options
-        let upToDate = source.version == destination.version && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
+        let upToDate =
+            source.version == destination.version && (metadata.layoutHash == nil || metadata.layoutHash == destination.layoutHash)
             && source.layoutHash == destination.layoutHash
         if upToDate {
             if options.verify {
@@ -105,8 +109,9 @@ public struct MigrationPlanner: Sendable {
         }
         let shared = SharedCounter(RowCounter(connection: store.connection, exact: options.exactCounts))
         shared.counter.limit = options.countLimit
-        try planHops(into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
-                     segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared)
+        try planHops(
+            into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
+            segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared)
         var counter = shared.counter
         try checkPolicyInputs(plan)
         try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
@@ -120,22 +125,28 @@ public struct MigrationPlanner: Sendable {
 
     /// Plans each segment as a hop of `plan`, each from the layout the one before
     /// leaves; the plan's entity numbers end as the last hop's.
-    private func planHops(into plan: inout MigrationPlan, store: Store, metadata: StoreMetadata, model: CompiledModel,
-                          source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter) throws {
+    private func planHops(
+        into plan: inout MigrationPlan, store: Store, metadata: StoreMetadata, model: CompiledModel,
+        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter
+    ) throws {
         var current = source
         var sourceLayout = layout
         for segment in segments {
             // A mapping file or a direct mapping maps its two versions; a fused run of
             // inferred hops follows renames through every version in between.
-            let chain = segment.isDirect ? [current, model.version(segment.to)!]
+            let chain =
+                segment.isDirect
+                ? [current, model.version(segment.to)!]
                 : [current] + model.versions.filter { $0.version > segment.from && $0.version <= segment.to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? plan.target : chain.last!
             let mapping = try resolveMapping(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name)
-            let destinationLayout = self.destinationLayout(of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
-                                                           numbersSoFar: plan.entityNumbers)
-            var planner = try segmentPlanner(from: current, sourceLayout, to: segmentTarget, destinationLayout, mapping: mapping,
-                                             isFirstHop: plan.hops.isEmpty, numbersSoFar: plan.entityNumbers, store: store,
-                                             metadata: metadata, counter: counter)
+            let destinationLayout = self.destinationLayout(
+                of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
+                numbersSoFar: plan.entityNumbers)
+            var planner = try segmentPlanner(
+                from: current, sourceLayout, to: segmentTarget, destinationLayout, mapping: mapping,
+                isFirstHop: plan.hops.isEmpty, numbersSoFar: plan.entityNumbers, store: store,
+                metadata: metadata, counter: counter)
             try planner.plan()
             plan.hops.append(Self.hop(segment, planner, from: current, to: segmentTarget, sourceLayout: sourceLayout, destinationLayout: destinationLayout))
             plan.warnings += planner.warnings
@@ -149,23 +160,26 @@ public struct MigrationPlanner: Sendable {
     }
 
     /// The planner of one segment, counting the store's rows as they are now.
-    private func segmentPlanner(from current: CompiledVersion, _ sourceLayout: StorageLayout, to segmentTarget: CompiledVersion,
-                                _ destinationLayout: StorageLayout, mapping: MappingModel, isFirstHop: Bool, numbersSoFar: [String: Int],
-                                store: Store, metadata: StoreMetadata, counter shared: SharedCounter) throws -> SegmentPlanner {
+    private func segmentPlanner(
+        from current: CompiledVersion, _ sourceLayout: StorageLayout, to segmentTarget: CompiledVersion,
+        _ destinationLayout: StorageLayout, mapping: MappingModel, isFirstHop: Bool, numbersSoFar: [String: Int],
+        store: Store, metadata: StoreMetadata, counter shared: SharedCounter
+    ) throws -> SegmentPlanner {
         // A later hop counts the store's rows as they are now: its entity numbers
         // (renumbered by an earlier hop in a store that follows Core Data's
         // numbering) are translated back to the numbers the rows still carry.
         let storeNumbers = isFirstHop ? nil : Self.storeNumbers(of: sourceLayout, in: numbersSoFar)
-        var planner = SegmentPlanner(source: current, sourceLayout: sourceLayout, destination: segmentTarget,
-                                     destinationLayout: destinationLayout, mapping: mapping,
-                                     count: { table, numbers in
-                                         let stored = numbers.map { $0.compactMap { storeNumbers?[$0] ?? $0 } }
-                                         return stored?.isEmpty == true ? 0 : try shared.counter.count(table, stored)
-                                     },
-                                     countValues: { table, column, numbers in
-                                         let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
-                                         return stored.isEmpty ? 0 : try shared.counter.countValues(table, column, stored)
-                                     })
+        var planner = SegmentPlanner(
+            source: current, sourceLayout: sourceLayout, destination: segmentTarget,
+            destinationLayout: destinationLayout, mapping: mapping,
+            count: { table, numbers in
+                let stored = numbers.map { $0.compactMap { storeNumbers?[$0] ?? $0 } }
+                return stored?.isEmpty == true ? 0 : try shared.counter.count(table, stored)
+            },
+            countValues: { table, column, numbers in
+                let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
+                return stored.isEmpty ? 0 : try shared.counter.countValues(table, column, stored)
+            })
         planner.storedKeyNumbers = isFirstHop ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
         planner.countWhere = { table, condition, arguments in
             guard isFirstHop, try shared.counter.exists(table) else { return nil }
@@ -201,8 +215,9 @@ public struct MigrationPlanner: Sendable {
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name, versions: model.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
         do {
-            let path = try MigrationPath.choose(model: model, source: source, target: target, files: files,
-                                                preference: options.path, knownPolicies: knownPolicies)
+            let path = try MigrationPath.choose(
+                model: model, source: source, target: target, files: files,
+                preference: options.path, knownPolicies: knownPolicies)
             return (path, files)
         } catch let failure as InferenceFailure {
             throw withFolder(failure, model: model.name)
@@ -231,8 +246,10 @@ public struct MigrationPlanner: Sendable {
     }
 
     /// The layout a segment migrates the store to.
-    private func destinationLayout(of segmentTarget: CompiledVersion, mapping: MappingModel, after sourceLayout: StorageLayout,
-                                   metadata: StoreMetadata, numbersSoFar: [String: Int]) -> StorageLayout {
+    private func destinationLayout(
+        of segmentTarget: CompiledVersion, mapping: MappingModel, after sourceLayout: StorageLayout,
+        metadata: StoreMetadata, numbersSoFar: [String: Int]
+    ) -> StorageLayout {
         if metadata.followsCoreDataNumbering {
             // A store from Core Data: Core Data numbers entities from the model
             // (its order, `ModelCompiler.defaultEntityOrder`), so the migrated
@@ -253,30 +270,37 @@ public struct MigrationPlanner: Sendable {
             // new number; so does one that makes no objects (`FALSEPREDICATE`), and a
             // number is never given to two entities.
             if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s],
-               !mapping.isAdditional(entityMapping), mapping.mappings(fromSource: s).contains(where: { $0.name == entityMapping.name }),
-               claimed.insert(n).inserted { numbers[d] = n }
+                !mapping.isAdditional(entityMapping), mapping.mappings(fromSource: s).contains(where: { $0.name == entityMapping.name }),
+                claimed.insert(n).inserted
+            {
+                numbers[d] = n
+            }
         }
         // Numbers of entities gone stay taken, so a new entity never reuses one.
         let stampedMaximum = Int(clamping: metadata.otherKeys[StoreMetadata.maximumEntityNumberKey]?.integerValue ?? 0)
         // Entity numbers are small (Core Data's own entities start at 16001);
         // a hostile store's huge numbers must not overflow the next one.
-        let reserved = min(max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, numbersSoFar.values.max() ?? 0),
-                           StoreAudit.largestEntityNumber)
+        let reserved = min(
+            max(sourceLayout.entityNumbers.values.max() ?? 0, stampedMaximum, numbersSoFar.values.max() ?? 0),
+            StoreAudit.largestEntityNumber)
         return segmentTarget.layout(entityNumbers: numbers, reserved: reserved)
     }
 
     /// A planned segment as a hop of the plan, with the digest of its mapping (and
     /// of the mapping file it comes from).
-    private static func hop(_ segment: Segment, _ planner: SegmentPlanner, from current: CompiledVersion, to segmentTarget: CompiledVersion,
-                            sourceLayout: StorageLayout, destinationLayout: StorageLayout) -> MigrationHop {
+    private static func hop(
+        _ segment: Segment, _ planner: SegmentPlanner, from current: CompiledVersion, to segmentTarget: CompiledVersion,
+        sourceLayout: StorageLayout, destinationLayout: StorageLayout
+    ) -> MigrationHop {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let mappingBytes = [UInt8]((try? encoder.encode(planner.mapping)) ?? Data())
-        return MigrationHop(from: current.version, to: segmentTarget.version, kind: segment.kind, mapping: planner.mapping,
-                            digest: VersionHasher.sha256Hex(mappingBytes + Array((segment.file?.digest ?? "").utf8)),
-                            steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
-                            source: current, destination: segmentTarget,
-                            sourceLayout: sourceLayout, destinationLayout: destinationLayout)
+        return MigrationHop(
+            from: current.version, to: segmentTarget.version, kind: segment.kind, mapping: planner.mapping,
+            digest: VersionHasher.sha256Hex(mappingBytes + Array((segment.file?.digest ?? "").utf8)),
+            steps: planner.steps, checks: planner.checks, requirements: planner.requirements,
+            source: current, destination: segmentTarget,
+            sourceLayout: sourceLayout, destinationLayout: destinationLayout)
     }
 
     /// A segment: versions `from` → `to` planned as one hop of the plan.
@@ -305,7 +329,8 @@ public struct MigrationPlanner: Sendable {
             var start = piece.from
             for version in piece.from..<(piece.to - 1) {
                 if let from = version == source.version ? source : model.version(version), let to = model.version(version + 1),
-                   Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies) {
+                    Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies)
+                {
                     segments.append(Segment(from: start, to: version + 1, file: nil, kind: .inferredChain))
                     start = version + 1
                 }
@@ -358,8 +383,10 @@ public struct MigrationPlanner: Sendable {
     /// References of the store that already point at no object, with the check that
     /// finds them; counted when the store is small enough to plan exactly or
     /// `exact` (apply carries them either way).
-    func danglingReferences(store: Store, version: CompiledVersion, layout: StorageLayout, counter: inout RowCounter,
-                            exact: Bool) throws -> [(references: DanglingReferences, check: MigrationCheck)] {
+    func danglingReferences(
+        store: Store, version: CompiledVersion, layout: StorageLayout, counter: inout RowCounter,
+        exact: Bool
+    ) throws -> [(references: DanglingReferences, check: MigrationCheck)] {
         if !exact {
             for table in layout.tables where try counter.exists(table.name) {
                 if try counter.estimate(table.name) > RowCounter.exactCountLimit { return [] }
@@ -386,11 +413,13 @@ public struct MigrationPlanner: Sendable {
                     problems.append("policy \(policy)\(file) is not written yet: " + left.joined(separator: "; "))
                 }
                 guard let policy = mapping.policy, let inputs = policyInputs[policy], let sourceName = mapping.source,
-                      let entity = hop.source.entity(named: sourceName) else { continue }
+                    let entity = hop.source.entity(named: sourceName)
+                else { continue }
                 let missing = inputs.filter { entity.attribute(named: $0) == nil && entity.relationship(named: $0) == nil }
                 if !missing.isEmpty {
                     let file = hop.mapping.mappingFile.map { " (\($0))" } ?? ""
-                    problems.append("""
+                    problems.append(
+                        """
                         policy \(policy) reads \(missing.map { "\(sourceName).\($0)" }.joined(separator: ", ")), \
                         which version \(hop.source.version) does not have: is the mapping file\(file) meant for another hop?
                         """)
@@ -410,7 +439,8 @@ public struct MigrationPlanner: Sendable {
         guard let mapping = try? MappingResolver.resolve(chain: [source, destination], file: nil, knownPolicies: knownPolicies) else { return false }
         for entityMapping in mapping.entityMappings {
             guard let destinationName = entityMapping.destination, let entity = destination.entity(named: destinationName),
-                  let sourceEntity = entityMapping.source.flatMap({ source.entity(named: $0) }) else { continue }
+                let sourceEntity = entityMapping.source.flatMap({ source.entity(named: $0) })
+            else { continue }
             for property in entityMapping.properties {
                 switch property.source {
                 case .convert(_, .fillDefault), .convert(_, .reshape), .convert(_, .reorder):
@@ -420,7 +450,8 @@ public struct MigrationPlanner: Sendable {
                     if old?.isOptional == true, new?.isOptional == false { return true }
                 case .copy(let from):
                     if let new = entity.relationship(named: property.name), let old = sourceEntity.relationship(named: from),
-                       changesOwnership(old, in: source, to: new, in: destination) {
+                        changesOwnership(old, in: source, to: new, in: destination)
+                    {
                         return true
                     }
                 default:
@@ -434,11 +465,14 @@ public struct MigrationPlanner: Sendable {
     /// A relationship copied as it is whose storage keeps fewer pairs: a to-many
     /// losing its inverse (one owner per destination), or a to-one becoming one
     /// side of a one-to-one.
-    private static func changesOwnership(_ old: CompiledRelationship, in source: CompiledVersion,
-                                         to new: CompiledRelationship, in destination: CompiledVersion) -> Bool {
+    private static func changesOwnership(
+        _ old: CompiledRelationship, in source: CompiledVersion,
+        to new: CompiledRelationship, in destination: CompiledVersion
+    ) -> Bool {
         func isOneToOne(_ r: CompiledRelationship, _ version: CompiledVersion) -> Bool {
             guard !r.declaration.isToMany, let inverse = r.declaration.inverse, let owner = r.inverseEntity,
-                  let other = version.entity(named: owner)?.relationship(named: inverse) else { return false }
+                let other = version.entity(named: owner)?.relationship(named: inverse)
+            else { return false }
             return !other.declaration.isToMany
         }
         if new.declaration.isToMany, new.declaration.inverse == nil, old.declaration.inverse != nil { return true }
@@ -457,10 +491,12 @@ public struct MigrationPlanner: Sendable {
             for column in try store.connection.columns(of: name) where !known.contains(column.name) && !column.isHidden {
                 let values = try store.connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name)) WHERE \(SQLText.q(column.name)) IS NOT NULL") ?? 0
                 if values > 0 {
-                    warnings.append(MigrationWarning(message: """
-                                                         \(name).\(column.name) is not in the layout of the store's version: \
-                                                         its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt
-                                                         """, isDestructive: true))
+                    warnings.append(
+                        MigrationWarning(
+                            message: """
+                                \(name).\(column.name) is not in the layout of the store's version: \
+                                its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt
+                                """, isDestructive: true))
                 }
             }
         }

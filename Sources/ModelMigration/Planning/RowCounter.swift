@@ -1,4 +1,5 @@
 import SQLiteStore
+
 /// Counts rows for plans, each count once.
 package struct RowCounter {
     let connection: Connection
@@ -32,7 +33,8 @@ package struct RowCounter {
         if let known = cache[key] { return known }
         guard try exists(table) else { return 0 }
         let filter = numbers.map { " WHERE Z_ENT IN (\(SQLText.list($0)))" } ?? ""
-        let value = try tooLargeToScan(table)
+        let value =
+            try tooLargeToScan(table)
             ?? connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))\(filter)") ?? 0
         cache[key] = value
         return value
@@ -77,10 +79,12 @@ package struct RowCounter {
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }
         if try tooLargeToScan(table) != nil {
-            let any = try connection.scalarInt64("""
-                SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) \
-                WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))
-                """) ?? 0
+            let any =
+                try connection.scalarInt64(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table)) \
+                    WHERE \(SQLText.q(column)) IS NOT NULL AND Z_ENT IN (\(SQLText.list(numbers))))
+                    """) ?? 0
             return any == 0 ? 0 : Self.notCounted
         }
         return try connection.scalarInt64("SELECT count(\(SQLText.q(column))) FROM \(SQLText.q(table)) WHERE Z_ENT IN (\(SQLText.list(numbers)))") ?? 0

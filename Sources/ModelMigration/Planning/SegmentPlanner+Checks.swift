@@ -14,14 +14,18 @@ extension SegmentPlanner {
         var moves: [(Int, Int)] = []
         for entityMapping in mapping.entityMappings {
             guard let s = entityMapping.source, let d = entityMapping.destination,
-                  let old = sourceLayout.entityNumbers[s], let new = destinationLayout.entityNumbers[d], old != new else { continue }
+                let old = sourceLayout.entityNumbers[s], let new = destinationLayout.entityNumbers[d], old != new
+            else { continue }
             moves.append((old, new))
         }
         guard !moves.isEmpty else { return }
         let cases = moves.sorted { $0.0 < $1.0 }.map { "WHEN \($0.0) THEN \($0.1)" }.joined(separator: " ")
-        steps.append(.updateRows(.init(summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
-                                   sql: ["UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(SQLText.list(moves.map(\.0))))"],
-                                   cost: .update(rows: historyRows), table: "ACHANGE")))
+        steps.append(
+            .updateRows(
+                .init(
+                    summary: "renumber the entities of Core Data's persistent history (ACHANGE.ZENTITY)",
+                    sql: ["UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) END WHERE ZENTITY IN (\(SQLText.list(moves.map(\.0))))"],
+                    cost: .update(rows: historyRows), table: "ACHANGE")))
     }
 
     mutating func entityNumberStep() {
@@ -43,7 +47,8 @@ extension SegmentPlanner {
             for entity in destination.entities.sorted(by: { (new[$0.name] ?? 0) < (new[$1.name] ?? 0) }) {
                 guard let number = new[entity.name] else { continue }
                 let parent = entity.parent.flatMap { new[$0] } ?? 0
-                let counter = sourceEntity(for: entity.name).flatMap { old[$0.name] }
+                let counter =
+                    sourceEntity(for: entity.name).flatMap { old[$0.name] }
                     .map { "coalesce((SELECT Z_MAX FROM MM_OLD_PRIMARYKEY WHERE Z_ENT = \($0)), 0)" } ?? "0"
                 sql.append("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(number), '\(entity.name)', \(parent), \(counter))")
             }
@@ -59,7 +64,8 @@ extension SegmentPlanner {
                     // The store may lack the row (Core Data's own migrations leave old
                     // names; a damaged store none): write it with the number used.
                     if let stored = storedKeyNumbers, !stored.contains(number) {
-                        sql.append("""
+                        sql.append(
+                            """
                             INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), '\(entity.name)', \(parent), 0 \
                             WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))
                             """)
@@ -74,9 +80,13 @@ extension SegmentPlanner {
             guard let number = new[table.entity] else { continue }
             sql.append("UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, coalesce((SELECT max(Z_PK) FROM \(SQLText.q(table.name))), 0)) WHERE Z_ENT = \(number)")
         }
-        steps.append(.entityNumbers(.init(summary: renumbered ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
-                                                              : "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
-                                          sql: sql, cost: .constant, table: "Z_PRIMARYKEY")))
+        steps.append(
+            .entityNumbers(
+                .init(
+                    summary: renumbered
+                        ? "update Z_PRIMARYKEY (the numbers Core Data gives the new model's entities)"
+                        : "update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)",
+                    sql: sql, cost: .constant, table: "Z_PRIMARYKEY")))
     }
 
     /// The checks of a table built anew: required values present, references
@@ -84,7 +94,7 @@ extension SegmentPlanner {
     /// were checked when they were written.
     mutating func addRebuildChecks(_ table: Table) {
         for check in checkBuilder.checks(for: table, skippingRequired: { copiedFromRequired($0, $1) || computedRequired($0, $1) })
-            where !checks.contains(check) { checks.append(check) }
+        where !checks.contains(check) { checks.append(check) }
     }
 
     /// True when every entity storing this attribute computes it with a mapping
@@ -94,7 +104,8 @@ extension SegmentPlanner {
         guard !storing.isEmpty else { return false }
         return storing.allSatisfy { entity in
             guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom, sourceEntity(for: entity.name) != nil,
-                  case .expression? = mapping.property(property)?.source else { return false }
+                case .expression? = mapping.property(property)?.source
+            else { return false }
             return true
         }
     }
@@ -109,7 +120,8 @@ extension SegmentPlanner {
         guard !storing.isEmpty else { return false }
         return storing.allSatisfy { entity in
             guard let mapping = mapping.mapping(forDestination: entity.name), mapping.kind != .custom,
-                  let sourceEntity = sourceEntity(for: entity.name) else { return false }
+                let sourceEntity = sourceEntity(for: entity.name)
+            else { return false }
             switch mapping.property(property)?.source {
             case .copy(let from)?, .convert(let from, .widen)?:
                 return sourceEntity.attribute(named: from)?.declaration.isOptional == false
@@ -137,10 +149,13 @@ extension SegmentPlanner {
         }
         for property in mapping.properties {
             if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
-               old.declaration.type == .integer64,
-               destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double {
-                warnings.append(MigrationWarning(message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53",
-                                                 isDestructive: false))
+                old.declaration.type == .integer64,
+                destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double
+            {
+                warnings.append(
+                    MigrationWarning(
+                        message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53",
+                        isDestructive: false))
             }
         }
     }
@@ -149,10 +164,11 @@ extension SegmentPlanner {
     /// (`RowCounter.notCounted` when it holds some that were not counted).
     static func droppedWarning(_ property: String, values: Int64) -> MigrationWarning? {
         if values == RowCounter.notCounted {
-            return MigrationWarning(message: """
-                                        \(property) is dropped: it holds non-nil values, which will be lost \
-                                        (not counted in a table this large; `migrate plan --exact-counts` counts them)
-                                        """, isDestructive: true)
+            return MigrationWarning(
+                message: """
+                    \(property) is dropped: it holds non-nil values, which will be lost \
+                    (not counted in a table this large; `migrate plan --exact-counts` counts them)
+                    """, isDestructive: true)
         }
         guard values > 0 else { return nil }
         return MigrationWarning(message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true)
@@ -181,9 +197,11 @@ extension SegmentPlanner {
     mutating func warnDroppedTable(_ table: Table) throws {
         let rows = try count(table.name, nil)
         if rows > 0 {
-            warnings.append(MigrationWarning(message: """
-                                                 table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)
-                                                 """, isDestructive: true))
+            warnings.append(
+                MigrationWarning(
+                    message: """
+                        table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)
+                        """, isDestructive: true))
         }
     }
 }

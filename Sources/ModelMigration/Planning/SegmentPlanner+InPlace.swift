@@ -28,7 +28,7 @@ extension SegmentPlanner {
     enum InPlace: Equatable {
         case same(String)
         case constant(String)
-        case fill(String, String)   // source column, default literal for NULLs
+        case fill(String, String)  // source column, default literal for NULLs
     }
 
     func inPlace(_ column: Column, of table: Table) -> InPlace? {
@@ -52,8 +52,9 @@ extension SegmentPlanner {
             if subtree(destination, owner).contains(where: { isComputed($0, name) }) { return nil }
             guard let found = pairs(for: entity, relationship) else { return .constant("NULL") }
             if case .column(let tableName, let old, _) = found.source, !found.reversed,
-               sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil
-                || tableName == (tableRenamedFrom(table) ?? table.name) {
+                sourceLayout.table(named: tableName)?.column(for: .toOne(entity: owner, relationship: name)) != nil
+                    || tableName == (tableRenamedFrom(table) ?? table.name)
+            {
                 return .same(old)
             }
             return nil
@@ -87,13 +88,15 @@ extension SegmentPlanner {
         switch mapping.mapping(forDestination: entity)?.property(attribute.name)?.source {
         case .copy(let from)?:
             guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type,
-                  sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == attribute.declaration.allowsExternalStorage else { return nil }
+                sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == attribute.declaration.allowsExternalStorage
+            else { return nil }
             return .same(old.name)
         case .convert(let from, .widen)?:
             guard let sourceEntity = sourceEntity(for: entity), let old = sourceColumn(sourceEntity, from), old.type == column.type else { return nil }
             // Widened and made required in one go: nil values take the default too.
             if !attribute.declaration.isOptional, let value = attribute.declaration.defaultValue,
-               sourceEntity.attribute(named: from)?.declaration.isOptional == true {
+                sourceEntity.attribute(named: from)?.declaration.isOptional == true
+            {
                 return .fill(old.name, SQLText.literal(value, as: type))
             }
             return .same(old.name)
@@ -111,14 +114,16 @@ extension SegmentPlanner {
         // Rows keep their Z_ENT in place: entities whose number changes need a rebuild.
         for entity in destination.entities where entity.root == table.entity {
             if let source = sourceEntity(for: entity.name), let old = sourceLayout.entityNumbers[source.name],
-               old != destinationLayout.entityNumbers[entity.name] {
+                old != destinationLayout.entityNumbers[entity.name]
+            {
                 return false
             }
         }
         // Every source entity in the old table must stay in this table or be removed.
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
             if let destination = mapping.keeper(ofSource: entity.name)?.destination,
-               destinationLayout.table(forEntity: self.destination.entity(named: destination)!.root)?.name != table.name {
+                destinationLayout.table(forEntity: self.destination.entity(named: destination)!.root)?.name != table.name
+            {
                 return false
             }
         }
@@ -161,15 +166,19 @@ extension SegmentPlanner {
         let old = sourceLayout.table(named: oldName)!
         if oldName != table.name {
             let current = temporaryTableNames[oldName] ?? oldName
-            steps.append(.renameTable(.init(summary: "rename table \(oldName) to \(table.name)",
-                                       sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name)))
+            steps.append(
+                .renameTable(
+                    .init(
+                        summary: "rename table \(oldName) to \(table.name)",
+                        sql: ["ALTER TABLE \(SQLText.q(current)) RENAME TO \(SQLText.q(table.name))"], cost: .constant, table: table.name)))
         }
-        let used = Set(table.columns.compactMap { column -> String? in
-            switch inPlace(column, of: table) {
-            case .same(let name)?, .fill(let name, _)?: name
-            default: nil
-            }
-        })
+        let used = Set(
+            table.columns.compactMap { column -> String? in
+                switch inPlace(column, of: table) {
+                case .same(let name)?, .fill(let name, _)?: name
+                default: nil
+                }
+            })
         let dropped = droppedColumns(of: old, used: used) ?? []
         try refuseDroppingKeptValues(dropped, of: old)
         try dropColumns(dropped, of: table, from: old)
@@ -200,7 +209,9 @@ extension SegmentPlanner {
             default: kept = false
             }
             if kept {
-                throw PlanningError(.failed, """
+                throw PlanningError(
+                    .failed,
+                    """
                     refusing to plan: \(old.name).\(column.name) would be dropped although the mapping keeps its values \
                     (this is a bug in the planner; please report it)
                     """)
@@ -215,17 +226,22 @@ extension SegmentPlanner {
             let rows = try count(oldName, nil)
             try warnDroppedColumns(dropped, in: old)
             for column in dropped {
-                steps.append(.dropColumn(.init(summary: "drop \(table.name).\(column.name) (SQLite rewrites the rows in place)",
-                                           sql: ["ALTER TABLE \(SQLText.q(table.name)) DROP COLUMN \(SQLText.q(column.name))"],
-                                           cost: .rewrite(rows: rows), table: table.name)))
+                steps.append(
+                    .dropColumn(
+                        .init(
+                            summary: "drop \(table.name).\(column.name) (SQLite rewrites the rows in place)",
+                            sql: ["ALTER TABLE \(SQLText.q(table.name)) DROP COLUMN \(SQLText.q(column.name))"],
+                            cost: .rewrite(rows: rows), table: table.name)))
             }
         }
     }
 
     /// What each destination column needs: a rename, a fill of nil values, or
     /// adding with a constant.
-    func columnChanges(of table: Table) -> (fills: [(column: String, literal: String, scope: [Int]?)], renames: [(from: String, to: String)],
-                                           adds: [(Column, String)]) {
+    func columnChanges(of table: Table) -> (
+        fills: [(column: String, literal: String, scope: [Int]?)], renames: [(from: String, to: String)],
+        adds: [(Column, String)]
+    ) {
         var fills: [(column: String, literal: String, scope: [Int]?)] = []
         var renames: [(from: String, to: String)] = []
         var adds: [(Column, String)] = []
@@ -250,13 +266,17 @@ extension SegmentPlanner {
         let oldName = old.name
         let remaining = Set(old.columns.map(\.name)).subtracting(dropped.map(\.name))
         let collides = renames.contains { rename in remaining.contains(rename.to) }
-        let moves: [(String, String)] = collides
+        let moves: [(String, String)] =
+            collides
             ? renames.enumerated().map { ($0.element.from, "MM_TMP_\($0.offset)") } + renames.enumerated().map { ("MM_TMP_\($0.offset)", $0.element.to) }
             : renames.map { ($0.from, $0.to) }
         for (from, to) in moves {
-            steps.append(.renameColumn(.init(summary: "rename \(table.name).\(from) to \(to)",
-                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
-                                       cost: .constant, table: table.name)))
+            steps.append(
+                .renameColumn(
+                    .init(
+                        summary: "rename \(table.name).\(from) to \(to)",
+                        sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
+                        cost: .constant, table: table.name)))
         }
         if !renames.isEmpty {
             columnRenames[oldName] = Dictionary(renames.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })
@@ -271,23 +291,34 @@ extension SegmentPlanner {
             // A subentity's column holds nil in the rows of every other entity of the
             // table (as Core Data writes them): a default goes into its own rows only.
             if literal != "NULL", let scope = ownerScope(column, in: table) {
-                steps.append(.addColumn(.init(summary: "add \(table.name).\(column.name)",
-                                           sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)"],
-                                           cost: .constant, table: table.name)))
+                steps.append(
+                    .addColumn(
+                        .init(
+                            summary: "add \(table.name).\(column.name)",
+                            sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)"],
+                            cost: .constant, table: table.name)))
                 if !scope.isEmpty {
-                    steps.append(.updateRows(.init(summary: "set \(table.name).\(column.name) to \(literal) in the rows of its entity",
-                                               sql: ["""
-                                                   UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \(literal) \
-                                                   WHERE Z_ENT IN (\(SQLText.list(scope)))
-                                                   """],
-                                               cost: .update(rows: try count(oldName, scope)), table: table.name)))
+                    steps.append(
+                        .updateRows(
+                            .init(
+                                summary: "set \(table.name).\(column.name) to \(literal) in the rows of its entity",
+                                sql: [
+                                    """
+                                    UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \(literal) \
+                                    WHERE Z_ENT IN (\(SQLText.list(scope)))
+                                    """
+                                ],
+                                cost: .update(rows: try count(oldName, scope)), table: table.name)))
                 }
                 continue
             }
             let defaultClause = literal == "NULL" ? "" : " DEFAULT \(literal)"
-            steps.append(.addColumn(.init(summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
-                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
-                                       cost: .constant, table: table.name)))
+            steps.append(
+                .addColumn(
+                    .init(
+                        summary: "add \(table.name).\(column.name)\(defaultClause.isEmpty ? "" : " (default \(literal))")",
+                        sql: ["ALTER TABLE \(SQLText.q(table.name)) ADD COLUMN \(SQLText.q(column.name)) \(column.type)\(defaultClause)"],
+                        cost: .constant, table: table.name)))
         }
     }
 
@@ -298,9 +329,12 @@ extension SegmentPlanner {
             if let scope, scope.isEmpty { continue }
             let rows = try count(oldName, scope)
             let only = scope.map { " AND Z_ENT IN (\(SQLText.list($0)))" } ?? ""
-            steps.append(.updateRows(.init(summary: "fill nil values of \(table.name).\(column) with \(literal)",
-                                       sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL\(only)"],
-                                       cost: .update(rows: rows), table: table.name)))
+            steps.append(
+                .updateRows(
+                    .init(
+                        summary: "fill nil values of \(table.name).\(column) with \(literal)",
+                        sql: ["UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column)) = \(literal) WHERE \(SQLText.q(column)) IS NULL\(only)"],
+                        cost: .update(rows: rows), table: table.name)))
         }
     }
 
@@ -308,14 +342,20 @@ extension SegmentPlanner {
     mutating func deleteRemovedEntities(from table: Table, old: Table) throws {
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == old.name {
             guard mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
-                  let number = sourceLayout.entityNumbers[entity.name] else { continue }
+                let number = sourceLayout.entityNumbers[entity.name]
+            else { continue }
             let rows = try count(old.name, [number])
             if rows > 0 {
-                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
-                                                 isDestructive: true))
+                warnings.append(
+                    MigrationWarning(
+                        message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
+                        isDestructive: true))
             }
-            steps.append(.deleteRows(.init(summary: "delete the rows of removed entity \(entity.name)",
-                                       sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name)))
+            steps.append(
+                .deleteRows(
+                    .init(
+                        summary: "delete the rows of removed entity \(entity.name)",
+                        sql: ["DELETE FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)"], cost: .update(rows: rows), table: table.name)))
             addReferenceChecks(into: table.name)
         }
     }

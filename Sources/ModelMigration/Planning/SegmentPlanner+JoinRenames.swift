@@ -23,8 +23,9 @@ extension SegmentPlanner {
     /// another table of the hop.
     func joinRename(_ table: Table, found: FoundPairs?, claimed: Set<String>) -> JoinRename? {
         guard case .join(let name, _, _, _)? = found?.source, found?.reversed == false, !claimed.contains(name),
-              let old = sourceLayout.table(named: name), old.joinRelationship != nil,
-              old.columns.count == table.columns.count else { return nil }
+            let old = sourceLayout.table(named: name), old.joinRelationship != nil,
+            old.columns.count == table.columns.count
+        else { return nil }
         // The new name is free in the source, and the old one is taken by no other
         // destination table (it would be dropped or built under that name).
         if name != table.name {
@@ -47,21 +48,28 @@ extension SegmentPlanner {
     mutating func renameJoin(_ rename: JoinRename) {
         let table = rename.new.name
         if rename.old.name != table {
-            steps.append(.renameTable(.init(summary: "rename join table \(rename.old.name) to \(table)",
-                                       sql: ["ALTER TABLE \(SQLText.q(rename.old.name)) RENAME TO \(SQLText.q(table))"],
-                                       cost: .constant, table: table)))
+            steps.append(
+                .renameTable(
+                    .init(
+                        summary: "rename join table \(rename.old.name) to \(table)",
+                        sql: ["ALTER TABLE \(SQLText.q(rename.old.name)) RENAME TO \(SQLText.q(table))"],
+                        cost: .constant, table: table)))
         }
         let oldNames = Set(rename.old.columns.map(\.name))
         let swaps = rename.columns.contains { oldNames.contains($0.to) }
         var moves = rename.columns
         if swaps {
-            moves = rename.columns.enumerated().map { ($0.element.from, "MM_RENAMING_\($0.offset)") }
+            moves =
+                rename.columns.enumerated().map { ($0.element.from, "MM_RENAMING_\($0.offset)") }
                 + rename.columns.enumerated().map { ("MM_RENAMING_\($0.offset)", $0.element.to) }
         }
         for (from, to) in moves {
-            steps.append(.renameColumn(.init(summary: "rename column \(table).\(from) to \(to)",
-                                       sql: ["ALTER TABLE \(SQLText.q(table)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
-                                       cost: .constant, table: table)))
+            steps.append(
+                .renameColumn(
+                    .init(
+                        summary: "rename column \(table).\(from) to \(to)",
+                        sql: ["ALTER TABLE \(SQLText.q(table)) RENAME COLUMN \(SQLText.q(from)) TO \(SQLText.q(to))"],
+                        cost: .constant, table: table)))
         }
         joinTablesRenamedFrom[table] = rename.old.name
         columnRenames[rename.old.name] = Dictionary(rename.columns.map { ($0.from, $0.to) }, uniquingKeysWith: { a, _ in a })

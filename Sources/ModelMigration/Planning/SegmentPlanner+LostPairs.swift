@@ -21,21 +21,26 @@ extension SegmentPlanner {
                     let rows = try count(table, nil)
                     if rows > 0 {
                         let inverse = relationship.declaration.inverse.map { " and its inverse \(relationship.declaration.destination).\($0)" } ?? ""
-                        warnings.append(MigrationWarning(message: """
-                            \(entity.name).\(relationship.name)\(inverse) \(inverse.isEmpty ? "is" : "are") removed: \
-                            \(rows) pair\(rows == 1 ? "" : "s") of the many-to-many (rows of \(table)) will be deleted
-                            """, isDestructive: true))
+                        warnings.append(
+                            MigrationWarning(
+                                message: """
+                                    \(entity.name).\(relationship.name)\(inverse) \(inverse.isEmpty ? "is" : "are") removed: \
+                                    \(rows) pair\(rows == 1 ? "" : "s") of the many-to-many (rows of \(table)) will be deleted
+                                    """, isDestructive: true))
                     }
                 }
                 guard relationship.declaration.isOrdered, !kept.isEmpty, !kept.contains(where: { $0.declaration.isOrdered }) else { continue }
                 let ordered = try orderedRows(pairs)
                 guard ordered != 0 else { continue }
-                let counted = ordered == RowCounter.notCounted
+                let counted =
+                    ordered == RowCounter.notCounted
                     ? "the positions of its objects (not counted in a table this large; `migrate plan --exact-counts` counts them)"
                     : "the position\(ordered == 1 ? "" : "s") of \(ordered) object\(ordered == 1 ? "" : "s") in it"
-                warnings.append(MigrationWarning(message: """
-                    \(entity.name).\(relationship.name) is no longer ordered: \(counted) will be dropped
-                    """, isDestructive: true))
+                warnings.append(
+                    MigrationWarning(
+                        message: """
+                            \(entity.name).\(relationship.name) is no longer ordered: \(counted) will be dropped
+                            """, isDestructive: true))
             }
         }
     }
@@ -47,7 +52,8 @@ extension SegmentPlanner {
         for destinationEntity in destination.entities {
             for candidate in destinationEntity.relationships where candidate.declaredIn == destinationEntity.name && !candidate.declaration.isTransient {
                 guard let sourceOwner = sourceEntity(for: destinationEntity.name),
-                      let from = sourceName(destinationEntity.name, candidate.name) else { continue }
+                    let from = sourceName(destinationEntity.name, candidate.name)
+                else { continue }
                 let owner = sourceOwner.relationship(named: from)?.declaredIn
                 if owner == relationship.declaredIn, from == relationship.name { found.append(candidate); continue }
                 if let inverse = relationship.declaration.inverse, owner == relationship.inverseEntity, from == inverse {
@@ -61,7 +67,8 @@ extension SegmentPlanner {
     /// One warning per many-to-many: from the side first by (entity, name).
     func isFirstSide(_ relationship: CompiledRelationship) -> Bool {
         guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
-              source.entity(named: owner)?.relationship(named: inverse)?.declaration.isToMany == true else { return true }
+            source.entity(named: owner)?.relationship(named: inverse)?.declaration.isToMany == true
+        else { return true }
         return (relationship.declaredIn, relationship.name) <= (owner, inverse)
     }
 

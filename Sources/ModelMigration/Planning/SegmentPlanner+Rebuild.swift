@@ -35,8 +35,11 @@ extension SegmentPlanner {
             try copyRows(of: entity, into: table, as: buildName, copy: &copy)
         }
         guard let sourceTableName = copy.sourceTableName else {
-            steps.append(.createTable(MigrationStep.TableBuild(summary: "create table \(table.name)", table: table.name, buildTable: buildName,
-                                                               statements: copy.statements)))
+            steps.append(
+                .createTable(
+                    MigrationStep.TableBuild(
+                        summary: "create table \(table.name)", table: table.name, buildTable: buildName,
+                        statements: copy.statements)))
             return
         }
         try warnRemovedEntities(of: sourceTableName, into: table)
@@ -44,19 +47,23 @@ extension SegmentPlanner {
         // its row count is what the new table must hold, read from the b-tree
         // instead of a scan per entity (apply has checked each row's Z_ENT first).
         if !copy.expected.isEmpty, copy.expectedArguments.isEmpty {
-            let stored = Set(source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }
-                .compactMap { sourceLayout.entityNumbers[$0.name] })
+            let stored = Set(
+                source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }
+                    .compactMap { sourceLayout.entityNumbers[$0.name] })
             if stored == copy.copiedNumbers {
                 copy.expected = ["(SELECT count(*) FROM \(SQLText.q(sourceTableName)))"]
             }
         }
         let policyOnly = copy.expected.isEmpty
-        steps.append(.rebuildTable(MigrationStep.TableCopy(
-            summary: policyOnly ? "create the new \(table.name) (its rows come from a policy)"
-                : additionalBuildSummary(table, from: sourceTableName) ?? "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
-            table: table.name, buildTable: buildName, statements: copy.statements, cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
-            expectedRows: policyOnly ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
-            policyFunctions: copy.calls)))
+        steps.append(
+            .rebuildTable(
+                MigrationStep.TableCopy(
+                    summary: policyOnly
+                        ? "create the new \(table.name) (its rows come from a policy)"
+                        : additionalBuildSummary(table, from: sourceTableName) ?? "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
+                    table: table.name, buildTable: buildName, statements: copy.statements, cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
+                    expectedRows: policyOnly ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
+                    policyFunctions: copy.calls)))
         addRebuildChecks(table)
     }
 
@@ -65,7 +72,8 @@ extension SegmentPlanner {
     /// count they must come to.
     mutating func copyRows(of entity: CompiledEntity, into table: Table, as buildName: String, copy: inout HierarchyCopy) throws {
         guard let sourceEntity = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: sourceEntity.root),
-              let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name] else { return }
+            let number = sourceLayout.entityNumbers[sourceEntity.name], let newNumber = destinationLayout.entityNumbers[entity.name]
+        else { return }
         copy.sourceTableName = old.name
         let mapping = self.mapping.mapping(forDestination: entity.name)
         // A custom mapping: the policy step writes these rows.
@@ -76,8 +84,10 @@ extension SegmentPlanner {
         var bound: [DatabaseValue] = []
         for column in table.columns {
             columns.append(SQLText.q(column.name))
-            values.append(try expression(for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
-                                         newNumber: newNumber, arguments: &bound, calls: &copy.calls))
+            values.append(
+                try expression(
+                    for: column, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
+                    newNumber: newNumber, arguments: &bound, calls: &copy.calls))
         }
         // A mapping file's filter: only the source objects it holds for are copied.
         var filter = SQLFragment("")
@@ -89,12 +99,16 @@ extension SegmentPlanner {
         } else {
             copy.copiedNumbers.insert(number)
         }
-        copy.statements.append(SQLFragment("""
-            INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) \
-            FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql)
-            """, bound + filter.arguments))
-        copy.expected.append(filter.sql.isEmpty ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
-                                                : "(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql))")
+        copy.statements.append(
+            SQLFragment(
+                """
+                INSERT INTO \(SQLText.q(buildName)) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) \
+                FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql)
+                """, bound + filter.arguments))
+        copy.expected.append(
+            filter.sql.isEmpty
+                ? "(SELECT count(*) FROM \(SQLText.q(old.name)) WHERE Z_ENT = \(number))"
+                : "(SELECT count(*) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_ENT = \(number)\(filter.sql))")
         copy.expectedArguments += filter.arguments
         copy.rows = copy.rows.adding(saturating: try count(old.name, [number]))
         try warnDropped(mapping, sourceEntity: sourceEntity, numbers: [number])
@@ -105,23 +119,28 @@ extension SegmentPlanner {
         let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
         let dropped = try countWhere(table, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) ?? 0
         guard dropped > 0 else { return }
-        warnings.append(MigrationWarning(message: """
-                                             \(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") \
-                                             the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated \
-                                             (deleted, and references to \(dropped == 1 ? "it" : "them") removed)
-                                             """,
-                                         isDestructive: true))
+        warnings.append(
+            MigrationWarning(
+                message: """
+                    \(entity.name): \(dropped) \(sourceEntity.name) object\(dropped == 1 ? "" : "s") \
+                    the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated \
+                    (deleted, and references to \(dropped == 1 ? "it" : "them") removed)
+                    """,
+                isDestructive: true))
     }
 
     /// Rows of entities removed from the hierarchy are not copied: warn as alter() does.
     mutating func warnRemovedEntities(of sourceTableName: String, into table: Table) throws {
         for entity in source.entities where sourceLayout.table(forEntity: entity.root)?.name == sourceTableName {
             guard self.mapping.entityMappings.contains(where: { $0.kind == .remove && $0.source == entity.name }),
-                  let number = sourceLayout.entityNumbers[entity.name] else { continue }
+                let number = sourceLayout.entityNumbers[entity.name]
+            else { continue }
             let removed = try count(sourceTableName, [number])
             if removed > 0 {
-                warnings.append(MigrationWarning(message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
-                                                 isDestructive: true))
+                warnings.append(
+                    MigrationWarning(
+                        message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
+                        isDestructive: true))
             }
             addReferenceChecks(into: table.name)
         }
@@ -135,15 +154,18 @@ extension SegmentPlanner {
         return try PredicateSQL(version: source, layout: sourceLayout).condition(checked, row: alias)
     }
 
-    func expression(for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int,
-                    arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]) throws -> String {
+    func expression(
+        for column: Column, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity, newNumber: Int,
+        arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]
+    ) throws -> String {
         switch column.role {
         case .primaryKey: return "s.Z_PK"
         case .entityNumber: return String(newNumber)
         case .changeCounter: return "s.Z_OPT"
         case .attribute(let owner, let property):
-            return try attributeValue(owner: owner, property: property, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
-                                      column: column, arguments: &arguments, calls: &calls)
+            return try attributeValue(
+                owner: owner, property: property, entity: entity, lineage: lineage, sourceEntity: sourceEntity,
+                column: column, arguments: &arguments, calls: &calls)
         case .toOne(let owner, let name):
             guard lineage.contains(owner), let relationship = entity.relationship(named: name) else { return "NULL" }
             if let computed = try computedToOne(entity, relationship, sourceEntity: sourceEntity, arguments: &arguments) { return computed }
@@ -152,14 +174,16 @@ extension SegmentPlanner {
         case .toManyKey(let owner, let name):
             // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
             guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
-                  lineage.contains(relationship.declaration.destination), let found = pairs(for: ownerEntity, relationship) else { return "NULL" }
+                lineage.contains(relationship.declaration.destination), let found = pairs(for: ownerEntity, relationship)
+            else { return "NULL" }
             return destinationOfRow(found.source, reversed: !found.reversed)
         case .order(let owner, let name):
             // This row is a destination of owner.name (ordered to-many): its position.
             guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name) else { return "NULL" }
-            let isDestinationRow = relationship.declaration.inverse.map { inverse in
-                lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
-            } ?? lineage.contains(relationship.declaration.destination)
+            let isDestinationRow =
+                relationship.declaration.inverse.map { inverse in
+                    lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
+                } ?? lineage.contains(relationship.declaration.destination)
             guard isDestinationRow else { return "NULL" }
             if let found = pairs(for: ownerEntity, relationship), !found.reversed {
                 switch found.source {
@@ -186,8 +210,10 @@ extension SegmentPlanner {
 
     /// The value of an attribute's column in a copy: copied, converted, a
     /// default, or a mapping file's expression (every literal bound).
-    func attributeValue(owner: String, property: String, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity,
-                        column: Column, arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]) throws -> String {
+    func attributeValue(
+        owner: String, property: String, entity: CompiledEntity, lineage: Set<String>, sourceEntity: CompiledEntity,
+        column: Column, arguments: inout [DatabaseValue], calls: inout [PolicyFunctionCall]
+    ) throws -> String {
         guard lineage.contains(owner), let attribute = entity.attribute(named: property) else { return "NULL" }
         let type = attribute.declaration.type
         switch mapping.mapping(forDestination: entity.name)?.property(property)?.source {
@@ -224,22 +250,25 @@ extension SegmentPlanner {
             if case .policyCall(let policy, let selector, let policyArguments, _) = checked {
                 // The registered function holds its result to the attribute's rules
                 // itself (type, required, range, min/max), in the same call.
-                calls.append(PolicyFunctionCall(policy: policy, selector: selector, entity: entity.name, attribute: property,
-                                                argumentTypes: policyArguments.map(Self.attributeType(of:))))
+                calls.append(
+                    PolicyFunctionCall(
+                        policy: policy, selector: selector, entity: entity.name, attribute: property,
+                        argumentTypes: policyArguments.map(Self.attributeType(of:))))
                 return fragment.sql
             }
             let value = "(\(fragment.sql))"
             let label = "\(entity.name).\(property)"
-            let converted: String = switch type {
-            // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
-            // beyond Int64 (overflowed integer arithmetic) fails its row instead
-            // of being clamped by CAST.
-            case .integer16, .integer32, .integer64:
-                "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
-            case .double, .float, .date: "CAST(\(value) AS REAL)"
-            case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
-            default: value
-            }
+            let converted: String =
+                switch type {
+                // NSNumber's integerValue truncates toward zero, as CAST does; a REAL
+                // beyond Int64 (overflowed integer arithmetic) fails its row instead
+                // of being clamped by CAST.
+                case .integer16, .integer32, .integer64:
+                    "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
+                case .double, .float, .date: "CAST(\(value) AS REAL)"
+                case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
+                default: value
+                }
             let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure, arguments: &arguments)
             guard !attribute.declaration.isOptional else { return held }
             // A required attribute: a nil value fails the copy itself, naming the
@@ -274,8 +303,10 @@ extension SegmentPlanner {
     /// values, so the copy refuses one outside, naming its row (`mm_within`, on the
     /// value already computed: no second pass over the table), or, with
     /// `onFailure: nil`, makes it nil as it does a string that is not a number.
-    func within(_ value: String, _ attribute: AttributeDescription, label: String, nilOnFailure: Bool,
-                arguments: inout [DatabaseValue]) -> String {
+    func within(
+        _ value: String, _ attribute: AttributeDescription, label: String, nilOnFailure: Bool,
+        arguments: inout [DatabaseValue]
+    ) -> String {
         let byLength = attribute.type == .string || attribute.type == .uri || attribute.type == .binary
         func bound(_ limit: AttributeValue?) -> DatabaseValue? {
             switch limit {
@@ -307,8 +338,10 @@ extension SegmentPlanner {
 
     /// `value` through `mm_integer`: a REAL outside Int64 fails the row (or is nil
     /// with `onFailure: nil`), naming the attribute's type range.
-    static func integral(_ value: String, _ attribute: AttributeDescription, label: String, nilOnFailure: Bool,
-                         arguments: inout [DatabaseValue]) -> String {
+    static func integral(
+        _ value: String, _ attribute: AttributeDescription, label: String, nilOnFailure: Bool,
+        arguments: inout [DatabaseValue]
+    ) -> String {
         let range = attribute.type.integerRange ?? Int64.min...Int64.max
         arguments += [.text(label), .text("\(attribute.type.rawValue) (\(range.lowerBound)...\(range.upperBound))")]
         return "mm_integer(\(value), s.Z_PK, ?, ?, \(nilOnFailure ? 2 : 0))"
@@ -362,7 +395,8 @@ extension SegmentPlanner {
     /// destination's key (positions follow primary keys).
     func orderValue(_ entity: String, _ name: String, owner: String, destination destinationKey: String) -> String {
         guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name),
-              let found = pairs(for: ownerEntity, relationship), !found.reversed else { return destinationKey }
+            let found = pairs(for: ownerEntity, relationship), !found.reversed
+        else { return destinationKey }
         switch found.source {
         case .join(let table, let mine, let theirs, let order?):
             return """
@@ -390,11 +424,13 @@ extension SegmentPlanner {
             for column in table.columns.dropFirst(2) {
                 guard case .order(let entity, let name) = column.role else { continue }
                 targets.append(SQLText.q(column.name))
-                values.append("\(entity).\(name)" == table.joinRelationship
-                              ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
-                              : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
+                values.append(
+                    "\(entity).\(name)" == table.joinRelationship
+                        ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
+                        : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
             }
-            sql.append("""
+            sql.append(
+                """
                 INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \
                 SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.source, reversed: found.reversed))) AS p
                 """)
@@ -402,14 +438,20 @@ extension SegmentPlanner {
         }
         let statements = sql.map { SQLFragment($0) }
         guard found != nil else {
-            steps.append(.createTable(MigrationStep.TableBuild(summary: "create join table \(table.name)", table: table.name, buildTable: buildName,
-                                                               statements: statements)))
+            steps.append(
+                .createTable(
+                    MigrationStep.TableBuild(
+                        summary: "create join table \(table.name)", table: table.name, buildTable: buildName,
+                        statements: statements)))
             return
         }
         var summary = "fill join table \(table.name) from the old relationship storage"
         if case .path? = found?.source { summary = "fill join table \(table.name) through the mapping file's key path" }
-        steps.append(.fillJoinTable(MigrationStep.TableCopy(summary: summary,
-                                                            table: table.name, buildTable: buildName, statements: statements, cost: cost)))
+        steps.append(
+            .fillJoinTable(
+                MigrationStep.TableCopy(
+                    summary: summary,
+                    table: table.name, buildTable: buildName, statements: statements, cost: cost)))
         addRebuildChecks(table)
     }
 }
@@ -435,9 +477,12 @@ extension SegmentPlanner {
                     return "\(SQLText.q(column.name)) NOT IN \(remaining)"
                 }
                 guard !conditions.isEmpty else { continue }
-                steps.append(.deleteRows(.init(summary: "delete \(other.name) pairs whose objects the filter left out",
-                                           sql: ["DELETE FROM \(SQLText.q(other.name)) WHERE \(conditions.joined(separator: " OR "))"],
-                                           cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
+                steps.append(
+                    .deleteRows(
+                        .init(
+                            summary: "delete \(other.name) pairs whose objects the filter left out",
+                            sql: ["DELETE FROM \(SQLText.q(other.name)) WHERE \(conditions.joined(separator: " OR "))"],
+                            cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
                 continue
             }
             var conditions: [String] = []
@@ -484,12 +529,17 @@ extension SegmentPlanner {
                     return nil
                 }
             }
-            steps.append(.updateRows(.init(summary: "clear \(other.name)'s references to objects the filter left out",
-                                       sql: ["""
-                                           UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) \
-                                           WHERE \(conditions.joined(separator: " OR "))
-                                           """],
-                                       cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
+            steps.append(
+                .updateRows(
+                    .init(
+                        summary: "clear \(other.name)'s references to objects the filter left out",
+                        sql: [
+                            """
+                            UPDATE \(SQLText.q(other.name)) SET \(exact.joined(separator: ", ")) \
+                            WHERE \(conditions.joined(separator: " OR "))
+                            """
+                        ],
+                        cost: .update(rows: (try? count(other.name, nil)) ?? 0), table: other.name)))
             for check in required where !checks.contains(check) { checks.append(check) }
         }
         checks += checkBuilder.referenceChecks(into: table)

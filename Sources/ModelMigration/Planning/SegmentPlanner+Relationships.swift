@@ -17,16 +17,22 @@ extension SegmentPlanner {
                 let renumbered = subtree(destination, target).contains { name in
                     sourceEntity(for: name).flatMap { sourceLayout.entityNumbers[$0.name] } != destinationLayout.entityNumbers[name]
                 }
-                let stale = rebuilt.contains(table.name) || rebuilt.contains(targetTable) || renumbered
+                let stale =
+                    rebuilt.contains(table.name) || rebuilt.contains(targetTable) || renumbered
                     || old?.column(for: column.role)?.name != column.name
                 guard stale else { continue }
-                steps.append(.updateRows(.init(summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
-                                           sql: ["""
-                                               UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \
-                                               (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d \
-                                               WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))
-                                               """],
-                                           cost: .update(rows: try countAfter(table.name)), table: table.name)))
+                steps.append(
+                    .updateRows(
+                        .init(
+                            summary: "set \(table.name).\(column.name), the entity of each \(label) destination",
+                            sql: [
+                                """
+                                UPDATE \(SQLText.q(table.name)) SET \(SQLText.q(column.name)) = \
+                                (SELECT d.Z_ENT FROM \(SQLText.q(targetTable)) AS d \
+                                WHERE d.Z_PK = \(SQLText.q(table.name)).\(SQLText.q(key.name)))
+                                """
+                            ],
+                            cost: .update(rows: try countAfter(table.name)), table: table.name)))
                 if let check = entityTypeCheck(table, column), !checks.contains(check) { checks.append(check) }
             }
         }
@@ -41,35 +47,44 @@ extension SegmentPlanner {
         for entity in destination.entities {
             for r in entity.relationships where r.declaredIn == entity.name && !r.declaration.isToMany && !r.declaration.isTransient {
                 guard let inverseName = r.declaration.inverse, let inverseOwner = r.inverseEntity,
-                      let inverse = destination.entity(named: inverseOwner)?.relationship(named: inverseName), !inverse.declaration.isToMany,
-                      (r.declaredIn, r.name) < (inverse.declaredIn, inverse.name) else { continue }
+                    let inverse = destination.entity(named: inverseOwner)?.relationship(named: inverseName), !inverse.declaration.isToMany,
+                    (r.declaredIn, r.name) < (inverse.declaredIn, inverse.name)
+                else { continue }
                 if wasOneToOne(r) && wasOneToOne(inverse) { continue }
                 // Both sides new: nothing stored yet.
                 if sourceName(r.declaredIn, r.name) == nil && sourceName(inverse.declaredIn, inverse.name) == nil { continue }
                 // A: the side made to-one (a reshape), else the first by name.
                 let (a, b) = isReshaped(inverse) && !isReshaped(r) ? (inverse, r) : (r, inverse)
                 guard let tableA = destinationLayout.table(forEntity: destination.entity(named: a.declaredIn)!.root),
-                      let tableB = destinationLayout.table(forEntity: destination.entity(named: b.declaredIn)!.root),
-                      let columnA = tableA.column(for: .toOne(entity: a.declaredIn, relationship: a.name)),
-                      let columnB = tableB.column(for: .toOne(entity: b.declaredIn, relationship: b.name)) else { continue }
+                    let tableB = destinationLayout.table(forEntity: destination.entity(named: b.declaredIn)!.root),
+                    let columnA = tableA.column(for: .toOne(entity: a.declaredIn, relationship: a.name)),
+                    let columnB = tableB.column(for: .toOne(entity: b.declaredIn, relationship: b.name))
+                else { continue }
                 let (na, nb) = (numbers(destinationLayout, subtree(destination, a.declaredIn)), numbers(destinationLayout, subtree(destination, b.declaredIn)))
                 let (qa, qb, ca, cb) = (SQLText.q(tableA.name), SQLText.q(tableB.name), SQLText.q(columnA.name), SQLText.q(columnB.name))
-                steps.append(.updateRows(.init(summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
-                                           sql: ["""
-                                                 UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a \
-                                                 WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) \
-                                                 WHERE Z_ENT IN (\(SQLText.list(nb)))
-                                                 """,
-                                                 """
-                                                 UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL \
-                                                 AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)
-                                                 """],
-                                           cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name)))
-                warnings.append(MigrationWarning(message: """
-                                                     \(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: \
-                                                     each object keeps at most one partner, the one with the lowest primary key; \
-                                                     other pairings are cleared
-                                                     """, isDestructive: true))
+                steps.append(
+                    .updateRows(
+                        .init(
+                            summary: "set \(b.declaredIn).\(b.name) from \(a.declaredIn).\(a.name), so the one-to-one agrees",
+                            sql: [
+                                """
+                                UPDATE \(qb) SET \(cb) = (SELECT a.Z_PK FROM \(qa) AS a \
+                                WHERE a.\(ca) = \(qb).Z_PK AND a.Z_ENT IN (\(SQLText.list(na))) ORDER BY a.Z_PK LIMIT 1) \
+                                WHERE Z_ENT IN (\(SQLText.list(nb)))
+                                """,
+                                """
+                                UPDATE \(qa) SET \(ca) = NULL WHERE Z_ENT IN (\(SQLText.list(na))) AND \(ca) IS NOT NULL \
+                                AND NOT EXISTS (SELECT 1 FROM \(qb) AS b WHERE b.Z_PK = \(qa).\(ca) AND b.\(cb) = \(qa).Z_PK)
+                                """,
+                            ],
+                            cost: .update(rows: try countAfter(tableA.name).adding(saturating: countAfter(tableB.name))), table: tableB.name)))
+                warnings.append(
+                    MigrationWarning(
+                        message: """
+                            \(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: \
+                            each object keeps at most one partner, the one with the lowest primary key; \
+                            other pairings are cleared
+                            """, isDestructive: true))
                 changed.formUnion([tableA.name, tableB.name])
             }
         }
@@ -80,9 +95,10 @@ extension SegmentPlanner {
     /// inverse was a to-one too (its pairs already agree).
     func wasOneToOne(_ relationship: CompiledRelationship) -> Bool {
         guard let sourceOwner = sourceEntity(for: relationship.declaredIn), let from = sourceName(relationship.declaredIn, relationship.name),
-              let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
-              let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
-              let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse) else { return false }
+            let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
+            let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
+            let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse)
+        else { return false }
         return !oldInverseRelationship.declaration.isToMany
     }
 
@@ -123,8 +139,10 @@ extension SegmentPlanner {
     /// MappingFiles.md): the key of the object reached, read on the source row `s`. The
     /// objects keep their keys when their entity mapping carries them over, so the source
     /// key is the destination key, as for a copied relationship.
-    func computedToOne(_ entity: CompiledEntity, _ relationship: CompiledRelationship, sourceEntity: CompiledEntity,
-                       arguments: inout [DatabaseValue]) throws -> String? {
+    func computedToOne(
+        _ entity: CompiledEntity, _ relationship: CompiledRelationship, sourceEntity: CompiledEntity,
+        arguments: inout [DatabaseValue]
+    ) throws -> String? {
         guard case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source else { return nil }
         // The object another mapping made of this row's source object: it kept the row's key.
         if keys == MappingResolver.sameSourceObject { return "s.Z_PK" }

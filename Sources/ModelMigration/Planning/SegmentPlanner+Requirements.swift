@@ -19,7 +19,8 @@ extension SegmentPlanner {
         }
         for entity in destination.entities {
             guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
-                  let sourceEntity = sourceEntity(for: entity.name) else { continue }
+                let sourceEntity = sourceEntity(for: entity.name)
+            else { continue }
             for attribute in entity.attributes where attribute.declaredIn == entity.name {
                 guard case .copy(let from)? = entityMapping.property(attribute.name)?.source ?? nil else {
                     if case .convert(let from, .widen)? = entityMapping.property(attribute.name)?.source {
@@ -31,7 +32,8 @@ extension SegmentPlanner {
             }
             for relationship in entity.relationships where relationship.declaredIn == entity.name && !relationship.declaration.isToMany {
                 guard case .convert(let from, .reshape)? = entityMapping.property(relationship.name)?.source,
-                      sourceEntity.relationship(named: from)?.declaration.isToMany == true else { continue }
+                    sourceEntity.relationship(named: from)?.declaration.isToMany == true
+                else { continue }
                 addSingleDestination(relationship, of: entity, from: from, in: sourceEntity, file: file)
             }
         }
@@ -49,21 +51,23 @@ extension SegmentPlanner {
     /// entity itself, not of its subentities, refuse the hop.
     mutating func addNoOwnObjects(_ entity: CompiledEntity, file: String) {
         guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
-              entityMapping.filter == nil, let sourceEntity = sourceEntity(for: entity.name), !sourceEntity.isAbstract,
-              let number = sourceLayout.entityNumbers[sourceEntity.name],
-              let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+            entityMapping.filter == nil, let sourceEntity = sourceEntity(for: entity.name), !sourceEntity.isAbstract,
+            let number = sourceLayout.entityNumbers[sourceEntity.name],
+            let table = sourceLayout.table(forEntity: sourceEntity.root)
+        else { return }
         let filter = "Z_ENT = \(number)"
         let concrete = destination.entities.filter { !$0.isAbstract && $0.name != entity.name && subtree(destination, entity.name).contains($0.name) }
         let target = concrete.first?.name ?? "a concrete subentity"
-        requirements.append(MigrationCheck(
-            summary: "\(entity.name) becomes abstract (it can have no objects of its own), and the store holds \(sourceEntity.name) objects",
-            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
-            rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
-            remedy: """
-                keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \(target): \
-                `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and `\(target): { source: \(sourceEntity.name) }` \
-                (they become \(target) objects; \(target)'s own stored objects would then be dropped, which the plan warns of)
-                """))
+        requirements.append(
+            MigrationCheck(
+                summary: "\(entity.name) becomes abstract (it can have no objects of its own), and the store holds \(sourceEntity.name) objects",
+                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+                rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+                remedy: """
+                    keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \(target): \
+                    `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and `\(target): { source: \(sourceEntity.name) }` \
+                    (they become \(target) objects; \(target)'s own stored objects would then be dropped, which the plan warns of)
+                    """))
     }
 
     /// Source rows of `entity` and its subentities that map to destination rows.
@@ -73,33 +77,36 @@ extension SegmentPlanner {
 
     mutating func addNoNil(_ requirement: DataRequirement, file: String) {
         guard let entityMapping = mapping.mapping(forDestination: requirement.entity), entityMapping.kind != .custom,
-              let sourceEntity = source.entity(named: requirement.sourceEntity),
-              let column = sourceColumn(sourceEntity, requirement.sourceProperty),
-              let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+            let sourceEntity = source.entity(named: requirement.sourceEntity),
+            let column = sourceColumn(sourceEntity, requirement.sourceProperty),
+            let table = sourceLayout.table(forEntity: sourceEntity.root)
+        else { return }
         switch entityMapping.property(requirement.property)?.source {
         case .copy(let from)? where from == requirement.sourceProperty: break
         case .convert(let from, .widen)? where from == requirement.sourceProperty: break
-        default: return   // a mapping file sets it some other way
+        default: return  // a mapping file sets it some other way
         }
         let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NULL"
-        requirements.append(MigrationCheck(
-            summary: """
-                \(requirement.entity).\(requirement.property) becomes required without a default, \
-                and stored \(requirement.sourceEntity) objects hold nil
-                """,
-            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
-            rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
-            remedy: """
-                add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the values first, \
-                or write \(file) with a policy for \(requirement.entity)
-                """))
+        requirements.append(
+            MigrationCheck(
+                summary: """
+                    \(requirement.entity).\(requirement.property) becomes required without a default, \
+                    and stored \(requirement.sourceEntity) objects hold nil
+                    """,
+                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+                rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+                remedy: """
+                    add a default (`\(requirement.property): { …, default: … }`) so that nil values take it, set the values first, \
+                    or write \(file) with a policy for \(requirement.entity)
+                    """))
     }
 
     mutating func addRange(_ attribute: CompiledAttribute, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String) {
         let new = attribute.declaration
         guard new.minimum != nil || new.maximum != nil, let old = sourceEntity.attribute(named: from)?.declaration,
-              old.minimum != new.minimum || old.maximum != new.maximum,
-              let column = sourceColumn(sourceEntity, from), let table = sourceLayout.table(forEntity: sourceEntity.root) else { return }
+            old.minimum != new.minimum || old.maximum != new.maximum,
+            let column = sourceColumn(sourceEntity, from), let table = sourceLayout.table(forEntity: sourceEntity.root)
+        else { return }
         func number(_ value: AttributeValue?) -> String? {
             switch value {
             case .integer(let n)?: String(n)
@@ -121,18 +128,22 @@ extension SegmentPlanner {
         guard !bounds.isEmpty else { return }
         let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
         let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
-        requirements.append(MigrationCheck(
-            summary: """
-                \(entity.name).\(attribute.name) gets \(limits)\
-                \(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and stored values are outside it
-                """,
-            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
-            rowsSQL: "SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
-            remedy: "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))
+        requirements.append(
+            MigrationCheck(
+                summary: """
+                    \(entity.name).\(attribute.name) gets \(limits)\
+                    \(new.type == .string || new.type == .uri || new.type == .binary ? " (length)" : ""), and stored values are outside it
+                    """,
+                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+                rowsSQL:
+                    "SELECT 'Z_PK ' || Z_PK || ': ' || quote(\(SQLText.q(column.name))) FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+                remedy: "correct those values first, loosen the limit, or write \(file) with a policy for \(entity.name)"))
     }
 
-    mutating func addSingleDestination(_ relationship: CompiledRelationship, of entity: CompiledEntity, from: String,
-                                       in sourceEntity: CompiledEntity, file: String) {
+    mutating func addSingleDestination(
+        _ relationship: CompiledRelationship, of entity: CompiledEntity, from: String,
+        in sourceEntity: CompiledEntity, file: String
+    ) {
         guard let pairs = pairSource(sourceEntity, from) else { return }
         let owners: String
         switch pairs {
@@ -146,29 +157,32 @@ extension SegmentPlanner {
         case .column, .path:
             return
         }
-        requirements.append(MigrationCheck(
-            summary: "\(entity.name).\(relationship.name) becomes to-one, and stored \(sourceEntity.name) objects have several destinations",
-            sql: "SELECT count(*) FROM (\(owners))",
-            rowsSQL: "SELECT 'Z_PK ' || owner || ': ' || n || ' destinations' FROM (\(owners)) ORDER BY owner LIMIT 5",
-            remedy: """
-                keep it to-many, reduce those objects to one destination first, \
-                or write \(file) with a policy for \(entity.name) that chooses the one to keep
-                """))
+        requirements.append(
+            MigrationCheck(
+                summary: "\(entity.name).\(relationship.name) becomes to-one, and stored \(sourceEntity.name) objects have several destinations",
+                sql: "SELECT count(*) FROM (\(owners))",
+                rowsSQL: "SELECT 'Z_PK ' || owner || ': ' || n || ' destinations' FROM (\(owners)) ORDER BY owner LIMIT 5",
+                remedy: """
+                    keep it to-many, reduce those objects to one destination first, \
+                    or write \(file) with a policy for \(entity.name) that chooses the one to keep
+                    """))
     }
 
     mutating func addUnique(_ index: StorageLayout.Index, file: String) {
         // Only constraints that are new or changed, on a table whose rows come from
         // the store, need the data's consent.
         guard sourceLayout.indexes.first(where: { $0.name == index.name }).map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index),
-              let table = destinationLayout.table(named: index.table), table.joinRelationship == nil else { return }
+            let table = destinationLayout.table(named: index.table), table.joinRelationship == nil
+        else { return }
         var sourceColumns: [String] = []
         var sourceTable: String?
         var owners: Set<String> = []
         for indexColumn in index.columns {
             guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
-                  case .attribute(let owner, let property) = column.role,
-                  let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
-                  let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom else { return }
+                case .attribute(let owner, let property) = column.role,
+                let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
+                let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom
+            else { return }
             switch entityMapping.property(property)?.source {
             case .copy(let from)?, .convert(let from, .widen)?:
                 guard let oldColumn = sourceColumn(old, from), let oldTable = sourceLayout.table(forEntity: old.root) else { return }
@@ -177,9 +191,9 @@ extension SegmentPlanner {
                 sourceColumns.append(oldColumn.name)
                 owners.insert(old.name)
             case .defaultValue(nil)?, .none:
-                return   // every row holds nil: SQLite's unique indexes never compare nils
+                return  // every row holds nil: SQLite's unique indexes never compare nils
             case .defaultValue(_?)?, .convert(_, .fillDefault)?:
-                continue // one value for every row: it does not tell rows apart
+                continue  // one value for every row: it does not tell rows apart
             default:
                 return
             }
@@ -212,10 +226,11 @@ extension SegmentPlanner {
             GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
             """
         let names = index.columns.map(\.name).joined(separator: ", ")
-        requirements.append(MigrationCheck(
-            summary: "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
-            sql: "SELECT count(*) FROM (\(duplicates))",
-            rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
-            remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
+        requirements.append(
+            MigrationCheck(
+                summary: "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
+                sql: "SELECT count(*) FROM (\(duplicates))",
+                rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
+                remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
     }
 }

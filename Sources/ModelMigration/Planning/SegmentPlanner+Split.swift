@@ -20,7 +20,9 @@ extension SegmentPlanner {
         let bySource = Dictionary(grouping: mappings.filter { $0.source != nil }, by: { $0.source! })
         if let (name, shared) = bySource.first(where: { $0.value.count > 1 }) {
             let destinations = shared.compactMap(\.destination).sorted()
-            throw PlanningError(.noPath, """
+            throw PlanningError(
+                .noPath,
+                """
                 \(destinations.joined(separator: " and ")) are all made from each \(name) and share table \(table.name): \
                 their objects would take the same keys; give each its own entity hierarchy, or make one of them in a policy
                 """)
@@ -49,17 +51,20 @@ extension SegmentPlanner {
         var parts = ["(SELECT count(*) FROM (\(rows)) AS p WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY k WHERE k.Z_ENT = p.e AND k.Z_NAME = p.n))"]
         for table in destinationLayout.tables where table.joinRelationship == nil {
             guard let number = numbers[table.entity] else { continue }
-            parts.append("""
+            parts.append(
+                """
                 (SELECT count(*) FROM (SELECT max(Z_PK) AS top FROM \(SQLText.q(table.name))) \
                 WHERE top > coalesce((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(number)), 0))
                 """)
         }
         let names = planned.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
-        checks.append(MigrationCheck(summary: """
-                                         Z_PRIMARYKEY agrees with the rows (each entity under its planned number: \(names); \
-                                         Z_MAX of each root entity at least the highest key of its table)
-                                         """,
-                                     sql: "SELECT " + parts.joined(separator: " + ")))
+        checks.append(
+            MigrationCheck(
+                summary: """
+                    Z_PRIMARYKEY agrees with the rows (each entity under its planned number: \(names); \
+                    Z_MAX of each root entity at least the highest key of its table)
+                    """,
+                sql: "SELECT " + parts.joined(separator: " + ")))
     }
 }
 

@@ -86,12 +86,14 @@ struct SegmentPlanner {
             return .column(table: table.name, column: column.name, numbers: numbers(sourceLayout, subtree(source, entity.name)))
         }
         if let destination = source.entity(named: r.destination),
-           let (table, column, order) = sourceLayout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            let (table, column, order) = sourceLayout.reverseColumn(for: relationship, destinationRoot: destination.root)
+        {
             return .reverseColumn(table: table.name, column: column, order: order)
         }
         guard let (table, mine, theirs) = sourceLayout.joinTable(for: relationship) else { return nil }
-        return .join(table: table.name, mine: mine, theirs: theirs,
-                     order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
+        return .join(
+            table: table.name, mine: mine, theirs: theirs,
+            order: table.column(for: .order(entity: relationship.declaredIn, relationship: name))?.name)
     }
 
     /// Where a destination relationship's pairs come from.
@@ -107,15 +109,18 @@ struct SegmentPlanner {
     func pairs(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> FoundPairs? {
         if let path = pathPairs(entity, relationship) { return FoundPairs(source: path, reversed: false) }
         if let inverse = relationship.declaration.inverse, let owner = destination.entity(named: relationship.inverseEntity ?? ""),
-           let ownerRelationship = owner.relationship(named: inverse), let path = pathPairs(owner, ownerRelationship) {
+            let ownerRelationship = owner.relationship(named: inverse), let path = pathPairs(owner, ownerRelationship)
+        {
             return FoundPairs(source: path, reversed: true)
         }
         if let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, relationship.name),
-           let pairs = pairSource(sourceEntity, from) {
+            let pairs = pairSource(sourceEntity, from)
+        {
             return FoundPairs(source: pairs, reversed: false)
         }
         if let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
-           let ownerSource = sourceEntity(for: owner), let from = sourceName(owner, inverse), let pairs = pairSource(ownerSource, from) {
+            let ownerSource = sourceEntity(for: owner), let from = sourceName(owner, inverse), let pairs = pairSource(ownerSource, from)
+        {
             return FoundPairs(source: pairs, reversed: true)
         }
         return nil
@@ -129,14 +134,16 @@ struct SegmentPlanner {
     /// pairs are the destination's.
     func pathPairs(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> PairSource? {
         guard relationship.declaration.isToMany, let sourceEntity = sourceEntity(for: entity.name),
-              case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source,
-              keys.hasPrefix("$source.") else { return nil }
+            case .expression(let keys, _)? = mapping.mapping(forDestination: entity.name)?.property(relationship.name)?.source,
+            keys.hasPrefix("$source.")
+        else { return nil }
         var current = sourceEntity
         var selects: [String] = []
         var first: String?
         for name in keys.dropFirst(8).split(separator: ".").map(String.init) {
             guard let hop = current.relationship(named: name), let pairs = pairSource(current, name),
-                  let next = source.entity(named: hop.declaration.destination) else { return nil }
+                let next = source.entity(named: hop.declaration.destination)
+            else { return nil }
             selects.append(pairSelect(pairs, reversed: false))
             first = first ?? Self.storageTable(pairs)
             current = next
@@ -234,7 +241,9 @@ struct SegmentPlanner {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
             let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
             if sourceTables.count > 1 {
-                throw PlanningError(.noPath, """
+                throw PlanningError(
+                    .noPath,
+                    """
                     table \(table.name) would receive rows of \(sourceTables.sorted().joined(separator: " and ")); \
                     merging hierarchies is not supported
                     """)
@@ -262,9 +271,10 @@ struct SegmentPlanner {
             guard let entity = destination.entity(named: parts[0]), let relationship = entity.relationship(named: parts[1]) else { continue }
             let found = pairs(for: entity, relationship)
             if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false, name == table.name,
-               let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
-               mine == table.columns[0].name, theirs == table.columns[1].name,
-               order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name {
+                let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
+                mine == table.columns[0].name, theirs == table.columns[1].name,
+                order == table.column(for: .order(entity: relationship.declaredIn, relationship: relationship.name))?.name
+            {
                 tables.keptJoins.insert(name)
                 continue
             }
@@ -284,16 +294,19 @@ struct SegmentPlanner {
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration
                 guard r.isToMany, r.inverse == nil, !r.isTransient, let found = pairs(for: entity, relationship) else { continue }
-                let shared: Bool = switch found.source {
-                case .column, .join, .path: true
-                case .reverseColumn: false
-                }
+                let shared: Bool =
+                    switch found.source {
+                    case .column, .join, .path: true
+                    case .reverseColumn: false
+                    }
                 if shared {
-                    warnings.append(MigrationWarning(message: """
-                                                         \(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \
-                                                         \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps \
-                                                         the one with the lowest primary key
-                                                         """, isDestructive: true))
+                    warnings.append(
+                        MigrationWarning(
+                            message: """
+                                \(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \
+                                \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps \
+                                the one with the lowest primary key
+                                """, isDestructive: true))
                 }
             }
         }
@@ -303,14 +316,19 @@ struct SegmentPlanner {
     /// external files stays a reference (the files are not read into the store).
     mutating func warnExternalStorage() {
         for entity in destination.entities {
-            for attribute in entity.attributes where attribute.declaredIn == entity.name && attribute.declaration.type == .binary
-                && !attribute.declaration.allowsExternalStorage {
+            for attribute in entity.attributes
+            where attribute.declaredIn == entity.name && attribute.declaration.type == .binary
+                && !attribute.declaration.allowsExternalStorage
+            {
                 guard let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, attribute.name),
-                      sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true else { continue }
-                warnings.append(MigrationWarning(message: """
-                                                     \(entity.name).\(attribute.name) no longer allows external storage: \
-                                                     values Core Data kept in files beside the store stay references to those files
-                                                     """, isDestructive: true))
+                    sourceEntity.attribute(named: from)?.declaration.allowsExternalStorage == true
+                else { continue }
+                warnings.append(
+                    MigrationWarning(
+                        message: """
+                            \(entity.name).\(attribute.name) no longer allows external storage: \
+                            values Core Data kept in files beside the store stay references to those files
+                            """, isDestructive: true))
             }
         }
     }
@@ -327,19 +345,24 @@ struct SegmentPlanner {
         var policyRows: Int64 = 0
         for entityMapping in custom {
             guard let policy = entityMapping.policy, let sourceName = entityMapping.source, let destinationName = entityMapping.destination,
-                  let sourceEntity = source.entity(named: sourceName), let table = sourceLayout.table(forEntity: sourceEntity.root),
-                  let number = sourceLayout.entityNumbers[sourceName] else { continue }
+                let sourceEntity = source.entity(named: sourceName), let table = sourceLayout.table(forEntity: sourceEntity.root),
+                let number = sourceLayout.entityNumbers[sourceName]
+            else { continue }
             policyRows = policyRows.adding(saturating: try count(table.name, [number]))
-            invocations.append(PolicyInvocation(policy: policy, mappingName: entityMapping.name, sourceEntity: sourceName,
-                                                destinationEntity: destinationName, buildTables: buildTables))
+            invocations.append(
+                PolicyInvocation(
+                    policy: policy, mappingName: entityMapping.name, sourceEntity: sourceName,
+                    destinationEntity: destinationName, buildTables: buildTables))
             try warnDropped(entityMapping, sourceEntity: sourceEntity, numbers: [number], policy: true)
         }
         if !invocations.isEmpty {
             let names = invocations.map { "\($0.policy): \($0.sourceEntity) → \($0.destinationEntity)" }.joined(separator: "; ")
-            steps.append(.policy(MigrationStep.PolicyStage(
-                summary: invocations.count == 1 ? "policy \(names)" : "policies \(names) (stage by stage)",
-                table: destinationLayout.table(forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
-                policies: invocations, cost: .policy(rows: policyRows))))
+            steps.append(
+                .policy(
+                    MigrationStep.PolicyStage(
+                        summary: invocations.count == 1 ? "policy \(names)" : "policies \(names) (stage by stage)",
+                        table: destinationLayout.table(forEntity: destination.entity(named: invocations[0].destinationEntity)!.root)?.name,
+                        policies: invocations, cost: .policy(rows: policyRows))))
         }
     }
 
@@ -349,18 +372,25 @@ struct SegmentPlanner {
             let replaced = tables.rebuilt.contains(table.name) || tables.newJoins.contains { $0.table.name == table.name }
             // Kept: a table altered in place comes from it (a destination table of the
             // same name may come from another one, renamed onto a removed entity's name).
-            let kept = tables.fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || tables.keptJoins.contains(table.name)
+            let kept =
+                tables.fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || tables.keptJoins.contains(table.name)
                 || tables.renamedJoins.contains { $0.old.name == table.name }
             guard replaced || !kept else { continue }
             let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
             if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
-            steps.append(.dropTable(.init(summary: "drop \(table.name)", sql: ["DROP TABLE \(SQLText.q(table.name))"],
-                                       cost: .constant, table: table.name)))
+            steps.append(
+                .dropTable(
+                    .init(
+                        summary: "drop \(table.name)", sql: ["DROP TABLE \(SQLText.q(table.name))"],
+                        cost: .constant, table: table.name)))
         }
         for new in tables.built where new.buildName != new.table.name {
-            steps.append(.renameTable(.init(summary: "move the rebuilt \(new.table.name) into place",
-                                       sql: ["ALTER TABLE \(SQLText.q(new.buildName)) RENAME TO \(SQLText.q(new.table.name))"],
-                                       cost: .constant, table: new.table.name)))
+            steps.append(
+                .renameTable(
+                    .init(
+                        summary: "move the rebuilt \(new.table.name) into place",
+                        sql: ["ALTER TABLE \(SQLText.q(new.buildName)) RENAME TO \(SQLText.q(new.table.name))"],
+                        cost: .constant, table: new.table.name)))
         }
     }
 
@@ -373,8 +403,11 @@ struct SegmentPlanner {
         for table in tables.fastPath where tableRenamedFrom(table) != nil && renamedAwayTables.contains(table.name) {
             let temporary = "MM_MOVING_" + table.name
             temporaryTableNames[table.name] = temporary
-            steps.append(.renameTable(.init(summary: "move table \(table.name) out of the way (renamed below)",
-                                       sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
+            steps.append(
+                .renameTable(
+                    .init(
+                        summary: "move table \(table.name) out of the way (renamed below)",
+                        sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
         }
         for table in tables.fastPath {
             try alter(table)
@@ -394,12 +427,14 @@ struct SegmentPlanner {
         let builtNames = Set(tables.built.map(\.table.name))
         let destinationNames = Set(destinationLayout.tables.map(\.name))
         // Tables created empty: their indexes cost nothing.
-        let emptyTables = Set(tables.newTables
-            .filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
-            .map(\.table.name) + tables.newJoins.filter { $0.pairs == nil }.map(\.table.name))
+        let emptyTables = Set(
+            tables.newTables
+                .filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
+                .map(\.table.name) + tables.newJoins.filter { $0.pairs == nil }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
-        let renamedTables = Dictionary(tables.fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }
-                                       + tables.renamedJoins.map { ($0.old.name, $0.new.name) }, uniquingKeysWith: { a, _ in a })
+        let renamedTables = Dictionary(
+            tables.fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }
+                + tables.renamedJoins.map { ($0.old.name, $0.new.name) }, uniquingKeysWith: { a, _ in a })
         func afterRenames(_ index: StorageLayout.Index) -> StorageLayout.Index {
             var index = index.renamingColumns(columnRenames[index.table] ?? [:])
             index.table = renamedTables[index.table] ?? index.table
@@ -415,22 +450,31 @@ struct SegmentPlanner {
         // in Core Data's migrated stores (`Z_14USERS_Z_22USERS1_INDEX` on `Z_15USERS`).
         let renamedJoinSources = Set(tables.renamedJoins.map(\.old.name))
         let movedIndexes = sourceLayout.indexes.filter { renamedJoinSources.contains($0.table) }.map(afterRenames)
-        for index in sourceLayout.indexes where renamedAway.contains(index.table) || renamedJoinSources.contains(index.table)
-            || (!builtNames.contains(index.table) && destinationNames.contains(index.table)) {
+        for index in sourceLayout.indexes
+        where renamedAway.contains(index.table) || renamedJoinSources.contains(index.table)
+            || (!builtNames.contains(index.table) && destinationNames.contains(index.table))
+        {
             if renamedJoinSources.contains(index.table) {
                 // Kept when the destination has its definition; otherwise dropped, as
                 // an index the version no longer has is on any table.
                 if destinationLayout.indexes.contains(where: { afterRenames(index).hasDefinition(of: $0) }) { continue }
-                steps.append(.dropIndex(.init(summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
-                                           cost: .constant, table: afterRenames(index).table)))
+                steps.append(
+                    .dropIndex(
+                        .init(
+                            summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                            cost: .constant, table: afterRenames(index).table)))
                 continue
             }
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
             if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
-                || renamedAway.contains(index.table) {
-                steps.append(.dropIndex(.init(summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
-                                           cost: .constant, table: index.table)))
+                || renamedAway.contains(index.table)
+            {
+                steps.append(
+                    .dropIndex(
+                        .init(
+                            summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"],
+                            cost: .constant, table: index.table)))
             }
         }
         for index in destinationLayout.indexes {
@@ -439,9 +483,12 @@ struct SegmentPlanner {
             let changed = oldIndexes[index.name].map { SchemaSQL.createIndex($0) } != SchemaSQL.createIndex(index)
             guard fresh || changed || tableRenamedInto(index.table) else { continue }
             let rows = emptyTables.contains(index.table) ? 0 : try countAfter(index.table)
-            steps.append(.createIndex(.init(summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
-                                       sql: [SchemaSQL.createIndex(index)],
-                                       cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table)))
+            steps.append(
+                .createIndex(
+                    .init(
+                        summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
+                        sql: [SchemaSQL.createIndex(index)],
+                        cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table)))
         }
     }
 }

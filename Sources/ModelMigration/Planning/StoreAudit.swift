@@ -60,16 +60,17 @@ struct StoreAudit {
             let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
             guard !members.isEmpty else { continue }
             let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
-            checks.append(MigrationCheck(
-                summary: """
-                    \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
-                    (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
-                    """,
-                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
-                rowsSQL: """
-                    SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
-                    FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
-                    """))
+            checks.append(
+                MigrationCheck(
+                    summary: """
+                        \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
+                        (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
+                        """,
+                    sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
+                    rowsSQL: """
+                        SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
+                        FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
+                        """))
         }
         for table in layout.tables
         where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues && !skipping.contains(table.name) {
@@ -89,13 +90,14 @@ struct StoreAudit {
                     WHERE d.Z_ENT NOT IN (\(SQLText.list(targets)))
                     """
                 let rowLabel = table.joinRelationship == nil ? "'Z_PK ' || a.Z_PK || ' points to '" : "'a pair points to '"
-                checks.append(MigrationCheck(
-                    summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
-                    sql: "SELECT count(*) \(wrong)",
-                    rowsSQL: """
-                        SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \
-                        \(wrong) LIMIT 5
-                        """))
+                checks.append(
+                    MigrationCheck(
+                        summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
+                        sql: "SELECT count(*) \(wrong)",
+                        rowsSQL: """
+                            SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \
+                            \(wrong) LIMIT 5
+                            """))
             }
         }
         return checks
@@ -117,8 +119,11 @@ struct StoreAudit {
             guard let entity = version.entity(named: owner), entity.parent != nil else { continue }
             let members = numbers(of: version.subtree(of: owner))
             guard !members.isEmpty else { continue }
-            conditions.append(("(Z_ENT NOT IN (\(SQLText.list(members))) AND \(SQLText.q(column.name)) IS NOT NULL)",
-                               "\(column.name) of \(owner)".replacingOccurrences(of: "'", with: "''")))
+            conditions.append(
+                (
+                    "(Z_ENT NOT IN (\(SQLText.list(members))) AND \(SQLText.q(column.name)) IS NOT NULL)",
+                    "\(column.name) of \(owner)".replacingOccurrences(of: "'", with: "''")
+                ))
         }
         guard !conditions.isEmpty else { return nil }
         let filter = conditions.map(\.condition).joined(separator: " OR ")
@@ -142,23 +147,27 @@ struct StoreAudit {
         var warnings: [MigrationWarning] = []
         var refusals: [String] = []
         for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false {
-            var stems: [Substring: Set<String>] = [:]   // stem → the entities owning a column of it
+            var stems: [Substring: Set<String>] = [:]  // stem → the entities owning a column of it
             for column in table.columns {
                 if case .attribute(let entity, _) = column.role { stems[StorageLayout.stem(column.name), default: []].insert(entity) }
             }
             let shared = Set(table.columns.map(\.name).filter { (stems[StorageLayout.stem($0)]?.count ?? 0) > 1 })
             if !shared.isEmpty, let check = columnOwnership(table, only: shared) {
-                refusals += try Self.violations(of: [MigrationCheck(
-                    summary: "\(table.name) holds values in the column of a sibling entity whose name differs from the row's own column only by "
-                        + "its suffix (are the two bound the wrong way round?)", sql: check.sql, rowsSQL: check.rowsSQL)], on: connection)
+                refusals += try Self.violations(
+                    of: [
+                        MigrationCheck(
+                            summary: "\(table.name) holds values in the column of a sibling entity whose name differs from the row's own column only by "
+                                + "its suffix (are the two bound the wrong way round?)", sql: check.sql, rowsSQL: check.rowsSQL)
+                    ], on: connection)
             }
             guard let check = columnOwnership(table) else { continue }
             for problem in try Self.violations(of: [check], on: connection) {
                 let detail = problem.replacingOccurrences(of: check.summary + ": ", with: "")
-                warnings.append(MigrationWarning(
-                    message: "\(table.name) holds values in columns the row's entity does not have, left there by an earlier version "
-                        + "(no object has them; a rebuild of \(table.name) does not carry them): \(detail)",
-                    isDestructive: false))
+                warnings.append(
+                    MigrationWarning(
+                        message: "\(table.name) holds values in columns the row's entity does not have, left there by an earlier version "
+                            + "(no object has them; a rebuild of \(table.name) does not carry them): \(detail)",
+                        isDestructive: false))
             }
         }
         return (refusals, warnings)

@@ -60,8 +60,10 @@ public final class MigrationManager {
     }
     private var fills: (source: ObjectIdentifier, values: [(Int, Fill)], toOne: [(String, String)])?
 
-    init(mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String],
-         reader: SourceReader? = nil) throws {
+    init(
+        mapping: EntityMapping, hop: MigrationHop, connection: Connection, buildTables: [String: String],
+        reader: SourceReader? = nil
+    ) throws {
         currentEntityMapping = mapping
         sourceVersion = hop.source
         destinationVersion = hop.destination
@@ -70,7 +72,8 @@ public final class MigrationManager {
         hopMappings = hop.mapping.entityMappings
         destinationLayout = hop.destinationLayout
         self.buildTables = buildTables
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TEMP TABLE IF NOT EXISTS mm_associations (mapping TEXT NOT NULL, source INTEGER NOT NULL, destination INTEGER NOT NULL, \
             entity TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS temp.mm_associations_source ON mm_associations (mapping, source, destination);
@@ -171,7 +174,8 @@ public final class MigrationManager {
             return known
         }
         guard let entity = destinationVersion.entity(named: name), let number = destinationLayout.entityNumbers[name],
-              let table = destinationLayout.table(forEntity: entity.root) else {
+            let table = destinationLayout.table(forEntity: entity.root)
+        else {
             throw PolicyError("no entity '\(name)' in version \(destinationVersion.version)")
         }
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -189,7 +193,8 @@ public final class MigrationManager {
         }
         let plan = EntityPlan(shape: ObjectShape(names: names, toOneNames: toOne), attributes: attributes, toOne: toOne, number: Int64(number))
         if let physical = try? physicalTable(for: entity) {
-            plan.insert = try connection.prepare("""
+            plan.insert = try connection.prepare(
+                """
                 INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) \
                 VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
                 """)
@@ -212,9 +217,10 @@ public final class MigrationManager {
             let reserved = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(root)) ?? 0
             var sourceMax: Int64 = 0
             if let sourceName = currentEntityMapping.source, let sourceEntity = sourceVersion.entity(named: sourceName),
-               destinationLayout.table(forEntity: destinationVersion.entity(named: currentEntityMapping.destination ?? "")?.root ?? "")?.name
-                == destinationLayout.table(forEntity: compiled.root)?.name,
-               let sourceTable = reader.layout.table(forEntity: sourceEntity.root) {
+                destinationLayout.table(forEntity: destinationVersion.entity(named: currentEntityMapping.destination ?? "")?.root ?? "")?.name
+                    == destinationLayout.table(forEntity: compiled.root)?.name,
+                let sourceTable = reader.layout.table(forEntity: sourceEntity.root)
+            {
                 sourceMax = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(sourceTable.name))") ?? 0
             }
             nextKeys[table] = max(written, reserved, sourceMax)
@@ -298,13 +304,15 @@ public final class MigrationManager {
         for i in object.changedPositions {
             let name = object.shape.names[i], value = object.storage[i]
             guard let attribute = entity.attribute(named: name),
-                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name)) else { continue }
+                let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name))
+            else { continue }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")
             values.append(ValueCoding.databaseValue(value, as: attribute.declaration))
         }
         for (name, key) in object.toOne.sorted(by: { $0.key < $1.key }) {
             guard let relationship = entity.relationship(named: name),
-                  let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: name)) else {
+                let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: name))
+            else {
                 throw PolicyError("\(object.entity) has no to-one relationship '\(name)' in version \(destinationVersion.version)")
             }
             assignments.append("\(SchemaSQL.quote(column.name)) = ?")
@@ -350,7 +358,8 @@ public final class MigrationManager {
     public func destinationInstances(forEntityMappingName name: String, sourceInstances: [SourceObject]) throws -> [(entity: String, primaryKey: Int64)] {
         let mapping = try entityMapping(named: name)
         var result: [(String, Int64)] = []
-        let statement = try connection.cachedStatement("""
+        let statement = try connection.cachedStatement(
+            """
             SELECT entity, destination FROM mm_associations INDEXED BY mm_associations_source \
             WHERE mapping = ? AND source = ? ORDER BY destination
             """)
@@ -378,7 +387,8 @@ public final class MigrationManager {
         statement.reset()
         guard let sourceEntity = mapping.source else { return [] }
         if destination.entity == mapping.destination, !keys.contains(destination.primaryKey),
-           try reader.object(sourceEntity, key: destination.primaryKey) != nil {
+            try reader.object(sourceEntity, key: destination.primaryKey) != nil
+        {
             keys.insert(destination.primaryKey, at: 0)
         }
         return try keys.compactMap { try reader.object(sourceEntity, key: $0) }
@@ -388,10 +398,12 @@ public final class MigrationManager {
     /// the hop: the one being built, or the one kept).
     func destinationExists(entity name: String, key: Int64) throws -> Bool {
         guard let entity = destinationVersion.entity(named: name), let table = destinationLayout.table(forEntity: entity.root),
-              let number = destinationLayout.entityNumbers[name] else { return false }
+            let number = destinationLayout.entityNumbers[name]
+        else { return false }
         let physical = buildTables[table.name] ?? table.name
         let numbers = destinationVersion.subtree(of: name).compactMap { destinationLayout.entityNumbers[$0] }
-        let statement = try connection.cachedStatement("""
+        let statement = try connection.cachedStatement(
+            """
             SELECT 1 FROM \(SchemaSQL.quote(physical)) \
             WHERE Z_PK = ? AND Z_ENT IN (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))
             """)
@@ -430,8 +442,9 @@ public final class MigrationManager {
         var storage = [AttributeValue?](repeating: nil, count: plan.attributes.count)
         for (i, attributeName) in plan.shape.names.enumerated() {
             guard let attribute = entity.attribute(named: attributeName),
-                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)),
-                  let c = columns[column.name] else { continue }
+                let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attributeName)),
+                let c = columns[column.name]
+            else { continue }
             storage[i] = try ValueCoding.attributeValue(statement.value(at: c), as: plan.attributes[i], storePath: connection.path)
         }
         var object = DestinationObject(entity: name, primaryKey: key, shape: plan.shape, storage: storage)

@@ -26,17 +26,21 @@ public struct PolicyEngine: PolicyRunning {
         var policy: any EntityMigrationPolicy
     }
 
-    public func run(_ invocations: [PolicyInvocation], hop: MigrationHop, store: Store,
-                    progress: (MigrationEvent) -> Void) throws -> PolicyStageReport {
+    public func run(
+        _ invocations: [PolicyInvocation], hop: MigrationHop, store: Store,
+        progress: (MigrationEvent) -> Void
+    ) throws -> PolicyStageReport {
         let connection = store.connection
         let reader = SourceReader(connection: connection, version: hop.source, layout: hop.sourceLayout)
         var runs: [Run] = []
         for invocation in invocations {
             guard let type = catalog.policy(named: invocation.policy) else {
-                throw MigrationError(kind: .stepFailed, message: """
-                    policy '\(invocation.policy)' is not compiled into this migrate \
-                    (available: \(catalog.names.joined(separator: ", "))); nothing was changed
-                    """)
+                throw MigrationError(
+                    kind: .stepFailed,
+                    message: """
+                        policy '\(invocation.policy)' is not compiled into this migrate \
+                        (available: \(catalog.names.joined(separator: ", "))); nothing was changed
+                        """)
             }
             guard let mapping = hop.mapping.entityMappings.first(where: { $0.name == invocation.mappingName }) else { continue }
             let manager = try MigrationManager(mapping: mapping, hop: hop, connection: connection, buildTables: invocation.buildTables, reader: reader)
@@ -49,9 +53,11 @@ public struct PolicyEngine: PolicyRunning {
             if let error = error as? MigrationError { return error }
             let key = run.manager.currentSourceKey.map { " (source primary key \($0))" } ?? ""
             let message = (error as? PolicyError)?.message ?? "\(error)"
-            return MigrationError(kind: .stepFailed, message: """
-                policy \(run.invocation.policy) failed on \(run.invocation.sourceEntity)\(key) in \(phase): \(message); nothing was changed
-                """)
+            return MigrationError(
+                kind: .stepFailed,
+                message: """
+                    policy \(run.invocation.policy) failed on \(run.invocation.sourceEntity)\(key) in \(phase): \(message); nothing was changed
+                    """)
         }
         /// A policy that read a property its source entity lacks would write what it
         /// made of `nil` into every row: stop at the first such read.
@@ -60,10 +66,13 @@ public struct PolicyEngine: PolicyRunning {
             guard !unknown.isEmpty else { return }
             let entity = hop.source.entity(named: run.invocation.sourceEntity)
             let known = (entity?.attributes.map(\.name) ?? []) + (entity?.relationships.map(\.name) ?? [])
-            throw fail(run, PolicyError("""
-                read \(unknown.joined(separator: ", ")), which version \(hop.source.version) does not have \
-                (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?
-                """), phase: phase)
+            throw fail(
+                run,
+                PolicyError(
+                    """
+                    read \(unknown.joined(separator: ", ")), which version \(hop.source.version) does not have \
+                    (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?
+                    """), phase: phase)
         }
         func phase(_ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void) throws {
             do { try body(&runs[index].policy, runs[index].manager) } catch { throw fail(runs[index], error, phase: name) }
@@ -94,8 +103,9 @@ public struct PolicyEngine: PolicyRunning {
         for index in runs.indices {
             let run = runs[index]
             if run.usesRelationshipPhase, let destinationEntity = run.mapping.destination,
-               let entity = hop.destination.entity(named: destinationEntity),
-               let number = hop.destinationLayout.entityNumbers[destinationEntity] {
+                let entity = hop.destination.entity(named: destinationEntity),
+                let number = hop.destinationLayout.entityNumbers[destinationEntity]
+            {
                 let table = try run.manager.physicalTable(for: entity)
                 let own = try connection.prepare("SELECT Z_PK FROM \(SchemaSQL.quote(table)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
                 while try own.step() {
@@ -143,33 +153,39 @@ public struct PolicyEngine: PolicyRunning {
     /// the hop naming the first such object, before the generic checks count them.
     private func requireValues(_ run: Run, hop: MigrationHop, connection: Connection) throws {
         guard let name = run.mapping.destination, let entity = hop.destination.entity(named: name),
-              let table = hop.destinationLayout.table(forEntity: entity.root),
-              let number = hop.destinationLayout.entityNumbers[name] else { return }
+            let table = hop.destinationLayout.table(forEntity: entity.root),
+            let number = hop.destinationLayout.entityNumbers[name]
+        else { return }
         let physical = run.invocation.buildTables[table.name] ?? table.name
         let required: [(name: String, column: String)] = entity.attributes.compactMap { attribute in
             guard !attribute.declaration.isOptional, !attribute.declaration.isTransient,
-                  let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { return nil }
+                let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name))
+            else { return nil }
             return (attribute.name, SchemaSQL.quote(column.name))
         }
         guard !required.isEmpty else { return }
         // One pass over the table for every required column.
-        let statement = try connection.prepare("""
+        let statement = try connection.prepare(
+            """
             SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \(SchemaSQL.quote(physical)) \
             WHERE Z_ENT = \(number) AND (\(required.map { "\($0.column) IS NULL" }.joined(separator: " OR "))) ORDER BY Z_PK LIMIT 1
             """)
         guard try statement.step(), let index = required.indices.first(where: { statement.int64(at: Int32($0 + 1)) != 0 }) else { return }
         let attribute = "\(name).\(required[index].name)"
-        throw MigrationError(kind: .stepFailed, message: """
-            policy \(run.invocation.policy): \(name) \(statement.int64(at: 0)) has no value for required \(attribute) \
-            (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
-            """)
+        throw MigrationError(
+            kind: .stepFailed,
+            message: """
+                policy \(run.invocation.policy): \(name) \(statement.int64(at: 0)) has no value for required \(attribute) \
+                (its source object had none, or the policy set none: set it in the policy, or give the attribute a default); nothing was changed
+                """)
     }
 
     /// Source objects of exactly the mapping's source entity.
     private func sourceCount(_ run: Run, hop: MigrationHop, connection: Connection) throws -> Int64 {
         guard let entity = hop.source.entity(named: run.invocation.sourceEntity),
-              let table = hop.sourceLayout.table(forEntity: entity.root),
-              let number = hop.sourceLayout.entityNumbers[run.invocation.sourceEntity] else { return 0 }
+            let table = hop.sourceLayout.table(forEntity: entity.root),
+            let number = hop.sourceLayout.entityNumbers[run.invocation.sourceEntity]
+        else { return 0 }
         return try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT = \(number)") ?? 0
     }
 
@@ -179,10 +195,11 @@ public struct PolicyEngine: PolicyRunning {
     /// warning (and a failure under `--verify`).
     private func emptiedProperties(_ run: Run, hop: MigrationHop, connection: Connection) throws -> [EmptiedProperty] {
         guard let sourceName = run.mapping.source, let destinationName = run.mapping.destination,
-              let sourceEntity = hop.source.entity(named: sourceName), let entity = hop.destination.entity(named: destinationName),
-              let sourceTable = hop.sourceLayout.table(forEntity: sourceEntity.root), let table = hop.destinationLayout.table(forEntity: entity.root),
-              let sourceNumber = hop.sourceLayout.entityNumbers[sourceName],
-              let number = hop.destinationLayout.entityNumbers[destinationName] else { return [] }
+            let sourceEntity = hop.source.entity(named: sourceName), let entity = hop.destination.entity(named: destinationName),
+            let sourceTable = hop.sourceLayout.table(forEntity: sourceEntity.root), let table = hop.destinationLayout.table(forEntity: entity.root),
+            let sourceNumber = hop.sourceLayout.entityNumbers[sourceName],
+            let number = hop.destinationLayout.entityNumbers[destinationName]
+        else { return [] }
         let physical = run.invocation.buildTables[table.name] ?? table.name
         var found: [EmptiedProperty] = []
         for property in run.mapping.properties where property.source == .policy {
@@ -193,7 +210,8 @@ public struct PolicyEngine: PolicyRunning {
                 destinationRole = .attribute(entity: attribute.declaredIn, property: property.name)
                 sourceRole = .attribute(entity: old.declaredIn, property: property.name)
             } else if let relationship = entity.relationship(named: property.name), !relationship.declaration.isToMany,
-                      let old = sourceEntity.relationship(named: property.name), !old.declaration.isToMany {
+                let old = sourceEntity.relationship(named: property.name), !old.declaration.isToMany
+            {
                 destinationRole = .toOne(entity: relationship.declaredIn, relationship: property.name)
                 sourceRole = .toOne(entity: old.declaredIn, relationship: property.name)
             } else {
@@ -202,12 +220,14 @@ public struct PolicyEngine: PolicyRunning {
             guard let column = table.column(for: destinationRole), let sourceColumn = sourceTable.column(for: sourceRole) else { continue }
             // Each destination object of the mapping against the source it was made
             // from: its own source (same key) or the ones associated with it.
-            let rows = try connection.scalarInt64("""
-                SELECT count(*) FROM \(SchemaSQL.quote(physical)) AS d WHERE d.Z_ENT = \(number) AND d.\(SchemaSQL.quote(column.name)) IS NULL
-                AND EXISTS (SELECT 1 FROM \(SchemaSQL.quote(sourceTable.name)) AS s \
-                WHERE s.Z_ENT = \(sourceNumber) AND s.\(SchemaSQL.quote(sourceColumn.name)) IS NOT NULL
-                    AND (s.Z_PK = d.Z_PK OR s.Z_PK IN (SELECT source FROM mm_associations WHERE mapping = ? AND destination = d.Z_PK AND entity = ?)))
-                """, .text(run.mapping.name), .text(destinationName)) ?? 0
+            let rows =
+                try connection.scalarInt64(
+                    """
+                    SELECT count(*) FROM \(SchemaSQL.quote(physical)) AS d WHERE d.Z_ENT = \(number) AND d.\(SchemaSQL.quote(column.name)) IS NULL
+                    AND EXISTS (SELECT 1 FROM \(SchemaSQL.quote(sourceTable.name)) AS s \
+                    WHERE s.Z_ENT = \(sourceNumber) AND s.\(SchemaSQL.quote(sourceColumn.name)) IS NOT NULL
+                        AND (s.Z_PK = d.Z_PK OR s.Z_PK IN (SELECT source FROM mm_associations WHERE mapping = ? AND destination = d.Z_PK AND entity = ?)))
+                    """, .text(run.mapping.name), .text(destinationName)) ?? 0
             if rows > 0 {
                 found.append(EmptiedProperty(entity: destinationName, property: property.name, policy: run.invocation.policy, rows: rows))
             }

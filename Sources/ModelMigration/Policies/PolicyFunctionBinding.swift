@@ -22,15 +22,19 @@ struct PolicyFunctionBinding {
         for call in calls where !bindings.contains(where: { $0.call.sqlName == call.sqlName }) {
             if read[call.policy] == nil { read[call.policy] = runner?.functions(of: call.policy) }
             guard let functions = read[call.policy] else {
-                throw MigrationError(kind: .stepFailed, message: """
-                    \(call.entity).\(call.attribute) calls policy '\(call.policy)', which is not compiled into this migrate; nothing was changed
-                    """)
+                throw MigrationError(
+                    kind: .stepFailed,
+                    message: """
+                        \(call.entity).\(call.attribute) calls policy '\(call.policy)', which is not compiled into this migrate; nothing was changed
+                        """)
             }
             guard let function = functions.first(where: { $0.selector == call.selector }) else {
-                throw MigrationError(kind: .stepFailed, message: """
-                    \(call.entity).\(call.attribute) calls '\(call.selector)' of policy \(call.policy), which has no such function \
-                    (its functions: \(functions.map(\.selector).sorted().joined(separator: ", "))); nothing was changed
-                    """)
+                throw MigrationError(
+                    kind: .stepFailed,
+                    message: """
+                        \(call.entity).\(call.attribute) calls '\(call.selector)' of policy \(call.policy), which has no such function \
+                        (its functions: \(functions.map(\.selector).sorted().joined(separator: ", "))); nothing was changed
+                        """)
             }
             guard let attribute = hop.destination.entity(named: call.entity)?.attribute(named: call.attribute)?.declaration else {
                 throw MigrationError(kind: .stepFailed, message: "\(call.entity).\(call.attribute): no such attribute in version \(hop.to)")
@@ -63,7 +67,8 @@ struct PolicyFunctionBinding {
                 return .null
             }
             if let problem = ValueCoding.check(result, fits: attribute.type) ?? (limited ? ValueCoding.checkLimits(result, of: attribute) : nil) {
-                throw PolicyFunctionFailure("""
+                throw PolicyFunctionFailure(
+                    """
                     \(label): \(name) returned \(result.displayText) for source row Z_PK \(arguments.sourceKey): \(problem)
                     """)
             }

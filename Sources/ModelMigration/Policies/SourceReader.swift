@@ -40,7 +40,8 @@ final class SourceReader {
     /// entity; transient attributes and relationships are known names.
     func noteRead(of name: String, in entity: String) {
         guard let compiled = version.entity(named: entity), compiled.attribute(named: name) == nil,
-              compiled.relationship(named: name) == nil else { return }
+            compiled.relationship(named: name) == nil
+        else { return }
         let read = "\(entity).\(name)"
         if !unknownReads.contains(read) { unknownReads.append(read) }
     }
@@ -112,14 +113,16 @@ final class SourceReader {
         values.reserveCapacity(shape.columns.count)
         for i in shape.columns.indices {
             let value = statement.value(at: shape.columns[i])
-            values.append(shape.external[i]
-                ? try ValueCoding.attributeValue(value, as: shape.attributes[i].attribute, storePath: connection.path)
-                : ValueCoding.attributeValue(value, as: shape.types[i]))
+            values.append(
+                shape.external[i]
+                    ? try ValueCoding.attributeValue(value, as: shape.attributes[i].attribute, storePath: connection.path)
+                    : ValueCoding.attributeValue(value, as: shape.types[i]))
         }
         let keys = shape.toOneColumns.map { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
         let counter = positions.opt.map { statement.int64(at: $0) } ?? 1
-        return SourceObject(entity: name, primaryKey: statement.int64(at: positions.pk), storage: values, keys: keys, shape: shape.shape,
-                            changeCounter: counter, reader: self)
+        return SourceObject(
+            entity: name, primaryKey: statement.int64(at: positions.pk), storage: values, keys: keys, shape: shape.shape,
+            changeCounter: counter, reader: self)
     }
 
     /// Where the bookkeeping columns are in one statement's rows, and the shape of
@@ -147,7 +150,8 @@ final class SourceReader {
     /// Streams the objects of exactly `entity` (not its subentities) in key order.
     func forEach(_ entity: String, _ body: (SourceObject) throws -> Void) throws {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root),
-              let number = layout.entityNumbers[entity] else { return }
+            let number = layout.entityNumbers[entity]
+        else { return }
         let statement = try connection.prepare("SELECT * FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
         let columns = Self.columnIndex(statement)
         while try statement.step() {
@@ -158,7 +162,8 @@ final class SourceReader {
     /// One object of `entity` (or a subentity) by key.
     func object(_ entity: String, key: Int64) throws -> SourceObject? {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root) else { return nil }
-        let statement = try connection.cachedStatement("""
+        let statement = try connection.cachedStatement(
+            """
             SELECT * FROM \(SchemaSQL.quote(table.name)) \
             WHERE Z_PK = ? AND Z_ENT IN (\(subtreeNumbers(entity).map(String.init).joined(separator: ",")))
             """)
@@ -186,7 +191,8 @@ final class SourceReader {
         guard let destination = version.entity(named: r.destination), let destinationTable = layout.table(forEntity: destination.root) else { return [] }
         var keys: [Int64] = []
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let statement = try connection.cachedStatement("""
+            let statement = try connection.cachedStatement(
+                """
                 SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column)) = ? \
                 ORDER BY \(order.map { SchemaSQL.quote($0) + ", " } ?? "")Z_PK
                 """)
@@ -196,7 +202,8 @@ final class SourceReader {
         } else {
             guard let (join, mine, theirs) = layout.joinTable(for: relationship) else { return [] }
             let order = join.column(for: .order(entity: relationship.declaredIn, relationship: name))
-            let statement = try connection.cachedStatement("""
+            let statement = try connection.cachedStatement(
+                """
                 SELECT \(SchemaSQL.quote(theirs)) FROM \(SchemaSQL.quote(join.name)) WHERE \(SchemaSQL.quote(mine)) = ? \
                 ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")\(SchemaSQL.quote(theirs))
                 """)

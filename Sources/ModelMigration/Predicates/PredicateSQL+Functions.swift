@@ -37,8 +37,10 @@ extension PredicateSQL.Builder {
             let (a, b) = (try number(0), try number(1))
             return args.allSatisfy({ $0.type == .integer }) ? "(\(a) % \(b))" : "mod(\(a), \(b))"
         case .sqrt, .ceiling, .floor, .trunc, .log, .ln, .exp:
-            let names: [ExpressionFunction: String] = [.sqrt: "sqrt", .ceiling: "ceil", .floor: "floor", .trunc: "trunc", .log: "log10",
-                                                       .ln: "ln", .exp: "exp"]
+            let names: [ExpressionFunction: String] = [
+                .sqrt: "sqrt", .ceiling: "ceil", .floor: "floor", .trunc: "trunc", .log: "log10",
+                .ln: "ln", .exp: "exp",
+            ]
             return "\(names[function]!)(\(try number(0)))"
         case .power: return "pow(\(try number(0)), \(try number(1)))"
         case .bitwiseAnd: return "(\(try number(0)) & \(try number(1)))"

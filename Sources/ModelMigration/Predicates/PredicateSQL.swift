@@ -172,8 +172,10 @@ extension PredicateSQL {
         }
 
         /// `lhs op rhs`, the left side on row `l`, the right on row `r`.
-        func compare(_ lhs: CheckedExpression, _ l: String, _ op: Comparison.Operator, _ options: Comparison.Options,
-                     _ rhs: CheckedExpression, _ r: String) throws(PredicateSQLError) -> String {
+        func compare(
+            _ lhs: CheckedExpression, _ l: String, _ op: Comparison.Operator, _ options: Comparison.Options,
+            _ rhs: CheckedExpression, _ r: String
+        ) throws(PredicateSQLError) -> String {
             let style = OperandStyle(lhs, rhs, options)
             // Arguments are bound in the order their `?`s appear in the text.
             if op == .matches { return try matches(lhs, l, options, rhs, r, flags: style.flags) }
@@ -246,8 +248,10 @@ extension PredicateSQL {
         }
 
         /// `MATCHES`: `[d]` folds the text inside mm_matches; `[c]` is the regex's own option.
-        func matches(_ lhs: CheckedExpression, _ l: String, _ options: Comparison.Options,
-                     _ rhs: CheckedExpression, _ r: String, flags: Int) throws(PredicateSQLError) -> String {
+        func matches(
+            _ lhs: CheckedExpression, _ l: String, _ options: Comparison.Options,
+            _ rhs: CheckedExpression, _ r: String, flags: Int
+        ) throws(PredicateSQLError) -> String {
             let subject = try value(lhs, l, numeric: false)
             let pattern: String
             if options.contains(.diacriticInsensitive), case .literal(.string(let s)) = rhs {
@@ -259,8 +263,10 @@ extension PredicateSQL {
         }
 
         /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` with the left side already written as `a`.
-        func substringTest(_ a: String, _ op: Comparison.Operator, _ rhs: CheckedExpression, _ r: String,
-                           _ style: OperandStyle, mark: Int) throws(PredicateSQLError) -> String {
+        func substringTest(
+            _ a: String, _ op: Comparison.Operator, _ rhs: CheckedExpression, _ r: String,
+            _ style: OperandStyle, mark: Int
+        ) throws(PredicateSQLError) -> String {
             // NSString's rangeOfString: finds no empty string ({NSNotFound, 0}), so
             // NSPredicate's BEGINSWITH, ENDSWITH and CONTAINS are false for '' and nil
             // (Docs/Predicates.md): an empty literal is false outright, any other

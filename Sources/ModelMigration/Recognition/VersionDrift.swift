@@ -49,7 +49,8 @@ public struct VersionDrift: Sendable, Hashable {
             lines.append("\(name): parent \(old.parent ?? "none") in the store's version, \(new.parent ?? "none") in the YAML")
         }
         if old.isAbstract != new.isAbstract {
-            lines.append("""
+            lines.append(
+                """
                 \(name): \(old.isAbstract ? "abstract" : "not abstract") in the store's version, \
                 \(new.isAbstract ? "abstract" : "not abstract") in the YAML
                 """)
@@ -95,10 +96,12 @@ public struct VersionDrift: Sendable, Hashable {
 
     /// The explanation and the remedy, for exit 5.
     public var explanation: String {
-        (["""
+        ([
+            """
             version \(version) of model \(model) was edited after this store was made with it \
             (\(file) no longer has the hashes the store recorded for version \(version)):
-            """]
+            """
+        ]
             + differences.map { "  " + $0 }
             + ["a shipped version never changes: restore \(file) as it shipped, and put the change in a new version"])
             .joined(separator: "\n")

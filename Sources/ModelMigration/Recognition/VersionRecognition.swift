@@ -70,12 +70,14 @@ public struct VersionRecognition: Sendable, Hashable {
             chosen = candidates.first
         }
         // Ties: the stamped version, then the lower one.
-        let closest = chosen ?? model.versions.max { a, b in
-            if score(stored, a) != score(stored, b) { return score(stored, a) < score(stored, b) }
-            if a.version == metadata.modelVersion { return false }
-            if b.version == metadata.modelVersion { return true }
-            return a.version > b.version
-        }
+        let closest =
+            chosen
+            ?? model.versions.max { a, b in
+                if score(stored, a) != score(stored, b) { return score(stored, a) < score(stored, b) }
+                if a.version == metadata.modelVersion { return false }
+                if b.version == metadata.modelVersion { return true }
+                return a.version > b.version
+            }
         var comparisons: [EntityComparison] = []
         let names = Set(stored.keys).union(closest?.versionHashes.keys ?? [String: VersionHash]().keys)
         for name in names.sorted() {
@@ -83,9 +85,10 @@ public struct VersionRecognition: Sendable, Hashable {
             comparisons.append(.init(name: name, storedHash: stored[name], versionHash: closest?.versionHashes[name], matchingVersions: matching))
         }
         let layoutDiffers = chosen != nil && metadata.layoutHash != nil && metadata.layoutHash != chosen?.layoutHash
-        return VersionRecognition(model: model.name, outcome: chosen.map { .version($0.version) } ?? .unknown,
-                                  closestVersion: closest?.version, entities: comparisons, layoutDiffers: layoutDiffers,
-                                  stampedVersion: metadata.modelVersion, currentVersion: model.versions.last?.version)
+        return VersionRecognition(
+            model: model.name, outcome: chosen.map { .version($0.version) } ?? .unknown,
+            closestVersion: closest?.version, entities: comparisons, layoutDiffers: layoutDiffers,
+            stampedVersion: metadata.modelVersion, currentVersion: model.versions.last?.version)
     }
 
     private static func score(_ stored: [String: VersionHash], _ version: CompiledVersion) -> Int {
@@ -116,7 +119,8 @@ public struct VersionRecognition: Sendable, Hashable {
             case (nil, _): lines.append("  \(entity.name): in version \(closestVersion ?? 0), not in the store")
             case (_, nil): lines.append("  \(entity.name): in the store, not in version \(closestVersion ?? 0)")
             default:
-                let also = entity.matchingVersions.isEmpty
+                let also =
+                    entity.matchingVersions.isEmpty
                     ? "no version has its hash" : "its hash matches version \(entity.matchingVersions.map(String.init).joined(separator: ", "))"
                 lines.append("  \(entity.name): hash \(entity.storedHash!.short) differs from \(entity.versionHash!.short) (\(also))")
             }

@@ -100,7 +100,9 @@ extension StoreRequests {
         func notBegun(_ error: any Error) -> any Error {
             guard let error = error as? SQLiteError, error.kind == .busy || error.kind == .locked else { return failed(error) }
             let who = LockHolders.describe(path: store.resolvedPath).map { " (held by \($0))" } ?? ""
-            return RequestError(.failed, """
+            return RequestError(
+                .failed,
+                """
                 \(store.path): another migration, writer or reader holds the store\(who); \
                 waited \(Migrator.seconds(timeout)) s (--timeout); nothing was changed
                 """)
@@ -150,24 +152,7 @@ extension StoreRequests {
         let predicate = try checkedPredicate(request.predicate, entity: entity.name)
         let checker = TypeChecker(version: version, entity: entity.name)
         guard !request.assignments.isEmpty else { throw RequestError(.invalidRequest, "--set: nothing to set") }
-        var assignments: [(attribute: CompiledAttribute, value: CheckedExpression)] = []
-        for assignment in request.assignments {
-            guard let attribute = entity.attribute(named: assignment.key), !attribute.declaration.isTransient else {
-                let what = entity.relationship(named: assignment.key) != nil ? "is a relationship; batch updates set attributes" :
-                    entity.attribute(named: assignment.key) != nil ? "is transient (not stored)" :
-                    "is not an attribute of \(entity.name)"
-                        + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map { " (\($0))" } ?? "")
-                throw RequestError(.invalidRequest, "--set \(assignment.key): '\(assignment.key)' \(what)")
-            }
-            if assignments.contains(where: { $0.attribute.name == attribute.name }) {
-                throw RequestError(.invalidRequest, "--set \(assignment.key): set twice")
-            }
-            do {
-                assignments.append((attribute, try checker.value(assignment.value, for: attribute.declaration)))
-            } catch {
-                throw RequestError(error, in: "--set \(assignment.key)")
-            }
-        }
+        let assignments = try checkedAssignments(request.assignments, entity: entity, checker: checker)
         let generator = self.generator
         let table = try generator.table(of: entity.name)
         let quoted = PredicateSQL.quote(table.name)
@@ -205,8 +190,10 @@ extension StoreRequests {
                 let matched = try execute("INSERT INTO temp.mm_batch SELECT t0.Z_PK FROM \(quoted) t0 WHERE \(scope) AND \(condition.sql)", condition.arguments)
                 do {
                     _ = try execute("UPDATE \(quoted) SET \(sets.joined(separator: ", ")) WHERE Z_PK IN (\(batch))", setArguments)
-                } catch let error as SQLiteError where error.resultCode & 0xff == 19 /* SQLITE_CONSTRAINT */ {
-                    throw RequestError(.refused, """
+                } catch let error as SQLiteError where error.resultCode & 0xff == 19 {  // SQLITE_CONSTRAINT
+                    throw RequestError(
+                        .refused,
+                        """
                         \(entity.name): the update breaks a uniqueness constraint (\(Self.uniqueness(entity))): \(error.message); \
                         nothing was changed
                         """)
@@ -223,13 +210,43 @@ extension StoreRequests {
         }
     }
 
+    /// `--set` assignments checked against the entity: stored attributes, each set
+    /// once, each value of its attribute's type.
+    private func checkedAssignments(
+        _ requested: [BatchUpdateRequest.Assignment], entity: CompiledEntity, checker: TypeChecker
+    ) throws -> [(attribute: CompiledAttribute, value: CheckedExpression)] {
+        var assignments: [(attribute: CompiledAttribute, value: CheckedExpression)] = []
+        for assignment in requested {
+            guard let attribute = entity.attribute(named: assignment.key), !attribute.declaration.isTransient else {
+                let what =
+                    entity.relationship(named: assignment.key) != nil
+                    ? "is a relationship; batch updates set attributes"
+                    : entity.attribute(named: assignment.key) != nil
+                        ? "is transient (not stored)"
+                        : "is not an attribute of \(entity.name)"
+                            + (Suggestions.hint(for: assignment.key, in: entity.attributes.map(\.name)).map { " (\($0))" } ?? "")
+                throw RequestError(.invalidRequest, "--set \(assignment.key): '\(assignment.key)' \(what)")
+            }
+            if assignments.contains(where: { $0.attribute.name == attribute.name }) {
+                throw RequestError(.invalidRequest, "--set \(assignment.key): set twice")
+            }
+            do {
+                assignments.append((attribute, try checker.value(assignment.value, for: attribute.declaration)))
+            } catch {
+                throw RequestError(error, in: "--set \(assignment.key)")
+            }
+        }
+        return assignments
+    }
+
     /// A value's failure for one row (`mm_substring`, `mm_component`,
     /// `mm_number_or_fail`, worded for a migration's source row and its
     /// `onFailure: nil`), reworded for the object an update sets:
     /// `Person 3: nickname: substringFromIndex: 99 is beyond the end of 'Ann' (3 UTF-16 units)`.
     static func objectFailure(_ message: String, entity: String) -> String? {
         guard message.hasPrefix(entity + "."), let colon = message.firstIndex(of: ":"),
-              let row = message.range(of: " source row Z_PK ", options: .backwards) else { return nil }
+            let row = message.range(of: " source row Z_PK ", options: .backwards)
+        else { return nil }
         let attribute = message[message.index(after: message.index(message.startIndex, offsetBy: entity.count))..<colon]
         let digits = message[row.upperBound...].prefix { $0.isNumber || $0 == "-" }
         var before = String(message[message.index(colon, offsetBy: 2)..<row.lowerBound])
@@ -288,10 +305,10 @@ extension StoreRequests {
             bound(a.minimum, "<", measure: measured)
             bound(a.maximum, ">", measure: measured)
             guard !conditions.isEmpty else { continue }
-            let where_ = "Z_PK IN (\(keys)) AND (\(conditions.joined(separator: " OR ")))"
-            let found = try rows("SELECT Z_PK, \(c) FROM \(PredicateSQL.quote(table.name)) WHERE \(where_) ORDER BY Z_PK LIMIT 5", arguments)
+            let whereClause = "Z_PK IN (\(keys)) AND (\(conditions.joined(separator: " OR ")))"
+            let found = try rows("SELECT Z_PK, \(c) FROM \(PredicateSQL.quote(table.name)) WHERE \(whereClause) ORDER BY Z_PK LIMIT 5", arguments)
             guard !found.isEmpty else { continue }
-            let count = Int(try rows("SELECT count(*) FROM \(PredicateSQL.quote(table.name)) WHERE \(where_)", arguments)[0][0].int64 ?? 0)
+            let count = Int(try rows("SELECT count(*) FROM \(PredicateSQL.quote(table.name)) WHERE \(whereClause)", arguments)[0][0].int64 ?? 0)
             total += count
             for row in found {
                 let value = ValueCoding.attributeValue(row[1], as: a.type)
@@ -301,8 +318,10 @@ extension StoreRequests {
             if count > found.count { problems.append("… and \(count - found.count) more objects with a bad \(attribute.name)") }
         }
         if !problems.isEmpty {
-            throw RequestError(.refused, "\(total) object\(total == 1 ? "" : "s") would break the model; nothing was changed:\n  "
-                                   + problems.joined(separator: "\n  "))
+            throw RequestError(
+                .refused,
+                "\(total) object\(total == 1 ? "" : "s") would break the model; nothing was changed:\n  "
+                    + problems.joined(separator: "\n  "))
         }
     }
 
@@ -324,11 +343,12 @@ extension StoreRequests {
                 _ = try execute("CREATE TEMP TABLE IF NOT EXISTS mm_doomed (root TEXT NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (root, pk)) WITHOUT ROWID")
                 _ = try execute("DELETE FROM temp.mm_doomed")
                 defer { _ = try? execute("DELETE FROM temp.mm_doomed") }
-                let matched = try execute("""
-                                              INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(PredicateSQL.quote(table.name)) t0 \
-                                              WHERE \(scope) AND \(condition.sql)
-                                              """,
-                                          [.text(entity.root)] + condition.arguments)
+                let matched = try execute(
+                    """
+                    INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(PredicateSQL.quote(table.name)) t0 \
+                    WHERE \(scope) AND \(condition.sql)
+                    """,
+                    [.text(entity.root)] + condition.arguments)
                 try cascade()
                 try refuseDenied()
                 try refuseBrokenRelationships()
@@ -375,7 +395,8 @@ extension StoreRequests {
     /// The destinations of a relationship of the doomed rows: `SELECT key …`.
     func destinations(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> (sql: String, arguments: [DatabaseValue])? {
         guard let (source, arguments) = doomedSource(entity), let destination = version.entity(named: relationship.declaration.destination),
-              let table = access.layout.table(forEntity: entity.root) else { return nil }
+            let table = access.layout.table(forEntity: entity.root)
+        else { return nil }
         let r = relationship.declaration
         if !r.isToMany {
             guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
@@ -383,17 +404,21 @@ extension StoreRequests {
             return ("SELECT \(c) \(source) AND \(c) IS NOT NULL", arguments)
         }
         if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            return ("""
+            return (
+                """
                 SELECT d.Z_PK FROM \(PredicateSQL.quote(reverse.table.name)) d \
                 WHERE d.\(PredicateSQL.quote(reverse.column)) IN (SELECT s.Z_PK \(source)) \
                 AND \(generator.entityCondition(destination.name, alias: "d"))
-                """, arguments)
+                """, arguments
+            )
         }
         guard let join = access.layout.joinTable(for: relationship) else { return nil }
-        return ("""
+        return (
+            """
             SELECT j.\(PredicateSQL.quote(join.theirs)) FROM \(PredicateSQL.quote(join.table.name)) j \
             WHERE j.\(PredicateSQL.quote(join.mine)) IN (SELECT s.Z_PK \(source))
-            """, arguments)
+            """, arguments
+        )
     }
 
     /// Adds the destinations of cascading relationships until nothing new is doomed.
@@ -404,7 +429,8 @@ extension StoreRequests {
             added = 0
             for (entity, relationship) in cascading {
                 guard let root = version.entity(named: relationship.declaration.destination)?.root,
-                      let (sql, arguments) = destinations(entity, relationship) else { continue }
+                    let (sql, arguments) = destinations(entity, relationship)
+                else { continue }
                 added += try execute("INSERT OR IGNORE INTO temp.mm_doomed (root, pk) SELECT ?, k.* FROM (\(sql)) k", [.text(root)] + arguments)
             }
         }
@@ -415,7 +441,8 @@ extension StoreRequests {
         var problems: [String] = []
         for (entity, relationship) in storedRelationships where relationship.declaration.deleteRule == .deny {
             guard let destination = version.entity(named: relationship.declaration.destination),
-                  let (source, arguments) = doomedSource(entity), let table = access.layout.table(forEntity: entity.root) else { continue }
+                let (source, arguments) = doomedSource(entity), let table = access.layout.table(forEntity: entity.root)
+            else { continue }
             let r = relationship.declaration
             let staying = "NOT EXISTS (SELECT 1 FROM temp.mm_doomed x WHERE x.root = ? AND x.pk = %@)"
             var test: String
@@ -432,11 +459,14 @@ extension StoreRequests {
                     EXISTS (SELECT 1 FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) = s.Z_PK \
                     AND \(staying.replacingOccurrences(of: "%@", with: "j.\(PredicateSQL.quote(join.theirs))")))
                     """
-            } else { continue }
+            } else {
+                continue
+            }
             let found = try rows("SELECT s.Z_PK \(source) AND \(test) ORDER BY s.Z_PK LIMIT 6", arguments + [.text(destination.root)])
             guard !found.isEmpty else { continue }
             let keys = found.prefix(5).map { String($0[0].int64 ?? 0) }.joined(separator: ", ")
-            problems.append("""
+            problems.append(
+                """
                 \(entity.name).\(r.name) has delete rule deny, and \(entity.name) \(keys)\(found.count > 5 ? " and more" : "") \
                 still \(found.count == 1 ? "has" : "have") \(r.name) that would stay
                 """)
@@ -459,7 +489,8 @@ extension StoreRequests {
         for (entity, relationship) in storedRelationships {
             let r = relationship.declaration
             guard ObjectAccess.hasCountRule(r), let destination = version.entity(named: r.destination),
-                  let table = access.layout.table(forEntity: entity.root) else { continue }
+                let table = access.layout.table(forEntity: entity.root)
+            else { continue }
             let q = PredicateSQL.quote
             let staying = "s.Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
             let doomed = "IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
@@ -486,7 +517,9 @@ extension StoreRequests {
                 } else if let join = access.layout.joinTable(for: relationship) {
                     members = "FROM \(q(join.table.name)) j WHERE j.\(q(join.mine)) = s.Z_PK"
                     key = "j.\(q(join.theirs))"
-                } else { continue }
+                } else {
+                    continue
+                }
                 let minimum = Int64(clamping: r.minCount ?? 0)
                 let broken = r.isOptional ? "n > 0 AND n < \(minimum)" : "n < \(minimum)"
                 sql = """
@@ -501,7 +534,8 @@ extension StoreRequests {
             let keys = found.prefix(5).map { String($0[0].int64 ?? 0) }.joined(separator: ", ")
             let more = found.count > 5 ? " and more" : ""
             if !r.isToMany {
-                problems.append("""
+                problems.append(
+                    """
                     \(entity.name).\(r.name) is required, and \(entity.name) \(keys)\(more) would be left without it \
                     (their \(r.name) is among the objects deleted; delete them too, or point them elsewhere first)
                     """)
@@ -513,8 +547,10 @@ extension StoreRequests {
             }
         }
         if !problems.isEmpty {
-            throw RequestError(.refused, "the delete is refused: objects that stay would break the model; nothing was deleted:\n  "
-                                   + problems.joined(separator: "\n  "))
+            throw RequestError(
+                .refused,
+                "the delete is refused: objects that stay would break the model; nothing was deleted:\n  "
+                    + problems.joined(separator: "\n  "))
         }
     }
 
@@ -532,7 +568,10 @@ extension StoreRequests {
                     target = version.entity(named: relationship.declaration.destination)?.root
                     if let c = table.column(for: .toOneEntity(entity: owner, relationship: name)) { companions.append(c.name) }
                     if let inverseOwner = relationship.inverseEntity, let inverse = relationship.declaration.inverse,
-                       let c = table.column(for: .order(entity: inverseOwner, relationship: inverse)) { companions.append(c.name) }
+                        let c = table.column(for: .order(entity: inverseOwner, relationship: inverse))
+                    {
+                        companions.append(c.name)
+                    }
                 case .toManyKey(let owner, let name):
                     target = version.entity(named: owner)?.root
                     if let c = table.column(for: .order(entity: owner, relationship: name)) { companions.append(c.name) }
@@ -545,7 +584,8 @@ extension StoreRequests {
                 if let opt = table.column(for: .changeCounter) {
                     sets.append("\(PredicateSQL.quote(opt.name)) = \(SchemaSQL.incremented(opt.name))")
                 }
-                cleared += try execute("""
+                cleared += try execute(
+                    """
                     UPDATE \(PredicateSQL.quote(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \
                     AND Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)
                     """, [.text(target), .text(table.entity)])

@@ -4,9 +4,11 @@ import DataModel
 /// `FUNCTION(receiver, 'selector:', …)`, and the rest of `NSExpression`'s documented
 /// functions that have a set-based SQL form (Docs/MappingFiles.md, "Expressions").
 extension TypeChecker.Run {
-    static let moreFunctionNames = ["modulus:by:", "sqrt:", "raise:toPower:", "ceiling:", "floor:", "trunc:", "log:", "ln:", "exp:",
-                                    "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:",
-                                    "onesComplement:", "noindex:", "trim:", "replace:matching:with:", "objectFrom:withIndex:"]
+    static let moreFunctionNames = [
+        "modulus:by:", "sqrt:", "raise:toPower:", "ceiling:", "floor:", "trunc:", "log:", "ln:", "exp:",
+        "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:",
+        "onesComplement:", "noindex:", "trim:", "replace:matching:with:", "objectFrom:withIndex:",
+    ]
 
     /// NSExpression's functions that have no set-based form here, and why.
     static let refusedFunctions: [String: String] = [
@@ -20,9 +22,11 @@ extension TypeChecker.Run {
         "castObject:toType:": "castObject:toType: is written CAST(x, 'NSNumber') here",
     ]
 
-    static let stringMethods = ["componentsSeparatedByString:", "substringFromIndex:", "substringToIndex:",
-                                "stringByReplacingOccurrencesOfString:withString:", "uppercaseString", "lowercaseString",
-                                "capitalizedString", "length"]
+    static let stringMethods = [
+        "componentsSeparatedByString:", "substringFromIndex:", "substringToIndex:",
+        "stringByReplacingOccurrencesOfString:withString:", "uppercaseString", "lowercaseString",
+        "capitalizedString", "length",
+    ]
 
     /// A string operand (or nil): `what` names it in the error.
     func text(_ syntax: ExpressionSyntax, _ what: String) throws(PredicateError) -> CheckedExpression {
@@ -77,7 +81,8 @@ extension TypeChecker.Run {
     /// expression has (a to-many relationship is a set: it has no order to index).
     func indexed(_ base: ExpressionSyntax, _ index: IndexSyntax, at: Int) throws(PredicateError) -> CheckedExpression {
         guard let (receiver, separator) = Self.components(base) else {
-            throw fail("""
+            throw fail(
+                """
                 an index ([FIRST], [LAST], [SIZE], [n]) applies to FUNCTION(…, 'componentsSeparatedByString:', …) here, \
                 the one list a value has an order in
                 """, at: at)
@@ -109,8 +114,10 @@ extension TypeChecker.Run {
     /// The functions of ``moreFunctionNames``; nil for a name that is none of them.
     func moreFunction(_ name: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> CheckedExpression? {
         if let reason = Self.refusedFunctions[name] { throw fail(reason, at: at) }
-        let arities = ["modulus:by:": 2, "raise:toPower:": 2, "bitwiseAnd:with:": 2, "bitwiseOr:with:": 2, "bitwiseXor:with:": 2,
-                       "leftshift:by:": 2, "rightshift:by:": 2, "replace:matching:with:": 3, "objectFrom:withIndex:": 2]
+        let arities = [
+            "modulus:by:": 2, "raise:toPower:": 2, "bitwiseAnd:with:": 2, "bitwiseOr:with:": 2, "bitwiseXor:with:": 2,
+            "leftshift:by:": 2, "rightshift:by:": 2, "replace:matching:with:": 3, "objectFrom:withIndex:": 2,
+        ]
         guard Self.moreFunctionNames.contains(name) else { return nil }
         let expected = arities[name] ?? 1
         guard arguments.count == expected else {
@@ -129,8 +136,11 @@ extension TypeChecker.Run {
             let function: ExpressionFunction = ["ceiling:": .ceiling, "floor:": .floor][name] ?? .trunc
             return .function(function, [a], a.type == .integer ? .integer : .double)
         case "bitwiseAnd:with:", "bitwiseOr:with:", "bitwiseXor:with:", "leftshift:by:", "rightshift:by:":
-            let function: ExpressionFunction = ["bitwiseAnd:with:": .bitwiseAnd, "bitwiseOr:with:": .bitwiseOr, "bitwiseXor:with:": .bitwiseXor,
-                                                "leftshift:by:": .leftShift][name] ?? .rightShift
+            let function: ExpressionFunction =
+                [
+                    "bitwiseAnd:with:": .bitwiseAnd, "bitwiseOr:with:": .bitwiseOr, "bitwiseXor:with:": .bitwiseXor,
+                    "leftshift:by:": .leftShift,
+                ][name] ?? .rightShift
             return .function(function, [try number(arguments[0], name, integer: true), try number(arguments[1], name, integer: true)], .integer)
         case "onesComplement:":
             return .function(.onesComplement, [try number(arguments[0], name, integer: true)], .integer)
@@ -190,22 +200,25 @@ extension TypeChecker.Run {
     /// `FUNCTION(receiver, 'selector', arguments…)` where the receiver is a string: the
     /// `NSString` methods a field split needs.
     func stringMethod(_ selector: String, _ receiver: ExpressionSyntax, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError)
-        -> CheckedExpression {
+        -> CheckedExpression
+    {
         let expected = selector.filter { $0 == ":" }.count
         guard arguments.count == expected else {
             throw fail("'\(selector)' takes \(expected == 0 ? "no arguments" : "\(expected)"), found \(arguments.count)", at: at)
         }
         switch selector {
         case "componentsSeparatedByString:":
-            throw fail("""
+            throw fail(
+                """
                 componentsSeparatedByString: gives a list of strings; take one with [FIRST], [LAST] or [n], \
                 or count them with [SIZE] (as in FUNCTION(…, 'componentsSeparatedByString:', ' ')[FIRST])
                 """, at: at)
         case "stringByTrimmingCharactersInSet:":
             throw fail("an NSCharacterSet has no text in the format syntax; trim:(x) trims white space and line breaks", at: at)
         case "stringByReplacingOccurrencesOfString:withString:options:range:":
-            throw fail("options and ranges have no text in the format syntax; replace:matching:with:(x, 'pattern', 'template') replaces "
-                       + "regular-expression matches", at: at)
+            throw fail(
+                "options and ranges have no text in the format syntax; replace:matching:with:(x, 'pattern', 'template') replaces "
+                    + "regular-expression matches", at: at)
         default: break
         }
         guard Self.stringMethods.contains(selector) else {

@@ -7,21 +7,25 @@ import DataModel
 /// other receivers are refused, naming them.
 extension TypeChecker.Run {
     /// `FUNCTION(…)` inside an expression: refused, naming what to write instead.
-    func invoke(_ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
-                at: Int) throws(PredicateError) -> CheckedExpression {
+    func invoke(
+        _ receiver: ExpressionSyntax, _ selector: String, _ arguments: [ExpressionSyntax],
+        at: Int
+    ) throws(PredicateError) -> CheckedExpression {
         if case .keyPath("entityPolicy", [], _) = receiver {
             if checker.isMappingFilter {
                 // Core Data runs the filter as the source fetch's predicate, in the store's
                 // SQL, where no policy method runs; here the filter chooses the rows the
                 // copy reads, and a policy function computes one attribute of a row chosen.
-                throw fail("""
+                throw fail(
+                    """
                     a filter cannot call policy functions: FUNCTION($entityPolicy, '\(selector)', …) computes an attribute's \
                     value inside the copy, and the filter chooses which source objects are copied before that \
                     (filter on the source object's own values, as in visits > 0)
                     """, at: at)
             }
             _ = try policyCallArguments(selector, arguments, at: at)
-            throw fail("""
+            throw fail(
+                """
                 FUNCTION($entityPolicy, '\(selector)', …) must be the whole value: its result is the destination attribute's value \
                 (compute the rest in the policy function)
                 """, at: at)
@@ -43,14 +47,16 @@ extension TypeChecker.Run {
     /// The arguments checked: one per colon of the selector, each a value of the row.
     func policyCallArguments(_ selector: String, _ arguments: [ExpressionSyntax], at: Int) throws(PredicateError) -> [CheckedExpression] {
         guard let policy = checker.entityPolicy else {
-            throw fail("""
+            throw fail(
+                """
                 FUNCTION($entityPolicy, '\(selector)', …) calls the entity mapping's policy, and it names none \
                 (add `policy: <Name>` to the entity)
                 """, at: at)
         }
         let arity = selector.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: ":") ? 1 : 0) }
         guard arguments.count == arity else {
-            throw fail("""
+            throw fail(
+                """
                 '\(selector)' takes \(arity == 0 ? "no arguments" : arity == 1 ? "one argument" : "\(arity) arguments") (one per ':'), \
                 found \(arguments.count)
                 """, at: at)
@@ -58,7 +64,8 @@ extension TypeChecker.Run {
         var checked: [CheckedExpression] = []
         for argument in arguments {
             if case .keyPath(let variable?, [], let position) = argument, checker.rowVariables.contains(variable) {
-                throw fail("""
+                throw fail(
+                    """
                     $\(variable) is the whole source object; \(policy)'s functions run inside the copy and take values \
                     (pass its keys, as in $\(variable).name)
                     """, at: position)

@@ -65,7 +65,8 @@ public struct PredicateParser {
             default: continue
             }
             if count > Self.maximumValues {
-                throw fail("""
+                throw fail(
+                    """
                     more than \(Self.maximumValues) values in one text (each is a bound SQL parameter); \
                     split the request, or select by a key the objects share
                     """, at: token)
@@ -118,7 +119,9 @@ public struct PredicateParser {
     }
 
     private func nestingError(at offset: Int) -> PredicateError {
-        PredicateError(.syntax, """
+        PredicateError(
+            .syntax,
+            """
             nested too deeply for SQLite's parser (NOT, comparisons, quantifiers, operators, functions and key-path steps \
             each nest the SQL; Docs/Predicates.md gives the limits); split the request
             """, at: offset, in: source)
@@ -211,8 +214,10 @@ public struct PredicateParser {
     /// associative, and a chain of thousands of terms (a generated `id == 1 OR id == 2 …`)
     /// then nests only log2(n) levels in the checker, the SQL generator and SQLite's
     /// parser. The operands keep their order, so SQL evaluates them left to right.
-    private func balanced(_ operands: [PredicateSyntax], _ operators: [Int],
-                          _ make: (PredicateSyntax, PredicateSyntax, Int) -> PredicateSyntax) throws(PredicateError) -> PredicateSyntax {
+    private func balanced(
+        _ operands: [PredicateSyntax], _ operators: [Int],
+        _ make: (PredicateSyntax, PredicateSyntax, Int) -> PredicateSyntax
+    ) throws(PredicateError) -> PredicateSyntax {
         func build(_ range: Range<Int>) -> PredicateSyntax {
             if range.count == 1 { return operands[range.lowerBound] }
             let middle = range.lowerBound + (range.count + 1) / 2
@@ -280,7 +285,8 @@ public struct PredicateParser {
         case .identifier(let name, false) where Self.operatorKeywords.contains(name.uppercased()):
             op = Comparison.Operator(rawValue: name.uppercased())!
         default:
-            throw fail("""
+            throw fail(
+                """
                 expected a comparison operator (==, !=, <, <=, >, >=, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES), \
                 found \(opToken.shown)
                 """, at: opToken)
@@ -310,8 +316,9 @@ public struct PredicateParser {
             throw fail("expected an expression after \(opToken.shown), found the end of the text", at: current)
         }
         let rhs = try parseExpression()
-        return Comparison(quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs,
-                          position: start, operatorPosition: opToken.position)
+        return Comparison(
+            quantifier: quantifier, lhs: lhs, op: op, options: options, rhs: rhs,
+            position: start, operatorPosition: opToken.position)
     }
 
     // MARK: Expressions
@@ -510,8 +517,9 @@ public struct PredicateParser {
         _ = advance()
         try expect("(", "after FUNCTION")
         guard current.kind != .end, !current.isSymbol(")") else {
-            throw fail("expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found \(current.shown)",
-                       at: current)
+            throw fail(
+                "expected FUNCTION's receiver (as in FUNCTION($entityPolicy, 'selector:', $source.name)), found \(current.shown)",
+                at: current)
         }
         let receiver = try parseExpression()
         try expect(",", "between FUNCTION's receiver and its selector")
@@ -520,8 +528,9 @@ public struct PredicateParser {
         }
         let selectorToken = advance()
         guard Self.isSelector(selector) else {
-            throw fail("'\(selector)' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')",
-                       at: selectorToken)
+            throw fail(
+                "'\(selector)' is not an Objective-C selector (names ending in ':' for each argument, as in 'name:with:')",
+                at: selectorToken)
         }
         var arguments: [ExpressionSyntax] = []
         while current.isSymbol(",") {

@@ -109,8 +109,8 @@ public indirect enum ExpressionSyntax: Sendable, Hashable {
     public var position: Int {
         switch self {
         case .keyPath(_, _, let at), .string(_, let at), .integer(_, let at), .double(_, let at), .boolean(_, let at),
-             .null(let at), .list(_, let at), .arithmetic(_, _, _, let at), .negate(_, let at), .function(_, _, let at),
-             .cast(_, _, let at), .ternary(_, _, _, let at), .invoke(_, _, _, let at):
+            .null(let at), .list(_, let at), .arithmetic(_, _, _, let at), .negate(_, let at), .function(_, _, let at),
+            .cast(_, _, let at), .ternary(_, _, _, let at), .invoke(_, _, _, let at):
             at
         case .index(let base, _, _):
             base.position

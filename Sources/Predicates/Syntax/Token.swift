@@ -86,8 +86,10 @@ struct Lexer {
         return String(text)
     }
 
-    private static let symbols = ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||",
-                                  "=", "<", ">", "!", "+", "-", "*", "/", "(", ")", "{", "}", "[", "]", ",", ".", ":"]
+    private static let symbols = [
+        "==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||",
+        "=", "<", ">", "!", "+", "-", "*", "/", "(", ")", "{", "}", "[", "]", ",", ".", ":",
+    ]
 
     mutating func next() throws(PredicateError) -> Token {
         while let c = peek(), c.properties.isWhitespace { index += 1 }

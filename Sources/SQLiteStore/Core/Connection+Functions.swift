@@ -53,160 +53,186 @@ extension Connection {
 
     /// `mm_fold`, `mm_lower` and `mm_upper`: Unicode-aware folding and case mapping.
     private func registerTextFunctions(flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_fold", 2, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
-            resultText(context, TextFolding.fold(text, flags: Int(sqlite3_value_int64(arguments[1]))))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_lower", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            if asciiCaseMapped(context, arguments[0], upper: false) { return }
-            guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
-            resultText(context, TextFolding.lowercase(text))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_upper", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            if asciiCaseMapped(context, arguments[0], upper: true) { return }
-            guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
-            resultText(context, TextFolding.uppercase(text))
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_fold", 2, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+                resultText(context, TextFolding.fold(text, flags: Int(sqlite3_value_int64(arguments[1]))))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_lower", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                if asciiCaseMapped(context, arguments[0], upper: false) { return }
+                guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+                resultText(context, TextFolding.lowercase(text))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_upper", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                if asciiCaseMapped(context, arguments[0], upper: true) { return }
+                guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+                resultText(context, TextFolding.uppercase(text))
+            }, nil, nil, nil)
     }
 
     /// `mm_number` and `mm_number_or_fail`: the leading number of a text.
     private func registerNumberFunctions(flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_number", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            switch sqlite3_value_type(arguments[0]) {
-            case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
-            case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
-            default:
-                switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
-                case .integer(let v)?: sqlite3_result_int64(context, v)
-                case .real(let v)?: sqlite3_result_double(context, v)
-                default: sqlite3_result_null(context)
-                }
-            }
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_number_or_fail", 3, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            switch sqlite3_value_type(arguments[0]) {
-            case SQLITE_NULL: sqlite3_result_null(context)
-            case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
-            case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
-            default:
-                switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
-                case .integer(let v)?: sqlite3_result_int64(context, v)
-                case .real(let v)?: sqlite3_result_double(context, v)
+        sqlite3_create_function_v2(
+            db, "mm_number", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                switch sqlite3_value_type(arguments[0]) {
+                case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
+                case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
                 default:
-                    let text = textArgument(arguments[0]) ?? ""
-                    let label = textArgument(arguments[2]) ?? "a value"
-                    let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-                    let message = "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' "
-                        + "of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
-                        + " (make it one first, or write `onFailure: nil` for an optional attribute)"
-                    sqlite3_result_error(context, message, -1)
+                    switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
+                    case .integer(let v)?: sqlite3_result_int64(context, v)
+                    case .real(let v)?: sqlite3_result_double(context, v)
+                    default: sqlite3_result_null(context)
+                    }
                 }
-            }
-        }, nil, nil, nil)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_number_or_fail", 3, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                switch sqlite3_value_type(arguments[0]) {
+                case SQLITE_NULL: sqlite3_result_null(context)
+                case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
+                case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
+                default:
+                    switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
+                    case .integer(let v)?: sqlite3_result_int64(context, v)
+                    case .real(let v)?: sqlite3_result_double(context, v)
+                    default:
+                        let text = textArgument(arguments[0]) ?? ""
+                        let label = textArgument(arguments[2]) ?? "a value"
+                        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+                        let message =
+                            "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' "
+                            + "of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
+                            + " (make it one first, or write `onFailure: nil` for an optional attribute)"
+                        sqlite3_result_error(context, message, -1)
+                    }
+                }
+            }, nil, nil, nil)
     }
 
     /// `mm_required` and `mm_within`: a mapping file's value held to its destination
     /// attribute, failing the statement with the row's key.
     private func registerRowChecks(flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_required", 3, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            guard sqlite3_value_type(arguments[0]) == SQLITE_NULL else {
-                sqlite3_result_value(context, arguments[0])
-                return
-            }
-            let label = textArgument(arguments[2]) ?? "a value"
-            sqlite3_result_error(context,
-                                 "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required",
-                                 -1)
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_within", 7, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            let value = arguments[0]
-            let type = sqlite3_value_type(value)
-            guard type != SQLITE_NULL else { sqlite3_result_null(context); return }
-            let measure: DatabaseValueMeasure
-            let flags = sqlite3_value_int64(arguments[3])
-            if flags & 1 != 0 {
-                measure = .integer(type == SQLITE_BLOB ? Int64(sqlite3_value_bytes(value))
-                                                      : Int64(textBytes(value).map { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } } ?? 0))
-            } else {
-                measure = type == SQLITE_INTEGER ? .integer(sqlite3_value_int64(value)) : .real(sqlite3_value_double(value))
-            }
-            guard measure.isBelow(arguments[1]) || measure.isAbove(arguments[2]) else {
-                sqlite3_result_value(context, value)
-                return
-            }
-            guard flags & 2 == 0 else { sqlite3_result_null(context); return }
-            let shown: String
-            switch type {
-            case SQLITE_INTEGER: shown = String(sqlite3_value_int64(value))
-            case SQLITE_FLOAT: shown = String(sqlite3_value_double(value))
-            case SQLITE_BLOB: shown = "\(sqlite3_value_bytes(value)) bytes"
-            default:
-                let text = textArgument(value) ?? ""
-                shown = "'" + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(of: "'", with: "''") + "'"
-            }
-            let label = textArgument(arguments[5]) ?? "a value"
-            let limits = textArgument(arguments[6]) ?? "its limits"
-            sqlite3_result_error(context, "\(label): \(shown) of source row Z_PK \(sqlite3_value_int64(arguments[4])) is outside \(limits)"
-                                 + " (change the value expression, or correct the row first)", -1)
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_required", 3, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                guard sqlite3_value_type(arguments[0]) == SQLITE_NULL else {
+                    sqlite3_result_value(context, arguments[0])
+                    return
+                }
+                let label = textArgument(arguments[2]) ?? "a value"
+                sqlite3_result_error(
+                    context,
+                    "\(label): the value computed for source row Z_PK \(sqlite3_value_int64(arguments[1])) is nil, and \(label) is required",
+                    -1)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_within", 7, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                let value = arguments[0]
+                let type = sqlite3_value_type(value)
+                guard type != SQLITE_NULL else { sqlite3_result_null(context); return }
+                let measure: DatabaseValueMeasure
+                let flags = sqlite3_value_int64(arguments[3])
+                if flags & 1 != 0 {
+                    measure = .integer(
+                        type == SQLITE_BLOB
+                            ? Int64(sqlite3_value_bytes(value))
+                            : Int64(textBytes(value).map { $0.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } } ?? 0))
+                } else {
+                    measure = type == SQLITE_INTEGER ? .integer(sqlite3_value_int64(value)) : .real(sqlite3_value_double(value))
+                }
+                guard measure.isBelow(arguments[1]) || measure.isAbove(arguments[2]) else {
+                    sqlite3_result_value(context, value)
+                    return
+                }
+                guard flags & 2 == 0 else { sqlite3_result_null(context); return }
+                let shown: String
+                switch type {
+                case SQLITE_INTEGER: shown = String(sqlite3_value_int64(value))
+                case SQLITE_FLOAT: shown = String(sqlite3_value_double(value))
+                case SQLITE_BLOB: shown = "\(sqlite3_value_bytes(value)) bytes"
+                default:
+                    let text = textArgument(value) ?? ""
+                    shown = "'" + (text.count > 40 ? String(text.prefix(40)) + "…" : text).replacingOccurrences(of: "'", with: "''") + "'"
+                }
+                let label = textArgument(arguments[5]) ?? "a value"
+                let limits = textArgument(arguments[6]) ?? "its limits"
+                sqlite3_result_error(
+                    context,
+                    "\(label): \(shown) of source row Z_PK \(sqlite3_value_int64(arguments[4])) is outside \(limits)"
+                        + " (change the value expression, or correct the row first)", -1)
+            }, nil, nil, nil)
     }
 
     /// `mm_integer`: a REAL result within Int64, or the row's failure.
     private func registerIntegerCheck(flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_integer", 5, flags, nil, { context, _, arguments in
-            guard let context, let arguments else { return }
-            guard sqlite3_value_type(arguments[0]) == SQLITE_FLOAT else { sqlite3_result_value(context, arguments[0]); return }
-            let value = sqlite3_value_double(arguments[0])
-            // [-2^63, 2^63): every double there truncates to an Int64 exactly.
-            if value >= -0x1p63, value < 0x1p63 { sqlite3_result_int64(context, Int64(value)); return }
-            guard sqlite3_value_int64(arguments[4]) & 2 == 0 else { sqlite3_result_null(context); return }
-            let label = textArgument(arguments[2]) ?? "a value"
-            let limits = textArgument(arguments[3]) ?? "its limits"
-            sqlite3_result_error(context, "\(label): \(value) of source row Z_PK \(sqlite3_value_int64(arguments[1])) is outside \(limits)"
-                                 + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)", -1)
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_integer", 5, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                guard sqlite3_value_type(arguments[0]) == SQLITE_FLOAT else { sqlite3_result_value(context, arguments[0]); return }
+                let value = sqlite3_value_double(arguments[0])
+                // [-2^63, 2^63): every double there truncates to an Int64 exactly.
+                if value >= -0x1p63, value < 0x1p63 { sqlite3_result_int64(context, Int64(value)); return }
+                guard sqlite3_value_int64(arguments[4]) & 2 == 0 else { sqlite3_result_null(context); return }
+                let label = textArgument(arguments[2]) ?? "a value"
+                let limits = textArgument(arguments[3]) ?? "its limits"
+                sqlite3_result_error(
+                    context,
+                    "\(label): \(value) of source row Z_PK \(sqlite3_value_int64(arguments[1])) is outside \(limits)"
+                        + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)", -1)
+            }, nil, nil, nil)
     }
 
     /// `mm_matches`: `MATCHES`, the compiled pattern cached per statement.
     private func registerMatches(flags: Int32) {
         // The connection, for its cancellation check (as `mm_replace_matches`).
         let connection = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_create_function_v2(db, "mm_matches", 3, flags, connection, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
-                sqlite3_result_null(context!); return
-            }
-            let options = Int(sqlite3_value_int64(arguments[2]))
-            let expression: NSRegularExpression
-            if let cached = sqlite3_get_auxdata(context, 1) {
-                expression = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
-            } else {
-                var regexOptions: NSRegularExpression.Options = []
-                if options & 1 != 0 { regexOptions.insert(.caseInsensitive) }
-                guard let compiled = WholeTextPattern.expression(pattern, options: regexOptions) else {
-                    sqlite3_result_error(context, "MATCHES: not a valid regular expression: '\(pattern)'", -1)
+        sqlite3_create_function_v2(
+            db, "mm_matches", 3, flags, connection,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
+                    sqlite3_result_null(context!); return
+                }
+                let options = Int(sqlite3_value_int64(arguments[2]))
+                let expression: NSRegularExpression
+                if let cached = sqlite3_get_auxdata(context, 1) {
+                    expression = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
+                } else {
+                    var regexOptions: NSRegularExpression.Options = []
+                    if options & 1 != 0 { regexOptions.insert(.caseInsensitive) }
+                    guard let compiled = WholeTextPattern.expression(pattern, options: regexOptions) else {
+                        sqlite3_result_error(context, "MATCHES: not a valid regular expression: '\(pattern)'", -1)
+                        return
+                    }
+                    expression = compiled
+                    sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(compiled).toOpaque()) { pointer in
+                        if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
+                    }
+                }
+                // [d] folds the text; the pattern is folded by the caller when it is a literal.
+                let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
+                let range = NSRange(subject.startIndex..., in: subject)
+                let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+                guard let found = RegexReplacement.matches(subject, expression, range: range, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                    sqlite3_result_error_code(context, SQLITE_INTERRUPT)
                     return
                 }
-                expression = compiled
-                sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(compiled).toOpaque()) { pointer in
-                    if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
-                }
-            }
-            // [d] folds the text; the pattern is folded by the caller when it is a literal.
-            let subject = options & 2 != 0 ? TextFolding.fold(text, flags: 2) : text
-            let range = NSRange(subject.startIndex..., in: subject)
-            let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
-            guard let found = RegexReplacement.matches(subject, expression, range: range, isCancelled: { owner?.isCancellingFunctions == true }) else {
-                sqlite3_result_error_code(context, SQLITE_INTERRUPT)
-                return
-            }
-            sqlite3_result_int64(context, found ? 1 : 0)
-        }, nil, nil, nil)
+                sqlite3_result_int64(context, found ? 1 : 0)
+            }, nil, nil, nil)
     }
 }
 
@@ -283,8 +309,9 @@ private func asciiCaseMapped(_ context: OpaquePointer, _ value: OpaquePointer?, 
         let b = bytes[i]
         buffer[i] = upper ? (b >= 97 && b <= 122 ? b - 32 : b) : (b >= 65 && b <= 90 ? b + 32 : b)
     }
-    sqlite3_result_text64(context, UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
-                          { sqlite3_free($0) }, UInt8(SQLITE_UTF8))
+    sqlite3_result_text64(
+        context, UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self), sqlite3_uint64(bytes.count),
+        { sqlite3_free($0) }, UInt8(SQLITE_UTF8))
     return true
 }
 
@@ -294,8 +321,9 @@ func resultText(_ context: OpaquePointer, _ text: String) {
     if text.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
     var text = text
     text.withUTF8 { buffer in
-        sqlite3_result_text64(context, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, sqlite3_uint64(buffer.count),
-                              unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
+        sqlite3_result_text64(
+            context, buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, sqlite3_uint64(buffer.count),
+            unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
     }
 }
 

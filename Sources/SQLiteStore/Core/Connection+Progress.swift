@@ -23,13 +23,15 @@ extension Connection {
         }
         let box = ProgressBox(handler: handler)
         progressBox = box
-        sqlite3_progress_handler(db, instructions, { context in
-            guard let context else { return 0 }
-            let box = Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue()
-            let scanned = box.statement.map { Int64(sqlite3_stmt_status($0, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) } ?? 0
-            box.handler(scanned)
-            return 0
-        }, Unmanaged.passUnretained(box).toOpaque())
+        sqlite3_progress_handler(
+            db, instructions,
+            { context in
+                guard let context else { return 0 }
+                let box = Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue()
+                let scanned = box.statement.map { Int64(sqlite3_stmt_status($0, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)) } ?? 0
+                box.handler(scanned)
+                return 0
+            }, Unmanaged.passUnretained(box).toOpaque())
     }
 }
 
@@ -55,9 +57,11 @@ extension Connection {
         }
         let box = InterruptCheckBox(isCancelled)
         interruptCheckBox = box
-        sqlite3_progress_handler(db, 1000, { context in
-            guard let context else { return 0 }
-            return Unmanaged<InterruptCheckBox>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
-        }, Unmanaged.passUnretained(box).toOpaque())
+        sqlite3_progress_handler(
+            db, 1000,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<InterruptCheckBox>.fromOpaque(context).takeUnretainedValue().isCancelled() ? 1 : 0
+            }, Unmanaged.passUnretained(box).toOpaque())
     }
 }

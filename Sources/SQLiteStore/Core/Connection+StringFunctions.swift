@@ -24,62 +24,79 @@ import Foundation
 extension Connection {
     func registerStringFunctions() {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        sqlite3_create_function_v2(db, "mm_utf16_length", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let bytes = textBytes(arguments[0]) else { sqlite3_result_null(context!); return }
-            sqlite3_result_int64(context, Int64(FoundationText.utf16Length(bytes)))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_trim", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context!); return }
-            resultText(context, text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_capitalized", 1, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context!); return }
-            resultText(context, text.capitalized)
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_component_count", 2, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]) else {
-                sqlite3_result_null(context!); return
-            }
-            sqlite3_result_int64(context, Int64(FoundationText.components(text, separator).count))
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_utf16_length", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let bytes = textBytes(arguments[0]) else { sqlite3_result_null(context!); return }
+                sqlite3_result_int64(context, Int64(FoundationText.utf16Length(bytes)))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_trim", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context!); return }
+                resultText(context, text.trimmingCharacters(in: .whitespacesAndNewlines))
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_capitalized", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context!); return }
+                resultText(context, text.capitalized)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_component_count", 2, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]) else {
+                    sqlite3_result_null(context!); return
+                }
+                sqlite3_result_int64(context, Int64(FoundationText.components(text, separator).count))
+            }, nil, nil, nil)
         registerSubstringFunctions(flags)
         registerReplaceMatches(flags)
     }
 
     private func registerSubstringFunctions(_ flags: Int32) {
-        sqlite3_create_function_v2(db, "mm_substring", 5, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]), sqlite3_value_type(arguments[1]) != SQLITE_NULL else {
-                sqlite3_result_null(context!); return
-            }
-            let index = sqlite3_value_int64(arguments[1])
-            let from = sqlite3_value_int64(arguments[2]) == 0
-            if let result = FoundationText.substring(text, index, from: from) { resultText(context, result); return }
-            let selector = from ? "substringFromIndex:" : "substringToIndex:"
-            outOfRange(context, arguments[3], arguments[4],
-                       "\(selector) \(index) is beyond the end of \(FoundationText.shown(text)) (\(text.utf16.count) UTF-16 units)")
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(db, "mm_component", 5, flags, nil, { context, _, arguments in
-            guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]),
-                  sqlite3_value_type(arguments[2]) != SQLITE_NULL else {
-                sqlite3_result_null(context!); return
-            }
-            let parts = FoundationText.components(text, separator)
-            let index = sqlite3_value_int64(arguments[2])
-            let chosen = index == Int64.min ? parts.count - 1 : Int(clamping: index)
-            guard chosen >= 0, chosen < parts.count else {
-                let whole = String(decoding: text, as: UTF8.self), sep = String(decoding: separator, as: UTF8.self)
-                outOfRange(context, arguments[3], arguments[4], """
-                    componentsSeparatedByString: \(FoundationText.shown(sep)) gives \(parts.count) \
-                    element\(parts.count == 1 ? "" : "s") for \(FoundationText.shown(whole)); [\(index)] is past the last
-                    """)
-                return
-            }
-            let part = parts[chosen]
-            if part.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
-            // SQLITE_TRANSIENT: the bytes are the argument's, valid only during the call.
-            sqlite3_result_text64(context, UnsafeRawPointer(text.baseAddress! + part.lowerBound).assumingMemoryBound(to: CChar.self),
-                                  sqlite3_uint64(part.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_substring", 5, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]), sqlite3_value_type(arguments[1]) != SQLITE_NULL else {
+                    sqlite3_result_null(context!); return
+                }
+                let index = sqlite3_value_int64(arguments[1])
+                let from = sqlite3_value_int64(arguments[2]) == 0
+                if let result = FoundationText.substring(text, index, from: from) { resultText(context, result); return }
+                let selector = from ? "substringFromIndex:" : "substringToIndex:"
+                outOfRange(
+                    context, arguments[3], arguments[4],
+                    "\(selector) \(index) is beyond the end of \(FoundationText.shown(text)) (\(text.utf16.count) UTF-16 units)")
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            db, "mm_component", 5, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]),
+                    sqlite3_value_type(arguments[2]) != SQLITE_NULL
+                else {
+                    sqlite3_result_null(context!); return
+                }
+                let parts = FoundationText.components(text, separator)
+                let index = sqlite3_value_int64(arguments[2])
+                let chosen = index == Int64.min ? parts.count - 1 : Int(clamping: index)
+                guard chosen >= 0, chosen < parts.count else {
+                    let whole = String(decoding: text, as: UTF8.self), sep = String(decoding: separator, as: UTF8.self)
+                    outOfRange(
+                        context, arguments[3], arguments[4],
+                        """
+                        componentsSeparatedByString: \(FoundationText.shown(sep)) gives \(parts.count) \
+                        element\(parts.count == 1 ? "" : "s") for \(FoundationText.shown(whole)); [\(index)] is past the last
+                        """)
+                    return
+                }
+                let part = parts[chosen]
+                if part.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
+                // SQLITE_TRANSIENT: the bytes are the argument's, valid only during the call.
+                sqlite3_result_text64(
+                    context, UnsafeRawPointer(text.baseAddress! + part.lowerBound).assumingMemoryBound(to: CChar.self),
+                    sqlite3_uint64(part.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
+            }, nil, nil, nil)
     }
 
     private func registerReplaceMatches(_ flags: Int32) {
@@ -87,32 +104,35 @@ extension Connection {
         // for hours on one row, inside one call, where SQLite's progress handler is
         // never asked. The function only runs while the connection is open.
         let connection = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_create_function_v2(db, "mm_replace_matches", 3, flags, connection, { context, _, arguments in
-            guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]),
-                  let template = textArgument(arguments[2]) else {
-                sqlite3_result_null(context!); return
-            }
-            let expression: NSRegularExpression
-            if let cached = sqlite3_get_auxdata(context, 1) {
-                expression = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
-            } else {
-                guard !pattern.isEmpty, let compiled = try? NSRegularExpression(pattern: pattern) else {
-                    sqlite3_result_error(context, "replace:matching:with: not a valid regular expression: '\(pattern)'", -1)
+        sqlite3_create_function_v2(
+            db, "mm_replace_matches", 3, flags, connection,
+            { context, _, arguments in
+                guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]),
+                    let template = textArgument(arguments[2])
+                else {
+                    sqlite3_result_null(context!); return
+                }
+                let expression: NSRegularExpression
+                if let cached = sqlite3_get_auxdata(context, 1) {
+                    expression = Unmanaged<NSRegularExpression>.fromOpaque(cached).takeUnretainedValue()
+                } else {
+                    guard !pattern.isEmpty, let compiled = try? NSRegularExpression(pattern: pattern) else {
+                        sqlite3_result_error(context, "replace:matching:with: not a valid regular expression: '\(pattern)'", -1)
+                        return
+                    }
+                    expression = compiled
+                    sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(compiled).toOpaque()) { pointer in
+                        if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
+                    }
+                }
+                let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
+                guard let replaced = RegexReplacement.replace(text, expression, template, isCancelled: { owner?.isCancellingFunctions == true }) else {
+                    // As SQLite's own interrupt: the statement fails with SQLITE_INTERRUPT.
+                    sqlite3_result_error_code(context, SQLITE_INTERRUPT)
                     return
                 }
-                expression = compiled
-                sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(compiled).toOpaque()) { pointer in
-                    if let pointer { Unmanaged<NSRegularExpression>.fromOpaque(pointer).release() }
-                }
-            }
-            let owner = sqlite3_user_data(context).map { Unmanaged<Connection>.fromOpaque($0).takeUnretainedValue() }
-            guard let replaced = RegexReplacement.replace(text, expression, template, isCancelled: { owner?.isCancellingFunctions == true }) else {
-                // As SQLite's own interrupt: the statement fails with SQLITE_INTERRUPT.
-                sqlite3_result_error_code(context, SQLITE_INTERRUPT)
-                return
-            }
-            resultText(context, replaced)
-        }, nil, nil, nil)
+                resultText(context, replaced)
+            }, nil, nil, nil)
     }
 }
 
@@ -125,8 +145,10 @@ package enum RegexReplacement {
     /// are found first (the part that can backtrack), then replaced in one mutable
     /// string as `stringByReplacingMatches` does (a Swift string built per match
     /// took twice as long).
-    package static func replace(_ text: String, _ expression: NSRegularExpression, _ template: String,
-                                isCancelled: () -> Bool) -> String? {
+    package static func replace(
+        _ text: String, _ expression: NSRegularExpression, _ template: String,
+        isCancelled: () -> Bool
+    ) -> String? {
         var found: [NSTextCheckingResult] = [], cancelled = false
         let range = NSRange(text.startIndex..., in: text)
         withoutActuallyEscaping(isCancelled) { isCancelled in
@@ -181,7 +203,9 @@ extension Connection {
 private func outOfRange(_ context: OpaquePointer, _ key: OpaquePointer?, _ label: OpaquePointer?, _ detail: String) {
     guard sqlite3_value_type(key) != SQLITE_NULL else { sqlite3_result_null(context); return }
     let name = textArgument(label) ?? "a value"
-    sqlite3_result_error(context, """
+    sqlite3_result_error(
+        context,
+        """
         \(name): \(detail) in source row Z_PK \(sqlite3_value_int64(key)) \
         (guard it with TERNARY, or write `onFailure: nil` for an optional attribute)
         """, -1)

@@ -76,23 +76,29 @@ extension Connection {
     /// SQLite's message. `deterministic` lets SQLite evaluate a call with constant
     /// arguments once (`SQLITE_DETERMINISTIC`); the function is never innocuous
     /// (it runs user code), so schema and views cannot use it.
-    package func createFunction(_ name: String, arity: Int, deterministic: Bool,
-                                _ body: @escaping (SQLFunctionArguments) throws -> DatabaseValue) throws(SQLiteError) {
+    package func createFunction(
+        _ name: String, arity: Int, deterministic: Bool,
+        _ body: @escaping (SQLFunctionArguments) throws -> DatabaseValue
+    ) throws(SQLiteError) {
         let box = Unmanaged.passRetained(SwiftFunctionBox(body)).toOpaque()
         let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0)
-        let code = sqlite3_create_function_v2(db, name, Int32(arity), flags, box, { context, count, values in
-            guard let context else { return }
-            let box = Unmanaged<SwiftFunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
-            do {
-                let arguments = values.map { SQLFunctionArguments($0, count: Int(count)) }
-                    ?? SQLFunctionArguments(UnsafeMutablePointer(bitPattern: 8)!, count: 0)
-                setResult(context, try box.body(arguments))
-            } catch {
-                sqlite3_result_error(context, "\(error)", -1)
-            }
-        }, nil, nil, { pointer in
-            if let pointer { Unmanaged<SwiftFunctionBox>.fromOpaque(pointer).release() }
-        })
+        let code = sqlite3_create_function_v2(
+            db, name, Int32(arity), flags, box,
+            { context, count, values in
+                guard let context else { return }
+                let box = Unmanaged<SwiftFunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+                do {
+                    let arguments =
+                        values.map { SQLFunctionArguments($0, count: Int(count)) }
+                        ?? SQLFunctionArguments(UnsafeMutablePointer(bitPattern: 8)!, count: 0)
+                    setResult(context, try box.body(arguments))
+                } catch {
+                    sqlite3_result_error(context, "\(error)", -1)
+                }
+            }, nil, nil,
+            { pointer in
+                if let pointer { Unmanaged<SwiftFunctionBox>.fromOpaque(pointer).release() }
+            })
         // On failure SQLite has already called the destructor on `box`.
         if code != SQLITE_OK { try SQLiteError.fail(code, db, message: "cannot register SQL function \(name)") }
     }
@@ -115,13 +121,15 @@ private func setResult(_ context: OpaquePointer, _ value: DatabaseValue) {
         // An empty text has no buffer; a NULL pointer would make the result NULL.
         if text.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
         text.withUTF8 { buffer in
-            sqlite3_result_text64(context, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), sqlite3_uint64(buffer.count),
-                                  unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
+            sqlite3_result_text64(
+                context, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), sqlite3_uint64(buffer.count),
+                unsafeBitCast(-1, to: sqlite3_destructor_type.self), UInt8(SQLITE_UTF8))
         }
     case .blob(let bytes):
         bytes.withUnsafeBytes { buffer in
-            sqlite3_result_blob64(context, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
-                                  unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            sqlite3_result_blob64(
+                context, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
+                unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         }
     }
 }

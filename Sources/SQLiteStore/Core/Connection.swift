@@ -83,10 +83,11 @@ package final class Connection {
         _, _, statement, nanoseconds in
         guard let statement, let nanoseconds else { return 0 }
         let handle = OpaquePointer(statement)
-        let text = sqlite3_expanded_sql(handle).map { pointer -> String in
-            defer { sqlite3_free(pointer) }
-            return String(cString: pointer)
-        } ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
+        let text =
+            sqlite3_expanded_sql(handle).map { pointer -> String in
+                defer { sqlite3_free(pointer) }
+                return String(cString: pointer)
+            } ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
         let milliseconds = Double(nanoseconds.load(as: Int64.self)) / 1_000_000
         let line = String(format: "sql %9.3f ms  ", milliseconds) + text.replacingOccurrences(of: "\n", with: " ") + "\n"
         FileHandle.standardError.write(Data(line.utf8))

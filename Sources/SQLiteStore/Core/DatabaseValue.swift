@@ -124,14 +124,18 @@ extension DatabaseValue: Codable {
             return
         }
         let c = try decoder.container(keyedBy: Key.self)
-        if let v = try c.decodeIfPresent(Int64.self, forKey: .integer) { self = .integer(v) }
-        else if let v = try c.decodeIfPresent(Double.self, forKey: .real) { self = .real(v) }
-        else if let v = try c.decodeIfPresent(String.self, forKey: .text) { self = .text(v) }
-        else if let hex = try c.decodeIfPresent(String.self, forKey: .blob) {
+        if let v = try c.decodeIfPresent(Int64.self, forKey: .integer) {
+            self = .integer(v)
+        } else if let v = try c.decodeIfPresent(Double.self, forKey: .real) {
+            self = .real(v)
+        } else if let v = try c.decodeIfPresent(String.self, forKey: .text) {
+            self = .text(v)
+        } else if let hex = try c.decodeIfPresent(String.self, forKey: .blob) {
             var bytes: [UInt8] = []
             var index = hex.startIndex
             while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex),
-                  let byte = UInt8(hex[index..<next], radix: 16) {
+                let byte = UInt8(hex[index..<next], radix: 16)
+            {
                 bytes.append(byte)
                 index = next
             }

@@ -130,7 +130,8 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     private static func systemCause(_ code: Int32, _ db: OpaquePointer?) -> String {
         let primary = code & 0xFF
         guard primary == SQLITE_CANTOPEN || primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_NOMEM,
-              let db else { return "" }
+            let db
+        else { return "" }
         let number = sqlite3_system_errno(db)
         guard number != 0 else { return "" }
         let reason = String(cString: strerror(number))

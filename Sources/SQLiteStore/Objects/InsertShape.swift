@@ -88,8 +88,9 @@ final class InsertShape {
     /// The per-object plan of a stored attribute.
     static func plan(_ stored: Attribute) -> AttributePlan {
         let a = stored.attribute.declaration
-        return AttributePlan(type: a.type, isOptional: a.isOptional, hasDefault: a.defaultValue != nil, hasLimits: stored.hasLimits,
-                             hasColumn: stored.column != nil, isExternalBinary: a.allowsExternalStorage && a.type == .binary)
+        return AttributePlan(
+            type: a.type, isOptional: a.isOptional, hasDefault: a.defaultValue != nil, hasLimits: stored.hasLimits,
+            hasColumn: stored.column != nil, isExternalBinary: a.allowsExternalStorage && a.type == .binary)
     }
 
     init(_ entity: CompiledEntity, access: ObjectAccess) {
@@ -103,8 +104,10 @@ final class InsertShape {
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name))?.name
             if let column { columns.append(column) }
-            attributes.append(Attribute(attribute: attribute, column: column,
-                                        hasLimits: attribute.declaration.minimum != nil || attribute.declaration.maximum != nil))
+            attributes.append(
+                Attribute(
+                    attribute: attribute, column: column,
+                    hasLimits: attribute.declaration.minimum != nil || attribute.declaration.maximum != nil))
         }
         var relationships: [(CompiledRelationship, String)] = []
         let attributeColumns = columns.count
@@ -131,6 +134,17 @@ final class InsertShape {
             INSERT INTO \(access.quote(table.name)) (\(columns.map(access.quote).joined(separator: ", "))) \
             VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """
+        let uniqueness = Self.uniquenessChecks(entity, table: table, attributes: attributes, access: access)
+        self.uniqueness = uniqueness
+        uniquenessIsEnforced = uniqueness.allSatisfy(\.isEnforcedByIndex)
+    }
+
+    /// The uniqueness constraints of `entity` and its ancestors, each as the query
+    /// finding a stored object with the same values (and whether a unique index
+    /// already enforces it).
+    private static func uniquenessChecks(
+        _ entity: CompiledEntity, table: StorageLayout.Table, attributes: [Attribute], access: ObjectAccess
+    ) -> [Uniqueness] {
         var uniqueness: [Uniqueness] = []
         for name in access.version.lineage(of: entity.name) {
             guard let owner = access.version.entity(named: name) else { continue }
@@ -139,12 +153,14 @@ final class InsertShape {
                 var properties: [UniqueProperty] = []
                 for property in constraint {
                     if let attribute = entity.attribute(named: property),
-                       let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)),
-                       let position = attributes.firstIndex(where: { $0.attribute.name == property }) {
+                        let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)),
+                        let position = attributes.firstIndex(where: { $0.attribute.name == property })
+                    {
                         conditions.append("\(access.quote(column.name)) = ?")
                         properties.append(.attribute(position: position, declaration: attribute.declaration))
                     } else if let relationship = entity.relationship(named: property),
-                              let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property)) {
+                        let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property))
+                    {
                         conditions.append("\(access.quote(column.name)) = ?")
                         properties.append(.relationship(name: property, destination: relationship.declaration.destination))
                     } else {
@@ -159,16 +175,19 @@ final class InsertShape {
                     WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
                     """
                 let indexName = "Z_\(owner.name)_UNIQUE_\(constraint.joined(separator: "_"))"
-                let enforced = access.layout.indexes.first { $0.name == indexName && $0.table == table.name && $0.isUnique }.map { index in
-                    let stored = try? access.connection.scalarString("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
-                                                                     .text(index.name))
-                    return stored == SchemaSQL.createIndex(index)
-                } ?? false
-                uniqueness.append(Uniqueness(owner: owner.name, constraint: constraint, properties: properties, sql: sql,
-                                             isEnforcedByIndex: enforced))
+                let enforced =
+                    access.layout.indexes.first { $0.name == indexName && $0.table == table.name && $0.isUnique }.map { index in
+                        let stored = try? access.connection.scalarString(
+                            "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                            .text(index.name))
+                        return stored == SchemaSQL.createIndex(index)
+                    } ?? false
+                uniqueness.append(
+                    Uniqueness(
+                        owner: owner.name, constraint: constraint, properties: properties, sql: sql,
+                        isEnforcedByIndex: enforced))
             }
         }
-        self.uniqueness = uniqueness
-        uniquenessIsEnforced = uniqueness.allSatisfy(\.isEnforcedByIndex)
+        return uniqueness
     }
 }

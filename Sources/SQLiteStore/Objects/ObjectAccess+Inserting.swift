@@ -15,8 +15,10 @@ extension ObjectAccess {
     /// constraints. Returns the new primary key (allocated through `Z_PRIMARYKEY`
     /// unless given). A refused object leaves the store as it was.
     @discardableResult
-    public func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
-                       primaryKey requested: Int64? = nil) throws(StoreError) -> Int64 {
+    public func insert(
+        _ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
+        primaryKey requested: Int64? = nil
+    ) throws(StoreError) -> Int64 {
         var key: Int64 = 0
         do {
             try insertAll { batch in
@@ -40,8 +42,10 @@ extension ObjectAccess {
     ///   - describeSource: how messages name an object's source, `{ "line \($0)" }`.
     ///   - limit: how many refusals to report (the first by source); the others are counted.
     @discardableResult
-    package func insertAll(describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
-                          keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void) throws -> Int {
+    package func insertAll(
+        describingSources describeSource: @escaping (Int) -> String = { "object \($0)" },
+        keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void
+    ) throws -> Int {
         let batch = ObjectBatch(access: self, describeSource: describeSource, limit: limit)
         defer { for shape in insertShapes.values { shape.releaseStatements() } }
         let work = { () throws -> Int in
@@ -54,8 +58,9 @@ extension ObjectAccess {
         // Exclusive, as apply and batch requests begin: in rollback-journal mode the
         // wait for readers is at BEGIN, bounded by the busy timeout, and not at COMMIT,
         // after all the work, where a reader would make it fail.
-        return connection.isInTransaction ? try connection.savepoint("ObjectAccess.insertAll", work)
-                                           : try connection.transaction(.exclusive, work)
+        return connection.isInTransaction
+            ? try connection.savepoint("ObjectAccess.insertAll", work)
+            : try connection.transaction(.exclusive, work)
     }
 
     private func storeError(_ error: any Error) -> StoreError {
@@ -68,8 +73,10 @@ extension ObjectAccess {
 
     /// Checks one object and writes it; throws `RowRefusal` (nothing written) when the
     /// model refuses it.
-    func insertRow(_ shape: InsertShape, values: [String: AttributeValue?], relationships: [String: [Int64]],
-                   primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
+    func insertRow(
+        _ shape: InsertShape, values: [String: AttributeValue?], relationships: [String: [Int64]],
+        primaryKey requested: Int64?, batch: ObjectBatch
+    ) throws -> Int64 {
         let entity = shape.entity
         let subject = entity.name
         if entity.isAbstract {
@@ -80,15 +87,18 @@ extension ObjectAccess {
                 throw RowRefusal("\(subject).\(name)", "no such attribute")
             }
         }
-        return try insertRow(shape, given: shape.attributes.map { values[$0.attribute.name] }, relationships: relationships,
-                             primaryKey: requested, batch: batch)
+        return try insertRow(
+            shape, given: shape.attributes.map { values[$0.attribute.name] }, relationships: relationships,
+            primaryKey: requested, batch: batch)
     }
 
     /// ``insertRow(_:values:relationships:primaryKey:batch:)`` with the values in the
     /// order of `shape.attributes`: `.none` for an attribute not given (its default
     /// applies), `.some(nil)` for one given as nil.
-    func insertRow(_ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
-                   primaryKey requested: Int64?, batch: ObjectBatch) throws -> Int64 {
+    func insertRow(
+        _ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
+        primaryKey requested: Int64?, batch: ObjectBatch
+    ) throws -> Int64 {
         // `shape.entity` is read field by field: a copy of the whole description per
         // object costs a retain and a release of each of its strings and arrays.
         let subject = shape.entityName
@@ -114,7 +124,9 @@ extension ObjectAccess {
             throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
         }
         if let requested, requested > Self.highestRequestedKey {
-            throw RowRefusal(subject, """
+            throw RowRefusal(
+                subject,
+                """
                 primary key \(requested) is too large: at most \(Self.highestRequestedKey) (2^53, the largest integer every JSON reader \
                 keeps exactly), which leaves room for the keys of later objects
                 """)
@@ -127,7 +139,9 @@ extension ObjectAccess {
             // A store written elsewhere may hold any key: never trap on Z_MAX + 1.
             let (next, overflow) = highest.addingReportingOverflow(1)
             guard !overflow else {
-                throw RowRefusal(subject, """
+                throw RowRefusal(
+                    subject,
+                    """
                     no primary key left: the highest key in use is \(highest), the largest SQLite can store; \
                     give the object a free key with "_pk"
                     """)
@@ -161,8 +175,10 @@ extension ObjectAccess {
             let given = values[position]
             var value: AttributeValue? = given ?? nil
             if given == nil, plan.hasDefault { value = shape.attributes[position].attribute.declaration.defaultValue }
-            if let v = value, let problem = ValueCoding.check(v, fits: plan.type)
-                ?? (plan.hasLimits ? ValueCoding.checkLimits(v, of: shape.attributes[position].attribute.declaration) : nil) {
+            if let v = value,
+                let problem = ValueCoding.check(v, fits: plan.type)
+                    ?? (plan.hasLimits ? ValueCoding.checkLimits(v, of: shape.attributes[position].attribute.declaration) : nil)
+            {
                 throw RowRefusal("\(shape.entityName).\(shape.attributes[position].attribute.name)", problem)
             }
             if value == nil, !plan.isOptional {
@@ -181,8 +197,10 @@ extension ObjectAccess {
 
     /// Checks each relationship's targets and appends the to-one columns to
     /// `bindings`; returns the to-many relationships to connect once the row exists.
-    private func bindToOnes(_ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch,
-                            into bindings: inout [DatabaseValue]) throws -> [(CompiledRelationship, [Int64])] {
+    private func bindToOnes(
+        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch,
+        into bindings: inout [DatabaseValue]
+    ) throws -> [(CompiledRelationship, [Int64])] {
         // None given (most loaded objects): every to-one column is NULL, and the
         // counts wait for `checkBatch` as below.
         if relationships.isEmpty {
@@ -234,8 +252,10 @@ extension ObjectAccess {
 
     /// Runs the shape's INSERT with `bindings`; a constraint that fires becomes the
     /// refusal naming what holds the key or the unique values.
-    private func executeInsert(_ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, given: [AttributeValue??],
-                               relationships: [String: [Int64]], batch: ObjectBatch) throws {
+    private func executeInsert(
+        _ shape: InsertShape, _ bindings: [DatabaseValue], requested: Int64?, given: [AttributeValue??],
+        relationships: [String: [Int64]], batch: ObjectBatch
+    ) throws {
         do {
             let statement: Statement
             if let held = shape.insertStatement {
@@ -272,30 +292,34 @@ extension ObjectAccess {
         // One-to-one: both sides hold a column; keep the other side pointing back.
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                  let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
-                  let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
-                  let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse)) else { continue }
-            try run("""
+                let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
+                let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
+                let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse))
+            else { continue }
+            try run(
+                """
                 UPDATE \(quote(self.table(of: ownerEntity).name)) \
                 SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
                 Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
                 WHERE Z_PK = ?
                 """,
-                    [.integer(key), .integer(target)])
+                [.integer(key), .integer(target)])
         }
         // A to-one whose inverse is ordered: append at the end of the destination's list.
         for relationship in entity.relationships where !relationship.declaration.isToMany {
             guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                  let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
-                  inverseRelationship.declaration.keepsOrder,
-                  let order = table.column(for: .order(entity: owner, relationship: inverse)),
-                  let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) else { continue }
-            try run("""
+                let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
+                inverseRelationship.declaration.keepsOrder,
+                let order = table.column(for: .order(entity: owner, relationship: inverse)),
+                let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
+            else { continue }
+            try run(
+                """
                 UPDATE \(quote(table.name)) SET \(quote(order.name)) = \
                 (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) \
                 WHERE Z_PK = ?
                 """,
-                    [.integer(target), .integer(key), .integer(key)])
+                [.integer(target), .integer(key), .integer(key)])
         }
     }
 
@@ -334,7 +358,8 @@ extension ObjectAccess {
                 let ownerEntity = try entityOfRow(in: sourceTable, key: owner) ?? relationship.declaredIn
                 let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
                 let claim = r.isToMany ? "is already among the \(r.name) of" : "is already the \(r.name) of"
-                let rule = inverse.map { "\(Self.article(r.destination)) \(r.destination) has one \($0.name) (\($0.declaredIn).\($0.name) is to-one)" }
+                let rule =
+                    inverse.map { "\(Self.article(r.destination)) \(r.destination) has one \($0.name) (\($0.declaredIn).\($0.name) is to-one)" }
                     ?? "a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(r.destination) row)"
                 throw RowRefusal(field, "\(batch.describe(targetEntity, target)) \(claim) \(batch.describe(ownerEntity, owner)); \(rule)")
             }
@@ -351,7 +376,9 @@ extension ObjectAccess {
             }
             if count >= Int64(clamping: max) {
                 let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
-                throw RowRefusal(field, """
+                throw RowRefusal(
+                    field,
+                    """
                     \(batch.describe(targetEntity, target)) already has the most \(inverse.name) \
                     \(inverse.declaredIn).\(inverse.name) allows (\(max))
                     """)
@@ -362,8 +389,10 @@ extension ObjectAccess {
     /// No stored object (nor one inserted before) holds the same values under a
     /// uniqueness constraint of the entity or an ancestor. As SQLite's unique indexes,
     /// a nil value never conflicts.
-    private func checkUniqueness(_ shape: InsertShape, values: [AttributeValue?], relationships: [String: [Int64]],
-                                 batch: ObjectBatch) throws {
+    private func checkUniqueness(
+        _ shape: InsertShape, values: [AttributeValue?], relationships: [String: [Int64]],
+        batch: ObjectBatch
+    ) throws {
         for (position, unique) in shape.uniqueness.enumerated() {
             var bindings: [DatabaseValue] = []
             bindings.reserveCapacity(unique.properties.count)
@@ -402,9 +431,11 @@ extension ObjectAccess {
             let constraint = unique.constraint
             let other = batch.describe(nameOfEntity(number: number) ?? unique.owner, key)
             let names = constraint.joined(separator: ", ")
-            throw RowRefusal("\(shape.entity.name).\(names)", constraint.count == 1
-                ? "\(shown[0]) is already used by \(other); the model makes \(names) unique"
-                : "\(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique together")
+            throw RowRefusal(
+                "\(shape.entity.name).\(names)",
+                constraint.count == 1
+                    ? "\(shown[0]) is already used by \(other); the model makes \(names) unique"
+                    : "\(shown.joined(separator: ", ")) are already used by \(other); the model makes \(names) unique together")
         }
     }
 
@@ -434,7 +465,7 @@ extension ObjectAccess {
             guard let entity = version.entity(named: entityName) else { continue }
             for (name, sources) in byRelationship.sorted(by: { $0.key < $1.key }) {
                 guard let relationship = entity.relationship(named: name) else { continue }
-                let keys = sources.keys.sorted().filter { batch.sources[entity.root]?[$0] == nil }   // the batch's own: above
+                let keys = sources.keys.sorted().filter { batch.sources[entity.root]?[$0] == nil }  // the batch's own: above
                 try checkCount(relationship, of: entity, keys: keys, batch: batch) { key, problem in
                     sources[key].map { (source: $0, field: "\(entityName).\(name)", message: "\(batch.describe(entityName, key)) \(problem)") }
                 }
@@ -454,8 +485,10 @@ extension ObjectAccess {
 
     /// Refuses, through `refusal`, each of `keys` whose count of `relationship`
     /// breaks its required flag (to-one) or minimum count (to-many).
-    private func checkCount(_ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], batch: ObjectBatch,
-                            refusal: (Int64, String) -> (source: Int, field: String, message: String)?) throws {
+    private func checkCount(
+        _ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], batch: ObjectBatch,
+        refusal: (Int64, String) -> (source: Int, field: String, message: String)?
+    ) throws {
         let r = relationship.declaration
         let table = table(of: entity)
         guard Self.hasCountRule(r), let count = countExpression(relationship, of: table) else { return }
@@ -596,7 +629,8 @@ extension ObjectAccess {
     /// entity number beside the key, for a destination row of `entity`.
     private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
         guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
-              let number = layout.entityNumbers[entity.name] else { return "" }
+            let number = layout.entityNumbers[entity.name]
+        else { return "" }
         return ", \(quote(column.name)) = \(number)"
     }
 
@@ -608,14 +642,16 @@ extension ObjectAccess {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             for (position, target) in targets.enumerated() {
                 if let order {
-                    try run("""
+                    try run(
+                        """
                         UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, \
                         Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
                         """,
-                            [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+                        [.integer(key), .integer(Int64(position + 1)), .integer(target)])
                 } else {
-                    try run("UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
-                            [.integer(key), .integer(target)])
+                    try run(
+                        "UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
+                        [.integer(key), .integer(target)])
                 }
             }
             return
@@ -638,8 +674,9 @@ extension ObjectAccess {
                 values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
                 bindings.append(.integer(target))
             }
-            try run("INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-                    bindings)
+            try run(
+                "INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
+                bindings)
         }
     }
 }

@@ -32,7 +32,9 @@ public final class ObjectAccess {
 
     func entity(_ name: String) throws(StoreError) -> CompiledEntity {
         guard let entity = version.entity(named: name) else {
-            throw StoreError(.unknownEntity, """
+            throw StoreError(
+                .unknownEntity,
+                """
                 unknown entity '\(name)' (model \(version.model) version \(version.version) \
                 has \(version.entities.map(\.name).joined(separator: ", ")))
                 """, path: store.path)
@@ -111,25 +113,32 @@ public final class ObjectAccess {
 
     /// Calls `body` with each object of an entity in primary-key order, reading one
     /// row at a time (memory does not grow with the table).
-    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
-                        includeRelationships: Bool = true, _ body: (StoredObject) throws -> Void) throws {
-        try forEach(entityName, includeSubentities: includeSubentities, limit: limit,
-                    relationships: { _ in includeRelationships }, body)
+    public func forEach(
+        _ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
+        includeRelationships: Bool = true, _ body: (StoredObject) throws -> Void
+    ) throws {
+        try forEach(
+            entityName, includeSubentities: includeSubentities, limit: limit,
+            relationships: { _ in includeRelationships }, body)
     }
 
     /// ``forEach(_:includeSubentities:limit:includeRelationships:_:)`` reading only the
     /// relationships `relationships` accepts (a dump reads the side the store keeps:
     /// the others cost a query per object).
-    public func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
-                        relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
+    public func forEach(
+        _ entityName: String, includeSubentities: Bool = true, limit: Int? = nil,
+        relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void
+    ) throws {
         try forEach(entityName, includeSubentities: includeSubentities, limit: limit, inListOrder: false, relationships: included, body)
     }
 
     /// ``forEach(_:includeSubentities:limit:relationships:_:)``; with `inListOrder`,
     /// objects come in the order of their place in an ordered to-many that holds them
     /// (``listOrderColumn(of:)``), then by primary key.
-    package func forEach(_ entityName: String, includeSubentities: Bool = true, limit: Int? = nil, inListOrder: Bool,
-                         relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void) throws {
+    package func forEach(
+        _ entityName: String, includeSubentities: Bool = true, limit: Int? = nil, inListOrder: Bool,
+        relationships included: (CompiledRelationship) -> Bool, _ body: (StoredObject) throws -> Void
+    ) throws {
         let entity = try entity(entityName)
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
@@ -147,12 +156,16 @@ public final class ObjectAccess {
             let number = Int(statement.int64(at: entIndex))
             if shapes[number] == nil {
                 shapes[number] = nameOfEntity(number: number).flatMap { version.entity(named: $0) }.map { rowEntity in
-                    (rowEntity, rowEntity.attributes.compactMap { attribute -> (CompiledAttribute, Int32)? in
-                        guard !attribute.declaration.isTransient,
-                              let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
-                              let i = index[column.name] else { return nil }
-                        return (attribute, i)
-                    }, rowEntity.relationships.filter { !$0.declaration.isTransient && included($0) })
+                    (
+                        rowEntity,
+                        rowEntity.attributes.compactMap { attribute -> (CompiledAttribute, Int32)? in
+                            guard !attribute.declaration.isTransient,
+                                let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)),
+                                let i = index[column.name]
+                            else { return nil }
+                            return (attribute, i)
+                        }, rowEntity.relationships.filter { !$0.declaration.isTransient && included($0) }
+                    )
                 }
             }
             guard let shape = shapes[number], let (rowEntity, attributes, relationships) = shape else { continue }
@@ -168,8 +181,9 @@ public final class ObjectAccess {
                 }
             }
             for relationship in relationships {
-                object.relationships[relationship.name] = try destinations(of: relationship, from: object.primaryKey,
-                                                                           row: statement, index: index, table: table)
+                object.relationships[relationship.name] = try destinations(
+                    of: relationship, from: object.primaryKey,
+                    row: statement, index: index, table: table)
             }
             try body(object)
         }
@@ -179,7 +193,9 @@ public final class ObjectAccess {
     /// would put U+FFFD in place of its bad bytes, and writing that out (a dump, a
     /// fetch) would change the value without a word.
     package static func invalidText(entity: String, key: Int64, attribute: String, offset: Int, path: String) -> StoreError {
-        StoreError(.invalidValue, """
+        StoreError(
+            .invalidValue,
+            """
             \(entity) \(key): \(attribute): the stored text is not UTF-8 (byte \(offset + 1) cannot start or continue a UTF-8 character); \
             it cannot be read without changing it
             """, path: path)
@@ -208,12 +224,15 @@ public final class ObjectAccess {
         return found
     }
 
-    private func destinations(of relationship: CompiledRelationship, from primaryKey: Int64, row: Statement,
-                              index: [String: Int32], table: StorageLayout.Table) throws -> [Int64] {
+    private func destinations(
+        of relationship: CompiledRelationship, from primaryKey: Int64, row: Statement,
+        index: [String: Int32], table: StorageLayout.Table
+    ) throws -> [Int64] {
         let r = relationship.declaration
         if !r.isToMany {
             guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)),
-                  let i = index[column.name], !row.isNull(at: i) else { return [] }
+                let i = index[column.name], !row.isNull(at: i)
+            else { return [] }
             return [row.int64(at: i)]
         }
         guard let destination = version.entity(named: r.destination) else { return [] }
@@ -250,7 +269,8 @@ public final class ObjectAccess {
             // One-to-one: both rows hold a column; a dump writes the pair on the side
             // whose entity (then relationship) name sorts first, and load sets both.
             guard let owner = relationship.inverseEntity, let inverse = r.inverse,
-                  let other = version.entity(named: owner)?.relationship(named: inverse), !other.declaration.isToMany else { return true }
+                let other = version.entity(named: owner)?.relationship(named: inverse), !other.declaration.isToMany
+            else { return true }
             return (relationship.declaredIn, r.name) <= (owner, inverse)
         }
         if !relationship.isManyToMany { return false }
@@ -267,8 +287,9 @@ public final class ObjectAccess {
         for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
         where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
             guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
-                  version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
-                  let column = table.column(for: .order(entity: owner, relationship: inverse)) else { continue }
+                version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
+                let column = table.column(for: .order(entity: owner, relationship: inverse))
+            else { continue }
             return column.name
         }
         return nil

@@ -42,8 +42,10 @@ package final class ObjectBatch {
     /// the batch will write nothing).
     /// - Throws: `StoreError` for an unknown entity or when the store fails.
     @discardableResult
-    package func insert(_ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
-                       primaryKey requested: Int64? = nil, source: Int) throws(StoreError) -> Int64? {
+    package func insert(
+        _ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
+        primaryKey requested: Int64? = nil, source: Int
+    ) throws(StoreError) -> Int64? {
         let key = try inserting(entityName, source: source) { shape in
             try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
         }
@@ -57,8 +59,9 @@ package final class ObjectBatch {
     private func noteLinks(_ entity: CompiledEntity, _ relationships: [String: [Int64]], source: Int) {
         for (name, targets) in relationships where !targets.isEmpty {
             guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse, let owner = r.inverseEntity,
-                  let other = access.version.entity(named: owner)?.relationship(named: inverse),
-                  other.declaration.isToMany, (other.declaration.minCount ?? 0) > 0 else { continue }
+                let other = access.version.entity(named: owner)?.relationship(named: inverse),
+                other.declaration.isToMany, (other.declaration.minCount ?? 0) > 0
+            else { continue }
             for target in targets where linked[owner]?[inverse]?[target] == nil {
                 linked[owner, default: [:]][inverse, default: [:]][target] = source
             }
@@ -77,8 +80,10 @@ package final class ObjectBatch {
     /// ``insert(_:values:relationships:primaryKey:source:)`` does: for loaders that
     /// read a million objects, with no dictionary per object.
     @discardableResult
-    package func insert(_ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
-                       source: Int) throws(StoreError) -> Int64? {
+    package func insert(
+        _ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
+        source: Int
+    ) throws(StoreError) -> Int64? {
         try inserting(entityName, source: source) { shape in
             try access.insertRow(shape, given: attributeValues, relationships: [:], primaryKey: requested, batch: self)
         }

@@ -1,5 +1,5 @@
-import Foundation
 import DataModel
+import Foundation
 
 /// Exact conversion between attribute values and SQLite values, per attribute type
 /// (Docs/Stores.md): dates as seconds since 2001-01-01 (REAL), booleans 0/1,
@@ -143,8 +143,8 @@ package enum ValueCoding {
         case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)):
             return type.integerRange!.contains(v) ? nil : "\(v) is out of range for \(type.rawValue)"
         case (.decimal, .decimal), (.decimal, .integer), (.double, .integer),
-             (.string, .string), (.boolean, .boolean), (.binary, .binary), (.transformable, .binary),
-             (.uuid, .uuid), (.uri, .uri):
+            (.string, .string), (.boolean, .boolean), (.binary, .binary), (.transformable, .binary),
+            (.uuid, .uuid), (.uri, .uri):
             return nil
         case (.float, .integer(let v)):
             // Every Int64 is within Float's range; rounding to float precision is the type's.

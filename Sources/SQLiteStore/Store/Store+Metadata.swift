@@ -61,8 +61,10 @@ extension Store {
             let statement = try connection.prepare("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
             var rows: [EntityKeyRow] = []
             while try statement.step() {
-                rows.append(EntityKeyRow(number: Int(statement.int64(at: 0)), name: statement.string(at: 1),
-                                         parent: Int(statement.int64(at: 2)), maxKey: statement.int64(at: 3)))
+                rows.append(
+                    EntityKeyRow(
+                        number: Int(statement.int64(at: 0)), name: statement.string(at: 1),
+                        parent: Int(statement.int64(at: 2)), maxKey: statement.int64(at: 3)))
             }
             return rows
         } catch {
@@ -74,8 +76,9 @@ extension Store {
     /// use (0, negative, beyond 2^31 − 1) are left out, so that numbering the
     /// remaining entities never overflows; the planner refuses such a store.
     package func entityNumbers() throws(StoreError) -> [String: Int] {
-        Dictionary(try entityKeyRows().filter { (1...Int(Int32.max)).contains($0.number) }.map { ($0.name, $0.number) },
-                   uniquingKeysWith: { first, _ in first })
+        Dictionary(
+            try entityKeyRows().filter { (1...Int(Int32.max)).contains($0.number) }.map { ($0.name, $0.number) },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// Writes `Z_PRIMARYKEY` rows for every entity of `layout` not yet listed, keeping
@@ -146,8 +149,9 @@ extension Store {
         if let refusal = version.storageRefusal { throw StoreError(.unsupportedModel, refusal, path: path) }
         let fromCoreData = (try? readMetadata())?.followsCoreDataNumbering ?? false
         let existing = try existingSchema()
-        let computed = version.layout(entityNumbers: try entityNumbers(), existingTables: existing.tables.mapValues(Set.init), asStored: true,
-                                      coreDataTypes: fromCoreData)
+        let computed = version.layout(
+            entityNumbers: try entityNumbers(), existingTables: existing.tables.mapValues(Set.init), asStored: true,
+            coreDataTypes: fromCoreData)
         var binding = computed.bound(to: existing)
         if fromCoreData { try unswapSiblingColumns(&binding, version: version) }
         return binding
@@ -172,14 +176,18 @@ extension Store {
                         for y in group.dropFirst(n + 1) {
                             let xs = version.subtree(of: x.entity), ys = version.subtree(of: y.entity)
                             guard !xs.contains(y.entity), !ys.contains(x.entity),
-                                  table.columns[x.index].type == table.columns[y.index].type else { continue }
+                                table.columns[x.index].type == table.columns[y.index].type
+                            else { continue }
                             let xNumbers = xs.compactMap { binding.layout.entityNumbers[$0] }, yNumbers = ys.compactMap { binding.layout.entityNumbers[$0] }
-                            let (xColumn, yColumn) = (binding.layout.tables[position].columns[x.index].name,
-                                                      binding.layout.tables[position].columns[y.index].name)
+                            let (xColumn, yColumn) = (
+                                binding.layout.tables[position].columns[x.index].name,
+                                binding.layout.tables[position].columns[y.index].name
+                            )
                             func holds(_ column: String, _ numbers: [Int]) throws(SQLiteError) -> Bool {
                                 let list = numbers.map(String.init).joined(separator: ", ")
-                                return try connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT IN (\(list)) "
-                                    + "AND \(SchemaSQL.quote(column)) IS NOT NULL)") == 1
+                                return try connection.scalarInt64(
+                                    "SELECT EXISTS (SELECT 1 FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT IN (\(list)) "
+                                        + "AND \(SchemaSQL.quote(column)) IS NOT NULL)") == 1
                             }
                             let (xOwn, yOwn) = (try holds(xColumn, xNumbers), try holds(yColumn, yNumbers))
                             guard !xOwn, !yOwn else { continue }
@@ -213,8 +221,10 @@ extension Store {
                     let plain = index.columns.allSatisfy { $0.name != nil && $0.collation.uppercased() == "BINARY" }
                     let condition = index.isPartial ? index.sql.flatMap(Self.indexCondition) ?? Self.unreadable : nil
                     let columns = index.columns.map { StorageLayout.IndexColumn(name: $0.name ?? "(expression)", isDescending: $0.isDescending) }
-                    indexes.append(StorageLayout.Index(name: index.name, table: table, columns: columns, isUnique: index.isUnique,
-                                                       condition: plain ? condition : Self.unreadable))
+                    indexes.append(
+                        StorageLayout.Index(
+                            name: index.name, table: table, columns: columns, isUnique: index.isUnique,
+                            condition: plain ? condition : Self.unreadable))
                 }
             }
             return ExistingSchema(tables: tables, indexes: indexes)
@@ -242,7 +252,8 @@ extension Store {
             } else if c == "'" || c == "\"" || c == "`" || c == "[" {
                 quote = c
             } else if i + 5 <= scalars.count, String(String.UnicodeScalarView(scalars[i..<i + 5])).uppercased() == "WHERE",
-                      i == 0 || !isWordScalar(scalars[i - 1]), i + 5 == scalars.count || !isWordScalar(scalars[i + 5]) {
+                i == 0 || !isWordScalar(scalars[i - 1]), i + 5 == scalars.count || !isWordScalar(scalars[i + 5])
+            {
                 start = i + 5
             }
             i += 1

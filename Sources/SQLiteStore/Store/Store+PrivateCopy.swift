@@ -26,7 +26,9 @@ extension Store {
     static func recoveredCopy(of path: String, side suffix: String, shownAs shown: String, busyTimeout: Double) throws(StoreError) -> String {
         let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("migrate-read-\(UUID().uuidString.prefix(12))")
         guard mkdir(folder, 0o700) == 0 else {
-            throw StoreError(.permissionDenied, """
+            throw StoreError(
+                .permissionDenied,
+                """
                 cannot read the store without writing beside it: its \(suffix) must be recovered, and a private copy \
                 cannot be made in \(NSTemporaryDirectory()) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder
                 """, path: shown)
@@ -89,7 +91,8 @@ extension Store {
             for file in [copy, copy + suffix] where FileManager.default.fileExists(atPath: file) { chmod(file, 0o600) }
             if state() == before { return }
         }
-        throw StoreError(.locked, "the store changed each time it was copied to be read (a writer is at work); try again when it is done",
-                         path: shown)
+        throw StoreError(
+            .locked, "the store changed each time it was copied to be read (a writer is at work); try again when it is done",
+            path: shown)
     }
 }

@@ -68,29 +68,34 @@ public final class Store {
                 throw StoreError.from(error, path: path)
             }
         } else {
-        do {
-            connection = try openConnection(path: resolved, access: access, busyTimeout: busyTimeout, isWAL: isWAL)
-        } catch {
-            // SQLite reads a write-ahead log only through its -shm index, which it
-            // must create beside the store: without it, and without the right to
-            // create it, all it says is "unable to open database file".
-            let folder = (resolved as NSString).deletingLastPathComponent
-            if isWAL, FileManager.default.fileExists(atPath: resolved + "-wal"), !FileManager.default.fileExists(atPath: resolved + "-shm"),
-               !FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder) {
-                throw StoreError(.permissionDenied, """
-                    the store's write-ahead log (\(path)-wal) holds changes that SQLite can only read through a -shm file, \
-                    which it cannot create in \(folder.isEmpty ? "." : folder) (no write permission for this user); \
-                    run as a user who can write that folder, or copy the store with its -wal to one
-                    """, path: path)
+            do {
+                connection = try openConnection(path: resolved, access: access, busyTimeout: busyTimeout, isWAL: isWAL)
+            } catch {
+                // SQLite reads a write-ahead log only through its -shm index, which it
+                // must create beside the store: without it, and without the right to
+                // create it, all it says is "unable to open database file".
+                let folder = (resolved as NSString).deletingLastPathComponent
+                if isWAL, FileManager.default.fileExists(atPath: resolved + "-wal"), !FileManager.default.fileExists(atPath: resolved + "-shm"),
+                    !FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
+                {
+                    throw StoreError(
+                        .permissionDenied,
+                        """
+                        the store's write-ahead log (\(path)-wal) holds changes that SQLite can only read through a -shm file, \
+                        which it cannot create in \(folder.isEmpty ? "." : folder) (no write permission for this user); \
+                        run as a user who can write that folder, or copy the store with its -wal to one
+                        """, path: path)
+                }
+                throw StoreError.from(error, path: path)
             }
-            throw StoreError.from(error, path: path)
-        }
         }
         let store = Store(path: path, resolvedPath: resolved, connection: connection, privateFolder: privateFolder)
         do {
             let tables = try connection.tables()
             guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
-                throw StoreError(.notAStore, """
+                throw StoreError(
+                    .notAStore,
+                    """
                     an SQLite database, but not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables; \
                     found \(tables.isEmpty ? "no tables" : tables.prefix(5).joined(separator: ", ")))
                     """, path: path)
@@ -153,9 +158,10 @@ public final class Store {
             }
             let folder = (resolved as NSString).deletingLastPathComponent
             guard canAccess(folder.isEmpty ? "." : folder, W_OK | X_OK) else {
-                throw StoreError(.permissionDenied,
-                                 "permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of a migration",
-                                 path: path)
+                throw StoreError(
+                    .permissionDenied,
+                    "permission denied: this user cannot write the folder \(folder), where SQLite keeps the journal of a migration",
+                    path: path)
             }
         }
         return resolved
@@ -267,8 +273,9 @@ public final class Store {
         // --force replaces a file (or the symbolic link), never a folder and what it holds.
         let kind = info.st_mode & S_IFMT
         guard kind == S_IFREG || kind == S_IFLNK else {
-            throw StoreError(.alreadyExists, "\(kind == S_IFDIR ? "a folder" : "something other than a file") is here; --force replaces only a file",
-                             path: path)
+            throw StoreError(
+                .alreadyExists, "\(kind == S_IFDIR ? "a folder" : "something other than a file") is here; --force replaces only a file",
+                path: path)
         }
         // The new store is made whole beside the old one and renamed over it, so that
         // a signal, a crash or a full disk midway leaves the old store as it was.

@@ -99,14 +99,17 @@ extension Store {
                 if tableNames.contains(table) {
                     count = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table)) WHERE Z_ENT = ?", .integer(Int64(row.number)))
                 }
-                entities.append(.init(name: row.name, number: row.number, parent: row.parent == 0 ? nil : byNumber[row.parent]?.name,
-                                      maxKey: row.maxKey, rowCount: count, storedHash: metadata.versionHashes[row.name]))
+                entities.append(
+                    .init(
+                        name: row.name, number: row.number, parent: row.parent == 0 ? nil : byNumber[row.parent]?.name,
+                        maxKey: row.maxKey, rowCount: count, storedHash: metadata.versionHashes[row.name]))
             }
             // An immutable read-only open reports "delete"; the header says what the file uses.
             let journal = headerSaysWAL ? "wal" : (try connection.scalarString("PRAGMA journal_mode") ?? "?")
             let size = (try connection.scalarInt64("PRAGMA page_count") ?? 0) * (try connection.scalarInt64("PRAGMA page_size") ?? 0)
-            return StoreInspection(path: path, metadata: metadata, entities: entities, tables: tables,
-                                   journalMode: journal, fileSize: size, cachedModel: cached ?? nil)
+            return StoreInspection(
+                path: path, metadata: metadata, entities: entities, tables: tables,
+                journalMode: journal, fileSize: size, cachedModel: cached ?? nil)
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -97,8 +97,10 @@ public struct StoreMetadata: Sendable, Hashable {
         static let modelVersion = "MMModelVersion"
         static let layoutHash = "MMLayoutHash"
         static let history = "MMMigrationHistory"
-        static let all: Set<String> = [storeType, storeUUID, hashes, hashesVersion, digest, identifiers, framework,
-                                       modelName, modelVersion, layoutHash, history]
+        static let all: Set<String> = [
+            storeType, storeUUID, hashes, hashesVersion, digest, identifiers, framework,
+            modelName, modelVersion, layoutHash, history,
+        ]
     }
 
     /// Metadata for a new store of `version`.

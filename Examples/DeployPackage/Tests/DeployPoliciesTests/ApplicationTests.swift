@@ -2,8 +2,8 @@ import DataModel
 import DeployPolicies
 import ModelMigration
 import SQLiteStore
-import Testing
 import TestSupport
+import Testing
 
 /// An application opens its store through the public API alone (no SQLite type in
 /// sight): models loaded from YAML, `StoreOpener` migrating automatically with the
@@ -17,8 +17,9 @@ import TestSupport
             try access.insert("Person", values: ["name": .string("Ann"), "email": .string(" ANN@example.com")], primaryKey: 1)
         }
         let model = try ModelLoader.loadModel(path: scenario.modelsFolder, named: "People")
-        let opener = StoreOpener(model: model, migrationsFolder: scenario.migrationsFolder,
-                                 policyRunner: PolicyEngine(catalog: deployPolicies), policyNames: Set(deployPolicies.names))
+        let opener = StoreOpener(
+            model: model, migrationsFolder: scenario.migrationsFolder,
+            policyRunner: PolicyEngine(catalog: deployPolicies), policyNames: Set(deployPolicies.names))
         let store = try opener.open(path: scenario.storePath)
         defer { try? store.close() }
         #expect(try store.readMetadata().modelVersion == 2)

@@ -1,24 +1,27 @@
 import DataModel
 import DeployPolicies
 import ModelMigration
-import Testing
 import TestSupport
+import Testing
 
 /// A deploy package tests its own policy end to end on a small store, with
 /// ModelMigration's TestSupport: models and a mapping file in a temporary folder,
 /// objects inserted, the migration run with the package's catalog, rows read back.
 @Suite struct NormalizeEmailsTests {
-    static let versions = ["""
+    static let versions = [
+        """
         entities:
           Person:
             attributes: { name: string, email: string? }
 
-        """, """
+        """,
+        """
         entities:
           Person:
             attributes: { name: string, email: string?, nickname: string? }
 
-        """]
+        """,
+    ]
 
     @Test func emailsAreTrimmedAndLowerCased() throws {
         let scenario = try MigrationScenario("People", versions: Self.versions)
