@@ -49,6 +49,42 @@ public struct PolicyEngine: PolicyRunning {
         // Associations of earlier hops of the same apply are not this hop's.
         try connection.execute("DELETE FROM mm_associations")
 
+        var stages = Stages(runs: runs, reader: reader, hop: hop, connection: connection)
+        // Stage 1: every mapping creates its destination objects.
+        for index in runs.indices {
+            let total = try sourceCount(runs[index], hop: hop, connection: connection)
+            try stages.createInstances(index, total: total, progress: progress)
+        }
+        // Stage 2: every mapping sets relationships.
+        for index in runs.indices { try stages.createRelationships(index) }
+        // Stage 3: every mapping validates, then ends.
+        for index in runs.indices {
+            try stages.phase(index, "performCustomValidation") { try $0.performCustomValidation($1) }
+        }
+        for index in runs.indices {
+            try stages.phase(index, "end") { try $0.end($1) }
+        }
+        runs = stages.runs
+        for run in runs {
+            try requireValues(run, hop: hop, connection: connection)
+        }
+        var report = PolicyStageReport()
+        for run in runs {
+            report.emptied += try emptiedProperties(run, hop: hop, connection: connection)
+        }
+        try connection.execute("DELETE FROM mm_associations")
+        return report
+    }
+
+    /// The stages' state: every mapping's policy and manager, and the reader of the
+    /// source objects, with how a failure is worded.
+    private struct Stages {
+        var runs: [Run]
+        let reader: SourceReader
+        let hop: MigrationHop
+        let connection: Connection
+
+        /// A policy's error worded with its policy, entity, source key and stage.
         func fail(_ run: Run, _ error: any Error, phase: String) -> MigrationError {
             if let error = error as? MigrationError { return error }
             let key = run.manager.currentSourceKey.map { " (source primary key \($0))" } ?? ""
@@ -74,16 +110,17 @@ public struct PolicyEngine: PolicyRunning {
                     (\(run.invocation.sourceEntity) has: \(known.joined(separator: ", "))); is the mapping file meant for another hop?
                     """), phase: phase)
         }
-        func phase(_ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void) throws {
+        /// Calls one stage of one mapping's policy.
+        mutating func phase(_ index: Int, _ name: String, _ body: (inout any EntityMigrationPolicy, MigrationManager) throws -> Void) throws {
             do { try body(&runs[index].policy, runs[index].manager) } catch { throw fail(runs[index], error, phase: name) }
             // Called per row: look before copying the run.
             if reader.hasUnknownReads { try checkReads(runs[index], phase: name) }
         }
 
-        // Stage 1: every mapping creates its destination objects.
-        for index in runs.indices {
+        /// Stage 1 of one mapping: `begin`, `createDestinationInstances` per source
+        /// object in key order, `endInstanceCreation`.
+        mutating func createInstances(_ index: Int, total: Int64, progress: (MigrationEvent) -> Void) throws {
             let run = runs[index]
-            let total = try sourceCount(run, hop: hop, connection: connection)
             run.manager.progress = (0, total)
             try phase(index, "begin") { try $0.begin($1) }
             var done: Int64 = 0
@@ -97,10 +134,11 @@ public struct PolicyEngine: PolicyRunning {
             run.manager.currentSourceKey = nil
             try phase(index, "endInstanceCreation") { try $0.endInstanceCreation($1) }
         }
-        // Stage 2: every mapping sets relationships, each object of the mapping (its
-        // own, with their sources' keys, then the others it associated) read back in
-        // key order; nothing is held in memory.
-        for index in runs.indices {
+
+        /// Stage 2 of one mapping: `createRelationships` for each object of the
+        /// mapping (its own, with their sources' keys, then the others it associated)
+        /// read back in key order, nothing held in memory; `endRelationshipCreation`.
+        mutating func createRelationships(_ index: Int) throws {
             let run = runs[index]
             if run.usesRelationshipPhase, let destinationEntity = run.mapping.destination,
                 let entity = hop.destination.entity(named: destinationEntity),
@@ -129,22 +167,6 @@ public struct PolicyEngine: PolicyRunning {
             run.manager.currentSourceKey = nil
             try phase(index, "endRelationshipCreation") { try $0.endRelationshipCreation($1) }
         }
-        // Stage 3: every mapping validates.
-        for index in runs.indices {
-            try phase(index, "performCustomValidation") { try $0.performCustomValidation($1) }
-        }
-        for index in runs.indices {
-            try phase(index, "end") { try $0.end($1) }
-        }
-        for run in runs {
-            try requireValues(run, hop: hop, connection: connection)
-        }
-        var report = PolicyStageReport()
-        for run in runs {
-            report.emptied += try emptiedProperties(run, hop: hop, connection: connection)
-        }
-        try connection.execute("DELETE FROM mm_associations")
-        return report
     }
 
     /// Core Data validates the objects a migration made when it saves them: a
