@@ -815,6 +815,10 @@ class Trial:
                     migrations, migrator, by = migrations + 1, path, "apply"
                 elif res.rc == 0 and res.out.startswith(f"{path}: ") and f" version {last} is current; nothing to do" in res.out:
                     others.add("current")
+                elif res.rc == 0 and res.out.startswith(f"{path}: ") and f" version {last} is current (another process migrated it" in res.out \
+                        and res.out.rstrip("\n").endswith("; nothing to do"):
+                    # Lost the race after planning: the store is at the target, migrated by the other.
+                    others.add("migrated by the other")
                 elif not (res.rc == 1 and res.out == "" and res.err.rstrip("\n").endswith("nothing was changed, so this run kept no backup in backups")
                           and ("the store changed since it was planned" in res.err or "holds the store" in res.err)):
                     raise Failure("an apply beside another migrator neither migrated, found nothing to do, nor kept no backup", res.cmd, res)
@@ -842,8 +846,11 @@ class Trial:
         if migrations != 1:
             raise Failure(f"{migrations} runs report a migration of the one store", cmds[0])
         backups = [os.path.join(d, f) for d, _, fs in os.walk(self.path("backups")) for f in fs]
-        stem = os.path.basename(migrator)[:-len(".sqlite")]
-        if len(backups) != 1 or not re.fullmatch(rf"{re.escape(stem)}\.v1-to-{last}\.\d{{8}}T\d{{6}}Z\.sqlite", os.path.basename(backups[0])):
+        # Named after the path given, or (apply) after the file a link leads to.
+        stems = {os.path.basename(p)[:-len(".sqlite")] for p in (migrator, os.path.realpath(self.path(migrator)))}
+        stem = "|".join(sorted(stems))
+        if len(backups) != 1 or not re.fullmatch(rf"({'|'.join(map(re.escape, sorted(stems)))})\.v1-to-{last}\.\d{{8}}T\d{{6}}Z\.sqlite",
+                                                 os.path.basename(backups[0])):
             raise Failure(f"expected one backup {stem}.v1-to-{last}.<time>.sqlite, found {[os.path.relpath(b, self.dir) for b in backups]}")
         if self.ref_logical is not None and logical(backups[0]) != self.ref_logical:
             raise Failure(f"the backup {os.path.relpath(backups[0], self.dir)} does not hold the store as it was before")
