@@ -203,6 +203,7 @@ struct SegmentPlanner {
     /// new tables moved into place; the in-place changes; the indexes; the
     /// bookkeeping and the data's requirements.
     mutating func plan() throws {
+        try refuseReplacedEntities()
         var tables = try entityTables()
         joinTables(into: &tables)
         warnSharedDestinations()
@@ -231,6 +232,7 @@ struct SegmentPlanner {
         entityNumberStep()
         addKeyCounterChecks()
         addRequirements()
+        try warnUnreadEntities()
     }
 
     /// Which source tables feed each destination entity table, and so whether it
