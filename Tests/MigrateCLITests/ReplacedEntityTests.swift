@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// An entity whose name the next version gives to objects made from another entity,
 /// while the store holds objects of it: refused, never dropped unwarned.
