@@ -44,6 +44,7 @@ struct Validate: ParsableCommand {
             result.sources.merge(sources) { old, _ in old }
             if diagnostics.contains(where: { $0.severity == .error }) { models[index].valid = false }
         }
+        result.diagnostics += MappingFiles.strayFolders(in: global.migrations, models: Set(result.models.map(\.name)))
         let hasErrors = result.diagnostics.contains { $0.severity == .error }
         let report = Report(
             valid: !hasErrors,

@@ -99,4 +99,31 @@ import Testing
                 """)
         #expect(f.snapshot("contacts.sqlite") == before)
     }
+
+    /// Folders where mapping files would hide: inside a model's folder (a folder named
+    /// like a mapping file, a subfolder), a folder named after the model in another
+    /// case (read on macOS, not here), a folder named after no model.
+    @Test func foldersHidingMappingFilesAreReported() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        for path in ["Contacts/1-to-2.yaml/x.yaml", "Contacts/sub/2-to-3.yaml", "contacts/1-to-2.yaml", "Contact/1-to-2.yaml"] {
+            try f.directory.write("Migrations/" + path, "entities: {}\n")
+        }
+        try f.directory.write("Migrations/Policies/Skeleton.swift", "// written by import\n")
+        let result = try f.migrate(["validate", "--migrations", "Migrations"] + f.models)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == """
+                error: Migrations/contacts: the mapping folder of model Contacts is named Contacts exactly (names are case-sensitive \
+                here); nothing in this one would be read
+                error: Migrations/Contacts/1-to-2.yaml: a folder in a model's mapping folder: it holds mapping files (<A>-to-<B>.yaml) \
+                and a Policies folder only, and nothing in this one would be read (move its files up, or out of Migrations/Contacts)
+                error: Migrations/Contacts/sub: a folder in a model's mapping folder: it holds mapping files (<A>-to-<B>.yaml) and a \
+                Policies folder only, and nothing in this one would be read (move its files up, or out of Migrations/Contacts)
+                error: Migrations/Contact: holds YAML files but is the mapping folder of no model (models: Contacts); nothing in it \
+                would be read (name it after its model, or move it out of Migrations)
+                4 errors, 0 warnings
+
+                """, "\(result.stderr)")
+    }
 }
