@@ -30,6 +30,20 @@ import Testing
         #expect(try shop.rows("SELECT ZNOTE FROM ZCUSTOMER WHERE Z_PK = 1").map { "\($0[0])" } == ["'nn'"])
     }
 
+    /// A zero divisor fails the update naming the object (NSExpression's `divide:by:`
+    /// raises or gives an infinity, never nil); in a fetch it is nil, as SQLite gives.
+    @Test func aDivisionByZeroFailsTheUpdateNamingTheObject() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        let before = try StoreDump.dump(shop.storePath)
+        let result = try update(shop, ["--set", "visits = visits / (visits - visits)", "--where", "name == 'Ann'"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: Customer 1: visits: division by zero; nothing was changed\n")
+        #expect(try StoreDump.dump(shop.storePath) == before)
+        let fits = try update(shop, ["--set", "visits = visits / 1", "--where", "name == 'Ann'"])
+        #expect(fits.status == 0, "\(fits.stderr)")
+    }
+
     /// Integer arithmetic past Int64 computes in REAL in SQLite: no integer column
     /// takes that value.
     @Test func anOverflowingSetFailsNamingTheObjects() throws {

@@ -334,7 +334,12 @@ extension PredicateSQL {
             case .arithmetic(let op, let a, let b, _):
                 let l = try value(a, alias, numeric: true), r = try value(b, alias, numeric: true)
                 // NSExpression divides as doubles; SQLite would truncate two integers.
-                if op == .divide { return "(CAST(\(l) AS REAL) / \(r))" }
+                // A zero divisor fails the row of a copy or an update (`mm_divisor`);
+                // a fetch or `onFailure: nil` gets nil, as SQLite gives.
+                if op == .divide {
+                    let divisor = generator.failedConversions.map { "mm_divisor(\(r), \($0.key), \(bind(.text($0.label))))" } ?? r
+                    return "(CAST(\(l) AS REAL) / \(divisor))"
+                }
                 return "(\(l) \(op.rawValue) \(r))"
             case .concatenate(let a, let b):
                 return "(\(try value(a, alias, numeric: false)) || \(try value(b, alias, numeric: false)))"

@@ -16,6 +16,8 @@ import Foundation
 ///   (`"12 pages"` → 12), integer when it has no fraction or exponent; NULL when
 ///   the text starts with no number.
 ///
+/// - `mm_divisor(value, key, label)`: the value, or a failed statement naming the
+///   row when it is zero (a division in a copy or an update).
 /// - `mm_number_or_fail(text, key, label)`: `mm_number`, except that a text with
 ///   no leading number fails the statement, naming the row's key and the label
 ///   (`Book.pages: 'many' of source row Z_PK 17 is not a number`): a mapping
@@ -46,6 +48,7 @@ extension Connection {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
         registerTextFunctions(flags: flags)
         registerNumberFunctions(flags: flags)
+        registerDivisor(flags: flags)
         registerRowChecks(flags: flags)
         registerIntegerCheck(flags: flags)
         registerMatches(flags: flags)
@@ -74,6 +77,27 @@ extension Connection {
                 if asciiCaseMapped(context, arguments[0], upper: true) { return }
                 guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
                 resultText(context, TextFolding.uppercase(text))
+            }, nil, nil, nil)
+    }
+
+    /// `mm_divisor(value, key, label)`: the value, or a failed statement naming the
+    /// row when it is zero: NSExpression's `divide:by:` never gives nil for it (it
+    /// raises, or gives an infinity), so a copy or an update must not store nil.
+    private func registerDivisor(flags: Int32) {
+        sqlite3_create_function_v2(
+            db, "mm_divisor", 3, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                let type = sqlite3_value_type(arguments[0])
+                let zero =
+                    (type == SQLITE_INTEGER && sqlite3_value_int64(arguments[0]) == 0)
+                    || (type == SQLITE_FLOAT && sqlite3_value_double(arguments[0]) == 0)
+                guard zero else { sqlite3_result_value(context, arguments[0]); return }
+                let label = textArgument(arguments[2]) ?? "a value"
+                let message =
+                    "\(label): division by zero in source row Z_PK \(sqlite3_value_int64(arguments[1]))"
+                    + " (make the divisor non-zero first, or write `onFailure: nil` for an optional attribute)"
+                sqlite3_result_error(context, message, -1)
             }, nil, nil, nil)
     }
 
