@@ -3,90 +3,6 @@ import Foundation
 import Mapping
 import SQLiteStore
 
-/// A progress event of `apply`, for a progress bar or JSON Lines.
-public enum MigrationEvent: Sendable {
-    /// A step starts: its position, the total, its summary and cost.
-    case stepStarted(index: Int, of: Int, summary: String, cost: StepCost)
-    /// A step ended after `seconds`, having written `rows` rows (as ``MigrationResult/rowsTouched`` counts them).
-    case stepFinished(index: Int, seconds: Double, rows: Int64)
-    /// Rows done within a long step (a copy, an index build, a policy), of a total.
-    case rows(done: Int64, total: Int64)
-    /// The checks start.
-    case checking(count: Int)
-}
-
-/// Why `apply` failed; the store is unchanged (verified), unless `kind` is
-/// `restoreFailed`.
-public struct MigrationError: Error, Sendable, CustomStringConvertible {
-    /// The broad reason.
-    public enum Kind: Sendable, Hashable {
-        case locked, storeChanged, stepFailed, checkFailed, backupFailed, verifyFailed
-        /// The store contradicts what the plan relies on (entity numbers, rows of
-        /// unknown entities): migrating would lose or misfile rows.
-        case inconsistentStore
-        /// After a failure the store could not be proven unchanged: restore it
-        /// from a backup.
-        case restoreFailed
-        /// Cancelled (`MigrationCancellation`, a signal): rolled back, unchanged.
-        case interrupted
-    }
-    /// The reason.
-    public var kind: Kind
-    /// What happened, for people.
-    public var message: String
-
-    /// Creates an error.
-    public init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-/// What `apply` did.
-public struct MigrationResult: Sendable, Codable {
-    /// The version before.
-    public var from: Int
-    /// The version after.
-    public var to: Int
-    /// Rows the plan's steps wrote: copied by table rebuilds, rewritten by a
-    /// `DROP COLUMN`, updated, deleted, or written by policies; the same rows the plan
-    /// estimated (``StepCost/rowsWritten``). Index builds and bookkeeping
-    /// (`Z_PRIMARYKEY`, metadata) write none.
-    public var rowsTouched: Int64
-    /// Seconds from the lock to the commit.
-    public var duration: Double
-    /// Checks run before commit, all passed.
-    public var checksPassed: Int
-    /// True when rolled back on purpose (`--dry-run`).
-    public var dryRun: Bool
-    /// The backup written, if any.
-    public var backup: String?
-    /// References that already dangled before the migration and were carried as
-    /// they were (each: the relationship and the number of rows).
-    public var carriedDanglingReferences: [String] = []
-    /// Destructive warnings found while migrating: properties left to a policy
-    /// that it left nil where the source had a value.
-    public var warnings: [String] = []
-
-    /// Creates a result.
-    public init(
-        from: Int, to: Int, rowsTouched: Int64, duration: Double, checksPassed: Int, dryRun: Bool, backup: String?,
-        carriedDanglingReferences: [String] = [], warnings: [String] = []
-    ) {
-        self.from = from
-        self.to = to
-        self.rowsTouched = rowsTouched
-        self.duration = duration
-        self.checksPassed = checksPassed
-        self.dryRun = dryRun
-        self.backup = backup
-        self.carriedDanglingReferences = carriedDanglingReferences
-        self.warnings = warnings
-    }
-}
-
 /// Executes a `MigrationPlan`, exactly as planned, in one SQLite transaction: steps,
 /// checks, then the new metadata, then commit.
 ///
@@ -587,16 +503,4 @@ public struct Migrator {
     static func words(for error: any Error) -> String {
         (error as? SQLiteError)?.explained ?? "\(error)"
     }
-}
-
-/// Runs policy steps (`PolicyEngine` does, with a `PolicyCatalog`).
-public protocol PolicyRunning {
-    /// Runs the policy step of `hop` (every custom mapping's policy, stage by stage)
-    /// against `store`, inside the apply transaction.
-    func run(_ invocations: [PolicyInvocation], hop: MigrationHop, store: Store, progress: (MigrationEvent) -> Void) throws -> PolicyStageReport
-
-    /// The functions of the policy `name` (`EntityMigrationPolicy.functions`), for a
-    /// step's `FUNCTION($entityPolicy, …)` values; nil when it is not available.
-    /// Default: nil.
-    func functions(of name: String) -> [PolicyFunction]?
 }

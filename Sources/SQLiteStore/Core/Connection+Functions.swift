@@ -107,40 +107,25 @@ extension Connection {
             db, "mm_number", 1, flags, nil,
             { context, _, arguments in
                 guard let context, let arguments else { return }
-                switch sqlite3_value_type(arguments[0]) {
-                case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
-                case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
-                default:
-                    switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
-                    case .integer(let v)?: sqlite3_result_int64(context, v)
-                    case .real(let v)?: sqlite3_result_double(context, v)
-                    default: sqlite3_result_null(context)
-                    }
-                }
+                if !resultNumber(context, arguments[0]) { sqlite3_result_null(context) }
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_number_or_fail", 3, flags, nil,
             { context, _, arguments in
                 guard let context, let arguments else { return }
-                switch sqlite3_value_type(arguments[0]) {
-                case SQLITE_NULL: sqlite3_result_null(context)
-                case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(arguments[0]))
-                case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(arguments[0]))
-                default:
-                    switch textBytes(arguments[0]).flatMap(TextFolding.leadingNumber(bytes:)) {
-                    case .integer(let v)?: sqlite3_result_int64(context, v)
-                    case .real(let v)?: sqlite3_result_double(context, v)
-                    default:
-                        let text = textArgument(arguments[0]) ?? ""
-                        let label = textArgument(arguments[2]) ?? "a value"
-                        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-                        let message =
-                            "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' "
-                            + "of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
-                            + " (make it one first, or write `onFailure: nil` for an optional attribute)"
-                        sqlite3_result_error(context, message, -1)
-                    }
+                if sqlite3_value_type(arguments[0]) == SQLITE_NULL {
+                    sqlite3_result_null(context)
+                    return
                 }
+                if resultNumber(context, arguments[0]) { return }
+                let text = textArgument(arguments[0]) ?? ""
+                let label = textArgument(arguments[2]) ?? "a value"
+                let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+                let message =
+                    "\(label): '\(shown.replacingOccurrences(of: "'", with: "''"))' "
+                    + "of source row Z_PK \(sqlite3_value_int64(arguments[1])) is not a number"
+                    + " (make it one first, or write `onFailure: nil` for an optional attribute)"
+                sqlite3_result_error(context, message, -1)
             }, nil, nil, nil)
     }
 
@@ -426,4 +411,20 @@ package enum TextFolding {
         if isInteger, let value = Int64(number) { return .integer(value) }
         return Double(number).map { .real($0) }
     }
+}
+
+/// Sets the result to the number `value` holds (an integer, a real, or the leading
+/// number of a text); false, leaving the result unset, when it holds none.
+private func resultNumber(_ context: OpaquePointer, _ value: OpaquePointer?) -> Bool {
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: sqlite3_result_int64(context, sqlite3_value_int64(value))
+    case SQLITE_FLOAT: sqlite3_result_double(context, sqlite3_value_double(value))
+    default:
+        switch textBytes(value).flatMap(TextFolding.leadingNumber(bytes:)) {
+        case .integer(let v)?: sqlite3_result_int64(context, v)
+        case .real(let v)?: sqlite3_result_double(context, v)
+        default: return false
+        }
+    }
+    return true
 }

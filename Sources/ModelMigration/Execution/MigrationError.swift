@@ -1,0 +1,33 @@
+import DataModel
+import Foundation
+import Mapping
+import SQLiteStore
+
+/// Why `apply` failed; the store is unchanged (verified), unless `kind` is
+/// `restoreFailed`.
+public struct MigrationError: Error, Sendable, CustomStringConvertible {
+    /// The broad reason.
+    public enum Kind: Sendable, Hashable {
+        case locked, storeChanged, stepFailed, checkFailed, backupFailed, verifyFailed
+        /// The store contradicts what the plan relies on (entity numbers, rows of
+        /// unknown entities): migrating would lose or misfile rows.
+        case inconsistentStore
+        /// After a failure the store could not be proven unchanged: restore it
+        /// from a backup.
+        case restoreFailed
+        /// Cancelled (`MigrationCancellation`, a signal): rolled back, unchanged.
+        case interrupted
+    }
+    /// The reason.
+    public var kind: Kind
+    /// What happened, for people.
+    public var message: String
+
+    /// Creates an error.
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
