@@ -18,7 +18,7 @@ public struct PlanningOptions: Sendable, Hashable, Codable {
     public var exactCounts = false
     /// Tables above this many rows are not scanned while planning (unless
     /// `exactCounts`).
-    public var countLimit: Int64 = RowCounter.exactCountLimit
+    public var countLimit: Int64 = RowCounter.planningCountLimit
     /// Plan `--verify`'s steps (``MigrationPlan/verification``): the integrity of
     /// every page and every relationship of the result, checked before commit.
     public var verify = false
