@@ -49,12 +49,16 @@ let package = Package(
         .target(name: "Predicates", dependencies: ["DataModel"]),
         .target(name: "Mapping", dependencies: ["DataModel", "Predicates"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
-        .target(name: "CoreDataImport", dependencies: ["DataModel", "Predicates", "PropertyList"]),
+        .target(name: "CoreDataImport", dependencies: ["DataModel", "Predicates", "PropertyList", "ScratchFiles"]),
         // Binary property lists: store metadata (SQLiteStore) and Xcode 3 models
         // (CoreDataImport). No dependencies.
         .target(name: "PropertyList"),
-        .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel", "PropertyList"]),
-        .target(name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore"]),
+        // Temporary files named after their owner process, so that a later run removes
+        // what a killed one left (Docs/Safety.md "Temporary files"). No dependencies.
+        .target(name: "ScratchFiles"),
+        .target(name: "SQLiteStore", dependencies: ["CSQLite", "DataModel", "PropertyList", "ScratchFiles"]),
+        .target(
+            name: "ModelMigration", dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "ScratchFiles"]),
         .target(
             name: "Migrations",
             dependencies: ["ModelMigration"],
@@ -76,6 +80,7 @@ let package = Package(
                 "SQLiteStore",
                 "CoreDataImport",
                 "CSignalPipe",
+                "ScratchFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -87,7 +92,7 @@ let package = Package(
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
         .target(name: "TestSupport", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "DataModel", "PropertyList", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "DataModel", "PropertyList", "ScratchFiles", "TestSupport"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "DataModel", "TestSupport"]),
         .testTarget(name: "MappingTests", dependencies: ["Mapping", "DataModel", "TestSupport"]),
         .testTarget(

@@ -51,6 +51,9 @@ command -v sqlite3 >/dev/null || { echo "crashtest: the sqlite3 shell is needed 
 work=$(mktemp -d "${TMPDIR:-/tmp}/crashtest.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# Private copies and other temporary files of the runs go here, where the trials can see them.
+mkdir -p tmp
+export TMPDIR="$work/tmp"
 mkdir -p Models/Stock Migrations
 
 cat > Models/Stock/1.yaml <<'YAML'
@@ -138,7 +141,7 @@ fail() { failed=$((failed + 1)); echo "trial $trial ($MODE, ${delay}): $*"; }
 size_kib=$(( $(stat -c %s template.sqlite) / 1024 ))
 
 for ((trial = 1; trial <= TRIALS; trial++)); do
-  rm -f trial.sqlite trial.sqlite-journal backup.sqlite backup.sqlite.partial backup.sqlite.partial-journal reader.out
+  rm -f trial.sqlite trial.sqlite-journal backup.sqlite reader.out
   cp template.sqlite trial.sqlite
   delay=$(( RANDOM * 32768 + RANDOM ))
   delay=$(( delay % window ))
@@ -226,7 +229,13 @@ print("reading", flush=True); time.sleep(3); c.execute("COMMIT")' trial.sqlite >
   if [ "$version" = 1 ]; then want=$expected_v1; else want=$expected_v2; fi
   got=$(digest trial.sqlite "$version")
   if [ "$got" != "$want" ]; then fail "version $version, but its data differ (hash $got)"; continue; fi
-  if ! migrate apply trial.sqlite >apply.out 2>&1; then fail "a second apply failed: $(tail -c 300 apply.out)"; continue; fi
+  # The second apply takes a backup beside the first's, so that it sweeps the folder:
+  # whatever a killed run left (a partial backup copy, a private copy in $TMPDIR) is gone after it.
+  rm -f backup2.sqlite
+  extra=(); [ "$MODE" = backup ] && extra=(--backup backup2.sqlite)
+  if ! migrate apply "${extra[@]}" trial.sqlite >apply.out 2>&1; then fail "a second apply failed: $(tail -c 300 apply.out)"; continue; fi
+  leftovers=$(ls -a . tmp | grep -F '.mm-scratch.' || true)
+  [ -z "$leftovers" ] || { fail "a temporary file of the killed run is still there after the next apply: $leftovers"; continue; }
   if [ "$(digest trial.sqlite 2)" != "$expected_v2" ]; then fail "after a second apply the data are not version 2's"; continue; fi
 
   passed=$((passed + 1))

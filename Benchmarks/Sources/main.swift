@@ -29,7 +29,7 @@ let sizes: [Int] =
     option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } }
     ?? (quick ? [10_000, 1_000_000] : [10_000, 1_000_000, 10_000_000])
 guard let migrate = option("--migrate") else {
-    FileHandle.standardError.write(Data("usage: Benchmarks [--quick] [--sizes N,N] --migrate PATH [--work DIR] [--results DIR]\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("usage: Benchmarks [--quick] [--sizes N,N] --migrate PATH [--work DIR] [--results DIR]\n".utf8))
     exit(64)
 }
 let work = option("--work") ?? "Benchmarks/work"
@@ -411,9 +411,12 @@ func writePeopleLines(_ count: Int, to path: String) throws {
         let age = pk % 5 == 0 ? "null" : String(18 + pk % 70), city = pk % 3 == 0 ? "null" : "\"Lisbon\""
         text += #"{"_pk":\#(pk),"_entity":"Person","age":\#(age),"city":\#(city),"email":"p\#(pk)@example.com","fullName":"\#(name)","score":0}"#
         text += "\n"
-        if text.utf8.count > 1 << 20 { handle.write(Data(text.utf8)); text = "" }
+        if text.utf8.count > 1 << 20 {
+            try handle.write(contentsOf: Data(text.utf8))
+            text = ""
+        }
     }
-    handle.write(Data(text.utf8))
+    try handle.write(contentsOf: Data(text.utf8))
     try handle.close()
 }
 

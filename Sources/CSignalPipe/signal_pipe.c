@@ -8,6 +8,16 @@
 
 static volatile sig_atomic_t pipe_fd = -1;
 
+// Every signal whose default action would end the process in the middle of a
+// write: SIGINT (Ctrl-C), SIGTERM (a deploy job stopped), SIGHUP (the terminal
+// closed, an ssh session dropped), SIGQUIT (Ctrl-\), SIGXCPU (a CPU-time limit's
+// soft warning; the hard limit's SIGKILL follows, which only the journal survives)
+// and SIGUSR1/SIGUSR2 (sent by supervisors for "reload", whose default is to
+// terminate). Each cancels the work, which rolls back. SIGPIPE is ignored by the
+// tool instead: a closed stdout is EPIPE on the write, which the output layer keeps.
+static const int watched[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2};
+static const int watched_count = (int)(sizeof watched / sizeof watched[0]);
+
 static void on_signal(int number) {
     int saved = errno;
     int fd = pipe_fd;
@@ -26,18 +36,19 @@ int mm_signal_pipe_install(int write_fd) {
     action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    if (sigaction(SIGINT, &action, NULL) != 0 || sigaction(SIGTERM, &action, NULL) != 0) {
-        int code = errno;
-        mm_signal_pipe_restore();
-        return code;
+    for (int i = 0; i < watched_count; i++) {
+        if (sigaction(watched[i], &action, NULL) != 0) {
+            int code = errno;
+            mm_signal_pipe_restore();
+            return code;
+        }
     }
     // A blocked mask is inherited across exec (a parent that blocks the signals,
     // as test runners and some process supervisors do): unblock them here, or the
     // handler never runs and the signal waits until the process ends.
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
+    for (int i = 0; i < watched_count; i++) sigaddset(&set, watched[i]);
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -46,7 +57,13 @@ void mm_signal_pipe_restore(void) {
     memset(&action, 0, sizeof action);
     action.sa_handler = SIG_DFL;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGTERM, &action, NULL);
+    for (int i = 0; i < watched_count; i++) sigaction(watched[i], &action, NULL);
     pipe_fd = -1;
+}
+
+int mm_signal_pipe_watches(int number) {
+    for (int i = 0; i < watched_count; i++) {
+        if (watched[i] == number) return 1;
+    }
+    return 0;
 }

@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import ScratchFiles
 
 /// An exported bundle, ready to write.
 package struct ExportedModel: Sendable {
@@ -50,7 +51,10 @@ package struct ExportedModel: Sendable {
         if exists, !isFolder.boolValue {
             throw ExportError("\(path) exists and is not a folder; nothing was written")
         }
-        let temporary = path + ".partial-\(UUID().uuidString.prefix(8))"
+        // Named after this process: an export killed midway leaves a folder that the
+        // next export here removes (ScratchFile).
+        ScratchFile.sweep(beside: path)
+        let temporary = ScratchFile.path(beside: path, purpose: "export")
         do {
             for version in versions {
                 let folder = (temporary as NSString).appendingPathComponent(version.folder)

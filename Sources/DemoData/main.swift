@@ -44,7 +44,7 @@ func quote(_ s: String) -> String {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: demo-data OUTPUT_FOLDER [PEOPLE]\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("usage: demo-data OUTPUT_FOLDER [PEOPLE]\n".utf8))
     exit(64)
 }
 let folder = arguments[1]

@@ -4,6 +4,7 @@ import DataModel
 import Foundation
 import Mapping
 import ModelMigration
+import ScratchFiles
 
 /// `migrate import PATH.xcdatamodeld`: every Xcode model version as `Models/<Name>/<N>.yaml`.
 struct Import: ParsableCommand {
@@ -278,7 +279,7 @@ struct Import: ParsableCommand {
     /// Writes the versions to a temporary `<Name>/` folder and loads it as `migrate
     /// validate` would; diagnostics name the final paths.
     private func compileScratch(_ imported: ImportedModel, finalFolder: String) throws -> CompiledModel {
-        let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("migrate-import-\(UUID().uuidString)")
+        let scratch = ScratchFile.temporaryPath(named: "migrate-import", purpose: "import")
         let scratchFolder = (scratch as NSString).appendingPathComponent(imported.name)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
@@ -413,7 +414,7 @@ struct Import: ParsableCommand {
     /// destination models have (nil where none or several do, or the copy cannot be
     /// read: an inheritance this reader refuses, a stale copy).
     private func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
-        let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("migrate-embedded-\(UUID().uuidString)")
+        let scratch = ScratchFile.temporaryPath(named: "migrate-embedded", purpose: "import")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         func version(of bytes: [UInt8]?, label: String) -> Int? {
             guard let bytes, let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label) else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelMigration
+import ScratchFiles
 
 /// Runs the `migrate` command line with a set of entity migration policies.
 ///
@@ -23,7 +24,23 @@ public enum MigrateTool {
         // fails (EFBIG), SQLite rolls back and the command says so, instead of
         // SIGXFSZ killing the process halfway with a hot journal beside the store.
         signal(SIGXFSZ, SIG_IGN)
-        Migrate.main()
+        // A closed stdout or stderr (`migrate apply --json | head -n 1`, a log shipper
+        // that restarts) is EPIPE on the write, which `Output` keeps and reports on the
+        // stream still open; SIGPIPE's default action would instead kill the process
+        // inside its transaction, leaving a hot journal and no word.
+        signal(SIGPIPE, SIG_IGN)
+        // What a killed run left in the temporary folder (a private copy made to read a
+        // store, an import's scratch folder) is removed by whichever command runs next.
+        ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
+        do {
+            var command = try Migrate.parseAsRoot()
+            try command.run()
+        } catch {
+            // Help, usage errors and the exit codes commands throw, as
+            // `ParsableCommand.main()` renders them; the removals are said first.
+            Output.reportRemovedScratch()
+            Migrate.exit(withError: error)
+        }
         exit(Output.finish())
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DataModel
 import Foundation
 import ModelMigration
+import ScratchFiles
 
 #if canImport(Glibc)
     import Glibc
@@ -101,9 +102,23 @@ enum Output {
     /// a command whose product is its output (exit 1; a command that wrote a store
     /// keeps its exit code, which speaks of the store).
     static func finish() -> Int32 {
+        reportRemovedScratch()
         guard let stdoutFailure else { return 0 }
-        err("error: standard output could not be written (\(stdoutFailure)); what it received is incomplete")
-        return outputIsTheProduct ? 1 : 0
+        if outputIsTheProduct {
+            err("error: standard output could not be written (\(stdoutFailure)); what it received is incomplete")
+            return 1
+        }
+        // The command's work (a migration committed, say) is done: its exit code says so.
+        err("warning: standard output could not be written (\(stdoutFailure)); what it received is incomplete, the command finished")
+        return 0
+    }
+
+    /// Says on stderr which temporary files of killed runs this run removed
+    /// (`ScratchFile`), once each. Called when the command ends, whatever its outcome.
+    static func reportRemovedScratch() {
+        for removed in ScratchFile.takeRemoved() {
+            err("note: removed \(removed)")
+        }
     }
 
     /// Encodes a value as pretty, key-sorted JSON on stdout.

@@ -2,8 +2,9 @@ internal import CSignalPipe
 import Foundation
 import ModelMigration
 
-/// SIGINT and SIGTERM while a command writes: the first one calls `onSignal` (which
-/// cancels the work; it rolls back), later ones are ignored until `stop()`.
+/// The stopping signals while a command writes (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+/// SIGXCPU, SIGUSR1, SIGUSR2; Docs/CLI.md "Signals"): the first one calls `onSignal`
+/// (which cancels the work; it rolls back), later ones are ignored until `stop()`.
 ///
 /// The handler writes the signal's number to a pipe; a thread of our own reads it
 /// and calls `onSignal`. When that thread cannot be started (a small `ulimit -v`),
@@ -25,7 +26,7 @@ final class SignalWatcher: Sendable {
     init(onSignal: @escaping @Sendable (Int32) -> Void) throws {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw WatchError(message: "cannot create a pipe to watch for SIGINT and SIGTERM (\(String(cString: strerror(errno))))")
+            throw WatchError(message: "cannot create a pipe to watch for signals (\(String(cString: strerror(errno))))")
         }
         readEnd = ends[0]
         writeEnd = ends[1]
@@ -60,7 +61,7 @@ final class SignalWatcher: Sendable {
         let code = mm_signal_pipe_install(writeEnd)
         if code != 0 {
             stop()
-            throw WatchError(message: "cannot watch for SIGINT and SIGTERM (\(String(cString: strerror(code)))); nothing was changed")
+            throw WatchError(message: "cannot watch for signals (\(String(cString: strerror(code)))); nothing was changed")
         }
     }
 

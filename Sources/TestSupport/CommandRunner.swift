@@ -51,18 +51,18 @@ public enum CommandRunner {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        if let stdin { try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
         // Read both pipes concurrently so that a full pipe never blocks the child.
         let group = DispatchGroup()
         let errRead = Locked(Data())
         group.enter()
         DispatchQueue.global().async {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
+            let data = (try? err.fileHandleForReading.readToEnd()) ?? Data()
             errRead.withLock { $0 = data }
             group.leave()
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = (try? out.fileHandleForReading.readToEnd()) ?? Data()
         group.wait()
         let errData = errRead.withLock { $0 }
         process.waitUntilExit()

@@ -202,6 +202,6 @@ import Testing
         try exported.write(to: path, force: true)
         #expect(!FileManager.default.fileExists(atPath: path + "/Old.xcdatamodel"))
         #expect(FileManager.default.fileExists(atPath: path + "/Shop.xcdatamodel/contents"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".partial") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".mm-scratch.") }.isEmpty)
     }
 }

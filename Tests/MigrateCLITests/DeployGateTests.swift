@@ -34,7 +34,7 @@ import Testing
         #expect(outcomes.allSatisfy { $0.status == 0 }, "\(outcomes)")
         #expect(outcomes.filter { $0.stdout.hasPrefix("created new.sqlite") }.count == 1, "\(outcomes)")
         #expect(try f.migrate(["status"] + f.models + ["new.sqlite"]).status == 0)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: f.directory.path).filter { $0.contains(".creating-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: f.directory.path).filter { $0.contains(".mm-scratch.") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 

@@ -105,7 +105,7 @@ import Testing
                     """)
         }
         #expect(f.snapshot(store) == before)
-        #expect(try files(f).filter { $0.contains(".replaced.") || $0.hasSuffix(".partial") } == [])
+        #expect(try files(f).filter { $0.contains(".replaced.") || $0.contains(".mm-scratch.") } == [])
     }
 
     @Test func refusesWhileAnotherProcessHoldsTheStore() throws {
@@ -124,7 +124,7 @@ import Testing
 
                 """)
         #expect(f.snapshot(store) == before)
-        #expect(try files(f).filter { $0.contains(".replaced.") || $0.hasSuffix(".partial") } == [])
+        #expect(try files(f).filter { $0.contains(".replaced.") || $0.contains(".mm-scratch.") } == [])
     }
 
     /// A journal beside the replaced store belongs to it: it goes with it, and the

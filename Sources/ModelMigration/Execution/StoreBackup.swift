@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteStore
+import ScratchFiles
 
 /// The copy of a store that `apply` takes before changing it (`--backup PATH`,
 /// `--backup-dir DIR`).
@@ -13,7 +14,8 @@ import SQLiteStore
 /// replaced) only when the migration is about to commit. A run that changes nothing
 /// (a failed check, a policy error, a dry run, a signal, a store another process
 /// migrated first) leaves no backup; a kill leaves at most the temporary file
-/// (`temporaryPath`).
+/// (`temporaryPath`), which the next `apply` or `restore` that looks in the folder
+/// removes (`ScratchFile`).
 struct StoreBackup {
     /// Where the backup goes.
     enum Destination {
@@ -182,6 +184,7 @@ struct StoreBackup {
     /// transaction.)
     func write(from store: Store, isWAL: Bool, cancellation: MigrationCancellation?) throws -> Copy {
         let taken = Date()
+        ScratchFile.sweep(folder: folder)
         let temporary = temporaryPath(taken: taken)
         Self.remove(temporary)
         var info = stat()
@@ -287,18 +290,18 @@ struct StoreBackup {
         return rename(temporary, path) == 0 ? 0 : errno
     }
 
-    /// The temporary file of a copy: `PATH.partial` for a backup file (a kill's
-    /// leftover is replaced by the next run), `<stem>.<time>.<pid>-<n>.partial` in a
-    /// backup folder, which several processes may write into at once (a kill's
-    /// leftover stays: another process's copy in progress looks the same, and is
-    /// never removed by this one).
+    /// The temporary file of a copy, beside the backup's name and named after this
+    /// process (`ScratchFile`): several processes may write into one backup folder
+    /// at once, and a copy whose process was killed is removed by the next run that
+    /// takes or restores a backup there (``write(from:isWAL:cancellation:)`` sweeps
+    /// the folder first), never a live process's copy in progress.
     func temporaryPath(taken: Date) -> String {
         switch destination {
         case .file(let path):
-            return path + ".partial"
+            return ScratchFile.path(beside: path, purpose: "backup")
         case .folder(let folder, _):
-            let unique = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            return (folder as NSString).appendingPathComponent("\(storeName).v\(from)-to-\(to).\(Self.stamp(taken)).\(unique).partial")
+            let name = "\(storeName).v\(from)-to-\(to).\(Self.stamp(taken)).sqlite"
+            return ScratchFile.path(beside: (folder as NSString).appendingPathComponent(name), purpose: "backup")
         }
     }
 

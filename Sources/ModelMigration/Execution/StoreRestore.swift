@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 import SQLiteStore
+import ScratchFiles
 
 /// Puts a backup that `apply --backup-dir` kept back in place of its store
 /// (`migrate restore`): the rollback of a deploy.
@@ -130,6 +131,8 @@ package enum StoreRestore {
         var seen: Set<String> = []
         let filed = StoreBackup.filedFolder(in: folder, for: storePath)
         for candidate in [filed, folder] where seen.insert(candidate).inserted {
+            // A backup copy whose `apply` was killed is never a backup: removed here.
+            ScratchFile.sweep(folder: candidate)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: candidate) else { continue }
             for file in names {
                 if var backup = parse(file, storeName: name, folder: candidate) {
@@ -306,7 +309,7 @@ package enum StoreRestore {
         defer { lock?.release() }
         let removedPartials = removeDeadPartials(beside: target, shownAs: storePath)
         let stamp = StoreBackup.stamp(Date())
-        let temporary = "\(target).restoring.\(getpid()).partial"
+        let temporary = ScratchFile.path(beside: target, purpose: "restore")
         let copy = try copyAndSync(
             backup.path, to: temporary, mode: exists ? mode_t(info.st_mode & 0o666) : 0o644, shownAs: storePath,
             cancellation: options.cancellation)
@@ -329,8 +332,14 @@ package enum StoreRestore {
         }
         let folder = (target as NSString).deletingLastPathComponent
         try? StoreBackup.sync(folder.isEmpty ? "." : folder)
-        // Named as the store was (a symbolic link's target folder aside).
-        func shown(_ path: String) -> String { target == storePath || !path.hasPrefix(target) ? path : storePath + path.dropFirst(target.count) }
+        // Named as the store was given (a folder reached through a link names them
+        // too), except when the store itself is a symbolic link: the kept and set-aside
+        // files lie beside the file it leads to, not beside the link, where no such file is.
+        var link = stat()
+        let storeIsLink = lstat(storePath, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
+        func shown(_ path: String) -> String {
+            storeIsLink || target == storePath || !path.hasPrefix(target) ? path : storePath + path.dropFirst(target.count)
+        }
         return Result(
             store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
             setAside: setAside.map { SetAside(from: shown($0.from), to: shown($0.to)) }, removedPartials: removedPartials.map(shown))
@@ -395,9 +404,14 @@ package enum StoreRestore {
         return moved.map { SetAside(from: $0.from, to: $0.to) }
     }
 
-    /// Removes `<store>.restoring.<pid>.partial` files whose process is gone (a
-    /// restore killed mid-copy); a live process's copy is left alone. Returns them.
+    /// Removes the scratch copies beside the store whose process is gone (a restore
+    /// killed mid-copy; `ScratchFile`), and `<store>.restoring.<pid>.partial` files, as
+    /// earlier releases named them; a live process's copy is left alone. Returns the
+    /// latter (the sweep keeps its own record, which the command line reports).
     static func removeDeadPartials(beside target: String, shownAs shown: String) -> [String] {
+        // Scratch copies of killed restores (and backups) are said by the sweep's record.
+        ScratchFile.sweep(beside: target)
+        // The name restores used before scratch names (`<store>.restoring.<pid>.partial`).
         let folder = (target as NSString).deletingLastPathComponent
         let prefix = (target as NSString).lastPathComponent + ".restoring."
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }

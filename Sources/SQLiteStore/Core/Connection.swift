@@ -90,7 +90,8 @@ package final class Connection {
             } ?? sqlite3_sql(handle).map { String(cString: $0) } ?? "?"
         let milliseconds = Double(nanoseconds.load(as: Int64.self)) / 1_000_000
         let line = String(format: "sql %9.3f ms  ", milliseconds) + text.replacingOccurrences(of: "\n", with: " ") + "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        // A trace that cannot be written (stderr closed) is dropped, never a trap.
+        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
         return 0
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// Reading a store without writing beside it.
 ///
@@ -24,13 +25,16 @@ extension Store {
     /// Copies the store and its side file into a new private folder and recovers the
     /// copy there; returns the copy's path (its folder is the caller's to remove).
     static func recoveredCopy(of path: String, side suffix: String, shownAs shown: String, busyTimeout: Double) throws(StoreError) -> String {
-        let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("migrate-read-\(UUID().uuidString.prefix(12))")
+        // Named after this process: a copy left by a run that was killed is removed
+        // by the next run that looks (ScratchFile), here first.
+        ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
+        let folder = ScratchFile.temporaryPath(named: "migrate-read", purpose: "read")
         guard mkdir(folder, 0o700) == 0 else {
             throw StoreError(
                 .permissionDenied,
                 """
                 cannot read the store without writing beside it: its \(suffix) must be recovered, and a private copy \
-                cannot be made in \(NSTemporaryDirectory()) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder
+                cannot be made in \(ScratchFile.temporaryFolder) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder
                 """, path: shown)
         }
         let copy = (folder as NSString).appendingPathComponent((path as NSString).lastPathComponent)
@@ -77,7 +81,22 @@ extension Store {
             while true {
                 let bytes = try probe.readMainFile(offset: offset, count: 1 << 20)
                 if bytes.isEmpty { break }
-                out.write(Data(bytes))
+                // The throwing form: a full $TMPDIR or `ulimit -f` is an error to report,
+                // never a trap (the legacy `write(_:)` traps on an I/O error).
+                do {
+                    try out.write(contentsOf: bytes)
+                } catch {
+                    try? out.close()
+                    let reason =
+                        (error as NSError).domain == NSPOSIXErrorDomain
+                        ? String(cString: strerror(Int32((error as NSError).code))) : "\(error)"
+                    throw StoreError(
+                        .sqlite,
+                        """
+                        cannot read the store without writing beside it: its \(suffix) must be recovered, and the private \
+                        copy could not be written in \(ScratchFile.temporaryFolder) (\(reason)); set TMPDIR to a folder with room
+                        """, path: shown)
+                }
                 offset += Int64(bytes.count)
             }
             try out.close()

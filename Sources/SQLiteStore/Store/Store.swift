@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import ScratchFiles
 
 /// A Core Data-style SQLite store: its connection, metadata, entity numbers and the
 /// layout of the model version it holds.
@@ -279,10 +280,8 @@ public final class Store {
         }
         // The new store is made whole beside the old one and renamed over it, so that
         // a signal, a crash or a full disk midway leaves the old store as it was.
-        let name = (path as NSString).lastPathComponent
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).creating-\(getpid())"
-        for suffix in ["", "-journal"] { unlink(temporary + suffix) }
+        ScratchFile.sweep(beside: path)
+        let temporary = ScratchFile.path(beside: path, purpose: "create")
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
         // The old store's journal or WAL would be played into the new one.
         for suffix in ["-journal", "-wal", "-shm"] { unlink(path + suffix) }
@@ -303,9 +302,10 @@ public final class Store {
     /// get `.alreadyExists` (a store built at `path` itself was removed by a loser's
     /// failure, leaving none).
     private static func buildAndClaim(path: String, version: CompiledVersion, forCoreData: Bool) throws(StoreError) -> Store {
-        let name = (path as NSString).lastPathComponent
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // Named after this process, so that what a killed `create` left is removed by
+        // the next run that creates a store here (ScratchFile).
+        ScratchFile.sweep(beside: path)
+        let temporary = ScratchFile.path(beside: path, purpose: "create")
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
         defer { unlink(temporary) }
         if link(temporary, path) != 0 {

@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
+
+/// Temporary files and folders named after the process that owns them, so that any
+/// later run of any command recognises one a killed run left behind, removes it once
+/// its owner is gone, and says so.
+///
+/// A scratch name is the name it stands in for, then the marker, the purpose, the
+/// owner's process id and start time, and a random token:
+///
+///     App.sqlite.mm-scratch.backup.4127.88123456.9f2c01ab
+///
+/// The start time (the `starttime` field of `/proc/PID/stat`, clock ticks since
+/// boot; 0 where there is no `/proc`) tells a dead owner from a new process that
+/// was given the same id. SQLite's side files of a scratch store
+/// (`…9f2c01ab-journal`) are recognised with it.
+package enum ScratchFile {
+    /// What every scratch name holds.
+    package static let marker = ".mm-scratch."
+
+    /// A scratch entry that a sweep removed: its path, what it was for and the
+    /// process that made it.
+    package struct Removed: Sendable, Hashable, CustomStringConvertible {
+        /// The path removed (a file, or a folder and what it held).
+        package var path: String
+        /// What the owner made it for (`backup`, `read`, `restore`, …).
+        package var purpose: String
+        /// The owner's process id.
+        package var pid: Int32
+
+        /// `PATH (a backup copy left by migrate process 4127, which is gone)`.
+        package var description: String {
+            "\(path) (\(ScratchFile.noun(purpose)) left by migrate process \(pid), which is gone)"
+        }
+    }
+
+    /// The scratch name for `name` (a file name, not a path) made for `purpose`
+    /// (letters only) by this process.
+    package static func name(for name: String, purpose: String) -> String {
+        precondition(!purpose.isEmpty && purpose.allSatisfy(\.isLetter), "a scratch purpose is letters only")
+        let token = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        return "\(name)\(marker)\(purpose).\(getpid()).\(startTime(of: getpid()) ?? 0).\(token)"
+    }
+
+    /// A scratch path beside `path` (in its folder) for `purpose`.
+    package static func path(beside path: String, purpose: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = self.name(for: (path as NSString).lastPathComponent, purpose: purpose)
+        return folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+    }
+
+    /// A scratch path in the temporary folder (`$TMPDIR`, else `/tmp`).
+    package static func temporaryPath(named name: String, purpose: String) -> String {
+        (temporaryFolder as NSString).appendingPathComponent(self.name(for: name, purpose: purpose))
+    }
+
+    /// `$TMPDIR`, else `/tmp`.
+    package static var temporaryFolder: String {
+        let folder = NSTemporaryDirectory()
+        return folder.isEmpty ? "/tmp" : folder
+    }
+
+    /// The owner's id, start time and purpose of a scratch name, or nil when `name`
+    /// is not one.
+    package static func owner(ofName name: String) -> (pid: Int32, start: UInt64, purpose: String)? {
+        guard let range = name.range(of: marker, options: .backwards) else { return nil }
+        let parts = name[range.upperBound...].split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, let pid = Int32(parts[1]), pid > 0, let start = UInt64(parts[2]) else { return nil }
+        let token = parts[3].split(separator: "-", maxSplits: 1).first ?? ""
+        guard !token.isEmpty, token.allSatisfy(\.isHexDigit), !parts[0].isEmpty else { return nil }
+        return (pid, start, String(parts[0]))
+    }
+
+    /// True when the process that made a scratch entry is gone: no process has its
+    /// id, or the one that has it started at another time (the id was reused).
+    package static func ownerIsGone(pid: Int32, start: UInt64) -> Bool {
+        if pid == getpid() { return false }
+        if kill(pid, 0) != 0 {
+            // EPERM: it lives, under another user.
+            return errno == ESRCH
+        }
+        guard start != 0, let now = startTime(of: pid) else { return false }
+        return now != start
+    }
+
+    /// Removes, in `folder`, every scratch entry whose owner is gone, and returns
+    /// them (also kept for ``takeRemoved()``). Entries of live processes, and
+    /// anything that is not a scratch name, are left alone. Never throws: a folder
+    /// that cannot be listed has nothing this run can clean.
+    @discardableResult
+    package static func sweep(folder: String) -> [Removed] {
+        let listed = folder.isEmpty ? "." : folder
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: listed) else { return [] }
+        var removed: [Removed] = []
+        for name in names.sorted() where name.contains(marker) {
+            guard let owner = owner(ofName: name), ownerIsGone(pid: owner.pid, start: owner.start) else { continue }
+            let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
+            guard (try? FileManager.default.removeItem(atPath: path)) != nil else { continue }
+            removed.append(Removed(path: path, purpose: owner.purpose, pid: owner.pid))
+        }
+        // SQLite's side files of a scratch store go with it, unnamed.
+        let paths = Set(removed.map(\.path))
+        removed.removeAll { entry in
+            ["-journal", "-wal", "-shm"].contains { entry.path.hasSuffix($0) && paths.contains(String(entry.path.dropLast($0.count))) }
+        }
+        if !removed.isEmpty { record.withLock { $0.append(contentsOf: removed) } }
+        return removed
+    }
+
+    /// Sweeps the folder `path` lies in (``sweep(folder:)``).
+    @discardableResult
+    package static func sweep(beside path: String) -> [Removed] {
+        sweep(folder: (path as NSString).deletingLastPathComponent)
+    }
+
+    /// Every entry the sweeps of this process removed since the last call, for the
+    /// command line to say so once.
+    package static func takeRemoved() -> [Removed] {
+        record.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+    }
+
+    /// What a scratch entry of `purpose` was, in words.
+    static func noun(_ purpose: String) -> String {
+        switch purpose {
+        case "backup": "a partial backup copy"
+        case "restore": "a partial restored copy"
+        case "read": "a private copy made to read a store"
+        case "create": "a store being created"
+        case "import": "an import's unfinished output"
+        case "export": "an export's unfinished output"
+        default: "a temporary \(purpose) file"
+        }
+    }
+
+    /// The process's start time in clock ticks since boot, from `/proc/PID/stat`
+    /// (field 22, after the command name in parentheses, which may hold spaces).
+    package static func startTime(of pid: Int32) -> UInt64? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+            let text = String(data: data, encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (state), so field 22 is fields[19].
+        guard fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+
+    /// The removals of this process, for ``takeRemoved()``.
+    private static let record = ScratchRecord()
+}
+
+/// A list behind a lock: the sweeps may run on fleet workers' threads.
+private final class ScratchRecord: @unchecked Sendable {
+    // @unchecked: every access to `list` holds `lock`.
+    private let lock = NSLock()
+    private var list: [ScratchFile.Removed] = []
+
+    func withLock<T>(_ body: (inout [ScratchFile.Removed]) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&list)
+    }
+}
