@@ -324,6 +324,9 @@ package enum ObjectJSONLines {
             return try StoreFingerprint.guardedTransaction(access.store) {
                 (
                     try access.insertAll(describingSources: { "line \($0)" }, keeping: LoadError.reportedLimit) { batch in
+                        // Lines in any order: a reference to an object of a later line (or
+                        // to the object itself) is set when the file has been read.
+                        batch.resolvesReferencesAtEnd = true
                         var lines = 0
                         let fast = FastRecordReader(attributes: try batch.storedAttributes(of: entity.name), entity: entity.name)
                         var values = [AttributeValue??](repeating: .none, count: fast.count)

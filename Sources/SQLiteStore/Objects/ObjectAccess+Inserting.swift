@@ -50,6 +50,7 @@ extension ObjectAccess {
         defer { for shape in insertShapes.values { shape.releaseStatements() } }
         let work = { () throws -> Int in
             try body(batch)
+            try self.resolveDeferredReferences(batch)
             try self.writeHighestKeys(batch.highestKeys)
             try self.checkBatch(batch)
             if let refused = batch.refusals { throw refused }
@@ -116,6 +117,12 @@ extension ObjectAccess {
         bindings.reserveCapacity(shape.columns.count)
         bindings += [.null, .integer(shape.entityNumber), .integer(1)]
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
+        var relationships = relationships
+        var waiting: [String: [Int64]] = [:]
+        if batch.resolvesReferencesAtEnd, !relationships.isEmpty {
+            waiting = try forwardReferences(shape, in: relationships)
+            for name in waiting.keys { relationships[name] = nil }
+        }
         let later = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
@@ -151,6 +158,10 @@ extension ObjectAccess {
         bindings[0] = .integer(key)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
+        if !waiting.isEmpty {
+            batch.deferredReferences.append(
+                DeferredReference(entityName: shape.entityName, key: key, relationships: waiting, source: batch.currentSource))
+        }
         for (relationship, targets) in later {
             try connectToMany(relationship, from: key, of: shape.entity, to: targets)
         }
@@ -214,15 +225,7 @@ extension ObjectAccess {
             let targets = relationships[r.name] ?? []
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
-            if !r.isToMany, targets.count > 1 {
-                throw RowRefusal(field, "a to-one relationship takes one key, found \(targets.count)")
-            }
-            if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
-                throw RowRefusal(field, "allows at most \(max) objects, found \(targets.count)")
-            }
-            if targets.count > 1, Set(targets).count != targets.count {
-                throw RowRefusal(field, "the same object is listed twice")
-            }
+            try checkCount(targets, of: r, field: field)
             for target in targets {
                 try checkTarget(target, of: relationship, field: field, batch: batch)
             }
@@ -240,6 +243,92 @@ extension ObjectAccess {
             }
         }
         return later
+    }
+
+    /// The number of keys a relationship is given: one for a to-one, at most its
+    /// maximum, none twice.
+    private func checkCount(_ targets: [Int64], of r: RelationshipDescription, field: String) throws {
+        if !r.isToMany, targets.count > 1 {
+            throw RowRefusal(field, "a to-one relationship takes one key, found \(targets.count)")
+        }
+        if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
+            throw RowRefusal(field, "allows at most \(max) objects, found \(targets.count)")
+        }
+        if targets.count > 1, Set(targets).count != targets.count {
+            throw RowRefusal(field, "the same object is listed twice")
+        }
+    }
+
+    /// The relationships (of those given) naming an object that is not written yet:
+    /// a key no row of the destination's table has (a later line, or the object
+    /// itself). Their counts are checked now; the rest when the batch ends.
+    private func forwardReferences(_ shape: InsertShape, in relationships: [String: [Int64]]) throws -> [String: [Int64]] {
+        var waiting: [String: [Int64]] = [:]
+        for (relationship, field) in shape.relationships {
+            let r = relationship.declaration
+            guard let targets = relationships[r.name], !targets.isEmpty,
+                let destination = version.entity(named: r.destination)
+            else { continue }
+            let destinationTable = table(of: destination)
+            for target in targets where try entityOfRow(in: destinationTable, key: target) == nil {
+                try checkCount(targets, of: r, field: field)
+                waiting[r.name] = targets
+                break
+            }
+        }
+        return waiting
+    }
+
+    /// Sets the references that waited for the end of the batch, each checked as on
+    /// insert (targets exist and are of the destination entity, one owner, room on the
+    /// inverse side); a refusal is filed under the object's source.
+    func resolveDeferredReferences(_ batch: ObjectBatch) throws {
+        let pending = batch.deferredReferences
+        batch.deferredReferences = []
+        for item in pending {
+            let shape = try insertShape(item.entityName)
+            do {
+                try connect(shape, key: item.key, relationships: item.relationships, batch: batch)
+                batch.noteLinks(shape.entity, item.relationships, source: item.source)
+            } catch let refusal as RowRefusal {
+                batch.refuse(source: item.source, field: refusal.field, message: refusal.message)
+            }
+        }
+    }
+
+    /// Sets relationships of a row already written: to-one columns by one `UPDATE`,
+    /// to-many ones as on insert, then the inverse sides.
+    private func connect(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]], batch: ObjectBatch) throws {
+        let table = shape.table
+        var assignments: [String] = []
+        var bindings: [DatabaseValue] = []
+        for (relationship, field) in shape.relationships {
+            let r = relationship.declaration
+            guard let targets = relationships[r.name] else { continue }
+            for target in targets {
+                try checkTarget(target, of: relationship, field: field, batch: batch, from: key)
+            }
+            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                guard let target = targets.first else { continue }
+                assignments.append("\(quote(column.name)) = ?")
+                bindings.append(.integer(target))
+                if let entityColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
+                    assignments.append("\(quote(entityColumn.name)) = ?")
+                    bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
+                }
+            } else {
+                try connectToMany(relationship, from: key, of: shape.entity, to: targets)
+            }
+        }
+        if !assignments.isEmpty {
+            try run(
+                """
+                UPDATE \(quote(table.name)) SET \(assignments.joined(separator: ", ")), \
+                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
+                """,
+                bindings + [.integer(key)])
+        }
+        try updateInverseSides(of: key, in: shape, relationships: relationships)
     }
 
     /// The values an object's attributes take: those given, defaults for the others.
@@ -327,7 +416,11 @@ extension ObjectAccess {
 
     /// A relationship target exists, is of the destination entity, has no other
     /// owner where the store keeps one, and has room on the inverse side.
-    private func checkTarget(_ target: Int64, of relationship: CompiledRelationship, field: String, batch: ObjectBatch) throws {
+    /// `key` is the object's own key when it is already written (a deferred reference):
+    /// a target it already owns (the other side of a one-to-one set it) is no conflict.
+    private func checkTarget(
+        _ target: Int64, of relationship: CompiledRelationship, field: String, batch: ObjectBatch, from written: Int64? = nil
+    ) throws {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
         let destinationTable = table(of: destination)
@@ -354,7 +447,7 @@ extension ObjectAccess {
                 // A store whose two one-to-one columns disagree: this side's rows count too.
                 owner = try firstKey(in: sourceTable, where: mine.name, is: target)
             }
-            if let owner {
+            if let owner, owner != written {
                 let ownerEntity = try entityOfRow(in: sourceTable, key: owner) ?? relationship.declaredIn
                 let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
                 let claim = r.isToMany ? "is already among the \(r.name) of" : "is already the \(r.name) of"

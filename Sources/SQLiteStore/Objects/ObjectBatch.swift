@@ -23,6 +23,16 @@ package final class ObjectBatch {
     /// relationship with a `minCount` (`Item.parts` when a `Part` names its item):
     /// the entity declaring it → the relationship → primary key → the first source.
     private(set) var linked: [String: [String: [Int64: Int]]] = [:]
+    /// Whether a reference to an object that is not written yet (a later line, the
+    /// object itself) waits for the end of the batch instead of being refused: `load`
+    /// takes objects in any order, as `dump` writes them (a child before its parent,
+    /// an object whose to-one points at itself, cycles).
+    package var resolvesReferencesAtEnd = false
+    /// The references that waited: set when the batch ends
+    /// (`ObjectAccess.resolveDeferredReferences`), each checked as on insert.
+    var deferredReferences: [DeferredReference] = []
+    /// The source of the object being inserted (for deferred references).
+    private(set) var currentSource = 0
     /// How many objects the batch wrote.
     package private(set) var insertedCount = 0
     /// Kept refusals with their arrival order (a tie-breaker among refusals of one source).
@@ -56,7 +66,7 @@ package final class ObjectBatch {
     /// Records the stored objects this object became a destination of, through the
     /// inverse of a to-many relationship with a `minCount`: their count is checked
     /// when the batch ends (`ObjectAccess.checkBatch`).
-    private func noteLinks(_ entity: CompiledEntity, _ relationships: [String: [Int64]], source: Int) {
+    func noteLinks(_ entity: CompiledEntity, _ relationships: [String: [Int64]], source: Int) {
         for (name, targets) in relationships where !targets.isEmpty {
             guard let r = entity.relationship(named: name), let inverse = r.declaration.inverse, let owner = r.inverseEntity,
                 let other = access.version.entity(named: owner)?.relationship(named: inverse),
@@ -90,6 +100,7 @@ package final class ObjectBatch {
     }
 
     private func inserting(_ entityName: String, source: Int, _ insertRow: (InsertShape) throws -> Int64) throws(StoreError) -> Int64? {
+        currentSource = source
         do {
             let shape = try access.insertShape(entityName)
             let key = try insertRow(shape)
@@ -148,6 +159,15 @@ package final class ObjectBatch {
         let root = access.version.entity(named: entity)?.root ?? entity
         return "\(entity) \(key)" + (sources[root]?[key].map { " (\(describeSource($0)))" } ?? "")
     }
+}
+
+/// Relationships of an inserted object whose targets were not written yet when it
+/// was: set when the batch ends.
+struct DeferredReference {
+    var entityName: String
+    var key: Int64
+    var relationships: [String: [Int64]]
+    var source: Int
 }
 
 /// A refusal found while inserting one object, before it is filed under its source.
