@@ -14,16 +14,28 @@ struct Load: ParsableCommand {
     @Argument(help: ArgumentHelp("The store.", valueName: "store"))
     var store: String
 
-    @Argument(help: ArgumentHelp("The entity of the objects (a line may name a subentity with _entity).", valueName: "entity"))
-    var entity: String
+    @Argument(help: ArgumentHelp("The entity of the objects (a line may name a subentity with _entity); left out with --all.", valueName: "entity"))
+    var entity: String?
 
     @Argument(help: ArgumentHelp("The JSON Lines file, or - for standard input.", valueName: "file"))
-    var file: String
+    var entityFile: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A whole store's lines (`dump --all`): every line names its entity with _entity; - for standard input.", valueName: "file"))
+    var all: String?
+
+    /// The file to read: FILE, or --all's.
+    var file: String { all ?? entityFile ?? "-" }
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for other writers' and readers' locks (default 30).", valueName: "seconds"))
     var timeout: Double = 30
 
     func validate() throws {
+        if all != nil, entity != nil {
+            throw ValidationError("--all loads a whole store's lines, each naming its entity: leave out the entity and the file")
+        }
+        if all == nil, entity == nil || entityFile == nil { throw ValidationError("name the entity and the file, or --all FILE for a whole store") }
         // NaN fails every comparison, and infinity would trap where seconds are shown.
         if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
     }
@@ -55,7 +67,7 @@ struct Load: ParsableCommand {
             let version = try opened.currentVersion(among: models)
             let access = try ObjectAccess(store: opened, version: version)
             // The entity argument is a usage error like fetch's (64, with a suggestion).
-            try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)")
+            if let entity { try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)") }
             let count = try global.rollingBackOnSignals(opened) {
                 try ObjectJSONLines.load(access, entity: entity, reader: reader, file: name, progress: progress.report)
             }
@@ -64,7 +76,8 @@ struct Load: ParsableCommand {
             if global.json {
                 try Output.json(Loaded(store: store, entity: entity, loaded: count))
             } else {
-                Output.out("loaded \(count) \(entity) object\(count == 1 ? "" : "s") into \(store)")
+                let noun = entity.map { "\($0) " } ?? ""
+                Output.out("loaded \(count) \(noun)object\(count == 1 ? "" : "s") into \(store)")
             }
         } catch let error as JSONLinesReader.ReadError {
             progress.finish()
@@ -95,7 +108,8 @@ struct Load: ParsableCommand {
     /// `load --json`.
     struct Loaded: Encodable {
         var store: String
-        var entity: String
+        /// Nil for `--all`.
+        var entity: String?
         var loaded: Int
     }
 }

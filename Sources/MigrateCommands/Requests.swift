@@ -45,11 +45,11 @@ extension GlobalOptions {
     /// says so; nothing is planned, so mapping files and policies play no part.
     /// Exit 5 when its version is unknown, 1 when it cannot be read, 64 when the
     /// version has no entity `entity` (checked first, before the note).
-    func openStoreForReading(_ path: String, models: [CompiledModel], entity: String) throws -> ObjectAccess {
+    func openStoreForReading(_ path: String, models: [CompiledModel], entity: String?) throws -> ObjectAccess {
         do {
             let store = try Store.open(path: path, access: .readOnly)
             let version = try store.currentVersion(among: models)
-            try requireEntity(entity, in: version)
+            if let entity { try requireEntity(entity, in: version) }
             if let model = models.first(where: { $0.name == version.model }), version.version < model.current.version {
                 Output.err(
                     """

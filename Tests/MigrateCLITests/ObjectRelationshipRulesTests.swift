@@ -95,11 +95,11 @@ import Testing
         }
         #expect(
             try String(contentsOfFile: scenario.directory.file("Track.jsonl"), encoding: .utf8) == """
-                {"_pk":3,"_entity":"Track","playlist":2,"title":"c"}
-                {"_pk":4,"_entity":"Track","playlist":1,"title":"d"}
-                {"_pk":1,"_entity":"Track","playlist":1,"title":"a"}
-                {"_pk":2,"_entity":"Track","playlist":2,"title":"b"}
-                {"_pk":5,"_entity":"Track","playlist":1,"title":"e"}
+                {"_pk":3,"_entity":"Track","_position":{"playlist":1},"playlist":2,"title":"c"}
+                {"_pk":4,"_entity":"Track","_position":{"playlist":1},"playlist":1,"title":"d"}
+                {"_pk":1,"_entity":"Track","_position":{"playlist":2},"playlist":1,"title":"a"}
+                {"_pk":2,"_entity":"Track","_position":{"playlist":2},"playlist":2,"title":"b"}
+                {"_pk":5,"_entity":"Track","_position":{"playlist":3},"playlist":1,"title":"e"}
 
                 """)
         // Into a new store, parents first.

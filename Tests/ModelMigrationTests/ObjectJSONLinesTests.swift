@@ -273,9 +273,9 @@ private struct Fixture {
         // In Author.books' order (3, 1, 2), which a load rebuilds from the line order.
         #expect(
             try f.dump("Book") == [
-                #"{"_pk":3,"_entity":"Book","author":1,"tags":[1],"title":"C"}"#,
-                #"{"_pk":1,"_entity":"Book","author":1,"tags":[1,2],"title":"A"}"#,
-                #"{"_pk":2,"_entity":"Book","author":1,"tags":[],"title":"B"}"#,
+                #"{"_pk":3,"_entity":"Book","_position":{"author":1},"author":1,"tags":[1],"title":"C"}"#,
+                #"{"_pk":1,"_entity":"Book","_position":{"author":2},"author":1,"tags":[1,2],"title":"A"}"#,
+                #"{"_pk":2,"_entity":"Book","_position":{"author":3},"author":1,"tags":[],"title":"B"}"#,
             ])
         #expect(try f.dump("Tag") == [#"{"_pk":1,"_entity":"Tag","name":"swift"}"#, #"{"_pk":2,"_entity":"Tag","name":"sql"}"#])
         // One-to-one: the pair is written on the side whose entity name sorts first.

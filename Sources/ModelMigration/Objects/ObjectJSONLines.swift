@@ -73,6 +73,9 @@ package enum ObjectJSONLines {
         includes: (CompiledRelationship) -> Bool = { _ in true }
     ) -> String {
         var pairs: [(String, JSONValue)] = [("_pk", .number(String(object.primaryKey))), ("_entity", .string(object.entity))]
+        if !object.positions.isEmpty {
+            pairs.append(("_position", .object(object.positions.sorted { $0.key < $1.key }.map { ($0.key, .number(String($0.value))) })))
+        }
         var fields: [(String, JSONValue)] = []
         for attribute in entity.attributes where !attribute.declaration.isTransient {
             fields.append((attribute.name, object.values[attribute.name].map { json($0, type: attribute.declaration.type) } ?? .null))
@@ -193,6 +196,26 @@ package enum ObjectJSONLines {
         progress?(count)
     }
 
+    /// The whole store as ``dump(_:entity:limit:progress:writeChunk:)`` writes one
+    /// entity: every root entity by name, each with its subentities. `load --all` reads
+    /// it back in one transaction, whatever references cross entities (cycles too):
+    /// a reference to an object of a later line is set when the file has been read.
+    package static func dumpAll(
+        _ access: ObjectAccess, progress: ((Int) -> Void)? = nil, writeChunk: (UnsafeBufferPointer<UInt8>) -> Void
+    ) throws {
+        var before = 0
+        for root in access.version.entities.filter({ $0.parent == nil }).map(\.name).sorted() {
+            var written = 0
+            try dump(
+                access, entity: root,
+                progress: { count in
+                    written = count
+                    progress?(before + count)
+                }, writeChunk: writeChunk)
+            before += written
+        }
+    }
+
     /// The fields of one entity's lines, in the order `line(for:entity:includes:)`
     /// writes them, each with its key already encoded.
     struct LineLayout {
@@ -229,6 +252,16 @@ package enum ObjectJSONLines {
             out.append(contentsOf: String(object.primaryKey).utf8)
             out.append(contentsOf: #","_entity":"#.utf8)
             out.append(contentsOf: entityName)
+            if !object.positions.isEmpty {
+                out.append(contentsOf: #","_position":{"#.utf8)
+                for (i, (name, value)) in object.positions.sorted(by: { $0.key < $1.key }).enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    JSONValue.writeString(name, to: &out)
+                    out.append(UInt8(ascii: ":"))
+                    out.append(contentsOf: String(value).utf8)
+                }
+                out.append(UInt8(ascii: "}"))
+            }
             for (key, field) in fields {
                 out.append(contentsOf: key)
                 switch field {
@@ -292,12 +325,16 @@ package enum ObjectJSONLines {
     /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called every
     /// few thousand lines with the lines and bytes read so far. A file that cannot
     /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
+    ///
+    /// `entity` nil loads a whole store's lines (`dump --all`): each line names its
+    /// entity with `_entity`, any entity of the version.
     @discardableResult
     package static func load(
-        _ access: ObjectAccess, entity entityName: String, reader: JSONLinesReader, file: String,
+        _ access: ObjectAccess, entity entityName: String?, reader: JSONLinesReader, file: String,
         progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil
     ) throws -> Int {
-        guard let entity = access.version.entity(named: entityName) else {
+        let entity = entityName.flatMap { access.version.entity(named: $0) }
+        if let entityName, entity == nil {
             // The entity applies to every record; the first one is where it fails.
             var line = 0
             do {
@@ -328,14 +365,15 @@ package enum ObjectJSONLines {
                         // to the object itself) is set when the file has been read.
                         batch.resolvesReferencesAtEnd = true
                         var lines = 0
-                        let fast = FastRecordReader(attributes: try batch.storedAttributes(of: entity.name), entity: entity.name)
-                        var values = [AttributeValue??](repeating: .none, count: fast.count)
+                        // The fast reader serves lines of one entity with attributes only.
+                        let fast = try entity.map { FastRecordReader(attributes: try batch.storedAttributes(of: $0.name), entity: $0.name) }
+                        var values = [AttributeValue??](repeating: .none, count: fast?.count ?? 0)
                         var primaryKey: Int64?
                         try reader.forEachLine { number, line in
                             lines = number
                             if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
                             let invalid = firstInvalidUTF8(line)
-                            if invalid == nil, fast.read(line, into: &values, primaryKey: &primaryKey) {
+                            if invalid == nil, let fast, let entity, fast.read(line, into: &values, primaryKey: &primaryKey) {
                                 try batch.insert(entity.name, attributeValues: values, primaryKey: primaryKey, source: number)
                                 return
                             }
@@ -358,7 +396,7 @@ package enum ObjectJSONLines {
                             }
                             try batch.insert(
                                 object.entity, values: object.values, relationships: object.relationships,
-                                primaryKey: object.primaryKey, source: number)
+                                positions: object.positions, primaryKey: object.primaryKey, source: number)
                         }
                         progress?(lines, reader.bytesRead)
                     }, .commit
@@ -394,7 +432,10 @@ package enum ObjectJSONLines {
         return digits.count == 1 ? "0" + digits : digits
     }
 
-    private typealias ParsedObject = (entity: String, primaryKey: Int64?, values: [String: AttributeValue?], relationships: [String: [Int64]])
+    private typealias ParsedObject = (
+        entity: String, primaryKey: Int64?, values: [String: AttributeValue?], relationships: [String: [Int64]],
+        positions: [String: Int64]
+    )
 
     /// A line refused for its JSON, before the store sees it.
     private struct LineRefusal: Error {
@@ -408,11 +449,16 @@ package enum ObjectJSONLines {
 
     /// The object a record describes, read as the model's types; what the model
     /// allows is the store's to check.
-    private static func object(_ record: JSONValue, entity base: CompiledEntity, version: CompiledVersion) throws(LineRefusal)
+    private static func object(_ record: JSONValue, entity given: CompiledEntity?, version: CompiledVersion) throws(LineRefusal)
         -> ParsedObject
     {
         guard case .object(let pairs) = record else {
             throw LineRefusal(nil, "expected a JSON object, found \(record.kind)")
+        }
+        // A whole store's lines (no entity given) name theirs.
+        guard let base = given ?? entityNamed(in: pairs, version: version) else {
+            throw LineRefusal(
+                "_entity", "a line of a whole store names its entity (\"_entity\": one of \(version.entities.map(\.name).joined(separator: ", ")))")
         }
         var entity = base
         var primaryKey: Int64?
@@ -441,7 +487,11 @@ package enum ObjectJSONLines {
         var values: [String: AttributeValue?] = [:]
         values.reserveCapacity(pairs.count)
         var relationships: [String: [Int64]] = [:]
-        for (key, value) in pairs where key != "_entity" && key != "_pk" {
+        var positions: [String: Int64] = [:]
+        for (key, value) in pairs where key == "_position" {
+            positions = try self.positions(value, entity: entity, version: version)
+        }
+        for (key, value) in pairs where key != "_entity" && key != "_pk" && key != "_position" {
             var field: String { "\(entity.name).\(key)" }
             if let attribute = entity.attribute(named: key) {
                 if attribute.declaration.isTransient {
@@ -453,33 +503,72 @@ package enum ObjectJSONLines {
                     throw LineRefusal(field, error.message)
                 }
             } else if let relationship = entity.relationship(named: key) {
-                switch value {
-                case .null: relationships[key] = []
-                case .number(let text):
-                    guard let pk = Int64(text) else { throw LineRefusal(field, "expected a primary key, found \(text)") }
-                    relationships[key] = [pk]
-                case .array(let items) where relationship.declaration.isToMany:
-                    var keys: [Int64] = []
-                    for item in items {
-                        guard case .number(let text) = item, let pk = Int64(text) else {
-                            throw LineRefusal(field, "expected primary keys, found \(item.text)")
-                        }
-                        keys.append(pk)
-                    }
-                    relationships[key] = keys
-                default:
-                    throw LineRefusal(
-                        field,
-                        relationship.declaration.isToMany
-                            ? "expected an array of primary keys, found \(value.kind)"
-                            : "expected a primary key or null, found \(value.kind)")
-                }
+                relationships[key] = try keys(value, of: relationship, field: field)
             } else {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
                 throw LineRefusal(field, "no such attribute or relationship (\(entity.name) has \(names.joined(separator: ", ")))")
             }
         }
-        return (entity.name, primaryKey, values, relationships)
+        for name in positions.keys where relationships[name]?.isEmpty != false {
+            throw LineRefusal("_position", "'\(name)' has a position but no \(name) is given on the line")
+        }
+        return (entity.name, primaryKey, values, relationships, positions)
+    }
+
+    /// The primary keys a relationship's JSON value names: `null`, a key, or (to-many)
+    /// an array of keys.
+    private static func keys(_ value: JSONValue, of relationship: CompiledRelationship, field: String) throws(LineRefusal) -> [Int64] {
+        switch value {
+        case .null: return []
+        case .number(let text):
+            guard let pk = Int64(text) else { throw LineRefusal(field, "expected a primary key, found \(text)") }
+            return [pk]
+        case .array(let items) where relationship.declaration.isToMany:
+            var keys: [Int64] = []
+            for item in items {
+                guard case .number(let text) = item, let pk = Int64(text) else {
+                    throw LineRefusal(field, "expected primary keys, found \(item.text)")
+                }
+                keys.append(pk)
+            }
+            return keys
+        default:
+            throw LineRefusal(
+                field,
+                relationship.declaration.isToMany
+                    ? "expected an array of primary keys, found \(value.kind)"
+                    : "expected a primary key or null, found \(value.kind)")
+        }
+    }
+
+    /// `_position`: to-one relationship → the order value that places the object in
+    /// its owner's ordered list (what `dump` writes for members of ordered lists).
+    private static func positions(_ value: JSONValue, entity: CompiledEntity, version: CompiledVersion) throws(LineRefusal)
+        -> [String: Int64]
+    {
+        guard case .object(let pairs) = value else {
+            throw LineRefusal("_position", "expected an object of to-one relationships and positions, found \(value.kind)")
+        }
+        var positions: [String: Int64] = [:]
+        for (name, position) in pairs {
+            guard let relationship = entity.relationship(named: name), !relationship.declaration.isToMany,
+                let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+                version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true
+            else {
+                throw LineRefusal("_position", "'\(name)' is not a to-one of \(entity.name) whose inverse is an ordered to-many")
+            }
+            guard case .number(let text) = position, let number = Int64(text), number > 0 else {
+                throw LineRefusal("_position.\(name)", "expected a positive integer, found \(position.text)")
+            }
+            positions[name] = number
+        }
+        return positions
+    }
+
+    /// The entity a record's `_entity` names, when it names one.
+    private static func entityNamed(in pairs: [(String, JSONValue)], version: CompiledVersion) -> CompiledEntity? {
+        guard let value = pairs.first(where: { $0.0 == "_entity" })?.1, case .string(let name) = value else { return nil }
+        return version.entity(named: name)
     }
 
     private static func isSame(_ name: String, orSubentityOf base: String, in version: CompiledVersion) -> Bool {

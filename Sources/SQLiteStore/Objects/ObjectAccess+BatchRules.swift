@@ -73,8 +73,10 @@ extension ObjectAccess {
                 defer { statement.reset() }
                 while try statement.step() { found[statement.int64(at: 0)] = statement.int64(at: 1) }
             }
+            // A key with no row was removed after its refusal (a reference that never
+            // resolved): it was reported then.
             for key in part {
-                let n = found[key] ?? 0
+                guard let n = found[key] else { continue }
                 let problem: String?
                 if n == 0, !r.isOptional, !r.isToMany {
                     problem = "the relationship is required"

@@ -76,7 +76,7 @@ extension ObjectAccess {
     /// model refuses it.
     func insertRow(
         _ shape: InsertShape, values: [String: AttributeValue?], relationships: [String: [Int64]],
-        primaryKey requested: Int64?, batch: ObjectBatch
+        positions: [String: Int64] = [:], primaryKey requested: Int64?, batch: ObjectBatch
     ) throws -> Int64 {
         let entity = shape.entity
         let subject = entity.name
@@ -90,7 +90,7 @@ extension ObjectAccess {
         }
         return try insertRow(
             shape, given: shape.attributes.map { values[$0.attribute.name] }, relationships: relationships,
-            primaryKey: requested, batch: batch)
+            positions: positions, primaryKey: requested, batch: batch)
     }
 
     /// ``insertRow(_:values:relationships:primaryKey:batch:)`` with the values in the
@@ -98,7 +98,7 @@ extension ObjectAccess {
     /// applies), `.some(nil)` for one given as nil.
     func insertRow(
         _ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
-        primaryKey requested: Int64?, batch: ObjectBatch
+        positions: [String: Int64] = [:], primaryKey requested: Int64?, batch: ObjectBatch
     ) throws -> Int64 {
         // `shape.entity` is read field by field: a copy of the whole description per
         // object costs a retain and a release of each of its strings and arrays.
@@ -160,13 +160,14 @@ extension ObjectAccess {
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         if !waiting.isEmpty {
             batch.deferredReferences.append(
-                DeferredReference(entityName: shape.entityName, key: key, relationships: waiting, source: batch.currentSource))
+                DeferredReference(
+                    entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource))
         }
         for (relationship, targets) in later {
             try connectToMany(relationship, from: key, of: shape.entity, to: targets)
         }
         guard !relationships.isEmpty else { return key }
-        try updateInverseSides(of: key, in: shape, relationships: relationships)
+        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
         return key
     }
 
@@ -288,17 +289,22 @@ extension ObjectAccess {
         for item in pending {
             let shape = try insertShape(item.entityName)
             do {
-                try connect(shape, key: item.key, relationships: item.relationships, batch: batch)
+                try connect(shape, key: item.key, relationships: item.relationships, positions: item.positions, batch: batch)
                 batch.noteLinks(shape.entity, item.relationships, source: item.source)
             } catch let refusal as RowRefusal {
                 batch.refuse(source: item.source, field: refusal.field, message: refusal.message)
+                // The batch writes nothing now; the row goes, so that the checks of the
+                // batch's end do not report its unset relationship a second time.
+                try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
             }
         }
     }
 
     /// Sets relationships of a row already written: to-one columns by one `UPDATE`,
     /// to-many ones as on insert, then the inverse sides.
-    private func connect(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]], batch: ObjectBatch) throws {
+    private func connect(
+        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
+    ) throws {
         let table = shape.table
         var assignments: [String] = []
         var bindings: [DatabaseValue] = []
@@ -328,7 +334,7 @@ extension ObjectAccess {
                 """,
                 bindings + [.integer(key)])
         }
-        try updateInverseSides(of: key, in: shape, relationships: relationships)
+        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
     }
 
     /// The values an object's attributes take: those given, defaults for the others.
@@ -374,8 +380,11 @@ extension ObjectAccess {
     }
 
     /// The other side of the new row's to-ones: a one-to-one's inverse column
-    /// points back, and an ordered inverse gets the row at the end of its list.
-    private func updateInverseSides(of key: Int64, in shape: InsertShape, relationships: [String: [Int64]]) throws {
+    /// points back, and an ordered inverse gets the row at its given position
+    /// (`positions`: the order value a dump wrote), else at the end of its list.
+    private func updateInverseSides(
+        of key: Int64, in shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64] = [:]
+    ) throws {
         let entity = shape.entity
         let table = shape.table
         // One-to-one: both sides hold a column; keep the other side pointing back.
@@ -402,6 +411,10 @@ extension ObjectAccess {
                 let order = table.column(for: .order(entity: owner, relationship: inverse)),
                 let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
             else { continue }
+            if let position = positions[relationship.name] {
+                try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = ? WHERE Z_PK = ?", [.integer(position), .integer(key)])
+                continue
+            }
             try run(
                 """
                 UPDATE \(quote(table.name)) SET \(quote(order.name)) = \

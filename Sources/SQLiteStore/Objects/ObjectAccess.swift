@@ -151,7 +151,9 @@ public final class ObjectAccess {
         guard let pkIndex = index["Z_PK"], let entIndex = index["Z_ENT"] else { return }
         /// Per entity number: the entity and its stored attributes with their columns,
         /// looked up once rather than per row.
-        var shapes: [Int: (entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)], relationships: [CompiledRelationship])?] = [:]
+        var shapes:
+            [Int: (entity: CompiledEntity, attributes: [(CompiledAttribute, Int32)], relationships: [CompiledRelationship], positions: [(String, Int32)])?] =
+                [:]
         while try statement.step() {
             let number = Int(statement.int64(at: entIndex))
             if shapes[number] == nil {
@@ -164,11 +166,12 @@ public final class ObjectAccess {
                                 let i = index[column.name]
                             else { return nil }
                             return (attribute, i)
-                        }, rowEntity.relationships.filter { !$0.declaration.isTransient && included($0) }
+                        }, rowEntity.relationships.filter { !$0.declaration.isTransient && included($0) },
+                        inListOrder ? positionColumns(of: rowEntity, in: table, index: index, included: included) : []
                     )
                 }
             }
-            guard let shape = shapes[number], let (rowEntity, attributes, relationships) = shape else { continue }
+            guard let shape = shapes[number], let (rowEntity, attributes, relationships, positions) = shape else { continue }
             let name = rowEntity.name
             var object = StoredObject(entity: name, primaryKey: statement.int64(at: pkIndex))
             object.values.reserveCapacity(attributes.count)
@@ -184,6 +187,9 @@ public final class ObjectAccess {
                 object.relationships[relationship.name] = try destinations(
                     of: relationship, from: object.primaryKey,
                     row: statement, index: index, table: table)
+            }
+            for (name, i) in positions where !statement.isNull(at: i) && object.relationships[name]?.isEmpty == false {
+                object.positions[name] = statement.int64(at: i)
             }
             try body(object)
         }
@@ -275,6 +281,22 @@ public final class ObjectAccess {
         }
         if !relationship.isManyToMany { return false }
         return layout.tables.contains { $0.joinRelationship == "\(relationship.declaredIn).\(r.name)" }
+    }
+
+    /// The to-ones of `entity` (those `included`) whose inverse is an ordered to-many,
+    /// each with the result column of its order column in the row (`positions`).
+    private func positionColumns(
+        of entity: CompiledEntity, in table: StorageLayout.Table, index: [String: Int32],
+        included: (CompiledRelationship) -> Bool
+    ) -> [(String, Int32)] {
+        entity.relationships.compactMap { relationship -> (String, Int32)? in
+            guard !relationship.declaration.isToMany, !relationship.declaration.isTransient, included(relationship),
+                let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+                version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
+                let column = table.column(for: .order(entity: owner, relationship: inverse)), let i = index[column.name]
+            else { return nil }
+            return (relationship.name, i)
+        }
     }
 
     /// The order column of the first to-one of `entity` (by name) whose inverse is an

@@ -54,10 +54,11 @@ package final class ObjectBatch {
     @discardableResult
     package func insert(
         _ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
-        primaryKey requested: Int64? = nil, source: Int
+        positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
         let key = try inserting(entityName, source: source) { shape in
-            try access.insertRow(shape, values: values, relationships: relationships, primaryKey: requested, batch: self)
+            try access.insertRow(
+                shape, values: values, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
         }
         if key != nil, !relationships.isEmpty, let entity = access.version.entity(named: entityName) { noteLinks(entity, relationships, source: source) }
         return key
@@ -167,6 +168,7 @@ struct DeferredReference {
     var entityName: String
     var key: Int64
     var relationships: [String: [Int64]]
+    var positions: [String: Int64]
     var source: Int
 }
 

@@ -12,6 +12,11 @@ public struct StoredObject: Sendable, Hashable {
     /// Relationship name → destination primary keys (to-one: zero or one; ordered
     /// to-many: in order; unordered to-many: ascending).
     public var relationships: [String: [Int64]]
+    /// For a member of an ordered to-many (its to-one's inverse keeps order): the
+    /// to-one's name → the stored order value that places it in its owner's list.
+    /// Read by dumps (`_position`) and written by `load`, so that a list survives a
+    /// dump and load whatever files its members were written to.
+    package var positions: [String: Int64] = [:]
 
     /// Creates an object value.
     public init(entity: String, primaryKey: Int64, values: [String: AttributeValue] = [:], relationships: [String: [Int64]] = [:]) {
