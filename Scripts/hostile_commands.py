@@ -46,11 +46,17 @@ Families:
                   with the data of an unlimited run on a copy, or non-zero with a message, the store
                   unchanged, no journal. A Swift runtime abort for memory (exit 134, "failed to allocate"
                   or similar, store unchanged) is counted apart as `oom-abort`, not as a failure.
+  exits           apply with its stdout closed under it (`| head -n 1`, `| true`): exit 0, the store migrated as
+                  an uninterrupted run leaves it, no journal (SIGPIPE killed it mid-transaction before); kill -9
+                  during `apply --backup-dir`'s copy or a reader's private copy: the next run removes every
+                  temporary file of the killed run and says so; a full $TMPDIR (`ulimit -f`) under a reader of a
+                  WAL store: exit 0 or 1 with what to do, nothing left in $TMPDIR, the store unchanged. (The
+                  signals family sends SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1 and SIGUSR2 too.)
 """
 import argparse, base64, hashlib, json, math, os, random, re, shutil, signal, sqlite3, stat, subprocess, sys, tempfile, time, traceback
 
 TIMEOUT = 30
-FAMILIES = ["requests", "signals", "mapping-folder", "limits"]
+FAMILIES = ["requests", "signals", "mapping-folder", "limits", "exits"]
 CRASH_MARKS = ("Fatal error", "arithmetic overflow", "Illegal instruction", "Segmentation fault", "Bus error",
                "Trace/breakpoint", "Current stack trace", "Stack dump", "core dumped", "parser stack overflow")
 OOM_MARKS = ("failed to allocate", "Could not allocate", "out of memory", "Out of memory", "cannot allocate", "memory exhausted")
@@ -915,7 +921,7 @@ class Trial:
         reference = logical(self.path("timing.sqlite"))
         before = self.state(store)
         delay = (r.uniform(0.0, 1.2) if r.random() < 0.7 else r.uniform(0.85, 1.05)) * secs   # also near the commit
-        sig = r.choice([signal.SIGINT, signal.SIGTERM])
+        sig = r.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGXCPU, signal.SIGUSR1, signal.SIGUSR2])
         self.notes.append(f"{signal.Signals(sig).name} after {delay * 1000:.0f} of {secs * 1000:.0f} ms")
         p = subprocess.Popen(self.cmd(*cmd), cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         time.sleep(delay)
@@ -1117,6 +1123,99 @@ class Trial:
         else:
             self.unchanged(store, before, f"{what} exit {res.rc} under ulimit -{limit}", res)
             self.outcome = f"-{limit} {what}: " + (f"refused ({res.head()[:70]})" if res.rc != ref.rc else f"exit {res.rc} as unlimited")
+
+
+    # ================================================================ exits
+    def exits(self):
+        """A closed stdout under apply, kill -9 during a backup copy or a reader's private copy, a full $TMPDIR."""
+        r = self.rng
+        how = r.choice(["pipe", "kill-backup", "kill-reader", "full-tmp"])
+        self.notes.append(how)
+        tmp = self.path("tmp")
+        os.makedirs(tmp, exist_ok=True)
+        env = dict(os.environ, TMPDIR=tmp)
+        self.make_model(big=True, mapping=r.random() < 0.3)
+        store = self.make_store("s.sqlite", 1 if how in ("pipe", "kill-backup") else 2, items=r.randint(20, 60))
+        self.grow(store, r.choice([4, 16, 64]))
+        before = self.state(store)
+
+        def leftovers():
+            found = []
+            for root, dirs, files in os.walk(self.dir):
+                found += [os.path.join(root, x) for x in dirs + files if ".mm-scratch." in x]
+            return found
+
+        if how == "pipe":
+            shutil.copyfile(store, self.path("ref.sqlite"))
+            check(run(self.cmd("apply", self.path("ref.sqlite")), self.dir, env=env), {0}, "uninterrupted apply on a copy: ")
+            reader = r.choice(["head -n 1", "head -c 1", "true", "sleep 0.05"])
+            self.notes.append(reader)
+            line = " ".join(shlex_quote(a) for a in self.cmd("apply", store, "--json")) + f" | {reader}; exit ${{PIPESTATUS[0]}}"
+            res = run(["bash", "-c", line], self.dir, env=env)
+            self.last = res
+            if res.rc != 0 or crashed(res):
+                raise Failure(f"apply with its stdout closed by `{reader}` exited {res.rc} (SIGPIPE is 141)", res)
+            self.no_journal(store, "apply under a closed pipe", res)
+            if logical(store) != logical(self.path("ref.sqlite")):
+                raise Failure("apply exited 0 under a closed pipe, and the store is not what an uninterrupted run leaves", res)
+            self.outcome = "pipe: migrated" + (", said so" if "standard output could not be written" in res.err else "")
+        elif how in ("kill-backup", "kill-reader"):
+            if how == "kill-backup":
+                args = self.cmd("apply", store, "--backup-dir", "bk")
+            else:
+                self.wal_store(store)
+                args = self.cmd("dump", store, "Item")
+            p = subprocess.Popen(args, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+            time.sleep(r.uniform(0.0, 0.6))
+            p.kill()
+            p.wait()
+            left = leftovers()
+            self.notes.append(f"{len(left)} left by the kill")
+            nxt = (self.cmd("apply", store, "--backup-dir", "bk") if how == "kill-backup" else self.cmd("validate"))
+            res = check(run(nxt, self.dir, env=env), {0}, "the run after a kill -9: ")
+            if leftovers():
+                raise Failure(f"temporary files of the killed run are still there after the next run: {leftovers()}", res)
+            for path in left:
+                if f"note: removed {os.path.relpath(path, self.dir)}" not in res.err and f"note: removed {path}" not in res.err:
+                    raise Failure(f"the next run removed {path} without saying so", res)
+            self.outcome = f"{how}: {'removed ' + str(len(left)) if left else 'nothing left'}"
+        else:
+            self.wal_store(store)
+            before = self.state(store)
+            what = r.choice([["status", store], ["plan", store], ["dump", store, "Item"], ["inspect", store]])
+            limit = r.choice([1, 4, 16])
+            res = run(self.cmd(*what), self.dir, env=env, prefix=["bash", "-c", f'ulimit -f {limit}; exec "$0" "$@"'])
+            self.last = res
+            if crashed(res):
+                raise Failure(f"{what[0]} with a full $TMPDIR crashed (exit {res.rc})", res)
+            if res.rc not in (0, 1):
+                raise Failure(f"{what[0]} with a full $TMPDIR exited {res.rc}", res)
+            if res.rc == 1 and "set TMPDIR to a folder with room" not in res.err:
+                raise Failure(f"{what[0]} failed with a full $TMPDIR without saying what to do", res)
+            if os.listdir(tmp):
+                raise Failure(f"{what[0]} left {os.listdir(tmp)} in $TMPDIR", res)
+            if self.state(store) != before or os.path.exists(store + "-shm"):
+                raise Failure(f"{what[0]} with a full $TMPDIR changed the store, its -wal, or made a -shm", res)
+            self.outcome = f"full-tmp {what[0]}: exit {res.rc}"
+
+    def wal_store(self, store):
+        """Turns the store into a WAL store whose last commit is only in its -wal (no -shm): readers must copy it."""
+        con = sqlite3.connect(store, isolation_level=None)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA wal_autocheckpoint=0")
+        con.execute("UPDATE ZITEM SET Z_OPT = Z_OPT + 1 WHERE Z_PK = 1")
+        for suffix in ("", "-wal"):
+            shutil.copyfile(store + suffix, store + ".copy" + suffix)
+        con.close()
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(store + suffix):
+                os.remove(store + suffix)
+        for suffix in ("", "-wal"):
+            os.rename(store + ".copy" + suffix, store + suffix)
+
+
+def shlex_quote(a):
+    return "'" + a.replace("'", "'\\''") + "'"
 
 
 def reported(res, verb):

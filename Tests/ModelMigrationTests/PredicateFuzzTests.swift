@@ -90,7 +90,7 @@ import Testing
         let keywords: Set<String> = [
             "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "EXISTS", "JOIN", "ON", "BETWEEN",
             "GLOB", "CAST", "AS", "REAL", "TEXT", "Z_PK", "Z_ENT", "count", "sum", "avg", "min", "max", "coalesce",
-            "instr", "substr", "length", "nullif", "abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
+            "instr", "substr", "length", "nullif", "abs", "mm_abs", "mm_fold", "mm_lower", "mm_upper", "mm_number", "mm_matches",
             "ORDER", "BY", "ASC", "DESC", "LIMIT", "OFFSET",
             // Expression functions (Docs/MappingFiles.md, "Expressions that run set-based").
             "CASE", "WHEN", "THEN", "ELSE", "END", "UNION", "ALL", "v", "replace", "mod", "sqrt", "ceil", "floor",

@@ -52,7 +52,10 @@ extension AttributeDescription {
             return type.problem(storingDouble: v)
         case (.string, .string(let s)), (.uri, .uri(let s)):
             return s.utf8.contains(0) ? DefaultValueParser.nulMessage : nil
-        case (.decimal, .decimal), (.boolean, .boolean), (.binary, .binary), (.uuid, .uuid):
+        case (.decimal, .decimal(let text)):
+            // Within NSDecimalNumber's exponents (DefaultValueParser.decimalExponentProblem).
+            return DefaultValueParser.canonicalDecimal(text).flatMap(DefaultValueParser.decimalExponentProblem).map { "'\(text)' \($0)" }
+        case (.boolean, .boolean), (.binary, .binary), (.uuid, .uuid):
             return nil
         default:
             return "\(value.displayText) is not a value of type \(type.rawValue)"

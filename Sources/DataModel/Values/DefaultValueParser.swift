@@ -40,6 +40,9 @@ package enum DefaultValueParser {
             if significand.count > maximumDecimalDigits {
                 return fail("'\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold exactly")
             }
+            if let problem = decimalExponentProblem(canonical) {
+                return fail("'\(text)' \(problem)")
+            }
             return .success(.decimal(canonical))
         case .double, .float:
             guard isDecimalNumberSyntax(text), let value = Double(text), value.isFinite else {
@@ -105,12 +108,47 @@ package enum DefaultValueParser {
         return (value, false)
     }
 
+    /// Why a canonical decimal lies outside what `NSDecimalNumber` holds exactly, or
+    /// nil: a mantissa of at most 38 digits times 10 to an exponent from -128 to 127
+    /// (`NSDecimal`'s `_exponent` is a signed 8-bit field). A number needing a smaller
+    /// exponent would be rounded (1e-129 becomes 0), a larger one is an overflow.
+    package static func decimalExponentProblem(_ canonical: String) -> String? {
+        let parts = canonical.split(maxSplits: 1, whereSeparator: { $0 == "e" || $0 == "E" })
+        let number = parts[0].filter { $0 != "-" && $0 != "+" }
+        var exponent = 0
+        if parts.count == 2 {
+            // Beyond ±10^6 the answer is the same; the text may hold any number of digits.
+            let digits = parts[1].drop(while: { $0 == "+" || $0 == "-" }).drop(while: { $0 == "0" })
+            let magnitude = digits.count > 7 ? 10_000_000 : Int(String(digits)) ?? 0
+            exponent = parts[1].hasPrefix("-") ? -magnitude : magnitude
+        }
+        let pieces = number.split(separator: ".", omittingEmptySubsequences: false)
+        let whole = pieces[0], fraction = pieces.count > 1 ? pieces[1] : ""
+        var digits = Array(whole + fraction)
+        // The exponent of the last digit, then without trailing and leading zeros.
+        var last = exponent - fraction.count
+        while let tail = digits.last, tail == "0" {
+            digits.removeLast()
+            last += 1
+        }
+        digits = Array(digits.drop(while: { $0 == "0" }))
+        if digits.isEmpty { return nil }
+        if last < -128 {
+            return "is too small for a decimal (NSDecimalNumber's exponent goes down to -128: it would be rounded)"
+        }
+        // Trailing zeros may be put back into the mantissa, up to 38 digits.
+        if last - (maximumDecimalDigits - digits.count) > 127 {
+            return "is too large for a decimal (at most 38 digits times 10^127)"
+        }
+        return nil
+    }
+
     private static func isDecimalNumberSyntax(_ text: String) -> Bool {
         canonicalDecimal(text) != nil
     }
 
     /// `[+-]digits[.digits][e[+-]digits]`, returned without a leading `+`.
-    static func canonicalDecimal(_ text: String) -> String? {
+    package static func canonicalDecimal(_ text: String) -> String? {
         let chars = Array(text.utf8)
         var i = 0
         var out = ""

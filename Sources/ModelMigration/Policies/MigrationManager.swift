@@ -459,7 +459,7 @@ public final class MigrationManager {
     /// `value` as a value of `type` where it converts without loss (a widening, a
     /// whole number, a text that is a number, a number as text); otherwise `value`
     /// unchanged, which `insert` then refuses with the attribute's rule it breaks.
-    static func convert(_ value: AttributeValue, to type: AttributeType) -> AttributeValue {
+    package static func convert(_ value: AttributeValue, to type: AttributeType) -> AttributeValue {
         switch (value, type) {
         case (.integer(let v), .double), (.integer(let v), .float): return .double(Double(v))
         case (.integer(let v), .decimal): return .decimal(String(v))
@@ -471,11 +471,40 @@ public final class MigrationManager {
         case (.double(let v), _) where type.isInteger:
             // Only a whole number within Int64: a fraction is not rounded away.
             return v.rounded() == v && v >= -0x1p63 && v < 0x1p63 ? .integer(Int64(v)) : value
+        case (.decimal(let text), _) where type.isInteger, (.string(let text), _) where type.isInteger:
+            // Exactly, from the text's digits: through Double, "4.0000000000000001" was 4.
+            return exactInteger(in: text).map { .integer($0) } ?? value
         case (.decimal(let text), _) where type.isNumeric, (.string(let text), _) where type.isNumeric:
             return number(in: text).map { convert($0, to: type) } ?? value
         case (.decimal(let text), .string): return .string(text)
         default: return value
         }
+    }
+
+    /// The integer a whole text spells exactly (white space around it allowed):
+    /// digits with a fraction of zeros or an exponent are whole numbers ("4.0", "1e3");
+    /// a fraction that is not zero ("4.0000000000000001"), or a value beyond Int64, is none.
+    package static func exactInteger(in text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let integer = Int64(trimmed) { return integer }
+        guard let canonical = DefaultValueParser.canonicalDecimal(trimmed) else { return nil }
+        let negative = canonical.hasPrefix("-")
+        let parts = canonical.split(maxSplits: 1, whereSeparator: { $0 == "e" || $0 == "E" })
+        let pieces = parts[0].filter { $0 != "-" }.split(separator: ".", omittingEmptySubsequences: false)
+        let fraction = pieces.count > 1 ? String(pieces[1]) : ""
+        var digits = String(pieces[0]) + fraction
+        guard parts.count < 2 || parts[1].count <= 8, let exponent = parts.count == 2 ? Int(parts[1]) : 0 else { return nil }
+        let shift = exponent - fraction.count
+        if shift >= 0 {
+            guard shift <= 19 else { return digits.allSatisfy { $0 == "0" } ? 0 : nil }
+            digits += String(repeating: "0", count: shift)
+        } else {
+            let dropped = digits.suffix(-shift)
+            guard dropped.allSatisfy({ $0 == "0" }) else { return nil }
+            digits = String(digits.dropLast(-shift))
+        }
+        let trimmedDigits = digits.drop(while: { $0 == "0" })
+        return Int64((negative ? "-" : "") + (trimmedDigits.isEmpty ? "0" : trimmedDigits))
     }
 
     /// The number a whole text spells (white space around it allowed), exactly: an

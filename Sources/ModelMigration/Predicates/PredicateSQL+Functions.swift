@@ -16,7 +16,7 @@ extension PredicateSQL.Builder {
         case .length: return "mm_utf16_length(\(try text(0)))"
         case .capitalized: return "mm_capitalized(\(try text(0)))"
         case .trim: return "mm_trim(\(try text(0)))"
-        case .abs: return "abs(\(try number(0)))"
+        case .abs: return "mm_abs(\(try number(0)), \(failingRow()))"
         case .toNumber:
             let argument = try text(0)
             guard let failing = generator.failedConversions else { return "mm_number(\(argument))" }

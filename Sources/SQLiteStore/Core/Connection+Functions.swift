@@ -18,6 +18,9 @@ import Foundation
 ///
 /// - `mm_divisor(value, key, label)`: the value, or a failed statement naming the
 ///   row when it is zero (a division in a copy or an update).
+/// - `mm_abs(value, key, label)`: `abs:`; of Int64.min, whose absolute value no
+///   64-bit integer holds, a failed statement naming the row (SQLite's `abs()` fails
+///   with a bare "integer overflow"), or NULL when `key` is NULL (a fetch).
 /// - `mm_number_or_fail(text, key, label)`: `mm_number`, except that a text with
 ///   no leading number fails the statement, naming the row's key and the label
 ///   (`Book.pages: 'many' of source row Z_PK 17 is not a number`): a mapping
@@ -49,6 +52,7 @@ extension Connection {
         registerTextFunctions(flags: flags)
         registerNumberFunctions(flags: flags)
         registerDivisor(flags: flags)
+        registerAbsolute(flags: flags)
         registerRowChecks(flags: flags)
         registerIntegerCheck(flags: flags)
         registerMatches(flags: flags)
@@ -98,6 +102,31 @@ extension Connection {
                     "\(label): division by zero in source row Z_PK \(sqlite3_value_int64(arguments[1]))"
                     + " (make the divisor non-zero first, or write `onFailure: nil` for an optional attribute)"
                 sqlite3_result_error(context, message, -1)
+            }, nil, nil, nil)
+    }
+
+    /// `mm_abs(value, key, label)`: the absolute value; Int64.min has none in 64 bits.
+    private func registerAbsolute(flags: Int32) {
+        sqlite3_create_function_v2(
+            db, "mm_abs", 3, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                switch sqlite3_value_type(arguments[0]) {
+                case SQLITE_NULL: sqlite3_result_null(context)
+                case SQLITE_INTEGER:
+                    let value = sqlite3_value_int64(arguments[0])
+                    if value != .min {
+                        sqlite3_result_int64(context, Swift.abs(value))
+                        return
+                    }
+                    guard sqlite3_value_type(arguments[1]) != SQLITE_NULL else { sqlite3_result_null(context); return }
+                    let label = textArgument(arguments[2]) ?? "a value"
+                    let message =
+                        "\(label): abs: of \(value) in source row Z_PK \(sqlite3_value_int64(arguments[1])) is 2^63, "
+                        + "beyond Integer 64 (guard it with TERNARY, or write `onFailure: nil` for an optional attribute)"
+                    sqlite3_result_error(context, message, -1)
+                default: sqlite3_result_double(context, Swift.abs(sqlite3_value_double(arguments[0])))
+                }
             }, nil, nil, nil)
     }
 

@@ -35,7 +35,8 @@ package enum ValueCoding {
         case (.boolean, .integer(let v)): return .boolean(v != 0)
         case (.boolean, .real(let v)): return .boolean(v != 0)
         // Text that is not a decimal number, and infinity, are read as what they are.
-        case (.decimal, .text(let v)): return (try? DefaultValueParser.parse(v, as: .decimal).get()) != nil ? .decimal(v) : .string(v)
+        // (Read as stored: a decimal's text beyond NSDecimalNumber's range is still one.)
+        case (.decimal, .text(let v)): return DefaultValueParser.canonicalDecimal(v) != nil ? .decimal(v) : .string(v)
         case (.decimal, .integer(let v)): return .decimal(String(v))
         case (.decimal, .real(let v)): return v.isFinite ? .decimal(v.description) : .double(v)
         case (.double, .real(let v)), (.float, .real(let v)), (.date, .real(let v)): return type == .date ? .date(v) : .double(v)

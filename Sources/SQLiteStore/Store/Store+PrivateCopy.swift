@@ -59,6 +59,16 @@ extension Store {
         }
     }
 
+    /// The system's words for a file error: the POSIX error under Foundation's
+    /// (`File too large`, `No space left on device`), else the error as it is.
+    static func systemReason(_ error: any Error) -> String {
+        var current = error as NSError
+        while current.domain != NSPOSIXErrorDomain, let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError {
+            current = underlying
+        }
+        return current.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(current.code))) : "\(error)"
+    }
+
     /// The main file (read through SQLite's own handle: a descriptor of ours, once
     /// closed, would drop the POSIX locks other connections of this process hold on
     /// it) and the side file, taken again while either changes during the copy.
@@ -87,9 +97,7 @@ extension Store {
                     try out.write(contentsOf: bytes)
                 } catch {
                     try? out.close()
-                    let reason =
-                        (error as NSError).domain == NSPOSIXErrorDomain
-                        ? String(cString: strerror(Int32((error as NSError).code))) : "\(error)"
+                    let reason = Self.systemReason(error)
                     throw StoreError(
                         .sqlite,
                         """
@@ -103,7 +111,16 @@ extension Store {
             try probe.close()
             try? FileManager.default.removeItem(atPath: copy + suffix)
             if FileManager.default.fileExists(atPath: path + suffix) {
-                try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+                do {
+                    try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+                } catch {
+                    throw StoreError(
+                        .sqlite,
+                        """
+                        cannot read the store without writing beside it: its \(suffix) must be recovered, and the private \
+                        copy could not be written in \(ScratchFile.temporaryFolder) (\(systemReason(error))); set TMPDIR to a folder with room
+                        """, path: shown)
+                }
             }
             // The copy is ours, whatever the store's mode (a store shipped 0444):
             // SQLite must write it to recover the side file into it.
