@@ -23,8 +23,7 @@ let package = Package(
         .executable(name: "migrate", targets: ["MigrateCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         .systemLibrary(
@@ -37,13 +36,8 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
-        .target(
-            name: "DataModel",
-            dependencies: [
-                "CYAML",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
+        // SHA-256 and SHA-512 for the version hashes are in tree (Compilation/SHA2.swift).
+        .target(name: "DataModel", dependencies: ["CYAML"]),
         // Core Data's predicate and expression language: parsing and type checking
         // against a compiled version; no SQLite.
         .target(name: "Predicates", dependencies: ["DataModel"]),

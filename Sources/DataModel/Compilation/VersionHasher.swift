@@ -1,4 +1,3 @@
-internal import Crypto
 import Foundation
 
 /// Core Data's version hashes (hash scheme version 3), byte for byte: see
@@ -15,7 +14,7 @@ package enum VersionHasher {
         mutating func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
-        var sha256: [UInt8] { Array(SHA256.hash(data: bytes)) }
+        var sha256: [UInt8] { SHA256.hash(bytes) }
     }
 
     /// `P = SHA256(name ‖ u16 flags ‖ hashModifier)`; flags: bit 0 optional, bit 1 transient.
@@ -102,16 +101,16 @@ package enum VersionHasher {
             buffer.append(name)
             buffer.append(hashes[name]!.bytes)
         }
-        return Data(SHA512.hash(data: buffer.bytes)).base64EncodedString()
+        return Data(SHA512.hash(buffer.bytes)).base64EncodedString()
     }
 
     /// SHA-256 of arbitrary bytes, as lowercase hex (file digests).
     package static func sha256Hex(_ bytes: [UInt8]) -> String {
-        VersionHash(bytes: Array(SHA256.hash(data: bytes))).hex
+        VersionHash(bytes: SHA256.hash(bytes)).hex
     }
 
     /// SHA-256 of arbitrary canonical bytes (the layout hash).
     static func sha256(_ bytes: [UInt8]) -> VersionHash {
-        VersionHash(bytes: Array(SHA256.hash(data: bytes)))
+        VersionHash(bytes: SHA256.hash(bytes))
     }
 }
