@@ -5,7 +5,8 @@ import Mapping
 extension MigrationPath {
     /// Chooses the path from `source` to version `target`, once, for the planner
     /// and for `import --report`: from the version reached so far, a mapping file
-    /// from it (the one reaching furthest without passing the target); else the
+    /// from it (the one reaching furthest without passing the target, then the others
+    /// when that one leads nowhere: every route the files give is searched); else the
     /// chain of hops up to where the next mapping file starts, when inference accepts
     /// every hop; else the direct inferred mapping to the target. `preference`
     /// overrides the rule (`--path chain|direct`).
@@ -70,61 +71,88 @@ private struct PathChooser {
     }
 
     mutating func automatic(_ path: inout MigrationPath) throws {
-        var position = source.version
-        while position < target {
-            let from = files.files(from: position)
-            for passing in from where passing.destinationVersion > target {
-                path.notTaken.append("mapping file \(name(passing)): maps \(position) → \(passing.destinationVersion), past the target \(target)")
+        path = try route(from: source.version, path)
+    }
+
+    /// The path from `position` on: a mapping file from there when there is one (the
+    /// one reaching furthest first, then the others: every route the files give is
+    /// tried before the search gives up, files 1-to-2, 1-to-3 and 2-to-4 reach 4 through
+    /// 1-to-2), else the chain or the direct mapping as ``inferredRoute(from:_:)`` finds.
+    /// A version with a mapping file from it never falls back to inference.
+    func route(from position: Int, _ path: MigrationPath) throws -> MigrationPath {
+        guard position < target else { return path }
+        var path = path
+        let from = files.files(from: position)
+        for passing in from where passing.destinationVersion > target {
+            path.notTaken.append("mapping file \(name(passing)): maps \(position) → \(passing.destinationVersion), past the target \(target)")
+        }
+        let usable = from.filter { $0.destinationVersion <= target }
+        guard !usable.isEmpty else { return try inferredRoute(from: position, path) }
+        var firstFailure: (any Error)?
+        var deadEnds: [String] = []
+        for file in usable {
+            var attempt = path
+            let others = usable.filter { $0.path != file.path }
+            var reason = "a mapping file from version \(position)"
+            if !others.isEmpty, file.path == usable[0].path {
+                reason += ", the one reaching furthest (not \(others.map(name).joined(separator: ", ")))"
+            } else if !deadEnds.isEmpty {
+                reason += " (\(deadEnds.joined(separator: "; ")))"
             }
-            if let file = from.first(where: { $0.destinationVersion <= target }) {
-                let others = from.filter { $0.destinationVersion <= target && $0.path != file.path }
-                var reason = "a mapping file from version \(position)"
-                if !others.isEmpty { reason += ", the one reaching furthest (not \(others.map(name).joined(separator: ", ")))" }
-                if file.destinationVersion - position > 1 {
-                    path.notTaken.append(
-                        """
-                        the hops \(position) → \(file.destinationVersion): a mapping file from the store's version comes first \
-                        (Core Data uses a mapping model from the store's model)
-                        """)
-                }
-                path.pieces.append(.init(kind: .mappingFile, from: position, to: file.destinationVersion, mappingFile: file.path, reason: reason))
-                position = file.destinationVersion
-                continue
+            if file.destinationVersion - position > 1 {
+                attempt.notTaken.append(
+                    """
+                    the hops \(position) → \(file.destinationVersion): a mapping file from the store's version comes first \
+                    (Core Data uses a mapping model from the store's model)
+                    """)
             }
-            // The chain runs up to where the next mapping file starts.
-            let end = files.files.map(\.sourceVersion).filter { $0 > position && $0 < target }.min() ?? target
-            guard var failure = firstRefusedHop(position, end) else {
-                path.pieces.append(
-                    .init(
-                        kind: .inferredChain, from: position, to: end, mappingFile: nil,
-                        reason: end - position == 1 ? "inference accepts the hop" : "inference accepts every hop"))
-                if end - position > 1 {
-                    path.notTaken.append("direct inferred \(position) → \(end): the chain comes first when every hop maps")
-                }
-                position = end
-                continue
+            attempt.pieces.append(.init(kind: .mappingFile, from: position, to: file.destinationVersion, mappingFile: file.path, reason: reason))
+            do {
+                return try route(from: file.destinationVersion, attempt)
+            } catch {
+                firstFailure = firstFailure ?? error
+                deadEnds.append("\(name(file)) leads to no route from version \(file.destinationVersion) to \(target)")
             }
-            let chainRefused = """
-                the chain: hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused by inference \
-                (\(Self.changes(failure))) and no mapping file covers it
-                """
-            if target - position > 1, let direct = refusal(position, target) {
-                failure.notTaken = path.notTaken + ["direct inferred \(position) → \(target): refused too (\(Self.changes(direct)))"]
-                throw failure
-            } else if target - position == 1 {
-                failure.notTaken = path.notTaken
-                throw failure
-            }
+        }
+        throw firstFailure!
+    }
+
+    /// From a version no mapping file starts at: the chain up to where the next
+    /// mapping file starts, when inference accepts every hop; else the direct inferred
+    /// mapping to the target.
+    func inferredRoute(from position: Int, _ path: MigrationPath) throws -> MigrationPath {
+        var path = path
+        let end = files.files.map(\.sourceVersion).filter { $0 > position && $0 < target }.min() ?? target
+        guard var failure = firstRefusedHop(position, end) else {
             path.pieces.append(
                 .init(
-                    kind: .directInferred, from: position, to: target, mappingFile: nil,
-                    reason: "hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the direct mapping"))
-            path.notTaken.append(chainRefused)
-            for skipped in files.files where skipped.sourceVersion > position && skipped.destinationVersion <= target {
-                path.notTaken.append("mapping file \(name(skipped)): inside the direct mapping \(position) → \(target)")
+                    kind: .inferredChain, from: position, to: end, mappingFile: nil,
+                    reason: end - position == 1 ? "inference accepts the hop" : "inference accepts every hop"))
+            if end - position > 1 {
+                path.notTaken.append("direct inferred \(position) → \(end): the chain comes first when every hop maps")
             }
-            position = target
+            return try route(from: end, path)
         }
+        let chainRefused = """
+            the chain: hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused by inference \
+            (\(Self.changes(failure))) and no mapping file covers it
+            """
+        if target - position > 1, let direct = refusal(position, target) {
+            failure.notTaken = path.notTaken + ["direct inferred \(position) → \(target): refused too (\(Self.changes(direct)))"]
+            throw failure
+        } else if target - position == 1 {
+            failure.notTaken = path.notTaken
+            throw failure
+        }
+        path.pieces.append(
+            .init(
+                kind: .directInferred, from: position, to: target, mappingFile: nil,
+                reason: "hop \(failure.sourceVersion) → \(failure.destinationVersion) is refused; inference accepts the direct mapping"))
+        path.notTaken.append(chainRefused)
+        for skipped in files.files where skipped.sourceVersion > position && skipped.destinationVersion <= target {
+            path.notTaken.append("mapping file \(name(skipped)): inside the direct mapping \(position) → \(target)")
+        }
+        return path
     }
 
     mutating func chain(_ path: inout MigrationPath) throws {

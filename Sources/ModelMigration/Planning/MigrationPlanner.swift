@@ -314,9 +314,10 @@ public struct MigrationPlanner: Sendable {
 
     /// The path's pieces as segments: a mapping file or a direct mapping is one; a
     /// run of inferred hops is fused, except that a hop changing stored values (fills
-    /// defaults, keeps one of several destinations, resets an order) ends its fused
-    /// run: a later hop must not hide it, so one apply gives what migrating hop by
-    /// hop gives.
+    /// defaults, gives a new attribute its default, keeps one of several destinations,
+    /// resets an order) ends its fused run, and so does a version whose rules the next
+    /// one relaxes: a later hop must not hide either, so one apply gives what
+    /// migrating hop by hop gives (Docs/Migrations.md, "Fused hops").
     func segments(of path: MigrationPath, model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles) -> [Segment] {
         if source.version == target { return [Segment(from: target, to: target, file: nil, kind: .inferredChain)] }
         var segments: [Segment] = []
@@ -330,6 +331,10 @@ public struct MigrationPlanner: Sendable {
             for version in piece.from..<(piece.to - 1) {
                 if let from = version == source.version ? source : model.version(version), let to = model.version(version + 1),
                     Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies)
+                        || model.version(version + 2).map({ next in
+                            Self.givesValues(from: from, to: to, keptBy: next, knownPolicies: knownPolicies)
+                                || Self.relaxesRules(of: to, in: next)
+                        }) ?? true
                 {
                     segments.append(Segment(from: start, to: version + 1, file: nil, kind: .inferredChain))
                     start = version + 1
@@ -460,6 +465,73 @@ public struct MigrationPlanner: Sendable {
             }
         }
         return false
+    }
+
+    /// Whether a hop gives properties values a later hop could hide: a new attribute
+    /// with a default (every object gets it) that `next` does not keep as it is (same
+    /// name, type and default: a later version that drops the default or the attribute
+    /// would, fused, never have given it), or a computed value.
+    static func givesValues(
+        from source: CompiledVersion, to destination: CompiledVersion, keptBy next: CompiledVersion, knownPolicies: Set<String>?
+    ) -> Bool {
+        guard let mapping = try? MappingResolver.resolve(chain: [source, destination], file: nil, knownPolicies: knownPolicies) else {
+            return false
+        }
+        return mapping.entityMappings.contains { entityMapping in
+            guard entityMapping.source != nil, let name = entityMapping.destination else { return false }
+            return entityMapping.properties.contains { property in
+                switch property.source {
+                case .defaultValue(let value?):
+                    guard let given = destination.entity(named: name)?.attribute(named: property.name)?.declaration,
+                        let kept = next.entity(named: name)?.attribute(named: property.name)?.declaration
+                    else { return true }
+                    return kept.type != given.type || kept.defaultValue != value || kept.isTransient
+                case .expression, .policy: return true
+                default: return false
+                }
+            }
+        }
+    }
+
+    /// Whether `next` checks less than `version` does: an entity, an attribute or a
+    /// relationship with a rule in `version` (required, `min`/`max`, `minCount`/
+    /// `maxCount`, a uniqueness constraint) that `next` drops, renames or relaxes.
+    /// Hop by hop, `version`'s rules refuse a store (Core Data's validation stage); a
+    /// run fused past `version` checks only its last version's, so it must end here.
+    static func relaxesRules(of version: CompiledVersion, in next: CompiledVersion) -> Bool {
+        for entity in version.entities {
+            let hasRules =
+                !entity.uniqueness.isEmpty
+                || entity.attributes.contains { !$0.declaration.isTransient && Self.hasRule($0.declaration) }
+                || entity.relationships.contains { !$0.declaration.isTransient && Self.hasRule($0.declaration) }
+            guard hasRules else { continue }
+            guard let later = next.entity(named: entity.name) else { return true }
+            if Set(entity.uniqueness.map { $0.sorted() }) != Set(later.uniqueness.map { $0.sorted() }) { return true }
+            for attribute in entity.attributes where !attribute.declaration.isTransient && Self.hasRule(attribute.declaration) {
+                guard let other = later.attribute(named: attribute.name), !other.declaration.isTransient else { return true }
+                let (a, b) = (attribute.declaration, other.declaration)
+                // A type change between two versions is a widening (inference refuses the
+                // others), whose wider range checks what the narrower one did: the values
+                // came from a version no wider than `version`.
+                if (!a.isOptional && b.isOptional) || a.minimum != b.minimum || a.maximum != b.maximum { return true }
+            }
+            for relationship in entity.relationships where !relationship.declaration.isTransient && Self.hasRule(relationship.declaration) {
+                guard let other = later.relationship(named: relationship.name), !other.declaration.isTransient else { return true }
+                let (a, b) = (relationship.declaration, other.declaration)
+                if (!a.isOptional && b.isOptional) || a.minCount != b.minCount || a.maxCount != b.maxCount || a.isToMany != b.isToMany {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    private static func hasRule(_ attribute: AttributeDescription) -> Bool {
+        !attribute.isOptional || attribute.minimum != nil || attribute.maximum != nil
+    }
+
+    private static func hasRule(_ relationship: RelationshipDescription) -> Bool {
+        !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil
     }
 
     /// A relationship copied as it is whose storage keeps fewer pairs: a to-many

@@ -1,0 +1,115 @@
+import DataModel
+import Foundation
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// A fused run of inferred hops gives what migrating one version at a time gives
+/// (issue 35): an intermediate version's defaults and its rules travel with the run,
+/// or the run ends at that version.
+@Suite struct IntermediateVersionTests {
+    /// The store's rows, one text per object, as the version it holds reads them.
+    static func rows(_ s: MigrationScenario, _ entity: String) throws -> [String] {
+        try s.fetch(entity).map { object in
+            "\(object.primaryKey): " + object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.displayText)" }.joined(separator: " ")
+        }
+    }
+
+    /// The same history applied at once and one version at a time, from copies of one store.
+    static func bothWays(_ versions: [String], seed: (ObjectAccess) throws -> Void) throws -> (
+        fused: Result<[String], any Error>, stepped: Result<[String], any Error>
+    ) {
+        func run(stepwise: Bool) -> Result<[String], any Error> {
+            Result {
+                let s = try MigrationScenario("Fuse", versions: versions)
+                defer { s.remove() }
+                try s.withObjects(seed)
+                if stepwise {
+                    for target in 2...versions.count { try Migrator().apply(try s.plan(to: target)) }
+                } else {
+                    try Migrator().apply(try s.plan())
+                }
+                return try rows(s, "A")
+            }
+        }
+        return (run(stepwise: false), run(stepwise: true))
+    }
+
+    /// Version 2 adds `x` with default 5; version 3 makes it optional without one.
+    /// One version at a time every A has x = 5; the fused run gave nil.
+    @Test func anIntermediateDefaultIsKept() throws {
+        let versions = [
+            "entities:\n  A:\n    attributes:\n      name: string\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      x: integer32?\n",
+        ]
+        let (fused, stepped) = try Self.bothWays(versions) { o in
+            try o.insert("A", values: ["name": .string("a")])
+            try o.insert("A", values: ["name": .string("b")])
+        }
+        #expect(try stepped.get() == [#"1: name="a" x=5"#, #"2: name="b" x=5"#])
+        #expect(try fused.get() == stepped.get())
+    }
+
+    /// Version 2's `max` and uniqueness refuse the store one version at a time; the
+    /// fused run migrated it.
+    @Test(arguments: [
+        "      n: { type: integer32, max: 10 }\n",
+        "      n: integer32\n    uniqueness: [[n]]\n",
+    ])
+    func anIntermediateVersionsRulesStillRefuse(rule: String) throws {
+        let versions = [
+            "entities:\n  A:\n    attributes:\n      n: integer32\n",
+            "entities:\n  A:\n    attributes:\n" + rule,
+            "entities:\n  A:\n    attributes:\n      n: integer32\n",
+        ]
+        let (fused, stepped) = try Self.bothWays(versions) { o in
+            try o.insert("A", values: ["n": .integer(50)])
+            try o.insert("A", values: ["n": .integer(50)])
+        }
+        #expect(throws: (any Error).self) { try stepped.get() }
+        #expect(throws: (any Error).self) { try fused.get() }
+    }
+
+    /// Where nothing differs, the run stays fused: one rewrite, not one per hop.
+    @Test func aRunWithoutIntermediateValuesOrRulesStaysFused() throws {
+        let versions = [
+            "entities:\n  A:\n    attributes:\n      name: string\n      old: string?\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      x: { type: integer32, default: 5 }\n      y: string?\n",
+        ]
+        let s = try MigrationScenario("Fuse", versions: versions)
+        defer { s.remove() }
+        #expect(try s.plan().hops.map { [$0.from, $0.to] } == [[1, 3]])
+    }
+}
+
+/// Path choice searches every route the mapping files give (issue 35).
+@Suite struct PathSearchTests {
+    /// Files 1-to-2, 1-to-3 and 2-to-4, and hop 3 → 4 refused by inference (a new
+    /// required attribute without a default): the furthest file from 1 leads nowhere,
+    /// 1-to-2 then 2-to-4 reach 4. It was refused, "write 3-to-4.yaml".
+    @Test func aRouteThroughAShorterFileIsFound() throws {
+        let versions = [
+            "entities:\n  A:\n    attributes:\n      name: string\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n      c: string?\n",
+            "entities:\n  A:\n    attributes:\n      name: string\n      b: string?\n      c: string?\n      d: string\n",
+        ]
+        let s = try MigrationScenario("Route", versions: versions)
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  A:\n    properties:\n      b: { value: \"'from 1-to-2'\" }\n")
+        try s.writeMapping("1-to-3.yaml", "entities:\n  A:\n    properties:\n      c: { value: \"'from 1-to-3'\" }\n")
+        try s.writeMapping("2-to-4.yaml", "entities:\n  A:\n    properties:\n      d: { value: \"'from 2-to-4'\" }\n")
+        try s.withObjects { try $0.insert("A", values: ["name": .string("a")]) }
+        let plan = try s.plan()
+        #expect(plan.path.pieces.map { [$0.from, $0.to] } == [[1, 2], [2, 4]])
+        #expect(plan.path.pieces[0].reason.contains("1-to-3.yaml leads to no route from version 3 to 4"), "\(plan.path.pieces[0].reason)")
+        try Migrator().apply(plan)
+        #expect(
+            try s.fetch("A").map { [$0.values["b"], $0.values["c"], $0.values["d"]] } == [
+                [.string("from 1-to-2"), nil, .string("from 2-to-4")]
+            ])
+    }
+}
