@@ -109,11 +109,15 @@ struct Apply: ParsableCommand {
             throw report(Outcome(error, signal: interruption.signal))
         }
         progress.finish()
+        // `--json`'s done event lists every warning `plan --json` lists, then the
+        // policies' (as `fleet apply --json` does): it listed only the latter.
+        var reported = result
+        reported.warnings = plan.warnings.map(\.description) + result.warnings.map { "destructive: \($0)" }
         for note in result.carriedDanglingReferences where !global.json { Output.err("note: \(note)") }
         for warning in result.warnings where !global.json { Output.err("warning: destructive: \(warning)") }
         if plan.isEmpty {
             if global.json {
-                Output.jsonLine(Event.done(result))
+                Output.jsonLine(Event.done(reported))
             } else {
                 Output.out(
                     """
@@ -124,7 +128,7 @@ struct Apply: ParsableCommand {
             return
         }
         if global.json {
-            Output.jsonLine(Event.done(result))
+            Output.jsonLine(Event.done(reported))
         } else {
             printDone(result)
         }

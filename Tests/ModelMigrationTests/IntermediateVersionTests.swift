@@ -113,3 +113,34 @@ import Testing
             ])
     }
 }
+
+/// Destructive warnings come from the data (issue 35).
+@Suite struct DataWarningTests {
+    static let serials = [
+        "entities:\n  A:\n    attributes:\n      serial: integer64?\n",
+        "entities:\n  A:\n    attributes:\n      serial: double?\n",
+    ]
+
+    /// Integer 64 → Double: 2^53 + 1 becomes 2^53. Counted, destructive; a store
+    /// whose values all fit gets no warning.
+    @Test func integer64ToDoubleCountsTheValuesItChanges() throws {
+        let s = try MigrationScenario("Serials", versions: Self.serials)
+        defer { s.remove() }
+        try s.withObjects { o in
+            for value: Int64 in [5, 9_007_199_254_740_993, -9_007_199_254_740_995, 9_007_199_254_740_992, .max] {
+                try o.insert("A", values: ["serial": .integer(value)])
+            }
+        }
+        let plan = try s.plan()
+        #expect(
+            plan.destructiveWarnings.map(\.message) == [
+                "A.serial: integer64 → double changes 3 values beyond 2^53, which no double holds exactly"
+            ])
+        let exact = try MigrationScenario("Serials", versions: Self.serials)
+        defer { exact.remove() }
+        try exact.withObjects { o in
+            for value: Int64 in [5, 9_007_199_254_740_992, -1 << 60] { try o.insert("A", values: ["serial": .integer(value)]) }
+        }
+        #expect(try exact.plan().warnings.isEmpty)
+    }
+}

@@ -150,14 +150,31 @@ extension SegmentPlanner {
         for property in mapping.properties {
             if case .convert(let from, .widen) = property.source, let old = sourceEntity.attribute(named: from),
                 old.declaration.type == .integer64,
-                destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double
+                destination.entity(named: mapping.destination ?? "")?.attribute(named: property.name)?.declaration.type == .double,
+                let column = sourceColumn(sourceEntity, from)
             {
-                warnings.append(
-                    MigrationWarning(
-                        message: "\(sourceEntity.name).\(from): integer64 → double loses precision above 2^53",
-                        isDestructive: false))
+                try warnPrecisionLoss("\(sourceEntity.name).\(from)", table: table.name, column: column.name, numbers: numbers)
             }
         }
+    }
+
+    /// Integer 64 → Double: values beyond 2^53 that no double holds change (2^53 + 1
+    /// becomes 2^53). Counted exactly (SQLite compares an integer with a real
+    /// exactly), a destructive warning when there are some; unknown counts (a later hop,
+    /// a table too large to scan) say "may".
+    mutating func warnPrecisionLoss(_ property: String, table: String, column: String, numbers: [Int]) throws {
+        let condition = """
+            f.Z_ENT IN (\(SQLText.list(numbers))) AND f.\(SQLText.q(column)) IS NOT NULL \
+            AND CAST(f.\(SQLText.q(column)) AS REAL) <> f.\(SQLText.q(column))
+            """
+        let lost = try countWhere(table, condition, [])
+        if let lost, lost == 0 { return }
+        warnings.append(
+            MigrationWarning(
+                message: lost.map {
+                    "\(property): integer64 → double changes \($0) value\($0 == 1 ? "" : "s") beyond 2^53, which no double holds exactly"
+                } ?? "\(property): integer64 → double changes any value beyond 2^53, which no double holds exactly (not counted here)",
+                isDestructive: true))
     }
 
     /// The warning for a dropped property holding `values` non-nil values
