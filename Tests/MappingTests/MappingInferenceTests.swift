@@ -230,8 +230,11 @@ import Testing
             ])
     }
 
-    @Test func requiredToOneRelationshipToANewEntityIsRefused() throws {
-        let texts = try Models.refusalTexts([
+    /// As in Core Data, the inferred mapping exists and the data decides: existing
+    /// Items would have no owner, so a store holding some is refused when planned
+    /// (exit 4); an empty one migrates.
+    @Test func requiredToOneRelationshipToANewEntityIsDecidedByTheData() throws {
+        let mapping = try Models.infer([
             """
             entities:
               Item:
@@ -250,11 +253,10 @@ import Testing
             """,
         ])
         #expect(
-            texts == [
-                "Item.owner: new required to-one relationship: existing Item rows would have no destination\n"
-                    + "    remedy: make it optional in this version (and required in a later one once filled), or write \(fileHint12) with a policy "
-                    + "that sets it"
+            mapping.requirements == [
+                DataRequirement(kind: .noObjects, entity: "Item", property: "owner", sourceEntity: "Item", sourceProperty: "")
             ])
+        #expect(mapping.mapping(forDestination: "Item")?.property("owner")?.source == .defaultValue(nil))
     }
 
     @Test func entityRemovedComesLastWithItsDroppedProperties() throws {
@@ -480,8 +482,8 @@ import Testing
         #expect(back.entityMappings == mapping.entityMappings)
     }
 
-    @Test func newRequiredToOneRelationshipIsRefusedButNewToManyIsNot() throws {
-        let texts = try Models.refusalTexts([
+    @Test func newRequiredToOneRelationshipIsDecidedByTheDataAndNewToManyIsNot() throws {
+        let mapping = try Models.infer([
             Self.orderV1,
             """
             entities:
@@ -502,10 +504,8 @@ import Testing
             """,
         ])
         #expect(
-            texts == [
-                "Order.customer: new required to-one relationship: existing Order rows would have no destination\n"
-                    + "    remedy: make it optional in this version (and required in a later one once filled), or write \(fileHint12) with a policy "
-                    + "that sets it"
+            mapping.requirements == [
+                DataRequirement(kind: .noObjects, entity: "Order", property: "customer", sourceEntity: "Order", sourceProperty: "")
             ])
     }
 

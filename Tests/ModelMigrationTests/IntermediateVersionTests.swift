@@ -144,3 +144,47 @@ import Testing
         #expect(try exact.plan().warnings.isEmpty)
     }
 }
+
+/// A new required to-one relationship: Core Data's inferred mapping exists, and its
+/// validation refuses only objects left without a destination (issue 35: BookPlayer
+/// 7 → 8 was refused on an empty store).
+@Suite struct RequiredRelationshipDataTests {
+    static let versions = [
+        "entities:\n  Item:\n    attributes: { name: string }\n",
+        """
+        entities:
+          Item:
+            attributes: { name: string }
+            relationships:
+              owner: { destination: Owner, inverse: items, optional: false }
+          Owner:
+            attributes: { name: string }
+            relationships:
+              items: { destination: Item, toMany: true, inverse: owner }
+
+        """,
+    ]
+
+    @Test func anEmptyEntityMigrates() throws {
+        let s = try MigrationScenario("Owned", versions: Self.versions)
+        defer { s.remove() }
+        try Migrator().apply(try s.plan())
+        #expect(try s.storeVersion() == 2)
+    }
+
+    @Test func storedObjectsWithoutADestinationAreRefusedWhenPlanned() throws {
+        let s = try MigrationScenario("Owned", versions: Self.versions)
+        defer { s.remove() }
+        try s.withObjects { try $0.insert("Item", values: ["name": .string("pen")]) }
+        let before = FileSnapshot(s.storePath).fingerprint
+        #expect {
+            try s.plan()
+        } throws: { error in
+            let planning = PlanningError(classifying: error)
+            return planning.kind == .noPath
+                && planning.message.contains(
+                    "Item.owner is a new required to-one relationship, and stored Item objects would have no destination")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
+    }
+}

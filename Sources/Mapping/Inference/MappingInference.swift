@@ -251,12 +251,11 @@ public enum MappingInference {
         ) -> PropertyMapping {
             let r = relationship.declaration
             guard let sourceName else {
-                if !r.isOptional, !r.isToMany {
-                    refuse(
-                        .requiredRelationshipWithoutSource, entity.name, r.name,
-                        "new required to-one relationship: existing \(entity.name) rows would have no destination",
-                        "make it optional in this version (and required in a later one once filled), or write \(fileHint) with a policy that sets it")
-                    return PropertyMapping(name: r.name, source: .policy, isRelationship: true)
+                if !r.isOptional, !r.isToMany, !(entity.isAbstract && sourceEntity.isAbstract) {
+                    // As in Core Data, the mapping exists; existing objects would have no
+                    // destination, so the stored data decides: none, it migrates.
+                    requirements.append(
+                        DataRequirement(kind: .noObjects, entity: entity.name, property: r.name, sourceEntity: sourceEntity.name, sourceProperty: ""))
                 }
                 return PropertyMapping(name: r.name, source: .defaultValue(nil), isRelationship: true)
             }

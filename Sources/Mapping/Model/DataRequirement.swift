@@ -13,6 +13,10 @@ public struct DataRequirement: Sendable, Hashable, Codable, CustomStringConverti
     public enum Kind: String, Sendable, Hashable, Codable {
         /// No stored value of the source property is nil.
         case noNil
+        /// No stored object of the source entity (with its subentities): a new
+        /// required to-one relationship has no destination to give existing objects,
+        /// and on an empty entity nothing needs one (`sourceProperty` is empty).
+        case noObjects
     }
 
     /// The requirement.
@@ -38,6 +42,7 @@ public struct DataRequirement: Sendable, Hashable, Codable, CustomStringConverti
     public var description: String {
         switch kind {
         case .noNil: "\(entity).\(property): optional → required without a default: migrates when no stored \(sourceEntity).\(sourceProperty) is nil"
+        case .noObjects: "\(entity).\(property): new required to-one relationship: migrates when the store holds no \(sourceEntity) objects"
         }
     }
 }

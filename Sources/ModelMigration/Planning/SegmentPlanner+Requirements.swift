@@ -15,7 +15,10 @@ extension SegmentPlanner {
     mutating func addRequirements() {
         let file = "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
         for requirement in mapping.requirements ?? [] {
-            addNoNil(requirement, file: file)
+            switch requirement.kind {
+            case .noNil: addNoNil(requirement, file: file)
+            case .noObjects: addNoObjects(requirement, file: file)
+            }
         }
         for entity in destination.entities {
             guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
@@ -67,6 +70,30 @@ extension SegmentPlanner {
                     keep \(entity.name) concrete, delete those objects first, or write \(file) moving them to \(target): \
                     `\(entity.name): { filter: "FALSEPREDICATE" }` (they leave \(entity.name)) and `\(target): { source: \(sourceEntity.name) }` \
                     (they become \(target) objects; \(target)'s own stored objects would then be dropped, which the plan warns of)
+                    """))
+    }
+
+    /// A new required to-one relationship: stored objects of the entity would have no
+    /// destination (Core Data's validation refuses them, error 1570); with none, the
+    /// hop migrates.
+    mutating func addNoObjects(_ requirement: DataRequirement, file: String) {
+        guard let entityMapping = mapping.mapping(forDestination: requirement.entity), entityMapping.kind != .custom,
+            case .defaultValue(nil)? = entityMapping.property(requirement.property)?.source,
+            let sourceEntity = source.entity(named: requirement.sourceEntity),
+            let table = sourceLayout.table(forEntity: sourceEntity.root)
+        else { return }
+        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))"
+        requirements.append(
+            MigrationCheck(
+                summary: """
+                    \(requirement.entity).\(requirement.property) is a new required to-one relationship, \
+                    and stored \(requirement.sourceEntity) objects would have no destination
+                    """,
+                sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
+                rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
+                remedy: """
+                    make it optional in this version (and required in a later one once filled), \
+                    or write \(file) with a policy that sets it
                     """))
     }
 
