@@ -3,6 +3,7 @@ import DataModel
 import Foundation
 import ModelMigration
 import SQLiteStore
+import ScratchFiles
 
 /// `migrate apply STORE`: run the plan in one transaction.
 struct Apply: ParsableCommand {
@@ -62,6 +63,7 @@ struct Apply: ParsableCommand {
         if createIfMissing, lstat(options.store, &info) != 0, errno == ENOENT, try create() {
             return
         }
+        sweepBackupFolder()
         // SIGINT (Ctrl-C) and SIGTERM (a deploy job stopped) stop the planning's reads
         // and roll the migration back.
         let interruption: SignalCancellation
@@ -134,6 +136,16 @@ struct Apply: ParsableCommand {
         }
     }
 
+    /// What a killed run left where this one keeps backups goes now, whether or not
+    /// this run takes one (the store may already be current).
+    func sweepBackupFolder() {
+        if let backupDirectory {
+            ScratchFile.sweep(folder: StoreBackup.filedFolder(in: backupDirectory, for: options.store))
+        } else if let backup {
+            ScratchFile.sweep(beside: backup)
+        }
+    }
+
     /// Another process migrated the store to the plan's target while this run waited:
     /// nothing to do, and no backup kept by this run.
     func reportMigratedByAnother(_ plan: MigrationPlan) {
@@ -200,13 +212,27 @@ extension Apply {
         let compiled = try global.model(named: model, in: global.loadModels())
         let version = try global.versions([options.to ?? compiled.current.version], of: compiled)[0]
         if !dryRun {
+            // A signal while the store is built beside its path stops here; the built file is removed.
+            let interruption: SignalCancellation
             do {
-                try Store.create(path: options.store, version: version, overwrite: false).close()
-            } catch let error as StoreError where error.kind == .alreadyExists {
-                return false
+                interruption = try SignalCancellation()
             } catch {
-                throw global.fail(error)
+                throw global.fail("\(options.store): \(error)", .failed)
             }
+            defer { interruption.stop() }
+            let created: Store
+            do {
+                created = try Store.create(
+                    path: options.store, version: version, overwrite: false, forCoreData: false,
+                    isCancelled: { interruption.cancellation.isCancelled })
+            } catch {
+                switch error.kind {
+                case .alreadyExists: return false
+                case .interrupted: throw global.fail("\(options.store): \(error.message)", .interrupted(signal: interruption.signal ?? SIGTERM))
+                default: throw global.fail(error)
+                }
+            }
+            do { try created.close() } catch { throw global.fail(error) }
         }
         if global.json {
             Output.jsonLine(Event.created(store: options.store, model: compiled.name, version: version.version, dryRun: dryRun))

@@ -44,8 +44,22 @@ struct Create: ParsableCommand {
                 // A removed store's log would be applied to the new one: it goes aside, named.
                 setAside = try StoreSideFiles.setAsideLeftoverLogs(beside: store, stamp: Store.utcStamp(Date()))
             }
-            let created = try Store.create(path: store, version: target, overwrite: force, forCoreData: forCoreData)
+            // A signal while the store is built beside its path stops the command before
+            // the new store takes the path; the built file is removed.
+            let interruption = try SignalCancellation()
+            defer { interruption.stop() }
+            let created: Store
+            do {
+                created = try Store.create(
+                    path: store, version: target, overwrite: force, forCoreData: forCoreData,
+                    isCancelled: { interruption.cancellation.isCancelled })
+            } catch {
+                guard error.kind == .interrupted else { throw error }
+                throw global.fail("\(store): \(error.message)", .interrupted(signal: interruption.signal ?? SIGTERM))
+            }
             try created.close()
+        } catch let error as ExitCode {
+            throw error
         } catch {
             throw global.fail(error)
         }

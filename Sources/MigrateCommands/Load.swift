@@ -68,8 +68,10 @@ struct Load: ParsableCommand {
             let access = try ObjectAccess(store: opened, version: version)
             // The entity argument is a usage error like fetch's (64, with a suggestion).
             if let entity { try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)") }
-            let count = try global.rollingBackOnSignals(opened) {
-                try ObjectJSONLines.load(access, entity: entity, reader: reader, file: name, progress: progress.report)
+            let count = try global.rollingBackOnSignals(opened) { cancellation in
+                // A signal also stops a wait for input (an idle producer on stdin).
+                reader.isCancelled = { cancellation.isCancelled }
+                return try ObjectJSONLines.load(access, entity: entity, reader: reader, file: name, progress: progress.report)
             }
             progress.finish()
             try opened.close()

@@ -84,13 +84,19 @@ extension GlobalOptions {
     /// roll it back and exit 128 + the signal's number with a message, as `apply`
     /// does, instead of killing the process with a hot journal beside the store.
     func rollingBackOnSignals<T>(_ store: Store, _ body: () throws -> T) throws -> T {
+        try rollingBackOnSignals(store) { (_: MigrationCancellation) in try body() }
+    }
+
+    /// ``rollingBackOnSignals(_:_:)`` handing `body` the cancellation, for work that
+    /// waits outside SQLite (reading standard input) and must stop on a signal too.
+    func rollingBackOnSignals<T>(_ store: Store, _ body: (MigrationCancellation) throws -> T) throws -> T {
         let interruption: SignalCancellation
         do { interruption = try SignalCancellation() } catch { throw fail("\(store.path): \(error)", .failed) }
         defer { interruption.stop() }
         interruption.cancellation.guardStatements(of: store)
         defer { interruption.cancellation.release(store) }
         do {
-            return try body()
+            return try body(interruption.cancellation)
         } catch {
             guard let signal = interruption.signal else { throw error }
             throw fail("interrupted: rolled back, the store is unchanged", .interrupted(signal: signal))

@@ -11,9 +11,9 @@ import Foundation
 /// its owner is gone, and says so.
 ///
 /// A scratch name is the name it stands in for, then the marker, the purpose, the
-/// owner's process id and start time, and a random token:
+/// owner's process id, start time and PID namespace, and a random token:
 ///
-///     App.sqlite.mm-scratch.backup.4127.88123456.9f2c01ab
+///     App.sqlite.mm-scratch.backup.4127.88123456.4026531836.9f2c01ab
 ///
 /// The start time (the `starttime` field of `/proc/PID/stat`, clock ticks since
 /// boot; 0 where there is no `/proc`) tells a dead owner from a new process that
@@ -44,7 +44,7 @@ package enum ScratchFile {
     package static func name(for name: String, purpose: String) -> String {
         precondition(!purpose.isEmpty && purpose.allSatisfy(\.isLetter), "a scratch purpose is letters only")
         let token = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        return "\(name)\(marker)\(purpose).\(getpid()).\(startTime(of: getpid()) ?? 0).\(token)"
+        return "\(name)\(marker)\(purpose).\(getpid()).\(startTime(of: getpid()) ?? 0).\(namespace).\(token)"
     }
 
     /// A scratch path beside `path` (in its folder) for `purpose`.
@@ -65,20 +65,31 @@ package enum ScratchFile {
         return folder.isEmpty ? "/tmp" : folder
     }
 
-    /// The owner's id, start time and purpose of a scratch name, or nil when `name`
-    /// is not one.
-    package static func owner(ofName name: String) -> (pid: Int32, start: UInt64, purpose: String)? {
+    /// The owner's id, start time, PID namespace and purpose of a scratch name, or
+    /// nil when `name` is not one.
+    package static func owner(ofName name: String) -> (pid: Int32, start: UInt64, namespace: UInt64, purpose: String)? {
         guard let range = name.range(of: marker, options: .backwards) else { return nil }
         let parts = name[range.upperBound...].split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, let pid = Int32(parts[1]), pid > 0, let start = UInt64(parts[2]) else { return nil }
-        let token = parts[3].split(separator: "-", maxSplits: 1).first ?? ""
+        guard parts.count == 5, let pid = Int32(parts[1]), pid > 0, let start = UInt64(parts[2]), let namespace = UInt64(parts[3])
+        else { return nil }
+        let token = parts[4].split(separator: "-", maxSplits: 1).first ?? ""
         guard !token.isEmpty, token.allSatisfy(\.isHexDigit), !parts[0].isEmpty else { return nil }
-        return (pid, start, String(parts[0]))
+        return (pid, start, namespace, String(parts[0]))
     }
 
+    /// The inode of this process's PID namespace (`/proc/self/ns/pid`; 0 where there
+    /// is none): a process id means something only in its own namespace.
+    package static let namespace: UInt64 = {
+        var info = stat()
+        return stat("/proc/self/ns/pid", &info) == 0 ? UInt64(info.st_ino) : 0
+    }()
+
     /// True when the process that made a scratch entry is gone: no process has its
-    /// id, or the one that has it started at another time (the id was reused).
-    package static func ownerIsGone(pid: Int32, start: UInt64) -> Bool {
+    /// id, or the one that has it started at another time (the id was reused). An
+    /// owner in another PID namespace (a container sharing the folder) is never
+    /// judged gone: its id names no process here.
+    package static func ownerIsGone(pid: Int32, start: UInt64, namespace: UInt64 = ScratchFile.namespace) -> Bool {
+        if namespace != Self.namespace { return false }
         if pid == getpid() { return false }
         if kill(pid, 0) != 0 {
             // EPERM: it lives, under another user.
@@ -98,7 +109,9 @@ package enum ScratchFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: listed) else { return [] }
         var removed: [Removed] = []
         for name in names.sorted() where name.contains(marker) {
-            guard let owner = owner(ofName: name), ownerIsGone(pid: owner.pid, start: owner.start) else { continue }
+            guard let owner = owner(ofName: name), ownerIsGone(pid: owner.pid, start: owner.start, namespace: owner.namespace) else {
+                continue
+            }
             let path = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
             guard (try? FileManager.default.removeItem(atPath: path)) != nil else { continue }
             removed.append(Removed(path: path, purpose: owner.purpose, pid: owner.pid))

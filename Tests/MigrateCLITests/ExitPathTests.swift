@@ -7,6 +7,12 @@ import Testing
 /// left behind, which the next run removes and names (Docs/CLI.md "Signals and closed
 /// output", Docs/Safety.md "Temporary files").
 @Suite struct ExitPathTests {
+    /// This process's PID namespace, as scratch names carry it (`/proc/self/ns/pid`'s inode).
+    static var namespace: UInt64 {
+        var info = stat()
+        return stat("/proc/self/ns/pid", &info) == 0 ? UInt64(info.st_ino) : 0
+    }
+
     /// A process id that no process has: a child that has exited and been reaped.
     static func deadProcessID() throws -> Int32 {
         let process = Process()
@@ -61,13 +67,13 @@ import Testing
         let dead = try Self.deadProcessID()
         let live = getpid()
         let leftovers = [
-            "migrate-read.mm-scratch.read.\(dead).0.1a2b3c", "migrate-import.mm-scratch.import.\(dead).0.ff00",
+            "migrate-read.mm-scratch.read.\(dead).0.\(Self.namespace).1a2b3c", "migrate-import.mm-scratch.import.\(dead).0.\(Self.namespace).ff00",
         ]
         for name in leftovers {
             try FileManager.default.createDirectory(atPath: temporary.file(name + "/inner"), withIntermediateDirectories: true)
             try temporary.write(name + "/inner/copy.sqlite", "bytes")
         }
-        let kept = "migrate-read.mm-scratch.read.\(live).0.abcdef"
+        let kept = "migrate-read.mm-scratch.read.\(live).0.\(Self.namespace).abcdef"
         try FileManager.default.createDirectory(atPath: temporary.file(kept), withIntermediateDirectories: true)
         let unrelated = try temporary.write("notes.mm-scratch.txt", "not a scratch name")
         let result = try CommandRunner.migrate(
@@ -99,7 +105,7 @@ import Testing
         let folder = f.path(filed)
         func plant() throws -> String {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let name = "contacts.v1-to-3.20260101T000000Z.sqlite.mm-scratch.backup.\(dead).0.c0ffee"
+            let name = "contacts.v1-to-3.20260101T000000Z.sqlite.mm-scratch.backup.\(dead).0.\(Self.namespace).c0ffee"
             let path = (folder as NSString).appendingPathComponent(name)
             #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 4096)))
             #expect(FileManager.default.createFile(atPath: path + "-journal", contents: Data(repeating: 1, count: 512)))
@@ -161,5 +167,69 @@ import Testing
         let full = replaced.hasPrefix("/") ? replaced : f.path(replaced)
         #expect(FileManager.default.fileExists(atPath: full), "\(replaced) does not exist")
         #expect(replaced.contains("real/"), "\(replaced)")
+    }
+
+    /// A killed backup copy goes with the next `apply --backup-dir`, even one with
+    /// nothing to do (the store already current): it stayed for good.
+    @Test func aCurrentStoresApplySweepsItsBackupFolder() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 3)
+        let filed = "backups" + (f.directory.path as NSString).resolvingSymlinksInPath
+        try FileManager.default.createDirectory(atPath: f.path(filed), withIntermediateDirectories: true)
+        let name = "contacts.v1-to-3.20260101T000000Z.sqlite.mm-scratch.backup.\(try Self.deadProcessID()).0.\(Self.namespace).c0ffee"
+        try f.directory.write("\(filed)/\(name)", "partial")
+        let apply = try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(apply.status == 0, "\(apply)")
+        #expect(apply.stdout.contains("is current; nothing to do"))
+        #expect(!FileManager.default.fileExists(atPath: f.path("\(filed)/\(name)")))
+        #expect(apply.stderr.hasPrefix("note: removed \(filed)/\(name)"), "\(apply)")
+    }
+
+    /// `load STORE ENTITY -` whose producer went quiet: a signal stops it (read(2)
+    /// restarted after the handler and waited for input forever, holding the lock).
+    @Test func aSignalStopsALoadWaitingForInput() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 3)
+        let before = FileManager.default.contents(atPath: f.path(store))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
+        process.arguments = ["load"] + f.models + [store, "Person", "-"]
+        process.currentDirectoryURL = URL(fileURLWithPath: f.directory.path)
+        let input = Pipe(), err = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data(#"{"firstName":"Ann","lastName":"Lee","email":"a@x","age":3}"#.utf8 + [10]))
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!process.isRunning, "load did not stop on SIGTERM while waiting for input")
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        let stderr = String(decoding: (try? err.fileHandleForReading.readToEnd()) ?? Data(), as: UTF8.self)
+        #expect(process.terminationStatus == 143, "\(stderr)")
+        #expect(stderr.hasSuffix("error: interrupted: rolled back, the store is unchanged\n"), "\(stderr)")
+        #expect(FileManager.default.contents(atPath: f.path(store)) == before)
+        #expect(!FileManager.default.fileExists(atPath: f.path(store) + "-journal"))
+    }
+
+    /// `abs:` of Int64.min in a selection fails instead of reading as nil, which
+    /// `NOT (abs:(n) > 5)` took for a match and deleted.
+    @Test func absOfTheSmallestIntegerNeverSelects() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        let store = try f.createContacts(version: 3)
+        try f.directory.write("p.jsonl", #"{"firstName":"A","lastName":"B","email":"e","age":3}"# + "\n")
+        #expect(try f.migrate(["load"] + f.models + [store, "Person", "p.jsonl"]).status == 0)
+        let before = FileManager.default.contents(atPath: f.path(store))
+        let delete = try f.migrate(["delete"] + f.models + [store, "Person", "--where", "NOT (abs:(age - 3 - 9223372036854775807 - 1) > 5)"])
+        #expect(delete.status == 1, "\(delete)")
+        #expect(delete.stderr.contains("abs: of -9223372036854775808 is 2^63, beyond Integer 64"), "\(delete)")
+        #expect(FileManager.default.contents(atPath: f.path(store)) == before)
     }
 }

@@ -37,6 +37,8 @@ import Testing
     @Test(arguments: [
         ("1e127", true), ("1e164", true), ("1e165", false), ("1e-128", true), ("1e-129", false), ("123e-130", false),
         ("0e-999999", true), ("0.000", true), ("-1.5e-127", true), ("10e163", true), ("1e99999999999999999999", false),
+        // Trailing zeros are not significant digits: 10^39 is 1 × 10^39.
+        ("1000000000000000000000000000000000000000", true), ("1.0000000000000000000000000000000000000000", true),
     ])
     func decimalsStayWithinNSDecimalNumber(text: String, fits: Bool) {
         let parsed = DefaultValueParser.parse(text, as: .decimal)
@@ -61,6 +63,27 @@ import Testing
         } throws: { error in
             "\(error)".contains("Book.score: abs: of -9223372036854775808 in source row Z_PK 1 is 2^63, beyond Integer 64")
                 && "\(error)".hasSuffix("nothing was changed")
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
+    }
+
+    /// A mapping file's value headed for a decimal: an infinity or a magnitude no
+    /// NSDecimalNumber holds fails the apply naming its row (it committed "Inf").
+    @Test func aComputedDecimalOutsideTheRangeFailsNamingItsRow() throws {
+        let s = try MigrationScenario(
+            "Dec",
+            versions: [
+                "entities:\n  Item:\n    attributes:\n      d: decimal?\n",
+                "entities:\n  Item:\n    attributes:\n      d: decimal?\n      e: decimal?\n",
+            ])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  Item:\n    properties:\n      e: { value: \"$source.d * $source.d\" }\n")
+        try s.withObjects { try $0.insert("Item", values: ["d": .decimal("99999999999999999999999999999999999999e127")]) }
+        let before = FileSnapshot(s.storePath).fingerprint
+        #expect {
+            try Migrator().apply(try s.plan())
+        } throws: { error in
+            "\(error)".contains("Item.e: inf is not a decimal number (source row Z_PK 1;")
         }
         #expect(FileSnapshot(s.storePath).fingerprint == before)
     }

@@ -35,8 +35,10 @@ package enum DefaultValueParser {
             guard let canonical = canonicalDecimal(text) else {
                 return fail("'\(text)' is not an exact decimal number (digits with an optional sign, point and exponent)")
             }
-            // The significand's digits only: the exponent's digits are not significant.
-            let significand = canonical.prefix(while: { $0 != "e" && $0 != "E" }).filter(\.isNumber).drop(while: { $0 == "0" })
+            // The significand's digits only: the exponent's digits are not significant,
+            // nor are leading and trailing zeros (10^39 is 1 × 10^39 to NSDecimalNumber).
+            var significand = Array(canonical.prefix(while: { $0 != "e" && $0 != "E" }).filter(\.isNumber).drop(while: { $0 == "0" }))
+            while significand.last == "0" { significand.removeLast() }
             if significand.count > maximumDecimalDigits {
                 return fail("'\(text)' has more than \(maximumDecimalDigits) significant digits, which a decimal cannot hold exactly")
             }

@@ -16,7 +16,7 @@ import ScratchFiles
 /// migrated first) leaves no backup; a kill leaves at most the temporary file
 /// (`temporaryPath`), which the next `apply` or `restore` that looks in the folder
 /// removes (`ScratchFile`).
-struct StoreBackup {
+package struct StoreBackup {
     /// Where the backup goes.
     enum Destination {
         /// Exactly this file (`--backup PATH`), which must not exist.

@@ -22,6 +22,9 @@ package final class JSONLinesReader {
     private var primed = false
     /// Bytes read so far.
     package private(set) var bytesRead: Int64 = 0
+    /// Asked while waiting for input (every 200 ms): true stops the read with a
+    /// `ReadError` ("interrupted"), so that a signal stops a load whose producer is idle.
+    package var isCancelled: (() -> Bool)?
 
     /// Reads from an open file descriptor (which the caller closes).
     package init(fileDescriptor: Int32, chunkSize: Int = 1 << 20) {
@@ -58,6 +61,14 @@ package final class JSONLinesReader {
         }
         if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
         while true {
+            if let isCancelled {
+                // Wait for input a little at a time: read(2) restarts after a signal's
+                // handler (SA_RESTART), and would wait for an idle producer forever.
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let polled = poll(&ready, 1, 200)
+                if isCancelled() { throw ReadError(reason: "interrupted") }
+                if polled == 0 || (polled < 0 && errno == EINTR) { continue }
+            }
             let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
             if n < 0 {
                 if errno == EINTR { continue }

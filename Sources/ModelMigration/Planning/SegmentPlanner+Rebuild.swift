@@ -266,6 +266,9 @@ extension SegmentPlanner {
                 case .integer16, .integer32, .integer64:
                     "CAST(\(Self.integral(value, attribute.declaration, label: label, nilOnFailure: nilOnFailure, arguments: &arguments)) AS INTEGER)"
                 case .double, .float, .date: "CAST(\(value) AS REAL)"
+                // Infinity and magnitudes no NSDecimalNumber holds fail their row.
+                case .decimal:
+                    "mm_decimal(\(value), s.Z_PK, \(Self.bound(.text(label), &arguments)), \(nilOnFailure ? 2 : 0))"
                 case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
                 default: value
                 }
@@ -334,6 +337,12 @@ extension SegmentPlanner {
         let shownLimits = limits.joined(separator: ", ") + (byLength && attribute.type != .binary ? " (length)" : "")
         arguments += [low ?? .null, high ?? .null, .text(label), .text(shownLimits)]
         return "mm_within(\(value), ?, ?, \((byLength ? 1 : 0) | (nilOnFailure ? 2 : 0)), s.Z_PK, ?, ?)"
+    }
+
+    /// `?`, with `value` appended to `arguments`.
+    static func bound(_ value: DatabaseValue, _ arguments: inout [DatabaseValue]) -> String {
+        arguments.append(value)
+        return "?"
     }
 
     /// `value` through `mm_integer`: a REAL outside Int64 fails the row (or is nil

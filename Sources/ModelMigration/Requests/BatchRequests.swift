@@ -298,6 +298,11 @@ extension StoreRequests {
                 conditions.append("\(c) IN (?, ?)")
                 arguments += [.real(.infinity), .real(-.infinity)]
             }
+            // A decimal beyond NSDecimalNumber: 38 digits times 10^-128 to 10^127.
+            if a.type == .decimal {
+                conditions.append("abs(CAST(\(c) AS REAL)) >= ? OR (CAST(\(c) AS REAL) <> 0 AND abs(CAST(\(c) AS REAL)) < ?)")
+                arguments += [.real(1e165), .real(1e-128)]
+            }
             if a.type == .float {
                 conditions.append("(abs(\(c)) > ? AND abs(\(c)) < ?) OR (\(c) <> 0 AND abs(\(c)) <= ?)")
                 arguments += [.real(Double(Float.greatestFiniteMagnitude)), .real(.infinity), .real(Double(Float.leastNonzeroMagnitude) / 2)]

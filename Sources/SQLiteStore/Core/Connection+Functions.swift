@@ -1,4 +1,5 @@
 internal import CSQLite
+import DataModel
 import Foundation
 
 /// The SQL functions predicates compile to, registered on every connection so
@@ -20,7 +21,8 @@ import Foundation
 ///   row when it is zero (a division in a copy or an update).
 /// - `mm_abs(value, key, label)`: `abs:`; of Int64.min, whose absolute value no
 ///   64-bit integer holds, a failed statement naming the row (SQLite's `abs()` fails
-///   with a bare "integer overflow"), or NULL when `key` is NULL (a fetch).
+///   with a bare "integer overflow"), without a row when `key` is NULL (a fetch, a
+///   selection): never nil, which a selection would read as a choice.
 /// - `mm_number_or_fail(text, key, label)`: `mm_number`, except that a text with
 ///   no leading number fails the statement, naming the row's key and the label
 ///   (`Book.pages: 'many' of source row Z_PK 17 is not a number`): a mapping
@@ -55,6 +57,7 @@ extension Connection {
         registerAbsolute(flags: flags)
         registerRowChecks(flags: flags)
         registerIntegerCheck(flags: flags)
+        registerDecimalCheck(flags: flags)
         registerMatches(flags: flags)
     }
 
@@ -119,7 +122,12 @@ extension Connection {
                         sqlite3_result_int64(context, Swift.abs(value))
                         return
                     }
-                    guard sqlite3_value_type(arguments[1]) != SQLITE_NULL else { sqlite3_result_null(context); return }
+                    // Never nil: in a selection (`delete --where 'NOT (abs:(n) > 5)'`) a
+                    // nil would choose rows the predicate does not describe.
+                    guard sqlite3_value_type(arguments[1]) != SQLITE_NULL else {
+                        sqlite3_result_error(context, "abs: of \(value) is 2^63, beyond Integer 64", -1)
+                        return
+                    }
                     let label = textArgument(arguments[2]) ?? "a value"
                     let message =
                         "\(label): abs: of \(value) in source row Z_PK \(sqlite3_value_int64(arguments[1])) is 2^63, "
@@ -233,6 +241,47 @@ extension Connection {
                     "\(label): \(value) of source row Z_PK \(sqlite3_value_int64(arguments[1])) is outside \(limits)"
                         + " (integer arithmetic past Int64 computes in REAL; change the value expression, or correct the row first)", -1)
             }, nil, nil, nil)
+    }
+
+    /// `mm_decimal(value, key, label, flags)`: a value headed for a decimal column,
+    /// or the row's failure when no `NSDecimalNumber` holds it: an infinity (REAL
+    /// arithmetic past the ends), a magnitude from 10^165 up or below 10^-128, a text
+    /// that is no decimal number; with flag 2, NULL instead.
+    private func registerDecimalCheck(flags: Int32) {
+        sqlite3_create_function_v2(
+            db, "mm_decimal", 4, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                let problem: String?
+                switch sqlite3_value_type(arguments[0]) {
+                case SQLITE_FLOAT:
+                    let value = sqlite3_value_double(arguments[0])
+                    problem = Connection.decimalProblem(value)
+                case SQLITE_TEXT:
+                    let text = textArgument(arguments[0]) ?? ""
+                    if case .failure(let failure) = DefaultValueParser.parse(text, as: .decimal) {
+                        problem = failure.message
+                    } else {
+                        problem = nil
+                    }
+                default: problem = nil
+                }
+                guard let problem else { sqlite3_result_value(context, arguments[0]); return }
+                guard sqlite3_value_int64(arguments[3]) & 2 == 0 else { sqlite3_result_null(context); return }
+                let label = textArgument(arguments[2]) ?? "a value"
+                sqlite3_result_error(
+                    context,
+                    "\(label): \(problem) (source row Z_PK \(sqlite3_value_int64(arguments[1])); a decimal holds 38 digits "
+                        + "times 10^-128 to 10^127: change the value expression, or write `onFailure: nil` for an optional attribute)",
+                    -1)
+            }, nil, nil, nil)
+    }
+
+    /// Why a double is no `NSDecimalNumber` value, or nil.
+    package static func decimalProblem(_ value: Double) -> String? {
+        if !value.isFinite { return "\(value) is not a decimal number" }
+        if value != 0, abs(value) >= 1e165 || abs(value) < 1e-128 { return "\(value) is outside what a decimal holds" }
+        return nil
     }
 
     /// `mm_matches`: `MATCHES`, the compiled pattern cached per statement.

@@ -257,6 +257,16 @@ public final class Store {
     ///   marked so that migrations keep Core Data's entity numbering, and decimal
     ///   columns are declared `DECIMAL` as Core Data declares them.
     public static func create(path: String, version: CompiledVersion, overwrite: Bool = false, forCoreData: Bool = false) throws(StoreError) -> Store {
+        try create(path: path, version: version, overwrite: overwrite, forCoreData: forCoreData, isCancelled: nil)
+    }
+
+    /// ``create(path:version:overwrite:forCoreData:)``, asking `isCancelled` once the
+    /// new store is built beside its path and before it takes the path: a signal stops
+    /// the command there, the built file is removed, and `CancellationError` is thrown
+    /// (the old store, with `overwrite`, is left as it was).
+    package static func create(
+        path: String, version: CompiledVersion, overwrite: Bool, forCoreData: Bool, isCancelled: (() -> Bool)?
+    ) throws(StoreError) -> Store {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             let logs = StoreSideFiles.leftoverLogs(beside: path)
@@ -266,7 +276,7 @@ public final class Store {
             } else if !logs.isEmpty {
                 throw StoreError(.leftoverLog, StoreSideFiles.refusal(logs, advice: "move it away, or run `create --force`, which sets it aside"), path: path)
             }
-            return try buildAndClaim(path: path, version: version, forCoreData: forCoreData)
+            return try buildAndClaim(path: path, version: version, forCoreData: forCoreData, isCancelled: isCancelled)
         }
         guard overwrite else {
             throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path)
@@ -283,6 +293,10 @@ public final class Store {
         ScratchFile.sweep(beside: path)
         let temporary = ScratchFile.path(beside: path, purpose: "create")
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
+        if isCancelled?() == true {
+            for suffix in ["", "-journal"] { unlink(temporary + suffix) }
+            throw StoreError(.interrupted, "interrupted: nothing was created; the store is unchanged", path: path)
+        }
         // The old store's journal or WAL would be played into the new one.
         for suffix in ["-journal", "-wal", "-shm"] { unlink(path + suffix) }
         guard rename(temporary, path) == 0 else {
@@ -301,13 +315,18 @@ public final class Store {
     /// file: of several processes creating one store at once, one wins and the others
     /// get `.alreadyExists` (a store built at `path` itself was removed by a loser's
     /// failure, leaving none).
-    private static func buildAndClaim(path: String, version: CompiledVersion, forCoreData: Bool) throws(StoreError) -> Store {
+    private static func buildAndClaim(
+        path: String, version: CompiledVersion, forCoreData: Bool, isCancelled: (() -> Bool)?
+    ) throws(StoreError) -> Store {
         // Named after this process, so that what a killed `create` left is removed by
         // the next run that creates a store here (ScratchFile).
         ScratchFile.sweep(beside: path)
         let temporary = ScratchFile.path(beside: path, purpose: "create")
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
         defer { unlink(temporary) }
+        if isCancelled?() == true {
+            throw StoreError(.interrupted, "interrupted: nothing was created", path: path)
+        }
         if link(temporary, path) != 0 {
             let code = errno
             if code == EEXIST { throw StoreError(.alreadyExists, "a file already exists here (use --force to replace it)", path: path) }

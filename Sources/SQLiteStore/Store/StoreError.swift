@@ -36,6 +36,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The model version says what this toolkit does not store (composite
         /// attributes: `CompiledVersion.storageRefusal`).
         case unsupportedModel
+        /// A signal stopped the command before it changed anything.
+        case interrupted
         /// Any other SQLite failure.
         case sqlite
     }
