@@ -402,7 +402,7 @@ let pythonDump = #"""
 
 /// The lines `migrate dump` writes for the people of `generate`.
 func writePeopleLines(_ count: Int, to path: String) throws {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
     var text = ""

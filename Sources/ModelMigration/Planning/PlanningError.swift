@@ -56,7 +56,7 @@ public struct PlanningError: Error, Sendable, CustomStringConvertible {
             underlying = error
         default:
             self.init(.failed, "\(error)")
-            underlying = error as? any Error & Sendable
+            underlying = error
         }
     }
 }

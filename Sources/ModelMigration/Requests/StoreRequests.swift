@@ -181,7 +181,7 @@ public struct StoreRequests {
             try value.bind(statement.arguments)
             _ = try value.step()
             return Int(value.int64(at: 0))
-        } catch let error as SQLiteError {
+        } catch {
             throw RequestError(.failed, "\(StoreError.from(error, path: access.store.path))")
         }
     }
