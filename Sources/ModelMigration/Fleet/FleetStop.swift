@@ -40,6 +40,9 @@ public final class FleetStop: Sendable {
     func register(_ cancellation: MigrationCancellation) {
         let cancelNow = state.withLock { state -> Bool in
             state.running[ObjectIdentifier(cancellation)] = cancellation
+            // A store that starts as the stop arrives is stopped work too: the run
+            // ends interrupted (exit 128 + signal), never as a failed store (exit 1).
+            if state.stopped { state.interruptedWork = true }
             return state.stopped
         }
         if cancelNow { cancellation.cancel() }

@@ -295,7 +295,7 @@ public final class Store {
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
         if isCancelled?() == true {
             for suffix in ["", "-journal"] { unlink(temporary + suffix) }
-            throw StoreError(.interrupted, "interrupted: nothing was created; the store is unchanged", path: path)
+            throw StoreError(.interrupted, "interrupted: rolled back, the store is unchanged", path: path)
         }
         // The old store's journal or WAL would be played into the new one.
         for suffix in ["-journal", "-wal", "-shm"] { unlink(path + suffix) }
@@ -325,7 +325,7 @@ public final class Store {
         try build(path: temporary, version: version, forCoreData: forCoreData).close()
         defer { unlink(temporary) }
         if isCancelled?() == true {
-            throw StoreError(.interrupted, "interrupted: nothing was created", path: path)
+            throw StoreError(.interrupted, "interrupted: rolled back, the store is unchanged (nothing was created)", path: path)
         }
         if link(temporary, path) != 0 {
             let code = errno
