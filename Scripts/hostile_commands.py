@@ -3,7 +3,7 @@
 
     python3 Scripts/hostile_commands.py [N] [--seed S] [--start K] [--migrate PATH] [--family F[,F]] [--keep]
 
-N trials (default 40), dealt in turn to the families (all four unless --family); trial K draws from
+N trials (default 40), dealt in turn to the families (all of them unless --family); trial K draws from
 random.Random("S/K"), so `hostile_commands.py 1 --seed S --start K --family F` replays one. Self-contained:
 Python 3, bash, setpriv (util-linux) and the `migrate` under test. A failed trial prints one line (seed,
 trial, family, what failed, the command, its exit code and first stderr lines) and keeps its folder
@@ -52,11 +52,14 @@ Families:
                   temporary file of the killed run and says so; a full $TMPDIR (`ulimit -f`) under a reader of a
                   WAL store: exit 0 or 1 with what to do, nothing left in $TMPDIR, the store unchanged. (The
                   signals family sends SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1 and SIGUSR2 too.)
+  values          abs: of Int64.min in `update --set` and `delete --where`, decimals beyond NSDecimalNumber
+                  (1e200, 1e-200, 38 digits × 10^128) from `update --set` arithmetic and `load`: refused with exit
+                  1 and the store unchanged, or (nothing to change) exit 0 with every stored decimal in range.
 """
 import argparse, base64, hashlib, json, math, os, random, re, shutil, signal, sqlite3, stat, subprocess, sys, tempfile, time, traceback
 
 TIMEOUT = 30
-FAMILIES = ["requests", "signals", "mapping-folder", "limits", "exits"]
+FAMILIES = ["requests", "signals", "mapping-folder", "limits", "exits", "values"]
 CRASH_MARKS = ("Fatal error", "arithmetic overflow", "Illegal instruction", "Segmentation fault", "Bus error",
                "Trace/breakpoint", "Current stack trace", "Stack dump", "core dumped", "parser stack overflow")
 OOM_MARKS = ("failed to allocate", "Could not allocate", "out of memory", "Out of memory", "cannot allocate", "memory exhausted")
@@ -1203,6 +1206,42 @@ class Trial:
             if self.state(store) != before or os.path.exists(store + "-shm"):
                 raise Failure(f"{what[0]} with a full $TMPDIR changed the store, its -wal, or made a -shm", res)
             self.outcome = f"full-tmp {what[0]}: exit {res.rc}"
+
+    # ================================================================ values
+    def values(self):
+        """Values that no attribute holds exactly: abs: of Int64.min, decimals beyond NSDecimalNumber."""
+        r = self.rng
+        m = self.make_model(lean=True)
+        store = self.make_store("s.sqlite", 2, items=r.randint(3, 15))
+        decimals = [n for n, (t, _) in m.extras.items() if t == "decimal" and n != m.dropped]
+        minimum = "(qty * 0 - 9223372036854775807 - 1)"
+        ops = [("update abs", ["update", store, "Item", "--set", f"qty = abs:{minimum}"], {1}),
+               ("delete abs", ["delete", store, "Item", "--where", f"NOT (abs:{minimum} > 5)"], {1})]
+        if decimals:
+            d = r.choice(decimals)
+            ops += [("update decimal", ["update", store, "Item", "--set", f"{d} = {d} * 1e200"], {0, 1}),
+                    ("load decimal", ["load", store, "Item", self.path("dec.jsonl")], {1})]
+            big = r.choice(["1e200", "-1e-200", "1e166", "99999999999999999999999999999999999999e128"])
+            open(self.path("dec.jsonl"), "w").write(json.dumps({"name": "d", "qty": 1, d: big}) + "\n")
+        what, args, allowed = r.choice(ops)
+        self.notes.append(what)
+        before = self.state(store)
+        res = check(run(self.cmd(*args), self.dir), allowed, f"{what}: ")
+        self.last = res
+        if res.rc != 0:
+            self.unchanged(store, before, what, res)
+            self.outcome = f"{what}: refused"
+            return
+        # Exit 0 (an update of nil decimals): every decimal stored is one NSDecimalNumber holds.
+        import decimal as _decimal
+        con = sqlite3.connect(store)
+        for d in decimals:
+            for (v,) in con.execute(f'SELECT "Z{d.upper()}" FROM ZITEM WHERE "Z{d.upper()}" IS NOT NULL'):
+                x = _decimal.Decimal(str(v))
+                if not x.is_finite() or (x != 0 and not (_decimal.Decimal("1e-128") <= abs(x) < _decimal.Decimal("1e165"))):
+                    raise Failure(f"{what} exited 0 and stored {v!r}, which no decimal holds", res)
+        con.close()
+        self.outcome = f"{what}: nothing to refuse"
 
     def wal_store(self, store):
         """Turns the store into a WAL store whose last commit is only in its -wal (no -shm): readers must copy it."""
