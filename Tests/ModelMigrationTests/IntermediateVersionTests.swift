@@ -188,3 +188,69 @@ import Testing
         #expect(FileSnapshot(s.storePath).fingerprint == before)
     }
 }
+
+/// Rules a hop tightens are checked against the stored data, as Core Data's
+/// validation stage checks every migrated object (found by Scripts/migration_diff.py).
+@Suite struct TightenedRuleTests {
+    static func refuses(_ versions: [String], seed: (ObjectAccess) throws -> Void, _ summary: String) throws {
+        let s = try MigrationScenario("Tight", versions: versions)
+        defer { s.remove() }
+        try s.withObjects(seed)
+        let before = FileSnapshot(s.storePath).fingerprint
+        #expect {
+            try s.plan()
+        } throws: { error in
+            let planning = PlanningError(classifying: error)
+            return planning.kind == .noPath && planning.message.contains(summary)
+        }
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
+    }
+
+    static let pair = """
+        entities:
+          A:
+            attributes: { name: string }
+            relationships:
+              b: { destination: B, inverse: as, optional: RB }
+          B:
+            attributes: { name: string }
+            relationships:
+              as: { destination: A, toMany: true, inverse: b MIN }
+
+        """
+
+    static func pair(required: Bool, min: Int? = nil) -> String {
+        pair.replacingOccurrences(of: "RB", with: required ? "false" : "true")
+            .replacingOccurrences(of: " MIN", with: min.map { ", minCount: \($0)" } ?? "")
+    }
+
+    @Test func aToOneMadeRequiredRefusesObjectsWithoutOne() throws {
+        try Self.refuses(
+            [Self.pair(required: false), Self.pair(required: true)],
+            seed: { o in
+                try o.insert("B", values: ["name": .string("b")])
+                try o.insert("A", values: ["name": .string("with")], relationships: ["b": [1]])
+                try o.insert("A", values: ["name": .string("without")])
+            }, "A.b becomes required, and stored objects have none")
+    }
+
+    @Test func aLargerMinCountRefusesObjectsWithFewer() throws {
+        try Self.refuses(
+            [Self.pair(required: false), Self.pair(required: false, min: 2)],
+            seed: { o in
+                try o.insert("B", values: ["name": .string("b")])
+                try o.insert("A", values: ["name": .string("one")], relationships: ["b": [1]])
+            }, "B.as needs at least 2 objects, and stored objects have fewer")
+    }
+
+    /// Optional → required with a default fills nils, and a new `max` still binds
+    /// the values that were there (32767 passed).
+    @Test func aMaxAddedWithADefaultStillChecksStoredValues() throws {
+        try Self.refuses(
+            [
+                "entities:\n  A:\n    attributes:\n      n: integer16?\n",
+                "entities:\n  A:\n    attributes:\n      n: { type: integer16, default: 5, max: 5 }\n",
+            ],
+            seed: { o in try o.insert("A", values: ["n": .integer(32767)]) }, "A.n")
+    }
+}

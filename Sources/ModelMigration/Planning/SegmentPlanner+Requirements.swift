@@ -25,19 +25,24 @@ extension SegmentPlanner {
                 let sourceEntity = sourceEntity(for: entity.name)
             else { continue }
             for attribute in entity.attributes where attribute.declaredIn == entity.name {
-                guard case .copy(let from)? = entityMapping.property(attribute.name)?.source ?? nil else {
-                    if case .convert(let from, .widen)? = entityMapping.property(attribute.name)?.source {
-                        addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
-                    }
-                    continue
+                // Copied, widened or nil filled with the default: the stored values must
+                // fit a new min/max (a default fills only nils).
+                switch entityMapping.property(attribute.name)?.source {
+                case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
+                    addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
+                default: continue
                 }
-                addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
             }
-            for relationship in entity.relationships where relationship.declaredIn == entity.name && !relationship.declaration.isToMany {
-                guard case .convert(let from, .reshape)? = entityMapping.property(relationship.name)?.source,
+            for relationship in entity.relationships where relationship.declaredIn == entity.name {
+                let source = entityMapping.property(relationship.name)?.source
+                if !relationship.declaration.isToMany, case .convert(let from, .reshape)? = source,
                     sourceEntity.relationship(named: from)?.declaration.isToMany == true
-                else { continue }
-                addSingleDestination(relationship, of: entity, from: from, in: sourceEntity, file: file)
+                {
+                    addSingleDestination(relationship, of: entity, from: from, in: sourceEntity, file: file)
+                }
+                if case .copy(let from)? = source {
+                    addCounts(relationship, of: entity, from: from, in: sourceEntity, file: file)
+                }
             }
         }
         for index in destinationLayout.indexes where index.isUnique {
@@ -193,6 +198,46 @@ extension SegmentPlanner {
                     keep it to-many, reduce those objects to one destination first, \
                     or write \(file) with a policy for \(entity.name) that chooses the one to keep
                     """))
+    }
+
+    /// A relationship copied as it is whose rules tighten (a to-one made required, a
+    /// to-many given a larger `minCount`, a smaller `maxCount`): stored objects that
+    /// break them refuse the hop, as Core Data's validation stage refuses them.
+    mutating func addCounts(
+        _ relationship: CompiledRelationship, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String
+    ) {
+        guard let old = sourceEntity.relationship(named: from)?.declaration, old.isToMany == relationship.declaration.isToMany,
+            let table = sourceLayout.table(forEntity: sourceEntity.root), let pairs = pairSource(sourceEntity, from)
+        else { return }
+        let new = relationship.declaration
+        let count: String
+        switch pairs {
+        case .column(_, let column, _): count = "(t.\(SQLText.q(column)) IS NOT NULL)"
+        case .reverseColumn(let other, let column, _):
+            count = "(SELECT count(*) FROM \(SQLText.q(other)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
+        case .join(let join, let mine, _, _): count = "(SELECT count(*) FROM \(SQLText.q(join)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK)"
+        case .path: return
+        }
+        var rules: [(condition: String, what: String)] = []
+        if !new.isToMany, !new.isOptional, old.isOptional { rules.append(("\(count) = 0", "becomes required, and stored objects have none")) }
+        if new.isToMany, let minimum = new.minCount, minimum > (old.minCount ?? 0) {
+            // Counts bind only a non-empty set, or a required one (Docs/Objects.md).
+            let empty = new.isOptional ? " AND \(count) > 0" : ""
+            rules.append(("\(count) < \(minimum)\(empty)", "needs at least \(minimum) objects, and stored objects have fewer"))
+        }
+        if new.isToMany, let maximum = new.maxCount, maximum > 0, maximum < (old.maxCount.flatMap { $0 > 0 ? $0 : nil } ?? .max) {
+            rules.append(("\(count) > \(maximum)", "allows at most \(maximum) objects, and stored objects have more"))
+        }
+        let scope = "t.Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))"
+        for rule in rules {
+            let filter = "\(scope) AND \(rule.condition)"
+            requirements.append(
+                MigrationCheck(
+                    summary: "\(entity.name).\(relationship.name) \(rule.what)",
+                    sql: "SELECT count(*) FROM \(SQLText.q(table.name)) AS t WHERE \(filter)",
+                    rowsSQL: "SELECT 'Z_PK ' || t.Z_PK FROM \(SQLText.q(table.name)) AS t WHERE \(filter) ORDER BY t.Z_PK LIMIT 5",
+                    remedy: "keep the old rule in this version, correct those objects first, or write \(file) with a policy for \(entity.name)"))
+        }
     }
 
     mutating func addUnique(_ index: StorageLayout.Index, file: String) {
