@@ -1,0 +1,811 @@
+#!/usr/bin/env python3
+"""A reference migration manager, independent of migrate's planner and its SQL.
+
+It reads the YAML model versions (PyYAML), the mapping files and a store's objects
+(the JSON Lines of `migrate dump STORE ENTITY`, one file per entity), and migrates
+them in Python, object by object, one mapping at a time, as Core Data's
+NSMigrationManager does: for each mapping, (1) every entity mapping creates the
+destination instances of its source objects, (2) every destination object's
+relationships are set through the manager's source → destination association,
+(3) every destination object is validated. The result is the objects Core Data
+would leave, as comparable rows (entity, the `key` attribute, attribute values,
+relationship targets named by their `key`), or ("refused", rule).
+
+Three paths (Docs/Reference.md has the citations):
+
+- chain: one mapping per hop, N → N+1 → … → target, each its own three stages, as a
+  progressive migrator or iOS 17's staged migration (NSStagedMigrationManager) runs
+  them. A hop uses the mapping file `<N>-to-<N+1>.yaml` where there is one, else the
+  inferred mapping model.
+- direct: one mapping from the store's version straight to the target, as Core
+  Data's automatic migration does (NSMappingModel(from:forSourceModel:destinationModel:),
+  else NSMappingModel.inferredMappingModel(forSourceModel:destinationModel:)): the
+  file `<s>-to-<t>.yaml`, else inferred between the two ends.
+- default: `migrate apply`'s documented choice (Docs/MappingFiles.md, "Which path a
+  migration takes"), each of its pieces run as above.
+
+The semantics chosen, and why (each also in Docs/Reference.md):
+
+- Pairing by renaming identifier: a destination entity or property pairs with the
+  source one whose identifier (renamedFrom, else the name) or whose name is the
+  destination's identifier. Apple (NSEntityDescription.renamingIdentifier): source and
+  destination "that share the same identifier" are mapped, and an unset identifier is
+  the name; the toolkit adds the previous version's name (Docs/ModelFormat.md,
+  "Renames"). A destination whose renamedFrom names nothing pairs with nothing, not
+  with a source of its own name.
+- An attribute paired with a source attribute takes its value (integer widening keeps
+  the number; another type change fails inference); an attribute with no source takes
+  its default (nil without one), as an inferred property mapping with no value
+  expression leaves the value the insert gave it.
+- nil → default: a nil copied by the INFERRED mapping into a destination attribute
+  that is required and has a default takes the default (Apple's lightweight rules: "an
+  optional attribute becoming non-optional, and defining a default value";
+  Docs/Migrations.md, Docs/Deploying.md: "an optional attribute made required with a
+  default fills nils"). Anywhere else nil stays nil: an optional destination keeps the
+  nil it was given, and a mapping file's own value (`$source.other`, `value:`) is set
+  as computed, as NSPropertyMapping.valueExpression is, so a nil into a required
+  attribute is refused by validation.
+- A new required attribute (or to-one) without a default is nil on every object:
+  validation refuses it when the entity has objects, not when it has none (Core Data's
+  error is a validation error of the migration, NSMigrationError 134110).
+- A mapping file: `source:` takes the entity's objects from another source entity (the
+  rest inferred between the two); `filter:` keeps only the source objects the predicate
+  holds for (the source fetch's predicate); `properties:` `$source.x` (widened),
+  `{ default: v }`, `{ value: "expr" }` (`$source.k`, literals, + - *, `lowercase:`,
+  `uppercase:`, `length:`, `abs:`; nil in gives nil out; an integer outside its type
+  is refused, as Docs/MappingFiles.md documents).
+- A relationship's targets are the destination instances the entity mapping of the
+  relationship's destination entity made from the source targets
+  (destinationInstancesForEntityMappingNamed:sourceInstances:): a target that was
+  filtered out, or whose entity no mapping carries there, is gone. A relationship
+  whose destination entity is not made from its source relationship's destination
+  entity fails inference.
+- Validation (the third stage; NSManagedObject.validateForInsert): a required attribute
+  nil, a value outside `min`/`max`, a required to-one nil, a to-many outside
+  `minCount`/`maxCount` (an optional one may be empty; a required one without
+  `minCount` may be empty, as Docs/Objects.md decides), two objects with the same
+  values of a uniqueness constraint (a nil among them never conflicts). The first
+  failing rule is reported.
+- The toolkit's own gate (Docs/Deploying.md), not Core Data's: a source entity no
+  mapping reads, while the destination entity of its name is made from another one,
+  is refused when the store holds its objects (Core Data would drop them silently).
+
+Not covered (raises Unsupported): inheritance and abstract entities, policies, ordered
+relationships, many-to-many, relationship `value:` expressions, attribute types other
+than integers, string, boolean and double, expressions beyond the forms above.
+
+Usage as a script:
+    migration_reference.py --models DIR --model M [--migrations DIR] --dumps DIR
+                           --from S [--to T] [--path default|chain|direct]
+DIR of dumps holds <Entity>.jsonl for each entity of version S. Prints the rows
+(JSON Lines) or `refused: RULE` (exit 4).
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+import yaml
+
+INTEGER_RANGES = {"integer16": (-(1 << 15), (1 << 15) - 1), "integer32": (-(1 << 31), (1 << 31) - 1),
+                  "integer64": (-(1 << 63), (1 << 63) - 1)}
+WIDENING = {("integer16", "integer32"), ("integer16", "integer64"), ("integer32", "integer64")}
+SUPPORTED_TYPES = set(INTEGER_RANGES) | {"string", "boolean", "double"}
+
+
+class Unsupported(Exception):
+    """The input uses something this reference does not model."""
+
+
+class Refused(Exception):
+    """Core Data would not migrate: the rule that fails."""
+
+    def __init__(self, rule):
+        super().__init__(rule)
+        self.rule = rule
+
+
+# MARK: Models
+
+class Attribute:
+    def __init__(self, name, spec):
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        spec = dict(spec)
+        kind = spec.get("type", "")
+        self.name = name
+        self.optional = bool(spec.get("optional", False))
+        if kind.endswith("?"):
+            kind, self.optional = kind[:-1], True
+        if kind not in SUPPORTED_TYPES:
+            raise Unsupported("attribute type %s" % kind)
+        self.type = kind
+        self.transient = bool(spec.get("transient", False))
+        self.renamed_from = spec.get("renamedFrom")
+        self.minimum = spec.get("min")
+        self.maximum = spec.get("max")
+        self.default = convert_literal(spec["default"], kind) if spec.get("default") is not None else None
+
+    @property
+    def identifier(self):
+        return self.renamed_from or self.name
+
+
+class Relationship:
+    def __init__(self, name, spec):
+        self.name = name
+        self.destination = spec["destination"]
+        self.to_many = bool(spec.get("toMany", False))
+        self.inverse = spec.get("inverse")
+        self.optional = bool(spec.get("optional", True))
+        self.transient = bool(spec.get("transient", False))
+        self.renamed_from = spec.get("renamedFrom")
+        self.min_count = spec.get("minCount")
+        self.max_count = spec.get("maxCount")
+        if spec.get("ordered"):
+            raise Unsupported("ordered relationships")
+
+    @property
+    def identifier(self):
+        return self.renamed_from or self.name
+
+
+class Entity:
+    def __init__(self, name, spec):
+        spec = spec or {}
+        if spec.get("parent") or spec.get("abstract"):
+            raise Unsupported("inheritance")
+        self.name = name
+        self.renamed_from = spec.get("renamedFrom")
+        self.attributes = {n: Attribute(n, s) for n, s in (spec.get("attributes") or {}).items()}
+        self.relationships = {n: Relationship(n, s) for n, s in (spec.get("relationships") or {}).items()}
+        uniqueness = spec.get("uniqueness") or []
+        if uniqueness and all(isinstance(u, str) for u in uniqueness):
+            uniqueness = [uniqueness]
+        self.uniqueness = [list(u) if isinstance(u, list) else [u] for u in uniqueness]
+
+    @property
+    def identifier(self):
+        return self.renamed_from or self.name
+
+    def stored_attributes(self):
+        return [a for a in self.attributes.values() if not a.transient]
+
+    def stored_relationships(self):
+        return [r for r in self.relationships.values() if not r.transient]
+
+
+class Version:
+    def __init__(self, number, spec):
+        self.number = number
+        self.entities = {n: Entity(n, s) for n, s in (spec.get("entities") or {}).items()}
+        for entity in self.entities.values():
+            for r in entity.relationships.values():
+                if r.to_many and r.inverse and self.entities[r.destination].relationships[r.inverse].to_many:
+                    raise Unsupported("many-to-many relationships")
+
+
+def convert_literal(value, kind):
+    if value is None:
+        return None
+    if kind in INTEGER_RANGES:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise Unsupported("integer default %r" % (value,))
+        return value
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        if value in (0, 1):
+            return bool(value)
+        raise Unsupported("boolean default %r" % (value,))
+    if kind == "double":
+        return float(value)
+    return str(value)
+
+
+def load_versions(models_dir, model):
+    folder = os.path.join(models_dir, model)
+    versions = {}
+    for name in os.listdir(folder):
+        match = re.fullmatch(r"(\d+)\.yaml", name)
+        if match:
+            with open(os.path.join(folder, name)) as f:
+                versions[int(match.group(1))] = Version(int(match.group(1)), yaml.safe_load(f))
+    return versions
+
+
+def load_mapping_files(migrations_dir, model):
+    files = {}
+    folder = os.path.join(migrations_dir, model) if migrations_dir else None
+    if folder and os.path.isdir(folder):
+        for name in os.listdir(folder):
+            match = re.fullmatch(r"(\d+)-to-(\d+)\.yaml", name)
+            if match:
+                with open(os.path.join(folder, name)) as f:
+                    files[(int(match.group(1)), int(match.group(2)))] = yaml.safe_load(f) or {}
+    return files
+
+
+# MARK: Expressions and predicates (the simple NSExpression / NSPredicate forms a mapping file holds)
+
+class ExpressionError(Exception):
+    pass
+
+
+def tokenize(text):
+    tokens, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c in "'\"":
+            j, out = i + 1, []
+            while j < len(text) and text[j] != c:
+                if text[j] == "\\" and j + 1 < len(text):
+                    j += 1
+                out.append(text[j])
+                j += 1
+            if j >= len(text):
+                raise ExpressionError("unterminated string")
+            tokens.append(("str", "".join(out)))
+            i = j + 1
+        elif c.isdigit():
+            m = re.match(r"\d+(\.\d+)?", text[i:])
+            tokens.append(("num", float(m.group(0)) if m.group(1) else int(m.group(0))))
+            i += len(m.group(0))
+        elif c.isalpha() or c in "_$@":
+            m = re.match(r"[$@]?[A-Za-z_][A-Za-z0-9_]*:?", text[i:])
+            word = m.group(0)
+            tokens.append(("fn", word) if word.endswith(":") else ("name", word))
+            i += len(word)
+        else:
+            for op in ("==", "!=", "<=", ">=", "<", ">", "=", "(", ")", ",", ".", "+", "-", "*"):
+                if text.startswith(op, i):
+                    tokens.append(("op", "==" if op == "=" else op))
+                    i += len(op)
+                    break
+            else:
+                raise ExpressionError("unexpected character %r" % c)
+    tokens.append(("end", None))
+    return tokens
+
+
+COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
+STRING_OPERATORS = {"BEGINSWITH", "ENDSWITH", "CONTAINS"}
+
+
+class ExpressionParser:
+    def __init__(self, text):
+        self.tokens = tokenize(text)
+        self.i = 0
+
+    def peek(self):
+        return self.tokens[self.i]
+
+    def take(self):
+        self.i += 1
+        return self.tokens[self.i - 1]
+
+    def word(self):
+        kind, value = self.peek()
+        return value.upper() if kind == "name" else None
+
+    def expect(self, op):
+        if self.take() != ("op", op):
+            raise ExpressionError("expected %s" % op)
+
+    def finish(self, tree):
+        if self.peek()[0] != "end":
+            raise ExpressionError("trailing text")
+        return tree
+
+    def predicate(self):
+        p = self.conjunction()
+        while self.word() == "OR":
+            self.take()
+            p = ("or", p, self.conjunction())
+        return p
+
+    def conjunction(self):
+        p = self.negation()
+        while self.word() == "AND":
+            self.take()
+            p = ("and", p, self.negation())
+        return p
+
+    def negation(self):
+        if self.word() == "NOT":
+            self.take()
+            return ("not", self.negation())
+        if self.word() in ("TRUEPREDICATE", "FALSEPREDICATE"):
+            return ("const", self.take()[1].upper() == "TRUEPREDICATE")
+        if self.peek() == ("op", "("):
+            saved = self.i
+            try:
+                self.take()
+                inner = self.predicate()
+                self.expect(")")
+                return inner
+            except ExpressionError:
+                self.i = saved
+        left = self.expression()
+        kind, value = self.take()
+        if kind == "op" and value in COMPARISONS:
+            op = value
+        elif kind == "name" and value.upper() in STRING_OPERATORS:
+            op = value.upper()
+        else:
+            raise ExpressionError("expected a comparison")
+        return ("cmp", op, left, self.expression())
+
+    def expression(self):
+        e = self.term()
+        while self.peek() in (("op", "+"), ("op", "-")):
+            e = ("arith", self.take()[1], e, self.term())
+        return e
+
+    def term(self):
+        e = self.unary()
+        while self.peek() == ("op", "*"):
+            e = ("arith", self.take()[1], e, self.unary())
+        return e
+
+    def unary(self):
+        if self.peek() == ("op", "-"):
+            self.take()
+            return ("arith", "-", ("lit", 0), self.unary())
+        return self.primary()
+
+    def primary(self):
+        kind, value = self.take()
+        if kind in ("num", "str"):
+            return ("lit", value)
+        if kind == "op" and value == "(":
+            e = self.expression()
+            self.expect(")")
+            return e
+        if kind == "fn":
+            self.expect("(")
+            argument = self.expression()
+            self.expect(")")
+            if value not in ("lowercase:", "uppercase:", "length:", "abs:"):
+                raise Unsupported("function %s" % value)
+            return ("fn", value, argument)
+        if kind == "name":
+            if value.upper() in ("NIL", "NULL"):
+                return ("lit", None)
+            if value.upper() in ("YES", "TRUE", "NO", "FALSE"):
+                return ("lit", value.upper() in ("YES", "TRUE"))
+            path = [value]
+            while self.peek() == ("op", "."):
+                self.take()
+                path.append(self.take()[1])
+            if path[0] == "$source":
+                path = path[1:]
+            if len(path) != 1:
+                raise Unsupported("key path %s" % ".".join(path))
+            return ("key", path[0])
+        raise ExpressionError("expected an expression, found %r" % (value,))
+
+
+def parse_value(text):
+    p = ExpressionParser(text)
+    return p.finish(p.expression())
+
+
+def parse_predicate(text):
+    p = ExpressionParser(text)
+    return p.finish(p.predicate())
+
+
+def evaluate(e, values):
+    kind = e[0]
+    if kind == "lit":
+        return e[1]
+    if kind == "key":
+        if e[1] not in values:
+            raise Unsupported("key %s" % e[1])
+        return values[e[1]]
+    if kind == "fn":
+        v = evaluate(e[2], values)
+        if v is None:
+            return None
+        return {"lowercase:": lambda s: s.lower(), "uppercase:": lambda s: s.upper(),
+                "length:": lambda s: len(s.encode("utf-16-le")) // 2, "abs:": abs}[e[1]](v)
+    a, b = evaluate(e[2], values), evaluate(e[3], values)
+    if a is None or b is None:
+        return None
+    if isinstance(a, str) or isinstance(b, str):
+        if e[1] != "+" or not (isinstance(a, str) and isinstance(b, str)):
+            raise Unsupported("string arithmetic")
+        return a + b
+    return {"+": a + b, "-": a - b, "*": a * b}[e[1]]
+
+
+def holds(p, values):
+    kind = p[0]
+    if kind == "const":
+        return p[1]
+    if kind == "and":
+        return holds(p[1], values) and holds(p[2], values)
+    if kind == "or":
+        return holds(p[1], values) or holds(p[2], values)
+    if kind == "not":
+        return not holds(p[1], values)
+    _, op, left, right = p
+    a, b = evaluate(left, values), evaluate(right, values)
+    if op == "==":
+        return a == b  # nil == nil holds, nil == 5 does not
+    if op == "!=":
+        return a != b
+    if a is None or b is None:
+        return False
+    if op in STRING_OPERATORS:
+        if not (isinstance(a, str) and isinstance(b, str)) or b == "":
+            return False
+        return {"BEGINSWITH": a.startswith, "ENDSWITH": a.endswith, "CONTAINS": a.__contains__}[op](b)
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+# MARK: Stores
+
+class Store:
+    """The objects of one version: objects[entity][oid] = Obj; an oid is unique in the store."""
+
+    def __init__(self, version):
+        self.version = version
+        self.objects = {name: {} for name in version.entities}
+
+
+class Obj:
+    def __init__(self, entity, oid):
+        self.entity = entity
+        self.oid = oid
+        self.attributes = {}
+        self.relationships = {}  # name -> oid or None (to-one), set of oids (to-many)
+
+
+def store_from_dumps(version, dumps):
+    """dumps[entity] = the objects `migrate dump` wrote (dicts); relationships by _pk."""
+    store = Store(version)
+    for name, entity in version.entities.items():
+        for line in dumps.get(name, []):
+            obj = Obj(name, (name, line["_pk"]))
+            for attribute in entity.stored_attributes():
+                obj.attributes[attribute.name] = convert_literal(line.get(attribute.name), attribute.type)
+            for r in entity.stored_relationships():
+                obj.relationships[r.name] = set() if r.to_many else None
+            store.objects[name][obj.oid] = obj
+    for name, entity in version.entities.items():
+        for line in dumps.get(name, []):
+            obj = store.objects[name][(name, line["_pk"])]
+            for r in entity.stored_relationships():
+                if r.name not in line or line[r.name] is None:
+                    continue
+                targets = line[r.name] if r.to_many else [line[r.name]]
+                for pk in targets:
+                    link(store, obj, r, store.objects[r.destination][(r.destination, pk)])
+    return store
+
+
+def link(store, obj, r, target):
+    if r.to_many:
+        obj.relationships[r.name].add(target.oid)
+    else:
+        obj.relationships[r.name] = target.oid
+    if r.inverse:
+        inverse = store.version.entities[r.destination].relationships[r.inverse]
+        if inverse.to_many:
+            target.relationships[inverse.name].add(obj.oid)
+        else:
+            target.relationships[inverse.name] = obj.oid
+
+
+def rows(store):
+    """Comparable rows: {"Entity key": {attribute: value, relationship: key(s)}}."""
+    keys = {oid: obj.attributes.get("key") for objects in store.objects.values() for oid, obj in objects.items()}
+    out = {}
+    for name, objects in store.objects.items():
+        for obj in objects.values():
+            row = dict(obj.attributes)
+            for r, value in obj.relationships.items():
+                row[r] = sorted(keys[t] for t in value) if isinstance(value, set) else (
+                    None if value is None else keys[value])
+            out["%s %s" % (name, obj.attributes.get("key"))] = row
+    return out
+
+
+# MARK: Mappings
+
+def pair(destination, candidates):
+    """The source element a destination entity or property pairs with by renaming identifier."""
+    found = [c for c in candidates if destination.identifier in (c.name, c.identifier)]
+    if len(found) > 1:
+        named = [c for c in found if c.name == destination.identifier]
+        if len(named) != 1:
+            raise Refused("inference: %s pairs with %s (ambiguous)" % (destination.name,
+                                                                        ", ".join(c.name for c in found)))
+        found = named
+    return found[0] if found else None
+
+
+class EntityMapping:
+    def __init__(self, destination, source, spec):
+        self.destination = destination  # Entity of the destination version
+        self.source = source  # Entity of the source version
+        spec = spec or {}
+        unknown = set(spec) - {"source", "filter", "properties"}
+        if unknown:
+            raise Unsupported("mapping file keys %s" % sorted(unknown))
+        self.filter = parse_predicate(spec["filter"]) if spec.get("filter") else None
+        self.properties = spec.get("properties") or {}
+
+
+def mapping(source_version, destination_version, spec):
+    """The entity mappings of one mapping model: a mapping file's (spec) over the inferred one."""
+    spec = spec or {}
+    entities = spec.get("entities") or {}
+    mappings, claimed = [], set()
+    for name, entity in destination_version.entities.items():
+        given = entities.get(name) or {}
+        if given.get("policy"):
+            raise Unsupported("policies")
+        if "source" in given:
+            source = source_version.entities[given["source"]]
+        else:
+            source = pair(entity, source_version.entities.values())
+        if source is None:
+            continue
+        mappings.append(EntityMapping(entity, source, given))
+    for m in mappings:
+        claimed.add(m.destination.name)
+    for name in entities:
+        if name not in claimed:
+            raise Unsupported("mapping file entity %s has no source" % name)
+    # Inference pairs attributes only across the same type or an integer widening.
+    for m in mappings:
+        for attribute in m.destination.stored_attributes():
+            partner = pair(attribute, m.source.stored_attributes()) if attribute.name not in m.properties else None
+            if partner is not None:
+                inferred_value(attribute, partner, None)
+    # A relationship pairs with a source relationship only when its destination entity is made from that
+    # relationship's destination entity: otherwise no entity mapping gives its targets, and inference fails.
+    made_from = {m.destination.name: m.source.name for m in mappings}
+    for m in mappings:
+        for r in m.destination.stored_relationships():
+            partner = pair(r, m.source.stored_relationships())
+            if partner is not None and made_from.get(r.destination) != partner.destination:
+                raise Refused("inference: %s.%s: destination changed from %s to %s, an unrelated entity"
+                              % (m.destination.name, r.name, partner.destination, r.destination))
+    return mappings
+
+
+def unread_entities_refused(store, mappings):
+    """The toolkit's own gate (Docs/Deploying.md), not Core Data's: the store holds objects of a source entity
+    no entity mapping reads, while the destination entity of that name is made from another entity (by a
+    mapping file's `source:` or by `renamedFrom`). Core Data would drop them silently."""
+    read = {m.source.name for m in mappings}
+    for m in mappings:
+        name = m.destination.name
+        if m.source.name != name and name in store.objects and name not in read and store.objects[name]:
+            raise Refused("%s: the store's %s objects no mapping reads, while %s is made from %s (the toolkit's "
+                          "gate against a silent loss)" % (name, name, name, m.source.name))
+
+
+def inferred_value(attribute, source_attribute, value):
+    if source_attribute.type != attribute.type and (source_attribute.type, attribute.type) not in WIDENING:
+        raise Refused("inference: %s type %s → %s is not a widening" % (attribute.name, source_attribute.type,
+                                                                       attribute.type))
+    return value
+
+
+def destination_attributes(m, source):
+    """The destination object's attribute values from one source object (stage 1)."""
+    values = {}
+    source_attributes = m.source.stored_attributes()
+    for attribute in m.destination.stored_attributes():
+        form = m.properties.get(attribute.name)
+        if form is None:
+            partner = pair(attribute, source_attributes)
+            if partner is None:
+                value = attribute.default
+            else:
+                value = inferred_value(attribute, partner, source.attributes[partner.name])
+                if value is None and not attribute.optional and attribute.default is not None:
+                    value = attribute.default
+        elif isinstance(form, str) and form.startswith("$source."):
+            name = form[len("$source."):]
+            partner = m.source.attributes[name]
+            value = inferred_value(attribute, partner, source.attributes[name])
+        elif isinstance(form, dict) and "default" in form:
+            value = convert_literal(form["default"], attribute.type)
+        elif isinstance(form, dict) and "value" in form:
+            if form.get("onFailure"):
+                raise Unsupported("onFailure")
+            value = evaluate(parse_value(form["value"]), source.attributes)
+            if attribute.type in INTEGER_RANGES and isinstance(value, float):
+                value = int(value)
+        else:
+            raise Unsupported("property form %r" % (form,))
+        if value is not None and attribute.type in INTEGER_RANGES:
+            low, high = INTEGER_RANGES[attribute.type]
+            if not low <= value <= high:
+                raise Refused("%s.%s: %d is outside %s" % (m.destination.name, attribute.name, value, attribute.type))
+        values[attribute.name] = value
+    return values
+
+
+def run_mapping(store, destination_version, spec):
+    """One mapping model's three stages over the store; a new store, or Refused."""
+    source_version = store.version
+    mappings = mapping(source_version, destination_version, spec)
+    unread_entities_refused(store, mappings)
+    out = Store(destination_version)
+    association = {}  # (destination entity, source oid) -> destination oid
+    made = []  # (mapping, source object, destination object)
+    # Stage 1: create destination instances, entity mapping by entity mapping.
+    for m in mappings:
+        for oid in sorted(store.objects[m.source.name], key=repr):
+            source = store.objects[m.source.name][oid]
+            if m.filter is not None and not holds(m.filter, source.attributes):
+                continue
+            obj = Obj(m.destination.name, (m.destination.name, m.source.name, oid))
+            obj.attributes = destination_attributes(m, source)
+            out.objects[m.destination.name][obj.oid] = obj
+            association[(m.destination.name, oid)] = obj.oid
+            made.append((m, source, obj))
+    # Stage 2: relationships, through the association.
+    for m, source, obj in made:
+        source_relationships = m.source.stored_relationships()
+        for r in m.destination.stored_relationships():
+            if r.name in m.properties:
+                raise Unsupported("relationship mapping %s" % r.name)
+            partner = pair(r, source_relationships)
+            targets = []
+            if partner is not None:
+                value = source.relationships[partner.name]
+                if partner.to_many != r.to_many and not (r.to_many and not partner.to_many):
+                    if value and len(value) > 1:
+                        raise Refused("%s.%s: a to-many made to-one holds several objects" % (obj.entity, r.name))
+                targets = sorted(value, key=repr) if isinstance(value, set) else ([] if value is None else [value])
+                targets = [association[(r.destination, t)] for t in targets if (r.destination, t) in association]
+            if r.to_many:
+                obj.relationships[r.name] = set(targets)
+            else:
+                obj.relationships[r.name] = targets[0] if targets else None
+    # Stage 3: validation.
+    validate(out)
+    return out
+
+
+def validate(store):
+    for name, entity in store.version.entities.items():
+        objects = store.objects[name]
+        for obj in sorted(objects.values(), key=lambda o: repr(o.oid)):
+            for attribute in entity.stored_attributes():
+                value = obj.attributes[attribute.name]
+                if value is None:
+                    if not attribute.optional:
+                        raise Refused("%s.%s is required and an object holds nil" % (name, attribute.name))
+                    continue
+                measure = len(value) if isinstance(value, str) else value
+                if attribute.minimum is not None and measure < attribute.minimum:
+                    raise Refused("%s.%s: %r is below min %r" % (name, attribute.name, value, attribute.minimum))
+                if attribute.maximum is not None and measure > attribute.maximum:
+                    raise Refused("%s.%s: %r is above max %r" % (name, attribute.name, value, attribute.maximum))
+            for r in entity.stored_relationships():
+                value = obj.relationships[r.name]
+                if not r.to_many:
+                    if value is None and not r.optional:
+                        raise Refused("%s.%s is a required to-one and an object has none" % (name, r.name))
+                    continue
+                count = len(value)
+                if r.min_count and count < r.min_count and (count > 0 or not r.optional):
+                    raise Refused("%s.%s needs at least %d objects, one has %d" % (name, r.name, r.min_count, count))
+                if r.max_count and count > r.max_count:
+                    raise Refused("%s.%s allows at most %d objects, one has %d" % (name, r.name, r.max_count, count))
+        for constraint in entity.uniqueness:
+            seen = set()
+            for obj in objects.values():
+                values = tuple(obj.attributes.get(p) if p in obj.attributes else obj.relationships.get(p)
+                               for p in constraint)
+                if any(v is None for v in values):
+                    continue
+                key = json.dumps(values, sort_keys=True)
+                if key in seen:
+                    raise Refused("%s uniqueness %s: two objects hold %s" % (name, "+".join(constraint), key))
+                seen.add(key)
+
+
+# MARK: Paths
+
+def accepts(pieces):
+    """Whether a mapping can be made for every piece (inference, or the file over it), before any data."""
+    try:
+        for source, destination, spec in pieces:
+            mapping(source, destination, spec)
+    except Refused:
+        return False
+    return True
+
+
+def hops(versions, files, start, target, path):
+    """The mappings a path runs: [(source version, destination version, mapping file or None)], or Refused.
+
+    chain: one per hop, each its file <n>-to-<n+1>.yaml or inferred (spans unused); direct: one, the file
+    <start>-to-<target>.yaml or inferred; default: Docs/MappingFiles.md, "Which path a migration takes": from
+    each version reached, the file from it reaching furthest (not past the target), else the hops up to where
+    the next file starts when a mapping can be made for each, else the direct inferred mapping to the target.
+    """
+    def hop(n):
+        return (versions[n], versions[n + 1], files.get((n, n + 1)))
+
+    if path == "chain":
+        return [hop(n) for n in range(start, target)]
+    if path == "direct":
+        return [(versions[start], versions[target], files.get((start, target)))] if target != start else []
+    pieces, v = [], start
+    while v < target:
+        reach = [b for (a, b) in files if a == v and b <= target]
+        if reach:
+            pieces.append((versions[v], versions[max(reach)], files[(v, max(reach))]))
+            v = max(reach)
+            continue
+        stop = min([a for (a, b) in files if v < a < target and b <= target] + [target])
+        chain = [hop(n) for n in range(v, stop)]
+        if accepts(chain):
+            pieces += chain
+            v = stop
+            continue
+        direct = [(versions[v], versions[target], None)]
+        if not accepts(direct):
+            mapping(*chain[[accepts([piece]) for piece in chain].index(False)])  # raises the chain's refusal
+        pieces += direct
+        v = target
+    return pieces
+
+
+def migrate(versions, files, store, target, path):
+    """("migrated", store, states) or ("refused", rule, states); states[v] is the store after reaching v."""
+    states = {store.version.number: store}
+    try:
+        for _, destination, spec in hops(versions, files, store.version.number, target, path):
+            store = run_mapping(store, destination, spec)
+            states[destination.number] = store
+    except Refused as refusal:
+        return ("refused", refusal.rule, states)
+    return ("migrated", store, states)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--migrations")
+    parser.add_argument("--dumps", required=True, help="a folder of <Entity>.jsonl (migrate dump)")
+    parser.add_argument("--from", dest="source", type=int, required=True)
+    parser.add_argument("--to", type=int)
+    parser.add_argument("--path", choices=["default", "chain", "direct"], default="default")
+    args = parser.parse_args(argv[1:])
+    versions = load_versions(args.models, args.model)
+    target = args.to or max(versions)
+    dumps = {}
+    for name in versions[args.source].entities:
+        path = os.path.join(args.dumps, name + ".jsonl")
+        if os.path.exists(path):
+            with open(path) as f:
+                dumps[name] = [json.loads(line) for line in f if line.strip()]
+    store = store_from_dumps(versions[args.source], dumps)
+    kind, result, _ = migrate(versions, load_mapping_files(args.migrations, args.model), store, target, args.path)
+    if kind == "refused":
+        print("refused: %s" % result)
+        return 4
+    for name, row in sorted(rows(result).items()):
+        print(json.dumps({"_object": name, **row}, sort_keys=True, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
