@@ -1,0 +1,912 @@
+#!/usr/bin/env python3
+"""Randomized differential test of `migrate apply` against a reference migration manager.
+
+    python3 Scripts/migration_diff.py TRIALS [--seed N] [--migrate PATH] [--keep DIR] [--trial K]
+                                      [--jobs N] [--without KIND,…]
+    python3 Scripts/migration_diff.py --case intermediate-default|intermediate-check|all [--migrate PATH]
+
+Each trial makes a random model history of 3 to 6 versions over 2 to 4 entities
+(attributes added, removed, renamed with `renamedFrom` in both of Core Data's styles
+and re-added; defaults added, changed and removed; optional ↔ required; integer
+widening; min/max; uniqueness constraints; entities added, removed and renamed; to-one
+↔ to-many relationship pairs added and removed; a to-one made required; a to-many's
+minCount; hop and spanning mapping files with `filter:`, `source:`, `$source.x`,
+`{ default: }` and `{ value: }`), random data at version 1 (nils, duplicates, integer
+boundaries) loaded with `migrate create` and `migrate load`, and then migrates a copy
+of the store along each path:
+
+- `apply --path chain`, and `apply --to 2`, `--to 3`, … one version at a time: each
+  must give what the reference's chain gives (one mapping per hop, each with its own
+  three stages);
+- `apply --path direct`: what the reference's direct mapping gives;
+- `apply`: what the reference gives on the path the toolkit documents as its default
+  (with hop files only, the chain).
+
+The result is read back with `migrate dump` for every entity and compared, row by
+row, with the reference's (objects named by the `key` attribute every entity has).
+A refusal of the reference must be a non-zero exit of `migrate` that leaves the
+store's bytes unchanged, and a non-zero exit of `migrate` must be a refusal of the
+reference. Every difference prints the trial's seed, the path, the history and the
+first differing rows; the last line is `N passed, M failed`, and the exit status 1
+when any failed. `--trial K` runs trial K of the seed alone. The same seed gives the
+same histories. The reference's semantics: Scripts/migration_reference.py and
+Docs/Reference.md.
+
+Where the first runs differed and the reference was changed (each a choice between
+Core Data's documented behaviour and the toolkit's, written in Docs/Reference.md):
+- renamedFrom: a destination pairs with the source that has its identifier as name or
+  identifier (the toolkit's chaining of previous names, beyond Apple's shared
+  identifier), never by its own name when its renamedFrom names nothing there
+  (NSEntityDescription.renamingIdentifier); the toolkit's name fallback is reported.
+- A relationship whose destination entity is no longer made from its old destination
+  fails inference (the toolkit's "moved to an unrelated entity"), before any data.
+- The toolkit's gate against a silent loss (an unread source entity whose name is
+  given to objects made from another) is modelled as a refusal; Core Data would drop
+  the objects.
+- nil → default only for the inferred mapping into a required attribute with a
+  default; `$source.x` in a mapping file sets nil (the toolkit fills the default: a
+  reported difference).
+- The default path follows Docs/MappingFiles.md's documented choice (a spanning file
+  from the version reached first, else the hops, else the direct inferred mapping).
+"""
+
+import argparse
+import concurrent.futures
+import copy
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import migration_reference as ref  # noqa: E402
+
+MODEL = "Fz"
+POOLS = {
+    "integer16": [-32768, -1, 0, 1, 5, 7, 100, 32767],
+    "integer32": [-2147483648, -1, 0, 1, 5, 7, 40000, 2147483647],
+    "integer64": [-9223372036854775808, -1, 0, 1, 5, 7, 9007199254740993, 9223372036854775807],
+    "string": ["", "a", "b", "Ab", "x y", "é"],
+    "boolean": [True, False],
+}
+DEFAULTS = {"integer16": [0, 5, -1, 100], "integer32": [0, 5, 40000], "integer64": [0, 5, 9007199254740993],
+            "string": ["a", "z", ""], "boolean": [True, False]}
+TYPES = ["integer16", "integer16", "integer32", "integer64", "string", "string", "boolean"]
+INTEGERS = ("integer16", "integer32", "integer64")
+
+
+# MARK: Model histories
+
+class History:
+    """Versions as YAML-shaped dicts, mapping files, and what changed in each version."""
+
+    def __init__(self):
+        self.versions = []  # dicts: {"model", "version", "entities"}
+        self.files = {}  # (a, b) -> mapping file dict
+        self.changes = {}  # version -> [text]
+        self.data = {}  # entity -> [objects] at version 1
+        self.load_order = []
+
+    def describe(self):
+        lines = []
+        for v in self.versions:
+            n = v["version"]
+            lines.append("  v%d: %s" % (n, "; ".join(self.changes.get(n, [])) or "(no change)"))
+            for (a, b), spec in sorted(self.files.items()):
+                if b == n:
+                    lines.append("    mapping file %d-to-%d.yaml: %s" % (a, b, json.dumps(spec, sort_keys=True)))
+        return "\n".join(lines)
+
+    def yaml_of(self, n):
+        return yaml.safe_dump(self.versions[n - 1], sort_keys=False, allow_unicode=True, width=1000)
+
+
+def identifier(spec, name):
+    return spec.get("renamedFrom") or name
+
+
+def used_names(entity):
+    names = set()
+    for group in ("attributes", "relationships"):
+        for name, spec in entity.get(group, {}).items():
+            names.add(name)
+            names.add(identifier(spec, name))
+    return names
+
+
+class Generator:
+    def __init__(self, rng, without=()):
+        self.rng = rng
+        self.without = set(without)
+        self.changes = [f for kind, (f, weight) in CHANGES.items() if kind not in self.without for _ in range(weight)]
+        self.counter = 0
+        self.entity_counter = 0
+        self.relationship_counter = 0
+        self.removed = {}  # entity name -> removed attribute names (re-added sometimes)
+        self.removed_entities = []
+        self.previous_names = set()
+        self.previous_entities = set()
+        self.renamed = set()
+
+    def fresh_attribute(self, entity_name, entity):
+        # A name no attribute or relationship has, or is identified by, in this version or the previous one:
+        # re-adding a name paired with a renamed attribute's identifier would pair the two.
+        used = used_names(entity) | self.previous_names
+        old = [n for n in self.removed.get(entity_name, []) if n not in used]
+        if old and self.rng.random() < 0.3:
+            return old[0]
+        self.counter += 1
+        return "p%d" % self.counter
+
+    def fresh_entity(self, model):
+        used = set(model["entities"]) | {e.get("renamedFrom") for e in model["entities"].values()}
+        used |= self.previous_entities
+        old = [n for n in self.removed_entities if n not in used]
+        if old and self.rng.random() < 0.3:
+            return old[0]
+        while True:
+            name = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[self.entity_counter % 26] + (
+                str(self.entity_counter // 26) if self.entity_counter >= 26 else "")
+            self.entity_counter += 1
+            if name not in used:
+                return name
+
+    def value(self, spec, allow_nil=True):
+        if allow_nil and spec.get("optional") and self.rng.random() < 0.3:
+            return None
+        candidates = [v for v in POOLS[spec["type"]] if within(spec, v)]
+        return self.rng.choice(candidates) if candidates else None
+
+    def default(self, spec):
+        candidates = [v for v in DEFAULTS[spec["type"]] if within(spec, v)]
+        return self.rng.choice(candidates) if candidates else None
+
+    def attribute(self):
+        kind = self.rng.choice(TYPES)
+        spec = {"type": kind, "optional": self.rng.random() < 0.6}
+        if kind in INTEGERS and self.rng.random() < 0.2:
+            spec["min"], spec["max"] = self.rng.choice([(0, 100), (-1, 7), (1, 32767)])
+        if not spec["optional"] or self.rng.random() < 0.4:
+            d = self.default(spec)
+            if d is not None:
+                spec["default"] = d
+        if not spec["optional"] and "default" not in spec:
+            spec["optional"] = True
+        return spec
+
+    # The first version, and its data.
+
+    def first(self, history):
+        model = {"model": MODEL, "version": 1, "entities": {}}
+        names = []
+        for _ in range(self.rng.randint(2, 4)):
+            name = self.fresh_entity(model)
+            names.append(name)
+            entity = {"attributes": {"key": {"type": "string"}}, "relationships": {}}
+            for _ in range(self.rng.randint(1, 3)):
+                entity["attributes"][self.fresh_attribute(name, entity)] = self.attribute()
+            model["entities"][name] = entity
+            if self.rng.random() < 0.2:
+                candidates = [a for a in entity["attributes"] if a != "key"]
+                entity["uniqueness"] = [[self.rng.choice(candidates)]]
+        # To-one relationships from a later entity to an earlier one, so that loading in order resolves them.
+        for i, name in enumerate(names):
+            for j in range(i):
+                if self.rng.random() < 0.35:
+                    self.add_pair(model, name, names[j])
+        history.versions.append(model)
+        history.changes[1] = ["entities %s" % describe_model(model)]
+        history.load_order = names
+        for name in names:
+            entity = model["entities"][name]
+            objects = []
+            for i in range(self.rng.choice([0, 2, 3, 4, 4, 5, 6])):
+                obj = {"_pk": i + 1, "key": "%s%d" % (name, i + 1)}
+                for attribute, spec in entity["attributes"].items():
+                    if attribute != "key":
+                        obj[attribute] = self.value(spec)
+                objects.append(obj)
+            for constraint in entity.get("uniqueness", []):
+                seen, kept = set(), []
+                for obj in objects:
+                    values = tuple(obj[p] for p in constraint)
+                    if None not in values and values in seen:
+                        optional = [p for p in constraint if entity["attributes"][p].get("optional")]
+                        if not optional:
+                            continue  # a duplicate that cannot be made nil is not loaded
+                        obj[optional[0]] = None
+                    elif None not in values:
+                        seen.add(values)
+                    kept.append(obj)
+                objects = kept
+            for number, obj in enumerate(objects):
+                obj["_pk"] = number + 1
+                obj["key"] = "%s%d" % (name, number + 1)
+            for r, spec in entity["relationships"].items():
+                if not spec.get("toMany"):
+                    targets = history.data.get(spec["destination"], [])
+                    for obj in objects:
+                        obj[r] = self.rng.choice(targets)["_pk"] if targets and self.rng.random() < 0.75 else None
+            history.data[name] = objects
+
+    def add_pair(self, model, owner, destination, required=False):
+        self.relationship_counter += 1
+        n = self.relationship_counter
+        model["entities"][owner].setdefault("relationships", {})["o%d" % n] = {
+            "destination": destination, "inverse": "m%d" % n, "optional": not required}
+        model["entities"][destination].setdefault("relationships", {})["m%d" % n] = {
+            "destination": owner, "toMany": True, "inverse": "o%d" % n}
+        return "%s.o%d ↔ %s.m%d (to-one ↔ to-many) added" % (owner, n, destination, n)
+
+    # The next versions.
+
+    def next(self, history):
+        model = copy.deepcopy(history.versions[-1])
+        model["version"] += 1
+        self.renamed = set()  # what this version renamed: renamed once, its renamedFrom kept, in one version
+        self.previous_names = set()
+        self.previous_entities = set(model["entities"]) | {e.get("renamedFrom") for e in model["entities"].values()}
+        for entity in model["entities"].values():
+            self.previous_names |= used_names(entity)
+        changes = []
+        attempts = 0
+        wanted = self.rng.choice([1, 1, 2, 2, 3])
+        while len(changes) < wanted and attempts < 40:
+            attempts += 1
+            change = self.rng.choice(self.changes)
+            text = change(self, model)
+            if text:
+                changes.append(text)
+        history.versions.append(model)
+        history.changes[model["version"]] = changes
+
+    def entity(self, model):
+        return self.rng.choice(sorted(model["entities"]))
+
+    def attribute_of(self, model, predicate=lambda spec: True):
+        choices = [(e, a) for e, entity in sorted(model["entities"].items())
+                   for a, spec in entity["attributes"].items() if a != "key" and predicate(spec)]
+        return self.rng.choice(choices) if choices else (None, None)
+
+
+def within(spec, value):
+    if value is None:
+        return True
+    measure = len(value) if isinstance(value, str) else value
+    if "min" in spec and measure < spec["min"]:
+        return False
+    return "max" not in spec or measure <= spec["max"]
+
+
+def describe_attribute(spec):
+    text = spec["type"] + ("?" if spec.get("optional") else "")
+    extras = ["%s %s" % (k, json.dumps(spec[k], ensure_ascii=False)) for k in ("default", "min", "max", "renamedFrom")
+              if k in spec]
+    return text + (" (%s)" % ", ".join(extras) if extras else "")
+
+
+def describe_model(model):
+    parts = []
+    for name, entity in model["entities"].items():
+        attributes = ", ".join("%s: %s" % (a, describe_attribute(s)) for a, s in entity["attributes"].items()
+                               if a != "key")
+        relationships = ", ".join("%s → %s%s" % (r, s["destination"], "*" if s.get("toMany") else "")
+                                  for r, s in entity.get("relationships", {}).items())
+        extras = "".join([" unique %s" % entity["uniqueness"] if entity.get("uniqueness") else ""])
+        parts.append("%s{%s%s}%s" % (name, attributes, "; " + relationships if relationships else "", extras))
+    return " ".join(parts)
+
+
+def change_add_attribute(g, model):
+    e = g.entity(model)
+    entity = model["entities"][e]
+    name = g.fresh_attribute(e, entity)
+    spec = g.attribute()
+    entity["attributes"][name] = spec
+    return "%s.%s added: %s" % (e, name, describe_attribute(spec))
+
+
+def change_remove_attribute(g, model):
+    e, a = g.attribute_of(model)
+    if not a:
+        return None
+    entity = model["entities"][e]
+    del entity["attributes"][a]
+    g.removed.setdefault(e, []).append(a)
+    entity["uniqueness"] = [u for u in entity.get("uniqueness", []) if a not in u]
+    if not entity["uniqueness"]:
+        del entity["uniqueness"]
+    return "%s.%s removed" % (e, a)
+
+
+def change_rename_attribute(g, model):
+    e, a = g.attribute_of(model)
+    if not a or (e, a) in g.renamed:
+        return None
+    entity = model["entities"][e]
+    spec = entity["attributes"].pop(a)
+    new = g.fresh_attribute(e, entity)
+    if new in used_names(entity) or new == a:
+        entity["attributes"][a] = spec
+        return None
+    canonical = g.rng.random() < 0.5
+    spec["renamedFrom"] = identifier(spec, a) if canonical else a
+    entity["attributes"] = {(new if k == a else k): v for k, v in list(entity["attributes"].items()) + [(new, spec)]}
+    for u in entity.get("uniqueness", []):
+        u[:] = [new if p == a else p for p in u]
+    g.renamed.add((e, new))
+    return "%s.%s renamed to %s (renamedFrom: %s)" % (e, a, new, spec["renamedFrom"])
+
+
+def change_drop_renamed_from(g, model):
+    choices = [(e, "attributes", n) for e, entity in sorted(model["entities"].items())
+               for n, s in entity["attributes"].items() if "renamedFrom" in s and (e, n) not in g.renamed]
+    choices += [(e, None, None) for e, entity in sorted(model["entities"].items())
+                if "renamedFrom" in entity and e not in g.renamed]
+    if not choices:
+        return None
+    e, group, n = g.rng.choice(choices)
+    if group:
+        old = model["entities"][e][group][n].pop("renamedFrom")
+        return "%s.%s drops renamedFrom %s" % (e, n, old)
+    old = model["entities"][e].pop("renamedFrom")
+    return "%s drops renamedFrom %s" % (e, old)
+
+
+def change_default(g, model):
+    e, a = g.attribute_of(model)
+    if not a:
+        return None
+    spec = model["entities"][e]["attributes"][a]
+    if "default" in spec and g.rng.random() < 0.5:
+        if not spec.get("optional"):
+            return None
+        del spec["default"]
+        return "%s.%s default removed" % (e, a)
+    d = g.default(spec)
+    if d is None or d == spec.get("default"):
+        return None
+    spec["default"] = d
+    return "%s.%s default %s" % (e, a, json.dumps(d, ensure_ascii=False))
+
+
+def change_make_required(g, model):
+    e, a = g.attribute_of(model, lambda s: s.get("optional"))
+    if not a:
+        return None
+    spec = model["entities"][e]["attributes"][a]
+    spec["optional"] = False
+    if "default" not in spec and g.rng.random() < 0.6:
+        d = g.default(spec)
+        if d is not None:
+            spec["default"] = d
+    return "%s.%s made required%s" % (e, a, " with default %s" % json.dumps(spec["default"], ensure_ascii=False)
+                                      if "default" in spec else " without a default")
+
+
+def change_make_optional(g, model):
+    e, a = g.attribute_of(model, lambda s: not s.get("optional"))
+    if not a:
+        return None
+    spec = model["entities"][e]["attributes"][a]
+    spec["optional"] = True
+    if "default" in spec and g.rng.random() < 0.5:
+        del spec["default"]
+        return "%s.%s made optional without a default" % (e, a)
+    return "%s.%s made optional" % (e, a)
+
+
+def change_widen(g, model):
+    e, a = g.attribute_of(model, lambda s: s["type"] in ("integer16", "integer32"))
+    if not a:
+        return None
+    spec = model["entities"][e]["attributes"][a]
+    old = spec["type"]
+    spec["type"] = "integer64" if old == "integer32" or g.rng.random() < 0.4 else "integer32"
+    return "%s.%s widened %s → %s" % (e, a, old, spec["type"])
+
+
+def change_min_max(g, model):
+    e, a = g.attribute_of(model, lambda s: s["type"] in INTEGERS)
+    if not a:
+        return None
+    spec = model["entities"][e]["attributes"][a]
+    if ("min" in spec or "max" in spec) and g.rng.random() < 0.4:
+        spec.pop("min", None)
+        spec.pop("max", None)
+        return "%s.%s min/max removed" % (e, a)
+    low, high = g.rng.choice([(0, 100), (-1, 7), (1, 32767), (0, 5), (-32768, 1)])
+    trial = dict(spec, min=low, max=high)
+    if "default" in spec and not within(trial, spec["default"]):
+        return None
+    spec["min"], spec["max"] = low, high
+    return "%s.%s min %d max %d" % (e, a, low, high)
+
+
+def change_uniqueness(g, model):
+    e = g.entity(model)
+    entity = model["entities"][e]
+    if entity.get("uniqueness") and g.rng.random() < 0.5:
+        del entity["uniqueness"]
+        return "%s uniqueness removed" % e
+    candidates = [a for a in entity["attributes"] if a != "key"]
+    if not candidates:
+        return None
+    constraint = sorted(g.rng.sample(candidates, min(len(candidates), g.rng.choice([1, 1, 2]))))
+    if constraint in entity.get("uniqueness", []):
+        return None
+    entity.setdefault("uniqueness", []).append(constraint)
+    return "%s uniqueness %s added" % (e, constraint)
+
+
+def change_add_entity(g, model):
+    if len(model["entities"]) >= 5:
+        return None
+    name = g.fresh_entity(model)
+    entity = {"attributes": {"key": {"type": "string"}}, "relationships": {}}
+    for _ in range(g.rng.randint(0, 2)):
+        entity["attributes"][g.fresh_attribute(name, entity)] = g.attribute()
+    model["entities"][name] = entity
+    return "%s added {%s}" % (name, ", ".join("%s: %s" % (a, describe_attribute(s))
+                                               for a, s in entity["attributes"].items() if a != "key"))
+
+
+def change_remove_entity(g, model):
+    if len(model["entities"]) <= 1:
+        return None
+    e = g.entity(model)
+    del model["entities"][e]
+    for entity in model["entities"].values():
+        for r in [r for r, s in entity.get("relationships", {}).items() if s["destination"] == e]:
+            del entity["relationships"][r]
+    g.removed_entities.append(e)
+    return "%s removed" % e
+
+
+def change_rename_entity(g, model):
+    e = g.entity(model)
+    new = g.fresh_entity(model)
+    if new in model["entities"] or e in g.renamed:
+        return None
+    g.renamed.add(new)
+    entity = model["entities"][e]
+    canonical = g.rng.random() < 0.5
+    entity["renamedFrom"] = (entity.get("renamedFrom") or e) if canonical else e
+    model["entities"] = {(new if k == e else k): v for k, v in model["entities"].items()}
+    for other in model["entities"].values():
+        for s in other.get("relationships", {}).values():
+            if s["destination"] == e:
+                s["destination"] = new
+    return "%s renamed to %s (renamedFrom: %s)" % (e, new, entity["renamedFrom"])
+
+
+def change_add_relationship(g, model):
+    names = sorted(model["entities"])
+    if len(names) < 2:
+        return None
+    owner, destination = g.rng.sample(names, 2)
+    return g.add_pair(model, owner, destination)
+
+
+def change_remove_relationship(g, model):
+    choices = [(e, r, s) for e, entity in sorted(model["entities"].items())
+               for r, s in entity.get("relationships", {}).items() if not s.get("toMany")]
+    if not choices:
+        return None
+    e, r, s = g.rng.choice(choices)
+    del model["entities"][e]["relationships"][r]
+    del model["entities"][s["destination"]]["relationships"][s["inverse"]]
+    return "%s.%s ↔ %s.%s removed" % (e, r, s["destination"], s["inverse"])
+
+
+def change_required_to_one(g, model):
+    choices = [(e, r, s) for e, entity in sorted(model["entities"].items())
+               for r, s in entity.get("relationships", {}).items() if not s.get("toMany")]
+    if not choices:
+        return None
+    e, r, s = g.rng.choice(choices)
+    s["optional"] = not s.get("optional", True)
+    return "%s.%s made %s" % (e, r, "optional" if s["optional"] else "required")
+
+
+def change_min_count(g, model):
+    choices = [(e, r, s) for e, entity in sorted(model["entities"].items())
+               for r, s in entity.get("relationships", {}).items() if s.get("toMany")]
+    if not choices:
+        return None
+    e, r, s = g.rng.choice(choices)
+    if "minCount" in s:
+        del s["minCount"]
+        return "%s.%s minCount removed" % (e, r)
+    s["minCount"] = g.rng.choice([1, 2])
+    return "%s.%s minCount %d (optional: none or at least that)" % (e, r, s["minCount"])
+
+
+# Change kinds (for --without) and their weights.
+CHANGES = {
+    "add-attribute": (change_add_attribute, 3), "remove-attribute": (change_remove_attribute, 2),
+    "rename-attribute": (change_rename_attribute, 2), "default": (change_default, 3),
+    "make-required": (change_make_required, 2), "make-optional": (change_make_optional, 2),
+    "widen": (change_widen, 2), "min-max": (change_min_max, 1), "uniqueness": (change_uniqueness, 1),
+    "add-entity": (change_add_entity, 1), "remove-entity": (change_remove_entity, 1),
+    "rename-entity": (change_rename_entity, 1), "add-relationship": (change_add_relationship, 1),
+    "remove-relationship": (change_remove_relationship, 1), "required-to-one": (change_required_to_one, 1),
+    "min-count": (change_min_count, 1), "drop-renamed-from": (change_drop_renamed_from, 1),
+}
+# Not changes of a version, but also left out with --without: mapping files, their `source:`, spanning files.
+OTHER_KINDS = ("mapping-files", "source", "spans")
+
+
+# MARK: Mapping files
+
+def mapping_file(g, source, destination):
+    """A random mapping file between two versions (dicts), or None; only forms that fit both versions."""
+    sv = ref.Version(source["version"], source)
+    dv = ref.Version(destination["version"], destination)
+    entities = {}
+    for name, entity in dv.entities.items():
+        if g.rng.random() < 0.5:
+            continue
+        partner = ref.pair(entity, sv.entities.values())
+        spec = {}
+        lonely = not entity.relationships
+        others = [e for e in sv.entities.values() if e is not partner and not e.relationships]
+        if (lonely and others and "source" not in g.without and g.rng.random() < 0.15
+                and (partner is None or not partner.relationships)):
+            partner = g.rng.choice(others)
+            spec["source"] = partner.name
+        if partner is None:
+            continue
+        if g.rng.random() < 0.4:
+            spec["filter"] = random_filter(g, partner)
+        properties = {}
+        for attribute in entity.stored_attributes():
+            if attribute.name == "key" or g.rng.random() < 0.6:
+                continue
+            form = property_form(g, attribute, partner)
+            if form is not None:
+                properties[attribute.name] = form
+        if properties:
+            spec["properties"] = properties
+        if spec:
+            entities[name] = spec
+    return {"entities": entities} if entities else None
+
+
+def random_filter(g, entity):
+    attributes = [a for a in entity.stored_attributes()]
+    a = g.rng.choice(attributes)
+    if a.name == "key":
+        return "key != '%s%d'" % (entity.name, g.rng.randint(1, 4))
+    if a.type in INTEGERS:
+        return g.rng.choice(["%s != nil", "%s == nil", "%s > 0", "%s <= 5", "NOT (%s > 1)"]).replace("%s", a.name)
+    if a.type == "string":
+        return g.rng.choice(["%s != nil", "%s == 'a'", "%s BEGINSWITH 'a'", "%s != ''"]).replace("%s", a.name)
+    return g.rng.choice(["%s == YES", "%s != nil", "%s == NO OR %s == nil"]).replace("%s", a.name)
+
+
+def property_form(g, attribute, source):
+    kind = g.rng.randrange(4)
+    same = [a for a in source.stored_attributes()
+            if a.type == attribute.type or (a.type, attribute.type) in ref.WIDENING]
+    if kind == 0:
+        candidates = [v for v in DEFAULTS[attribute.type] if within_attribute(attribute, v)]
+        if attribute.optional and g.rng.random() < 0.3:
+            return {"default": None}
+        return {"default": g.rng.choice(candidates)} if candidates else None
+    if kind == 1 and same:
+        return "$source.%s" % g.rng.choice(same).name
+    if attribute.type in INTEGERS:
+        numbers = [a for a in source.stored_attributes() if a.type in INTEGERS]
+        strings = [a for a in source.stored_attributes() if a.type == "string"]
+        if numbers and g.rng.random() < 0.7:
+            n = g.rng.choice(numbers).name
+            return {"value": g.rng.choice(["$source.%s + 1", "$source.%s * 2", "$source.%s - 3", "abs:($source.%s)"])
+                    .replace("%s", n)}
+        if strings:
+            return {"value": "length:($source.%s)" % g.rng.choice(strings).name}
+    if attribute.type == "string":
+        strings = [a for a in source.stored_attributes() if a.type == "string"]
+        if strings:
+            s = g.rng.choice(strings).name
+            return {"value": g.rng.choice(["lowercase:($source.%s)", "uppercase:($source.%s)", "$source.%s + 'x'"])
+                    .replace("%s", s)}
+    return None
+
+
+def within_attribute(attribute, value):
+    spec = {}
+    if attribute.minimum is not None:
+        spec["min"] = attribute.minimum
+    if attribute.maximum is not None:
+        spec["max"] = attribute.maximum
+    return within(spec, value)
+
+
+def random_history(rng, without=()):
+    g = Generator(rng, without)
+    history = History()
+    g.first(history)
+    for _ in range(rng.randint(2, 5)):
+        g.next(history)
+    for n in range(1, len(history.versions)):
+        if rng.random() < 0.25 and "mapping-files" not in g.without:
+            spec = mapping_file(g, history.versions[n - 1], history.versions[n])
+            if spec:
+                history.files[(n, n + 1)] = spec
+    # A span (a mapping model from an old version to a newer one): the default path takes it from its first
+    # version, the direct path when it spans the whole migration; an empty one makes that piece inferred directly.
+    last = len(history.versions)
+    if last >= 3 and "spans" not in g.without and rng.random() < 0.2:
+        a = 1 if rng.random() < 0.6 else rng.randint(1, last - 2)
+        b = rng.randint(a + 2, last)
+        history.files[(a, b)] = mapping_file(g, history.versions[a - 1], history.versions[b - 1]) or {"entities": {}}
+    return history
+
+
+# MARK: Fixed cases (the two known fused-chain bugs)
+
+CASES = {"intermediate-default": ["intermediate-default"],
+         "intermediate-check": ["intermediate-check-unique", "intermediate-check-max"],
+         "all": ["intermediate-default", "intermediate-check-unique", "intermediate-check-max"]}
+
+def fixed_history(name):
+    history = History()
+
+    def version(n, entities):
+        history.versions.append({"model": MODEL, "version": n, "entities": entities})
+
+    if name == "intermediate-default":
+        # Version 2 adds A.x with default 5; version 3 makes it optional without a default.
+        version(1, {"A": {"attributes": {"key": {"type": "string"}, "name": {"type": "string", "optional": True}}}})
+        version(2, {"A": {"attributes": {"key": {"type": "string"}, "name": {"type": "string", "optional": True},
+                                         "x": {"type": "integer16", "optional": True, "default": 5}}}})
+        version(3, {"A": {"attributes": {"key": {"type": "string"}, "name": {"type": "string", "optional": True},
+                                         "x": {"type": "integer16", "optional": True}}}})
+        history.changes = {1: ["A{name: string?}"], 2: ["A.x added: integer16? (default 5)"],
+                           3: ["A.x made optional without a default"]}
+        history.data = {"A": [{"_pk": 1, "key": "A1", "name": "a"}, {"_pk": 2, "key": "A2", "name": None}]}
+    elif name in ("intermediate-check-unique", "intermediate-check-max"):
+        # Version 2 makes A.n unique, or gives it max 7; version 3 drops it again. The store breaks version 2's
+        # rule, so hop by hop it is refused at 1 → 2 (Core Data's validation stage of that hop).
+        unique = name.endswith("unique")
+        base = {"key": {"type": "string"}}
+        version(1, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True})}})
+        if unique:
+            version(2, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True}),
+                              "uniqueness": [["n"]]}})
+        else:
+            version(2, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True, "max": 7})}})
+        version(3, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True})}})
+        history.changes = {1: ["A{n: integer16?}"], 2: ["A uniqueness [n] added" if unique else "A.n max 7"],
+                           3: ["A uniqueness removed" if unique else "A.n min/max removed"]}
+        history.data = {"A": [{"_pk": 1, "key": "A1", "n": 5}, {"_pk": 2, "key": "A2", "n": 5 if unique else 100}]}
+    else:
+        raise SystemExit("unknown case %s (%s)" % (name, ", ".join(CASES)))
+    history.load_order = list(history.data)
+    return history
+
+
+# MARK: Running migrate
+
+class Runner:
+    def __init__(self, migrate, folder):
+        self.migrate = migrate
+        self.folder = folder
+
+    def run(self, *arguments):
+        command = [self.migrate] + list(arguments) + ["--models", "Models", "--migrations", "Migrations"]
+        result = subprocess.run(command, cwd=self.folder, capture_output=True, text=True, timeout=300)
+        return result.returncode, (result.stderr + result.stdout).strip()
+
+    def dump(self, store, version):
+        dumps = {}
+        for name in version.entities:
+            result = subprocess.run([self.migrate, "dump", store, name, "--models", "Models", "--migrations",
+                                     "Migrations"], cwd=self.folder, capture_output=True, text=True, timeout=300)
+            if result.returncode != 0:
+                raise RuntimeError("migrate dump %s %s: exit %d: %s" % (store, name, result.returncode,
+                                                                        result.stderr.strip()))
+            dumps[name] = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        return dumps
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def write_history(history, folder):
+    os.makedirs(os.path.join(folder, "Models", MODEL), exist_ok=True)
+    os.makedirs(os.path.join(folder, "Migrations", MODEL), exist_ok=True)
+    for v in history.versions:
+        with open(os.path.join(folder, "Models", MODEL, "%d.yaml" % v["version"]), "w") as f:
+            f.write(history.yaml_of(v["version"]))
+    for (a, b), spec in history.files.items():
+        with open(os.path.join(folder, "Migrations", MODEL, "%d-to-%d.yaml" % (a, b)), "w") as f:
+            f.write(yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=1000))
+    os.makedirs(os.path.join(folder, "data"), exist_ok=True)
+    for name, objects in history.data.items():
+        with open(os.path.join(folder, "data", name + ".jsonl"), "w") as f:
+            f.writelines(json.dumps(o, ensure_ascii=False) + "\n" for o in objects)
+
+
+def compare_rows(expected, actual, limit=4):
+    """A few lines naming the rows that differ, or [] when equal."""
+    out = []
+    for name in sorted(set(expected) | set(actual)):
+        e, a = expected.get(name), actual.get(name)
+        if json.dumps(e, sort_keys=True) != json.dumps(a, sort_keys=True):
+            if e is None:
+                out.append("    %s: not expected, migrate has %s" % (name, json.dumps(a, sort_keys=True)))
+            elif a is None:
+                out.append("    %s: expected %s, migrate has none" % (name, json.dumps(e, sort_keys=True)))
+            else:
+                keys = sorted(k for k in set(e) | set(a) if json.dumps(e.get(k, "<absent>")) !=
+                              json.dumps(a.get(k, "<absent>")))
+                out.append("    %s: %s" % (name, ", ".join("%s expected %s, got %s" % (
+                    k, json.dumps(e.get(k, "<absent>"), ensure_ascii=False),
+                    json.dumps(a.get(k, "<absent>"), ensure_ascii=False)) for k in keys)))
+    if len(out) > limit:
+        out = out[:limit] + ["    … %d more rows differ" % (len(out) - limit)]
+    return out
+
+
+def run_trial(history, migrate, folder):
+    """A list of (path, description) differences."""
+    write_history(history, folder)
+    runner = Runner(migrate, folder)
+    code, text = runner.run("create", "base.sqlite", "--version", "1")
+    if code != 0:
+        return [("setup", "migrate create: exit %d: %s" % (code, text))]
+    for name in history.load_order:
+        if history.data.get(name):
+            code, text = runner.run("load", "base.sqlite", name, os.path.join("data", name + ".jsonl"))
+            if code != 0:
+                return [("setup", "migrate load %s: exit %d: %s" % (name, code, text))]
+    versions = ref.load_versions(os.path.join(folder, "Models"), MODEL)
+    files = ref.load_mapping_files(os.path.join(folder, "Migrations"), MODEL)
+    target = max(versions)
+    start = ref.store_from_dumps(versions[1], runner.dump("base.sqlite", versions[1]))
+    expected = {path: ref.migrate(versions, files, start, target, path) for path in ("default", "chain", "direct")}
+    differences = []
+
+    def judge(path, reference, store, code, text, before):
+        kind, result, states = reference
+        if kind == "refused":
+            if code == 0:
+                return ["reference refuses (%s); migrate exits 0" % result]
+            if digest(os.path.join(folder, store)) != before:
+                return ["reference refuses (%s); migrate exits %d but changed the store: %s"
+                        % (result, code, first_line(text))]
+            return []
+        if code != 0:
+            return ["reference migrates; migrate exits %d: %s" % (code, first_line(text))]
+        actual = ref.rows(ref.store_from_dumps(versions[target], runner.dump(store, versions[target])))
+        lines = compare_rows(ref.rows(result), actual)
+        return ["data differs:\n" + "\n".join(lines)] if lines else []
+
+    base_digest = digest(os.path.join(folder, "base.sqlite"))
+    for path, arguments, reference in (("apply", [], expected["default"]),
+                                       ("apply --path chain", ["--path", "chain"], expected["chain"]),
+                                       ("apply --path direct", ["--path", "direct"], expected["direct"])):
+        store = "s-%s.sqlite" % (arguments[1] if arguments else "default")
+        shutil.copyfile(os.path.join(folder, "base.sqlite"), os.path.join(folder, store))
+        code, text = runner.run("apply", store, *arguments)
+        for line in judge(path, reference, store, code, text, base_digest):
+            differences.append((path, line))
+
+    # One version at a time: --to 2, --to 3, … on one copy.
+    store = "s-steps.sqlite"
+    shutil.copyfile(os.path.join(folder, "base.sqlite"), os.path.join(folder, store))
+    kind, result, states = expected["chain"]
+    for n in range(2, target + 1):
+        before = digest(os.path.join(folder, store))
+        code, text = runner.run("apply", store, "--to", str(n))
+        if n in states:
+            if code != 0:
+                differences.append(("apply --to %d" % n, "reference migrates to %d; migrate exits %d: %s"
+                                    % (n, code, first_line(text))))
+                break
+            if n == target:
+                actual = ref.rows(ref.store_from_dumps(versions[n], runner.dump(store, versions[n])))
+                lines = compare_rows(ref.rows(states[n]), actual)
+                if lines:
+                    differences.append(("apply --to 2 … --to %d" % n, "data differs:\n" + "\n".join(lines)))
+            continue
+        # The reference refuses the hop to n.
+        if code == 0:
+            differences.append(("apply --to %d" % n, "reference refuses (%s); migrate exits 0" % result))
+        elif digest(os.path.join(folder, store)) != before:
+            differences.append(("apply --to %d" % n, "reference refuses (%s); migrate exits %d but changed the "
+                                "store: %s" % (result, code, first_line(text))))
+        else:
+            # Compare the hops before the refused one.
+            actual = ref.rows(ref.store_from_dumps(versions[n - 1], runner.dump(store, versions[n - 1])))
+            lines = compare_rows(ref.rows(states[n - 1]), actual)
+            if lines:
+                differences.append(("apply --to 2 … --to %d" % (n - 1), "data differs:\n" + "\n".join(lines)))
+        break
+    return differences
+
+
+def first_line(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return " | ".join(lines[:3])[:400] if lines else "(no output)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trials", type=int, nargs="?", default=0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--migrate", default=".build/debug/migrate")
+    parser.add_argument("--keep", help="keep each trial's files in this folder")
+    parser.add_argument("--trial", type=int, help="run only this trial of the seed")
+    parser.add_argument("--without", help="change kinds left out, comma-separated (e.g. min-count,uniqueness)")
+    parser.add_argument("--jobs", type=int, default=1, help="trials run at once (default 1)")
+    parser.add_argument("--case", help="run a fixed regression case: intermediate-default, intermediate-check, all")
+    args = parser.parse_args()
+    migrate = os.path.abspath(args.migrate)
+    if not os.path.exists(migrate):
+        print("no migrate at %s (--migrate PATH)" % migrate, file=sys.stderr)
+        return 2
+
+    if args.case:
+        if args.case not in CASES:
+            parser.error("--case: one of %s" % ", ".join(CASES))
+        names = CASES[args.case]
+        jobs = [(name, lambda name=name: fixed_history(name)) for name in names]
+    else:
+        trials = [args.trial] if args.trial is not None else range(args.trials)
+        without = [k for k in (args.without or "").split(",") if k]
+        unknown = set(without) - set(CHANGES) - set(OTHER_KINDS)
+        if unknown:
+            parser.error("--without: unknown kinds %s (kinds: %s)" % (", ".join(sorted(unknown)),
+                                                                    ", ".join(list(CHANGES) + list(OTHER_KINDS))))
+        jobs = [("seed %d trial %d" % (args.seed, t),
+                 lambda t=t: random_history(random.Random(args.seed * 1000003 + t), without)) for t in trials]
+
+    passed = failed = 0
+    root = args.keep or tempfile.mkdtemp(prefix="migration-diff-")
+
+    def one(job):
+        label, make = job
+        history = make()
+        folder = os.path.join(root, label.replace(" ", "-"))
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        try:
+            differences = run_trial(history, migrate, folder)
+        except ref.Unsupported as e:
+            differences = [("reference", "unsupported: %s" % e)]
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+        return label, folder, history, differences
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for label, folder, history, differences in pool.map(one, jobs):
+                if differences:
+                    failed += 1
+                    print("DIFFERENCE %s%s\n%s" % (label, " (files in %s)" % folder if args.keep else "",
+                                                   history.describe()))
+                    for path, text in differences:
+                        print("  %s: %s" % (path, text.replace("\n", "\n  ")))
+                    sys.stdout.flush()
+                else:
+                    passed += 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
