@@ -421,7 +421,12 @@ def evaluate(e, values):
         if e[1] != "+" or not (isinstance(a, str) and isinstance(b, str)):
             raise Unsupported("string arithmetic")
         return a + b
-    return {"+": a + b, "-": a - b, "*": a * b}[e[1]]
+    result = {"+": a + b, "-": a - b, "*": a * b}[e[1]]
+    if isinstance(result, int) and not isinstance(result, bool) and not -(1 << 63) <= result < (1 << 63):
+        # Integer arithmetic past Int64 goes on in double, as Docs/MappingFiles.md documents ("Integer results":
+        # NSExpression computes such a value in double); the attribute then takes it truncated if it is in range.
+        result = {"+": float(a) + float(b), "-": float(a) - float(b), "*": float(a) * float(b)}[e[1]]
+    return result
 
 
 def holds(p, values):
