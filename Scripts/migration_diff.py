@@ -3,7 +3,7 @@
 
     python3 Scripts/migration_diff.py TRIALS [--seed N] [--migrate PATH] [--keep DIR] [--trial K]
                                       [--jobs N] [--without KIND,…]
-    python3 Scripts/migration_diff.py --case intermediate-default|intermediate-check|all [--migrate PATH]
+    python3 Scripts/migration_diff.py --case intermediate-default|intermediate-check|found|all|NAME [--migrate PATH]
 
 Each trial makes a random model history of 3 to 6 versions over 2 to 4 entities
 (attributes added, removed, renamed with `renamedFrom` in both of Core Data's styles
@@ -57,6 +57,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -285,6 +286,8 @@ def within(spec, value):
 
 
 def describe_attribute(spec):
+    if isinstance(spec, str):
+        return spec
     text = spec["type"] + ("?" if spec.get("optional") else "")
     extras = ["%s %s" % (k, json.dumps(spec[k], ensure_ascii=False)) for k in ("default", "min", "max", "renamedFrom")
               if k in spec]
@@ -296,10 +299,15 @@ def describe_model(model):
     for name, entity in model["entities"].items():
         attributes = ", ".join("%s: %s" % (a, describe_attribute(s)) for a, s in entity["attributes"].items()
                                if a != "key")
-        relationships = ", ".join("%s → %s%s" % (r, s["destination"], "*" if s.get("toMany") else "")
-                                  for r, s in entity.get("relationships", {}).items())
-        extras = "".join([" unique %s" % entity["uniqueness"] if entity.get("uniqueness") else ""])
-        parts.append("%s{%s%s}%s" % (name, attributes, "; " + relationships if relationships else "", extras))
+        relationships = ", ".join("%s → %s%s%s" % (
+            r, s["destination"], "*" if s.get("toMany") else "",
+            "".join(" (%s)" % x for x, on in (("required", s.get("optional") is False),
+                                               ("minCount %s" % s.get("minCount"), "minCount" in s),
+                                               ("renamedFrom %s" % s.get("renamedFrom"), "renamedFrom" in s)) if on))
+            for r, s in entity.get("relationships", {}).items())
+        extras = " unique %s" % entity["uniqueness"] if entity.get("uniqueness") else ""
+        renamed = " (renamedFrom %s)" % entity["renamedFrom"] if entity.get("renamedFrom") else ""
+        parts.append("%s%s{%s}%s" % (name, renamed, "; ".join(p for p in (attributes, relationships) if p), extras))
     return " ".join(parts)
 
 
@@ -528,6 +536,37 @@ def change_min_count(g, model):
     return "%s.%s minCount %d (optional: none or at least that)" % (e, r, s["minCount"])
 
 
+def change_rename_relationship(g, model):
+    choices = [(e, r, s) for e, entity in sorted(model["entities"].items())
+               for r, s in entity.get("relationships", {}).items() if (e, r) not in g.renamed]
+    if not choices:
+        return None
+    e, r, s = g.rng.choice(choices)
+    g.relationship_counter += 1
+    new = "%s%d" % (r[0], g.relationship_counter)
+    relationships = model["entities"][e]["relationships"]
+    s["renamedFrom"] = identifier(s, r) if g.rng.random() < 0.5 else r
+    model["entities"][e]["relationships"] = {(new if k == r else k): v for k, v in relationships.items()}
+    model["entities"][s["destination"]]["relationships"][s["inverse"]]["inverse"] = new
+    g.renamed.add((e, new))
+    return "%s.%s renamed to %s (renamedFrom: %s)" % (e, r, new, s["renamedFrom"])
+
+
+def change_to_many_to_one(g, model):
+    """The to-many side of a pair made to-one (one-to-one: the data decides), or back to to-many."""
+    choices = [(e, r, s) for e, entity in sorted(model["entities"].items())
+               for r, s in entity.get("relationships", {}).items() if r.startswith("m")]
+    if not choices:
+        return None
+    e, r, s = g.rng.choice(choices)
+    if s.get("toMany"):
+        del s["toMany"]
+        s.pop("minCount", None)
+        return "%s.%s made to-one (one-to-one with %s.%s)" % (e, r, s["destination"], s["inverse"])
+    s["toMany"] = True
+    return "%s.%s made to-many again" % (e, r)
+
+
 # Change kinds (for --without) and their weights.
 CHANGES = {
     "add-attribute": (change_add_attribute, 3), "remove-attribute": (change_remove_attribute, 2),
@@ -538,6 +577,7 @@ CHANGES = {
     "rename-entity": (change_rename_entity, 1), "add-relationship": (change_add_relationship, 1),
     "remove-relationship": (change_remove_relationship, 1), "required-to-one": (change_required_to_one, 1),
     "min-count": (change_min_count, 1), "drop-renamed-from": (change_drop_renamed_from, 1),
+    "rename-relationship": (change_rename_relationship, 1), "to-one": (change_to_many_to_one, 1),
 }
 # Not changes of a version, but also left out with --without: mapping files, their `source:`, spanning files.
 OTHER_KINDS = ("mapping-files", "source", "spans")
@@ -650,46 +690,121 @@ def random_history(rng, without=()):
     return history
 
 
-# MARK: Fixed cases (the two known fused-chain bugs)
+# MARK: Fixed cases
 
-CASES = {"intermediate-default": ["intermediate-default"],
-         "intermediate-check": ["intermediate-check-unique", "intermediate-check-max"],
-         "all": ["intermediate-default", "intermediate-check-unique", "intermediate-check-max"]}
+# Each case: what it checks, its versions (YAML), mapping files, and data at version 1 (entities in load order).
+# The first two groups are issue 35's fused-chain bugs; the others are what this fuzzer found (Docs/Reference.md).
+FIXED = {
+    "intermediate-default": (
+        "version 2 adds A.x with default 5, version 3 makes it optional without a default: hop by hop x = 5",
+        ["A: {attributes: {key: string, name: string?}}",
+         "A: {attributes: {key: string, name: string?, x: {type: integer16, optional: true, default: 5}}}",
+         "A: {attributes: {key: string, name: string?, x: integer16?}}"],
+        {}, [("A", [{"key": "A1", "name": "a"}, {"key": "A2", "name": None}])]),
+    "intermediate-default-required": (
+        "version 2 adds A.x required with default 0, version 3 drops the default: hop by hop x = 0",
+        ["A: {attributes: {key: string}}",
+         "A: {attributes: {key: string, x: {type: integer16, default: 0}}}",
+         "A: {attributes: {key: string, x: integer16}}"],
+        {}, [("A", [{"key": "A1"}])]),
+    "intermediate-check-unique": (
+        "version 2 makes A.n unique, version 3 drops it: hop 1 → 2 is refused (two objects hold 5)",
+        ["A: {attributes: {key: string, n: integer16?}}",
+         "A: {attributes: {key: string, n: integer16?}, uniqueness: [[n]]}",
+         "A: {attributes: {key: string, n: integer16?}}"],
+        {}, [("A", [{"key": "A1", "n": 5}, {"key": "A2", "n": 5}])]),
+    "intermediate-check-max": (
+        "version 2 gives A.n max 7, version 3 drops it: hop 1 → 2 is refused (100 is above 7)",
+        ["A: {attributes: {key: string, n: integer16?}}",
+         "A: {attributes: {key: string, n: {type: integer16, optional: true, max: 7}}}",
+         "A: {attributes: {key: string, n: integer16?}}"],
+        {}, [("A", [{"key": "A1", "n": 5}, {"key": "A2", "n": 100}])]),
+    "intermediate-check-required": (
+        "version 2 makes A.n required without a default, version 3 optional again: hop 1 → 2 is refused (a nil)",
+        ["A: {attributes: {key: string, n: integer16?}}",
+         "A: {attributes: {key: string, n: integer16}}",
+         "A: {attributes: {key: string, n: integer16?}}"],
+        {}, [("A", [{"key": "A1", "n": 5}, {"key": "A2", "n": None}])]),
+    "required-to-one": (
+        "version 2 makes the to-one A.b required while A2 has none: validation refuses it",
+        ["{A: {attributes: {key: string}, relationships: {b: {destination: B, inverse: as}}},"
+         " B: {attributes: {key: string}, relationships: {as: {destination: A, toMany: true, inverse: b}}}}",
+         "{A: {attributes: {key: string}, relationships: {b: {destination: B, inverse: as, optional: false}}},"
+         " B: {attributes: {key: string}, relationships: {as: {destination: A, toMany: true, inverse: b}}}}"],
+        {}, [("B", [{"key": "B1"}]), ("A", [{"key": "A1", "b": 1}, {"key": "A2", "b": None}])]),
+    "min-count": (
+        "version 2 gives B.as minCount 2 while B1 holds one A: validation refuses it",
+        ["{A: {attributes: {key: string}, relationships: {b: {destination: B, inverse: as}}},"
+         " B: {attributes: {key: string}, relationships: {as: {destination: A, toMany: true, inverse: b}}}}",
+         "{A: {attributes: {key: string}, relationships: {b: {destination: B, inverse: as}}},"
+         " B: {attributes: {key: string}, relationships: {as: {destination: A, toMany: true, inverse: b,"
+         " minCount: 2}}}}"],
+        {}, [("B", [{"key": "B1"}]), ("A", [{"key": "A1", "b": 1}])]),
+    "gate-after-earlier-hop": (
+        "1-to-2's filter leaves no A; 2-to-3 makes A from B: no A object of version 2 is lost, so it migrates",
+        ["{A: {attributes: {key: string}}, B: {attributes: {key: string}}}"] * 3,
+        {(1, 2): {"entities": {"A": {"filter": "key == 'none'"}}}, (2, 3): {"entities": {"A": {"source": "B"}}}},
+        [("A", [{"key": "A1"}]), ("B", [{"key": "B1"}])]),
+    "required-default-max": (
+        "one hop makes A.n required with default 5 and gives it max 5: 32767 is above it, validation refuses",
+        ["A: {attributes: {key: string, n: integer16?}}",
+         "A: {attributes: {key: string, n: {type: integer16, default: 5, max: 5}}}"],
+        {}, [("A", [{"key": "A1", "n": 32767}])]),
+    "checks-see-filter": (
+        "A.n becomes required without a default, and 1-to-2's filter keeps only objects with a value: it migrates",
+        ["A: {attributes: {key: string, n: integer16?}}", "A: {attributes: {key: string, n: integer16}}"],
+        {(1, 2): {"entities": {"A": {"filter": "n != nil"}}}},
+        [("A", [{"key": "A1", "n": 1}, {"key": "A2", "n": None}])]),
+    "composite-unique-fill": (
+        "one hop adds uniqueness [s, n] and fills s's nils with 'a': (x, 1) and (a, 1) differ, so it migrates",
+        ["B: {attributes: {key: string, s: string?, n: integer16}}",
+         "B: {attributes: {key: string, s: {type: string, default: a}, n: integer16}, uniqueness: [[s, n]]}"],
+        {}, [("B", [{"key": "B1", "s": "x", "n": 1}, {"key": "B2", "s": None, "n": 1}])]),
+    "unique-removed-fill": (
+        "one hop drops A.n's uniqueness and fills its nils with 5: two A with 5 are allowed now, so it migrates",
+        ["A: {attributes: {key: string, n: integer16?}, uniqueness: [[n]]}",
+         "A: {attributes: {key: string, n: {type: integer16, default: 5}}}"],
+        {}, [("A", [{"key": "A1", "n": None}, {"key": "A2", "n": None}])]),
+    "source-copy-nil": (
+        "1-to-2 sets A.m (required, default 5) to $source.n, nil for A1: a mapping's value is set as computed, "
+        "so validation refuses it (as { value: \"$source.n\" } already is)",
+        ["A: {attributes: {key: string, n: integer16?, m: {type: integer32, default: 5}}}"] * 2,
+        {(1, 2): {"entities": {"A": {"properties": {"m": "$source.n"}}}}},
+        [("A", [{"key": "A1", "n": None, "m": 7}])]),
+    "renamed-from-not-name": (
+        "version 3's A is renamed from version 2's B (A was removed in 2): the direct mapping 1 → 3 pairs it "
+        "with nothing (its renaming identifier is B), so no A object of version 1 survives on any path",
+        ["A: {attributes: {key: string, n: integer16?}}", "B: {attributes: {key: string, n: integer16?}}",
+         "A: {renamedFrom: B, attributes: {key: string, n: integer16?}}"],
+        {}, [("A", [{"key": "A1", "n": 1}])]),
+    "new-required-empty": (
+        "version 2 adds a required A.x without a default while the store has no A: nothing fails validation",
+        ["{A: {attributes: {key: string}}, B: {attributes: {key: string}}}",
+         "{A: {attributes: {key: string, x: integer16}}, B: {attributes: {key: string}}}"],
+        {}, [("B", [{"key": "B1"}])]),
+}
+CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-required"],
+         "intermediate-check": ["intermediate-check-unique", "intermediate-check-max", "intermediate-check-required"],
+         "found": ["required-to-one", "min-count", "gate-after-earlier-hop", "required-default-max",
+                   "checks-see-filter", "composite-unique-fill", "unique-removed-fill", "source-copy-nil",
+                   "renamed-from-not-name", "new-required-empty"]}
+CASES["all"] = CASES["intermediate-default"] + CASES["intermediate-check"] + CASES["found"]
+CASES.update({name: [name] for name in FIXED})
+
 
 def fixed_history(name):
+    description, versions, files, data = FIXED[name]
     history = History()
-
-    def version(n, entities):
+    for n, text in enumerate(versions, 1):
+        text = re.sub(r"(\w+\?)", r"'\1'", text)  # `string?` in YAML's flow style needs quotes
+        entities = yaml.safe_load(text if text.startswith("{") else "{%s}" % text)
         history.versions.append({"model": MODEL, "version": n, "entities": entities})
-
-    if name == "intermediate-default":
-        # Version 2 adds A.x with default 5; version 3 makes it optional without a default.
-        version(1, {"A": {"attributes": {"key": {"type": "string"}, "name": {"type": "string", "optional": True}}}})
-        version(2, {"A": {"attributes": {"key": {"type": "string"}, "name": {"type": "string", "optional": True},
-                                         "x": {"type": "integer16", "optional": True, "default": 5}}}})
-        version(3, {"A": {"attributes": {"key": {"type": "string"}, "name": {"type": "string", "optional": True},
-                                         "x": {"type": "integer16", "optional": True}}}})
-        history.changes = {1: ["A{name: string?}"], 2: ["A.x added: integer16? (default 5)"],
-                           3: ["A.x made optional without a default"]}
-        history.data = {"A": [{"_pk": 1, "key": "A1", "name": "a"}, {"_pk": 2, "key": "A2", "name": None}]}
-    elif name in ("intermediate-check-unique", "intermediate-check-max"):
-        # Version 2 makes A.n unique, or gives it max 7; version 3 drops it again. The store breaks version 2's
-        # rule, so hop by hop it is refused at 1 → 2 (Core Data's validation stage of that hop).
-        unique = name.endswith("unique")
-        base = {"key": {"type": "string"}}
-        version(1, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True})}})
-        if unique:
-            version(2, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True}),
-                              "uniqueness": [["n"]]}})
-        else:
-            version(2, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True, "max": 7})}})
-        version(3, {"A": {"attributes": dict(base, n={"type": "integer16", "optional": True})}})
-        history.changes = {1: ["A{n: integer16?}"], 2: ["A uniqueness [n] added" if unique else "A.n max 7"],
-                           3: ["A uniqueness removed" if unique else "A.n min/max removed"]}
-        history.data = {"A": [{"_pk": 1, "key": "A1", "n": 5}, {"_pk": 2, "key": "A2", "n": 5 if unique else 100}]}
-    else:
-        raise SystemExit("unknown case %s (%s)" % (name, ", ".join(CASES)))
-    history.load_order = list(history.data)
+        history.changes[n] = ["entities " + describe_model(history.versions[-1])]
+    history.changes[len(versions)].append("case: " + description)
+    history.files = dict(files)
+    for entity, objects in data:
+        history.data[entity] = [dict(o, _pk=i + 1) for i, o in enumerate(objects)]
+        history.load_order.append(entity)
     return history
 
 
