@@ -57,9 +57,10 @@ The semantics chosen, and why (each also in Docs/Reference.md):
 - A relationship's targets are the destination instances the entity mapping of the
   relationship's destination entity made from the source targets
   (destinationInstancesForEntityMappingNamed:sourceInstances:): a target that was
-  filtered out, or whose entity no mapping carries there, is gone. A relationship
-  whose destination entity is not made from its source relationship's destination
-  entity fails inference.
+  filtered out, or whose entity no mapping carries there, is gone. A side that pairs
+  with no source relationship takes the pairs its inverse was given (setting one side
+  sets the inverse). A relationship whose destination entity is not made from its
+  source relationship's destination entity fails inference.
 - Validation (the third stage; NSManagedObject.validateForInsert): a required attribute
   nil, a value outside `min`/`max`, a required to-one nil, a to-many outside
   `minCount`/`maxCount` (an optional one may be empty; a required one without
@@ -680,6 +681,22 @@ def run_mapping(store, destination_version, spec):
                 obj.relationships[r.name] = set(targets)
             else:
                 obj.relationships[r.name] = targets[0] if targets else None
+    # Setting one side of a relationship sets its inverse (Core Data maintains inverses), so a side that pairs
+    # with no source relationship (an inferred mapping without a value expression leaves it alone) takes the
+    # pairs its inverse was given: the two sides are one set of pairs.
+    objects = {oid: o for entity_objects in out.objects.values() for oid, o in entity_objects.items()}
+    for m, source, obj in made:
+        for r in m.destination.stored_relationships():
+            if not r.inverse:
+                continue
+            value = obj.relationships[r.name]
+            for t in (value if isinstance(value, set) else ([] if value is None else [value])):
+                target = objects[t]
+                inverse = destination_version.entities[r.destination].relationships[r.inverse]
+                if inverse.to_many:
+                    target.relationships[inverse.name].add(obj.oid)
+                elif target.relationships[inverse.name] is None:
+                    target.relationships[inverse.name] = obj.oid
     # Stage 3: validation.
     validate(out)
     return out
