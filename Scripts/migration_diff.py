@@ -46,6 +46,10 @@ Core Data's documented behaviour and the toolkit's, written in Docs/Reference.md
 - nil → default only for the inferred mapping into a required attribute with a
   default; `$source.x` in a mapping file sets nil (the toolkit fills the default: a
   reported difference).
+- A relationship side with no source relationship takes the pairs its inverse was given
+  (Core Data maintains inverses), so renaming one side twice loses nothing on the
+  direct path while its other side still pairs (the toolkit keeps them too, though
+  its plan warns they are dropped).
 - The default path follows Docs/MappingFiles.md's documented choice (a spanning file
   from the version reached first, else the hops, else the direct inferred mapping).
 """
