@@ -1,0 +1,97 @@
+import DataModel
+
+// References `load` meets before their objects (a later line, the object itself):
+// they wait for the end of the batch, then are set and checked as on insert. See
+// ObjectAccess+Inserting.swift for the rules one object is checked for.
+extension ObjectAccess {
+    /// The number of keys a relationship is given: one for a to-one, at most its
+    /// maximum, none twice.
+    func checkCount(_ targets: [Int64], of r: RelationshipDescription, field: String) throws {
+        if !r.isToMany, targets.count > 1 {
+            throw RowRefusal(field, "a to-one relationship takes one key, found \(targets.count)")
+        }
+        if r.isToMany, let max = r.maxCount, max > 0, targets.count > max {
+            throw RowRefusal(field, "allows at most \(max) objects, found \(targets.count)")
+        }
+        if targets.count > 1, Set(targets).count != targets.count {
+            throw RowRefusal(field, "the same object is listed twice")
+        }
+    }
+
+    /// The relationships (of those given) naming an object that is not written yet:
+    /// a key no row of the destination's table has (a later line, or the object
+    /// itself). Their counts are checked now; the rest when the batch ends.
+    func forwardReferences(_ shape: InsertShape, in relationships: [String: [Int64]]) throws -> [String: [Int64]] {
+        var waiting: [String: [Int64]] = [:]
+        for (relationship, field) in shape.relationships {
+            let r = relationship.declaration
+            guard let targets = relationships[r.name], !targets.isEmpty,
+                let destination = version.entity(named: r.destination)
+            else { continue }
+            let destinationTable = table(of: destination)
+            for target in targets where try entityOfRow(in: destinationTable, key: target) == nil {
+                try checkCount(targets, of: r, field: field)
+                waiting[r.name] = targets
+                break
+            }
+        }
+        return waiting
+    }
+
+    /// Sets the references that waited for the end of the batch, each checked as on
+    /// insert (targets exist and are of the destination entity, one owner, room on the
+    /// inverse side); a refusal is filed under the object's source.
+    func resolveDeferredReferences(_ batch: ObjectBatch) throws {
+        let pending = batch.deferredReferences
+        batch.deferredReferences = []
+        for item in pending {
+            let shape = try insertShape(item.entityName)
+            do {
+                try connect(shape, key: item.key, relationships: item.relationships, positions: item.positions, batch: batch)
+                batch.noteLinks(shape.entity, item.relationships, source: item.source)
+            } catch let refusal as RowRefusal {
+                batch.refuse(source: item.source, field: refusal.field, message: refusal.message)
+                // The batch writes nothing now; the row goes, so that the checks of the
+                // batch's end do not report its unset relationship a second time.
+                try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
+            }
+        }
+    }
+
+    /// Sets relationships of a row already written: to-one columns by one `UPDATE`,
+    /// to-many ones as on insert, then the inverse sides.
+    func connect(
+        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
+    ) throws {
+        let table = shape.table
+        var assignments: [String] = []
+        var bindings: [DatabaseValue] = []
+        for (relationship, field) in shape.relationships {
+            let r = relationship.declaration
+            guard let targets = relationships[r.name] else { continue }
+            for target in targets {
+                try checkTarget(target, of: relationship, field: field, batch: batch, from: key)
+            }
+            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+                guard let target = targets.first else { continue }
+                assignments.append("\(quote(column.name)) = ?")
+                bindings.append(.integer(target))
+                if let entityColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
+                    assignments.append("\(quote(entityColumn.name)) = ?")
+                    bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
+                }
+            } else {
+                try connectToMany(relationship, from: key, of: shape.entity, to: targets)
+            }
+        }
+        if !assignments.isEmpty {
+            try run(
+                """
+                UPDATE \(quote(table.name)) SET \(assignments.joined(separator: ", ")), \
+                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
+                """,
+                bindings + [.integer(key)])
+        }
+        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
+    }
+}
