@@ -329,13 +329,17 @@ public struct MigrationPlanner: Sendable {
             }
             var start = piece.from
             for version in piece.from..<(piece.to - 1) {
-                if let from = version == source.version ? source : model.version(version), let to = model.version(version + 1),
-                    Self.normalizesData(from: from, to: to, knownPolicies: knownPolicies)
-                        || model.version(version + 2).map({ next in
-                            Self.givesValues(from: from, to: to, keptBy: next, knownPolicies: knownPolicies)
-                                || Self.relaxesRules(of: to, in: next)
-                        }) ?? true
-                {
+                // The hop's inferred mapping, resolved once for both questions.
+                guard let from = version == source.version ? source : model.version(version), let to = model.version(version + 1) else {
+                    continue
+                }
+                let mapping = try? MappingResolver.resolve(chain: [from, to], file: nil, knownPolicies: knownPolicies)
+                let ends =
+                    mapping.map { Self.normalizesData($0, from: from, to: to) } ?? false
+                    || model.version(version + 2).map({ next in
+                        mapping.map { Self.givesValues($0, to: to, keptBy: next) } ?? false || Self.relaxesRules(of: to, in: next)
+                    }) ?? true
+                if ends {
                     segments.append(Segment(from: start, to: version + 1, file: nil, kind: .inferredChain))
                     start = version + 1
                 }
@@ -440,8 +444,7 @@ public struct MigrationPlanner: Sendable {
     /// only moving them: nil values filled with a default, a to-many made to-one
     /// (or the reverse), an order added or dropped, a pair made one-to-one, or a
     /// to-many without an inverse that keeps one owner per destination.
-    static func normalizesData(from source: CompiledVersion, to destination: CompiledVersion, knownPolicies: Set<String>?) -> Bool {
-        guard let mapping = try? MappingResolver.resolve(chain: [source, destination], file: nil, knownPolicies: knownPolicies) else { return false }
+    static func normalizesData(_ mapping: MappingModel, from source: CompiledVersion, to destination: CompiledVersion) -> Bool {
         for entityMapping in mapping.entityMappings {
             guard let destinationName = entityMapping.destination, let entity = destination.entity(named: destinationName),
                 let sourceEntity = entityMapping.source.flatMap({ source.entity(named: $0) })
@@ -471,12 +474,7 @@ public struct MigrationPlanner: Sendable {
     /// with a default (every object gets it) that `next` does not keep as it is (same
     /// name, type and default: a later version that drops the default or the attribute
     /// would, fused, never have given it), or a computed value.
-    static func givesValues(
-        from source: CompiledVersion, to destination: CompiledVersion, keptBy next: CompiledVersion, knownPolicies: Set<String>?
-    ) -> Bool {
-        guard let mapping = try? MappingResolver.resolve(chain: [source, destination], file: nil, knownPolicies: knownPolicies) else {
-            return false
-        }
+    static func givesValues(_ mapping: MappingModel, to destination: CompiledVersion, keptBy next: CompiledVersion) -> Bool {
         return mapping.entityMappings.contains { entityMapping in
             guard entityMapping.source != nil, let name = entityMapping.destination else { return false }
             return entityMapping.properties.contains { property in

@@ -277,10 +277,11 @@ extension Connection {
             }, nil, nil, nil)
     }
 
-    /// Why a double is no `NSDecimalNumber` value, or nil.
+    /// Why a double is no `NSDecimalNumber` value, or nil: the range rule is the
+    /// model's own (`DefaultValueParser`), read from the double's shortest text.
     package static func decimalProblem(_ value: Double) -> String? {
         if !value.isFinite { return "\(value) is not a decimal number" }
-        if value != 0, abs(value) >= 1e165 || abs(value) < 1e-128 { return "\(value) is outside what a decimal holds" }
+        if case .failure(let failure) = DefaultValueParser.parse(value.description, as: .decimal) { return failure.message }
         return nil
     }
 
