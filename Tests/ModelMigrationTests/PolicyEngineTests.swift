@@ -455,9 +455,9 @@ struct ProgressProbe: EntityMigrationPolicy {
         #expect(events.filter { $0.hasPrefix("rows") } == ["rows 3/3"])
         #expect(
             events.prefix(4) == [
-                "step 1/9 create the new ZPERSON (its rows come from a policy) [O(1)]",
-                "step 2/9 rebuild ZPET from ZPET (SQLite's 12-step procedure) [rewrite of 4 rows]",
-                "step 3/9 policy ProgressProbe: Person → Person [policy over 3 rows]",
+                "step 1/10 create the new ZPERSON (its rows come from a policy) [O(1)]",
+                "step 2/10 rebuild ZPET from ZPET (SQLite's 12-step procedure) [rewrite of 4 rows]",
+                "step 3/10 policy ProgressProbe: Person → Person [policy over 3 rows]",
                 "rows 3/3",
             ])
         #expect(

@@ -161,3 +161,18 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
         #expect(result.warnings == ["Person.city is left to policy Passthrough, which left it nil on 6 objects whose source had a value: that data is lost"])
     }
 }
+
+extension PolicyStagesTests {
+    /// Members merged by a policy while Loan is inferred: Core Data's inferred Loan
+    /// mapping sets `member` through the association of the Member mapping
+    /// (`destinationInstancesForEntityMappingNamed:sourceInstances:`), so the loans of
+    /// a merged member follow it to the member that stays; none keeps a key that no
+    /// longer exists.
+    @Test func inferredReferencesFollowAPolicysMerge() throws {
+        let s = try Self.library(mapping: "entities:\n  Member:\n    policy: MergeMembersByEmail\n")
+        defer { s.remove() }
+        _ = try apply(s)
+        #expect(try s.rows("SELECT Z_PK FROM ZMEMBER ORDER BY Z_PK").map { $0[0].int64 } == [1, 2, 4])
+        #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1], [3, 2], [4, 1]])
+    }
+}

@@ -170,6 +170,52 @@ struct CheckBuilder {
                             + "(SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))",
                         reference: ReferenceKey(entity: owner, relationship: name, towardOwner: false)))
             }
+            for column in other.columns {
+                guard case .joinKey(let entityName, _) = column.role, let target = version.entity(named: entityName),
+                    layout.table(forEntity: target.root)?.name == table
+                else { continue }
+                let targets = numbers(version.subtree(of: target.name))
+                let c = SQLText.q(column.name)
+                checks.append(
+                    MigrationCheck(
+                        summary: "\(other.name).\(column.name) still points to existing \(target.name) objects",
+                        sql: "SELECT count(*) FROM \(SQLText.q(other.name)) AS a WHERE NOT EXISTS "
+                            + "(SELECT 1 FROM \(SQLText.q(table)) AS d WHERE d.Z_PK = a.\(c) AND d.Z_ENT IN (\(SQLText.list(targets))))",
+                        reference: joinReference(other, column)))
+            }
+        }
+        return checks
+    }
+
+    /// Objects were removed from `table`: every to-many relationship into it with a
+    /// minimum count must still hold it (Core Data's validation stage,
+    /// `NSValidationRelationshipLacksMinimumCountError`; an optional one may be
+    /// empty, Docs/Objects.md).
+    func memberCountChecks(into table: String) -> [MigrationCheck] {
+        var checks: [MigrationCheck] = []
+        for entity in version.entities {
+            for relationship in entity.relationships where relationship.declaredIn == entity.name {
+                let r = relationship.declaration
+                guard r.isToMany, let minimum = r.minCount, minimum > 0, let target = version.entity(named: r.destination),
+                    layout.table(forEntity: target.root)?.name == table, let ownerTable = layout.table(forEntity: entity.root)
+                else { continue }
+                let count: String
+                if !relationship.isManyToMany, let (other, column, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root) {
+                    count = "(SELECT count(*) FROM \(SQLText.q(other.name)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
+                } else if let (join, mine, _) = layout.joinTable(for: relationship) {
+                    count = "(SELECT count(*) FROM \(SQLText.q(join.name)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK)"
+                } else {
+                    continue
+                }
+                let owners = numbers(version.subtree(of: entity.name))
+                let filter = "t.Z_ENT IN (\(SQLText.list(owners))) AND \(count) < \(minimum)\(r.isOptional ? " AND \(count) > 0" : "")"
+                checks.append(
+                    MigrationCheck(
+                        summary: "\(entity.name).\(r.name) still holds at least \(minimum) objects",
+                        sql: "SELECT count(*) FROM \(SQLText.q(ownerTable.name)) AS t WHERE \(filter)",
+                        rowsSQL: "SELECT 'Z_PK ' || t.Z_PK || ': ' || \(count) || ' objects' FROM \(SQLText.q(ownerTable.name)) AS t "
+                            + "WHERE \(filter) ORDER BY t.Z_PK LIMIT 5"))
+            }
         }
         return checks
     }

@@ -552,5 +552,6 @@ extension SegmentPlanner {
             for check in required where !checks.contains(check) { checks.append(check) }
         }
         checks += checkBuilder.referenceChecks(into: table)
+        checks += checkBuilder.memberCountChecks(into: table)
     }
 }

@@ -223,6 +223,8 @@ struct SegmentPlanner {
         try dropReplacedTables(tables)
         // 3. Tables SQLite can change in place.
         try alterInPlace(tables)
+        // 3b. References into what a policy made follow its associations.
+        try repointThroughAssociations()
         // 4. Indexes: all of a new table's; the difference on altered and kept ones.
         let builtNames = Set(tables.built.map(\.table.name))
         let paired = try oneToOneSteps()

@@ -72,7 +72,8 @@ public struct PolicyEngine: PolicyRunning {
         for run in runs {
             report.emptied += try emptiedProperties(run, hop: hop, connection: connection)
         }
-        try connection.execute("DELETE FROM mm_associations")
+        // The associations last for the rest of the hop: its later steps point
+        // references into what the policies made through them (SegmentPlanner).
         return report
     }
 
