@@ -30,6 +30,17 @@ package struct ImportedVersion: Sendable {
     /// The `contents` file's text (an Xcode 3 binary version: empty), for excerpts.
     package var sourceText = ""
 
+    /// The YAML with `mappedFrom: [a, …]` after its `version:` line: the versions the
+    /// app ships a mapping model from, to this one, so that a migration across such a
+    /// step needs its mapping file and never infers it (Docs/Importing.md).
+    package func yaml(mappedFrom versions: [Int]) -> String {
+        guard !versions.isEmpty else { return yaml }
+        var lines = yaml.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let at = lines.firstIndex(of: "version: \(number)") else { return yaml }
+        lines.insert("mappedFrom: [\(Array(Set(versions)).sorted().map(String.init).joined(separator: ", "))]", at: at + 1)
+        return lines.joined(separator: "\n")
+    }
+
     /// `location` in the YAML of this version, moved to the `contents` element that
     /// produced its line (the nearest stated line at or above it); nil if none.
     package func sourceLocation(ofYAMLLine line: Int) -> SourceLocation? {

@@ -236,8 +236,17 @@ struct Import: ParsableCommand {
         }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // Each step the app ships a mapping model for, converted or not: plan
+            // refuses to infer it when its mapping file is not found.
+            var mapped: [Int: [Int]] = [:]
+            for mapping in mappings?.mappings ?? [] where mapping.sourceVersion < mapping.destinationVersion {
+                mapped[mapping.destinationVersion, default: []].append(mapping.sourceVersion)
+            }
+            for skipped in mappings?.skipped ?? [] {
+                if let from = skipped.sourceVersion, let to = skipped.destinationVersion, from < to { mapped[to, default: []].append(from) }
+            }
             for (version, file) in zip(imported.versions, files) {
-                try version.yaml.write(toFile: file, atomically: true, encoding: .utf8)
+                try version.yaml(mappedFrom: mapped[version.number] ?? []).write(toFile: file, atomically: true, encoding: .utf8)
             }
         } catch {
             throw global.fail("\(folder): cannot write the version files (\(error.localizedDescription))", .failed)

@@ -97,6 +97,18 @@ private typealias SourceLocation = DataModel.SourceLocation
             ])
     }
 
+    /// `mappedFrom:` lists earlier versions the app ships a mapping model from.
+    @Test func mappedFromNamesEarlierVersions() throws {
+        let version = try ModelText.description("model: M\nversion: 4\nmappedFrom: [3, 1, 3]\nentities: { A: }\n")
+        #expect(version.mappedFrom == [1, 3])
+        try expect(
+            "model: M\nversion: 2\nmappedFrom: [2, x]\nentities: { A: }\n",
+            reports: [
+                error("mappedFrom: expected an integer, found 'x'", 3, 17),
+                error("mappedFrom: 2 is not an earlier version (this is version 2)", 3, 14),
+            ])
+    }
+
     @Test func missingModelVersionAndEntitiesAreReportedTogether() throws {
         try expect(
             "identifier: x\n",

@@ -365,4 +365,31 @@ import Testing
         #expect(again.status == 1)
         #expect(again.stderr.hasSuffix("error: App/Migrations/Notes/1-to-3.yaml, App/Migrations/Notes/2-to-3.yaml: already exist; pass --force to overwrite\n"))
     }
+
+    /// The import records which steps the app maps (`mappedFrom:`); a deploy whose
+    /// migrations folder lacks their files is refused (exit 4) instead of inferring
+    /// them and skipping what the mapping model does.
+    @Test func aStepTheAppMapsIsNeverInferred() throws {
+        let project = try ImportCommandTests.project()
+        defer { project.remove() }
+        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        let imported = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings"], in: project.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let three = try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8)
+        #expect(three.contains("\nversion: 3\nmappedFrom: [2]\n"), "\(three)")
+        #expect(try !String(contentsOfFile: project.file("App/Models/Notes/2.yaml"), encoding: .utf8).contains("mappedFrom"))
+        _ = try CommandRunner.migrate(["create", "n.sqlite", "--version", "2", "--models", "App/Models"], in: project.path)
+        try project.write("Elsewhere/README", "a migrations folder without the app's mapping files")
+        let plan = try CommandRunner.migrate(["plan", "n.sqlite", "--models", "App/Models", "--migrations", "Elsewhere"], in: project.path)
+        #expect(plan.status == 4, "\(plan.stdout)")
+        #expect(
+            plan.stderr.contains(
+                """
+                the app ships a mapping model for this step (mappedFrom: in the model), and its mapping file is not found, so the step is never inferred:
+                  2 → 3: Elsewhere/Notes/2-to-3.yaml
+                """), "\(plan.stderr)")
+        let found = try CommandRunner.migrate(["plan", "n.sqlite", "--models", "App/Models", "--migrations", "App/Migrations"], in: project.path)
+        #expect(found.status == 0, "\(found.stderr)")
+    }
 }

@@ -86,6 +86,10 @@ public struct CompiledVersion: Sendable, Hashable, Codable {
     package var layout: StorageLayout
     /// The file it was compiled from.
     public var file: String
+    /// The versions the app ships a mapping model from, to this one (`mappedFrom:`):
+    /// a migration from one of them needs its mapping file. Nil in models compiled
+    /// before the key existed.
+    package var mappedFrom: [Int]? = nil
 
     /// The entity with this name.
     public func entity(named name: String) -> CompiledEntity? {

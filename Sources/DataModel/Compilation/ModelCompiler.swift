@@ -165,7 +165,8 @@ public enum ModelCompiler {
             let version = CompiledVersion(
                 model: version.model, version: version.version, identifier: version.identifier,
                 entities: compiled, versionHashes: versionHashes, versionHashesDigest: VersionHasher.digest(versionHashes),
-                layoutHash: LayoutHash.compute(compiled), layout: layout, file: version.file)
+                layoutHash: LayoutHash.compute(compiled), layout: layout, file: version.file,
+                mappedFrom: version.mappedFrom.isEmpty ? nil : version.mappedFrom)
             return (version, tables, indexes)
         }
     }

@@ -4,7 +4,7 @@
 struct ModelDecoder {
     static let versionKeys = [
         "model", "version", "identifier", "entities", "xcode", "syncable", "userInfo", "fetchRequests", "configurations",
-        "composites", "xcodeVersion",
+        "composites", "xcodeVersion", "mappedFrom",
     ]
     static let entityKeys = [
         "parent", "abstract", "attributes", "relationships", "uniqueness", "indexes", "renamedFrom", "hashModifier",
@@ -44,6 +44,7 @@ struct ModelDecoder {
         var configurations: [XcodeElement] = []
         var composites: [CompositeDescription] = []
         var xcodeVersion: (name: String?, current: Bool) = (nil, false)
+        var mappedFrom: [(Int, YAMLNode)] = []
         for (key, _, value) in pairs {
             switch key {
             case "model":
@@ -74,6 +75,10 @@ struct ModelDecoder {
                 composites = decodeComposites(value)
             case "xcodeVersion":
                 xcodeVersion = decodeXcodeVersion(value)
+            case "mappedFrom":
+                mappedFrom = (reader.sequence(value, subject: "mappedFrom") ?? []).compactMap { node in
+                    reader.integer(node, subject: "mappedFrom").map { ($0, node) }
+                }
             default: break
             }
         }
@@ -90,6 +95,12 @@ struct ModelDecoder {
         description.configurations = configurations
         description.composites = composites
         (description.xcodeVersionName, description.xcodeIsCurrent) = xcodeVersion
+        if let version {
+            for (number, node) in mappedFrom where number < 1 || number >= version {
+                reader.error("mappedFrom: \(number) is not an earlier version (this is version \(version))", at: node)
+            }
+        }
+        description.mappedFrom = Array(Set(mappedFrom.map(\.0))).sorted()
         return description
     }
 

@@ -137,6 +137,10 @@ public struct ModelVersionDescription: Sendable, Hashable, Codable {
     /// `.xcdatamodel` (`xcodeVersion: { name: … }`), when it is not the name export
     /// would give it (`<Model>`, `<Model> N`): export writes it back.
     package var xcodeVersionName: String?
+    /// The versions the app ships a mapping model from, to this one
+    /// (`mappedFrom: [11]`, written by `migrate import`): a migration from one of
+    /// them needs its mapping file and never infers that step.
+    package var mappedFrom: [Int] = []
     /// True when `.xccurrentversion` named this version although later ones exist
     /// (`xcodeVersion: { current: true }`): export keeps it current.
     package var xcodeIsCurrent = false

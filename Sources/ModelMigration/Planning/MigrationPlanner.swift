@@ -214,6 +214,7 @@ public struct MigrationPlanner: Sendable {
     private func choosePath(model: CompiledModel, source: CompiledVersion, target: Int) throws -> (MigrationPath, MappingFiles) {
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name, versions: model.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
+        try requireMappedSteps(model: model, source: source, target: target, files: files)
         do {
             let path = try MigrationPath.choose(
                 model: model, source: source, target: target, files: files,
@@ -222,6 +223,30 @@ public struct MigrationPlanner: Sendable {
         } catch let failure as InferenceFailure {
             throw withFolder(failure, model: model.name)
         }
+    }
+
+    /// A step the app ships a mapping model for (`mappedFrom:` in the later version,
+    /// written by `migrate import`) is never inferred: when its mapping file is not
+    /// in the migrations folder (a deploy pointing at the wrong folder, an import
+    /// that could not convert the mapping model), every migration across it is
+    /// refused, exit 4, whatever path would have been taken. Inferring it, or going
+    /// around it, would skip what the mapping model and its policies do.
+    private func requireMappedSteps(model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles) throws {
+        var missing: [String] = []
+        for version in model.versions where version.version > source.version && version.version <= target {
+            for from in version.mappedFrom ?? [] where from >= source.version && files.file(from: from, to: version.version) == nil {
+                missing.append("\(from) → \(version.version): \(migrationsFolder)/\(model.name)/\(from)-to-\(version.version).yaml")
+            }
+        }
+        guard !missing.isEmpty else { return }
+        throw PlanningError(
+            .noPath,
+            """
+            the app ships a mapping model for \(missing.count == 1 ? "this step" : "these steps") (mappedFrom: in the model), \
+            and its mapping file is not found, so the step is never inferred:
+            \(missing.map { "  " + $0 }.joined(separator: "\n"))
+            remedy: point --migrations at the folder `migrate import --mapping-models` wrote, or import the mapping model again
+            """)
     }
 
     /// A segment's mapping: its file's, or inferred along the chain.
