@@ -1,3 +1,4 @@
+import DataModel
 import ModelMigration
 import TestSupport
 import Testing
@@ -38,5 +39,33 @@ import Testing
         defer { s.remove() }
         try s.migrate()
         #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[2, 2]])
+    }
+}
+
+/// A mapping file's values are set as computed, as `NSPropertyMapping.valueExpression`
+/// is: only inference turns a nil into the default of a required attribute.
+@Suite struct MappingFileValueTests {
+    static func scenario(n: AttributeValue?) throws -> MigrationScenario {
+        let version = "entities: {A: {attributes: {key: string, n: integer16?, m: {type: integer32, default: 5}}}}"
+        let s = try MigrationScenario("Fz", versions: [version, version])
+        try s.withObjects { o in try o.insert("A", values: ["key": .string("A1"), "n": n, "m": .integer(7)]) }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  A:\n    properties:\n      m: $source.n\n")
+        return s
+    }
+
+    /// `m: $source.n` with n nil: validation refuses the nil (nothing changed), where
+    /// it used to put m's default.
+    @Test func aWidenedCopyOfNilIntoARequiredAttributeIsRefused() throws {
+        let s = try Self.scenario(n: nil)
+        defer { s.remove() }
+        #expect(throws: (any Error).self) { try s.migrate() }
+        #expect(try s.storeVersion() == 1)
+    }
+
+    @Test func aWidenedCopyOfAValueIsCopied() throws {
+        let s = try Self.scenario(n: .integer(3))
+        defer { s.remove() }
+        try s.migrate()
+        #expect(try s.rows("SELECT ZM FROM ZA").map { $0[0].int64 } == [3])
     }
 }

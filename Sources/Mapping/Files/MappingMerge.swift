@@ -176,7 +176,16 @@ struct MappingMerge {
         else {
             return .copy(from: from)
         }
-        if MappingInference.isWidening(old.type, to: attribute.declaration.type) { return .convert(from: from, conversion: .widen) }
+        if MappingInference.isWidening(old.type, to: attribute.declaration.type) {
+            // A widened copy into a required attribute with a default is where
+            // inference fills nils with the default; a mapping file's `$source.x` is
+            // an NSExpression whose nil is set as it is (validation then refuses it),
+            // so it runs as the expression it is.
+            if old.isOptional, !attribute.declaration.isOptional, attribute.declaration.defaultValue != nil {
+                return .expression("$source.\(from)", nilOnFailure: false)
+            }
+            return .convert(from: from, conversion: .widen)
+        }
         diagnostics.append(
             Diagnostic(
                 .error,
