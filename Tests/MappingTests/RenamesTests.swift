@@ -21,6 +21,23 @@ import Testing
         #expect(mapping.entityMappings[0].property("title")?.change == "renamed from name")
     }
 
+    /// Core Data pairs by renaming identifier: a `renamedFrom` naming nothing in the
+    /// source leaves the entity or property unpaired, even where the source has one of
+    /// its own name (the direct mapping from a version before the rename).
+    @Test func renamedFromNamingNothingPairsWithNothing() throws {
+        let mapping = try Models.infer([
+            "entities:\n  A:\n    attributes: { key: string, n: integer16? }\n",
+            "entities:\n  A:\n    renamedFrom: B\n    attributes: { key: string, m: { type: integer16, optional: true, renamedFrom: x }, n: integer16? }\n",
+        ])
+        #expect(mapping.entityMappings.map(\.kind) == [.add, .remove])
+        let attribute = try Models.infer([
+            "entities:\n  A:\n    attributes: { key: string, n: integer16? }\n",
+            "entities:\n  A:\n    attributes: { key: string, n: { type: integer16, optional: true, renamedFrom: x } }\n",
+        ])
+        #expect(attribute.entityMappings[0].property("n")?.source == .defaultValue(nil))
+        #expect(attribute.entityMappings[0].droppedProperties == ["n"])
+    }
+
     @Test func renamedAttributeIsStillTypeChecked() throws {
         let texts = try Models.refusalTexts([
             "entities:\n  Item:\n    attributes: { count: integer64 }\n",

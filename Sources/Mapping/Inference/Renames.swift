@@ -76,19 +76,25 @@ struct Renames: Sendable {
             + entity.relationships.filter { !$0.declaration.isTransient }.map { Property(name: $0.name, renamedFrom: $0.declaration.renamedFrom) }
     }
 
+    /// Core Data pairs by renaming identifier (`renamingIdentifier`: the
+    /// `renamedFrom`, else the name): a destination with `renamedFrom` pairs with the
+    /// source of that name (this format's hop-by-hop chaining) or with that
+    /// identifier (Xcode keeps the identifier in later versions), and never with a
+    /// source of its own name when neither exists: its identifier is not that name.
     private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion) -> String? {
-        if let old = entity.renamedFrom, source.entity(named: old) != nil { return old }
-        if source.entity(named: entity.name) != nil { return entity.name }
-        // Xcode keeps the same renaming identifier in later versions.
-        if let old = entity.renamedFrom, let same = source.entities.first(where: { $0.renamedFrom == old }) { return same.name }
-        return nil
+        if let old = entity.renamedFrom {
+            if source.entity(named: old) != nil { return old }
+            return source.entities.first(where: { $0.renamedFrom == old })?.name
+        }
+        return source.entity(named: entity.name) != nil ? entity.name : nil
     }
 
     private static func matchProperty(_ property: Property, in source: CompiledEntity) -> String? {
         let candidates = storedProperties(of: source)
-        if let old = property.renamedFrom, candidates.contains(where: { $0.name == old }) { return old }
-        if candidates.contains(where: { $0.name == property.name }) { return property.name }
-        if let old = property.renamedFrom, let same = candidates.first(where: { $0.renamedFrom == old }) { return same.name }
-        return nil
+        if let old = property.renamedFrom {
+            if candidates.contains(where: { $0.name == old }) { return old }
+            return candidates.first(where: { $0.renamedFrom == old })?.name
+        }
+        return candidates.contains(where: { $0.name == property.name }) ? property.name : nil
     }
 }
