@@ -325,6 +325,20 @@ extension SegmentPlanner {
     /// Nil values of a column made required, filled with its default.
     mutating func fillColumns(_ fills: [(column: String, literal: String, scope: [Int]?)], of table: Table, from old: Table) throws {
         let oldName = old.name
+        // A fill writes the same value into many rows: a unique index this version
+        // no longer has (or has changed) goes first, or it would refuse values the
+        // destination allows (the index steps create the new ones after).
+        let kept = Set(destinationLayout.indexes.map { SchemaSQL.createIndex($0) })
+        for index in sourceLayout.indexes where index.table == oldName && index.isUnique && !fills.isEmpty {
+            let now = index.renamingColumns(columnRenames[oldName] ?? [:])
+            var moved = now
+            moved.table = table.name
+            guard !kept.contains(SchemaSQL.createIndex(moved)), !droppedBeforeFill.contains(index.name) else { continue }
+            droppedBeforeFill.insert(index.name)
+            steps.append(
+                .dropIndex(
+                    .init(summary: "drop index \(index.name)", sql: ["DROP INDEX IF EXISTS \(SQLText.q(index.name))"], cost: .constant, table: table.name)))
+        }
         for (column, literal, scope) in fills {
             if let scope, scope.isEmpty { continue }
             let rows = try count(oldName, scope)

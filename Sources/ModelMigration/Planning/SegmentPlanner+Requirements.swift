@@ -249,27 +249,35 @@ extension SegmentPlanner {
         var sourceColumns: [String] = []
         var sourceTable: String?
         var owners: Set<String> = []
+        var filled = false
         for indexColumn in index.columns {
             guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
                 case .attribute(let owner, let property) = column.role,
                 let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
                 let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom
             else { return }
-            switch entityMapping.property(property)?.source {
-            case .copy(let from)?, .convert(let from, .widen)?:
+            let source = entityMapping.property(property)?.source
+            switch source {
+            case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
                 guard let oldColumn = sourceColumn(old, from), let oldTable = sourceLayout.table(forEntity: old.root) else { return }
                 if sourceTable != nil && sourceTable != oldTable.name { return }
                 sourceTable = oldTable.name
-                sourceColumns.append(oldColumn.name)
+                // Nils filled with the default are compared as the default.
+                let attribute = entity.attribute(named: property)?.declaration
+                if case .convert(_, .fillDefault)? = source, let attribute {
+                    sourceColumns.append("coalesce(\(SQLText.q(oldColumn.name)), \(SQLText.literal(attribute.defaultValue, as: attribute.type)))")
+                    filled = true
+                } else {
+                    sourceColumns.append(SQLText.q(oldColumn.name))
+                }
                 owners.insert(old.name)
             case .defaultValue(nil)?, .none:
                 return  // every row holds nil: SQLite's unique indexes never compare nils
-            case .defaultValue(_?)?, .convert(_, .fillDefault)?:
+            case .defaultValue(_?)?:
                 continue  // one value for every row: it does not tell rows apart
             default:
                 return
             }
-            _ = entity
         }
         guard let sourceTable, !sourceColumns.isEmpty else { return }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
@@ -277,13 +285,15 @@ extension SegmentPlanner {
         // over all the rows in scope, already proves there are no duplicates:
         // counting them would read every row for nothing.
         let scopeCondition = "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))"
-        let proven = sourceLayout.indexes.contains { existing in
-            existing.isUnique && existing.table == sourceTable && !existing.columns.isEmpty
-                && existing.columns.allSatisfy { sourceColumns.contains($0.name) }
-                && (existing.condition == nil || existing.condition == scopeCondition)
-        }
+        let proven =
+            !filled
+            && sourceLayout.indexes.contains { existing in
+                existing.isUnique && existing.table == sourceTable && !existing.columns.isEmpty
+                    && existing.columns.allSatisfy { sourceColumns.contains(SQLText.q($0.name)) }
+                    && (existing.condition == nil || existing.condition == scopeCondition)
+            }
         if proven { return }
-        let quoted = sourceColumns.map(SQLText.q)
+        let quoted = sourceColumns
         // The count reads each group once; the row list (only when some are found)
         // names the values and keys.
         let duplicates = """

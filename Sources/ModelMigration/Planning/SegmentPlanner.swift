@@ -28,6 +28,8 @@ struct SegmentPlanner {
     var columnRenames: [String: [String: String]] = [:]
     /// Source tables moved under a temporary name before a swap of table names.
     var temporaryTableNames: [String: String] = [:]
+    /// Unique indexes dropped before an in-place fill (the index steps do not drop them again).
+    var droppedBeforeFill: Set<String> = []
     /// Join tables renamed in place: destination name → source name.
     var joinTablesRenamedFrom: [String: String] = [:]
     /// The entity numbers `Z_PRIMARYKEY` has rows for before this hop (nil: all).
@@ -471,8 +473,8 @@ struct SegmentPlanner {
             }
             // An index of a table renamed away moves with it under its old name, which
             // the table now taking that name may need: drop it whatever its definition.
-            if newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
-                || renamedAway.contains(index.table)
+            if (newIndexes[index.name].map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(afterRenames(index)) || tableRenamed(index.table)
+                || renamedAway.contains(index.table)) && !droppedBeforeFill.contains(index.name)
             {
                 steps.append(
                     .dropIndex(
