@@ -17,4 +17,27 @@ public struct SQLFragment: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     public var description: String { sql }
+
+    /// The statement with each `?` outside a quoted string or identifier replaced by
+    /// its value as an SQL literal (`DatabaseValue.description`): for a condition
+    /// embedded in a check, which carries no arguments of its own.
+    package var inlined: String {
+        var result = ""
+        var values = arguments.makeIterator()
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "?", let value = values.next() {
+                result += value.description
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
 }

@@ -87,7 +87,7 @@ extension SegmentPlanner {
             let sourceEntity = source.entity(named: requirement.sourceEntity),
             let table = sourceLayout.table(forEntity: sourceEntity.root)
         else { return }
-        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))"
+        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))" + keptScope(requirement.entity, in: table.name)
         requirements.append(
             MigrationCheck(
                 summary: """
@@ -100,6 +100,19 @@ extension SegmentPlanner {
                     make it optional in this version (and required in a later one once filled), \
                     or write \(file) with a policy that sets it
                     """))
+    }
+
+    /// When the entity mapping making `entity` has a `filter:`, a condition on the
+    /// source rows keeping only those it migrates:
+    /// objects the filter leaves out are not validated (Core Data validates the
+    /// destination objects it made), so no requirement counts them. `key` is the
+    /// column holding the source row's key. Empty without a filter.
+    func keptScope(_ entity: String, in table: String, key: String = "Z_PK") -> String {
+        guard let entityMapping = mapping.mapping(forDestination: entity), let filter = entityMapping.filter,
+            let sourceName = entityMapping.source, let sourceEntity = source.entity(named: sourceName),
+            let kept = try? filterCondition(filter, of: sourceEntity, alias: "mm_f")
+        else { return "" }
+        return " AND \(key) IN (SELECT mm_f.Z_PK FROM \(SQLText.q(table)) AS mm_f WHERE coalesce((\(kept.inlined)), 0))"
     }
 
     /// Source rows of `entity` and its subentities that map to destination rows.
@@ -118,7 +131,9 @@ extension SegmentPlanner {
         case .convert(let from, .widen)? where from == requirement.sourceProperty: break
         default: return  // a mapping file sets it some other way
         }
-        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NULL"
+        let filter =
+            "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NULL"
+            + keptScope(requirement.entity, in: table.name)
         requirements.append(
             MigrationCheck(
                 summary: """
@@ -158,7 +173,9 @@ extension SegmentPlanner {
         if let lower = number(new.minimum) { bounds.append("\(measured) < \(lower)") }
         if let upper = number(new.maximum) { bounds.append("\(measured) > \(upper)") }
         guard !bounds.isEmpty else { return }
-        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
+        let filter =
+            "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
+            + keptScope(entity.name, in: table.name)
         let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
         requirements.append(
             MigrationCheck(
@@ -177,7 +194,7 @@ extension SegmentPlanner {
         in sourceEntity: CompiledEntity, file: String
     ) {
         guard let pairs = pairSource(sourceEntity, from) else { return }
-        let owners: String
+        var owners: String
         switch pairs {
         case .join(let table, let mine, _, _):
             owners = "SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1"
@@ -188,6 +205,10 @@ extension SegmentPlanner {
                 """
         case .column, .path:
             return
+        }
+        if let table = sourceLayout.table(forEntity: sourceEntity.root) {
+            let kept = keptScope(entity.name, in: table.name, key: "owner")
+            if !kept.isEmpty { owners = "SELECT * FROM (\(owners)) WHERE 1\(kept)" }
         }
         requirements.append(
             MigrationCheck(
@@ -228,7 +249,7 @@ extension SegmentPlanner {
         if new.isToMany, let maximum = new.maxCount, maximum > 0, maximum < (old.maxCount.flatMap { $0 > 0 ? $0 : nil } ?? .max) {
             rules.append(("\(count) > \(maximum)", "allows at most \(maximum) objects, and stored objects have more"))
         }
-        let scope = "t.Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))"
+        let scope = "t.Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))" + keptScope(entity.name, in: table.name, key: "t.Z_PK")
         for rule in rules {
             let filter = "\(scope) AND \(rule.condition)"
             requirements.append(
@@ -250,6 +271,7 @@ extension SegmentPlanner {
         var sourceTable: String?
         var owners: Set<String> = []
         var filled = false
+        var keptOwners: Set<String> = []
         for indexColumn in index.columns {
             guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
                 case .attribute(let owner, let property) = column.role,
@@ -271,6 +293,7 @@ extension SegmentPlanner {
                     sourceColumns.append(SQLText.q(oldColumn.name))
                 }
                 owners.insert(old.name)
+                keptOwners.insert(owner)
             case .defaultValue(nil)?, .none:
                 return  // every row holds nil: SQLite's unique indexes never compare nils
             case .defaultValue(_?)?:
@@ -294,16 +317,17 @@ extension SegmentPlanner {
             }
         if proven { return }
         let quoted = sourceColumns
+        let kept = keptOwners.sorted().map { keptScope($0, in: sourceTable) }.joined()
         // The count reads each group once; the row list (only when some are found)
         // names the values and keys.
         let duplicates = """
-            SELECT 1 FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) \
+            SELECT 1 FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope)))))\(kept) \
             AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) \
             GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
             """
         let groups = """
             SELECT \(quoted.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, \
-            group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope))))) \
+            group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope)))))\(kept) \
             AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) \
             GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
             """

@@ -1,0 +1,58 @@
+import DataModel
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// A hop's data requirements count only the objects its mapping file's `filter:`
+/// migrates: Core Data validates the destination objects it made, and the ones the
+/// filter leaves out are not made.
+@Suite struct FilteredRequirementTests {
+    static func scenario(_ second: String, filter: String, objects: [[String: AttributeValue?]]) throws -> MigrationScenario {
+        let s = try MigrationScenario("Fz", versions: ["entities: {A: {attributes: {key: string, n: integer16?}}}", second])
+        try s.withObjects { o in
+            for values in objects { try o.insert("A", values: values) }
+        }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  A:\n    filter: \"\(filter)\"\n")
+        return s
+    }
+
+    @Test(
+        arguments: [
+            // required without a default: A2's nil is left out
+            ("entities: {A: {attributes: {key: string, n: integer16}}}", "n != nil", [1, nil], ["A1"]),
+            // a new uniqueness constraint: A2's duplicate 1 is left out
+            ("entities: {A: {attributes: {key: string, n: integer16?}, uniqueness: [[n]]}}", "key == 'A1'", [1, 1], ["A1"]),
+            // a new max: A2's 100 is left out
+            ("entities: {A: {attributes: {key: string, n: {type: integer16, optional: true, max: 7}}}}", "n <= 7", [1, 100], ["A1"]),
+        ] as [(String, String, [Int64?], [String])])
+    func objectsTheFilterLeavesOutAreNotValidated(second: String, filter: String, values: [Int64?], kept: [String]) throws {
+        let objects = values.enumerated().map { i, n -> [String: AttributeValue?] in
+            ["key": .string("A\(i + 1)"), "n": n.map { .integer($0) }]
+        }
+        let s = try Self.scenario(second, filter: filter, objects: objects)
+        defer { s.remove() }
+        try s.migrate()
+        #expect(try s.rows("SELECT ZKEY FROM ZA ORDER BY Z_PK").map { $0[0].string } == kept)
+    }
+
+    /// The objects it keeps still must satisfy them.
+    @Test func objectsTheFilterKeepsAreValidated() throws {
+        let s = try Self.scenario(
+            "entities: {A: {attributes: {key: string, n: integer16}}}", filter: "key != 'A1'",
+            objects: [["key": .string("A1"), "n": .integer(1)], ["key": .string("A2"), "n": nil]])
+        defer { s.remove() }
+        let error = try #require(throws: (any Error).self) { try s.migrate() }
+        #expect("\(error)".contains("A.n becomes required without a default, and stored A objects hold nil"), "\(error)")
+    }
+}
+
+/// `SQLFragment.inlined`: values replace the `?`s outside quoted text, as literals.
+@Suite struct SQLFragmentInliningTests {
+    @Test func parametersBecomeLiteralsOutsideQuotes() {
+        let fragment = SQLFragment(
+            "SELECT '?', \"a?\" FROM t WHERE x = ? AND y LIKE ? ESCAPE '\\' AND z = ?",
+            [.text("it's"), .integer(-3), .null])
+        #expect(fragment.inlined == "SELECT '?', \"a?\" FROM t WHERE x = 'it''s' AND y LIKE -3 ESCAPE '\\' AND z = NULL")
+    }
+}
