@@ -16,12 +16,14 @@ import Testing
         let apply = try f.migrate(["apply", store, "--verify"])
         #expect(apply.status == 4, "\(apply)")
         #expect(
-            apply.stderr == """
-                error: Listening: the store holds 2 objects of version 1's Listening, which no entity mapping of this hop reads, \
+            apply.stderr.hasSuffix(
+                """
+                  Listening: the store holds objects of version 1's Listening, which no entity mapping of this hop reads, \
                 while version 2's Listening is made from Record: they would be lost, and references to them would name \
-                Record's objects; map them in Migrations/G/1-to-2.yaml (into another entity, or alongside), or delete them first
+                Record's objects: 2 rows: Z_PK 1; Z_PK 2
+                    remedy: map them in Migrations/G/1-to-2.yaml (into another entity, or alongside), or delete them first
 
-                """)
+                """), "\(apply.stderr)")
         #expect(f.snapshot() == before)
     }
 
@@ -34,7 +36,8 @@ import Testing
         let before = f.snapshot()
         let plan = try f.migrate(["plan", store])
         #expect(plan.status == 4, "\(plan)")
-        #expect(plan.stderr.hasPrefix("error: Listening: the store holds 1 object of version 1's Listening, which no entity mapping"))
+        #expect(plan.stderr.contains("  Listening: the store holds objects of version 1's Listening, which no entity mapping"), "\(plan.stderr)")
+        #expect(plan.stderr.contains("Record's objects: 1 row: Z_PK 1\n"), "\(plan.stderr)")
         #expect(f.snapshot() == before)
     }
 

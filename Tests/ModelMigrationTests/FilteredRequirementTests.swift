@@ -56,3 +56,23 @@ import Testing
         #expect(fragment.inlined == "SELECT '?', \"a?\" FROM t WHERE x = 'it''s' AND y LIKE -3 ESCAPE '\\' AND z = NULL")
     }
 }
+
+/// The gate against objects no mapping reads judges each hop on the store as that
+/// hop finds it.
+@Suite struct ReplacedEntityGateTests {
+    /// 1-to-2's filter leaves no A; 2-to-3 makes A from B: nothing of A is lost.
+    @Test func anEarlierHopThatLeftNoneLetsTheHopMigrate() throws {
+        let version = "entities: {A: {attributes: {key: string}}, B: {attributes: {key: string}}}"
+        let s = try MigrationScenario("Fz", versions: [version, version, version])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("A", values: ["key": .string("A1")])
+            try o.insert("B", values: ["key": .string("B1")])
+        }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  A:\n    filter: \"key == 'none'\"\n")
+        try s.writeMapping("2-to-3.yaml", "entities:\n  A:\n    source: B\n")
+        try s.migrate()
+        #expect(try s.rows("SELECT ZKEY FROM ZA ORDER BY Z_PK").map { $0[0].string } == ["B1"])
+        #expect(try s.rows("SELECT ZKEY FROM ZB ORDER BY Z_PK").map { $0[0].string } == ["B1"])
+    }
+}

@@ -11,26 +11,27 @@ extension SegmentPlanner {
 
     /// A source entity whose objects no mapping reads while the destination gives its
     /// name to objects made from another entity (`Listening` made from `Record`, by a
-    /// mapping file or by `renamedFrom`), and the store holds objects of it: they
-    /// would vanish, and references to them would keep keys that now name the other
-    /// entity's objects. The hop is refused (exit 4), naming the entity and count.
+    /// mapping file or by `renamedFrom`): its stored objects would vanish, and
+    /// references to them would keep keys that now name the other entity's objects.
+    /// A requirement of the hop, judged on the store as the hop finds it (an earlier
+    /// hop's filter may have left none): any, and the hop is refused (exit 4).
     mutating func refuseReplacedEntities() throws {
         for entity in source.entities where isUnread(entity) {
             guard let madeFrom = mapping.mapping(forDestination: entity.name)?.source, madeFrom != entity.name,
                 let number = sourceLayout.entityNumbers[entity.name],
                 let table = sourceLayout.table(forEntity: entity.root)
             else { continue }
-            let rows = try count(table.name, [number])
-            guard rows != 0 else { continue }
-            let held = rows == RowCounter.notCounted ? "objects" : "\(rows) object\(rows == 1 ? "" : "s")"
             let file = "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
-            throw PlanningError(
-                .noPath,
-                """
-                \(entity.name): the store holds \(held) of version \(source.version)'s \(entity.name), which no entity mapping of this hop \
-                reads, while version \(destination.version)'s \(entity.name) is made from \(madeFrom): they would be lost, and references \
-                to them would name \(madeFrom)'s objects; map them in \(file) (into another entity, or alongside), or delete them first
-                """)
+            requirements.append(
+                MigrationCheck(
+                    summary: """
+                        \(entity.name): the store holds objects of version \(source.version)'s \(entity.name), which no entity mapping \
+                        of this hop reads, while version \(destination.version)'s \(entity.name) is made from \(madeFrom): they would be \
+                        lost, and references to them would name \(madeFrom)'s objects
+                        """,
+                    sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)",
+                    rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK LIMIT 5",
+                    remedy: "map them in \(file) (into another entity, or alongside), or delete them first"))
         }
     }
 
