@@ -189,6 +189,37 @@ import Testing
     }
 }
 
+/// A new required attribute without a default on an entity the store holds no
+/// objects of: Core Data's inferred mapping migrates it (nil on no object); with
+/// objects, inference refuses it as before (fuzzer case new-required-empty).
+@Suite struct RequiredAttributeOnEmptyEntityTests {
+    static let versions = [
+        "entities: {A: {attributes: {key: string}}, B: {attributes: {key: string}}}",
+        "entities: {A: {attributes: {key: string, x: integer16}}, B: {attributes: {key: string}}}",
+    ]
+
+    @Test(arguments: [MigrationPath.Preference.automatic, .chain, .direct])
+    func anEmptyEntityMigrates(path: MigrationPath.Preference) throws {
+        let s = try MigrationScenario("Fz", versions: Self.versions)
+        defer { s.remove() }
+        try s.withObjects { try $0.insert("B", values: ["key": .string("B1")]) }
+        try s.migrate(path: path)
+        #expect(try s.storeVersion() == 2)
+        #expect(try s.columns("ZA").contains("ZX"))
+    }
+
+    @Test func storedObjectsAreRefusedByInference() throws {
+        let s = try MigrationScenario("Fz", versions: Self.versions)
+        defer { s.remove() }
+        try s.withObjects { try $0.insert("A", values: ["key": .string("A1")]) }
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains("A.x: new required attribute without a default or source")
+        }
+    }
+}
+
 /// Rules a hop tightens are checked against the stored data, as Core Data's
 /// validation stage checks every migrated object (found by Scripts/migration_diff.py).
 @Suite struct TightenedRuleTests {

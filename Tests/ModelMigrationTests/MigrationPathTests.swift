@@ -173,10 +173,12 @@ import Testing
         #expect(try s.storeVersion() == 3)
         #expect(try s.fetch("Note").map { [$0.values["body"], $0.values["rank"], $0.values["pinned"]] } == [[.string("hello"), .integer(7), nil]])
 
-        // --path chain does not use the span, and hop 1 → 2 is refused: exit 4.
+        // --path chain does not use the span, and hop 1 → 2 is refused: exit 4 (the
+        // store holds a Note, which would have no rank).
         let again = try MigrationScenario("Notes", versions: Self.notes)
         defer { again.remove() }
         try again.writeMapping("1-to-3.yaml", Self.span)
+        try again.withObjects { try $0.insert("Note", values: ["body": .string("hello")]) }
         #expect {
             try again.plan(path: .chain)
         } throws: { error in
@@ -214,6 +216,7 @@ import Testing
         // rank without a default in 3 too: the hop and the direct mapping are refused.
         let refused = try MigrationScenario("Notes", versions: [Self.notes[0], Self.notes[1], Self.notes[1] + "      pinned: boolean?\n"])
         defer { refused.remove() }
+        try refused.withObjects { try $0.insert("Note", values: ["body": .string("hello")]) }
         #expect {
             try refused.plan()
         } throws: { error in

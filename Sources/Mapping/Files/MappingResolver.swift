@@ -37,14 +37,21 @@ package enum MappingResolver {
 
     /// Resolves the mapping from the first to the last version of `chain` (every
     /// version in between, for chained renames), merging `file` over inference.
+    ///
+    /// `isEmpty`, when given, says whether the store holds no objects of a source
+    /// entity (with its subentities): a new required attribute without a default on
+    /// such an entity is what Core Data's inferred mapping migrates (nil on no object
+    /// fails no validation), so it becomes a requirement the data decides instead of
+    /// a refusal. Without a store (`diff`, `import --report`) it stays refused.
     package static func resolve(
         chain: [CompiledVersion], file: MappingFile?, knownPolicies: Set<String>? = nil,
-        policyFunctions: [String: Set<String>]? = nil
+        policyFunctions: [String: Set<String>]? = nil, isEmpty: ((String) -> Bool)? = nil
     ) throws -> MappingModel {
         let source = chain[0], destination = chain[chain.count - 1]
         let model = (name: destination.model, current: destination)
         let from = source.version, to = destination.version
-        let (inferred, refusals) = MappingInference.inferWithRefusals(from: source, to: destination, through: chain)
+        var (inferred, refusals) = MappingInference.inferWithRefusals(from: source, to: destination, through: chain)
+        if let isEmpty { relaxRequiredOnEmpty(&inferred, &refusals, isEmpty: isEmpty) }
         guard let file else {
             if !refusals.isEmpty {
                 throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: refusals)
@@ -65,6 +72,25 @@ package enum MappingResolver {
         mapping.mappingFile = file.path
         mapping.fileOrder = file.entities.map(\.name)
         return mapping
+    }
+
+    /// New required attributes without a default on entities the store holds no
+    /// objects of: the property takes nil, and a `noObjects` requirement lets the
+    /// data confirm it before the hop runs.
+    static func relaxRequiredOnEmpty(_ mapping: inout MappingModel, _ refusals: inout [Refusal], isEmpty: (String) -> Bool) {
+        refusals.removeAll { refusal in
+            guard refusal.kind == .requiredWithoutDefault, let property = refusal.property,
+                let index = mapping.entityMappings.firstIndex(where: { $0.destination == refusal.entity }),
+                let sourceEntity = mapping.entityMappings[index].source, isEmpty(sourceEntity),
+                let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == property })
+            else { return false }
+            mapping.entityMappings[index].properties[p].source = .defaultValue(nil)
+            mapping.requirements =
+                (mapping.requirements ?? []) + [
+                    DataRequirement(kind: .noObjects, entity: refusal.entity, property: property, sourceEntity: sourceEntity, sourceProperty: "")
+                ]
+            return true
+        }
     }
 
     /// Where the rule a value breaks is declared: the destination attribute.

@@ -16,9 +16,10 @@ extension MigrationPath {
     ///   `PlanningError(.noPath)` for an override that cannot be followed.
     package static func choose(
         model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles,
-        preference: Preference = .automatic, knownPolicies: Set<String>? = nil
+        preference: Preference = .automatic, knownPolicies: Set<String>? = nil, isEmpty: ((String) -> Bool)? = nil
     ) throws -> MigrationPath {
         var chooser = PathChooser(model: model, source: source, target: target, files: files, knownPolicies: knownPolicies)
+        chooser.isEmpty = isEmpty
         var path = MigrationPath(preference: preference, pieces: [], notTaken: [], differences: [])
         switch preference {
         case .automatic: try chooser.automatic(&path)
@@ -40,6 +41,9 @@ private struct PathChooser {
     let target: Int
     let files: MappingFiles
     let knownPolicies: Set<String>?
+    /// Whether the store holds no objects of a source entity of its own version
+    /// (`MappingResolver.resolve`); nil without a store.
+    var isEmpty: ((String) -> Bool)? = nil
 
     /// Version `n`, the store's own (possibly cached) compiled version for its number.
     func version(_ n: Int) -> CompiledVersion? { n == source.version ? source : model.version(n) }
@@ -50,7 +54,7 @@ private struct PathChooser {
     func refusal(_ from: Int, _ to: Int) -> InferenceFailure? {
         guard let a = version(from), let b = version(to) else { return nil }
         do {
-            _ = try MappingResolver.resolve(chain: [a, b], file: nil, knownPolicies: knownPolicies)
+            _ = try MappingResolver.resolve(chain: [a, b], file: nil, knownPolicies: knownPolicies, isEmpty: from == source.version ? isEmpty : nil)
             return nil
         } catch let failure as InferenceFailure {
             return failure

@@ -102,7 +102,8 @@ public struct MigrationPlanner: Sendable {
         if !keyProblems.isEmpty {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: keyProblems))
         }
-        let (path, files) = try choosePath(model: model, source: source, target: destination.version)
+        let isEmpty = Self.emptiness(of: source, layout: binding.layout, store: store)
+        let (path, files) = try choosePath(model: model, source: source, target: destination.version, isEmpty: isEmpty)
         plan.path = path
         plan.warnings += path.differences.map { difference in
             MigrationWarning(message: "path: \(difference) (this plan: \(path.summary))", isDestructive: false)
@@ -111,7 +112,8 @@ public struct MigrationPlanner: Sendable {
         shared.counter.limit = options.countLimit
         try planHops(
             into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
-            segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared)
+            segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared,
+            isEmpty: isEmpty)
         var counter = shared.counter
         try checkPolicyInputs(plan)
         try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
@@ -127,7 +129,7 @@ public struct MigrationPlanner: Sendable {
     /// leaves; the plan's entity numbers end as the last hop's.
     private func planHops(
         into plan: inout MigrationPlan, store: Store, metadata: StoreMetadata, model: CompiledModel,
-        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter
+        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter, isEmpty: @escaping (String) -> Bool
     ) throws {
         var current = source
         var sourceLayout = layout
@@ -139,7 +141,9 @@ public struct MigrationPlanner: Sendable {
                 ? [current, model.version(segment.to)!]
                 : [current] + model.versions.filter { $0.version > segment.from && $0.version <= segment.to }
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? plan.target : chain.last!
-            let mapping = try resolveMapping(chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name)
+            let mapping = try resolveMapping(
+                chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name,
+                isEmpty: plan.hops.isEmpty ? isEmpty : nil)
             let destinationLayout = self.destinationLayout(
                 of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
                 numbersSoFar: plan.entityNumbers)
@@ -211,17 +215,36 @@ public struct MigrationPlanner: Sendable {
 
     /// The migration path from the model's mapping files, refused when a file has
     /// errors or no path leads to the target.
-    private func choosePath(model: CompiledModel, source: CompiledVersion, target: Int) throws -> (MigrationPath, MappingFiles) {
+    private func choosePath(
+        model: CompiledModel, source: CompiledVersion, target: Int, isEmpty: @escaping (String) -> Bool
+    ) throws -> (MigrationPath, MappingFiles) {
         let files = MappingFiles.load(folder: migrationsFolder, model: model.name, versions: model.versions.map(\.version))
         if files.diagnostics.contains(where: { $0.severity == .error }) { throw DiagnosticsError(files.diagnostics) }
         try requireMappedSteps(model: model, source: source, target: target, files: files)
         do {
             let path = try MigrationPath.choose(
                 model: model, source: source, target: target, files: files,
-                preference: options.path, knownPolicies: knownPolicies)
+                preference: options.path, knownPolicies: knownPolicies, isEmpty: isEmpty)
             return (path, files)
         } catch let failure as InferenceFailure {
             throw withFolder(failure, model: model.name)
+        }
+    }
+
+    /// Whether the store holds no objects of a source entity (with its
+    /// subentities), asked once per entity and only for entities inference would
+    /// otherwise refuse a new required attribute on (`MappingResolver.resolve`).
+    static func emptiness(of source: CompiledVersion, layout: StorageLayout, store: Store) -> (String) -> Bool {
+        let answers = Locked<[String: Bool]>([:])
+        return { name in
+            if let known = answers.withLock({ $0[name] }) { return known }
+            guard let entity = source.entity(named: name), let table = layout.table(forEntity: entity.root) else { return false }
+            let numbers = source.subtree(of: name).compactMap { layout.entityNumbers[$0] }.sorted()
+            let held = try? store.connection.scalarInt64(
+                "SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(numbers))))")
+            let empty = held == 0
+            answers.withLock { $0[name] = empty }
+            return empty
         }
     }
 
@@ -250,9 +273,10 @@ public struct MigrationPlanner: Sendable {
     }
 
     /// A segment's mapping: its file's, or inferred along the chain.
-    private func resolveMapping(chain: [CompiledVersion], file: MappingFile?, model: String) throws -> MappingModel {
+    private func resolveMapping(chain: [CompiledVersion], file: MappingFile?, model: String, isEmpty: ((String) -> Bool)?) throws -> MappingModel {
         do {
-            return try MappingResolver.resolve(chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions)
+            return try MappingResolver.resolve(
+                chain: chain, file: file, knownPolicies: knownPolicies, policyFunctions: policyFunctions, isEmpty: isEmpty)
         } catch var failure as InferenceFailure {
             // A fused run of hops: name the single hop that needs a mapping file,
             // and the folder actually in use.
