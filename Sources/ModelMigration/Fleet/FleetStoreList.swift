@@ -155,7 +155,9 @@ public struct FleetStoreList: Sequence, Sendable {
                     if !name.hasPrefix("."), !list.isExcluded(child) { pendingDirectories.append(child) }
                     continue
                 }
-                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name) else { continue }
+                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name),
+                    !ReplacedStore.isKeptName(name)
+                else { continue }
                 if let entry = entry(child, info: info, isLink: isLink) { return entry }
             }
         }
