@@ -345,7 +345,8 @@ package enum StoreRestore {
             let targetFolder = (target as NSString).deletingLastPathComponent + "/"
             guard path.hasPrefix(targetFolder) else { return path }
             let given = (storePath as NSString).deletingLastPathComponent
-            return given.isEmpty ? String(path.dropFirst(targetFolder.count)) : (given as NSString).appendingPathComponent(String(path.dropFirst(targetFolder.count)))
+            let rest = String(path.dropFirst(targetFolder.count))
+            return given.isEmpty ? rest : (given as NSString).appendingPathComponent(rest)
         }
         return Result(
             store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
