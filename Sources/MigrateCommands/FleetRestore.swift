@@ -112,9 +112,9 @@ struct FleetRestore: ParsableCommand {
             }
             return found
         }
+        if log.runs.isEmpty { throw global.fail("\(path): the log holds no fleet apply --json run; nothing was changed", .failed) }
         guard log.runs.count == 1, let only = log.runs.first else {
-            let holds = log.runs.isEmpty ? "no fleet apply --json records" : "\(log.runs.count) runs: \(Self.listed(log.runs)); give --run ID"
-            throw global.fail("\(path): the log holds \(holds)", .usage)
+            throw global.fail("\(path): the log holds \(log.runs.count) runs: \(Self.listed(log.runs)); give --run ID", .usage)
         }
         return only
     }
