@@ -183,6 +183,7 @@ struct Apply: ParsableCommand {
                 to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
                 --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
                 """)
+            printPruned(result)
         } else if let backup = result.backup, !result.dryRun {
             // With nothing else using the store: the copy is a complete store of
             // the old version, and any -wal/-shm beside the store belongs to the new one.
@@ -196,6 +197,18 @@ struct Apply: ParsableCommand {
 }
 
 extension Apply {
+    /// `--keep N`: the older backups removed, and any file named like one that was left.
+    func printPruned(_ result: MigrationResult) {
+        if let pruned = result.prunedBackups, !pruned.isEmpty, let keep = migration.keep {
+            Output.out(
+                """
+                removed \(pruned.count) older backup\(pruned.count == 1 ? "" : "s") of the store (--keep \(keep)): \
+                \(pruned.joined(separator: ", "))
+                """)
+        }
+        for left in result.backupsLeft { Output.err("warning: --keep: \(left)") }
+    }
+
     /// Reports a failure of `apply`: the one renderer (text on stderr), or with
     /// `--json` the `failed` event that ends the JSON Lines, carrying the error object.
     /// `destructive`: the warnings `--fail-on-destructive` refused.
@@ -258,6 +271,15 @@ struct MigrationRunOptions: ParsableArguments {
             """, valueName: "folder"))
     var backupDirectory: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            With --backup-dir: once a store's migration commits, keep its newest N backups there and remove the older ones \
+            (never the one just taken).
+            """, valueName: "n"))
+    var keep: Int?
+
     @Flag(name: .long, help: "Run the whole migration and its checks, report, then roll back.")
     var dryRun = false
 
@@ -267,12 +289,17 @@ struct MigrationRunOptions: ParsableArguments {
     func validate() throws {
         // NaN fails every comparison, and infinity would trap where seconds are shown.
         if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
+        if let keep {
+            guard keep >= 1 else { throw ValidationError("--keep must be 1 or more (the backup just taken is always kept)") }
+            guard backupDirectory != nil else { throw ValidationError("--keep counts the backups in --backup-dir: give --backup-dir") }
+        }
     }
 
     /// The migrator's options for these flags.
     var migratorOptions: Migrator.Options {
         var options = Migrator.Options(dryRun: dryRun, timeout: timeout)
         options.backupDirectory = backupDirectory
+        options.keepBackups = keep
         options.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
         return options
     }
@@ -355,7 +382,7 @@ extension Apply {
 
         private enum Key: String, CodingKey {
             case event, index, of, summary, cost, seconds, rows, done, total, count, from, to, rowsTouched, checksPassed, dryRun,
-                backup, danglingReferences, warnings, message, exitCode, status, error, destructive, store, model, version
+                backup, prunedBackups, backupsLeft, danglingReferences, warnings, message, exitCode, status, error, destructive, store, model, version
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -376,6 +403,8 @@ extension Apply {
                 try c.encode(result.rowsTouched, forKey: .rowsTouched); try c.encode((result.duration * 1000).rounded() / 1000, forKey: .seconds)
                 try c.encode(result.checksPassed, forKey: .checksPassed); try c.encode(result.dryRun, forKey: .dryRun)
                 try c.encode(result.backup, forKey: .backup)
+                try c.encodeIfPresent(result.prunedBackups, forKey: .prunedBackups)
+                if !result.backupsLeft.isEmpty { try c.encode(result.backupsLeft, forKey: .backupsLeft) }
                 try c.encode(result.carriedDanglingReferences, forKey: .danglingReferences); try c.encode(result.warnings, forKey: .warnings)
             case .created(let store, let model, let version, let dryRun):
                 try c.encode("created", forKey: .event); try c.encode(store, forKey: .store); try c.encode(model, forKey: .model)

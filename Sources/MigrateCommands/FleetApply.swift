@@ -42,8 +42,10 @@ struct FleetApply: ParsableCommand {
     func run() throws {
         let planner = try global.fleetPlanner(fleet.planning.options())
         let excluded = migration.backupDirectory.map { [$0] } ?? []
-        if gate.failOnDestructive { try refuseDestructivePlans(planner, excluded: excluded) }
-        try applyAll(planner, excluded: excluded)
+        // Every JSON record names the run, which `fleet restore --log … --run ID` undoes.
+        let run = FleetLog.newRunID()
+        if gate.failOnDestructive { try refuseDestructivePlans(planner, excluded: excluded, run: run) }
+        try applyAll(planner, excluded: excluded, run: run)
     }
 
     /// `--fail-on-destructive`: every store is planned before any is migrated, so
@@ -51,7 +53,7 @@ struct FleetApply: ParsableCommand {
     /// that are not fine are listed and nothing is changed (exit 6). A store whose
     /// plan becomes destructive after this pass (another writer) is still refused
     /// by itself while applying.
-    func refuseDestructivePlans(_ planner: MigrationPlanner, excluded: [String]) throws {
+    func refuseDestructivePlans(_ planner: MigrationPlanner, excluded: [String], run: String) throws {
         let started = Date()
         let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs)
@@ -71,8 +73,8 @@ struct FleetApply: ParsableCommand {
         tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
         let code = tally.exitCode(answeringStatus: false)
         if global.json {
-            for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome)) }
-            Output.jsonLine(FleetSummaryRecord(command: "apply", shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+            for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome, run: run)) }
+            Output.jsonLine(FleetSummaryRecord(command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
         } else {
             Output.err("error: \(tally.destructiveSummary); no store was changed")
             Output.out((["\(tally.stores) store\(tally.stores == 1 ? "" : "s") planned, none changed"] + tally.problemLines()).joined(separator: "\n"))
@@ -81,7 +83,7 @@ struct FleetApply: ParsableCommand {
     }
 
     /// Migrates every store, `--jobs` at a time, reporting each as it ends.
-    func applyAll(_ planner: MigrationPlanner, excluded: [String]) throws {
+    func applyAll(_ planner: MigrationPlanner, excluded: [String], run: String) throws {
         var options = migration.migratorOptions
         options.rowProgress = false
         let progress = FleetProgress(total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
@@ -99,7 +101,7 @@ struct FleetApply: ParsableCommand {
                 return state.tally
             }
             if json {
-                Output.jsonLine(FleetStoreRecord(outcome))
+                Output.jsonLine(FleetStoreRecord(outcome, run: run))
             } else if outcome.status.isFailure {
                 progress.finish()
                 Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.meaning)")
@@ -107,6 +109,7 @@ struct FleetApply: ParsableCommand {
                 progress.finish()
                 for warning in outcome.warnings { Output.err("warning: \(outcome.path): \(warning)") }
             }
+            for left in outcome.result?.backupsLeft ?? [] where !json { Output.err("warning: \(outcome.path): --keep: \(left)") }
             progress.update(tally)
         }
         progress.finish()
@@ -119,7 +122,7 @@ struct FleetApply: ParsableCommand {
             throw global.fail("no stores found (folders are searched for --pattern, \(fleet.pattern) here)", .failed)
         }
         if json {
-            Output.jsonLine(FleetSummaryRecord(command: "apply", shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+            Output.jsonLine(FleetSummaryRecord(command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
         } else {
             Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
         }

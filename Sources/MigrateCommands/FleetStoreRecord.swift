@@ -3,6 +3,8 @@ import ModelMigration
 /// One JSON Lines record per store.
 struct FleetStoreRecord: Encodable {
     var event = "store"
+    /// `fleet apply` and `fleet restore`: the run's id (`fleet restore --log … --run ID` undoes a run).
+    var run: String?
     var store: String
     var status: String
     var model: String?
@@ -12,6 +14,12 @@ struct FleetStoreRecord: Encodable {
     var rowsTouched: Int64?
     var checksPassed: Int?
     var backup: String?
+    /// `fleet restore`: where the replaced store is kept (in `.replaced/` beside it).
+    var replaced: String?
+    /// `--keep N`: the store's older backups removed (absent without `--keep`).
+    var prunedBackups: [String]?
+    /// `--keep N`: older files named like the store's backups that were left, with why.
+    var backupsLeft: [String]?
     var warnings: [String]?
     var danglingReferences: [String]?
     var duplicateOf: String?
@@ -20,7 +28,8 @@ struct FleetStoreRecord: Encodable {
     /// (absent when none), as `status` names them.
     var missingPolicies: [String]?
 
-    init(_ outcome: FleetStoreOutcome, missingPolicies: [String] = []) {
+    init(_ outcome: FleetStoreOutcome, missingPolicies: [String] = [], run: String? = nil) {
+        self.run = run
         self.missingPolicies = missingPolicies.isEmpty ? nil : missingPolicies
         store = outcome.path
         status = outcome.status.word
@@ -34,7 +43,13 @@ struct FleetStoreRecord: Encodable {
             rowsTouched = result.rowsTouched
             checksPassed = result.checksPassed
             backup = result.backup
+            prunedBackups = result.prunedBackups
+            backupsLeft = result.backupsLeft.isEmpty ? nil : result.backupsLeft
             danglingReferences = result.carriedDanglingReferences
+        }
+        if let restored = outcome.restored {
+            backup = restored.backup
+            replaced = restored.replaced
         }
         if !outcome.warnings.isEmpty { warnings = outcome.warnings }
     }

@@ -4,6 +4,10 @@ import ModelMigration
 struct FleetSummaryRecord: Encodable {
     var event = "summary"
     var command: String
+    /// `fleet apply` and `fleet restore`: this run's id.
+    var run: String?
+    /// `fleet restore --log`: the id of the run undone.
+    var undoes: String?
     var shard: String?
     var exitCode: Int32
     var tally: FleetTally

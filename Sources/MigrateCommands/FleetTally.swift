@@ -14,6 +14,8 @@ struct FleetTally: Encodable {
     var failed = 0
     /// Paths that reach a store listed before them (handled once, as that path).
     var duplicates = 0
+    /// `fleet restore`: stores put back from their backups.
+    var restored = 0
     var seconds = 0.0
     /// Every store that is not fine, with why (these are few, or the run is wrong),
     /// and every duplicate path, with the path it duplicates.
@@ -37,6 +39,7 @@ struct FleetTally: Encodable {
         case .destructive: destructive += 1
         case .failed, .usage, .interrupted: failed += 1
         case .duplicate: duplicates += 1
+        case .restored: restored += 1
         }
         if outcome.status.isFailure || outcome.status == .duplicate {
             problems.append(Problem(store: outcome.path, status: outcome.status.word, message: outcome.message ?? ""))

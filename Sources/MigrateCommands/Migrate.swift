@@ -14,7 +14,7 @@ struct Migrate: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
-            Plan.self, Apply.self, Restore.self, Fleet.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
+            Plan.self, Apply.self, Restore.self, Fleet.self, Backups.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
         ]
     )
 }

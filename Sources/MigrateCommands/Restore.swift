@@ -9,7 +9,8 @@ struct Restore: ParsableCommand {
         abstract: "Put back the newest backup of a store that apply --backup-dir kept (of --version N: taken at version N), atomically.",
         discussion: """
             The backup must open, pass PRAGMA integrity_check and hold the version its name says. It is copied beside the store, synced \
-            and renamed over it; the replaced store is kept as <store>.replaced.<UTC time>.sqlite with its journal files. \
+            and renamed over it; the replaced store is kept as .replaced/<store>.replaced.<UTC time>.sqlite beside it with its journal files \
+            (a hidden folder fleets never search: never taken for a store). \
             Refused while another process holds the store. A -wal or -journal left at a missing store's path is set aside first. \
             SIGINT/SIGTERM before the rename remove the partial copy. Exit 0 restored; 1 refused or failed (the store is unchanged); \
             64 usage; 128+N stopped by signal N (the store is unchanged).

@@ -57,18 +57,18 @@ import Testing
             if inList, !line.hasPrefix(" ") { inList = false }
         }
         let listed = Self.list.split(separator: "\n").map { $0.split(separator: " ")[1] }.map(String.init)
-        #expect(subcommands.sorted() == listed.sorted())
+        #expect(subcommands.sorted() == Set(listed).sorted())
     }
 
     @Test(arguments: list.split(separator: "\n").map(String.init))
     func eachLineNamesTheOptionsOfItsCommand(line: String) throws {
         let words = line.split(separator: " ")
         var commands: [[String]] = [[String(words[1])]]
-        if words[1] == "fleet" { commands = words[2].split(separator: "|").map { ["fleet", String($0)] } }
+        if words[1] == "fleet" || words[1] == "backups" { commands = words[2].split(separator: "|").map { [String(words[1]), String($0)] } }
         var fromHelp: Set<String> = []
         for command in commands { fromHelp.formUnion(Self.options(inHelp: try help(command))) }
         // `--version` is every command's (the tool's version) except where it picks a model version.
-        let ownVersion = words[1] == "create" || words[1] == "restore"
+        let ownVersion = words[1] == "create" || words[1] == "restore" || (words[1] == "fleet" && words[2] == "restore")
         fromHelp.subtract(Self.everyCommands.subtracting(ownVersion ? ["--version"] : []))
         var listed = Self.options(inListLine: line)
         // `-o FILE` in the list stands for `-o, --output`.

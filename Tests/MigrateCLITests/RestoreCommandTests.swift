@@ -30,7 +30,11 @@ import Testing
         let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "")
-        let replaced = try #require(try files(f).first { $0.hasPrefix("stock.sqlite.replaced.") && $0.hasSuffix("Z.sqlite") })
+        // Kept in `.replaced/` beside the store, where fleets never take it for a store.
+        let kept = try FileManager.default.contentsOfDirectory(atPath: f.path(".replaced"))
+        let replaced = ".replaced/" + (try #require(kept.first { $0.hasPrefix("stock.sqlite.replaced.") && $0.hasSuffix("Z.sqlite") }))
+        #expect(kept.count == 1, "\(kept)")
+        #expect(try files(f).filter { $0.contains("replaced") } == [".replaced"])
         #expect(
             result.stdout == """
                 restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced)
@@ -66,7 +70,7 @@ import Testing
         #expect(object["backup"] as? String == "backups/" + backup)
         #expect(object["version"] as? Int == 1)
         #expect(object["model"] as? String == "Stock")
-        #expect((object["replaced"] as? String)?.hasPrefix("stock.sqlite.replaced.") == true)
+        #expect((object["replaced"] as? String)?.hasPrefix(".replaced/stock.sqlite.replaced.") == true)
     }
 
     /// A damaged copy, or a copy whose hashes are not those of the version its name
@@ -105,7 +109,7 @@ import Testing
                     """)
         }
         #expect(f.snapshot(store) == before)
-        #expect(try files(f).filter { $0.contains(".replaced.") || $0.contains(".mm-scratch.") } == [])
+        #expect(try files(f).filter { $0.contains(".replaced") || $0.contains(".mm-scratch.") } == [])
     }
 
     @Test func refusesWhileAnotherProcessHoldsTheStore() throws {
@@ -124,7 +128,7 @@ import Testing
 
                 """)
         #expect(f.snapshot(store) == before)
-        #expect(try files(f).filter { $0.contains(".replaced.") || $0.contains(".mm-scratch.") } == [])
+        #expect(try files(f).filter { $0.contains(".replaced") || $0.contains(".mm-scratch.") } == [])
     }
 
     /// A journal beside the replaced store belongs to it: it goes with it, and the
@@ -139,6 +143,35 @@ import Testing
         #expect(f.snapshot(store).sideFiles == [])
         #expect(try f.migrate(["status"] + f.models + [store]).status == 3)
         #expect(FileSnapshot(f.path(store)).bytes == FileSnapshot(f.path("backups/" + backup)).bytes)
+    }
+
+    /// The replaced store is an old store of a version the rolled-back models may not
+    /// know: kept beside the store, `fleet`'s `*.sqlite` took it for one (`fleet
+    /// status` refused the next deploy, exit 5, and `fleet apply` would have migrated
+    /// it). In `.replaced/` it never is, nor is a copy an earlier release kept beside
+    /// its store, nor a `.replaced` folder named on the command line.
+    @Test func keptCopiesAreNeverTakenForFleetStores() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        try FileManager.default.createDirectory(atPath: f.path("fleet/t1"), withIntermediateDirectories: true)
+        let store = try f.store("fleet/t1/stock.sqlite")
+        #expect(try f.migrate(["apply"] + f.models + [store, "--backup-dir", "backups"]).status == 0)
+        // A copy kept by an earlier release, beside its store.
+        try f.directory.write("fleet/t1/stock.sqlite.replaced.20261201T101500Z.sqlite", bytes: try #require(FileSnapshot(f.path(store)).bytes))
+        let restored = try f.migrate(["restore", "--json"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let replaced = try #require(try CLIFixture.object(restored.stdout)["replaced"] as? String)
+        #expect(replaced.hasPrefix("fleet/t1/.replaced/stock.sqlite.replaced."), "\(replaced)")
+        #expect(FileManager.default.fileExists(atPath: f.path(replaced)))
+        // The release is rolled back: its models end at version 1.
+        try FileManager.default.removeItem(atPath: f.path("Models/Stock/2.yaml"))
+        for source in ["fleet", "fleet/t1/.replaced"] {
+            let status = try f.migrate(["fleet", "status", "--json"] + f.models + [source])
+            let stores = try FleetCommandTests.statuses(status.stdout)
+            #expect(stores == (source == "fleet" ? [store: "current"] : [:]), "\(source): \(status.stdout)")
+        }
+        let status = try f.migrate(["fleet", "status"] + f.models + ["fleet"])
+        #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
     }
 
     /// A fresh server: nothing at the path, the backup is put there.

@@ -71,7 +71,8 @@ import Testing
         try f.directory.write("stock.sqlite.restoring.\(getpid()).partial", "a live restore's copy")
         let result = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
         #expect(result.status == 0, "\(result.stderr)")
-        let replaced = try #require(try f.directory.contents().first { $0.hasPrefix("stock.sqlite.replaced.") })
+        let kept = try FileManager.default.contentsOfDirectory(atPath: f.path(".replaced"))
+        let replaced = ".replaced/" + (try #require(kept.first { $0.hasPrefix("stock.sqlite.replaced.") }))
         #expect(
             result.stdout == """
                 restored stock.sqlite to Stock version 1 from backups/\(backup); the replaced store is kept as \(replaced); \

@@ -67,6 +67,34 @@ import Testing
         #expect(Array(stores) == [.store(directory.file("a") + "/notes.txt")])
     }
 
+    /// What `restore` keeps and what a killed run leaves are never stores, whatever
+    /// the pattern: `.replaced/` is hidden, and the names are recognised anywhere.
+    @Test func keptCopiesAndScratchFilesAreNeverStores() throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-kept")
+        defer { directory.remove() }
+        for name in [
+            "t/one.sqlite", "t/.replaced/one.sqlite.replaced.20261201T101500Z.sqlite", "t/one.sqlite.replaced.20261130T090000Z-2.sqlite",
+            "t/one.sqlite.mm-scratch.restore.4127.88123456.4026531836.9f2c01ab", "kept/one.sqlite.replaced.20261201T101500Z.sqlite",
+            "t/one.sqlite.replaced.sqlite", "t/my.replaced.20261201T101500Z.v1.sqlite",
+        ] {
+            try directory.write(name, "")
+        }
+        // Names that only look like kept copies are stores.
+        let expected: [String: Set<String>] = [
+            "*.sqlite": ["t/one.sqlite", "t/one.sqlite.replaced.sqlite", "t/my.replaced.20261201T101500Z.v1.sqlite"],
+            "one*": ["t/one.sqlite", "t/one.sqlite.replaced.sqlite"],
+        ]
+        for (pattern, stores) in expected {
+            let found = FleetStoreList(sources: [.path(directory.path)], pattern: pattern).map { entry -> String in
+                guard case .store(let path) = entry else { return "\(entry)" }
+                return String(path.dropFirst(directory.path.count + 1))
+            }
+            #expect(Set(found) == stores, "\(pattern)")
+        }
+        // A `.replaced` folder named on the command line is searched, and holds no store.
+        #expect(Array(FleetStoreList(sources: [.path(directory.file("t/.replaced"))])) == [])
+    }
+
     @Test func backupNamesAreRecognised() {
         #expect(FleetStoreList.isBackupName("app.v1-to-12.20261124T101500Z.sqlite"))
         #expect(FleetStoreList.isBackupName("my.app.v3-to-4.20261124T101500Z-17.sqlite"))

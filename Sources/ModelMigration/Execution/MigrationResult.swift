@@ -22,6 +22,12 @@ public struct MigrationResult: Sendable, Codable {
     public var dryRun: Bool
     /// The backup written, if any.
     public var backup: String?
+    /// With `keepBackups`: the store's older backups removed from the backup folder
+    /// (newest first); nil when no retention was asked for.
+    public var prunedBackups: [String]?
+    /// With `keepBackups`: older files named like the store's backups that were
+    /// left, each with why (not a store this toolkit wrote, or not removable).
+    public var backupsLeft: [String] = []
     /// References that already dangled before the migration and were carried as
     /// they were (each: the relationship and the number of rows).
     public var carriedDanglingReferences: [String] = []

@@ -25,6 +25,10 @@ public struct Migrator {
         /// deploy script can pass the same folder every time); kept only when the
         /// migration commits.
         public var backupDirectory: String?
+        /// With ``backupDirectory``: once the migration commits, keep only this many
+        /// of the store's backups there, the newest, and remove the older ones; the
+        /// backup just taken is always kept (`BackupRetention`). Nil keeps them all.
+        public var keepBackups: Int?
         /// Run everything, report, then roll back.
         public var dryRun = false
         /// Seconds to wait, in all, for other processes' locks on the store.
@@ -92,7 +96,7 @@ public struct Migrator {
             // A dry run's copy: nothing was changed, so no backup is kept.
             if let copy { StoreBackup.remove(copy.temporary) }
             try store.close()
-            return result
+            return Self.pruneBackups(after: result, backup: backup, keep: options.keepBackups)
         } catch {
             options.cancellation?.detach()
             guard let before else {
@@ -117,6 +121,17 @@ public struct Migrator {
             guard let backup else { throw reported }
             throw Self.settle(backup, copy: copy, published: published, after: reported)
         }
+    }
+
+    /// `keepBackups`: after a commit that kept a backup in a backup folder, the
+    /// store's older backups there beyond the newest `keep` go (never the new one).
+    static func pruneBackups(after result: MigrationResult, backup: StoreBackup?, keep: Int?) -> MigrationResult {
+        guard let keep, let backup, let taken = result.backup, !result.dryRun, case .folder(let folder, _) = backup.destination else { return result }
+        let report = BackupRetention.prune(BackupRetention.group(folder: folder, storeName: backup.storeName), keep: keep, sparing: taken)
+        var pruned = result
+        pruned.prunedBackups = report.removed
+        pruned.backupsLeft = report.left.map { "\($0.path): \($0.reason)" }
+        return pruned
     }
 
     /// After a failure: when the store is proven unchanged, no backup is kept (the

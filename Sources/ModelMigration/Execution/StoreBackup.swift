@@ -310,7 +310,8 @@ package struct StoreBackup {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
     }
 
-    static func stamp(_ date: Date) -> String {
+    /// A UTC time as backup names carry it (`20261201T101500Z`).
+    package static func stamp(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

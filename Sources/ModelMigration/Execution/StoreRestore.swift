@@ -10,8 +10,9 @@ import ScratchFiles
 /// passes, and its entity hashes are those of the version its name says), copied
 /// beside the store and synced, then renamed over the store, so that the store's
 /// path names either the old store or the whole checked copy at every moment. The
-/// store it replaces is kept beside it (`<store>.replaced.<UTC time>.sqlite`, a
-/// hard link taken before the rename), with its rollback journal or write-ahead
+/// store it replaces is kept in `.replaced/` beside it
+/// (`.replaced/<store>.replaced.<UTC time>.sqlite`, a hard link taken before the
+/// rename, where fleets never take it for a store: `ReplacedStore`), with its rollback journal or write-ahead
 /// log: SQLite pairs those files with a database by name, so they move with the
 /// database they belong to, and a hot journal of the old store is never applied to
 /// the restored one.
@@ -338,7 +339,14 @@ package enum StoreRestore {
         var link = stat()
         let storeIsLink = lstat(storePath, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
         func shown(_ path: String) -> String {
-            storeIsLink || target == storePath || !path.hasPrefix(target) ? path : storePath + path.dropFirst(target.count)
+            if storeIsLink || target == storePath { return path }
+            if path.hasPrefix(target) { return storePath + path.dropFirst(target.count) }
+            // The kept copy, in `.replaced/` beside the file: named from the store's folder as given.
+            let targetFolder = (target as NSString).deletingLastPathComponent + "/"
+            guard path.hasPrefix(targetFolder) else { return path }
+            let given = (storePath as NSString).deletingLastPathComponent
+            let rest = String(path.dropFirst(targetFolder.count))
+            return given.isEmpty ? rest : (given as NSString).appendingPathComponent(rest)
         }
         return Result(
             store: storePath, backup: backup.path, model: version.model, version: version.version, replaced: replaced.map(shown),
@@ -353,9 +361,10 @@ package enum StoreRestore {
     }
 
     /// Renames the checked copy over the existing store, whose file is kept as
-    /// `<store>.replaced.<time>.sqlite` with its journal and log; returns that path.
+    /// `.replaced/<store>.replaced.<time>.sqlite` with its journal and log
+    /// (`ReplacedStore`); returns that path.
     static func putInPlace(_ temporary: String, over target: String, stamp: String, shownAs storePath: String) throws(Failure) -> String {
-        let replaced = try keepReplaced(target, stamp: stamp, shownAs: storePath, temporary: temporary)
+        let replaced = try ReplacedStore.keep(target, stamp: stamp, shownAs: storePath, temporary: temporary)
         // The old store's journal and log go with it; its -shm index is rebuilt
         // from its log by whoever opens it.
         var info = stat()
@@ -453,24 +462,6 @@ package enum StoreRestore {
                 \(shown): the backup is of another store (store UUID \(backupUUID); this store's is \(metadata.storeUUID)); nothing was changed \
                 (to put it there anyway, move the store away first)
                 """)
-    }
-
-    /// A hard link to the old store under `<store>.replaced.<time>[-n].sqlite`: the
-    /// store's path keeps naming it until the rename.
-    static func keepReplaced(_ target: String, stamp: String, shownAs shown: String, temporary: String) throws(Failure) -> String {
-        var sequence = 1
-        while true {
-            let candidate = "\(target).replaced.\(stamp)\(sequence == 1 ? "" : "-\(sequence)").sqlite"
-            let code = StoreBackup.claim(target, as: candidate)
-            if code == 0 { return candidate }
-            if code == EEXIST, sequence < 100 { sequence += 1; continue }
-            unlink(temporary)
-            throw Failure(
-                kind: .failed,
-                message: """
-                    \(shown): cannot keep the replaced store as \(candidate): \(String(cString: strerror(code))); nothing was changed
-                    """)
-        }
     }
 
     /// Copies the backup to `temporary` (a new file) and syncs it; the returned lock

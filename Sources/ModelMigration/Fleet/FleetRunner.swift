@@ -50,28 +50,47 @@ public struct FleetRunner: Sendable {
     /// any thread, one call at a time) with each store's outcome. Returns when every
     /// store started is done; after `stop`, no store is started.
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        // The store list, advanced by one worker at a time.
-        let source = Locked(stores.makeIterator())
+        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report) { [self] entry in
+            if case .store(let path) = entry { return handle(path, mode: mode) }
+            return Self.listOutcome(entry)
+        }
+    }
+
+    /// The outcome of an entry of the list that is not a store to handle: a
+    /// duplicate, or a source that could not be read.
+    package static func listOutcome(_ entry: FleetStoreList.Entry) -> FleetStoreOutcome {
+        switch entry {
+        case .store(let path):
+            return FleetStoreOutcome(path: path, status: .failed, message: "not handled", seconds: 0)
+        case .duplicate(let path, let first):
+            return FleetStoreOutcome(
+                path: path, status: .duplicate,
+                message: """
+                    the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
+                    handled once, as \(first)
+                    """, duplicateOf: first, seconds: 0)
+        case .unreadable(let path, let reason):
+            return FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
+        }
+    }
+
+    /// Hands every element of `items` to `handle`, `jobs` at a time, and each
+    /// outcome to `report` (one call at a time) as soon as it is known. After
+    /// `stop`, no element is started. The scheduling of every fleet command.
+    package static func forEach<Items: IteratorProtocol>(
+        _ items: Items, jobs: Int, stop: FleetStop, report: @escaping @Sendable (FleetStoreOutcome) -> Void,
+        handle: @escaping @Sendable (Items.Element) -> FleetStoreOutcome
+    ) {
+        // The list, advanced by one worker at a time.
+        let source = Locked(items)
         let reporting = NSLock()
-        let work = { [self] in
-            while let entry = source.withLock({ $0.next() }) {
+        let work = {
+            while let item = source.withLock({ $0.next() }) {
                 if stop.isStopped {
                     stop.skipped()
                     break
                 }
-                let outcome: FleetStoreOutcome
-                switch entry {
-                case .store(let path): outcome = handle(path, mode: mode)
-                case .duplicate(let path, let first):
-                    outcome = FleetStoreOutcome(
-                        path: path, status: .duplicate,
-                        message: """
-                            the same store file as \(first) (same device and inode: a hard link, a symbolic link or a path listed twice); \
-                            handled once, as \(first)
-                            """, duplicateOf: first, seconds: 0)
-                case .unreadable(let path, let reason):
-                    outcome = FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
-                }
+                let outcome = handle(item)
                 reporting.withLock { report(outcome) }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// The stores of a fleet, listed lazily: files as given, directories searched
 /// (recursively) for file names matching a pattern, and list files with one path a
@@ -155,7 +156,12 @@ public struct FleetStoreList: Sequence, Sendable {
                     if !name.hasPrefix("."), !list.isExcluded(child) { pendingDirectories.append(child) }
                     continue
                 }
-                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name) else { continue }
+                // Never a store, whatever the pattern: backups, kept copies of replaced
+                // stores (`.replaced/` is hidden; a copy an earlier release kept beside
+                // its store is not), and scratch files of this toolkit.
+                guard (info.st_mode & S_IFMT) == S_IFREG, fnmatch(list.pattern, name, 0) == 0, !FleetStoreList.isBackupName(name),
+                    !ReplacedStore.isKeptName(name), ScratchFile.owner(ofName: name) == nil
+                else { continue }
                 if let entry = entry(child, info: info, isLink: isLink) { return entry }
             }
         }

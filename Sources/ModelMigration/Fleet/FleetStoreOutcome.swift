@@ -29,4 +29,13 @@ public struct FleetStoreOutcome: Sendable {
     public var plan: MigrationPlan?
     /// Seconds spent on this store.
     public var seconds: Double
+    /// `fleet restore`: what was put back, and where the replaced store is kept.
+    package var restored: StoreRestore.Result?
+}
+
+extension FleetStoreOutcome {
+    /// An outcome decided without handling the store (a fleet command's own refusal).
+    package init(path: String, status: Outcome.Kind, message: String?, seconds: Double) {
+        self.init(path: path, status: status, message: message, duplicateOf: nil, seconds: seconds)
+    }
 }

@@ -30,12 +30,15 @@ extension Outcome {
         /// A fleet's path that reaches a store file listed before it: not handled
         /// again (exit 0: it changes no exit code).
         case duplicate
+        /// (`fleet restore`) Put back from the backup a run took; the store it
+        /// replaced is kept (exit 0).
+        case restored
 
         /// Every kind, in the order of the table in Docs/JSON.md (`interrupted`
         /// with SIGINT, 2).
         public static let all: [Kind] = [
             .current, .migrated, .wouldMigrate, .migrationNeeded, .noPath, .unknownVersion, .destructive,
-            .failed, .usage, .interrupted(signal: 2), .duplicate,
+            .failed, .usage, .interrupted(signal: 2), .duplicate, .restored,
         ]
 
         /// The table itself: exit code, word, meaning.
@@ -52,6 +55,7 @@ extension Outcome {
             case .usage: (64, "usage", "usage error")
             case .interrupted(let signal): (128 + signal, "interrupted", "stopped by signal \(signal); rolled back, the store is unchanged")
             case .duplicate: (0, "duplicate", "the same store file as a path listed before it; handled once")
+            case .restored: (0, "restored", "put back from its backup; the replaced store is kept")
             }
         }
 
@@ -66,7 +70,7 @@ extension Outcome {
         /// as `migration-needed`.
         public var isFailure: Bool {
             switch self {
-            case .current, .migrated, .wouldMigrate, .migrationNeeded, .duplicate: false
+            case .current, .migrated, .wouldMigrate, .migrationNeeded, .duplicate, .restored: false
             case .noPath, .unknownVersion, .destructive, .failed, .usage, .interrupted: true
             }
         }
@@ -76,7 +80,7 @@ extension Outcome {
         /// failures, unknown versions, missing paths; then `migration-needed`.
         public var weight: Int {
             switch self {
-            case .current, .migrated, .wouldMigrate, .duplicate: 0
+            case .current, .migrated, .wouldMigrate, .duplicate, .restored: 0
             case .migrationNeeded: 1
             case .noPath: 2
             case .unknownVersion: 3
