@@ -69,7 +69,7 @@ struct Apply: ParsableCommand {
         let interruption: SignalCancellation
         do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
         defer { interruption.stop() }
-        let plan: MigrationPlan
+        var plan: MigrationPlan
         let outcome = global.makePlan(options, timeout: timeout, cancellation: interruption.cancellation)
         switch outcome {
         case .failure(_, _) where interruption.signal != nil:
@@ -91,7 +91,9 @@ struct Apply: ParsableCommand {
             }
             return
         }
-        if let refusal = gate.refusal(of: plan) { throw report(refusal, destructive: plan.destructiveWarnings.map(\.message)) }
+        let (gated, refusal) = try gate.gate(plan, global: global)
+        plan = gated
+        if let refusal { throw report(refusal, destructive: plan.unacceptedDestructiveWarnings.map(\.message)) }
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
         let progress = ProgressReporter(json: global.json)
         let result: MigrationResult

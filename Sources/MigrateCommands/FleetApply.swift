@@ -58,6 +58,7 @@ struct FleetApply: ParsableCommand {
         let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs)
         runner.refusesDestructivePlans = true
+        runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(excluding: excluded), mode: .survey) { outcome in
             shared.withLock { state in
                 state.tally.add(outcome)
@@ -95,6 +96,7 @@ struct FleetApply: ParsableCommand {
         let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) { PolicyEngine(catalog: MigrateTool.policies) }
         runner.refusesDestructivePlans = gate.failOnDestructive
+        runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(excluding: excluded), mode: .apply(options)) { outcome in
             let tally = shared.withLock { state in
                 state.tally.add(outcome)

@@ -31,6 +31,7 @@ struct FleetPlan: ParsableCommand {
         let state = FleetSurvey(json: global.json, showSQL: sql)
         var runner = FleetRunner(planner: planner, jobs: jobs)
         runner.refusesDestructivePlans = gate.failOnDestructive
+        runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(), mode: .survey) { state.add($0) }
         let code = try state.finish(command: "plan", shard: fleet.selectedShard, showPlans: true, sharded: fleet.selectedShard != nil)
         if code != 0 { throw ExitCode(code) }

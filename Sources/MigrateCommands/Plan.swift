@@ -27,8 +27,8 @@ struct Plan: ParsableCommand {
         switch outcome {
         case .failure:
             throw global.fail(outcome)
-        case .plan(let plan):
-            let refusal = gate.refusal(of: plan)
+        case .plan(let made):
+            let (plan, refusal) = try gate.gate(made, global: global)
             if global.json {
                 if includeModels {
                     try Output.json(plan)

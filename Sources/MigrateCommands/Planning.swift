@@ -80,10 +80,54 @@ struct DestructiveGate: ParsableArguments {
             """)
     var failOnDestructive = false
 
-    /// The refusal of the plan (``MigrationPlan/destructiveRefusal``); nil when the
-    /// gate is off or the plan loses nothing.
-    func refusal(of plan: MigrationPlan) -> Outcome? {
-        failOnDestructive ? plan.destructiveRefusal : nil
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            """
+            With --fail-on-destructive: let this reviewed loss through (repeatable): Entity.property (a dropped attribute or \
+            relationship, its pairs or order) or Entity (its objects and properties). Any other loss still exits 6. \
+            <migrations>/<Model>/accepted-losses.yaml accepts losses per hop (`2-to-3: [Book.playlist]`).
+            """, valueName: "name"))
+    var accept: [String] = []
+
+    func validate() throws {
+        for name in accept where !AcceptedLosses.isName(name) {
+            throw ValidationError("--accept \(name): expected Entity or Entity.property")
+        }
+    }
+
+    /// The reviewed losses for `model`: `--accept` and the model's
+    /// `accepted-losses.yaml` (read only when the gate is on).
+    func losses(model: String, migrations: String) throws -> AcceptedLosses {
+        guard failOnDestructive || !accept.isEmpty else { return AcceptedLosses() }
+        return try AcceptedLosses.load(accept: accept, migrationsFolder: migrations, model: model)
+    }
+
+    /// The reviewed losses of every model `planner` plans, for a fleet runner.
+    func losses(for planner: MigrationPlanner, global: GlobalOptions) throws -> [String: AcceptedLosses] {
+        var result: [String: AcceptedLosses] = [:]
+        for model in planner.models {
+            do {
+                result[model.name] = try losses(model: model.name, migrations: global.migrations)
+            } catch {
+                throw global.fail(error)
+            }
+        }
+        return result
+    }
+
+    /// The plan with its accepted losses marked, and its refusal
+    /// (``MigrationPlan/destructiveRefusal``): nil when the gate is off or the plan
+    /// loses nothing that is not accepted.
+    func gate(_ plan: MigrationPlan, global: GlobalOptions) throws -> (plan: MigrationPlan, refusal: Outcome?) {
+        let losses: AcceptedLosses
+        do {
+            losses = try self.losses(model: plan.model, migrations: global.migrations)
+        } catch {
+            throw global.fail(error)
+        }
+        let marked = plan.accepting(losses)
+        return (marked, failOnDestructive ? marked.destructiveRefusal : nil)
     }
 }
 

@@ -45,7 +45,7 @@ import Testing
         let before = f.snapshot(store)
         let message = """
             error: stock.sqlite: the plan from version 1 to 2 has 1 destructive step (--fail-on-destructive); nothing was changed:
-              Item.note is dropped: 200 non-nil values will be lost
+              Item.note is dropped: 200 non-nil values will be lost (accept with --accept Item.note)
 
             """
         let plan = try f.migrate(["plan"] + f.models + [store, "--fail-on-destructive"])

@@ -8,7 +8,7 @@ import Testing
 @Suite struct FleetGateTests {
     static let refusal = """
         the plan from version 1 to 2 has 1 destructive step (--fail-on-destructive); nothing was changed:
-          Item.note is dropped: 200 non-nil values will be lost
+          Item.note is dropped: 200 non-nil values will be lost (accept with --accept Item.note)
         """
 
     /// Two version 1 stores whose plans drop notes, one at version 2.

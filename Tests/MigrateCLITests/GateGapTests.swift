@@ -73,8 +73,8 @@ struct GateFixture {
         let before = f.snapshot()
         let message = """
             error: g.sqlite: the plan from version 1 to 2 has 2 destructive steps (--fail-on-destructive); nothing was changed:
-              A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted
-              A.cs is no longer ordered: the positions of 2 objects in it will be dropped
+              A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted (accept with --accept A.bs)
+              A.cs is no longer ordered: the positions of 2 objects in it will be dropped (accept with --accept A.cs)
 
             """
         for command in [["plan"], ["apply"], ["apply", "--verify", "--backup-dir", "backups"]] {
@@ -85,7 +85,9 @@ struct GateFixture {
         let fleet = try f.migrate(["fleet", "apply", store, "--fail-on-destructive"])
         #expect(fleet.status == 6)
         #expect(fleet.stderr == "error: 1 of 1 store has a destructive plan (--fail-on-destructive); no store was changed\n")
-        #expect(fleet.stdout.contains("\n    A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted\n"))
+        #expect(
+            fleet.stdout.contains(
+                "\n    A.bs and its inverse B.as are removed: 2 pairs of the many-to-many (rows of Z_1BS) will be deleted (accept with --accept A.bs)\n"))
         #expect(f.snapshot() == before)
         // Without the gate the plan warns and applies: the pairs and positions are gone.
         let apply = try f.migrate(["apply", store])

@@ -76,3 +76,38 @@ import Testing
         #expect(try s.rows("SELECT ZKEY FROM ZB ORDER BY Z_PK").map { $0[0].string } == ["B1"])
     }
 }
+
+/// Each subentity is migrated by its own entity mapping, with its own filter.
+@Suite struct SubentityFilterRequirementTests {
+    static let versions = [
+        "entities: {E: {attributes: {n: integer16?}}, F: {parent: E}}",
+        "entities: {E: {attributes: {n: {type: integer16, optional: true, max: 10}}}, F: {parent: E}}",
+    ]
+
+    static func scenario(mapping: String) throws -> MigrationScenario {
+        let s = try MigrationScenario("R", versions: versions)
+        try s.withObjects { o in
+            try o.insert("E", values: ["n": .integer(1)])
+            try o.insert("F", values: ["n": .integer(99)])
+        }
+        try s.writeMapping("1-to-2.yaml", mapping)
+        return s
+    }
+
+    /// A filter on the parent does not hold for the subentity's objects: F's 99 is
+    /// validated against the new max, and refused.
+    @Test func aParentsFilterDoesNotExemptItsSubentities() throws {
+        let s = try Self.scenario(mapping: "entities:\n  E:\n    filter: \"n == 1\"\n")
+        defer { s.remove() }
+        let error = try #require(throws: (any Error).self) { try s.migrate() }
+        #expect("\(error)".contains("E.n gets max 10, and stored values are outside it"), "\(error)")
+    }
+
+    /// The subentity's own filter leaves its 99 out: nothing to refuse.
+    @Test func aSubentitysFilterExemptsItsObjects() throws {
+        let s = try Self.scenario(mapping: "entities:\n  F:\n    filter: \"n < 10\"\n")
+        defer { s.remove() }
+        try s.migrate()
+        #expect(try s.rows("SELECT ZN FROM ZE ORDER BY Z_PK").map { $0[0].int64 } == [1])
+    }
+}

@@ -34,6 +34,9 @@ public struct FleetRunner: Sendable {
     /// `--fail-on-destructive`: a store whose plan loses data is reported as
     /// `destructive` and left as it is, never migrated.
     public var refusesDestructivePlans = false
+    /// Reviewed losses per model name (`--accept`, `accepted-losses.yaml`): the gate
+    /// lets them through and each store's warnings say they were accepted.
+    public var acceptedLosses: [String: AcceptedLosses] = [:]
 
     /// A runner.
     public init(
@@ -136,7 +139,7 @@ public struct FleetRunner: Sendable {
         let plan: MigrationPlan
         switch makePlan(path, timeout: timeout) {
         case .failure(let failure): return finish(failure.kind, failure.message)
-        case .success(let made): plan = made
+        case .success(let made): plan = made.accepting(acceptedLosses[made.model] ?? AcceptedLosses())
         }
         outcome.model = plan.model
         outcome.version = plan.sourceVersion

@@ -180,8 +180,28 @@ public struct MigrationWarning: Sendable, Hashable, Codable, CustomStringConvert
     public var message: String
     /// True when data is lost (a dropped attribute or entity holding data).
     public var isDestructive: Bool
+    /// What loses data, as `--accept` names it: `Entity.property`, or `Entity` for
+    /// objects of an entity (nil for a warning that names nothing to accept).
+    public var subject: String? = nil
+    /// How many values, objects or pairs are lost (nil when not counted).
+    public var count: Int64? = nil
+    /// The versions of the hop (or fused run of hops) it comes from.
+    public var fromVersion: Int? = nil
+    /// The destination version of that hop.
+    public var toVersion: Int? = nil
+    /// True when a reviewed acceptance (`--accept`, `accepted-losses.yaml`) lets it
+    /// through `--fail-on-destructive`.
+    public var isAccepted: Bool? = nil
 
-    public var description: String { (isDestructive ? "destructive: " : "") + message }
+    /// Creates a warning.
+    package init(message: String, isDestructive: Bool, subject: String? = nil, count: Int64? = nil) {
+        self.message = message
+        self.isDestructive = isDestructive
+        self.subject = subject
+        self.count = count
+    }
+
+    public var description: String { (isDestructive ? (isAccepted == true ? "destructive (accepted): " : "destructive: ") : "") + message }
 }
 
 /// One segment of the chain: adjacent inferred hops fused into one mapping, or one

@@ -153,7 +153,11 @@ public struct MigrationPlanner: Sendable {
                 metadata: metadata, counter: counter)
             try planner.plan()
             plan.hops.append(Self.hop(segment, planner, from: current, to: segmentTarget, sourceLayout: sourceLayout, destinationLayout: destinationLayout))
-            plan.warnings += planner.warnings
+            plan.warnings += planner.warnings.map { warning in
+                var warning = warning
+                (warning.fromVersion, warning.toVersion) = (current.version, segmentTarget.version)
+                return warning
+            }
             if plan.hops.count == 1 {
                 plan.warnings += try unknownColumnWarnings(store: store, layout: sourceLayout, steps: planner.steps)
             }
@@ -574,7 +578,7 @@ public struct MigrationPlanner: Sendable {
                             message: """
                                 \(name).\(column.name) is not in the layout of the store's version: \
                                 its \(values) non-nil value\(values == 1 ? "" : "s") will be lost when \(name) is rebuilt
-                                """, isDestructive: true))
+                                """, isDestructive: true, subject: "\(name).\(column.name)", count: values))
                 }
             }
         }

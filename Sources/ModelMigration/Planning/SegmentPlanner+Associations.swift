@@ -37,6 +37,42 @@ extension SegmentPlanner {
         }
     }
 
+    /// Columns of a table a policy builds that belong to other entities'
+    /// relationships — the key of a to-many without an inverse (`Club.fans` stored on
+    /// the fan's row) and the position in an ordered to-many — are not the policy's
+    /// object's properties, so it never writes them: each destination row takes them
+    /// from the source row of its key (the rows keep their keys; a merged object
+    /// keeps its own). Run right after the policy step, while the old table exists.
+    mutating func carryOtherEntitiesColumns(buildTables: [String: String]) throws {
+        var done: Set<String> = []
+        for entityMapping in mapping.entityMappings where entityMapping.kind == .custom && entityMapping.policy != nil {
+            guard let made = entityMapping.destination, let entity = destination.entity(named: made),
+                let table = destinationLayout.table(forEntity: entity.root), let build = buildTables[table.name],
+                let sourceName = entityMapping.source, let sourceEntity = source.entity(named: sourceName),
+                let old = sourceLayout.table(forEntity: sourceEntity.root), !done.contains(table.name)
+            else { continue }
+            done.insert(table.name)
+            var sets: [String] = []
+            for column in table.columns {
+                switch column.role {
+                case .toManyKey, .order:
+                    guard let from = old.column(for: column.role) else { continue }
+                    let c = SQLText.q(column.name)
+                    sets.append(
+                        "\(c) = coalesce(\(c), (SELECT s.\(SQLText.q(from.name)) FROM \(SQLText.q(old.name)) AS s WHERE s.Z_PK = \(SQLText.q(build)).Z_PK))")
+                default: continue
+                }
+            }
+            guard !sets.isEmpty else { continue }
+            steps.append(
+                .updateRows(
+                    .init(
+                        summary: "carry \(table.name)'s keys and positions of other entities' to-many relationships from the source rows",
+                        sql: ["UPDATE \(SQLText.q(build)) SET \(sets.joined(separator: ", "))"],
+                        cost: .update(rows: try countAfter(table.name)), table: build)))
+        }
+    }
+
     /// The entity a key column points to: a to-one's destination, a to-many's owner
     /// (the column on its destination's table), a join table side.
     func referencedEntity(_ column: Column, in table: Table) -> String? {

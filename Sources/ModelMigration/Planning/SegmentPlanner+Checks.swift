@@ -142,7 +142,7 @@ extension SegmentPlanner {
         for property in mapping.droppedProperties where self.mapping.droppedProperties(ofSource: sourceEntity.name).contains(property) {
             // A policy reads every source property; what it keeps is its business.
             if policy { break }
-            if let column = sourceColumn(sourceEntity, property) {
+            if let column = sourceColumn(sourceEntity, property), !pairsCountedElsewhere(sourceEntity.name, property) {
                 let values = try countValues(table.name, column.name, numbers)
                 if let warning = Self.droppedWarning("\(sourceEntity.name).\(property)", values: values) { warnings.append(warning) }
             }
@@ -174,7 +174,39 @@ extension SegmentPlanner {
                 message: lost.map {
                     "\(property): integer64 → double changes \($0) value\($0 == 1 ? "" : "s") beyond 2^53, which no double holds exactly"
                 } ?? "\(property): integer64 → double changes any value beyond 2^53, which no double holds exactly (not counted here)",
-                isDestructive: true))
+                isDestructive: true, subject: property, count: lost))
+    }
+
+    /// A dropped relationship whose pairs are not lost, or are counted on its other
+    /// side: the pairs of a relationship and its inverse are one set (Core Data's
+    /// inverse maintenance sets one side from the other), so when a mapping of the
+    /// hop reads the inverse (`items: $source.books` carrying `Book.playlist`'s pairs)
+    /// nothing is lost, and when both sides of a one-to-one are dropped the pairs are
+    /// counted once, on the side whose entity (then name) sorts first.
+    func pairsCountedElsewhere(_ entity: String, _ property: String) -> Bool {
+        guard let relationship = source.entity(named: entity)?.relationship(named: property), let inverse = relationship.declaration.inverse,
+            let owner = relationship.inverseEntity, let other = source.entity(named: owner)?.relationship(named: inverse)
+        else { return false }
+        // The inverse's pairs are carried by a destination relationship whose
+        // destination entity still holds this entity's objects.
+        let becomes = mapping.mappings(fromSource: entity).compactMap(\.destination)
+        for reader in subtree(source, owner) {
+            for readerMapping in mapping.mappings(fromSource: reader) where readerMapping.kind != .custom {
+                for property in readerMapping.properties where property.isRelationship {
+                    let from: String? =
+                        switch property.source {
+                        case .copy(let name), .convert(let name, _): name
+                        default: nil
+                        }
+                    guard from == inverse, let made = readerMapping.destination,
+                        let target = destination.entity(named: made)?.relationship(named: property.name)?.declaration.destination
+                    else { continue }
+                    if !becomes.isEmpty, becomes.allSatisfy({ subtree(destination, target).contains($0) }) { return true }
+                }
+            }
+        }
+        let oneToOne = !relationship.declaration.isToMany && !other.declaration.isToMany
+        return oneToOne && (owner, inverse) < (relationship.declaredIn, property)
     }
 
     /// The warning for a dropped property holding `values` non-nil values
@@ -185,10 +217,12 @@ extension SegmentPlanner {
                 message: """
                     \(property) is dropped: it holds non-nil values, which will be lost \
                     (not counted in a table this large; `migrate plan --exact-counts` counts them)
-                    """, isDestructive: true)
+                    """, isDestructive: true, subject: property)
         }
         guard values > 0 else { return nil }
-        return MigrationWarning(message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true)
+        return MigrationWarning(
+            message: "\(property) is dropped: \(values) non-nil value\(values == 1 ? "" : "s") will be lost", isDestructive: true, subject: property,
+            count: values)
     }
 
     /// Destructive warnings for columns dropped in place.
@@ -204,7 +238,7 @@ extension SegmentPlanner {
                 (entity, property, rowsOf) = (e, p, destination)
             default: continue
             }
-            if readByAnotherMapping(entity, property) { continue }
+            if readByAnotherMapping(entity, property) || pairsCountedElsewhere(entity, property) { continue }
             let scope = numbers(sourceLayout, subtree(source, rowsOf))
             let values = try countValues(table.name, column.name, scope)
             if let warning = Self.droppedWarning("\(entity).\(property)", values: values) { warnings.append(warning) }
@@ -218,7 +252,7 @@ extension SegmentPlanner {
                 MigrationWarning(
                     message: """
                         table \(table.name) is dropped with its \(rows) row\(rows == 1 ? "" : "s") (entity \(table.entity) removed)
-                        """, isDestructive: true))
+                        """, isDestructive: true, subject: table.entity, count: rows))
         }
     }
 }

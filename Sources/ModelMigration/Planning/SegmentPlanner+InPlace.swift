@@ -363,7 +363,7 @@ extension SegmentPlanner {
                 warnings.append(
                     MigrationWarning(
                         message: "entity \(entity.name) is removed: its \(rows) row\(rows == 1 ? " is" : "s are") deleted",
-                        isDestructive: true))
+                        isDestructive: true, subject: entity.name, count: rows))
             }
             steps.append(
                 .deleteRows(

@@ -26,7 +26,7 @@ extension SegmentPlanner {
                                 message: """
                                     \(entity.name).\(relationship.name)\(inverse) \(inverse.isEmpty ? "is" : "are") removed: \
                                     \(rows) pair\(rows == 1 ? "" : "s") of the many-to-many (rows of \(table)) will be deleted
-                                    """, isDestructive: true))
+                                    """, isDestructive: true, subject: "\(entity.name).\(relationship.name)", count: rows))
                     }
                 }
                 guard relationship.declaration.isOrdered, !kept.isEmpty, !kept.contains(where: { $0.declaration.isOrdered }) else { continue }
@@ -40,7 +40,8 @@ extension SegmentPlanner {
                     MigrationWarning(
                         message: """
                             \(entity.name).\(relationship.name) is no longer ordered: \(counted) will be dropped
-                            """, isDestructive: true))
+                            """, isDestructive: true, subject: "\(entity.name).\(relationship.name)",
+                        count: ordered == RowCounter.notCounted ? nil : ordered))
             }
         }
     }

@@ -126,7 +126,7 @@ extension SegmentPlanner {
                     the filter `\(filter)` leaves out \(dropped == 1 ? "is" : "are") not migrated \
                     (deleted, and references to \(dropped == 1 ? "it" : "them") removed)
                     """,
-                isDestructive: true))
+                isDestructive: true, subject: sourceEntity.name, count: dropped))
     }
 
     /// Rows of entities removed from the hierarchy are not copied: warn as alter() does.
@@ -140,7 +140,7 @@ extension SegmentPlanner {
                 warnings.append(
                     MigrationWarning(
                         message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
-                        isDestructive: true))
+                        isDestructive: true, subject: entity.name, count: removed))
             }
             addReferenceChecks(into: table.name)
         }

@@ -84,7 +84,7 @@ extension SegmentPlanner {
                             \(a.declaredIn).\(a.name) and \(b.declaredIn).\(b.name) become a one-to-one: \
                             each object keeps at most one partner, the one with the lowest primary key; \
                             other pairings are cleared
-                            """, isDestructive: true))
+                            """, isDestructive: true, subject: "\(a.declaredIn).\(a.name)"))
                 changed.formUnion([tableA.name, tableB.name])
             }
         }

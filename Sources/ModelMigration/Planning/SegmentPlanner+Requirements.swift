@@ -87,7 +87,7 @@ extension SegmentPlanner {
             let sourceEntity = source.entity(named: requirement.sourceEntity),
             let table = sourceLayout.table(forEntity: sourceEntity.root)
         else { return }
-        let filter = "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))" + keptScope(requirement.entity, in: table.name)
+        let filter = migratedScope(requirement.entity, from: sourceEntity, in: table.name)
         requirements.append(
             MigrationCheck(
                 summary: """
@@ -115,6 +115,24 @@ extension SegmentPlanner {
         return " AND \(key) IN (SELECT mm_f.Z_PK FROM \(SQLText.q(table)) AS mm_f WHERE coalesce((\(kept.inlined)), 0))"
     }
 
+    /// The source rows of `sourceEntity` (with its subentities) that the hop migrates
+    /// into `entity` (with its subentities), as a condition: each subentity through
+    /// its own entity mapping, with that mapping's `filter:` (a filter on a parent
+    /// does not hold for its subentities' objects, which have mappings of their own).
+    /// `prefix` qualifies the columns (`t.`).
+    func migratedScope(_ entity: String, from sourceEntity: CompiledEntity, in table: String, prefix: String = "") -> String {
+        let sources = Set(subtree(source, sourceEntity.name))
+        var parts: [String] = []
+        for name in subtree(destination, entity) {
+            guard let entityMapping = mapping.mapping(forDestination: name), let from = entityMapping.source, sources.contains(from),
+                let number = sourceLayout.entityNumbers[from]
+            else { continue }
+            parts.append("(\(prefix)Z_ENT = \(number)\(keptScope(name, in: table, key: "\(prefix)Z_PK")))")
+        }
+        guard !parts.isEmpty else { return "\(prefix)Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))" }
+        return "(" + parts.joined(separator: " OR ") + ")"
+    }
+
     /// Source rows of `entity` and its subentities that map to destination rows.
     func sourceScope(_ sourceEntity: CompiledEntity) -> [Int] {
         numbers(sourceLayout, subtree(source, sourceEntity.name))
@@ -132,8 +150,7 @@ extension SegmentPlanner {
         default: return  // a mapping file sets it some other way
         }
         let filter =
-            "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NULL"
-            + keptScope(requirement.entity, in: table.name)
+            migratedScope(requirement.entity, from: sourceEntity, in: table.name) + " AND \(SQLText.q(column.name)) IS NULL"
         requirements.append(
             MigrationCheck(
                 summary: """
@@ -174,8 +191,8 @@ extension SegmentPlanner {
         if let upper = number(new.maximum) { bounds.append("\(measured) > \(upper)") }
         guard !bounds.isEmpty else { return }
         let filter =
-            "Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity)))) AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
-            + keptScope(entity.name, in: table.name)
+            migratedScope(entity.name, from: sourceEntity, in: table.name)
+            + " AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
         let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
         requirements.append(
             MigrationCheck(
@@ -249,7 +266,7 @@ extension SegmentPlanner {
         if new.isToMany, let maximum = new.maxCount, maximum > 0, maximum < (old.maxCount.flatMap { $0 > 0 ? $0 : nil } ?? .max) {
             rules.append(("\(count) > \(maximum)", "allows at most \(maximum) objects, and stored objects have more"))
         }
-        let scope = "t.Z_ENT IN (\(SQLText.list(sourceScope(sourceEntity))))" + keptScope(entity.name, in: table.name, key: "t.Z_PK")
+        let scope = migratedScope(entity.name, from: sourceEntity, in: table.name, prefix: "t.")
         for rule in rules {
             let filter = "\(scope) AND \(rule.condition)"
             requirements.append(
@@ -317,7 +334,12 @@ extension SegmentPlanner {
             }
         if proven { return }
         let quoted = sourceColumns
-        let kept = keptOwners.sorted().map { keptScope($0, in: sourceTable) }.joined()
+        // The rows each owner's entity mappings migrate (their filters, their subentities').
+        let kept =
+            " AND ("
+            + keptOwners.sorted().compactMap { owner in
+                sourceEntity(for: owner).map { migratedScope(owner, from: $0, in: sourceTable) }
+            }.joined(separator: " OR ") + ")"
         // The count reads each group once; the row list (only when some are found)
         // names the values and keys.
         let duplicates = """

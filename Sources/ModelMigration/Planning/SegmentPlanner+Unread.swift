@@ -48,7 +48,10 @@ extension SegmentPlanner {
             let rows = try count(table.name, [number])
             guard rows != 0 else { continue }
             let held = rows == RowCounter.notCounted ? "rows are" : "\(rows) row\(rows == 1 ? " is" : "s are")"
-            warnings.append(MigrationWarning(message: "\(prefix)its \(held) deleted", isDestructive: true))
+            warnings.append(
+                MigrationWarning(
+                    message: "\(prefix)its \(held) deleted", isDestructive: true, subject: entity.name,
+                    count: rows == RowCounter.notCounted ? nil : rows))
         }
     }
 }

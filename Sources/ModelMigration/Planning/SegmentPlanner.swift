@@ -220,7 +220,9 @@ struct SegmentPlanner {
             try buildJoin(join.table, as: join.buildName, pairs: join.pairs)
         }
         // 1b. Policies: after every new table exists, while the old ones still do.
-        try policyStep(buildTables: Dictionary(tables.built.map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a }))
+        let buildTables = Dictionary(tables.built.map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a })
+        try policyStep(buildTables: buildTables)
+        try carryOtherEntitiesColumns(buildTables: buildTables)
         // 2. Drop what is replaced or gone, then move new tables into place.
         try dropReplacedTables(tables)
         // 3. Tables SQLite can change in place.
@@ -312,7 +314,7 @@ struct SegmentPlanner {
                                 \(entity.name).\(r.name) has no inverse: each \(r.destination) row keeps the key of one \
                                 \(entity.name) (as Core Data stores it); a \(r.destination) shared by several keeps \
                                 the one with the lowest primary key
-                                """, isDestructive: true))
+                                """, isDestructive: true, subject: "\(entity.name).\(r.name)"))
                 }
             }
         }
@@ -334,7 +336,7 @@ struct SegmentPlanner {
                         message: """
                             \(entity.name).\(attribute.name) no longer allows external storage: \
                             values Core Data kept in files beside the store stay references to those files
-                            """, isDestructive: true))
+                            """, isDestructive: true, subject: "\(entity.name).\(attribute.name)"))
             }
         }
     }

@@ -1,0 +1,65 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `--fail-on-destructive --accept`: exactly the reviewed losses go through; any
+/// other still exits 6, and output says which were accepted with their counts.
+@Suite struct AcceptedLossTests {
+    static func fixture() throws -> (GateFixture, String) {
+        let f = try GateFixture("  A: {attributes: {k: string, x: string?, y: string?}}\n", "  A: {attributes: {k: string}}\n")
+        let store = try f.store([("A", #"{"k":"a","x":"1","y":"2"}"#), ("A", #"{"k":"b","x":"3"}"#)])
+        return (f, store)
+    }
+
+    @Test func anAcceptedLossPassesAndAnyOtherStillRefuses() throws {
+        let (f, store) = try Self.fixture()
+        defer { f.remove() }
+        let before = f.snapshot()
+        let one = try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A.x"])
+        #expect(one.status == 6)
+        #expect(
+            one.stderr.hasSuffix(
+                """
+                has 1 destructive step (--fail-on-destructive) beside 1 accepted; nothing was changed:
+                  A.y is dropped: 1 non-nil value will be lost (accept with --accept A.y)
+
+                """), "\(one.stderr)")
+        #expect(f.snapshot() == before)
+        let both = try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A.x", "--accept", "A.y", "--json"])
+        #expect(both.status == 0, "\(both.stderr)")
+        let done = try #require(both.stdout.split(separator: "\n").last)
+        #expect(done.contains(#""destructive (accepted): A.x is dropped: 2 non-nil values will be lost""#), "\(done)")
+        #expect(try f.migrate(["dump", store, "A"]).stdout == "{\"_pk\":1,\"_entity\":\"A\",\"k\":\"a\"}\n{\"_pk\":2,\"_entity\":\"A\",\"k\":\"b\"}\n")
+    }
+
+    /// An entity name accepts every loss of the entity; `plan --json` gives each
+    /// warning's subject, count and whether it is accepted.
+    @Test func anEntityAcceptsItsLossesAndJSONSaysSo() throws {
+        let (f, store) = try Self.fixture()
+        defer { f.remove() }
+        let plan = try f.migrate(["plan", store, "--fail-on-destructive", "--accept", "A", "--json"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
+        let warnings = try #require(report["warnings"] as? [[String: Any]])
+        #expect(warnings.map { $0["subject"] as? String } == ["A.x", "A.y"])
+        #expect(warnings.map { $0["count"] as? Int } == [2, 1])
+        #expect(warnings.allSatisfy { $0["isAccepted"] as? Bool == true })
+    }
+
+    /// `accepted-losses.yaml` beside the mapping files accepts per hop; a malformed
+    /// one names its line and column.
+    @Test func theFileBesideTheMappingFilesAcceptsPerHop() throws {
+        let (f, store) = try Self.fixture()
+        defer { f.remove() }
+        _ = try f.directory.write("Migrations/G/accepted-losses.yaml", "# reviewed for release 2\n1-to-2: [A.x, A.y]\n")
+        #expect(try f.migrate(["apply", store, "--fail-on-destructive"]).status == 0)
+        let g = try GateFixture("  A: {attributes: {k: string, x: string?}}\n", "  A: {attributes: {k: string}}\n")
+        defer { g.remove() }
+        let other = try g.store([("A", #"{"k":"a","x":"1"}"#)])
+        _ = try g.directory.write("Migrations/G/accepted-losses.yaml", "1-to-2: [A..x]\n")
+        let bad = try g.migrate(["plan", other, "--fail-on-destructive"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("Migrations/G/accepted-losses.yaml:1:10: error: accepted losses: expected `Entity` or `Entity.property` under 1-to-2"))
+        #expect(try g.migrate(["plan", other, "--fail-on-destructive", "--accept", "A..x"]).status == 64)
+    }
+}

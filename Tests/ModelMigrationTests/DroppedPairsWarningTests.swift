@@ -1,0 +1,60 @@
+import DataModel
+import ModelMigration
+import TestSupport
+import Testing
+
+/// Destructive warnings for relationships count pairs, once, and only pairs that are
+/// really lost: a relationship and its inverse hold one set of pairs.
+@Suite struct DroppedPairsWarningTests {
+    /// Book.playlist is dropped, but Folder (made from Playlist) carries its pairs
+    /// through `items: $source.books`: nothing is lost (issue 35, BookPlayer).
+    @Test func pairsCarriedThroughTheInverseAreNotLost() throws {
+        let s = try MigrationScenario(
+            "B",
+            versions: [
+                """
+                entities:
+                  Book: {attributes: {title: string}, relationships: {playlist: {destination: Playlist, inverse: books}}}
+                  Playlist: {attributes: {name: string}, relationships: {books: {destination: Book, toMany: true, inverse: playlist}}}
+                """,
+                """
+                entities:
+                  Book: {attributes: {title: string}, relationships: {folder: {destination: Folder, inverse: items}}}
+                  Folder: {attributes: {name: string}, relationships: {items: {destination: Book, toMany: true, inverse: folder}}}
+                """,
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Playlist", values: ["name": .string("p")])
+            try o.insert("Book", values: ["title": .string("a")], relationships: ["playlist": [1]])
+            try o.insert("Book", values: ["title": .string("b")], relationships: ["playlist": [1]])
+        }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  Folder:\n    source: Playlist\n    properties:\n      items: $source.books\n")
+        let plan = try s.migrate()
+        #expect(plan.warnings.filter(\.isDestructive).map(\.message) == [])
+        #expect(try s.rows("SELECT Z_PK, ZFOLDER FROM ZBOOK ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1]])
+    }
+
+    /// Both sides of a one-to-one removed: one warning, with the pairs counted once.
+    @Test func aOneToOneRemovedIsCountedOnce() throws {
+        let s = try MigrationScenario(
+            "O",
+            versions: [
+                """
+                entities:
+                  A: {attributes: {n: string}, relationships: {b: {destination: B, inverse: a}}}
+                  B: {attributes: {n: string}, relationships: {a: {destination: A, inverse: b}}}
+                """,
+                "entities: {A: {attributes: {n: string}}, B: {attributes: {n: string}}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("B", values: ["n": .string("b1")])
+            try o.insert("B", values: ["n": .string("b2")])
+            try o.insert("A", values: ["n": .string("a1")], relationships: ["b": [1]])
+            try o.insert("A", values: ["n": .string("a2")], relationships: ["b": [2]])
+        }
+        let plan = try s.plan()
+        #expect(plan.warnings.filter(\.isDestructive).map(\.message) == ["A.b is dropped: 2 non-nil values will be lost"])
+    }
+}
