@@ -29,6 +29,17 @@ final class InsertShape {
         var isExternalBinary: Bool
     }
 
+    /// A to-one whose inverse is an ordered to-many: the row's place in its owner's
+    /// list, a column of the `INSERT`.
+    struct OrderedMembership {
+        var relationship: String
+        var ownerColumn: String
+        var orderColumn: String
+        var list: OrderedList
+        /// The place's position among the `INSERT`'s bindings.
+        var binding: Int
+    }
+
     /// A property of a uniqueness constraint and its column.
     enum UniqueProperty {
         /// The attribute's position in ``attributes``.
@@ -61,6 +72,8 @@ final class InsertShape {
     let rootName: String
     /// The `NULL`s an object with no relationships binds for the to-one columns.
     let nullToOneBindings: Int
+    /// The to-ones that place a row in an ordered list.
+    let memberships: [OrderedMembership]
     /// The stored relationships, each with its field name (`Person.posts`).
     let relationships: [(relationship: CompiledRelationship, field: String)]
     let attributeNames: Set<String>
@@ -121,6 +134,7 @@ final class InsertShape {
                 }
             }
         }
+        memberships = Self.memberships(entity, table: table, version: access.version, columns: &columns)
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
         plans = attributes.map(Self.plan)
@@ -137,6 +151,27 @@ final class InsertShape {
         let uniqueness = Self.uniquenessChecks(entity, table: table, attributes: attributes, access: access)
         self.uniqueness = uniqueness
         uniquenessIsEnforced = uniqueness.allSatisfy(\.isEnforcedByIndex)
+    }
+
+    /// The to-ones of `entity` whose inverse is an ordered to-many, their order columns
+    /// appended to `columns`.
+    private static func memberships(
+        _ entity: CompiledEntity, table: StorageLayout.Table, version: CompiledVersion, columns: inout [String]
+    ) -> [OrderedMembership] {
+        var memberships: [OrderedMembership] = []
+        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+                version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
+                let order = table.column(for: .order(entity: owner, relationship: inverse)),
+                let key = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
+            else { continue }
+            memberships.append(
+                OrderedMembership(
+                    relationship: relationship.name, ownerColumn: key.name, orderColumn: order.name,
+                    list: OrderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count))
+            columns.append(order.name)
+        }
+        return memberships
     }
 
     /// The uniqueness constraints of `entity` and its ancestors, each as the query

@@ -54,6 +54,7 @@ extension ObjectAccess {
                 // The batch writes nothing now; the row goes, so that the checks of the
                 // batch's end do not report its unset relationship a second time.
                 try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
+                batch.forgetListEnds()
             }
         }
     }
@@ -64,6 +65,8 @@ extension ObjectAccess {
         _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
     ) throws {
         let table = shape.table
+        // The lists the row is in now (an owner's line may have listed it) lose it or move it.
+        for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
         var assignments: [String] = []
         var bindings: [DatabaseValue] = []
         for (relationship, field) in shape.relationships {
@@ -81,7 +84,7 @@ extension ObjectAccess {
                     bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
                 }
             } else {
-                try connectToMany(relationship, from: key, of: shape.entity, to: targets)
+                try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
             }
         }
         if !assignments.isEmpty {
@@ -92,6 +95,7 @@ extension ObjectAccess {
                 """,
                 bindings + [.integer(key)])
         }
-        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
+        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
+        try placeWrittenMember(shape, key: key, relationships: relationships, positions: positions, batch: batch)
     }
 }

@@ -156,7 +156,9 @@ extension ObjectAccess {
             key = next
         }
         bindings[0] = .integer(key)
+        let places = try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, batch: batch)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+        for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         if !waiting.isEmpty {
             batch.deferredReferences.append(
@@ -164,10 +166,10 @@ extension ObjectAccess {
                     entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource))
         }
         for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: shape.entity, to: targets)
+            try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
         }
         guard !relationships.isEmpty else { return key }
-        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
+        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
         return key
     }
 
@@ -243,6 +245,8 @@ extension ObjectAccess {
                 later.append((relationship, targets))
             }
         }
+        // Places in ordered lists: bound once the row's key is known.
+        for _ in shape.memberships { bindings.append(.null) }
         return later
     }
 
@@ -285,52 +289,6 @@ extension ObjectAccess {
                 throw RowRefusal(shape.entity.name, error.message)
             }
             throw StoreError.from(error, path: store.path)
-        }
-    }
-
-    /// The other side of the new row's to-ones: a one-to-one's inverse column
-    /// points back, and an ordered inverse gets the row at its given position
-    /// (`positions`: the order value a dump wrote), else at the end of its list.
-    func updateInverseSides(
-        of key: Int64, in shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64] = [:]
-    ) throws {
-        let entity = shape.entity
-        let table = shape.table
-        // One-to-one: both sides hold a column; keep the other side pointing back.
-        for relationship in entity.relationships where !relationship.declaration.isToMany {
-            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
-                let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
-                let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse))
-            else { continue }
-            try run(
-                """
-                UPDATE \(quote(self.table(of: ownerEntity).name)) \
-                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
-                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
-                WHERE Z_PK = ?
-                """,
-                [.integer(key), .integer(target)])
-        }
-        // A to-one whose inverse is ordered: append at the end of the destination's list.
-        for relationship in entity.relationships where !relationship.declaration.isToMany {
-            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
-                inverseRelationship.declaration.keepsOrder,
-                let order = table.column(for: .order(entity: owner, relationship: inverse)),
-                let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
-            else { continue }
-            if let position = positions[relationship.name] {
-                try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = ? WHERE Z_PK = ?", [.integer(position), .integer(key)])
-                continue
-            }
-            try run(
-                """
-                UPDATE \(quote(table.name)) SET \(quote(order.name)) = \
-                (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) \
-                WHERE Z_PK = ?
-                """,
-                [.integer(target), .integer(key), .integer(key)])
         }
     }
 
@@ -536,61 +494,6 @@ extension ObjectAccess {
             defer { statement.reset() }
             _ = try statement.step()
             return statement.int64(at: 0)
-        }
-    }
-
-    /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
-    /// entity number beside the key, for a destination row of `entity`.
-    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
-        guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
-            let number = layout.entityNumbers[entity.name]
-        else { return "" }
-        return ", \(quote(column.name)) = \(number)"
-    }
-
-    func connectToMany(_ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64]) throws(StoreError) {
-        let r = relationship.declaration
-        guard let destination = version.entity(named: r.destination) else { return }
-        let destinationTable = table(of: destination)
-        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
-            for (position, target) in targets.enumerated() {
-                if let order {
-                    try run(
-                        """
-                        UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, \
-                        Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
-                        """,
-                        [.integer(key), .integer(Int64(position + 1)), .integer(target)])
-                } else {
-                    try run(
-                        "UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
-                        [.integer(key), .integer(target)])
-                }
-            }
-            return
-        }
-        guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
-        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-        // An ordered inverse: the new object goes at the end of each destination's list.
-        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
-        for (position, target) in targets.enumerated() {
-            var columns = [mine, theirs]
-            var values = ["?", "?"]
-            var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
-            if let order {
-                columns.append(order.name)
-                values.append("?")
-                bindings.append(.integer(Int64(position + 1)))
-            }
-            if let inverseOrder {
-                columns.append(inverseOrder.name)
-                values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
-                bindings.append(.integer(target))
-            }
-            try run(
-                "INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-                bindings)
         }
     }
 }
