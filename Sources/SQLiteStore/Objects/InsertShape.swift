@@ -72,6 +72,17 @@ final class InsertShape {
     let rootName: String
     /// The `NULL`s an object with no relationships binds for the to-one columns.
     let nullToOneBindings: Int
+    /// Per stored relationship (in ``relationships``' order), what checking and binding
+    /// its targets needs (nil when its destination is not in the model).
+    let targets: [TargetRule?]
+    /// Per stored relationship, how many columns of the `INSERT` it binds (its key and
+    /// its destination's entity number).
+    let toOneColumnCounts: [Int]
+    /// Whether a relationship's inverse is a to-many with a `minCount`, whose links the
+    /// batch notes (`ObjectBatch.noteLinks`).
+    let notesLinks: Bool
+    /// Whether a to-one's inverse is a to-one (whose column an insert sets too).
+    let hasOneToOneInverses: Bool
     /// The to-ones that place a row in an ordered list.
     let memberships: [OrderedMembership]
     /// The stored relationships, each with its field name (`Person.posts`).
@@ -124,16 +135,20 @@ final class InsertShape {
         }
         var relationships: [(CompiledRelationship, String)] = []
         let attributeColumns = columns.count
+        var toOneColumnCounts: [Int] = []
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             relationships.append((relationship, "\(entity.name).\(relationship.name)"))
             let r = relationship.declaration
+            let before = columns.count
             if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
                 columns.append(column.name)
                 if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
                     columns.append(typeColumn.name)
                 }
             }
+            toOneColumnCounts.append(columns.count - before)
         }
+        self.toOneColumnCounts = toOneColumnCounts
         memberships = Self.memberships(entity, table: table, version: access.version, columns: &columns)
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
@@ -141,6 +156,12 @@ final class InsertShape {
         entityName = entity.name
         rootName = entity.root
         self.relationships = relationships
+        targets = relationships.map { TargetRule($0.0, field: $0.1, rowTable: table, access: access) }
+        let inverses = entity.relationships.map { r in
+            r.declaration.inverse.flatMap { name in r.inverseEntity.flatMap { access.version.entity(named: $0)?.relationship(named: name) } }
+        }
+        notesLinks = inverses.contains { ($0?.declaration.isToMany ?? false) && ($0?.declaration.minCount ?? 0) > 0 }
+        hasOneToOneInverses = zip(entity.relationships, inverses).contains { !$0.declaration.isToMany && $1.map { !$0.declaration.isToMany } == true }
         attributeNames = Set(entity.attributes.map(\.name))
         relationshipNames = Set(entity.relationships.map(\.name))
         self.columns = columns

@@ -36,6 +36,11 @@ package final class ObjectBatch {
     /// costs no query. An owner is absent until its list is first read, and forgotten
     /// when the batch writes its list in a way it does not follow (a list given whole).
     private(set) var listEnds: [String: [Int64: Int64]] = [:]
+    /// Destination table → primary key → the row's entity number (`Z_ENT`), for rows a
+    /// relationship of the batch named: a row keeps its number, so each target is
+    /// looked up once (rows are only added while a batch runs, but for the rows
+    /// ``rowsDeleted()`` says were taken out again).
+    private(set) var rowEntities: [String: [Int64: Int64]] = [:]
     /// The source of the object being inserted (for deferred references).
     private(set) var currentSource = 0
     /// How many objects the batch wrote.
@@ -61,12 +66,12 @@ package final class ObjectBatch {
         _ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
         positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
-        let key = try inserting(entityName, source: source) { shape in
-            try access.insertRow(
+        try inserting(entityName, source: source) { shape in
+            let key = try access.insertRow(
                 shape, values: values, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
+            if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
+            return key
         }
-        if key != nil, !relationships.isEmpty, let entity = access.version.entity(named: entityName) { noteLinks(entity, relationships, source: source) }
-        return key
     }
 
     /// Records the stored objects this object became a destination of, through the
@@ -100,12 +105,12 @@ package final class ObjectBatch {
         _ entityName: String, attributeValues: [AttributeValue??], relationships: [String: [Int64]] = [:],
         positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
-        let key = try inserting(entityName, source: source) { shape in
-            try access.insertRow(
+        try inserting(entityName, source: source) { shape in
+            let key = try access.insertRow(
                 shape, given: attributeValues, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
+            if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
+            return key
         }
-        if key != nil, !relationships.isEmpty, let entity = access.version.entity(named: entityName) { noteLinks(entity, relationships, source: source) }
-        return key
     }
 
     private func inserting(_ entityName: String, source: Int, _ insertRow: (InsertShape) throws -> Int64) throws(StoreError) -> Int64? {
@@ -153,9 +158,15 @@ package final class ObjectBatch {
         listEnds[list]?[owner] = nil
     }
 
-    /// Forgets every list's end (rows were deleted).
-    func forgetListEnds() {
+    /// Forgets what it knows of rows (some were deleted): every list's end and entity number.
+    func rowsDeleted() {
         listEnds = [:]
+        rowEntities = [:]
+    }
+
+    /// Notes a row's entity number.
+    func noteRowEntity(_ number: Int64, table: String, key: Int64) {
+        rowEntities[table, default: [:]][key] = number
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),
