@@ -40,6 +40,8 @@ package struct FastRecordReader {
     private enum ValueKind {
         case integer(ClosedRange<Int64>)
         case string
+        /// A double or float: a number is its `Double` (finite, and a float's within range).
+        case real(isFloat: Bool)
         /// Any other type: read by the general reader's rules on the value's text.
         case other(AttributeType)
     }
@@ -80,6 +82,7 @@ package struct FastRecordReader {
             switch type {
             case .integer16, .integer32, .integer64: fields.append(.attribute(stored, type.integerRange.map { .integer($0) } ?? .other(type)))
             case .string: fields.append(.attribute(stored, .string))
+            case .double, .float: fields.append(.attribute(stored, .real(isFloat: type == .float)))
             default: fields.append(.attribute(stored, .other(type)))
             }
             stored += 1
@@ -253,15 +256,22 @@ package struct FastRecordReader {
             }
         default:
             guard let (start, end, isInteger) = cursor.number() else { return nil }
-            if case .integer(let range) = kind {
+            switch kind {
+            case .integer(let range):
                 guard isInteger, let value = cursor.integerValue(start, end), range.contains(value) else { return nil }
                 return .integer(value)
+            case .real(let isFloat):
+                // DefaultValueParser's rule for a number's text (JSON's grammar is within its syntax).
+                guard let value = Double(cursor.text(start, end)), value.isFinite, !isFloat || Float(value).isFinite else { return nil }
+                return .double(value)
+            default:
+                json = .number(cursor.text(start, end))
             }
-            json = .number(cursor.text(start, end))
         }
         let type: AttributeType
         switch kind {
         case .integer, .string: return nil
+        case .real(let isFloat): type = isFloat ? .float : .double
         case .other(let t): type = t
         }
         do {

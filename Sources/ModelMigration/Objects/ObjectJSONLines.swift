@@ -162,7 +162,8 @@ package enum ObjectJSONLines {
 
     /// Loads JSON Lines as they are read, a chunk at a time (memory does not grow
     /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called every
-    /// few thousand lines with the lines and bytes read so far. A file that cannot
+    /// few thousand lines with the lines and bytes read so far, and once more after the
+    /// last line (`finished`: the checks and the commit follow). A file that cannot
     /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
     ///
     /// `entity` nil loads a whole store's lines (`dump --all`): each line names its
@@ -170,7 +171,7 @@ package enum ObjectJSONLines {
     @discardableResult
     package static func load(
         _ access: ObjectAccess, entity entityName: String?, reader: JSONLinesReader, file: String,
-        progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil
+        progress: ((_ lines: Int, _ bytes: Int64, _ finished: Bool) -> Void)? = nil
     ) throws -> Int {
         let entity = entityName.flatMap { access.version.entity(named: $0) }
         if let entityName, entity == nil {
@@ -209,7 +210,7 @@ package enum ObjectJSONLines {
                         var fast = FastLineReader(version: access.version, entity: entity)
                         try reader.forEachLine { number, line in
                             lines = number
-                            if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
+                            if let progress, number % 4096 == 0 { progress(number, reader.bytesRead, false) }
                             let invalid = firstInvalidUTF8(line)
                             if invalid == nil, let name = fast.read(line) {
                                 let record = fast.record
@@ -239,7 +240,7 @@ package enum ObjectJSONLines {
                                 object.entity, values: object.values, relationships: object.relationships,
                                 positions: object.positions, primaryKey: object.primaryKey, source: number)
                         }
-                        progress?(lines, reader.bytesRead)
+                        progress?(lines, reader.bytesRead, true)
                     }, .commit
                 )
             }
