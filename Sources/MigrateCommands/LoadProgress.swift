@@ -52,6 +52,7 @@ final class LoadProgress {
 
     /// The loader's report: lines and bytes read so far; `finished` after the last line.
     func report(lines: Int, bytes: Int64, finished: Bool) {
+        // Called after every line: an uncontended lock, or a clock read on a terminal.
         if ticks { state.withLock { $0 = State(lines: lines, bytes: bytes, finishedReading: finished) } }
         guard drawsOnTerminal else { return }
         let now = Date()

@@ -161,8 +161,8 @@ package enum ObjectJSONLines {
     }
 
     /// Loads JSON Lines as they are read, a chunk at a time (memory does not grow
-    /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called every
-    /// few thousand lines with the lines and bytes read so far, and once more after the
+    /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called after each
+    /// line with the lines and bytes read so far (keep it cheap), and once more after the
     /// last line (`finished`: the checks and the commit follow). A file that cannot
     /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
     ///
@@ -210,7 +210,7 @@ package enum ObjectJSONLines {
                         var fast = FastLineReader(version: access.version, entity: entity)
                         try reader.forEachLine { number, line in
                             lines = number
-                            if let progress, number % 4096 == 0 { progress(number, reader.bytesRead, false) }
+                            progress?(number, reader.bytesRead, false)
                             let invalid = firstInvalidUTF8(line)
                             if invalid == nil, let name = fast.read(line) {
                                 let record = fast.record
