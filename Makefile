@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test test-all api lint format install crashtest faulttest hostiletest bench bench-quick bench-fleet clean
+.PHONY: all build demo test test-all api lint format install crashtest faulttest hostiletest bench bench-quick bench-load bench-fleet clean
 
 all: build
 
@@ -98,6 +98,15 @@ bench-quick:
 	$(SWIFT) build -c release --product migrate
 	$(SWIFT) build -c release --product Benchmarks
 	$(RELEASE)/Benchmarks --quick --migrate $(RELEASE)/migrate
+
+# load and dump alone: four line shapes and books in ordered folders against
+# Python's json + sqlite3 loops, at LOAD_OBJECTS objects (default 1 M; `make bench`
+# and `bench-quick` run them too, at each size up to 1 M).
+LOAD_OBJECTS ?= 1000000
+bench-load:
+	$(SWIFT) build -c release --product migrate
+	$(SWIFT) build -c release --product Benchmarks
+	$(RELEASE)/Benchmarks --only load --sizes $(LOAD_OBJECTS) --migrate $(RELEASE)/migrate
 
 # Fleets: 1,000 stores of 10 k items by a shell loop of `migrate apply`, by
 # `fleet apply --jobs 1` and by `--jobs` = cores (STORES=, ROWS= to change).

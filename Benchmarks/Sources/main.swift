@@ -9,7 +9,8 @@
 //     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR] [--only TEXT] [--keep]
 //
 // `--only TEXT` runs the hops whose name contains TEXT (`--only load`: the load and
-// dump measurements alone, at sizes up to 1 M); `--keep` leaves the
+// dump measurements alone, at sizes up to 1 M: four line shapes and books in ordered
+// folders, each against Python's loops, ObjectIO.swift); `--keep` leaves the
 // generated stores in the work folder (people-N.sqlite) for a closer look.
 import DataModel
 import Foundation
@@ -372,106 +373,12 @@ func bound(_ sql: [String], on path: String) throws -> Double {
     return seconds
 }
 
-// MARK: Object I/O: `load` and `dump` against the Python loops a programmer writes
-
-/// `migrate load` of N people from JSON Lines (every model rule checked: required
-/// values, types, ranges, the unique email) against Python's `json` and
-/// `executemany` into the same table; `migrate dump` against a Python loop writing
-/// the same lines with `json.dumps`. Both read or write the same files.
-let pythonLoad = #"""
-    import json, sqlite3, sys
-    c = sqlite3.connect(sys.argv[1], isolation_level=None)
-    c.execute("BEGIN IMMEDIATE")
-    def rows():
-        with open(sys.argv[2], encoding="utf-8") as f:
-            for line in f:
-                o = json.loads(line)
-                yield (o["_pk"], o["fullName"], o["email"], o.get("age"), o.get("city"), o.get("score", 0))
-    c.executemany("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, ?)", rows())
-    c.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZPERSON) WHERE Z_ENT = 3")
-    c.execute("COMMIT")
-    """#
-let pythonDump = #"""
-    import json, sqlite3, sys
-    c = sqlite3.connect(sys.argv[1])
-    out = sys.stdout
-    for pk, age, city, email, name, score in c.execute("SELECT Z_PK, ZAGE, ZCITY, ZEMAIL, ZFULLNAME, ZSCORE FROM ZPERSON ORDER BY Z_PK"):
-        out.write(json.dumps({"_pk": pk, "_entity": "Person", "age": age, "city": city, "email": email, "fullName": name, "score": score},
-                             ensure_ascii=False, separators=(",", ":")) + "\n")
-    """#
-
-/// The lines `migrate dump` writes for the people of `generate`.
-func writePeopleLines(_ count: Int, to path: String) throws {
-    _ = FileManager.default.createFile(atPath: path, contents: nil)
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-    let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
-    var text = ""
-    for pk in 1...count {
-        let name = pk % 11 == 0 ? first[pk % first.count] : "\(first[pk % first.count]) \(last[pk % last.count])"
-        let age = pk % 5 == 0 ? "null" : String(18 + pk % 70), city = pk % 3 == 0 ? "null" : "\"Lisbon\""
-        text += #"{"_pk":\#(pk),"_entity":"Person","age":\#(age),"city":\#(city),"email":"p\#(pk)@example.com","fullName":"\#(name)","score":0}"#
-        text += "\n"
-        if text.utf8.count > 1 << 20 {
-            try handle.write(contentsOf: Data(text.utf8))
-            text = ""
-        }
-    }
-    try handle.write(contentsOf: Data(text.utf8))
-    try handle.close()
-}
-
-struct ObjectIO: Codable {
-    var people: Int
-    var loadSeconds: Double
-    var loadPeakMB: Double
-    var pythonLoadSeconds: Double
-    var pythonLoadPeakMB: Double
-    var dumpSeconds: Double
-    var dumpPeakMB: Double
-    var pythonDumpSeconds: Double
-    var pythonDumpPeakMB: Double
-    var loadStatus: Int32
-    var dumpStatus: Int32
-}
+// MARK: Object I/O: `load` and `dump` against the Python loops a programmer writes (ObjectIO.swift)
 
 var objectIO: [ObjectIO] = []
 if only.map({ "load and dump".contains($0) }) ?? true {
-    for size in sizes where size <= 1_000_000 {
-        let folder = "\(work)/objects"
-        var versionOne = hops[0]
-        versionOne.versions = []
-        try writeModels(versionOne, into: folder)
-        let model = try ModelLoader.loadModel(path: folder + "/Models", named: "Bench")
-        let lines = "\(work)/people-\(size).jsonl", empty = "\(work)/empty.sqlite"
-        try writePeopleLines(size, to: lines)
-        try? FileManager.default.removeItem(atPath: empty)
-        try Store.create(path: empty, version: model.version(1)!).close()
-        let target = "\(work)/loaded.sqlite", raw = "\(work)/raw.sqlite"
-        try copy(empty, target)
-        let (loadStatus, loadSeconds, loadMemory) = run(migrate, ["load", target, "Person", lines, "--models", folder + "/Models"])
-        try copy(empty, raw)
-        let (pythonStatus, pythonSeconds, pythonMemory) = run("/usr/bin/env", ["python3", "-c", pythonLoad, raw, lines])
-        if pythonStatus != 0 { print("  the Python load loop failed (exit \(pythonStatus))") }
-        let (dumpStatus, dumpSeconds, dumpMemory) = run(migrate, ["dump", target, "Person", "--models", folder + "/Models"])
-        let (pythonDumpStatus, pythonDumpSeconds, pythonDumpMemory) = run("/usr/bin/env", ["python3", "-c", pythonDump, raw])
-        if pythonDumpStatus != 0 { print("  the Python dump loop failed (exit \(pythonDumpStatus))") }
-        let m = ObjectIO(
-            people: size, loadSeconds: loadSeconds, loadPeakMB: loadMemory, pythonLoadSeconds: pythonSeconds,
-            pythonLoadPeakMB: pythonMemory, dumpSeconds: dumpSeconds, dumpPeakMB: dumpMemory, pythonDumpSeconds: pythonDumpSeconds,
-            pythonDumpPeakMB: pythonDumpMemory, loadStatus: loadStatus, dumpStatus: dumpStatus)
-        objectIO.append(m)
-        print(
-            String(
-                format: "%9d  load people (JSON Lines)                  %8.3f s  Python loop %8.3f s  %5.2f× its speed  peak %6.1f MB (Python %.1f)%@",
-                size, loadSeconds, pythonSeconds, pythonSeconds / loadSeconds, loadMemory, pythonMemory,
-                loadStatus == 0 ? "" : "  FAILED (exit \(loadStatus))"))
-        print(
-            String(
-                format: "%9d  dump people (JSON Lines)                  %8.3f s  Python loop %8.3f s  %5.2f× its speed  peak %6.1f MB (Python %.1f)%@",
-                size, dumpSeconds, pythonDumpSeconds, pythonDumpSeconds / dumpSeconds, dumpMemory, pythonDumpMemory,
-                dumpStatus == 0 ? "" : "  FAILED (exit \(dumpStatus))"))
-        for path in [lines, empty, target, raw] { try? FileManager.default.removeItem(atPath: path) }
-    }
+    let bench = ObjectBenchmark(migrate: migrate, work: work, peopleModel: version(1, baseModel))
+    for size in sizes where size <= 1_000_000 { objectIO += try bench.measure(size: size) }
 }
 
 var measurements: [Measurement] = []
@@ -610,23 +517,7 @@ for m in measurements where m.kind == "policy" && m.people == large {
         targets.append(("SplitFullName: ≥ 2× as fast as the Python sqlite3 loop at \(large)", python / m.seconds >= 2, detail))
     }
 }
-if let m = objectIO.last {
-    targets.append(
-        (
-            "load: ≥ 1.5× the speed of Python's json + executemany at \(m.people)", m.pythonLoadSeconds / m.loadSeconds >= 1.5,
-            String(format: "%.2f× (%.3f s against %.3f s)", m.pythonLoadSeconds / m.loadSeconds, m.loadSeconds, m.pythonLoadSeconds)
-        ))
-    targets.append(
-        (
-            "dump: ≥ 1.5× the speed of a Python json.dumps loop at \(m.people)", m.pythonDumpSeconds / m.dumpSeconds >= 1.5,
-            String(format: "%.2f× (%.3f s against %.3f s)", m.pythonDumpSeconds / m.dumpSeconds, m.dumpSeconds, m.pythonDumpSeconds)
-        ))
-    targets.append(
-        (
-            "load and dump: peak resident memory < 64 MB at \(m.people)", max(m.loadPeakMB, m.dumpPeakMB) < 64,
-            String(format: "load %.1f MB, dump %.1f MB", m.loadPeakMB, m.dumpPeakMB)
-        ))
-}
+targets += ObjectBenchmark.targets(objectIO)
 let peak = measurements.filter { $0.people == large }.map(\.peakMemoryMB).max() ?? 0
 targets.append(("peak resident memory ≤ 64 MB at \(large) for every hop", peak <= 64, String(format: "%.1f MB", peak)))
 if let (size, seconds) = planSeconds {
@@ -673,17 +564,7 @@ for m in measurements {
         format: "| %d | %@ | %.3f | %.3f | %.2f | %.0f | %.1f | %@ |\n", m.people, m.hop as NSString, m.seconds, m.boundSeconds, m.ratio,
         m.rowsPerSecond, m.peakMemoryMB, m.pythonSeconds.map { String(format: "%.3f", $0) } ?? "")
 }
-if !objectIO.isEmpty {
-    markdown += "\n| people | object I/O | migrate s | Python loop s | speed vs Python | peak MB | Python peak MB |\n|---:|---|---:|---:|---:|---:|---:|\n"
-    for m in objectIO {
-        markdown += String(
-            format: "| %d | load | %.3f | %.3f | %.2f× | %.1f | %.1f |\n", m.people, m.loadSeconds, m.pythonLoadSeconds,
-            m.pythonLoadSeconds / m.loadSeconds, m.loadPeakMB, m.pythonLoadPeakMB)
-        markdown += String(
-            format: "| %d | dump | %.3f | %.3f | %.2f× | %.1f | %.1f |\n", m.people, m.dumpSeconds, m.pythonDumpSeconds,
-            m.pythonDumpSeconds / m.dumpSeconds, m.dumpPeakMB, m.pythonDumpPeakMB)
-    }
-}
+if !objectIO.isEmpty { markdown += ObjectBenchmark.markdown(objectIO) }
 if let (size, seconds) = planSeconds { markdown += String(format: "\n`migrate plan` at %d people: %.0f ms.\n", size, seconds * 1000) }
 markdown += "\n## Targets\n\n" + targets.map { "- \($0.1 ? "met" : "**not met**"): \($0.0) — \($0.2)" }.joined(separator: "\n") + "\n"
 try markdown.write(toFile: "\(resultsFolder)/\(stamp).md", atomically: true, encoding: .utf8)

@@ -31,6 +31,9 @@ struct Load: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for other writers' and readers' locks (default 30).", valueName: "seconds"))
     var timeout: Double = 30
 
+    @Flag(name: .long, help: "No progress on stderr (a terminal's line, or a line every 1.5 s off a terminal) and no progress events with --json.")
+    var noProgress = false
+
     func validate() throws {
         if all != nil, entity != nil {
             throw ValidationError("--all loads a whole store's lines, each naming its entity: leave out the entity and the file")
@@ -44,11 +47,7 @@ struct Load: ParsableCommand {
         // The file is read as it is loaded, a chunk at a time; its first chunk is
         // read before the store is opened: a file that cannot be read leaves the
         // store untouched, and is never taken for an empty one.
-        let name = file == "-" ? "<stdin>" : file
         let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY | O_CLOEXEC)
-        func unreadable(_ reason: String) -> ExitCode {
-            global.fail("\(name): cannot read the file: \(reason) (nothing was loaded)", .failed)
-        }
         guard descriptor >= 0 else { throw unreadable(String(cString: strerror(errno))) }
         defer { if file != "-" { close(descriptor) } }
         let reader = JSONLinesReader(fileDescriptor: descriptor)
@@ -60,50 +59,71 @@ struct Load: ParsableCommand {
         // A regular file's size, for the progress line's time left.
         var status = stat()
         let size: Int64? = fstat(descriptor, &status) == 0 && (status.st_mode & UInt32(S_IFMT)) == UInt32(S_IFREG) ? Int64(status.st_size) : nil
-        let progress = LoadProgress(json: global.json, bytesInAll: size)
-        let models = global.loadModelsIfPresent()
+        let progress = LoadProgress(json: global.json, quiet: noProgress, bytesInAll: size)
+        let count: Int
         do {
-            let opened = try Store.open(path: store, access: .readWrite, busyTimeout: timeout)
-            let version = try opened.currentVersion(among: models)
-            let access = try ObjectAccess(store: opened, version: version)
-            // The entity argument is a usage error like fetch's (64, with a suggestion).
-            if let entity { try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)") }
-            let count = try global.rollingBackOnSignals(opened) { cancellation in
-                // A signal also stops a wait for input (an idle producer on stdin).
-                reader.isCancelled = { cancellation.isCancelled }
-                return try ObjectJSONLines.load(access, entity: entity, reader: reader, file: name, progress: progress.report)
-            }
+            count = try load(reader, progress: progress)
+        } catch {
+            // The progress lines stop before the error is told.
             progress.finish()
-            try opened.close()
-            if global.json {
-                try Output.json(Loaded(store: store, entity: entity, loaded: count))
-            } else {
-                let noun = entity.map { "\($0) " } ?? ""
-                Output.out("loaded \(count) \(noun)object\(count == 1 ? "" : "s") into \(store)")
-            }
-        } catch let error as JSONLinesReader.ReadError {
-            progress.finish()
-            throw unreadable(error.reason)
-        } catch let error as UnknownVersionError {
-            throw global.fail(error)
-        } catch let error as LoadError {
-            progress.finish()
+            throw failure(error)
+        }
+        progress.finish()
+        if global.json {
+            try Output.json(Loaded(store: store, entity: entity, loaded: count))
+        } else {
+            let noun = entity.map { "\($0) " } ?? ""
+            Output.out("loaded \(count) \(noun)object\(count == 1 ? "" : "s") into \(store)")
+        }
+    }
+
+    /// The file's name in messages.
+    private var fileName: String { file == "-" ? "<stdin>" : file }
+
+    private func unreadable(_ reason: String) -> ExitCode {
+        global.fail("\(fileName): cannot read the file: \(reason) (nothing was loaded)", .failed)
+    }
+
+    /// Opens the store and loads the lines into it; returns the number of objects loaded.
+    private func load(_ reader: JSONLinesReader, progress: LoadProgress) throws -> Int {
+        let models = global.loadModelsIfPresent()
+        let opened = try Store.open(path: store, access: .readWrite, busyTimeout: timeout)
+        let version = try opened.currentVersion(among: models)
+        let access = try ObjectAccess(store: opened, version: version)
+        // The entity argument is a usage error like fetch's (64, with a suggestion).
+        if let entity { try global.requireEntity(entity, in: version, suffix: " (nothing was loaded)") }
+        let count = try global.rollingBackOnSignals(opened) { cancellation in
+            // A signal also stops a wait for input (an idle producer on stdin).
+            reader.isCancelled = { cancellation.isCancelled }
+            progress.start()
+            return try ObjectJSONLines.load(access, entity: entity, reader: reader, file: fileName, progress: progress.report)
+        }
+        try opened.close()
+        return count
+    }
+
+    /// The exit a failed load ends with, its error told.
+    private func failure(_ error: any Error) -> any Error {
+        switch error {
+        case let error as JSONLinesReader.ReadError:
+            return unreadable(error.reason)
+        case let error as UnknownVersionError:
+            return global.fail(error)
+        case let error as LoadError:
             // One refused line a line of output; the last says that nothing was loaded.
             let lines = error.description.split(separator: "\n").map { "error: \($0)" }
-            throw global.fail(
-                "\(error) (nothing was loaded)", .failed,
-                rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
-        } catch let error as StoreError {
-            throw global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", .failed)
-        } catch let error as SQLiteError where error.kind == .busy || error.kind == .locked {
+            return global.fail("\(error) (nothing was loaded)", .failed, rendered: lines.joined(separator: "\n") + " (nothing was loaded)")
+        case let error as StoreError:
+            return global.fail("\(error)\(error.kind == .invalidObject || error.kind == .unknownEntity ? " (nothing was loaded)" : "")", .failed)
+        case let error as SQLiteError where error.kind == .busy || error.kind == .locked:
             let who = LockHolders.describe(path: store).map { " (held by \($0))" } ?? ""
-            throw global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", .failed)
-        } catch let error as SQLiteError {
-            throw global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", .failed)
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            throw global.fail(error)
+            return global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", .failed)
+        case let error as SQLiteError:
+            return global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", .failed)
+        case let error as ExitCode:
+            return error
+        default:
+            return global.fail(error)
         }
     }
 
@@ -113,36 +133,5 @@ struct Load: ParsableCommand {
         /// Nil for `--all`.
         var entity: String?
         var loaded: Int
-    }
-}
-
-/// `load`'s progress on stderr, on a terminal and without `--json`: the lines read,
-/// and the rate and time left from the bytes read of a regular file.
-final class LoadProgress {
-    let active: Bool
-    let bytesInAll: Int64?
-    let started = Date()
-    private var lastDraw = Date()
-
-    init(json: Bool, bytesInAll: Int64?) {
-        active = !json && Output.stderrIsTerminal
-        self.bytesInAll = bytesInAll
-    }
-
-    func report(lines: Int, bytes: Int64) {
-        guard active else { return }
-        let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-        lastDraw = now
-        let elapsed = now.timeIntervalSince(started)
-        let byBytes = ProgressEstimate(done: bytes, total: bytesInAll, elapsed: elapsed)
-        var line = ProgressEstimate(done: Int64(lines), total: nil, elapsed: elapsed).text(unit: "lines")
-        if let total = bytesInAll, total > 0 { line += String(format: " (%.0f%% of the file)", Double(bytes) / Double(total) * 100) }
-        if let left = byBytes.secondsLeft { line += ", ETA \(left) s" }
-        Output.errRaw("\r\u{1B}[K" + line)
-    }
-
-    func finish() {
-        if active { Output.errRaw("\r\u{1B}[K") }
     }
 }

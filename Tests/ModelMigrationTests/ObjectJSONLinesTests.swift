@@ -176,9 +176,10 @@ private struct Fixture {
         #expect(again == expected)
     }
 
-    /// Lines as dump writes them are read without a JSON tree (FastRecordReader);
-    /// the same lines with a space after each colon go through the general reader.
-    /// Both must store the same values and refuse with the same words.
+    /// Lines as dump writes them and the same lines with a space after each colon
+    /// (both read without a JSON tree, by FastRecordReader) store the same values, and
+    /// lines the fast reader declines are refused in the general reader's words.
+    /// (FastRecordTests holds the two readers equal on random lines.)
     @Test func theCommonRecordReadsAsTheGeneralReaderReadsIt() throws {
         let f = try Fixture("Types", yaml: typesModel)
         defer { f.remove() }

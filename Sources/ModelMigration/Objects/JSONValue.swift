@@ -313,7 +313,10 @@ package enum JSONValue: Sendable, Hashable {
         }
 
         mutating func hex4() throws(JSONParseError) -> UInt32 {
-            guard index + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+            // Four hex digits: `UInt32(_:radix:)` alone would also take a sign ("\u+041").
+            guard index + 4 <= bytes.count, bytes[index..<index + 4].allSatisfy({ ($0 >= 48 && $0 <= 57) || (($0 | 0x20) >= 97 && ($0 | 0x20) <= 102) }),
+                let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+            else {
                 throw error("expected 4 hex digits")
             }
             index += 4

@@ -161,8 +161,9 @@ package enum ObjectJSONLines {
     }
 
     /// Loads JSON Lines as they are read, a chunk at a time (memory does not grow
-    /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called every
-    /// few thousand lines with the lines and bytes read so far. A file that cannot
+    /// with the file), as ``load(_:entity:bytes:file:)``. `progress` is called after each
+    /// line with the lines and bytes read so far (keep it cheap), and once more after the
+    /// last line (`finished`: the checks and the commit follow). A file that cannot
     /// be read midway throws ``JSONLinesReader/ReadError``, and nothing is loaded.
     ///
     /// `entity` nil loads a whole store's lines (`dump --all`): each line names its
@@ -170,7 +171,7 @@ package enum ObjectJSONLines {
     @discardableResult
     package static func load(
         _ access: ObjectAccess, entity entityName: String?, reader: JSONLinesReader, file: String,
-        progress: ((_ lines: Int, _ bytes: Int64) -> Void)? = nil
+        progress: ((_ lines: Int, _ bytes: Int64, _ finished: Bool) -> Void)? = nil
     ) throws -> Int {
         let entity = entityName.flatMap { access.version.entity(named: $0) }
         if let entityName, entity == nil {
@@ -204,16 +205,18 @@ package enum ObjectJSONLines {
                         // to the object itself) is set when the file has been read.
                         batch.resolvesReferencesAtEnd = true
                         var lines = 0
-                        // The fast reader serves lines of one entity with attributes only.
-                        let fast = try entity.map { FastRecordReader(attributes: try batch.storedAttributes(of: $0.name), entity: $0.name) }
-                        var values = [AttributeValue??](repeating: .none, count: fast?.count ?? 0)
-                        var primaryKey: Int64?
+                        // Valid lines of every shape are read without a JSON tree; the
+                        // general reader reads the others, and words their refusals.
+                        var fast = FastLineReader(version: access.version, entity: entity)
                         try reader.forEachLine { number, line in
                             lines = number
-                            if let progress, number % 4096 == 0 { progress(number, reader.bytesRead) }
+                            progress?(number, reader.bytesRead, false)
                             let invalid = firstInvalidUTF8(line)
-                            if invalid == nil, let fast, let entity, fast.read(line, into: &values, primaryKey: &primaryKey) {
-                                try batch.insert(entity.name, attributeValues: values, primaryKey: primaryKey, source: number)
+                            if invalid == nil, let name = fast.read(line) {
+                                let record = fast.record
+                                try batch.insert(
+                                    name, attributeValues: record.values, relationships: record.relationships, positions: record.positions,
+                                    primaryKey: record.primaryKey, source: number)
                                 return
                             }
                             if isBlank(line) { return }
@@ -237,7 +240,7 @@ package enum ObjectJSONLines {
                                 object.entity, values: object.values, relationships: object.relationships,
                                 positions: object.positions, primaryKey: object.primaryKey, source: number)
                         }
-                        progress?(lines, reader.bytesRead)
+                        progress?(lines, reader.bytesRead, true)
                     }, .commit
                 )
             }
@@ -246,6 +249,24 @@ package enum ObjectJSONLines {
                 problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
                 count: refused.count)
         }
+    }
+
+    /// The general reader's reading of one valid UTF-8 line: its entity and what `load`
+    /// inserts for it, or nil when it refuses the line. ``FastLineReader`` is held to it
+    /// (`FastRecordTests`).
+    package static func generalRecord(
+        _ line: UnsafeBufferPointer<UInt8>, entity: CompiledEntity?, version: CompiledVersion
+    ) -> (entity: String, record: FastRecordReader.Record)? {
+        guard let json = try? JSONValue.parse(buffer: line), let object = try? self.object(json, entity: entity, version: version),
+            let objectEntity = version.entity(named: object.entity)
+        else { return nil }
+        let stored = objectEntity.attributes.filter { !$0.declaration.isTransient }
+        var record = FastRecordReader.Record(count: stored.count)
+        record.values = stored.map { object.values[$0.name] }
+        record.relationships = object.relationships
+        record.positions = object.positions
+        record.primaryKey = object.primaryKey
+        return (object.entity, record)
     }
 
     private static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -410,7 +431,7 @@ package enum ObjectJSONLines {
         return version.entity(named: name)
     }
 
-    private static func isSame(_ name: String, orSubentityOf base: String, in version: CompiledVersion) -> Bool {
+    static func isSame(_ name: String, orSubentityOf base: String, in version: CompiledVersion) -> Bool {
         var current: String? = name
         while let n = current {
             if n == base { return true }

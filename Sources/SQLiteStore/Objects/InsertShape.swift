@@ -29,6 +29,17 @@ final class InsertShape {
         var isExternalBinary: Bool
     }
 
+    /// A to-one whose inverse is an ordered to-many: the row's place in its owner's
+    /// list, a column of the `INSERT`.
+    struct OrderedMembership {
+        var relationship: String
+        var ownerColumn: String
+        var orderColumn: String
+        var list: OrderedList
+        /// The place's position among the `INSERT`'s bindings.
+        var binding: Int
+    }
+
     /// A property of a uniqueness constraint and its column.
     enum UniqueProperty {
         /// The attribute's position in ``attributes``.
@@ -61,6 +72,19 @@ final class InsertShape {
     let rootName: String
     /// The `NULL`s an object with no relationships binds for the to-one columns.
     let nullToOneBindings: Int
+    /// Per stored relationship (in ``relationships``' order), what checking and binding
+    /// its targets needs (nil when its destination is not in the model).
+    let targets: [TargetRule?]
+    /// Per stored relationship, how many columns of the `INSERT` it binds (its key and
+    /// its destination's entity number).
+    let toOneColumnCounts: [Int]
+    /// Whether a relationship's inverse is a to-many with a `minCount`, whose links the
+    /// batch notes (`ObjectBatch.noteLinks`).
+    let notesLinks: Bool
+    /// Whether a to-one's inverse is a to-one (whose column an insert sets too).
+    let hasOneToOneInverses: Bool
+    /// The to-ones that place a row in an ordered list.
+    let memberships: [OrderedMembership]
     /// The stored relationships, each with its field name (`Person.posts`).
     let relationships: [(relationship: CompiledRelationship, field: String)]
     let attributeNames: Set<String>
@@ -111,22 +135,33 @@ final class InsertShape {
         }
         var relationships: [(CompiledRelationship, String)] = []
         let attributeColumns = columns.count
+        var toOneColumnCounts: [Int] = []
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             relationships.append((relationship, "\(entity.name).\(relationship.name)"))
             let r = relationship.declaration
+            let before = columns.count
             if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
                 columns.append(column.name)
                 if let typeColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
                     columns.append(typeColumn.name)
                 }
             }
+            toOneColumnCounts.append(columns.count - before)
         }
+        self.toOneColumnCounts = toOneColumnCounts
+        memberships = Self.memberships(entity, table: table, version: access.version, columns: &columns)
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
         plans = attributes.map(Self.plan)
         entityName = entity.name
         rootName = entity.root
         self.relationships = relationships
+        targets = relationships.map { TargetRule($0.0, field: $0.1, rowTable: table, access: access) }
+        let inverses = entity.relationships.map { r in
+            r.declaration.inverse.flatMap { name in r.inverseEntity.flatMap { access.version.entity(named: $0)?.relationship(named: name) } }
+        }
+        notesLinks = inverses.contains { ($0?.declaration.isToMany ?? false) && ($0?.declaration.minCount ?? 0) > 0 }
+        hasOneToOneInverses = zip(entity.relationships, inverses).contains { !$0.declaration.isToMany && $1.map { !$0.declaration.isToMany } == true }
         attributeNames = Set(entity.attributes.map(\.name))
         relationshipNames = Set(entity.relationships.map(\.name))
         self.columns = columns
@@ -137,6 +172,27 @@ final class InsertShape {
         let uniqueness = Self.uniquenessChecks(entity, table: table, attributes: attributes, access: access)
         self.uniqueness = uniqueness
         uniquenessIsEnforced = uniqueness.allSatisfy(\.isEnforcedByIndex)
+    }
+
+    /// The to-ones of `entity` whose inverse is an ordered to-many, their order columns
+    /// appended to `columns`.
+    private static func memberships(
+        _ entity: CompiledEntity, table: StorageLayout.Table, version: CompiledVersion, columns: inout [String]
+    ) -> [OrderedMembership] {
+        var memberships: [OrderedMembership] = []
+        for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
+            guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
+                version.entity(named: owner)?.relationship(named: inverse)?.declaration.keepsOrder == true,
+                let order = table.column(for: .order(entity: owner, relationship: inverse)),
+                let key = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
+            else { continue }
+            memberships.append(
+                OrderedMembership(
+                    relationship: relationship.name, ownerColumn: key.name, orderColumn: order.name,
+                    list: OrderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count))
+            columns.append(order.name)
+        }
+        return memberships
     }
 
     /// The uniqueness constraints of `entity` and its ancestors, each as the query

@@ -21,17 +21,13 @@ extension ObjectAccess {
     /// The relationships (of those given) naming an object that is not written yet:
     /// a key no row of the destination's table has (a later line, or the object
     /// itself). Their counts are checked now; the rest when the batch ends.
-    func forwardReferences(_ shape: InsertShape, in relationships: [String: [Int64]]) throws -> [String: [Int64]] {
+    func forwardReferences(_ shape: InsertShape, in relationships: [String: [Int64]], batch: ObjectBatch) throws -> [String: [Int64]] {
         var waiting: [String: [Int64]] = [:]
-        for (relationship, field) in shape.relationships {
-            let r = relationship.declaration
-            guard let targets = relationships[r.name], !targets.isEmpty,
-                let destination = version.entity(named: r.destination)
-            else { continue }
-            let destinationTable = table(of: destination)
-            for target in targets where try entityOfRow(in: destinationTable, key: target) == nil {
-                try checkCount(targets, of: r, field: field)
-                waiting[r.name] = targets
+        for case let rule? in shape.targets {
+            guard let targets = relationships[rule.name], !targets.isEmpty else { continue }
+            for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil {
+                try checkCount(targets, of: rule.relationship.declaration, field: rule.field)
+                waiting[rule.name] = targets
                 break
             }
         }
@@ -48,12 +44,13 @@ extension ObjectAccess {
             let shape = try insertShape(item.entityName)
             do {
                 try connect(shape, key: item.key, relationships: item.relationships, positions: item.positions, batch: batch)
-                batch.noteLinks(shape.entity, item.relationships, source: item.source)
+                if shape.notesLinks { batch.noteLinks(shape.entity, item.relationships, source: item.source) }
             } catch let refusal as RowRefusal {
                 batch.refuse(source: item.source, field: refusal.field, message: refusal.message)
                 // The batch writes nothing now; the row goes, so that the checks of the
                 // batch's end do not report its unset relationship a second time.
                 try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
+                batch.rowsDeleted()
             }
         }
     }
@@ -64,13 +61,15 @@ extension ObjectAccess {
         _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
     ) throws {
         let table = shape.table
+        // The lists the row is in now (an owner's line may have listed it) lose it or move it.
+        for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
         var assignments: [String] = []
         var bindings: [DatabaseValue] = []
-        for (relationship, field) in shape.relationships {
+        for ((relationship, field), rule) in zip(shape.relationships, shape.targets) {
             let r = relationship.declaration
             guard let targets = relationships[r.name] else { continue }
-            for target in targets {
-                try checkTarget(target, of: relationship, field: field, batch: batch, from: key)
+            if let rule {
+                for target in targets { try checkTarget(target, rule: rule, field: field, batch: batch, from: key) }
             }
             if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
                 guard let target = targets.first else { continue }
@@ -81,7 +80,7 @@ extension ObjectAccess {
                     bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
                 }
             } else {
-                try connectToMany(relationship, from: key, of: shape.entity, to: targets)
+                try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
             }
         }
         if !assignments.isEmpty {
@@ -92,6 +91,7 @@ extension ObjectAccess {
                 """,
                 bindings + [.integer(key)])
         }
-        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
+        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
+        try placeWrittenMember(shape, key: key, relationships: relationships, positions: positions, batch: batch)
     }
 }

@@ -120,7 +120,7 @@ extension ObjectAccess {
         var relationships = relationships
         var waiting: [String: [Int64]] = [:]
         if batch.resolvesReferencesAtEnd, !relationships.isEmpty {
-            waiting = try forwardReferences(shape, in: relationships)
+            waiting = try forwardReferences(shape, in: relationships, batch: batch)
             for name in waiting.keys { relationships[name] = nil }
         }
         let later = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
@@ -156,7 +156,9 @@ extension ObjectAccess {
             key = next
         }
         bindings[0] = .integer(key)
+        let places = try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, batch: batch)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+        for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         if !waiting.isEmpty {
             batch.deferredReferences.append(
@@ -164,10 +166,10 @@ extension ObjectAccess {
                     entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource))
         }
         for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: shape.entity, to: targets)
+            try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
         }
-        guard !relationships.isEmpty else { return key }
-        try updateInverseSides(of: key, in: shape, relationships: relationships, positions: positions)
+        guard !relationships.isEmpty, shape.hasOneToOneInverses else { return key }
+        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
         return key
     }
 
@@ -219,30 +221,35 @@ extension ObjectAccess {
             for _ in 0..<shape.nullToOneBindings { bindings.append(.null) }
             return []
         }
-        let table = shape.table
         var later: [(CompiledRelationship, [Int64])] = []
-        for (relationship, field) in shape.relationships {
-            let r = relationship.declaration
-            let targets = relationships[r.name] ?? []
+        for index in shape.relationships.indices {
+            // Read by index, through the relationship's rule: a copy of each relationship's
+            // description per object costs a retain and a release of each of its strings.
+            guard let rule = shape.targets[index] else {
+                // A destination the model lacks (never in a compiled model): its columns stay NULL.
+                for _ in 0..<shape.toOneColumnCounts[index] { bindings.append(.null) }
+                continue
+            }
+            let targets = relationships[rule.name] ?? []
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
-            try checkCount(targets, of: r, field: field)
-            for target in targets {
-                try checkTarget(target, of: relationship, field: field, batch: batch)
-            }
-            if !r.isToMany, table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) != nil {
+            if !targets.isEmpty { try checkCount(targets, of: rule.relationship.declaration, field: rule.field) }
+            for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+            if rule.bindsToOne {
                 bindings.append(targets.first.map { .integer($0) } ?? .null)
-                if table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) != nil {
+                if rule.bindsEntityNumber {
                     if let target = targets.first {
-                        bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
+                        bindings.append(.integer(try entityNumber(of: rule.destination, primaryKey: target)))
                     } else {
                         bindings.append(.null)
                     }
                 }
             } else if !targets.isEmpty {
-                later.append((relationship, targets))
+                later.append((rule.relationship, targets))
             }
         }
+        // Places in ordered lists: bound once the row's key is known.
+        for _ in shape.memberships { bindings.append(.null) }
         return later
     }
 
@@ -288,116 +295,45 @@ extension ObjectAccess {
         }
     }
 
-    /// The other side of the new row's to-ones: a one-to-one's inverse column
-    /// points back, and an ordered inverse gets the row at its given position
-    /// (`positions`: the order value a dump wrote), else at the end of its list.
-    func updateInverseSides(
-        of key: Int64, in shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64] = [:]
-    ) throws {
-        let entity = shape.entity
-        let table = shape.table
-        // One-to-one: both sides hold a column; keep the other side pointing back.
-        for relationship in entity.relationships where !relationship.declaration.isToMany {
-            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
-                let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
-                let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse))
-            else { continue }
-            try run(
-                """
-                UPDATE \(quote(self.table(of: ownerEntity).name)) \
-                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
-                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
-                WHERE Z_PK = ?
-                """,
-                [.integer(key), .integer(target)])
-        }
-        // A to-one whose inverse is ordered: append at the end of the destination's list.
-        for relationship in entity.relationships where !relationship.declaration.isToMany {
-            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
-                let owner = relationship.inverseEntity, let inverseRelationship = version.entity(named: owner)?.relationship(named: inverse),
-                inverseRelationship.declaration.keepsOrder,
-                let order = table.column(for: .order(entity: owner, relationship: inverse)),
-                let fk = table.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name))
-            else { continue }
-            if let position = positions[relationship.name] {
-                try run("UPDATE \(quote(table.name)) SET \(quote(order.name)) = ? WHERE Z_PK = ?", [.integer(position), .integer(key)])
-                continue
-            }
-            try run(
-                """
-                UPDATE \(quote(table.name)) SET \(quote(order.name)) = \
-                (SELECT coalesce(max(\(quote(order.name))), 0) + 1 FROM \(quote(table.name)) WHERE \(quote(fk.name)) = ? AND Z_PK <> ?) \
-                WHERE Z_PK = ?
-                """,
-                [.integer(target), .integer(key), .integer(key)])
-        }
-    }
-
     // MARK: Rules for one object
 
     /// A relationship target exists, is of the destination entity, has no other
     /// owner where the store keeps one, and has room on the inverse side.
-    /// `key` is the object's own key when it is already written (a deferred reference):
+    /// `written` is the object's own key when it is already written (a deferred reference):
     /// a target it already owns (the other side of a one-to-one set it) is no conflict.
-    func checkTarget(
-        _ target: Int64, of relationship: CompiledRelationship, field: String, batch: ObjectBatch, from written: Int64? = nil
-    ) throws {
-        let r = relationship.declaration
-        guard let destination = version.entity(named: r.destination) else { return }
-        let destinationTable = table(of: destination)
-        if try !exists(r.destination, primaryKey: target) {
-            if let other = try entityOfRow(in: destinationTable, key: target) {
-                throw RowRefusal(field, "\(batch.describe(other, target)) is not \(Self.article(r.destination)) \(r.destination)")
+    func checkTarget(_ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil) throws {
+        let destination = rule.destination
+        if try !(rowEntity(target, rule: rule, batch: batch).map(rule.destinationNumbers.contains) ?? false) {
+            if let other = try entityOfRow(sql: rule.destinationEntitySQL, key: target) {
+                throw RowRefusal(field, "\(batch.describe(other, target)) is not \(Self.article(destination)) \(destination)")
             }
-            throw RowRefusal(field, "no \(r.destination) with primary key \(target)")
+            throw RowRefusal(field, "no \(destination) with primary key \(target)")
         }
-        let inverse = r.inverse.flatMap { name in relationship.inverseEntity.flatMap { version.entity(named: $0)?.relationship(named: name) } }
-        let sourceTable = table(of: version.entity(named: relationship.declaredIn) ?? destination)
-        // Where the store keeps the owner's key on the destination row (a one-to-one's
-        // other side, a one-to-many's to-one side, a to-many without an inverse's
-        // Z<n><NAME> column), a destination has one owner.
-        let ownerColumn: String?
-        if !r.isToMany, let inverse, !inverse.declaration.isToMany {
-            ownerColumn = destinationTable.column(for: .toOne(entity: inverse.declaredIn, relationship: inverse.name))?.name
-        } else {
-            ownerColumn = layout.reverseColumn(for: relationship, destinationRoot: destination.root)?.column
-        }
-        if let ownerColumn {
-            var owner = try key(in: destinationTable, column: ownerColumn, ofRow: target)
-            if owner == nil, !r.isToMany, let mine = sourceTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+        if let ownerSQL = rule.ownerSQL {
+            var owner = try keyOfRow(sql: ownerSQL, target)
+            if owner == nil, !rule.isToMany, let firstOwnerSQL = rule.firstOwnerSQL {
                 // A store whose two one-to-one columns disagree: this side's rows count too.
-                owner = try firstKey(in: sourceTable, where: mine.name, is: target)
+                owner = try keyOfRow(sql: firstOwnerSQL, target)
             }
             if let owner, owner != written {
-                let ownerEntity = try entityOfRow(in: sourceTable, key: owner) ?? relationship.declaredIn
-                let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
-                let claim = r.isToMany ? "is already among the \(r.name) of" : "is already the \(r.name) of"
-                let rule =
-                    inverse.map { "\(Self.article(r.destination)) \(r.destination) has one \($0.name) (\($0.declaredIn).\($0.name) is to-one)" }
-                    ?? "a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(r.destination) row)"
-                throw RowRefusal(field, "\(batch.describe(targetEntity, target)) \(claim) \(batch.describe(ownerEntity, owner)); \(rule)")
+                let ownerEntity = try entityOfRow(in: rule.sourceTable, key: owner) ?? rule.declaredIn
+                let targetEntity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? destination
+                let claim = rule.isToMany ? "is already among the \(rule.name) of" : "is already the \(rule.name) of"
+                let explanation =
+                    rule.inverse.map { "\(Self.article(destination)) \(destination) has one \($0.name) (\($0.declaredIn).\($0.name) is to-one)" }
+                    ?? "a to-many relationship without an inverse keeps one owner per object (Core Data stores the owner's key on the \(destination) row)"
+                throw RowRefusal(field, "\(batch.describe(targetEntity, target)) \(claim) \(batch.describe(ownerEntity, owner)); \(explanation)")
             }
         }
         // The inverse side's maximum: a to-many inverse gains this object.
-        if let inverse, inverse.declaration.isToMany, let max = inverse.declaration.maxCount, max > 0 {
-            let count: Int64
-            if r.isToMany {
-                guard let (join, _, theirs) = joinTable(for: relationship) else { return }
-                count = try scalar("SELECT count(*) FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?", target)
-            } else {
-                guard let mine = sourceTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return }
-                count = try scalar("SELECT count(*) FROM \(quote(sourceTable.name)) WHERE \(quote(mine.name)) = ?", target)
-            }
-            if count >= Int64(clamping: max) {
-                let targetEntity = try entityOfRow(in: destinationTable, key: target) ?? r.destination
-                throw RowRefusal(
-                    field,
-                    """
-                    \(batch.describe(targetEntity, target)) already has the most \(inverse.name) \
-                    \(inverse.declaredIn).\(inverse.name) allows (\(max))
-                    """)
-            }
+        if let (max, countSQL) = rule.inverseLimit, let inverse = rule.inverse, try scalar(countSQL, target) >= Int64(clamping: max) {
+            let targetEntity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? destination
+            throw RowRefusal(
+                field,
+                """
+                \(batch.describe(targetEntity, target)) already has the most \(inverse.name) \
+                \(inverse.declaredIn).\(inverse.name) allows (\(max))
+                """)
         }
     }
 
@@ -473,26 +409,33 @@ extension ObjectAccess {
         return number.map { nameOfEntity(number: Int($0)) ?? "object" }
     }
 
-    /// The non-null key in `column` of the row `key`.
-    private func key(in table: StorageLayout.Table, column: String, ofRow key: Int64) throws(StoreError) -> Int64? {
-        let sql = "SELECT \(quote(column)) FROM \(quote(table.name)) WHERE Z_PK = ?"
-        return try wrap { () throws(SQLiteError) -> Int64? in
-            let statement = try connection.cachedStatement(sql)
+    /// The entity number (`Z_ENT`, 0 for NULL) of the destination row with this key, if
+    /// there is one: the batch's record of it, else the store's.
+    func rowEntity(_ key: Int64, rule: TargetRule, batch: ObjectBatch) throws(StoreError) -> Int64? {
+        if let number = batch.rowEntities[rule.destinationTable.name]?[key] { return number }
+        let number = try wrap { () throws(SQLiteError) -> Int64? in
+            let statement = try connection.cachedStatement(rule.destinationEntitySQL)
             try statement.bind([.integer(key)])
             defer { statement.reset() }
-            guard try statement.step(), !statement.isNull(at: 0) else { return nil }
-            return statement.int64(at: 0)
+            return try statement.step() ? statement.int64(at: 0) : nil
         }
+        if let number { batch.noteRowEntity(number, table: rule.destinationTable.name, key: key) }
+        return number
     }
 
-    /// The lowest key of a row of `table` whose `column` holds `value`.
-    private func firstKey(in table: StorageLayout.Table, where column: String, is value: Int64) throws(StoreError) -> Int64? {
-        let sql = "SELECT Z_PK FROM \(quote(table.name)) WHERE \(quote(column)) = ? ORDER BY Z_PK LIMIT 1"
-        return try wrap { () throws(SQLiteError) -> Int64? in
+    /// The entity of the row a query (`SELECT Z_ENT … WHERE Z_PK = ?`) finds, if there is one.
+    func entityOfRow(sql: String, key: Int64) throws(StoreError) -> String? {
+        try keyOfRow(sql: sql, key).map { nameOfEntity(number: Int($0)) ?? "object" }
+    }
+
+    /// The non-null integer a one-parameter query finds first, if any.
+    private func keyOfRow(sql: String, _ value: Int64) throws(StoreError) -> Int64? {
+        try wrap { () throws(SQLiteError) -> Int64? in
             let statement = try connection.cachedStatement(sql)
             try statement.bind([.integer(value)])
             defer { statement.reset() }
-            return try statement.step() ? statement.int64(at: 0) : nil
+            guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+            return statement.int64(at: 0)
         }
     }
 
@@ -536,61 +479,6 @@ extension ObjectAccess {
             defer { statement.reset() }
             _ = try statement.step()
             return statement.int64(at: 0)
-        }
-    }
-
-    /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
-    /// entity number beside the key, for a destination row of `entity`.
-    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
-        guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
-            let number = layout.entityNumbers[entity.name]
-        else { return "" }
-        return ", \(quote(column.name)) = \(number)"
-    }
-
-    func connectToMany(_ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64]) throws(StoreError) {
-        let r = relationship.declaration
-        guard let destination = version.entity(named: r.destination) else { return }
-        let destinationTable = table(of: destination)
-        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
-            for (position, target) in targets.enumerated() {
-                if let order {
-                    try run(
-                        """
-                        UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, \
-                        Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
-                        """,
-                        [.integer(key), .integer(Int64(position + 1)), .integer(target)])
-                } else {
-                    try run(
-                        "UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
-                        [.integer(key), .integer(target)])
-                }
-            }
-            return
-        }
-        guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
-        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-        // An ordered inverse: the new object goes at the end of each destination's list.
-        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
-        for (position, target) in targets.enumerated() {
-            var columns = [mine, theirs]
-            var values = ["?", "?"]
-            var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
-            if let order {
-                columns.append(order.name)
-                values.append("?")
-                bindings.append(.integer(Int64(position + 1)))
-            }
-            if let inverseOrder {
-                columns.append(inverseOrder.name)
-                values.append("(SELECT coalesce(max(\(quote(inverseOrder.name))), 0) + 1 FROM \(quote(join.name)) WHERE \(quote(theirs)) = ?)")
-                bindings.append(.integer(target))
-            }
-            try run(
-                "INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))",
-                bindings)
         }
     }
 }

@@ -31,6 +31,16 @@ package final class ObjectBatch {
     /// The references that waited: set when the batch ends
     /// (`ObjectAccess.resolveDeferredReferences`), each checked as on insert.
     var deferredReferences: [DeferredReference] = []
+    /// The end of each ordered list the batch appended to: list (``OrderedList/name``)
+    /// → owner's key → the highest place among its members, so that appending a member
+    /// costs no query. An owner is absent until its list is first read, and forgotten
+    /// when the batch writes its list in a way it does not follow (a list given whole).
+    private(set) var listEnds: [String: [Int64: Int64]] = [:]
+    /// Destination table → primary key → the row's entity number (`Z_ENT`), for rows a
+    /// relationship of the batch named: a row keeps its number, so each target is
+    /// looked up once (rows are only added while a batch runs, but for the rows
+    /// ``rowsDeleted()`` says were taken out again).
+    private(set) var rowEntities: [String: [Int64: Int64]] = [:]
     /// The source of the object being inserted (for deferred references).
     private(set) var currentSource = 0
     /// How many objects the batch wrote.
@@ -56,12 +66,12 @@ package final class ObjectBatch {
         _ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
         positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
-        let key = try inserting(entityName, source: source) { shape in
-            try access.insertRow(
+        try inserting(entityName, source: source) { shape in
+            let key = try access.insertRow(
                 shape, values: values, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
+            if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
+            return key
         }
-        if key != nil, !relationships.isEmpty, let entity = access.version.entity(named: entityName) { noteLinks(entity, relationships, source: source) }
-        return key
     }
 
     /// Records the stored objects this object became a destination of, through the
@@ -85,18 +95,21 @@ package final class ObjectBatch {
         try access.insertShape(entityName).attributes.map(\.attribute)
     }
 
-    /// Inserts one object with no relationships, its values given by position (in the
-    /// order of ``storedAttributes(of:)``: `.none` for an attribute not given, so that
-    /// its default applies, `.some(nil)` for nil), checked and reported as
-    /// ``insert(_:values:relationships:primaryKey:source:)`` does: for loaders that
-    /// read a million objects, with no dictionary per object.
+    /// Inserts one object, its values given by position (in the order of
+    /// ``storedAttributes(of:)``: `.none` for an attribute not given, so that its default
+    /// applies, `.some(nil)` for nil), checked and reported as
+    /// ``insert(_:values:relationships:positions:primaryKey:source:)`` does: for loaders
+    /// that read a million objects, with no dictionary of values per object.
     @discardableResult
     package func insert(
-        _ entityName: String, attributeValues: [AttributeValue??], primaryKey requested: Int64? = nil,
-        source: Int
+        _ entityName: String, attributeValues: [AttributeValue??], relationships: [String: [Int64]] = [:],
+        positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
         try inserting(entityName, source: source) { shape in
-            try access.insertRow(shape, given: attributeValues, relationships: [:], primaryKey: requested, batch: self)
+            let key = try access.insertRow(
+                shape, given: attributeValues, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
+            if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
+            return key
         }
     }
 
@@ -128,6 +141,32 @@ package final class ObjectBatch {
         let key = try access.highestKeyInUse(root: number)
         highestKeys[number] = key
         return key
+    }
+
+    /// Notes a member's place in `owner`'s list once its row is written: the list's end
+    /// when it was appended; a place given (a dump's `_position`) moves a known end.
+    func noteListEnd(_ list: String, owner: Int64, at place: Int64, appended: Bool) {
+        if appended {
+            listEnds[list, default: [:]][owner] = place
+        } else if let end = listEnds[list]?[owner], place > end {
+            listEnds[list, default: [:]][owner] = place
+        }
+    }
+
+    /// Forgets the end of `owner`'s list (it is read from the store when next needed).
+    func forgetListEnd(_ list: String, owner: Int64) {
+        listEnds[list]?[owner] = nil
+    }
+
+    /// Forgets what it knows of rows (some were deleted): every list's end and entity number.
+    func rowsDeleted() {
+        listEnds = [:]
+        rowEntities = [:]
+    }
+
+    /// Notes a row's entity number.
+    func noteRowEntity(_ number: Int64, table: String, key: Int64) {
+        rowEntities[table, default: [:]][key] = number
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),

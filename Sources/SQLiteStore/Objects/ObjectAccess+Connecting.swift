@@ -1,0 +1,171 @@
+import DataModel
+
+// Relationships set beside a row's own columns: the inverse column of a one-to-one,
+// to-many destinations (their rows, or join rows), and places in ordered lists. A
+// member appended to an ordered list takes one past the list's highest place, which
+// the batch keeps per list and owner (ObjectBatch.listEnds): appending costs no
+// query, where a `max()` over the list per member made a load quadratic in the length
+// of its lists (a million books in a few folders: minutes).
+extension ObjectAccess {
+    /// The order value that puts a member at the end of `owner`'s list: one past the
+    /// list's highest place (the batch's record of it, else the store's), leaving out
+    /// `member` when its row is already written.
+    func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, batch: ObjectBatch) throws(StoreError) -> Int64 {
+        if let end = batch.listEnds[list.name]?[owner] { return end + 1 }
+        let end = try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement(member == nil ? list.endSQL : list.endExcludingSQL)
+            try statement.bind(member.map { [.integer(owner), .integer($0)] } ?? [.integer(owner)])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+        return end + 1
+    }
+
+    /// The places of a new row in the ordered lists its to-ones put it in, bound into
+    /// its `INSERT` (`positions`: the order value a dump wrote, else the list's end).
+    /// Returns the places, for ``ObjectBatch/noteListEnd(_:owner:at:appended:)`` once
+    /// the row is written.
+    func placeNewMember(
+        _ shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64], into bindings: inout [DatabaseValue],
+        batch: ObjectBatch
+    ) throws(StoreError) -> [ListPlace] {
+        var places: [ListPlace] = []
+        for membership in shape.memberships {
+            guard let owner = relationships[membership.relationship]?.first else { continue }
+            let given = positions[membership.relationship]
+            let place: Int64
+            if let given { place = given } else { place = try endOfList(membership.list, owner: owner, batch: batch) }
+            bindings[membership.binding] = .integer(place)
+            places.append(ListPlace(list: membership.list.name, owner: owner, place: place, appended: given == nil))
+        }
+        return places
+    }
+
+    /// The places of a row already written whose to-ones were set after it (a deferred
+    /// reference), as ``placeNewMember(_:relationships:positions:into:batch:)`` gives a
+    /// new row (the caller forgets the ends of the lists the row was in before:
+    /// ``currentOwners(_:key:relationships:)``).
+    func placeWrittenMember(
+        _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
+    ) throws {
+        for membership in shape.memberships {
+            guard let owner = relationships[membership.relationship]?.first else { continue }
+            let given = positions[membership.relationship]
+            let place: Int64
+            if let given { place = given } else { place = try endOfList(membership.list, owner: owner, excluding: key, batch: batch) }
+            try run(
+                "UPDATE \(quote(shape.table.name)) SET \(quote(membership.orderColumn)) = ? WHERE Z_PK = ?", [.integer(place), .integer(key)])
+            batch.noteListEnd(membership.list.name, owner: owner, at: place, appended: given == nil)
+        }
+    }
+
+    /// The owners a written row has in the ordered lists of its to-ones (before a
+    /// deferred reference changes them).
+    func currentOwners(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]]) throws(StoreError) -> [(String, Int64)] {
+        var owners: [(String, Int64)] = []
+        for membership in shape.memberships where relationships[membership.relationship]?.isEmpty == false {
+            let sql = "SELECT \(quote(membership.ownerColumn)) FROM \(quote(shape.table.name)) WHERE Z_PK = ?"
+            let owner = try wrap { () throws(SQLiteError) -> Int64? in
+                let statement = try connection.cachedStatement(sql)
+                try statement.bind([.integer(key)])
+                defer { statement.reset() }
+                return try statement.step() && !statement.isNull(at: 0) ? statement.int64(at: 0) : nil
+            }
+            if let owner { owners.append((membership.list.name, owner)) }
+        }
+        return owners
+    }
+
+    /// The other side of a new row's one-to-ones: the inverse column points back.
+    func updateOneToOneInverses(of key: Int64, in shape: InsertShape, relationships: [String: [Int64]]) throws {
+        let entity = shape.entity
+        for relationship in entity.relationships where !relationship.declaration.isToMany {
+            guard let target = relationships[relationship.name]?.first, let inverse = relationship.declaration.inverse,
+                let owner = relationship.inverseEntity, let ownerEntity = version.entity(named: owner),
+                let inverseRelationship = ownerEntity.relationship(named: inverse), !inverseRelationship.declaration.isToMany,
+                let column = self.table(of: ownerEntity).column(for: .toOne(entity: owner, relationship: inverse))
+            else { continue }
+            try run(
+                """
+                UPDATE \(quote(self.table(of: ownerEntity).name)) \
+                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
+                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
+                WHERE Z_PK = ?
+                """,
+                [.integer(key), .integer(target)])
+        }
+    }
+
+    /// `, Z<n>_<NAME> = <number>` when `owner.relationship` keeps its destination's
+    /// entity number beside the key, for a destination row of `entity`.
+    private func entityTypeAssignment(_ table: StorageLayout.Table, _ owner: String, _ relationship: String, _ entity: CompiledEntity) -> String {
+        guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
+            let number = layout.entityNumbers[entity.name]
+        else { return "" }
+        return ", \(quote(column.name)) = \(number)"
+    }
+
+    /// Connects a row to the destinations of one of its to-many relationships: their
+    /// rows take its key (and their place, for an ordered list), or join rows are
+    /// inserted, at the end of each destination's list when the inverse is ordered.
+    func connectToMany(
+        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch
+    ) throws(StoreError) {
+        let r = relationship.declaration
+        guard let destination = version.entity(named: r.destination) else { return }
+        let destinationTable = table(of: destination)
+        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
+            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
+            // The list is given whole, in its order: its end is read again when needed.
+            if let order { batch.forgetListEnd(OrderedList.name(table: destinationTable.name, orderColumn: order), owner: key) }
+            for (position, target) in targets.enumerated() {
+                if let order {
+                    try run(
+                        """
+                        UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, \
+                        Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
+                        """,
+                        [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+                } else {
+                    try run(
+                        "UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
+                        [.integer(key), .integer(target)])
+                }
+            }
+            return
+        }
+        try insertJoinRows(relationship, from: key, to: targets, batch: batch)
+    }
+
+    /// A many-to-many's join rows from `key` to each target (a pair already there is
+    /// kept as it is): at `key`'s list positions when this side is ordered, at the end
+    /// of each target's list when the inverse side is.
+    private func insertJoinRows(_ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch) throws(StoreError) {
+        let r = relationship.declaration
+        guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
+        let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+        let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
+        let inverseList = inverseOrder.map { OrderedList(table: join.name, ownerColumn: theirs, orderColumn: $0.name) }
+        var columns = [mine, theirs]
+        if let order { columns.append(order.name) }
+        if let inverseOrder { columns.append(inverseOrder.name) }
+        let sql = """
+            INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) \
+            VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+            """
+        if let order { batch.forgetListEnd(OrderedList.name(table: join.name, orderColumn: order.name), owner: key) }
+        for (position, target) in targets.enumerated() {
+            var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
+            if order != nil { bindings.append(.integer(Int64(position + 1))) }
+            var place: Int64?
+            if let inverseList {
+                place = try endOfList(inverseList, owner: target, batch: batch)
+                bindings.append(.integer(place ?? 0))
+            }
+            try run(sql, bindings)
+            if let inverseList, let place, connection.changes == 1 {
+                batch.noteListEnd(inverseList.name, owner: target, at: place, appended: true)
+            }
+        }
+    }
+}

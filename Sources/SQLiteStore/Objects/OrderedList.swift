@@ -1,0 +1,32 @@
+/// The lists of one ordered to-many relationship as the store keeps them: the table of
+/// its members' rows (or its join table), the column holding each member's owner and
+/// the column holding its place (Core Data's `Z_FOK_` column, or a join table's order
+/// column). A batch appending members keeps each list's end (``ObjectBatch/listEnds``).
+struct OrderedList {
+    /// Names the list among the batch's list ends.
+    let name: String
+    /// The highest place among an owner's members (0 when it has none).
+    let endSQL: String
+    /// The same, leaving out one member (a row already written that joins the list).
+    let endExcludingSQL: String
+
+    init(table: String, ownerColumn: String, orderColumn: String) {
+        name = Self.name(table: table, orderColumn: orderColumn)
+        let (t, owner, order) = (SchemaSQL.quote(table), SchemaSQL.quote(ownerColumn), SchemaSQL.quote(orderColumn))
+        endSQL = "SELECT coalesce(max(\(order)), 0) FROM \(t) WHERE \(owner) = ?"
+        endExcludingSQL = endSQL + " AND Z_PK <> ?"
+    }
+
+    /// The name of the list whose places are in `orderColumn` of `table`.
+    static func name(table: String, orderColumn: String) -> String {
+        table + "\u{0}" + orderColumn
+    }
+}
+
+/// A row's place in one ordered list, noted in the batch once the row is written.
+struct ListPlace {
+    var list: String
+    var owner: Int64
+    var place: Int64
+    var appended: Bool
+}

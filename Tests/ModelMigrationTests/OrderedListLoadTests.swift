@@ -1,0 +1,86 @@
+import DataModel
+import Foundation
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+private let libraryModel = """
+    entities:
+      Folder:
+        attributes:
+          title: string
+        relationships:
+          books: { destination: Book, toMany: true, ordered: true, inverse: folder }
+      Book:
+        attributes:
+          title: string
+        relationships:
+          folder: { destination: Folder, inverse: books, optional: true }
+    """
+
+/// A member appended to an ordered list takes one past the list's highest place, which
+/// the load keeps per list instead of asking the store per member (a `max()` per member
+/// made loading quadratic in a list's length). The places are those the store's own
+/// `max()` gives, whatever writes the list in between.
+@Suite struct OrderedListLoadTests {
+    @Test func appendedMembersTakeThePlacesTheStoreWouldGive() throws {
+        let directory = try TemporaryDirectory(prefix: "OrderedListLoadTests")
+        defer { directory.remove() }
+        let (store, version) = try directory.createStore(model: "Library", yaml: libraryModel)
+        defer { try? store.close() }
+        let access = try ObjectAccess(store: store, version: version)
+        let lines = [
+            #"{"_entity":"Folder","_pk":1,"title":"a"}"#,
+            #"{"_entity":"Book","_pk":1,"folder":1,"title":"b1"}"#,
+            // A given place moves the list's end: the next member comes after it.
+            #"{"_entity":"Book","_pk":2,"folder":1,"_position":{"folder":5},"title":"b2"}"#,
+            #"{"_entity":"Book","_pk":3,"folder":1,"title":"b3"}"#,
+            // Folder 2 comes later: book 4 joins its list when the file has been read.
+            #"{"_entity":"Book","_pk":4,"folder":2,"title":"b4"}"#,
+            #"{"_entity":"Folder","_pk":2,"title":"b"}"#,
+            #"{"_entity":"Book","_pk":5,"folder":2,"title":"b5"}"#,
+            #"{"_entity":"Book","_pk":6,"title":"b6"}"#,
+            // A list given whole, by its owner: the next member goes after it.
+            #"{"_entity":"Folder","_pk":3,"title":"c","books":[6]}"#,
+            #"{"_entity":"Book","_pk":7,"folder":3,"title":"b7"}"#,
+            #"{"_entity":"Book","_pk":8,"folder":4,"title":"b8"}"#,
+            #"{"_entity":"Folder","_pk":4,"title":"d","books":[9, 8]}"#,
+            #"{"_entity":"Book","_pk":9,"title":"b9"}"#,
+            #"{"_entity":"Book","_pk":10,"folder":4,"title":"b10"}"#,
+        ]
+        #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "l") == 14)
+        // (Z_PK, folder, place, Z_OPT) as the store's max() per member gave them before.
+        let rows = try store.connection.prepare("SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, Z_OPT FROM ZBOOK ORDER BY Z_PK").rows()
+        let expected: [[Int64]] = [
+            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 2, 2], [5, 2, 1, 1], [6, 3, 1, 2], [7, 3, 2, 1], [8, 4, 2, 3], [9, 4, 1, 2],
+            [10, 4, 1, 1],
+        ]
+        #expect(rows == expected.map { $0.map { DatabaseValue.integer($0) } })
+    }
+
+    /// Many members of a few lists, appended line by line, then a second load appending
+    /// to the same lists: each list numbered 1, 2, 3, … in line order.
+    @Test func longListsAreNumberedInLineOrder() throws {
+        let directory = try TemporaryDirectory(prefix: "OrderedListLoadTests")
+        defer { directory.remove() }
+        let (store, version) = try directory.createStore(model: "Library", yaml: libraryModel)
+        defer { try? store.close() }
+        let access = try ObjectAccess(store: store, version: version)
+        let folders = (1...3).map { #"{"_pk":\#($0),"title":"f"}"# }.joined(separator: "\n")
+        try ObjectJSONLines.load(access, entity: "Folder", text: folders, file: "folders")
+        for batch in 0..<2 {
+            let books = (1...3000).map { #"{"folder": \#($0 % 3 + 1), "title": "b"}"# }.joined(separator: "\n")
+            #expect(try ObjectJSONLines.load(access, entity: "Book", text: books, file: "books\(batch)") == 3000)
+        }
+        let rows = try store.connection.prepare("SELECT ZFOLDER, Z_FOK_FOLDER FROM ZBOOK ORDER BY Z_PK").rows()
+        var next: [Int64: Int64] = [:]
+        var expected: [[DatabaseValue]] = []
+        for line in 0..<6000 {
+            let folder = Int64((line % 3000 + 1) % 3 + 1)
+            next[folder, default: 0] += 1
+            expected.append([.integer(folder), .integer(next[folder] ?? 0)])
+        }
+        #expect(rows == expected)
+    }
+}
