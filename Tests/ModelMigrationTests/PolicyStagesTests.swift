@@ -176,3 +176,31 @@ extension PolicyStagesTests {
         #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1], [3, 2], [4, 1]])
     }
 }
+
+extension PolicyStagesTests {
+    /// Columns on a policy's table that belong to other entities' to-many
+    /// relationships (the key of `Club.fans`, which has no inverse; a position in an
+    /// ordered list) are carried from the source rows: the policy never writes them.
+    @Test func aPolicysTableKeepsOtherEntitiesKeysAndPositions() throws {
+        let fans = "Member: {attributes: {email: string?}}, Club: {attributes: {name: string}, relationships: {fans: {destination: Member, toMany: true}}}"
+        let ordered = """
+            Member: {attributes: {email: string?}, relationships: {club: {destination: Club, inverse: members}}}, \
+            Club: {attributes: {name: string}, relationships: {members: {destination: Member, toMany: true, ordered: true, inverse: club}}}
+            """
+        for (entities, relationship) in [(fans, "fans"), (ordered, "members")] {
+            let s = try MigrationScenario("Lib", versions: ["entities: {\(entities)}", "entities: {\(entities)}"])
+            defer { s.remove() }
+            try s.withObjects { o in
+                try o.insert("Member", values: ["email": .string("a@x")])
+                try o.insert("Member", values: ["email": .string("b@x")])
+                try o.insert("Member", values: ["email": .string("c@x")])
+                try o.insert("Club", values: ["name": .string("c1")], relationships: [relationship: [3, 1, 2]])
+            }
+            try s.writeMapping("1-to-2.yaml", "entities:\n  Member:\n    policy: MergeMembersByEmail\n")
+            try s.migrate(policies: Self.catalog)
+            let club = try #require(try s.fetch("Club").first)
+            let members = club.relationships[relationship] ?? []
+            #expect(relationship == "members" ? members == [3, 1, 2] : Set(members) == [1, 2, 3], "\(relationship): \(members)")
+        }
+    }
+}
