@@ -57,4 +57,24 @@ import Testing
         let plan = try s.plan()
         #expect(plan.warnings.filter(\.isDestructive).map(\.message) == ["A.b is dropped: 2 non-nil values will be lost"])
     }
+
+    /// A to-many without an inverse keeps its pairs on its destination's rows: when
+    /// it is removed and that table is rebuilt, the pairs are counted as lost.
+    @Test func aToManyWithoutAnInverseRemovedIsCounted() throws {
+        let g = "G: {attributes: {g: string?}, relationships: {oo: {destination: E, inverse: o}}}"
+        let s = try MigrationScenario(
+            "W",
+            versions: [
+                "entities: {E: {attributes: {x: string?}, relationships: {o: {destination: G, inverse: oo}, ni: {destination: G, toMany: true}}}, \(g)}",
+                "entities: {E: {attributes: {x: string?}, relationships: {o: {destination: G, inverse: oo}}}, \(g)}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("G", values: ["g": .string("a")])
+            try o.insert("G", values: ["g": .string("b")])
+            try o.insert("E", values: ["x": .string("e")], relationships: ["ni": [1, 2]])
+        }
+        let plan = try s.plan()
+        #expect(plan.warnings.filter(\.isDestructive).map(\.message) == ["E.ni is dropped: 2 non-nil values will be lost"])
+    }
 }

@@ -285,3 +285,38 @@ import Testing
             seed: { o in try o.insert("A", values: ["n": .integer(32767)]) }, "A.n")
     }
 }
+
+/// Found by the long differential run (seed 20): a fused run and a mapping file's
+/// copy, each held to what one version at a time gives.
+@Suite struct LongRunFindingsTests {
+    /// Version 2 adds x without a default, version 3 gives it one: objects made
+    /// before keep nil (a default fills only objects made after it).
+    @Test(arguments: [MigrationPath.Preference.automatic, .chain])
+    func aLaterDefaultDoesNotFillEarlierObjects(path: MigrationPath.Preference) throws {
+        let s = try MigrationScenario(
+            "Fz",
+            versions: [
+                "entities: {A: {attributes: {key: string}}}", "entities: {A: {attributes: {key: string, x: integer16?}}}",
+                "entities: {A: {attributes: {key: string, x: {type: integer16, optional: true, default: 5}}}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { try $0.insert("A", values: ["key": .string("A1")]) }
+        try s.migrate(path: path)
+        #expect(try s.rows("SELECT ZX FROM ZA").map { $0[0] } == [.null])
+    }
+
+    /// `m: $source.n` of the same type into a required attribute, kept in place (a
+    /// column rename): a nil is refused, as validation refuses it.
+    @Test func aCopiedNilIntoARequiredAttributeIsRefusedInPlace() throws {
+        let s = try MigrationScenario(
+            "Fz",
+            versions: [
+                "entities: {A: {attributes: {key: string, n: integer64?}}}", "entities: {A: {attributes: {key: string, m: {type: integer64, default: 5}}}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { try $0.insert("A", values: ["key": .string("A1")]) }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  A:\n    properties:\n      m: $source.n\n")
+        #expect(throws: (any Error).self) { try s.migrate() }
+        #expect(try s.storeVersion() == 1)
+    }
+}

@@ -491,10 +491,12 @@ public struct MigrationPlanner: Sendable {
             guard entityMapping.source != nil, let name = entityMapping.destination else { return false }
             return entityMapping.properties.contains { property in
                 switch property.source {
-                case .defaultValue(let value?):
+                case .defaultValue(let value):
+                    // A value given here, nil included: a later default fills only
+                    // objects made after it, so these must not take it.
                     guard let given = destination.entity(named: name)?.attribute(named: property.name)?.declaration,
                         let kept = next.entity(named: name)?.attribute(named: property.name)?.declaration
-                    else { return true }
+                    else { return value != nil }
                     return kept.type != given.type || kept.defaultValue != value || kept.isTransient
                 case .expression, .policy: return true
                 default: return false

@@ -187,6 +187,24 @@ extension SegmentPlanner {
         try addColumns(changes.adds, to: table, from: old)
         try fillColumns(changes.fills, of: table, from: old)
         try deleteRemovedEntities(from: table, old: old)
+        addRequiredChecksOfKeptColumns(table)
+    }
+
+    /// A column kept as it is (renamed or not) whose attribute is required while its
+    /// source was optional — a mapping file's `$source.x` into a required attribute,
+    /// set as computed — is checked for nils after the hop, as Core Data's
+    /// validation checks the value the mapping set.
+    mutating func addRequiredChecksOfKeptColumns(_ table: Table) {
+        for column in table.columns {
+            guard case .attribute(let owner, let property) = column.role, case .same? = inPlace(column, of: table),
+                destination.entity(named: owner)?.attribute(named: property)?.declaration.isOptional == false,
+                !copiedFromRequired(owner, property),
+                // Inference's optional → required is a requirement checked before the hop.
+                !(mapping.requirements ?? []).contains(where: { $0.kind == .noNil && $0.entity == owner && $0.property == property })
+            else { continue }
+            let check = checkBuilder.required("\(owner).\(property) has a value", owner: owner, table: table, column: column)
+            if !checks.contains(check) { checks.append(check) }
+        }
     }
 
     /// A safety net: a column is dropped only when the mapping drops what it holds.

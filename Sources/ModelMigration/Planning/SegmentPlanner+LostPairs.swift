@@ -6,6 +6,21 @@ import SQLiteStore
 /// being dropped: the pairs of a many-to-many (its join table's rows), and the
 /// order of an ordered to-many made unordered (its order column).
 extension SegmentPlanner {
+    /// A to-many without an inverse keeps its pairs as a key column on its
+    /// destination's rows (`Z1NI` on G's table for `E.ni`): when the relationship is
+    /// dropped and that table is rebuilt or replaced, the column goes with no column
+    /// of E's own dropped, so it is counted here.
+    mutating func warnLostKeyColumns(_ tables: TablePlan) throws {
+        for old in sourceLayout.tables where tables.rebuilt.contains(old.name) || destinationLayout.table(named: old.name) == nil {
+            let lost = old.columns.filter { column in
+                guard case .toManyKey(let entity, let relationship) = column.role else { return false }
+                return source.entity(named: entity).map { mapping.mappings(fromSource: $0.name).isEmpty } ?? false
+                    || mapping.droppedProperties(ofSource: entity).contains(relationship)
+            }
+            if !lost.isEmpty { try warnDroppedColumns(lost, in: old) }
+        }
+    }
+
     /// Warns for every source many-to-many whose join rows no destination
     /// relationship reads (both sides removed, or made transient) and every ordered
     /// to-many whose destination is no longer ordered, with the rows that lose data.

@@ -210,6 +210,7 @@ struct SegmentPlanner {
         joinTables(into: &tables)
         warnSharedDestinations()
         try warnLostPairs()
+        try warnLostKeyColumns(tables)
         warnExternalStorage()
 
         // 1. Build every new table from the old ones (nothing is dropped yet).
