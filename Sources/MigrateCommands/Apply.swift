@@ -80,15 +80,7 @@ struct Apply: ParsableCommand {
             plan = made
         }
         if plan.isEmpty && !verify {
-            if global.json {
-                Output.jsonLine(
-                    Event.done(
-                        MigrationResult(
-                            from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
-                            dryRun: dryRun, backup: nil)))
-            } else {
-                Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do")
-            }
+            reportCurrent(plan)
             return
         }
         let (gated, refusal) = try gate.gate(plan, global: global)
@@ -145,6 +137,19 @@ struct Apply: ParsableCommand {
             ScratchFile.sweep(folder: StoreBackup.filedFolder(in: backupDirectory, for: options.store))
         } else if let backup {
             ScratchFile.sweep(beside: backup)
+        }
+    }
+
+    /// The store is at the target already: nothing to do.
+    func reportCurrent(_ plan: MigrationPlan) {
+        if global.json {
+            Output.jsonLine(
+                Event.done(
+                    MigrationResult(
+                        from: plan.sourceVersion, to: plan.targetVersion, rowsTouched: 0, duration: 0, checksPassed: 0,
+                        dryRun: dryRun, backup: nil)))
+        } else {
+            Output.out("\(options.store): \(plan.model) version \(plan.sourceVersion) is current; nothing to do")
         }
     }
 

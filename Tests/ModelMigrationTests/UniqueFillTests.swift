@@ -6,14 +6,16 @@ import Testing
 /// Uniqueness and the nils a hop fills with a default: the filled value is what is
 /// compared, and a constraint the hop removes does not refuse the fill.
 @Suite struct UniqueFillTests {
+    static let composite = [
+        "entities: {B: {attributes: {key: string, s: string?, n: integer16}}}",
+        "entities: {B: {attributes: {key: string, s: {type: string, default: a}, n: integer16}, uniqueness: [[s, n]]}}",
+    ]
+
     /// Uniqueness [s, n] added while s's nils take 'a': (x, 1) and (a, 1) differ.
     @Test func aCompositeConstraintComparesTheFilledValue() throws {
         let s = try MigrationScenario(
             "Fz",
-            versions: [
-                "entities: {B: {attributes: {key: string, s: string?, n: integer16}}}",
-                "entities: {B: {attributes: {key: string, s: {type: string, default: a}, n: integer16}, uniqueness: [[s, n]]}}",
-            ])
+            versions: Self.composite)
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("B", values: ["key": .string("B1"), "s": .string("x"), "n": .integer(1)])
@@ -28,10 +30,7 @@ import Testing
     @Test func aCompositeDuplicateMadeByTheFillIsRefused() throws {
         let s = try MigrationScenario(
             "Fz",
-            versions: [
-                "entities: {B: {attributes: {key: string, s: string?, n: integer16}}}",
-                "entities: {B: {attributes: {key: string, s: {type: string, default: a}, n: integer16}, uniqueness: [[s, n]]}}",
-            ])
+            versions: Self.composite)
         defer { s.remove() }
         try s.withObjects { o in
             try o.insert("B", values: ["key": .string("B1"), "s": .string("a"), "n": .integer(1)])

@@ -36,7 +36,7 @@ public struct FleetRunner: Sendable {
     public var refusesDestructivePlans = false
     /// Reviewed losses per model name (`--accept`, `accepted-losses.yaml`): the gate
     /// lets them through and each store's warnings say they were accepted.
-    public var acceptedLosses: [String: AcceptedLosses] = [:]
+    package var acceptedLosses: [String: AcceptedLosses] = [:]
 
     /// A runner.
     public init(

@@ -18,39 +18,39 @@ import Foundation
 ///
 /// A hop's names accept the losses of any migration step that covers it (a fused run
 /// of hops, a direct mapping across it).
-public struct AcceptedLosses: Sendable, Hashable {
+package struct AcceptedLosses: Sendable, Hashable {
     /// Names accepted on every hop.
-    public var everywhere: Set<String> = []
+    package var everywhere: Set<String> = []
     /// Names accepted on one hop: (from, to, names).
-    public var perHop: [Hop] = []
+    package var perHop: [Hop] = []
     /// The file they came from, if any.
-    public var file: String? = nil
+    package var file: String? = nil
 
     /// Names accepted on one hop.
-    public struct Hop: Sendable, Hashable {
+    package struct Hop: Sendable, Hashable {
         /// The hop's source version.
-        public var from: Int
+        package var from: Int
         /// The hop's destination version.
-        public var to: Int
+        package var to: Int
         /// The accepted names.
-        public var names: Set<String>
+        package var names: Set<String>
     }
 
     /// No accepted loss.
-    public init() {}
+    package init() {}
 
     /// Names accepted on every hop (`--accept`).
-    public init(_ names: [String]) { everywhere = Set(names) }
+    package init(_ names: [String]) { everywhere = Set(names) }
 
     /// The file's name beside a model's mapping files.
-    public static let fileName = "accepted-losses.yaml"
+    package static let fileName = "accepted-losses.yaml"
 
     /// True when nothing is accepted.
-    public var isEmpty: Bool { everywhere.isEmpty && perHop.isEmpty }
+    package var isEmpty: Bool { everywhere.isEmpty && perHop.isEmpty }
 
     /// Whether `warning`, a destructive one, is accepted: its subject (or its entity)
     /// is named on every hop, or on a hop its step covers.
-    public func accepts(_ warning: MigrationWarning) -> Bool {
+    package func accepts(_ warning: MigrationWarning) -> Bool {
         guard warning.isDestructive, let subject = warning.subject else { return false }
         func names(_ set: Set<String>) -> Bool {
             set.contains(subject) || set.contains(String(subject.prefix { $0 != "." }))
@@ -65,7 +65,7 @@ public struct AcceptedLosses: Sendable, Hashable {
     ///
     /// - Throws: `DiagnosticsError` naming the file, line and column of what is not
     ///   `A-to-B: [names]`.
-    public static func load(accept: [String], migrationsFolder: String, model: String) throws -> AcceptedLosses {
+    package static func load(accept: [String], migrationsFolder: String, model: String) throws -> AcceptedLosses {
         var losses = AcceptedLosses(accept)
         let path = ((migrationsFolder as NSString).appendingPathComponent(model) as NSString).appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: path) else { return losses }
@@ -105,7 +105,7 @@ public struct AcceptedLosses: Sendable, Hashable {
     }
 
     /// `Entity` or `Entity.property`: identifiers joined by one dot.
-    public static func isName(_ text: String) -> Bool {
+    package static func isName(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return (1...2).contains(parts.count)
             && parts.allSatisfy { part in

@@ -2,7 +2,7 @@ extension MigrationPlan {
     /// The plan with each destructive warning `losses` accepts marked accepted
     /// (`MigrationWarning.isAccepted`): `--fail-on-destructive` lets those through,
     /// and output says which were accepted, with their counts.
-    public func accepting(_ losses: AcceptedLosses) -> MigrationPlan {
+    package func accepting(_ losses: AcceptedLosses) -> MigrationPlan {
         guard !losses.isEmpty else { return self }
         var plan = self
         for index in plan.warnings.indices where losses.accepts(plan.warnings[index]) {
@@ -12,7 +12,7 @@ extension MigrationPlan {
     }
 
     /// The destructive warnings no reviewed acceptance lets through.
-    public var unacceptedDestructiveWarnings: [MigrationWarning] { destructiveWarnings.filter { $0.isAccepted != true } }
+    package var unacceptedDestructiveWarnings: [MigrationWarning] { destructiveWarnings.filter { $0.isAccepted != true } }
 
     /// What `--fail-on-destructive` (of `plan`, `apply`, `fleet plan` and `fleet
     /// apply`) says of this plan: a `destructive` outcome listing every warning that

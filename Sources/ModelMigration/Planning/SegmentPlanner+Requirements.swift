@@ -133,6 +133,13 @@ extension SegmentPlanner {
         return "(" + parts.joined(separator: " OR ") + ")"
     }
 
+    /// The rows each owner's entity mappings migrate (their filters, their
+    /// subentities'), as ` AND (…)`.
+    func keptCondition(_ owners: Set<String>, in table: String) -> String {
+        let scopes = owners.sorted().compactMap { owner in sourceEntity(for: owner).map { migratedScope(owner, from: $0, in: table) } }
+        return " AND (" + scopes.joined(separator: " OR ") + ")"
+    }
+
     /// Source rows of `entity` and its subentities that map to destination rows.
     func sourceScope(_ sourceEntity: CompiledEntity) -> [Int] {
         numbers(sourceLayout, subtree(source, sourceEntity.name))
@@ -334,12 +341,7 @@ extension SegmentPlanner {
             }
         if proven { return }
         let quoted = sourceColumns
-        // The rows each owner's entity mappings migrate (their filters, their subentities').
-        let kept =
-            " AND ("
-            + keptOwners.sorted().compactMap { owner in
-                sourceEntity(for: owner).map { migratedScope(owner, from: $0, in: sourceTable) }
-            }.joined(separator: " OR ") + ")"
+        let kept = keptCondition(keptOwners, in: sourceTable)
         // The count reads each group once; the row list (only when some are found)
         // names the values and keys.
         let duplicates = """
