@@ -11,7 +11,7 @@ struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: toolName,
         abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
-        version: "0.1.0",
+        version: ToolVersion.number,
         subcommands: [
             Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
             Plan.self, Apply.self, Restore.self, Fleet.self, Backups.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
