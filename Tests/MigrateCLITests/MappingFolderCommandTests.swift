@@ -127,3 +127,30 @@ import Testing
                 """, "\(result.stderr)")
     }
 }
+
+/// `status` names a missing policy of either form — one whose functions a set-based
+/// copy calls (`FUNCTION($entityPolicy, …)`) as well as one running the stages —
+/// beside its answer, as `apply` would then refuse it (issue 38).
+@Suite struct MissingFunctionPolicyStatusTests {
+    @Test func statusNamesAMissingFunctionStylePolicy() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.createContacts(version: 1)
+        try f.directory.write(
+            "Migrations/Contacts/1-to-2.yaml",
+            """
+            entities:
+              Person:
+                policy: NotCompiledIn
+                properties:
+                  firstName: { value: "FUNCTION($entityPolicy, 'givenNameFrom:', $source.fullName)" }
+
+            """)
+        let status = try f.migrate(["status", "--json", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(status.status == 3, "\(status.stderr)")
+        let report = try CLIFixture.object(status.stdout)
+        #expect(report["missingPolicies"] as? [String] == ["NotCompiledIn"])
+        let plan = try f.migrate(["plan", "--migrations", "Migrations"] + f.models + ["contacts.sqlite"])
+        #expect(plan.status == 4)
+    }
+}

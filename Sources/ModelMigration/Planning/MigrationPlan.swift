@@ -290,11 +290,13 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
 
     /// The policies the plan's mapping files name that are not among `known`, each
     /// with the mapping file naming it, in hop order: a plan made without checking
-    /// policies (read-only commands) can be shown, not applied.
+    /// policies (read-only commands) can be shown, not applied. Both forms count: a
+    /// policy running the stages (`policy:`) and one whose functions a set-based
+    /// copy calls (`FUNCTION($entityPolicy, …)`).
     public func missingPolicies(known: Set<String>) -> [(policy: String, mappingFile: String?)] {
         var missing: [(policy: String, mappingFile: String?)] = []
         for hop in hops {
-            for mapping in hop.mapping.entityMappings where mapping.kind == .custom {
+            for mapping in hop.mapping.entityMappings where mapping.policy != nil {
                 guard let policy = mapping.policy, !known.contains(policy), !missing.contains(where: { $0.policy == policy }) else { continue }
                 missing.append((policy, hop.mapping.mappingFile))
             }
