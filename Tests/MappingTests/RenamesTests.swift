@@ -38,6 +38,18 @@ import Testing
         #expect(attribute.entityMappings[0].droppedProperties == ["n"])
     }
 
+    /// A relationship to an entity whose renamedFrom names nothing says so, instead
+    /// of "changed from A to A".
+    @Test func aRelationshipToAnUnpairedEntityOfTheSameNameSaysWhy() throws {
+        let texts = try Models.refusalTexts([
+            "entities:\n  A:\n    attributes: { n: string? }\n  B:\n    relationships: { a: { destination: A } }\n",
+            "entities:\n  A:\n    renamedFrom: Zed\n    attributes: { n: string? }\n  B:\n    relationships: { a: { destination: A } }\n",
+        ])
+        #expect(
+            texts.first?.hasPrefix("B.a: destination A is a new entity here (it pairs with no entity of the source: check its renamedFrom)") == true, "\(texts)"
+        )
+    }
+
     @Test func renamedAttributeIsStillTypeChecked() throws {
         let texts = try Models.refusalTexts([
             "entities:\n  Item:\n    attributes: { count: integer64 }\n",

@@ -57,4 +57,40 @@ import Testing
         try s.migrate()
         #expect(try s.rows("SELECT ZN FROM ZA ORDER BY Z_PK").map { $0[0].int64 } == [5, 5])
     }
+
+    /// Widened and made required with a default in one go, under a new constraint:
+    /// (nil → 7, 1) equals (7, 1), refused at plan (found by an outside tester).
+    @Test func aWidenedFillIsComparedAsItsDefault() throws {
+        let s = try MigrationScenario(
+            "Fz",
+            versions: [
+                "entities: {E: {attributes: {b: integer32?, c: integer16?}}}",
+                "entities: {E: {attributes: {b: integer32?, c: {type: integer32, default: 7}}, uniqueness: [[c, b]]}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("E", values: ["b": .integer(1), "c": nil])
+            try o.insert("E", values: ["b": .integer(1), "c": .integer(7)])
+        }
+        let error = try #require(throws: (any Error).self) { try s.plan() }
+        #expect("\(error)".contains("7, 1 × 2 (Z_PK 1, 2)"), "\(error)")
+    }
+
+    /// A constraint kept as it is, whose attributes' nils the hop fills: the filled
+    /// values are compared, refused at plan rather than by SQLite during the apply.
+    @Test func aKeptConstraintOverFilledNilsIsChecked() throws {
+        let s = try MigrationScenario(
+            "Fz",
+            versions: [
+                "entities: {E: {attributes: {a: string?, b: integer64?}, uniqueness: [[a, b]]}}",
+                "entities: {E: {attributes: {a: {type: string, default: x}, b: {type: integer64, default: 1}}, uniqueness: [[a, b]]}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("E", values: ["a": nil, "b": nil])
+            try o.insert("E", values: ["a": .string("x"), "b": nil])
+        }
+        let error = try #require(throws: (any Error).self) { try s.plan() }
+        #expect("\(error)".contains("the nils this hop fills with defaults make stored values equal"), "\(error)")
+    }
 }

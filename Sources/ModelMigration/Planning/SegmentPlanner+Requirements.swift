@@ -286,11 +286,10 @@ extension SegmentPlanner {
     }
 
     mutating func addUnique(_ index: StorageLayout.Index, file: String) {
-        // Only constraints that are new or changed, on a table whose rows come from
-        // the store, need the data's consent.
-        guard sourceLayout.indexes.first(where: { $0.name == index.name }).map({ SchemaSQL.createIndex($0) }) != SchemaSQL.createIndex(index),
-            let table = destinationLayout.table(named: index.table), table.joinRelationship == nil
-        else { return }
+        // Only constraints that are new or changed, or whose values a fill changes, on
+        // a table whose rows come from the store, need the data's consent.
+        let unchanged = sourceLayout.indexes.first(where: { $0.name == index.name }).map({ SchemaSQL.createIndex($0) }) == SchemaSQL.createIndex(index)
+        guard let table = destinationLayout.table(named: index.table), table.joinRelationship == nil else { return }
         var sourceColumns: [String] = []
         var sourceTable: String?
         var owners: Set<String> = []
@@ -310,7 +309,14 @@ extension SegmentPlanner {
                 sourceTable = oldTable.name
                 // Nils filled with the default are compared as the default.
                 let attribute = entity.attribute(named: property)?.declaration
-                if case .convert(_, .fillDefault)? = source, let attribute {
+                // As the copy fills: `.fillDefault`, or widened into a required attribute with a default.
+                let fills: Bool =
+                    switch source {
+                    case .convert(_, .fillDefault)?: true
+                    case .convert(_, .widen)?: attribute.map { !$0.isOptional && $0.defaultValue != nil } ?? false
+                    default: false
+                    }
+                if fills, let attribute {
                     sourceColumns.append("coalesce(\(SQLText.q(oldColumn.name)), \(SQLText.literal(attribute.defaultValue, as: attribute.type)))")
                     filled = true
                 } else {
@@ -326,7 +332,7 @@ extension SegmentPlanner {
                 return
             }
         }
-        guard let sourceTable, !sourceColumns.isEmpty else { return }
+        guard let sourceTable, !sourceColumns.isEmpty, !unchanged || filled else { return }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
         // A unique index the store already has on these columns (or some of them),
         // over all the rows in scope, already proves there are no duplicates:
@@ -358,7 +364,9 @@ extension SegmentPlanner {
         let names = index.columns.map(\.name).joined(separator: ", ")
         requirements.append(
             MigrationCheck(
-                summary: "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
+                summary: unchanged
+                    ? "unique index \(index.name) (\(names)) on \(index.table): the nils this hop fills with defaults make stored values equal"
+                    : "unique index \(index.name) (\(names)) is new on \(index.table), and stored values are held by several objects",
                 sql: "SELECT count(*) FROM (\(duplicates))",
                 rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
                 remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
