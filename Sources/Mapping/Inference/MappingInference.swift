@@ -277,7 +277,10 @@ public enum MappingInference {
                 refuse(
                     .destinationChanged, entity.name, r.name,
                     r.destination == o.destination
-                        ? "destination \(r.destination) is a new entity here (it pairs with no entity of the source: check its renamedFrom), not the \(o.destination) it pointed to"
+                        ? """
+                        destination \(r.destination) is a new entity here (it pairs with no entity of the source: check its renamedFrom), \
+                        not the \(o.destination) it pointed to
+                        """
                         : "destination changed from \(o.destination) to \(r.destination), an unrelated entity",
                     "write \(fileHint) with a policy for \(entity.name) that sets the new relationship, or add a new relationship and remove the old one")
                 return PropertyMapping(name: r.name, source: .policy, isRelationship: true)

@@ -133,6 +133,20 @@ extension SegmentPlanner {
         return "(" + parts.joined(separator: " OR ") + ")"
     }
 
+    /// A source column's value as the hop's copy writes it: nils a fill gives the
+    /// default (`.fillDefault`, or widened into a required attribute with a default)
+    /// are compared as the default.
+    func copiedValue(_ source: PropertySource?, into attribute: AttributeDescription?, from column: String) -> (sql: String, filled: Bool) {
+        let fills: Bool =
+            switch source {
+            case .convert(_, .fillDefault)?: true
+            case .convert(_, .widen)?: attribute.map { !$0.isOptional && $0.defaultValue != nil } ?? false
+            default: false
+            }
+        guard fills, let attribute else { return (SQLText.q(column), false) }
+        return ("coalesce(\(SQLText.q(column)), \(SQLText.literal(attribute.defaultValue, as: attribute.type)))", true)
+    }
+
     /// The rows each owner's entity mappings migrate (their filters, their
     /// subentities'), as ` AND (…)`.
     func keptCondition(_ owners: Set<String>, in table: String) -> String {
@@ -307,21 +321,9 @@ extension SegmentPlanner {
                 guard let oldColumn = sourceColumn(old, from), let oldTable = sourceLayout.table(forEntity: old.root) else { return }
                 if sourceTable != nil && sourceTable != oldTable.name { return }
                 sourceTable = oldTable.name
-                // Nils filled with the default are compared as the default.
-                let attribute = entity.attribute(named: property)?.declaration
-                // As the copy fills: `.fillDefault`, or widened into a required attribute with a default.
-                let fills: Bool =
-                    switch source {
-                    case .convert(_, .fillDefault)?: true
-                    case .convert(_, .widen)?: attribute.map { !$0.isOptional && $0.defaultValue != nil } ?? false
-                    default: false
-                    }
-                if fills, let attribute {
-                    sourceColumns.append("coalesce(\(SQLText.q(oldColumn.name)), \(SQLText.literal(attribute.defaultValue, as: attribute.type)))")
-                    filled = true
-                } else {
-                    sourceColumns.append(SQLText.q(oldColumn.name))
-                }
+                let value = copiedValue(source, into: entity.attribute(named: property)?.declaration, from: oldColumn.name)
+                sourceColumns.append(value.sql)
+                filled = filled || value.filled
                 owners.insert(old.name)
                 keptOwners.insert(owner)
             case .defaultValue(nil)?, .none:
