@@ -77,4 +77,23 @@ import Testing
         let plan = try s.plan()
         #expect(plan.warnings.filter(\.isDestructive).map(\.message) == ["E.ni is dropped: 2 non-nil values will be lost"])
     }
+
+    /// `filter: FALSEPREDICATE` on an entity that goes on: its objects are counted
+    /// once, by the filter's warning, not again as a removed entity.
+    @Test func objectsAFilterLeavesOutAreCountedOnce() throws {
+        let version = "entities: {E: {attributes: {n: integer16?}}, F: {parent: E}}"
+        let s = try MigrationScenario("R", versions: [version, version])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("E", values: ["n": .integer(1)])
+            try o.insert("F", values: ["n": .integer(2)])
+            try o.insert("F", values: ["n": .integer(3)])
+        }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  F:\n    filter: FALSEPREDICATE\n")
+        let plan = try s.plan()
+        #expect(
+            plan.warnings.filter(\.isDestructive).map(\.message) == [
+                "F: 2 F objects the filter `FALSEPREDICATE` leaves out are not migrated (deleted, and references to them removed)"
+            ])
+    }
 }

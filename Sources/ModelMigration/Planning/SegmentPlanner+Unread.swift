@@ -41,7 +41,13 @@ extension SegmentPlanner {
     mutating func warnUnreadEntities() throws {
         for entity in source.entities where isUnread(entity) {
             let prefix = "entity \(entity.name) is removed: "
-            guard !warnings.contains(where: { $0.message.hasPrefix(prefix) || $0.message.hasSuffix("(entity \(entity.name) removed)") }),
+            // Counted already: removed, its table dropped, or its objects left out by a
+            // filter (`FALSEPREDICATE` leaves every one out; its warning says so).
+            guard
+                !warnings.contains(where: {
+                    $0.message.hasPrefix(prefix) || $0.message.hasSuffix("(entity \(entity.name) removed)")
+                        || ($0.isDestructive && $0.subject == entity.name)
+                }),
                 let number = sourceLayout.entityNumbers[entity.name],
                 let table = sourceLayout.table(forEntity: entity.root)
             else { continue }
