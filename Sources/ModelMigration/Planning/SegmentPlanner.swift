@@ -385,6 +385,18 @@ struct SegmentPlanner {
                 tables.fastPath.contains { (tableRenamedFrom($0) ?? $0.name) == table.name } || tables.keptJoins.contains(table.name)
                 || tables.renamedJoins.contains { $0.old.name == table.name }
             guard replaced || !kept else { continue }
+            if replaced && kept {
+                // A swap (`C: { source: D }`, `D: { source: C }`): the new D takes this
+                // name while the old D is altered in place into C: move it aside.
+                let temporary = "MM_MOVING_" + table.name
+                temporaryTableNames[table.name] = temporary
+                steps.append(
+                    .renameTable(
+                        .init(
+                            summary: "move table \(table.name) out of the way (renamed below)",
+                            sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
+                continue
+            }
             let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
             if !replaced, !fed, table.joinRelationship == nil { try warnDroppedTable(table) }
             steps.append(
