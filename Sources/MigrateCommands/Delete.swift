@@ -9,14 +9,14 @@ struct Delete: ParsableCommand {
         discussion: """
             Cascade deletes the destinations (recursively), nullify clears the references that remain, deny refuses the whole \
             delete naming the objects; join-table rows go too. Exit 0; 1 when a deny rule refuses (nothing deleted); \
-            3 when the store needs a migration first; 5 when its version is unknown; 64 for a predicate that does not fit the model.
+            3 when the store needs a migration first (a --dry-run runs at the version the store holds); 5 when its version is unknown; 64 for a predicate that does not fit the model.
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var options: BatchOptions
 
     func run() throws {
-        let access = try global.openCurrentStore(options.store, access: .readWrite, timeout: options.timeout)
+        let access = try global.openStoreForRequest(options)
         defer { try? access.store.close() }
         var request = BatchDeleteRequest(entity: options.entity, predicate: options.predicate)
         request.includesSubentities = !options.noSubentities

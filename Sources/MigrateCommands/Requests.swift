@@ -45,9 +45,11 @@ extension GlobalOptions {
     /// says so; nothing is planned, so mapping files and policies play no part.
     /// Exit 5 when its version is unknown, 1 when it cannot be read, 64 when the
     /// version has no entity `entity` (checked first, before the note).
-    func openStoreForReading(_ path: String, models: [CompiledModel], entity: String?) throws -> ObjectAccess {
+    func openStoreForReading(
+        _ path: String, models: [CompiledModel], entity: String?, access: Store.Access = .readOnly, timeout: Double = 5
+    ) throws -> ObjectAccess {
         do {
-            let store = try Store.open(path: path, access: .readOnly)
+            let store = try Store.open(path: path, access: access, busyTimeout: timeout)
             let version = try store.currentVersion(among: models)
             if let entity { try requireEntity(entity, in: version) }
             if let model = models.first(where: { $0.name == version.model }), version.version < model.current.version {
@@ -63,6 +65,15 @@ extension GlobalOptions {
         } catch let error as StoreError {
             throw fail(error)
         }
+    }
+
+    /// Opens a store for `update` or `delete`: at the current version, or, for a
+    /// `--dry-run`, which changes nothing (its transaction is rolled back), at the
+    /// version the store holds, as `fetch` reads it.
+    func openStoreForRequest(_ options: BatchOptions) throws -> ObjectAccess {
+        guard options.dryRun else { return try openCurrentStore(options.store, access: .readWrite, timeout: options.timeout) }
+        return try openStoreForReading(
+            options.store, models: try loadModels(), entity: options.entity, access: .readWrite, timeout: options.timeout)
     }
 
     /// The entity of a command's argument; an unknown one is a usage error (64)

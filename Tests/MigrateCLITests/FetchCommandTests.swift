@@ -77,8 +77,8 @@ import Testing
         for suffix in ["-wal", "-shm", "-journal"] { #expect(!FileManager.default.fileExists(atPath: shop.storePath + suffix)) }
     }
 
-    /// A store at an older version is read at its own version (stderr says so); the
-    /// writing commands still ask for a migration first (exit 3).
+    /// A store at an older version is read at its own version (stderr says so), by
+    /// dry runs too; the writing commands still ask for a migration first (exit 3).
     @Test func readsAnOlderStoreAtItsOwnVersionAndWritersRefuseIt() throws {
         let shop = try MigrationScenario(
             "Shop",
@@ -104,6 +104,15 @@ import Testing
                 migrate it first (`migrate apply \(shop.storePath)`)
 
                 """)
+        // A dry run changes nothing, so it reads the store at its own version too.
+        for command in [["update", "--set", "visits = 1"], ["delete"]] {
+            let dryRun = try CommandRunner.migrate(
+                [command[0], shop.storePath, "Customer"] + command.dropFirst() + ["--dry-run", "--models", shop.modelsFolder])
+            #expect(dryRun.status == 0)
+            let counts = command[0] == "update" ? "update 0 objects" : "delete 0 objects; 0 references cleared, 0 join rows removed"
+            #expect(dryRun.stdout == "would \(counts); dry run, nothing was changed\n")
+            #expect(dryRun.stderr == result.stderr)
+        }
         #expect(try Data(contentsOf: URL(fileURLWithPath: shop.storePath)) == before)
     }
 }

@@ -13,4 +13,15 @@ import Testing
         #expect(printed.stdout == "\(number)\n")
         #expect(number.split(separator: ".").count == 3 && number.split(separator: ".").allSatisfy { Int($0) != nil })
     }
+
+    /// The tool's `--version` is the root command's alone: `restore --version N`
+    /// and `create --version N` mean a model version, listed once in their help.
+    @Test func subcommandsListTheirOwnVersionOptionOnce() throws {
+        for command in ["restore", "create", "fleet restore"] {
+            let help = try CommandRunner.migrate(command.split(separator: " ").map(String.init) + ["--help"], in: NSTemporaryDirectory())
+            let options = help.stdout.split(separator: "\n").filter { $0.hasPrefix("  --version") }
+            #expect(options.count == 1, "\(command): \(options)")
+            #expect(options.first?.hasPrefix("  --version <n>") == true)
+        }
+    }
 }
