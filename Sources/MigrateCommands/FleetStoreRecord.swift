@@ -24,6 +24,8 @@ struct FleetStoreRecord: Encodable {
     var danglingReferences: [String]?
     var duplicateOf: String?
     var message: String?
+    /// The SQL statement that failed, when one did (kept out of `message`).
+    var statement: String?
     /// `fleet status`: the policies the store's hops name that this `migrate` lacks
     /// (absent when none), as `status` names them.
     var missingPolicies: [String]?
@@ -38,6 +40,7 @@ struct FleetStoreRecord: Encodable {
         target = outcome.target
         seconds = (outcome.seconds * 1000).rounded() / 1000
         message = outcome.message
+        statement = outcome.statement
         duplicateOf = outcome.duplicateOf
         if let result = outcome.result {
             rowsTouched = result.rowsTouched

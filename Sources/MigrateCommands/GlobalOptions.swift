@@ -13,6 +13,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Write machine-readable JSON to stdout instead of text.")
     var json = false
 
+    @Flag(name: .long, help: "On a failure, also print the SQL statement that failed (--json always carries it).")
+    var verbose = false
+
     /// The folder of mapping files in use: the one given, else ./Migrations (which
     /// may be missing: then no hop has a mapping file).
     var migrations: String { migrationsOption ?? "./Migrations" }

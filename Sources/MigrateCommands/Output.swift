@@ -134,7 +134,7 @@ enum Output {
 
 /// Every failure of every command, rendered in one place: `error: …` on stderr,
 /// or with `--json` one object on stdout, `{"error": {"message", "exitCode", "status"}}`
-/// (with the model's diagnostics when there are some).
+/// (with the model's diagnostics, and the SQL statement that failed, when there are some).
 struct ErrorReport: Encodable {
     /// The `error` object of every JSON output: an ``Outcome``'s message, exit code
     /// and status word.
@@ -143,12 +143,15 @@ struct ErrorReport: Encodable {
         var exitCode: Int32
         var status: String
         var diagnostics: [Diagnostic]?
+        /// The SQL statement that failed, when one did.
+        var statement: String?
 
         init(_ outcome: Outcome) {
             message = outcome.message
             exitCode = outcome.exitCode
             status = outcome.word
             diagnostics = outcome.diagnostics.isEmpty ? nil : outcome.diagnostics
+            statement = outcome.statement
         }
     }
     var error: Detail
@@ -177,6 +180,7 @@ extension GlobalOptions {
             try? Output.json(ErrorReport(error: .init(outcome)))
         } else {
             Output.err(rendered ?? "error: \(outcome.message)")
+            if verbose, let statement = outcome.statement { Output.err("  in: \(statement)") }
         }
         return ExitCode(outcome.kind)
     }

@@ -48,6 +48,7 @@ public final class MigrationScenario {
     }
 
     /// Runs `body` with read-write access to the store as the version it holds now.
+    @discardableResult
     public func withObjects<T>(_ body: (ObjectAccess) throws -> T) throws -> T {
         let store = try Store.open(path: storePath, access: .readWrite)
         defer { try? store.close() }

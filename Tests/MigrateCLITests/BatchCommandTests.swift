@@ -50,7 +50,7 @@ import Testing
                 4|'dan@example.com'|0
                 """)
         let opt = try shop.rows("SELECT Z_OPT FROM ZCUSTOMER ORDER BY Z_PK").map { $0[0].int64 ?? -1 }
-        let old = try before.split(separator: "\n").map { Int64($0.split(separator: "|")[1])! }
+        let old = before.split(separator: "\n").map { Int64($0.split(separator: "|")[1])! }
         #expect(opt == [old[0] + 1, old[1] + 1, old[2], old[3]])
         let json = try run(shop, "update", ["Product", "--set", "name = uppercase:(name)", "--json", "--dry-run"])
         #expect(json.stdout.contains("\"byEntity\" : {\n    \"FavoriteProduct\" : 1,\n    \"Product\" : 2\n  }"), "\(json.stdout)")

@@ -28,6 +28,18 @@ import Testing
             result.stderr.contains("the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing")
                 || result.stderr.contains("the disk is full"), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("; nothing was changed\n"), "\(result.stderr)")
+        // The statement that failed (a rebuild's INSERT … SELECT runs long) is not in
+        // the message; --verbose prints it on a line of its own, --json carries it.
+        #expect(!result.stderr.contains("— in `"), "\(result.stderr)")
+        let verbose = try migrateWithFileLimit(f, kib: size / 1024 + 64, ["apply", "--verbose"] + f.models + [store])
+        #expect(verbose.status == 1)
+        let lines = verbose.stderr.split(separator: "\n")
+        #expect(lines.count >= 2 && lines[lines.count - 2].hasSuffix("; nothing was changed"), "\(verbose.stderr)")
+        #expect(lines.last?.hasPrefix("  in: ") == true, "\(verbose.stderr)")
+        let json = try migrateWithFileLimit(f, kib: size / 1024 + 64, ["apply", "--json"] + f.models + [store])
+        let error = try #require(JSONOutputTests.objects(json.stdout).last?["error"] as? [String: Any], "\(json.stdout)")
+        #expect(error["statement"] as? String == lines.last.map { String($0.dropFirst(6)) })
+        #expect((error["message"] as? String)?.contains("— in `") == false)
         #expect(f.snapshot(store) == before)
         #expect(try f.summary(store) == StockStore.expected(version: 1, items: StockFixture.largeItems))
         // With room again, the same command migrates.

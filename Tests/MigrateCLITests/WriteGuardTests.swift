@@ -172,7 +172,7 @@ import Testing
         let original = try #require(FileManager.default.contents(atPath: scenario.storePath))
         for limit in stride(from: 100_000, through: 200_000, by: 10_000) {
             for command in [["apply"], ["fleet", "status"], ["fleet", "apply", "--jobs", "2"]] {
-                FileManager.default.createFile(atPath: scenario.storePath, contents: original)
+                _ = FileManager.default.createFile(atPath: scenario.storePath, contents: original)
                 let arguments =
                     ["20", "bash", "-c", "ulimit -v \(limit); exec \"$0\" \"$@\"", CommandRunner.migratePath]
                     + command + [scenario.storePath, "--models", scenario.modelsFolder]

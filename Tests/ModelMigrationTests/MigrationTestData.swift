@@ -111,11 +111,12 @@ extension MigrationPlan {
     var allSQL: [String] { allSteps.flatMap(\.sql) }
 }
 
-/// Applies `plan`, expecting a `MigrationError` of `kind` with `message`; the store
+/// Applies `plan`, expecting a `MigrationError` of `kind` with `message` (and the
+/// failed SQL `statement`, kept apart from the message); the store
 /// must be exactly as before, with no side file.
 func expectFailure(
     _ s: MigrationScenario, _ plan: MigrationPlan, options: Migrator.Options = Migrator.Options(), migrator: Migrator = Migrator(),
-    _ kind: MigrationError.Kind, _ message: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    _ kind: MigrationError.Kind, _ message: String, statement: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) throws {
     let before = FileSnapshot(s.storePath)
     #expect(before.sideFiles == [], sourceLocation: sourceLocation)
@@ -125,6 +126,7 @@ func expectFailure(
         guard let error = error as? MigrationError else { return false }
         #expect(error.kind == kind, sourceLocation: sourceLocation)
         #expect(error.message == message, sourceLocation: sourceLocation)
+        #expect(error.statement == statement, sourceLocation: sourceLocation)
         return true
     }
     #expect(FileSnapshot(s.storePath).fingerprint == before.fingerprint, "the store changed", sourceLocation: sourceLocation)

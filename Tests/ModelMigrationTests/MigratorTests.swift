@@ -48,9 +48,9 @@ import Testing
             s, plan, .stepFailed,
             #"""
             step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): \#
-            UNIQUE constraint failed: ZPET.ZNAME — in `CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)`; \#
-            nothing was changed
-            """#)
+            UNIQUE constraint failed: ZPET.ZNAME; nothing was changed
+            """#,
+            statement: #"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#)
         #expect(try s.storeVersion() == 1)
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME"])
         #expect(try s.fetch("Person") == Pets.people())
@@ -149,9 +149,9 @@ import Testing
             s, plan, .stepFailed,
             """
             step 4 (update Z_PRIMARYKEY (entity numbers stay; new entities get new ones)) failed: \
-            SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE — in `INSERT INTO MM_NO_SUCH_TABLE VALUES (1)`; \
-            nothing was changed
-            """)
+            SQLite error 1 (SQLITE_ERROR): no such table: MM_NO_SUCH_TABLE; nothing was changed
+            """,
+            statement: "INSERT INTO MM_NO_SUCH_TABLE VALUES (1)")
     }
 
     /// The rebuilt table must hold the rows the plan expected.

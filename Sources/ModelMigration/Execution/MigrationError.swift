@@ -22,11 +22,16 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// What happened, for people.
     public var message: String
+    /// The SQL statement that failed, when a statement did: kept out of
+    /// ``message`` (a table rebuild's runs to thousands of characters) and shown
+    /// by `--verbose` and in `--json`'s error object.
+    public var statement: String?
 
     /// Creates an error.
-    public init(kind: Kind, message: String) {
+    public init(kind: Kind, message: String, statement: String? = nil) {
         self.kind = kind
         self.message = message
+        self.statement = statement
     }
 
     public var description: String { message }

@@ -115,7 +115,9 @@ public struct Migrator {
                 let described =
                     error is MigrationError
                     ? error
-                    : MigrationError(kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed")
+                    : MigrationError(
+                        kind: .stepFailed, message: "\(plan.storePath): the migration failed: \(Self.words(for: error)); nothing was changed",
+                        statement: (error as? SQLiteError)?.sql)
                 reported = restore(store, to: before, after: described)
             }
             guard let backup else { throw reported }
@@ -144,7 +146,7 @@ public struct Migrator {
             if let kept = published ?? copy.flatMap({ try? backup.publish($0) }) {
                 message += "; the backup of the store as it was before: \(kept)"
             }
-            return MigrationError(kind: .restoreFailed, message: message)
+            return MigrationError(kind: .restoreFailed, message: message, statement: failure?.statement)
         }
         if let copy { StoreBackup.remove(copy.temporary) }
         if let published { StoreBackup.remove(published) }
@@ -156,7 +158,7 @@ public struct Migrator {
         case .folder(_, let root): kept = "so this run kept no backup in \(root)"
         }
         message += message.hasSuffix("nothing was changed") || message.hasSuffix("the store is unchanged") ? ", \(kept)" : "; \(kept)"
-        return MigrationError(kind: failure.kind, message: message)
+        return MigrationError(kind: failure.kind, message: message, statement: failure.statement)
     }
 
     /// The store's metadata, once the store is found to be the one planned for:
@@ -434,7 +436,9 @@ public struct Migrator {
         /// A step's failure, in words, the store unchanged.
         func failure(_ error: any Error) -> any Error {
             if error is MigrationError { return error }
-            return MigrationError(kind: .stepFailed, message: "step \(index) (\(summary)) failed: \(Migrator.words(for: error)); nothing was changed")
+            return MigrationError(
+                kind: .stepFailed, message: "step \(index) (\(summary)) failed: \(Migrator.words(for: error)); nothing was changed",
+                statement: (error as? SQLiteError)?.sql)
         }
     }
 

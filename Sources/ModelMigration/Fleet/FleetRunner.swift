@@ -173,6 +173,7 @@ public struct FleetRunner: Sendable {
             {
                 return finish(.current, "migrated by another process meanwhile")
             }
+            outcome.statement = failure.statement
             return finish(failure.kind, failure.message)
         }
     }

@@ -18,6 +18,8 @@ public struct FleetStoreOutcome: Sendable {
     public var target: Int?
     /// Why it failed, or a note.
     public var message: String?
+    /// The SQL statement that failed, when one did (kept out of ``message``).
+    public var statement: String?
     /// For a duplicate: the path of the list that reaches the same file first.
     public var duplicateOf: String?
     /// What `apply` did, for migrated stores.

@@ -17,12 +17,16 @@ public struct Outcome: Error, Sendable, CustomStringConvertible {
     /// Model or mapping-file diagnostics, when the outcome comes from them (each
     /// with its file, line and column).
     public var diagnostics: [Diagnostic]
+    /// The SQL statement that failed, when one did (``MigrationError/statement``):
+    /// apart from ``message``, for `--verbose` and `--json`.
+    public var statement: String?
 
     /// An outcome of `kind`, saying `message`.
-    public init(_ kind: Kind, _ message: String, diagnostics: [Diagnostic] = []) {
+    public init(_ kind: Kind, _ message: String, diagnostics: [Diagnostic] = [], statement: String? = nil) {
         self.kind = kind
         self.message = message
         self.diagnostics = diagnostics
+        self.statement = statement
     }
 
     /// The process's exit code for this outcome (``Kind/exitCode``).

@@ -85,10 +85,15 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// `path: SQLite error N (NAME): message — in `sql``, leaving out what is unknown.
     package var description: String {
-        var text = path.map { "\($0): " } ?? ""
-        text += "SQLite error \(resultCode) (\(codeName)): \(message)"
-        if let sql { text += " — in `\(sql)`" }
-        return text
+        guard let sql else { return summary }
+        return summary + " — in `\(sql)`"
+    }
+
+    /// ``description`` without the statement: `path: SQLite error N (NAME): message`.
+    /// A statement can run to thousands of characters (a table rebuild's `INSERT …
+    /// SELECT`); messages for people carry this, and the statement travels apart.
+    package var summary: String {
+        (path.map { "\($0): " } ?? "") + "SQLite error \(resultCode) (\(codeName)): \(message)"
     }
 
     // MARK: - The one path from a result code to an error
@@ -193,10 +198,10 @@ extension SQLiteError {
     /// surface (opening a store, a migration step, a commit).
     package var explained: String {
         switch kind {
-        case .full: "the disk is full (\(self))"
-        case .ioError: "the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing (\(self))"
-        case .interrupted: "interrupted (\(self))"
-        default: "\(self)"
+        case .full: "the disk is full (\(summary))"
+        case .ioError: "the system could not read or write the store: the disk may be full, a file-size limit reached, or the device failing (\(summary))"
+        case .interrupted: "interrupted (\(summary))"
+        default: summary
         }
     }
 }
