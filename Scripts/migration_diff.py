@@ -797,12 +797,29 @@ FIXED = {
         ["A: {attributes: {key: string, n: integer64?}}", "A: {attributes: {key: string, m: {type: integer64, default: 5}}}"],
         {(1, 2): {"entities": {"A": {"properties": {"m": "$source.n"}}}}},
         [("A", [{"key": "A1", "n": None}])]),
+    "later-default-required": (
+        "version 2 makes A.n required without a default, version 3 gives it default 40: hop 1 → 2 refuses the nil "
+        "(outside tester, F8; seed 3535 trial 94)",
+        ["A: {attributes: {key: string, n: integer32?}}", "A: {attributes: {key: string, n: integer32}}",
+         "A: {attributes: {key: string, n: {type: integer32, default: 40}}}"],
+        {}, [("A", [{"key": "A1", "n": 7}, {"key": "A2", "n": None}])]),
+    "inverse-pairs": (
+        "D.o is renamed o2, then o3 (required) with renamedFrom: o2; the direct mapping 1 → 3 pairs o3 with nothing, "
+        "but its inverse A.m pairs, and setting one side sets the other: D1 keeps A1 (seed 60 trial 13)",
+        ["{A: {attributes: {key: string}, relationships: {m: {destination: D, toMany: true, inverse: o}}},"
+         " D: {attributes: {key: string}, relationships: {o: {destination: A, inverse: m}}}}",
+         "{A: {attributes: {key: string}, relationships: {m: {destination: D, toMany: true, inverse: o2}}},"
+         " D: {attributes: {key: string}, relationships: {o2: {destination: A, inverse: m, renamedFrom: o}}}}",
+         "{A: {attributes: {key: string}, relationships: {m: {destination: D, toMany: true, inverse: o3}}},"
+         " D: {attributes: {key: string}, relationships: {o3: {destination: A, inverse: m, renamedFrom: o2, optional: false}}}}"],
+        {}, [("A", [{"key": "A1"}]), ("D", [{"key": "D1", "o": 1}])]),
 }
 CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-required"],
          "intermediate-check": ["intermediate-check-unique", "intermediate-check-max", "intermediate-check-required"],
          "found": ["required-to-one", "min-count", "gate-after-earlier-hop", "required-default-max",
                    "checks-see-filter", "composite-unique-fill", "unique-removed-fill", "source-copy-nil",
-                   "renamed-from-not-name", "new-required-empty", "later-default", "source-copy-same-type"]}
+                   "renamed-from-not-name", "new-required-empty", "later-default", "source-copy-same-type",
+                   "later-default-required", "inverse-pairs"]}
 CASES["all"] = CASES["intermediate-default"] + CASES["intermediate-check"] + CASES["found"]
 # The cases the toolkit now gives Core Data's answer for (CI runs them): every one
 # (Docs/Reference.md, "Fixed since").

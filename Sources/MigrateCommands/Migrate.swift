@@ -11,20 +11,13 @@ struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: toolName,
         abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
+        // No `version:` here: argument-parser would add `--version` to every
+        // subcommand, where `restore --version N` and `create --version N` mean a
+        // model version. `migrate --version` is answered by `MigrateTool.main`.
+        discussion: "`\(toolName) --version` prints the tool's version.",
         subcommands: [
             Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
             Plan.self, Apply.self, Restore.self, Fleet.self, Backups.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
         ]
     )
-
-    // The version is a flag of this root command only, not the configuration's
-    // `version:`: argument-parser adds that one to every subcommand's help, where
-    // `restore --version N` and `create --version N` already mean a model version.
-    @Flag(name: .long, help: "Show the tool's version (CHANGELOG.md's top entry).")
-    var version = false
-
-    func run() throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(ToolVersion.number)
-    }
 }

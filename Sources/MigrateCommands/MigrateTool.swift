@@ -32,6 +32,11 @@ public enum MigrateTool {
         // What a killed run left in the temporary folder (a private copy made to read a
         // store, an import's scratch folder) is removed by whichever command runs next.
         ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
+        // The tool's version, for the root command alone (see `Migrate.configuration`).
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+            print(ToolVersion.number)
+            exit(0)
+        }
         do {
             var command = try Migrate.parseAsRoot()
             try command.run()

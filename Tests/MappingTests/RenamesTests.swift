@@ -125,6 +125,50 @@ import Testing
             ])
     }
 
+    /// A relationship that pairs with nothing takes its inverse's pairs: Core Data sets
+    /// the paired side `Order.lines`, and inverse maintenance sets `Line.owner`, the
+    /// new name of the to-one that holds the pairs (seed 60 trial 13 of the fuzzer: a
+    /// required to-one renamed twice, migrated directly, was refused as new).
+    @Test func anUnpairedRelationshipTakesItsPairedInversesPairs() throws {
+        let v1 = """
+            entities:
+              Order:
+                relationships:
+                  lines: { destination: Line, toMany: true, inverse: order }
+              Line:
+                attributes: { quantity: integer32 }
+                relationships:
+                  order: { destination: Order, inverse: lines }
+            """
+        let v2 = """
+            entities:
+              Order:
+                relationships:
+                  lines: { destination: Line, toMany: true, inverse: owner }
+              Line:
+                attributes: { quantity: integer32 }
+                relationships:
+                  owner: { destination: Order, inverse: lines, optional: false }
+            """
+        let mapping = try Models.infer([v1, v2])
+        #expect(
+            mapping.entityMappings == [
+                EntityMapping(
+                    name: "LineToLine", kind: .transform, source: "Line", destination: "Line",
+                    properties: [copy("owner", from: "order", relationship: true), copy("quantity")]),
+                EntityMapping(
+                    name: "OrderToOrder", kind: .transform, source: "Order", destination: "Order",
+                    properties: [copy("lines", relationship: true)]),
+            ])
+        #expect(!(mapping.requirements ?? []).contains { $0.kind == .noObjects })
+        // Neither side pairs: nothing to take, the to-one is new.
+        let v3 = v2.replacingOccurrences(of: "lines", with: "entries")
+        #expect(
+            try Models.infer([v1, v3]).entityMappings.first?.properties.first
+                == PropertyMapping(
+                    name: "owner", source: .defaultValue(nil), isRelationship: true))
+    }
+
     static func chain(_ names: [(attribute: String, renamedFrom: String?)], entity: [(name: String, renamedFrom: String?)]) -> [String] {
         zip(names, entity).map { attribute, entity in
             var text = "entities:\n  \(entity.name):\n"

@@ -16,7 +16,7 @@ import Testing
         return String(document[open.upperBound..<close.lowerBound])
     }()
 
-    static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--help", "-h", "--version"]
+    static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--verbose", "--help", "-h"]
 
     /// Option names in a line of the list (`-o`, `--to`…), `--version` of `create` included.
     static func options(inListLine line: String) -> Set<String> {
@@ -67,9 +67,9 @@ import Testing
         if words[1] == "fleet" || words[1] == "backups" { commands = words[2].split(separator: "|").map { [String(words[1]), String($0)] } }
         var fromHelp: Set<String> = []
         for command in commands { fromHelp.formUnion(Self.options(inHelp: try help(command))) }
-        // `--version` is every command's (the tool's version) except where it picks a model version.
-        let ownVersion = words[1] == "create" || words[1] == "restore" || (words[1] == "fleet" && words[2] == "restore")
-        fromHelp.subtract(Self.everyCommands.subtracting(ownVersion ? ["--version"] : []))
+        // `--version` is only where it picks a model version (`migrate --version`, the
+        // tool's, is the root command's alone).
+        fromHelp.subtract(Self.everyCommands)
         var listed = Self.options(inListLine: line)
         // `-o FILE` in the list stands for `-o, --output`.
         if listed.contains("-o") { listed.insert("--output") }

@@ -72,6 +72,29 @@ import Testing
         #expect(throws: (any Error).self) { try fused.get() }
     }
 
+    /// Version 2 makes `p` required without a default, version 3 gives it default 40.
+    /// One version at a time hop 1 → 2 refuses the nil; the fused run filled it with
+    /// 40 (the later default stood in for the intermediate requirement). Without a
+    /// nil both ways give the same data.
+    @Test func aLaterDefaultDoesNotLiftAnIntermediateRequirement() throws {
+        let versions = [
+            "entities:\n  A:\n    attributes:\n      p: integer32?\n",
+            "entities:\n  A:\n    attributes:\n      p: integer32\n",
+            "entities:\n  A:\n    attributes:\n      p: { type: integer32, default: 40 }\n",
+        ]
+        let (fused, stepped) = try Self.bothWays(versions) { o in
+            try o.insert("A", values: ["p": .integer(7)])
+            try o.insert("A", values: ["p": nil])
+        }
+        for result in [fused, stepped] {
+            #expect(throws: PlanningError.self) { try result.get() }
+            #expect("\(result)".contains("hop 1 → 2 of Fuse cannot migrate this store's data"), "\(result)")
+        }
+        let (fusedClean, steppedClean) = try Self.bothWays(versions) { o in try o.insert("A", values: ["p": .integer(7)]) }
+        #expect(try steppedClean.get() == ["1: p=7"])
+        #expect(try fusedClean.get() == steppedClean.get())
+    }
+
     /// Where nothing differs, the run stays fused: one rewrite, not one per hop.
     @Test func aRunWithoutIntermediateValuesOrRulesStaysFused() throws {
         let versions = [

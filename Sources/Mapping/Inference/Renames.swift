@@ -48,7 +48,33 @@ struct Renames: Sendable {
             }
             result.properties[entity.name] = map
         }
+        result.pairThroughInverses(from: source, to: destination)
         return result
+    }
+
+    /// A relationship that pairs with nothing takes the pairs of its inverse when the
+    /// inverse pairs: Core Data's relationship stage sets the paired side, and
+    /// setting one side of a relationship sets its inverse, so the two sides stay one
+    /// set of pairs (a to-one renamed twice, `d` with `renamedFrom: c` over a store
+    /// that knows it as `b`, keeps its objects through its to-many inverse). It pairs
+    /// with the source inverse of what its inverse pairs with, when that is a
+    /// relationship of its own source entity no other property claims.
+    mutating func pairThroughInverses(from source: CompiledVersion, to destination: CompiledVersion) {
+        for entity in destination.entities {
+            guard let sourceName = entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
+            for relationship in entity.relationships where !relationship.declaration.isTransient {
+                let r = relationship.declaration
+                guard properties[entity.name]?[r.name] == nil, let inverse = r.inverse,
+                    let pairedInverse = properties[r.destination]?[inverse],
+                    let inverseSource = entities[r.destination].flatMap({ source.entity(named: $0) }),
+                    let sourceInverse = inverseSource.relationship(named: pairedInverse)?.declaration.inverse,
+                    let candidate = sourceEntity.relationship(named: sourceInverse),
+                    candidate.declaration.inverse == pairedInverse,
+                    !(properties[entity.name] ?? [:]).values.contains(sourceInverse)
+                else { continue }
+                properties[entity.name, default: [:]][r.name] = sourceInverse
+            }
+        }
     }
 
     /// `first` (A → B) followed by `second` (B → C): A → C.

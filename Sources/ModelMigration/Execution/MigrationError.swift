@@ -17,6 +17,11 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         case restoreFailed
         /// Cancelled (`MigrationCancellation`, a signal): rolled back, unchanged.
         case interrupted
+        /// A later hop's data requirements refuse the store as the earlier hops of
+        /// the run left it (a nil where its version makes the attribute required, a
+        /// value above a new `max`): the refusal `plan` gives when that hop is first,
+        /// so the same outcome (no migration path, exit 4); unchanged.
+        case dataRefused
     }
     /// The reason.
     public var kind: Kind

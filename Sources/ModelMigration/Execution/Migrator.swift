@@ -273,7 +273,7 @@ public struct Migrator {
             let refused = try StoreAudit.violations(of: hop.requirements, on: connection)
             if !refused.isEmpty {
                 throw MigrationError(
-                    kind: .checkFailed,
+                    kind: .dataRefused,
                     message: "hop \(hop.from) → \(hop.to) cannot migrate this store's data:\n"
                         + refused.map { "  " + $0 }.joined(separator: "\n") + "; nothing was changed")
             }

@@ -9,7 +9,8 @@ extension Outcome {
     /// - `Outcome` is itself; `PlanningError`, `StoreOpenError` and `RequestError`
     ///   by their kinds; `UnknownVersionError` an unknown version; `InferenceFailure`
     ///   no path; `DiagnosticsError` a failure with its diagnostics; `SQLiteError`
-    ///   a failure explained (a full disk says so); `MigrationError` a failure. The
+    ///   a failure explained (a full disk says so); `MigrationError` a failure (of
+    ///   kind `dataRefused`, no path, as `plan` refuses the same data). The
     ///   statement that failed, if any, goes to ``statement``, not the message.
     /// - `MigrationError` of kind `interrupted` is `interrupted(signal:)` when
     ///   `signal` says which signal cancelled the work, else a failure.
@@ -36,6 +37,8 @@ extension Outcome {
             self.init(.failed, message, diagnostics: error.diagnostics)
         case let error as MigrationError where error.kind == .interrupted && signal != nil:
             self.init(.interrupted(signal: signal ?? 0), error.message)
+        case let error as MigrationError where error.kind == .dataRefused:
+            self.init(.noPath, error.message)
         case let error as MigrationError:
             self.init(.failed, error.message, statement: error.statement)
         case let error as SQLiteError:

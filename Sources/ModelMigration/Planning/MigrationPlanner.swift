@@ -327,8 +327,9 @@ public struct MigrationPlanner: Sendable {
     /// The path's pieces as segments: a mapping file or a direct mapping is one; a
     /// run of inferred hops is fused, except that a hop changing stored values (fills
     /// defaults, gives a new attribute its default, keeps one of several destinations,
-    /// resets an order) ends its fused run, and so does a version whose rules the next
-    /// one relaxes: a later hop must not hide either, so one apply gives what
+    /// resets an order) ends its fused run, and so do a hop with data requirements and
+    /// a version whose rules the next one relaxes: a later hop must not hide any of
+    /// them, so one apply gives what
     /// migrating hop by hop gives (Docs/Migrations.md, "Fused hops").
     func segments(of path: MigrationPath, model: CompiledModel, source: CompiledVersion, target: Int, files: MappingFiles) -> [Segment] {
         if source.version == target { return [Segment(from: target, to: target, file: nil, kind: .inferredChain)] }
@@ -346,8 +347,11 @@ public struct MigrationPlanner: Sendable {
                     continue
                 }
                 let mapping = try? MappingResolver.resolve(chain: [from, to], file: nil, knownPolicies: knownPolicies)
+                // A hop with data requirements (a nil refused, objects that would lack a
+                // required destination) ends its run: a later version's default or rule
+                // would otherwise stand in for them in the fused mapping.
                 let ends =
-                    mapping.map { Self.normalizesData($0, from: from, to: to) } ?? false
+                    mapping.map { Self.normalizesData($0, from: from, to: to) || !($0.requirements ?? []).isEmpty } ?? false
                     || model.version(version + 2).map({ next in
                         mapping.map { Self.givesValues($0, to: to, keptBy: next) } ?? false || Self.relaxesRules(of: to, in: next)
                     }) ?? true

@@ -40,8 +40,11 @@ extension SegmentPlanner {
                 {
                     addSingleDestination(relationship, of: entity, from: from, in: sourceEntity, file: file)
                 }
-                if case .copy(let from)? = source {
+                // Carried pairs, reshaped or reordered included: the new rules judge them.
+                switch source {
+                case .copy(let from)?, .convert(let from, .reshape)?, .convert(let from, .reorder)?:
                     addCounts(relationship, of: entity, from: from, in: sourceEntity, file: file)
+                default: break
                 }
             }
         }
@@ -259,16 +262,22 @@ extension SegmentPlanner {
                     """))
     }
 
-    /// A relationship copied as it is whose rules tighten (a to-one made required, a
-    /// to-many given a larger `minCount`, a smaller `maxCount`): stored objects that
-    /// break them refuse the hop, as Core Data's validation stage refuses them.
+    /// A relationship whose pairs are carried (copied, reshaped or reordered) and
+    /// whose rules tighten (a to-one made required, a to-many given a larger
+    /// `minCount`, a smaller `maxCount`): stored objects that break them refuse the
+    /// hop, as Core Data's validation stage refuses them. A change of shape (a to-one
+    /// made to-many, a one-to-many made many-to-many) leaves no old limit to compare
+    /// with: every rule of the new relationship is checked.
     mutating func addCounts(
         _ relationship: CompiledRelationship, of entity: CompiledEntity, from: String, in sourceEntity: CompiledEntity, file: String
     ) {
-        guard let old = sourceEntity.relationship(named: from)?.declaration, old.isToMany == relationship.declaration.isToMany,
-            let table = sourceLayout.table(forEntity: sourceEntity.root), let pairs = pairSource(sourceEntity, from)
+        guard let carried = sourceEntity.relationship(named: from), let table = sourceLayout.table(forEntity: sourceEntity.root),
+            let pairs = pairSource(sourceEntity, from)
         else { return }
         let new = relationship.declaration
+        let sameShape = carried.declaration.isToMany == new.isToMany && carried.isManyToMany == relationship.isManyToMany
+        var old = carried.declaration
+        if !sameShape { (old.isOptional, old.minCount, old.maxCount) = (true, nil, nil) }
         let count: String
         switch pairs {
         case .column(_, let column, _): count = "(t.\(SQLText.q(column)) IS NOT NULL)"
@@ -328,8 +337,17 @@ extension SegmentPlanner {
                 keptOwners.insert(owner)
             case .defaultValue(nil)?, .none:
                 return  // every row holds nil: SQLite's unique indexes never compare nils
-            case .defaultValue(_?)?:
-                continue  // one value for every row: it does not tell rows apart
+            case .defaultValue(let value?)?:
+                // One value for every row: it tells no rows apart, and over constants
+                // alone any two rows collide. `coalesce` keeps an integer default from
+                // reading as a column number in GROUP BY.
+                guard let type = entity.attribute(named: property)?.declaration.type, let oldTable = sourceLayout.table(forEntity: old.root)
+                else { return }
+                if sourceTable != nil && sourceTable != oldTable.name { return }
+                sourceTable = oldTable.name
+                sourceColumns.append("coalesce(\(SQLText.literal(value, as: type)), NULL)")
+                owners.insert(old.name)
+                keptOwners.insert(owner)
             default:
                 return
             }
@@ -348,21 +366,8 @@ extension SegmentPlanner {
                     && (existing.condition == nil || existing.condition == scopeCondition)
             }
         if proven { return }
-        let quoted = sourceColumns
-        let kept = keptCondition(keptOwners, in: sourceTable)
-        // The count reads each group once; the row list (only when some are found)
-        // names the values and keys.
-        let duplicates = """
-            SELECT 1 FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope)))))\(kept) \
-            AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) \
-            GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
-            """
-        let groups = """
-            SELECT \(quoted.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, \
-            group_concat(Z_PK, ', ') AS keys FROM \(SQLText.q(sourceTable)) WHERE Z_ENT IN (\(SQLText.list(Array(Set(scope)))))\(kept) \
-            AND \(quoted.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) \
-            GROUP BY \(quoted.joined(separator: ", ")) HAVING count(*) > 1
-            """
+        let (duplicates, groups) = Self.duplicateQueries(
+            sourceColumns, in: sourceTable, where: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))" + keptCondition(keptOwners, in: sourceTable))
         let names = index.columns.map(\.name).joined(separator: ", ")
         requirements.append(
             MigrationCheck(
@@ -372,5 +377,20 @@ extension SegmentPlanner {
                 sql: "SELECT count(*) FROM (\(duplicates))",
                 rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
                 remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
+    }
+
+    /// The groups of rows (`scope` a condition on `table`) holding the same non-nil
+    /// values of `columns` more than once: one row per group to count them (each
+    /// group read once), and the values with their count and keys, to name them.
+    static func duplicateQueries(_ columns: [String], in table: String, where scope: String) -> (count: String, named: String) {
+        let rows = "FROM \(SQLText.q(table)) WHERE \(scope) AND \(columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND "))"
+        let grouped = "GROUP BY \(columns.joined(separator: ", ")) HAVING count(*) > 1"
+        return (
+            "SELECT 1 \(rows) \(grouped)",
+            """
+            SELECT \(columns.map { "quote(\($0))" }.joined(separator: " || ', ' || ")) AS value, count(*) AS n, \
+            group_concat(Z_PK, ', ') AS keys \(rows) \(grouped)
+            """
+        )
     }
 }
