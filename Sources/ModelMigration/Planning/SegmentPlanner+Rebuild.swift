@@ -43,6 +43,9 @@ extension SegmentPlanner {
             return
         }
         try warnRemovedEntities(of: sourceTableName, into: table)
+        // Over the counting limit each entity's count is the table's estimate: the
+        // copies of a shared table's entities, summed, would count it once per entity.
+        copy.rows = min(copy.rows, try count(sourceTableName, nil))
         // Every row of the old table is copied (each of its entities, unfiltered):
         // its row count is what the new table must hold, read from the b-tree
         // instead of a scan per entity (apply has checked each row's Z_ENT first).
