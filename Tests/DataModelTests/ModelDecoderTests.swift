@@ -558,7 +558,8 @@ private typealias SourceLocation = DataModel.SourceLocation
                 "f: { toMany: true }",
                 "g:",
                 "h: { destination: P, minCount: -1, inverse: \"\" }",
-                "i: { destination: P, kind: toMany }"),
+                "i: { destination: P, kind: toMany }",
+                "j: { destination: P, noInverse: true, inverse: x }"),
             reports: [
                 error("relationship 'Thing.a': unknown delete rule 'cascde'", 6, 40, hint: "did you mean 'cascade'?"),
                 error("relationship 'Thing.b': unknown delete rule 'destroy'", 7, 40, hint: "delete rules are: nullify, cascade, deny, noAction"),
@@ -572,8 +573,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                     "relationship 'Thing.i': unknown key 'kind'", 14, 28,
                     hint: """
                         expected one of: destination, toMany, ordered, inverse, deleteRule, optional, transient, minCount, maxCount, \
-                        renamedFrom, hashModifier, syncable, userInfo, xcode
+                        renamedFrom, hashModifier, syncable, userInfo, xcode, noInverse
                         """),
+                error("relationship 'Thing.j': noInverse: true, and it names the inverse 'x'", 15, 28, hint: "keep one of the two"),
             ])
     }
 

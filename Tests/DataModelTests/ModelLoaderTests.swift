@@ -99,7 +99,7 @@ private typealias SourceLocation = DataModel.SourceLocation
                 Diagnostic(
                     .warning, "relationship 'Item.next': has no inverse; Core Data cannot keep both sides consistent",
                     at: SourceLocation(file: models.file("Alpha/1.yaml"), line: 6, column: 7),
-                    hint: "add a relationship on 'Item' and name it with `inverse:`")
+                    hint: "add a relationship on 'Item' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
             ])
         #expect(!result.hasErrors)
         #expect(try result.compiledModels().map(\.name) == ["Alpha"])

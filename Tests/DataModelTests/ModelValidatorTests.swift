@@ -273,7 +273,26 @@ private typealias SourceLocation = DataModel.SourceLocation
             reports: [
                 warning(
                     "relationship 'Person.bestFriend': has no inverse; Core Data cannot keep both sides consistent", 6, 7,
-                    hint: "add a relationship on 'Person' and name it with `inverse:`")
+                    hint: "add a relationship on 'Person' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
+            ])
+    }
+
+    /// `noInverse: true` acknowledges a one-way relationship (a shipped version's
+    /// warning printed forever otherwise).
+    @Test func noInverseAcknowledgesAOneWayRelationship() throws {
+        try expect(
+            """
+              Person:
+                relationships:
+                  bestFriend: { destination: Person, noInverse: true }
+                  favorite: { destination: Post }
+              Post: {}
+
+            """,
+            reports: [
+                warning(
+                    "relationship 'Person.favorite': has no inverse; Core Data cannot keep both sides consistent", 7, 7,
+                    hint: "add a relationship on 'Post' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
             ])
     }
 

@@ -17,7 +17,7 @@ struct ModelDecoder {
     ]
     static let relationshipKeys = [
         "destination", "toMany", "ordered", "inverse", "deleteRule", "optional", "transient",
-        "minCount", "maxCount", "renamedFrom", "hashModifier", "syncable", "userInfo", "xcode",
+        "minCount", "maxCount", "renamedFrom", "hashModifier", "syncable", "userInfo", "xcode", "noInverse",
     ]
     static let compositeKeys = ["attributes", "userInfo", "xcode"]
     static let indexKeys = ["name", "properties", "compound"]
@@ -455,6 +455,7 @@ struct ModelDecoder {
         var relationship = RelationshipDescription(name: name, destination: destination, location: keyNode.location)
         var orderedNode: YAMLNode?
         var maxCountNode: YAMLNode?
+        var noInverseNode: YAMLNode?
         for (key, keyNode, node) in pairs {
             switch key {
             case "toMany": relationship.isToMany = reader.bool(node, subject: "\(subject): toMany") ?? false
@@ -462,6 +463,9 @@ struct ModelDecoder {
                 relationship.isOrdered = reader.bool(node, subject: "\(subject): ordered") ?? false
                 orderedNode = keyNode
             case "inverse": relationship.inverse = reader.string(node, subject: "\(subject): inverse")
+            case "noInverse":
+                relationship.isOneWay = reader.bool(node, subject: "\(subject): noInverse") ?? false
+                noInverseNode = keyNode
             case "deleteRule":
                 guard let text = reader.string(node, subject: "\(subject): deleteRule") else { break }
                 if let rule = DeleteRule(rawValue: text) {
@@ -491,6 +495,9 @@ struct ModelDecoder {
         _ = orderedNode
         if !relationship.isToMany, let maxCount = relationship.maxCount, maxCount != 1, let maxCountNode {
             reader.error("\(subject): a to-one relationship has maxCount 1, found \(maxCount)", at: maxCountNode, hint: "add `toMany: true`")
+        }
+        if relationship.isOneWay, let inverse = relationship.inverse, let noInverseNode {
+            reader.error("\(subject): noInverse: true, and it names the inverse '\(inverse)'", at: noInverseNode, hint: "keep one of the two")
         }
         if let minCount = relationship.minCount, let maxCount = relationship.maxCount, maxCount > 0, minCount > maxCount {
             reader.error("\(subject): minCount \(minCount) is greater than maxCount \(maxCount)", at: maxCountNode ?? keyNode)

@@ -27,6 +27,10 @@ public struct RelationshipDescription: Sendable, Hashable, Codable {
     public var renamedFrom: String?
     /// Core Data's `versionHashModifier`.
     public var hashModifier: String?
+    /// Declared one-directional on purpose (`noInverse: true`): validation does not
+    /// warn that it has no inverse. Neither hashed nor part of the layout, so it may
+    /// be added to a version already shipped.
+    public var isOneWay = false
     /// What Xcode says of it that neither hash nor layout reads (user info, …).
     package var xcode = XcodeSettings()
     /// Where the relationship's name is written.

@@ -283,10 +283,10 @@ public struct ModelValidator {
                 error(
                     "\(subject): has no inverse, but '\(destination.name).\(claim.relationship.name)' names it as its inverse", at: relationship.location,
                     hint: "add `inverse: \(claim.relationship.name)`")
-            } else if !relationship.isTransient {
+            } else if !relationship.isTransient, !relationship.isOneWay {
                 warning(
                     "\(subject): has no inverse; Core Data cannot keep both sides consistent", at: relationship.location,
-                    hint: "add a relationship on '\(destination.name)' and name it with `inverse:`")
+                    hint: "add a relationship on '\(destination.name)' and name it with `inverse:`, or `noInverse: true` when it is one-way on purpose")
             }
             return
         }
