@@ -90,6 +90,11 @@ extension MappingModelConverter {
             }
         } else {
             entry.comments.append("an Add mapping: Core Data creates no \(destinationName) objects from the source")
+            // Inference would carry the objects of a source entity of that name: none go.
+            if entry.source.entity(named: destinationName) != nil {
+                entry.lines.append("    filter: \"FALSEPREDICATE\"")
+                entry.overrides.append("no objects (an Add mapping)")
+            }
         }
         if let type = entityMapping.mappingType, type != "Undefined" { entry.comments.append("mapping type \(type)") }
         if let name = entityMapping.name, name != "\(entityMapping.source ?? "")To\(destinationName)" {

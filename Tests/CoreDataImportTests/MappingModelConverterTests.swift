@@ -394,6 +394,41 @@ import Testing
                 """, "\(mapping.yaml)")
     }
 
+    /// An Add entity mapping (no source) into an entity the source version has too:
+    /// Core Data fetches no source objects for it, so it makes none; inference would
+    /// have carried every one (issue 36).
+    @Test func anAddMappingOverAnExistingEntityMigratesNoObjects() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-add")
+        defer { folder.remove() }
+        let v1 = "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { label: string? }\n"
+        let v2 = "model: Tags\nversion: 2\nentities:\n  Tag:\n    attributes: { label: string?, color: string? }\n"
+        try folder.write("Models/Tags/1.yaml", v1)
+        try folder.write("Models/Tags/2.yaml", v2)
+        let converter = MappingModelConverter(
+            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
+            versions: [
+                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
+                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
+            ], bundleName: "Tags")
+        let xml = """
+            <database>
+                <object type="XDDEVMAPPINGMODEL" id="z1">
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                </object>
+            \(Self.entity("z10", number: 1, source: nil, destination: "Tag"))
+            </database>
+            """
+        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
+        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        #expect(
+            mapping.yaml.components(separatedBy: "entities:\n").last == """
+                  Tag:
+                    # an Add mapping: Core Data creates no Tag objects from the source
+                    filter: "FALSEPREDICATE"
+
+                """, "\(mapping.yaml)")
+    }
+
     @Test func aMalformedFileIsRefusedWithItsLine() {
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")
