@@ -161,6 +161,17 @@ struct Import: ParsableCommand {
         let compiled = try compileScratch(imported, finalFolder: folder)
         let migrationsFolder = ((migrationsOutFolder) as NSString).appendingPathComponent(imported.name)
         let mappings = mappingModels.isEmpty ? nil : try convertMappingModels(compiled: compiled, imported: imported)
+        // A mapping model that cannot be read and whose name names no hop: the step the
+        // app maps cannot be recorded (`mappedFrom:`), so plan would infer it. Refused
+        // before anything is written; one whose name gives the hop is recorded and
+        // plan refuses that hop instead.
+        let unplaced = (mappings?.skipped ?? []).filter { $0.sourceVersion == nil || $0.destinationVersion == nil }
+        if !unplaced.isEmpty {
+            throw global.fail(
+                unplaced.map { "\($0.path): cannot be read (\($0.reason)), and its name names no two versions" }.joined(separator: "\n")
+                    + "\nthe step it maps would be inferred: repair it or leave it out of --mapping-models; nothing was written",
+                .failed)
+        }
         try write(imported, to: files, in: folder, mappings: mappings, migrationsFolder: migrationsFolder)
         for mapping in mappings?.mappings ?? [] {
             for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
