@@ -226,8 +226,9 @@ struct Import: ParsableCommand {
         return imported
     }
 
-    /// Writes the version files, then the mapping files and policy skeletons,
-    /// refusing (before writing anything) to overwrite mapping files without --force.
+    /// Writes the version files, the mapping files and policy skeletons, all or
+    /// nothing, refusing (before writing anything) to overwrite mapping files
+    /// without --force.
     private func write(
         _ imported: ImportedModel, to files: [String], in folder: String, mappings: ImportedMappings?,
         migrationsFolder: String
@@ -245,30 +246,22 @@ struct Import: ParsableCommand {
                 "\(existingMappings.joined(separator: ", ")): already exist\(existingMappings.count == 1 ? "s" : ""); pass --force to overwrite",
                 .failed)
         }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            // Each step the app ships a mapping model for, converted or not: plan
-            // refuses to infer it when its mapping file is not found.
-            var mapped: [Int: [Int]] = [:]
-            for mapping in mappings?.mappings ?? [] where mapping.sourceVersion < mapping.destinationVersion {
-                mapped[mapping.destinationVersion, default: []].append(mapping.sourceVersion)
-            }
-            for skipped in mappings?.skipped ?? [] {
-                if let from = skipped.sourceVersion, let to = skipped.destinationVersion, from < to { mapped[to, default: []].append(from) }
-            }
-            for (version, file) in zip(imported.versions, files) {
-                try version.yaml(mappedFrom: mapped[version.number] ?? []).write(toFile: file, atomically: true, encoding: .utf8)
-            }
-        } catch {
-            throw global.fail("\(folder): cannot write the version files (\(error.localizedDescription))", .failed)
+        // Each step the app ships a mapping model for, converted or not: plan
+        // refuses to infer it when its mapping file is not found.
+        var mapped: [Int: [Int]] = [:]
+        for mapping in mappings?.mappings ?? [] where mapping.sourceVersion < mapping.destinationVersion {
+            mapped[mapping.destinationVersion, default: []].append(mapping.sourceVersion)
         }
+        for skipped in mappings?.skipped ?? [] {
+            if let from = skipped.sourceVersion, let to = skipped.destinationVersion, from < to { mapped[to, default: []].append(from) }
+        }
+        let versionFiles = zip(imported.versions, files).map { version, file in (file, version.yaml(mappedFrom: mapped[version.number] ?? [])) }
+        // All or nothing: a failure (a full disk, a folder that cannot be written)
+        // leaves no version file without its mapping files, nor a half-replaced set.
         do {
-            for (path, text) in mappingFiles {
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
-            }
+            try FileSetWriter(files: versionFiles + mappingFiles).write()
         } catch {
-            throw global.fail("\(migrationsFolder): cannot write the mapping files (\(error.localizedDescription))", .failed)
+            throw global.fail("\(error); nothing was written", .failed)
         }
     }
 

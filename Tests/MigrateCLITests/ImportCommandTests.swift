@@ -392,4 +392,32 @@ import Testing
         let found = try CommandRunner.migrate(["plan", "n.sqlite", "--models", "App/Models", "--migrations", "App/Migrations"], in: project.path)
         #expect(found.status == 0, "\(found.stderr)")
     }
+
+    /// An import writes everything or nothing: a mapping file that cannot be written
+    /// (a file stands where its folder goes) leaves no version file either, and a
+    /// re-import with --force that fails the same way leaves the earlier files as
+    /// they were (the versions were written, then the mapping files failed, issue 36).
+    @Test func anImportThatCannotWriteAMappingFileWritesNothing() throws {
+        let project = try ImportCommandTests.project()
+        defer { project.remove() }
+        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        try project.write("App/Migrations/Notes", "a file where the mapping files' folder goes")
+        let arguments = ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings"]
+        let failed = try CommandRunner.migrate(arguments, in: project.path)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.hasPrefix("error: App/Migrations/Notes/2-to-3.yaml.import-"), "\(failed.stderr)")
+        #expect(failed.stderr.hasSuffix("cannot create (Not a directory); nothing was written\n"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: project.file("App/Models")))
+        try FileManager.default.removeItem(atPath: project.file("App/Migrations/Notes"))
+        #expect(try CommandRunner.migrate(arguments, in: project.path).status == 0)
+        // Edited since, so that a rewrite would show.
+        let edited = try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8) + "# edited\n"
+        try project.write("App/Models/Notes/3.yaml", edited)
+        try FileManager.default.removeItem(atPath: project.file("App/Migrations/Notes"))
+        try project.write("App/Migrations/Notes", "a file again")
+        let again = try CommandRunner.migrate(arguments + ["--force"], in: project.path)
+        #expect(again.status == 1)
+        #expect(try String(contentsOfFile: project.file("App/Models/Notes/3.yaml"), encoding: .utf8) == edited)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.file("App/Models/Notes")).filter { $0.contains(".import-") } == [])
+    }
 }
