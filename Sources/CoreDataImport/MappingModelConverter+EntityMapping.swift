@@ -187,7 +187,18 @@ extension MappingModelConverter {
         for info in userInfo(attributeMapping.userInfo) {
             entry.properties.append("      # \(YAMLEmitter.key(attributeMapping.name)) user info: \(info)")
         }
-        guard let data = attributeMapping.valueExpression else { return }  // `$source.<name>`, as inferred
+        guard let data = attributeMapping.valueExpression else {
+            // `$source.<name>`: Core Data sets the source's value, nil included, and its
+            // validation refuses a nil in a required attribute; inference would give the
+            // nil the default, so the copy is written out (a mapping file's value is set
+            // as computed).
+            let a = attribute.declaration
+            if let old = context.sourceEntity?.attribute(named: attribute.name)?.declaration, old.isOptional, !a.isOptional, a.defaultValue != nil {
+                entry.properties.append(
+                    "      \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # as Core Data sets it: a nil is refused, not defaulted")
+            }
+            return
+        }
         mapping.decodedExpressions += 1
         let expression: ArchivedExpression
         do { expression = try ArchivedExpression.decode(data) } catch {

@@ -429,6 +429,43 @@ import Testing
                 """, "\(mapping.yaml)")
     }
 
+    /// An attribute mapping Xcode leaves as `$source.<name>` into an attribute made
+    /// required with a default: Core Data sets the nil and validation refuses it,
+    /// where inference would give the default, so the copy is written out (issue 36).
+    @Test func aSameNameCopyIntoARequiredAttributeKeepsItsNil() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-same-name")
+        defer { folder.remove() }
+        let v1 = "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { label: string?, color: string? }\n"
+        let v2 = "model: Tags\nversion: 2\nentities:\n  Tag:\n    attributes: { label: { type: string, default: x }, color: string? }\n"
+        try folder.write("Models/Tags/1.yaml", v1)
+        try folder.write("Models/Tags/2.yaml", v2)
+        let converter = MappingModelConverter(
+            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
+            versions: [
+                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
+                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
+            ], bundleName: "Tags")
+        let xml = """
+            <database>
+                <object type="XDDEVMAPPINGMODEL" id="z1">
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                </object>
+            \(Self.entity("z10", number: 1, source: "Tag", destination: "Tag", attributes: ["z11", "z12"]))
+            \(Self.attribute("z11", "label", of: "z10"))
+            \(Self.attribute("z12", "color", of: "z10"))
+            </database>
+            """
+        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
+        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        #expect(
+            mapping.yaml.components(separatedBy: "entities:\n").last == """
+                  Tag:
+                    properties:
+                      label: $source.label   # as Core Data sets it: a nil is refused, not defaulted
+
+                """, "\(mapping.yaml)")
+    }
+
     @Test func aMalformedFileIsRefusedWithItsLine() {
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")
