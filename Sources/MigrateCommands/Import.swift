@@ -363,70 +363,10 @@ struct Import: ParsableCommand {
         return global.migrations
     }
 
-    /// Every `.xcmappingmodel` under the --mapping-models folders, read and converted.
-    private func convertMappingModels(compiled: CompiledModel, imported: ImportedModel) throws -> ImportedMappings {
-        var read: [XcodeMappingModel] = []
-        var unread: [(path: String, reason: String)] = []
-        let fileManager = FileManager.default
-        for folder in mappingModels {
-            var isDirectory: ObjCBool = false
-            guard fileManager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw global.fail("\(folder): no such folder (--mapping-models)", .failed)
-            }
-            var found: [String] = []
-            if folder.hasSuffix(".xcmappingmodel") { found.append(folder) }
-            let entries = (fileManager.enumerator(atPath: folder)?.allObjects as? [String] ?? []).sorted()
-            found += entries.filter { $0.hasSuffix(".xcmappingmodel") || $0.hasSuffix(".cdm") }
-                .filter { !$0.contains(".xcmappingmodel/") }
-                .map { (folder as NSString).appendingPathComponent($0) }
-            func stem(_ path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
-            let compiledFiles = Dictionary(found.filter { $0.hasSuffix(".cdm") }.map { (stem($0), $0) }) { first, _ in first }
-            for path in found where path.hasSuffix(".xcmappingmodel") {
-                let xml = (path as NSString).appendingPathComponent("xcmapping.xml")
-                if fileManager.fileExists(atPath: xml) {
-                    do { read.append(try XcodeMappingModel.read(path: path)) } catch {
-                        unread.append((path, error.problems.joined(separator: "; ")))
-                    }
-                } else if let cdm = compiledFiles[stem(path)] {
-                    // No editing copy, but what mapc compiled from it: read that instead.
-                    do { read.append(try XcodeMappingModel.readCompiled(cdm: cdm, path: path)) } catch {
-                        unread.append(
-                            (
-                                path,
-                                "no xcmapping.xml, and its compiled \(stem(path)).cdm cannot be read: "
-                                    + error.problems.joined(separator: "; ")
-                            ))
-                    }
-                } else {
-                    unread.append((path, "no xcmapping.xml in the folder (and no compiled \(stem(path)).cdm beside it)"))
-                }
-            }
-            let sourceNames = Set(found.filter { $0.hasSuffix(".xcmappingmodel") }.map(stem))
-            for path in found where path.hasSuffix(".cdm") && !sourceNames.contains(stem(path)) {
-                do { read.append(try XcodeMappingModel.readCompiled(cdm: path, path: path)) } catch {
-                    unread.append((path, error.problems.joined(separator: "; ")))
-                }
-            }
-        }
-        let bundleName = ((path.hasSuffix("/") ? String(path.dropLast()) : path) as NSString).lastPathComponent
-        let stem = (bundleName as NSString).deletingPathExtension
-        var converter = MappingModelConverter(model: compiled, versions: imported.versions, bundleName: stem)
-        // Only where the recorded paths do not name two versions here.
-        let folders = Set(imported.versions.map(\.source))
-        let unpaired = read.filter { mappingModel in
-            ![mappingModel.sourceModelPath, mappingModel.destinationModelPath].allSatisfy { path in
-                path.map { folders.contains(($0 as NSString).lastPathComponent) } ?? false
-            }
-        }
-        converter.versionsOfEmbeddedModels = embeddedVersions(unpaired, compiled: compiled)
-            .merging(recordedVersions(unpaired, compiled: compiled)) { embedded, _ in embedded }
-        return converter.convert(read, unread: unread)
-    }
-
     /// For each mapping model, the version whose hashes its embedded source and
     /// destination models have (nil where none or several do, or the copy cannot be
     /// read: an inheritance this reader refuses, a stale copy).
-    private func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+    func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
         let scratch = ScratchFile.temporaryPath(named: "migrate-embedded", purpose: "import")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         func version(of bytes: [UInt8]?, label: String) -> Int? {
@@ -453,7 +393,7 @@ struct Import: ParsableCommand {
     /// versions whose entity hashes are those it records for its source and destination
     /// entities, as Core Data finds a mapping model for a store (nil where none or several
     /// versions have them).
-    private func recordedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+    func recordedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
         func version(_ hashes: [String: [UInt8]]) -> Int? {
             guard !hashes.isEmpty else { return nil }
             let matching = compiled.versions.filter { version in hashes.allSatisfy { version.versionHashes[$0.key]?.bytes == $0.value } }
