@@ -256,7 +256,7 @@ package struct MappingModelConverter: Sendable {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
             if components[0] == attribute.name, sourceEntity?.attribute(named: attribute.name) != nil { return nil }
             return "$source.\(components[0])"
-        case .constant(let constant):
+        case .constant(let constant) where Self.isAcceptable(constant, for: attribute.type):
             switch constant {
             case .string(let text): return "{ default: \(YAMLEmitter.quote(text)) }"
             // Core Data's booleans are NSNumbers: Olvid's mapping models set them with the
@@ -308,6 +308,21 @@ package struct MappingModelConverter: Sendable {
                     + "(compute it in the policy, or drop the policy if it only hosted this)")
         }
         return "{ value: \(YAMLEmitter.quote(text)) }"
+    }
+
+    /// Whether Core Data sets a constant of this class on an attribute of `type`: a
+    /// string only on a string, a number (NSNumber) only on a number or a boolean, a
+    /// date only on a date; anything on a transformable. Any other raises "Unacceptable
+    /// type of value for attribute" in the migration, so the converter writes it as a
+    /// `value:` that plan refuses, instead of coercing it ("12" into Integer 32).
+    static func isAcceptable(_ constant: ArchivedExpression.Constant, for type: AttributeType) -> Bool {
+        if type == .transformable { return true }
+        switch constant {
+        case .null: return true
+        case .string: return type == .string
+        case .integer, .real, .boolean: return [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean].contains(type)
+        case .date: return type == .date
+        }
     }
 
     /// The source relationship a relationship expression copies, when it is the copy the

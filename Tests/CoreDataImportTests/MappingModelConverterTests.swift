@@ -466,6 +466,41 @@ import Testing
                 """, "\(mapping.yaml)")
     }
 
+    /// A constant of the wrong class ("12" into Integer 32, 5 into String) raises
+    /// "Unacceptable type of value for attribute" in Core Data's migration: it is
+    /// written as a value plan refuses, never coerced (issue 36).
+    @Test func aConstantOfTheWrongClassIsNotCoerced() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-constant-class")
+        defer { folder.remove() }
+        let v1 = "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { label: string? }\n"
+        let v2 = "model: Tags\nversion: 2\nentities:\n  Tag:\n    attributes: { label: string?, rank: integer32?, code: string? }\n"
+        try folder.write("Models/Tags/1.yaml", v1)
+        try folder.write("Models/Tags/2.yaml", v2)
+        let converter = MappingModelConverter(
+            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
+            versions: [
+                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
+                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
+            ], bundleName: "Tags")
+        let twelve = ExpressionArchive.base64 { $0.constant("12") }
+        let five = ExpressionArchive.base64 { $0.constant(.integer(5)) }
+        let xml = """
+            <database>
+                <object type="XDDEVMAPPINGMODEL" id="z1">
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                </object>
+            \(Self.entity("z10", number: 1, source: "Tag", destination: "Tag", attributes: ["z11", "z12"]))
+            \(Self.attribute("z11", "rank", of: "z10", expression: twelve))
+            \(Self.attribute("z12", "code", of: "z10", expression: five))
+            </database>
+            """
+        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
+        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        #expect(mapping.yaml.contains("      rank: { value: \"'12'\" }\n      code: { value: \"5\" }\n"), "\(mapping.yaml)")
+        #expect(mapping.notCarried.count == 2, "\(mapping.notCarried)")
+        #expect(mapping.notCarried.allSatisfy { $0.contains("which plan refuses") })
+    }
+
     @Test func aMalformedFileIsRefusedWithItsLine() {
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")
