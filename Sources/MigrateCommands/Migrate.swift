@@ -11,20 +11,20 @@ struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: toolName,
         abstract: "Validate and compile versioned Core Data models; inspect and migrate SQLite stores.",
+        discussion: "`migrate --version` shows the tool's version (CHANGELOG.md's top entry).",
         subcommands: [
             Validate.self, Compile.self, Diff.self, Diagram.self, Create.self, Import.self, Export.self, Inspect.self, Status.self,
             Plan.self, Apply.self, Restore.self, Fleet.self, Backups.self, Load.self, Dump.self, Fetch.self, Update.self, Delete.self,
         ]
     )
 
-    // The version is a flag of this root command only, not the configuration's
-    // `version:`: argument-parser adds that one to every subcommand's help, where
-    // `restore --version N` and `create --version N` already mean a model version.
-    @Flag(name: .long, help: "Show the tool's version (CHANGELOG.md's top entry).")
-    var version = false
+    // The tool's version is no property of this root command, nor the configuration's
+    // `version:` (argument-parser adds that one to every subcommand's help): argument-parser
+    // parses a parent command's flags after a subcommand's name too, so a root `--version`
+    // flag took `create --version 1` and `restore --version 1` away from their model
+    // version ("Unexpected argument '1'"). `MigrateTool.main` answers `migrate --version`.
 
     func run() throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(ToolVersion.number)
+        throw CleanExit.helpRequest(self)
     }
 }

@@ -32,6 +32,11 @@ public enum MigrateTool {
         // What a killed run left in the temporary folder (a private copy made to read a
         // store, an import's scratch folder) is removed by whichever command runs next.
         ScratchFile.sweep(folder: ScratchFile.temporaryFolder)
+        // `migrate --version` alone: the root command has no such flag (Migrate.swift says why).
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(ToolVersion.number)
+            exit(Output.finish())
+        }
         do {
             var command = try Migrate.parseAsRoot()
             try command.run()
