@@ -16,7 +16,7 @@ import Testing
         return String(document[open.upperBound..<close.lowerBound])
     }()
 
-    static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--help", "-h", "--version"]
+    static let everyCommands: Set<String> = ["--models", "--migrations", "--json", "--verbose", "--help", "-h", "--version"]
 
     /// Option names in a line of the list (`-o`, `--to`…), `--version` of `create` included.
     static func options(inListLine line: String) -> Set<String> {
