@@ -108,4 +108,25 @@ import Testing
         #expect(try s.rows("SELECT Z_PK, ZP FROM ZX ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, nil]])
         #expect(try s.rows("SELECT Z_PK FROM ZP").map { $0.map(\.int64) } == [[1]])
     }
+
+    /// C leaves P from under an abstract B: the warning names C, whose objects are lost, not B.
+    @Test func anAbstractEntityHasNoObjectsToLose() throws {
+        let b = "B: {parent: P, abstract: true}, D: {parent: P}"
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                "entities: {\(Self.p), \(b), C: {parent: B}, \(Self.x())}",
+                "entities: {\(Self.p), \(b), C: {attributes: {key: string}}, \(Self.x())}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("C", values: ["key": .string("c")])
+            try o.insert("D", values: ["key": .string("d")])
+            try o.insert("X", values: ["key": .string("x1")], relationships: ["p": [1]])
+            try o.insert("X", values: ["key": .string("x2")], relationships: ["p": [2]])
+        }
+        let plan = try s.migrate(verify: true)
+        #expect(destructive(plan) == ["X.p: 1 reference to C objects, which are not migrated as P objects, will be removed"])
+        #expect(try s.rows("SELECT Z_PK, ZP FROM ZX ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, nil], [2, 2]])
+    }
 }

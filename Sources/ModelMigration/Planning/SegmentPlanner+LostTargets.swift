@@ -42,7 +42,8 @@ extension SegmentPlanner {
                 let allowed = Set(subtree(destination, relationship.declaration.destination))
                 var lost: [String] = []
                 var custom = false
-                for name in subtree(source, target.name) {
+                // An abstract entity has no objects of its own to lose.
+                for name in subtree(source, target.name) where source.entity(named: name)?.isAbstract != true {
                     let made = mapping.mappings(fromSource: name)
                     if made.contains(where: { $0.kind == .custom }) { custom = true }
                     if !made.contains(where: { $0.kind != .remove && allowed.contains($0.destination ?? "") }) { lost.append(name) }
