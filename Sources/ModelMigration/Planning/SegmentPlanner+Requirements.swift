@@ -353,6 +353,11 @@ extension SegmentPlanner {
             }
         }
         guard let sourceTable, !sourceColumns.isEmpty, !unchanged || filled else { return }
+        // A subentity's constraint binds its own objects (the index is partial,
+        // `Z_ENT IN (…)`), not those of the parent or siblings sharing the columns.
+        if let constrained = constrainedEntity(of: index), let old = sourceEntity(for: constrained) {
+            (owners, keptOwners) = ([old.name], [constrained])
+        }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
         // A unique index the store already has on these columns (or some of them),
         // over all the rows in scope, already proves there are no duplicates:
@@ -392,5 +397,14 @@ extension SegmentPlanner {
             group_concat(Z_PK, ', ') AS keys \(rows) \(grouped)
             """
         )
+    }
+
+    /// The subentity whose uniqueness constraint a partial unique index is (nil for
+    /// a root entity's, whose index covers its whole table).
+    func constrainedEntity(of index: StorageLayout.Index) -> String? {
+        guard index.condition != nil else { return nil }
+        return destination.entities.first { entity in
+            entity.parent != nil && entity.uniqueness.contains { "Z_\(entity.name)_UNIQUE_\($0.joined(separator: "_"))" == index.name }
+        }?.name
     }
 }

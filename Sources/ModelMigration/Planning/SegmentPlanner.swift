@@ -212,6 +212,9 @@ struct SegmentPlanner {
         try warnLostPairs()
         try warnLostKeyColumns(tables)
         warnExternalStorage()
+        // 0. References to objects the relationship can no longer hold go first.
+        try clearLostTargets()
+        try clearMovedDownValues(tables)
 
         // 1. Build every new table from the old ones (nothing is dropped yet).
         for new in tables.newTables {
