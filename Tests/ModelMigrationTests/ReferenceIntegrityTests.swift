@@ -22,13 +22,14 @@ import Testing
         return s
     }
 
-    /// A filter that leaves a member fewer loans than its `minCount` fails the hop,
-    /// as Core Data's validation stage refuses it; nothing is changed.
+    /// A filter that leaves a member fewer loans than its `minCount` refuses the hop
+    /// at plan (the members the filter keeps are counted), as Core Data's validation
+    /// stage refuses it; nothing is changed.
     @Test func aFilterCannotEmptyARequiredToMany() throws {
         let s = try Self.library(loans: ", optional: false, minCount: 1")
         defer { s.remove() }
-        let error = try #require(throws: MigrationError.self) { try s.migrate() }
-        #expect("\(error)".contains("Member.loans still holds at least 1 objects: 1 row violates it"), "\(error)")
+        let error = try #require(throws: PlanningError.self) { try s.migrate() }
+        #expect("\(error)".contains("Member.loans needs at least 1 objects, and stored objects have fewer: 1 row: Z_PK 1"), "\(error)")
         #expect(try s.storeVersion() == 1)
         #expect(try s.rows("SELECT count(*) FROM ZLOAN")[0][0].int64 == 2)
     }

@@ -279,11 +279,19 @@ extension SegmentPlanner {
         var old = carried.declaration
         if !sameShape { (old.isOptional, old.minCount, old.maxCount) = (true, nil, nil) }
         let count: String
+        // Only members the hop migrates count: a `filter:` on the destination's
+        // mapping leaves the others out, and Core Data validates what it made.
+        let kept = filteredMembers(of: relationship)
         switch pairs {
-        case .column(_, let column, _): count = "(t.\(SQLText.q(column)) IS NOT NULL)"
+        case .column(_, let column, _):
+            let member = kept.map { " AND t.\(SQLText.q(column)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+            count = "(t.\(SQLText.q(column)) IS NOT NULL\(member))"
         case .reverseColumn(let other, let column, _):
-            count = "(SELECT count(*) FROM \(SQLText.q(other)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
-        case .join(let join, let mine, _, _): count = "(SELECT count(*) FROM \(SQLText.q(join)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK)"
+            let member = kept.map { " AND \($0.condition)" } ?? ""
+            count = "(SELECT count(*) FROM \(SQLText.q(other)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK\(member))"
+        case .join(let join, let mine, let theirs, _):
+            let member = kept.map { " AND j.\(SQLText.q(theirs)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+            count = "(SELECT count(*) FROM \(SQLText.q(join)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK\(member))"
         case .path: return
         }
         var rules: [(condition: String, what: String)] = []
@@ -306,6 +314,17 @@ extension SegmentPlanner {
                     rowsSQL: "SELECT 'Z_PK ' || t.Z_PK FROM \(SQLText.q(table.name)) AS t WHERE \(filter) ORDER BY t.Z_PK LIMIT 5",
                     remedy: "keep the old rule in this version, correct those objects first, or write \(file) with a policy for \(entity.name)"))
         }
+    }
+
+    /// When a `filter:` leaves out some objects of a relationship's destination (its
+    /// entity or a subentity), the source rows the hop migrates there, as a condition
+    /// on `d.` over the destination's source table; nil when every object goes on.
+    func filteredMembers(of relationship: CompiledRelationship) -> (table: String, condition: String)? {
+        let name = relationship.declaration.destination
+        guard subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil }),
+            let old = sourceEntity(for: name), let table = sourceLayout.table(forEntity: old.root)
+        else { return nil }
+        return (table.name, migratedScope(name, from: old, in: table.name, prefix: "d."))
     }
 
     mutating func addUnique(_ index: StorageLayout.Index, file: String) {
