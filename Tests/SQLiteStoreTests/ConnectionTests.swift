@@ -488,3 +488,22 @@ extension Connection {
         try Connection(path: ":memory:", mode: .readWriteCreate)
     }
 }
+
+/// `mm_string`, `CAST(x, 'NSString')`: a number as NSNumber's description writes it.
+@Suite struct NumberTextTests {
+    @Test func aNumberReadsAsFoundationWritesIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try Connection(path: directory.path("n.sqlite"), mode: .readWriteCreate)
+        defer { try? db.close() }
+        let cases: [(String, String?)] = [
+            ("3.0", "3"), ("-120.0", "-120"), ("0.3333333333333333", "0.3333333333333333"), ("2.5", "2.5"),
+            ("1e20", "1e+20"), ("0.00005", "5e-05"), ("7", "7"), ("9223372036854775807", "9223372036854775807"), ("NULL", nil), ("'x'", "x"),
+        ]
+        for (sql, text) in cases {
+            #expect(try db.scalarString("SELECT mm_string(\(sql))") == text, "\(sql)")
+        }
+        // SQLite's own text conversion, which the function replaces.
+        #expect(try db.scalarString("SELECT CAST(0.3333333333333333 AS TEXT)") == "0.333333333333333")
+    }
+}

@@ -21,7 +21,7 @@ extension PredicateSQL.Builder {
             let argument = try text(0)
             guard let failing = generator.failedConversions else { return "mm_number(\(argument))" }
             return "mm_number_or_fail(\(argument), \(failing.key), \(bind(.text(failing.label))))"
-        case .toString: return "CAST(\(try number(0)) AS TEXT)"
+        case .toString: return "mm_string(\(try number(0)))"
         case .substringFrom, .substringTo:
             let (string, index) = (try text(0), try number(1))
             return "mm_substring(\(string), \(index), \(function == .substringFrom ? 0 : 1), \(failingRow()))"

@@ -13,6 +13,9 @@ import Foundation
 /// - `mm_matches(text, pattern, flags)`: `MATCHES`, an ICU regular expression
 ///   matching the whole text, through `NSRegularExpression` (the compiled pattern
 ///   is cached per statement with `sqlite3_set_auxdata`).
+/// - `mm_string(number)`: `CAST(number, 'NSString')`: the NSNumber's description
+///   (`3` for 3.0, the shortest digits that read back as the double: SQLite's text
+///   conversion gives `3.0` and 15 significant digits).
 /// - `mm_number(text)`: `CAST(text, 'NSNumber')`: the leading number of a string
 ///   (`"12 pages"` → 12), integer when it has no fraction or exponent; NULL when
 ///   the text starts with no number.
@@ -140,6 +143,17 @@ extension Connection {
 
     /// `mm_number` and `mm_number_or_fail`: the leading number of a text.
     private func registerNumberFunctions(flags: Int32) {
+        sqlite3_create_function_v2(
+            db, "mm_string", 1, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                switch sqlite3_value_type(arguments[0]) {
+                case SQLITE_INTEGER: resultText(context, String(sqlite3_value_int64(arguments[0])))
+                case SQLITE_FLOAT: resultText(context, NumberText.foundationDescription(sqlite3_value_double(arguments[0])))
+                case SQLITE_NULL: sqlite3_result_null(context)
+                default: sqlite3_result_value(context, arguments[0])
+                }
+            }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_number", 1, flags, nil,
             { context, _, arguments in
