@@ -67,8 +67,10 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
         // NSComparisonPredicateOptions: 1 case-insensitive [c], 2 diacritic-insensitive [d], 8 normalized [n].
         var options = ""
         if case .integer(let bits)? = archive.resolve(op["NSOptions"]), bits != 0 {
-            guard bits & ~11 == 0 else { return .unsupported("an NSComparisonPredicate with options \(bits)") }
-            options = "[" + (bits & 1 != 0 ? "c" : "") + (bits & 2 != 0 ? "d" : "") + (bits & 8 != 0 ? "n" : "") + "]"
+            // NSCaseInsensitive 1, NSDiacriticInsensitive 2, NSNormalized 4, NSLocaleSensitive 8
+            // (NSComparisonPredicate.Options), written [c], [d], [n] and [l].
+            guard bits & ~15 == 0 else { return .unsupported("an NSComparisonPredicate with options \(bits)") }
+            options = "[" + (bits & 1 != 0 ? "c" : "") + (bits & 2 != 0 ? "d" : "") + (bits & 4 != 0 ? "n" : "") + (bits & 8 != 0 ? "l" : "") + "]"
         }
         guard archive.resolve(fields["NSLeftExpression"]) != nil, archive.resolve(fields["NSRightExpression"]) != nil else {
             return .unsupported("an NSComparisonPredicate without its two expressions")

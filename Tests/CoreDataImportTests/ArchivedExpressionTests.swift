@@ -90,6 +90,17 @@ import Testing
         #expect(expression.format == "TERNARY(<NSBlockPredicate>, 1, 2)")
     }
 
+    /// NSComparisonPredicate's options as Foundation numbers them: case-insensitive 1,
+    /// diacritic-insensitive 2, normalized 4, locale-sensitive 8 (normalized was
+    /// refused, and locale-sensitive written [n], issue 36).
+    @Test(arguments: [(1, "[c]"), (2, "[d]"), (3, "[cd]"), (4, "[n]"), (8, "[l]"), (12, "[nl]")])
+    func comparisonOptions(bits: Int, written: String) throws {
+        let text = try format { a in
+            a.ternary(a.comparison(a.source("name"), 4, a.constant("x"), options: Int64(bits)), a.constant(.integer(1)), a.constant(.integer(2)))
+        }
+        #expect(text == "TERNARY($source.name ==\(written) 'x', 1, 2)")
+    }
+
     @Test func whatHasNoTextIsNamed() throws {
         let archive = ExpressionArchive()
         let root = archive.object("NSSubqueryExpression", ["NSVariable": archive.add("x")])

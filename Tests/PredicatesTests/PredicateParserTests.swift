@@ -115,7 +115,11 @@ import Testing
         #expect(error("a == 1 b") == "column 8: expected the end of the text or an operator, found 'b'\n  a == 1 b\n         ^")
         #expect(error("").hasPrefix("column 1: expected a predicate, found nothing"))
         #expect(error("a == 1; DROP TABLE x").hasPrefix("column 7: unexpected character ';'"))
-        #expect(error("a ==[x] 'b'").hasPrefix("column 6: unknown option 'x'"))
+        #expect(error("a ==[x] 'b'").hasPrefix("column 6: unknown option 'x' (expected c, d, n, l or cd)"))
+        // Normalized and locale-sensitive, which archived mapping models carry: Core
+        // Data's SQLite store compares the stored text either way.
+        #expect(error("a ==[n] 'b'") == "no error")
+        #expect(error("a BEGINSWITH[cdl] 'b'") == "no error")
         #expect(error(String(repeating: "(", count: 500) + "a == 1" + String(repeating: ")", count: 500)).contains("nested more than 100 levels deep"))
         #expect(error("SUBQUERY(x, $y, $y.a == 1).@count > 0").hasPrefix("column 1: SUBQUERY is not supported"))
     }

@@ -303,7 +303,10 @@ public struct PredicateParser {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
                 case "n": break  // normalized: the text is already Unicode scalars as stored
-                default: throw fail("unknown option '\(flag)' (expected c, d or cd)", at: current)
+                // Locale-sensitive: Core Data's SQLite store compares the stored text
+                // whatever the locale, as it does here.
+                case "l": break
+                default: throw fail("unknown option '\(flag)' (expected c, d, n, l or cd)", at: current)
                 }
             }
             _ = advance()
