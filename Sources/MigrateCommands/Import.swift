@@ -445,7 +445,7 @@ struct Import: ParsableCommand {
                     continue
                 }
                 for skipped in mappings?.skipped ?? [] {
-                    guard let a = skipped.sourceVersion, let b = skipped.destinationVersion, piece.from <= a, b <= piece.to else { continue }
+                    guard let a = skipped.sourceVersion, let b = skipped.destinationVersion, a < b, piece.from <= a, b <= piece.to else { continue }
                     problems.append(
                         """
                         the app ships \((skipped.path as NSString).lastPathComponent) for \(a) → \(b), which was not imported \

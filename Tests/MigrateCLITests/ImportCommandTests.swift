@@ -393,6 +393,20 @@ import Testing
         #expect(found.status == 0, "\(found.stderr)")
     }
 
+    /// A mapping model not imported that maps backward (3 → 2, a downgrade) is no
+    /// reason against a forward path: the report blamed it for the path from 1.
+    @Test func aBackwardMappingModelIsNotBlamedForAForwardPath() throws {
+        let project = try ImportCommandTests.project()
+        defer { project.remove() }
+        try project.write("Mappings/Notes2ToNotes10.xcmappingmodel/xcmapping.xml", Self.mappingModel(from: "Notes 2", to: "Notes 10", title: true))
+        try project.write("Mappings/Notes10ToNotes2.xcmappingmodel/README", "the xcmapping.xml was left out")
+        let result = try CommandRunner.migrate(
+            ["import", "Notes.xcdatamodeld", "-o", "App/Models", "--mapping-models", "Mappings", "--report"], in: project.path)
+        #expect(result.stderr.contains("warning: Mappings/Notes10ToNotes2.xcmappingmodel: not imported"), "\(result.stderr)")
+        #expect(!result.stdout.contains("Notes10ToNotes2.xcmappingmodel for 3 → 2"), "\(result.stdout)")
+        #expect(result.stdout.contains("  from 1: "), "\(result.stdout)")
+    }
+
     /// An import writes everything or nothing: a mapping file that cannot be written
     /// (a file stands where its folder goes) leaves no version file either, and a
     /// re-import with --force that fails the same way leaves the earlier files as
