@@ -49,4 +49,20 @@ package struct ImportedMappings: Sendable {
     package var skipped: [SkippedMappingModel]
     /// Mapping models of another model bundle (`--mapping-models` found them beside this one).
     package var otherModels: [String]
+    /// Mapping models whose recorded entity hashes are not those of the versions they
+    /// name: Core Data never finds them for a store, so no mapping file is written and
+    /// the hop is planned as Core Data plans it without them.
+    package var stale: [StaleMappingModel] = []
+}
+
+/// A mapping model Core Data would not use: the entity version hashes it records (a
+/// `.cdm`'s entity mappings, the models an `.xcmappingmodel` embeds) differ from the
+/// hashes of the versions it names (a model changed after the mapping model was made).
+package struct StaleMappingModel: Sendable {
+    /// The `.xcmappingmodel` (or `.cdm`) path.
+    package var path: String
+    package var sourceVersion: Int
+    package var destinationVersion: Int
+    /// The entities whose recorded hashes differ, as `Entity (version N)`.
+    package var entities: [String]
 }

@@ -28,6 +28,13 @@ package struct MappingModelConverter: Sendable {
     /// "Pairing by embedded models"). The caller compiles the embedded models
     /// (`XcodeMappingModel.yaml(ofEmbeddedModel:model:label:)`).
     package var versionsOfEmbeddedModels: [String: (source: Int?, destination: Int?)] = [:]
+    /// Per mapping model (its path), the entity version hashes it records for its
+    /// source and destination (a `.cdm`'s entity mappings, or the models an
+    /// `.xcmappingmodel` embeds), each nil when it records none that can be read.
+    /// Core Data uses a mapping model only where they are the store's and the
+    /// destination model's: one whose hashes differ from the versions it names is
+    /// stale (``ImportedMappings/stale``).
+    package var recordedEntityHashes: [String: (source: [String: [UInt8]]?, destination: [String: [UInt8]]?)] = [:]
 
     /// Creates a converter for the versions of one import.
     package init(model: CompiledModel, versions: [ImportedVersion], bundleName: String) {
@@ -62,6 +69,10 @@ package struct MappingModelConverter: Sendable {
                             """, sourceVersion: from, destinationVersion: to))
                 continue
             }
+            if let entities = staleEntities(mappingModel.path, from: from, to: to) {
+                result.stale.append(StaleMappingModel(path: mappingModel.path, sourceVersion: from, destinationVersion: to, entities: entities))
+                continue
+            }
             if let first = taken["\(from)-to-\(to)"] {
                 result.skipped.append(
                     SkippedMappingModel(
@@ -86,6 +97,22 @@ package struct MappingModelConverter: Sendable {
     }
 
     // MARK: - Pairing with versions
+
+    /// The entities whose recorded hashes differ from those of versions `from` and
+    /// `to` (nil when none differ, or nothing is recorded): an entity recorded with
+    /// another hash, or missing from the version. Only the entities it records are
+    /// compared (a `.cdm` records those it has entity mappings for).
+    func staleEntities(_ path: String, from: Int, to: Int) -> [String]? {
+        guard let recorded = recordedEntityHashes[path] else { return nil }
+        var differing: [String] = []
+        for (hashes, number) in [(recorded.source, from), (recorded.destination, to)] {
+            guard let hashes, let version = model.version(number) else { continue }
+            for name in hashes.keys.sorted() where hashes[name] != version.versionHashes[name]?.bytes {
+                differing.append("\(name) (version \(number))")
+            }
+        }
+        return differing.isEmpty ? nil : differing
+    }
 
     /// The bundle a mapping model's recorded paths name, when it is not this one.
     private func otherBundle(_ mappingModel: XcodeMappingModel) -> String? {

@@ -60,6 +60,7 @@ extension Import {
         }
         converter.versionsOfEmbeddedModels = embeddedVersions(unpaired, compiled: compiled)
             .merging(recordedVersions(unpaired, compiled: compiled)) { embedded, _ in embedded }
+        converter.recordedEntityHashes = recordedEntityHashes(read, compiled: compiled)
         return converter.convert(read, unread: unread)
     }
 }

@@ -133,6 +133,16 @@ struct Import: ParsableCommand {
         var policySkeletons: [String]
         var skipped: [SkippedReport]
         var otherModels: [String]
+        /// Mapping models Core Data would never find (their recorded hashes differ):
+        /// the hop and the entities that differ; absent when none.
+        var stale: [StaleReport]?
+    }
+
+    struct StaleReport: Encodable {
+        var path: String
+        var from: Int
+        var to: Int
+        var entities: [String]
     }
 
     struct ImportReport: Encodable {
@@ -177,6 +187,14 @@ struct Import: ParsableCommand {
             for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
         }
         for skipped in mappings?.skipped ?? [] { Output.err("warning: \(skipped.path): not imported: \(skipped.reason)") }
+        for stale in mappings?.stale ?? [] {
+            Output.err(
+                """
+                warning: \(stale.path): not used: the entity hashes it records differ from those of the versions it names \
+                (\(stale.entities.joined(separator: ", "))): Core Data never finds it for \(stale.sourceVersion) → \(stale.destinationVersion), \
+                so no mapping file is written and the hop is planned as Core Data plans it without one
+                """)
+        }
         for other in mappings?.otherModels ?? [] { Output.err("note: \(other); skipped") }
 
         let reportFolder = mappings == nil ? global.migrations : migrationsOutFolder
@@ -278,7 +296,9 @@ struct Import: ParsableCommand {
             },
             policySkeletons: mappings.policies.map { (migrationsFolder as NSString).appendingPathComponent("Policies/\($0.name).swift") },
             skipped: mappings.skipped.map { SkippedReport(path: $0.path, reason: $0.reason, from: $0.sourceVersion, to: $0.destinationVersion) },
-            otherModels: mappings.otherModels)
+            otherModels: mappings.otherModels,
+            stale: mappings.stale.isEmpty
+                ? nil : mappings.stale.map { StaleReport(path: $0.path, from: $0.sourceVersion, to: $0.destinationVersion, entities: $0.entities) })
     }
 
     private func orderList() throws -> [String]? {
@@ -367,24 +387,48 @@ struct Import: ParsableCommand {
     /// destination models have (nil where none or several do, or the copy cannot be
     /// read: an inheritance this reader refuses, a stale copy).
     func embeddedVersions(_ mappingModels: [XcodeMappingModel], compiled: CompiledModel) -> [String: (source: Int?, destination: Int?)] {
+        func version(_ hashes: [String: [UInt8]]?) -> Int? {
+            guard let hashes else { return nil }
+            let matching = compiled.versions.filter { $0.versionHashes.mapValues(\.bytes) == hashes }
+            return matching.count == 1 ? matching[0].version : nil
+        }
+        return embeddedHashes(mappingModels.filter(\.embedsModels), compiled: compiled).mapValues { (version($0.source), version($0.destination)) }
+    }
+
+    /// For each mapping model that embeds its models, their entity version hashes
+    /// (nil for a copy that cannot be read).
+    func embeddedHashes(
+        _ mappingModels: [XcodeMappingModel], compiled: CompiledModel
+    ) -> [String: (source: [String: [UInt8]]?, destination: [String: [UInt8]]?)] {
         let scratch = ScratchFile.temporaryPath(named: "migrate-embedded", purpose: "import")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        func version(of bytes: [UInt8]?, label: String) -> Int? {
+        func hashes(of bytes: [UInt8]?, label: String) -> [String: [UInt8]]? {
             guard let bytes, let yaml = try? XcodeMappingModel.yaml(ofEmbeddedModel: bytes, model: compiled.name, label: label) else { return nil }
             let folder = (scratch as NSString).appendingPathComponent("\(UUID().uuidString)/\(compiled.name)")
             guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
-                (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil,
-                let hashes = (try? ModelLoader.loadModel(path: folder))?.current.versionHashes
+                (try? yaml.write(toFile: (folder as NSString).appendingPathComponent("1.yaml"), atomically: true, encoding: .utf8)) != nil
             else { return nil }
-            let matching = compiled.versions.filter { $0.versionHashes == hashes }
-            return matching.count == 1 ? matching[0].version : nil
+            return (try? ModelLoader.loadModel(path: folder))?.current.versionHashes.mapValues(\.bytes)
         }
-        var result: [String: (source: Int?, destination: Int?)] = [:]
+        var result: [String: (source: [String: [UInt8]]?, destination: [String: [UInt8]]?)] = [:]
         for mappingModel in mappingModels where mappingModel.embedsModels {
             result[mappingModel.path] = (
-                version(of: mappingModel.sourceModelData, label: "\(mappingModel.path): sourcemodeldata"),
-                version(of: mappingModel.destinationModelData, label: "\(mappingModel.path): destinationmodeldata")
+                hashes(of: mappingModel.sourceModelData, label: "\(mappingModel.path): sourcemodeldata"),
+                hashes(of: mappingModel.destinationModelData, label: "\(mappingModel.path): destinationmodeldata")
             )
+        }
+        return result
+    }
+
+    /// What each mapping model records of the entity hashes it maps between: a
+    /// `.cdm`'s entity mappings, or the models an `.xcmappingmodel` embeds.
+    func recordedEntityHashes(
+        _ mappingModels: [XcodeMappingModel], compiled: CompiledModel
+    ) -> [String: (source: [String: [UInt8]]?, destination: [String: [UInt8]]?)] {
+        var result = embeddedHashes(mappingModels, compiled: compiled)
+        for mappingModel in mappingModels where !mappingModel.embedsModels {
+            guard let hashes = mappingModel.recordedHashes else { continue }
+            result[mappingModel.path] = (hashes.source.isEmpty ? nil : hashes.source, hashes.destination.isEmpty ? nil : hashes.destination)
         }
         return result
     }

@@ -501,6 +501,28 @@ import Testing
         #expect(mapping.notCarried.allSatisfy { $0.contains("which plan refuses") })
     }
 
+    /// Core Data uses a mapping model only when the entity hashes it records are the
+    /// store's and the destination model's: one made before a version changed (its
+    /// recorded Client hash is another) is stale, named with the entity, and no
+    /// mapping file is written for it (issue 36).
+    @Test func aMappingModelWhoseHashesDifferIsStale() throws {
+        let folder = try TemporaryDirectory(prefix: "mapping-stale")
+        defer { folder.remove() }
+        var converter = try Self.converter(in: folder)
+        let mappingModel = try XcodeMappingModel.parse(Data(Self.xml.utf8), path: "M/ShopToShop2.xcmappingmodel")
+        let one = try #require(converter.model.version(1)), two = try #require(converter.model.version(2))
+        var destination = two.versionHashes.mapValues(\.bytes)
+        converter.recordedEntityHashes[mappingModel.path] = (one.versionHashes.mapValues(\.bytes), destination)
+        #expect(converter.convert([mappingModel]).stale.isEmpty)
+        destination["Client"] = Array(repeating: 0, count: 32)
+        converter.recordedEntityHashes[mappingModel.path] = (one.versionHashes.mapValues(\.bytes), destination)
+        let result = converter.convert([mappingModel])
+        #expect(result.mappings.isEmpty)
+        #expect(result.skipped.isEmpty)
+        #expect(result.stale.map(\.entities) == [["Client (version 2)"]])
+        #expect(result.stale.map { [$0.sourceVersion, $0.destinationVersion] } == [[1, 2]])
+    }
+
     @Test func aMalformedFileIsRefusedWithItsLine() {
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")
