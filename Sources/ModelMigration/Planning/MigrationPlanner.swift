@@ -350,10 +350,15 @@ public struct MigrationPlanner: Sendable {
                 // A hop with data requirements (a nil refused, objects that would lack a
                 // required destination) ends its run: a later version's default or rule
                 // would otherwise stand in for them in the fused mapping.
+                // A value this hop gives must be the one every later version of the run
+                // keeps (not only the next: version 3 may keep version 2's default and
+                // version 4 change it, and the fused mapping would take version 4's).
+                let later = (version + 2...max(version + 2, piece.to)).compactMap { model.version($0) }
                 let ends =
                     mapping.map { Self.normalizesData($0, from: from, to: to) || !($0.requirements ?? []).isEmpty } ?? false
                     || model.version(version + 2).map({ next in
-                        mapping.map { Self.givesValues($0, to: to, keptBy: next) } ?? false || Self.relaxesRules(of: to, in: next)
+                        mapping.map { hop in later.contains { Self.givesValues(hop, to: to, keptBy: $0) } } ?? false
+                            || Self.relaxesRules(of: to, in: next)
                     }) ?? true
                 if ends {
                     segments.append(Segment(from: start, to: version + 1, file: nil, kind: .inferredChain))
