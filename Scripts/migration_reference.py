@@ -743,17 +743,31 @@ def validate(store):
 
 # MARK: Paths
 
-def accepts(pieces):
-    """Whether a mapping can be made for every piece (inference, or the file over it), before any data."""
+def accepts(pieces, empty=frozenset()):
+    """Whether a mapping can be made for every piece (inference, or the file over it), before any data.
+
+    For choosing a path an inferred piece that gives an existing entity a new required attribute
+    without a default counts as refused (Docs/MappingFiles.md, "Which path a migration takes": inference
+    cannot fill it), unless it starts at the store's version and the store holds no objects of that
+    entity (`empty`, source entity names): then nothing is nil, and the data decides."""
     try:
-        for source, destination, spec in pieces:
-            mapping(source, destination, spec)
+        for n, (source, destination, spec) in enumerate(pieces):
+            mappings = mapping(source, destination, spec)
+            if spec is not None:
+                continue
+            for m in mappings:
+                if n == 0 and m.source.name in empty:
+                    continue
+                sources = m.source.stored_attributes()
+                for attribute in m.destination.stored_attributes():
+                    if not attribute.optional and attribute.default is None and pair(attribute, sources) is None:
+                        return False
     except Refused:
         return False
     return True
 
 
-def hops(versions, files, start, target, path):
+def hops(versions, files, start, target, path, empty=frozenset()):
     """The mappings a path runs: [(source version, destination version, mapping file or None)], or Refused.
 
     chain: one per hop, each its file <n>-to-<n+1>.yaml or inferred (spans unused); direct: one, the file
@@ -777,13 +791,17 @@ def hops(versions, files, start, target, path):
             continue
         stop = min([a for (a, b) in files if v < a < target and b <= target] + [target])
         chain = [hop(n) for n in range(v, stop)]
-        if accepts(chain):
+        at_store = empty if v == start else frozenset()
+        if accepts(chain, at_store):
             pieces += chain
             v = stop
             continue
         direct = [(versions[v], versions[target], None)]
-        if not accepts(direct):
-            mapping(*chain[[accepts([piece]) for piece in chain].index(False)])  # raises the chain's refusal
+        if not accepts(direct, at_store):
+            refused = next(n for n, piece in enumerate(chain) if not accepts([piece], at_store if n == 0 else frozenset()))
+            mapping(*chain[refused])  # raises the chain's refusal, when inference refuses the piece
+            raise Refused("inference: hop %d → %d: a new required attribute without a default, and the direct "
+                          "mapping refused too" % (v + refused, v + refused + 1))
         pieces += direct
         v = target
     return pieces
@@ -793,7 +811,8 @@ def migrate(versions, files, store, target, path):
     """("migrated", store, states) or ("refused", rule, states); states[v] is the store after reaching v."""
     states = {store.version.number: store}
     try:
-        for _, destination, spec in hops(versions, files, store.version.number, target, path):
+        empty = frozenset(name for name, objects in store.objects.items() if not objects)
+        for _, destination, spec in hops(versions, files, store.version.number, target, path, empty):
             store = run_mapping(store, destination, spec)
             states[destination.number] = store
     except Refused as refusal:
