@@ -398,28 +398,12 @@ import Testing
     /// Core Data fetches no source objects for it, so it makes none; inference would
     /// have carried every one (issue 36).
     @Test func anAddMappingOverAnExistingEntityMigratesNoObjects() throws {
-        let folder = try TemporaryDirectory(prefix: "mapping-add")
-        defer { folder.remove() }
-        let v1 = "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { label: string? }\n"
-        let v2 = "model: Tags\nversion: 2\nentities:\n  Tag:\n    attributes: { label: string?, color: string? }\n"
-        try folder.write("Models/Tags/1.yaml", v1)
-        try folder.write("Models/Tags/2.yaml", v2)
-        let converter = MappingModelConverter(
-            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
-            versions: [
-                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
-                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
-            ], bundleName: "Tags")
-        let xml = """
-            <database>
-                <object type="XDDEVMAPPINGMODEL" id="z1">
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
-                </object>
-            \(Self.entity("z10", number: 1, source: nil, destination: "Tag"))
-            </database>
-            """
-        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
-        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        let mapping = try Self.convertTags(
+            "  Tag:\n    attributes: { label: string? }\n",
+            "  Tag:\n    attributes: { label: string?, color: string? }\n",
+            objects: [
+                Self.entity("z10", number: 1, source: nil, destination: "Tag")
+            ])
         #expect(
             mapping.yaml.components(separatedBy: "entities:\n").last == """
                   Tag:
@@ -433,30 +417,14 @@ import Testing
     /// required with a default: Core Data sets the nil and validation refuses it,
     /// where inference would give the default, so the copy is written out (issue 36).
     @Test func aSameNameCopyIntoARequiredAttributeKeepsItsNil() throws {
-        let folder = try TemporaryDirectory(prefix: "mapping-same-name")
-        defer { folder.remove() }
-        let v1 = "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { label: string?, color: string? }\n"
-        let v2 = "model: Tags\nversion: 2\nentities:\n  Tag:\n    attributes: { label: { type: string, default: x }, color: string? }\n"
-        try folder.write("Models/Tags/1.yaml", v1)
-        try folder.write("Models/Tags/2.yaml", v2)
-        let converter = MappingModelConverter(
-            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
-            versions: [
-                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
-                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
-            ], bundleName: "Tags")
-        let xml = """
-            <database>
-                <object type="XDDEVMAPPINGMODEL" id="z1">
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
-                </object>
-            \(Self.entity("z10", number: 1, source: "Tag", destination: "Tag", attributes: ["z11", "z12"]))
-            \(Self.attribute("z11", "label", of: "z10"))
-            \(Self.attribute("z12", "color", of: "z10"))
-            </database>
-            """
-        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
-        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        let mapping = try Self.convertTags(
+            "  Tag:\n    attributes: { label: string?, color: string? }\n",
+            "  Tag:\n    attributes: { label: { type: string, default: x }, color: string? }\n",
+            objects: [
+                Self.entity("z10", number: 1, source: "Tag", destination: "Tag", attributes: ["z11", "z12"]),
+                Self.attribute("z11", "label", of: "z10"),
+                Self.attribute("z12", "color", of: "z10"),
+            ])
         #expect(
             mapping.yaml.components(separatedBy: "entities:\n").last == """
                   Tag:
@@ -470,32 +438,16 @@ import Testing
     /// "Unacceptable type of value for attribute" in Core Data's migration: it is
     /// written as a value plan refuses, never coerced (issue 36).
     @Test func aConstantOfTheWrongClassIsNotCoerced() throws {
-        let folder = try TemporaryDirectory(prefix: "mapping-constant-class")
-        defer { folder.remove() }
-        let v1 = "model: Tags\nversion: 1\nentities:\n  Tag:\n    attributes: { label: string? }\n"
-        let v2 = "model: Tags\nversion: 2\nentities:\n  Tag:\n    attributes: { label: string?, rank: integer32?, code: string? }\n"
-        try folder.write("Models/Tags/1.yaml", v1)
-        try folder.write("Models/Tags/2.yaml", v2)
-        let converter = MappingModelConverter(
-            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
-            versions: [
-                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: v1, warnings: []),
-                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: v2, warnings: []),
-            ], bundleName: "Tags")
         let twelve = ExpressionArchive.base64 { $0.constant("12") }
         let five = ExpressionArchive.base64 { $0.constant(.integer(5)) }
-        let xml = """
-            <database>
-                <object type="XDDEVMAPPINGMODEL" id="z1">
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
-                </object>
-            \(Self.entity("z10", number: 1, source: "Tag", destination: "Tag", attributes: ["z11", "z12"]))
-            \(Self.attribute("z11", "rank", of: "z10", expression: twelve))
-            \(Self.attribute("z12", "code", of: "z10", expression: five))
-            </database>
-            """
-        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
-        let mapping = try #require(converter.convert([mappingModel]).mappings.first)
+        let mapping = try Self.convertTags(
+            "  Tag:\n    attributes: { label: string? }\n",
+            "  Tag:\n    attributes: { label: string?, rank: integer32?, code: string? }\n",
+            objects: [
+                Self.entity("z10", number: 1, source: "Tag", destination: "Tag", attributes: ["z11", "z12"]),
+                Self.attribute("z11", "rank", of: "z10", expression: twelve),
+                Self.attribute("z12", "code", of: "z10", expression: five),
+            ])
         #expect(mapping.yaml.contains("      rank: { value: \"'12'\" }\n      code: { value: \"5\" }\n"), "\(mapping.yaml)")
         #expect(mapping.notCarried.count == 2, "\(mapping.notCarried)")
         #expect(mapping.notCarried.allSatisfy { $0.contains("which plan refuses") })
@@ -521,6 +473,31 @@ import Testing
         #expect(result.skipped.isEmpty)
         #expect(result.stale.map(\.entities) == [["Client (version 2)"]])
         #expect(result.stale.map { [$0.sourceVersion, $0.destinationVersion] } == [[1, 2]])
+    }
+
+    /// Converts one mapping model of entity mapping `z10` (and `objects`) between two
+    /// versions of a model `Tags` (each its `entities:` part), the only mapping model.
+    static func convertTags(_ v1: String, _ v2: String, objects: [String]) throws -> ImportedMapping {
+        let folder = try TemporaryDirectory(prefix: "mapping-tags")
+        defer { folder.remove() }
+        let texts = [v1, v2].enumerated().map { "model: Tags\nversion: \($0.offset + 1)\nentities:\n\($0.element)" }
+        for (offset, text) in texts.enumerated() { try folder.write("Models/Tags/\(offset + 1).yaml", text) }
+        let converter = MappingModelConverter(
+            model: try ModelLoader.loadModel(path: folder.file("Models/Tags")),
+            versions: [
+                ImportedVersion(number: 1, source: "Tags.xcdatamodel", sourcePath: "", isCurrent: false, yaml: texts[0], warnings: []),
+                ImportedVersion(number: 2, source: "Tags 2.xcdatamodel", sourcePath: "", isCurrent: true, yaml: texts[1], warnings: []),
+            ], bundleName: "Tags")
+        let xml = """
+            <database>
+                <object type="XDDEVMAPPINGMODEL" id="z1">
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                </object>
+            \(objects.joined(separator: "\n"))
+            </database>
+            """
+        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
+        return try #require(converter.convert([mappingModel]).mappings.first)
     }
 
     @Test func aMalformedFileIsRefusedWithItsLine() {

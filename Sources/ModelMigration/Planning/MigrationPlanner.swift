@@ -186,8 +186,15 @@ public struct MigrationPlanner: Sendable {
             },
             countValues: { table, column, numbers in
                 let stored = numbers.compactMap { storeNumbers?[$0] ?? $0 }
+                // A later hop's column that an earlier hop makes (a rename, a computed
+                // value, a new entity's table) holds values no count of the store sees.
+                if !isFirstHop, !stored.isEmpty, try !shared.counter.has(table, column: column) { return RowCounter.notYetWritten }
                 return stored.isEmpty ? 0 : try shared.counter.countValues(table, column, stored)
             })
+        if !isFirstHop {
+            planner.isLaterHop = true
+            planner.tableMadeByEarlierHop = { table in try !shared.counter.has(table) }
+        }
         planner.storedKeyNumbers = isFirstHop ? Set(try store.entityKeyRows().map(\.number)) : Set(sourceLayout.entityNumbers.values)
         planner.countWhere = { table, condition, arguments in
             guard isFirstHop, try shared.counter.exists(table) else { return nil }

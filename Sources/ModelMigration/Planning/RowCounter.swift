@@ -19,6 +19,9 @@ package struct RowCounter {
     var limit = exactCountLimit
     /// `countValues`' answer for "some, not counted".
     static let notCounted: Int64 = -1
+    /// `countValues`' answer for a later hop's column an earlier hop of the run writes:
+    /// what it will hold is not in the store to count before the apply.
+    static let notYetWritten: Int64 = -2
 
     mutating func estimate(_ table: String) throws -> Int64 {
         try connection.scalarInt64("SELECT max(rowid) FROM \(SQLText.q(table))") ?? 0
@@ -80,6 +83,15 @@ package struct RowCounter {
     }
 
     var fileRows: Int64?
+
+    /// Whether the store has `table` (and its `column`) now: a later hop's table or
+    /// column that an earlier hop of the run makes, renames or computes is not there,
+    /// so what it will hold cannot be counted before the apply.
+    mutating func has(_ table: String, column: String? = nil) throws -> Bool {
+        guard try exists(table) else { return false }
+        guard let column else { return true }
+        return try connection.columns(of: table).contains { $0.name == column }
+    }
 
     mutating func countValues(_ table: String, _ column: String, _ numbers: [Int]) throws -> Int64 {
         guard try exists(table), try connection.columns(of: table).contains(where: { $0.name == column }) else { return 0 }

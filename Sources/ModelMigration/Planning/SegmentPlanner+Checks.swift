@@ -212,6 +212,13 @@ extension SegmentPlanner {
     /// The warning for a dropped property holding `values` non-nil values
     /// (`RowCounter.notCounted` when it holds some that were not counted).
     static func droppedWarning(_ property: String, values: Int64) -> MigrationWarning? {
+        if values == RowCounter.notYetWritten {
+            return MigrationWarning(
+                message: """
+                    \(property) is dropped: the values an earlier hop of this run writes into it will be lost \
+                    (not counted: they are not in the store before the apply)
+                    """, isDestructive: true, subject: property)
+        }
         if values == RowCounter.notCounted {
             return MigrationWarning(
                 message: """
@@ -246,6 +253,17 @@ extension SegmentPlanner {
     }
 
     mutating func warnDroppedTable(_ table: Table) throws {
+        if try tableMadeByEarlierHop(table.name) {
+            // Renamed or made by an earlier hop of this run: its rows are not in the
+            // store yet to count, and a loss must not pass the gate as 0.
+            warnings.append(
+                MigrationWarning(
+                    message: """
+                        table \(table.name) is dropped with its rows (entity \(table.entity) removed; an earlier hop of this run \
+                        makes it, so its rows are not counted before the apply)
+                        """, isDestructive: true, subject: table.entity))
+            return
+        }
         let rows = try count(table.name, nil)
         if rows > 0 {
             warnings.append(

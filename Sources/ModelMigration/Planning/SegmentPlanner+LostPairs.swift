@@ -48,7 +48,7 @@ extension SegmentPlanner {
                 let ordered = try orderedRows(pairs)
                 guard ordered != 0 else { continue }
                 let counted =
-                    ordered == RowCounter.notCounted
+                    ordered < 0
                     ? "the positions of its objects (not counted in a table this large; `migrate plan --exact-counts` counts them)"
                     : "the position\(ordered == 1 ? "" : "s") of \(ordered) object\(ordered == 1 ? "" : "s") in it"
                 warnings.append(
@@ -56,7 +56,7 @@ extension SegmentPlanner {
                         message: """
                             \(entity.name).\(relationship.name) is no longer ordered: \(counted) will be dropped
                             """, isDestructive: true, subject: "\(entity.name).\(relationship.name)",
-                        count: ordered == RowCounter.notCounted ? nil : ordered))
+                        count: ordered < 0 ? nil : ordered))
             }
         }
     }

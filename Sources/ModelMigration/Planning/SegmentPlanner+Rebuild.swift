@@ -120,7 +120,20 @@ extension SegmentPlanner {
     /// Source objects a mapping file's filter leaves out are not migrated: say how many.
     mutating func warnFiltered(_ filter: String, entity: CompiledEntity, sourceEntity: CompiledEntity, table: String, number: Int) throws {
         let kept = try filterCondition(filter, of: sourceEntity, alias: "f")
-        let dropped = try countWhere(table, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) ?? 0
+        guard let dropped = try countWhere(table, "f.Z_ENT = \(number) AND NOT coalesce((\(kept.sql)), 0)", kept.arguments) else {
+            // A later hop filters rows earlier hops of the run write first: what it
+            // leaves out is not known before the apply, and must not pass as none.
+            if isLaterHop {
+                warnings.append(
+                    MigrationWarning(
+                        message: """
+                            \(entity.name): the \(sourceEntity.name) objects the filter `\(filter)` leaves out are not migrated \
+                            (deleted, and references to them removed; not counted: an earlier hop of this run writes them first)
+                            """,
+                        isDestructive: true, subject: sourceEntity.name))
+            }
+            return
+        }
         guard dropped > 0 else { return }
         warnings.append(
             MigrationWarning(

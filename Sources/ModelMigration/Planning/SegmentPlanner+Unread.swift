@@ -53,11 +53,11 @@ extension SegmentPlanner {
             else { continue }
             let rows = try count(table.name, [number])
             guard rows != 0 else { continue }
-            let held = rows == RowCounter.notCounted ? "rows are" : "\(rows) row\(rows == 1 ? " is" : "s are")"
+            let held = rows < 0 ? "rows are" : "\(rows) row\(rows == 1 ? " is" : "s are")"
             warnings.append(
                 MigrationWarning(
                     message: "\(prefix)its \(held) deleted", isDestructive: true, subject: entity.name,
-                    count: rows == RowCounter.notCounted ? nil : rows))
+                    count: rows < 0 ? nil : rows))
         }
     }
 }

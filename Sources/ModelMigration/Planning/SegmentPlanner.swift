@@ -41,6 +41,11 @@ struct SegmentPlanner {
     /// Counts the rows of a source table for which an SQL condition (on alias `f`,
     /// with its arguments) holds; nil when the table does not exist yet (a later hop's).
     var countWhere: (String, String, [DatabaseValue]) throws -> Int64? = { _, _, _ in nil }
+    /// For a later hop of a run: whether a source table is one an earlier hop makes
+    /// (the store does not have it yet), so that its rows cannot be counted now.
+    var tableMadeByEarlierHop: (String) throws -> Bool = { _ in false }
+    /// A hop after the first of its run: the store's rows are not yet what it reads.
+    var isLaterHop = false
     /// Destination tables whose rows a mapping file's filter thins out: references
     /// into them are cleaned after the rebuild.
     var filteredTables: Set<String> = []
