@@ -53,3 +53,30 @@ import Testing
         #expect(warnings.contains { $0.hasPrefix("table ZB is dropped with its rows (entity B removed; an earlier hop of this run makes it") }, "\(warnings)")
     }
 }
+
+/// Members a hierarchy change takes out of a to-many (a subentity leaving the
+/// hierarchy, a to-one moved down) are held to its `minCount` after the hop, as a
+/// filter's are: the apply fails with the store unchanged (an outside tester's F3:
+/// exit 0, and `load` refused the migrated dump).
+@Suite struct HierarchyMemberCountTests {
+    @Test func aSubentityLeavingTheHierarchyCannotEmptyAMinCount() throws {
+        let item = "  Item:\n    attributes: { key: string }\n    relationships:\n      p: { destination: P, inverse: items }\n"
+        let p = "  P:\n    attributes: { key: string }\n    relationships:\n      items: { destination: Item, toMany: true, inverse: p, minCount: 2 }\n"
+        let s = try MigrationScenario(
+            "Members",
+            versions: [
+                "entities:\n" + p + item + "  Sub:\n    parent: Item\n",
+                "entities:\n" + p + item + "  Sub:\n    attributes: { key: string }\n",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Item", values: ["key": .string("i1")])
+            try o.insert("Sub", values: ["key": .string("s2")])
+            try o.insert("P", values: ["key": .string("p1")], relationships: ["items": [1, 2]])
+        }
+        let before = FileSnapshot(s.storePath).fingerprint
+        let error = try #require(throws: MigrationError.self) { try s.migrate() }
+        #expect("\(error)".contains("P.items still holds at least 2 objects: 1 row violates it"), "\(error)")
+        #expect(FileSnapshot(s.storePath).fingerprint == before)
+    }
+}

@@ -95,6 +95,9 @@ extension SegmentPlanner {
     mutating func addRebuildChecks(_ table: Table) {
         for check in checkBuilder.checks(for: table, skippingRequired: { copiedFromRequired($0, $1) || computedRequired($0, $1) })
         where !checks.contains(check) { checks.append(check) }
+        // A rebuild may leave rows out (entities removed or moved out of the
+        // hierarchy): the to-manys into the table must still hold their minCount.
+        for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) { checks.append(check) }
     }
 
     /// True when every entity storing this attribute computes it with a mapping

@@ -165,6 +165,13 @@ extension SegmentPlanner {
                             cost: .update(rows: (try? count(table, nil)) ?? 0), table: table)))
             }
             addLostRequirement(lost, table: table, condition: condition, clearing: clearing != nil)
+            // Members removed from either side: every to-many into the owner's or the
+            // destination's table must still hold its minCount after the hop.
+            let ends = [lost.entity.root, destination.entity(named: lost.relationship.declaration.destination)?.root]
+            for root in ends.compactMap({ $0 }) {
+                guard let endTable = destinationLayout.table(forEntity: root) else { continue }
+                for check in checkBuilder.memberCountChecks(into: endTable.name) where !checks.contains(check) { checks.append(check) }
+            }
         }
     }
 

@@ -72,6 +72,11 @@ extension SegmentPlanner {
                         """
                     ],
                     cost: .update(rows: (try? count(old.name, numbers)) ?? 0), table: old.name)))
+        // A to-one cleared on those rows takes them out of its inverse to-many: its
+        // minCount must still hold after the hop.
+        if case .toOne = column.role, let root = destination.entity(named: owner)?.root, let table = destinationLayout.table(forEntity: root) {
+            for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) { checks.append(check) }
+        }
     }
 
     /// Whether a property mapping reads a source column (copied, converted).
