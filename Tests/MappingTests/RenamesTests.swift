@@ -92,17 +92,20 @@ import Testing
             ])
     }
 
+    /// Orders and their lines, one-to-many.
+    static let orderLines = """
+        entities:
+          Order:
+            relationships:
+              lines: { destination: Line, toMany: true, inverse: order }
+          Line:
+            attributes: { quantity: integer32 }
+            relationships:
+              order: { destination: Order, inverse: lines }
+        """
+
     @Test func relationshipRenamed() throws {
-        let v1 = """
-            entities:
-              Order:
-                relationships:
-                  lines: { destination: Line, toMany: true, inverse: order }
-              Line:
-                attributes: { quantity: integer32 }
-                relationships:
-                  order: { destination: Order, inverse: lines }
-            """
+        let v1 = Self.orderLines
         let v2 = """
             entities:
               Order:
@@ -130,16 +133,7 @@ import Testing
     /// new name of the to-one that holds the pairs (seed 60 trial 13 of the fuzzer: a
     /// required to-one renamed twice, migrated directly, was refused as new).
     @Test func anUnpairedRelationshipTakesItsPairedInversesPairs() throws {
-        let v1 = """
-            entities:
-              Order:
-                relationships:
-                  lines: { destination: Line, toMany: true, inverse: order }
-              Line:
-                attributes: { quantity: integer32 }
-                relationships:
-                  order: { destination: Order, inverse: lines }
-            """
+        let v1 = Self.orderLines
         let v2 = """
             entities:
               Order:
