@@ -182,7 +182,7 @@ struct Import: ParsableCommand {
                     + "\nthe step it maps would be inferred: repair it or leave it out of --mapping-models; nothing was written",
                 .failed)
         }
-        try write(imported, to: files, in: folder, mappings: mappings, migrationsFolder: migrationsFolder)
+        try write(imported, to: files, mappings: mappings, migrationsFolder: migrationsFolder)
         for mapping in mappings?.mappings ?? [] {
             for line in mapping.notCarried { Output.err("warning: not carried: \(line)") }
         }
@@ -248,8 +248,7 @@ struct Import: ParsableCommand {
     /// nothing, refusing (before writing anything) to overwrite mapping files
     /// without --force.
     private func write(
-        _ imported: ImportedModel, to files: [String], in folder: String, mappings: ImportedMappings?,
-        migrationsFolder: String
+        _ imported: ImportedModel, to files: [String], mappings: ImportedMappings?, migrationsFolder: String
     ) throws {
         var mappingFiles: [(path: String, text: String)] = []
         for mapping in mappings?.mappings ?? [] {
