@@ -396,13 +396,7 @@ struct SegmentPlanner {
             if replaced && kept {
                 // A swap (`C: { source: D }`, `D: { source: C }`): the new D takes this
                 // name while the old D is altered in place into C: move it aside.
-                let temporary = "MM_MOVING_" + table.name
-                temporaryTableNames[table.name] = temporary
-                steps.append(
-                    .renameTable(
-                        .init(
-                            summary: "move table \(table.name) out of the way (renamed below)",
-                            sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
+                moveAside(table)
                 continue
             }
             let fed = destination.entities.contains { sourceEntity(for: $0.name).flatMap { sourceLayout.table(forEntity: $0.root)?.name } == table.name }
@@ -423,6 +417,18 @@ struct SegmentPlanner {
         }
     }
 
+    /// Renames `table` to a temporary name, out of the way of a table that takes its
+    /// name in this hop (a swap, a chain of renames); later steps find it there.
+    mutating func moveAside(_ table: Table) {
+        let temporary = "MM_MOVING_" + table.name
+        temporaryTableNames[table.name] = temporary
+        steps.append(
+            .renameTable(
+                .init(
+                    summary: "move table \(table.name) out of the way (renamed below)",
+                    sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
+    }
+
     /// The tables SQLite can change in place. A table renamed onto a name another
     /// renamed table still has (a swap, a chain) first moves that one out of the
     /// way under a temporary name. Then references to objects a mapping file's
@@ -430,13 +436,7 @@ struct SegmentPlanner {
     mutating func alterInPlace(_ tables: TablePlan) throws {
         let renamedAwayTables = Set(tables.fastPath.compactMap { tableRenamedFrom($0) })
         for table in tables.fastPath where tableRenamedFrom(table) != nil && renamedAwayTables.contains(table.name) {
-            let temporary = "MM_MOVING_" + table.name
-            temporaryTableNames[table.name] = temporary
-            steps.append(
-                .renameTable(
-                    .init(
-                        summary: "move table \(table.name) out of the way (renamed below)",
-                        sql: ["ALTER TABLE \(SQLText.q(table.name)) RENAME TO \(SQLText.q(temporary))"], cost: .constant, table: table.name)))
+            moveAside(table)
         }
         for table in tables.fastPath {
             try alter(table)
