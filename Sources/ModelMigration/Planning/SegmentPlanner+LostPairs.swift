@@ -66,7 +66,9 @@ extension SegmentPlanner {
     func destinationRelationships(readingPairsOf entity: CompiledEntity, _ relationship: CompiledRelationship) -> [CompiledRelationship] {
         var found: [CompiledRelationship] = []
         for destinationEntity in destination.entities {
-            for candidate in destinationEntity.relationships where candidate.declaredIn == destinationEntity.name && !candidate.declaration.isTransient {
+            // Inherited ones too: a subentity's mapping reads its own source
+            // relationship into the relationship its parent now declares.
+            for candidate in destinationEntity.relationships where !candidate.declaration.isTransient {
                 guard let sourceOwner = sourceEntity(for: destinationEntity.name),
                     let from = sourceName(destinationEntity.name, candidate.name)
                 else { continue }

@@ -419,9 +419,15 @@ extension SegmentPlanner {
     /// `entity.name`: from where the store keeps its order, or, newly ordered, the
     /// destination's key (positions follow primary keys).
     func orderValue(_ entity: String, _ name: String, owner: String, destination destinationKey: String) -> String {
-        guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name),
-            let found = pairs(for: ownerEntity, relationship), !found.reversed
-        else { return destinationKey }
+        guard let ownerEntity = destination.entity(named: entity), let relationship = ownerEntity.relationship(named: name) else {
+            return destinationKey
+        }
+        return orderValue(pairs(for: ownerEntity, relationship), owner: owner, destination: destinationKey)
+    }
+
+    /// The position of the pair (`owner`, `destination`) read from `found`.
+    func orderValue(_ found: FoundPairs?, owner: String, destination destinationKey: String) -> String {
+        guard let found, !found.reversed else { return destinationKey }
         switch found.source {
         case .join(let table, let mine, let theirs, let order?):
             return """
@@ -435,34 +441,39 @@ extension SegmentPlanner {
         }
     }
 
-    mutating func buildJoin(_ table: Table, as buildName: String, pairs found: FoundPairs?) throws {
+    mutating func buildJoin(_ table: Table, as buildName: String, parts: [JoinPart]) throws {
         var renamed = table
         renamed.name = buildName
         var sql = [SchemaSQL.createTable(renamed)]
         var cost = StepCost.constant
-        if let found {
+        if !parts.isEmpty {
             // Columns: the keys of the table's relationship's owner (k1) and
             // destination (k2), then the order of each ordered side, each read from
-            // where the store keeps that side's order.
+            // where the store keeps that side's order: the part's own pairs for the
+            // table's relationship, its inverse's pairs for the other side.
             var targets = [SQLText.q(table.columns[0].name), SQLText.q(table.columns[1].name)]
-            var values = ["p.k1", "p.k2"]
-            for column in table.columns.dropFirst(2) {
-                guard case .order(let entity, let name) = column.role else { continue }
-                targets.append(SQLText.q(column.name))
-                values.append(
-                    "\(entity).\(name)" == table.joinRelationship
-                        ? orderValue(entity, name, owner: "p.k1", destination: "p.k2")
-                        : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
+            var selects: [String] = []
+            for part in parts {
+                var values = ["p.k1", "p.k2"]
+                for column in table.columns.dropFirst(2) {
+                    guard case .order(let entity, let name) = column.role else { continue }
+                    if selects.isEmpty { targets.append(SQLText.q(column.name)) }
+                    values.append(
+                        "\(entity).\(name)" == table.joinRelationship
+                            ? orderValue(part.found, owner: "p.k1", destination: "p.k2")
+                            : orderValue(entity, name, owner: "p.k2", destination: "p.k1"))
+                }
+                selects.append("SELECT \(values.joined(separator: ", ")) FROM (\(partSelect(part))) AS p")
             }
             sql.append(
                 """
                 INSERT OR IGNORE INTO \(SQLText.q(buildName)) (\(targets.joined(separator: ", "))) \
-                SELECT \(values.joined(separator: ", ")) FROM (\(pairSelect(found.source, reversed: found.reversed))) AS p
+                \(selects.joined(separator: " UNION ALL "))
                 """)
-            cost = .rewrite(rows: try count(Self.storageTable(found.source), nil))
+            cost = .rewrite(rows: try Set(parts.map { Self.storageTable($0.found.source) }).reduce(0) { $0 + (try count($1, nil)) })
         }
         let statements = sql.map { SQLFragment($0) }
-        guard found != nil else {
+        guard let first = parts.first else {
             steps.append(
                 .createTable(
                     MigrationStep.TableBuild(
@@ -471,7 +482,7 @@ extension SegmentPlanner {
             return
         }
         var summary = "fill join table \(table.name) from the old relationship storage"
-        if case .path? = found?.source { summary = "fill join table \(table.name) through the mapping file's key path" }
+        if case .path = first.found.source { summary = "fill join table \(table.name) through the mapping file's key path" }
         steps.append(
             .fillJoinTable(
                 MigrationStep.TableCopy(

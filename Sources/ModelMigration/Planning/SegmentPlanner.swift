@@ -172,11 +172,11 @@ struct SegmentPlanner {
 
     /// A destination table built anew under `buildName` (its own name, or
     /// `MM_NEW_…` while the old table of that name still exists); for a join
-    /// table, where its pairs come from.
+    /// table, where its pairs come from (no part: created empty).
     struct TableBuild {
         let table: Table
         let buildName: String
-        var pairs: FoundPairs? = nil
+        var parts: [JoinPart] = []
     }
 
     /// The source property a destination property is copied from.
@@ -226,7 +226,7 @@ struct SegmentPlanner {
             try build(new.table, as: new.buildName)
         }
         for join in tables.newJoins {
-            try buildJoin(join.table, as: join.buildName, pairs: join.pairs)
+            try buildJoin(join.table, as: join.buildName, parts: join.parts)
         }
         // 1b. Policies: after every new table exists, while the old ones still do.
         let buildTables = Dictionary(tables.built.map { ($0.table.name, $0.buildName) }, uniquingKeysWith: { a, _ in a })
@@ -284,9 +284,11 @@ struct SegmentPlanner {
     /// otherwise built anew.
     func joinTables(into tables: inout TablePlan) {
         for table in destinationLayout.tables where table.joinRelationship != nil {
-            let parts = table.joinRelationship!.split(separator: ".").map(String.init)
-            guard let entity = destination.entity(named: parts[0]), let relationship = entity.relationship(named: parts[1]) else { continue }
-            let found = pairs(for: entity, relationship)
+            let names = table.joinRelationship!.split(separator: ".").map(String.init)
+            guard let entity = destination.entity(named: names[0]), let relationship = entity.relationship(named: names[1]) else { continue }
+            let parts = joinParts(for: entity, relationship)
+            // Kept or renamed only when every owner reads one unfiltered source.
+            let found = parts.count == 1 && parts[0].owners == nil ? parts[0].found : nil
             if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false, name == table.name,
                 let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
                 mine == table.columns[0].name, theirs == table.columns[1].name,
@@ -295,12 +297,12 @@ struct SegmentPlanner {
                 tables.keptJoins.insert(name)
                 continue
             }
-            if let rename = joinRename(table, found: found, claimed: tables.keptJoins.union(tables.renamedJoins.map(\.old.name))) {
+            if parts.count <= 1, let rename = joinRename(table, found: found, claimed: tables.keptJoins.union(tables.renamedJoins.map(\.old.name))) {
                 tables.renamedJoins.append(rename)
                 continue
             }
             let exists = sourceLayout.table(named: table.name) != nil
-            tables.newJoins.append(TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, pairs: found))
+            tables.newJoins.append(TableBuild(table: table, buildName: exists ? "MM_NEW_" + table.name : table.name, parts: parts))
         }
     }
 
@@ -459,7 +461,7 @@ struct SegmentPlanner {
         let emptyTables = Set(
             tables.newTables
                 .filter { new in !destination.entities.contains { $0.root == new.table.entity && sourceEntity(for: $0.name) != nil } }
-                .map(\.table.name) + tables.newJoins.filter { $0.pairs == nil }.map(\.table.name))
+                .map(\.table.name) + tables.newJoins.filter { $0.parts.isEmpty }.map(\.table.name))
         // A source index as it stands after the in-place renames of its table and columns.
         let renamedTables = Dictionary(
             tables.fastPath.compactMap { table in tableRenamedFrom(table).map { ($0, table.name) } }

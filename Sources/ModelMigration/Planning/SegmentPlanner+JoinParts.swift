@@ -1,0 +1,96 @@
+import DataModel
+import Mapping
+import SQLiteStore
+
+/// The pairs of a many-to-many's join table when its owners read them from
+/// different places. A relationship declared on a parent is a property of every
+/// subentity too, and Core Data's inferred mapping pairs it per entity: `CToC`
+/// maps the inherited `P.tags` from `C.tags` by name, `DToD` from `D.tags`. So a
+/// many-to-many moved up from subentities to their parent takes each subentity's
+/// pairs from that subentity's own source relationship, and its parent's objects
+/// from the parent's (none, when the parent had no such relationship).
+extension SegmentPlanner {
+    /// The pairs of one group of owners: where they are stored, and, when the
+    /// storage also holds pairs of owners another part reads, the source entity
+    /// numbers of the owners this part keeps.
+    struct JoinPart: Equatable {
+        let found: FoundPairs
+        /// The source table of the owners and their entity numbers.
+        let owners: (table: String, numbers: [Int])?
+
+        static func == (a: JoinPart, b: JoinPart) -> Bool {
+            a.found == b.found && a.owners?.table == b.owners?.table && a.owners?.numbers == b.owners?.numbers
+        }
+    }
+
+    /// Where the pairs of the join table of `relationship` (declared on `entity`)
+    /// come from, part by part: one unfiltered part when every owner entity reads
+    /// the same source (the common case), none when nothing holds them.
+    func joinParts(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> [JoinPart] {
+        let own = pairs(for: entity, relationship)
+        var groups: [(found: FoundPairs, owners: [String])] = []
+        var differs = false
+        for name in subtree(destination, entity.name) {
+            guard let owner = destination.entity(named: name), let inherited = owner.relationship(named: relationship.name),
+                let sourceOwner = sourceEntity(for: name), isSameObjectMapping(name)
+            else { continue }
+            let found = name == entity.name ? own : pairs(for: owner, inherited)
+            if found != own { differs = true }
+            guard let found else { continue }
+            if let index = groups.firstIndex(where: { $0.found == found }) {
+                groups[index].owners.append(sourceOwner.name)
+            } else {
+                groups.append((found, [sourceOwner.name]))
+            }
+        }
+        guard differs else { return own.map { [JoinPart(found: $0, owners: nil)] } ?? [] }
+        return groups.map { group in
+            JoinPart(found: group.found, owners: ownersFilter(group.found, sourceOwners: group.owners))
+        }
+    }
+
+    /// A mapping whose destination objects keep their source keys: a join row's
+    /// owner key is then the same in the source and the destination.
+    func isSameObjectMapping(_ destinationEntity: String) -> Bool {
+        guard let entityMapping = mapping.mapping(forDestination: destinationEntity), entityMapping.kind != .custom else { return false }
+        return mapping.mappings(fromSource: entityMapping.source ?? "").count == 1
+    }
+
+    /// The source entity numbers a part's owners must have, or nil when its storage
+    /// holds only such owners: a relationship declared on the part's one source
+    /// entity, which has no subentities of its own.
+    func ownersFilter(_ found: FoundPairs, sourceOwners: [String]) -> (table: String, numbers: [Int])? {
+        guard let first = source.entity(named: sourceOwners[0]) else { return nil }
+        if sourceOwners.count == 1, first.subentities.isEmpty, storageOwner(found) == first.name { return nil }
+        guard let table = sourceLayout.table(forEntity: first.root)?.name else { return nil }
+        return (table, numbers(sourceLayout, sourceOwners))
+    }
+
+    /// The source entity that declares the relationship whose pairs `found` reads
+    /// (in the owner's direction), when it is a single relationship.
+    func storageOwner(_ found: FoundPairs) -> String? {
+        for entity in source.entities {
+            for relationship in entity.relationships where relationship.declaredIn == entity.name {
+                guard let pairs = pairSource(entity, relationship.name) else { continue }
+                if pairs == found.source, !found.reversed { return entity.name }
+                if pairs == found.source, found.reversed, let inverse = relationship.declaration.inverse,
+                    relationship.inverseEntity != nil
+                {
+                    return source.entity(named: relationship.declaration.destination)?
+                        .relationship(named: inverse)?.declaredIn
+                }
+            }
+        }
+        return nil
+    }
+
+    /// `SELECT … AS k1, … AS k2` of one part's pairs, its owners filtered.
+    func partSelect(_ part: JoinPart) -> String {
+        let select = pairSelect(part.found.source, reversed: part.found.reversed)
+        guard let owners = part.owners else { return select }
+        return """
+            SELECT p.k1 AS k1, p.k2 AS k2 FROM (\(select)) AS p \
+            WHERE p.k1 IN (SELECT Z_PK FROM \(SQLText.q(owners.table)) WHERE Z_ENT IN (\(SQLText.list(owners.numbers))))
+            """
+    }
+}
