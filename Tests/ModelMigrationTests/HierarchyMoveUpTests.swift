@@ -74,4 +74,85 @@ import Testing
         #expect(plan.warnings.filter(\.isDestructive).isEmpty, "\(plan.warnings)")
         #expect(try tags(s) == ["c4": [3, 1], "d5": [1, 2, 3]])
     }
+
+    /// F7: C.n and D.n move up to P.n with a new `max: 10`; D's 50 refuses the hop
+    /// (exit 4) as an attribute given a max in place does, the store untouched.
+    @Test func aMaxGivenToAnAttributeMovedUpJudgesEverySubentitysValues() throws {
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+                "entities: {P: {attributes: {key: string, n: {type: integer32, max: 10, default: 0}}}, C: {parent: P}, D: {parent: P}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("C", values: ["key": .string("c1"), "n": .integer(3)])
+            try o.insert("D", values: ["key": .string("d2"), "n": .integer(50)])
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: s.storePath))
+        let error = try #require(throws: (any Error).self) { try s.migrate() }
+        #expect("\(error)".contains("D.n gets max 10, and stored values are outside it: 1 row: Z_PK 2: 50"), "\(error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s.storePath)) == before)
+    }
+
+    /// F7 d: the move in one version and the max in the next, fused by `apply`:
+    /// refused as one version at a time refuses it.
+    @Test func aMaxGivenAVersionAfterTheMoveIsJudgedInTheFusedRun() throws {
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+                "entities: {P: {attributes: {key: string, n: integer32?}}, C: {parent: P}, D: {parent: P}}",
+                "entities: {P: {attributes: {key: string, n: {type: integer32, optional: true, max: 10}}}, C: {parent: P}, D: {parent: P}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in try o.insert("D", values: ["key": .string("d1"), "n": .integer(50)]) }
+        for path in [MigrationPath.Preference.automatic, .chain] {
+            let error = try #require(throws: (any Error).self) { try s.migrate(path: path) }
+            #expect("\(error)".contains("D.n gets max 10, and stored values are outside it: 1 row: Z_PK 1: 50"), "\(path): \(error)")
+        }
+        #expect(try s.storeVersion() == 1)
+    }
+
+    /// F6: C.t and D.t move up to P.t, and their inverses T.cs and T.ds become one
+    /// T.cs with `maxCount: 1`; T 1 was the t of a C and of a D, so the merged T.cs
+    /// would hold 2: the plan refuses it (exit 4), naming T 1.
+    @Test func inversesMergedByAMoveUpAreHeldToTheirMaxCount() throws {
+        func sibling(_ name: String) -> String {
+            "\(name): {parent: P, relationships: {t: {destination: T, inverse: \(name.lowercased())s}}}"
+        }
+        let versions = [
+            """
+            entities: {P: {attributes: {key: string}}, \(sibling("C")), \(sibling("D")),
+              T: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: t, maxCount: 1},
+                ds: {destination: D, toMany: true, inverse: t, maxCount: 1}}}}
+            """,
+            """
+            entities: {P: {attributes: {key: string}, relationships: {t: {destination: T, inverse: cs}}}, C: {parent: P}, D: {parent: P},
+              T: {attributes: {key: string}, relationships: {cs: {destination: P, toMany: true, inverse: t, maxCount: 1}}}}
+            """,
+        ]
+        func scenario(dTarget: Int64) throws -> MigrationScenario {
+            let s = try MigrationScenario("H", versions: versions)
+            try s.withObjects { o in
+                try o.insert("T", values: ["key": .string("t1")])
+                try o.insert("T", values: ["key": .string("t2")])
+                try o.insert("C", values: ["key": .string("c1")], relationships: ["t": [1]])
+                try o.insert("D", values: ["key": .string("d2")], relationships: ["t": [dTarget]])
+            }
+            return s
+        }
+        let s = try scenario(dTarget: 1)
+        defer { s.remove() }
+        let error = try #require(throws: (any Error).self) { try s.plan() }
+        #expect(
+            "\(error)".contains(
+                "T.cs allows at most 1 object, and the pairs it takes over from several source relationships break that: 1 row: Z_PK 1: 2 objects"),
+            "\(error)")
+        // D 2 pointing at T 2: every T holds one, and the pairs are kept.
+        let apart = try scenario(dTarget: 2)
+        defer { apart.remove() }
+        try apart.migrate(verify: true)
+        #expect(try apart.fetch("T").map { $0.relationships["cs"] ?? [] } == [[1], [2]])
+    }
 }

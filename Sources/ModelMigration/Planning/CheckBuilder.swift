@@ -192,12 +192,35 @@ struct CheckBuilder {
     /// `NSValidationRelationshipLacksMinimumCountError`; an optional one may be
     /// empty, Docs/Objects.md).
     func memberCountChecks(into table: String) -> [MigrationCheck] {
+        countChecks { relationship, target in
+            relationship.declaration.minCount.map { $0 > 0 } == true && layout.table(forEntity: target.root)?.name == table
+        }
+    }
+
+    /// Pairs were written into `table` (a join table, or the key columns of a
+    /// to-many's members): every to-many stored there holds its `minCount` and
+    /// `maxCount` (`NSValidationRelationshipExceedsMaximumCountError`). Pairs merged
+    /// from several source relationships (a to-one moved up from two siblings
+    /// whose inverses become one) are judged only here.
+    func storedCountChecks(in table: String) -> [MigrationCheck] {
+        countChecks { relationship, target in
+            let r = relationship.declaration
+            guard (r.minCount ?? 0) > 0 || (r.maxCount ?? 0) > 0 else { return false }
+            if !relationship.isManyToMany, let (other, _, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root) {
+                return other.name == table
+            }
+            return layout.joinTable(for: relationship)?.table.name == table
+        }
+    }
+
+    /// The count checks of every to-many `selected` picks, given its destination.
+    func countChecks(_ selected: (CompiledRelationship, CompiledEntity) -> Bool) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
         for entity in version.entities {
             for relationship in entity.relationships where relationship.declaredIn == entity.name {
                 let r = relationship.declaration
-                guard r.isToMany, let minimum = r.minCount, minimum > 0, let target = version.entity(named: r.destination),
-                    layout.table(forEntity: target.root)?.name == table, let ownerTable = layout.table(forEntity: entity.root)
+                guard r.isToMany, let target = version.entity(named: r.destination), selected(relationship, target),
+                    let ownerTable = layout.table(forEntity: entity.root)
                 else { continue }
                 let count: String
                 if !relationship.isManyToMany, let (other, column, _) = layout.reverseColumn(for: relationship, destinationRoot: target.root) {
@@ -207,14 +230,23 @@ struct CheckBuilder {
                 } else {
                     continue
                 }
-                let owners = numbers(version.subtree(of: entity.name))
-                let filter = "t.Z_ENT IN (\(SQLText.list(owners))) AND \(count) < \(minimum)\(r.isOptional ? " AND \(count) > 0" : "")"
-                checks.append(
-                    MigrationCheck(
-                        summary: "\(entity.name).\(r.name) still holds at least \(minimum) objects",
-                        sql: "SELECT count(*) FROM \(SQLText.q(ownerTable.name)) AS t WHERE \(filter)",
-                        rowsSQL: "SELECT 'Z_PK ' || t.Z_PK || ': ' || \(count) || ' objects' FROM \(SQLText.q(ownerTable.name)) AS t "
-                            + "WHERE \(filter) ORDER BY t.Z_PK LIMIT 5"))
+                let owners = "t.Z_ENT IN (\(SQLText.list(numbers(version.subtree(of: entity.name)))))"
+                var rules: [(filter: String, summary: String)] = []
+                if let minimum = r.minCount, minimum > 0 {
+                    rules.append(("\(count) < \(minimum)\(r.isOptional ? " AND \(count) > 0" : "")", "still holds at least \(minimum) objects"))
+                }
+                if let maximum = r.maxCount, maximum > 0 {
+                    rules.append(("\(count) > \(maximum)", "holds at most \(maximum) object\(maximum == 1 ? "" : "s")"))
+                }
+                for rule in rules {
+                    let filter = "\(owners) AND \(rule.filter)"
+                    checks.append(
+                        MigrationCheck(
+                            summary: "\(entity.name).\(r.name) \(rule.summary)",
+                            sql: "SELECT count(*) FROM \(SQLText.q(ownerTable.name)) AS t WHERE \(filter)",
+                            rowsSQL: "SELECT 'Z_PK ' || t.Z_PK || ': ' || \(count) || ' objects' FROM \(SQLText.q(ownerTable.name)) AS t "
+                                + "WHERE \(filter) ORDER BY t.Z_PK LIMIT 5"))
+                }
             }
         }
         return checks

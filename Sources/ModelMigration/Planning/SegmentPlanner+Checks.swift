@@ -98,6 +98,8 @@ extension SegmentPlanner {
         // A rebuild may leave rows out (entities removed or moved out of the
         // hierarchy): the to-manys into the table must still hold their minCount.
         for check in checkBuilder.memberCountChecks(into: table.name) where !checks.contains(check) { checks.append(check) }
+        // The pairs written into it hold the counts of the to-manys they make up.
+        for check in checkBuilder.storedCountChecks(in: table.name) where !checks.contains(check) { checks.append(check) }
     }
 
     /// True when every entity storing this attribute computes it with a mapping

@@ -24,11 +24,14 @@ extension SegmentPlanner {
             guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
                 let sourceEntity = sourceEntity(for: entity.name)
             else { continue }
-            for attribute in entity.attributes where attribute.declaredIn == entity.name {
+            for attribute in entity.attributes {
                 // Copied, widened or nil filled with the default: the stored values must
                 // fit a new min/max (a default fills only nils).
                 switch entityMapping.property(attribute.name)?.source {
                 case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
+                    // An inherited attribute is checked with its parent's objects,
+                    // unless this entity reads it from a column of its own (moved up).
+                    if attribute.declaredIn != entity.name, readsAsDeclarer(entity, attribute.name, from: from, in: sourceEntity) { continue }
                     addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
                 default: continue
                 }
@@ -48,12 +51,25 @@ extension SegmentPlanner {
                 }
             }
         }
+        addMergedCounts(file: file)
         for index in destinationLayout.indexes where index.isUnique {
             addUnique(index, file: file)
         }
         for entity in destination.entities where entity.isAbstract {
             addNoOwnObjects(entity, file: file)
         }
+    }
+
+    /// Whether `entity`'s mapping reads the inherited property `name` from the
+    /// source column its declaring entity's mapping reads it from: the declarer's
+    /// checks, scoped to its subentities' rows too, then cover this entity's objects.
+    /// A property moved up from a subentity is read from the subentity's own column.
+    func readsAsDeclarer(_ entity: CompiledEntity, _ name: String, from: String, in reader: CompiledEntity) -> Bool {
+        guard let declarer = entity.attribute(named: name)?.declaredIn ?? entity.relationship(named: name)?.declaredIn,
+            let declarerSource = sourceEntity(for: declarer), let declarerFrom = sourceName(declarer, name),
+            let column = sourceColumn(reader, from), let declarerColumn = sourceColumn(declarerSource, declarerFrom)
+        else { return false }
+        return column.name == declarerColumn.name && reader.root == declarerSource.root
     }
 
     /// An entity made abstract can have no objects of its own (Core Data's
