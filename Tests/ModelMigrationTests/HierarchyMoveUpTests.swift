@@ -155,4 +155,81 @@ import Testing
         try apart.migrate(verify: true)
         #expect(try apart.fetch("T").map { $0.relationships["cs"] ?? [] } == [[1], [2]])
     }
+
+    /// F8: C.n and D.n, set on every object, move up to a required P.n without a
+    /// default, P having no objects of its own: Core Data's `PToP` fills nothing and
+    /// validation finds no nil, so it migrates with the values; a P object of its
+    /// own, or a C whose n is nil, refuses it (exit 4).
+    @Test func aPropertyMovedUpAndMadeRequiredMigratesWhenEveryObjectHasAValue() throws {
+        let versions = [
+            "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+            "entities: {P: {attributes: {key: string, n: integer32}}, C: {parent: P}, D: {parent: P}}",
+        ]
+        func scenario(extra: (entity: String, n: Int64?)?) throws -> MigrationScenario {
+            let s = try MigrationScenario("H", versions: versions)
+            try s.withObjects { o in
+                try o.insert("C", values: ["key": .string("c1"), "n": .integer(5)])
+                try o.insert("D", values: ["key": .string("d2"), "n": .integer(7)])
+                if let extra { try o.insert(extra.entity, values: ["key": .string("x3")].merging(extra.n.map { ["n": .integer($0)] } ?? [:]) { a, _ in a }) }
+            }
+            return s
+        }
+        let s = try scenario(extra: nil)
+        defer { s.remove() }
+        try s.migrate(path: .direct, verify: true)
+        #expect(try s.fetch("P").map { $0.values["n"] } == [.integer(5), .integer(7)])
+        let own = try scenario(extra: ("P", nil))
+        defer { own.remove() }
+        #expect("\(try #require(throws: (any Error).self) { try own.plan() })".contains("P.n: new required attribute without a default or source"))
+        let nilValue = try scenario(extra: ("C", nil))
+        defer { nilValue.remove() }
+        #expect(
+            "\(try #require(throws: (any Error).self) { try nilValue.plan() })".contains(
+                "C.n becomes required without a default, and stored C objects hold nil: 1 row: Z_PK 3"))
+    }
+
+    /// F8 b: a to-one set on every C moves up to a required P.t: only P's own
+    /// objects would have no destination, and there are none.
+    @Test func aToOneMovedUpAndMadeRequiredMigratesWhenEveryObjectHasADestination() throws {
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                """
+                entities: {P: {attributes: {key: string}}, C: {parent: P, relationships: {t: {destination: T, inverse: cs}}},
+                  T: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: t}}}}
+                """,
+                """
+                entities: {P: {attributes: {key: string}, relationships: {t: {destination: T, inverse: ps, optional: false}}}, C: {parent: P},
+                  T: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: t}}}}
+                """,
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("T", values: ["key": .string("t1")])
+            try o.insert("C", values: ["key": .string("c1")], relationships: ["t": [1]])
+            try o.insert("C", values: ["key": .string("c2")], relationships: ["t": [1]])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("P").map { $0.relationships["t"] ?? [] } == [[1], [1]])
+    }
+
+    /// F8 c: the move in one version, made required in the next: the fused run
+    /// migrates as one version at a time does.
+    @Test func madeRequiredAVersionAfterTheMoveMigratesInTheFusedRun() throws {
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {n: integer32?}}, D: {parent: P, attributes: {n: integer32?}}}",
+                "entities: {P: {attributes: {key: string, n: integer32?}}, C: {parent: P}, D: {parent: P}}",
+                "entities: {P: {attributes: {key: string, n: integer32}}, C: {parent: P}, D: {parent: P}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("C", values: ["key": .string("c1"), "n": .integer(5)])
+            try o.insert("D", values: ["key": .string("d2"), "n": .integer(50)])
+        }
+        try s.migrate(path: .chain, verify: true)
+        #expect(try s.storeVersion() == 3)
+        #expect(try s.fetch("P").map { $0.values["n"] } == [.integer(5), .integer(50)])
+    }
 }

@@ -39,7 +39,7 @@ package enum MappingResolver {
     /// version in between, for chained renames), merging `file` over inference.
     ///
     /// `isEmpty`, when given, says whether the store holds no objects of a source
-    /// entity (with its subentities): a new required attribute without a default on
+    /// entity itself (a subentity's are its own mapping's): a new required attribute without a default on
     /// such an entity is what Core Data's inferred mapping migrates (nil on no object
     /// fails no validation), so it becomes a requirement the data decides instead of
     /// a refusal. Without a store (`diff`, `import --report`) it stays refused.

@@ -6,17 +6,17 @@ import SQLiteStore
 /// What the planner asks before choosing a path: whether the store holds objects
 /// of an entity, and whether every step the app maps has its mapping file.
 extension MigrationPlanner {
-    /// Whether the store holds no objects of a source entity (with its
-    /// subentities), asked once per entity and only for entities inference would
-    /// otherwise refuse a new required attribute on (`MappingResolver.resolve`).
+    /// Whether the store holds no objects of a source entity itself (its
+    /// subentities' objects are made by mappings of their own, each with its own
+    /// property mappings), asked once per entity and only for entities inference
+    /// would otherwise refuse a new required attribute on (`MappingResolver.resolve`).
     static func emptiness(of source: CompiledVersion, layout: StorageLayout, store: Store) -> (String) -> Bool {
         let answers = Locked<[String: Bool]>([:])
         return { name in
             if let known = answers.withLock({ $0[name] }) { return known }
             guard let entity = source.entity(named: name), let table = layout.table(forEntity: entity.root) else { return false }
-            let numbers = source.subtree(of: name).compactMap { layout.entityNumbers[$0] }.sorted()
-            let held = try? store.connection.scalarInt64(
-                "SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(SQLText.list(numbers))))")
+            guard let number = layout.entityNumbers[name] else { return false }
+            let held = try? store.connection.scalarInt64("SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number))")
             let empty = held == 0
             answers.withLock { $0[name] = empty }
             return empty

@@ -99,14 +99,17 @@ extension SegmentPlanner {
 
     /// A new required to-one relationship: stored objects of the entity would have no
     /// destination (Core Data's validation refuses them, error 1570); with none, the
-    /// hop migrates.
+    /// hop migrates. The entity's own objects only: each subentity's mapping fills
+    /// the inherited property for its objects (from a property of its own when the
+    /// relationship moved up) or has a requirement of its own.
     mutating func addNoObjects(_ requirement: DataRequirement, file: String) {
         guard let entityMapping = mapping.mapping(forDestination: requirement.entity), entityMapping.kind != .custom,
             case .defaultValue(nil)? = entityMapping.property(requirement.property)?.source,
             let sourceEntity = source.entity(named: requirement.sourceEntity),
+            let number = sourceLayout.entityNumbers[sourceEntity.name],
             let table = sourceLayout.table(forEntity: sourceEntity.root)
         else { return }
-        let filter = migratedScope(requirement.entity, from: sourceEntity, in: table.name)
+        let filter = "Z_ENT = \(number)\(keptScope(requirement.entity, in: table.name))"
         requirements.append(
             MigrationCheck(
                 summary: """
