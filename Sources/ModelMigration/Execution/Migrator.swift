@@ -405,7 +405,21 @@ public struct Migrator {
             written =
                 change.cost.rowsWritten > 0
                 ? try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(change.table))") ?? 0 : 0
-        case .addColumn(let change), .renameColumn(let change), .renameTable(let change), .dropTable(let change), .createIndex(let change),
+        case .createIndex(let change):
+            do {
+                try runStatements(change.statements, report: report, on: connection, progress: progress)
+            } catch {
+                // A unique index SQLite refuses: the data's refusal, naming the objects.
+                guard let duplicates = change.duplicates, let found = try? StoreAudit.violations(of: [duplicates], on: connection),
+                    !found.isEmpty
+                else { throw error }
+                throw MigrationError(
+                    kind: .dataRefused,
+                    message: "hop \(hop.from) → \(hop.to) cannot migrate this store's data:\n"
+                        + found.map { "  " + $0 }.joined(separator: "\n") + "; nothing was changed")
+            }
+            written = 0
+        case .addColumn(let change), .renameColumn(let change), .renameTable(let change), .dropTable(let change),
             .dropIndex(let change), .updateRows(let change), .deleteRows(let change), .entityNumbers(let change):
             try runStatements(change.statements, report: report, on: connection, progress: progress)
             written = change.cost.rowsWritten > 0 ? Int64(connection.totalChanges - changesBefore) : 0

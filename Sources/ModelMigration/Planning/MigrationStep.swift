@@ -66,18 +66,24 @@ public enum MigrationStep: Sendable, Hashable, Codable {
         public var statements: [SQLFragment]
         /// Its cost class.
         public var cost: StepCost
+        /// For a unique index: the groups of rows holding the same values, asked
+        /// when SQLite refuses the index, so that the refusal names the objects
+        /// (values a mapping computed or a move up merged, which no requirement
+        /// could read before the hop).
+        public var duplicates: MigrationCheck? = nil
 
         /// Creates a change.
-        package init(summary: String, statements: [SQLFragment], cost: StepCost, table: String) {
+        package init(summary: String, statements: [SQLFragment], cost: StepCost, table: String, duplicates: MigrationCheck? = nil) {
             self.summary = summary
             self.table = table
             self.statements = statements
             self.cost = cost
+            self.duplicates = duplicates
         }
 
         /// Creates a change of statements without bound values.
-        package init(summary: String, sql: [String], cost: StepCost, table: String) {
-            self.init(summary: summary, statements: sql.map { SQLFragment($0) }, cost: cost, table: table)
+        package init(summary: String, sql: [String], cost: StepCost, table: String, duplicates: MigrationCheck? = nil) {
+            self.init(summary: summary, statements: sql.map { SQLFragment($0) }, cost: cost, table: table, duplicates: duplicates)
         }
     }
 

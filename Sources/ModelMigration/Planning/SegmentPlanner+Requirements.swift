@@ -422,6 +422,19 @@ extension SegmentPlanner {
                 remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
     }
 
+    /// The rows of a unique index's table, as the hop wrote them, that hold the
+    /// same values: named when SQLite refuses to create the index.
+    func duplicatesCheck(_ index: StorageLayout.Index) -> MigrationCheck {
+        let (duplicates, groups) = Self.duplicateQueries(index.columns.map { SQLText.q($0.name) }, in: index.table, where: index.condition ?? "1")
+        let names = index.columns.map(\.name).joined(separator: ", ")
+        let file = "Migrations/\(destination.model)/\(source.version)-to-\(destination.version).yaml"
+        return MigrationCheck(
+            summary: "unique index \(index.name) (\(names)) on \(index.table): the values this hop writes are held by several objects",
+            sql: "SELECT count(*) FROM (\(duplicates))",
+            rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
+            remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)")
+    }
+
     /// The groups of rows (`scope` a condition on `table`) holding the same non-nil
     /// values of `columns` more than once: one row per group to count them (each
     /// group read once), and the values with their count and keys, to name them.

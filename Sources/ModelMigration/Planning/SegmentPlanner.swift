@@ -519,7 +519,8 @@ struct SegmentPlanner {
                     .init(
                         summary: "create \(index.isUnique ? "unique " : "")index \(index.name) on \(index.table)",
                         sql: [SchemaSQL.createIndex(index)],
-                        cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table)))
+                        cost: emptyTables.contains(index.table) ? .constant : .indexBuild(rows: rows), table: index.table,
+                        duplicates: index.isUnique ? duplicatesCheck(index) : nil)))
         }
     }
 }
