@@ -743,20 +743,20 @@ def validate(store):
 
 # MARK: Paths
 
-def accepts(pieces, empty=frozenset()):
+def accepts(pieces, empty=lambda version: frozenset()):
     """Whether a mapping can be made for every piece (inference, or the file over it), before any data.
 
     For choosing a path an inferred piece that gives an existing entity a new required attribute
     without a default counts as refused (Docs/MappingFiles.md, "Which path a migration takes": inference
-    cannot fill it), unless it starts at the store's version and the store holds no objects of that
-    entity (`empty`, source entity names): then nothing is nil, and the data decides."""
+    cannot fill it), unless the store may hold no objects of that entity when the piece starts
+    (`empty(version number)`, source entity names): then nothing is nil, and the data decides."""
     try:
-        for n, (source, destination, spec) in enumerate(pieces):
+        for source, destination, spec in pieces:
             mappings = mapping(source, destination, spec)
             if spec is not None:
                 continue
             for m in mappings:
-                if n == 0 and m.source.name in empty:
+                if m.source.name in empty(source.number):
                     continue
                 sources = m.source.stored_attributes()
                 for attribute in m.destination.stored_attributes():
@@ -778,10 +778,41 @@ def hops(versions, files, start, target, path, empty=frozenset()):
     def hop(n):
         return (versions[n], versions[n + 1], files.get((n, n + 1)))
 
+    def strict(v):
+        """The entities the store holds no objects of, at its own version only."""
+        return empty if v == start else frozenset()
+
+    def relaxed(v):
+        """Also, after the store's version: every entity when a mapping file ran before (its filter may
+        have emptied any), and an entity that did not keep its name through every version since the
+        store's (removed and added again, or renamed): the data decides at that hop. Used only when no
+        route is found without it (Docs/MappingFiles.md)."""
+        if v == start:
+            return empty
+        mapped = any(a >= start and b <= v for (a, b) in files)
+        names = set(versions[v].entities)
+        return frozenset(name for name in names
+                         if mapped or name in empty or not all(name in versions[k].entities for k in range(start, v + 1)))
+
     if path == "chain":
         return [hop(n) for n in range(start, target)]
     if path == "direct":
         return [(versions[start], versions[target], files.get((start, target)))] if target != start else []
+    try:
+        return default_path(versions, files, start, target, strict)
+    except Refused:
+        try:
+            return default_path(versions, files, start, target, relaxed)
+        except Refused:
+            pass
+        raise
+
+
+def default_path(versions, files, start, target, may_be_empty):
+    """The default path's pieces, inference judged with `may_be_empty(version)`."""
+    def hop(n):
+        return (versions[n], versions[n + 1], files.get((n, n + 1)))
+
     pieces, v = [], start
     while v < target:
         reach = [b for (a, b) in files if a == v and b <= target]
@@ -791,14 +822,13 @@ def hops(versions, files, start, target, path, empty=frozenset()):
             continue
         stop = min([a for (a, b) in files if v < a < target and b <= target] + [target])
         chain = [hop(n) for n in range(v, stop)]
-        at_store = empty if v == start else frozenset()
-        if accepts(chain, at_store):
+        if accepts(chain, may_be_empty):
             pieces += chain
             v = stop
             continue
         direct = [(versions[v], versions[target], None)]
-        if not accepts(direct, at_store):
-            refused = next(n for n, piece in enumerate(chain) if not accepts([piece], at_store if n == 0 else frozenset()))
+        if not accepts(direct, may_be_empty):
+            refused = next(n for n, piece in enumerate(chain) if not accepts([piece], may_be_empty))
             mapping(*chain[refused])  # raises the chain's refusal, when inference refuses the piece
             raise Refused("inference: hop %d → %d: a new required attribute without a default, and the direct "
                           "mapping refused too" % (v + refused, v + refused + 1))

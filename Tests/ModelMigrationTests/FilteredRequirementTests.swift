@@ -110,4 +110,34 @@ import Testing
         try s.migrate()
         #expect(try s.rows("SELECT ZN FROM ZE ORDER BY Z_PK").map { $0[0].int64 } == [1])
     }
+
+    /// F4: hop 1 → 2's filter leaves no A, and version 3 gives A a new required
+    /// attribute without a default. One version at a time migrates (no A object
+    /// for validation to refuse), so `apply` and `--path chain` do too; with an A
+    /// left by the filter, the apply refuses hop 2 → 3 (exit 4), the store unchanged.
+    @Test(arguments: [MigrationPath.Preference.automatic, .chain])
+    func aLaterHopIsJudgedOnTheStoreAnEarlierHopsFilterLeft(path: MigrationPath.Preference) throws {
+        func scenario(z: Int64) throws -> MigrationScenario {
+            let a = "A: {attributes: {key: string, z: integer32?}}"
+            let s = try MigrationScenario(
+                "Fz", versions: ["entities: {\(a)}", "entities: {\(a)}", "entities: {A: {attributes: {key: string, z: integer32?, r: integer32}}}"])
+            try s.withObjects { o in
+                try o.insert("A", values: ["key": .string("a1")])
+                try o.insert("A", values: ["key": .string("a2"), "z": .integer(z)])
+            }
+            try s.writeMapping("1-to-2.yaml", "entities:\n  A:\n    filter: \"z > 100\"\n")
+            return s
+        }
+        let s = try scenario(z: 4)
+        defer { s.remove() }
+        try s.migrate(path: path)
+        #expect(try s.storeVersion() == 3)
+        #expect(try s.fetch("A").isEmpty)
+        let kept = try scenario(z: 200)
+        defer { kept.remove() }
+        let error = try #require(throws: MigrationError.self) { try kept.migrate(path: path) }
+        #expect(error.kind == .dataRefused)
+        #expect("\(error)".contains("hop 2 → 3"), "\(error)")
+        #expect(try kept.storeVersion() == 1)
+    }
 }

@@ -44,13 +44,16 @@ import Testing
         plan.hops[0].requirements = []
         #expect(plan.kinds == [.rebuildTable, .dropTable, .renameTable, .createIndex, .entityNumbers])
         #expect(plan.allSteps[3].sql == [#"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#])
+        // SQLite refuses the index: the data's refusal, naming the objects.
         try expectFailure(
-            s, plan, .stepFailed,
-            #"""
-            step 4 (create unique index Z_Pet_UNIQUE_name on ZPET) failed: SQLite error 2067 (SQLITE_CONSTRAINT_UNIQUE): \#
-            UNIQUE constraint failed: ZPET.ZNAME; nothing was changed
-            """#,
-            statement: #"CREATE UNIQUE INDEX "Z_Pet_UNIQUE_name" ON "ZPET" ("ZNAME" COLLATE BINARY ASC)"#)
+            s, plan, .dataRefused,
+            """
+            hop 1 → 2 cannot migrate this store's data:
+              unique index Z_Pet_UNIQUE_name (ZNAME) on ZPET: the values this hop writes are held by several objects: \
+            1 row: 'Rex' × 2 (Z_PK 1, 5)
+                remedy: make those values unique first, or write Migrations/Pets/1-to-2.yaml with a policy that merges or renames them \
+            (see Docs/Policies.md); nothing was changed
+            """)
         #expect(try s.storeVersion() == 1)
         #expect(try s.columns("ZPERSON") == ["Z_PK", "Z_ENT", "Z_OPT", "ZAGE", "ZNAME"])
         #expect(try s.fetch("Person") == Pets.people())

@@ -21,16 +21,46 @@ extension MigrationPath {
         var chooser = PathChooser(model: model, source: source, target: target, files: files, knownPolicies: knownPolicies)
         chooser.isEmpty = isEmpty
         var path = MigrationPath(preference: preference, pieces: [], notTaken: [], differences: [])
-        switch preference {
-        case .automatic: try chooser.automatic(&path)
-        case .chain: try chooser.chain(&path)
-        case .direct: try chooser.direct(&path)
+        do {
+            try chooser.choose(&path)
+        } catch {
+            // No route without a later hop the data must decide (a new required
+            // attribute on an entity an earlier hop may have emptied): the route
+            // with it, whose apply judges that hop on the store as it then is.
+            // Without one either, the first refusal stands.
+            guard isEmpty != nil else { throw error }
+            chooser.relaxesLaterHops = true
+            var relaxed = MigrationPath(preference: preference, pieces: [], notTaken: [], differences: [])
+            guard (try? chooser.choose(&relaxed)) != nil else { throw error }
+            path = relaxed
         }
         if target - source.version > 1 {
             let versions = [source] + model.versions.filter { $0.version > source.version && $0.version <= target }
             path.differences = MappingInference.pathDifferences(through: versions)
         }
         return path
+    }
+}
+
+extension MigrationPath {
+    /// Whether the store may hold no objects of an entity when a hop starting at
+    /// version `from` runs, for the data-decided relaxation of a new required
+    /// attribute (`MappingResolver.resolve`). At the store's own version, the store
+    /// answers. Later, the earlier hops may have emptied it (a mapping file's
+    /// `filter:`, an entity removed and added again), which only the apply can
+    /// see: the relaxed hop then carries a requirement that the apply judges on the
+    /// store as those hops left it (exit 4 when objects remain), as one version at
+    /// a time would. It stays refused at plan only when the entity has kept its
+    /// name through inferred hops from a store holding objects of it.
+    package static func emptiness(
+        _ isEmpty: @escaping (String) -> Bool, at from: Int, model: CompiledModel, source: CompiledVersion, files: MappingFiles
+    ) -> (String) -> Bool {
+        guard from != source.version else { return isEmpty }
+        let mapped = files.files.contains { $0.sourceVersion >= source.version && $0.destinationVersion <= from }
+        let versions = [source] + model.versions.filter { $0.version > source.version && $0.version <= from }
+        return { name in
+            mapped || !versions.allSatisfy { $0.entity(named: name) != nil } || isEmpty(name)
+        }
     }
 }
 
@@ -44,6 +74,17 @@ private struct PathChooser {
     /// Whether the store holds no objects of a source entity of its own version
     /// (`MappingResolver.resolve`); nil without a store.
     var isEmpty: ((String) -> Bool)? = nil
+    /// Whether a hop after the store's version may count on the data deciding
+    /// (`MigrationPath.emptiness`); only when no route is found without it.
+    var relaxesLaterHops = false
+
+    mutating func choose(_ path: inout MigrationPath) throws {
+        switch path.preference {
+        case .automatic: try automatic(&path)
+        case .chain: try chain(&path)
+        case .direct: try direct(&path)
+        }
+    }
 
     /// Version `n`, the store's own (possibly cached) compiled version for its number.
     func version(_ n: Int) -> CompiledVersion? { n == source.version ? source : model.version(n) }
@@ -54,7 +95,11 @@ private struct PathChooser {
     func refusal(_ from: Int, _ to: Int) -> InferenceFailure? {
         guard let a = version(from), let b = version(to) else { return nil }
         do {
-            _ = try MappingResolver.resolve(chain: [a, b], file: nil, knownPolicies: knownPolicies, isEmpty: from == source.version ? isEmpty : nil)
+            let emptiness =
+                from == source.version || !relaxesLaterHops
+                ? (from == source.version ? isEmpty : nil)
+                : isEmpty.map { MigrationPath.emptiness($0, at: from, model: model, source: source, files: files) }
+            _ = try MappingResolver.resolve(chain: [a, b], file: nil, knownPolicies: knownPolicies, isEmpty: emptiness)
             return nil
         } catch let failure as InferenceFailure {
             return failure

@@ -113,7 +113,7 @@ public struct MigrationPlanner: Sendable {
         try planHops(
             into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
             segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared,
-            isEmpty: isEmpty)
+            isEmpty: isEmpty, files: files)
         var counter = shared.counter
         try checkPolicyInputs(plan)
         try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
@@ -129,7 +129,8 @@ public struct MigrationPlanner: Sendable {
     /// leaves; the plan's entity numbers end as the last hop's.
     private func planHops(
         into plan: inout MigrationPlan, store: Store, metadata: StoreMetadata, model: CompiledModel,
-        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter, isEmpty: @escaping (String) -> Bool
+        source: CompiledVersion, layout: StorageLayout, segments: [Segment], counter: SharedCounter, isEmpty: @escaping (String) -> Bool,
+        files: MappingFiles
     ) throws {
         var current = source
         var sourceLayout = layout
@@ -143,7 +144,7 @@ public struct MigrationPlanner: Sendable {
             let segmentTarget = chain.last!.version == current.version && chain.count == 1 ? plan.target : chain.last!
             let mapping = try resolveMapping(
                 chain: chain.count == 1 ? [current, segmentTarget] : chain, file: segment.file, model: model.name,
-                isEmpty: plan.hops.isEmpty ? isEmpty : nil)
+                isEmpty: MigrationPath.emptiness(isEmpty, at: current.version, model: model, source: source, files: files))
             let destinationLayout = self.destinationLayout(
                 of: segmentTarget, mapping: mapping, after: sourceLayout, metadata: metadata,
                 numbersSoFar: plan.entityNumbers)

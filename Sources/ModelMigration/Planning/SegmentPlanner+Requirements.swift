@@ -110,16 +110,19 @@ extension SegmentPlanner {
             let table = sourceLayout.table(forEntity: sourceEntity.root)
         else { return }
         let filter = "Z_ENT = \(number)\(keptScope(requirement.entity, in: table.name))"
+        let attribute = destination.entity(named: requirement.entity)?.attribute(named: requirement.property)?.declaration
+        let what =
+            attribute == nil
+            ? "is a new required to-one relationship, and stored \(requirement.sourceEntity) objects would have no destination"
+            : "is a new required attribute without a default, and stored \(requirement.sourceEntity) objects would have no value"
+        let defaultHint = attribute.map { "add a default (`\(requirement.property): { type: \($0.type.rawValue), default: … }`), " } ?? ""
         requirements.append(
             MigrationCheck(
-                summary: """
-                    \(requirement.entity).\(requirement.property) is a new required to-one relationship, \
-                    and stored \(requirement.sourceEntity) objects would have no destination
-                    """,
+                summary: "\(requirement.entity).\(requirement.property) \(what)",
                 sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
                 rowsSQL: "SELECT 'Z_PK ' || Z_PK FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5",
                 remedy: """
-                    make it optional in this version (and required in a later one once filled), \
+                    \(defaultHint)make it optional in this version (and required in a later one once filled), \
                     or write \(file) with a policy that sets it
                     """))
     }
