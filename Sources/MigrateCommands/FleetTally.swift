@@ -72,7 +72,8 @@ struct FleetTally: Encodable {
             (.duplicate, "reached again by another path, handled once"),
         ]
         for (kind, title) in groups {
-            let some = problems.filter { $0.status == kind.word }
+            // By path, whatever order the jobs finished in: the same run reads the same.
+            let some = problems.filter { $0.status == kind.word }.sorted { $0.store < $1.store }
             if some.isEmpty { continue }
             lines.append("\(title) (\(some.count)):")
             for problem in some { lines.append("  \(problem.store): " + problem.message.replacingOccurrences(of: "\n", with: "\n  ")) }

@@ -129,4 +129,33 @@ import Testing
         #expect(destructive(plan) == ["X.p: 1 reference to C objects, which are not migrated as P objects, will be removed"])
         #expect(try s.rows("SELECT Z_PK, ZP FROM ZX ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, nil], [2, 2]])
     }
+
+    /// A subentity moved out of its hierarchy keeps an inherited many-to-many as a
+    /// relationship of its own, over a new inverse: `CToC` maps `C.tags` from the
+    /// source's inherited `tags`, whose join table also holds the parent's pairs;
+    /// C's new join table takes only its own objects' pairs (it took the parent's
+    /// too, and the apply failed its check).
+    @Test func aSubentityMovedOutKeepsOnlyItsOwnPairsOfAnInheritedManyToMany() throws {
+        let p = "P: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, inverse: ps}}}"
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                "entities: {\(p), C: {parent: P}, Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}}}}",
+                """
+                entities: {\(p), C: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, inverse: cs}}},
+                  Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}, cs: {destination: C, toMany: true, inverse: tags}}}}
+                """,
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Tag", values: ["key": .string("t1")])
+            try o.insert("Tag", values: ["key": .string("t2")])
+            try o.insert("P", values: ["key": .string("p1")], relationships: ["tags": [1]])
+            try o.insert("C", values: ["key": .string("c2")], relationships: ["tags": [1, 2]])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("P").map { $0.relationships["tags"] ?? [] } == [[1]])
+        #expect(try s.fetch("C").map { $0.relationships["tags"] ?? [] } == [[1, 2]])
+        #expect(try s.fetch("Tag").map { [$0.relationships["ps"] ?? [], $0.relationships["cs"] ?? []] } == [[[1], [2]], [[], [2]]])
+    }
 }

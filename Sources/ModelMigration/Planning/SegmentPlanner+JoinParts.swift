@@ -25,25 +25,26 @@ extension SegmentPlanner {
 
     /// Where the pairs of the join table of `relationship` (declared on `entity`)
     /// come from, part by part: one unfiltered part when every owner entity reads
-    /// the same source (the common case), none when nothing holds them.
+    /// the same source and that source holds no other owners' pairs (the common
+    /// case), none when nothing holds them. A source holding pairs of owners that
+    /// are not this relationship's (a subentity moved out of its hierarchy reads its
+    /// old parent's relationship, whose pairs include the parent's own objects) is
+    /// filtered to this relationship's owners.
     func joinParts(for entity: CompiledEntity, _ relationship: CompiledRelationship) -> [JoinPart] {
         let own = pairs(for: entity, relationship)
         var groups: [(found: FoundPairs, owners: [String])] = []
-        var differs = false
         for name in subtree(destination, entity.name) {
             guard let owner = destination.entity(named: name), let inherited = owner.relationship(named: relationship.name),
-                let sourceOwner = sourceEntity(for: name), isSameObjectMapping(name)
+                let sourceOwner = sourceEntity(for: name), isSameObjectMapping(name),
+                let found = name == entity.name ? own : pairs(for: owner, inherited)
             else { continue }
-            let found = name == entity.name ? own : pairs(for: owner, inherited)
-            if found != own { differs = true }
-            guard let found else { continue }
             if let index = groups.firstIndex(where: { $0.found == found }) {
                 groups[index].owners.append(sourceOwner.name)
             } else {
                 groups.append((found, [sourceOwner.name]))
             }
         }
-        guard differs else { return own.map { [JoinPart(found: $0, owners: nil)] } ?? [] }
+        guard !groups.isEmpty else { return own.map { [JoinPart(found: $0, owners: nil)] } ?? [] }
         return groups.map { group in
             JoinPart(found: group.found, owners: ownersFilter(group.found, sourceOwners: group.owners))
         }
@@ -57,12 +58,16 @@ extension SegmentPlanner {
     }
 
     /// The source entity numbers a part's owners must have, or nil when its storage
-    /// holds only such owners: a relationship declared on the part's one source
-    /// entity, which has no subentities of its own.
+    /// holds only such owners: the storage's relationship is declared on a source
+    /// entity whose whole hierarchy below it is among the part's owners (or the
+    /// owners lie in several source tables, where no one filter applies).
     func ownersFilter(_ found: FoundPairs, sourceOwners: [String]) -> (table: String, numbers: [Int])? {
-        guard let first = source.entity(named: sourceOwners[0]) else { return nil }
-        if sourceOwners.count == 1, first.subentities.isEmpty, storageOwner(found) == first.name { return nil }
-        guard let table = sourceLayout.table(forEntity: first.root)?.name else { return nil }
+        let roots = Set(sourceOwners.compactMap { source.entity(named: $0)?.root })
+        guard roots.count == 1, let root = roots.first, let table = sourceLayout.table(forEntity: root)?.name else { return nil }
+        // A key path's pairs (or any storage of no one relationship) start at the
+        // mapping's own source objects.
+        guard let declarer = storageOwner(found) else { return nil }
+        if Set(subtree(source, declarer)).isSubset(of: Set(sourceOwners)) { return nil }
         return (table, numbers(sourceLayout, sourceOwners))
     }
 
