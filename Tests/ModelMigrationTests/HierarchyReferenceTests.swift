@@ -143,7 +143,8 @@ import Testing
                 "entities: {\(p), C: {parent: P}, Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}}}}",
                 """
                 entities: {\(p), C: {attributes: {key: string}, relationships: {tags: {destination: Tag, toMany: true, inverse: cs}}},
-                  Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags}, cs: {destination: C, toMany: true, inverse: tags}}}}
+                  Tag: {attributes: {key: string}, relationships: {ps: {destination: P, toMany: true, inverse: tags},
+                    cs: {destination: C, toMany: true, inverse: tags}}}}
                 """,
             ])
         defer { s.remove() }
