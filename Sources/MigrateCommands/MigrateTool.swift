@@ -17,6 +17,21 @@ public enum MigrateTool {
     /// any command runs and only read afterwards, hence `nonisolated(unsafe)`.
     nonisolated(unsafe) public private(set) static var policies = PolicyCatalog([])
 
+    /// The usage outcome of an error the argument parser raised (an unknown option,
+    /// a missing argument, a value that does not parse, a failed `validate()`),
+    /// when `--json` is among the arguments; nil for help, a clean exit or the
+    /// exit code a command threw (those render as they always do).
+    static func jsonUsageError(_ error: any Error) -> Outcome? {
+        guard CommandLine.arguments.dropFirst().contains("--json") else { return nil }
+        let code = Migrate.exitCode(for: error)
+        guard code.rawValue == ExitCode.validationFailure.rawValue else { return nil }
+        let text = Migrate.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return nil }
+        let firstLine = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? text
+        let message = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
+        return Outcome(.usage, message)
+    }
+
     /// Parses the process's arguments, runs the command and exits with its code.
     public static func main(policies: PolicyCatalog) -> Never {
         self.policies = policies
@@ -44,6 +59,13 @@ public enum MigrateTool {
             // Help, usage errors and the exit codes commands throw, as
             // `ParsableCommand.main()` renders them; the removals are said first.
             Output.reportRemovedScratch()
+            if let usage = jsonUsageError(error) {
+                // With `--json`, a request the parser refuses is the one error
+                // object on stdout too (Docs/JSON.md), not text on stderr.
+                try? Output.json(ErrorReport(error: .init(usage)))
+                _ = Output.finish()
+                exit(usage.exitCode)
+            }
             Migrate.exit(withError: error)
         }
         exit(Output.finish())

@@ -73,4 +73,30 @@ import Testing
         #expect((try Self.objects(try f.migrate(["diagram", "--json"] + m).stdout).first?["diagram"] as? String)?.hasPrefix("erDiagram") == true)
         try Self.expectError(try f.migrate(["diagram", "--json", "7"] + m), 64)
     }
+
+    /// A request the argument parser refuses is the same error object on stdout
+    /// with `--json` (exit 64, status `usage`), nothing on stderr; without
+    /// `--json` it stays the parser's text; help stays help.
+    @Test func usageErrorsSpeakJSONToo() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        for (arguments, message) in [
+            (["apply", "--json", "--bogus", "x.sqlite"], "Unknown option '--bogus'"),
+            (["plan", "--json"], "Missing expected argument '<store>'"),
+            (["fleet", "apply", "--json", "--jobs", "abc"], "The value 'abc' is invalid for '--jobs <n>'"),
+        ] {
+            let result = try f.migrate(arguments)
+            try Self.expectError(result, 64)
+            let error = try #require(try Self.objects(result.stdout).last?["error"] as? [String: Any])
+            #expect(error["message"] as? String == message, "\(arguments)")
+            #expect(error["status"] as? String == "usage")
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+        }
+        let text = try f.migrate(["apply", "--bogus", "x.sqlite"])
+        #expect(text.status == 64)
+        #expect(text.stderr.contains("Error: Unknown option '--bogus'"))
+        let help = try f.migrate(["apply", "--json", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("OVERVIEW:"))
+    }
 }
