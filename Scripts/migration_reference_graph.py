@@ -123,16 +123,24 @@ def check_hierarchies(source_version, destination_version, mappings):
     # A relationship pairs with a source relationship only when some entity mapping makes objects of its
     # destination's hierarchy (the entity or below) from objects of the source destination's: otherwise no
     # entity mapping gives its targets, and inference fails ("moved to an unrelated entity").
-    made_into = {}
+    # Widening (to an ancestor) and narrowing (to a subentity) are related as the source model has them, even
+    # when the old destination leaves the hierarchy in the same mapping: its objects are then not targets.
+    made_into, made_from = {}, {}
     for m in mappings:
         made_into.setdefault(m.source.name, set()).add(m.destination.name)
+        made_from.setdefault(m.destination.name, set()).add(m.source.name)
     for m in mappings:
         for r in m.destination.stored_relationships():
             partner = pair(r, m.source.stored_relationships())
             if partner is None:
                 continue
             reached = set(subtree(destination_version, r.destination))
-            if not any(made_into.get(s, set()) & reached for s in subtree(source_version, partner.destination)):
+            old = partner.destination
+            lineage = set(subtree(source_version, old)) | {a for a in source_version.entities
+                                                           if old in subtree(source_version, a)}
+            if made_from.get(r.destination, set()) & lineage:
+                continue
+            if not any(made_into.get(s, set()) & reached for s in subtree(source_version, old)):
                 raise Refused("inference: %s.%s: destination changed from %s to %s, an unrelated entity"
                               % (m.destination.name, r.name, partner.destination, r.destination))
 
