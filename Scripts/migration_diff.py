@@ -206,7 +206,7 @@ class Generator:
             if self.rng.random() < 0.2:
                 candidates = [a for a in entity["attributes"] if a != "key"]
                 entity["uniqueness"] = [[self.rng.choice(candidates)]]
-        if "hierarchy" not in self.without and self.rng.random() < 0.4:
+        if "hierarchy" not in self.without and self.rng.random() < 0.5:
             names = self.first_hierarchy(model, names)
         # Pairs from a later entity to an earlier one (the later one's objects give them), so that loading in
         # order resolves them.
@@ -648,7 +648,7 @@ CHANGES = {
     "ordered": (gr.change_ordered, 1), "max-count": (gr.change_max_count, 1),
     # Hierarchies.
     "add-subentity": (gr.change_add_subentity, 1), "new-parent": (gr.change_new_parent, 1),
-    "move-up": (gr.change_move_up, 2), "move-down": (gr.change_move_down, 1),
+    "move-up": (gr.change_move_up, 2), "move-down": (gr.change_move_down, 2),
     "widen-destination": (gr.change_widen_destination, 1), "leave-hierarchy": (gr.change_leave_hierarchy, 1),
 }
 # Not changes of a version, but also left out with --without: mapping files, their `source:`, spanning files,
