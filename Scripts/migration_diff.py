@@ -986,6 +986,17 @@ OPEN = {
          " D: {attributes: {key: string}, relationships: {o1: {destination: A, inverse: m1}}}}"],
         {(1, 2): {"entities": {"C": {"filter": "n != nil"}}}},
         [("C", [{"key": "C1", "n": None}]), ("D", [{"key": "D1", "o1": 1}, {"key": "D2", "o1": 1}])]),
+    "filter-to-one-members": (
+        "one hop makes A.m to-one (one-to-one with B.o), and 1-to-2's filter on B leaves out B2, one of A1's two "
+        "members: A1 holds B1 alone, so it migrates (found reviewing the reference's rule, which counted the source "
+        "members as the toolkit does: refused at plan, exit 4; a count rule takes only the members a hop migrates, "
+        "case filter-min-count)",
+        ["{A: {attributes: {key: string}, relationships: {m: {destination: B, toMany: true, inverse: o}}},"
+         " B: {attributes: {key: string, n: integer16?}, relationships: {o: {destination: A, inverse: m}}}}",
+         "{A: {attributes: {key: string}, relationships: {m: {destination: B, inverse: o}}},"
+         " B: {attributes: {key: string, n: integer16?}, relationships: {o: {destination: A, inverse: m}}}}"],
+        {(1, 2): {"entities": {"B": {"filter": "n != nil"}}}},
+        [("A", [{"key": "A1"}]), ("B", [{"key": "B1", "o": 1, "n": 1}, {"key": "B2", "o": 1}])]),
 }
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's
 # open findings), as the generator makes them: cases of their own, not re-reported.

@@ -170,13 +170,14 @@ def set_relationships(made, association, out, pks):
             targets = []
             if partner is not None:
                 value = members(source.relationships[partner.name])
-                if partner.to_many and not r.to_many and len(value) > 1:
-                    raise Refused("%s.%s: a to-many made to-one holds several objects" % (obj.entity, r.name))
                 if not partner.ordered:
                     value = sorted(value, key=lambda t: pks[t])  # no source order: primary-key order
                 reached = set(subtree(version, r.destination))
                 for t in value:
                     targets += [d for e, d in association.get(t, []) if e in reached and d not in targets]
+                if not r.to_many and len(targets) > 1:
+                    # Counted on what the destination would hold: members a filter left out are not there.
+                    raise Refused("%s.%s: a to-many made to-one holds several objects" % (obj.entity, r.name))
             given[(obj.oid, r.name)] = list(targets)
             obj.relationships[r.name] = targets if r.to_many else (targets[0] if targets else None)
     # Setting one side of a relationship sets its inverse (Core Data maintains inverses): a side that pairs
