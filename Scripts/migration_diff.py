@@ -1003,7 +1003,7 @@ OPEN = {
 KNOWN = {
     "move-up-many-to-many": (
         "one hop moves the many-to-many C.n1 ↔ X.k1 up from the subentity C to its parent P: C1 keeps X1 "
-        "(known: the pairs are lost, with a destructive warning)",
+        "(known: the pairs are lost, with a destructive warning; this binary passes it)",
         ["{P: {attributes: {key: string}}, C: {parent: P, relationships: {n1: {destination: X, toMany: true, inverse: k1}}},"
          " X: {attributes: {key: string}, relationships: {k1: {destination: C, toMany: true, inverse: n1}}}}",
          "{P: {attributes: {key: string}, relationships: {n1: {destination: X, toMany: true, inverse: k1}}}, C: {parent: P},"
@@ -1020,11 +1020,12 @@ KNOWN = {
          " P: {attributes: {key: string}, relationships: {o: {destination: X, inverse: m1}}}, C: {parent: P}, D: {parent: P}}"],
         {}, [("X", [{"key": "X1"}]), ("C", [{"key": "C1", "o": 1}]), ("D", [{"_pk": 2, "key": "D1", "o": 1}])]),
     "move-up-max": (
-        "one hop moves C.x up to P and gives it max 7 while C1 holds 100: validation refuses (known: not checked, "
-        "exit 0)",
-        ["{P: {attributes: {key: string}}, C: {parent: P, attributes: {x: integer16}}}",
-         "{P: {attributes: {key: string, x: {type: integer16, max: 7}}}, C: {parent: P}}"],
-        {}, [("C", [{"key": "C1", "x": 100}])]),
+        "one hop moves x up from the siblings C and D to P and gives it max 7 while D1 holds 100: validation "
+        "refuses (known: not checked, exit 0; with x moved from one subentity only, plan refuses it)",
+        ["{P: {abstract: true, attributes: {key: string}}, C: {parent: P, attributes: {x: integer16}},"
+         " D: {parent: P, attributes: {x: integer16}}}",
+         "{P: {abstract: true, attributes: {key: string, x: {type: integer16, max: 7}}}, C: {parent: P}, D: {parent: P}}"],
+        {}, [("C", [{"key": "C1", "x": 1}]), ("D", [{"_pk": 2, "key": "D1", "x": 100}])]),
     "move-up-required": (
         "one hop moves the optional C.x up to P and makes it required; the store's only object, C1, holds 5: "
         "it migrates (known: refused, exit 4)",
@@ -1032,11 +1033,13 @@ KNOWN = {
          "{P: {attributes: {key: string, x: integer16}}, C: {parent: P}}"],
         {}, [("C", [{"key": "C1", "x": 5}])]),
     "move-up-unique": (
-        "one hop moves x up from the siblings C and D to P with uniqueness [x] on P; C1 and D1 hold 1 and 2: "
-        "it migrates (known: plan passes and apply fails in SQLite, exit 1)",
-        ["{P: {attributes: {key: string}}, C: {parent: P, attributes: {x: integer16?}},"
+        "one hop moves x (default 5) up from the siblings C and D to P with uniqueness [x] on P; C1 and D1 keep 1 "
+        "and 2: it migrates (known as: plan passes and apply fails in SQLite, exit 1; at this binary plan refuses, "
+        "exit 4, counting 5 × 2: the default, not the values moved up; without a default it migrates)",
+        ["{P: {attributes: {key: string}}, C: {parent: P, attributes: {x: {type: integer16, optional: true, default: 5}}},"
          " D: {parent: P, attributes: {x: integer16?}}}",
-         "{P: {attributes: {key: string, x: integer16?}, uniqueness: [[x]]}, C: {parent: P}, D: {parent: P}}"],
+         "{P: {attributes: {key: string, x: {type: integer16, optional: true, default: 5}}, uniqueness: [[x]]},"
+         " C: {parent: P}, D: {parent: P}}"],
         {}, [("C", [{"key": "C1", "x": 1}]), ("D", [{"_pk": 2, "key": "D1", "x": 2}])]),
 }
 OPEN.update(KNOWN)
