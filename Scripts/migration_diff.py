@@ -68,6 +68,8 @@ Core Data's documented behaviour and the toolkit's, written in Docs/Reference.md
   source model relates them, even when its old destination leaves the hierarchy in the
   same mapping (the toolkit's rule; its old destination's objects are then not
   targets); the reference had refused it as "an unrelated entity" (seed 2 trial 10).
+- A to-many made to-one counts the members the destination would hold (a filter's
+  left-out members are not migrated), not the source's (case filter-to-one-members).
 """
 
 import argparse
