@@ -971,8 +971,8 @@ OPEN = {
     "new-parent-widen": (
         "one hop gives D a new abstract parent E, moves D.o2 up to E, so its inverse B.m2 points to E: Apple's "
         "'create a new parent ... and move properties up', D1 keeps B1 (seed 3 trial 32: refused at plan, exit 4, "
-        "'B.m2: destination changed from D to E, an unrelated entity'; hop by hop, new parent then move up, it "
-        "migrates)",
+        "'B.m2: destination changed from D to E, an unrelated entity'; with the new parent and the move in two "
+        "versions, one version at a time migrates, and a fused run of the two is refused the same way)",
         ["{B: {attributes: {key: string}, relationships: {m2: {destination: D, toMany: true, inverse: o2}}},"
          " D: {attributes: {key: string}, relationships: {o2: {destination: B, inverse: m2}}}}",
          "{B: {attributes: {key: string}, relationships: {m2: {destination: E, toMany: true, inverse: o2}}},"
