@@ -70,6 +70,10 @@ Core Data's documented behaviour and the toolkit's, written in Docs/Reference.md
   targets); the reference had refused it as "an unrelated entity" (seed 2 trial 10).
 - A to-many made to-one counts the members the destination would hold (a filter's
   left-out members are not migrated), not the source's (case filter-to-one-members).
+- Two destination properties of one entity claiming one source property by renaming
+  identifier (F.p10 renamed p11 and moved up to C while the sibling E keeps p10: E has
+  p10 and, inherited, p11 with `renamedFrom: p10`) make inference ambiguous, as the
+  toolkit refuses "ambiguous renames"; the reference had paired both (seed 7 trial 11).
 """
 
 import argparse

@@ -552,12 +552,24 @@ def mapping(source_version, destination_version, spec):
     for name in entities:
         if name not in claimed:
             raise Unsupported("mapping file entity %s has no source" % name)
-    # Inference pairs attributes only across the same type or an integer widening.
+    # Inference pairs attributes only across the same type or an integer widening; two destination properties
+    # of one entity that share a source property's identifier (a property moved up with its renamedFrom while a
+    # subentity keeps the old name) make the pairing ambiguous, as two sources for one destination do.
     for m in mappings:
+        claimed = {}
         for attribute in m.destination.stored_attributes():
             partner = pair(attribute, m.source.stored_attributes()) if attribute.name not in m.properties else None
             if partner is not None:
                 inferred_value(attribute, partner, None)
+                claimed.setdefault(partner.name, []).append(attribute.name)
+        for r in m.destination.stored_relationships():
+            partner = pair(r, m.source.stored_relationships())
+            if partner is not None:
+                claimed.setdefault(partner.name, []).append(r.name)
+        for source_name, names in sorted(claimed.items()):
+            if len(names) > 1:
+                raise Refused("inference: %s.%s is claimed by %s (ambiguous)" % (m.source.name, source_name,
+                                                                              ", ".join(names)))
     graph.check_hierarchies(source_version, destination_version, mappings)
     return mappings
 
