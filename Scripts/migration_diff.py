@@ -1018,6 +1018,17 @@ OPEN = {
          " C: {attributes: {key: string}}, D: {parent: C, relationships: {o1: {destination: A, inverse: m1}}},"
          " E: {parent: C}}"],
         {}, [("A", [{"key": "A1"}]), ("E", [{"key": "E1", "o1": 1}])]),
+    "move-up-to-one": (
+        "one hop moves the many-to-many E.n2 ↔ B.k2 up from the subentity E to its parent C and makes n2 to-one "
+        "(a one-to-many with B.k2); E1 holds B1 and B2: a to-many made to-one holding several objects is refused "
+        "(seed 7 trial 99: exit 0, E1.n2 = B1 and B2's pair dropped without a warning; on a root entity plan "
+        "refuses, exit 4)",
+        ["{B: {attributes: {key: string}, relationships: {k2: {destination: E, toMany: true, inverse: n2}}},"
+         " C: {attributes: {key: string}}, E: {parent: C, relationships: {n2: {destination: B, toMany: true,"
+         " inverse: k2}}}}",
+         "{B: {attributes: {key: string}, relationships: {k2: {destination: C, toMany: true, inverse: n2}}},"
+         " C: {attributes: {key: string}, relationships: {n2: {destination: B, inverse: k2}}}, E: {parent: C}}"],
+        {}, [("B", [{"key": "B1"}, {"key": "B2"}]), ("E", [{"key": "E1", "n2": [1, 2]}])]),
 }
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's
 # open findings), as the generator makes them: cases of their own, not re-reported.
