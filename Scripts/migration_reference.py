@@ -90,22 +90,14 @@ import sys
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import migration_reference_graph as graph  # noqa: E402
+from migration_reference_graph import Refused, Unsupported, pair  # noqa: E402,F401
+
 INTEGER_RANGES = {"integer16": (-(1 << 15), (1 << 15) - 1), "integer32": (-(1 << 31), (1 << 31) - 1),
                   "integer64": (-(1 << 63), (1 << 63) - 1)}
 WIDENING = {("integer16", "integer32"), ("integer16", "integer64"), ("integer32", "integer64")}
 SUPPORTED_TYPES = set(INTEGER_RANGES) | {"string", "boolean", "double"}
-
-
-class Unsupported(Exception):
-    """The input uses something this reference does not model."""
-
-
-class Refused(Exception):
-    """Core Data would not migrate: the rule that fails."""
-
-    def __init__(self, rule):
-        super().__init__(rule)
-        self.rule = rule
 
 
 # MARK: Models
@@ -145,8 +137,7 @@ class Relationship:
         self.renamed_from = spec.get("renamedFrom")
         self.min_count = spec.get("minCount")
         self.max_count = spec.get("maxCount")
-        if spec.get("ordered"):
-            raise Unsupported("ordered relationships")
+        self.ordered = bool(spec.get("ordered")) and self.to_many  # on a to-one it orders nothing
 
     @property
     def identifier(self):
@@ -156,12 +147,14 @@ class Relationship:
 class Entity:
     def __init__(self, name, spec):
         spec = spec or {}
-        if spec.get("parent") or spec.get("abstract"):
-            raise Unsupported("inheritance")
         self.name = name
+        self.parent = spec.get("parent")
+        self.abstract = bool(spec.get("abstract"))
         self.renamed_from = spec.get("renamedFrom")
-        self.attributes = {n: Attribute(n, s) for n, s in (spec.get("attributes") or {}).items()}
-        self.relationships = {n: Relationship(n, s) for n, s in (spec.get("relationships") or {}).items()}
+        self.own_attributes = {n: Attribute(n, s) for n, s in (spec.get("attributes") or {}).items()}
+        self.own_relationships = {n: Relationship(n, s) for n, s in (spec.get("relationships") or {}).items()}
+        # Every property, inherited ones first (graph.resolve_inheritance); `children`: direct subentities.
+        self.attributes, self.relationships, self.children = dict(self.own_attributes), dict(self.own_relationships), []
         uniqueness = spec.get("uniqueness") or []
         if uniqueness and all(isinstance(u, str) for u in uniqueness):
             uniqueness = [uniqueness]
@@ -182,10 +175,17 @@ class Version:
     def __init__(self, number, spec):
         self.number = number
         self.entities = {n: Entity(n, s) for n, s in (spec.get("entities") or {}).items()}
+        graph.resolve_inheritance(self.entities)
         for entity in self.entities.values():
-            for r in entity.relationships.values():
-                if r.to_many and r.inverse and self.entities[r.destination].relationships[r.inverse].to_many:
-                    raise Unsupported("many-to-many relationships")
+            for r in entity.own_relationships.values():
+                if r.destination not in self.entities:
+                    raise Unsupported("%s.%s: destination %s is not an entity" % (entity.name, r.name, r.destination))
+                if r.inverse and r.inverse not in self.entities[r.destination].relationships:
+                    raise Unsupported("%s.%s: inverse %s is not a relationship of %s" % (
+                        entity.name, r.name, r.inverse, r.destination))
+
+    def subtree(self, name):
+        return graph.subtree(self, name)
 
 
 def convert_literal(value, kind):
@@ -462,80 +462,62 @@ class Store:
 
     def __init__(self, version):
         self.version = version
-        self.objects = {name: {} for name in version.entities}
+        self.objects = {name: {} for name in version.entities}  # the instances of exactly that entity
+        self.unobserved = set()  # (entity, ordered relationship) whose order a dump did not give
 
 
 class Obj:
-    def __init__(self, entity, oid):
+    def __init__(self, entity, oid, pk):
         self.entity = entity
         self.oid = oid
+        self.pk = pk  # the primary key, which a migration keeps
         self.attributes = {}
-        self.relationships = {}  # name -> oid or None (to-one), set of oids (to-many)
+        self.relationships = {}  # name -> oid or None (to-one), list of oids (to-many, in order when ordered)
 
 
 def store_from_dumps(version, dumps):
-    """dumps[entity] = the objects `migrate dump` wrote (dicts); relationships by _pk."""
+    """dumps[entity] = the objects `migrate dump` wrote (dicts; a dump of an entity holds its subentities'
+    objects too, labelled by `_entity`: only its own are read); relationships by _pk (unique in a hierarchy)."""
     store = Store(version)
+    index, lines = {}, []
     for name, entity in version.entities.items():
         for line in dumps.get(name, []):
-            obj = Obj(name, (name, line["_pk"]))
+            if line.get("_entity", name) != name:
+                continue
+            obj = Obj(name, (graph.root(version, name), line["_pk"]), line["_pk"])
             for attribute in entity.stored_attributes():
                 obj.attributes[attribute.name] = convert_literal(line.get(attribute.name), attribute.type)
             for r in entity.stored_relationships():
-                obj.relationships[r.name] = set() if r.to_many else None
+                obj.relationships[r.name] = [] if r.to_many else None
             store.objects[name][obj.oid] = obj
-    for name, entity in version.entities.items():
-        for line in dumps.get(name, []):
-            obj = store.objects[name][(name, line["_pk"])]
-            for r in entity.stored_relationships():
-                if r.name not in line or line[r.name] is None:
-                    continue
-                targets = line[r.name] if r.to_many else [line[r.name]]
-                for pk in targets:
-                    link(store, obj, r, store.objects[r.destination][(r.destination, pk)])
+            index[obj.oid] = obj
+            lines.append((obj, entity, line))
+    graph.read_relationships(store, lines, index)
     return store
 
 
-def link(store, obj, r, target):
-    if r.to_many:
-        obj.relationships[r.name].add(target.oid)
-    else:
-        obj.relationships[r.name] = target.oid
-    if r.inverse:
-        inverse = store.version.entities[r.destination].relationships[r.inverse]
-        if inverse.to_many:
-            target.relationships[inverse.name].add(obj.oid)
-        else:
-            target.relationships[inverse.name] = obj.oid
-
-
-def rows(store):
-    """Comparable rows: {"Entity key": {attribute: value, relationship: key(s)}}."""
+def rows(store, unordered=frozenset()):
+    """Comparable rows: {"Entity key": {attribute: value, relationship: key(s)}}. A to-many's keys are
+    sorted, an ordered one's in its order, unless (entity, relationship) is in `unordered` or in the
+    store's `unobserved` (a dump that does not show that order)."""
     keys = {oid: obj.attributes.get("key") for objects in store.objects.values() for oid, obj in objects.items()}
+    unordered = set(unordered) | store.unobserved
     out = {}
     for name, objects in store.objects.items():
+        entity = store.version.entities[name]
         for obj in objects.values():
             row = dict(obj.attributes)
             for r, value in obj.relationships.items():
-                row[r] = sorted(keys[t] for t in value) if isinstance(value, set) else (
-                    None if value is None else keys[value])
+                if isinstance(value, list):
+                    ordered = entity.relationships[r].ordered and (name, r) not in unordered
+                    row[r] = [keys[t] for t in value] if ordered else sorted(keys[t] for t in value)
+                else:
+                    row[r] = None if value is None else keys[value]
             out["%s %s" % (name, obj.attributes.get("key"))] = row
     return out
 
 
 # MARK: Mappings
-
-def pair(destination, candidates):
-    """The source element a destination entity or property pairs with by renaming identifier."""
-    found = [c for c in candidates if destination.identifier in (c.name, c.identifier)]
-    if len(found) > 1:
-        named = [c for c in found if c.name == destination.identifier]
-        if len(named) != 1:
-            raise Refused("inference: %s pairs with %s (ambiguous)" % (destination.name,
-                                                                        ", ".join(c.name for c in found)))
-        found = named
-    return found[0] if found else None
-
 
 class EntityMapping:
     def __init__(self, destination, source, spec):
@@ -570,21 +552,25 @@ def mapping(source_version, destination_version, spec):
     for name in entities:
         if name not in claimed:
             raise Unsupported("mapping file entity %s has no source" % name)
-    # Inference pairs attributes only across the same type or an integer widening.
+    # Inference pairs attributes only across the same type or an integer widening; two destination properties
+    # of one entity that share a source property's identifier (a property moved up with its renamedFrom while a
+    # subentity keeps the old name) make the pairing ambiguous, as two sources for one destination do.
     for m in mappings:
+        claimed = {}
         for attribute in m.destination.stored_attributes():
             partner = pair(attribute, m.source.stored_attributes()) if attribute.name not in m.properties else None
             if partner is not None:
                 inferred_value(attribute, partner, None)
-    # A relationship pairs with a source relationship only when its destination entity is made from that
-    # relationship's destination entity: otherwise no entity mapping gives its targets, and inference fails.
-    made_from = {m.destination.name: m.source.name for m in mappings}
-    for m in mappings:
+                claimed.setdefault(partner.name, []).append(attribute.name)
         for r in m.destination.stored_relationships():
             partner = pair(r, m.source.stored_relationships())
-            if partner is not None and made_from.get(r.destination) != partner.destination:
-                raise Refused("inference: %s.%s: destination changed from %s to %s, an unrelated entity"
-                              % (m.destination.name, r.name, partner.destination, r.destination))
+            if partner is not None:
+                claimed.setdefault(partner.name, []).append(r.name)
+        for source_name, names in sorted(claimed.items()):
+            if len(names) > 1:
+                raise Refused("inference: %s.%s is claimed by %s (ambiguous)" % (m.source.name, source_name,
+                                                                              ", ".join(names)))
+    graph.check_hierarchies(source_version, destination_version, mappings)
     return mappings
 
 
@@ -649,60 +635,33 @@ def run_mapping(store, destination_version, spec):
     mappings = mapping(source_version, destination_version, spec)
     unread_entities_refused(store, mappings)
     out = Store(destination_version)
-    association = {}  # (destination entity, source oid) -> destination oid
+    association = {}  # source oid -> [(destination entity, destination oid)]
     made = []  # (mapping, source object, destination object)
-    # Stage 1: create destination instances, entity mapping by entity mapping.
+    # Stage 1: create destination instances, entity mapping by entity mapping; the source fetch takes the
+    # instances of exactly the source entity (each subentity has a mapping of its own).
     for m in mappings:
         for oid in sorted(store.objects[m.source.name], key=repr):
             source = store.objects[m.source.name][oid]
             if m.filter is not None and not holds(m.filter, source.attributes):
                 continue
-            obj = Obj(m.destination.name, (m.destination.name, m.source.name, oid))
+            if m.destination.abstract:
+                raise Refused("%s is abstract and the store holds %s objects it would be made from (an abstract "
+                              "entity has no instances)" % (m.destination.name, m.source.name))
+            obj = Obj(m.destination.name, (m.destination.name, m.source.name, oid), source.pk)
             obj.attributes = destination_attributes(m, source)
             out.objects[m.destination.name][obj.oid] = obj
-            association[(m.destination.name, oid)] = obj.oid
+            association.setdefault(oid, []).append((m.destination.name, obj.oid))
             made.append((m, source, obj))
     # Stage 2: relationships, through the association.
-    for m, source, obj in made:
-        source_relationships = m.source.stored_relationships()
-        for r in m.destination.stored_relationships():
-            if r.name in m.properties:
-                raise Unsupported("relationship mapping %s" % r.name)
-            partner = pair(r, source_relationships)
-            targets = []
-            if partner is not None:
-                value = source.relationships[partner.name]
-                if partner.to_many != r.to_many and not (r.to_many and not partner.to_many):
-                    if value and len(value) > 1:
-                        raise Refused("%s.%s: a to-many made to-one holds several objects" % (obj.entity, r.name))
-                targets = sorted(value, key=repr) if isinstance(value, set) else ([] if value is None else [value])
-                targets = [association[(r.destination, t)] for t in targets if (r.destination, t) in association]
-            if r.to_many:
-                obj.relationships[r.name] = set(targets)
-            else:
-                obj.relationships[r.name] = targets[0] if targets else None
-    # Setting one side of a relationship sets its inverse (Core Data maintains inverses), so a side that pairs
-    # with no source relationship (an inferred mapping without a value expression leaves it alone) takes the
-    # pairs its inverse was given: the two sides are one set of pairs.
-    objects = {oid: o for entity_objects in out.objects.values() for oid, o in entity_objects.items()}
-    for m, source, obj in made:
-        for r in m.destination.stored_relationships():
-            if not r.inverse:
-                continue
-            value = obj.relationships[r.name]
-            for t in (value if isinstance(value, set) else ([] if value is None else [value])):
-                target = objects[t]
-                inverse = destination_version.entities[r.destination].relationships[r.inverse]
-                if inverse.to_many:
-                    target.relationships[inverse.name].add(obj.oid)
-                elif target.relationships[inverse.name] is None:
-                    target.relationships[inverse.name] = obj.oid
+    pks = {o.oid: o.pk for s in (store, out) for objects in s.objects.values() for o in objects.values()}
+    graph.set_relationships(made, association, out, pks)
     # Stage 3: validation.
     validate(out)
     return out
 
 
 def validate(store):
+    """Every rule of an object's entity (inherited ones included) on every object; the first failing one."""
     for name, entity in store.version.entities.items():
         objects = store.objects[name]
         for obj in sorted(objects.values(), key=lambda o: repr(o.oid)):
@@ -717,28 +676,8 @@ def validate(store):
                     raise Refused("%s.%s: %r is below min %r" % (name, attribute.name, value, attribute.minimum))
                 if attribute.maximum is not None and measure > attribute.maximum:
                     raise Refused("%s.%s: %r is above max %r" % (name, attribute.name, value, attribute.maximum))
-            for r in entity.stored_relationships():
-                value = obj.relationships[r.name]
-                if not r.to_many:
-                    if value is None and not r.optional:
-                        raise Refused("%s.%s is a required to-one and an object has none" % (name, r.name))
-                    continue
-                count = len(value)
-                if r.min_count and count < r.min_count and (count > 0 or not r.optional):
-                    raise Refused("%s.%s needs at least %d objects, one has %d" % (name, r.name, r.min_count, count))
-                if r.max_count and count > r.max_count:
-                    raise Refused("%s.%s allows at most %d objects, one has %d" % (name, r.name, r.max_count, count))
-        for constraint in entity.uniqueness:
-            seen = set()
-            for obj in objects.values():
-                values = tuple(obj.attributes.get(p) if p in obj.attributes else obj.relationships.get(p)
-                               for p in constraint)
-                if any(v is None for v in values):
-                    continue
-                key = json.dumps(values, sort_keys=True)
-                if key in seen:
-                    raise Refused("%s uniqueness %s: two objects hold %s" % (name, "+".join(constraint), key))
-                seen.add(key)
+            graph.validate_relationships(name, entity, obj)
+    graph.validate_uniqueness(store)
 
 
 # MARK: Paths
