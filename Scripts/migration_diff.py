@@ -1089,12 +1089,15 @@ CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-
                    "renamed-from-not-name", "new-required-empty", "later-default", "source-copy-same-type",
                    "later-default-required", "inverse-pairs", "filter-min-count", "later-default-changed",
                    "ordered-through-unordered"]}
-CASES["all"] = CASES["intermediate-default"] + CASES["intermediate-check"] + CASES["found"]
+# Hierarchy, many-to-many and ordered cases found as open bugs and fixed since.
+CASES["hierarchy"] = ["subentity-source-copy-range", "move-up-merge-max-count", "move-up-max", "move-up-required",
+                      "move-up-many-to-many", "move-up-to-one", "leave-hierarchy-to-many"]
+CASES["all"] = CASES["intermediate-default"] + CASES["intermediate-check"] + CASES["found"] + CASES["hierarchy"]
 # The cases the toolkit now gives Core Data's answer for (CI runs them): every one
 # (Docs/Reference.md, "Fixed since").
 CASES["fixed"] = CASES["all"]
-CASES["open"] = list(OPEN)
-CASES["known"] = list(KNOWN)
+CASES["open"] = [name for name in OPEN if name not in CASES["all"]]
+CASES["known"] = [name for name in KNOWN if name not in CASES["all"]]
 CASES.update({name: [name] for name in FIXED})
 
 

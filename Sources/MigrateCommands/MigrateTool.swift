@@ -61,8 +61,9 @@ public enum MigrateTool {
             Output.reportRemovedScratch()
             if let usage = jsonUsageError(error) {
                 // With `--json`, a request the parser refuses is the one error
-                // object on stdout too (Docs/JSON.md), not text on stderr.
-                try? Output.json(ErrorReport(error: .init(usage)))
+                // object on stdout too (Docs/JSON.md), not text on stderr: on one
+                // line, which is also a JSON Lines record (`apply`, `dump`, fleets).
+                Output.jsonLine(ErrorReport(error: .init(usage)))
                 _ = Output.finish()
                 exit(usage.exitCode)
             }

@@ -232,4 +232,32 @@ import Testing
         #expect(try s.storeVersion() == 3)
         #expect(try s.fetch("P").map { $0.values["n"] } == [.integer(5), .integer(50)])
     }
+
+    /// A many-to-many moved up from a subentity and made to-one in the same hop
+    /// (fuzzer seed 7 trial 99): an E holding two B is refused (exit 4), as the
+    /// same change on a root entity is; it kept one B and dropped the other pair
+    /// without a word.
+    @Test func aManyToManyMovedUpAndMadeToOneRefusesSeveralDestinations() throws {
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                """
+                entities: {B: {attributes: {key: string}, relationships: {k2: {destination: E, toMany: true, inverse: n2}}},
+                  C: {attributes: {key: string}}, E: {parent: C, relationships: {n2: {destination: B, toMany: true, inverse: k2}}}}
+                """,
+                """
+                entities: {B: {attributes: {key: string}, relationships: {k2: {destination: C, toMany: true, inverse: n2}}},
+                  C: {attributes: {key: string}, relationships: {n2: {destination: B, inverse: k2}}}, E: {parent: C}}
+                """,
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("B", values: ["key": .string("b1")])
+            try o.insert("B", values: ["key": .string("b2")])
+            try o.insert("E", values: ["key": .string("e1")], relationships: ["n2": [1, 2]])
+        }
+        let error = try #require(throws: (any Error).self) { try s.plan() }
+        #expect("\(error)".contains("E.n2 becomes to-one, and stored E objects have several destinations: 1 row: Z_PK 1: 2 destinations"), "\(error)")
+        #expect(try s.storeVersion() == 1)
+    }
 }

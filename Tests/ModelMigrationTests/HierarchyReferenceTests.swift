@@ -159,4 +159,31 @@ import Testing
         #expect(try s.fetch("C").map { $0.relationships["tags"] ?? [] } == [[1, 2]])
         #expect(try s.fetch("Tag").map { [$0.relationships["ps"] ?? [], $0.relationships["cs"] ?? []] } == [[[1], [2]], [[], [2]]])
     }
+
+    /// One hop takes E out of D's hierarchy and makes D.o7 (a to-one E inherited)
+    /// to-many, a many-to-many with C.m7 (fuzzer seed 2 trial 32): the new join
+    /// table takes D1's pair and leaves out E1's, whose o7 goes with the hierarchy
+    /// (it took E1's pair too, and the apply failed its own check).
+    @Test func aManyToManyBuiltFromAToOneLeavesOutObjectsThatLeftTheHierarchy() throws {
+        let c = "C: {attributes: {key: string}, relationships: {m7: {destination: D, toMany: true, inverse: o7}}}"
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                "entities: {\(c), D: {attributes: {key: string}, relationships: {o7: {destination: C, inverse: m7}}}, E: {parent: D}}",
+                """
+                entities: {\(c), D: {attributes: {key: string}, relationships: {o7: {destination: C, toMany: true, inverse: m7}}},
+                  E: {attributes: {key: string}}}
+                """,
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("C", values: ["key": .string("c1")])
+            try o.insert("D", values: ["key": .string("d1")], relationships: ["o7": [1]])
+            try o.insert("E", values: ["key": .string("e1")], relationships: ["o7": [1]])
+        }
+        let plan = try s.migrate(verify: true)
+        #expect(destructive(plan) == ["E.o7 is dropped: 1 non-nil value will be lost"])
+        #expect(try s.fetch("C").map { $0.relationships["m7"] ?? [] } == [[1]])
+        #expect(try s.fetch("D").map { $0.relationships["o7"] ?? [] } == [[1]])
+    }
 }

@@ -17,9 +17,14 @@ extension SegmentPlanner {
         let found: FoundPairs
         /// The source table of the owners and their entity numbers.
         let owners: (table: String, numbers: [Int])?
+        /// The same for the destination objects, when the storage holds pairs with
+        /// objects that are no longer of the relationship's destination entity (a
+        /// subentity that left the hierarchy).
+        var members: (table: String, numbers: [Int])? = nil
 
         static func == (a: JoinPart, b: JoinPart) -> Bool {
             a.found == b.found && a.owners?.table == b.owners?.table && a.owners?.numbers == b.owners?.numbers
+                && a.members?.table == b.members?.table && a.members?.numbers == b.members?.numbers
         }
     }
 
@@ -44,10 +49,29 @@ extension SegmentPlanner {
                 groups.append((found, [sourceOwner.name]))
             }
         }
-        guard !groups.isEmpty else { return own.map { [JoinPart(found: $0, owners: nil)] } ?? [] }
-        return groups.map { group in
-            JoinPart(found: group.found, owners: ownersFilter(group.found, sourceOwners: group.owners))
+        guard !groups.isEmpty else {
+            return own.map { [JoinPart(found: $0, owners: nil, members: membersFilter(entity, relationship, $0))] } ?? []
         }
+        return groups.map { group in
+            JoinPart(
+                found: group.found, owners: ownersFilter(group.found, sourceOwners: group.owners),
+                members: membersFilter(entity, relationship, group.found))
+        }
+    }
+
+    /// The source entity numbers the pairs' destination objects must have, or nil
+    /// when every object the storage can point at is migrated as one of the
+    /// relationship's destination entity (or its subentities): Core Data's relationship
+    /// mapping holds the destination instances of the source targets made by those
+    /// entities' mappings, so a target that left the hierarchy leaves the pair out.
+    func membersFilter(_ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs) -> (table: String, numbers: [Int])? {
+        guard let target = sourceTarget(entity, relationship, found), let table = sourceLayout.table(forEntity: target.root)?.name else {
+            return nil
+        }
+        let kept = subtree(destination, relationship.declaration.destination).filter(isSameObjectMapping).compactMap { sourceEntity(for: $0)?.name }
+        let reachable = Set(subtree(source, target.name))
+        guard !reachable.isSubset(of: Set(kept)) else { return nil }
+        return (table, numbers(sourceLayout, kept.filter { source.entity(named: $0)?.root == target.root }))
     }
 
     /// A mapping whose destination objects keep their source keys: a join row's
@@ -92,10 +116,14 @@ extension SegmentPlanner {
     /// `SELECT … AS k1, … AS k2` of one part's pairs, its owners filtered.
     func partSelect(_ part: JoinPart) -> String {
         let select = pairSelect(part.found.source, reversed: part.found.reversed)
-        guard let owners = part.owners else { return select }
-        return """
-            SELECT p.k1 AS k1, p.k2 AS k2 FROM (\(select)) AS p \
-            WHERE p.k1 IN (SELECT Z_PK FROM \(SQLText.q(owners.table)) WHERE Z_ENT IN (\(SQLText.list(owners.numbers))))
-            """
+        var conditions: [String] = []
+        if let owners = part.owners {
+            conditions.append("p.k1 IN (SELECT Z_PK FROM \(SQLText.q(owners.table)) WHERE Z_ENT IN (\(SQLText.list(owners.numbers))))")
+        }
+        if let members = part.members {
+            conditions.append("p.k2 IN (SELECT Z_PK FROM \(SQLText.q(members.table)) WHERE Z_ENT IN (\(SQLText.list(members.numbers))))")
+        }
+        guard !conditions.isEmpty else { return select }
+        return "SELECT p.k1 AS k1, p.k2 AS k2 FROM (\(select)) AS p WHERE \(conditions.joined(separator: " AND "))"
     }
 }

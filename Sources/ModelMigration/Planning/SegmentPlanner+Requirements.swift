@@ -36,8 +36,15 @@ extension SegmentPlanner {
                 default: continue
                 }
             }
-            for relationship in entity.relationships where relationship.declaredIn == entity.name {
+            for relationship in entity.relationships {
                 let source = entityMapping.property(relationship.name)?.source
+                // An inherited relationship is judged with its parent's objects, unless
+                // this entity reads it from a relationship of its own (moved up).
+                if relationship.declaredIn != entity.name, let from = sourceName(entity.name, relationship.name),
+                    readsAsDeclarer(entity, relationship.name, from: from, in: sourceEntity)
+                {
+                    continue
+                }
                 if !relationship.declaration.isToMany, case .convert(let from, .reshape)? = source,
                     sourceEntity.relationship(named: from)?.declaration.isToMany == true
                 {
@@ -67,9 +74,16 @@ extension SegmentPlanner {
     func readsAsDeclarer(_ entity: CompiledEntity, _ name: String, from: String, in reader: CompiledEntity) -> Bool {
         guard let declarer = entity.attribute(named: name)?.declaredIn ?? entity.relationship(named: name)?.declaredIn,
             let declarerSource = sourceEntity(for: declarer), let declarerFrom = sourceName(declarer, name),
-            let column = sourceColumn(reader, from), let declarerColumn = sourceColumn(declarerSource, declarerFrom)
+            reader.root == declarerSource.root
         else { return false }
-        return column.name == declarerColumn.name && reader.root == declarerSource.root
+        if entity.relationship(named: name) != nil {
+            guard let pairs = pairSource(reader, from), let declared = pairSource(declarerSource, declarerFrom) else { return false }
+            // The same storage: a to-one's column is read for the subentity's rows alone.
+            if case .column(let table, let column, _) = pairs, case .column(table, column, _) = declared { return true }
+            return pairs == declared
+        }
+        guard let column = sourceColumn(reader, from), let declarerColumn = sourceColumn(declarerSource, declarerFrom) else { return false }
+        return column.name == declarerColumn.name
     }
 
     /// An entity made abstract can have no objects of its own (Core Data's

@@ -288,7 +288,7 @@ struct SegmentPlanner {
             guard let entity = destination.entity(named: names[0]), let relationship = entity.relationship(named: names[1]) else { continue }
             let parts = joinParts(for: entity, relationship)
             // Kept or renamed only when every owner reads one unfiltered source.
-            let found = parts.count == 1 && parts[0].owners == nil ? parts[0].found : nil
+            let found = parts.count == 1 && parts[0].owners == nil && parts[0].members == nil ? parts[0].found : nil
             if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false, name == table.name,
                 let old = sourceLayout.table(named: name), old.columns.map(\.name) == table.columns.map(\.name),
                 mine == table.columns[0].name, theirs == table.columns[1].name,
