@@ -49,4 +49,24 @@ import Testing
         }
         try expectRefused(s, naming: "'same' × 2 (Z_PK 1, 2)")
     }
+
+    /// The same move with a default on the moved attribute and distinct values
+    /// (fuzzer case move-up-unique): it migrates with the values; the plan counted
+    /// the parent's default for every row and refused it.
+    @Test func distinctValuesMovedUpWithADefaultMigrate() throws {
+        let x = "x: {type: integer16, optional: true, default: 5}"
+        let s = try MigrationScenario(
+            "U",
+            versions: [
+                "entities: {P: {attributes: {key: string}}, C: {parent: P, attributes: {\(x)}}, D: {parent: P, attributes: {x: integer16?}}}",
+                "entities: {P: {attributes: {key: string, \(x)}, uniqueness: [[x]]}, C: {parent: P}, D: {parent: P}}",
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("C", values: ["key": .string("c1"), "x": .integer(1)])
+            try o.insert("D", values: ["key": .string("d1"), "x": .integer(2)])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("P").map { $0.values["x"] } == [.integer(1), .integer(2)])
+    }
 }

@@ -67,6 +67,18 @@ extension SegmentPlanner {
         }
     }
 
+    /// Whether a subentity of `owner` reads `owner`'s attribute `property` from
+    /// another source column than `owner`'s own mapping (none, when the property
+    /// moved up to `owner`).
+    func readBySubentities(_ owner: String, _ property: String) -> Bool {
+        subtree(destination, owner).dropFirst().contains { name in
+            guard let entity = destination.entity(named: name), let reader = sourceEntity(for: name),
+                let from = sourceName(name, property)
+            else { return false }
+            return !readsAsDeclarer(entity, property, from: from, in: reader)
+        }
+    }
+
     /// Whether `entity`'s mapping reads the inherited property `name` from the
     /// source column its declaring entity's mapping reads it from: the declarer's
     /// checks, scoped to its subentities' rows too, then cover this entity's objects.
@@ -379,6 +391,9 @@ extension SegmentPlanner {
                 let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
                 let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom
             else { return }
+            // Subentities reading the property from columns of their own (moved up):
+            // only the hop writes the values, and the index step names duplicates.
+            if readBySubentities(owner, property) { return }
             let source = entityMapping.property(property)?.source
             switch source {
             case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
