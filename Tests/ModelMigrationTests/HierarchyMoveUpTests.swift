@@ -260,4 +260,29 @@ import Testing
         #expect("\(error)".contains("E.n2 becomes to-one, and stored E objects have several destinations: 1 row: Z_PK 1: 2 destinations"), "\(error)")
         #expect(try s.storeVersion() == 1)
     }
+
+    /// An ordered one-to-many moved up from a subentity to its parent (its inverse
+    /// widened to the parent; fuzzer seed 600 trial 149): each list keeps its order
+    /// (it took the order of primary keys).
+    @Test func anOrderedToManyMovedUpKeepsItsOrder() throws {
+        let s = try MigrationScenario(
+            "H",
+            versions: [
+                """
+                entities: {B: {attributes: {key: string}}, D: {parent: B, relationships: {m6: {destination: C, toMany: true, inverse: o6, ordered: true}}},
+                  C: {attributes: {key: string}, relationships: {o6: {destination: D, inverse: m6}}}}
+                """,
+                """
+                entities: {B: {attributes: {key: string}, relationships: {m6: {destination: C, toMany: true, inverse: o6, ordered: true}}}, D: {parent: B},
+                  C: {attributes: {key: string}, relationships: {o6: {destination: B, inverse: m6}}}}
+                """,
+            ])
+        defer { s.remove() }
+        try s.withObjects { o in
+            for key in ["c1", "c2", "c3"] { try o.insert("C", values: ["key": .string(key)]) }
+            try o.insert("D", values: ["key": .string("d1")], relationships: ["m6": [3, 1, 2]])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("B").map { $0.relationships["m6"] ?? [] } == [[3, 1, 2]])
+    }
 }

@@ -216,7 +216,17 @@ extension SegmentPlanner {
                     break
                 }
             }
-            // Newly ordered: keep the order of primary keys.
+            // Moved up from subentities: each member keeps its place in its owner's
+            // list, read from where that subentity's list kept it (a member is in one
+            // owner's list); newly ordered, the order of primary keys.
+            let inherited = subtree(destination, owner).dropFirst().compactMap { name -> String? in
+                guard let entity = destination.entity(named: name), let r = entity.relationship(named: relationship.name),
+                    let found = pairs(for: entity, r), !found.reversed, case .reverseColumn(let table, _, let order?) = found.source,
+                    table == sourceLayout.table(forEntity: sourceEntity.root)?.name
+                else { return nil }
+                return "s.\(SQLText.q(order))"
+            }
+            if !inherited.isEmpty { return "coalesce(\(Array(Set(inherited)).sorted().joined(separator: ", ")), s.Z_PK)" }
             return "s.Z_PK"
         case .joinKey, .toOneEntity:
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
