@@ -140,4 +140,32 @@ import Testing
         #expect("\(error)".contains("hop 2 → 3"), "\(error)")
         #expect(try kept.storeVersion() == 1)
     }
+
+    /// A new `min` on B.p2 while the mapping file gives B's subentity F a constant
+    /// (fuzzer seed 700 trial 24): F's old -1 is replaced, so only B's own objects
+    /// are judged; the range check counted F's old value and refused.
+    @Test func aRangeJudgesOnlyTheObjectsThatReceiveTheCopiedValues() throws {
+        func scenario(bValue: Int64) throws -> MigrationScenario {
+            let s = try MigrationScenario(
+                "Fz",
+                versions: [
+                    "entities: {B: {attributes: {key: string, p2: integer16?}}, F: {parent: B}}",
+                    "entities: {B: {attributes: {key: string, p2: {type: integer16, optional: true, min: 0}}}, F: {parent: B}}",
+                ])
+            try s.withObjects { o in
+                try o.insert("B", values: ["key": .string("b1"), "p2": .integer(bValue)])
+                try o.insert("F", values: ["key": .string("f2"), "p2": .integer(-1)])
+            }
+            try s.writeMapping("1-to-2.yaml", "entities:\n  F:\n    properties:\n      p2: { default: 0 }\n")
+            return s
+        }
+        let s = try scenario(bValue: 3)
+        defer { s.remove() }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("B").map { $0.values["p2"] } == [.integer(3), .integer(0)])
+        let refused = try scenario(bValue: -1)
+        defer { refused.remove() }
+        let error = try #require(throws: (any Error).self) { try refused.plan() }
+        #expect("\(error)".contains("B.p2 gets min 0, and stored values are outside it: 1 row: Z_PK 1: -1"), "\(error)")
+    }
 }

@@ -184,6 +184,31 @@ extension SegmentPlanner {
         return "(" + parts.joined(separator: " OR ") + ")"
     }
 
+    /// The rows ``migratedScope(_:from:in:prefix:)`` gives, less those of
+    /// subentities whose own mappings do not read `property` from `column` (a
+    /// mapping file's constant or expression, or a column of their own, replaces
+    /// it): a rule on the copied values judges only the objects that receive them.
+    func readingScope(_ entity: String, _ property: String, column: String, from sourceEntity: CompiledEntity, in table: String) -> String {
+        let sources = Set(subtree(source, sourceEntity.name))
+        var parts: [String] = []
+        for name in subtree(destination, entity) {
+            guard let entityMapping = mapping.mapping(forDestination: name), let from = entityMapping.source, sources.contains(from),
+                let number = sourceLayout.entityNumbers[from], let reader = source.entity(named: from)
+            else { continue }
+            if name != entity {
+                switch entityMapping.property(property)?.source {
+                case .copy(let read)?, .convert(let read, _)?:
+                    guard sourceColumn(reader, read)?.name == column else { continue }
+                default:
+                    continue
+                }
+            }
+            parts.append("(Z_ENT = \(number)\(keptScope(name, in: table, key: "Z_PK")))")
+        }
+        guard !parts.isEmpty else { return migratedScope(entity, from: sourceEntity, in: table) }
+        return "(" + parts.joined(separator: " OR ") + ")"
+    }
+
     /// A source column's value as the hop's copy writes it: nils a fill gives the
     /// default (`.fillDefault`, or widened into a required attribute with a default)
     /// are compared as the default.
@@ -222,7 +247,8 @@ extension SegmentPlanner {
         default: return  // a mapping file sets it some other way
         }
         let filter =
-            migratedScope(requirement.entity, from: sourceEntity, in: table.name) + " AND \(SQLText.q(column.name)) IS NULL"
+            readingScope(requirement.entity, requirement.property, column: column.name, from: sourceEntity, in: table.name)
+            + " AND \(SQLText.q(column.name)) IS NULL"
         requirements.append(
             MigrationCheck(
                 summary: """
@@ -263,7 +289,7 @@ extension SegmentPlanner {
         if let upper = number(new.maximum) { bounds.append("\(measured) > \(upper)") }
         guard !bounds.isEmpty else { return }
         let filter =
-            migratedScope(entity.name, from: sourceEntity, in: table.name)
+            readingScope(entity.name, attribute.name, column: column.name, from: sourceEntity, in: table.name)
             + " AND \(SQLText.q(column.name)) IS NOT NULL AND (\(bounds.joined(separator: " OR ")))"
         let limits = [new.minimum.map { "min \($0.displayText)" }, new.maximum.map { "max \($0.displayText)" }].compactMap { $0 }.joined(separator: ", ")
         requirements.append(
