@@ -70,21 +70,25 @@ struct Apply: ParsableCommand {
         do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
         defer { interruption.stop() }
         var plan: MigrationPlan
+        let model: CompiledModel
         let outcome = global.makePlan(options, timeout: timeout, cancellation: interruption.cancellation)
         switch outcome {
         case .failure(_, _) where interruption.signal != nil:
             throw report(Outcome(.interrupted(signal: interruption.signal ?? SIGTERM), "interrupted: rolled back, the store is unchanged"))
         case .failure(let failure, let rendered):
             throw report(failure, rendered: rendered)
-        case .plan(let made):
+        case .plan(let made, let madeFor):
             plan = made
+            model = madeFor
         }
+        // The reviewed losses are checked on a current store too: a misspelt name
+        // fails every run, not only the one that needs it.
+        let (gated, refusal) = try gate.gate(plan, model: model, global: global)
+        plan = gated
         if plan.isEmpty && !verify {
             reportCurrent(plan)
             return
         }
-        let (gated, refusal) = try gate.gate(plan, global: global)
-        plan = gated
         if let refusal { throw report(refusal, destructive: plan.unacceptedDestructiveWarnings.map(\.message)) }
         for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
         let progress = ProgressReporter(json: global.json)

@@ -27,8 +27,8 @@ struct Plan: ParsableCommand {
         switch outcome {
         case .failure:
             throw global.fail(outcome)
-        case .plan(let made):
-            let (plan, refusal) = try gate.gate(made, global: global)
+        case .plan(let made, let model):
+            let (plan, refusal) = try gate.gate(made, model: model, global: global)
             if global.json {
                 if includeModels {
                     try Output.json(plan)

@@ -91,6 +91,9 @@ struct DestructiveGate: ParsableArguments {
     var accept: [String] = []
 
     func validate() throws {
+        if !accept.isEmpty && !failOnDestructive {
+            throw ValidationError("--accept lets a reviewed loss through --fail-on-destructive: give --fail-on-destructive too")
+        }
         for name in accept where !AcceptedLosses.isName(name) {
             throw ValidationError("--accept \(name): expected Entity or Entity.property")
         }
@@ -103,12 +106,27 @@ struct DestructiveGate: ParsableArguments {
         return try AcceptedLosses.load(accept: accept, migrationsFolder: migrations, model: model)
     }
 
+    /// The reviewed losses for `model`, every name checked against it: an `--accept`
+    /// name that names nothing is a usage error (exit 64), a name in the file a
+    /// failure naming its line (exit 1), as a mapping file's.
+    func losses(for model: CompiledModel, migrations: String) throws -> AcceptedLosses {
+        let losses = try losses(model: model.name, migrations: migrations)
+        let problems = losses.unknownNames(in: model)
+        let unknownAccepted = problems.filter { $0.location == nil }
+        if !unknownAccepted.isEmpty {
+            let lines = unknownAccepted.map { problem in problem.message + (problem.hint.map { "; \($0)" } ?? "") }
+            throw Outcome(.usage, lines.joined(separator: "\n"))
+        }
+        if !problems.isEmpty { throw DiagnosticsError(problems) }
+        return losses
+    }
+
     /// The reviewed losses of every model `planner` plans, for a fleet runner.
     func losses(for planner: MigrationPlanner, global: GlobalOptions) throws -> [String: AcceptedLosses] {
         var result: [String: AcceptedLosses] = [:]
         for model in planner.models {
             do {
-                result[model.name] = try losses(model: model.name, migrations: global.migrations)
+                result[model.name] = try losses(for: model, migrations: global.migrations)
             } catch {
                 throw global.fail(error)
             }
@@ -118,11 +136,12 @@ struct DestructiveGate: ParsableArguments {
 
     /// The plan with its accepted losses marked, and its refusal
     /// (``MigrationPlan/destructiveRefusal``): nil when the gate is off or the plan
-    /// loses nothing that is not accepted.
-    func gate(_ plan: MigrationPlan, global: GlobalOptions) throws -> (plan: MigrationPlan, refusal: Outcome?) {
+    /// loses nothing that is not accepted. `model` is the plan's model, which every
+    /// accepted name is checked against.
+    func gate(_ plan: MigrationPlan, model: CompiledModel, global: GlobalOptions) throws -> (plan: MigrationPlan, refusal: Outcome?) {
         let losses: AcceptedLosses
         do {
-            losses = try self.losses(model: plan.model, migrations: global.migrations)
+            losses = try self.losses(for: model, migrations: global.migrations)
         } catch {
             throw global.fail(error)
         }
@@ -133,7 +152,8 @@ struct DestructiveGate: ParsableArguments {
 
 /// What planning ended in: a plan, or an outcome that says why not.
 enum PlanOutcome {
-    case plan(MigrationPlan)
+    /// The plan, and the compiled model it migrates a store of.
+    case plan(MigrationPlan, model: CompiledModel)
     /// Why no plan, and for model errors the diagnostics rendered with their lines.
     case failure(Outcome, rendered: String? = nil)
 }
@@ -162,7 +182,9 @@ extension GlobalOptions {
             cancellation?.guardStatements(of: store)
             defer { cancellation?.release(store) }
             let planner = Self.planner(compiled, migrations: migrations, options: options.planningOptions, checkingPolicies: checkingPolicies)
-            return .plan(try planner.plan(store: store))
+            let plan = try planner.plan(store: store)
+            guard let model = compiled.first(where: { $0.name == plan.model }) else { return .failure(Outcome(.failed, "no model \(plan.model)")) }
+            return .plan(plan, model: model)
         } catch let error as DiagnosticsError {
             return Self.modelFailure(error.diagnostics, sources: [:])
         } catch {

@@ -18,7 +18,7 @@ extension GlobalOptions {
         switch makePlan(options, timeout: timeout, checkingPolicies: false) {
         case .failure(let failure, let rendered):
             throw fail(failure, rendered: rendered)
-        case .plan(let plan) where !plan.isEmpty:
+        case .plan(let plan, _) where !plan.isEmpty:
             throw fail(
                 """
                 \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \

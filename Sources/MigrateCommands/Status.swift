@@ -46,7 +46,7 @@ struct Status: ParsableCommand {
             // status answers in its own report whatever the outcome; the error object sits inside it.
             try Output.json(Report(store: options.store, outcome: failure))
             throw ExitCode(failure.kind)
-        case .plan(let plan):
+        case .plan(let plan, _):
             let outcome =
                 plan.isEmpty
                 ? Outcome(.current, "\(options.store): \(plan.model) version \(plan.sourceVersion), current")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataModel
+import Foundation
 import Mapping
 import ModelMigration
 
@@ -9,7 +10,8 @@ struct Validate: ParsableCommand {
         abstract: "Check model files and report every problem with file, line and column.",
         discussion: """
             PATH is a folder of models, one model's folder or one version file (default: --models). Each valid model's mapping \
-            files (--migrations) are checked too: their names and versions, and each file against the two versions it maps. \
+            files (--migrations) are checked too: their names and versions, each file against the two versions it maps, and the names \
+            accepted-losses.yaml accepts. \
             Exit 0 when valid, 1 otherwise.
             """
     )
@@ -91,6 +93,16 @@ struct Validate: ParsableCommand {
                 continue
             }
         }
-        return (diagnostics, files.sources)
+        var sources = files.sources
+        do {
+            let losses = try AcceptedLosses.load(accept: [], migrationsFolder: folder, model: model.name)
+            diagnostics += losses.unknownNames(in: model)
+            if let file = losses.file, let text = try? String(contentsOfFile: file, encoding: .utf8) { sources[file] = text }
+        } catch let error as DiagnosticsError {
+            diagnostics += error.diagnostics
+        } catch {
+            diagnostics.append(Diagnostic(.error, "\(error)", at: nil))
+        }
+        return (diagnostics, sources)
     }
 }

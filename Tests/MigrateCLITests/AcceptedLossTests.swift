@@ -62,4 +62,32 @@ import Testing
         #expect(bad.stderr.contains("Migrations/G/accepted-losses.yaml:1:10: error: accepted losses: expected `Entity` or `Entity.property` under 1-to-2"))
         #expect(try g.migrate(["plan", other, "--fail-on-destructive", "--accept", "A..x"]).status == 64)
     }
+
+    /// A name that names nothing is a mistake, not a gate that accepts nothing:
+    /// `--accept` exits 64 with a suggestion (on a current store too), a name in the
+    /// file fails `plan` and `validate` at its line; `--accept` without the gate is a
+    /// usage error.
+    @Test func aNameThatNamesNothingIsAnError() throws {
+        let (f, store) = try Self.fixture()
+        defer { f.remove() }
+        let before = f.snapshot()
+        let property = try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A.xx"])
+        #expect(property.status == 64)
+        #expect(property.stderr.contains("--accept A.xx: A has no attribute or relationship xx in versions 1–2; did you mean 'x'?"), "\(property.stderr)")
+        let entity = try f.migrate(["plan", store, "--fail-on-destructive", "--accept", "B", "--json"])
+        #expect(entity.status == 64)
+        #expect(entity.stdout.contains("--accept B: G has no entity B in versions 1–2; did you mean 'A'?"), "\(entity.stdout)")
+        let ungated = try f.migrate(["plan", store, "--accept", "A.x"])
+        #expect(ungated.status == 64)
+        #expect(ungated.stderr.contains("give --fail-on-destructive too"), "\(ungated.stderr)")
+        #expect(f.snapshot() == before)
+        #expect(try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A"]).status == 0)
+        #expect(try f.migrate(["apply", store, "--fail-on-destructive", "--accept", "A.xx"]).status == 64)
+        _ = try f.directory.write("Migrations/G/accepted-losses.yaml", "1-to-2:\n  - A.x\n  - A.yy\n3-to-4: [A]\n")
+        let validate = try f.migrate(["validate"])
+        #expect(validate.status == 1)
+        #expect(validate.stderr.contains("Migrations/G/accepted-losses.yaml:3:5: error: accepted losses: 1-to-2: A.yy: A has no attribute or relationship yy"), "\(validate.stderr)")
+        #expect(validate.stderr.contains("Migrations/G/accepted-losses.yaml:4:10: error: accepted losses: 3-to-4: G has no version 3 or 4"), "\(validate.stderr)")
+        #expect(try f.migrate(["apply", store, "--fail-on-destructive"]).status == 1)
+    }
 }

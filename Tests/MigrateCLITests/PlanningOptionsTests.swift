@@ -18,7 +18,7 @@ import Testing
 
     /// The plan value as JSON, keys sorted: equal plans encode to equal bytes.
     static func encoded(_ outcome: PlanOutcome) throws -> String {
-        guard case .plan(let plan) = outcome else {
+        guard case .plan(let plan, _) = outcome else {
             Issue.record("no plan: \(outcome)")
             return ""
         }

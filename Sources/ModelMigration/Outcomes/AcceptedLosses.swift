@@ -34,6 +34,8 @@ package struct AcceptedLosses: Sendable, Hashable {
         package var to: Int
         /// The accepted names.
         package var names: Set<String>
+        /// Where the file names each of them, for the errors of a name that matches nothing.
+        package var locations: [String: SourceLocation] = [:]
     }
 
     /// No accepted loss.
@@ -90,15 +92,17 @@ package struct AcceptedLosses: Sendable, Hashable {
             }
             let items = pair.value.sequenceItems ?? (pair.value.scalarText.map { _ in [pair.value] } ?? [])
             var names: Set<String> = []
+            var locations: [String: SourceLocation] = [:]
             for item in items {
                 guard let name = item.scalarText, Self.isName(name) else {
                     problems.append(Diagnostic(.error, "accepted losses: expected `Entity` or `Entity.property` under \(key)", at: item.location))
                     continue
                 }
                 names.insert(name)
+                locations[name] = item.location
             }
             if items.isEmpty { problems.append(Diagnostic(.error, "accepted losses: expected a list of names under \(key)", at: pair.value.location)) }
-            losses.perHop.append(Hop(from: parts[0], to: parts[1], names: names))
+            losses.perHop.append(Hop(from: parts[0], to: parts[1], names: names, locations: locations))
         }
         if !problems.isEmpty { throw DiagnosticsError(problems) }
         return losses
