@@ -43,7 +43,8 @@ extension AcceptedLosses {
     private static func problem(with name: String, in versions: [CompiledVersion], model: String) -> (String, String?)? {
         let parts = name.split(separator: ".").map(String.init)
         let entities = versions.flatMap(\.entities)
-        let span = versions.count == 1 ? "version \(versions[0].version)" : "versions \(versions.map(\.version).min() ?? 0)–\(versions.map(\.version).max() ?? 0)"
+        let numbers = versions.map(\.version)
+        let span = numbers.count == 1 ? "version \(numbers[0])" : "versions \(numbers.min() ?? 0)–\(numbers.max() ?? 0)"
         let matching = entities.filter { $0.name == parts[0] }
         guard !matching.isEmpty else {
             return ("\(model) has no entity \(parts[0]) in \(span)", Suggestions.hint(for: parts[0], in: Set(entities.map(\.name)).sorted()))
