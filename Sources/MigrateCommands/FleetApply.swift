@@ -104,7 +104,7 @@ struct FleetApply: ParsableCommand {
             }
             if json {
                 Output.jsonLine(FleetStoreRecord(outcome, run: run))
-            } else if outcome.status.isFailure {
+            } else if outcome.status.isFailure && outcome.started {
                 progress.finish()
                 Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.meaning)")
             } else if [.migrated, .wouldMigrate].contains(outcome.status), !outcome.warnings.isEmpty {
@@ -142,6 +142,8 @@ struct FleetApply: ParsableCommand {
         if tally.noPath > 0 { parts.append("\(tally.noPath) without a migration path") }
         if tally.unknownVersion > 0 { parts.append("\(tally.unknownVersion) of an unknown version") }
         if tally.failed > 0 { parts.append("\(tally.failed) failed") }
+        if tally.interrupted > 0 { parts.append("\(tally.interrupted) stopped by the signal (rolled back)") }
+        if tally.notStarted > 0 { parts.append("\(tally.notStarted) not started") }
         if tally.duplicates > 0 { parts.append("\(tally.duplicates) reached again by another path (handled once)") }
         var lines = [
             """

@@ -81,7 +81,7 @@ struct FleetRestore: ParsableCommand {
             }
             if json {
                 Output.jsonLine(FleetStoreRecord(outcome, run: id))
-            } else if outcome.status.isFailure {
+            } else if outcome.status.isFailure && outcome.started {
                 progress.finish()
                 Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.meaning)")
             }
@@ -138,6 +138,8 @@ struct FleetRestore: ParsableCommand {
             if tally.restored > 0 { parts.append("\(tally.restored) restored (each replaced store kept in .replaced/ beside it)") }
             if tally.current > 0 { parts.append("\(tally.current) already at the backup's version") }
             if tally.failed > 0 { parts.append("\(tally.failed) failed") }
+            if tally.interrupted > 0 { parts.append("\(tally.interrupted) stopped by the signal (left as they were)") }
+            if tally.notStarted > 0 { parts.append("\(tally.notStarted) not started") }
             if tally.duplicates > 0 { parts.append("\(tally.duplicates) reached again by another path (handled once)") }
             var lines = ["\(tally.stores) store\(tally.stores == 1 ? "" : "s") in \(String(format: "%.1f", tally.seconds)) s: \(parts.joined(separator: ", "))"]
             if let signal { lines.append("stopped by signal \(signal): no store was half restored; rerun the same command to finish") }

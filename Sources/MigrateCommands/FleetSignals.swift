@@ -7,7 +7,7 @@ final class FleetSignals: Sendable {
     var received: Int32? { watcher.received }
 
     init(stop: FleetStop) throws {
-        watcher = try SignalWatcher { _ in stop.stop() }
+        watcher = try SignalWatcher { signal in stop.stop(signal: signal) }
     }
 
     func stop() { watcher.stop() }

@@ -29,6 +29,9 @@ struct FleetStoreRecord: Encodable {
     /// `fleet status`: the policies the store's hops name that this `migrate` lacks
     /// (absent when none), as `status` names them.
     var missingPolicies: [String]?
+    /// False for a store a stopped run never started (status `interrupted`); absent
+    /// for every store it did.
+    var started: Bool?
 
     init(_ outcome: FleetStoreOutcome, missingPolicies: [String] = [], run: String? = nil) {
         self.run = run
@@ -42,6 +45,7 @@ struct FleetStoreRecord: Encodable {
         message = outcome.message
         statement = outcome.statement
         duplicateOf = outcome.duplicateOf
+        started = outcome.started ? nil : false
         if let result = outcome.result {
             rowsTouched = result.rowsTouched
             checksPassed = result.checksPassed

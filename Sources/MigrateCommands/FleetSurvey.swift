@@ -13,6 +13,8 @@ final class FleetSurvey: Sendable {
     /// name beyond them are named (as `status` names them), never refused.
     let knownPolicies: Set<String>?
     private let gathered = Locked(Gathered())
+    /// When the survey began: the summary's `tally.seconds` is the run's time.
+    let started = Date()
 
     /// What the outcomes added so far say.
     struct Gathered {
@@ -27,7 +29,10 @@ final class FleetSurvey: Sendable {
             tally.add(outcome)
             for entry in missing where !missingPolicies.contains(where: { $0 == entry }) { missingPolicies.append(entry) }
             guard let model = outcome.model, let version = outcome.version, let target = outcome.target else { return }
-            versions[VersionKey(model: model, version: version, target: target), default: 0] += 1
+            // A store that has no path (or failed its plan) gets a row of its own beside
+            // the stores of its version that migrate.
+            let blocked = [.noPath, .failed, .unknownVersion].contains(outcome.status) ? outcome.status.word : nil
+            versions[VersionKey(model: model, version: version, target: target, blocked: blocked), default: 0] += 1
             if [.migrationNeeded, .destructive].contains(outcome.status), let plan = outcome.plan {
                 let key = ChainKey(model: model, from: version, to: target)
                 if let known = chains[key] {
@@ -42,7 +47,11 @@ final class FleetSurvey: Sendable {
 
     struct VersionKey: Hashable, Comparable {
         var model: String, version: Int, target: Int
-        static func < (a: Self, b: Self) -> Bool { (a.model, a.version, a.target) < (b.model, b.version, b.target) }
+        /// The outcome's word when its stores cannot migrate (`noPath`, `failed`).
+        var blocked: String?
+        static func < (a: Self, b: Self) -> Bool {
+            (a.model, a.version, a.target, a.blocked ?? "") < (b.model, b.version, b.target, b.blocked ?? "")
+        }
     }
 
     struct ChainKey: Hashable {
@@ -63,7 +72,8 @@ final class FleetSurvey: Sendable {
 
     /// Prints the closing report and returns the exit code.
     func finish(command: String, shard: FleetShard?, showPlans: Bool, sharded: Bool) throws -> Int32 {
-        let gathered = self.gathered.withLock { $0 }
+        var gathered = self.gathered.withLock { $0 }
+        gathered.tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
         let tally = gathered.tally
         if tally.stores == 0 && !sharded {
             throw ValidationError("no stores found (folders are searched for --pattern, *.sqlite by default)")
@@ -115,7 +125,7 @@ final class FleetSurvey: Sendable {
         let versionRecords = gathered.versions.sorted { $0.key < $1.key }.map { entry in
             FleetSummaryRecord.VersionCount(
                 model: entry.key.model, version: entry.key.version, target: entry.key.target, stores: entry.value,
-                status: (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
+                status: entry.key.blocked ?? (entry.key.version == entry.key.target ? Outcome.Kind.current : .migrationNeeded).word)
         }
         return FleetSummaryRecord(
             command: command, shard: shard?.description, exitCode: code, tally: gathered.tally, versions: versionRecords,
@@ -128,7 +138,13 @@ final class FleetSurvey: Sendable {
         let rows = gathered.versions.sorted { $0.key < $1.key }.map { entry -> [String] in
             let key = entry.key
             let current = key.version == key.target && gathered.chains[ChainKey(model: key.model, from: key.version, to: key.target)] == nil
-            return [key.model, String(key.version), String(entry.value), current ? "current" : "migration to \(key.target) needed"]
+            let status =
+                switch key.blocked {
+                case Outcome.Kind.noPath.word?: "no migration path to \(key.target)"
+                case .some: "could not be planned"
+                case nil: current ? "current" : "migration to \(key.target) needed"
+                }
+            return [key.model, String(key.version), String(entry.value), status]
         }
         return TextTable.render(header: ["model", "version", "stores", "status"], rows: rows).map { "  " + $0 }
     }

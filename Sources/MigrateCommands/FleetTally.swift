@@ -1,3 +1,4 @@
+import Foundation
 import ModelMigration
 
 /// Counts of a fleet run, and the stores that need a person's attention.
@@ -12,6 +13,10 @@ struct FleetTally: Encodable {
     /// Stores whose plan loses data, refused by `--fail-on-destructive`.
     var destructive = 0
     var failed = 0
+    /// Stores a signal stopped: their migration rolled back.
+    var interrupted = 0
+    /// Stores a stopped run never started (unchanged).
+    var notStarted = 0
     /// Paths that reach a store listed before them (handled once, as that path).
     var duplicates = 0
     /// `fleet restore`: stores put back from their backups.
@@ -37,7 +42,11 @@ struct FleetTally: Encodable {
         case .noPath: noPath += 1
         case .unknownVersion: unknownVersion += 1
         case .destructive: destructive += 1
-        case .failed, .usage, .interrupted: failed += 1
+        case .interrupted where !outcome.started:
+            notStarted += 1
+            return
+        case .interrupted: interrupted += 1
+        case .failed, .usage: failed += 1
         case .duplicate: duplicates += 1
         case .restored: restored += 1
         }
@@ -68,6 +77,7 @@ struct FleetTally: Encodable {
         var lines: [String] = []
         let groups: [(Outcome.Kind, String)] = [
             (.destructive, "destructive plans (--fail-on-destructive)"), (.failed, "failed"),
+            (.interrupted(signal: SIGINT), "stopped by the signal, rolled back (unchanged)"),
             (.unknownVersion, "unknown version"), (.noPath, "no migration path"),
             (.duplicate, "reached again by another path, handled once"),
         ]

@@ -80,7 +80,7 @@ import Testing
         let versions = try #require(summary["versions"] as? [[String: Any]])
         #expect(
             versions.map { "\($0["model"]!) \($0["version"]!) \($0["stores"]!) \($0["status"]!)" }
-                == ["Stock 1 151 migration-needed", "Stock 2 40 current"])
+                == ["Stock 1 151 migration-needed", "Stock 1 1 failed", "Stock 2 40 current"])  // badentity: version 1, unplannable
 
         let lock = try WriteLock(path: f.path("fleet/broken/locked.sqlite"))
         let apply = try f.migrate(["fleet", "apply"] + f.models + ["fleet", "--jobs", "3", "--json", "--timeout", "0.2"])
@@ -237,7 +237,8 @@ import Testing
     }
 
     /// SIGTERM (a deploy job stopped): the stores under way roll back, none starts
-    /// after it, the summary says so, exit 143; a rerun finishes.
+    /// after it, the summary says so, exit 143; every store has its record (rolled
+    /// back or not started: `interrupted`, never `failed`); a rerun finishes.
     @Test(.slowTrial) func aStoppedRunRollsBackWhatIsUnderWayAndSaysSo() throws {
         let f = try StockFixture()
         defer { f.remove() }
@@ -255,7 +256,15 @@ import Testing
         let summary = try #require(try Self.records(stopped.stdout, event: "summary").first)
         #expect(summary["exitCode"] as? Int == 143)
         let reported = try Self.statuses(stopped.stdout)
-        #expect(reported.count < old.count, "stopped before the end")
+        #expect(reported.count == old.count, "a record for every store")
+        #expect(Set(reported.values).isSubset(of: ["migrated", "interrupted"]), "\(Set(reported.values))")
+        let unstarted = try Self.records(stopped.stdout, event: "store").filter { $0["started"] as? Bool == false }
+        #expect(!unstarted.isEmpty, "stopped before the end")
+        #expect(unstarted.allSatisfy { $0["status"] as? String == "interrupted" })
+        let tally = try #require(summary["tally"] as? [String: Any])
+        #expect(tally["notStarted"] as? Int == unstarted.count)
+        #expect(tally["failed"] as? Int == 0)
+        #expect((tally["seconds"] as? Double ?? 0) > 0)
         let v1 = StockStore.expected(version: 1, items: Self.items), v2 = StockStore.expected(version: 2, items: Self.items)
         for name in old {
             let summary = try f.summary(name)

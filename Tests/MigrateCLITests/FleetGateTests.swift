@@ -125,5 +125,15 @@ import Testing
         let plan = try f.migrate(["fleet", "plan", "--json"] + options + ["contacts.sqlite"])
         #expect(plan.status == 4)
         #expect(try FleetCommandTests.statuses(plan.stdout) == ["contacts.sqlite": "no-path"])
+        // The store without a path is still placed: its record and the version table.
+        let refused = try #require(try FleetCommandTests.records(plan.stdout, event: "store").first)
+        let version = try #require(refused["version"] as? Int), target = try #require(refused["target"] as? Int)
+        #expect(refused["model"] as? String != nil && version < target, "\(refused)")
+        let summary = try #require(try FleetCommandTests.records(plan.stdout, event: "summary").first)
+        let versions = try #require(summary["versions"] as? [[String: Any]])
+        #expect(versions.map { $0["status"] as? String } == ["no-path"], "\(versions)")
+        #expect((summary["tally"] as? [String: Any])?["seconds"] as? Double ?? 0 > 0)
+        let table = try f.migrate(["fleet", "plan"] + options + ["contacts.sqlite"])
+        #expect(table.stdout.contains("Contacts  \(version)        1       no migration path to \(target)\n"), "\(table.stdout)")
     }
 }

@@ -53,7 +53,7 @@ public struct FleetRunner: Sendable {
     /// any thread, one call at a time) with each store's outcome. Returns when every
     /// store started is done; after `stop`, no store is started.
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report) { [self] entry in
+        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, path: \.path) { [self] entry in
             if case .store(let path) = entry { return handle(path, mode: mode) }
             return Self.listOutcome(entry)
         }
@@ -79,9 +79,11 @@ public struct FleetRunner: Sendable {
 
     /// Hands every element of `items` to `handle`, `jobs` at a time, and each
     /// outcome to `report` (one call at a time) as soon as it is known. After
-    /// `stop`, no element is started. The scheduling of every fleet command.
+    /// `stop`, no element is started: each is reported as not started, under the
+    /// store path `path` gives it. The scheduling of every fleet command.
     package static func forEach<Items: IteratorProtocol>(
         _ items: Items, jobs: Int, stop: FleetStop, report: @escaping @Sendable (FleetStoreOutcome) -> Void,
+        path: @escaping @Sendable (Items.Element) -> String,
         handle: @escaping @Sendable (Items.Element) -> FleetStoreOutcome
     ) {
         // The list, advanced by one worker at a time.
@@ -89,11 +91,7 @@ public struct FleetRunner: Sendable {
         let reporting = NSLock()
         let work = {
             while let item = source.withLock({ $0.next() }) {
-                if stop.isStopped {
-                    stop.skipped()
-                    break
-                }
-                let outcome = handle(item)
+                let outcome = stop.isStopped ? stop.skipped(path(item)) : handle(item)
                 reporting.withLock { report(outcome) }
             }
         }
@@ -138,7 +136,9 @@ public struct FleetRunner: Sendable {
         }
         let plan: MigrationPlan
         switch makePlan(path, timeout: timeout) {
-        case .failure(let failure): return finish(failure.kind, failure.message)
+        case .failure(let failure):
+            recognize(path, into: &outcome)
+            return finish(failure.kind, failure.message)
         case .success(let made): plan = made.accepting(acceptedLosses[made.model] ?? AcceptedLosses())
         }
         outcome.model = plan.model
@@ -165,7 +165,8 @@ public struct FleetRunner: Sendable {
             outcome.warnings += result.warnings.map { "destructive: \($0)" }
             return finish(result.dryRun ? .wouldMigrate : .migrated)
         } catch {
-            let failure = Outcome(error)
+            // A migration the run's stop cancelled is `interrupted`, naming the signal.
+            let failure = Outcome(error, signal: stop.isStopped ? stop.signal ?? SIGINT : nil)
             // Another process (a second runner, an app) may have migrated it between
             // the plan and the lock: then it is where this run wanted it.
             if !stop.isStopped, case .success(let now) = makePlan(path, timeout: timeout), now.isEmpty,
@@ -176,6 +177,21 @@ public struct FleetRunner: Sendable {
             outcome.statement = failure.statement
             return finish(failure.kind, failure.message)
         }
+    }
+
+    /// For a store that could not be planned (no path, a policy missing, a store that
+    /// does not match its version): its model, version and target when its hashes
+    /// name a version, so that the record and `fleet status`'s table still place it.
+    func recognize(_ path: String, into outcome: inout FleetStoreOutcome) {
+        guard let store = try? Store.open(path: path, access: .readOnly, busyTimeout: 1) else { return }
+        defer { try? store.close() }
+        guard let metadata = try? store.readMetadata(), let recognition = VersionRecognition.recognize(metadata, among: planner.models),
+            let version = recognition.version,
+            let model = planner.models.first(where: { $0.name == recognition.model })
+        else { return }
+        outcome.model = model.name
+        outcome.version = version
+        outcome.target = planner.options.target ?? model.current.version
     }
 
     enum Planned {

@@ -7,6 +7,7 @@ public final class FleetStop: Sendable {
         var stopped = false
         var running: [ObjectIdentifier: MigrationCancellation] = [:]
         var interruptedWork = false
+        var signal: Int32?
     }
     private let state = Locked(State())
 
@@ -20,19 +21,34 @@ public final class FleetStop: Sendable {
     /// store was left unstarted. A signal after the last store finished did not.
     public var stoppedWork: Bool { state.withLock { $0.interruptedWork } }
 
+    /// The signal that stopped the run, when one did.
+    public var signal: Int32? { state.withLock { $0.signal } }
+
     /// Stops the run: no new store, and the migrations under way roll back.
-    public func stop() {
+    /// `signal`: the signal that asked for it, which the outcomes of the stores it
+    /// stops name (`interrupted`, exit 128 + signal).
+    public func stop(signal: Int32? = nil) {
         let cancellations = state.withLock { state -> [MigrationCancellation] in
             state.stopped = true
+            if state.signal == nil { state.signal = signal }
             if !state.running.isEmpty { state.interruptedWork = true }
             return Array(state.running.values)
         }
         for cancellation in cancellations { cancellation.cancel() }
     }
 
-    /// A store the stop left unstarted.
-    func skipped() {
-        state.withLock { $0.interruptedWork = true }
+    /// A store the stop left unstarted: its outcome says so (`interrupted`, with
+    /// ``FleetStoreOutcome/started`` false), so that a run's log names every store.
+    func skipped(_ path: String) -> FleetStoreOutcome {
+        let signal = state.withLock { state in
+            state.interruptedWork = true
+            return state.signal
+        }
+        var outcome = FleetStoreOutcome(
+            path: path, status: .interrupted(signal: signal ?? SIGINT),
+            message: "not started: the run was stopped; the store is unchanged (rerun the same command to finish)", seconds: 0)
+        outcome.started = false
+        return outcome
     }
 
     /// A cancellation for one store's migration, cancelled at once when the run is

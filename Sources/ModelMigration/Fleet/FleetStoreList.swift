@@ -45,6 +45,13 @@ public struct FleetStoreList: Sequence, Sendable {
         /// symbolic link, or the same file listed twice. It is handled once, as `of`.
         case duplicate(path: String, of: String)
         case unreadable(path: String, reason: String)
+
+        /// The path the entry names.
+        public var path: String {
+            switch self {
+            case .store(let path), .duplicate(let path, _), .unreadable(let path, _): path
+            }
+        }
     }
 
     public func makeIterator() -> Iterator { Iterator(list: self) }

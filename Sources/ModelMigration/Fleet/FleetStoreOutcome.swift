@@ -33,6 +33,8 @@ public struct FleetStoreOutcome: Sendable {
     public var seconds: Double
     /// `fleet restore`: what was put back, and where the replaced store is kept.
     package var restored: StoreRestore.Result?
+    /// False for a store a stopped run never started (status `interrupted`).
+    public var started = true
 }
 
 extension FleetStoreOutcome {
