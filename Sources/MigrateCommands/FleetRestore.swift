@@ -42,6 +42,14 @@ struct FleetRestore: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on each store.", valueName: "seconds"))
     var timeout: Double = 30
 
+    @Flag(
+        name: .long,
+        help: """
+            Put back a backup that fails PRAGMA integrity_check: the store was already damaged when apply (without --verify) \
+            copied it, and comes back as it was. Its entity hashes are still checked.
+            """)
+    var allowDamaged = false
+
     func validate() throws {
         if jobs < 1 { throw ValidationError("--jobs must be 1 or more") }
         if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
@@ -65,6 +73,7 @@ struct FleetRestore: ParsableCommand {
         }
         var options = StoreRestore.Options(backupDirectory: backupDirectory ?? "")
         options.timeout = timeout
+        options.allowsDamaged = allowDamaged
         options.models = global.loadModelsIfPresent()
         let stop = FleetStop()
         let signals: FleetSignals

@@ -42,6 +42,14 @@ struct Restore: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock on the store.", valueName: "seconds"))
     var timeout: Double = 30
 
+    @Flag(
+        name: .long,
+        help: """
+            Put back a backup that fails PRAGMA integrity_check: the store was already damaged when apply (without --verify) \
+            copied it, and comes back as it was. Its entity hashes are still checked.
+            """)
+    var allowDamaged = false
+
     func validate() throws {
         if !(timeout >= 0) || !timeout.isFinite { throw ValidationError("--timeout must be a number of seconds, 0 or more") }
         if let version, version < 1 { throw ValidationError("--version must be 1 or more") }
@@ -71,6 +79,7 @@ struct Restore: ParsableCommand {
         var options = StoreRestore.Options(backupDirectory: backupDirectory ?? "", version: version)
         options.file = file
         options.timeout = timeout
+        options.allowsDamaged = allowDamaged
         options.models = global.loadModelsIfPresent()
         // SIGINT and SIGTERM stop the copy; the partial file is removed.
         let interruption: SignalCancellation

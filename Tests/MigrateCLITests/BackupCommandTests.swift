@@ -192,8 +192,12 @@ import Testing
         let event = try CLIFixture.object(try #require(json.stdout.split(separator: "\n").last.map(String.init)))
         #expect(event["message"] as? String == "\(failure), so this run kept no backup in backups")
 
+        // The folders made for the backup go with it: a new backup folder, and the
+        // store's own folder under an existing one.
+        let fresh = try f.migrate(["apply"] + f.models + migrations + [store, "--backup-dir", "new/backups"])
+        #expect(fresh.status == 1, "\(fresh)")
         #expect(try f.directory.contents() == ["Migrations", "Models", "backups", "contacts.sqlite"])
-        #expect(Self.files(under: f.path("backups")) == ["older.sqlite"])
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: f.path("backups")) == ["older.sqlite"])
         #expect(try String(contentsOfFile: f.path("backups/older.sqlite"), encoding: .utf8) == "an older backup")
         #expect(f.snapshot(store) == before)
     }

@@ -112,6 +112,32 @@ import Testing
         #expect(try files(f).filter { $0.contains(".replaced") || $0.contains(".mm-scratch.") } == [])
     }
 
+    /// A store already damaged when apply (without --verify) copied it has a damaged
+    /// backup: refused with the way out named, and put back as it was with
+    /// `--allow-damaged`.
+    @Test func aDamagedBackupComesBackOnlyWhenAllowed() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (store, backup) = try Self.migrated(f)
+        // An index whose definition no longer matches its entries: integrity_check fails.
+        try SQLiteFile.execute(
+            f.path("backups/" + backup),
+            """
+            CREATE INDEX DAMAGE ON ZITEM(Z_PK); PRAGMA writable_schema = ON; \
+            UPDATE sqlite_master SET sql = 'CREATE INDEX DAMAGE ON ZITEM(Z_OPT)' WHERE name = 'DAMAGE'
+            """)
+        let damaged = try #require(FileSnapshot(f.path("backups/" + backup)).bytes)
+        let before = f.snapshot(store)
+        let refused = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("PRAGMA integrity_check says: "), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--allow-damaged puts it back as it was); nothing was changed"), "\(refused.stderr)")
+        #expect(f.snapshot(store) == before)
+        let allowed = try f.migrate(["restore"] + f.models + [store, "--backup-dir", "backups", "--allow-damaged"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(FileSnapshot(f.path(store)).bytes == damaged)
+    }
+
     @Test func refusesWhileAnotherProcessHoldsTheStore() throws {
         let f = try StockFixture()
         defer { f.remove() }

@@ -150,6 +150,8 @@ public struct Migrator {
         }
         if let copy { StoreBackup.remove(copy.temporary) }
         if let published { StoreBackup.remove(published) }
+        // Folders made for this backup go too, when nothing else is in them.
+        for folder in backup.createdFolders { rmdir(folder) }
         guard let failure else { return error }
         var message = failure.message
         let kept: String

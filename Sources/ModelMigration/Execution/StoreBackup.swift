@@ -32,6 +32,9 @@ package struct StoreBackup {
     let storeName: String
     let from: Int
     let to: Int
+    /// The folders this backup created (deepest first), removed again when they
+    /// stay empty because the migration failed and kept no backup.
+    private(set) var createdFolders: [String] = []
 
     /// The folder the backup goes into.
     var folder: String {
@@ -92,7 +95,7 @@ package struct StoreBackup {
         }
         var name = (resolved as NSString).lastPathComponent
         if name.hasSuffix(".sqlite") { name.removeLast(7) }
-        let backup = StoreBackup(
+        var backup = StoreBackup(
             destination: destination, storeName: name,
             from: plan.sourceVersion, to: plan.targetVersion)
         try backup.prepareFolder()
@@ -102,7 +105,7 @@ package struct StoreBackup {
     /// Makes sure the folder exists (creating a backup folder) and that this user may
     /// create files in it: first the folder `--backup-dir` names, as the user wrote it
     /// (messages name it), then the store's own folder beneath it.
-    func prepareFolder() throws {
+    mutating func prepareFolder() throws {
         switch destination {
         case .file:
             try prepare(folder)
@@ -115,9 +118,15 @@ package struct StoreBackup {
 
     /// Creates `path` (with its parents) when it is missing, and checks that it is a
     /// folder this user may create files in; failures name `shown`.
-    private func prepare(_ path: String) throws {
+    private mutating func prepare(_ path: String) throws {
         var info = stat()
         if case .folder = destination, stat(path, &info) != 0 {
+            var missing: [String] = []
+            var part = path
+            while !part.isEmpty, part != "/", stat(part, &info) != 0 {
+                missing.append(part)
+                part = (part as NSString).deletingLastPathComponent
+            }
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
@@ -135,6 +144,7 @@ package struct StoreBackup {
                     throw failure(reason: error.localizedDescription, advice: advice(for: 0), subject: shown, verb: verb)
                 }
             }
+            createdFolders = missing + createdFolders
         }
         guard stat(path, &info) == 0 else { throw failure(errno, subject: shown) }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {

@@ -88,6 +88,10 @@ package enum StoreRestore {
         /// The models, to check the backup's hashes against its name (when empty, the
         /// model the backup keeps of its own version answers).
         package var models: [CompiledModel] = []
+        /// Puts back a backup that fails `PRAGMA integrity_check` (`--allow-damaged`):
+        /// a store already damaged when `apply` (without `--verify`) copied it comes
+        /// back as it was. Its hashes are still checked.
+        package var allowsDamaged = false
 
         /// Options for a folder.
         package init(backupDirectory: String, version: Int? = nil) {
@@ -236,7 +240,9 @@ package enum StoreRestore {
     /// version of the models when its name says none); returns that version and the
     /// store's UUID. A refusal lists `others`, the folder's other backups, and how to
     /// restore one of them.
-    static func check(_ backup: Backup, models: [CompiledModel], others: [Backup] = []) throws(Failure) -> (version: CompiledVersion, uuid: String) {
+    static func check(
+        _ backup: Backup, models: [CompiledModel], others: [Backup] = [], allowsDamaged: Bool = false
+    ) throws(Failure) -> (version: CompiledVersion, uuid: String) {
         func refuse(_ why: String) -> Failure {
             let listed = others.prefix(10).map { "\($0.path) (taken at version \($0.from))" }.joined(separator: ", ")
             let advice =
@@ -261,7 +267,13 @@ package enum StoreRestore {
         defer { try? store.close() }
         do {
             let integrity = try store.connection.scalarString("PRAGMA integrity_check") ?? "?"
-            guard integrity == "ok" else { throw refuse("PRAGMA integrity_check says: \(integrity.replacingOccurrences(of: "\n", with: "; "))") }
+            guard integrity == "ok" || allowsDamaged else {
+                throw refuse(
+                    """
+                    PRAGMA integrity_check says: \(integrity.replacingOccurrences(of: "\n", with: "; ")) (when the store was already \
+                    damaged as apply copied it, --allow-damaged puts it back as it was)
+                    """)
+            }
             let metadata = try store.readMetadata()
             let version: CompiledVersion
             do {
@@ -300,7 +312,7 @@ package enum StoreRestore {
         } else {
             (backup, others) = try choose(for: storePath, resolved: target, options: options)
         }
-        let (version, uuid) = try check(backup, models: options.models, others: others)
+        let (version, uuid) = try check(backup, models: options.models, others: others, allowsDamaged: options.allowsDamaged)
         var info = stat()
         let exists = lstat(target, &info) == 0
         if exists {

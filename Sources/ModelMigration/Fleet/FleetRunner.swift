@@ -138,7 +138,10 @@ public struct FleetRunner: Sendable {
         switch makePlan(path, timeout: timeout) {
         case .failure(let failure):
             recognize(path, into: &outcome)
-            return finish(failure.kind, failure.message)
+            // `fleet apply`: a store that could not even be planned was only read.
+            let unchanged = failure.kind == .failed && !failure.message.contains("nothing was changed")
+            guard case .apply = mode, unchanged else { return finish(failure.kind, failure.message) }
+            return finish(failure.kind, failure.message + "; nothing was changed")
         case .success(let made): plan = made.accepting(acceptedLosses[made.model] ?? AcceptedLosses())
         }
         outcome.model = plan.model
