@@ -11,14 +11,22 @@ struct BackupsPrune: ParsableCommand {
             A store's backups are the files of one folder of --backup-dir named <store>.v<from>-to-<to>.<UTC time>.sqlite after \
             one store file name (apply files each store's backups under the store's own folder path). Only complete backups this \
             toolkit wrote are removed (a regular file with a backup's name that opens as a store); anything else named like one is \
-            left and listed. Exit 0 done (or nothing to remove); 1 the folder cannot be read, or a backup could not be removed; \
-            64 usage.
+            left and listed. --replaced PATH does the same for the stores restore replaced and kept in .replaced/ beside them \
+            (PATH: a store, or a folder searched for .replaced folders, a fleet's root). Exit 0 done (or nothing to remove); 1 a \
+            folder cannot be read, or a file could not be removed; 64 usage.
             """)
 
     @OptionGroup var global: GlobalOptions
 
     @Option(name: .customLong("backup-dir"), help: ArgumentHelp("The folder apply --backup-dir writes into.", valueName: "folder"))
-    var backupDirectory: String
+    var backupDirectory: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also keep the newest N stores restore replaced under this store or folder (in .replaced/ beside each store; repeatable).",
+            valueName: "path"))
+    var replaced: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("How many backups of each store to keep, the newest (1 or more).", valueName: "n"))
     var keep: Int
@@ -28,40 +36,59 @@ struct BackupsPrune: ParsableCommand {
 
     func validate() throws {
         if keep < 1 { throw ValidationError("--keep must be 1 or more") }
+        if backupDirectory == nil && replaced.isEmpty { throw ValidationError("give --backup-dir DIR, --replaced PATH, or both") }
     }
 
     /// `backups prune --json`.
     struct Pruned: Encodable {
-        var backupDir: String
+        var backupDir: String?
         var keep: Int
         var dryRun: Bool
         var kept: Int
         var removed: Int
         var stores: [BackupRetention.Report]
+        /// `--replaced`: the kept copies of replaced stores, per store (absent without it).
+        var replaced: [BackupRetention.Report]?
     }
 
     func run() throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: backupDirectory, isDirectory: &isFolder), isFolder.boolValue else {
-            throw global.fail("\(backupDirectory): no such backup folder; nothing was removed", .failed)
+        var reports: [BackupRetention.Report] = []
+        if let backupDirectory {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: backupDirectory, isDirectory: &isFolder), isFolder.boolValue else {
+                throw global.fail("\(backupDirectory): no such backup folder; nothing was removed", .failed)
+            }
+            reports = BackupRetention.groups(under: backupDirectory).map { BackupRetention.prune($0, keep: keep, dryRun: dryRun) }
         }
-        let reports = BackupRetention.groups(under: backupDirectory).map { BackupRetention.prune($0, keep: keep, dryRun: dryRun) }
+        for path in replaced where !FileManager.default.fileExists(atPath: path) {
+            throw global.fail("--replaced \(path): no such store or folder; nothing was removed", .failed)
+        }
+        let kept = replaced.flatMap { BackupRetention.replacedGroups(under: $0) }.map { BackupRetention.prune($0, keep: keep, dryRun: dryRun) }
+        if global.json {
+            try Output.json(
+                Pruned(
+                    backupDir: backupDirectory, keep: keep, dryRun: dryRun, kept: reports.reduce(0) { $0 + $1.kept.count },
+                    removed: reports.reduce(0) { $0 + $1.removed.count }, stores: reports, replaced: replaced.isEmpty ? nil : kept))
+        } else {
+            if let backupDirectory { render(reports, in: backupDirectory, what: "backup") }
+            if !replaced.isEmpty { render(kept, in: replaced.joined(separator: ", "), what: "replaced store") }
+        }
+        if (reports + kept).contains(where: { $0.left.contains(where: \.failed) }) { throw ExitCode(1) }
+    }
+
+    /// The text of one kind of prune: each file removed, each left, and a count.
+    func render(_ reports: [BackupRetention.Report], in place: String, what: String) {
         let kept = reports.reduce(0) { $0 + $1.kept.count }
         let removed = reports.reduce(0) { $0 + $1.removed.count }
-        if global.json {
-            try Output.json(Pruned(backupDir: backupDirectory, keep: keep, dryRun: dryRun, kept: kept, removed: removed, stores: reports))
-        } else {
-            let verb = dryRun ? "would remove" : "removed"
-            for report in reports {
-                for path in report.removed { Output.out("\(verb) \(path)") }
-                for left in report.left { Output.err("\(left.failed ? "error" : "warning"): \(left.path): \(left.reason)") }
-            }
-            Output.out(
-                """
-                \(reports.count) store\(reports.count == 1 ? "" : "s") in \(backupDirectory): kept \(kept) backup\(kept == 1 ? "" : "s") \
-                (the newest \(keep) of each), \(verb) \(removed)\(dryRun ? " (dry run: nothing was removed)" : "")
-                """)
+        let verb = dryRun ? "would remove" : "removed"
+        for report in reports {
+            for path in report.removed { Output.out("\(verb) \(path)") }
+            for left in report.left { Output.err("\(left.failed ? "error" : "warning"): \(left.path): \(left.reason)") }
         }
-        if reports.contains(where: { $0.left.contains(where: \.failed) }) { throw ExitCode(1) }
+        Output.out(
+            """
+            \(reports.count) store\(reports.count == 1 ? "" : "s") in \(place): kept \(kept) \(what)\(kept == 1 ? "" : "s") \
+            (the newest \(keep) of each), \(verb) \(removed)\(dryRun ? " (dry run: nothing was removed)" : "")
+            """)
     }
 }

@@ -135,6 +135,34 @@ import Testing
         #expect(BackupCommandTests.files(under: f.path("backups")) == all.filter { $0 != a[0] && $0 != a[1] })
     }
 
+    /// `--replaced PATH`: the stores restore replaced and kept in `.replaced/` beside
+    /// each store go the same way, the newest N of each store kept.
+    @Test func pruneKeepsTheNewestReplacedStoresOfEachStore() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        try f.store("fleet/a/stock.sqlite")
+        try f.store("fleet/b/stock.sqlite")
+        _ = try Self.releases(f, store: "fleet/a/stock.sqlite", times: 3)
+        _ = try Self.releases(f, store: "fleet/b/stock.sqlite", times: 1)
+        let kept = { (store: String) in
+            Self.chronological(try FileManager.default.contentsOfDirectory(atPath: f.path("fleet/\(store)/.replaced")))
+        }
+        let a = try kept("a")
+        #expect(a.count == 3 && a.allSatisfy { $0.hasPrefix("stock.sqlite.replaced.") }, "\(a)")
+        let pruned = try f.migrate(["backups", "prune", "--replaced", "fleet", "--keep", "1"])
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(pruned.stdout.hasSuffix("2 stores in fleet: kept 2 replaced stores (the newest 1 of each), removed 2\n"), "\(pruned.stdout)")
+        #expect(try kept("a") == [a[2]])
+        #expect(try kept("b").count == 1)
+        let backups = BackupCommandTests.files(under: f.path("backups"))
+        #expect(backups.count == 4, "the backups are not touched without --backup-dir")
+        let json = try f.migrate(["backups", "prune", "--json", "--replaced", "fleet/a/stock.sqlite", "--keep", "1"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try CLIFixture.object(json.stdout)
+        #expect((object["replaced"] as? [[String: Any]])?.first?["kept"] as? [String] == ["fleet/a/.replaced/" + a[2]])
+        #expect(try f.migrate(["backups", "prune", "--keep", "1"]).status == 64)
+    }
+
     @Test func pruneOfAMissingFolderFails() throws {
         let f = try StockFixture()
         defer { f.remove() }

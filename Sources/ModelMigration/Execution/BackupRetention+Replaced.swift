@@ -1,0 +1,48 @@
+import Foundation
+
+extension BackupRetention {
+    /// The stores `restore` replaced and kept in `.replaced/` folders (the store's
+    /// file name followed by `.replaced.<UTC time>[-n].sqlite`), grouped by folder and
+    /// store, oldest first, so that ``prune(_:keep:sparing:dryRun:)`` keeps the newest
+    /// of each. `root` is a store file (its own kept copies), a `.replaced` folder or a
+    /// folder searched recursively (symbolic links are not followed).
+    package static func replacedGroups(under root: String) -> [Group] {
+        var info = stat()
+        guard lstat(root, &info) == 0 else { return [] }
+        if (info.st_mode & S_IFMT) != S_IFDIR {
+            let name = (root as NSString).lastPathComponent
+            return replacedGroups(in: ReplacedStore.folder(beside: root)).filter { $0.storeName == name }
+        }
+        var groups: [Group] = []
+        var pending = [root]
+        while let folder = pending.popLast() {
+            if (folder as NSString).lastPathComponent == ReplacedStore.folderName {
+                groups += replacedGroups(in: folder)
+                continue
+            }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names {
+                let path = (folder as NSString).appendingPathComponent(name)
+                if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { pending.append(path) }
+            }
+        }
+        return groups.sorted { ($0.folder, $0.storeName) < ($1.folder, $1.storeName) }
+    }
+
+    /// The kept copies in one `.replaced` folder, by store file name.
+    private static func replacedGroups(in folder: String) -> [Group] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var byStore: [String: [StoreRestore.Backup]] = [:]
+        for name in names where ReplacedStore.isKeptName(name) {
+            guard let marker = name.range(of: ".replaced.", options: .backwards) else { continue }
+            let stamp = name[marker.upperBound...].dropLast(7).split(separator: "-")
+            let copy = StoreRestore.Backup(
+                path: (folder as NSString).appendingPathComponent(name), from: 0, to: 0, stamp: String(stamp[0]),
+                sequence: stamp.count == 2 ? Int(stamp[1]) ?? 1 : 1)
+            byStore[String(name[..<marker.lowerBound]), default: []].append(copy)
+        }
+        return byStore.map { store, copies in
+            Group(folder: folder, storeName: store, backups: copies.sorted { ($0.stamp, $0.sequence, $0.path) < ($1.stamp, $1.sequence, $1.path) })
+        }
+    }
+}
