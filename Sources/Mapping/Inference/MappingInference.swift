@@ -114,6 +114,20 @@ public enum MappingInference {
             return false
         }
 
+        /// Whether `destination` is, in the destination version, an ancestor of the
+        /// entity the old destination `oldDestination` became (a parent added above it,
+        /// Apple's "create a new parent entity and move properties up"): every old
+        /// target is still one of the new destination's objects.
+        func widensToNewAncestor(_ destination: String, from oldDestination: String) -> Bool {
+            guard let became = renames.entities.first(where: { $0.value == oldDestination })?.key else { return false }
+            var parent = self.destination.entity(named: became)?.parent
+            while let current = parent {
+                if current == destination { return true }
+                parent = self.destination.entity(named: current)?.parent
+            }
+            return false
+        }
+
         mutating func run() -> MappingModel {
             checkHierarchies()
             var mappings: [EntityMapping] = []
@@ -270,10 +284,11 @@ public enum MappingInference {
             // The old targets stay valid when the destination is the old one (renamed or
             // not), one of its ancestors or one of its subentities; never a sibling.
             let mappedDestination = renames.entities[r.destination]
-            if mappedDestination == nil
-                || !(mappedDestination == o.destination || isAncestor(mappedDestination!, of: o.destination)
-                    || isAncestor(o.destination, of: mappedDestination!))
-            {
+            let related =
+                mappedDestination.map {
+                    $0 == o.destination || isAncestor($0, of: o.destination) || isAncestor(o.destination, of: $0)
+                } ?? false
+            if !related && !widensToNewAncestor(r.destination, from: o.destination) {
                 refuse(
                     .destinationChanged, entity.name, r.name,
                     r.destination == o.destination

@@ -1,0 +1,91 @@
+import Foundation
+import Mapping
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// A new parent added above an entity, with the entity's relationship moved up to
+/// it, so that the inverse's destination widens from the entity to its new parent
+/// (Apple's "create a new parent entity and move properties up"): every old target
+/// is one of the new destination's objects, so Core Data's inferred mapping keeps
+/// every pair; inference used to refuse it as "an unrelated entity".
+@Suite struct NewParentWideningTests {
+    static let v2 = """
+        entities:
+          Owner:
+            attributes:
+              name: string
+            relationships:
+              pets: { destination: Animal, toMany: true, inverse: owner }
+          Animal:
+            abstract: true
+            attributes:
+              name: string
+            relationships:
+              owner: { destination: Owner, inverse: pets, optional: true }
+          Pet:
+            parent: Animal
+            attributes:
+              color: string?
+
+        """
+
+    static func seeded(_ versions: [String]) throws -> MigrationScenario {
+        let s = try MigrationScenario("Owners", versions: versions)
+        try s.withObjects { o in
+            try o.insert("Owner", values: ["name": .string("Ann")])
+            try o.insert("Owner", values: ["name": .string("Bob")])
+            try o.insert("Pet", values: ["name": .string("Rex"), "color": .string("red")], relationships: ["owner": [2]])
+            try o.insert("Pet", values: ["name": .string("Tom")], relationships: ["owner": [2]])
+            try o.insert("Pet", values: ["name": .string("Kit")])
+        }
+        return s
+    }
+
+    /// In one hop, and fused from two (the parent first, the move second).
+    @Test(arguments: [false, true])
+    func theWidenedRelationshipKeepsEveryPair(inTwoVersions: Bool) throws {
+        let parentFirst = try edit(
+            MigratorRuleTests.owners, "  Pet:\n", "  Animal:\n    abstract: true\n    attributes:\n      legs: integer16?\n  Pet:\n    parent: Animal\n")
+        let s = try Self.seeded([MigratorRuleTests.owners] + (inTwoVersions ? [parentFirst] : []) + [Self.v2])
+        defer { s.remove() }
+        let plan = try s.plan()
+        try Migrator().apply(plan)
+        #expect(try s.fetch("Owner").map { $0.relationships["pets"] } == [[], [1, 2]])
+        #expect(try s.fetch("Pet").map { $0.relationships["owner"] } == [[2], [2], []])
+        #expect(try s.fetch("Pet").map { $0.values["name"] } == [.string("Rex"), .string("Tom"), .string("Kit")])
+        #expect(try s.fetch("Animal") == s.fetch("Pet"))
+    }
+
+    /// Inference maps the widened relationship as a copy; a destination that is not
+    /// an ancestor of the old one's entity is still refused.
+    @Test func onlyAWideningToAnAncestorIsInferred() throws {
+        let s = try MigrationScenario("Owners", versions: [MigratorRuleTests.owners, Self.v2])
+        defer { s.remove() }
+        let mapping = try MappingInference.infer(try s.model(), from: 1, to: 2)
+        let owner = try #require(mapping.mapping(forDestination: "Owner"))
+        #expect(owner.properties.first { $0.name == "pets" }?.source == .copy(from: "pets"))
+        // A new entity that is not above Pet: Pet's objects are not its objects.
+        let unrelated = """
+            entities:
+              Owner:
+                attributes:
+                  name: string
+                relationships:
+                  pets: { destination: Toy, toMany: true, inverse: owner }
+              Toy:
+                relationships:
+                  owner: { destination: Owner, inverse: pets, optional: true }
+              Pet:
+                attributes:
+                  name: string
+                  color: string?
+
+            """
+        let t = try MigrationScenario("Owners", versions: [MigratorRuleTests.owners, unrelated])
+        defer { t.remove() }
+        let refused = try t.model()
+        #expect(throws: InferenceFailure.self) { try MappingInference.infer(refused, from: 1, to: 2) }
+    }
+}
