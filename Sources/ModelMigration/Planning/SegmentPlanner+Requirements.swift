@@ -309,21 +309,31 @@ extension SegmentPlanner {
         in sourceEntity: CompiledEntity, file: String
     ) {
         guard let pairs = pairSource(sourceEntity, from) else { return }
+        // Only the members and owners the hop migrates count: a `filter:` (of the
+        // entity or of a subentity) leaves the others out, and Core Data validates
+        // what it made.
+        let kept = filteredMembers(of: relationship, carried: sourceEntity.relationship(named: from))
+        func migrated(_ key: String) -> String {
+            kept.map { " AND \(key) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+        }
         var owners: String
         switch pairs {
-        case .join(let table, let mine, _, _):
-            owners = "SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1"
+        case .join(let table, let mine, let theirs, _):
+            owners = """
+                SELECT \(SQLText.q(mine)) AS owner, count(*) AS n FROM \(SQLText.q(table)) AS j WHERE 1\(migrated("j.\(SQLText.q(theirs))")) \
+                GROUP BY \(SQLText.q(mine)) HAVING count(*) > 1
+                """
         case .reverseColumn(let table, let column, _):
             owners = """
-                SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) \
-                WHERE \(SQLText.q(column)) IS NOT NULL GROUP BY \(SQLText.q(column)) HAVING count(*) > 1
+                SELECT \(SQLText.q(column)) AS owner, count(*) AS n FROM \(SQLText.q(table)) AS m \
+                WHERE \(SQLText.q(column)) IS NOT NULL\(migrated("m.Z_PK")) GROUP BY \(SQLText.q(column)) HAVING count(*) > 1
                 """
         case .column, .path:
             return
         }
         if let table = sourceLayout.table(forEntity: sourceEntity.root) {
-            let kept = keptScope(entity.name, in: table.name, key: "owner")
-            if !kept.isEmpty { owners = "SELECT * FROM (\(owners)) WHERE 1\(kept)" }
+            let scope = migratedScope(entity.name, from: sourceEntity, in: table.name, prefix: "o.")
+            owners = "SELECT * FROM (\(owners)) WHERE owner IN (SELECT o.Z_PK FROM \(SQLText.q(table.name)) AS o WHERE \(scope))"
         }
         requirements.append(
             MigrationCheck(
@@ -355,7 +365,7 @@ extension SegmentPlanner {
         let count: String
         // Only members the hop migrates count: a `filter:` on the destination's
         // mapping leaves the others out, and Core Data validates what it made.
-        let kept = filteredMembers(of: relationship)
+        let kept = filteredMembers(of: relationship, carried: carried)
         switch pairs {
         case .column(_, let column, _):
             let member = kept.map { " AND t.\(SQLText.q(column)) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
@@ -393,11 +403,13 @@ extension SegmentPlanner {
     /// When a `filter:` leaves out some objects of a relationship's destination (its
     /// entity or a subentity), the source rows the hop migrates there, as a condition
     /// on `d.` over the destination's source table; nil when every object goes on.
-    func filteredMembers(of relationship: CompiledRelationship) -> (table: String, condition: String)? {
+    /// A destination narrowed to a subentity (`carried`'s destination was its
+    /// ancestor) leaves out the members of the other entities the same way.
+    func filteredMembers(of relationship: CompiledRelationship, carried: CompiledRelationship? = nil) -> (table: String, condition: String)? {
         let name = relationship.declaration.destination
-        guard subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil }),
-            let old = sourceEntity(for: name), let table = sourceLayout.table(forEntity: old.root)
-        else { return nil }
+        guard let old = sourceEntity(for: name), let table = sourceLayout.table(forEntity: old.root) else { return nil }
+        let narrowed = carried.map { $0.declaration.destination != old.name && subtree(source, $0.declaration.destination).contains(old.name) } ?? false
+        guard narrowed || subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil }) else { return nil }
         return (table.name, migratedScope(name, from: old, in: table.name, prefix: "d."))
     }
 

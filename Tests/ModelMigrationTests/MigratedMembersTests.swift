@@ -1,0 +1,122 @@
+import Foundation
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// A relationship's rules (a to-many made to-one, a `minCount`) judge the members
+/// and owners the hop migrates, as Core Data's validation stage judges what the
+/// migration made: members a `filter:` leaves out, owners a subentity's `filter:`
+/// leaves out, members a narrowed destination leaves out. Each was refused (exit 4)
+/// where Core Data migrates (fuzzer cases filter-to-one-members,
+/// subentity-filter-to-one, narrowed-min-count).
+@Suite struct MigratedMembersTests {
+    @Test func aToManyMadeToOneCountsOnlyTheMembersAFilterKeeps() throws {
+        let v1 = """
+            entities:
+              Team:
+                attributes: { name: string? }
+                relationships:
+                  players: { destination: Player, toMany: true, inverse: team }
+              Player:
+                attributes: { name: string? }
+                relationships:
+                  team: { destination: Team, optional: true, inverse: players }
+
+            """
+        let v2 = try edit(v1, "players: { destination: Player, toMany: true,", "players: { destination: Player, optional: true,")
+        let s = try MigrationScenario("Teams", versions: [v1, v2])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  Player:\n    filter: name != nil\n")
+        try s.withObjects { o in
+            try o.insert("Team", values: ["name": .string("t")])
+            try o.insert("Player", values: ["name": .string("p1")], relationships: ["team": [1]])
+            try o.insert("Player", values: [:], relationships: ["team": [1]])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("Team").map { $0.relationships["players"] ?? [] } == [[1]])
+        #expect(try s.fetch("Player").map(\.primaryKey) == [1])
+        // Both kept: the rule still refuses, naming the team.
+        let t = try MigrationScenario("Teams", versions: [v1, v2])
+        defer { t.remove() }
+        try t.writeMapping("1-to-2.yaml", "entities:\n  Player:\n    filter: name != nil\n")
+        try t.withObjects { o in
+            try o.insert("Team", values: ["name": .string("t")])
+            for name in ["p1", "p2"] { try o.insert("Player", values: ["name": .string(name)], relationships: ["team": [1]]) }
+        }
+        #expect(throws: PlanningError.self) { try t.plan() }
+    }
+
+    @Test func aToManyMadeToOneCountsOnlyTheOwnersASubentityFilterKeeps() throws {
+        let v1 = """
+            entities:
+              Shelf:
+                attributes: { name: string? }
+                relationships:
+                  books: { destination: Book, toMany: true, inverse: shelf }
+              Cabinet:
+                parent: Shelf
+                attributes: { doors: integer16? }
+              Book:
+                attributes: { title: string? }
+                relationships:
+                  shelf: { destination: Shelf, optional: true, inverse: books }
+
+            """
+        let v2 = try edit(v1, "books: { destination: Book, toMany: true,", "books: { destination: Book, optional: true,")
+        let s = try MigrationScenario("Shelves", versions: [v1, v2])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  Cabinet:\n    filter: doors != nil\n")
+        try s.withObjects { o in
+            try o.insert("Cabinet", values: [:])
+            try o.insert("Book", values: ["title": .string("a")], relationships: ["shelf": [1]])
+            try o.insert("Book", values: ["title": .string("b")], relationships: ["shelf": [1]])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("Shelf") == [])
+        #expect(try s.fetch("Book").map { $0.relationships["shelf"] ?? [] } == [[], []])
+    }
+
+    @Test func aNarrowedDestinationCountsOnlyTheMembersOfTheNewDestination() throws {
+        let v1 = """
+            entities:
+              Owner:
+                relationships:
+                  items: { destination: Item, toMany: true, inverse: owner }
+              Item:
+                attributes: { name: string? }
+                relationships:
+                  owner: { destination: Owner, optional: true, inverse: items }
+              Tool:
+                parent: Item
+              Toy:
+                parent: Item
+
+            """
+        let v2 = """
+            entities:
+              Owner:
+                relationships:
+                  items: { destination: Tool, toMany: true, minCount: 2, inverse: owner }
+              Item:
+                attributes: { name: string? }
+              Tool:
+                parent: Item
+                relationships:
+                  owner: { destination: Owner, optional: true, inverse: items }
+              Toy:
+                parent: Item
+
+            """
+        let s = try MigrationScenario("Owners", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("Owner", values: [:])
+            try o.insert("Toy", values: ["name": .string("ball")], relationships: ["owner": [1]])
+        }
+        // The toy is not a tool: the owner keeps none, which an optional to-many allows.
+        try s.migrate(verify: true)
+        #expect(try s.fetch("Owner").map { $0.relationships["items"] ?? [] } == [[]])
+        #expect(try s.fetch("Toy").map(\.primaryKey) == [1])
+    }
+}
