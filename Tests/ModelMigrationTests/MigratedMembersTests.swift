@@ -119,4 +119,31 @@ import Testing
         #expect(try s.fetch("Owner").map { $0.relationships["items"] ?? [] } == [[]])
         #expect(try s.fetch("Toy").map(\.primaryKey) == [1])
     }
+
+    /// A new subentity's uniqueness over an attribute it inherits binds its own
+    /// objects (none yet), not the parent's that share the table (fuzzer case
+    /// subentity-unique-inherited: refused, exit 4, for two parents with one default).
+    @Test func aNewSubentitysConstraintBindsNoStoredObject() throws {
+        let v1 = "entities:\n  Tag:\n    attributes: { note: string? }\n"
+        let v2 = """
+            entities:
+              Tag:
+                attributes:
+                  note: string?
+                  label: { type: string, default: a }
+              Badge:
+                parent: Tag
+                uniqueness: [[label]]
+
+            """
+        let s = try MigrationScenario("Tags", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in for _ in 0..<2 { try o.insert("Tag", values: [:]) } }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("Tag").map { $0.values["label"] } == [.string("a"), .string("a")])
+        // The constraint holds for the subentity's objects from now on.
+        #expect(throws: (any Error).self) {
+            try s.withObjects { o in for _ in 0..<2 { try o.insert("Badge", values: ["label": .string("b")]) } }
+        }
+    }
 }

@@ -463,7 +463,9 @@ extension SegmentPlanner {
         guard let sourceTable, !sourceColumns.isEmpty, !unchanged || filled else { return }
         // A subentity's constraint binds its own objects (the index is partial,
         // `Z_ENT IN (…)`), not those of the parent or siblings sharing the columns.
-        if let constrained = constrainedEntity(of: index), let old = sourceEntity(for: constrained) {
+        // A new subentity has no stored objects: its constraint binds none.
+        if let constrained = constrainedEntity(of: index) {
+            guard let old = sourceEntity(for: constrained) else { return }
             (owners, keptOwners) = ([old.name], [constrained])
         }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
