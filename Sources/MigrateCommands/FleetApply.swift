@@ -107,14 +107,14 @@ struct FleetApply: ParsableCommand {
             } else if outcome.status.isFailure && outcome.started {
                 progress.finish()
                 Output.err("error: \(outcome.path): \(outcome.message ?? outcome.status.meaning)")
-            } else if [.migrated, .wouldMigrate].contains(outcome.status), !outcome.warnings.isEmpty {
-                progress.finish()
-                for warning in outcome.warnings { Output.err("warning: \(outcome.path): \(warning)") }
+            } else if [.migrated, .wouldMigrate].contains(outcome.status) {
+                shared.withLock { state in for warning in outcome.warnings { state.add(warning: warning, of: outcome.path) } }
             }
             for left in outcome.result?.backupsLeft ?? [] where !json { Output.err("warning: \(outcome.path): --keep: \(left)") }
             progress.update(tally)
         }
         progress.finish()
+        for line in shared.withLock({ $0.warningLines }) { Output.err(line) }
         var tally = shared.withLock { $0.tally }
         tally.seconds = (Date().timeIntervalSince(progress.started) * 1000).rounded() / 1000
         // A signal that came after the last store finished stopped nothing.

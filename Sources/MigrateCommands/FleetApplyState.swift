@@ -6,4 +6,36 @@ struct FleetApplyState {
     /// `--fail-on-destructive`'s first pass: the stores that are not fine, kept
     /// (without their plans) to be listed if the gate refuses the run.
     var held: [FleetStoreOutcome] = []
+    /// The migrated stores' warnings, alike ones (the same words, other counts)
+    /// together, in the order they first came: said once at the end of the text
+    /// report, not once per store.
+    var warnings: [WarningGroup] = []
+
+    /// One warning, and the stores that had it (or one like it).
+    struct WarningGroup {
+        var shape: String
+        var example: String
+        var firstStore: String
+        var stores: Int
+    }
+
+    /// Adds a store's warning to its group.
+    mutating func add(warning: String, of store: String) {
+        let shape = warning.replacing(/[0-9]+/, with: "#")
+        if let index = warnings.firstIndex(where: { $0.shape == shape }) {
+            warnings[index].stores += 1
+        } else {
+            warnings.append(WarningGroup(shape: shape, example: warning, firstStore: store, stores: 1))
+        }
+    }
+
+    /// The text lines of the warnings: a warning of one store names it; one of
+    /// several gives the first store's and the number of stores.
+    var warningLines: [String] {
+        warnings.map { group in
+            group.stores == 1
+                ? "warning: \(group.firstStore): \(group.example)"
+                : "warning: \(group.stores) stores: \(group.example) (at \(group.firstStore); each store's counts are in --json's records)"
+        }
+    }
 }

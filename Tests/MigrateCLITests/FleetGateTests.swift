@@ -56,6 +56,20 @@ import Testing
         #expect(try FleetCommandTests.statuses(open.stdout)["fleet/a.sqlite"] == "migration-needed")
     }
 
+    /// An accepted loss migrates; its warning, alike on every store but for the
+    /// count, is said once for the stores that had it, not once per store.
+    @Test func anAcceptedLossIsWarnedOnceForTheFleet() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let stores = try Self.fleet(f)
+        let apply = try f.migrate(["fleet", "apply", "--jobs", "2", "--fail-on-destructive", "--accept", "Item.note"] + f.models + stores)
+        #expect(apply.status == 0, "\(apply.stderr)")
+        let warnings = apply.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect(warnings.count == 1, "\(apply.stderr)")
+        #expect(warnings.first?.hasPrefix("warning: 2 stores: destructive (accepted): Item.note is dropped: 200 non-nil values") == true, "\(warnings)")
+        #expect(apply.stdout.contains("2 migrated, 1 already current"), "\(apply.stdout)")
+    }
+
     /// Every store is planned before any is migrated: one destructive store stops
     /// the whole fleet, the others included, and no backup is made.
     @Test func fleetApplyChangesNoStoreWhenOnePlanIsDestructive() throws {
