@@ -480,7 +480,7 @@ import Testing
 
     /// Converts one mapping model of entity mapping `z10` (and `objects`) between two
     /// versions of a model `Tags` (each its `entities:` part), the only mapping model.
-    static func convertTags(_ v1: String, _ v2: String, objects: [String]) throws -> ImportedMapping {
+    static func convertTags(_ v1: String, _ v2: String, objects: [String], mappings: String = "z10") throws -> ImportedMapping {
         let folder = try TemporaryDirectory(prefix: "mapping-tags")
         defer { folder.remove() }
         let texts = [v1, v2].enumerated().map { "model: Tags\nversion: \($0.offset + 1)\nentities:\n\($0.element)" }
@@ -494,13 +494,50 @@ import Testing
         let xml = """
             <database>
                 <object type="XDDEVMAPPINGMODEL" id="z1">
-                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z10"></relationship>
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="\(mappings)"></relationship>
                 </object>
             \(objects.joined(separator: "\n"))
             </database>
             """
         let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "M/TagsToTags 2.xcmappingmodel")
         return try #require(converter.convert([mappingModel]).mappings.first)
+    }
+
+    /// A relationship no relationship mapping sets, nor its inverse: Core Data's
+    /// `createRelationshipsForDestinationInstance` leaves it empty, where inference
+    /// would carry the pairs, so both sides are written `{ default: null }`. With the
+    /// inverse mapped, Core Data sets this side through it: nothing is written (issue 36).
+    @Test(arguments: [false, true])
+    func anUnmappedRelationshipStaysEmpty(inverseMapped: Bool) throws {
+        let model = """
+              Shelf:
+                attributes: { name: string? }
+                relationships:
+                  books: { destination: Book, toMany: true, inverse: shelf }
+              Book:
+                attributes: { title: string? }
+                relationships:
+                  shelf: { destination: Shelf, optional: true, inverse: books }
+
+            """
+        let mapping = try Self.convertTags(
+            model, model.replacingOccurrences(of: "title: string? }", with: "title: string?, isbn: string? }"),
+            objects: [
+                Self.entity("z10", number: 1, source: "Shelf", destination: "Shelf", attributes: ["z11"], relationships: inverseMapped ? ["z12"] : []),
+                Self.attribute("z11", "name", of: "z10"),
+                Self.relationship("z12", "books", of: "z10", keyPath: "$source.books"),
+                Self.entity("z20", number: 2, source: "Book", destination: "Book", attributes: ["z21"]),
+                Self.attribute("z21", "title", of: "z20"),
+            ], mappings: "z10 z20")
+        let entities = mapping.yaml.components(separatedBy: "entities:\n").last
+        if inverseMapped {
+            #expect(!mapping.yaml.contains("default: null"), "\(mapping.yaml)")
+        } else {
+            let empty = "{ default: null }   # no relationship mapping sets it\n"
+            #expect(entities?.contains("  Shelf:\n    properties:\n      books: \(empty)") == true, "\(mapping.yaml)")
+            #expect(entities?.contains("  Book:\n    properties:\n      shelf: \(empty)") == true, "\(mapping.yaml)")
+            #expect(mapping.carried.contains("Book.shelf left empty (no relationship mapping sets it, nor its inverse)"))
+        }
     }
 
     @Test func aMalformedFileIsRefusedWithItsLine() {

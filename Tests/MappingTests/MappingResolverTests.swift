@@ -313,7 +313,9 @@ private typealias SourceLocation = DataModel.SourceLocation
                     .error, "property 'Person.score': $source.fullName is string, not convertible to integer32",
                     at: SourceLocation(file: path, line: 6, column: 7),
                     hint: "set it in a policy instead (`score: policy`)"),
-                Diagnostic(.error, "property 'Person.tags': a relationship cannot take a default", at: SourceLocation(file: path, line: 5, column: 7)),
+                Diagnostic(
+                    .error, "property 'Person.tags': a relationship takes no default but null (it starts empty)",
+                    at: SourceLocation(file: path, line: 5, column: 7)),
                 Diagnostic(
                     .error, "property 'Tag.color': set by a policy, but the entity names no policy", at: SourceLocation(file: path, line: 10, column: 7),
                     hint: "add `policy: <Name>` to entity 'Tag'"),

@@ -330,7 +330,12 @@ struct MappingMerge {
     /// against every rule of the attribute, as a default in the model is.
     private mutating func valueSource(_ raw: AttributeValue?, _ target: PropertyTarget) -> PropertySource? {
         guard let attribute = target.attribute else {
-            diagnostics.append(Diagnostic(.error, "\(target.subject): a relationship cannot take a default", at: target.location))
+            // `{ default: null }`: the relationship starts empty, as Core Data leaves a
+            // relationship its entity mapping does not map.
+            if raw == nil { return .defaultValue(nil) }
+            diagnostics.append(
+                Diagnostic(
+                    .error, "\(target.subject): a relationship takes no default but null (it starts empty)", at: target.location))
             return nil
         }
         var parsed: AttributeValue?

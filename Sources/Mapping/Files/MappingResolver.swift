@@ -62,6 +62,7 @@ package enum MappingResolver {
             source: source, destination: destination, file: file, knownPolicies: knownPolicies,
             policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
         for override in file.entities { merge.merge(override) }
+        merge.checkEmptiedInverses()
         if !merge.diagnostics.isEmpty { throw DiagnosticsError(merge.diagnostics) }
         var mapping = merge.mapping
         let remaining = merge.refusals.filter { !copiesAcrossRenamedEntity($0, mapping: &mapping, source: source, destination: destination) }

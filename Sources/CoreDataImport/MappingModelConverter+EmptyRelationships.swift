@@ -1,0 +1,34 @@
+import DataModel
+
+extension MappingModelConverter {
+    /// Relationships that no relationship mapping sets, on either side: Core Data's
+    /// `createRelationshipsForDestinationInstance` sets only the mapped ones, and an
+    /// inverse only when its other side is set, so the relationship starts empty,
+    /// where inference would carry the stored pairs. Written `{ default: null }` on
+    /// each side. A relationship whose inverse is mapped keeps its pairs (Core Data
+    /// sets the inverse), as inference carries them: nothing is written.
+    func leaveUnsetRelationshipsEmpty(in mappingModel: XcodeMappingModel, _ entry: inout EntityEntry, mapping: inout ImportedMapping) {
+        for relationship in entry.entity.relationships where !relationship.declaration.isTransient {
+            guard entry.sourceEntity?.relationship(named: relationship.name) != nil,
+                !Self.sets(relationship.name, of: [entry.entity.name], in: mappingModel)
+            else { continue }
+            if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity,
+                Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel)
+            {
+                continue
+            }
+            entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { default: null }   # no relationship mapping sets it")
+            mapping.carried.append("\(entry.entity.name).\(relationship.name) left empty (no relationship mapping sets it, nor its inverse)")
+        }
+    }
+
+    /// Whether an entity mapping into one of `entities` (an entity and its
+    /// subentities, which inherit the relationship) sets the relationship `name`: a
+    /// relationship mapping with a value expression, or one Xcode generates.
+    static func sets(_ name: String, of entities: Set<String>, in mappingModel: XcodeMappingModel) -> Bool {
+        mappingModel.entityMappings.contains { entityMapping in
+            entityMapping.destination.map(entities.contains) == true
+                && entityMapping.relationships.contains { $0.name == name && ($0.valueExpression != nil || $0.autogenerates) }
+        }
+    }
+}
