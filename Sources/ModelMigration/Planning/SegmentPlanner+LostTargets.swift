@@ -30,30 +30,57 @@ extension SegmentPlanner {
         let readers = pairReaders()
         for entity in destination.entities {
             for relationship in entity.relationships where relationship.declaredIn == entity.name && !relationship.declaration.isTransient {
-                guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
-                    let found = pairs(for: entity, relationship), let target = sourceTarget(entity, relationship, found)
-                else { continue }
-                if case .path = found.source { continue }
-                // Pairs another destination relationship (not the inverse) also reads stay for it.
-                let inverse = relationship.declaration.inverse.map { "\(relationship.inverseEntity ?? "").\($0)" }
-                if readers[Self.storageKey(found.source), default: []].contains(where: { $0 != "\(entity.name).\(relationship.name)" && $0 != inverse }) {
-                    continue
+                guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom else { continue }
+                for (found, target) in pairStorages(entity, relationship) {
+                    if let lost = lostTargets(entity, relationship, found, target, readers: readers) { result.append(lost) }
                 }
-                let allowed = Set(subtree(destination, relationship.declaration.destination))
-                var lost: [String] = []
-                var custom = false
-                // An abstract entity has no objects of its own to lose.
-                for name in subtree(source, target.name) where source.entity(named: name)?.isAbstract != true {
-                    let made = mapping.mappings(fromSource: name)
-                    if made.contains(where: { $0.kind == .custom }) { custom = true }
-                    if !made.contains(where: { $0.kind != .remove && allowed.contains($0.destination ?? "") }) { lost.append(name) }
-                }
-                // Objects a policy makes are re-pointed through its associations.
-                guard !custom, !lost.isEmpty else { continue }
-                result.append(LostTargets(entity: entity, relationship: relationship, found: found, sourceTarget: target, lost: lost))
             }
         }
         return result
+    }
+
+    /// Every source storage of a destination relationship's pairs, with the source
+    /// entity its targets belong to: the declaring entity's, and those of
+    /// subentities that read it from storage of their own (a relationship moved up
+    /// from subentities, each of which kept its own column or join table).
+    func pairStorages(_ entity: CompiledEntity, _ relationship: CompiledRelationship) -> [(FoundPairs, CompiledEntity)] {
+        var storages: [(FoundPairs, CompiledEntity)] = []
+        if let found = pairs(for: entity, relationship), let target = sourceTarget(entity, relationship, found) { storages.append((found, target)) }
+        for name in subtree(destination, entity.name).dropFirst() {
+            guard let sub = destination.entity(named: name), mapping.mapping(forDestination: name)?.kind != .custom,
+                let reader = sourceEntity(for: name), let from = sourceName(name, relationship.name),
+                !readsAsDeclarer(sub, relationship.name, from: from, in: reader), let storage = pairSource(reader, from),
+                let old = reader.relationship(named: from), let target = source.entity(named: old.declaration.destination),
+                !storages.contains(where: { Self.storageKey($0.0.source) == Self.storageKey(storage) })
+            else { continue }
+            storages.append((FoundPairs(source: storage, reversed: false), target))
+        }
+        return storages
+    }
+
+    /// The targets one storage of a relationship's pairs loses, if any.
+    private func lostTargets(
+        _ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs, _ target: CompiledEntity,
+        readers: [String: Set<String>]
+    ) -> LostTargets? {
+        if case .path = found.source { return nil }
+        // Pairs another destination relationship (not the inverse) also reads stay for it.
+        let inverse = relationship.declaration.inverse.map { "\(relationship.inverseEntity ?? "").\($0)" }
+        if readers[Self.storageKey(found.source), default: []].contains(where: { $0 != "\(entity.name).\(relationship.name)" && $0 != inverse }) {
+            return nil
+        }
+        let allowed = Set(subtree(destination, relationship.declaration.destination))
+        var lost: [String] = []
+        var custom = false
+        // An abstract entity has no objects of its own to lose.
+        for name in subtree(source, target.name) where source.entity(named: name)?.isAbstract != true {
+            let made = mapping.mappings(fromSource: name)
+            if made.contains(where: { $0.kind == .custom }) { custom = true }
+            if !made.contains(where: { $0.kind != .remove && allowed.contains($0.destination ?? "") }) { lost.append(name) }
+        }
+        // Objects a policy makes are re-pointed through its associations.
+        guard !custom, !lost.isEmpty else { return nil }
+        return LostTargets(entity: entity, relationship: relationship, found: found, sourceTarget: target, lost: lost)
     }
 
     /// Which destination relationships (`Entity.name`) read each source pair storage.

@@ -409,7 +409,12 @@ extension SegmentPlanner {
         let name = relationship.declaration.destination
         guard let old = sourceEntity(for: name), let table = sourceLayout.table(forEntity: old.root) else { return nil }
         let narrowed = carried.map { $0.declaration.destination != old.name && subtree(source, $0.declaration.destination).contains(old.name) } ?? false
-        guard narrowed || subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil }) else { return nil }
+        // Subentities of the old destination whose objects go elsewhere (out of the
+        // hierarchy, or nowhere) leave the relationship too.
+        let into = Set(subtree(destination, name).compactMap { mapping.mapping(forDestination: $0)?.source })
+        let leaving = subtree(source, old.name).contains { !into.contains($0) }
+        guard narrowed || leaving || subtree(destination, name).contains(where: { mapping.mapping(forDestination: $0)?.filter != nil })
+        else { return nil }
         return (table.name, migratedScope(name, from: old, in: table.name, prefix: "d."))
     }
 
