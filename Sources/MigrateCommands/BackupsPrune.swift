@@ -49,31 +49,44 @@ struct BackupsPrune: ParsableCommand {
         var stores: [BackupRetention.Report]
         /// `--replaced`: the kept copies of replaced stores, per store (absent without it).
         var replaced: [BackupRetention.Report]?
+        /// Folders that could not be read, whose files were not pruned (exit 1; absent when none).
+        var unreadable: [String]?
     }
 
     func run() throws {
         var reports: [BackupRetention.Report] = []
+        // Folders that could not be read: their files were not seen, so not pruned (exit 1).
+        var unreadable: [String] = []
         if let backupDirectory {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: backupDirectory, isDirectory: &isFolder), isFolder.boolValue else {
                 throw global.fail("\(backupDirectory): no such backup folder; nothing was removed", .failed)
             }
-            reports = BackupRetention.groups(under: backupDirectory).map { BackupRetention.prune($0, keep: keep, dryRun: dryRun) }
+            reports = BackupRetention.groups(under: backupDirectory, unreadable: &unreadable).map {
+                BackupRetention.prune($0, keep: keep, dryRun: dryRun)
+            }
         }
         for path in replaced where !FileManager.default.fileExists(atPath: path) {
             throw global.fail("--replaced \(path): no such store or folder; nothing was removed", .failed)
         }
-        let kept = replaced.flatMap { BackupRetention.replacedGroups(under: $0) }.map { BackupRetention.prune($0, keep: keep, dryRun: dryRun) }
+        // Paths that overlap (a fleet's root and one of its stores) name a store once.
+        var seen: Set<String> = []
+        let groups = replaced.flatMap { BackupRetention.replacedGroups(under: $0, unreadable: &unreadable) }.filter {
+            seen.insert(((URL(fileURLWithPath: $0.folder).resolvingSymlinksInPath().path) as NSString).appendingPathComponent($0.storeName)).inserted
+        }
+        let kept = groups.map { BackupRetention.prune($0, keep: keep, dryRun: dryRun) }
         if global.json {
             try Output.json(
                 Pruned(
                     backupDir: backupDirectory, keep: keep, dryRun: dryRun, kept: reports.reduce(0) { $0 + $1.kept.count },
-                    removed: reports.reduce(0) { $0 + $1.removed.count }, stores: reports, replaced: replaced.isEmpty ? nil : kept))
+                    removed: reports.reduce(0) { $0 + $1.removed.count }, stores: reports, replaced: replaced.isEmpty ? nil : kept,
+                    unreadable: unreadable.isEmpty ? nil : unreadable))
         } else {
             if let backupDirectory { render(reports, in: backupDirectory, what: "backup") }
             if !replaced.isEmpty { render(kept, in: replaced.joined(separator: ", "), what: "replaced store") }
         }
-        if (reports + kept).contains(where: { $0.left.contains(where: \.failed) }) { throw ExitCode(1) }
+        for folder in unreadable where !global.json { Output.err("error: \(folder): cannot be read; the files in it were not pruned") }
+        if !unreadable.isEmpty || (reports + kept).contains(where: { $0.left.contains(where: \.failed) }) { throw ExitCode(1) }
     }
 
     /// The text of one kind of prune: each file removed, each left, and a count.

@@ -39,13 +39,30 @@ struct FleetApply: ParsableCommand {
         }
     }
 
+    /// One run: its id, when it began, and the stop its signals ask for.
+    struct RunContext {
+        /// Every JSON record names the run, which `fleet restore --log … --run ID` undoes.
+        let id = FleetLog.newRunID()
+        let started = Date()
+        let stop: FleetStop
+        let signals: FleetSignals
+        let excluded: [String]
+
+        /// The run's time so far, for the summary's `tally.seconds`.
+        var seconds: Double { (Date().timeIntervalSince(started) * 1000).rounded() / 1000 }
+    }
+
     func run() throws {
+        // SIGINT and SIGTERM are handled from the start: a signal in the gate's pass
+        // also ends with a record for every store and a summary.
+        let stop = FleetStop()
+        let signals: FleetSignals
+        do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
+        defer { signals.stop() }
+        let context = RunContext(stop: stop, signals: signals, excluded: migration.backupDirectory.map { [$0] } ?? [])
         let planner = try global.fleetPlanner(fleet.planning.options())
-        let excluded = migration.backupDirectory.map { [$0] } ?? []
-        // Every JSON record names the run, which `fleet restore --log … --run ID` undoes.
-        let run = FleetLog.newRunID()
-        if gate.failOnDestructive { try refuseDestructivePlans(planner, excluded: excluded, run: run) }
-        try applyAll(planner, excluded: excluded, run: run)
+        if gate.failOnDestructive { try refuseDestructivePlans(planner, context) }
+        try applyAll(planner, context)
     }
 
     /// `--fail-on-destructive`: every store is planned before any is migrated, so
@@ -53,10 +70,10 @@ struct FleetApply: ParsableCommand {
     /// that are not fine are listed and nothing is changed (exit 6). A store whose
     /// plan becomes destructive after this pass (another writer) is still refused
     /// by itself while applying.
-    func refuseDestructivePlans(_ planner: MigrationPlanner, excluded: [String], run: String) throws {
-        let started = Date()
+    func refuseDestructivePlans(_ planner: MigrationPlanner, _ context: RunContext) throws {
+        let (excluded, run) = (context.excluded, context.id)
         let shared = Locked(FleetApplyState())
-        var runner = FleetRunner(planner: planner, jobs: jobs)
+        var runner = FleetRunner(planner: planner, jobs: jobs, stop: context.stop)
         runner.refusesDestructivePlans = true
         runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(excluding: excluded), mode: .survey) { outcome in
@@ -68,10 +85,11 @@ struct FleetApply: ParsableCommand {
                 state.held.append(kept)
             }
         }
+        if context.stop.isStopped { try reportStoppedBeforeApplying(context) }
         let state = shared.withLock { $0 }
         var tally = state.tally
         guard tally.destructive > 0 else { return }
-        tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+        tally.seconds = context.seconds
         let code = tally.exitCode(answeringStatus: false)
         if global.json {
             for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome, run: run)) }
@@ -84,14 +102,11 @@ struct FleetApply: ParsableCommand {
     }
 
     /// Migrates every store, `--jobs` at a time, reporting each as it ends.
-    func applyAll(_ planner: MigrationPlanner, excluded: [String], run: String) throws {
+    func applyAll(_ planner: MigrationPlanner, _ context: RunContext) throws {
+        let (excluded, run, stop, signals) = (context.excluded, context.id, context.stop, context.signals)
         var options = migration.migratorOptions
         options.rowProgress = false
         let progress = FleetProgress(total: Output.stderrIsTerminal && !global.json ? fleet.count(excluding: excluded) : nil)
-        let stop = FleetStop()
-        let signals: FleetSignals
-        do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
-        defer { signals.stop() }
         let json = global.json
         let shared = Locked(FleetApplyState())
         var runner = FleetRunner(planner: planner, jobs: jobs, stop: stop) { PolicyEngine(catalog: MigrateTool.policies) }
@@ -116,7 +131,7 @@ struct FleetApply: ParsableCommand {
         progress.finish()
         for line in shared.withLock({ $0.warningLines }) { Output.err(line) }
         var tally = shared.withLock { $0.tally }
-        tally.seconds = (Date().timeIntervalSince(progress.started) * 1000).rounded() / 1000
+        tally.seconds = context.seconds
         // A signal that came after the last store finished stopped nothing.
         let signal = stop.stoppedWork ? signals.received : nil
         let code = signal.map { Outcome.Kind.interrupted(signal: $0).exitCode } ?? tally.exitCode(answeringStatus: false)
@@ -129,6 +144,27 @@ struct FleetApply: ParsableCommand {
             Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
         }
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// A signal during the gate's pass, before any store was migrated: every store
+    /// gets its `interrupted` record (not started), then the summary; exit 128 + signal.
+    func reportStoppedBeforeApplying(_ context: RunContext) throws -> Never {
+        var tally = FleetTally()
+        for entry in fleet.list(excluding: context.excluded) {
+            let outcome = context.stop.unstarted(entry)
+            tally.add(outcome)
+            if global.json { Output.jsonLine(FleetStoreRecord(outcome, run: context.id)) }
+        }
+        tally.seconds = context.seconds
+        let signal = context.signals.received ?? SIGTERM
+        let code = Outcome.Kind.interrupted(signal: signal).exitCode
+        if global.json {
+            Output.jsonLine(
+                FleetSummaryRecord(command: "apply", run: context.id, shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+        } else {
+            Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
+        }
+        throw ExitCode(code)
     }
 
     /// The closing text of a run.

@@ -21,7 +21,8 @@ struct FleetApplyState {
 
     /// Adds a store's warning to its group.
     mutating func add(warning: String, of store: String) {
-        let shape = warning.replacing(/[0-9]+/, with: "#")
+        // Counts are numbers of their own (` 12 `, `(12)`), never the digits of a name (`addr1`).
+        let shape = warning.replacing(/(^|[^A-Za-z0-9_.])[0-9][0-9,.]*/) { "\($0.output.1)#" }
         if let index = warnings.firstIndex(where: { $0.shape == shape }) {
             warnings[index].stores += 1
         } else {

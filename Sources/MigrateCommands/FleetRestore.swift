@@ -67,6 +67,12 @@ struct FleetRestore: ParsableCommand {
     }
 
     func run() throws {
+        // Signals are handled from the start: one during the reading of the log or
+        // the models still ends with a record for every store and a summary.
+        let stop = FleetStop()
+        let signals: FleetSignals
+        do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
+        defer { signals.stop() }
         let chosen = try log.map { try chooseRun(in: $0) }
         if let chosen, chosen.items.isEmpty && chosen.withoutBackup.isEmpty {
             throw global.fail("\(log ?? "-"): run \(chosen.shown) migrated no store; nothing to undo", .failed)
@@ -75,10 +81,6 @@ struct FleetRestore: ParsableCommand {
         options.timeout = timeout
         options.allowsDamaged = allowDamaged
         options.models = global.loadModelsIfPresent()
-        let stop = FleetStop()
-        let signals: FleetSignals
-        do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
-        defer { signals.stop() }
         let id = FleetLog.newRunID()
         let json = global.json
         let progress = FleetProgress(total: Output.stderrIsTerminal && !json ? chosen.map { $0.items.count } : nil)

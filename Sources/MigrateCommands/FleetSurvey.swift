@@ -91,7 +91,7 @@ final class FleetSurvey: Sendable {
         if tally.destructive > 0 { counts.append("\(tally.destructive) with a destructive plan") }
         if tally.noPath > 0 { counts.append("\(tally.noPath) without a migration path") }
         if tally.unknownVersion > 0 { counts.append("\(tally.unknownVersion) of an unknown version") }
-        if tally.failed > 0 { counts.append("\(tally.failed) unreadable") }
+        if tally.failed > 0 { counts.append("\(tally.failed) failed (unreadable, or not plannable)") }
         if tally.duplicates > 0 { counts.append("\(tally.duplicates) reached again by another path") }
         if !counts.isEmpty { lines.append(counts.joined(separator: ", ")) }
         if showPlans {

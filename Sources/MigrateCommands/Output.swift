@@ -177,7 +177,8 @@ extension GlobalOptions {
     /// object on stdout. Returns the exit code to throw.
     func fail(_ outcome: Outcome, rendered: String? = nil) -> ExitCode {
         if json {
-            try? Output.json(ErrorReport(error: .init(outcome)))
+            // One line: a fleet's JSON Lines log stays JSON Lines whatever fails.
+            Output.jsonLine(ErrorReport(error: .init(outcome)))
         } else {
             Output.err(rendered ?? "error: \(outcome.message)")
             if verbose, let statement = outcome.statement { Output.err("  in: \(statement)") }

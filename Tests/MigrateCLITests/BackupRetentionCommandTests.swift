@@ -149,6 +149,11 @@ import Testing
         }
         let a = try kept("a")
         #expect(a.count == 3 && a.allSatisfy { $0.hasPrefix("stock.sqlite.replaced.") }, "\(a)")
+        // A symbolic link to the fleet's root is followed, and overlapping paths name a store once.
+        try FileManager.default.createSymbolicLink(atPath: f.path("link"), withDestinationPath: f.path("fleet"))
+        let dry = try f.migrate(["backups", "prune", "--replaced", "link", "--replaced", "fleet/a/stock.sqlite", "--keep", "1", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.hasSuffix("kept 2 replaced stores (the newest 1 of each), would remove 2 (dry run: nothing was removed)\n"), "\(dry.stdout)")
         let pruned = try f.migrate(["backups", "prune", "--replaced", "fleet", "--keep", "1"])
         #expect(pruned.status == 0, "\(pruned.stderr)")
         #expect(pruned.stdout.hasSuffix("2 stores in fleet: kept 2 replaced stores (the newest 1 of each), removed 2\n"), "\(pruned.stdout)")

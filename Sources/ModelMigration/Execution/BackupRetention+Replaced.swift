@@ -6,21 +6,38 @@ extension BackupRetention {
     /// store, oldest first, so that ``prune(_:keep:sparing:dryRun:)`` keeps the newest
     /// of each. `root` is a store file (its own kept copies), a `.replaced` folder or a
     /// folder searched recursively (symbolic links are not followed).
+    /// A `root` that is a symbolic link (a fleet's root, a store) is followed, as
+    /// `fleet` and `restore` follow it; links below it are not.
     package static func replacedGroups(under root: String) -> [Group] {
+        var unreadable: [String] = []
+        return replacedGroups(under: root, unreadable: &unreadable)
+    }
+
+    /// ``replacedGroups(under:)``, adding to `unreadable` each folder that could not
+    /// be read.
+    package static func replacedGroups(under root: String, unreadable: inout [String]) -> [Group] {
         var info = stat()
+        var root = root
+        if lstat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK, let resolved = realpath(root, nil) {
+            root = String(cString: resolved)
+            free(resolved)
+        }
         guard lstat(root, &info) == 0 else { return [] }
         if (info.st_mode & S_IFMT) != S_IFDIR {
             let name = (root as NSString).lastPathComponent
-            return replacedGroups(in: ReplacedStore.folder(beside: root)).filter { $0.storeName == name }
+            return replacedGroups(in: ReplacedStore.folder(beside: root), unreadable: &unreadable).filter { $0.storeName == name }
         }
         var groups: [Group] = []
         var pending = [root]
         while let folder = pending.popLast() {
             if (folder as NSString).lastPathComponent == ReplacedStore.folderName {
-                groups += replacedGroups(in: folder)
+                groups += replacedGroups(in: folder, unreadable: &unreadable)
                 continue
             }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+                unreadable.append(folder)
+                continue
+            }
             for name in names {
                 let path = (folder as NSString).appendingPathComponent(name)
                 if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { pending.append(path) }
@@ -30,8 +47,13 @@ extension BackupRetention {
     }
 
     /// The kept copies in one `.replaced` folder, by store file name.
-    private static func replacedGroups(in folder: String) -> [Group] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    private static func replacedGroups(in folder: String, unreadable: inout [String]) -> [Group] {
+        var info = stat()
+        guard lstat(folder, &info) == 0 else { return [] }  // no kept copies yet
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            unreadable.append(folder)
+            return []
+        }
         var byStore: [String: [StoreRestore.Backup]] = [:]
         for name in names where ReplacedStore.isKeptName(name) {
             guard let marker = name.range(of: ".replaced.", options: .backwards) else { continue }

@@ -60,10 +60,20 @@ package enum BackupRetention {
     /// Every store's backups under `root`, searched recursively (symbolic links are
     /// not followed), by folder and then store name.
     package static func groups(under root: String) -> [Group] {
+        var unreadable: [String] = []
+        return groups(under: root, unreadable: &unreadable)
+    }
+
+    /// ``groups(under:)``, adding to `unreadable` each folder that could not be read
+    /// (its backups are not seen: a prune must say so, not pass over them).
+    package static func groups(under root: String, unreadable: inout [String]) -> [Group] {
         var groups: [Group] = []
         var pending = [root]
         while let folder = pending.popLast() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+                unreadable.append(folder)
+                continue
+            }
             var byStore: [String: [StoreRestore.Backup]] = [:]
             for name in names {
                 let path = (folder as NSString).appendingPathComponent(name)

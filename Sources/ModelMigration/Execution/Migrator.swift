@@ -66,7 +66,12 @@ public struct Migrator {
     public func apply(_ plan: MigrationPlan, options: Options = Options(), progress: (MigrationEvent) -> Void = { _ in }) throws -> MigrationResult {
         if plan.isEmpty { return try verifyCurrent(plan, options: options) }
         let backup = try StoreBackup.requested(by: options, plan: plan)
-        let store = try Store.open(path: plan.storePath, access: .readWrite, busyTimeout: options.timeout)
+        let store: Store
+        do {
+            store = try Store.open(path: plan.storePath, access: .readWrite, busyTimeout: options.timeout)
+        } catch {
+            throw backup.map { Self.settle($0, copy: nil, published: nil, after: Self.unchanged(error)) } ?? Self.unchanged(error)
+        }
         let started = Date()
         // Taken under the lock before the first write: once it exists, whatever
         // fails, the store is brought back and proven unchanged before the error
@@ -123,6 +128,15 @@ public struct Migrator {
             guard let backup else { throw reported }
             throw Self.settle(backup, copy: copy, published: published, after: reported)
         }
+    }
+
+    /// A store that could not be opened for writing (permissions, an immutable
+    /// file): nothing was written, and the message says so as every other
+    /// failure's does.
+    static func unchanged(_ error: any Error) -> any Error {
+        guard var failure = error as? StoreError, !failure.message.contains("nothing was changed") else { return error }
+        failure.message += "; nothing was changed"
+        return failure
     }
 
     /// `keepBackups`: after a commit that kept a backup in a backup folder, the

@@ -52,12 +52,14 @@ package struct FleetRestorer: Sendable {
 
     /// Restores every item (a run's log), reporting each outcome as it is known.
     package func run(_ items: [Item], report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        FleetRunner.forEach(items.makeIterator(), jobs: jobs, stop: stop, report: report, path: \.store) { [self] item in handle(item) }
+        FleetRunner.forEach(items.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: { [stop] in stop.skipped($0.store) }) {
+            [self] item in handle(item)
+        }
     }
 
     /// Restores every store of `stores` to its newest backup taken at `version`.
     package func run(_ stores: FleetStoreList, version: Int, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        FleetRunner.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, path: \.path) { [self] entry in
+        FleetRunner.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) { [self] entry in
             guard case .store(let path) = entry else { return FleetRunner.listOutcome(entry) }
             return handle(Item(store: path, backup: nil, version: version, migratedTo: nil))
         }
@@ -93,7 +95,8 @@ package struct FleetRestorer: Sendable {
             outcome.restored = result
             return finish(.restored)
         } catch {
-            return finish(.failed, error.message)
+            // A copy the run's stop cancelled is `interrupted`, naming the signal.
+            return finish(cancellation.isCancelled && stop.isStopped ? .interrupted(signal: stop.signal ?? SIGINT) : .failed, error.message)
         }
     }
 

@@ -53,7 +53,7 @@ public struct FleetRunner: Sendable {
     /// any thread, one call at a time) with each store's outcome. Returns when every
     /// store started is done; after `stop`, no store is started.
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
-        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, path: \.path) { [self] entry in
+        Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) { [self] entry in
             if case .store(let path) = entry { return handle(path, mode: mode) }
             return Self.listOutcome(entry)
         }
@@ -79,11 +79,12 @@ public struct FleetRunner: Sendable {
 
     /// Hands every element of `items` to `handle`, `jobs` at a time, and each
     /// outcome to `report` (one call at a time) as soon as it is known. After
-    /// `stop`, no element is started: each is reported as not started, under the
-    /// store path `path` gives it. The scheduling of every fleet command.
+    /// `stop`, no element is started: each is reported as `unstarted` says (a store
+    /// not started; a duplicate path still a duplicate). The scheduling of every
+    /// fleet command.
     package static func forEach<Items: IteratorProtocol>(
         _ items: Items, jobs: Int, stop: FleetStop, report: @escaping @Sendable (FleetStoreOutcome) -> Void,
-        path: @escaping @Sendable (Items.Element) -> String,
+        unstarted: @escaping @Sendable (Items.Element) -> FleetStoreOutcome,
         handle: @escaping @Sendable (Items.Element) -> FleetStoreOutcome
     ) {
         // The list, advanced by one worker at a time.
@@ -91,7 +92,7 @@ public struct FleetRunner: Sendable {
         let reporting = NSLock()
         let work = {
             while let item = source.withLock({ $0.next() }) {
-                let outcome = stop.isStopped ? stop.skipped(path(item)) : handle(item)
+                let outcome = stop.isStopped ? unstarted(item) : handle(item)
                 reporting.withLock { report(outcome) }
             }
         }

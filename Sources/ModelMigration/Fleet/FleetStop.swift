@@ -39,7 +39,7 @@ public final class FleetStop: Sendable {
 
     /// A store the stop left unstarted: its outcome says so (`interrupted`, with
     /// ``FleetStoreOutcome/started`` false), so that a run's log names every store.
-    func skipped(_ path: String) -> FleetStoreOutcome {
+    package func skipped(_ path: String) -> FleetStoreOutcome {
         let signal = state.withLock { state in
             state.interruptedWork = true
             return state.signal
@@ -49,6 +49,14 @@ public final class FleetStop: Sendable {
             message: "not started: the run was stopped; the store is unchanged (rerun the same command to finish)", seconds: 0)
         outcome.started = false
         return outcome
+    }
+
+    /// What a stopped run reports for an entry of the store list it did not reach:
+    /// a store not started, or what the list says of a path that is no store to
+    /// handle (a duplicate, an unreadable list).
+    package func unstarted(_ entry: FleetStoreList.Entry) -> FleetStoreOutcome {
+        guard case .store(let path) = entry else { return FleetRunner.listOutcome(entry) }
+        return skipped(path)
     }
 
     /// A cancellation for one store's migration, cancelled at once when the run is

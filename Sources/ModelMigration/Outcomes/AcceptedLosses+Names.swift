@@ -21,7 +21,7 @@ extension AcceptedLosses {
             let hopName = "\(hop.from)-to-\(hop.to)"
             let missing = [hop.from, hop.to].filter { !known.contains($0) }
             if !missing.isEmpty {
-                let location = hop.locations.values.min { ($0.line, $0.column) < ($1.line, $1.column) }
+                let location = hop.location
                 problems.append(
                     Diagnostic(
                         .error, "accepted losses: \(hopName): \(model.name) has no version \(missing.map(String.init).joined(separator: " or "))",
@@ -29,6 +29,18 @@ extension AcceptedLosses {
                 continue
             }
             let versions = model.versions.filter { (hop.from...hop.to).contains($0.version) }
+            // One hop, so that a store at any version of the span is gated alike.
+            if versions.count > 2 {
+                let between = versions.dropFirst().dropLast().map { String($0.version) }.joined(separator: ", ")
+                let hops = zip(versions, versions.dropFirst()).map { "\($0.version)-to-\($1.version)" }.joined(separator: ", ")
+                let location = hop.location
+                problems.append(
+                    Diagnostic(
+                        .error, "accepted losses: \(hopName): not one hop (version \(between) lies between)",
+                        at: location ?? file.map { SourceLocation(file: $0, line: 1, column: 1) },
+                        hint: "accept each hop's losses under its own key (\(hops))"))
+                continue
+            }
             for name in hop.names.sorted() {
                 guard let (why, hint) = Self.problem(with: name, in: versions, model: model.name) else { continue }
                 let location = hop.locations[name] ?? file.map { SourceLocation(file: $0, line: 1, column: 1) }

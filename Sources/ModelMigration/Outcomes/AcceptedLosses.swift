@@ -36,6 +36,8 @@ package struct AcceptedLosses: Sendable, Hashable {
         package var names: Set<String>
         /// Where the file names each of them, for the errors of a name that matches nothing.
         package var locations: [String: SourceLocation] = [:]
+        /// Where the file names the hop (its key).
+        package var location: SourceLocation? = nil
     }
 
     /// No accepted loss.
@@ -76,7 +78,8 @@ package struct AcceptedLosses: Sendable, Hashable {
         do {
             root = try YAMLLoader.load(contentsOf: path)
         } catch {
-            throw DiagnosticsError([Diagnostic(.error, "\(error)", at: SourceLocation(file: path, line: 1, column: 1))])
+            // The YAML error's own place (a duplicate key, a tab), as for mapping files.
+            throw DiagnosticsError([Diagnostic(.error, error.message, at: error.location ?? SourceLocation(file: path, line: 1, column: 1))])
         }
         var problems: [Diagnostic] = []
         if root.isNull { return losses }
@@ -102,7 +105,7 @@ package struct AcceptedLosses: Sendable, Hashable {
                 locations[name] = item.location
             }
             if items.isEmpty { problems.append(Diagnostic(.error, "accepted losses: expected a list of names under \(key)", at: pair.value.location)) }
-            losses.perHop.append(Hop(from: parts[0], to: parts[1], names: names, locations: locations))
+            losses.perHop.append(Hop(from: parts[0], to: parts[1], names: names, locations: locations, location: pair.key.location))
         }
         if !problems.isEmpty { throw DiagnosticsError(problems) }
         return losses
