@@ -57,20 +57,7 @@ struct StoreAudit {
     func preconditions(tables: Set<String>? = nil, skipping: Set<String> = []) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
         for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && !skipping.contains(table.name) {
-            let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
-            guard !members.isEmpty else { continue }
-            let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
-            checks.append(
-                MigrationCheck(
-                    summary: """
-                        \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
-                        (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
-                        """,
-                    sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
-                    rowsSQL: """
-                        SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
-                        FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
-                        """))
+            if let check = entityNumberCheck(table) { checks.append(check) }
         }
         for table in layout.tables
         where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues && !skipping.contains(table.name) {
@@ -101,6 +88,24 @@ struct StoreAudit {
             }
         }
         return checks
+    }
+
+    /// Every row of an entity table has a `Z_ENT` of the table's hierarchy (nil
+    /// when the layout numbers none of its entities).
+    func entityNumberCheck(_ table: Table) -> MigrationCheck? {
+        let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
+        guard !members.isEmpty else { return nil }
+        let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
+        return MigrationCheck(
+            summary: """
+                \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
+                (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
+                """,
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
+            rowsSQL: """
+                SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
+                FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
+                """)
     }
 
     /// In a table shared by a hierarchy, a column of one entity holds nil in the rows
