@@ -66,15 +66,30 @@ extension MigrationPlanner {
         if !problems.isEmpty {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
         }
-        plan.preconditions = preconditions
         let deferred = large.filter { audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count }
-        if !deferred.isEmpty {
-            let tables = deferred.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
+        plan.preconditions = preconditions
+        let fused = fusesPreconditions ? fuseEntityNumberChecks(in: &plan, tables: deferred.map(\.name), audit: audit) : []
+        let separate = deferred.filter { !fused.contains($0.name) }
+        if !separate.isEmpty {
+            let tables = separate.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
             plan.warnings.append(
                 MigrationWarning(
                     message: """
-                        \(tables): not audited while planning; `apply` checks \(deferred.count == 1 ? "its" : "their") rows' entity numbers \
+                        \(tables): not audited while planning; `apply` checks \(separate.count == 1 ? "its" : "their") rows' entity numbers \
                         and references under its lock before any step (`migrate plan --exact-counts` checks them now)
+                        """, isDestructive: false))
+        }
+        let inRebuilds = deferred.filter { fused.contains($0.name) }
+        if !inRebuilds.isEmpty {
+            let tables = inRebuilds.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
+            let its = inRebuilds.count == 1 ? "its" : "their"
+            plan.warnings.append(
+                MigrationWarning(
+                    message: """
+                        \(tables): not audited while planning; `apply` checks \(its) rows' entity numbers within the step that rebuilds \
+                        \(inRebuilds.count == 1 ? "it" : "each"), which reads every row (a failure rolls back and refuses the store as a scan \
+                        before any step would), and \(its) other checks under its lock before any step \
+                        (`migrate plan --exact-counts` checks them now)
                         """, isDestructive: false))
         }
         if !audit.refusesStrayValues {
@@ -88,6 +103,49 @@ extension MigrationPlanner {
             }
             plan.warnings += stray.warnings
         }
+    }
+
+    /// Marks the entity-number precondition of each of `tables` that a rebuild of
+    /// the first hop reads in full (``MigrationStep/TableCopy/readsEveryRowOf``) as
+    /// checked by that rebuild (``MigrationCheck/checkedByRebuildOf``): its count
+    /// check fails exactly when a row has a `Z_ENT` of no entity of the table's
+    /// hierarchy, and `apply` then runs the preconditions on the store as it was.
+    /// Only when no step before the rebuild may write the table: the rebuild must
+    /// read the rows the audit would have read. Returns the tables.
+    func fuseEntityNumberChecks(in plan: inout MigrationPlan, tables: [String], audit: StoreAudit) -> Set<String> {
+        guard let first = plan.hops.first else { return [] }
+        var fused: Set<String> = []
+        for name in tables {
+            guard let table = audit.layout.table(named: name), let check = audit.entityNumberCheck(table),
+                let index = plan.preconditions.firstIndex(of: check), Self.rebuildReadsUntouched(name, steps: first.steps)
+            else { continue }
+            plan.preconditions[index].checkedByRebuildOf = name
+            fused.insert(name)
+        }
+        return fused
+    }
+
+    /// Whether a rebuild among `steps` reads every row of `table` before any step
+    /// that may write it. Only steps that write nothing but a table of their own
+    /// (new tables, build tables, indexes) may come first: an update or delete of
+    /// another table may still fire a trigger of the store's that writes this one.
+    static func rebuildReadsUntouched(_ table: String, steps: [MigrationStep]) -> Bool {
+        for step in steps {
+            switch step {
+            case .rebuildTable(let copy) where copy.readsEveryRowOf == table:
+                return true
+            case .rebuildTable(let copy), .fillJoinTable(let copy):
+                if copy.table == table || copy.buildTable == table { return false }
+            case .createTable(let build):
+                if build.table == table || build.buildTable == table { return false }
+            case .createIndex, .dropIndex:
+                continue
+            case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows, .entityNumbers, .policy,
+                .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
+                return false
+            }
+        }
+        return false
     }
 
     /// The store holds the first hop's source: the data decides now.
