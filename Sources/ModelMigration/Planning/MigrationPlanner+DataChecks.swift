@@ -68,7 +68,7 @@ extension MigrationPlanner {
         }
         let deferred = large.filter { audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count }
         plan.preconditions = preconditions
-        let fused = fusesPreconditions ? fuseEntityNumberChecks(in: &plan, tables: deferred.map(\.name), audit: audit) : []
+        let fused = fusesPreconditions ? fuseChecks(in: &plan, tables: deferred.map(\.name), audit: audit) : []
         let separate = deferred.filter { !fused.contains($0.name) }
         if !separate.isEmpty {
             let tables = separate.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
@@ -86,10 +86,10 @@ extension MigrationPlanner {
             plan.warnings.append(
                 MigrationWarning(
                     message: """
-                        \(tables): not audited while planning; `apply` checks \(its) rows' entity numbers within the step that rebuilds \
-                        \(inRebuilds.count == 1 ? "it" : "each"), which reads every row (a failure rolls back and refuses the store as a scan \
-                        before any step would), and \(its) other checks under its lock before any step \
-                        (`migrate plan --exact-counts` checks them now)
+                        \(tables): not audited while planning; `apply` checks \(its) rows' entity numbers (and, where it can, their values \
+                        and references) within the step that rebuilds \(inRebuilds.count == 1 ? "it" : "each"), which reads every row \
+                        (a failure rolls back and refuses the store as a scan before any step would), and the rest under its lock \
+                        before any step (`migrate plan --exact-counts` checks them now)
                         """, isDestructive: false))
         }
         if !audit.refusesStrayValues {
@@ -105,47 +105,75 @@ extension MigrationPlanner {
         }
     }
 
-    /// Marks the entity-number precondition of each of `tables` that a rebuild of
-    /// the first hop reads in full (``MigrationStep/TableCopy/readsEveryRowOf``) as
-    /// checked by that rebuild (``MigrationCheck/checkedByRebuildOf``): its count
-    /// check fails exactly when a row has a `Z_ENT` of no entity of the table's
-    /// hierarchy, and `apply` then runs the preconditions on the store as it was.
-    /// Only when no step before the rebuild may write the table: the rebuild must
-    /// read the rows the audit would have read. Returns the tables.
-    func fuseEntityNumberChecks(in plan: inout MigrationPlan, tables: [String], audit: StoreAudit) -> Set<String> {
-        guard let first = plan.hops.first else { return [] }
+    /// Leaves the preconditions of each of `tables` that a rebuild of the first hop
+    /// reads in full (``MigrationStep/TableCopy/readsEveryRowOf``) to that rebuild
+    /// (``MigrationCheck/checkedByRebuildOf``), when no step before it may write the
+    /// store: it reads the rows the audit would have read. Its entity numbers: a row
+    /// of no entity of the hierarchy is copied by none of the copies and fails the
+    /// step's count. Its values in another entity's columns and its references to
+    /// rows of the wrong entity: each copy fails at such a row (`mm_audit`, on the
+    /// check's own condition for that row). `apply` then runs the preconditions on
+    /// the store as it was. Returns the tables.
+    func fuseChecks(in plan: inout MigrationPlan, tables: [String], audit: StoreAudit) -> Set<String> {
         var fused: Set<String> = []
         for name in tables {
-            guard let table = audit.layout.table(named: name), let check = audit.entityNumberCheck(table),
-                let index = plan.preconditions.firstIndex(of: check), Self.rebuildReadsUntouched(name, steps: first.steps)
+            guard let steps = plan.hops.first?.steps, let table = audit.layout.table(named: name), let check = audit.entityNumberCheck(table),
+                let index = plan.preconditions.firstIndex(of: check), let rebuild = Self.rebuildReadingUntouched(name, steps: steps),
+                case .rebuildTable(var copy) = steps[rebuild]
             else { continue }
             plan.preconditions[index].checkedByRebuildOf = name
             fused.insert(name)
+            let ownership = audit.refusesStrayValues ? audit.columnOwnershipWithRow(table).map { [$0] } ?? [] : []
+            let others = (ownership + audit.referenceChecks(from: table)).compactMap { other in
+                plan.preconditions.firstIndex(of: other.check).map { (index: $0, row: other.row) }
+            }
+            guard !others.isEmpty, let audited = Self.auditing(copy.statements, condition: others.map { "(\($0.row))" }.joined(separator: " OR "))
+            else { continue }
+            copy.statements = audited
+            plan.hops[0].steps[rebuild] = .rebuildTable(copy)
+            for other in others { plan.preconditions[other.index].checkedByRebuildOf = name }
         }
         return fused
     }
 
-    /// Whether a rebuild among `steps` reads every row of `table` before any step
-    /// that may write it. Only steps that write nothing but a table of their own
-    /// (new tables, build tables, indexes) may come first: an update or delete of
-    /// another table may still fire a trigger of the store's that writes this one.
-    static func rebuildReadsUntouched(_ table: String, steps: [MigrationStep]) -> Bool {
-        for step in steps {
+    /// A rebuild's statements with `condition` checked on every row its copies read:
+    /// each copy's `WHERE s.Z_ENT = n` (the whole of its filter: the rebuild reads
+    /// every row) gains `AND mm_audit(condition, s.Z_PK)`. Nil when a statement
+    /// after the `CREATE TABLE` is not such a copy.
+    static func auditing(_ statements: [SQLFragment], condition: String) -> [SQLFragment]? {
+        var audited = statements
+        for i in audited.indices.dropFirst() {
+            let sql = audited[i].sql
+            guard sql.hasPrefix("INSERT INTO "), let filter = sql.range(of: " AS s WHERE s.Z_ENT = ", options: .backwards),
+                !sql[filter.upperBound...].isEmpty, sql[filter.upperBound...].allSatisfy(\.isASCIIDigit)
+            else { return nil }
+            audited[i].sql += " AND mm_audit(\(condition), s.Z_PK)"
+        }
+        return audited.count > 1 ? audited : nil
+    }
+
+    /// The index of the rebuild among `steps` that reads every row of `table`,
+    /// when no step before it may write the store: only steps that write nothing
+    /// but a table of their own (new tables, build tables, indexes) may come first
+    /// (an update or delete of another table may fire a trigger that writes this
+    /// one, or the table a reference points into).
+    static func rebuildReadingUntouched(_ table: String, steps: [MigrationStep]) -> Int? {
+        for (index, step) in steps.enumerated() {
             switch step {
             case .rebuildTable(let copy) where copy.readsEveryRowOf == table:
-                return true
+                return index
             case .rebuildTable(let copy), .fillJoinTable(let copy):
-                if copy.table == table || copy.buildTable == table { return false }
+                if copy.table == table || copy.buildTable == table { return nil }
             case .createTable(let build):
-                if build.table == table || build.buildTable == table { return false }
+                if build.table == table || build.buildTable == table { return nil }
             case .createIndex, .dropIndex:
                 continue
             case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows, .entityNumbers, .policy,
                 .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
-                return false
+                return nil
             }
         }
-        return false
+        return nil
     }
 
     /// The store holds the first hop's source: the data decides now.
