@@ -6,7 +6,7 @@ MIGRATE = $(BIN)/migrate
 DEMO = demo
 TRIALS ?= 200
 
-.PHONY: all build demo test test-all api lint format install crashtest faulttest hostiletest bench bench-quick bench-load bench-fleet clean
+.PHONY: all build demo test test-all api lint format install crashtest faulttest hostiletest bench bench-quick bench-load bench-fleet bench-rewrite clean
 
 all: build
 
@@ -107,6 +107,14 @@ bench-load:
 	$(SWIFT) build -c release --product migrate
 	$(SWIFT) build -c release --product Benchmarks
 	$(RELEASE)/Benchmarks --only load --sizes $(LOAD_OBJECTS) --migrate $(RELEASE)/migrate
+
+# One rebuild at REWRITE_ROWS people (default 10 M), its audit included, against the
+# hand-written SQL and against the audit by a scan of its own (a few minutes).
+REWRITE_ROWS ?= 10000000
+bench-rewrite:
+	$(SWIFT) build -c release --product migrate
+	$(SWIFT) build -c release --product Benchmarks
+	$(RELEASE)/Benchmarks --rewrite-rows $(REWRITE_ROWS) --migrate $(RELEASE)/migrate
 
 # Fleets: 1,000 stores of 10 k items by a shell loop of `migrate apply`, by
 # `fleet apply --jobs 1` and by `--jobs` = cores (STORES=, ROWS= to change).

@@ -6,7 +6,7 @@
 // is measured alone) and runs the hand-written SQL a database engineer would write
 // for the same change on another copy, in this process through the SQLite C API.
 //
-//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR] [--only TEXT] [--keep]
+//     Benchmarks [--quick] [--sizes 10000,1000000] --migrate PATH [--work DIR] [--results DIR] [--only TEXT] [--keep] [--rewrite-rows N]
 //
 // `--only TEXT` runs the hops whose name contains TEXT (`--only load`: the load and
 // dump measurements alone, at sizes up to 1 M: four line shapes and books in ordered
@@ -257,6 +257,8 @@ let hops: [Hop] = [
             "DROP TABLE ZPERSON", "ALTER TABLE N RENAME TO ZPERSON",
         ] + personIndexes, rows: people, python: pythonSplit),
 ]
+// `--rewrite-rows N`: one rebuild at N rows, its audit included, alone (RewriteAtScale.swift; `make bench-rewrite`).
+if let rows = option("--rewrite-rows").flatMap({ Int($0) }) { exit(try RewriteAtScale(migrate: migrate, work: work, rows: rows).measure(hops)) }
 
 // MARK: Store generation (raw SQL through the C API, as fast as SQLite goes)
 

@@ -101,6 +101,14 @@ struct PlanReport: Encodable {
     var hops: [Hop]
     var warnings: [MigrationWarning]
     var preconditions: [String]
+    /// The preconditions `apply` checks within the rebuild of their table, a step
+    /// that reads every row of it, instead of by a scan before any step (absent
+    /// when none).
+    var preconditionsCheckedByRebuilds: [CheckedByRebuild]?
+    struct CheckedByRebuild: Encodable {
+        var precondition: String
+        var table: String
+    }
     var danglingReferences: [DanglingReferences]
     /// `--verify`'s steps, run after every hop before commit (absent without `--verify`).
     var verification: [Step]?
@@ -123,6 +131,10 @@ struct PlanReport: Encodable {
         }
         warnings = plan.warnings
         preconditions = plan.preconditions.map(\.summary)
+        let inRebuilds = plan.preconditions.compactMap { check in
+            check.checkedByRebuildOf.map { CheckedByRebuild(precondition: check.summary, table: $0) }
+        }
+        preconditionsCheckedByRebuilds = inRebuilds.isEmpty ? nil : inRebuilds
         danglingReferences = plan.danglingReferences
         verification = plan.verification.isEmpty ? nil : plan.verification.map(Step.init)
     }

@@ -98,8 +98,12 @@ import Testing
             plan.warnings.map(\.description) == [
                 "Pet.owner: 1 row already points to objects the store does not have (carried as they are)",
                 "ZPERSON (about 3 rows): not audited while planning; `apply` checks its rows' entity numbers "
-                    + "and references under its lock before any step (`migrate plan --exact-counts` checks them now)",
+                    + "(and, where it can, their values and references) within the step that rebuilds it, which reads every row "
+                    + "(a failure rolls back and refuses the store as a scan before any step would), and the rest under its lock "
+                    + "before any step (`migrate plan --exact-counts` checks them now)",
             ])
+        // The rebuild of ZPERSON reads every row: it checks their entity numbers (FusedPreconditionTests).
+        #expect(plan.preconditions.map(\.checkedByRebuildOf) == ["ZPERSON"])
         try store.close()
         let before = FileSnapshot(s.storePath)
         #expect {

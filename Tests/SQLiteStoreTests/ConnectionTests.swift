@@ -153,6 +153,20 @@ import Testing
         #expect(db.totalChanges == 6)
     }
 
+    /// `mm_audit(violates, key)`: 1 for a row that holds the precondition (false or
+    /// NULL), the statement's failure naming the row for one that does not.
+    @Test func auditFunctionPassesGoodRowsAndFailsAtABadOne() throws {
+        let db = try Connection.inMemory()
+        try db.execute("CREATE TABLE t(Z_PK INTEGER PRIMARY KEY, v); INSERT INTO t VALUES (1, NULL), (2, 'ok'), (3, 'bad')")
+        #expect(try db.scalarInt64("SELECT sum(mm_audit(v = 'bad', Z_PK)) FROM t WHERE Z_PK < 3") == 2)
+        #expect(try db.scalarInt64("SELECT mm_audit(NULL, 1)") == 1)
+        #expect {
+            try db.scalarInt64("SELECT count(*) FROM t WHERE mm_audit(v = 'bad', Z_PK)")
+        } throws: { error in
+            (error as? SQLiteError)?.message == "source row Z_PK 3 fails a precondition of the store"
+        }
+    }
+
     @Test func databaseValueDescriptionsAreSQLLiterals() {
         let values: [DatabaseValue] = [
             .null, 42, -7, 1.5, 3.0, .real(.infinity), "it's", "", .blob([0x0A, 0x0B]), .blob([]),

@@ -187,12 +187,34 @@ public struct Migrator {
                 kind: .storeChanged,
                 message: "\(plan.storePath): the store changed since it was planned (another migration ran?); plan again; nothing was changed")
         }
-        // What the plan relies on, checked on exactly the rows it will migrate.
-        let problems = try StoreAudit.violations(of: plan.preconditions, on: store.connection)
-        if !problems.isEmpty {
+        // What the plan relies on, checked on exactly the rows it will migrate; a
+        // check a rebuild makes in its own scan is left to it (`refusal(after:)`).
+        let separate = plan.preconditions.filter { $0.checkedByRebuildOf == nil }
+        if !(try StoreAudit.violations(of: separate, on: store.connection)).isEmpty {
+            // The refusal names every violation, as if no check were left to a rebuild.
+            let problems = try StoreAudit.violations(of: plan.preconditions, on: store.connection)
             throw MigrationError(kind: .inconsistentStore, message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
         }
         return metadata
+    }
+
+    /// After the steps failed, when the plan left preconditions to the rebuilds'
+    /// own scans: the steps are rolled back to `mm_apply`, every precondition runs
+    /// on the store as it was, and a violation refuses the store with the very
+    /// refusal `plannedMetadata` gives before any step. Nil when they all hold (the
+    /// failure was the steps' own), or when the run was interrupted.
+    func preconditionRefusal(_ plan: MigrationPlan, on connection: Connection, after error: any Error, options: Options) -> MigrationError? {
+        guard plan.preconditions.contains(where: { $0.checkedByRebuildOf != nil }), options.cancellation?.isCancelled != true,
+            (error as? MigrationError)?.kind != .interrupted
+        else { return nil }
+        do {
+            try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
+            let problems = try StoreAudit.violations(of: plan.preconditions, on: connection)
+            guard !problems.isEmpty else { return nil }
+            return MigrationError(kind: .inconsistentStore, message: StoreAudit.refusal(path: plan.storePath, version: plan.hops[0].source, problems: problems))
+        } catch {
+            return nil
+        }
     }
 
     /// Runs the plan inside the locked transaction (`inLockedTransaction` commits
@@ -210,10 +232,16 @@ public struct Migrator {
         try connection.execute("SAVEPOINT mm_apply")
         var run: HopRun
         do {
-            run = try runHops(plan, store: store, countBaselines: false, options: options, progress: progress)
-        } catch is BaselinesNeeded {
-            try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
-            run = try runHops(plan, store: store, countBaselines: true, options: options, progress: progress)
+            do {
+                run = try runHops(plan, store: store, countBaselines: false, options: options, progress: progress)
+            } catch is BaselinesNeeded {
+                try connection.execute("ROLLBACK TO SAVEPOINT mm_apply")
+                run = try runHops(plan, store: store, countBaselines: true, options: options, progress: progress)
+            }
+        } catch {
+            // A precondition left to a rebuild's scan (`checkedByRebuildOf`) fails
+            // that rebuild, or an earlier step: the store's refusal comes first.
+            throw preconditionRefusal(plan, on: connection, after: error, options: options) ?? error
         }
         try connection.execute("RELEASE SAVEPOINT mm_apply")
 

@@ -128,6 +128,15 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
     /// Data's nullify would (a join row deleted, a key set to nil).
     public var repair: Repair? = nil
 
+    /// For a precondition: the table whose rebuild, a step of the first hop that
+    /// reads every row of it, finds this check's violations in its own scan (a row
+    /// of no entity of the table is copied by none of the rebuild's copies, and
+    /// leaves the new table short of the old one's count). `apply` then runs no
+    /// scan of its own for it before the steps; when any step fails, it rolls the
+    /// steps back and runs every precondition on the store as it was, refusing it
+    /// exactly as before any step. Nil: checked before any step.
+    public var checkedByRebuildOf: String? = nil
+
     /// A statement removing a check's violations.
     public struct Repair: Sendable, Hashable, Codable {
         /// The table it changes.

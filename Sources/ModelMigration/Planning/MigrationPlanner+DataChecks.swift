@@ -66,15 +66,30 @@ extension MigrationPlanner {
         if !problems.isEmpty {
             throw PlanningError(.storeMismatch, StoreAudit.refusal(path: store.path, version: source, problems: problems))
         }
-        plan.preconditions = preconditions
         let deferred = large.filter { audit.preconditions(tables: moving, skipping: [$0.name]).count < preconditions.count }
-        if !deferred.isEmpty {
-            let tables = deferred.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
+        plan.preconditions = preconditions
+        let fused = fusesPreconditions ? fuseChecks(in: &plan, tables: deferred.map(\.name), audit: audit) : []
+        let separate = deferred.filter { !fused.contains($0.name) }
+        if !separate.isEmpty {
+            let tables = separate.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
             plan.warnings.append(
                 MigrationWarning(
                     message: """
-                        \(tables): not audited while planning; `apply` checks \(deferred.count == 1 ? "its" : "their") rows' entity numbers \
+                        \(tables): not audited while planning; `apply` checks \(separate.count == 1 ? "its" : "their") rows' entity numbers \
                         and references under its lock before any step (`migrate plan --exact-counts` checks them now)
+                        """, isDestructive: false))
+        }
+        let inRebuilds = deferred.filter { fused.contains($0.name) }
+        if !inRebuilds.isEmpty {
+            let tables = inRebuilds.map { "\($0.name) (about \($0.rows) rows)" }.joined(separator: ", ")
+            let its = inRebuilds.count == 1 ? "its" : "their"
+            plan.warnings.append(
+                MigrationWarning(
+                    message: """
+                        \(tables): not audited while planning; `apply` checks \(its) rows' entity numbers (and, where it can, their values \
+                        and references) within the step that rebuilds \(inRebuilds.count == 1 ? "it" : "each"), which reads every row \
+                        (a failure rolls back and refuses the store as a scan before any step would), and the rest under its lock \
+                        before any step (`migrate plan --exact-counts` checks them now)
                         """, isDestructive: false))
         }
         if !audit.refusesStrayValues {
@@ -88,6 +103,77 @@ extension MigrationPlanner {
             }
             plan.warnings += stray.warnings
         }
+    }
+
+    /// Leaves the preconditions of each of `tables` that a rebuild of the first hop
+    /// reads in full (``MigrationStep/TableCopy/readsEveryRowOf``) to that rebuild
+    /// (``MigrationCheck/checkedByRebuildOf``), when no step before it may write the
+    /// store: it reads the rows the audit would have read. Its entity numbers: a row
+    /// of no entity of the hierarchy is copied by none of the copies and fails the
+    /// step's count. Its values in another entity's columns and its references to
+    /// rows of the wrong entity: each copy fails at such a row (`mm_audit`, on the
+    /// check's own condition for that row). `apply` then runs the preconditions on
+    /// the store as it was. Returns the tables.
+    func fuseChecks(in plan: inout MigrationPlan, tables: [String], audit: StoreAudit) -> Set<String> {
+        var fused: Set<String> = []
+        for name in tables {
+            guard let steps = plan.hops.first?.steps, let table = audit.layout.table(named: name), let check = audit.entityNumberCheck(table),
+                let index = plan.preconditions.firstIndex(of: check), let rebuild = Self.rebuildReadingUntouched(name, steps: steps),
+                case .rebuildTable(var copy) = steps[rebuild]
+            else { continue }
+            plan.preconditions[index].checkedByRebuildOf = name
+            fused.insert(name)
+            let ownership = audit.refusesStrayValues ? audit.columnOwnershipWithRow(table).map { [$0] } ?? [] : []
+            let others = (ownership + audit.referenceChecks(from: table)).compactMap { other in
+                plan.preconditions.firstIndex(of: other.check).map { (index: $0, row: other.row) }
+            }
+            guard !others.isEmpty, let audited = Self.auditing(copy.statements, condition: others.map { "(\($0.row))" }.joined(separator: " OR "))
+            else { continue }
+            copy.statements = audited
+            plan.hops[0].steps[rebuild] = .rebuildTable(copy)
+            for other in others { plan.preconditions[other.index].checkedByRebuildOf = name }
+        }
+        return fused
+    }
+
+    /// A rebuild's statements with `condition` checked on every row its copies read:
+    /// each copy's `WHERE s.Z_ENT = n` (the whole of its filter: the rebuild reads
+    /// every row) gains `AND mm_audit(condition, s.Z_PK)`. Nil when a statement
+    /// after the `CREATE TABLE` is not such a copy.
+    static func auditing(_ statements: [SQLFragment], condition: String) -> [SQLFragment]? {
+        var audited = statements
+        for i in audited.indices.dropFirst() {
+            let sql = audited[i].sql
+            guard sql.hasPrefix("INSERT INTO "), let filter = sql.range(of: " AS s WHERE s.Z_ENT = ", options: .backwards),
+                !sql[filter.upperBound...].isEmpty, sql[filter.upperBound...].allSatisfy(\.isASCIIDigit)
+            else { return nil }
+            audited[i].sql += " AND mm_audit(\(condition), s.Z_PK)"
+        }
+        return audited.count > 1 ? audited : nil
+    }
+
+    /// The index of the rebuild among `steps` that reads every row of `table`,
+    /// when no step before it may write the store: only steps that write nothing
+    /// but a table of their own (new tables, build tables, indexes) may come first
+    /// (an update or delete of another table may fire a trigger that writes this
+    /// one, or the table a reference points into).
+    static func rebuildReadingUntouched(_ table: String, steps: [MigrationStep]) -> Int? {
+        for (index, step) in steps.enumerated() {
+            switch step {
+            case .rebuildTable(let copy) where copy.readsEveryRowOf == table:
+                return index
+            case .rebuildTable(let copy), .fillJoinTable(let copy):
+                if copy.table == table || copy.buildTable == table { return nil }
+            case .createTable(let build):
+                if build.table == table || build.buildTable == table { return nil }
+            case .createIndex, .dropIndex:
+                continue
+            case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows, .entityNumbers, .policy,
+                .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
+                return nil
+            }
+        }
+        return nil
     }
 
     /// The store holds the first hop's source: the data decides now.

@@ -27,6 +27,11 @@ public struct MigrationPlanner: Sendable {
     /// The settings of the plans it makes (`--to`, `--path`, `--exact-counts`,
     /// `--remove-dangling-references`, `--verify`).
     public var options = PlanningOptions()
+    /// Let a rebuild that reads every row of a table too large to audit while
+    /// planning check its rows' entity numbers in its own scan
+    /// (``MigrationCheck/checkedByRebuildOf``). Off only to hold the fused check to
+    /// the separate scan in tests.
+    package var fusesPreconditions = true
 
     /// Creates a planner.
     public init(models: [CompiledModel], migrationsFolder: String, knownPolicies: Set<String>? = nil, options: PlanningOptions = PlanningOptions()) {

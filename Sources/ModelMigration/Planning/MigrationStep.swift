@@ -118,6 +118,11 @@ public enum MigrationStep: Sendable, Hashable, Codable {
         /// The policy functions its copies call (`FUNCTION($entityPolicy, …)`
         /// values), registered on the connection while the step runs.
         public var policyFunctions: [PolicyFunctionCall] = []
+        /// The source table every row of which the copies read: one unfiltered copy
+        /// per entity stored there, and ``expectedRows`` that table's whole count,
+        /// so that a row of no entity of its hierarchy fails the count (nil: the
+        /// copies read some of its rows, or several tables).
+        public var readsEveryRowOf: String? = nil
     }
 
     /// The policy step of a hop: every custom entity mapping's policy, in the

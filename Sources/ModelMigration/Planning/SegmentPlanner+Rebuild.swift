@@ -49,11 +49,15 @@ extension SegmentPlanner {
         // Every row of the old table is copied (each of its entities, unfiltered):
         // its row count is what the new table must hold, read from the b-tree
         // instead of a scan per entity (apply has checked each row's Z_ENT first).
+        var readsEveryRow = false
         if !copy.expected.isEmpty, copy.expectedArguments.isEmpty {
             let stored = Set(
                 source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }
                     .compactMap { sourceLayout.entityNumbers[$0.name] })
             if stored == copy.copiedNumbers {
+                // Exactly one unfiltered copy per stored entity: the copies add up to
+                // the whole table only when every row has a Z_ENT of its hierarchy.
+                readsEveryRow = copy.expected.count == stored.count
                 copy.expected = ["(SELECT count(*) FROM \(SQLText.q(sourceTableName)))"]
             }
         }
@@ -66,7 +70,7 @@ extension SegmentPlanner {
                         : additionalBuildSummary(table, from: sourceTableName) ?? "rebuild \(table.name) from \(sourceTableName) (SQLite's 12-step procedure)",
                     table: table.name, buildTable: buildName, statements: copy.statements, cost: policyOnly ? .constant : .rewrite(rows: copy.rows),
                     expectedRows: policyOnly ? nil : SQLFragment("SELECT " + copy.expected.joined(separator: " + "), copy.expectedArguments),
-                    policyFunctions: copy.calls)))
+                    policyFunctions: copy.calls, readsEveryRowOf: readsEveryRow ? sourceTableName : nil)))
         addRebuildChecks(table)
     }
 

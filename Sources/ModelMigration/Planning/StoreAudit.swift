@@ -57,50 +57,68 @@ struct StoreAudit {
     func preconditions(tables: Set<String>? = nil, skipping: Set<String> = []) -> [MigrationCheck] {
         var checks: [MigrationCheck] = []
         for table in layout.tables where table.joinRelationship == nil && tables?.contains(table.name) != false && !skipping.contains(table.name) {
-            let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
-            guard !members.isEmpty else { continue }
-            let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
-            checks.append(
-                MigrationCheck(
-                    summary: """
-                        \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
-                        (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
-                        """,
-                    sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
-                    rowsSQL: """
-                        SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
-                        FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
-                        """))
+            if let check = entityNumberCheck(table) { checks.append(check) }
         }
         for table in layout.tables
         where table.joinRelationship == nil && tables?.contains(table.name) != false && refusesStrayValues && !skipping.contains(table.name) {
             if let check = columnOwnership(table) { checks.append(check) }
         }
         for table in layout.tables where !skipping.contains(table.name) {
-            for column in table.columns {
-                guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root) else { continue }
-                let targets = numbers(of: version.subtree(of: target.name))
-                let sharing = numbers(of: version.entities.filter { $0.root == target.root }.map(\.name))
-                // A reference into a table that holds only the target's hierarchy
-                // cannot point at a row of another entity (the table check covers it).
-                guard Set(sharing) != Set(targets), !targets.isEmpty else { continue }
-                let c = SQLText.q(column.name)
-                let wrong = """
-                    FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable.name)) AS d ON d.Z_PK = a.\(c) \
-                    WHERE d.Z_ENT NOT IN (\(SQLText.list(targets)))
-                    """
-                let rowLabel = table.joinRelationship == nil ? "'Z_PK ' || a.Z_PK || ' points to '" : "'a pair points to '"
-                checks.append(
-                    MigrationCheck(
-                        summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
-                        sql: "SELECT count(*) \(wrong)",
-                        rowsSQL: """
-                            SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \
-                            \(wrong) LIMIT 5
-                            """))
-            }
+            checks += referenceChecks(from: table).map(\.check)
         }
         return checks
+    }
+
+    /// Per reference column of `table` into a table shared by a hierarchy: the check
+    /// that it points at rows of the right entity, and the same condition for one
+    /// row of `table` read under the alias `s` (an `EXISTS` over the one row it
+    /// points at), for a copy that checks it in its own scan.
+    func referenceChecks(from table: Table) -> [(check: MigrationCheck, row: String)] {
+        var checks: [(check: MigrationCheck, row: String)] = []
+        for column in table.columns {
+            guard let target = referencedEntity(column.role), let targetTable = layout.table(forEntity: target.root) else { continue }
+            let targets = numbers(of: version.subtree(of: target.name))
+            let sharing = numbers(of: version.entities.filter { $0.root == target.root }.map(\.name))
+            // A reference into a table that holds only the target's hierarchy
+            // cannot point at a row of another entity (the table check covers it).
+            guard Set(sharing) != Set(targets), !targets.isEmpty else { continue }
+            let c = SQLText.q(column.name)
+            let wrong = """
+                FROM \(SQLText.q(table.name)) AS a JOIN \(SQLText.q(targetTable.name)) AS d ON d.Z_PK = a.\(c) \
+                WHERE d.Z_ENT NOT IN (\(SQLText.list(targets)))
+                """
+            let rowLabel = table.joinRelationship == nil ? "'Z_PK ' || a.Z_PK || ' points to '" : "'a pair points to '"
+            let check = MigrationCheck(
+                summary: "\(table.name).\(column.name) points at rows that are not \(target.name) objects",
+                sql: "SELECT count(*) \(wrong)",
+                rowsSQL: """
+                    SELECT \(rowLabel) || '\(targetTable.name) Z_PK ' || d.Z_PK || ', Z_ENT ' || d.Z_ENT || \(entityLabel("d.Z_ENT")) \
+                    \(wrong) LIMIT 5
+                    """)
+            let row = """
+                EXISTS (SELECT 1 FROM \(SQLText.q(targetTable.name)) AS d WHERE d.Z_PK = s.\(c) AND d.Z_ENT NOT IN (\(SQLText.list(targets))))
+                """
+            checks.append((check, row))
+        }
+        return checks
+    }
+
+    /// Every row of an entity table has a `Z_ENT` of the table's hierarchy (nil
+    /// when the layout numbers none of its entities).
+    func entityNumberCheck(_ table: Table) -> MigrationCheck? {
+        let members = numbers(of: version.entities.filter { $0.root == table.entity }.map(\.name))
+        guard !members.isEmpty else { return nil }
+        let outside = "Z_ENT IS NULL OR Z_ENT NOT IN (\(SQLText.list(members)))"
+        return MigrationCheck(
+            summary: """
+                \(table.name) holds rows whose Z_ENT is no entity of \(table.entity)'s hierarchy \
+                (Z_ENT \(SQLText.list(members)), as Z_PRIMARYKEY numbers them)
+                """,
+            sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(outside)",
+            rowsSQL: """
+                SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || coalesce(Z_ENT, 'NULL') || \(entityLabel("Z_ENT")) \
+                FROM \(SQLText.q(table.name)) WHERE \(outside) ORDER BY Z_PK LIMIT 5
+                """)
     }
 
     /// In a table shared by a hierarchy, a column of one entity holds nil in the rows
@@ -109,6 +127,12 @@ struct StoreAudit {
     /// sibling entities swapped, a row of an abstract parent — and a rebuild, which
     /// copies each row's own columns, would drop it.
     func columnOwnership(_ table: Table, only columns: Set<String>? = nil) -> MigrationCheck? {
+        columnOwnershipWithRow(table, only: columns)?.check
+    }
+
+    /// `columnOwnership`, with its condition for one row (its columns unqualified,
+    /// as in a copy reading only the table).
+    func columnOwnershipWithRow(_ table: Table, only columns: Set<String>? = nil) -> (check: MigrationCheck, row: String)? {
         var conditions: [(condition: String, label: String)] = []
         for column in table.columns where columns?.contains(column.name) != false {
             let owner: String
@@ -128,13 +152,14 @@ struct StoreAudit {
         guard !conditions.isEmpty else { return nil }
         let filter = conditions.map(\.condition).joined(separator: " OR ")
         let which = "CASE " + conditions.map { "WHEN \($0.condition) THEN '\($0.label)'" }.joined(separator: " ") + " END"
-        return MigrationCheck(
+        let check = MigrationCheck(
             summary: "\(table.name) holds values in columns of another entity than the row's (the rows' Z_ENT do not fit what they hold)",
             sql: "SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(filter)",
             rowsSQL: """
                 SELECT 'Z_PK ' || Z_PK || ' has Z_ENT ' || Z_ENT || \(entityLabel("Z_ENT")) || ' and a value in ' || \(which) \
                 FROM \(SQLText.q(table.name)) WHERE \(filter) ORDER BY Z_PK LIMIT 5
                 """)
+        return (check, filter)
     }
 
     /// Values a store from Core Data holds in columns the row's entity does not have,

@@ -43,6 +43,11 @@ import Foundation
 ///   (-32768...32767)`). One call on the value already computed, so the copy stays
 ///   one pass over the rows.
 ///
+/// - `mm_audit(violates, key)`: 1, or a failed statement naming the row when
+///   `violates` is true: a precondition of the store (a value in another entity's
+///   column, a reference to a row of the wrong entity) checked by a rebuild's copy
+///   in its own scan, on the precondition's own condition for that row.
+///
 /// - `mm_integer(value, key, label, limits, flags)`: a REAL headed for an integer
 ///   column, truncated toward zero (NSNumber's `integerValue`, as `CAST` does), or a
 ///   failed statement naming the row when it lies outside Int64 (SQLite computes
@@ -181,8 +186,20 @@ extension Connection {
     }
 
     /// `mm_required` and `mm_within`: a mapping file's value held to its destination
-    /// attribute, failing the statement with the row's key.
+    /// attribute, failing the statement with the row's key; `mm_audit`: a row that
+    /// fails a precondition, failing the statement with its key (`apply` then runs
+    /// the precondition's own query, which says what is wrong).
     private func registerRowChecks(flags: Int32) {
+        sqlite3_create_function_v2(
+            db, "mm_audit", 2, flags, nil,
+            { context, _, arguments in
+                guard let context, let arguments else { return }
+                guard sqlite3_value_type(arguments[0]) != SQLITE_NULL, sqlite3_value_int64(arguments[0]) != 0 else {
+                    sqlite3_result_int64(context, 1)
+                    return
+                }
+                sqlite3_result_error(context, "source row Z_PK \(sqlite3_value_int64(arguments[1])) fails a precondition of the store", -1)
+            }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_required", 3, flags, nil,
             { context, _, arguments in
