@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t pipe_fd = -1;
+// A signal that came before the pipe existed (`mm_signal_early_capture`): handed to
+// the pipe when it is installed, or re-raised by `mm_signal_early_release`.
+static volatile sig_atomic_t pending = 0;
 
 // Every signal whose default action would end the process in the middle of a
 // write: SIGINT (Ctrl-C), SIGTERM (a deploy job stopped), SIGHUP (the terminal
@@ -29,6 +32,26 @@ static void on_signal(int number) {
     errno = saved;
 }
 
+static void on_early_signal(int number) {
+    if (pending == 0) pending = number;
+}
+
+void mm_signal_early_capture(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_early_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int i = 0; i < watched_count; i++) (void)sigaction(watched[i], &action, NULL);
+}
+
+void mm_signal_early_release(void) {
+    mm_signal_pipe_restore();
+    int number = pending;
+    pending = 0;
+    if (number != 0) (void)raise(number);
+}
+
 int mm_signal_pipe_install(int write_fd) {
     pipe_fd = write_fd;
     struct sigaction action;
@@ -49,7 +72,12 @@ int mm_signal_pipe_install(int write_fd) {
     sigset_t set;
     sigemptyset(&set);
     for (int i = 0; i < watched_count; i++) sigaddset(&set, watched[i]);
-    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    int code = pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    // A signal captured before the pipe existed is the first one the watcher reads.
+    int early = pending;
+    pending = 0;
+    if (early != 0) on_signal(early);
+    return code;
 }
 
 void mm_signal_pipe_restore(void) {

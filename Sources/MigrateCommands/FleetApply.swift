@@ -43,7 +43,8 @@ struct FleetApply: ParsableCommand {
     struct RunContext {
         /// Every JSON record names the run, which `fleet restore --log … --run ID` undoes.
         let id = FleetLog.newRunID()
-        let started = Date()
+        /// The process's start: the run's time includes starting and planning.
+        let started = MigrateTool.started
         let stop: FleetStop
         let signals: FleetSignals
         let excluded: [String]

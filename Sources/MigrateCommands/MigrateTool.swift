@@ -1,4 +1,5 @@
 import ArgumentParser
+internal import CSignalPipe
 import Foundation
 import ModelMigration
 import ScratchFiles
@@ -16,6 +17,8 @@ public enum MigrateTool {
     /// The policies mapping files may name. Set once by `main(policies:)` before
     /// any command runs and only read afterwards, hence `nonisolated(unsafe)`.
     nonisolated(unsafe) public private(set) static var policies = PolicyCatalog([])
+    /// When the process started: a fleet run's `tally.seconds` counts from here.
+    nonisolated(unsafe) static var started = Date()
 
     /// The usage outcome of an error the argument parser raised (an unknown option,
     /// a missing argument, a value that does not parse, a failed `validate()`),
@@ -34,6 +37,12 @@ public enum MigrateTool {
 
     /// Parses the process's arguments, runs the command and exits with its code.
     public static func main(policies: PolicyCatalog) -> Never {
+        // A fleet run answers a stop with a record for every store: a signal that
+        // comes while the process starts (the sweep below, parsing) waits for the
+        // run's watcher instead of killing it with no word (fleet trial: SIGTERM in
+        // the first 0.2 s). Other commands get the default actions back once parsed.
+        mm_signal_early_capture()
+        started = Date()
         self.policies = policies
         // A file-size limit (`ulimit -f`) is a full disk for our purposes: the write
         // fails (EFBIG), SQLite rolls back and the command says so, instead of
@@ -54,6 +63,7 @@ public enum MigrateTool {
         }
         do {
             var command = try Migrate.parseAsRoot()
+            if !(command is FleetApply || command is FleetRestore) { mm_signal_early_release() }
             try command.run()
         } catch {
             // Help, usage errors and the exit codes commands throw, as

@@ -20,6 +20,18 @@ import Testing
         #expect(problems.first?.hint == "accept each hop's losses under its own key (1-to-2, 2-to-3)")
     }
 
+    /// `02-to-03` is not a spelling of `2-to-3`: it would merge with it silently.
+    @Test func aHopKeyIsWrittenAsItsNumbers() throws {
+        let s = try MigrationScenario("G", versions: [Self.version, Self.version])
+        defer { s.remove() }
+        try s.writeMapping("accepted-losses.yaml", "1-to-2: [A.x]\n01-to-02: [A.k]\n")
+        #expect {
+            try AcceptedLosses.load(accept: [], migrationsFolder: s.migrationsFolder, model: "G")
+        } throws: { error in
+            (error as? DiagnosticsError)?.diagnostics.map(\.message) == ["accepted losses: '01-to-02' is not a hop (`A-to-B`, A below B)"]
+        }
+    }
+
     @Test func aYAMLErrorNamesItsOwnLine() throws {
         let s = try MigrationScenario("G", versions: [Self.version, Self.version])
         defer { s.remove() }

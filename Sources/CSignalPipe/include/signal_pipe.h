@@ -14,6 +14,14 @@ int mm_signal_pipe_install(int write_fd);
 /// Puts back the default actions of the stopping signals and stops writing.
 void mm_signal_pipe_restore(void);
 
+// From the process's start until a command installs its pipe (fleet runs, which
+// promise a record for every store): the stopping signals are recorded, not acted on.
+void mm_signal_early_capture(void);
+
+// For every other command: the default actions again, and a signal recorded since
+// the start acts now.
+void mm_signal_early_release(void);
+
 /// 1 when `number` is one of the stopping signals the pipe watches, else 0.
 int mm_signal_pipe_watches(int number);
 

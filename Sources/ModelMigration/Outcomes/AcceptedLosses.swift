@@ -88,8 +88,10 @@ package struct AcceptedLosses: Sendable, Hashable {
         }
         for pair in pairs {
             let key = pair.key.scalarText ?? ""
-            let parts = key.split(separator: "-to-").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] < parts[1] else {
+            // Canonical numbers only: `02-to-03` would silently merge with `2-to-3`.
+            let parts = key.components(separatedBy: "-to-").compactMap { Int($0) }
+            let canonical = parts.count == 2 && key == "\(parts[0])-to-\(parts[1])"
+            guard canonical, parts[0] < parts[1] else {
                 problems.append(Diagnostic(.error, "accepted losses: '\(key)' is not a hop (`A-to-B`, A below B)", at: pair.key.location))
                 continue
             }

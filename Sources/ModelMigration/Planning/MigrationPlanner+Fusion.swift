@@ -24,6 +24,7 @@ extension MigrationPlanner {
                 case .copy(let from):
                     if let new = entity.relationship(named: property.name), let old = sourceEntity.relationship(named: from),
                         changesOwnership(old, in: source, to: new, in: destination)
+                            || losesTargets(old, in: source, to: new, in: destination, mapping)
                     {
                         return true
                     }
@@ -33,6 +34,23 @@ extension MigrationPlanner {
             }
         }
         return false
+    }
+
+    /// Whether a relationship copied by the hop loses pairs: objects of its old
+    /// destination (or of a subentity) that the hop does not make objects of its new
+    /// destination (a destination narrowed, an entity leaving the hierarchy or
+    /// removed). Hop by hop those pairs are gone; a run fused past the hop could
+    /// give them back when a later version widens the destination again (fuzzer
+    /// seed 1002 trial 134), so it ends here.
+    static func losesTargets(
+        _ old: CompiledRelationship, in source: CompiledVersion, to new: CompiledRelationship, in destination: CompiledVersion,
+        _ mapping: MappingModel
+    ) -> Bool {
+        let allowed = Set(destination.subtree(of: new.declaration.destination))
+        return source.subtree(of: old.declaration.destination).contains { name in
+            source.entity(named: name)?.isAbstract != true
+                && !mapping.mappings(fromSource: name).contains { $0.kind != .remove && allowed.contains($0.destination ?? "") }
+        }
     }
 
     /// Whether a hop gives properties values a later hop could hide: a new attribute

@@ -367,12 +367,19 @@ public struct MigrationPlanner: Sendable {
                 // keeps (not only the next: version 3 may keep version 2's default and
                 // version 4 change it, and the fused mapping would take version 4's).
                 let later = (version + 2...max(version + 2, piece.to)).compactMap { model.version($0) }
-                let ends =
+                var ends =
                     mapping.map { Self.normalizesData($0, from: from, to: to) || !($0.requirements ?? []).isEmpty } ?? false
                     || model.version(version + 2).map({ next in
                         mapping.map { hop in later.contains { Self.givesValues(hop, to: to, keptBy: $0) } } ?? false
                             || Self.relaxesRules(of: to, in: next)
                     }) ?? true
+                // A run that inference cannot map as a whole (a destination widened,
+                // then narrowed to a sibling) ends before the hop that breaks it: hop
+                // by hop each mapping exists.
+                if !ends, mapping != nil {
+                    let run = (start...version + 2).compactMap { $0 == source.version ? source : model.version($0) }
+                    ends = (try? MappingResolver.resolve(chain: run, file: nil, knownPolicies: knownPolicies)) == nil
+                }
                 if ends {
                     segments.append(Segment(from: start, to: version + 1, file: nil, kind: .inferredChain))
                     start = version + 1

@@ -1,0 +1,109 @@
+import Foundation
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+/// Two fuzzer finds at the edges of fused runs and filtered mappings (seeds 1001
+/// and 1002): a filtered mapping into an abstract entity, and a destination
+/// widened then narrowed to a sibling across versions.
+@Suite struct FusedRunBoundaryTests {
+    /// `source: A` with a `filter:` into an abstract entity would make instances of
+    /// it from the objects the filter keeps: refused, as Core Data refuses them; when
+    /// the filter keeps none, it migrates (seed 1001 trial 179: exit 0, abstract
+    /// objects made).
+    @Test func aFilteredMappingIntoAnAbstractEntityIsRefusedWhenItKeepsObjects() throws {
+        let version = """
+            entities:
+              A:
+                attributes: { flag: boolean? }
+              C:
+                abstract: true
+                attributes: { flag: boolean? }
+
+            """
+        for (flags, migrates) in [([true, false], false), ([false], true)] {
+            let s = try MigrationScenario("Abstract", versions: [version, version + "  E:\n    attributes: { x: string? }\n"])
+            defer { s.remove() }
+            try s.writeMapping("1-to-2.yaml", "entities:\n  C:\n    source: A\n    filter: \"flag == YES\"\n")
+            try s.withObjects { o in for flag in flags { try o.insert("A", values: ["flag": .boolean(flag)]) } }
+            if migrates {
+                try s.migrate(verify: true)
+                #expect(try s.fetch("C").isEmpty)
+            } else {
+                #expect {
+                    try s.plan()
+                } throws: { error in
+                    "\(error)".contains("C is abstract (it can have no objects of its own), and its mapping makes them from stored A objects")
+                }
+            }
+        }
+    }
+
+    /// C.o2's destination widens from E to its parent B, then narrows to the sibling
+    /// D: hop by hop, E1 stops being a destination at the narrowing, so C1 loses it;
+    /// a fused run kept the pair (seed 1002 trial 134), and a run that inference could
+    /// not map as a whole (E to D, unrelated) was refused.
+    @Test func aDestinationWidenedThenNarrowedLosesThePairsHopByHop() throws {
+        let v1 = """
+            entities:
+              B:
+                abstract: true
+                attributes: { key: string? }
+              D:
+                parent: B
+              E:
+                parent: B
+                relationships:
+                  m2: { destination: C, toMany: true, inverse: o2 }
+              C:
+                relationships:
+                  o2: { destination: E, optional: true, inverse: m2 }
+
+            """
+        let v2 = """
+            entities:
+              B:
+                abstract: true
+                attributes: { key: string? }
+                relationships:
+                  m2: { destination: C, toMany: true, inverse: o2 }
+              D:
+                parent: B
+              E:
+                parent: B
+              C:
+                relationships:
+                  o2: { destination: B, optional: true, inverse: m2 }
+
+            """
+        let v3 = """
+            entities:
+              B:
+                abstract: true
+                attributes: { key: string? }
+              D:
+                parent: B
+                relationships:
+                  m2: { destination: C, toMany: true, inverse: o2 }
+              E:
+                parent: B
+              C:
+                relationships:
+                  o2: { destination: D, optional: true, inverse: m2 }
+
+            """
+        for path in [MigrationPath.Preference.automatic, .chain] {
+            let s = try MigrationScenario("Widen", versions: [v1, v2, v3])
+            defer { s.remove() }
+            try s.withObjects { o in
+                try o.insert("E", values: ["key": .string("e1")])
+                try o.insert("D", values: ["key": .string("d1")])
+                try o.insert("C", values: [:], relationships: ["o2": [1]])
+            }
+            try s.migrate(path: path, verify: true)
+            #expect(try s.fetch("C").map { $0.relationships["o2"] ?? [] } == [[]], "\(path)")
+            #expect(try s.fetch("E").map { $0.values["key"] } == [.string("e1")])
+        }
+    }
+}
