@@ -106,4 +106,56 @@ import Testing
             #expect(try s.fetch("E").map { $0.values["key"] } == [.string("e1")])
         }
     }
+
+    /// A.o4, moved up from F to A and narrowed to E as E leaves A's hierarchy, is read
+    /// from F's column through its inverse; the column holds keys of any A object, and
+    /// those that are not E objects go (seed 1002 trial 245, direct path: they stayed
+    /// and apply's own check refused, exit 1).
+    @Test func aColumnReadThroughItsInverseLosesTheKeysOfOtherEntities() throws {
+        let v1 = """
+            entities:
+              A:
+                attributes: { key: string? }
+                relationships:
+                  m4: { destination: E, toMany: true, inverse: o4 }
+                  m5: { destination: F, toMany: true, inverse: o4 }
+              E:
+                parent: A
+                relationships:
+                  o4: { destination: A, optional: true, inverse: m4 }
+              F:
+                parent: A
+                relationships:
+                  o4: { destination: A, optional: true, inverse: m5 }
+
+            """
+        let v2 = """
+            entities:
+              A:
+                attributes: { key: string? }
+                relationships:
+                  o4: { destination: E, optional: true, inverse: m5 }
+              E:
+                attributes: { key: string? }
+                relationships:
+                  o4: { destination: E, optional: true, inverse: m4 }
+                  m4: { destination: E, toMany: true, inverse: o4 }
+                  m5: { destination: A, toMany: true, inverse: o4 }
+              F:
+                parent: A
+
+            """
+        let s = try MigrationScenario("Leave", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("A", values: ["key": .string("a1")])
+            try o.insert("E", values: ["key": .string("e1")])
+            try o.insert("F", values: ["key": .string("f1")], relationships: ["o4": [2]])
+            try o.insert("F", values: ["key": .string("f2")], relationships: ["o4": [1]])
+        }
+        try s.migrate(path: .direct, verify: true)
+        let fs = try s.fetch("F")
+        #expect(fs.map { $0.values["key"] } == [.string("f1"), .string("f2")])
+        #expect(fs.map { $0.relationships["o4"] ?? [] } == [[2], []])
+    }
 }

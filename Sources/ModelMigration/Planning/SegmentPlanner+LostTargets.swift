@@ -107,6 +107,18 @@ extension SegmentPlanner {
     /// The source entity whose objects a destination relationship's found pairs point at.
     func sourceTarget(_ entity: CompiledEntity, _ relationship: CompiledRelationship, _ found: FoundPairs) -> CompiledEntity? {
         if found.reversed {
+            // A to-one column read the other way round holds keys of its own
+            // relationship's destination, which may be wider than the inverse's owner
+            // (a subentity that inherits the inverse): every object it can point to
+            // is a target (fuzzer seed 1002 trial 245: F.o4's keys of A and F objects
+            // stayed in A.o4, whose destination is E).
+            if case .reverseColumn(let table, let column, _) = found.source,
+                let role = sourceLayout.table(named: table)?.columns.first(where: { $0.name == column })?.role,
+                case .toOne(let owner, let name) = role,
+                let destination = source.entity(named: owner)?.relationship(named: name)?.declaration.destination
+            {
+                return source.entity(named: destination)
+            }
             // The inverse's pairs read the other way round: its owners are the targets.
             return relationship.inverseEntity.flatMap { sourceEntity(for: $0) }
         }
