@@ -48,6 +48,16 @@ extension MappingModelConverter {
             return []
         }
         var entry = EntityEntry(label: label, name: name, at: at, entity: entity, source: source, destination: destination)
+        // A custom source fetch of another entity (`fetchRequestForSourceEntityNamed:"Book"`
+        // on AuthorToAuthor): Core Data makes the destination objects from the fetched
+        // ones, and every `$source` of the mapping is one of them.
+        var entityMapping = entityMapping
+        if !entityMapping.autogeneratesSource, let data = entityMapping.sourceExpression,
+            let fetched = (try? ArchivedExpression.decode(data)).flatMap(Self.defaultFetchEntity), fetched != entityMapping.source
+        {
+            entry.comments.append("a custom source fetch of \(fetched) objects: Core Data makes \(destinationName) objects from them")
+            entityMapping.source = fetched
+        }
         guard sourceObjects(of: entityMapping, &entry, mapping: &mapping) else { return [] }
         let policy = entityMapping.policyClass.map { policyClass($0, of: entityMapping, &entry, mapping: &mapping, skeletons: &skeletons) }
         filter(of: entityMapping, &entry, mapping: &mapping)

@@ -389,6 +389,19 @@ package struct MappingModelConverter: Sendable {
         return mappingModel.entityMappings.first { $0.source == related && $0.destination != nil }?.effectiveName
     }
 
+    /// The entity E a source fetch (the form below) fetches.
+    static func defaultFetchEntity(_ expression: ArchivedExpression) -> String? {
+        func request(_ e: ArchivedExpression) -> String? {
+            guard case .function(.variable("manager")?, "fetchRequestForSourceEntityNamed:predicateString:", let arguments) = e,
+                arguments.count == 2, case .constant(.string(let entity)) = arguments[0]
+            else { return nil }
+            return entity
+        }
+        if let entity = request(expression) { return entity }
+        if case .function(_, "FETCH", let arguments) = expression, let first = arguments.first { return request(first) }
+        return nil
+    }
+
     /// `FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", E, P), $manager.sourceContext, NO)`:
     /// Core Data's default source fetch; its predicate string P.
     static func defaultFetchPredicate(_ expression: ArchivedExpression) -> String? {

@@ -540,6 +540,42 @@ import Testing
         }
     }
 
+    /// A custom source fetch of another entity (`fetchRequestForSourceEntityNamed:"Book"`
+    /// on AuthorToAuthor): Core Data makes Authors from the Books it fetches, so the
+    /// mapping's source is Book and the fetch's predicate its filter (issue 36: it
+    /// became a filter on Author).
+    @Test func aSourceFetchOfAnotherEntityMakesObjectsFromIt() throws {
+        let model = """
+              Author:
+                attributes: { title: string? }
+              Book:
+                attributes: { title: string? }
+
+            """
+        let fetch = ExpressionArchive.base64 { a in
+            a.function(
+                "fetchRequestForSourceEntityNamed:predicateString:", on: a.variable("manager"),
+                [a.constant("Book"), a.constant("title != nil")])
+        }
+        let mapping = try Self.convertTags(
+            model, model,
+            objects: [
+                Self.entity(
+                    "z10", number: 1, source: "Author", destination: "Author",
+                    extra: [
+                        "<attribute name=\"autogenerateexpression\" type=\"bool\">0</attribute>",
+                        "<attribute name=\"sourceexpressiondata\" type=\"binary\">\(fetch)</attribute>",
+                    ], attributes: ["z11"]),
+                Self.attribute("z11", "title", of: "z10"),
+            ])
+        let entities = try #require(mapping.yaml.components(separatedBy: "entities:\n").last)
+        #expect(entities.contains("  Author:\n"), "\(mapping.yaml)")
+        #expect(entities.contains("    source: Book\n"), "\(mapping.yaml)")
+        #expect(entities.contains("    filter: \"title != nil\"\n"), "\(mapping.yaml)")
+        #expect(entities.contains("# a custom source fetch of Book objects: Core Data makes Author objects from them"), "\(mapping.yaml)")
+        #expect(!mapping.yaml.contains("sourceExpression"))
+    }
+
     @Test func aMalformedFileIsRefusedWithItsLine() {
         #expect {
             try XcodeMappingModel.parse(Data("<database>\n<object".utf8), path: "M/X.xcmappingmodel")
