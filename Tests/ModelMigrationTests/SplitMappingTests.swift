@@ -206,4 +206,28 @@ import Testing
         #expect(listenings.map { $0.relationships["record"] ?? [] } == [[], [], []])
         #expect(try s.entityKeys().map { "\($0.number) \($0.name) \($0.maxKey)" } == ["1 Record 3", "2 Listening 3"])
     }
+
+    /// A one-to-one between the two objects of one source object (WordPress-iOS's
+    /// `BlogSettings.blog`, whose inverse `Blog.settings` is a to-one): both sides are
+    /// filled set-based, each with the other's key, the source row's; a filter on the
+    /// new entity would leave some records pointing at nothing, and is refused.
+    @Test func aOneToOneBetweenTheObjectsOfOneSourceObjectFillsBothSides() throws {
+        let v2 = Self.v2.replacingOccurrences(
+            of: "listenings: { destination: Listening, toMany: true, inverse: record }",
+            with: "listening: { destination: Listening, optional: true, inverse: record }"
+        ).replacingOccurrences(of: "inverse: listenings, optional: true", with: "inverse: listening, optional: true")
+        let s = try Self.scenario([Self.v1, v2], mapping: Self.linkedMapping)
+        defer { s.remove() }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("Record").map { $0.relationships["listening"] ?? [] } == [[1], [2], [3]])
+        #expect(try s.fetch("Listening").map { $0.relationships["record"] ?? [] } == [[1], [2], [3]])
+        #expect(try s.fetch("Listening").map { $0.values["note"] } == [.string("great"), nil, .string("loud")])
+        let filtered = try Self.scenario([Self.v1, v2], mapping: Self.linkedMapping + "\n    filter: notes != nil\n")
+        defer { filtered.remove() }
+        #expect {
+            try filtered.plan()
+        } throws: { error in
+            "\(error)".contains("Listening's filter makes some of them alone: fill both in a policy")
+        }
+    }
 }

@@ -46,18 +46,28 @@ extension MappingResolver {
                 detail: "'\(name)' makes its objects in policy \(carrier.policy ?? "?"): set \(relationship.name) there",
                 column: nameAt + 1)
         }
-        // Stored as a key on this entity's rows (a to-one whose inverse is a to-many, or
-        // none), or on the other's rows (a to-many whose inverse is a to-one, filled below).
+        // Stored as a key on this entity's rows (a to-one), or on the other's rows (a
+        // to-many whose inverse is a to-one); the other side of a one-to-one or of a
+        // to-many is filled below, as the same source object's.
         let inverse = relationship.declaration.inverse.flatMap { destination.entity(named: target)?.relationship(named: $0) }
-        let stored =
-            relationship.declaration.isToMany
-            ? inverse.map { !$0.declaration.isToMany } ?? false
-            : inverse.map { $0.declaration.isToMany } ?? true
+        let stored = relationship.declaration.isToMany ? inverse.map { !$0.declaration.isToMany } ?? false : true
         guard stored else {
             throw RelationshipValueError(
                 detail: """
                     \(relationship.name) to the object '\(name)' makes of the same source object is filled set-based when it is \
-                    a to-one with a to-many inverse (or none), or a to-many with a to-one inverse; fill this one in a policy
+                    a to-one, or a to-many with a to-one inverse; fill this one in a policy
+                    """, column: at + 1)
+        }
+        // A one-to-one's other side points back at every object of this mapping: one
+        // the filter leaves out would leave it pointing at nothing.
+        let owner = relationship.declaredIn
+        if let inverse, !inverse.declaration.isToMany, !relationship.declaration.isToMany,
+            file?.entities.first(where: { $0.name == owner })?.filter != nil
+        {
+            throw RelationshipValueError(
+                detail: """
+                    \(relationship.name) and its inverse \(target).\(inverse.name) are a one-to-one between the objects of one \
+                    source object, and \(owner)'s filter makes some of them alone: fill both in a policy
                     """, column: at + 1)
         }
         return .path(sameSourceObject)
@@ -70,8 +80,11 @@ extension MappingResolver {
         for entityMapping in mapping.entityMappings {
             guard let owner = entityMapping.destination.flatMap({ destination.entity(named: $0) }) else { continue }
             for property in entityMapping.properties where property.isRelationship && property.source == .expression(sameSourceObject, nilOnFailure: false) {
-                guard let relationship = owner.relationship(named: property.name), relationship.declaration.isToMany,
+                // A to-many (stored by its to-one inverse), or one side of a one-to-one.
+                guard let relationship = owner.relationship(named: property.name),
                     let inverse = relationship.declaration.inverse, let other = relationship.inverseEntity,
+                    relationship.declaration.isToMany
+                        || destination.entity(named: other)?.relationship(named: inverse)?.declaration.isToMany == false,
                     let index = mapping.entityMappings.firstIndex(where: { $0.destination == other && $0.source == entityMapping.source }),
                     let p = mapping.entityMappings[index].properties.firstIndex(where: { $0.name == inverse }),
                     mapping.entityMappings[index].properties[p].source == .defaultValue(nil)
