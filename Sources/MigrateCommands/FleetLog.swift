@@ -22,17 +22,41 @@ struct FleetLog {
     /// Lines that are not JSON objects (a line cut short by a killed run).
     var unreadableLines = 0
 
+    /// Standard input to its end, polled so that a stop ends the wait.
+    static func readStandardInput(until stop: FleetStop?) throws -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        while true {
+            if stop?.isStopped == true { throw Interrupted() }
+            let ready = poll(&descriptor, 1, 100)
+            if ready < 0 && errno != EINTR { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if ready <= 0 { continue }
+            let count = read(0, &buffer, buffer.count)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            if count == 0 { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
     /// A new run id: the UTC time and a random part, so that the pods of a sharded
     /// run, all process 1 in their containers, never share one.
     static func newRunID() -> String {
         "\(StoreBackup.stamp(Date()))-\(String(format: "%08x", UInt32.random(in: 0...UInt32.max)))"
     }
 
-    /// Reads the log at `path` (`-`: standard input).
-    init(path: String) throws {
+    /// The read of standard input ended by a stop (a signal) before its end.
+    struct Interrupted: Error {}
+
+    /// Reads the log at `path` (`-`: standard input, given up when `stop` stops the
+    /// run: a writer that keeps the pipe open must not hold a stopped run).
+    init(path: String, stop: FleetStop? = nil) throws {
         let data: Data
         if path == "-" {
-            data = try FileHandle.standardInput.readToEnd() ?? Data()
+            data = try Self.readStandardInput(until: stop)
         } else {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         }

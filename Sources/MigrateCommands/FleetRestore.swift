@@ -73,7 +73,7 @@ struct FleetRestore: ParsableCommand {
         let signals: FleetSignals
         do { signals = try FleetSignals(stop: stop) } catch { throw global.fail(error) }
         defer { signals.stop() }
-        let chosen = try log.map { try chooseRun(in: $0) }
+        let chosen = try log.map { try chooseRun(in: $0, stop: stop, signals: signals) }
         if let chosen, chosen.items.isEmpty && chosen.withoutBackup.isEmpty {
             throw global.fail("\(log ?? "-"): run \(chosen.shown) migrated no store; nothing to undo", .failed)
         }
@@ -114,9 +114,16 @@ struct FleetRestore: ParsableCommand {
     }
 
     /// The run of the log to undo: `--run`, or the log's only run.
-    func chooseRun(in path: String) throws -> FleetLog.Run {
+    func chooseRun(in path: String, stop: FleetStop, signals: FleetSignals) throws -> FleetLog.Run {
         let log: FleetLog
-        do { log = try FleetLog(path: path) } catch { throw global.fail("\(path): cannot read the log: \(error.localizedDescription)", .failed) }
+        do {
+            log = try FleetLog(path: path, stop: stop)
+        } catch is FleetLog.Interrupted {
+            let signal = signals.received ?? SIGTERM
+            throw global.fail("interrupted while reading the log from standard input; nothing was changed", .interrupted(signal: signal))
+        } catch {
+            throw global.fail("\(path): cannot read the log: \(error.localizedDescription)", .failed)
+        }
         if let run = runID {
             guard let found = log.runs.first(where: { $0.id == run }) else {
                 throw global.fail("\(path): no run \(run) in the log (it holds: \(Self.listed(log.runs)))", .usage)

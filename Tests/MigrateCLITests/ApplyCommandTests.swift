@@ -195,14 +195,15 @@ final class BackgroundMigrate {
     let process = Process()
     let directory: TemporaryDirectory
 
-    init(_ arguments: [String], in workingDirectory: String) throws {
+    /// `stdin`: a pipe the test writes to (and may keep open); else the null device.
+    init(_ arguments: [String], in workingDirectory: String, stdin: Pipe? = nil) throws {
         directory = try TemporaryDirectory(prefix: "migrate-output")
         _ = FileManager.default.createFile(atPath: directory.file("stdout"), contents: nil)
         _ = FileManager.default.createFile(atPath: directory.file("stderr"), contents: nil)
         process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = stdin ?? FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("stderr")))
         try process.run()

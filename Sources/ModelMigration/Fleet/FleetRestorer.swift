@@ -59,6 +59,8 @@ package struct FleetRestorer: Sendable {
 
     /// Restores every store of `stores` to its newest backup taken at `version`.
     package func run(_ stores: FleetStoreList, version: Int, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
+        var stores = stores
+        stores.stop = stop
         FleetRunner.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) { [self] entry in
             guard case .store(let path) = entry else { return FleetRunner.listOutcome(entry) }
             return handle(Item(store: path, backup: nil, version: version, migratedTo: nil))

@@ -53,6 +53,8 @@ public struct FleetRunner: Sendable {
     /// any thread, one call at a time) with each store's outcome. Returns when every
     /// store started is done; after `stop`, no store is started.
     public func run(_ stores: FleetStoreList, mode: Mode, report: @escaping @Sendable (FleetStoreOutcome) -> Void) {
+        var stores = stores
+        stores.stop = stop
         Self.forEach(stores.makeIterator(), jobs: jobs, stop: stop, report: report, unstarted: stop.unstarted) { [self] entry in
             if case .store(let path) = entry { return handle(path, mode: mode) }
             return Self.listOutcome(entry)

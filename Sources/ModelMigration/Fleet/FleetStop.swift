@@ -51,6 +51,12 @@ public final class FleetStop: Sendable {
         return outcome
     }
 
+    /// The list itself was cut short by the stop (standard input not read to its
+    /// end): the run did not reach every store, so it ends interrupted.
+    func listCutShort() {
+        state.withLock { $0.interruptedWork = true }
+    }
+
     /// What a stopped run reports for an entry of the store list it did not reach:
     /// a store not started, or what the list says of a path that is no store to
     /// handle (a duplicate, an unreadable list).

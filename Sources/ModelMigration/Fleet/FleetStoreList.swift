@@ -27,6 +27,9 @@ public struct FleetStoreList: Sequence, Sendable {
     public var excludedFolders: [String]
     /// Only the stores of this shard, if given.
     public var shard: FleetShard?
+    /// A stop that ends the reading of standard input (`--stores-from -`): a writer
+    /// that keeps the pipe open must not hold a stopped run.
+    package var stop: FleetStop?
 
     /// A list of stores.
     public init(sources: [Source], pattern: String = "*.sqlite", excludedFolders: [String] = [], shard: FleetShard? = nil) {
@@ -94,7 +97,7 @@ public struct FleetStoreList: Sequence, Sendable {
                 case .path(let path):
                     if let entry = start(path, fromList: false) { return entry }
                 case .listFile(let path):
-                    lines = LineReader(path: path)
+                    lines = LineReader(path: path, stop: list.stop)
                 }
             }
         }
@@ -235,43 +238,6 @@ final class DirectoryCursor {
     }
 
     deinit { if let handle { closedir(handle) } }
-}
-
-/// Reads a text file (or standard input) one line at a time.
-struct LineReader {
-    let path: String
-    private var file: UnsafeMutablePointer<FILE>?
-    private(set) var error: String?
-
-    init(path: String) {
-        self.path = path
-        if path == "-" {
-            // Its own stream over a copy of descriptor 0, closed like any file.
-            file = fdopen(dup(STDIN_FILENO), "r")
-            if file == nil { error = String(cString: strerror(errno)) }
-        } else {
-            file = fopen(path, "r")
-            if file == nil { error = String(cString: strerror(errno)) }
-        }
-    }
-
-    /// The next line without its line break, or nil at the end.
-    mutating func next() -> String? {
-        guard let file else { return nil }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        let count = getline(&buffer, &capacity, file)
-        guard count >= 0, let buffer else {
-            fclose(file)
-            self.file = nil
-            return nil
-        }
-        // "\r\n" is one Character: strip line breaks as scalars.
-        var scalars = String(cString: buffer).unicodeScalars
-        while let last = scalars.last, last == "\n" || last == "\r" { scalars.removeLast() }
-        return String(scalars)
-    }
 }
 
 extension Character {
