@@ -36,6 +36,18 @@ extension MigrationPlanner {
         return false
     }
 
+    /// Whether `next` gives a relationship of `version` another destination: the one
+    /// change after which a run may not be mappable as a whole (checked then only,
+    /// so that planning stays one inference per hop on long histories).
+    static func changesDestinations(from version: CompiledVersion, to next: CompiledVersion) -> Bool {
+        next.entities.contains { entity in
+            guard let before = version.entity(named: entity.name) else { return false }
+            return entity.relationships.contains { relationship in
+                before.relationship(named: relationship.name).map { $0.declaration.destination != relationship.declaration.destination } ?? false
+            }
+        }
+    }
+
     /// Whether a relationship copied by the hop loses pairs: objects of its old
     /// destination (or of a subentity) that the hop does not make objects of its new
     /// destination (a destination narrowed, an entity leaving the hierarchy or

@@ -376,7 +376,7 @@ public struct MigrationPlanner: Sendable {
                 // A run that inference cannot map as a whole (a destination widened,
                 // then narrowed to a sibling) ends before the hop that breaks it: hop
                 // by hop each mapping exists.
-                if !ends, mapping != nil {
+                if !ends, mapping != nil, let next = model.version(version + 2), Self.changesDestinations(from: to, to: next) {
                     let run = (start...version + 2).compactMap { $0 == source.version ? source : model.version($0) }
                     ends = (try? MappingResolver.resolve(chain: run, file: nil, knownPolicies: knownPolicies)) == nil
                 }
