@@ -434,10 +434,16 @@ extension SegmentPlanner {
         var owners: Set<String> = []
         var filled = false
         var keptOwners: Set<String> = []
+        // A subentity's constraint over an inherited attribute binds the values the
+        // subentity's own mapping gives (fuzzer seed 1100 trial 231: its `default: null`
+        // was judged by the parent's copy).
+        let constrained = constrainedEntity(of: index)
         for indexColumn in index.columns {
             guard let column = table.columns.first(where: { $0.name == indexColumn.name }),
-                case .attribute(let owner, let property) = column.role,
-                let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
+                case .attribute(let declarer, let property) = column.role
+            else { return }
+            let owner = constrained ?? declarer
+            guard let entity = destination.entity(named: owner), let old = sourceEntity(for: owner),
                 let entityMapping = mapping.mapping(forDestination: owner), entityMapping.kind != .custom
             else { return }
             // Subentities reading the property from columns of their own (moved up):
@@ -475,7 +481,7 @@ extension SegmentPlanner {
         // A subentity's constraint binds its own objects (the index is partial,
         // `Z_ENT IN (…)`), not those of the parent or siblings sharing the columns.
         // A new subentity has no stored objects: its constraint binds none.
-        if let constrained = constrainedEntity(of: index) {
+        if let constrained {
             guard let old = sourceEntity(for: constrained) else { return }
             (owners, keptOwners) = ([old.name], [constrained])
         }
