@@ -486,18 +486,7 @@ extension SegmentPlanner {
             (owners, keptOwners) = ([old.name], [constrained])
         }
         let scope = owners.flatMap { numbers(sourceLayout, subtree(source, $0)) }
-        // A unique index the store already has on these columns (or some of them),
-        // over all the rows in scope, already proves there are no duplicates:
-        // counting them would read every row for nothing.
-        let scopeCondition = "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))"
-        let proven =
-            !filled
-            && sourceLayout.indexes.contains { existing in
-                existing.isUnique && existing.table == sourceTable && !existing.columns.isEmpty
-                    && existing.columns.allSatisfy { sourceColumns.contains(SQLText.q($0.name)) }
-                    && (existing.condition == nil || existing.condition == scopeCondition)
-            }
-        if proven { return }
+        if !filled && provenUnique(sourceColumns, in: sourceTable, scope: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))") { return }
         let (duplicates, groups) = Self.duplicateQueries(
             sourceColumns, in: sourceTable, where: "Z_ENT IN (\(SQLText.list(Array(Set(scope)))))" + keptCondition(keptOwners, in: sourceTable))
         let names = index.columns.map(\.name).joined(separator: ", ")
@@ -509,6 +498,17 @@ extension SegmentPlanner {
                 sql: "SELECT count(*) FROM (\(duplicates))",
                 rowsSQL: "SELECT value || ' × ' || n || ' (Z_PK ' || keys || ')' FROM (\(groups)) ORDER BY value LIMIT 5",
                 remedy: "make those values unique first, or write \(file) with a policy that merges or renames them (see Docs/Policies.md)"))
+    }
+
+    /// Whether a unique index the store already has on these columns (or some of
+    /// them), over all the rows in scope, proves there are no duplicates: counting
+    /// them would read every row for nothing.
+    func provenUnique(_ columns: [String], in table: String, scope: String) -> Bool {
+        sourceLayout.indexes.contains { existing in
+            existing.isUnique && existing.table == table && !existing.columns.isEmpty
+                && existing.columns.allSatisfy { columns.contains(SQLText.q($0.name)) }
+                && (existing.condition == nil || existing.condition == scope)
+        }
     }
 
     /// The rows of a unique index's table, as the hop wrote them, that hold the
