@@ -88,4 +88,46 @@ import Testing
         let refused = try t.model()
         #expect(throws: InferenceFailure.self) { try MappingInference.infer(refused, from: 1, to: 2) }
     }
+
+    /// The old destination itself gone (an abstract parent dropped without a rename)
+    /// while its subentity, renamed, sits under the new destination: the targets are
+    /// still the new destination's objects (fuzzer seed 1101 trial 67, direct path:
+    /// refused as "an unrelated entity").
+    @Test func aDroppedAbstractDestinationCountsByItsSubentities() throws {
+        let v1 = """
+            entities:
+              A:
+                abstract: true
+                attributes: { key: string? }
+                relationships:
+                  m1: { destination: C, toMany: true, inverse: o1 }
+              C:
+                parent: A
+                relationships:
+                  o1: { destination: A, optional: true, inverse: m1 }
+
+            """
+        let v2 = """
+            entities:
+              E:
+                abstract: true
+                attributes: { key: string? }
+                relationships:
+                  m1: { destination: F, toMany: true, inverse: o1 }
+              F:
+                parent: E
+                renamedFrom: C
+                relationships:
+                  o1: { destination: E, optional: true, inverse: m1 }
+
+            """
+        let s = try MigrationScenario("Drop", versions: [v1, v2])
+        defer { s.remove() }
+        try s.withObjects { o in
+            try o.insert("C", values: ["key": .string("c1")])
+            try o.insert("C", values: ["key": .string("c2")], relationships: ["o1": [1]])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("F").map { $0.relationships["o1"] ?? [] } == [[], [1]])
+    }
 }

@@ -118,14 +118,20 @@ public enum MappingInference {
         /// entity the old destination `oldDestination` became (a parent added above it,
         /// Apple's "create a new parent entity and move properties up"): every old
         /// target is still one of the new destination's objects.
+        /// An old destination that is not migrated itself (an abstract entity that is
+        /// gone) still counts by its subentities: a target is one of them (fuzzer
+        /// seed 1101 trial 67: A dropped, its subentities now under the new E).
         func widensToNewAncestor(_ destination: String, from oldDestination: String) -> Bool {
-            guard let became = renames.entities.first(where: { $0.value == oldDestination })?.key else { return false }
-            var parent = self.destination.entity(named: became)?.parent
-            while let current = parent {
-                if current == destination { return true }
-                parent = self.destination.entity(named: current)?.parent
+            let olds = [oldDestination] + source.entities.filter { isAncestor(oldDestination, of: $0.name) }.map(\.name)
+            return olds.contains { old in
+                guard let became = renames.entities.first(where: { $0.value == old })?.key else { return false }
+                var parent = self.destination.entity(named: became)?.parent
+                while let current = parent {
+                    if current == destination { return true }
+                    parent = self.destination.entity(named: current)?.parent
+                }
+                return false
             }
-            return false
         }
 
         mutating func run() -> MappingModel {
