@@ -36,17 +36,28 @@ static void on_early_signal(int number) {
     if (pending == 0) pending = number;
 }
 
+// The actions the process started with, put back by `mm_signal_early_release`: a
+// signal the parent ignored (`nohup`, a shell's `cmd &`) stays ignored.
+static struct sigaction inherited[sizeof watched / sizeof watched[0]];
+
 void mm_signal_early_capture(void) {
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_early_signal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    for (int i = 0; i < watched_count; i++) (void)sigaction(watched[i], &action, NULL);
+    for (int i = 0; i < watched_count; i++) {
+        if (sigaction(watched[i], NULL, &inherited[i]) != 0) continue;
+        if (inherited[i].sa_handler == SIG_IGN) continue;
+        (void)sigaction(watched[i], &action, NULL);
+    }
 }
 
 void mm_signal_early_release(void) {
-    mm_signal_pipe_restore();
+    for (int i = 0; i < watched_count; i++) {
+        if (inherited[i].sa_handler == SIG_IGN) continue;
+        (void)sigaction(watched[i], &inherited[i], NULL);
+    }
     int number = pending;
     pending = 0;
     if (number != 0) (void)raise(number);

@@ -77,4 +77,17 @@ import Testing
                 "relationship 'Post.author': left empty, but its inverse Author.posts is mapped, and Core Data sets an inverse whenever either side is set")
         }
     }
+
+    /// A required relationship cannot be left empty: refused at plan, naming it.
+    @Test func aRequiredRelationshipCannotBeLeftEmpty() throws {
+        let v1 = "entities:\n  P:\n    relationships:\n      q: { destination: Q, inverse: p, optional: false }\n  Q:\n    relationships:\n      p: { destination: P, toMany: true, inverse: q }\n"
+        let s = try MigrationScenario("Req", versions: [v1, v1 + "  N:\n    attributes: { x: string? }\n"])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  P:\n    properties:\n      q: { default: null }\n  Q:\n    properties:\n      p: { default: null }\n")
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains("property 'P.q': left empty, but the relationship is required")
+        }
+    }
 }

@@ -130,4 +130,42 @@ import Testing
         try s.migrate(verify: true)
         #expect(try s.fetch("F").map { $0.relationships["o1"] ?? [] } == [[], [1]])
     }
+
+    /// Only some of the old destination's objects under the new one (B moved under a
+    /// new E, A and C left where they were): the others are not E objects, so the
+    /// change is refused, not inferred with their pairs dropped.
+    @Test func aDestinationOnlyPartlyUnderTheNewOneIsRefused() throws {
+        let v1 = """
+            entities:
+              X:
+                relationships:
+                  r: { destination: A, optional: true }
+              A:
+                attributes: { key: string? }
+              B:
+                parent: A
+              C:
+                parent: A
+
+            """
+        let v2 = """
+            entities:
+              X:
+                relationships:
+                  r: { destination: E, optional: true }
+              E:
+                attributes: { note: string? }
+              A:
+                attributes: { key: string? }
+              B:
+                parent: E
+                attributes: { key: string? }
+              C:
+                parent: A
+
+            """
+        let s = try MigrationScenario("Part", versions: [v1, v2])
+        defer { s.remove() }
+        #expect(throws: InferenceFailure.self) { try MappingInference.infer(try s.model(), from: 1, to: 2) }
+    }
 }

@@ -332,7 +332,19 @@ struct MappingMerge {
         guard let attribute = target.attribute else {
             // `{ default: null }`: the relationship starts empty, as Core Data leaves a
             // relationship its entity mapping does not map.
-            if raw == nil { return .defaultValue(nil) }
+            if raw == nil {
+                // Empty is a value only where the relationship allows none.
+                if let relationship = target.entity.relationship(named: target.property)?.declaration,
+                    relationship.isToMany ? (relationship.minCount ?? 0) > 0 : !relationship.isOptional
+                {
+                    diagnostics.append(
+                        Diagnostic(
+                            .error, "\(target.subject): left empty, but the relationship is required (it must hold an object)",
+                            at: target.location))
+                    return nil
+                }
+                return .defaultValue(nil)
+            }
             diagnostics.append(
                 Diagnostic(
                     .error, "\(target.subject): a relationship takes no default but null (it starts empty)", at: target.location))

@@ -122,9 +122,8 @@ public enum MappingInference {
         /// gone) still counts by its subentities: a target is one of them (fuzzer
         /// seed 1101 trial 67: A dropped, its subentities now under the new E).
         func widensToNewAncestor(_ destination: String, from oldDestination: String) -> Bool {
-            let olds = [oldDestination] + source.entities.filter { isAncestor(oldDestination, of: $0.name) }.map(\.name)
-            return olds.contains { old in
-                guard let became = renames.entities.first(where: { $0.value == old })?.key else { return false }
+            func under(_ old: String) -> Bool? {
+                guard let became = renames.entities.first(where: { $0.value == old })?.key else { return nil }
                 var parent = self.destination.entity(named: became)?.parent
                 while let current = parent {
                     if current == destination { return true }
@@ -132,6 +131,12 @@ public enum MappingInference {
                 }
                 return false
             }
+            if let kept = under(oldDestination) { return kept }
+            // Gone itself: every subentity with objects that is migrated must now sit
+            // under the new destination, and at least one is.
+            let subentities = source.entities.filter { isAncestor(oldDestination, of: $0.name) && !$0.isAbstract }.map(\.name)
+            let placed = subentities.compactMap(under)
+            return !placed.isEmpty && placed.allSatisfy { $0 }
         }
 
         mutating func run() -> MappingModel {
