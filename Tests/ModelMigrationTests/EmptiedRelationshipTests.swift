@@ -80,7 +80,16 @@ import Testing
 
     /// A required relationship cannot be left empty: refused at plan, naming it.
     @Test func aRequiredRelationshipCannotBeLeftEmpty() throws {
-        let v1 = "entities:\n  P:\n    relationships:\n      q: { destination: Q, inverse: p, optional: false }\n  Q:\n    relationships:\n      p: { destination: P, toMany: true, inverse: q }\n"
+        let v1 = """
+            entities:
+              P:
+                relationships:
+                  q: { destination: Q, inverse: p, optional: false }
+              Q:
+                relationships:
+                  p: { destination: P, toMany: true, inverse: q }
+
+            """
         let s = try MigrationScenario("Req", versions: [v1, v1 + "  N:\n    attributes: { x: string? }\n"])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  P:\n    properties:\n      q: { default: null }\n  Q:\n    properties:\n      p: { default: null }\n")
