@@ -30,14 +30,23 @@ final class InsertShape {
     }
 
     /// A to-one whose inverse is an ordered to-many: the row's place in its owner's
-    /// list, a column of the `INSERT`.
-    struct OrderedMembership {
-        var relationship: String
-        var ownerColumn: String
-        var orderColumn: String
-        var list: OrderedList
+    /// list, a column of the `INSERT`. A class: read per object, a struct of six
+    /// strings costs six retains and releases.
+    final class OrderedMembership {
+        let relationship: String
+        let ownerColumn: String
+        let orderColumn: String
+        let list: OrderedList
         /// The place's position among the `INSERT`'s bindings.
-        var binding: Int
+        let binding: Int
+
+        init(relationship: String, ownerColumn: String, orderColumn: String, list: OrderedList, binding: Int) {
+            self.relationship = relationship
+            self.ownerColumn = ownerColumn
+            self.orderColumn = orderColumn
+            self.list = list
+            self.binding = binding
+        }
     }
 
     /// A property of a uniqueness constraint and its column.
@@ -149,7 +158,7 @@ final class InsertShape {
             toOneColumnCounts.append(columns.count - before)
         }
         self.toOneColumnCounts = toOneColumnCounts
-        memberships = Self.memberships(entity, table: table, version: access.version, columns: &columns)
+        memberships = Self.memberships(entity, table: table, access: access, columns: &columns)
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
         plans = attributes.map(Self.plan)
@@ -177,8 +186,9 @@ final class InsertShape {
     /// The to-ones of `entity` whose inverse is an ordered to-many, their order columns
     /// appended to `columns`.
     private static func memberships(
-        _ entity: CompiledEntity, table: StorageLayout.Table, version: CompiledVersion, columns: inout [String]
+        _ entity: CompiledEntity, table: StorageLayout.Table, access: ObjectAccess, columns: inout [String]
     ) -> [OrderedMembership] {
+        let version = access.version
         var memberships: [OrderedMembership] = []
         for relationship in entity.relationships where !relationship.declaration.isToMany && !relationship.declaration.isTransient {
             guard let inverse = relationship.declaration.inverse, let owner = relationship.inverseEntity,
@@ -189,7 +199,7 @@ final class InsertShape {
             memberships.append(
                 OrderedMembership(
                     relationship: relationship.name, ownerColumn: key.name, orderColumn: order.name,
-                    list: OrderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count))
+                    list: access.orderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count))
             columns.append(order.name)
         }
         return memberships

@@ -11,13 +11,16 @@ extension ObjectAccess {
     /// list's highest place (the batch's record of it, else the store's), leaving out
     /// `member` when its row is already written.
     func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, batch: ObjectBatch) throws(StoreError) -> Int64 {
-        if let end = batch.listEnds[list.name]?[owner] { return end + 1 }
+        if let end = batch.listEnd(list.slot, owner: owner) { return end + 1 }
         let end = try wrap { () throws(SQLiteError) -> Int64 in
             let statement = try connection.cachedStatement(member == nil ? list.endSQL : list.endExcludingSQL)
             try statement.bind(member.map { [.integer(owner), .integer($0)] } ?? [.integer(owner)])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : 0
         }
+        // Kept even when the member is then refused and never written: a thousand
+        // refused members of one long list read its end once, not a thousand times.
+        if member == nil { batch.noteListEnd(list.slot, owner: owner, at: end, appended: true) }
         return end + 1
     }
 
@@ -36,7 +39,7 @@ extension ObjectAccess {
             let place: Int64
             if let given { place = given } else { place = try endOfList(membership.list, owner: owner, batch: batch) }
             bindings[membership.binding] = .integer(place)
-            places.append(ListPlace(list: membership.list.name, owner: owner, place: place, appended: given == nil))
+            places.append(ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil))
         }
         return places
     }
@@ -55,14 +58,14 @@ extension ObjectAccess {
             if let given { place = given } else { place = try endOfList(membership.list, owner: owner, excluding: key, batch: batch) }
             try run(
                 "UPDATE \(quote(shape.table.name)) SET \(quote(membership.orderColumn)) = ? WHERE Z_PK = ?", [.integer(place), .integer(key)])
-            batch.noteListEnd(membership.list.name, owner: owner, at: place, appended: given == nil)
+            batch.noteListEnd(membership.list.slot, owner: owner, at: place, appended: given == nil)
         }
     }
 
     /// The owners a written row has in the ordered lists of its to-ones (before a
     /// deferred reference changes them).
-    func currentOwners(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]]) throws(StoreError) -> [(String, Int64)] {
-        var owners: [(String, Int64)] = []
+    func currentOwners(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]]) throws(StoreError) -> [(Int, Int64)] {
+        var owners: [(Int, Int64)] = []
         for membership in shape.memberships where relationships[membership.relationship]?.isEmpty == false {
             let sql = "SELECT \(quote(membership.ownerColumn)) FROM \(quote(shape.table.name)) WHERE Z_PK = ?"
             let owner = try wrap { () throws(SQLiteError) -> Int64? in
@@ -71,7 +74,7 @@ extension ObjectAccess {
                 defer { statement.reset() }
                 return try statement.step() && !statement.isNull(at: 0) ? statement.int64(at: 0) : nil
             }
-            if let owner { owners.append((membership.list.name, owner)) }
+            if let owner { owners.append((membership.list.slot, owner)) }
         }
         return owners
     }
@@ -117,7 +120,7 @@ extension ObjectAccess {
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             // The list is given whole, in its order: its end is read again when needed.
-            if let order { batch.forgetListEnd(OrderedList.name(table: destinationTable.name, orderColumn: order), owner: key) }
+            if let order { batch.forgetListEnd(listSlot(table: destinationTable.name, orderColumn: order), owner: key) }
             for (position, target) in targets.enumerated() {
                 if let order {
                     try run(
@@ -145,7 +148,7 @@ extension ObjectAccess {
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return }
         let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
         let inverseOrder = r.inverse.flatMap { inverse in relationship.inverseEntity.flatMap { join.column(for: .order(entity: $0, relationship: inverse)) } }
-        let inverseList = inverseOrder.map { OrderedList(table: join.name, ownerColumn: theirs, orderColumn: $0.name) }
+        let inverseList = inverseOrder.map { orderedList(table: join.name, ownerColumn: theirs, orderColumn: $0.name) }
         var columns = [mine, theirs]
         if let order { columns.append(order.name) }
         if let inverseOrder { columns.append(inverseOrder.name) }
@@ -153,7 +156,7 @@ extension ObjectAccess {
             INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) \
             VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """
-        if let order { batch.forgetListEnd(OrderedList.name(table: join.name, orderColumn: order.name), owner: key) }
+        if let order { batch.forgetListEnd(listSlot(table: join.name, orderColumn: order.name), owner: key) }
         for (position, target) in targets.enumerated() {
             var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
             if order != nil { bindings.append(.integer(Int64(position + 1))) }
@@ -164,7 +167,7 @@ extension ObjectAccess {
             }
             try run(sql, bindings)
             if let inverseList, let place, connection.changes == 1 {
-                batch.noteListEnd(inverseList.name, owner: target, at: place, appended: true)
+                batch.noteListEnd(inverseList.slot, owner: target, at: place, appended: true)
             }
         }
     }

@@ -412,14 +412,14 @@ extension ObjectAccess {
     /// The entity number (`Z_ENT`, 0 for NULL) of the destination row with this key, if
     /// there is one: the batch's record of it, else the store's.
     func rowEntity(_ key: Int64, rule: TargetRule, batch: ObjectBatch) throws(StoreError) -> Int64? {
-        if let number = batch.rowEntities[rule.destinationTable.name]?[key] { return number }
+        if let number = batch.rowEntity(table: rule.destinationSlot, key: key) { return number }
         let number = try wrap { () throws(SQLiteError) -> Int64? in
             let statement = try connection.cachedStatement(rule.destinationEntitySQL)
             try statement.bind([.integer(key)])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : nil
         }
-        if let number { batch.noteRowEntity(number, table: rule.destinationTable.name, key: key) }
+        if let number { batch.noteRowEntity(number, table: rule.destinationSlot, key: key) }
         return number
     }
 

@@ -13,6 +13,11 @@ public final class ObjectAccess {
     var connection: Connection { store.connection }
     /// Per entity, what inserting its objects needs (built at the first insert).
     var insertShapes: [String: InsertShape] = [:]
+    /// Numbers for the tables and ordered lists a batch keeps books on
+    /// (``slot(_:)``): its per-object lookups index arrays instead of hashing names.
+    private var slots: [String: Int] = [:]
+    /// The shape of the last insert: a load of one entity finds it with no lookup.
+    private var lastShape: InsertShape?
     /// Per entity, the query `exists(_:primaryKey:)` runs.
     private var existsSQL: [String: String] = [:]
     /// Entity names by the store's entity numbers.
@@ -58,10 +63,34 @@ public final class ObjectAccess {
 
     /// What inserting objects of an entity needs, built once.
     func insertShape(_ name: String) throws(StoreError) -> InsertShape {
-        if let shape = insertShapes[name] { return shape }
+        if let last = lastShape, last.entityName == name { return last }
+        if let shape = insertShapes[name] {
+            lastShape = shape
+            return shape
+        }
         let shape = InsertShape(try entity(name), access: self)
         insertShapes[name] = shape
+        lastShape = shape
         return shape
+    }
+
+    /// A small number standing for a table's name or an ordered list's
+    /// (``OrderedList/name``), the same for the access's lifetime.
+    func slot(_ name: String) -> Int {
+        if let slot = slots[name] { return slot }
+        let slot = slots.count
+        slots[name] = slot
+        return slot
+    }
+
+    /// The lists of an ordered to-many kept in `orderColumn` of `table`.
+    func orderedList(table: String, ownerColumn: String, orderColumn: String) -> OrderedList {
+        OrderedList(table: table, ownerColumn: ownerColumn, orderColumn: orderColumn, slot: listSlot(table: table, orderColumn: orderColumn))
+    }
+
+    /// The slot of the list whose places are in `orderColumn` of `table`.
+    func listSlot(table: String, orderColumn: String) -> Int {
+        slot(OrderedList.name(table: table, orderColumn: orderColumn))
     }
 
     func quote(_ name: String) -> String { SchemaSQL.quote(name) }

@@ -31,16 +31,16 @@ package final class ObjectBatch {
     /// The references that waited: set when the batch ends
     /// (`ObjectAccess.resolveDeferredReferences`), each checked as on insert.
     var deferredReferences: [DeferredReference] = []
-    /// The end of each ordered list the batch appended to: list (``OrderedList/name``)
+    /// The end of each ordered list the batch appended to: list (``OrderedList/slot``)
     /// → owner's key → the highest place among its members, so that appending a member
     /// costs no query. An owner is absent until its list is first read, and forgotten
     /// when the batch writes its list in a way it does not follow (a list given whole).
-    private(set) var listEnds: [String: [Int64: Int64]] = [:]
-    /// Destination table → primary key → the row's entity number (`Z_ENT`), for rows a
-    /// relationship of the batch named: a row keeps its number, so each target is
-    /// looked up once (rows are only added while a batch runs, but for the rows
-    /// ``rowsDeleted()`` says were taken out again).
-    private(set) var rowEntities: [String: [Int64: Int64]] = [:]
+    private var listEnds: [[Int64: Int64]] = []
+    /// Destination table (its ``ObjectAccess/slot(_:)``) → primary key → the row's
+    /// entity number (`Z_ENT`), for rows a relationship of the batch named: a row keeps
+    /// its number, so each target is looked up once (rows are only added while a batch
+    /// runs, but for the rows ``rowsDeleted()`` says were taken out again).
+    private var rowEntities: [[Int64: Int64]] = []
     /// The source of the object being inserted (for deferred references).
     private(set) var currentSource = 0
     /// How many objects the batch wrote.
@@ -145,28 +145,44 @@ package final class ObjectBatch {
 
     /// Notes a member's place in `owner`'s list once its row is written: the list's end
     /// when it was appended; a place given (a dump's `_position`) moves a known end.
-    func noteListEnd(_ list: String, owner: Int64, at place: Int64, appended: Bool) {
+    func noteListEnd(_ list: Int, owner: Int64, at place: Int64, appended: Bool) {
+        Self.grow(&listEnds, to: list)
         if appended {
-            listEnds[list, default: [:]][owner] = place
-        } else if let end = listEnds[list]?[owner], place > end {
-            listEnds[list, default: [:]][owner] = place
+            listEnds[list][owner] = place
+        } else if let end = listEnds[list][owner], place > end {
+            listEnds[list][owner] = place
         }
     }
 
+    /// The end of `owner`'s list as the batch knows it, if it does.
+    func listEnd(_ list: Int, owner: Int64) -> Int64? {
+        list < listEnds.count ? listEnds[list][owner] : nil
+    }
+
     /// Forgets the end of `owner`'s list (it is read from the store when next needed).
-    func forgetListEnd(_ list: String, owner: Int64) {
-        listEnds[list]?[owner] = nil
+    func forgetListEnd(_ list: Int, owner: Int64) {
+        if list < listEnds.count { listEnds[list][owner] = nil }
     }
 
     /// Forgets what it knows of rows (some were deleted): every list's end and entity number.
     func rowsDeleted() {
-        listEnds = [:]
-        rowEntities = [:]
+        listEnds = []
+        rowEntities = []
+    }
+
+    /// The entity number of a row the batch looked up before, if it did.
+    func rowEntity(table: Int, key: Int64) -> Int64? {
+        table < rowEntities.count ? rowEntities[table][key] : nil
     }
 
     /// Notes a row's entity number.
-    func noteRowEntity(_ number: Int64, table: String, key: Int64) {
-        rowEntities[table, default: [:]][key] = number
+    func noteRowEntity(_ number: Int64, table: Int, key: Int64) {
+        Self.grow(&rowEntities, to: table)
+        rowEntities[table][key] = number
+    }
+
+    private static func grow(_ books: inout [[Int64: Int64]], to slot: Int) {
+        while books.count <= slot { books.append([:]) }
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),

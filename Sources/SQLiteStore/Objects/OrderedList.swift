@@ -5,13 +5,16 @@
 struct OrderedList {
     /// Names the list among the batch's list ends.
     let name: String
+    /// The list's number among the batch's list ends (``ObjectAccess/slot(_:)``).
+    let slot: Int
     /// The highest place among an owner's members (0 when it has none).
     let endSQL: String
     /// The same, leaving out one member (a row already written that joins the list).
     let endExcludingSQL: String
 
-    init(table: String, ownerColumn: String, orderColumn: String) {
+    init(table: String, ownerColumn: String, orderColumn: String, slot: Int) {
         name = Self.name(table: table, orderColumn: orderColumn)
+        self.slot = slot
         let (t, owner, order) = (SchemaSQL.quote(table), SchemaSQL.quote(ownerColumn), SchemaSQL.quote(orderColumn))
         endSQL = "SELECT coalesce(max(\(order)), 0) FROM \(t) WHERE \(owner) = ?"
         endExcludingSQL = endSQL + " AND Z_PK <> ?"
@@ -25,7 +28,8 @@ struct OrderedList {
 
 /// A row's place in one ordered list, noted in the batch once the row is written.
 struct ListPlace {
-    var list: String
+    /// The list's slot (``OrderedList/slot``).
+    var list: Int
     var owner: Int64
     var place: Int64
     var appended: Bool

@@ -14,6 +14,8 @@ final class TargetRule {
     let destination: String
     let isToMany: Bool
     let destinationTable: StorageLayout.Table
+    /// The destination table's ``ObjectAccess/slot(_:)``, for the batch's books.
+    let destinationSlot: Int
     /// The entity numbers of the destination and its subentities.
     let destinationNumbers: Set<Int64>
     /// The table of the entity declaring the relationship.
@@ -49,6 +51,7 @@ final class TargetRule {
         isToMany = r.isToMany
         let destinationTable = access.table(of: destination)
         self.destinationTable = destinationTable
+        destinationSlot = access.slot(destinationTable.name)
         let sourceTable = access.table(of: version.entity(named: relationship.declaredIn) ?? destination)
         self.sourceTable = sourceTable
         destinationEntitySQL = "SELECT Z_ENT FROM \(quote(destinationTable.name)) WHERE Z_PK = ?"
