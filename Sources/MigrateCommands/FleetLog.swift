@@ -22,47 +22,29 @@ struct FleetLog {
     /// Lines that are not JSON objects (a line cut short by a killed run).
     var unreadableLines = 0
 
-    /// Standard input to its end, polled so that a stop ends the wait.
-    static func readStandardInput(until stop: FleetStop?) throws -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var descriptor = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-        while true {
-            if stop?.isStopped == true { throw Interrupted() }
-            let ready = poll(&descriptor, 1, 100)
-            if ready < 0 && errno != EINTR { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            if ready <= 0 { continue }
-            let count = read(0, &buffer, buffer.count)
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[0..<count])
-        }
-    }
-
     /// A new run id: the UTC time and a random part, so that the pods of a sharded
     /// run, all process 1 in their containers, never share one.
     static func newRunID() -> String {
         "\(StoreBackup.stamp(Date()))-\(String(format: "%08x", UInt32.random(in: 0...UInt32.max)))"
     }
 
-    /// The read of standard input ended by a stop (a signal) before its end.
+    /// The read of the log ended by a stop (a signal) before its end.
     struct Interrupted: Error {}
 
-    /// Reads the log at `path` (`-`: standard input, given up when `stop` stops the
-    /// run: a writer that keeps the pipe open must not hold a stopped run).
+    /// The log could not be opened or read.
+    struct Unreadable: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    /// Reads the log at `path` (`-`: standard input), given up when `stop` stops the
+    /// run: a writer that keeps a pipe open must not hold a stopped run.
     init(path: String, stop: FleetStop? = nil) throws {
-        let data: Data
-        if path == "-" {
-            data = try Self.readStandardInput(until: stop)
-        } else {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        }
+        var lines = LineReader(path: path, stop: stop)
         var index: [String: Int] = [:]
-        for line in data.split(separator: UInt8(ascii: "\n")) where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
-            guard let record = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+        while let line = lines.next() {
+            guard !line.allSatisfy({ $0 == " " }) else { continue }
+            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                 unreadableLines += 1
                 continue
             }
@@ -82,5 +64,7 @@ struct FleetLog {
             }
             runs[at].items.append(FleetRestorer.Item(store: store, backup: backup, version: version, migratedTo: record["target"] as? Int))
         }
+        if lines.wasCutShort { throw Interrupted() }
+        if let error = lines.error { throw Unreadable(reason: error) }
     }
 }

@@ -120,9 +120,9 @@ struct FleetRestore: ParsableCommand {
             log = try FleetLog(path: path, stop: stop)
         } catch is FleetLog.Interrupted {
             let signal = signals.received ?? SIGTERM
-            throw global.fail("interrupted while reading the log from standard input; nothing was changed", .interrupted(signal: signal))
+            throw global.fail("\(path): interrupted while reading the log; nothing was changed", .interrupted(signal: signal))
         } catch {
-            throw global.fail("\(path): cannot read the log: \(error.localizedDescription)", .failed)
+            throw global.fail("\(path): cannot read the log: \(error)", .failed)
         }
         if let run = runID {
             guard let found = log.runs.first(where: { $0.id == run }) else {

@@ -6,14 +6,15 @@ import Testing
 /// even while the writer keeps the pipe open: the list is cut short and the run
 /// ends interrupted (143), with its summary.
 @Suite struct FleetStdinSignalTests {
-    @Test func aSignalEndsTheWaitForMoreStores() throws {
+    /// `-`, and `/dev/stdin`, which names the same pipe as a path.
+    @Test(arguments: ["-", "/dev/stdin"]) func aSignalEndsTheWaitForMoreStores(list: String) throws {
         let f = try StockFixture()
         defer { f.remove() }
         try f.store("fleet/a.sqlite")
         try f.store("fleet/b.sqlite")
         let pipe = Pipe()
         let runner = try BackgroundMigrate(
-            ["fleet", "apply"] + f.models + ["--stores-from", "-", "--jobs", "1", "--json"], in: f.directory.path, stdin: pipe)
+            ["fleet", "apply"] + f.models + ["--stores-from", list, "--jobs", "1", "--json"], in: f.directory.path, stdin: pipe)
         try pipe.fileHandleForWriting.write(contentsOf: Data("fleet/a.sqlite\nfleet/b.sqlite\n".utf8))
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -31,5 +32,37 @@ import Testing
         #expect(outcome.status == 143, "\(outcome)")
         #expect(try FleetCommandTests.statuses(outcome.stdout) == ["fleet/a.sqlite": "migrated", "fleet/b.sqlite": "migrated"])
         #expect(try FleetCommandTests.records(outcome.stdout, event: "summary").first?["exitCode"] as? Int == 143)
+    }
+}
+
+/// `fleet restore --log` from a pipe (`-`, `/dev/stdin`) whose writer keeps it open: a
+/// signal ends the wait, and nothing is restored.
+@Suite struct FleetRestoreLogSignalTests {
+    @Test(arguments: ["-", "/dev/stdin"]) func aSignalEndsTheWaitForTheLog(log: String) throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let (stores, _) = try FleetRestoreCommandTests.deployed(f, count: 2)
+        let before = stores.map { FileSnapshot(f.path($0)).bytes }
+        let pipe = Pipe()
+        let runner = try BackgroundMigrate(["fleet", "restore"] + f.models + ["--log", log], in: f.directory.path, stdin: pipe)
+        try pipe.fileHandleForWriting.write(contentsOf: try Data(contentsOf: URL(fileURLWithPath: f.directory.file("run.jsonl"))))
+        usleep(500_000)
+        kill(runner.pid, SIGTERM)
+        let stopped = Date()
+        while runner.process.isRunning && Date().timeIntervalSince(stopped) < 10 { usleep(20_000) }
+        #expect(!runner.process.isRunning, "still waiting for the log after SIGTERM")
+        try pipe.fileHandleForWriting.close()
+        let outcome = runner.finish()
+        #expect(outcome.status == 143, "\(outcome)")
+        #expect(outcome.stderr.contains("\(log): interrupted while reading the log; nothing was changed"), "\(outcome.stderr)")
+        #expect(stores.map { FileSnapshot(f.path($0)).bytes } == before)
+    }
+
+    @Test func aLogThatCannotBeReadIsNamed() throws {
+        let f = try StockFixture()
+        defer { f.remove() }
+        let missing = try f.migrate(["fleet", "restore"] + f.models + ["--log", "none.jsonl"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("none.jsonl: cannot read the log: No such file or directory"), "\(missing.stderr)")
     }
 }
