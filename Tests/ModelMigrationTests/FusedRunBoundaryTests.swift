@@ -107,6 +107,41 @@ import Testing
         }
     }
 
+    /// The same with both sides renamed where the destination narrows (`o3` from
+    /// `o2`): the fusion's check pairs relationships through their renames, as
+    /// inference does, and the run is not refused where hop by hop migrates.
+    @Test func aRenamedRelationshipWhoseDestinationNarrowsLosesThePairsHopByHop() throws {
+        let v1 = """
+            entities:
+              B:
+                abstract: true
+                attributes: { key: string? }
+              D:
+                parent: B
+              E:
+                parent: B
+              C:
+                relationships:
+                  o2: { destination: E, optional: true }
+
+            """
+        let v2 = v1.replacingOccurrences(of: "destination: E", with: "destination: B")
+        let v3 = v1.replacingOccurrences(of: "o2: { destination: E", with: "o3: { renamedFrom: o2, destination: D")
+        for path in [MigrationPath.Preference.automatic, .chain] {
+            let s = try MigrationScenario("Widen", versions: [v1, v2, v3])
+            defer { s.remove() }
+            try s.withObjects { o in
+                try o.insert("E", values: ["key": .string("e1")])
+                try o.insert("D", values: ["key": .string("d1")])
+                try o.insert("C", values: [:], relationships: ["o2": [1]])
+                try o.insert("C", values: [:], relationships: [:])
+            }
+            try s.migrate(path: path, verify: true)
+            #expect(try s.fetch("C").map { $0.relationships["o3"] ?? [] } == [[], []], "\(path)")
+            #expect(try s.fetch("E").map { $0.values["key"] } == [.string("e1")])
+        }
+    }
+
     /// A.o4, moved up from F to A and narrowed to E as E leaves A's hierarchy, is read
     /// from F's column through its inverse; the column holds keys of any A object, and
     /// those that are not E objects go (seed 1002 trial 245, direct path: they stayed

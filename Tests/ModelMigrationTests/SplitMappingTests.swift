@@ -230,4 +230,34 @@ import Testing
             "\(error)".contains("Listening's filter makes some of them alone: fill both in a policy")
         }
     }
+
+    /// The same one-to-one inherited from an abstract parent: the filter that leaves
+    /// records alone is the subentity's mapping's, and is refused too.
+    @Test func aFilterOnASubentityOfTheOneToOnesDeclarerIsRefused() throws {
+        let v2 = """
+            entities:
+              Record:
+                attributes:
+                  artist: string
+                  title: string
+                  notes: string?
+                relationships:
+                  session: { destination: Session, optional: true, inverse: record }
+              Session:
+                abstract: true
+                relationships:
+                  record: { destination: Record, inverse: session, optional: true }
+              Listening:
+                parent: Session
+                attributes:
+                  note: string?
+            """
+        let s = try Self.scenario([Self.v1, v2], mapping: Self.linkedMapping + "\n    filter: notes != nil\n")
+        defer { s.remove() }
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains("Listening's filter makes some of them alone: fill both in a policy")
+        }
+    }
 }

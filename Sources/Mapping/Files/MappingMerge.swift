@@ -215,7 +215,7 @@ struct MappingMerge {
         }
         do {
             switch try MappingResolver.copiedRelationship(
-                text, for: relationship, sourceEntity: sourceEntity, source: source,
+                text, for: relationship, in: target.entity.name, sourceEntity: sourceEntity, source: source,
                 destination: destination, mapping: mapping, file: file)
             {
             case .copy(let name): return .copy(from: name)

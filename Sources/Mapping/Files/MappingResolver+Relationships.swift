@@ -19,8 +19,10 @@ extension MappingResolver {
     ]
 
     /// The source relationship the expression copies, or why it has no set-based form here.
+    /// `owner`: the destination entity whose mapping sets the relationship (a
+    /// subentity of the one declaring it, possibly).
     static func copiedRelationship(
-        _ text: String, for relationship: CompiledRelationship, sourceEntity: CompiledEntity,
+        _ text: String, for relationship: CompiledRelationship, in owner: String? = nil, sourceEntity: CompiledEntity,
         source: CompiledVersion, destination: CompiledVersion,
         mapping: MappingModel, file: MappingFile? = nil
     ) throws(RelationshipValueError) -> RelationshipValue {
@@ -39,7 +41,8 @@ extension MappingResolver {
         }
         if case .keyPath("source", [], let selfAt) = arguments[1] {
             return try sameObject(
-                selector: selector, name: name, nameAt: nameAt, at: selfAt, for: relationship, sourceEntity: sourceEntity,
+                selector: selector, name: name, nameAt: nameAt, at: selfAt, for: relationship, in: owner ?? relationship.declaredIn,
+                sourceEntity: sourceEntity,
                 destination: destination, mapping: mapping, file: file)
         }
         guard case .keyPath("source", let components, let pathAt) = arguments[1], !components.isEmpty else {

@@ -13,7 +13,7 @@ extension MappingResolver {
 
     /// Checks `$source` as the source instances of `name` and returns the recorded value.
     static func sameObject(
-        selector: String, name: String, nameAt: Int, at: Int, for relationship: CompiledRelationship,
+        selector: String, name: String, nameAt: Int, at: Int, for relationship: CompiledRelationship, in owner: String,
         sourceEntity: CompiledEntity, destination: CompiledVersion,
         mapping: MappingModel, file: MappingFile?
     ) throws(RelationshipValueError) -> RelationshipValue {
@@ -59,8 +59,8 @@ extension MappingResolver {
                     """, column: at + 1)
         }
         // A one-to-one's other side points back at every object of this mapping: one
-        // the filter leaves out would leave it pointing at nothing.
-        let owner = relationship.declaredIn
+        // the filter leaves out would leave it pointing at nothing. The filter is the
+        // mapping's own (a subentity's, when the relationship is inherited).
         if let inverse, !inverse.declaration.isToMany, !relationship.declaration.isToMany,
             file?.entities.first(where: { $0.name == owner })?.filter != nil
         {

@@ -3,16 +3,16 @@ import DataModel
 /// Which source entity and property each destination entity and property comes
 /// from, following `renamedFrom` (Core Data's renaming identifier) hop by hop, so
 /// renames chain across versions.
-struct Renames: Sendable {
+package struct Renames: Sendable {
     /// Destination entity → source entity.
-    var entities: [String: String] = [:]
+    package var entities: [String: String] = [:]
     /// Destination entity → (destination property → source property).
-    var properties: [String: [String: String]] = [:]
+    package var properties: [String: [String: String]] = [:]
     /// Ambiguous claims found on the way.
     var refusals: [Refusal] = []
 
     /// The renames of one hop between adjacent versions.
-    static func hop(from source: CompiledVersion, to destination: CompiledVersion) -> Renames {
+    package static func hop(from source: CompiledVersion, to destination: CompiledVersion) -> Renames {
         var result = Renames()
         var entityClaims: [String: [String]] = [:]
         for entity in destination.entities {

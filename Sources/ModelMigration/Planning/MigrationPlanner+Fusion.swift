@@ -39,11 +39,18 @@ extension MigrationPlanner {
     /// Whether `next` gives a relationship of `version` another destination: the one
     /// change after which a run may not be mappable as a whole (checked then only,
     /// so that planning stays one inference per hop on long histories).
+    /// Entities and relationships pair through their renames, as inference pairs them:
+    /// a relationship renamed in the same hop as its destination changes is one too.
     static func changesDestinations(from version: CompiledVersion, to next: CompiledVersion) -> Bool {
-        next.entities.contains { entity in
-            guard let before = version.entity(named: entity.name) else { return false }
+        let renames = Renames.hop(from: version, to: next)
+        return next.entities.contains { entity in
+            guard let old = renames.entities[entity.name], let before = version.entity(named: old) else { return false }
             return entity.relationships.contains { relationship in
-                before.relationship(named: relationship.name).map { $0.declaration.destination != relationship.declaration.destination } ?? false
+                guard let was = renames.properties[entity.name]?[relationship.name], let previous = before.relationship(named: was) else {
+                    return false
+                }
+                // A destination only renamed is the same entity.
+                return renames.entities[relationship.declaration.destination] != previous.declaration.destination
             }
         }
     }
