@@ -99,9 +99,9 @@ struct DestructiveGate: ParsableArguments {
         }
     }
 
-    /// The reviewed losses for `model`: `--accept` and the model's
+    /// The reviewed losses for `model`, unchecked: `--accept` and the model's
     /// `accepted-losses.yaml` (read only when the gate is on).
-    func losses(model: String, migrations: String) throws -> AcceptedLosses {
+    private func uncheckedLosses(model: String, migrations: String) throws -> AcceptedLosses {
         guard failOnDestructive || !accept.isEmpty else { return AcceptedLosses() }
         return try AcceptedLosses.load(accept: accept, migrationsFolder: migrations, model: model)
     }
@@ -110,7 +110,7 @@ struct DestructiveGate: ParsableArguments {
     /// name that names nothing is a usage error (exit 64), a name in the file a
     /// failure naming its line (exit 1), as a mapping file's.
     func losses(for model: CompiledModel, migrations: String) throws -> AcceptedLosses {
-        let losses = try losses(model: model.name, migrations: migrations)
+        let losses = try uncheckedLosses(model: model.name, migrations: migrations)
         let problems = losses.unknownNames(in: model)
         let unknownAccepted = problems.filter { $0.location == nil }
         if !unknownAccepted.isEmpty {

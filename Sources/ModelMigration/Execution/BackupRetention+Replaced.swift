@@ -28,20 +28,9 @@ extension BackupRetention {
             return replacedGroups(in: ReplacedStore.folder(beside: root), unreadable: &unreadable).filter { $0.storeName == name }
         }
         var groups: [Group] = []
-        var pending = [root]
-        while let folder = pending.popLast() {
-            if (folder as NSString).lastPathComponent == ReplacedStore.folderName {
-                groups += replacedGroups(in: folder, unreadable: &unreadable)
-                continue
-            }
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
-                unreadable.append(folder)
-                continue
-            }
-            for name in names {
-                let path = (folder as NSString).appendingPathComponent(name)
-                if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { pending.append(path) }
-            }
+        let isKeptFolder = { (folder: String) in (folder as NSString).lastPathComponent == ReplacedStore.folderName }
+        walkFolders(from: root, unreadable: &unreadable, entering: { !isKeptFolder($0) }) { folder, names in
+            if isKeptFolder(folder) { groups += replacedGroups(in: folder, names: names) }
         }
         return groups.sorted { ($0.folder, $0.storeName) < ($1.folder, $1.storeName) }
     }
@@ -54,6 +43,11 @@ extension BackupRetention {
             unreadable.append(folder)
             return []
         }
+        return replacedGroups(in: folder, names: names)
+    }
+
+    /// The kept copies among `names`, the files of the `.replaced` folder `folder`.
+    private static func replacedGroups(in folder: String, names: [String]) -> [Group] {
         var byStore: [String: [StoreRestore.Backup]] = [:]
         for name in names where ReplacedStore.isKeptName(name) {
             guard let marker = name.range(of: ".replaced.", options: .backwards) else { continue }

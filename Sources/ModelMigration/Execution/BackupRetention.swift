@@ -68,27 +68,43 @@ package enum BackupRetention {
     /// (its backups are not seen: a prune must say so, not pass over them).
     package static func groups(under root: String, unreadable: inout [String]) -> [Group] {
         var groups: [Group] = []
+        walkFolders(from: root, unreadable: &unreadable) { folder, names in
+            var byStore: [String: [StoreRestore.Backup]] = [:]
+            for name in names {
+                guard let dot = name.range(of: ".v", options: .backwards) else { continue }
+                let store = String(name[..<dot.lowerBound])
+                if let backup = StoreRestore.parse(name, storeName: store, folder: folder) { byStore[store, default: []].append(backup) }
+            }
+            groups += byStore.map { Group(folder: folder, storeName: $0.key, backups: $0.value.sorted(by: newerLast)) }
+        }
+        return groups.sorted { ($0.folder, $0.storeName) < ($1.folder, $1.storeName) }
+    }
+
+    /// Every folder from `root` down, each listed once, depth first (symbolic links are
+    /// not followed): `visit` gets the folder and the names of the files in it (not of
+    /// its folders); a folder `enter` declines is not descended into. A folder that
+    /// cannot be listed goes to `unreadable`.
+    static func walkFolders(
+        from root: String, unreadable: inout [String], entering enter: (String) -> Bool = { _ in true },
+        _ visit: (_ folder: String, _ files: [String]) -> Void
+    ) {
         var pending = [root]
         while let folder = pending.popLast() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
                 unreadable.append(folder)
                 continue
             }
-            var byStore: [String: [StoreRestore.Backup]] = [:]
+            var files: [String] = []
+            var folders: [String] = []
             for name in names {
                 let path = (folder as NSString).appendingPathComponent(name)
                 var info = stat()
                 guard lstat(path, &info) == 0 else { continue }
-                if (info.st_mode & S_IFMT) == S_IFDIR {
-                    pending.append(path)
-                } else if let dot = name.range(of: ".v", options: .backwards) {
-                    let store = String(name[..<dot.lowerBound])
-                    if let backup = StoreRestore.parse(name, storeName: store, folder: folder) { byStore[store, default: []].append(backup) }
-                }
+                if (info.st_mode & S_IFMT) == S_IFDIR { folders.append(path) } else { files.append(name) }
             }
-            groups += byStore.map { Group(folder: folder, storeName: $0.key, backups: $0.value.sorted(by: newerLast)) }
+            visit(folder, files)
+            if enter(folder) { pending += folders }
         }
-        return groups.sorted { ($0.folder, $0.storeName) < ($1.folder, $1.storeName) }
     }
 
     /// Keeps the newest `keep` backups of `group` and removes the others, never
