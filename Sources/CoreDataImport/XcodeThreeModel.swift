@@ -11,10 +11,13 @@ import PropertyList
 /// `versionHashModifier`) and attributes (name, type, optional, transient,
 /// indexed, default, min/max, transformer, external storage,
 /// `versionHashModifier`), relationships (destination, inverse, counts, to-many,
-/// ordered, delete rule; read from the models Xcode embeds in mapping models) and
-/// uniqueness constraints. Anything else in the archive (inheritance, fetched
-/// properties: no public sample of them in this format has been seen) is refused
-/// naming what it is, so nothing is silently dropped.
+/// ordered, delete rule; read from the models Xcode embeds in mapping models),
+/// inheritance (a generalization: `_general` is the parent of `_specific`), fetch
+/// request templates (kept as the XML's, which the import lists as it lists theirs),
+/// numbers archived as `NSDecimalNumber` (a count Xcode kept as a decimal) and
+/// uniqueness constraints. Anything else in the archive (fetched properties: no public
+/// sample of them in this format has been seen) is refused naming what it is, so
+/// nothing is silently dropped.
 enum XcodeThreeModel {
     /// The XML `contents` equivalent of the archive at `path`.
     static func contents(ofArchiveAt path: String) throws(ImportError) -> Data {
@@ -62,8 +65,8 @@ enum XcodeThreeModel {
         }
         let known: Set<String> = [
             "XDPMModel", "XDModelPackage", "XDPMEntity", "XDPMAttribute", "XDPMRelationship", "XDUMLClassImp", "XDUMLPropertyImp",
-            "XDUMLStereotypeImp", "NSMutableArray", "NSArray", "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet",
-            "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData",
+            "XDUMLStereotypeImp", "XDUMLGeneralizationImp", "XDPMFetchRequest", "NSDecimalNumberPlaceholder", "NSMutableArray", "NSArray",
+            "NSMutableDictionary", "NSDictionary", "NSMutableSet", "NSSet", "NSMutableString", "NSString", "NSNumber", "NSDate", "NSData", "NSMutableData",
         ]
         var classes: Set<String> = []
         for object in archive.objects {
@@ -92,10 +95,11 @@ enum XcodeThreeModel {
         var seen: Set<String> = []
         entities = entities.filter { seen.insert($0.name).inserted }.sorted { $0.name < $1.name }
         guard !entities.isEmpty else { throw Failure(message: "no entities found in it") }
+        let requests = try fetchRequests(archive)
         return """
             <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
             <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Xcode 3">
-            \(entities.map(\.xml).joined(separator: "\n"))
+            \((entities.map(\.xml) + requests).joined(separator: "\n"))
             </model>
 
             """
@@ -106,13 +110,53 @@ enum XcodeThreeModel {
         700: "String", 800: "Boolean", 900: "Date", 1000: "Binary", 1100: "UUID", 1200: "URI", 1800: "Transformable",
     ]
 
+    /// The model's fetch request templates (`XDPMFetchRequest` without a fetched
+    /// property) as the XML's `<fetchRequest>` elements, by name.
+    static func fetchRequests(_ archive: KeyedArchive) throws -> [String] {
+        var requests: [(String, String)] = []
+        for object in archive.objects where archive.className(object) == "XDPMFetchRequest" {
+            guard let fields = archive.fields(object), let name = archive.string(fields["_name"]) else {
+                throw Failure(message: "a fetch request without a name")
+            }
+            guard archive.resolve(fields["_fetchedProperty"]) == nil else {
+                throw Failure(message: "fetch request \(name) belongs to a fetched property (fetched properties are not read from this format)")
+            }
+            guard let entity = archive.string(archive.fields(fields["_entity"])?["_name"]) else {
+                throw Failure(message: "fetch request \(name) names no entity")
+            }
+            var xml = ["name=\"\(escape(name))\"", "entity=\"\(escape(entity))\""]
+            if let predicate = archive.string(fields["_predicateString"]), !predicate.isEmpty {
+                xml.append("predicateString=\"\(escape(predicate))\"")
+            }
+            requests.append((name, "    <fetchRequest \(xml.joined(separator: " "))/>"))
+        }
+        return requests.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// The entity's parent: the `_general` side of a generalization whose `_specific`
+    /// side is the entity (Xcode lists it in both entities' buckets).
+    static func parent(of fields: [String: PropertyListValue], named name: String, _ archive: KeyedArchive) throws -> String? {
+        let bucket = fields["XDBucketForGeneralizationsstorage"]
+        var parents: [String] = []
+        for item in archive.array(bucket) + archive.dictionary(bucket).map(\.1) {
+            guard archive.className(item) == "XDUMLGeneralizationImp", let generalization = archive.fields(item) else { continue }
+            guard archive.string(archive.fields(generalization["_specific"])?["_name"]) == name else { continue }
+            guard let general = archive.string(archive.fields(generalization["_general"])?["_name"]) else {
+                throw Failure(message: "entity \(name) has a parent entity without a name")
+            }
+            if !parents.contains(general) { parents.append(general) }
+        }
+        guard parents.count <= 1 else {
+            throw Failure(message: "entity \(name) has several parent entities (\(parents.joined(separator: ", ")))")
+        }
+        return parents.first
+    }
+
     static func entity(_ value: PropertyListValue, _ archive: KeyedArchive) throws -> (name: String, xml: String) {
         guard let fields = archive.fields(value), let name = archive.string(fields["_name"]) else { throw Failure(message: "an entity without a name") }
-        if !archive.array(fields["XDBucketForGeneralizationsstorage"]).isEmpty || !archive.dictionary(fields["XDBucketForGeneralizationsstorage"]).isEmpty {
-            throw Failure(message: "entity \(name) has a parent entity (inheritance is not read from this format)")
-        }
         let tags = archive.taggedValues(of: fields)
         var attributes = ["name=\"\(escape(name))\""]
+        if let parent = try parent(of: fields, named: name, archive) { attributes.append("parentEntity=\"\(escape(parent))\"") }
         if case .string(let className)? = tags["XD_PSK_entityClassName"], !className.isEmpty, className != "NSManagedObject" {
             attributes.append("representedClassName=\"\(escape(className))\"")
         }
