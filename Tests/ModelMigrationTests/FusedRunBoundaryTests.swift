@@ -93,16 +93,23 @@ import Testing
                   o2: { destination: D, optional: true, inverse: m2 }
 
             """
+        try Self.narrowingLosesE1(versions: [v1, v2, v3], relationship: "o2", others: 0)
+    }
+
+    /// E1, D1 and C1 (whose `o2` is E1) and `others` Cs without one, migrated along
+    /// the default path and the chain: every C ends without a `relationship`, E1 stays.
+    static func narrowingLosesE1(versions: [String], relationship: String, others: Int) throws {
         for path in [MigrationPath.Preference.automatic, .chain] {
-            let s = try MigrationScenario("Widen", versions: [v1, v2, v3])
+            let s = try MigrationScenario("Widen", versions: versions)
             defer { s.remove() }
             try s.withObjects { o in
                 try o.insert("E", values: ["key": .string("e1")])
                 try o.insert("D", values: ["key": .string("d1")])
                 try o.insert("C", values: [:], relationships: ["o2": [1]])
+                for _ in 0..<others { try o.insert("C", values: [:], relationships: [:]) }
             }
             try s.migrate(path: path, verify: true)
-            #expect(try s.fetch("C").map { $0.relationships["o2"] ?? [] } == [[]], "\(path)")
+            #expect(try s.fetch("C").map { $0.relationships[relationship] ?? [] } == Array(repeating: [], count: 1 + others), "\(path)")
             #expect(try s.fetch("E").map { $0.values["key"] } == [.string("e1")])
         }
     }
@@ -127,19 +134,7 @@ import Testing
             """
         let v2 = v1.replacingOccurrences(of: "destination: E", with: "destination: B")
         let v3 = v1.replacingOccurrences(of: "o2: { destination: E", with: "o3: { renamedFrom: o2, destination: D")
-        for path in [MigrationPath.Preference.automatic, .chain] {
-            let s = try MigrationScenario("Widen", versions: [v1, v2, v3])
-            defer { s.remove() }
-            try s.withObjects { o in
-                try o.insert("E", values: ["key": .string("e1")])
-                try o.insert("D", values: ["key": .string("d1")])
-                try o.insert("C", values: [:], relationships: ["o2": [1]])
-                try o.insert("C", values: [:], relationships: [:])
-            }
-            try s.migrate(path: path, verify: true)
-            #expect(try s.fetch("C").map { $0.relationships["o3"] ?? [] } == [[], []], "\(path)")
-            #expect(try s.fetch("E").map { $0.values["key"] } == [.string("e1")])
-        }
+        try Self.narrowingLosesE1(versions: [v1, v2, v3], relationship: "o3", others: 1)
     }
 
     /// A.o4, moved up from F to A and narrowed to E as E leaves A's hierarchy, is read
