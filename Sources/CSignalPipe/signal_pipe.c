@@ -63,6 +63,9 @@ void mm_signal_early_release(void) {
     if (number != 0) (void)raise(number);
 }
 
+// Which signals the pipe watches: every watched one but those the process ignores.
+static int installed[sizeof watched / sizeof watched[0]];
+
 int mm_signal_pipe_install(int write_fd) {
     pipe_fd = write_fd;
     struct sigaction action;
@@ -71,11 +74,19 @@ int mm_signal_pipe_install(int write_fd) {
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
     for (int i = 0; i < watched_count; i++) {
+        // A signal the parent ignored (`nohup` ignores SIGHUP so that a deploy
+        // survives the end of its ssh session) stays ignored: it stops nothing.
+        struct sigaction current;
+        if (sigaction(watched[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN) {
+            installed[i] = 0;
+            continue;
+        }
         if (sigaction(watched[i], &action, NULL) != 0) {
             int code = errno;
             mm_signal_pipe_restore();
             return code;
         }
+        installed[i] = 1;
     }
     // A blocked mask is inherited across exec (a parent that blocks the signals,
     // as test runners and some process supervisors do): unblock them here, or the
@@ -96,7 +107,10 @@ void mm_signal_pipe_restore(void) {
     memset(&action, 0, sizeof action);
     action.sa_handler = SIG_DFL;
     sigemptyset(&action.sa_mask);
-    for (int i = 0; i < watched_count; i++) sigaction(watched[i], &action, NULL);
+    for (int i = 0; i < watched_count; i++) {
+        if (installed[i]) (void)sigaction(watched[i], &action, NULL);
+        installed[i] = 0;
+    }
     pipe_fd = -1;
 }
 

@@ -196,12 +196,19 @@ final class BackgroundMigrate {
     let directory: TemporaryDirectory
 
     /// `stdin`: a pipe the test writes to (and may keep open); else the null device.
-    init(_ arguments: [String], in workingDirectory: String, stdin: Pipe? = nil) throws {
+    /// `ignoring`: a signal the process starts with ignored, as under `nohup` (a shell
+    /// ignores it, then becomes `migrate`).
+    init(_ arguments: [String], in workingDirectory: String, stdin: Pipe? = nil, ignoring ignored: String? = nil) throws {
         directory = try TemporaryDirectory(prefix: "migrate-output")
         _ = FileManager.default.createFile(atPath: directory.file("stdout"), contents: nil)
         _ = FileManager.default.createFile(atPath: directory.file("stderr"), contents: nil)
-        process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
-        process.arguments = arguments
+        if let ignored {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' \(ignored); exec \"$0\" \"$@\"", CommandRunner.migratePath] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         process.standardInput = stdin ?? FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.file("stdout")))

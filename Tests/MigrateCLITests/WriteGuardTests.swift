@@ -68,6 +68,25 @@ import Testing
         try interrupted(["update", "Customer", "--set", "visits = visits + 1"], signal: signal)
     }
 
+    /// A signal the parent ignored stays ignored (`nohup migrate apply … &` survives the
+    /// end of its ssh session): the write goes on and commits; SIGTERM still stops it.
+    @Test func aSignalTheParentIgnoredStopsNothing() throws {
+        let shop = try ShopModel.scenario()
+        defer { shop.remove() }
+        let visits = try StoreDump.dump(shop.storePath)
+        let writer = try WriteLock(path: shop.storePath)
+        let run = try BackgroundMigrate(
+            ["update", shop.storePath, "Customer", "--set", "visits = visits + 1", "--models", shop.modelsFolder, "--timeout", "20"],
+            in: shop.directory.path, ignoring: "HUP")
+        run.waitUntilItOpens(shop.storePath)
+        kill(run.pid, SIGHUP)
+        Thread.sleep(forTimeInterval: 0.2)
+        try writer.release()
+        let outcome = run.finish()
+        #expect(outcome.status == 0, "\(outcome)")
+        #expect(try StoreDump.dump(shop.storePath) != visits, "the update was not written")
+    }
+
     @Test func deleteRollsBackOnSIGINT() throws {
         try interrupted(["delete", "Order"], signal: SIGINT)
     }
