@@ -50,7 +50,7 @@ extension ObjectAccess {
                 // The batch writes nothing now; the row goes, so that the checks of the
                 // batch's end do not report its unset relationship a second time.
                 try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
-                batch.rowsDeleted()
+                batch.rowDeleted(table: slot(shape.table.name), key: item.key)
             }
         }
     }

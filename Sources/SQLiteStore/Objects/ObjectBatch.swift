@@ -39,7 +39,7 @@ package final class ObjectBatch {
     /// Destination table (its ``ObjectAccess/slot(_:)``) → primary key → the row's
     /// entity number (`Z_ENT`), for rows a relationship of the batch named: a row keeps
     /// its number, so each target is looked up once (rows are only added while a batch
-    /// runs, but for the rows ``rowsDeleted()`` says were taken out again).
+    /// runs, but for the rows ``rowDeleted(table:key:)`` says were taken out again).
     private var rowEntities: [[Int64: Int64]] = []
     /// The source of the object being inserted (for deferred references).
     private(set) var currentSource = 0
@@ -164,10 +164,12 @@ package final class ObjectBatch {
         if list < listEnds.count { listEnds[list][owner] = nil }
     }
 
-    /// Forgets what it knows of rows (some were deleted): every list's end and entity number.
-    func rowsDeleted() {
-        listEnds = []
-        rowEntities = []
+    /// Forgets what it knows of a row taken out again (a refused deferred reference's):
+    /// its entity number. A list's end it was at stays as known, one past a place no
+    /// longer used: later members still come after every member, and the lists' ends
+    /// are not read again per refusal (which made a load of refused members quadratic).
+    func rowDeleted(table: Int, key: Int64) {
+        if table < rowEntities.count { rowEntities[table][key] = nil }
     }
 
     /// The entity number of a row the batch looked up before, if it did.
