@@ -16,6 +16,8 @@ public final class ObjectAccess {
     /// Numbers for the tables and ordered lists a batch keeps books on
     /// (``slot(_:)``): its per-object lookups index arrays instead of hashing names.
     private var slots: [String: Int] = [:]
+    /// Per many-to-many (`Entity.relationship`), how its join rows are inserted.
+    var joinInsertPlans: [String: JoinInsertPlan] = [:]
     /// The shape of the last insert: a load of one entity finds it with no lookup.
     private var lastShape: InsertShape?
     /// Per entity, the query `exists(_:primaryKey:)` runs.
