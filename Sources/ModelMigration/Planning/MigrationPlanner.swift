@@ -119,6 +119,10 @@ public struct MigrationPlanner: Sendable {
             into: &plan, store: store, metadata: metadata, model: model, source: source, layout: binding.layout,
             segments: segments(of: path, model: model, source: source, target: destination.version, files: files), counter: shared,
             isEmpty: isEmpty, files: files)
+        // A store that holds no objects loses nothing: a warning no count could back
+        // (a one-to-one's pairings, values an earlier hop writes) is no loss there,
+        // and must not stop a deploy's gate on a new, empty store.
+        if source.entities.allSatisfy({ isEmpty($0.name) }) { plan.warnings.removeAll(where: \.isDestructive) }
         var counter = shared.counter
         try checkPolicyInputs(plan)
         try settleDanglingReferences(in: &plan, store: store, source: source, counter: &counter)
