@@ -240,6 +240,36 @@ extension ObjectAccessTests {
         #expect(try f.access.count("Person") == 7)
     }
 
+    /// Within one batch, an inverse side's count is kept as objects join it (a load of
+    /// a million members costs no `count(*)` each): the fourth member of a club of at
+    /// most 3 is refused, whether the club's first members were given whole in the
+    /// batch (Chess) or joined it one by one (Go); a refused member is not counted.
+    @Test func anInverseMaximumHoldsWithinOneBatch() throws {
+        let f = try Fixture("Club", yaml: clubModel)
+        defer { f.remove() }
+        for name in ["Ann", "Bob"] { try f.access.insert("Person", values: ["name": .string(name)]) }
+        let refused = try #require(throws: ObjectRefusals.self) {
+            try f.access.insertAll { batch in
+                let chess = try #require(try batch.insert("Club", values: ["name": .string("Chess")], relationships: ["members": [1, 2]], source: 1))
+                for (index, name) in ["Cy", "Dee"].enumerated() {
+                    try batch.insert("Person", values: ["name": .string(name)], relationships: ["club": [chess]], source: 2 + index)
+                }
+                let go = try #require(try batch.insert("Club", values: ["name": .string("Go")], relationships: ["members": []], source: 4))
+                for (index, name) in ["Eve", "Fay", "Gil", "Hal", "Ida"].enumerated() {
+                    try batch.insert("Person", values: ["name": .string(name)], relationships: ["club": [go]], source: 5 + index)
+                }
+            }
+        }
+        #expect(refused.refusals.map(\.source) == [3, 8, 9])
+        #expect(
+            refused.refusals.map(\.description) == [
+                "Person.club: Club 1 (object 1) already has the most members Club.members allows (3)",
+                "Person.club: Club 2 (object 4) already has the most members Club.members allows (3)",
+                "Person.club: Club 2 (object 4) already has the most members Club.members allows (3)",
+            ])
+        #expect(try f.access.count("Person") == 2)
+    }
+
     /// An optional to-many with a minimum holds none or at least the minimum, also
     /// when the objects that fill it come from the inverse side into a stored object:
     /// one Player naming an empty Team left it with one (the batch checked only the

@@ -116,6 +116,8 @@ extension ObjectAccess {
     ) throws(StoreError) {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
+        // Members move between lists here: the counts of inverse sides are read again.
+        batch.forgetInverseCounts()
         let destinationTable = table(of: destination)
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""

@@ -61,6 +61,9 @@ extension ObjectAccess {
         _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
     ) throws {
         let table = shape.table
+        // The row joins its targets' inverse sides by an UPDATE: their counts are read again.
+        batch.forgetInverseCounts()
+        defer { batch.forgetInverseCounts() }
         // The lists the row is in now (an owner's line may have listed it) lose it or move it.
         for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
         var assignments: [String] = []

@@ -159,6 +159,9 @@ extension ObjectAccess {
         let places = try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, batch: batch)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
+        for case let rule? in shape.targets where rule.bindsToOne {
+            if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
+        }
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         if !waiting.isEmpty {
             batch.deferredReferences.append(
@@ -326,7 +329,9 @@ extension ObjectAccess {
             }
         }
         // The inverse side's maximum: a to-many inverse gains this object.
-        if let (max, countSQL) = rule.inverseLimit, let inverse = rule.inverse, try scalar(countSQL, target) >= Int64(clamping: max) {
+        if let (max, countSQL) = rule.inverseLimit, let inverse = rule.inverse,
+            try inverseCount(countSQL, rule: rule, target: target, batch: batch) >= Int64(clamping: max)
+        {
             let targetEntity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? destination
             throw RowRefusal(
                 field,
@@ -335,6 +340,15 @@ extension ObjectAccess {
                 \(inverse.declaredIn).\(inverse.name) allows (\(max))
                 """)
         }
+    }
+
+    /// `target`'s objects on the inverse side of `rule`: the batch's count, else the store's.
+    private func inverseCount(_ countSQL: String, rule: TargetRule, target: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
+        guard let slot = rule.inverseCountSlot else { return try scalar(countSQL, target) }
+        if let known = batch.inverseCount(slot, target: target) { return known }
+        let count = try scalar(countSQL, target)
+        batch.noteInverseCount(slot, target: target, count: count)
+        return count
     }
 
     /// No stored object (nor one inserted before) holds the same values under a

@@ -41,6 +41,13 @@ package final class ObjectBatch {
     /// its number, so each target is looked up once (rows are only added while a batch
     /// runs, but for the rows ``rowDeleted(table:key:)`` says were taken out again).
     private var rowEntities: [[Int64: Int64]] = []
+    /// Per count query of an inverse side's maximum (``TargetRule/inverseCountSlot``):
+    /// target → its objects on that side, read once and then kept as this batch's rows
+    /// join, so that a million members of lists with a `maxCount` cost no `count(*)`
+    /// each (a load was quadratic in the lists' length). Forgotten whenever the batch
+    /// changes a membership another way (a list given whole, join rows, a deferred
+    /// reference, a row taken out again).
+    private var inverseCounts: [[Int64: Int64]] = []
     /// The source of the object being inserted (for deferred references).
     private(set) var currentSource = 0
     /// How many objects the batch wrote.
@@ -170,6 +177,28 @@ package final class ObjectBatch {
     /// are not read again per refusal (which made a load of refused members quadratic).
     func rowDeleted(table: Int, key: Int64) {
         if table < rowEntities.count { rowEntities[table][key] = nil }
+        forgetInverseCounts()
+    }
+
+    /// A target's count on an inverse side, as the batch knows it.
+    func inverseCount(_ slot: Int, target: Int64) -> Int64? {
+        slot < inverseCounts.count ? inverseCounts[slot][target] : nil
+    }
+
+    /// Notes a target's count on an inverse side, read from the store.
+    func noteInverseCount(_ slot: Int, target: Int64, count: Int64) {
+        Self.grow(&inverseCounts, to: slot)
+        inverseCounts[slot][target] = count
+    }
+
+    /// A row just written joined `target`'s objects on an inverse side.
+    func addInverseMember(_ slot: Int, target: Int64) {
+        if slot < inverseCounts.count, let count = inverseCounts[slot][target] { inverseCounts[slot][target] = count + 1 }
+    }
+
+    /// Forgets every count: they are read from the store again when needed.
+    func forgetInverseCounts() {
+        if !inverseCounts.isEmpty { inverseCounts = [] }
     }
 
     /// The entity number of a row the batch looked up before, if it did.

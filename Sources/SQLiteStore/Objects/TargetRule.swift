@@ -37,6 +37,8 @@ final class TargetRule {
     let bindsEntityNumber: Bool
     /// The inverse side's maximum and the query counting a target's objects on it.
     let inverseLimit: (maximum: UInt64, countSQL: String)?
+    /// The count query's ``ObjectAccess/slot(_:)``: the batch keeps each target's count.
+    let inverseCountSlot: Int?
     init?(_ relationship: CompiledRelationship, field: String, rowTable: StorageLayout.Table, access: ObjectAccess) {
         let r = relationship.declaration
         let version = access.version
@@ -80,5 +82,6 @@ final class TargetRule {
             }
         }
         inverseLimit = limit
+        inverseCountSlot = limit.map { access.slot($0.1) }
     }
 }
