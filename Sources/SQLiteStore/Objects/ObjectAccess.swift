@@ -13,7 +13,7 @@ public final class ObjectAccess {
     var connection: Connection { store.connection }
     /// Per entity, what inserting its objects needs (built at the first insert).
     var insertShapes: [String: InsertShape] = [:]
-    /// Numbers for the tables and ordered lists a batch keeps books on
+    /// Numbers for the tables, ordered lists and count queries a batch keeps books on
     /// (``slot(_:)``): its per-object lookups index arrays instead of hashing names.
     private var slots: [String: Int] = [:]
     /// Per many-to-many (`Entity.relationship`), how its join rows are inserted.
@@ -76,8 +76,8 @@ public final class ObjectAccess {
         return shape
     }
 
-    /// A small number standing for a table's name or an ordered list's
-    /// (``OrderedList/name``), the same for the access's lifetime.
+    /// A small number standing for a table's name, an ordered list's
+    /// (``OrderedList/name``) or a count query's text, the same for the access's lifetime.
     func slot(_ name: String) -> Int {
         if let slot = slots[name] { return slot }
         let slot = slots.count
