@@ -153,7 +153,7 @@ package final class ObjectBatch {
     /// Notes a member's place in `owner`'s list once its row is written: the list's end
     /// when it was appended; a place given (a dump's `_position`) moves a known end.
     func noteListEnd(_ list: Int, owner: Int64, at place: Int64, appended: Bool) {
-        Self.grow(&listEnds, to: list)
+        Self.makeRoom(in: &listEnds, slot: list)
         if appended {
             listEnds[list][owner] = place
         } else if let end = listEnds[list][owner], place > end {
@@ -187,7 +187,7 @@ package final class ObjectBatch {
 
     /// Notes a target's count on an inverse side, read from the store.
     func noteInverseCount(_ slot: Int, target: Int64, count: Int64) {
-        Self.grow(&inverseCounts, to: slot)
+        Self.makeRoom(in: &inverseCounts, slot: slot)
         inverseCounts[slot][target] = count
     }
 
@@ -208,12 +208,25 @@ package final class ObjectBatch {
 
     /// Notes a row's entity number.
     func noteRowEntity(_ number: Int64, table: Int, key: Int64) {
-        Self.grow(&rowEntities, to: table)
+        Self.makeRoom(in: &rowEntities, slot: table)
         rowEntities[table][key] = number
     }
 
+    /// How many entries one slot of a cache (list ends, row entities, inverse counts)
+    /// keeps before it starts again empty. Each is a cache of what the store holds: an
+    /// entry forgotten is read again when next needed. Without a bound, a million rows
+    /// each in a list of its own (a tree whose nodes name their parent) kept a million
+    /// entries per cache, over a hundred megabytes.
+    static let cacheLimit = 1 << 16
+
     private static func grow(_ books: inout [[Int64: Int64]], to slot: Int) {
         while books.count <= slot { books.append([:]) }
+    }
+
+    /// Makes room for one more entry in a cache slot: a full slot starts again empty.
+    private static func makeRoom(in books: inout [[Int64: Int64]], slot: Int) {
+        grow(&books, to: slot)
+        if books[slot].count >= cacheLimit { books[slot].removeAll(keepingCapacity: true) }
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),
