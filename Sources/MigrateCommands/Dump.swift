@@ -20,7 +20,7 @@ struct Dump: ParsableCommand {
     @Argument(help: ArgumentHelp("The entity (left out with --all).", valueName: "entity"))
     var entity: String?
 
-    @Flag(name: .long, help: "Every object of the store: each root entity by name, with its subentities (`load --all` reads it back).")
+    @Flag(name: .long, help: "Every object of the store: each root entity with its subentities, entities named by others first (`load --all` reads it back).")
     var all = false
 
     @Option(name: .long, help: ArgumentHelp("At most this many objects.", valueName: "n"))
@@ -59,7 +59,7 @@ struct Dump: ParsableCommand {
         Output.outputIsTheProduct = true
         let access = try global.openStoreForReading(store, models: global.loadModelsIfPresent(), entity: entity)
         defer { try? access.store.close() }
-        let roots = access.version.entities.filter { $0.parent == nil }.map(\.name).sorted()
+        let roots = ObjectJSONLines.rootsInReferenceOrder(access)
         do {
             // Progress on stderr, on a terminal and without --json: objects written of
             // the entity's count (a count(*) first, which a long dump can afford).

@@ -287,6 +287,43 @@ private struct Fixture {
             ])
     }
 
+    /// `dump --all` writes an entity after the entities its lines name, so that a load
+    /// sets each reference as it reads it: profiles, authors (naming profiles), tags,
+    /// then books (naming authors and tags). In a cycle, the first name goes first.
+    @Test func aWholeDumpWritesNamedEntitiesFirst() throws {
+        let f = try Fixture("Library", yaml: libraryModel)
+        defer { f.remove() }
+        try ObjectJSONLines.load(f.access, entity: "Tag", text: #"{"name":"swift"}"#, file: "tags.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Profile", text: #"{"bio":"Writes."}"#, file: "profiles.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Author", text: #"{"name":"Ann","profile":1}"#, file: "authors.jsonl")
+        try ObjectJSONLines.load(f.access, entity: "Book", text: #"{"title":"A","tags":[1],"author":1}"#, file: "books.jsonl")
+        #expect(ObjectJSONLines.rootsInReferenceOrder(f.access) == ["Profile", "Author", "Tag", "Book"])
+        var text = ""
+        try ObjectJSONLines.dumpAll(f.access) { text += String(decoding: $0, as: UTF8.self) }
+        #expect(
+            text.split(separator: "\n") == [
+                #"{"_pk":1,"_entity":"Profile","bio":"Writes."}"#, #"{"_pk":1,"_entity":"Author","name":"Ann","profile":1}"#,
+                #"{"_pk":1,"_entity":"Tag","name":"swift"}"#,
+                #"{"_pk":1,"_entity":"Book","_position":{"author":1},"author":1,"tags":[1],"title":"A"}"#,
+            ])
+        let cycle = try Fixture(
+            "Cycle",
+            yaml: """
+                entities:
+                  Zone:
+                    relationships:
+                      keeper: { destination: Keeper, optional: true }
+                  Keeper:
+                    relationships:
+                      zone: { destination: Zone, optional: true }
+                  Area:
+                    relationships:
+                      zone: { destination: Zone, optional: true }
+                """)
+        defer { cycle.remove() }
+        #expect(ObjectJSONLines.rootsInReferenceOrder(cycle.access) == ["Keeper", "Zone", "Area"])
+    }
+
     /// A dump loads back entity by entity into an empty store and dumps the same.
     @Test func dumpsLoadBack() throws {
         let f = try Fixture("Library", yaml: libraryModel)

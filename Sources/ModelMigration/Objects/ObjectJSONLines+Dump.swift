@@ -60,14 +60,15 @@ extension ObjectJSONLines {
     }
 
     /// The whole store as ``dump(_:entity:limit:progress:writeChunk:)`` writes one
-    /// entity: every root entity by name, each with its subentities. `load --all` reads
-    /// it back in one transaction, whatever references cross entities (cycles too):
-    /// a reference to an object of a later line is set when the file has been read.
+    /// entity: every root entity with its subentities, in ``rootsInReferenceOrder(_:)``.
+    /// `load --all` reads it back in one transaction, whatever references cross
+    /// entities (cycles too): a reference to an object of a later line is set when the
+    /// file has been read.
     package static func dumpAll(
         _ access: ObjectAccess, progress: ((Int) -> Void)? = nil, writeChunk: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws {
         var before = 0
-        for root in access.version.entities.filter({ $0.parent == nil }).map(\.name).sorted() {
+        for root in rootsInReferenceOrder(access) {
             var written = 0
             try dump(
                 access, entity: root,
@@ -77,6 +78,44 @@ extension ObjectJSONLines {
                 }, writeChunk: writeChunk)
             before += written
         }
+    }
+
+    /// The root entities in the order a dump writes them: an entity after the entities
+    /// its lines name (a `Song` names its `Playlist`: playlists first), so that a load
+    /// of the dump sets each reference as it reads the line, where a reference to a
+    /// later line waits for the end of the file (and its memory grows with the file).
+    /// Names break ties; in a cycle of entities that name each other, the first by name
+    /// goes first.
+    package static func rootsInReferenceOrder(_ access: ObjectAccess) -> [String] {
+        let version = access.version
+        var names: [String: Set<String>] = [:]
+        for entity in version.entities {
+            for relationship in entity.relationships where !relationship.declaration.isTransient && access.isStoredSide(relationship) {
+                guard let destination = version.entity(named: relationship.declaration.destination), destination.root != entity.root
+                else { continue }
+                names[entity.root, default: []].insert(destination.root)
+            }
+        }
+        var waiting = version.entities.filter { $0.parent == nil }.map(\.name).sorted()
+        var written: Set<String> = []
+        var order: [String] = []
+        // Whether `root` names, through entities not written yet, an entity naming it.
+        func isInCycle(_ root: String) -> Bool {
+            var seen: Set<String> = []
+            var next = Array(names[root, default: []].subtracting(written))
+            while let name = next.popLast() {
+                if name == root { return true }
+                if seen.insert(name).inserted { next += names[name, default: []].subtracting(written) }
+            }
+            return false
+        }
+        while !waiting.isEmpty {
+            let next = waiting.firstIndex { names[$0, default: []].isSubset(of: written) } ?? waiting.firstIndex(where: isInCycle) ?? 0
+            let root = waiting.remove(at: next)
+            order.append(root)
+            written.insert(root)
+        }
+        return order
     }
 
     /// The fields of one entity's lines, in the order `line(for:entity:includes:)`
