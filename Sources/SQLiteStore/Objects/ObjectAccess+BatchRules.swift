@@ -13,16 +13,19 @@ extension ObjectAccess {
     /// none or at least 2), as Core Data's save validates every changed object.
     /// Set-based, a few hundred objects a statement.
     func checkBatch(_ batch: ObjectBatch) throws {
-        for (entityName, runs) in batch.inserted.sorted(by: { $0.key < $1.key }) {
-            guard let entity = version.entity(named: entityName) else { continue }
-            // No required to-one and no minimum count: nothing to count (and a
-            // million keys not listed).
-            let needsCheck = entity.relationships.contains { !$0.declaration.isTransient && Self.hasCountRule($0.declaration) }
-            guard needsCheck else { continue }
-            let keys = runs.keys
-            for relationship in entity.relationships where !relationship.declaration.isTransient {
-                try checkCount(relationship, of: entity, keys: keys, batch: batch) { key, problem in
-                    batch.sources[entity.root]?[key].map { (source: $0, field: "\(entityName).\(relationship.name)", message: problem) }
+        // No required to-one and no minimum count: nothing to count (and a million
+        // keys not listed).
+        let checked = version.entities.filter { entity in
+            !entity.isAbstract && entity.relationships.contains { !$0.declaration.isTransient && Self.hasCountRule($0.declaration) }
+        }
+        if !checked.isEmpty {
+            for (root, keys) in batch.writtenKeys() {
+                for entity in checked.filter({ $0.root == root }).sorted(by: { $0.name < $1.name }) {
+                    for relationship in entity.relationships where !relationship.declaration.isTransient {
+                        try checkCount(relationship, of: entity, keys: keys, subentities: false, batch: batch) { key, problem in
+                            batch.source(root: root, key: key).map { (source: $0, field: "\(entity.name).\(relationship.name)", message: problem) }
+                        }
+                    }
                 }
             }
         }
@@ -30,8 +33,8 @@ extension ObjectAccess {
             guard let entity = version.entity(named: entityName) else { continue }
             for (name, sources) in byRelationship.sorted(by: { $0.key < $1.key }) {
                 guard let relationship = entity.relationship(named: name) else { continue }
-                let keys = sources.keys.sorted().filter { batch.sources[entity.root]?[$0] == nil }  // the batch's own: above
-                try checkCount(relationship, of: entity, keys: keys, batch: batch) { key, problem in
+                let keys = sources.keys.sorted().filter { batch.source(root: entity.root, key: $0) == nil }  // the batch's own: above
+                try checkCount(relationship, of: entity, keys: keys, subentities: true, batch: batch) { key, problem in
                     sources[key].map { (source: $0, field: "\(entityName).\(name)", message: "\(batch.describe(entityName, key)) \(problem)") }
                 }
             }
@@ -48,19 +51,21 @@ extension ObjectAccess {
         r.isToMany ? (r.minCount ?? 0) > 0 : !r.isOptional
     }
 
-    /// Refuses, through `refusal`, each of `keys` whose count of `relationship`
-    /// breaks its required flag (to-one) or minimum count (to-many).
+    /// Refuses, through `refusal`, each of `keys` (rows of `entity`, and of its
+    /// subentities when `subentities`) whose count of `relationship` breaks its
+    /// required flag (to-one) or minimum count (to-many).
     private func checkCount(
-        _ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], batch: ObjectBatch,
+        _ relationship: CompiledRelationship, of entity: CompiledEntity, keys: [Int64], subentities: Bool, batch: ObjectBatch,
         refusal: (Int64, String) -> (source: Int, field: String, message: String)?
     ) throws {
         let r = relationship.declaration
         let table = table(of: entity)
         guard Self.hasCountRule(r), let count = countExpression(relationship, of: table) else { return }
+        let numbers = entityNumbers(entity, includeSubentities: subentities).map(String.init).joined(separator: ",")
         let chunk = 200
         let sql = """
             SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
-            WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ",")))
+            WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ","))) AND t.Z_ENT IN (\(numbers))
             """
         var start = 0
         while start < keys.count {

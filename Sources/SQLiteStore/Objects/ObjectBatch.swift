@@ -12,10 +12,9 @@ package final class ObjectBatch {
     let describeSource: (Int) -> String
     let limit: Int
     /// Root entity → primary key → source, for every object the batch wrote (as runs:
-    /// memory stays flat for a million objects with consecutive keys and sources).
-    private(set) var sources: [String: KeyRuns] = [:]
-    /// Entity → primary keys the batch wrote, as runs of consecutive keys.
-    private(set) var inserted: [String: KeyRuns] = [:]
+    /// memory stays flat for a million objects with consecutive keys and sources, and
+    /// eight bytes an object for keys in any other order).
+    private var sources: [String: KeyRuns] = [:]
     /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
     /// batch advanced it), written back once, when the batch ends.
     var highestKeys: [Int64: Int64] = [:]
@@ -126,7 +125,6 @@ package final class ObjectBatch {
             let shape = try access.insertShape(entityName)
             let key = try insertRow(shape)
             sources[shape.rootName, default: KeyRuns()].append(key, number: source)
-            inserted[shape.entityName, default: KeyRuns()].append(key, number: Int(truncatingIfNeeded: key))
             insertedCount += 1
             return key
         } catch let refusal as RowRefusal {
@@ -257,7 +255,18 @@ package final class ObjectBatch {
     /// `Member 1`, and where it came from when this batch wrote it: `Member 1 (line 1)`.
     func describe(_ entity: String, _ key: Int64) -> String {
         let root = access.version.entity(named: entity)?.root ?? entity
-        return "\(entity) \(key)" + (sources[root]?[key].map { " (\(describeSource($0)))" } ?? "")
+        return "\(entity) \(key)" + (source(root: root, key: key).map { " (\(describeSource($0)))" } ?? "")
+    }
+
+    /// The source of the object of `root`'s table with `key`, when this batch wrote it.
+    func source(root: String, key: Int64) -> Int? {
+        sources[root]?.number(for: key)
+    }
+
+    /// The root entities the batch wrote objects of, by name, each with their keys in
+    /// increasing order.
+    func writtenKeys() -> [(root: String, keys: [Int64])] {
+        sources.keys.sorted().map { ($0, sources[$0]?.keys ?? []) }
     }
 }
 
