@@ -83,4 +83,38 @@ private let libraryModel = """
         }
         #expect(rows == expected)
     }
+
+    /// Books before the folders they name, more than the load keeps in memory
+    /// (``DeferredReferences``): the references wait in a temporary table and are set
+    /// in line order when the file has been read, as those kept in memory are; a bad
+    /// one among them is reported at its line, and nothing is written.
+    @Test func forwardReferencesBeyondMemoryAreSetInLineOrder() throws {
+        let directory = try TemporaryDirectory(prefix: "OrderedListLoadTests")
+        defer { directory.remove() }
+        let (store, version) = try directory.createStore(model: "Library", yaml: libraryModel)
+        defer { try? store.close() }
+        let access = try ObjectAccess(store: store, version: version)
+        let count = 2 * 4096 + 500
+        func lines(badAt bad: Int?) -> String {
+            let books = (1...count).map { line in
+                #"{"_entity":"Book","_pk":\#(line),"folder":\#(line == bad ? 99 : line % 3 + 1),"title":"b"}"#
+            }
+            let folders = (1...3).map { #"{"_entity":"Folder","_pk":\#($0),"title":"f"}"# }
+            return (books + folders).joined(separator: "\n")
+        }
+        let refused = #expect(throws: LoadError.self) {
+            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: 6001).utf8)), file: "bad")
+        }
+        #expect(refused?.description == "bad:6001: Book.folder: no Folder with primary key 99")
+        #expect(try access.count("Book") == 0)
+        #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: nil).utf8)), file: "good") == count + 3)
+        let rows = try store.connection.prepare("SELECT ZFOLDER, Z_FOK_FOLDER FROM ZBOOK ORDER BY Z_PK").rows()
+        var next: [Int64: Int64] = [:]
+        let expected = (1...count).map { line -> [DatabaseValue] in
+            let folder = Int64(line % 3 + 1)
+            next[folder, default: 0] += 1
+            return [.integer(folder), .integer(next[folder] ?? 0)]
+        }
+        #expect(rows == expected)
+    }
 }

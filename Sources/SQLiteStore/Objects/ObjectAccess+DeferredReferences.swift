@@ -38,9 +38,9 @@ extension ObjectAccess {
     /// insert (targets exist and are of the destination entity, one owner, room on the
     /// inverse side); a refusal is filed under the object's source.
     func resolveDeferredReferences(_ batch: ObjectBatch) throws {
-        let pending = batch.deferredReferences
-        batch.deferredReferences = []
-        for item in pending {
+        var waiting = batch.deferredReferences
+        batch.deferredReferences = DeferredReferences()
+        try waiting.drain(connection) { item in
             let shape = try insertShape(item.entityName)
             do {
                 try connect(shape, key: item.key, relationships: item.relationships, positions: item.positions, batch: batch)

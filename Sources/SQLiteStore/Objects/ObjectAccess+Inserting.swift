@@ -164,9 +164,9 @@ extension ObjectAccess {
         }
         if key > highest { batch.highestKeys[shape.rootNumber] = key }
         if !waiting.isEmpty {
-            batch.deferredReferences.append(
-                DeferredReference(
-                    entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource))
+            let reference = DeferredReference(
+                entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource)
+            try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection) }
         }
         for (relationship, targets) in later {
             try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)

@@ -29,7 +29,7 @@ package final class ObjectBatch {
     package var resolvesReferencesAtEnd = false
     /// The references that waited: set when the batch ends
     /// (`ObjectAccess.resolveDeferredReferences`), each checked as on insert.
-    var deferredReferences: [DeferredReference] = []
+    var deferredReferences = DeferredReferences()
     /// The end of each ordered list the batch appended to: list (``OrderedList/slot``)
     /// → owner's key → the highest place among its members, so that appending a member
     /// costs no query. An owner is absent until its list is first read, and forgotten
@@ -268,16 +268,6 @@ package final class ObjectBatch {
     func writtenKeys() -> [(root: String, keys: [Int64])] {
         sources.keys.sorted().map { ($0, sources[$0]?.keys ?? []) }
     }
-}
-
-/// Relationships of an inserted object whose targets were not written yet when it
-/// was: set when the batch ends.
-struct DeferredReference {
-    var entityName: String
-    var key: Int64
-    var relationships: [String: [Int64]]
-    var positions: [String: Int64]
-    var source: Int
 }
 
 /// A refusal found while inserting one object, before it is filed under its source.
