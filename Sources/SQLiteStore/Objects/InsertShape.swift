@@ -94,6 +94,14 @@ final class InsertShape {
     let hasOneToOneInverses: Bool
     /// The to-ones that place a row in an ordered list.
     let memberships: [OrderedMembership]
+    /// The ordered one-to-many lists a row of the entity owns (`Folder.books`, kept in
+    /// the books' rows).
+    let ownedLists: [OrderedList]
+    /// The table's ``ObjectAccess/slot(_:)``, and whether any relationship of the model
+    /// names rows of this table (then the batch notes each new row's entity number,
+    /// which a later line naming it would look up).
+    let tableSlot: Int
+    let isDestination: Bool
     /// The stored relationships, each with its field name (`Person.posts`).
     let relationships: [(relationship: CompiledRelationship, field: String)]
     let attributeNames: Set<String>
@@ -159,6 +167,11 @@ final class InsertShape {
         }
         self.toOneColumnCounts = toOneColumnCounts
         memberships = Self.memberships(entity, table: table, access: access, columns: &columns)
+        ownedLists = Self.ownedLists(entity, access: access)
+        tableSlot = access.slot(table.name)
+        isDestination = access.version.entities.contains { other in
+            other.relationships.contains { r in access.version.entity(named: r.declaration.destination).map { access.table(of: $0).name } == table.name }
+        }
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
         plans = attributes.map(Self.plan)
@@ -203,6 +216,22 @@ final class InsertShape {
             columns.append(order.name)
         }
         return memberships
+    }
+
+    /// The ordered to-manys of `entity` whose inverse is a to-one: the lists kept in
+    /// the members' rows (their owner column and order column).
+    private static func ownedLists(_ entity: CompiledEntity, access: ObjectAccess) -> [OrderedList] {
+        entity.relationships.compactMap { relationship -> OrderedList? in
+            let r = relationship.declaration
+            guard r.isToMany, r.keepsOrder, !r.isTransient, !relationship.isManyToMany, let inverse = r.inverse,
+                let memberEntity = relationship.inverseEntity, let destination = access.version.entity(named: r.destination)
+            else { return nil }
+            let members = access.table(of: destination)
+            guard let owner = members.column(for: .toOne(entity: memberEntity, relationship: inverse)),
+                let order = members.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
+            else { return nil }
+            return access.orderedList(table: members.name, ownerColumn: owner.name, orderColumn: order.name)
+        }
     }
 
     /// The uniqueness constraints of `entity` and its ancestors, each as the query

@@ -123,19 +123,14 @@ extension ObjectAccess {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             // The list is given whole, in its order: its end is read again when needed.
             if let order { batch.forgetListEnd(listSlot(table: destinationTable.name, orderColumn: order), owner: key) }
+            // Built once per list, not per member.
+            let place = order.map { ", \(quote($0)) = ?" } ?? ""
+            let sql = """
+                UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type)\(place), \
+                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
+                """
             for (position, target) in targets.enumerated() {
-                if let order {
-                    try run(
-                        """
-                        UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), \(quote(order)) = ?, \
-                        Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
-                        """,
-                        [.integer(key), .integer(Int64(position + 1)), .integer(target)])
-                } else {
-                    try run(
-                        "UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?",
-                        [.integer(key), .integer(target)])
-                }
+                try run(sql, order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(Int64(position + 1)), .integer(target)])
             }
             return
         }

@@ -18,6 +18,11 @@ public final class ObjectAccess {
     private var slots: [String: Int] = [:]
     /// Per many-to-many (`Entity.relationship`), how its join rows are inserted.
     var joinInsertPlans: [String: JoinInsertPlan] = [:]
+    /// Whether a batch keeps what it learnt of the store (list ends, row entities,
+    /// inverse counts, new owners' empty lists) instead of asking the store each time.
+    /// Off, every answer comes from a query: the plain semantics that the caches'
+    /// differential test holds them to.
+    package var batchKeepsWhatItReads = true
     /// The shape of the last insert: a load of one entity finds it with no lookup.
     private var lastShape: InsertShape?
     /// Per entity, the query `exists(_:primaryKey:)` runs.

@@ -11,6 +11,8 @@ package final class ObjectBatch {
     let access: ObjectAccess
     let describeSource: (Int) -> String
     let limit: Int
+    /// ``ObjectAccess/batchKeepsWhatItReads`` when the batch began.
+    private let keeps: Bool
     /// Root entity → primary key → source, for every object the batch wrote (as runs:
     /// memory stays flat for a million objects with consecutive keys and sources, and
     /// eight bytes an object for keys in any other order).
@@ -35,6 +37,9 @@ package final class ObjectBatch {
     /// costs no query. An owner is absent until its list is first read, and forgotten
     /// when the batch writes its list in a way it does not follow (a list given whole).
     private var listEnds: [[Int64: Int64]] = []
+    /// Per list (``OrderedList/slot``), the highest owner key its members named when
+    /// first asked: a row written later with a higher key owns an empty list.
+    private var highestOwners: [Int: Int64] = [:]
     /// Destination table (its ``ObjectAccess/slot(_:)``) → primary key → the row's
     /// entity number (`Z_ENT`), for rows a relationship of the batch named: a row keeps
     /// its number, so each target is looked up once (rows are only added while a batch
@@ -60,6 +65,7 @@ package final class ObjectBatch {
         self.access = access
         self.describeSource = describeSource
         self.limit = max(1, limit)
+        keeps = access.batchKeepsWhatItReads
     }
 
     /// Inserts one object, checked against the model as
@@ -159,9 +165,28 @@ package final class ObjectBatch {
         }
     }
 
+    /// Notes that a new row owns empty lists: its key is above every owner key the
+    /// lists' members named. Members written by the batch name rows that exist (a
+    /// reference to a later line waits for the batch's end), so no member names a row
+    /// before it is written: only a store's own rows could, and they name keys up to
+    /// the highest, read once per list.
+    func noteNewOwner(_ key: Int64, of lists: [OrderedList]) throws(StoreError) {
+        guard keeps else { return }
+        for list in lists {
+            let highest: Int64
+            if let known = highestOwners[list.slot] {
+                highest = known
+            } else {
+                highest = try access.wrap { () throws(SQLiteError) -> Int64 in try access.connection.scalarInt64(list.highestOwnerSQL) ?? 0 }
+                highestOwners[list.slot] = highest
+            }
+            if key > highest { noteListEnd(list.slot, owner: key, at: 0, appended: true) }
+        }
+    }
+
     /// The end of `owner`'s list as the batch knows it, if it does.
     func listEnd(_ list: Int, owner: Int64) -> Int64? {
-        list < listEnds.count ? listEnds[list][owner] : nil
+        keeps && list < listEnds.count ? listEnds[list][owner] : nil
     }
 
     /// Forgets the end of `owner`'s list (it is read from the store when next needed).
@@ -180,7 +205,7 @@ package final class ObjectBatch {
 
     /// A target's count on an inverse side, as the batch knows it.
     func inverseCount(_ slot: Int, target: Int64) -> Int64? {
-        slot < inverseCounts.count ? inverseCounts[slot][target] : nil
+        keeps && slot < inverseCounts.count ? inverseCounts[slot][target] : nil
     }
 
     /// Notes a target's count on an inverse side, read from the store.
@@ -201,7 +226,7 @@ package final class ObjectBatch {
 
     /// The entity number of a row the batch looked up before, if it did.
     func rowEntity(table: Int, key: Int64) -> Int64? {
-        table < rowEntities.count ? rowEntities[table][key] : nil
+        keeps && table < rowEntities.count ? rowEntities[table][key] : nil
     }
 
     /// Notes a row's entity number.

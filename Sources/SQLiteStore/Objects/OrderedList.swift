@@ -11,6 +11,8 @@ struct OrderedList {
     let endSQL: String
     /// The same, leaving out one member (a row already written that joins the list).
     let endExcludingSQL: String
+    /// The highest owner key any member names (0 when none does).
+    let highestOwnerSQL: String
 
     init(table: String, ownerColumn: String, orderColumn: String, slot: Int) {
         name = Self.name(table: table, orderColumn: orderColumn)
@@ -18,6 +20,7 @@ struct OrderedList {
         let (t, owner, order) = (SchemaSQL.quote(table), SchemaSQL.quote(ownerColumn), SchemaSQL.quote(orderColumn))
         endSQL = "SELECT coalesce(max(\(order)), 0) FROM \(t) WHERE \(owner) = ?"
         endExcludingSQL = endSQL + " AND Z_PK <> ?"
+        highestOwnerSQL = "SELECT coalesce(max(\(owner)), 0) FROM \(t)"
     }
 
     /// The name of the list whose places are in `orderColumn` of `table`.

@@ -27,6 +27,9 @@ final class TargetRule {
     /// one-to-many's to-one side, a to-many without an inverse's key column), and the
     /// query reading it.
     let ownerSQL: String?
+    /// Both at once, the destination's entity number and its owner, one query where a
+    /// member's check made two (a list given whole by its owner: a query per member).
+    let entityAndOwnerSQL: String?
     /// This side's to-one column in the source table, and the query finding the first
     /// row holding a key in it (a store whose two one-to-one columns disagree).
     let toOneColumn: String?
@@ -66,6 +69,7 @@ final class TargetRule {
             ownerColumn = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root)?.column
         }
         ownerSQL = ownerColumn.map { "SELECT \(quote($0)) FROM \(quote(destinationTable.name)) WHERE Z_PK = ?" }
+        entityAndOwnerSQL = ownerColumn.map { "SELECT Z_ENT, \(quote($0)) FROM \(quote(destinationTable.name)) WHERE Z_PK = ?" }
         let mine = sourceTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name))?.name
         toOneColumn = mine
         firstOwnerSQL = mine.map { "SELECT Z_PK FROM \(quote(sourceTable.name)) WHERE \(quote($0)) = ? ORDER BY Z_PK LIMIT 1" }
