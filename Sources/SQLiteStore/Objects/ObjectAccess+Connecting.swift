@@ -44,22 +44,22 @@ extension ObjectAccess {
         return places
     }
 
-    /// The places of a row already written whose to-ones were set after it (a deferred
+    /// The places of a row already written whose to-ones are set after it (a deferred
     /// reference), as ``placeNewMember(_:relationships:positions:into:batch:)`` gives a
-    /// new row (the caller forgets the ends of the lists the row was in before:
-    /// ``currentOwners(_:key:relationships:)``).
-    func placeWrittenMember(
+    /// new row, for the caller's `UPDATE` (which then notes them; it forgets the ends of
+    /// the lists the row was in before: ``currentOwners(_:key:relationships:)``).
+    func writtenMemberPlaces(
         _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
-    ) throws {
+    ) throws(StoreError) -> [(InsertShape.OrderedMembership, ListPlace)] {
+        var places: [(InsertShape.OrderedMembership, ListPlace)] = []
         for membership in shape.memberships {
             guard let owner = relationships[membership.relationship]?.first else { continue }
             let given = positions[membership.relationship]
             let place: Int64
             if let given { place = given } else { place = try endOfList(membership.list, owner: owner, excluding: key, batch: batch) }
-            try run(
-                "UPDATE \(quote(shape.table.name)) SET \(quote(membership.orderColumn)) = ? WHERE Z_PK = ?", [.integer(place), .integer(key)])
-            batch.noteListEnd(membership.list.slot, owner: owner, at: place, appended: given == nil)
+            places.append((membership, ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil)))
         }
+        return places
     }
 
     /// The owners a written row has in the ordered lists of its to-ones (before a

@@ -86,6 +86,12 @@ extension ObjectAccess {
                 try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
             }
         }
+        // Its places in the lists its to-ones put it in, set by the same UPDATE.
+        let places = try writtenMemberPlaces(shape, key: key, relationships: relationships, positions: positions, batch: batch)
+        for (membership, place) in places {
+            assignments.append("\(quote(membership.orderColumn)) = ?")
+            bindings.append(.integer(place.place))
+        }
         if !assignments.isEmpty {
             try run(
                 """
@@ -94,7 +100,7 @@ extension ObjectAccess {
                 """,
                 bindings + [.integer(key)])
         }
+        for (_, place) in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
         try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
-        try placeWrittenMember(shape, key: key, relationships: relationships, positions: positions, batch: batch)
     }
 }

@@ -323,10 +323,10 @@ extension ObjectAccess {
         var readOwner: Int64??
         let number: Int64?
         if let known = batch.rowEntity(table: rule.destinationSlot, key: target) {
-            number = known
+            number = known == ObjectBatch.noRow ? nil : known
         } else if let sql = rule.entityAndOwnerSQL {
             let row = try entityAndOwner(sql: sql, target)
-            if let row { batch.noteRowEntity(row.entity, table: rule.destinationSlot, key: target) }
+            batch.noteRowEntity(row?.entity ?? ObjectBatch.noRow, table: rule.destinationSlot, key: target)
             number = row?.entity
             readOwner = .some(row?.owner)
         } else {
@@ -452,14 +452,14 @@ extension ObjectAccess {
     /// The entity number (`Z_ENT`, 0 for NULL) of the destination row with this key, if
     /// there is one: the batch's record of it, else the store's.
     func rowEntity(_ key: Int64, rule: TargetRule, batch: ObjectBatch) throws(StoreError) -> Int64? {
-        if let number = batch.rowEntity(table: rule.destinationSlot, key: key) { return number }
+        if let number = batch.rowEntity(table: rule.destinationSlot, key: key) { return number == ObjectBatch.noRow ? nil : number }
         let number = try wrap { () throws(SQLiteError) -> Int64? in
             let statement = try connection.cachedStatement(rule.destinationEntitySQL)
             try statement.bind([.integer(key)])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : nil
         }
-        if let number { batch.noteRowEntity(number, table: rule.destinationSlot, key: key) }
+        batch.noteRowEntity(number ?? ObjectBatch.noRow, table: rule.destinationSlot, key: key)
         return number
     }
 

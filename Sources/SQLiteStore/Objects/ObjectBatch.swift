@@ -224,7 +224,13 @@ package final class ObjectBatch {
         if !inverseCounts.isEmpty { inverseCounts = [] }
     }
 
-    /// The entity number of a row the batch looked up before, if it did.
+    /// The entity number noted for a key no row has: the row can only come from this
+    /// batch's own `INSERT`, which notes its number. (A row's `Z_ENT` reads as 0 when
+    /// NULL, in a damaged store: the sentinel is a number no column read gives.)
+    static let noRow = Int64.min
+
+    /// The entity number of a row the batch looked up before (``noRow`` when there
+    /// was none), if it did.
     func rowEntity(table: Int, key: Int64) -> Int64? {
         keeps && table < rowEntities.count ? rowEntities[table][key] : nil
     }
