@@ -39,14 +39,28 @@ final class InsertShape {
         let list: OrderedList
         /// The place's position among the `INSERT`'s bindings.
         let binding: Int
+        /// A written row's owner in the list (`SELECT owner … WHERE Z_PK = ?`), and the
+        /// assignment of its place in an `UPDATE` (`"Z_FOK_…" = ?`).
+        let ownerSQL: String
+        let placeAssignment: String
 
-        init(relationship: String, ownerColumn: String, orderColumn: String, list: OrderedList, binding: Int) {
+        init(relationship: String, ownerColumn: String, orderColumn: String, list: OrderedList, binding: Int, table: String) {
             self.relationship = relationship
             self.ownerColumn = ownerColumn
             self.orderColumn = orderColumn
             self.list = list
             self.binding = binding
+            ownerSQL = "SELECT \(SchemaSQL.quote(ownerColumn)) FROM \(SchemaSQL.quote(table)) WHERE Z_PK = ?"
+            placeAssignment = "\(SchemaSQL.quote(orderColumn)) = ?"
         }
+    }
+
+    /// A to-one's assignments in an `UPDATE` of a written row (a deferred reference):
+    /// its key column, and the column of its destination's entity number when there is
+    /// one. Quoted once per shape, not per row.
+    struct ToOneAssignment {
+        var key: String
+        var entityNumber: String?
     }
 
     /// A property of a uniqueness constraint and its column.
@@ -94,6 +108,11 @@ final class InsertShape {
     let hasOneToOneInverses: Bool
     /// The to-ones that place a row in an ordered list.
     let memberships: [OrderedMembership]
+    /// Per stored relationship (in ``relationships``' order), its assignments when it is
+    /// a to-one with a column in the row's table.
+    let toOneAssignments: [ToOneAssignment?]
+    /// The table's name, quoted.
+    let quotedTable: String
     /// The ordered one-to-many lists a row of the entity owns (`Folder.books`, kept in
     /// the books' rows).
     let ownedLists: [OrderedList]
@@ -168,6 +187,13 @@ final class InsertShape {
         self.toOneColumnCounts = toOneColumnCounts
         memberships = Self.memberships(entity, table: table, access: access, columns: &columns)
         ownedLists = Self.ownedLists(entity, access: access)
+        quotedTable = SchemaSQL.quote(table.name)
+        toOneAssignments = relationships.map { relationship, _ in
+            let r = relationship.declaration
+            guard !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
+            let entityColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))
+            return ToOneAssignment(key: "\(SchemaSQL.quote(column.name)) = ?", entityNumber: entityColumn.map { "\(SchemaSQL.quote($0.name)) = ?" })
+        }
         tableSlot = access.slot(table.name)
         isDestination = access.version.entities.contains { other in
             other.relationships.contains { r in access.version.entity(named: r.declaration.destination).map { access.table(of: $0).name } == table.name }
@@ -212,7 +238,8 @@ final class InsertShape {
             memberships.append(
                 OrderedMembership(
                     relationship: relationship.name, ownerColumn: key.name, orderColumn: order.name,
-                    list: access.orderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count))
+                    list: access.orderedList(table: table.name, ownerColumn: key.name, orderColumn: order.name), binding: columns.count,
+                    table: table.name))
             columns.append(order.name)
         }
         return memberships

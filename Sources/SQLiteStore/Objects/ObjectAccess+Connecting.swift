@@ -67,9 +67,8 @@ extension ObjectAccess {
     func currentOwners(_ shape: InsertShape, key: Int64, relationships: [String: [Int64]]) throws(StoreError) -> [(Int, Int64)] {
         var owners: [(Int, Int64)] = []
         for membership in shape.memberships where relationships[membership.relationship]?.isEmpty == false {
-            let sql = "SELECT \(quote(membership.ownerColumn)) FROM \(quote(shape.table.name)) WHERE Z_PK = ?"
             let owner = try wrap { () throws(SQLiteError) -> Int64? in
-                let statement = try connection.cachedStatement(sql)
+                let statement = try connection.cachedStatement(membership.ownerSQL)
                 try statement.bind([.integer(key)])
                 defer { statement.reset() }
                 return try statement.step() && !statement.isNull(at: 0) ? statement.int64(at: 0) : nil

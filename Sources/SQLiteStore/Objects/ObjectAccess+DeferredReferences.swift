@@ -60,7 +60,6 @@ extension ObjectAccess {
     func connect(
         _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
     ) throws {
-        let table = shape.table
         // The row joins its targets' inverse sides by an UPDATE: their counts are read again.
         batch.forgetInverseCounts()
         defer { batch.forgetInverseCounts() }
@@ -68,18 +67,18 @@ extension ObjectAccess {
         for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
         var assignments: [String] = []
         var bindings: [DatabaseValue] = []
-        for ((relationship, field), rule) in zip(shape.relationships, shape.targets) {
+        for (((relationship, field), rule), toOne) in zip(zip(shape.relationships, shape.targets), shape.toOneAssignments) {
             let r = relationship.declaration
             guard let targets = relationships[r.name] else { continue }
             if let rule {
                 for target in targets { try checkTarget(target, rule: rule, field: field, batch: batch, from: key) }
             }
-            if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
+            if let toOne {
                 guard let target = targets.first else { continue }
-                assignments.append("\(quote(column.name)) = ?")
+                assignments.append(toOne.key)
                 bindings.append(.integer(target))
-                if let entityColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) {
-                    assignments.append("\(quote(entityColumn.name)) = ?")
+                if let entityAssignment = toOne.entityNumber {
+                    assignments.append(entityAssignment)
                     bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
                 }
             } else {
@@ -89,18 +88,18 @@ extension ObjectAccess {
         // Its places in the lists its to-ones put it in, set by the same UPDATE.
         let places = try writtenMemberPlaces(shape, key: key, relationships: relationships, positions: positions, batch: batch)
         for (membership, place) in places {
-            assignments.append("\(quote(membership.orderColumn)) = ?")
+            assignments.append(membership.placeAssignment)
             bindings.append(.integer(place.place))
         }
         if !assignments.isEmpty {
             try run(
                 """
-                UPDATE \(quote(table.name)) SET \(assignments.joined(separator: ", ")), \
+                UPDATE \(shape.quotedTable) SET \(assignments.joined(separator: ", ")), \
                 Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
                 """,
                 bindings + [.integer(key)])
         }
         for (_, place) in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
-        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
+        if shape.hasOneToOneInverses { try updateOneToOneInverses(of: key, in: shape, relationships: relationships) }
     }
 }
