@@ -122,14 +122,19 @@ extension ObjectAccess {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
             // The list is given whole, in its order: its end is read again when needed.
             if let order { batch.forgetListEnd(listSlot(table: destinationTable.name, orderColumn: order), owner: key) }
-            // Built once per list, not per member.
+            if !targets.isEmpty { batch.movedWrittenMembers = true }
+            // Built and prepared once per list, not per member.
             let place = order.map { ", \(quote($0)) = ?" } ?? ""
             let sql = """
                 UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type)\(place), \
                 Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
                 """
-            for (position, target) in targets.enumerated() {
-                try run(sql, order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+            try wrap { () throws(SQLiteError) in
+                let statement = try connection.cachedStatement(sql)
+                for (position, target) in targets.enumerated() {
+                    try statement.bind(order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+                    try statement.execute()
+                }
             }
             return
         }
@@ -150,7 +155,11 @@ extension ObjectAccess {
                 place = try endOfList(inverseList, owner: target, batch: batch)
                 bindings.append(.integer(place ?? 0))
             }
-            try run(plan.sql, bindings)
+            try wrap { () throws(SQLiteError) in
+                let statement = try plan.statement(connection)
+                try statement.bind(bindings)
+                try statement.execute()
+            }
             if let inverseList = plan.inverseList, let place, connection.changes == 1 {
                 batch.noteListEnd(inverseList.slot, owner: target, at: place, appended: true)
             }
@@ -183,10 +192,32 @@ extension ObjectAccess {
 }
 
 /// How one many-to-many's join rows are inserted (``ObjectAccess/joinInsertPlans``).
-struct JoinInsertPlan {
+/// A class: it holds its prepared statement while a batch runs.
+final class JoinInsertPlan {
     let sql: String
     /// This side's list, when it is ordered.
     let orderSlot: Int?
     /// The inverse side's lists, when they are ordered.
     let inverseList: OrderedList?
+    /// The prepared `INSERT`, held while a batch runs (looked up by its text per join
+    /// row, it cost a hash of that text each time); released when the batch ends.
+    private var prepared: Statement?
+
+    init(sql: String, orderSlot: Int?, inverseList: OrderedList?) {
+        self.sql = sql
+        self.orderSlot = orderSlot
+        self.inverseList = inverseList
+    }
+
+    func statement(_ connection: Connection) throws(SQLiteError) -> Statement {
+        if let prepared {
+            prepared.reset()
+            return prepared
+        }
+        let statement = try connection.cachedStatement(sql)
+        prepared = statement
+        return statement
+    }
+
+    func releaseStatement() { prepared = nil }
 }

@@ -64,7 +64,9 @@ extension ObjectAccess {
         batch.forgetInverseCounts()
         defer { batch.forgetInverseCounts() }
         // The lists the row is in now (an owner's line may have listed it) lose it or move it.
-        for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
+        if batch.writtenRowsMayHaveOwners {
+            for (list, owner) in try currentOwners(shape, key: key, relationships: relationships) { batch.forgetListEnd(list, owner: owner) }
+        }
         var assignments: [String] = []
         var bindings: [DatabaseValue] = []
         for (((relationship, field), rule), toOne) in zip(zip(shape.relationships, shape.targets), shape.toOneAssignments) {

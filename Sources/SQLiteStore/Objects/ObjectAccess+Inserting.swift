@@ -47,7 +47,10 @@ extension ObjectAccess {
         keeping limit: Int = 20, _ body: (ObjectBatch) throws -> Void
     ) throws -> Int {
         let batch = ObjectBatch(access: self, describeSource: describeSource, limit: limit)
-        defer { for shape in insertShapes.values { shape.releaseStatements() } }
+        defer {
+            for shape in insertShapes.values { shape.releaseStatements() }
+            for plan in joinInsertPlans.values { plan.releaseStatement() }
+        }
         // A batch writes rows, join rows and index entries all over the file: with
         // SQLite's default page cache (2 MB) a load of books with ordered tags spent a
         // fifth of its time copying pages back from the kernel. 16 MB for the batch.

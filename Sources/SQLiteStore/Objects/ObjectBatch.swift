@@ -37,6 +37,12 @@ package final class ObjectBatch {
     /// costs no query. An owner is absent until its list is first read, and forgotten
     /// when the batch writes its list in a way it does not follow (a list given whole).
     private var listEnds: [[Int64: Int64]] = []
+    /// Whether a list given whole by its owner's line moved rows already written into
+    /// it (until then, a row whose to-one waited was in no list of that to-one).
+    var movedWrittenMembers = false
+    /// Whether a row whose to-one waited may be in a list of it now (else the query
+    /// for its owners can be left out): always, when the batch keeps nothing.
+    var writtenRowsMayHaveOwners: Bool { !keeps || movedWrittenMembers }
     /// Per list (``OrderedList/slot``), the highest owner key its members named when
     /// first asked: a row written later with a higher key owns an empty list.
     private var highestOwners: [Int: Int64] = [:]
