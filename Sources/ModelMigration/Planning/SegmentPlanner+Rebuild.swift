@@ -190,7 +190,11 @@ extension SegmentPlanner {
             guard lineage.contains(owner), let relationship = entity.relationship(named: name) else { return "NULL" }
             if let computed = try computedToOne(entity, relationship, sourceEntity: sourceEntity, arguments: &arguments) { return computed }
             guard let found = pairs(for: entity, relationship) else { return "NULL" }
-            return destinationOfRow(found.source, reversed: found.reversed)
+            // Of several destinations, one the hop migrates: Core Data's inferred value,
+            // `destinationInstances(forEntityMappingNamed:sourceInstances:)` of the
+            // source set, leaves out the objects a `filter:` drops (fuzzer seed 1600
+            // trial 7: the lowest key was a dropped object, and the to-one was nil).
+            return destinationOfRow(found.source, reversed: found.reversed, keeping: filteredMembers(of: relationship))
         case .toManyKey(let owner, let name):
             // This row is a destination of owner.name (a to-many without an inverse): the owner's key.
             guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name),
@@ -205,10 +209,16 @@ extension SegmentPlanner {
                     lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
                 } ?? lineage.contains(relationship.declaration.destination)
             guard isDestinationRow else { return "NULL" }
+            let rowTable = sourceLayout.table(forEntity: sourceEntity.root)?.name
+            // Newly ordered from an unordered one-to-many whose pairs this row's table
+            // keeps: the column holding the row's owner in it.
+            var unorderedOwnColumn: String?
             if let found = pairs(for: ownerEntity, relationship), !found.reversed {
                 switch found.source {
                 case .reverseColumn(_, _, let order?):
                     return "s.\(SQLText.q(order))"
+                case .reverseColumn(let table, let column, nil) where table == rowTable:
+                    unorderedOwnColumn = column
                 case .join(let table, let mine, let theirs, let order?):
                     // From an ordered many-to-many: the position under the owner the
                     // key column keeps (the lowest, as `destinationOfRow` picks it).
@@ -226,11 +236,18 @@ extension SegmentPlanner {
             let inherited = subtree(destination, owner).dropFirst().compactMap { name -> String? in
                 guard let entity = destination.entity(named: name), let r = entity.relationship(named: relationship.name),
                     let found = pairs(for: entity, r), !found.reversed, case .reverseColumn(let table, _, let order?) = found.source,
-                    table == sourceLayout.table(forEntity: sourceEntity.root)?.name
+                    table == rowTable
                 else { return nil }
                 return "s.\(SQLText.q(order))"
             }
             if !inherited.isEmpty { return "coalesce(\(Array(Set(inherited)).sorted().joined(separator: ", ")), s.Z_PK)" }
+            // Members the list gets only through its inverse (a to-one moved up from a
+            // sibling, say) come after those of its own source relationship, each part
+            // in primary-key order (the reference's order, Docs/Reference.md "Ordered":
+            // Core Data's order of a set is unspecified). 2^62 is above every key.
+            if let column = unorderedOwnColumn {
+                return "CASE WHEN s.\(SQLText.q(column)) IS NOT NULL THEN s.Z_PK ELSE s.Z_PK + 4611686018427387904 END"
+            }
             return "s.Z_PK"
         case .joinKey, .toOneEntity:
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
@@ -386,28 +403,35 @@ extension SegmentPlanner {
         return "mm_integer(\(value), s.Z_PK, ?, ?, \(nilOnFailure ? 2 : 0))"
     }
 
-    /// The destination key of the row `s` for a to-one relationship, from where the pairs were.
-    func destinationOfRow(_ source: PairSource, reversed: Bool) -> String {
+    /// The destination key of the row `s` for a to-one relationship, from where the pairs
+    /// were: of several (a to-many made to-one), the lowest key among those `keeping`
+    /// keeps (the destinations the hop migrates: `d` rows of `table` where `condition`).
+    func destinationOfRow(_ source: PairSource, reversed: Bool, keeping: (table: String, condition: String)? = nil) -> String {
+        func kept(_ key: String) -> String {
+            keeping.map { " AND \(key) IN (SELECT d.Z_PK FROM \(SQLText.q($0.table)) AS d WHERE \($0.condition))" } ?? ""
+        }
         switch (source, reversed) {
         case (.column(_, let column, _), false):
             return "s.\(SQLText.q(column))"
         case (.column(let table, let column, let numbers), true):
             return """
                 (SELECT t.Z_PK FROM \(SQLText.q(table)) AS t \
-                WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers))) ORDER BY t.Z_PK LIMIT 1)
+                WHERE t.\(SQLText.q(column)) = s.Z_PK AND t.Z_ENT IN (\(SQLText.list(numbers)))\(kept("t.Z_PK")) ORDER BY t.Z_PK LIMIT 1)
                 """
         case (.reverseColumn(let table, let column, _), false):
-            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK ORDER BY t.Z_PK LIMIT 1)"
+            return "(SELECT t.Z_PK FROM \(SQLText.q(table)) AS t WHERE t.\(SQLText.q(column)) = s.Z_PK\(kept("t.Z_PK")) ORDER BY t.Z_PK LIMIT 1)"
         case (.reverseColumn(let table, let column, _), true):
             return "(SELECT t.\(SQLText.q(column)) FROM \(SQLText.q(table)) AS t WHERE t.Z_PK = s.Z_PK)"
         case (.join(let table, let mine, let theirs, _), false):
-            return "(SELECT j.\(SQLText.q(theirs)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(mine)) = s.Z_PK ORDER BY j.\(SQLText.q(theirs)) LIMIT 1)"
+            let (j, m, t) = (SQLText.q(table), SQLText.q(mine), SQLText.q(theirs))
+            return "(SELECT j.\(t) FROM \(j) AS j WHERE j.\(m) = s.Z_PK\(kept("j.\(t)")) ORDER BY j.\(t) LIMIT 1)"
         case (.join(let table, let mine, let theirs, _), true):
-            return "(SELECT j.\(SQLText.q(mine)) FROM \(SQLText.q(table)) AS j WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)"
+            let (j, m, t) = (SQLText.q(table), SQLText.q(mine), SQLText.q(theirs))
+            return "(SELECT j.\(m) FROM \(j) AS j WHERE j.\(t) = s.Z_PK\(kept("j.\(m)")) ORDER BY j.\(m) LIMIT 1)"
         case (.path(let select, _), false):
-            return "(SELECT p.k2 FROM (\(select)) AS p WHERE p.k1 = s.Z_PK ORDER BY p.k2 LIMIT 1)"
+            return "(SELECT p.k2 FROM (\(select)) AS p WHERE p.k1 = s.Z_PK\(kept("p.k2")) ORDER BY p.k2 LIMIT 1)"
         case (.path(let select, _), true):
-            return "(SELECT p.k1 FROM (\(select)) AS p WHERE p.k2 = s.Z_PK ORDER BY p.k1 LIMIT 1)"
+            return "(SELECT p.k1 FROM (\(select)) AS p WHERE p.k2 = s.Z_PK\(kept("p.k1")) ORDER BY p.k1 LIMIT 1)"
         }
     }
 
