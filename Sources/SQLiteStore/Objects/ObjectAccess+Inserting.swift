@@ -53,7 +53,7 @@ extension ObjectAccess {
         }
         // A batch writes rows, join rows and index entries all over the file: with
         // SQLite's default page cache (2 MB) a load of books with ordered tags spent a
-        // fifth of its time copying pages back from the kernel. 16 MB for the batch.
+        // fifth of its time copying pages back from the kernel. 12 MB for the batch.
         let cacheSize = try wrap { () throws(SQLiteError) in try connection.scalarInt64("PRAGMA cache_size") }
         if let cacheSize, cacheSize > -Self.batchCacheKiB {
             try wrap { () throws(SQLiteError) in try connection.execute("PRAGMA cache_size = -\(Self.batchCacheKiB)") }
@@ -76,7 +76,7 @@ extension ObjectAccess {
     }
 
     /// The page cache of a batch, in KiB (`PRAGMA cache_size` takes it negated).
-    static let batchCacheKiB = 16384
+    static let batchCacheKiB = 12288
 
     private func storeError(_ error: any Error) -> StoreError {
         switch error {
