@@ -245,7 +245,7 @@ extension SegmentPlanner {
             // sibling, say) come after those of its own source relationship, each part
             // in primary-key order (the reference's order, Docs/Reference.md "Ordered":
             // Core Data's order of a set is unspecified). 2^62 is above every key.
-            if let column = unorderedOwnColumn {
+            if let column = unorderedOwnColumn, !ownerComesFrom(column, entity: entity, list: relationship) {
                 return "CASE WHEN s.\(SQLText.q(column)) IS NOT NULL THEN s.Z_PK ELSE s.Z_PK + 4611686018427387904 END"
             }
             return "s.Z_PK"
@@ -253,6 +253,16 @@ extension SegmentPlanner {
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
             return "NULL"
         }
+    }
+
+    /// Whether a member row of `entity` takes its owner in `list` (through the list's
+    /// inverse to-one) from `column`, the column its own source pairs are in: then
+    /// every member of the list is one of its own.
+    func ownerComesFrom(_ column: String, entity: CompiledEntity, list: CompiledRelationship) -> Bool {
+        guard let inverseName = list.declaration.inverse, let inverse = entity.relationship(named: inverseName),
+            let found = pairs(for: entity, inverse), !found.reversed, case .column(_, let ownerColumn, _) = found.source
+        else { return false }
+        return ownerColumn == column
     }
 
     /// The value of an attribute's column in a copy: copied, converted, a
