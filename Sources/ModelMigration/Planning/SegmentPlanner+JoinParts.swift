@@ -114,6 +114,40 @@ extension SegmentPlanner {
     }
 
     /// `SELECT … AS k1, … AS k2` of one part's pairs, its owners filtered.
+    /// The pairs the inverse side reads from sources the table's own side does not
+    /// (a to-one moved up from two siblings, then made to-many: each sibling's objects
+    /// pair through their own old relationship, while the table's side pairs through
+    /// one of them). Setting one side sets the other, so the join table takes the
+    /// pairs of both (Docs/Reference.md, "Many-to-many"; fuzzer seed 1700 trial 215,
+    /// where the other sibling's pairs were lost). Join tables with an order column
+    /// read each side's order from its own pairs and are left as they are.
+    func inverseOnlyJoinParts(of entity: CompiledEntity, _ relationship: CompiledRelationship, in table: Table) -> [JoinPart] {
+        guard !table.columns.contains(where: { if case .order = $0.role { true } else { false } }),
+            let inverseName = relationship.declaration.inverse, let inverseOwner = relationship.inverseEntity,
+            let inverseEntity = destination.entity(named: inverseOwner), let inverse = inverseEntity.relationship(named: inverseName)
+        else { return [] }
+        // Storage the table's side reads already (whatever its filters) is not read again.
+        let own = Set(joinParts(for: entity, relationship).map { Self.storage($0.found.source) })
+        guard !own.isEmpty else { return [] }
+        var added: [JoinPart] = []
+        for part in joinParts(for: inverseEntity, inverse) where !own.contains(Self.storage(part.found.source)) {
+            let flipped = JoinPart(
+                found: FoundPairs(source: part.found.source, reversed: !part.found.reversed), owners: part.members, members: part.owners)
+            if !added.contains(flipped) { added.append(flipped) }
+        }
+        return added
+    }
+
+    /// Where a pair source's pairs are stored, the same from either side (a to-one
+    /// column is one side's `column` and the other's `reverseColumn`).
+    static func storage(_ source: PairSource) -> String {
+        switch source {
+        case .column(let table, let column, _), .reverseColumn(let table, let column, _): "column \(table).\(column)"
+        case .join(let table, _, _, _): "join \(table)"
+        case .path(let select, _): "path \(select)"
+        }
+    }
+
     func partSelect(_ part: JoinPart) -> String {
         let select = pairSelect(part.found.source, reversed: part.found.reversed)
         var conditions: [String] = []

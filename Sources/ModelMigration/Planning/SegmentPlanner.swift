@@ -286,7 +286,7 @@ struct SegmentPlanner {
         for table in destinationLayout.tables where table.joinRelationship != nil {
             let names = table.joinRelationship!.split(separator: ".").map(String.init)
             guard let entity = destination.entity(named: names[0]), let relationship = entity.relationship(named: names[1]) else { continue }
-            let parts = joinParts(for: entity, relationship)
+            let parts = joinParts(for: entity, relationship) + inverseOnlyJoinParts(of: entity, relationship, in: table)
             // Kept or renamed only when every owner reads one unfiltered source.
             let found = parts.count == 1 && parts[0].owners == nil && parts[0].members == nil ? parts[0].found : nil
             if case .join(let name, let mine, let theirs, let order)? = found?.source, found?.reversed == false, name == table.name,
