@@ -36,22 +36,10 @@ private let model = """
 /// (``ObjectAccess/batchKeepsWhatItReads`` off): the same random files, two loads each
 /// into a fresh store, the same rows or the same refusal.
 @Suite struct BatchCacheDifferentialTests {
-    /// A small deterministic generator (SplitMix64), so that a failure repeats.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Random files of lines: each entity's keys split between the files, each file's
     /// lines shuffled; references to keys of this file (earlier or later lines) or of
     /// an earlier file, and now and then to a key of no row yet (a refusal).
-    static func files(_ random: inout Generator) -> [String] {
+    static func files(_ random: inout SplitMix64) -> [String] {
         let counts = ["Folder": 6, "Book": 14, "Shelf": 3, "Node": 12]
         // Entity → key → the file it is in.
         var fileOf: [String: [Int: Int]] = [:]
@@ -133,7 +121,7 @@ private let model = """
 
     @Test(arguments: 1...80)
     func keptAnswersAreTheStoresAnswers(seed: UInt64) throws {
-        var random = Generator(state: seed)
+        var random = SplitMix64(seed: seed)
         let files = Self.files(&random)
         let kept = try Self.load(files, keeping: true)
         let plain = try Self.load(files, keeping: false)

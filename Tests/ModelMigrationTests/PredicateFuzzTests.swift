@@ -10,16 +10,7 @@ import Testing
 /// aliases, `?` and the generator's own keywords — never of the text itself.
 @Suite struct PredicateFuzzTests {
     /// SplitMix64: the same cases on every run.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Random = SplitMix64
 
     static let hostile = [
         "'; DROP TABLE ZCUSTOMER; --", "\" OR 1=1 --", "ZCUSTOMER", "\"ZCUSTOMER\"", "Z_PK", "sqlite_master",
@@ -137,7 +128,7 @@ import Testing
         let access = try ObjectAccess(store: store, version: try store.currentVersion(among: [try shop.model()]))
         let requests = StoreRequests(access: access)
         let identifiers = Set(access.layout.tables.flatMap { [$0.name] + $0.columns.map(\.name) })
-        var random = Random(state: 15)
+        var random = Random(seed: 15)
         var compiled = 0, refused = 0, executed = 0
         let started = Date()
         for round in 0..<4000 {
@@ -185,7 +176,7 @@ import Testing
         let generator = PredicateSQL(version: version, layout: version.layout)
         let checker = TypeChecker(version: version, entity: "Customer")
         let identifiers = Set(version.layout.tables.flatMap { [$0.name] + $0.columns.map(\.name) })
-        var random = Random(state: 51)
+        var random = Random(seed: 51)
         var compiled = 0, refused = 0
         for round in 0..<3000 {
             var text = Self.literal(&random)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import SQLiteStore
@@ -6,21 +7,9 @@ import Testing
 /// in any order (a dump's list order), numbers that skip (refused lines), lookups
 /// between appends (messages written while a batch goes on).
 @Suite struct KeyRunsTests {
-    /// A small deterministic generator (SplitMix64), so that a failure repeats.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: 1...24)
     func everyKeyFindsItsNumber(seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SplitMix64(seed: seed)
         // Keys 1…n in blocks of consecutive keys, the blocks in random order (or, for
         // some seeds, mostly in order: long runs and a few keys out of place).
         let n: Int64 = 6_000
