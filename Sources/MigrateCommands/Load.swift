@@ -96,7 +96,14 @@ struct Load: ParsableCommand {
             // A signal also stops a wait for input (an idle producer on stdin).
             reader.isCancelled = { cancellation.isCancelled }
             progress.start()
-            return try ObjectJSONLines.load(access, entity: entity, reader: reader, file: fileName, progress: progress.report)
+            do {
+                return try ObjectJSONLines.load(access, entity: entity, reader: reader, file: fileName, progress: progress.report)
+            } catch {
+                // The progress lines stop before any error is told: on a signal, the
+                // rollback's message is written on the way out of this closure.
+                progress.finish()
+                throw error
+            }
         }
         try opened.close()
         return count
