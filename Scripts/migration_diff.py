@@ -983,6 +983,18 @@ OPEN = {
          " E: {abstract: true, attributes: {key: string}, relationships: {o2: {destination: B, inverse: m2}}},"
          " D: {parent: E}}"],
         {}, [("B", [{"key": "B1"}]), ("D", [{"key": "D1", "o2": 1}])]),
+    "partial-widen": (
+        "one hop moves B under a new entity E and points X.r (to A) at E, while A and C stay where they were: X1's "
+        "target B1 is an E, so X1 keeps it; X2's C1 and X3's A1 are not, so theirs are removed (seed 1902 trial "
+        "227, C renamed to G with its renamedFrom dropped later and F leaving: refused at plan, exit 4, 'F.o6: "
+        "destination changed from C to G, an unrelated entity', as only some of the old targets are under G)",
+        ["{X: {attributes: {key: string}, relationships: {r: {destination: A, optional: true}}},"
+         " A: {attributes: {key: string}}, B: {parent: A}, C: {parent: A}}",
+         "{X: {attributes: {key: string}, relationships: {r: {destination: E, optional: true}}},"
+         " E: {attributes: {note: string?}}, A: {attributes: {key: string}},"
+         " B: {parent: E, attributes: {key: string}}, C: {parent: A}}"],
+        {}, [("A", [{"_pk": 3, "key": "A1"}]), ("B", [{"_pk": 1, "key": "B1"}]), ("C", [{"_pk": 2, "key": "C1"}]),
+             ("X", [{"key": "X1", "r": 1}, {"key": "X2", "r": 2}, {"key": "X3", "r": 3}])]),
     "subentity-filter-to-one": (
         "one hop makes A.m1 to-one (one-to-one with D.o1), and 1-to-2's filter on the subentity C leaves out C1, "
         "the one object with two destinations: C1 is not migrated, so not validated; D1, D2 lose o1 (seed 3 trial "
@@ -1106,7 +1118,7 @@ CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-
 # Hierarchy, many-to-many and ordered cases found as open bugs and fixed since.
 CASES["hierarchy"] = ["subentity-source-copy-range", "move-up-merge-max-count", "move-up-max", "move-up-required",
                       "move-up-many-to-many", "move-up-to-one", "leave-hierarchy-to-many",
-                      "move-up-unique", "new-parent-widen", "filter-to-one-members", "filter-to-one-lowest",
+                      "move-up-unique", "new-parent-widen", "partial-widen", "filter-to-one-members", "filter-to-one-lowest",
                       "subentity-filter-to-one",
                       "narrowed-min-count", "subentity-unique-inherited"]
 CASES["all"] = CASES["intermediate-default"] + CASES["intermediate-check"] + CASES["found"] + CASES["hierarchy"]
