@@ -156,11 +156,11 @@ extension SegmentPlanner {
                 let number = sourceLayout.entityNumbers[entity.name]
             else { continue }
             let removed = try count(sourceTableName, [number])
-            if removed > 0 {
-                warnings.append(
-                    MigrationWarning(
-                        message: "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted",
-                        isDestructive: true, subject: entity.name, count: removed))
+            let message = "entity \(entity.name) is removed: its \(removed) row\(removed == 1 ? " is" : "s are") deleted"
+            // A source table rebuilt into several tables (a subentity leaving the
+            // hierarchy) comes here once per table: one loss, one warning.
+            if removed > 0, !warnings.contains(where: { $0.subject == entity.name && $0.message == message }) {
+                warnings.append(MigrationWarning(message: message, isDestructive: true, subject: entity.name, count: removed))
             }
             addReferenceChecks(into: table.name)
         }
