@@ -38,6 +38,27 @@ import Testing
         #expect(attribute.entityMappings[0].droppedProperties == ["n"])
     }
 
+    /// A destination without `renamedFrom` has its name as its identifier, so it pairs
+    /// with the source property or entity that carries that identifier (`b`,
+    /// `renamedFrom: a`, named `a` again): renamed back, the values are kept, as Core
+    /// Data pairs them; beside the renamed one still carrying it, both claim it and the
+    /// pairing is ambiguous (fuzzer seed 2100 trial 20: a to-one moved up to the
+    /// parent under its old name, while the subentity kept its renamed copy).
+    @Test func aNameEqualToASourceIdentifierPairsWithIt() throws {
+        let back = try Models.infer([
+            "entities:\n  A:\n    renamedFrom: X\n    attributes: { key: string, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+            "entities:\n  X:\n    attributes: { key: string, a: integer16? }\n",
+        ])
+        #expect(back.entityMappings.map(\.kind) == [.transform])
+        #expect(back.entityMappings[0].source == "A")
+        #expect(back.entityMappings[0].property("a")?.source == .copy(from: "b"))
+        let texts = try Models.refusalTexts([
+            "entities:\n  A:\n    attributes: { key: string, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+            "entities:\n  A:\n    attributes: { key: string, a: integer16?, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+        ])
+        #expect(texts.first?.hasPrefix("A.a: ambiguous rename: properties a and b both claim the old property 'A.b'") == true, "\(texts)")
+    }
+
     /// A relationship to an entity whose renamedFrom names nothing says so, instead
     /// of "changed from A to A".
     @Test func aRelationshipToAnUnpairedEntityOfTheSameNameSaysWhy() throws {

@@ -32,8 +32,9 @@ package struct Renames: Sendable {
             guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
             var claims: [String: [String]] = [:]
             var map: [String: String] = [:]
+            let candidates = storedProperties(of: sourceEntity)
             for property in storedProperties(of: entity) {
-                guard let match = matchProperty(property, in: sourceEntity) else { continue }
+                guard let match = matchProperty(property, in: candidates) else { continue }
                 claims[match, default: []].append(property.name)
                 map[property.name] = match
             }
@@ -107,20 +108,20 @@ package struct Renames: Sendable {
     /// source of that name (this format's hop-by-hop chaining) or with that
     /// identifier (Xcode keeps the identifier in later versions), and never with a
     /// source of its own name when neither exists: its identifier is not that name.
+    /// A destination without `renamedFrom` has its name as its identifier: it pairs with
+    /// the source of that name, else with the source whose identifier it is (`b`,
+    /// `renamedFrom: a`, when the destination is named `a` again): the two share the
+    /// identifier `a` (fuzzer seed 2100 trial 20).
     private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion) -> String? {
-        if let old = entity.renamedFrom {
-            if source.entity(named: old) != nil { return old }
-            return source.entities.first(where: { $0.renamedFrom == old })?.name
-        }
-        return source.entity(named: entity.name) != nil ? entity.name : nil
+        let identifier = entity.renamedFrom ?? entity.name
+        if source.entity(named: identifier) != nil { return identifier }
+        return source.entities.first(where: { $0.renamedFrom == identifier })?.name
     }
 
-    private static func matchProperty(_ property: Property, in source: CompiledEntity) -> String? {
-        let candidates = storedProperties(of: source)
-        if let old = property.renamedFrom {
-            if candidates.contains(where: { $0.name == old }) { return old }
-            return candidates.first(where: { $0.renamedFrom == old })?.name
-        }
-        return candidates.contains(where: { $0.name == property.name }) ? property.name : nil
+    /// As ``matchEntity(_:in:)``, among the source entity's stored properties.
+    private static func matchProperty(_ property: Property, in candidates: [Property]) -> String? {
+        let identifier = property.renamedFrom ?? property.name
+        if candidates.contains(where: { $0.name == identifier }) { return identifier }
+        return candidates.first(where: { $0.renamedFrom == identifier })?.name
     }
 }
