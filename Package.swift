@@ -94,7 +94,7 @@ let package = Package(
             dependencies: [
                 "ModelMigration", "DataModel", "Mapping", "Predicates", "PropertyList", "SQLiteStore", "Migrations", "TestSupport",
             ]),
-        .testTarget(name: "MigrateCLITests", dependencies: ["MigrateCommands", "ModelMigration", "TestSupport"]),
+        .testTarget(name: "MigrateCLITests", dependencies: ["MigrateCommands", "ModelMigration", "CoreDataImport", "TestSupport"]),
         .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "DataModel", "Mapping", "PropertyList", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

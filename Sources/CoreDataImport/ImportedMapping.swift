@@ -65,4 +65,11 @@ package struct StaleMappingModel: Sendable {
     package var destinationVersion: Int
     /// The entities whose recorded hashes differ, as `Entity (version N)`.
     package var entities: [String]
+
+    package init(path: String, sourceVersion: Int, destinationVersion: Int, entities: [String]) {
+        self.path = path
+        self.sourceVersion = sourceVersion
+        self.destinationVersion = destinationVersion
+        self.entities = entities
+    }
 }

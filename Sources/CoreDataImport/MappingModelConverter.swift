@@ -151,6 +151,15 @@ package struct MappingModelConverter: Sendable {
     /// The hop a mapping model's name suggests: `DeltaToDelta2`, `Moody 2-Moody 3`,
     /// `WooCommerceModelV9toV10`, `1.1 to 1.2`; each side a version's name, or its number.
     func pairByName(_ name: String) -> (Int, Int)? {
+        // `WordPress-61-62`: the model's name, then the two version numbers (WordPress-iOS
+        // names all of its mapping models so; split on "-" it has three parts).
+        let dashed = name.components(separatedBy: "-")
+        if dashed.count >= 3, let a = dashed.dropLast().last, let b = dashed.last,
+            !a.isEmpty, !b.isEmpty, a.allSatisfy(\.isNumber), b.allSatisfy(\.isNumber),
+            let first = versionNamed(a), let second = versionNamed(b)
+        {
+            return (first, second)
+        }
         let separators = [" to ", "To", "to", "-"]
         for separator in separators {
             let parts = name.components(separatedBy: separator)

@@ -39,11 +39,13 @@ extension Import {
                 Output.out("  \(hop.from) → \(hop.to): the app ships \(app)\(span): \(hop.imported ?? "")")
                 if let error = hop.error { Output.out("    " + error.replacingOccurrences(of: "\n", with: "\n    ")) }
             } else if hop.inferred {
-                Output.out("  \(hop.from) → \(hop.to): inferred (lightweight)")
+                let stale = hop.staleAppMappingModel.map { "; the app's \($0) is stale: Core Data does not use it" } ?? ""
+                Output.out("  \(hop.from) → \(hop.to): inferred (lightweight)\(stale)")
             } else if let file = hop.mappingFile, hop.error == nil {
                 Output.out("  \(hop.from) → \(hop.to): mapping file \(file)")
             } else {
-                Output.out("  \(hop.from) → \(hop.to): needs a mapping file (\(global.migrations)/\(model)/\(hop.from)-to-\(hop.to).yaml)")
+                let stale = hop.staleAppMappingModel.map { " (the app's \($0) is stale: Core Data does not use it)" } ?? ""
+                Output.out("  \(hop.from) → \(hop.to): needs a mapping file (\(global.migrations)/\(model)/\(hop.from)-to-\(hop.to).yaml)\(stale)")
                 for refusal in hop.refusals { Output.out("    \(refusal.description)") }
                 if let error = hop.error { Output.out("    \(error)") }
             }

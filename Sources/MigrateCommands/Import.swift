@@ -90,6 +90,10 @@ struct Import: ParsableCommand {
         var appMappingModelSpan: String?
         /// What the mapping file imported from it does, or why there is none.
         var imported: String?
+        /// A mapping model the app ships for this hop (or a span containing it) that
+        /// Core Data never uses, its recorded hashes differing from the versions': its
+        /// name and the entities that differ.
+        var staleAppMappingModel: String? = nil
     }
 
     /// What `plan` takes from one version to the current one, or why it refuses.
@@ -178,7 +182,11 @@ struct Import: ParsableCommand {
         let unplaced = (mappings?.skipped ?? []).filter { $0.sourceVersion == nil || $0.destinationVersion == nil }
         if !unplaced.isEmpty {
             throw global.fail(
-                unplaced.map { "\($0.path): cannot be read (\($0.reason)), and its name names no two versions" }.joined(separator: "\n")
+                unplaced.map {
+                    // A file that was read says why itself ("it records no model paths and its name …").
+                    $0.reason.hasPrefix("it records no model paths")
+                        ? "\($0.path): \($0.reason)" : "\($0.path): cannot be read (\($0.reason)), and its name names no two versions"
+                }.joined(separator: "\n")
                     + "\nthe step it maps would be inferred: repair it or leave it out of --mapping-models; nothing was written",
                 .failed)
         }
@@ -508,6 +516,14 @@ struct Import: ParsableCommand {
         }
     }
 
+    /// The app's stale mapping model for hop `from` → `to` (or a span containing it),
+    /// with the entities whose recorded hashes differ, for the report.
+    static func staleNote(_ stale: [StaleMappingModel], from: Int, to: Int) -> String? {
+        stale.first { $0.sourceVersion <= from && to <= $0.destinationVersion }.map {
+            "\(($0.path as NSString).lastPathComponent) (\($0.entities.joined(separator: ", ")) differ)"
+        }
+    }
+
     private func hopReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [HopReport] {
         let numbers = compiled.versions.map(\.version)
         let files = MappingFiles.load(folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
@@ -567,11 +583,12 @@ struct Import: ParsableCommand {
                         ? "\(skipped.sourceVersion!)-to-\(skipped.destinationVersion!)" : nil,
                     imported: "not imported, so what it computes is not carried")
             }
-            if inferenceAccepts {
-                return HopReport(from: from, to: to, inferred: true, mappingFile: nil, refusals: [], error: nil, inferenceAccepts: true)
-            }
-            guard let file = files.file(from: from, to: to) else {
-                return HopReport(from: from, to: to, inferred: false, mappingFile: nil, refusals: refusals, error: nil, inferenceAccepts: false)
+            // The app's stale mapping model (Core Data does not use it, nor does the import) is named beside the hop.
+            let stale = Self.staleNote(mappings?.stale ?? [], from: from, to: to)
+            guard !inferenceAccepts, let file = files.file(from: from, to: to) else {
+                return HopReport(
+                    from: from, to: to, inferred: inferenceAccepts, mappingFile: nil, refusals: inferenceAccepts ? [] : refusals, error: nil,
+                    inferenceAccepts: inferenceAccepts, staleAppMappingModel: stale)
             }
             // A mapping file covers the hop when inference plus the file resolve.
             do {

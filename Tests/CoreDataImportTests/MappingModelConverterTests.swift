@@ -283,6 +283,10 @@ import Testing
         // Olvid's `MigrationAppDatabase_v54_to_v55`: the joining underscores belong to neither side.
         #expect(converter.pairByName("MigrationShop_v1_to_v2")! == (1, 2))
         #expect(converter.pairByName("Shop2ToShop")! == (2, 1))
+        // WordPress-iOS's `WordPress-61-62`: the model's name, then two version numbers.
+        #expect(converter.pairByName("Shop-1-2")! == (1, 2))
+        #expect(converter.pairByName("Shop-2-1")! == (2, 1))
+        #expect(converter.pairByName("Shop-1-7") == nil)
         #expect(converter.pairByName("Unrelated") == nil)
         // No paths recorded: by name; a name naming nothing: skipped with the reason.
         let bare = """

@@ -62,6 +62,17 @@ import Testing
 
                 """, "\(mapping.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("Out2")))
+        // One that was read but records no model paths says so, once.
+        try FileManager.default.removeItem(atPath: folder.file("Maps/M.xcmappingmodel"))
+        try folder.write("Maps/M.xcmappingmodel/xcmapping.xml", "<database><object type=\"XDDEVMAPPINGMODEL\" id=\"z1\"></object></database>\n")
+        let bare = try CommandRunner.migrate(["import", "Bad.xcdatamodeld", "-o", "Out3", "--mapping-models", "Maps"], in: folder.path)
+        #expect(bare.status == 1)
+        #expect(
+            bare.stderr == """
+                error: Maps/M.xcmappingmodel: it records no model paths and its name names no two versions of Bad
+                the step it maps would be inferred: repair it or leave it out of --mapping-models; nothing was written
+
+                """, "\(bare.stderr)")
     }
 
     /// A document declaring another encoding is transcoded by libxml2 (its names
