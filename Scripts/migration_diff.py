@@ -430,6 +430,45 @@ def change_rename_attribute(g, model):
     return "%s.%s renamed to %s (renamedFrom: %s)" % (e, a, new, spec["renamedFrom"])
 
 
+def names_taken(model, e, own):
+    """The names and identifiers of every property of e's hierarchy but e's own `own`: a name `own` may take back
+    must be none of them."""
+    taken = set()
+    for other in gr.subtree(model, gr.root(model, e)):
+        for group in ("attributes", "relationships"):
+            for name, spec in model["entities"][other].get(group, {}).items():
+                if not (other == e and name == own):
+                    taken.update({name, spec.get("renamedFrom") or name})
+    return taken
+
+
+def change_rename_back(g, model):
+    """An attribute renamed before (renamedFrom: old) is named old again, its renamedFrom kept or dropped: either
+    way its identifier is old, the identifier of the source attribute it pairs with (seed 2100 trial 20)."""
+    choices = []
+    for e, entity in sorted(model["entities"].items()):
+        for n, spec in entity["attributes"].items():
+            old = spec.get("renamedFrom")
+            if not old or old == n or (e, n) in g.renamed:
+                continue
+            if old not in names_taken(model, e, n):
+                choices.append((e, n, old))
+    if not choices:
+        return None
+    e, n, old = g.rng.choice(choices)
+    entity = model["entities"][e]
+    spec = entity["attributes"][n]
+    if g.rng.random() < 0.5:
+        spec.pop("renamedFrom")
+    entity["attributes"] = {(old if k == n else k): v for k, v in entity["attributes"].items()}
+    for below in gr.subtree(model, e):
+        for u in model["entities"][below].get("uniqueness", []):
+            u[:] = [old if p == n else p for p in u]
+    g.renamed.add((e, old))
+    return "%s.%s renamed back to %s (%s)" % (e, n, old, "renamedFrom: %s" % old if "renamedFrom" in spec
+                                                      else "no renamedFrom")
+
+
 def change_drop_renamed_from(g, model):
     choices = [(e, "attributes", n) for e, entity in sorted(model["entities"].items())
                for n, s in entity["attributes"].items() if "renamedFrom" in s and (e, n) not in g.renamed]
@@ -576,6 +615,30 @@ def change_rename_entity(g, model):
     return "%s renamed to %s (renamedFrom: %s)" % (e, new, entity["renamedFrom"])
 
 
+def change_rename_entity_back(g, model):
+    """An entity renamed before (renamedFrom: old) is named old again, its renamedFrom kept or dropped."""
+    choices = [(e, s["renamedFrom"]) for e, s in sorted(model["entities"].items())
+               if s.get("renamedFrom") and s["renamedFrom"] != e and e not in g.renamed
+               and s["renamedFrom"] not in set(model["entities"])
+               and sum(1 for o in model["entities"].values() if o.get("renamedFrom") == s["renamedFrom"]) == 1]
+    if not choices:
+        return None
+    e, old = g.rng.choice(choices)
+    entity = model["entities"][e]
+    if g.rng.random() < 0.5:
+        entity.pop("renamedFrom")
+    model["entities"] = {(old if k == e else k): v for k, v in model["entities"].items()}
+    for other in model["entities"].values():
+        if other.get("parent") == e:
+            other["parent"] = old
+        for r in other.get("relationships", {}).values():
+            if r["destination"] == e:
+                r["destination"] = old
+    g.renamed.add(old)
+    return "%s renamed back to %s (%s)" % (e, old, "renamedFrom: %s" % old if "renamedFrom" in entity
+                                           else "no renamedFrom")
+
+
 def change_add_relationship(g, model):
     names = sorted(model["entities"])
     if len(names) < 2:
@@ -637,6 +700,32 @@ def change_rename_relationship(g, model):
     return "%s.%s renamed to %s (renamedFrom: %s)" % (e, r, new, s["renamedFrom"])
 
 
+def change_rename_relationship_back(g, model):
+    """A relationship renamed before (renamedFrom: old) is named old again, its renamedFrom kept or dropped."""
+    choices = []
+    for e, entity in sorted(model["entities"].items()):
+        for r, spec in entity.get("relationships", {}).items():
+            old = spec.get("renamedFrom")
+            if not old or old == r or (e, r) in g.renamed or not spec.get("inverse"):
+                continue
+            holder = next((d for d in [spec["destination"]] + gr.ancestors(model, spec["destination"])
+                           if spec["inverse"] in model["entities"][d].get("relationships", {})), None)
+            if old not in names_taken(model, e, r) and holder:
+                choices.append((e, r, old, holder))
+    if not choices:
+        return None
+    e, r, old, holder = g.rng.choice(choices)
+    spec = model["entities"][e]["relationships"][r]
+    if g.rng.random() < 0.5:
+        spec.pop("renamedFrom")
+    model["entities"][e]["relationships"] = {(old if k == r else k): v
+                                             for k, v in model["entities"][e]["relationships"].items()}
+    model["entities"][holder]["relationships"][spec["inverse"]]["inverse"] = old
+    g.renamed.add((e, old))
+    return "%s.%s renamed back to %s (%s)" % (e, r, old, "renamedFrom: %s" % old if "renamedFrom" in spec
+                                                      else "no renamedFrom")
+
+
 def change_to_many_to_one(g, model):
     """The to-many side of a pair (`m`, `n`, `k`) made to-one (the data decides: one-to-one, or a many-to-many
     made one-to-many), or back to to-many."""
@@ -657,14 +746,17 @@ def change_to_many_to_one(g, model):
 # Change kinds (for --without) and their weights.
 CHANGES = {
     "add-attribute": (change_add_attribute, 3), "remove-attribute": (change_remove_attribute, 2),
-    "rename-attribute": (change_rename_attribute, 2), "default": (change_default, 3),
+    "rename-attribute": (change_rename_attribute, 2), "rename-back": (change_rename_back, 3),
+    "default": (change_default, 3),
     "make-required": (change_make_required, 2), "make-optional": (change_make_optional, 2),
     "widen": (change_widen, 2), "min-max": (change_min_max, 1), "uniqueness": (change_uniqueness, 1),
     "add-entity": (change_add_entity, 1), "remove-entity": (change_remove_entity, 1),
-    "rename-entity": (change_rename_entity, 1), "add-relationship": (change_add_relationship, 1),
+    "rename-entity": (change_rename_entity, 1), "rename-entity-back": (change_rename_entity_back, 2),
+    "add-relationship": (change_add_relationship, 1),
     "remove-relationship": (change_remove_relationship, 1), "required-to-one": (change_required_to_one, 1),
     "min-count": (change_min_count, 1), "drop-renamed-from": (change_drop_renamed_from, 1),
-    "rename-relationship": (change_rename_relationship, 1), "to-one": (change_to_many_to_one, 1),
+    "rename-relationship": (change_rename_relationship, 1),
+    "rename-relationship-back": (change_rename_relationship_back, 2), "to-one": (change_to_many_to_one, 1),
     # Many-to-many, ordered, counts (Scripts/migration_diff_graph.py).
     "many-to-many": (gr.change_add_many_to_many, 1), "to-many": (gr.change_to_many, 1),
     "ordered": (gr.change_ordered, 1), "max-count": (gr.change_max_count, 1),

@@ -11,24 +11,8 @@ import Testing
 /// to-ones (fuzzer seed 1603 trial 227: on the direct path they were sorted in among
 /// the own members by key).
 @Suite struct OrderedInverseOnlyMembersTests {
-    static let v1 = """
-        entities:
-          Box:
-            relationships:
-              cards: { destination: Card, toMany: true, inverse: box }
-              coins: { destination: Coin, toMany: true, inverse: box }
-          Item:
-            attributes: { name: string? }
-          Card:
-            parent: Item
-            relationships:
-              box: { destination: Box, optional: true, inverse: cards }
-          Coin:
-            parent: Item
-            relationships:
-              box: { destination: Box, optional: true, inverse: coins }
-
-        """
+    /// The boxes, cards and coins of ``InverseOnlyJoinPairsTests``.
+    static let v1 = InverseOnlyJoinPairsTests.v1
     static let v2 = """
         entities:
           Box:
