@@ -780,7 +780,7 @@ def mapping_file(g, source, destination):
     for name, entity in dv.entities.items():
         if g.rng.random() < 0.5:
             continue
-        partner = ref.pair(entity, sv.entities.values())
+        partner = ref.pair(entity, sv.entities.values(), set(dv.entities))
         spec = {}
         # `source:` only between entities outside any hierarchy (two mappings of one source entity into one
         # hierarchy are refused) and without relationships.

@@ -32,7 +32,9 @@ The semantics chosen, and why (each also in Docs/Reference.md):
   destination "that share the same identifier" are mapped, and an unset identifier is
   the name; the toolkit adds the previous version's name (Docs/ModelFormat.md,
   "Renames"). A destination whose renamedFrom names nothing pairs with nothing, not
-  with a source of its own name.
+  with a source of its own name. One without renamedFrom that is only another source
+  element's identifier pairs with it unless a destination beside it has that element's
+  name (graph.pair).
 - An attribute paired with a source attribute takes its value (integer widening keeps
   the number; another type change fails inference); an attribute with no source takes
   its default (nil without one), as an inferred property mapping with no value
@@ -543,7 +545,7 @@ def mapping(source_version, destination_version, spec):
         if "source" in given:
             source = source_version.entities[given["source"]]
         else:
-            source = pair(entity, source_version.entities.values())
+            source = pair(entity, source_version.entities.values(), set(destination_version.entities))
         if source is None:
             continue
         mappings.append(EntityMapping(entity, source, given))
@@ -558,12 +560,13 @@ def mapping(source_version, destination_version, spec):
     for m in mappings:
         claimed = {}
         for attribute in m.destination.stored_attributes():
-            partner = pair(attribute, m.source.stored_attributes()) if attribute.name not in m.properties else None
+            partner = (pair(attribute, m.source.stored_attributes(), graph.property_names(m.destination))
+                       if attribute.name not in m.properties else None)
             if partner is not None:
                 inferred_value(attribute, partner, None)
                 claimed.setdefault(partner.name, []).append(attribute.name)
         for r in m.destination.stored_relationships():
-            partner = pair(r, m.source.stored_relationships())
+            partner = pair(r, m.source.stored_relationships(), graph.property_names(m.destination))
             if partner is not None:
                 claimed.setdefault(partner.name, []).append(r.name)
         for source_name, names in sorted(claimed.items()):
@@ -600,7 +603,7 @@ def destination_attributes(m, source):
     for attribute in m.destination.stored_attributes():
         form = m.properties.get(attribute.name)
         if form is None:
-            partner = pair(attribute, source_attributes)
+            partner = pair(attribute, source_attributes, graph.property_names(m.destination))
             if partner is None:
                 value = attribute.default
             else:
@@ -699,7 +702,8 @@ def accepts(pieces, empty=lambda version: frozenset()):
                     continue
                 sources = m.source.stored_attributes()
                 for attribute in m.destination.stored_attributes():
-                    if not attribute.optional and attribute.default is None and pair(attribute, sources) is None:
+                    if (not attribute.optional and attribute.default is None
+                            and pair(attribute, sources, graph.property_names(m.destination)) is None):
                         return False
     except Refused:
         return False

@@ -42,9 +42,22 @@ class Refused(Exception):
 
 # MARK: Pairing
 
-def pair(destination, candidates):
-    """The source element a destination entity or property pairs with by renaming identifier."""
+def property_names(entity):
+    """The names of an entity's properties, inherited ones included (the siblings of each, for `pair`)."""
+    return set(entity.attributes) | set(entity.relationships)
+
+
+def pair(destination, candidates, siblings=()):
+    """The source element a destination entity or property pairs with by renaming identifier.
+
+    `siblings`: the names of the destination's own kind beside it (the version's entities, or its entity's
+    properties). A destination without renamedFrom whose name is the identifier of a source element named
+    otherwise (`b`, renamedFrom `a`, when the destination is named `a` again) pairs with it, unless a
+    destination element has that source element's name: then that one continues it, and this one is new (a
+    new entity `Card` beside `Echo`, which was renamed from `Card` a version before)."""
     found = [c for c in candidates if destination.identifier in (c.name, c.identifier)]
+    if destination.renamed_from is None and not any(c.name == destination.name for c in found):
+        found = [c for c in found if c.name not in siblings]
     if len(found) > 1:
         named = [c for c in found if c.name == destination.identifier]
         if len(named) != 1:
@@ -131,7 +144,7 @@ def check_hierarchies(source_version, destination_version, mappings):
         made_from.setdefault(m.destination.name, set()).add(m.source.name)
     for m in mappings:
         for r in m.destination.stored_relationships():
-            partner = pair(r, m.source.stored_relationships())
+            partner = pair(r, m.source.stored_relationships(), property_names(m.destination))
             if partner is None:
                 continue
             reached = set(subtree(destination_version, r.destination))
@@ -166,7 +179,7 @@ def set_relationships(made, association, out, pks):
         for r in m.destination.stored_relationships():
             if r.name in m.properties:
                 raise Unsupported("relationship mapping %s" % r.name)
-            partner = pair(r, source_relationships)
+            partner = pair(r, source_relationships, property_names(m.destination))
             targets = []
             if partner is not None:
                 value = members(source.relationships[partner.name])

@@ -15,8 +15,9 @@ package struct Renames: Sendable {
     package static func hop(from source: CompiledVersion, to destination: CompiledVersion) -> Renames {
         var result = Renames()
         var entityClaims: [String: [String]] = [:]
+        let destinationNames = Set(destination.entities.map(\.name))
         for entity in destination.entities {
-            guard let match = matchEntity(entity, in: source) else { continue }
+            guard let match = matchEntity(entity, in: source, beside: destinationNames) else { continue }
             entityClaims[match, default: []].append(entity.name)
             result.entities[entity.name] = match
         }
@@ -33,8 +34,10 @@ package struct Renames: Sendable {
             var claims: [String: [String]] = [:]
             var map: [String: String] = [:]
             let candidates = storedProperties(of: sourceEntity)
-            for property in storedProperties(of: entity) {
-                guard let match = matchProperty(property, in: candidates) else { continue }
+            let properties = storedProperties(of: entity)
+            let names = Set(properties.map(\.name))
+            for property in properties {
+                guard let match = matchProperty(property, in: candidates, beside: names) else { continue }
                 claims[match, default: []].append(property.name)
                 map[property.name] = match
             }
@@ -111,17 +114,21 @@ package struct Renames: Sendable {
     /// A destination without `renamedFrom` has its name as its identifier: it pairs with
     /// the source of that name, else with the source whose identifier it is (`b`,
     /// `renamedFrom: a`, when the destination is named `a` again): the two share the
-    /// identifier `a` (fuzzer seed 2100 trial 20).
-    private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion) -> String? {
+    /// identifier `a` (fuzzer seed 2100 trial 20). Unless a destination beside it
+    /// (`siblings`) has that source's name: that one continues it, and this one is new
+    /// (a new entity `Card` beside `Echo`, renamed from `Card` a version before).
+    private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion, beside siblings: Set<String>) -> String? {
         let identifier = entity.renamedFrom ?? entity.name
         if source.entity(named: identifier) != nil { return identifier }
-        return source.entities.first(where: { $0.renamedFrom == identifier })?.name
+        guard let found = source.entities.first(where: { $0.renamedFrom == identifier })?.name else { return nil }
+        return entity.renamedFrom == nil && siblings.contains(found) ? nil : found
     }
 
-    /// As ``matchEntity(_:in:)``, among the source entity's stored properties.
-    private static func matchProperty(_ property: Property, in candidates: [Property]) -> String? {
+    /// As ``matchEntity(_:in:beside:)``, among the source entity's stored properties.
+    private static func matchProperty(_ property: Property, in candidates: [Property], beside siblings: Set<String>) -> String? {
         let identifier = property.renamedFrom ?? property.name
         if candidates.contains(where: { $0.name == identifier }) { return identifier }
-        return candidates.first(where: { $0.renamedFrom == identifier })?.name
+        guard let found = candidates.first(where: { $0.renamedFrom == identifier })?.name else { return nil }
+        return property.renamedFrom == nil && siblings.contains(found) ? nil : found
     }
 }
