@@ -397,6 +397,21 @@ def change_add_attribute(g, model):
     return "%s.%s added: %s" % (e, name, describe_attribute(spec))
 
 
+def change_add_beside_renamed(g, model):
+    """A new attribute takes the old name of a renamed one that stays (b, renamedFrom: a, beside a new a): b
+    continues the old attribute, a is new (toolkit and reference, Docs/Reference.md "Pairing")."""
+    choices = [(e, n, s["renamedFrom"]) for e, entity in sorted(model["entities"].items())
+               for n, s in entity["attributes"].items()
+               if s.get("renamedFrom") and s["renamedFrom"] != n and s["renamedFrom"] not in names_taken(model, e, n)]
+    if not choices:
+        return None
+    e, n, old = g.rng.choice(choices)
+    spec = g.attribute()
+    model["entities"][e]["attributes"][old] = spec
+    g.renamed.add((e, old))
+    return "%s.%s added beside %s (renamedFrom: %s): %s" % (e, old, n, old, describe_attribute(spec))
+
+
 def change_remove_attribute(g, model):
     e, a = g.attribute_of(model)
     if not a:
@@ -582,6 +597,25 @@ def change_add_entity(g, model):
                                                for a, s in entity["attributes"].items() if a != "key"))
 
 
+def change_add_entity_beside_renamed(g, model):
+    """A new entity takes the old name of a renamed one that stays (Echo, renamedFrom: Card, beside a new Card)."""
+    if len(model["entities"]) >= 5:
+        return None
+    choices = [(e, s["renamedFrom"]) for e, s in sorted(model["entities"].items())
+               if s.get("renamedFrom") and s["renamedFrom"] != e and s["renamedFrom"] not in model["entities"]
+               and not any(o.get("renamedFrom") == s["renamedFrom"] for n, o in model["entities"].items() if n != e)]
+    if not choices:
+        return None
+    e, old = g.rng.choice(choices)
+    entity = {"attributes": {"key": {"type": "string"}}, "relationships": {}}
+    for _ in range(g.rng.randint(0, 2)):
+        entity["attributes"][g.fresh_attribute(old, entity)] = g.attribute()
+    model["entities"][old] = entity
+    g.renamed.add(old)
+    return "%s added beside %s (renamedFrom: %s) {%s}" % (old, e, old, ", ".join(
+        "%s: %s" % (a, describe_attribute(s)) for a, s in entity["attributes"].items() if a != "key"))
+
+
 def change_remove_entity(g, model):
     if len(model["entities"]) <= 1:
         return None
@@ -747,6 +781,7 @@ def change_to_many_to_one(g, model):
 CHANGES = {
     "add-attribute": (change_add_attribute, 3), "remove-attribute": (change_remove_attribute, 2),
     "rename-attribute": (change_rename_attribute, 2), "rename-back": (change_rename_back, 3),
+    "add-beside-renamed": (change_add_beside_renamed, 2), "add-entity-beside-renamed": (change_add_entity_beside_renamed, 2),
     "default": (change_default, 3),
     "make-required": (change_make_required, 2), "make-optional": (change_make_optional, 2),
     "widen": (change_widen, 2), "min-max": (change_min_max, 1), "uniqueness": (change_uniqueness, 1),
