@@ -98,8 +98,12 @@ from migration_reference_graph import Refused, Unsupported, pair  # noqa: E402,F
 
 INTEGER_RANGES = {"integer16": (-(1 << 15), (1 << 15) - 1), "integer32": (-(1 << 31), (1 << 31) - 1),
                   "integer64": (-(1 << 63), (1 << 63) - 1)}
-WIDENING = {("integer16", "integer32"), ("integer16", "integer64"), ("integer32", "integer64")}
-SUPPORTED_TYPES = set(INTEGER_RANGES) | {"string", "boolean", "double"}
+WIDENING = {("integer16", "integer32"), ("integer16", "integer64"), ("integer32", "integer64"), ("float", "double")}
+# Types whose values the reference carries as `dump` writes them (dates as ISO 8601 strings, binary data as
+# base64, decimals as strings...): copied, compared, checked for nil and uniqueness, never computed. A default,
+# `min` or `max` of one of them is Unsupported (its value would have to be written as `dump` writes it).
+OPAQUE_TYPES = {"float", "date", "binary", "uuid", "uri", "decimal", "transformable"}
+SUPPORTED_TYPES = set(INTEGER_RANGES) | {"string", "boolean", "double"} | OPAQUE_TYPES
 
 
 # MARK: Models
@@ -121,6 +125,8 @@ class Attribute:
         self.renamed_from = spec.get("renamedFrom")
         self.minimum = spec.get("min")
         self.maximum = spec.get("max")
+        if kind in OPAQUE_TYPES and any(spec.get(k) is not None for k in ("default", "min", "max")):
+            raise Unsupported("a default, min or max of a %s attribute" % kind)
         self.default = convert_literal(spec["default"], kind) if spec.get("default") is not None else None
 
     @property
@@ -205,6 +211,8 @@ def convert_literal(value, kind):
         raise Unsupported("boolean default %r" % (value,))
     if kind == "double":
         return float(value)
+    if kind in OPAQUE_TYPES:
+        return value
     return str(value)
 
 
