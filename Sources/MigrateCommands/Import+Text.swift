@@ -1,4 +1,5 @@
 import CoreDataImport
+import Foundation
 
 /// `migrate import`'s human output: what it wrote, and with --report the hops and
 /// the paths `plan` takes.
@@ -25,6 +26,14 @@ extension Import {
         for (skeleton, path) in zip(skeletons, mappingReport?.policySkeletons ?? []) {
             let selectors = "\(skeleton.selectors.count) selector\(skeleton.selectors.count == 1 ? "" : "s")"
             Output.out("wrote \(path) (policy skeleton for \(skeleton.coreDataClasses.joined(separator: ", ")): \(selectors))")
+        }
+    }
+
+    /// The app's stale mapping model for hop `from` → `to` (or a span containing it),
+    /// with the entities whose recorded hashes differ, for the report.
+    static func staleNote(_ stale: [StaleMappingModel], from: Int, to: Int) -> String? {
+        stale.first { $0.sourceVersion <= from && to <= $0.destinationVersion }.map {
+            "\(($0.path as NSString).lastPathComponent) (\($0.entities.joined(separator: ", ")) differ)"
         }
     }
 

@@ -516,14 +516,6 @@ struct Import: ParsableCommand {
         }
     }
 
-    /// The app's stale mapping model for hop `from` → `to` (or a span containing it),
-    /// with the entities whose recorded hashes differ, for the report.
-    static func staleNote(_ stale: [StaleMappingModel], from: Int, to: Int) -> String? {
-        stale.first { $0.sourceVersion <= from && to <= $0.destinationVersion }.map {
-            "\(($0.path as NSString).lastPathComponent) (\($0.entities.joined(separator: ", ")) differ)"
-        }
-    }
-
     private func hopReports(_ compiled: CompiledModel, mappings: ImportedMappings?, migrations: String) -> [HopReport] {
         let numbers = compiled.versions.map(\.version)
         let files = MappingFiles.load(folder: migrations, model: compiled.name, versions: compiled.versions.map(\.version))
