@@ -85,9 +85,11 @@ DIR of dumps holds <Entity>.jsonl for each entity of version S. Prints the rows
 """
 
 import argparse
+import decimal
 import json
 import os
 import re
+import struct
 import sys
 
 import yaml
@@ -125,7 +127,8 @@ class Attribute:
         self.renamed_from = spec.get("renamedFrom")
         self.minimum = spec.get("min")
         self.maximum = spec.get("max")
-        if kind in OPAQUE_TYPES and any(spec.get(k) is not None for k in ("default", "min", "max")):
+        if kind in OPAQUE_TYPES and (any(spec.get(k) is not None for k in ("min", "max"))
+                                     or (spec.get("default") is not None and kind not in ("float", "decimal"))):
             raise Unsupported("a default, min or max of a %s attribute" % kind)
         self.default = convert_literal(spec["default"], kind) if spec.get("default") is not None else None
 
@@ -211,6 +214,15 @@ def convert_literal(value, kind):
         raise Unsupported("boolean default %r" % (value,))
     if kind == "double":
         return float(value)
+    if kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        # A float default as dump writes it: only one a 32-bit float holds exactly (0.5, not 0.1).
+        if struct.unpack("<f", struct.pack("<f", value))[0] != value:
+            raise Unsupported("float value %r" % (value,))
+        return value
+    if kind == "decimal" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        # Decimals as dump writes them: a string of the number's shortest digits ("1.5", "100").
+        text = format(decimal.Decimal(str(value)), "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
     if kind in OPAQUE_TYPES:
         return value
     return str(value)
