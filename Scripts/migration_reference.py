@@ -218,7 +218,7 @@ def convert_literal(value, kind):
         # A float default as dump writes it: only one a 32-bit float holds exactly (0.5, not 0.1).
         if struct.unpack("<f", struct.pack("<f", value))[0] != value:
             raise Unsupported("float value %r" % (value,))
-        return value
+        return float(value)
     if kind == "decimal" and isinstance(value, (int, float)) and not isinstance(value, bool):
         # Decimals as dump writes them: a string of the number's shortest digits ("1.5", "100").
         text = format(decimal.Decimal(str(value)), "f")
@@ -613,6 +613,8 @@ def inferred_value(attribute, source_attribute, value):
     if source_attribute.type != attribute.type and (source_attribute.type, attribute.type) not in WIDENING:
         raise Refused("inference: %s type %s → %s is not a widening" % (attribute.name, source_attribute.type,
                                                                        attribute.type))
+    if attribute.type == "double" and source_attribute.type == "float" and value is not None:
+        return float(value)  # dump writes a double as a double (0.0), a float it read as 0
     return value
 
 
