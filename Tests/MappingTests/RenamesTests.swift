@@ -270,6 +270,13 @@ import Testing
             ])
     }
 
+    static let nameRemedy =
+        "keep `renamedFrom: name` on one property only, or give the new property another name;"
+        + " in a shipped version, a mapping file setting one of them settles it"
+    static let itemRemedy =
+        "keep `renamedFrom: Item` on one entity only (the other is new);"
+        + " in a shipped version, a mapping file giving one of them `source:` settles it"
+
     @Test func twoPropertiesClaimingOneOldNameAreRefused() throws {
         let refusals = try Models.refusals([
             "entities:\n  Item:\n    attributes: { name: string? }\n",
@@ -281,11 +288,14 @@ import Testing
                 Refusal(
                     kind: .ambiguousRename, entity: "Item", property: "first",
                     change: "ambiguous rename: properties first and last both claim the old property 'Item.name'",
-                    remedy: "keep `renamedFrom: name` on one property only, or give the new property another name")
+                    remedy:
+                        Self.nameRemedy
+                )
             ])
         #expect(
             refusals[0].description == "Item.first: ambiguous rename: properties first and last both claim the old property 'Item.name'\n"
-                + "    remedy: keep `renamedFrom: name` on one property only, or give the new property another name")
+                + "    remedy: \(Self.nameRemedy)"
+        )
     }
 
     @Test func aKeptPropertyAndARenameClaimingItAreAmbiguous() throws {
@@ -296,7 +306,7 @@ import Testing
         #expect(
             texts == [
                 "Item.name: ambiguous rename: properties name and title both claim the old property 'Item.name'\n"
-                    + "    remedy: keep `renamedFrom: name` on one property only, or give the new property another name",
+                    + "    remedy: \(Self.nameRemedy)",
                 "Item.name: new required attribute without a default or source\n"
                     + "    remedy: add a default (`name: { type: string, default: … }`), make it optional, or write \(fileHint12) with a policy for Item",
             ])
@@ -310,7 +320,7 @@ import Testing
         #expect(
             texts == [
                 "Book: ambiguous rename: entities Book and Film both claim the old entity 'Item'\n"
-                    + "    remedy: keep `renamedFrom: Item` on one entity only (the other is new)"
+                    + "    remedy: \(Self.itemRemedy)"
             ])
     }
 

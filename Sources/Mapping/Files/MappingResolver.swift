@@ -50,7 +50,13 @@ package enum MappingResolver {
         let source = chain[0], destination = chain[chain.count - 1]
         let model = (name: destination.model, current: destination)
         let from = source.version, to = destination.version
-        var (inferred, refusals) = MappingInference.inferWithRefusals(from: source, to: destination, through: chain)
+        var settled = Renames.Settled()
+        for override in file?.entities ?? [] {
+            if override.source != nil { settled.entities.insert(override.name) }
+            settled.properties[override.name] = Set(override.properties.keys)
+        }
+        var (inferred, refusals) = MappingInference.inferWithRefusals(
+            from: source, to: destination, through: chain, settled: settled)
         if let isEmpty { relaxRequiredOnEmpty(&inferred, &refusals, isEmpty: isEmpty) }
         guard let file else {
             if !refusals.isEmpty {
@@ -63,6 +69,12 @@ package enum MappingResolver {
             policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
         for override in file.entities { merge.merge(override) }
         merge.checkEmptiedInverses()
+        // An ambiguous rename the file does not settle leaves its claimants without a
+        // source, so what the file says of them cannot fit: the rename is the cause.
+        let ambiguous = merge.refusals.filter { $0.kind == .ambiguousRename }
+        if !merge.diagnostics.isEmpty, !ambiguous.isEmpty {
+            throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: ambiguous)
+        }
         if !merge.diagnostics.isEmpty { throw DiagnosticsError(merge.diagnostics) }
         var mapping = merge.mapping
         let remaining = merge.refusals.filter { !copiesAcrossRenamedEntity($0, mapping: &mapping, source: source, destination: destination) }

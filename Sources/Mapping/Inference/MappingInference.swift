@@ -41,14 +41,17 @@ public enum MappingInference {
 
     /// The inferred mapping (refused properties left as `.policy`) and every refusal,
     /// so that a mapping file can cover some of them.
+    /// `settled`: what a mapping file into `destination` decides itself.
     static func inferWithRefusals(
         from source: CompiledVersion, to destination: CompiledVersion,
-        through chain: [CompiledVersion]? = nil
+        through chain: [CompiledVersion]? = nil, settled: Renames.Settled = Renames.Settled()
     ) -> (MappingModel, [Refusal]) {
         let steps = (chain?.count ?? 0) >= 2 ? chain! : [source, destination]
-        var renames = Renames.hop(from: steps[0], to: steps[1])
+        let last = steps.count - 2
+        var renames = Renames.hop(from: steps[0], to: steps[1], settled: last == 0 ? settled : Renames.Settled())
         for i in 1..<(steps.count - 1) {
-            renames = Renames.compose(renames, Renames.hop(from: steps[i], to: steps[i + 1]))
+            renames = Renames.compose(
+                renames, Renames.hop(from: steps[i], to: steps[i + 1], settled: i == last ? settled : Renames.Settled()))
         }
         var inference = Inference(source: source, destination: destination, renames: renames)
         var mapping = inference.run()

@@ -11,8 +11,20 @@ package struct Renames: Sendable {
     /// Ambiguous claims found on the way.
     var refusals: [Refusal] = []
 
-    /// The renames of one hop between adjacent versions.
-    package static func hop(from source: CompiledVersion, to destination: CompiledVersion) -> Renames {
+    /// What a mapping file decides itself: the destination entities it gives a
+    /// `source:`, and per destination entity the properties it sets. Where several
+    /// claim one old element, those drop out of the claim, which settles an ambiguous
+    /// rename in a shipped version (where `renamedFrom` can no longer change): the one
+    /// claimant left pairs with it.
+    package struct Settled: Sendable {
+        package var entities: Set<String> = []
+        package var properties: [String: Set<String>] = [:]
+        package init() {}
+    }
+
+    /// The renames of one hop between adjacent versions (or of a span a mapping
+    /// file maps).
+    package static func hop(from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled()) -> Renames {
         var result = Renames()
         var entityClaims: [String: [String]] = [:]
         let destinationNames = Set(destination.entities.map(\.name))
@@ -21,13 +33,17 @@ package struct Renames: Sendable {
             entityClaims[match, default: []].append(entity.name)
             result.entities[entity.name] = match
         }
-        for (old, claimants) in entityClaims where claimants.count > 1 {
-            for name in claimants.sorted() { result.entities[name] = nil }
+        for (old, all) in entityClaims where all.count > 1 {
+            let claimants = all.filter { !settled.entities.contains($0) }
+            for name in all where claimants.count != 1 || name != claimants[0] { result.entities[name] = nil }
+            guard claimants.count > 1 else { continue }
             result.refusals.append(
                 Refusal(
                     kind: .ambiguousRename, entity: claimants.sorted()[0], property: nil,
                     change: "ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old entity '\(old)'",
-                    remedy: "keep `renamedFrom: \(old)` on one entity only (the other is new)"))
+                    remedy:
+                        "keep `renamedFrom: \(old)` on one entity only (the other is new); in a shipped version, a mapping file"
+                        + " giving one of them `source:` settles it"))
         }
         for entity in destination.entities {
             guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
@@ -41,14 +57,18 @@ package struct Renames: Sendable {
                 claims[match, default: []].append(property.name)
                 map[property.name] = match
             }
-            for (old, claimants) in claims where claimants.count > 1 {
-                for name in claimants { map[name] = nil }
+            for (old, all) in claims where all.count > 1 {
+                let claimants = all.filter { settled.properties[entity.name]?.contains($0) != true }
+                for name in all where claimants.count != 1 || name != claimants[0] { map[name] = nil }
+                guard claimants.count > 1 else { continue }
                 result.refusals.append(
                     Refusal(
                         kind: .ambiguousRename, entity: entity.name, property: claimants.sorted()[0],
                         change:
                             "ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim the old property '\(sourceName).\(old)'",
-                        remedy: "keep `renamedFrom: \(old)` on one property only, or give the new property another name"))
+                        remedy:
+                            "keep `renamedFrom: \(old)` on one property only, or give the new property another name; in a"
+                            + " shipped version, a mapping file setting one of them settles it"))
             }
             result.properties[entity.name] = map
         }
@@ -117,8 +137,13 @@ package struct Renames: Sendable {
     /// identifier `a` (fuzzer seed 2100 trial 20). Unless a destination beside it
     /// (`siblings`) has that source's name: that one continues it, and this one is new
     /// (a new entity `Card` beside `Echo`, renamed from `Card` a version before).
+    ///
+    /// First of all, a source of its own name that shares its identifier is itself,
+    /// unchanged: `C` with `renamedFrom: B` stays `C` in the next version, although a
+    /// new `B` was added beside it (fuzzer seed 2303 trial 60).
     private static func matchEntity(_ entity: CompiledEntity, in source: CompiledVersion, beside siblings: Set<String>) -> String? {
         let identifier = entity.renamedFrom ?? entity.name
+        if let same = source.entity(named: entity.name), (same.renamedFrom ?? same.name) == identifier { return same.name }
         if source.entity(named: identifier) != nil { return identifier }
         guard let found = source.entities.first(where: { $0.renamedFrom == identifier })?.name else { return nil }
         return entity.renamedFrom == nil && siblings.contains(found) ? nil : found
@@ -127,6 +152,7 @@ package struct Renames: Sendable {
     /// As ``matchEntity(_:in:beside:)``, among the source entity's stored properties.
     private static func matchProperty(_ property: Property, in candidates: [Property], beside siblings: Set<String>) -> String? {
         let identifier = property.renamedFrom ?? property.name
+        if candidates.contains(where: { $0.name == property.name && ($0.renamedFrom ?? $0.name) == identifier }) { return property.name }
         if candidates.contains(where: { $0.name == identifier }) { return identifier }
         guard let found = candidates.first(where: { $0.renamedFrom == identifier })?.name else { return nil }
         return property.renamedFrom == nil && siblings.contains(found) ? nil : found

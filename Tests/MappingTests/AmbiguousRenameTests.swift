@@ -1,0 +1,76 @@
+import DataModel
+import Testing
+
+@testable import Mapping
+
+/// Two destination entities or properties claiming one old element by renaming
+/// identifier: refused as ambiguous unless a mapping file settles which one is new,
+/// and never an ambiguity for an element that is unchanged.
+@Suite struct AmbiguousRenameTests {
+    /// v1 has `B`; v2 has `D` renamed from it and a new `B` beside it.
+    static let entities = [
+        "entities:\n  B:\n    attributes: { key: string, x: integer16? }\n",
+        "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, x: integer16? }\n  B:\n    attributes: { key: string? }\n",
+    ]
+
+    /// `C` renamed from `B` keeps its `renamedFrom` beside a new `B`: in the next
+    /// version, which changes neither, each is itself (fuzzer seed 2303 trial 60, where
+    /// `C` paired with the new `B` and the unchanged hop was refused).
+    @Test func anUnchangedEntityIsItselfBesideANewOneOfItsOldName() throws {
+        let mapping = try Models.infer([
+            Self.entities[1],
+            Self.entities[1] + "  E:\n    attributes: { key: string? }\n",
+        ])
+        #expect(
+            mapping.entityMappings.map { "\($0.kind) \($0.source ?? "-") → \($0.destination ?? "-")" }
+                == ["copy B → B", "copy D → D", "add - → E"])
+        let properties = try Models.infer([
+            "entities:\n  A:\n    attributes: { a: string?, b: { type: string, optional: true, renamedFrom: a } }\n",
+            "entities:\n  A:\n    attributes: { a: string?, b: { type: string, optional: true, renamedFrom: a }, c: string? }\n",
+        ])
+        #expect(properties.entityMappings[0].property("a")?.source == .copy(from: "a"))
+        #expect(properties.entityMappings[0].property("b")?.source == .copy(from: "b"))
+    }
+
+    @Test func twoClaimsOnOneEntityAreRefused() throws {
+        let texts = try Models.refusalTexts(Self.entities)
+        #expect(texts.contains { $0.hasPrefix("B: ambiguous rename: entities B and D both claim the old entity 'B'") }, "\(texts)")
+    }
+
+    /// A file about a claimant that leaves the claim open is refused for the
+    /// ambiguity (exit 4), not for what follows from it: `$source.x` on an entity
+    /// without a source (seed 2302 trial 19 exited 1 on that).
+    @Test func aFileThatLeavesTheClaimOpenIsRefusedForTheAmbiguity() throws {
+        let (result, _) = try MappingResolverTests.resolve(
+            "entities:\n  D:\n    properties:\n      x: $source.x\n", versions: Self.entities)
+        let refusals = MappingResolverTests.refusals(result)
+        #expect(refusals.map(\.kind) == [.ambiguousRename])
+        #expect(refusals.first?.remedy.contains("a mapping file giving one of them `source:` settles it") == true)
+    }
+
+    /// `source:` on one claimant settles it: the other continues the old entity.
+    @Test func aFileGivingOneClaimantItsSourceSettlesIt() throws {
+        let (result, _) = try MappingResolverTests.resolve(
+            "entities:\n  D:\n    source: B\n    properties:\n      x: $source.x\n", versions: Self.entities)
+        let mapping = try result.get()
+        #expect(mapping.entityMappings.first { $0.destination == "D" }?.source == "B")
+        #expect(mapping.entityMappings.first { $0.destination == "D" }?.property("x")?.source == .copy(from: "x"))
+        #expect(mapping.entityMappings.first { $0.destination == "B" }?.source == "B")
+    }
+
+    /// A shipped version keeps its `renamedFrom`, so a mapping file is the way out: it
+    /// sets the new `a`, and `b` alone continues the old `a` (seed 2304 trial 170).
+    @Test func aFileSettingOneClaimantSettlesIt() throws {
+        let versions = [
+            "entities:\n  A:\n    attributes: { key: string, a: integer16? }\n",
+            "entities:\n  A:\n    attributes: { key: string, a: integer16?, b: { type: integer16, optional: true, renamedFrom: a } }\n",
+        ]
+        #expect(try Models.refusalTexts(versions).contains { $0.hasPrefix("A.a: ambiguous rename: properties a and b") })
+        let (result, _) = try MappingResolverTests.resolve(
+            "entities:\n  A:\n    properties:\n      a: { default: 1 }\n", versions: versions)
+        let mapping = try result.get()
+        #expect(mapping.entityMappings[0].property("b")?.source == .copy(from: "a"))
+        #expect(mapping.entityMappings[0].property("a")?.source == .defaultValue(.integer(1)))
+        #expect(mapping.entityMappings[0].droppedProperties == [])
+    }
+}
