@@ -74,6 +74,15 @@ Core Data's documented behaviour and the toolkit's, written in Docs/Reference.md
   identifier (F.p10 renamed p11 and moved up to C while the sibling E keeps p10: E has
   p10 and, inherited, p11 with `renamedFrom: p10`) make inference ambiguous, as the
   toolkit refuses "ambiguous renames"; the reference had paired both (seed 7 trial 11).
+  The same for two destination entities claiming one source entity (a new B beside D,
+  renamedFrom B, on the direct path), where the reference had split B's objects into both
+  (seeds 2302–2305); a mapping file that sets one of two properties (or gives one of two
+  entities its `source:`) settles the claim. A source element of the destination's own
+  name sharing its identifier is itself (seed 2303 trial 60).
+- A to-one side given two objects through its to-many inverse (a many-to-many made
+  one-to-many by a new to-one beside the kept inverse: Delta's Game.gameCollection) is
+  refused, as the toolkit refuses a to-many made to-one holding several objects; Core
+  Data would keep the last one its relationship stage set.
 """
 
 import argparse
@@ -1131,6 +1140,50 @@ OPEN = {
          "{A: {attributes: {key: string, b: {type: integer16, optional: true, renamedFrom: a}}}}",
          "{A: {attributes: {key: string, a: integer16?}}}"],
         {}, [("A", [{"key": "A1", "a": 7}, {"key": "A2"}])]),
+    "new-beside-renamed": (
+        "version 2 renames B to D (renamedFrom: B), version 3 adds a new B beside it, version 4 adds B.y: hop by hop "
+        "B1 is a D and the new B is empty; the direct 1 -> 4 mapping has two claims on the old B and is refused by "
+        "both (seed 2303 trial 60: hop 3 -> 4, which changes nothing of D, paired D with the new B, so migrate "
+        "refused it and the reference split B1 into a B and a D)",
+        ["{B: {attributes: {key: string, x: integer16?}}}",
+         "{D: {renamedFrom: B, attributes: {key: string, x: integer16?}}}",
+         "{D: {renamedFrom: B, attributes: {key: string, x: integer16?}}, B: {attributes: {key: string?}}}",
+         "{D: {renamedFrom: B, attributes: {key: string, x: integer16?}}, B: {attributes: {key: string?, y: integer16?}}}"],
+        {}, [("B", [{"key": "B1", "x": 3}])]),
+    "file-settles-rename": (
+        "version 2 renames A.a to b, version 3 adds a new a beside b (renamedFrom: a): the span 1-to-3 sets a, which "
+        "settles the two claims on the old a, so b keeps A1's 7 (seed 2304 trial 170: migrate refused the "
+        "ambiguous rename although the file set one of the two)",
+        ["{A: {attributes: {key: string, a: integer16?}}}",
+         "{A: {attributes: {key: string, b: {type: integer16, optional: true, renamedFrom: a}}}}",
+         "{A: {attributes: {key: string, a: integer16?, b: {type: integer16, optional: true, renamedFrom: a}}}}"],
+        {(1, 3): {"entities": {"A": {"properties": {"a": {"default": 1}}}}}},
+        [("A", [{"key": "A1", "a": 7}, {"key": "A2"}])]),
+    "file-on-ambiguous-entity": (
+        "version 2 renames B to D, version 3 adds a new B beside it, and the span 1-to-3 sets D.x from $source.x "
+        "without saying D's source: the rename stays ambiguous, refused with exit 4 (seed 2302 trial 19: exit 1, "
+        "'$source.x is not a property of the source', a consequence of the ambiguity, not its cause)",
+        ["{B: {attributes: {key: string, x: integer16?}}}",
+         "{D: {renamedFrom: B, attributes: {key: string, x: integer16?}}}",
+         "{D: {renamedFrom: B, attributes: {key: string, x: integer16?}}, B: {attributes: {key: string?}}}"],
+        {(1, 3): {"entities": {"D": {"properties": {"x": "$source.x"}}}}},
+        [("B", [{"key": "B1", "x": 3}])]),
+    "inverse-to-one-several": (
+        "one hop makes the many-to-many G.cs <-> C.gs one-to-many by giving G a new to-one c (no renamedFrom) while "
+        "C.gs keeps its name: C1 and C2 both hold G1, so G1.c would get two objects through the inverse; refused by "
+        "both (Delta, hop 3 -> 4: Game.gameCollections -> gameCollection; the reference kept the first)",
+        ["{G: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: gs}}},"
+         " C: {attributes: {key: string}, relationships: {gs: {destination: G, toMany: true, inverse: cs}}}}",
+         "{G: {attributes: {key: string}, relationships: {c: {destination: C, inverse: gs}}},"
+         " C: {attributes: {key: string}, relationships: {gs: {destination: G, toMany: true, inverse: c}}}}"],
+        {}, [("G", [{"key": "G1"}, {"key": "G2"}]), ("C", [{"key": "C1", "gs": [1]}, {"key": "C2", "gs": [1, 2]}])]),
+    "inverse-to-one-single": (
+        "as inverse-to-one-several, with each G in one C: G1.c = C1 and G2.c = C2 through the inverse C.gs",
+        ["{G: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, inverse: gs}}},"
+         " C: {attributes: {key: string}, relationships: {gs: {destination: G, toMany: true, inverse: cs}}}}",
+         "{G: {attributes: {key: string}, relationships: {c: {destination: C, inverse: gs}}},"
+         " C: {attributes: {key: string}, relationships: {gs: {destination: G, toMany: true, inverse: c}}}}"],
+        {}, [("G", [{"key": "G1"}, {"key": "G2"}]), ("C", [{"key": "C1", "gs": [1]}, {"key": "C2", "gs": [2]}])]),
     "subentity-filter-to-one": (
         "one hop makes A.m1 to-one (one-to-one with D.o1), and 1-to-2's filter on the subentity C leaves out C1, "
         "the one object with two destinations: C1 is not migrated, so not validated; D1, D2 lose o1 (seed 3 trial "
@@ -1250,7 +1303,8 @@ CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-
                    "checks-see-filter", "composite-unique-fill", "unique-removed-fill", "source-copy-nil",
                    "renamed-from-not-name", "new-required-empty", "later-default", "source-copy-same-type",
                    "later-default-required", "inverse-pairs", "filter-min-count", "later-default-changed", "renamed-back",
-                   "ordered-through-unordered"]}
+                   "ordered-through-unordered", "new-beside-renamed", "file-settles-rename",
+                   "file-on-ambiguous-entity", "inverse-to-one-several", "inverse-to-one-single"]}
 # Hierarchy, many-to-many and ordered cases found as open bugs and fixed since.
 CASES["hierarchy"] = ["subentity-source-copy-range", "move-up-merge-max-count", "move-up-max", "move-up-required",
                       "move-up-many-to-many", "move-up-to-one", "leave-hierarchy-to-many",

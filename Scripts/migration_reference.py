@@ -557,7 +557,7 @@ def mapping(source_version, destination_version, spec):
     """The entity mappings of one mapping model: a mapping file's (spec) over the inferred one."""
     spec = spec or {}
     entities = spec.get("entities") or {}
-    mappings, claimed = [], set()
+    mappings, claimed, entity_claims = [], set(), {}
     for name, entity in destination_version.entities.items():
         given = entities.get(name) or {}
         if given.get("policy"):
@@ -566,9 +566,17 @@ def mapping(source_version, destination_version, spec):
             source = source_version.entities[given["source"]]
         else:
             source = pair(entity, source_version.entities.values(), set(destination_version.entities))
+            if source is not None:
+                entity_claims.setdefault(source.name, []).append(name)
         if source is None:
             continue
         mappings.append(EntityMapping(entity, source, given))
+    # Two destination entities whose identifiers both pair with one source entity (a new `B` beside `D`,
+    # renamedFrom `B`, on a path from a version that has `B`) make inference ambiguous, as for properties: which
+    # is new? A mapping file's `source:` settles it.
+    for source_name, names in sorted(entity_claims.items()):
+        if len(names) > 1:
+            raise Refused("inference: entity %s is claimed by %s (ambiguous)" % (source_name, ", ".join(sorted(names))))
     for m in mappings:
         claimed.add(m.destination.name)
     for name in entities:
@@ -586,7 +594,8 @@ def mapping(source_version, destination_version, spec):
                 inferred_value(attribute, partner, None)
                 claimed.setdefault(partner.name, []).append(attribute.name)
         for r in m.destination.stored_relationships():
-            partner = pair(r, m.source.stored_relationships(), graph.property_names(m.destination))
+            partner = (pair(r, m.source.stored_relationships(), graph.property_names(m.destination))
+                       if r.name not in m.properties else None)
             if partner is not None:
                 claimed.setdefault(partner.name, []).append(r.name)
         for source_name, names in sorted(claimed.items()):

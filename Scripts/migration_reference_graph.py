@@ -54,8 +54,13 @@ def pair(destination, candidates, siblings=()):
     properties). A destination without renamedFrom whose name is the identifier of a source element named
     otherwise (`b`, renamedFrom `a`, when the destination is named `a` again) pairs with it, unless a
     destination element has that source element's name: then that one continues it, and this one is new (a
-    new entity `Card` beside `Echo`, which was renamed from `Card` a version before)."""
+    new entity `Card` beside `Echo`, which was renamed from `Card` a version before). A source element of the
+    destination's own name sharing its identifier is itself, unchanged (`C`, renamedFrom `B`, beside a new `B`,
+    stays `C`)."""
     found = [c for c in candidates if destination.identifier in (c.name, c.identifier)]
+    same = [c for c in found if c.name == destination.name]
+    if same:
+        return same[0]
     if destination.renamed_from is None and not any(c.name == destination.name for c in found):
         found = [c for c in found if c.name not in siblings]
     if len(found) > 1:
@@ -196,6 +201,10 @@ def set_relationships(made, association, out, pks):
     # Setting one side of a relationship sets its inverse (Core Data maintains inverses): a side that pairs
     # with no source relationship takes the pairs its inverse was given, and where both sides pair with
     # different sources (two siblings' relationships moved up, one inverse kept) the pairs of both are kept.
+    # A to-one side given two objects through its inverse (a many-to-many made one-to-many by renaming its to-many
+    # side only: Delta's Game.gameCollections → gameCollection) is refused, as the toolkit refuses a to-many made
+    # to-one that holds several objects; Core Data would keep the last one its relationship stage set.
+    through_inverse = {}
     for m, source, obj in made:
         for r in m.destination.stored_relationships():
             if not r.inverse:
@@ -208,6 +217,10 @@ def set_relationships(made, association, out, pks):
                         target.relationships[inverse.name].append(obj.oid)
                 elif target.relationships[inverse.name] is None:
                     target.relationships[inverse.name] = obj.oid
+                    through_inverse[(t, inverse.name)] = obj.oid
+                elif through_inverse.get((t, inverse.name), obj.oid) != obj.oid:
+                    raise Refused("%s.%s: a to-many made to-one holds several objects (through its inverse %s.%s)"
+                                  % (target.entity, inverse.name, obj.entity, r.name))
     # Members an ordered side got only through its inverse have no source order: primary-key order, after
     # the ones its own source relationship gave.
     for m, source, obj in made:
