@@ -45,17 +45,29 @@ import Testing
             "entities:\n  D:\n    properties:\n      x: $source.x\n", versions: Self.entities)
         let refusals = MappingResolverTests.refusals(result)
         #expect(refusals.map(\.kind) == [.ambiguousRename])
-        #expect(refusals.first?.remedy.contains("a mapping file giving one of them `source:` settles it") == true)
+        #expect(refusals.first?.remedy.contains("a mapping file giving one of them `source: B` settles it") == true)
     }
 
-    /// `source:` on one claimant settles it: the other continues the old entity.
+    /// `source: B` on one claimant settles it: that one continues the old `B`, its
+    /// properties paired as inference pairs them (`y`, renamed from `x` and widened),
+    /// and the other claimant is new (helper finding: `y` came out nil, paired by
+    /// name only). Given to both, both are made from it (a split).
     @Test func aFileGivingOneClaimantItsSourceSettlesIt() throws {
-        let (result, _) = try MappingResolverTests.resolve(
-            "entities:\n  D:\n    source: B\n    properties:\n      x: $source.x\n", versions: Self.entities)
+        let versions = [
+            Self.entities[0],
+            "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, y: { type: integer32, optional: true, renamedFrom: x } }\n"
+                + "  B:\n    attributes: { key: string? }\n",
+        ]
+        let (result, _) = try MappingResolverTests.resolve("entities:\n  D:\n    source: B\n", versions: versions)
         let mapping = try result.get()
-        #expect(mapping.entityMappings.first { $0.destination == "D" }?.source == "B")
-        #expect(mapping.entityMappings.first { $0.destination == "D" }?.property("x")?.source == .copy(from: "x"))
-        #expect(mapping.entityMappings.first { $0.destination == "B" }?.source == "B")
+        let d = try #require(mapping.entityMappings.first { $0.destination == "D" })
+        #expect(d.source == "B")
+        #expect(d.property("y")?.source == .convert(from: "x", conversion: .widen))
+        #expect(d.droppedProperties == [])
+        #expect(mapping.entityMappings.first { $0.destination == "B" }?.kind == .add)
+        let (both, _) = try MappingResolverTests.resolve(
+            "entities:\n  D:\n    source: B\n  B:\n    source: B\n", versions: versions)
+        #expect(try both.get().entityMappings.filter { $0.source == "B" }.compactMap(\.destination).sorted() == ["B", "D"])
     }
 
     /// A shipped version keeps its `renamedFrom`, so a mapping file is the way out: it

@@ -271,11 +271,11 @@ import Testing
     }
 
     static let nameRemedy =
-        "keep `renamedFrom: name` on one property only, or give the new property another name;"
-        + " in a shipped version, a mapping file setting one of them settles it"
+        "let one of them continue it: in a version not yet shipped, rename the new one or change its `renamedFrom`;"
+        + " in a shipped version, a mapping file setting the others settles it"
     static let itemRemedy =
-        "keep `renamedFrom: Item` on one entity only (the other is new);"
-        + " in a shipped version, a mapping file giving one of them `source:` settles it"
+        "let one of them continue it: in a version not yet shipped, rename the new one or change its `renamedFrom`;"
+        + " in a shipped version, a mapping file giving one of them `source: Item` settles it (the others are new)"
 
     @Test func twoPropertiesClaimingOneOldNameAreRefused() throws {
         let refusals = try Models.refusals([

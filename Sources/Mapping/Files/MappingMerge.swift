@@ -14,6 +14,8 @@ struct MappingMerge {
     var mapping: MappingModel
     var refusals: [Refusal]
     var diagnostics: [Diagnostic] = []
+    /// The destination entities whose overrides have problems.
+    var troubled: Set<String> = []
 
     var from: Int { source.version }
     var to: Int { destination.version }
@@ -21,6 +23,8 @@ struct MappingMerge {
     /// One destination entity's override: its source entity, its policy, each
     /// property, its filter, then the source properties it leaves dropped.
     mutating func merge(_ override: MappingFile.EntityOverride) {
+        let problems = diagnostics.count
+        defer { if diagnostics.count > problems { troubled.insert(override.name) } }
         guard let entity = destination.entity(named: override.name) else {
             diagnostics.append(
                 Diagnostic(
@@ -93,7 +97,10 @@ struct MappingMerge {
                     """,
                     at: override.location, hint: "add `source: <Entity of version \(from)>`"))
         }
-        if !override.isSetBased { refusals.removeAll { $0.entity == entity.name && !$0.kind.isPolicyCode } }
+        // A policy answers what inference could not map, not which entity an ambiguous rename continues.
+        if !override.isSetBased {
+            refusals.removeAll { $0.entity == entity.name && !$0.kind.isPolicyCode && $0.kind != .ambiguousRename }
+        }
     }
 
     /// One property override: where its value comes from, replacing the inferred one.

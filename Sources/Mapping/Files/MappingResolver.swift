@@ -52,7 +52,7 @@ package enum MappingResolver {
         let from = source.version, to = destination.version
         var settled = Renames.Settled()
         for override in file?.entities ?? [] {
-            if override.source != nil { settled.entities.insert(override.name) }
+            if let source = override.source { settled.entities[override.name] = source }
             settled.properties[override.name] = Set(override.properties.keys)
         }
         var (inferred, refusals) = MappingInference.inferWithRefusals(
@@ -71,8 +71,11 @@ package enum MappingResolver {
         merge.checkEmptiedInverses()
         // An ambiguous rename the file does not settle leaves its claimants without a
         // source, so what the file says of them cannot fit: the rename is the cause.
+        // Problems of other entities are the file's own.
         let ambiguous = merge.refusals.filter { $0.kind == .ambiguousRename }
-        if !merge.diagnostics.isEmpty, !ambiguous.isEmpty {
+        if !merge.diagnostics.isEmpty, !ambiguous.isEmpty,
+            merge.troubled.isSubset(of: Renames.hop(from: source, to: destination, settled: settled).ambiguous)
+        {
             throw InferenceFailure(model: model.name, sourceVersion: from, destinationVersion: to, refusals: ambiguous)
         }
         if !merge.diagnostics.isEmpty { throw DiagnosticsError(merge.diagnostics) }

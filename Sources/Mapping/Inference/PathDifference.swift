@@ -55,6 +55,8 @@ extension MappingInference {
             prefixes.append(composed)
         }
         let direct = Renames.hop(from: chain[0], to: chain[chain.count - 1])
+        // A path inference refuses for an ambiguous rename gives no data to differ from.
+        guard direct.refusals.isEmpty, composed.refusals.isEmpty else { return [] }
         var finder = DifferenceFinder(chain: chain, prefixes: prefixes, direct: direct)
         return finder.run()
     }

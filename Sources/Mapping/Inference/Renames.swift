@@ -10,14 +10,19 @@ package struct Renames: Sendable {
     package var properties: [String: [String: String]] = [:]
     /// Ambiguous claims found on the way.
     var refusals: [Refusal] = []
+    /// The destination entities those claims leave without a source, or with a
+    /// property without one.
+    package var ambiguous: Set<String> = []
 
-    /// What a mapping file decides itself: the destination entities it gives a
-    /// `source:`, and per destination entity the properties it sets. Where several
-    /// claim one old element, those drop out of the claim, which settles an ambiguous
-    /// rename in a shipped version (where `renamedFrom` can no longer change): the one
-    /// claimant left pairs with it.
+    /// What a mapping file decides itself, which settles an ambiguous rename in a
+    /// shipped version (where `renamedFrom` can no longer change). Of several
+    /// destination entities claiming one old entity, those the file gives it as their
+    /// `source:` take it and the others are new; those it gives another source drop
+    /// out, and one claimant left takes it. Of several properties, those the file sets
+    /// drop out, and one claimant left takes it.
     package struct Settled: Sendable {
-        package var entities: Set<String> = []
+        /// Destination entity → the source entity the file gives it.
+        package var entities: [String: String] = [:]
         package var properties: [String: Set<String>] = [:]
         package init() {}
     }
@@ -33,17 +38,28 @@ package struct Renames: Sendable {
             entityClaims[match, default: []].append(entity.name)
             result.entities[entity.name] = match
         }
+        // What the file gives a source is made from it, its properties paired with that
+        // entity's as inference pairs them (by renaming identifier, widening).
+        for (name, given) in settled.entities where source.entity(named: given) != nil {
+            result.entities[name] = given
+        }
         for (old, all) in entityClaims where all.count > 1 {
-            let claimants = all.filter { !settled.entities.contains($0) }
-            for name in all where claimants.count != 1 || name != claimants[0] { result.entities[name] = nil }
-            guard claimants.count > 1 else { continue }
+            let takers = all.filter { settled.entities[$0] == old }
+            let claimants = takers.isEmpty ? all.filter { settled.entities[$0] == nil } : takers
+            let ambiguous = takers.isEmpty && claimants.count > 1
+            for name in all where settled.entities[name] == nil && (ambiguous || !claimants.contains(name)) {
+                result.entities[name] = nil
+            }
+            guard ambiguous else { continue }
+            result.ambiguous.formUnion(claimants)
             result.refusals.append(
                 Refusal(
                     kind: .ambiguousRename, entity: claimants.sorted()[0], property: nil,
                     change: "ambiguous rename: entities \(claimants.sorted().joined(separator: " and ")) both claim the old entity '\(old)'",
                     remedy:
-                        "keep `renamedFrom: \(old)` on one entity only (the other is new); in a shipped version, a mapping file"
-                        + " giving one of them `source:` settles it"))
+                        "let one of them continue it: in a version not yet shipped, rename the new one or change its"
+                        + " `renamedFrom`; in a shipped version, a mapping file giving one of them `source: \(old)` settles it"
+                        + " (the others are new)"))
         }
         for entity in destination.entities {
             guard let sourceName = result.entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
@@ -61,14 +77,15 @@ package struct Renames: Sendable {
                 let claimants = all.filter { settled.properties[entity.name]?.contains($0) != true }
                 for name in all where claimants.count != 1 || name != claimants[0] { map[name] = nil }
                 guard claimants.count > 1 else { continue }
+                result.ambiguous.insert(entity.name)
                 result.refusals.append(
                     Refusal(
                         kind: .ambiguousRename, entity: entity.name, property: claimants.sorted()[0],
                         change:
                             "ambiguous rename: properties \(claimants.sorted().joined(separator: " and ")) both claim the old property '\(sourceName).\(old)'",
                         remedy:
-                            "keep `renamedFrom: \(old)` on one property only, or give the new property another name; in a"
-                            + " shipped version, a mapping file setting one of them settles it"))
+                            "let one of them continue it: in a version not yet shipped, rename the new one or change its"
+                            + " `renamedFrom`; in a shipped version, a mapping file setting the others settles it"))
             }
             result.properties[entity.name] = map
         }
