@@ -76,9 +76,10 @@ Core Data's documented behaviour and the toolkit's, written in Docs/Reference.md
   toolkit refuses "ambiguous renames"; the reference had paired both (seed 7 trial 11).
   The same for two destination entities claiming one source entity (a new B beside D,
   renamedFrom B, on the direct path), where the reference had split B's objects into both
-  (seeds 2302–2305); a mapping file that sets one of two properties (or gives one of two
-  entities its `source:`) settles the claim. A source element of the destination's own
-  name sharing its identifier is itself (seed 2303 trial 60).
+  (seeds 2302–2305); a mapping file settles the claim: entities it gives that source as
+  `source:` take it and the other claimants are new; properties it sets drop out of the
+  claim. A source element of the destination's own name sharing its identifier is
+  itself (seed 2303 trial 60).
 - A to-one side given two objects through its to-many inverse (a many-to-many made
   one-to-many by a new to-one beside the kept inverse: Delta's Game.gameCollection) is
   refused, as the toolkit refuses a to-many made to-one holding several objects; Core
@@ -1168,6 +1169,15 @@ OPEN = {
          "{D: {renamedFrom: B, attributes: {key: string, x: integer16?}}, B: {attributes: {key: string?}}}"],
         {(1, 3): {"entities": {"D": {"properties": {"x": "$source.x"}}}}},
         [("B", [{"key": "B1", "x": 3}])]),
+    "file-source-settles-entity": (
+        "version 2 renames B to D (y renamed from x and widened) and adds a new B; 1-to-2 gives D `source: B`: D "
+        "continues B, with y = x, and the new B is empty (an outside tester: y came out nil, D paired by name only, "
+        "and the new B, inferred, would have copied every B)",
+        ["{B: {attributes: {key: string, x: integer16?}}}",
+         "{D: {renamedFrom: B, attributes: {key: string, y: {type: integer32, optional: true, renamedFrom: x}}},"
+         " B: {attributes: {key: string?}}}"],
+        {(1, 2): {"entities": {"D": {"source": "B"}}}},
+        [("B", [{"key": "B1", "x": 5}, {"key": "B2", "x": 7}])]),
     "inverse-to-one-several": (
         "one hop makes the many-to-many G.cs <-> C.gs one-to-many by giving G a new to-one c (no renamedFrom) while "
         "C.gs keeps its name: C1 and C2 both hold G1, so G1.c would get two objects through the inverse; refused by "
@@ -1304,7 +1314,8 @@ CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-
                    "renamed-from-not-name", "new-required-empty", "later-default", "source-copy-same-type",
                    "later-default-required", "inverse-pairs", "filter-min-count", "later-default-changed", "renamed-back",
                    "ordered-through-unordered", "new-beside-renamed", "file-settles-rename",
-                   "file-on-ambiguous-entity", "inverse-to-one-several", "inverse-to-one-single"]}
+                   "file-on-ambiguous-entity", "file-source-settles-entity", "inverse-to-one-several",
+                   "inverse-to-one-single"]}
 # Hierarchy, many-to-many and ordered cases found as open bugs and fixed since.
 CASES["hierarchy"] = ["subentity-source-copy-range", "move-up-merge-max-count", "move-up-max", "move-up-required",
                       "move-up-many-to-many", "move-up-to-one", "leave-hierarchy-to-many",

@@ -557,26 +557,39 @@ def mapping(source_version, destination_version, spec):
     """The entity mappings of one mapping model: a mapping file's (spec) over the inferred one."""
     spec = spec or {}
     entities = spec.get("entities") or {}
-    mappings, claimed, entity_claims = [], set(), {}
+    # Two destination entities whose identifiers both pair with one source entity (a new `B` beside `D`,
+    # renamedFrom `B`, on a path from a version that has `B`) make inference ambiguous, as for properties: which
+    # is new? A mapping file settles it: the claimants it gives that source entity as `source:` take it and the
+    # others are new; claimants it gives another source drop out, and one claimant left takes it.
+    claims = {}
+    for name, entity in destination_version.entities.items():
+        found = pair(entity, source_version.entities.values(), set(destination_version.entities))
+        if found is not None:
+            claims.setdefault(found.name, []).append(name)
+    new = set()
+    for source_name, names in sorted(claims.items()):
+        if len(names) < 2:
+            continue
+        takers = [n for n in names if (entities.get(n) or {}).get("source") == source_name]
+        left = [n for n in names if "source" not in (entities.get(n) or {})]
+        if takers:
+            new.update(left)
+        elif len(left) > 1:
+            raise Refused("inference: entity %s is claimed by %s (ambiguous)" % (source_name, ", ".join(sorted(left))))
+    mappings, claimed = [], set()
     for name, entity in destination_version.entities.items():
         given = entities.get(name) or {}
         if given.get("policy"):
             raise Unsupported("policies")
         if "source" in given:
             source = source_version.entities[given["source"]]
+        elif name in new:
+            source = None
         else:
             source = pair(entity, source_version.entities.values(), set(destination_version.entities))
-            if source is not None:
-                entity_claims.setdefault(source.name, []).append(name)
         if source is None:
             continue
         mappings.append(EntityMapping(entity, source, given))
-    # Two destination entities whose identifiers both pair with one source entity (a new `B` beside `D`,
-    # renamedFrom `B`, on a path from a version that has `B`) make inference ambiguous, as for properties: which
-    # is new? A mapping file's `source:` settles it.
-    for source_name, names in sorted(entity_claims.items()):
-        if len(names) > 1:
-            raise Refused("inference: entity %s is claimed by %s (ambiguous)" % (source_name, ", ".join(sorted(names))))
     for m in mappings:
         claimed.add(m.destination.name)
     for name in entities:
