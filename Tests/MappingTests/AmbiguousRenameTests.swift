@@ -48,6 +48,30 @@ import Testing
         #expect(refusals.first?.remedy.contains("a mapping file giving one of them `source: B` settles it") == true)
     }
 
+    /// A policy answers what inference cannot map, not which entity continues the old
+    /// one: on a claimant, the ambiguity stays, and is what is reported.
+    @Test func aPolicyOnAClaimantDoesNotHideTheAmbiguity() throws {
+        let (result, _) = try MappingResolverTests.resolve("entities:\n  B:\n    policy: Anything\n", versions: Self.entities)
+        #expect(MappingResolverTests.refusals(result).map(\.kind) == [.ambiguousRename])
+    }
+
+    /// A problem of an entity the claim does not involve is the file's own: reported
+    /// with its line (exit 1), not hidden behind the ambiguity.
+    @Test func aFileProblemElsewhereIsReportedAsSuch() throws {
+        let (result, _) = try MappingResolverTests.resolve(
+            "entities:\n  Bee:\n    properties:\n      x: $source.x\n", versions: Self.entities)
+        #expect(MappingResolverTests.diagnostics(result).map(\.message) == ["entity 'Bee': not an entity of Shop version 2"])
+    }
+
+    /// A path refused as ambiguous gives no data to differ from: no warning that "the
+    /// direct mapping cannot pair D with B" when the direct mapping is refused.
+    @Test func aPathRefusedAsAmbiguousHasNoDifferences() throws {
+        let model = try Models.compile([
+            Self.entities[0], "entities:\n  D:\n    renamedFrom: B\n    attributes: { key: string, x: integer16? }\n", Self.entities[1],
+        ])
+        #expect(MappingInference.pathDifferences(through: model.versions) == [])
+    }
+
     /// `source: B` on one claimant settles it: that one continues the old `B`, its
     /// properties paired as inference pairs them (`y`, renamed from `x` and widened),
     /// and the other claimant is new (helper finding: `y` came out nil, paired by
