@@ -36,7 +36,7 @@ private let libraryModel = """
             // A given place moves the list's end: the next member comes after it.
             #"{"_entity":"Book","_pk":2,"folder":1,"_position":{"folder":5},"title":"b2"}"#,
             #"{"_entity":"Book","_pk":3,"folder":1,"title":"b3"}"#,
-            // Folder 2 comes later: book 4 joins its list when the file has been read.
+            // Folder 2 comes later: book 4 takes its place at its line, as if folder 2 came first.
             #"{"_entity":"Book","_pk":4,"folder":2,"title":"b4"}"#,
             #"{"_entity":"Folder","_pk":2,"title":"b"}"#,
             #"{"_entity":"Book","_pk":5,"folder":2,"title":"b5"}"#,
@@ -50,11 +50,13 @@ private let libraryModel = """
             #"{"_entity":"Book","_pk":10,"folder":4,"title":"b10"}"#,
         ]
         #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "l") == 14)
-        // (Z_PK, folder, place, Z_OPT) as the store's max() per member gave them before.
+        // (Z_PK, folder, place, Z_OPT) as the store's max() per member gives them, each
+        // member written at its line (the list given whole by folder 4 names book 9 of a
+        // later line: it is set when the file has been read, after book 10 joined).
         let rows = try store.connection.prepare("SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, Z_OPT FROM ZBOOK ORDER BY Z_PK").rows()
         let expected: [[Int64]] = [
-            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 2, 2], [5, 2, 1, 1], [6, 3, 1, 2], [7, 3, 2, 1], [8, 4, 2, 3], [9, 4, 1, 2],
-            [10, 4, 1, 1],
+            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 1, 1], [5, 2, 2, 1], [6, 3, 1, 2], [7, 3, 2, 1], [8, 4, 2, 2], [9, 4, 1, 2],
+            [10, 4, 2, 1],
         ]
         #expect(rows == expected.map { $0.map { DatabaseValue.integer($0) } })
     }
@@ -84,10 +86,9 @@ private let libraryModel = """
         #expect(rows == expected)
     }
 
-    /// Books before the folders they name, more than the load keeps in memory
-    /// (``DeferredReferences``): the references wait in a temporary table and are set
-    /// in line order when the file has been read, as those kept in memory are; a bad
-    /// one among them is reported at its line, and nothing is written.
+    /// Books before the folders they name: each book is written at its line with its
+    /// folder and its place, the folders are checked when the file has been read; a
+    /// bad one among them is reported at its line, and nothing is written.
     @Test func forwardReferencesBeyondMemoryAreSetInLineOrder() throws {
         let directory = try TemporaryDirectory(prefix: "OrderedListLoadTests")
         defer { directory.remove() }
@@ -114,6 +115,39 @@ private let libraryModel = """
             let folder = Int64(line % 3 + 1)
             next[folder, default: 0] += 1
             return [.integer(folder), .integer(next[folder] ?? 0)]
+        }
+        #expect(rows == expected)
+    }
+
+    /// Folders listing books of later lines, more than the load keeps in memory
+    /// (``DeferredReferences``): the lists wait in a temporary table and are set in line
+    /// order when the file has been read; a bad one is reported at its line.
+    @Test func listsBeyondMemoryWaitInATemporaryTable() throws {
+        let directory = try TemporaryDirectory(prefix: "OrderedListLoadTests")
+        defer { directory.remove() }
+        let (store, version) = try directory.createStore(model: "Library", yaml: libraryModel)
+        defer { try? store.close() }
+        let access = try ObjectAccess(store: store, version: version)
+        let count = 4096 + 300
+        func lines(badAt bad: Int?) -> String {
+            let folders = (1...count).map { line in
+                #"{"_entity":"Folder","_pk":\#(line),"title":"f","books":[\#(line == bad ? 2 * count + 1 : 2 * line),\#(2 * line - 1)]}"#
+            }
+            let books = (1...(2 * count)).map { #"{"_entity":"Book","_pk":\#($0),"title":"b"}"# }
+            return (folders + books).joined(separator: "\n")
+        }
+        let refused = #expect(throws: LoadError.self) {
+            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: 4200).utf8)), file: "bad")
+        }
+        #expect(refused?.description == "bad:4200: Folder.books: no Book with primary key \(2 * count + 1)")
+        #expect(try access.count("Folder") == 0)
+        #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines(badAt: nil).utf8)), file: "good") == 3 * count)
+        let rows = try store.connection.prepare("SELECT ZFOLDER, Z_FOK_FOLDER FROM ZBOOK ORDER BY Z_PK").rows()
+        // Folder n lists book 2n, then book 2n − 1.
+        let expected = (1...(2 * count)).map { (book: Int) -> [DatabaseValue] in
+            let folder = Int64((book + 1) / 2)
+            let place: Int64 = book % 2 == 0 ? 1 : 2
+            return [.integer(folder), .integer(place)]
         }
         #expect(rows == expected)
     }

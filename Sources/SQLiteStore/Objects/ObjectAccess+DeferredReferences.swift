@@ -20,18 +20,53 @@ extension ObjectAccess {
 
     /// The relationships (of those given) naming an object that is not written yet:
     /// a key no row of the destination's table has (a later line, or the object
-    /// itself). Their counts are checked now; the rest when the batch ends.
-    func forwardReferences(_ shape: InsertShape, in relationships: [String: [Int64]], batch: ObjectBatch) throws -> [String: [Int64]] {
+    /// itself). Their counts are checked now. A to-one whose rule writes ahead
+    /// (``TargetRule/writesAhead``) is `ahead`: written into the row now, its target
+    /// checked when the batch ends (``checkProvisionalTargets(_:)``); the others are
+    /// `waiting`, set and checked when the batch ends.
+    func forwardReferences(
+        _ shape: InsertShape, in relationships: [String: [Int64]], batch: ObjectBatch
+    ) throws -> (waiting: [String: [Int64]], ahead: [(TargetRule, Int64)]) {
         var waiting: [String: [Int64]] = [:]
+        var ahead: [(TargetRule, Int64)] = []
         for case let rule? in shape.targets {
             guard let targets = relationships[rule.name], !targets.isEmpty else { continue }
             for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil {
                 try checkCount(targets, of: rule.relationship.declaration, field: rule.field)
-                waiting[rule.name] = targets
+                if rule.writesAhead { ahead.append((rule, target)) } else { waiting[rule.name] = targets }
                 break
             }
         }
-        return waiting
+        return (waiting, ahead)
+    }
+
+    /// Checks the targets that rows were written naming before they were
+    /// (``ProvisionalTargets``), each once, as on insert; a refusal is filed under
+    /// the first line that named the target and every line of the batch whose row
+    /// still names it.
+    func checkProvisionalTargets(_ batch: ObjectBatch) throws {
+        let provisional = batch.provisionalTargets
+        batch.provisionalTargets = ProvisionalTargets(memoryLimit: provisionalTargetsInMemory)
+        guard !provisional.isEmpty else { return }
+        try provisional.forEachTarget(connection) { rule, target, source in
+            do {
+                try checkTarget(target, rule: rule, field: rule.field, batch: batch)
+            } catch let refusal as RowRefusal {
+                var sources: Set<Int> = [source]
+                if let column = rule.toOneColumn {
+                    let sql = "SELECT Z_PK FROM \(quote(rule.sourceTable.name)) WHERE \(quote(column)) = ?"
+                    let keys = try wrap { () throws(SQLiteError) -> [Int64] in
+                        let statement = try connection.prepare(sql)
+                        try statement.bind([.integer(target)])
+                        var keys: [Int64] = []
+                        while try statement.step() { keys.append(statement.int64(at: 0)) }
+                        return keys
+                    }
+                    for key in keys { if let found = batch.source(root: rule.sourceTable.entity, key: key) { sources.insert(found) } }
+                }
+                for source in sources.sorted() { batch.refuse(source: source, field: refusal.field, message: refusal.message) }
+            }
+        }
     }
 
     /// Sets the references that waited for the end of the batch, each checked as on

@@ -62,6 +62,7 @@ extension ObjectAccess {
         let work = { () throws -> Int in
             try body(batch)
             try self.resolveDeferredReferences(batch)
+            try self.checkProvisionalTargets(batch)
             try self.writeHighestKeys(batch.highestKeys)
             try self.checkBatch(batch)
             if let refused = batch.refusals { throw refused }
@@ -133,11 +134,12 @@ extension ObjectAccess {
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
         var relationships = relationships
         var waiting: [String: [Int64]] = [:]
+        var ahead: [(TargetRule, Int64)] = []
         if batch.resolvesReferencesAtEnd, !relationships.isEmpty {
-            waiting = try forwardReferences(shape, in: relationships, batch: batch)
+            (waiting, ahead) = try forwardReferences(shape, in: relationships, batch: batch)
             for name in waiting.keys { relationships[name] = nil }
         }
-        let later = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
+        let later = try bindToOnes(shape, relationships: relationships, ahead: ahead, batch: batch, into: &bindings)
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
         }
@@ -173,6 +175,15 @@ extension ObjectAccess {
         let places = try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, batch: batch)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
+        // Before the row's own lists are noted empty: it may be in one of them (a node its own parent).
+        for (rule, target) in ahead {
+            try wrap { () throws(SQLiteError) in
+                try batch.provisionalTargets.note(target, rule: rule, source: batch.currentSource, connection: connection)
+            }
+            for membership in shape.memberships where membership.relationship == rule.name {
+                try batch.noteNamedOwner(target, of: membership.list)
+            }
+        }
         if !shape.ownedLists.isEmpty { try batch.noteNewOwner(key, of: shape.ownedLists) }
         if shape.isDestination { batch.noteRowEntity(shape.entityNumber, table: shape.tableSlot, key: key) }
         for case let rule? in shape.targets where rule.bindsToOne {
@@ -230,8 +241,9 @@ extension ObjectAccess {
 
     /// Checks each relationship's targets and appends the to-one columns to
     /// `bindings`; returns the to-many relationships to connect once the row exists.
+    /// `ahead`: to-ones whose target is not written yet, checked when the batch ends.
     private func bindToOnes(
-        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch,
+        _ shape: InsertShape, relationships: [String: [Int64]], ahead: [(TargetRule, Int64)], batch: ObjectBatch,
         into bindings: inout [DatabaseValue]
     ) throws -> [(CompiledRelationship, [Int64])] {
         // None given (most loaded objects): every to-one column is NULL, and the
@@ -253,7 +265,9 @@ extension ObjectAccess {
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
             if !targets.isEmpty { try checkCount(targets, of: rule.relationship.declaration, field: rule.field) }
-            for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+            if ahead.isEmpty || !ahead.contains(where: { $0.0 === rule }) {
+                for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+            }
             if rule.bindsToOne {
                 bindings.append(targets.first.map { .integer($0) } ?? .null)
                 if rule.bindsEntityNumber {

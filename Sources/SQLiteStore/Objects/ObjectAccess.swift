@@ -23,6 +23,9 @@ public final class ObjectAccess {
     /// Off, every answer comes from a query: the plain semantics that the caches'
     /// differential test holds them to.
     package var batchKeepsWhatItReads = true
+    /// How many targets written ahead of their rows a batch keeps in memory
+    /// (``ProvisionalTargets``); a test lowers it to reach the temporary table.
+    package var provisionalTargetsInMemory = ProvisionalTargets.defaultMemoryLimit
     /// The shape of the last insert: a load of one entity finds it with no lookup.
     private var lastShape: InsertShape?
     /// Per entity, the query `exists(_:primaryKey:)` runs.

@@ -32,6 +32,9 @@ package final class ObjectBatch {
     /// The references that waited: set when the batch ends
     /// (`ObjectAccess.resolveDeferredReferences`), each checked as on insert.
     var deferredReferences = DeferredReferences()
+    /// The to-ones written into their rows before their targets were: checked when the
+    /// batch ends (`ObjectAccess.checkProvisionalTargets`).
+    var provisionalTargets: ProvisionalTargets
     /// The end of each ordered list the batch appended to: list (``OrderedList/slot``)
     /// → owner's key → the highest place among its members, so that appending a member
     /// costs no query. An owner is absent until its list is first read, and forgotten
@@ -72,6 +75,7 @@ package final class ObjectBatch {
         self.describeSource = describeSource
         self.limit = max(1, limit)
         keeps = access.batchKeepsWhatItReads
+        provisionalTargets = ProvisionalTargets(memoryLimit: access.provisionalTargetsInMemory)
     }
 
     /// Inserts one object, checked against the model as
@@ -172,22 +176,29 @@ package final class ObjectBatch {
     }
 
     /// Notes that a new row owns empty lists: its key is above every owner key the
-    /// lists' members named. Members written by the batch name rows that exist (a
-    /// reference to a later line waits for the batch's end), so no member names a row
-    /// before it is written: only a store's own rows could, and they name keys up to
-    /// the highest, read once per list.
+    /// lists' members named. A member names a row before it is written only when it
+    /// was written ahead of its owner (``ProvisionalTargets``), and then raises the
+    /// highest (``noteNamedOwner(_:of:)``); the store's own rows name keys up to the
+    /// highest, read once per list.
     func noteNewOwner(_ key: Int64, of lists: [OrderedList]) throws(StoreError) {
         guard keeps else { return }
         for list in lists {
-            let highest: Int64
-            if let known = highestOwners[list.slot] {
-                highest = known
-            } else {
-                highest = try access.wrap { () throws(SQLiteError) -> Int64 in try access.connection.scalarInt64(list.highestOwnerSQL) ?? 0 }
-                highestOwners[list.slot] = highest
-            }
-            if key > highest { noteListEnd(list.slot, owner: key, at: 0, appended: true) }
+            if key > (try highestOwner(list)) { noteListEnd(list.slot, owner: key, at: 0, appended: true) }
         }
+    }
+
+    /// Notes that a member written ahead of its owner (whose row is not written yet)
+    /// names `key` in `list`: that owner's list is not empty when its row comes.
+    func noteNamedOwner(_ key: Int64, of list: OrderedList) throws(StoreError) {
+        guard keeps else { return }
+        if key > (try highestOwner(list)) { highestOwners[list.slot] = key }
+    }
+
+    private func highestOwner(_ list: OrderedList) throws(StoreError) -> Int64 {
+        if let known = highestOwners[list.slot] { return known }
+        let highest = try access.wrap { () throws(SQLiteError) -> Int64 in try access.connection.scalarInt64(list.highestOwnerSQL) ?? 0 }
+        highestOwners[list.slot] = highest
+        return highest
     }
 
     /// The end of `owner`'s list as the batch knows it, if it does.

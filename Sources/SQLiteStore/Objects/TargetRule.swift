@@ -42,6 +42,11 @@ final class TargetRule {
     let inverseLimit: (maximum: UInt64, countSQL: String)?
     /// The count query's ``ObjectAccess/slot(_:)``: the batch keeps each target's count.
     let inverseCountSlot: Int?
+    /// Whether a target that is not written yet is written into the row's `INSERT`
+    /// anyway, and checked when the batch ends (``ProvisionalTargets``): a to-one whose
+    /// check needs nothing but the target's row (no owner to compare, no count on the
+    /// inverse side, no entity number beside the key).
+    let writesAhead: Bool
     init?(_ relationship: CompiledRelationship, field: String, rowTable: StorageLayout.Table, access: ObjectAccess) {
         let r = relationship.declaration
         let version = access.version
@@ -87,5 +92,6 @@ final class TargetRule {
         }
         inverseLimit = limit
         inverseCountSlot = limit.map { access.slot($0.1) }
+        writesAhead = bindsToOne && !bindsEntityNumber && ownerSQL == nil && limit == nil
     }
 }

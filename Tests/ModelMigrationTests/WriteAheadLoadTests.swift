@@ -1,0 +1,155 @@
+import DataModel
+import Foundation
+import ModelMigration
+import SQLiteStore
+import TestSupport
+import Testing
+
+private let model = """
+    entities:
+      Folder:
+        attributes:
+          title: string
+        relationships:
+          books: { destination: Book, toMany: true, ordered: true, inverse: folder }
+      Book:
+        attributes:
+          title: string
+        relationships:
+          folder: { destination: Folder, inverse: books, optional: true }
+      Node:
+        attributes:
+          name: string
+        relationships:
+          parent: { destination: Node, inverse: children, optional: true }
+          children: { destination: Node, toMany: true, ordered: true, inverse: parent }
+    """
+
+/// A to-one naming an object of a later line is written with its row, and the row
+/// takes its place in the owner's ordered list at its line, as if the owner's line had
+/// come first (`ProvisionalTargets`); the target is checked when the file has been
+/// read. Held to a reference computed from the lines alone, over random files whose
+/// owners' lines come anywhere: each list's end is the highest place given so far; a
+/// line without `_position` takes the next. A memory limit of 2 sends most targets
+/// through SQLite's temporary table.
+@Suite struct WriteAheadLoadTests {
+    /// The member rows of a load, `[key, owner, place, Z_OPT]`, or its refusal.
+    enum Loaded: Equatable {
+        case rows([[Int64]])
+        case refused(String)
+    }
+
+    /// A random file: folders and books, nodes naming nodes (themselves too), each
+    /// line anywhere; now and then a key no line has.
+    static func lines(_ random: inout SplitMix64) -> [String] {
+        func some(_ chance: Int) -> Bool { Int.random(in: 0..<chance, using: &random) == 0 }
+        let folders = Int.random(in: 1...5, using: &random), books = Int.random(in: 1...30, using: &random)
+        let nodes = Int.random(in: 1...12, using: &random)
+        var lines = (1...folders).map { #"{"_entity":"Folder","_pk":\#($0),"title":"f"}"# }
+        for key in 1...books {
+            var line = #"{"_entity":"Book","_pk":\#(key),"title":"b""#
+            if !some(5) { line += #","folder":\#(some(60) ? folders + 1 : Int.random(in: 1...folders, using: &random))"# }
+            if line.contains("folder"), some(6) { line += #","_position":{"folder":\#(Int.random(in: 1...8, using: &random))}"# }
+            lines.append(line + "}")
+        }
+        for key in 1...nodes {
+            let parent = some(5) ? "" : #","parent":\#(some(80) ? nodes + 1 : Int.random(in: 1...nodes, using: &random))"#
+            lines.append(#"{"_entity":"Node","_pk":\#(key),"name":"n"\#(parent)}"#)
+        }
+        return lines.shuffled(using: &random)
+    }
+
+    /// What the reference expects: every member row `[key, owner, place, Z_OPT]` of
+    /// `ZBOOK` then `ZNODE`, or the refusal of the first line naming a missing key.
+    static func reference(_ lines: [String]) throws -> Loaded {
+        struct Line: Decodable {
+            var _entity: String
+            var _pk: Int64
+            var folder: Int64?
+            var parent: Int64?
+            var _position: [String: Int64]?
+        }
+        let parsed = try lines.map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        let keys = Dictionary(grouping: parsed, by: \._entity).mapValues { Set($0.map(\._pk)) }
+        for (number, line) in parsed.enumerated() {
+            if let folder = line.folder, keys["Folder"]?.contains(folder) != true {
+                return .refused("f:\(number + 1): Book.folder: no Folder with primary key \(folder)")
+            }
+            if let parent = line.parent, keys["Node"]?.contains(parent) != true {
+                return .refused("f:\(number + 1): Node.parent: no Node with primary key \(parent)")
+            }
+        }
+        var ends: [String: Int64] = [:]
+        var rows: [String: [[Int64]]] = [:]
+        for line in parsed {
+            guard let owner = line.folder ?? line.parent else { continue }
+            let list = "\(line._entity) \(owner)"
+            let place = line._position?["folder"] ?? ((ends[list] ?? 0) + 1)
+            ends[list] = max(ends[list] ?? 0, place)
+            rows[line._entity, default: []].append([line._pk, owner, place, 1])
+        }
+        return .rows(["Book", "Node"].flatMap { (rows[$0] ?? []).sorted { $0[0] < $1[0] } })
+    }
+
+    static func load(_ lines: [String], inMemory: Int) throws -> Loaded {
+        let directory = try TemporaryDirectory(prefix: "WriteAheadLoadTests")
+        defer { directory.remove() }
+        let (store, version) = try directory.createStore(model: "Ahead", yaml: model)
+        defer { try? store.close() }
+        let access = try ObjectAccess(store: store, version: version)
+        access.provisionalTargetsInMemory = inMemory
+        do {
+            try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "f")
+        } catch {
+            return .refused(String(describing: error))
+        }
+        var rows: [[Int64]] = []
+        for (table, owner, place) in [("ZBOOK", "ZFOLDER", "Z_FOK_FOLDER"), ("ZNODE", "ZPARENT", "Z_FOK_PARENT")] {
+            let sql = "SELECT Z_PK, \(owner), \(place), Z_OPT FROM \(table) WHERE \(owner) IS NOT NULL ORDER BY Z_PK"
+            rows += try store.connection.prepare(sql).rows().map { row in
+                row.map { value in
+                    if case .integer(let number) = value { number } else { -1 }
+                }
+            }
+        }
+        return .rows(rows)
+    }
+
+    @Test(arguments: 1...150)
+    func membersTakeTheirPlaceAtTheirLine(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let lines = Self.lines(&random)
+        let expected = try Self.reference(lines)
+        for inMemory in [1 << 16, 2] {
+            let loaded = try Self.load(lines, inMemory: inMemory)
+            switch (expected, loaded) {
+            case (.rows(let rows), .rows(let got)):
+                #expect(got == rows, "\(lines)")
+            case (.refused(let first), .refused(let message)):
+                #expect(message.hasPrefix(first), "\(lines)")
+            default:
+                Issue.record("expected \(expected), got \(loaded): \(lines)")
+            }
+        }
+    }
+
+    /// Every line naming a missing target is reported, kept in memory or not.
+    @Test func everyLineNamingAMissingTargetIsRefused() throws {
+        let lines = [
+            #"{"_entity":"Book","_pk":1,"folder":7,"title":"b"}"#,
+            #"{"_entity":"Book","_pk":2,"folder":1,"title":"b"}"#,
+            #"{"_entity":"Book","_pk":3,"folder":7,"title":"b"}"#,
+            #"{"_entity":"Folder","_pk":1,"title":"f"}"#,
+        ]
+        for inMemory in [1 << 16, 0] {
+            let loaded = try Self.load(lines, inMemory: inMemory)
+            #expect(
+                loaded
+                    == .refused(
+                        """
+                        f:1: Book.folder: no Folder with primary key 7
+                        f:3: Book.folder: no Folder with primary key 7
+                        """))
+        }
+    }
+}
