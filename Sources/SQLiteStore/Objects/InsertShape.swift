@@ -137,6 +137,8 @@ final class InsertShape {
     /// it ends, so that the store can close): looked up by SQL text per object, they
     /// cost a hash of that text each time.
     var insertStatement: Statement?
+    /// The bindings of the last `INSERT`, kept for their storage (``ObjectAccess/insertRow(_:given:relationships:positions:primaryKey:batch:)``).
+    var bindingsBuffer: [DatabaseValue] = []
     var uniquenessStatements: [Int: Statement] = [:]
 
     /// Lets go of the prepared statements (the connection's cache keeps them).

@@ -128,18 +128,19 @@ extension ObjectAccess {
         }
         // Z_PK is bound once the object has passed every check, so that a refused
         // object uses up no key (Z_PRIMARYKEY is written only for real inserts).
-        var bindings: [DatabaseValue] = []
+        // The shape's buffer, taken and given back: no allocation per object.
+        var bindings = shape.bindingsBuffer
+        shape.bindingsBuffer = []
+        defer { shape.bindingsBuffer = bindings }
+        bindings.removeAll(keepingCapacity: true)
         bindings.reserveCapacity(shape.columns.count)
-        bindings += [.null, .integer(shape.entityNumber), .integer(1)]
+        bindings.append(.null)
+        bindings.append(.integer(shape.entityNumber))
+        bindings.append(.integer(1))
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
         var relationships = relationships
-        var waiting: [String: [Int64]] = [:]
-        var ahead: [(TargetRule, Int64)] = []
-        if batch.resolvesReferencesAtEnd, !relationships.isEmpty {
-            (waiting, ahead) = try forwardReferences(shape, in: relationships, batch: batch)
-            for name in waiting.keys { relationships[name] = nil }
-        }
-        let later = try bindToOnes(shape, relationships: relationships, ahead: ahead, batch: batch, into: &bindings)
+        let (later, waiting, ahead) = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
+        for name in waiting.keys { relationships[name] = nil }
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
         }
@@ -241,18 +242,24 @@ extension ObjectAccess {
 
     /// Checks each relationship's targets and appends the to-one columns to
     /// `bindings`; returns the to-many relationships to connect once the row exists.
-    /// `ahead`: to-ones whose target is not written yet, checked when the batch ends.
+    /// A relationship naming an object that is not written yet (a later line, the
+    /// object itself), when the batch allows it (``ObjectBatch/resolvesReferencesAtEnd``):
+    /// a to-one whose rule writes ahead (``TargetRule/writesAhead``) is bound and
+    /// returned in `ahead`, its target checked when the batch ends
+    /// (``checkProvisionalTargets(_:)``); any other is bound NULL and returned in
+    /// `waiting`, set and checked when the batch ends.
     private func bindToOnes(
-        _ shape: InsertShape, relationships: [String: [Int64]], ahead: [(TargetRule, Int64)], batch: ObjectBatch,
-        into bindings: inout [DatabaseValue]
-    ) throws -> [(CompiledRelationship, [Int64])] {
+        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, into bindings: inout [DatabaseValue]
+    ) throws -> (later: [(CompiledRelationship, [Int64])], waiting: [String: [Int64]], ahead: [(TargetRule, Int64)]) {
         // None given (most loaded objects): every to-one column is NULL, and the
         // counts wait for `checkBatch` as below.
         if relationships.isEmpty {
             for _ in 0..<shape.nullToOneBindings { bindings.append(.null) }
-            return []
+            return ([], [:], [])
         }
         var later: [(CompiledRelationship, [Int64])] = []
+        var waiting: [String: [Int64]] = [:]
+        var ahead: [(TargetRule, Int64)] = []
         for index in shape.relationships.indices {
             // Read by index, through the relationship's rule: a copy of each relationship's
             // description per object costs a retain and a release of each of its strings.
@@ -261,12 +268,18 @@ extension ObjectAccess {
                 for _ in 0..<shape.toOneColumnCounts[index] { bindings.append(.null) }
                 continue
             }
-            let targets = relationships[rule.name] ?? []
+            var targets = relationships[rule.name] ?? []
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
-            if !targets.isEmpty { try checkCount(targets, of: rule.relationship.declaration, field: rule.field) }
-            if ahead.isEmpty || !ahead.contains(where: { $0.0 === rule }) {
-                for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+            if !targets.isEmpty {
+                try checkCount(targets, of: rule)
+                switch try checkTargets(targets, rule: rule, batch: batch) {
+                case .written: break
+                case .ahead: ahead.append((rule, targets[0]))
+                case .waiting:
+                    waiting[rule.name] = targets
+                    targets = []
+                }
             }
             if rule.bindsToOne {
                 bindings.append(targets.first.map { .integer($0) } ?? .null)
@@ -283,7 +296,29 @@ extension ObjectAccess {
         }
         // Places in ordered lists: bound once the row's key is known.
         for _ in shape.memberships { bindings.append(.null) }
-        return later
+        return (later, waiting, ahead)
+    }
+
+    /// Where a relationship's targets are: all written (and checked now), or one not
+    /// written yet (``bindToOnes(_:relationships:batch:into:)``).
+    private enum Targets { case written, ahead, waiting }
+
+    /// Checks a relationship's targets when they are all written; else says how the
+    /// relationship waits for the end of the batch (refused, when the batch does not
+    /// let references wait). A to-one's target is looked up once.
+    private func checkTargets(_ targets: [Int64], rule: TargetRule, batch: ObjectBatch) throws -> Targets {
+        guard batch.resolvesReferencesAtEnd else {
+            for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+            return .written
+        }
+        if targets.count == 1 {
+            guard let number = try rowEntity(targets[0], rule: rule, batch: batch) else { return rule.writesAhead ? .ahead : .waiting }
+            try checkTarget(targets[0], rule: rule, field: rule.field, batch: batch, known: number)
+            return .written
+        }
+        for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil { return .waiting }
+        for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+        return .written
     }
 
     /// The values an object's attributes take: those given, defaults for the others.
@@ -334,12 +369,17 @@ extension ObjectAccess {
     /// owner where the store keeps one, and has room on the inverse side.
     /// `written` is the object's own key when it is already written (a deferred reference):
     /// a target it already owns (the other side of a one-to-one set it) is no conflict.
-    func checkTarget(_ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil) throws {
+    /// `known`: the target's entity number, when the caller looked it up.
+    func checkTarget(
+        _ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil, known: Int64? = nil
+    ) throws {
         let destination = rule.destination
         // The owner, when read with the entity number (nil: not read).
         var readOwner: Int64??
         let number: Int64?
-        if let known = batch.rowEntity(table: rule.destinationSlot, key: target) {
+        if let known {
+            number = known
+        } else if let known = batch.rowEntity(table: rule.destinationSlot, key: target) {
             number = known == ObjectBatch.noRow ? nil : known
         } else if let sql = rule.entityAndOwnerSQL {
             let row = try entityAndOwner(sql: sql, target)
@@ -349,7 +389,10 @@ extension ObjectAccess {
         } else {
             number = try rowEntity(target, rule: rule, batch: batch)
         }
-        if !(number.map(rule.destinationNumbers.contains) ?? false) {
+        // (Not `number.map(rule.destinationNumbers.contains)`: a closure allocated per check.)
+        let isDestination: Bool
+        if let number { isDestination = rule.destinationNumbers.contains(number) } else { isDestination = false }
+        if !isDestination {
             if let other = try entityOfRow(sql: rule.destinationEntitySQL, key: target) {
                 throw RowRefusal(field, "\(batch.describe(other, target)) is not \(Self.article(destination)) \(destination)")
             }

@@ -16,7 +16,9 @@ package final class ObjectBatch {
     /// Root entity → primary key → source, for every object the batch wrote (as runs:
     /// memory stays flat for a million objects with consecutive keys and sources, and
     /// eight bytes an object for keys in any other order).
-    private var sources: [String: KeyRuns] = [:]
+    /// By the table's ``ObjectAccess/slot(_:)`` (no hash of the root's name per object),
+    /// with the root's name.
+    private var sources: [(root: String, runs: KeyRuns)?] = []
     /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
     /// batch advanced it), written back once, when the batch ends.
     var highestKeys: [Int64: Int64] = [:]
@@ -39,7 +41,7 @@ package final class ObjectBatch {
     /// → owner's key → the highest place among its members, so that appending a member
     /// costs no query. An owner is absent until its list is first read, and forgotten
     /// when the batch writes its list in a way it does not follow (a list given whole).
-    private var listEnds: [[Int64: Int64]] = []
+    private var listEnds: [IntegerTable] = []
     /// Whether a list given whole by its owner's line moved rows already written into
     /// it (until then, a row whose to-one waited was in no list of that to-one).
     var movedWrittenMembers = false
@@ -53,14 +55,14 @@ package final class ObjectBatch {
     /// entity number (`Z_ENT`), for rows a relationship of the batch named: a row keeps
     /// its number, so each target is looked up once (rows are only added while a batch
     /// runs, but for the rows ``rowDeleted(table:key:)`` says were taken out again).
-    private var rowEntities: [[Int64: Int64]] = []
+    private var rowEntities: [IntegerTable] = []
     /// Per count query of an inverse side's maximum (``TargetRule/inverseCountSlot``):
     /// target → its objects on that side, read once and then kept as this batch's rows
     /// join, so that a million members of lists with a `maxCount` cost no `count(*)`
     /// each (a load was quadratic in the lists' length). Forgotten whenever the batch
     /// changes a membership another way (a list given whole, join rows, a deferred
     /// reference, a row taken out again).
-    private var inverseCounts: [[Int64: Int64]] = []
+    private var inverseCounts: [IntegerTable] = []
     /// The source of the object being inserted (for deferred references).
     private(set) var currentSource = 0
     /// How many objects the batch wrote.
@@ -140,7 +142,10 @@ package final class ObjectBatch {
         do {
             let shape = try access.insertShape(entityName)
             let key = try insertRow(shape)
-            sources[shape.rootName, default: KeyRuns()].append(key, number: source)
+            let slot = shape.tableSlot
+            while sources.count <= slot { sources.append(nil) }
+            if sources[slot] == nil { sources[slot] = (shape.rootName, KeyRuns()) }
+            sources[slot]?.runs.append(key, number: source)
             insertedCount += 1
             return key
         } catch let refusal as RowRefusal {
@@ -265,14 +270,14 @@ package final class ObjectBatch {
     /// entries per cache, over a hundred megabytes.
     static let cacheLimit = 1 << 16
 
-    private static func grow(_ books: inout [[Int64: Int64]], to slot: Int) {
-        while books.count <= slot { books.append([:]) }
+    private static func grow(_ books: inout [IntegerTable], to slot: Int) {
+        while books.count <= slot { books.append(IntegerTable()) }
     }
 
     /// Makes room for one more entry in a cache slot: a full slot starts again empty.
-    private static func makeRoom(in books: inout [[Int64: Int64]], slot: Int) {
+    private static func makeRoom(in books: inout [IntegerTable], slot: Int) {
         grow(&books, to: slot)
-        if books[slot].count >= cacheLimit { books[slot].removeAll(keepingCapacity: true) }
+        if books[slot].count >= cacheLimit { books[slot].removeAll() }
     }
 
     /// Records a refusal the caller found itself (a line that is not valid JSON, say),
@@ -308,13 +313,14 @@ package final class ObjectBatch {
 
     /// The source of the object of `root`'s table with `key`, when this batch wrote it.
     func source(root: String, key: Int64) -> Int? {
-        sources[root]?.number(for: key)
+        guard let slot = sources.firstIndex(where: { $0?.root == root }) else { return nil }
+        return sources[slot]?.runs.number(for: key)
     }
 
     /// The root entities the batch wrote objects of, by name, each with their keys in
     /// increasing order.
     func writtenKeys() -> [(root: String, keys: [Int64])] {
-        sources.keys.sorted().map { ($0, sources[$0]?.keys ?? []) }
+        sources.compactMap { $0 }.sorted { $0.root < $1.root }.map { ($0.root, $0.runs.keys) }
     }
 }
 

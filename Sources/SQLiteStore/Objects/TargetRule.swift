@@ -2,7 +2,7 @@ import DataModel
 
 /// What checking and binding one relationship's targets needs, found once per entity
 /// and batch (``InsertShape/targets``): the tables, columns and queries of
-/// ``ObjectAccess/checkTarget(_:rule:field:batch:from:)``. Found per object, the model
+/// ``ObjectAccess/checkTarget(_:rule:field:batch:from:known:)``. Found per object, the model
 /// lookups behind them (entities by name, columns by role, SQL text) cost a load of
 /// objects with relationships a third of its time.
 final class TargetRule {
@@ -13,6 +13,8 @@ final class TargetRule {
     let declaredIn: String
     let destination: String
     let isToMany: Bool
+    /// The relationship's `maxCount`.
+    let maxCount: UInt64?
     let destinationTable: StorageLayout.Table
     /// The destination table's ``ObjectAccess/slot(_:)``, for the batch's books.
     let destinationSlot: Int
@@ -59,6 +61,7 @@ final class TargetRule {
         declaredIn = relationship.declaredIn
         self.destination = r.destination
         isToMany = r.isToMany
+        maxCount = r.maxCount
         let destinationTable = access.table(of: destination)
         self.destinationTable = destinationTable
         destinationSlot = access.slot(destinationTable.name)
