@@ -121,6 +121,10 @@ final class InsertShape {
     /// which a later line naming it would look up).
     let tableSlot: Int
     let isDestination: Bool
+    /// Whether the table holds the rows of this entity alone (no other entity of its
+    /// hierarchy has a number): a row the batch wrote to it is of this entity, which
+    /// the batch then need not note per row (``ObjectBatch/rowEntity(table:key:)``).
+    let aloneInTable: Bool
     /// The stored relationships, each with its field name (`Person.posts`).
     let relationships: [(relationship: CompiledRelationship, field: String)]
     let attributeNames: Set<String>
@@ -200,6 +204,7 @@ final class InsertShape {
         isDestination = access.version.entities.contains { other in
             other.relationships.contains { r in access.version.entity(named: r.declaration.destination).map { access.table(of: $0).name } == table.name }
         }
+        aloneInTable = access.version.entities.allSatisfy { $0.root != entity.root || $0.name == entity.name }
         nullToOneBindings = columns.count - attributeColumns
         self.attributes = attributes
         plans = attributes.map(Self.plan)

@@ -186,7 +186,14 @@ extension ObjectAccess {
             }
         }
         if !shape.ownedLists.isEmpty { try batch.noteNewOwner(key, of: shape.ownedLists) }
-        if shape.isDestination { batch.noteRowEntity(shape.entityNumber, table: shape.tableSlot, key: key) }
+        if shape.isDestination {
+            if shape.aloneInTable {
+                // Known from the batch's keys (a "no row" noted before this line is wrong now).
+                batch.forgetRowEntity(table: shape.tableSlot, key: key)
+            } else {
+                batch.noteRowEntity(shape.entityNumber, table: shape.tableSlot, key: key)
+            }
+        }
         for case let rule? in shape.targets where rule.bindsToOne {
             if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
         }

@@ -18,7 +18,9 @@ package final class ObjectBatch {
     /// eight bytes an object for keys in any other order).
     /// By the table's ``ObjectAccess/slot(_:)`` (no hash of the root's name per object),
     /// with the root's name.
-    private var sources: [(root: String, runs: KeyRuns)?] = []
+    private var sources: [(root: String, runs: KeyRuns, onlyEntity: Int64?)?] = []
+    /// Rows the batch wrote and took out again (``rowDeleted(table:key:)``), per table slot.
+    private var deletedRows: [Int: Set<Int64>] = [:]
     /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
     /// batch advanced it), written back once, when the batch ends.
     var highestKeys: [Int64: Int64] = [:]
@@ -144,7 +146,7 @@ package final class ObjectBatch {
             let key = try insertRow(shape)
             let slot = shape.tableSlot
             while sources.count <= slot { sources.append(nil) }
-            if sources[slot] == nil { sources[slot] = (shape.rootName, KeyRuns()) }
+            if sources[slot] == nil { sources[slot] = (shape.rootName, KeyRuns(), shape.aloneInTable ? shape.entityNumber : nil) }
             sources[slot]?.runs.append(key, number: source)
             insertedCount += 1
             return key
@@ -222,6 +224,7 @@ package final class ObjectBatch {
     /// are not read again per refusal (which made a load of refused members quadratic).
     func rowDeleted(table: Int, key: Int64) {
         if table < rowEntities.count { rowEntities[table][key] = nil }
+        deletedRows[table, default: []].insert(key)
         forgetInverseCounts()
     }
 
@@ -254,7 +257,19 @@ package final class ObjectBatch {
     /// The entity number of a row the batch looked up before (``noRow`` when there
     /// was none), if it did.
     func rowEntity(table: Int, key: Int64) -> Int64? {
-        keeps && table < rowEntities.count ? rowEntities[table][key] : nil
+        guard keeps else { return nil }
+        if table < rowEntities.count, let number = rowEntities[table][key] { return number }
+        // A row this batch wrote to a table of one entity (not noted per row).
+        guard table < sources.count, let number = sources[table]?.onlyEntity, sources[table]?.runs.number(for: key) != nil,
+            deletedRows[table]?.contains(key) != true
+        else { return nil }
+        return number
+    }
+
+    /// Forgets what the batch noted of a row's entity (a row now written where it
+    /// noted none).
+    func forgetRowEntity(table: Int, key: Int64) {
+        if table < rowEntities.count, !rowEntities[table].isEmpty { rowEntities[table][key] = nil }
     }
 
     /// Notes a row's entity number.
