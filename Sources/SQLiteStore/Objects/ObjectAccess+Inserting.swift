@@ -197,7 +197,7 @@ extension ObjectAccess {
         for case let rule? in shape.targets where rule.bindsToOne {
             if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
         }
-        if key > highest { batch.highestKeys[shape.rootNumber] = key }
+        if key > highest { batch.advanceHighestKey(root: shape.rootNumber, to: key) }
         if !waiting.isEmpty {
             let reference = DeferredReference(
                 entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource)

@@ -18,12 +18,17 @@ package final class ObjectBatch {
     /// eight bytes an object for keys in any other order).
     /// By the table's ``ObjectAccess/slot(_:)`` (no hash of the root's name per object),
     /// with the root's name.
-    private var sources: [(root: String, runs: KeyRuns, onlyEntity: Int64?)?] = []
+    private var sources: [(root: String, runs: KeyRuns)?] = []
+    /// Per table slot, the one entity whose rows the table holds (``InsertShape/aloneInTable``).
+    private var onlyEntities: [Int64?] = []
     /// Rows the batch wrote and took out again (``rowDeleted(table:key:)``), per table slot.
     private var deletedRows: [Int: Set<Int64>] = [:]
     /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
     /// batch advanced it), written back once, when the batch ends.
-    var highestKeys: [Int64: Int64] = [:]
+    private(set) var highestKeys: [Int64: Int64] = [:]
+    /// The last root entity asked for and its highest key: a load of one entity reads
+    /// and advances it per object with no hashing.
+    private var lastHighest: (root: Int64, key: Int64)?
     /// Objects the batch gave a destination through the inverse of a to-many
     /// relationship with a `minCount` (`Item.parts` when a `Part` names its item):
     /// the entity declaring it → the relationship → primary key → the first source.
@@ -52,7 +57,7 @@ package final class ObjectBatch {
     var writtenRowsMayHaveOwners: Bool { !keeps || movedWrittenMembers }
     /// Per list (``OrderedList/slot``), the highest owner key its members named when
     /// first asked: a row written later with a higher key owns an empty list.
-    private var highestOwners: [Int: Int64] = [:]
+    private var highestOwners: [Int64?] = []
     /// Destination table (its ``ObjectAccess/slot(_:)``) → primary key → the row's
     /// entity number (`Z_ENT`), for rows a relationship of the batch named: a row keeps
     /// its number, so each target is looked up once (rows are only added while a batch
@@ -145,8 +150,14 @@ package final class ObjectBatch {
             let shape = try access.insertShape(entityName)
             let key = try insertRow(shape)
             let slot = shape.tableSlot
-            while sources.count <= slot { sources.append(nil) }
-            if sources[slot] == nil { sources[slot] = (shape.rootName, KeyRuns(), shape.aloneInTable ? shape.entityNumber : nil) }
+            while sources.count <= slot {
+                sources.append(nil)
+                onlyEntities.append(nil)
+            }
+            if sources[slot] == nil {
+                sources[slot] = (shape.rootName, KeyRuns())
+                onlyEntities[slot] = shape.aloneInTable ? shape.entityNumber : nil
+            }
             sources[slot]?.runs.append(key, number: source)
             insertedCount += 1
             return key
@@ -165,10 +176,20 @@ package final class ObjectBatch {
     /// The highest primary key in use for a root entity: `Z_PRIMARYKEY.Z_MAX` at
     /// first, then as this batch advanced it.
     func highestKey(root number: Int64) throws(StoreError) -> Int64 {
-        if let key = highestKeys[number] { return key }
+        if let last = lastHighest, last.root == number { return last.key }
+        if let key = highestKeys[number] {
+            lastHighest = (number, key)
+            return key
+        }
         let key = try access.highestKeyInUse(root: number)
         highestKeys[number] = key
         return key
+    }
+
+    /// Notes that a root entity's objects now use keys up to `key`.
+    func advanceHighestKey(root number: Int64, to key: Int64) {
+        highestKeys[number] = key
+        lastHighest = (number, key)
     }
 
     /// Notes a member's place in `owner`'s list once its row is written: the list's end
@@ -189,8 +210,10 @@ package final class ObjectBatch {
     /// highest, read once per list.
     func noteNewOwner(_ key: Int64, of lists: [OrderedList]) throws(StoreError) {
         guard keeps else { return }
-        for list in lists {
-            if key > (try highestOwner(list)) { noteListEnd(list.slot, owner: key, at: 0, appended: true) }
+        // By index: a copy of each list's description (four strings) per object was most of this.
+        for index in lists.indices {
+            let slot = lists[index].slot
+            if key > (try highestOwner(slot, lists[index].highestOwnerSQL)) { noteListEnd(slot, owner: key, at: 0, appended: true) }
         }
     }
 
@@ -198,13 +221,15 @@ package final class ObjectBatch {
     /// names `key` in `list`: that owner's list is not empty when its row comes.
     func noteNamedOwner(_ key: Int64, of list: OrderedList) throws(StoreError) {
         guard keeps else { return }
-        if key > (try highestOwner(list)) { highestOwners[list.slot] = key }
+        if key > (try highestOwner(list.slot, list.highestOwnerSQL)) { highestOwners[list.slot] = key }  // read above: in range
     }
 
-    private func highestOwner(_ list: OrderedList) throws(StoreError) -> Int64 {
-        if let known = highestOwners[list.slot] { return known }
-        let highest = try access.wrap { () throws(SQLiteError) -> Int64 in try access.connection.scalarInt64(list.highestOwnerSQL) ?? 0 }
-        highestOwners[list.slot] = highest
+    /// The highest owner key the members of a list (by its slot) name, read once.
+    private func highestOwner(_ slot: Int, _ sql: @autoclosure () -> String) throws(StoreError) -> Int64 {
+        while highestOwners.count <= slot { highestOwners.append(nil) }
+        if let known = highestOwners[slot] { return known }
+        let highest = try access.wrap { () throws(SQLiteError) -> Int64 in try access.connection.scalarInt64(sql()) ?? 0 }
+        highestOwners[slot] = highest
         return highest
     }
 
@@ -260,7 +285,7 @@ package final class ObjectBatch {
         guard keeps else { return nil }
         if table < rowEntities.count, let number = rowEntities[table][key] { return number }
         // A row this batch wrote to a table of one entity (not noted per row).
-        guard table < sources.count, let number = sources[table]?.onlyEntity, sources[table]?.runs.number(for: key) != nil,
+        guard table < onlyEntities.count, let number = onlyEntities[table], sources[table]?.runs.number(for: key) != nil,
             deletedRows[table]?.contains(key) != true
         else { return nil }
         return number
