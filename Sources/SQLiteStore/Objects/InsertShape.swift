@@ -143,6 +143,8 @@ final class InsertShape {
     var insertStatement: Statement?
     /// The bindings of the last `INSERT`, kept for their storage (``ObjectAccess/insertRow(_:given:relationships:positions:primaryKey:batch:)``).
     var bindingsBuffer: [DatabaseValue] = []
+    /// The places of the last new member, kept for their storage.
+    var placesBuffer: [ListPlace] = []
     var uniquenessStatements: [Int: Statement] = [:]
 
     /// Lets go of the prepared statements (the connection's cache keeps them).

@@ -26,26 +26,25 @@ extension ObjectAccess {
 
     /// The places of a new row in the ordered lists its to-ones put it in, bound into
     /// its `INSERT` (`positions`: the order value a dump wrote, else the list's end).
-    /// Returns the places, for ``ObjectBatch/noteListEnd(_:owner:at:appended:)`` once
-    /// the row is written.
+    /// Sets `places` (a buffer the caller keeps) to them, for
+    /// ``ObjectBatch/noteListEnd(_:owner:at:appended:)`` once the row is written.
     func placeNewMember(
         _ shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64], into bindings: inout [DatabaseValue],
-        batch: ObjectBatch
-    ) throws(StoreError) -> [ListPlace] {
-        var places: [ListPlace] = []
+        places: inout [ListPlace], batch: ObjectBatch
+    ) throws(StoreError) {
+        places.removeAll(keepingCapacity: true)
         for membership in shape.memberships {
             guard let owner = relationships[membership.relationship]?.first else { continue }
-            let given = positions[membership.relationship]
+            let given = positions.isEmpty ? nil : positions[membership.relationship]
             let place: Int64
             if let given { place = given } else { place = try endOfList(membership.list, owner: owner, batch: batch) }
             bindings[membership.binding] = .integer(place)
             places.append(ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil))
         }
-        return places
     }
 
     /// The places of a row already written whose to-ones are set after it (a deferred
-    /// reference), as ``placeNewMember(_:relationships:positions:into:batch:)`` gives a
+    /// reference), as ``placeNewMember(_:relationships:positions:into:places:batch:)`` gives a
     /// new row, for the caller's `UPDATE` (which then notes them; it forgets the ends of
     /// the lists the row was in before: ``currentOwners(_:key:relationships:)``).
     func writtenMemberPlaces(

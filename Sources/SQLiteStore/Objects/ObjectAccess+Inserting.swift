@@ -173,7 +173,10 @@ extension ObjectAccess {
             key = next
         }
         bindings[0] = .integer(key)
-        let places = try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, batch: batch)
+        var places = shape.placesBuffer
+        shape.placesBuffer = []
+        defer { shape.placesBuffer = places }
+        try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
         // Before the row's own lists are noted empty: it may be in one of them (a node its own parent).

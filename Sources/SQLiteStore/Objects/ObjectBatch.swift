@@ -25,7 +25,13 @@ package final class ObjectBatch {
     private var deletedRows: [Int: Set<Int64>] = [:]
     /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
     /// batch advanced it), written back once, when the batch ends.
-    private(set) var highestKeys: [Int64: Int64] = [:]
+    var highestKeys: [Int64: Int64] {
+        var all = earlierHighestKeys
+        if let last = lastHighest { all[last.root] = last.key }
+        return all
+    }
+    /// The highest keys of every root entity but the last one asked for.
+    private var earlierHighestKeys: [Int64: Int64] = [:]
     /// The last root entity asked for and its highest key: a load of one entity reads
     /// and advances it per object with no hashing.
     private var lastHighest: (root: Int64, key: Int64)?
@@ -177,19 +183,26 @@ package final class ObjectBatch {
     /// first, then as this batch advanced it.
     func highestKey(root number: Int64) throws(StoreError) -> Int64 {
         if let last = lastHighest, last.root == number { return last.key }
-        if let key = highestKeys[number] {
-            lastHighest = (number, key)
-            return key
-        }
-        let key = try access.highestKeyInUse(root: number)
-        highestKeys[number] = key
+        let key: Int64
+        if let earlier = earlierHighestKeys[number] { key = earlier } else { key = try access.highestKeyInUse(root: number) }
+        makeLast(number, key)
         return key
+    }
+
+    /// Makes `root` the last root entity asked for, the one before it kept with the others.
+    private func makeLast(_ root: Int64, _ key: Int64) {
+        if let last = lastHighest, last.root != root { earlierHighestKeys[last.root] = last.key }
+        earlierHighestKeys[root] = nil
+        lastHighest = (root, key)
     }
 
     /// Notes that a root entity's objects now use keys up to `key`.
     func advanceHighestKey(root number: Int64, to key: Int64) {
-        highestKeys[number] = key
-        lastHighest = (number, key)
+        if let last = lastHighest, last.root == number {
+            lastHighest = (number, key)
+        } else {
+            makeLast(number, key)
+        }
     }
 
     /// Notes a member's place in `owner`'s list once its row is written: the list's end
