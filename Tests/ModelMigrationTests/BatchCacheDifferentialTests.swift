@@ -86,13 +86,14 @@ private let model = """
 
     /// Loads `files` one after another into a fresh store; returns every row of every
     /// table and each load's outcome.
-    static func load(_ files: [String], keeping: Bool) throws -> [String] {
+    static func load(_ files: [String], keeping: Bool, setBasedFrom minimum: Int = 16) throws -> [String] {
         let directory = try TemporaryDirectory(prefix: "BatchCacheDifferentialTests")
         defer { directory.remove() }
         let (store, version) = try directory.createStore(model: "Cache", yaml: model)
         defer { try? store.close() }
         let access = try ObjectAccess(store: store, version: version)
         access.batchKeepsWhatItReads = keeping
+        access.setBasedListMinimum = minimum
         // A store written elsewhere: a book in the list of a folder with no row yet (the
         // highest folder key a file may load), at place 4.
         try store.connection.execute(
@@ -126,5 +127,16 @@ private let model = """
         let kept = try Self.load(files, keeping: true)
         let plain = try Self.load(files, keeping: false)
         #expect(kept == plain, "\(files)")
+    }
+
+    /// Lists given whole by their owner's line, checked and set by one statement
+    /// (`json_each`) against member by member: the same rows, the same refusals.
+    @Test(arguments: 1...80)
+    func setBasedListsAreMemberByMember(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let files = Self.files(&random)
+        let setBased = try Self.load(files, keeping: true, setBasedFrom: 1)
+        let byMember = try Self.load(files, keeping: true, setBasedFrom: Int.max)
+        #expect(setBased == byMember, "\(files)")
     }
 }

@@ -128,6 +128,22 @@ extension ObjectAccess {
                 UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type)\(place), \
                 Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
                 """
+            // A long list: one statement, its members' keys and places from a JSON array.
+            if targets.count >= setBasedListMinimum {
+                let table = quote(destinationTable.name)
+                let place = order.map { ", \(quote($0)) = j.key + 1" } ?? ""
+                let listSQL = """
+                    UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
+                    FROM json_each(?) AS j WHERE \(table).Z_PK = j.value
+                    """
+                if let statement = try? connection.cachedStatement(listSQL) {
+                    try wrap { () throws(SQLiteError) in
+                        try statement.bind([.integer(key), .text(Self.jsonArray(targets))])
+                        try statement.execute()
+                    }
+                    return
+                }
+            }
             try wrap { () throws(SQLiteError) in
                 let statement = try connection.cachedStatement(sql)
                 for (position, target) in targets.enumerated() {

@@ -317,6 +317,10 @@ extension ObjectAccess {
     /// relationship waits for the end of the batch (refused, when the batch does not
     /// let references wait). A to-one's target is looked up once.
     private func checkTargets(_ targets: [Int64], rule: TargetRule, batch: ObjectBatch) throws -> Targets {
+        // A long list given whole by its new owner: one statement, when every member passes.
+        if targets.count >= setBasedListMinimum, let sql = rule.freeMembersSQL, try countRows(sql, Self.jsonArray(targets)) == targets.count {
+            return .written
+        }
         guard batch.resolvesReferencesAtEnd else {
             for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
             return .written
@@ -329,6 +333,28 @@ extension ObjectAccess {
         for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil { return .waiting }
         for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
         return .written
+    }
+
+    /// The count a one-parameter query gives, or nil when it cannot run (an SQLite
+    /// without JSON functions): the caller then goes member by member.
+    private func countRows(_ sql: String, _ parameter: String) throws -> Int? {
+        guard let statement = try? connection.cachedStatement(sql) else { return nil }
+        return try wrap { () throws(SQLiteError) -> Int? in
+            try statement.bind([.text(parameter)])
+            defer { statement.reset() }
+            return try statement.step() ? Int(statement.int64(at: 0)) : nil
+        }
+    }
+
+    /// Keys as a JSON array (`[3,1,2]`), bound as one parameter for `json_each`.
+    static func jsonArray(_ keys: [Int64]) -> String {
+        var text = "["
+        text.reserveCapacity(keys.count * 8 + 2)
+        for (index, key) in keys.enumerated() {
+            if index > 0 { text += "," }
+            text += String(key)
+        }
+        return text + "]"
     }
 
     /// The values an object's attributes take: those given, defaults for the others.

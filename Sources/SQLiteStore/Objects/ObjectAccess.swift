@@ -26,6 +26,10 @@ public final class ObjectAccess {
     /// How many targets written ahead of their rows a batch keeps in memory
     /// (``ProvisionalTargets``); a test lowers it to reach the temporary table.
     package var provisionalTargetsInMemory = ProvisionalTargets.defaultMemoryLimit
+    /// From how many members a list given whole by its owner's line is checked and set
+    /// by one statement each (`json_each` over its keys), not one per member: a
+    /// differential test sets it to 1 and to `Int.max` and compares.
+    package var setBasedListMinimum = 16
     /// The shape of the last insert: a load of one entity finds it with no lookup.
     private var lastShape: InsertShape?
     /// Per entity, the query `exists(_:primaryKey:)` runs.
