@@ -86,7 +86,7 @@ private let model = """
 
     /// Loads `files` one after another into a fresh store; returns every row of every
     /// table and each load's outcome.
-    static func load(_ files: [String], keeping: Bool, setBasedFrom minimum: Int = 16) throws -> [String] {
+    static func load(_ files: [String], keeping: Bool, setBasedFrom minimum: Int = 16, cacheLimit: Int = 1 << 16) throws -> [String] {
         let directory = try TemporaryDirectory(prefix: "BatchCacheDifferentialTests")
         defer { directory.remove() }
         let (store, version) = try directory.createStore(model: "Cache", yaml: model)
@@ -94,6 +94,7 @@ private let model = """
         let access = try ObjectAccess(store: store, version: version)
         access.batchKeepsWhatItReads = keeping
         access.setBasedListMinimum = minimum
+        access.batchCacheLimit = cacheLimit
         // A store written elsewhere: a book in the list of a folder with no row yet (the
         // highest folder key a file may load), at place 4.
         try store.connection.execute(
@@ -127,6 +128,9 @@ private let model = """
         let kept = try Self.load(files, keeping: true)
         let plain = try Self.load(files, keeping: false)
         #expect(kept == plain, "\(files)")
+        // Caches that start again empty every few entries (a million objects' worth of turnover).
+        let small = try Self.load(files, keeping: true, cacheLimit: Int(seed % 4) + 1)
+        #expect(small == plain, "\(files)")
     }
 
     /// Lists given whole by their owner's line, checked and set by one statement

@@ -113,9 +113,6 @@ final class InsertShape {
     let toOneAssignments: [ToOneAssignment?]
     /// The table's name, quoted.
     let quotedTable: String
-    /// The ordered one-to-many lists a row of the entity owns (`Folder.books`, kept in
-    /// the books' rows).
-    let ownedLists: [OrderedList]
     /// The table's ``ObjectAccess/slot(_:)``, and whether any relationship of the model
     /// names rows of this table (then the batch notes each new row's entity number,
     /// which a later line naming it would look up).
@@ -194,7 +191,6 @@ final class InsertShape {
         }
         self.toOneColumnCounts = toOneColumnCounts
         memberships = Self.memberships(entity, table: table, access: access, columns: &columns)
-        ownedLists = Self.ownedLists(entity, access: access)
         quotedTable = SchemaSQL.quote(table.name)
         toOneAssignments = relationships.map { relationship, _ in
             let r = relationship.declaration
@@ -252,22 +248,6 @@ final class InsertShape {
             columns.append(order.name)
         }
         return memberships
-    }
-
-    /// The ordered to-manys of `entity` whose inverse is a to-one: the lists kept in
-    /// the members' rows (their owner column and order column).
-    private static func ownedLists(_ entity: CompiledEntity, access: ObjectAccess) -> [OrderedList] {
-        entity.relationships.compactMap { relationship -> OrderedList? in
-            let r = relationship.declaration
-            guard r.isToMany, r.keepsOrder, !r.isTransient, !relationship.isManyToMany, let inverse = r.inverse,
-                let memberEntity = relationship.inverseEntity, let destination = access.version.entity(named: r.destination)
-            else { return nil }
-            let members = access.table(of: destination)
-            guard let owner = members.column(for: .toOne(entity: memberEntity, relationship: inverse)),
-                let order = members.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
-            else { return nil }
-            return access.orderedList(table: members.name, ownerColumn: owner.name, orderColumn: order.name)
-        }
     }
 
     /// The uniqueness constraints of `entity` and its ancestors, each as the query

@@ -11,7 +11,7 @@ extension ObjectAccess {
     /// list's highest place (the batch's record of it, else the store's), leaving out
     /// `member` when its row is already written.
     func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, batch: ObjectBatch) throws(StoreError) -> Int64 {
-        if let end = batch.listEnd(list.slot, owner: owner) { return end + 1 }
+        if let end = try batch.listEnd(list, owner: owner) { return end + 1 }
         let end = try wrap { () throws(SQLiteError) -> Int64 in
             let statement = try connection.cachedStatement(member == nil ? list.endSQL : list.endExcludingSQL)
             try statement.bind(member.map { [.integer(owner), .integer($0)] } ?? [.integer(owner)])
@@ -34,7 +34,7 @@ extension ObjectAccess {
     ) throws(StoreError) {
         places.removeAll(keepingCapacity: true)
         for membership in shape.memberships {
-            guard let owner = relationships[membership.relationship]?.first else { continue }
+            guard let owner = Self.given(relationships, membership.relationship)?.first else { continue }
             let given = positions.isEmpty ? nil : positions[membership.relationship]
             let place: Int64
             if let given { place = given } else { place = try endOfList(membership.list, owner: owner, batch: batch) }

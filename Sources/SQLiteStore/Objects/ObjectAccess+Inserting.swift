@@ -179,16 +179,14 @@ extension ObjectAccess {
         try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
         try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
         for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
-        // Before the row's own lists are noted empty: it may be in one of them (a node its own parent).
         for (rule, target) in ahead {
             try wrap { () throws(SQLiteError) in
                 try batch.provisionalTargets.note(target, rule: rule, source: batch.currentSource, connection: connection)
             }
             for membership in shape.memberships where membership.relationship == rule.name {
-                try batch.noteNamedOwner(target, of: membership.list)
+                batch.noteNamedOwner(target, of: membership.list)
             }
         }
-        if !shape.ownedLists.isEmpty { try batch.noteNewOwner(key, of: shape.ownedLists) }
         if shape.isDestination {
             if shape.aloneInTable {
                 // Known from the batch's keys (a "no row" noted before this line is wrong now).
@@ -278,7 +276,7 @@ extension ObjectAccess {
                 for _ in 0..<shape.toOneColumnCounts[index] { bindings.append(.null) }
                 continue
             }
-            var targets = relationships[rule.name] ?? []
+            var targets = Self.given(relationships, rule.name) ?? []
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
             if !targets.isEmpty {
@@ -344,6 +342,15 @@ extension ObjectAccess {
             defer { statement.reset() }
             return try statement.step() ? Int(statement.int64(at: 0)) : nil
         }
+    }
+
+    /// The keys `relationships` gives `name`. Most objects give one relationship: a
+    /// comparison of two short names, not a hash of the name per relationship of the
+    /// entity.
+    @inline(__always)
+    static func given(_ relationships: [String: [Int64]], _ name: String) -> [Int64]? {
+        if relationships.count == 1, let only = relationships.first { return only.key == name ? only.value : nil }
+        return relationships[name]
     }
 
     /// Keys as a JSON array (`[3,1,2]`), bound as one parameter for `json_each`.

@@ -30,6 +30,9 @@ public final class ObjectAccess {
     /// by one statement each (`json_each` over its keys), not one per member: a
     /// differential test sets it to 1 and to `Int.max` and compares.
     package var setBasedListMinimum = 16
+    /// How many entries each of a batch's caches keeps before it starts again empty
+    /// (``ObjectBatch/defaultCacheLimit``); a test lowers it to empty them often.
+    package var batchCacheLimit = ObjectBatch.defaultCacheLimit
     /// The shape of the last insert: a load of one entity finds it with no lookup.
     private var lastShape: InsertShape?
     /// Per entity, the query `exists(_:primaryKey:)` runs.

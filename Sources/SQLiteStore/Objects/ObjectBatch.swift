@@ -64,6 +64,9 @@ package final class ObjectBatch {
     /// Per list (``OrderedList/slot``), the highest owner key its members named when
     /// first asked: a row written later with a higher key owns an empty list.
     private var highestOwners: [Int64?] = []
+    /// Per list, the highest owner whose end the batch noted (raises the highest owner
+    /// when the list's ends are emptied).
+    private var listMaxOwners: [Int64] = []
     /// Destination table (its ``ObjectAccess/slot(_:)``) → primary key → the row's
     /// entity number (`Z_ENT`), for rows a relationship of the batch named: a row keeps
     /// its number, so each target is looked up once (rows are only added while a batch
@@ -90,6 +93,7 @@ package final class ObjectBatch {
         self.describeSource = describeSource
         self.limit = max(1, limit)
         keeps = access.batchKeepsWhatItReads
+        cacheLimit = max(1, access.batchCacheLimit)
         provisionalTargets = ProvisionalTargets(memoryLimit: access.provisionalTargetsInMemory)
     }
 
@@ -206,54 +210,65 @@ package final class ObjectBatch {
     }
 
     /// Notes a member's place in `owner`'s list once its row is written: the list's end
-    /// when it was appended; a place given (a dump's `_position`) moves a known end.
+    /// when it was appended; a place given (a dump's `_position`) moves a known end (an
+    /// unknown one is read from the store when next needed).
     func noteListEnd(_ list: Int, owner: Int64, at place: Int64, appended: Bool) {
-        Self.makeRoom(in: &listEnds, slot: list)
+        grow(&listEnds, to: list)
+        if listEnds[list].count >= cacheLimit {
+            // Every owner noted goes back to the store's answer.
+            raiseHighestOwner(list, to: listMaxOwners[list])
+            listEnds[list].removeAll()
+        }
         if appended {
             listEnds[list][owner] = place
-        } else if let end = listEnds[list][owner], place > end {
-            listEnds[list][owner] = place
-        }
-    }
-
-    /// Notes that a new row owns empty lists: its key is above every owner key the
-    /// lists' members named. A member names a row before it is written only when it
-    /// was written ahead of its owner (``ProvisionalTargets``), and then raises the
-    /// highest (``noteNamedOwner(_:of:)``); the store's own rows name keys up to the
-    /// highest, read once per list.
-    func noteNewOwner(_ key: Int64, of lists: [OrderedList]) throws(StoreError) {
-        guard keeps else { return }
-        // By index: a copy of each list's description (four strings) per object was most of this.
-        for index in lists.indices {
-            let slot = lists[index].slot
-            if key > (try highestOwner(slot, lists[index].highestOwnerSQL)) { noteListEnd(slot, owner: key, at: 0, appended: true) }
+            if owner > listMaxOwners[list] { listMaxOwners[list] = owner }
+        } else if let end = listEnds[list][owner] {
+            if place > end { listEnds[list][owner] = place }
+        } else {
+            raiseHighestOwner(list, to: owner)
         }
     }
 
     /// Notes that a member written ahead of its owner (whose row is not written yet)
-    /// names `key` in `list`: that owner's list is not empty when its row comes.
-    func noteNamedOwner(_ key: Int64, of list: OrderedList) throws(StoreError) {
-        guard keeps else { return }
-        if key > (try highestOwner(list.slot, list.highestOwnerSQL)) { highestOwners[list.slot] = key }  // read above: in range
+    /// names `key` in `list`.
+    func noteNamedOwner(_ key: Int64, of list: OrderedList) {
+        raiseHighestOwner(list.slot, to: key)
+    }
+
+    /// From now on, owners up to `key` in `list` have their list's end read from the
+    /// store when the batch knows none (a member naming them was written without its
+    /// place noted).
+    private func raiseHighestOwner(_ slot: Int, to key: Int64) {
+        guard slot < highestOwners.count, let highest = highestOwners[slot], key > highest else { return }
+        highestOwners[slot] = key
     }
 
     /// The highest owner key the members of a list (by its slot) name, read once.
-    private func highestOwner(_ slot: Int, _ sql: @autoclosure () -> String) throws(StoreError) -> Int64 {
+    private func highestOwner(_ list: OrderedList) throws(StoreError) -> Int64 {
+        let slot = list.slot
         while highestOwners.count <= slot { highestOwners.append(nil) }
         if let known = highestOwners[slot] { return known }
-        let highest = try access.wrap { () throws(SQLiteError) -> Int64 in try access.connection.scalarInt64(sql()) ?? 0 }
+        let highest = try access.wrap { () throws(SQLiteError) -> Int64 in
+            try access.connection.scalarInt64(list.highestOwnerSQL) ?? 0
+        }
         highestOwners[slot] = highest
         return highest
     }
 
-    /// The end of `owner`'s list as the batch knows it, if it does.
-    func listEnd(_ list: Int, owner: Int64) -> Int64? {
-        keeps && list < listEnds.count ? listEnds[list][owner] : nil
+    /// The end of `owner`'s list as the batch knows it, if it does: noted, or 0 for an
+    /// owner above every owner key the list's members named (the store's rows when the
+    /// list was first asked for, then every member this batch wrote: each noted its place,
+    /// or raised the highest). A new owner's empty list costs nothing per object.
+    func listEnd(_ list: OrderedList, owner: Int64) throws(StoreError) -> Int64? {
+        guard keeps else { return nil }
+        if list.slot < listEnds.count, let end = listEnds[list.slot][owner] { return end }
+        return owner > (try highestOwner(list)) ? 0 : nil
     }
 
     /// Forgets the end of `owner`'s list (it is read from the store when next needed).
     func forgetListEnd(_ list: Int, owner: Int64) {
         if list < listEnds.count { listEnds[list][owner] = nil }
+        raiseHighestOwner(list, to: owner)
     }
 
     /// Forgets what it knows of a row taken out again (a refused deferred reference's):
@@ -273,7 +288,7 @@ package final class ObjectBatch {
 
     /// Notes a target's count on an inverse side, read from the store.
     func noteInverseCount(_ slot: Int, target: Int64, count: Int64) {
-        Self.makeRoom(in: &inverseCounts, slot: slot)
+        makeRoom(in: &inverseCounts, slot: slot)
         inverseCounts[slot][target] = count
     }
 
@@ -312,7 +327,7 @@ package final class ObjectBatch {
 
     /// Notes a row's entity number.
     func noteRowEntity(_ number: Int64, table: Int, key: Int64) {
-        Self.makeRoom(in: &rowEntities, slot: table)
+        makeRoom(in: &rowEntities, slot: table)
         rowEntities[table][key] = number
     }
 
@@ -321,14 +336,17 @@ package final class ObjectBatch {
     /// entry forgotten is read again when next needed. Without a bound, a million rows
     /// each in a list of its own (a tree whose nodes name their parent) kept a million
     /// entries per cache, over a hundred megabytes.
-    static let cacheLimit = 1 << 16
+    static let defaultCacheLimit = 1 << 16
+    /// ``defaultCacheLimit``, lowered by a test (``ObjectAccess/batchCacheLimit``).
+    let cacheLimit: Int
 
-    private static func grow(_ books: inout [IntegerTable], to slot: Int) {
+    private func grow(_ books: inout [IntegerTable], to slot: Int) {
         while books.count <= slot { books.append(IntegerTable()) }
+        while listMaxOwners.count <= slot { listMaxOwners.append(Int64.min) }
     }
 
     /// Makes room for one more entry in a cache slot: a full slot starts again empty.
-    private static func makeRoom(in books: inout [IntegerTable], slot: Int) {
+    private func makeRoom(in books: inout [IntegerTable], slot: Int) {
         grow(&books, to: slot)
         if books[slot].count >= cacheLimit { books[slot].removeAll() }
     }
