@@ -152,4 +152,28 @@ private let model = """
                         """))
         }
     }
+
+    /// A member written ahead names its owner's key; the owner's line then lists it
+    /// whole: the same object, not a second owner (an outside trial's find).
+    @Test func anOwnerListingAMemberThatNamedItFirst() throws {
+        let lines = [#"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#, #"{"_pk":1,"_entity":"Folder","books":[5],"title":"f"}"#]
+        #expect(try Self.load(lines, inMemory: 1 << 16) == .rows([[5, 1, 1, 2]]))
+        // Without `_pk` on the owner's line: the key it is given is the one named.
+        let keyless = [#"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#, #"{"_entity":"Folder","books":[5],"title":"f"}"#]
+        #expect(try Self.load(keyless, inMemory: 1 << 16) == .rows([[5, 1, 1, 2]]))
+    }
+
+    /// A list given whole goes after the owner's members it does not name, so no two
+    /// members share a place (an outside trial's find: both at 1), whichever line comes
+    /// first, and for a list long enough to be set in one statement.
+    @Test(arguments: [1, 20])
+    func aListGivenWholeGoesAfterTheOwnersOtherMembers(length: Int) throws {
+        let listed = (6..<(6 + length)).map { #"{"_pk":\#($0),"_entity":"Book","title":"b"}"# }
+        let list = #"{"_pk":1,"_entity":"Folder","title":"f","books":[\#((6..<(6 + length)).map(String.init).joined(separator: ","))]}"#
+        let member = #"{"_pk":5,"_entity":"Book","folder":1,"title":"b"}"#
+        let expected = [[5, 1, 1, 1]] + (6..<(6 + length)).enumerated().map { [Int64($1), 1, Int64($0 + 2), 2] }
+        for lines in [[member] + listed + [list], [list, member] + listed] {
+            #expect(try Self.load(lines, inMemory: 1 << 16) == .rows(expected), "\(lines)")
+        }
+    }
 }

@@ -119,8 +119,14 @@ extension ObjectAccess {
         let destinationTable = table(of: destination)
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
             let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
-            // The list is given whole, in its order: its end is read again when needed.
-            if let order { batch.forgetListEnd(listSlot(table: destinationTable.name, orderColumn: order), owner: key) }
+            // The list is given whole, in its order, after the owner's other members (a
+            // member whose own line named the owner first): its end is read again when needed.
+            var base: Int64 = 0
+            if let order {
+                let list = orderedList(table: destinationTable.name, ownerColumn: column, orderColumn: order)
+                base = try placesBefore(targets, in: list, owner: key, batch: batch)
+                batch.forgetListEnd(list.slot, owner: key)
+            }
             if !targets.isEmpty { batch.movedWrittenMembers = true }
             // Built and prepared once per list, not per member.
             let place = order.map { ", \(quote($0)) = ?" } ?? ""
@@ -131,7 +137,7 @@ extension ObjectAccess {
             // A long list: one statement, its members' keys and places from a JSON array.
             if targets.count >= setBasedListMinimum {
                 let table = quote(destinationTable.name)
-                let place = order.map { ", \(quote($0)) = j.key + 1" } ?? ""
+                let place = order.map { ", \(quote($0)) = j.key + \(base + 1)" } ?? ""
                 let listSQL = """
                     UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
                     FROM json_each(?) AS j WHERE \(table).Z_PK = j.value
@@ -147,13 +153,25 @@ extension ObjectAccess {
             try wrap { () throws(SQLiteError) in
                 let statement = try connection.cachedStatement(sql)
                 for (position, target) in targets.enumerated() {
-                    try statement.bind(order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(Int64(position + 1)), .integer(target)])
+                    try statement.bind(order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
                     try statement.execute()
                 }
             }
             return
         }
         try insertJoinRows(relationship, from: key, to: targets, batch: batch)
+    }
+
+    /// The highest place among `owner`'s members in `list` that `targets` leaves out:
+    /// a list given whole goes after them (none, for a new owner: no query).
+    private func placesBefore(_ targets: [Int64], in list: OrderedList, owner: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
+        if try batch.listEnd(list, owner: owner) == 0 { return 0 }
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement(list.endExcludingListSQL)
+            try statement.bind([.integer(owner), .text(Self.jsonArray(targets))])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
     }
 
     /// A many-to-many's join rows from `key` to each target (a pair already there is

@@ -139,7 +139,12 @@ extension ObjectAccess {
         bindings.append(.integer(1))
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
         var relationships = relationships
-        let (later, waiting, ahead) = try bindToOnes(shape, relationships: relationships, batch: batch, into: &bindings)
+        // The key the row will have: a member that already names it (written ahead of
+        // this line) is this object's, not another owner's.
+        let highest = try batch.highestKey(root: shape.rootNumber)
+        let prospective = requested ?? (highest < Int64.max ? highest + 1 : nil)
+        let (later, waiting, ahead) = try bindToOnes(
+            shape, relationships: relationships, batch: batch, prospective: prospective, into: &bindings)
         for name in waiting.keys { relationships[name] = nil }
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
@@ -155,7 +160,6 @@ extension ObjectAccess {
                 keeps exactly), which leaves room for the keys of later objects
                 """)
         }
-        let highest = try batch.highestKey(root: shape.rootNumber)
         let key: Int64
         if let requested {
             key = requested
@@ -257,7 +261,8 @@ extension ObjectAccess {
     /// (``checkProvisionalTargets(_:)``); any other is bound NULL and returned in
     /// `waiting`, set and checked when the batch ends.
     private func bindToOnes(
-        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, into bindings: inout [DatabaseValue]
+        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?,
+        into bindings: inout [DatabaseValue]
     ) throws -> (later: [(CompiledRelationship, [Int64])], waiting: [String: [Int64]], ahead: [(TargetRule, Int64)]) {
         // None given (most loaded objects): every to-one column is NULL, and the
         // counts wait for `checkBatch` as below.
@@ -281,7 +286,7 @@ extension ObjectAccess {
             // object of the batch may still set them from the inverse side.
             if !targets.isEmpty {
                 try checkCount(targets, of: rule)
-                switch try checkTargets(targets, rule: rule, batch: batch) {
+                switch try checkTargets(targets, rule: rule, batch: batch, from: prospective) {
                 case .written: break
                 case .ahead: ahead.append((rule, targets[0]))
                 case .waiting:
@@ -308,28 +313,28 @@ extension ObjectAccess {
     }
 
     /// Where a relationship's targets are: all written (and checked now), or one not
-    /// written yet (``bindToOnes(_:relationships:batch:into:)``).
+    /// written yet (``bindToOnes(_:relationships:batch:prospective:into:)``).
     private enum Targets { case written, ahead, waiting }
 
     /// Checks a relationship's targets when they are all written; else says how the
     /// relationship waits for the end of the batch (refused, when the batch does not
     /// let references wait). A to-one's target is looked up once.
-    private func checkTargets(_ targets: [Int64], rule: TargetRule, batch: ObjectBatch) throws -> Targets {
+    private func checkTargets(_ targets: [Int64], rule: TargetRule, batch: ObjectBatch, from key: Int64?) throws -> Targets {
         // A long list given whole by its new owner: one statement, when every member passes.
         if targets.count >= setBasedListMinimum, let sql = rule.freeMembersSQL, try countRows(sql, Self.jsonArray(targets)) == targets.count {
             return .written
         }
         guard batch.resolvesReferencesAtEnd else {
-            for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+            for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
             return .written
         }
         if targets.count == 1 {
             guard let number = try rowEntity(targets[0], rule: rule, batch: batch) else { return rule.writesAhead ? .ahead : .waiting }
-            try checkTarget(targets[0], rule: rule, field: rule.field, batch: batch, known: number)
+            try checkTarget(targets[0], rule: rule, field: rule.field, batch: batch, from: key, known: number)
             return .written
         }
         for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil { return .waiting }
-        for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch) }
+        for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
         return .written
     }
 

@@ -13,6 +13,9 @@ struct OrderedList {
     let endExcludingSQL: String
     /// The highest owner key any member names (0 when none does).
     let highestOwnerSQL: String
+    /// The highest place among an owner's members, leaving out the members a JSON
+    /// array of keys names (a list given whole).
+    let endExcludingListSQL: String
 
     init(table: String, ownerColumn: String, orderColumn: String, slot: Int) {
         name = Self.name(table: table, orderColumn: orderColumn)
@@ -21,6 +24,7 @@ struct OrderedList {
         endSQL = "SELECT coalesce(max(\(order)), 0) FROM \(t) WHERE \(owner) = ?"
         endExcludingSQL = endSQL + " AND Z_PK <> ?"
         highestOwnerSQL = "SELECT coalesce(max(\(owner)), 0) FROM \(t)"
+        endExcludingListSQL = endSQL + " AND Z_PK NOT IN (SELECT value FROM json_each(?))"
     }
 
     /// The name of the list whose places are in `orderColumn` of `table`.
