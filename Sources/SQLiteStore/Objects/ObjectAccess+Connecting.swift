@@ -153,7 +153,8 @@ extension ObjectAccess {
             try wrap { () throws(SQLiteError) in
                 let statement = try connection.cachedStatement(sql)
                 for (position, target) in targets.enumerated() {
-                    try statement.bind(order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
+                    try statement.bind(
+                        order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
                     try statement.execute()
                 }
             }

@@ -149,6 +149,35 @@ extension ObjectAccess {
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
         }
+        let key = try newKey(requested: requested, highest: highest, subject: subject)
+        bindings[0] = .integer(key)
+        var places = shape.placesBuffer
+        shape.placesBuffer = []
+        defer { shape.placesBuffer = places }
+        try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
+        try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+        for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
+        try noteWritten(shape, key: key, ahead: ahead, batch: batch)
+        for case let rule? in shape.targets where rule.bindsToOne {
+            if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
+        }
+        if key > highest { batch.advanceHighestKey(root: shape.rootNumber, to: key) }
+        if !waiting.isEmpty {
+            let reference = DeferredReference(
+                entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource)
+            try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection) }
+        }
+        for (relationship, targets) in later {
+            try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
+        }
+        guard !relationships.isEmpty, shape.hasOneToOneInverses else { return key }
+        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
+        return key
+    }
+
+    /// The key of a new row: the one asked for (`_pk`), checked, else one past the
+    /// highest in use.
+    private func newKey(requested: Int64?, highest: Int64, subject: String) throws -> Int64 {
         if let requested, requested <= 0 {
             throw RowRefusal(subject, "primary keys start at 1, found \(requested)")
         }
@@ -176,13 +205,12 @@ extension ObjectAccess {
             }
             key = next
         }
-        bindings[0] = .integer(key)
-        var places = shape.placesBuffer
-        shape.placesBuffer = []
-        defer { shape.placesBuffer = places }
-        try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
-        try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
-        for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
+        return key
+    }
+
+    /// What the batch notes of a row just written: the targets it named ahead of their
+    /// rows (checked when the batch ends) and their lists' owners, and its entity.
+    private func noteWritten(_ shape: InsertShape, key: Int64, ahead: [(TargetRule, Int64)], batch: ObjectBatch) throws {
         for (rule, target) in ahead {
             try wrap { () throws(SQLiteError) in
                 try batch.provisionalTargets.note(target, rule: rule, source: batch.currentSource, connection: connection)
@@ -191,29 +219,13 @@ extension ObjectAccess {
                 batch.noteNamedOwner(target, of: membership.list)
             }
         }
-        if shape.isDestination {
-            if shape.aloneInTable {
-                // Known from the batch's keys (a "no row" noted before this line is wrong now).
-                batch.forgetRowEntity(table: shape.tableSlot, key: key)
-            } else {
-                batch.noteRowEntity(shape.entityNumber, table: shape.tableSlot, key: key)
-            }
+        guard shape.isDestination else { return }
+        if shape.aloneInTable {
+            // Known from the batch's keys (a "no row" noted before this line is wrong now).
+            batch.forgetRowEntity(table: shape.tableSlot, key: key)
+        } else {
+            batch.noteRowEntity(shape.entityNumber, table: shape.tableSlot, key: key)
         }
-        for case let rule? in shape.targets where rule.bindsToOne {
-            if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
-        }
-        if key > highest { batch.advanceHighestKey(root: shape.rootNumber, to: key) }
-        if !waiting.isEmpty {
-            let reference = DeferredReference(
-                entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource)
-            try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection) }
-        }
-        for (relationship, targets) in later {
-            try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
-        }
-        guard !relationships.isEmpty, shape.hasOneToOneInverses else { return key }
-        try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
-        return key
     }
 
     /// Checks each attribute's value (its default when not given) and appends those
@@ -250,123 +262,6 @@ extension ObjectAccess {
             }
         }
         return resolved
-    }
-
-    /// Checks each relationship's targets and appends the to-one columns to
-    /// `bindings`; returns the to-many relationships to connect once the row exists.
-    /// A relationship naming an object that is not written yet (a later line, the
-    /// object itself), when the batch allows it (``ObjectBatch/resolvesReferencesAtEnd``):
-    /// a to-one whose rule writes ahead (``TargetRule/writesAhead``) is bound and
-    /// returned in `ahead`, its target checked when the batch ends
-    /// (``checkProvisionalTargets(_:)``); any other is bound NULL and returned in
-    /// `waiting`, set and checked when the batch ends.
-    private func bindToOnes(
-        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?,
-        into bindings: inout [DatabaseValue]
-    ) throws -> (later: [(CompiledRelationship, [Int64])], waiting: [String: [Int64]], ahead: [(TargetRule, Int64)]) {
-        // None given (most loaded objects): every to-one column is NULL, and the
-        // counts wait for `checkBatch` as below.
-        if relationships.isEmpty {
-            for _ in 0..<shape.nullToOneBindings { bindings.append(.null) }
-            return ([], [:], [])
-        }
-        var later: [(CompiledRelationship, [Int64])] = []
-        var waiting: [String: [Int64]] = [:]
-        var ahead: [(TargetRule, Int64)] = []
-        for index in shape.relationships.indices {
-            // Read by index, through the relationship's rule: a copy of each relationship's
-            // description per object costs a retain and a release of each of its strings.
-            guard let rule = shape.targets[index] else {
-                // A destination the model lacks (never in a compiled model): its columns stay NULL.
-                for _ in 0..<shape.toOneColumnCounts[index] { bindings.append(.null) }
-                continue
-            }
-            var targets = Self.given(relationships, rule.name) ?? []
-            // Required relationships and minimum counts wait for `checkBatch`: another
-            // object of the batch may still set them from the inverse side.
-            if !targets.isEmpty {
-                try checkCount(targets, of: rule)
-                switch try checkTargets(targets, rule: rule, batch: batch, from: prospective) {
-                case .written: break
-                case .ahead: ahead.append((rule, targets[0]))
-                case .waiting:
-                    waiting[rule.name] = targets
-                    targets = []
-                }
-            }
-            if rule.bindsToOne {
-                bindings.append(targets.first.map { .integer($0) } ?? .null)
-                if rule.bindsEntityNumber {
-                    if let target = targets.first {
-                        bindings.append(.integer(try entityNumber(of: rule.destination, primaryKey: target)))
-                    } else {
-                        bindings.append(.null)
-                    }
-                }
-            } else if !targets.isEmpty {
-                later.append((rule.relationship, targets))
-            }
-        }
-        // Places in ordered lists: bound once the row's key is known.
-        for _ in shape.memberships { bindings.append(.null) }
-        return (later, waiting, ahead)
-    }
-
-    /// Where a relationship's targets are: all written (and checked now), or one not
-    /// written yet (``bindToOnes(_:relationships:batch:prospective:into:)``).
-    private enum Targets { case written, ahead, waiting }
-
-    /// Checks a relationship's targets when they are all written; else says how the
-    /// relationship waits for the end of the batch (refused, when the batch does not
-    /// let references wait). A to-one's target is looked up once.
-    private func checkTargets(_ targets: [Int64], rule: TargetRule, batch: ObjectBatch, from key: Int64?) throws -> Targets {
-        // A long list given whole by its new owner: one statement, when every member passes.
-        if targets.count >= setBasedListMinimum, let sql = rule.freeMembersSQL, try countRows(sql, Self.jsonArray(targets)) == targets.count {
-            return .written
-        }
-        guard batch.resolvesReferencesAtEnd else {
-            for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
-            return .written
-        }
-        if targets.count == 1 {
-            guard let number = try rowEntity(targets[0], rule: rule, batch: batch) else { return rule.writesAhead ? .ahead : .waiting }
-            try checkTarget(targets[0], rule: rule, field: rule.field, batch: batch, from: key, known: number)
-            return .written
-        }
-        for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil { return .waiting }
-        for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
-        return .written
-    }
-
-    /// The count a one-parameter query gives, or nil when it cannot run (an SQLite
-    /// without JSON functions): the caller then goes member by member.
-    private func countRows(_ sql: String, _ parameter: String) throws -> Int? {
-        guard let statement = try? connection.cachedStatement(sql) else { return nil }
-        return try wrap { () throws(SQLiteError) -> Int? in
-            try statement.bind([.text(parameter)])
-            defer { statement.reset() }
-            return try statement.step() ? Int(statement.int64(at: 0)) : nil
-        }
-    }
-
-    /// The keys `relationships` gives `name`. Most objects give one relationship: a
-    /// comparison of two short names, not a hash of the name per relationship of the
-    /// entity.
-    @inline(__always)
-    static func given(_ relationships: [String: [Int64]], _ name: String) -> [Int64]? {
-        if relationships.count == 1, let only = relationships.first { return only.key == name ? only.value : nil }
-        return relationships[name]
-    }
-
-    /// Keys as a JSON array (`[3,1,2]`), bound as one parameter for `json_each`.
-    static func jsonArray(_ keys: [Int64]) -> String {
-        var text = "["
-        text.reserveCapacity(keys.count * 8 + 2)
-        for (index, key) in keys.enumerated() {
-            if index > 0 { text += "," }
-            text += String(key)
-        }
-        return text + "]"
     }
 
     /// The values an object's attributes take: those given, defaults for the others.
