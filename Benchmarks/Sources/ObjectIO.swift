@@ -27,6 +27,8 @@ struct ObjectIO: Codable {
     var pythonLoadCPU: Double
     var dumpCPU: Double
     var pythonDumpCPU: Double
+    /// False for the shapes measured by loading only (ObjectShapes.swift).
+    var measuresDump = true
 
     var loadSpeed: Double { pythonLoadSeconds / loadSeconds }
     var dumpSpeed: Double { pythonDumpSeconds / dumpSeconds }
@@ -237,6 +239,7 @@ struct ObjectBenchmark {
         }
         for path in [seed, empty, target, raw] { try? FileManager.default.removeItem(atPath: path) }
         results += try measureBooks(size: size)
+        results += try measureShapes(size: size)
         return results
     }
 
@@ -274,7 +277,7 @@ struct ObjectBenchmark {
         for (verb, seconds, python, cpu, pythonCPU, memory, status) in [
             ("load", m.loadSeconds, m.pythonLoadSeconds, m.loadCPU, m.pythonLoadCPU, m.loadPeakMB, m.loadStatus),
             ("dump", m.dumpSeconds, m.pythonDumpSeconds, m.dumpCPU, m.pythonDumpCPU, m.dumpPeakMB, m.dumpStatus),
-        ] {
+        ] where verb == "load" || m.measuresDump {
             print(
                 String(
                     format: "%9d  %@ %-36@ %7.3f s  Python %7.3f s  %5.2f×  CPU %6.2f s / %6.2f s %5.2f×  peak %5.1f MB%@", m.people,
@@ -338,7 +341,7 @@ struct ObjectBenchmark {
             for (verb, speed, cpu, pythonCPU, wall) in [
                 ("load", m.loadCPUSpeed, m.loadCPU, m.pythonLoadCPU, m.loadSpeed),
                 ("dump", m.dumpCPUSpeed, m.dumpCPU, m.pythonDumpCPU, m.dumpSpeed),
-            ] {
+            ] where verb == "load" || m.measuresDump {
                 targets.append(
                     (
                         "\(verb) (\(m.shape)): ≥ 1.5× the speed of the Python loop at \(size)", speed >= 1.5,
@@ -367,11 +370,16 @@ struct ObjectBenchmark {
     static func markdown(_ cases: [ObjectIO]) -> String {
         var text = "\n| objects | lines | load s | Python s | speed (CPU) | dump s | Python s | speed (CPU) | peak MB |\n"
         text += "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n"
-        for m in cases {
+        for m in cases where m.measuresDump {
             text += String(
                 format: "| %d | %@ | %.3f | %.3f | %.2f× (%.2f×) | %.3f | %.3f | %.2f× (%.2f×) | %.1f |\n", m.people, m.shape as NSString,
                 m.loadSeconds, m.pythonLoadSeconds, m.loadSpeed, m.loadCPUSpeed, m.dumpSeconds, m.pythonDumpSeconds, m.dumpSpeed,
                 m.dumpCPUSpeed, max(m.loadPeakMB, m.dumpPeakMB))
+        }
+        for m in cases where !m.measuresDump {
+            text += String(
+                format: "| %d | %@ | %.3f | %.3f | %.2f× (%.2f×) | — | — | — | %.1f |\n", m.people, m.shape as NSString, m.loadSeconds,
+                m.pythonLoadSeconds, m.loadSpeed, m.loadCPUSpeed, m.loadPeakMB)
         }
         return text
     }
