@@ -53,6 +53,8 @@ let pythonLoadShapes = #"""
         return ends[owner]
     if shape == "later":
         books, folders = [], []
+        insert = ("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZRATING, ZREAD, ZFOLDER, Z_FOK_FOLDER) "
+                  "VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?)")
         for o in lines():
             if o.get("_entity") == "Folder":
                 folders.append((o["_pk"], o["title"]))
@@ -61,9 +63,9 @@ let pythonLoadShapes = #"""
                 books.append((o["_pk"], o["title"], o.get("pages"), o.get("rating"), o.get("read"), folder,
                               None if folder is None else place(folder)))
             if len(books) >= 10000:
-                c.executemany("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZRATING, ZREAD, ZFOLDER, Z_FOK_FOLDER) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?)", books)
+                c.executemany(insert, books)
                 books.clear()
-        c.executemany("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZRATING, ZREAD, ZFOLDER, Z_FOK_FOLDER) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?)", books)
+        c.executemany(insert, books)
         c.executemany("INSERT INTO ZFOLDER (Z_PK, Z_ENT, Z_OPT, ZTITLE) VALUES (?, 2, 1, ?)", folders)
     elif shape == "tree":
         def rows():

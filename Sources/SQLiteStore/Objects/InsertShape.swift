@@ -126,6 +126,13 @@ final class InsertShape {
     let relationships: [(relationship: CompiledRelationship, field: String)]
     let attributeNames: Set<String>
     let relationshipNames: Set<String>
+    /// The same names in an array: a few are compared faster than one is hashed.
+    let relationshipNameList: [String]
+
+    /// Whether the entity has a relationship of this name.
+    func hasRelationship(_ name: String) -> Bool {
+        relationshipNameList.count <= 8 ? relationshipNameList.contains(name) : relationshipNames.contains(name)
+    }
     /// The columns the `INSERT` binds, in order (Z_PK, Z_ENT, Z_OPT first).
     let columns: [String]
     let insertSQL: String
@@ -217,6 +224,7 @@ final class InsertShape {
         hasOneToOneInverses = zip(entity.relationships, inverses).contains { !$0.declaration.isToMany && $1.map { !$0.declaration.isToMany } == true }
         attributeNames = Set(entity.attributes.map(\.name))
         relationshipNames = Set(entity.relationships.map(\.name))
+        relationshipNameList = entity.relationships.map(\.name)
         self.columns = columns
         insertSQL = """
             INSERT INTO \(access.quote(table.name)) (\(columns.map(access.quote).joined(separator: ", "))) \

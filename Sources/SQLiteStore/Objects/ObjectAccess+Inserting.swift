@@ -121,7 +121,7 @@ extension ObjectAccess {
         if shape.entity.isAbstract {
             throw RowRefusal(subject, "the entity is abstract and cannot have objects of its own")
         }
-        if relationships.keys.contains(where: { !shape.relationshipNames.contains($0) }) {
+        if relationships.keys.contains(where: { !shape.hasRelationship($0) }) {
             for name in relationships.keys.sorted() where shape.entity.relationship(named: name) == nil {
                 throw RowRefusal("\(subject).\(name)", "no such relationship")
             }

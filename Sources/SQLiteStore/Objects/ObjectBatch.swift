@@ -261,7 +261,12 @@ package final class ObjectBatch {
     /// or raised the highest). A new owner's empty list costs nothing per object.
     func listEnd(_ list: OrderedList, owner: Int64) throws(StoreError) -> Int64? {
         guard keeps else { return nil }
-        if list.slot < listEnds.count, let end = listEnds[list.slot][owner] { return end }
+        let slot = list.slot
+        // Above every owner the batch noted an end for: not in the table (no lookup).
+        if slot >= listEnds.count || owner > listMaxOwners[slot] {
+            return owner > (try highestOwner(list)) ? 0 : nil
+        }
+        if let end = listEnds[slot][owner] { return end }
         return owner > (try highestOwner(list)) ? 0 : nil
     }
 

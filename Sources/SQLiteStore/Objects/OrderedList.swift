@@ -2,7 +2,8 @@
 /// its members' rows (or its join table), the column holding each member's owner and
 /// the column holding its place (Core Data's `Z_FOK_` column, or a join table's order
 /// column). A batch appending members keeps each list's end (``ObjectBatch/listEnds``).
-struct OrderedList {
+/// A class: passed per object, a struct of four strings cost four retains and releases.
+final class OrderedList {
     /// Names the list among the batch's list ends.
     let name: String
     /// The list's number among the batch's list ends (``ObjectAccess/slot(_:)``).
