@@ -167,9 +167,12 @@ extension ObjectAccess {
     /// a list given whole goes after them (none, for a new owner: no query).
     private func placesBefore(_ targets: [Int64], in list: OrderedList, owner: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
         if try batch.listEnd(list, owner: owner) == 0 { return 0 }
+        // Without SQLite's JSON functions: after every member (places stay distinct).
+        let excluding = try? connection.cachedStatement(list.endExcludingListSQL)
         return try wrap { () throws(SQLiteError) -> Int64 in
-            let statement = try connection.cachedStatement(list.endExcludingListSQL)
-            try statement.bind([.integer(owner), .text(Self.jsonArray(targets))])
+            let statement: Statement
+            if let excluding { statement = excluding } else { statement = try connection.cachedStatement(list.endSQL) }
+            try statement.bind(excluding == nil ? [.integer(owner)] : [.integer(owner), .text(Self.jsonArray(targets))])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : 0
         }
