@@ -116,51 +116,68 @@ extension ObjectAccess {
         guard let destination = version.entity(named: r.destination) else { return }
         // Members move between lists here: the counts of inverse sides are read again.
         batch.forgetInverseCounts()
-        let destinationTable = table(of: destination)
-        if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
-            // The list is given whole, in its order, after the owner's other members (a
-            // member whose own line named the owner first): its end is read again when needed.
-            var base: Int64 = 0
-            if let order {
-                let list = orderedList(table: destinationTable.name, ownerColumn: column, orderColumn: order)
-                base = try placesBefore(targets, in: list, owner: key, batch: batch)
-                batch.forgetListEnd(list.slot, owner: key)
-            }
-            if !targets.isEmpty { batch.movedWrittenMembers = true }
-            // Built and prepared once per list, not per member.
-            let place = order.map { ", \(quote($0)) = ?" } ?? ""
-            let sql = """
-                UPDATE \(quote(destinationTable.name)) SET \(quote(column)) = ?\(type)\(place), \
-                Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?
-                """
-            // A long list: one statement, its members' keys and places from a JSON array.
-            if targets.count >= setBasedListMinimum {
-                let table = quote(destinationTable.name)
-                let place = order.map { ", \(quote($0)) = j.key + \(base + 1)" } ?? ""
-                let listSQL = """
-                    UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
-                    FROM json_each(?) AS j WHERE \(table).Z_PK = j.value
-                    """
-                if let statement = try? connection.cachedStatement(listSQL) {
-                    try wrap { () throws(SQLiteError) in
-                        try statement.bind([.integer(key), .text(Self.jsonArray(targets))])
-                        try statement.execute()
-                    }
-                    return
-                }
-            }
-            try wrap { () throws(SQLiteError) in
-                let statement = try connection.cachedStatement(sql)
-                for (position, target) in targets.enumerated() {
-                    try statement.bind(
-                        order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
-                    try statement.execute()
-                }
-            }
+        if !relationship.isManyToMany, layout.reverseColumn(for: relationship, destinationRoot: destination.root) != nil {
+            _ = try setListWhole(relationship, from: key, of: entity, to: targets, batch: batch, onlyIf: nil)
             return
         }
         try insertJoinRows(relationship, from: key, to: targets, batch: batch)
+    }
+
+    /// Sets a to-many kept in its members' rows to `targets`, in their order, after the
+    /// owner's members they leave out. A long list (``setBasedListMinimum``) is one
+    /// `UPDATE … FROM json_each` over its keys, only of the members meeting `condition`
+    /// when there is one: returns whether every member did (the caller takes the
+    /// writes back when not). Otherwise one `UPDATE` per member (`condition` nil).
+    func setListWhole(
+        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch,
+        onlyIf condition: String?
+    ) throws(StoreError) -> Bool {
+        let r = relationship.declaration
+        guard let destination = version.entity(named: r.destination),
+            let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root)
+        else { return condition == nil }
+        // Members move between lists here: the counts of inverse sides are read again.
+        batch.forgetInverseCounts()
+        let destinationTable = table(of: destination)
+        let type = r.inverse.flatMap { inverse in relationship.inverseEntity.map { entityTypeAssignment(destinationTable, $0, inverse, entity) } } ?? ""
+        // The list is given whole, in its order, after the owner's other members (a
+        // member whose own line named the owner first): its end is read again when needed.
+        var base: Int64 = 0
+        if let order {
+            let list = orderedList(table: destinationTable.name, ownerColumn: column, orderColumn: order)
+            base = try placesBefore(targets, in: list, owner: key, batch: batch)
+            batch.forgetListEnd(list.slot, owner: key)
+        }
+        if !targets.isEmpty { batch.movedWrittenMembers = true }
+        let table = quote(destinationTable.name)
+        if targets.count >= setBasedListMinimum {
+            let place = order.map { ", \(quote($0)) = j.key + \(base + 1)" } ?? ""
+            let listSQL = """
+                UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
+                FROM json_each(?) AS j WHERE \(table).Z_PK = j.value\(condition.map { " AND " + $0 } ?? "")
+                """
+            if let statement = try? connection.cachedStatement(listSQL) {
+                return try wrap { () throws(SQLiteError) -> Bool in
+                    try statement.bind([.integer(key), .text(Self.jsonArray(targets))])
+                    try statement.execute()
+                    return connection.changes == targets.count
+                }
+            }
+            // An SQLite without JSON functions: member by member, checked first.
+            if condition != nil { return false }
+        }
+        // Built and prepared once per list, not per member.
+        let place = order.map { ", \(quote($0)) = ?" } ?? ""
+        let sql = "UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?"
+        try wrap { () throws(SQLiteError) in
+            let statement = try connection.cachedStatement(sql)
+            for (position, target) in targets.enumerated() {
+                try statement.bind(
+                    order == nil ? [.integer(key), .integer(target)] : [.integer(key), .integer(base + Int64(position + 1)), .integer(target)])
+                try statement.execute()
+            }
+        }
+        return true
     }
 
     /// The highest place among `owner`'s members in `list` that `targets` leaves out:

@@ -113,7 +113,7 @@ extension ObjectAccess {
     /// applies), `.some(nil)` for one given as nil.
     func insertRow(
         _ shape: InsertShape, given values: [AttributeValue??], relationships: [String: [Int64]],
-        positions: [String: Int64] = [:], primaryKey requested: Int64?, batch: ObjectBatch
+        positions: [String: Int64] = [:], primaryKey requested: Int64?, batch: ObjectBatch, optimistic: Bool = true
     ) throws -> Int64 {
         // `shape.entity` is read field by field: a copy of the whole description per
         // object costs a retain and a release of each of its strings and arrays.
@@ -138,14 +138,15 @@ extension ObjectAccess {
         bindings.append(.integer(shape.entityNumber))
         bindings.append(.integer(1))
         let resolved = try bindAttributes(shape, given: values, into: &bindings)
+        let allRelationships = relationships
         var relationships = relationships
         // The key the row will have: a member that already names it (written ahead of
         // this line) is this object's, not another owner's.
         let highest = try batch.highestKey(root: shape.rootNumber)
         let prospective = requested ?? (highest < Int64.max ? highest + 1 : nil)
-        let (later, waiting, ahead) = try bindToOnes(
-            shape, relationships: relationships, batch: batch, prospective: prospective, into: &bindings)
-        for name in waiting.keys { relationships[name] = nil }
+        let bound = try bindToOnes(
+            shape, relationships: relationships, batch: batch, prospective: prospective, optimistic: optimistic, into: &bindings)
+        for name in bound.waiting.keys { relationships[name] = nil }
         if !shape.uniqueness.isEmpty, !shape.uniquenessIsEnforced {
             try checkUniqueness(shape, values: resolved, relationships: relationships, batch: batch)
         }
@@ -155,24 +156,61 @@ extension ObjectAccess {
         shape.placesBuffer = []
         defer { shape.placesBuffer = places }
         try placeNewMember(shape, relationships: relationships, positions: positions, into: &bindings, places: &places, batch: batch)
-        try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+        if bound.unchecked.isEmpty {
+            try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+        } else if try !insertWithListsWhole(
+            shape, bindings, key: key, requested: requested, given: values, relationships: relationships, bound: bound, batch: batch)
+        {
+            // A member of a long list does not pass: the object again, member by member.
+            return try insertRow(
+                shape, given: values, relationships: allRelationships, positions: positions, primaryKey: requested, batch: batch,
+                optimistic: false)
+        }
         for place in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
-        try noteWritten(shape, key: key, ahead: ahead, batch: batch)
+        try noteWritten(shape, key: key, ahead: bound.ahead, batch: batch)
         for case let rule? in shape.targets where rule.bindsToOne {
             if let slot = rule.inverseCountSlot, let target = relationships[rule.name]?.first { batch.addInverseMember(slot, target: target) }
         }
         if key > highest { batch.advanceHighestKey(root: shape.rootNumber, to: key) }
-        if !waiting.isEmpty {
+        if !bound.waiting.isEmpty {
             let reference = DeferredReference(
-                entityName: shape.entityName, key: key, relationships: waiting, positions: positions, source: batch.currentSource)
+                entityName: shape.entityName, key: key, relationships: bound.waiting, positions: positions, source: batch.currentSource)
             try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection) }
         }
-        for (relationship, targets) in later {
+        for (relationship, targets) in bound.later {
             try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
         }
         guard !relationships.isEmpty, shape.hasOneToOneInverses else { return key }
         try updateOneToOneInverses(of: key, in: shape, relationships: relationships)
         return key
+    }
+
+    /// Writes the row and sets its long lists given whole, each by one `UPDATE` of only
+    /// the members that pass the checks (``TargetRule/freeMemberCondition``), under a
+    /// savepoint: false, with nothing written, when a member did not pass. The check
+    /// and the setting were two statements that each found every member by its key.
+    private func insertWithListsWhole(
+        _ shape: InsertShape, _ bindings: [DatabaseValue], key: Int64, requested: Int64?, given values: [AttributeValue??],
+        relationships: [String: [Int64]], bound: BoundTargets, batch: ObjectBatch
+    ) throws -> Bool {
+        try run("SAVEPOINT mm_list_whole", [])
+        do {
+            try executeInsert(shape, bindings, requested: requested, given: values, relationships: relationships, batch: batch)
+            for (rule, targets) in bound.unchecked {
+                guard try setListWhole(rule.relationship, from: key, of: shape.entity, to: targets, batch: batch, onlyIf: rule.freeMemberCondition)
+                else {
+                    try run("ROLLBACK TO mm_list_whole", [])
+                    try run("RELEASE mm_list_whole", [])
+                    return false
+                }
+            }
+            try run("RELEASE mm_list_whole", [])
+            return true
+        } catch {
+            try? connection.execute("ROLLBACK TO mm_list_whole")
+            try? connection.execute("RELEASE mm_list_whole")
+            throw error
+        }
     }
 
     /// The key of a new row: the one asked for (`_pk`), checked, else one past the

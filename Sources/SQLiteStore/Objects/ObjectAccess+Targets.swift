@@ -11,20 +11,19 @@ extension ObjectAccess {
     /// a to-one whose rule writes ahead (``TargetRule/writesAhead``) is bound and
     /// returned in `ahead`, its target checked when the batch ends
     /// (``checkProvisionalTargets(_:)``); any other is bound NULL and returned in
-    /// `waiting`, set and checked when the batch ends.
+    /// `waiting`, set and checked when the batch ends. `optimistic`: a long list given
+    /// whole is returned in `unchecked`, for ``setListsWhole(_:of:key:batch:)``.
     func bindToOnes(
-        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?,
+        _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?, optimistic: Bool,
         into bindings: inout [DatabaseValue]
-    ) throws -> (later: [(CompiledRelationship, [Int64])], waiting: [String: [Int64]], ahead: [(TargetRule, Int64)]) {
+    ) throws -> BoundTargets {
+        var bound = BoundTargets()
         // None given (most loaded objects): every to-one column is NULL, and the
         // counts wait for `checkBatch` as below.
         if relationships.isEmpty {
             for _ in 0..<shape.nullToOneBindings { bindings.append(.null) }
-            return ([], [:], [])
+            return bound
         }
-        var later: [(CompiledRelationship, [Int64])] = []
-        var waiting: [String: [Int64]] = [:]
-        var ahead: [(TargetRule, Int64)] = []
         for index in shape.relationships.indices {
             // Read by index, through the relationship's rule: a copy of each relationship's
             // description per object costs a retain and a release of each of its strings.
@@ -38,11 +37,14 @@ extension ObjectAccess {
             // object of the batch may still set them from the inverse side.
             if !targets.isEmpty {
                 try checkCount(targets, of: rule)
-                switch try checkTargets(targets, rule: rule, batch: batch, from: prospective) {
+                switch try checkTargets(targets, rule: rule, batch: batch, from: prospective, optimistic: optimistic) {
                 case .written: break
-                case .ahead: ahead.append((rule, targets[0]))
+                case .ahead: bound.ahead.append((rule, targets[0]))
                 case .waiting:
-                    waiting[rule.name] = targets
+                    bound.waiting[rule.name] = targets
+                    targets = []
+                case .unchecked:
+                    bound.unchecked.append((rule, targets))
                     targets = []
                 }
             }
@@ -56,26 +58,41 @@ extension ObjectAccess {
                     }
                 }
             } else if !targets.isEmpty {
-                later.append((rule.relationship, targets))
+                bound.later.append((rule.relationship, targets))
             }
         }
         // Places in ordered lists: bound once the row's key is known.
         for _ in shape.memberships { bindings.append(.null) }
-        return (later, waiting, ahead)
+        return bound
+    }
+
+    /// A new row's relationships as ``bindToOnes(_:relationships:batch:prospective:optimistic:into:)``
+    /// sorted them.
+    struct BoundTargets {
+        /// To-manys to connect once the row is written.
+        var later: [(CompiledRelationship, [Int64])] = []
+        /// Relationships naming objects not written yet, set when the batch ends.
+        var waiting: [String: [Int64]] = [:]
+        /// To-ones written ahead of their targets.
+        var ahead: [(TargetRule, Int64)] = []
+        /// Long lists given whole, checked by the `UPDATE` that sets them.
+        var unchecked: [(TargetRule, [Int64])] = []
     }
 
     /// Where a relationship's targets are: all written (and checked now), or one not
-    /// written yet (``bindToOnes(_:relationships:batch:prospective:into:)``).
-    enum Targets { case written, ahead, waiting }
+    /// written yet (``bindToOnes(_:relationships:batch:prospective:optimistic:into:)``).
+    enum Targets { case written, ahead, waiting, unchecked }
 
     /// Checks a relationship's targets when they are all written; else says how the
     /// relationship waits for the end of the batch (refused, when the batch does not
     /// let references wait). A to-one's target is looked up once.
-    func checkTargets(_ targets: [Int64], rule: TargetRule, batch: ObjectBatch, from key: Int64?) throws -> Targets {
-        // A long list given whole by its new owner: one statement, when every member passes.
-        if targets.count >= setBasedListMinimum, let sql = rule.freeMembersSQL, try countRows(sql, Self.jsonArray(targets)) == targets.count {
-            return .written
-        }
+    func checkTargets(
+        _ targets: [Int64], rule: TargetRule, batch: ObjectBatch, from key: Int64?, optimistic: Bool
+    ) throws -> Targets {
+        // A long list given whole: checked by the `UPDATE` that sets it once the row is
+        // written (``setListsWhole(_:of:key:batch:)``); the object is written again member by
+        // member when a member does not pass.
+        if optimistic, targets.count >= setBasedListMinimum, rule.freeMemberCondition != nil { return .unchecked }
         guard batch.resolvesReferencesAtEnd else {
             for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
             return .written
@@ -88,17 +105,6 @@ extension ObjectAccess {
         for target in targets where try rowEntity(target, rule: rule, batch: batch) == nil { return .waiting }
         for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
         return .written
-    }
-
-    /// The count a one-parameter query gives, or nil when it cannot run (an SQLite
-    /// without JSON functions): the caller then goes member by member.
-    func countRows(_ sql: String, _ parameter: String) throws -> Int? {
-        guard let statement = try? connection.cachedStatement(sql) else { return nil }
-        return try wrap { () throws(SQLiteError) -> Int? in
-            try statement.bind([.text(parameter)])
-            defer { statement.reset() }
-            return try statement.step() ? Int(statement.int64(at: 0)) : nil
-        }
     }
 
     /// The keys `relationships` gives `name`. Most objects give one relationship: a

@@ -50,13 +50,11 @@ final class TargetRule {
     /// inverse side, no entity number beside the key).
     let writesAhead: Bool
     /// For a to-many kept in its members' rows (not a many-to-many, no count on the
-    /// inverse side): how many of a JSON array of keys (`?`) name a row of the
-    /// destination with no owner yet. All of them, and a new owner's list passes
-    /// every check of ``ObjectAccess/checkTarget(_:rule:field:batch:from:known:)`` in
-    /// one statement (``ObjectAccess/setBasedListMinimum``). `CROSS JOIN` keeps the
-    /// keys the outer loop: SQLite would otherwise walk the owner column's index for
-    /// every row with no owner (a list of 3,000 into 300 k free rows ran for minutes).
-    let freeMembersSQL: String?
+    /// inverse side): the condition (on the members' table) of a member that
+    /// passes every check of ``ObjectAccess/checkTarget(_:rule:field:batch:from:known:)``
+    /// for a new owner, of the destination and with no owner yet. A long list given
+    /// whole is checked and set by one `UPDATE` under it (``ObjectAccess/setBasedListMinimum``).
+    let freeMemberCondition: String?
     init?(_ relationship: CompiledRelationship, field: String, rowTable: StorageLayout.Table, access: ObjectAccess) {
         let r = relationship.declaration
         let version = access.version
@@ -106,12 +104,10 @@ final class TargetRule {
         writesAhead = bindsToOne && !bindsEntityNumber && ownerSQL == nil && limit == nil
         if r.isToMany, !relationship.isManyToMany, limit == nil, let ownerColumn {
             let numbers = destinationNumbers.sorted().map(String.init).joined(separator: ", ")
-            freeMembersSQL = """
-                SELECT count(*) FROM json_each(?) AS j CROSS JOIN \(quote(destinationTable.name)) AS d ON d.Z_PK = j.value \
-                WHERE d.Z_ENT IN (\(numbers)) AND d.\(quote(ownerColumn)) IS NULL
-                """
+            let table = quote(destinationTable.name)
+            freeMemberCondition = "\(table).Z_ENT IN (\(numbers)) AND \(table).\(quote(ownerColumn)) IS NULL"
         } else {
-            freeMembersSQL = nil
+            freeMemberCondition = nil
         }
     }
 }
