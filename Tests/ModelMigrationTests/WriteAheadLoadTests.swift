@@ -177,3 +177,31 @@ private let model = """
         }
     }
 }
+
+/// The statements that check and set a long list given whole, and the targets written
+/// ahead, keep the keys the outer loop: SQLite's plan finds each member by its key, never
+/// by walking the owner column's index (every row without an owner, per list: a load of
+/// 100 lists into a million free rows ran for an hour before the terms were kept off the
+/// index). Read from the plans SQLite gives for the statements a load prepared.
+@Suite struct ListWholePlanTests {
+    @Test func eachMemberIsFoundByItsKey() throws {
+        let directory = try TemporaryDirectory(prefix: "ListWholePlanTests")
+        defer { directory.remove() }
+        let (store, version) = try directory.createStore(model: "Plan", yaml: model)
+        defer { try? store.close() }
+        let access = try ObjectAccess(store: store, version: version)
+        let books = (1...40).map { #"{"_pk":\#($0),"title":"b"}"# }.joined(separator: "\n")
+        try ObjectJSONLines.load(access, entity: "Book", text: books, file: "books")
+        let list = #"{"_pk":1,"title":"f","books":[\#((1...20).map(String.init).joined(separator: ","))]}"#
+        try ObjectJSONLines.load(access, entity: "Folder", text: list, file: "folders")
+        let setting = store.connection.cachedStatementTexts.filter { $0.contains("json_each") && $0.hasPrefix("UPDATE") }
+        #expect(!setting.isEmpty)
+        for sql in setting {
+            let plan = try store.connection.prepare("EXPLAIN QUERY PLAN " + sql).rows().map { "\($0)" }.joined(separator: "\n")
+            #expect(plan.contains("SCAN j"), "\(plan)")
+            #expect(plan.contains("USING INTEGER PRIMARY KEY"), "\(plan)")
+            #expect(!plan.contains("INDEX ZBOOK_ZFOLDER_INDEX"), "\(plan)")
+        }
+        #expect(try store.connection.prepare("SELECT count(*) FROM ZBOOK WHERE ZFOLDER = 1").rows() == [[.integer(20)]])
+    }
+}

@@ -170,6 +170,9 @@ package final class Connection {
         try compile(sql, persistent: false)
     }
 
+    /// The SQL of the statements the cache holds (for tests of query plans).
+    package var cachedStatementTexts: [String] { Array(statementCache.keys) }
+
     /// Returns a prepared statement for `sql`, reset and with cleared bindings, from a
     /// cache keyed by the SQL text; prepares it on first use.
     ///

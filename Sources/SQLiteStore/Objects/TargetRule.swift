@@ -105,7 +105,9 @@ final class TargetRule {
         if r.isToMany, !relationship.isManyToMany, limit == nil, let ownerColumn {
             let numbers = destinationNumbers.sorted().map(String.init).joined(separator: ", ")
             let table = quote(destinationTable.name)
-            freeMemberCondition = "\(table).Z_ENT IN (\(numbers)) AND \(table).\(quote(ownerColumn)) IS NULL"
+            // Unary `+`: no index for these terms, so that the keys stay the outer loop (with
+            // the owner column's index, SQLite walked every row without an owner per list).
+            freeMemberCondition = "+\(table).Z_ENT IN (\(numbers)) AND +\(table).\(quote(ownerColumn)) IS NULL"
         } else {
             freeMemberCondition = nil
         }
