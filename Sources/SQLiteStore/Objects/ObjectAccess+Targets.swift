@@ -12,7 +12,8 @@ extension ObjectAccess {
     /// returned in `ahead`, its target checked when the batch ends
     /// (``checkProvisionalTargets(_:)``); any other is bound NULL and returned in
     /// `waiting`, set and checked when the batch ends. `optimistic`: a long list given
-    /// whole is returned in `unchecked`, for ``setListsWhole(_:of:key:batch:)``.
+    /// whole is returned in `unchecked`: the `UPDATE` that sets it once the row is written
+    /// checks it (``setListWhole(_:from:of:to:batch:onlyIf:)``).
     func bindToOnes(
         _ shape: InsertShape, relationships: [String: [Int64]], batch: ObjectBatch, prospective: Int64?, optimistic: Bool,
         into bindings: inout [DatabaseValue]
@@ -90,8 +91,8 @@ extension ObjectAccess {
         _ targets: [Int64], rule: TargetRule, batch: ObjectBatch, from key: Int64?, optimistic: Bool
     ) throws -> Targets {
         // A long list given whole: checked by the `UPDATE` that sets it once the row is
-        // written (``setListsWhole(_:of:key:batch:)``); the object is written again member by
-        // member when a member does not pass.
+        // written (``setListWhole(_:from:of:to:batch:onlyIf:)``); the object is written again
+        // member by member when a member does not pass.
         if optimistic, targets.count >= setBasedListMinimum, rule.freeMemberCondition != nil { return .unchecked }
         guard batch.resolvesReferencesAtEnd else {
             for target in targets { try checkTarget(target, rule: rule, field: rule.field, batch: batch, from: key) }
