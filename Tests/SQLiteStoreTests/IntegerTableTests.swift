@@ -46,4 +46,28 @@ import Testing
             #expect(table[k] == reference[k])
         }
     }
+
+    /// Keys in runs (16 consecutive keys share a block of slots), strides of 16 (every key
+    /// at the start of its block) and blocks that collide, with removals in the middle of
+    /// the probe runs they make: the same answers as a dictionary.
+    @Test(arguments: [Int64(1), 16, 17, 1 << 20])
+    func runsAndStridesAnswerAsADictionaryDoes(stride: Int64) {
+        var random = SplitMix64(seed: UInt64(stride))
+        var table = IntegerTable()
+        var reference: [Int64: Int64] = [:]
+        let keys = (0..<3_000).map { Int64($0) * stride - 700 * stride }
+        for (i, k) in keys.enumerated() {
+            table[k] = Int64(i)
+            reference[k] = Int64(i)
+            if i % 3 == 2 {
+                let gone = keys[Int.random(in: 0...i, using: &random)]
+                table[gone] = nil
+                reference[gone] = nil
+            }
+        }
+        #expect(table.count == reference.count)
+        for k in keys { #expect(table[k] == reference[k]) }
+        table.removeAll()
+        #expect(table.isEmpty && keys.allSatisfy { table[$0] == nil })
+    }
 }

@@ -8,6 +8,8 @@ package struct FastLineReader {
     private let version: CompiledVersion
     /// The loaded entity; nil for a whole store's lines, which name their entity.
     private let base: CompiledEntity?
+    /// `base == nil`, kept: comparing the optional description per line copied it.
+    private let requiresEntity: Bool
     private var readers: [String: FastRecordReader] = [:]
     /// The reader tried first: the loaded entity's, or the last line's for a whole store.
     private var first: FastRecordReader?
@@ -19,6 +21,7 @@ package struct FastLineReader {
     package init(version: CompiledVersion, entity: CompiledEntity?) {
         self.version = version
         base = entity
+        requiresEntity = entity == nil
         if let start = entity ?? version.entities.first { first = reader(for: start) }
     }
 
@@ -26,14 +29,14 @@ package struct FastLineReader {
     /// to the general reader.
     package mutating func read(_ line: UnsafeBufferPointer<UInt8>) -> String? {
         guard var reader = first else { return nil }
-        var outcome = reader.read(line, into: &record, scratch: &scratch, requiresEntity: base == nil)
+        var outcome = reader.read(line, into: &record, scratch: &scratch, requiresEntity: requiresEntity)
         if case .otherEntity(let name) = outcome {
             guard let entity = version.entity(named: name),
                 base.map({ ObjectJSONLines.isSame(entity.name, orSubentityOf: $0.name, in: version) }) ?? true
             else { return nil }
             reader = self.reader(for: entity)
             outcome = reader.read(line, into: &record, scratch: &scratch, requiresEntity: true)
-            if base == nil { first = reader }
+            if requiresEntity { first = reader }
         }
         return outcome == .read ? reader.entityName : nil
     }

@@ -11,7 +11,9 @@ import DataModel
 /// general reader would refuse (a syntax error, a key twice, an unknown field, a value of
 /// the wrong type) is declined, and the line goes to the general reader, which words the
 /// refusal. `FastRecordTests` holds the two readers equal on random lines.
-package struct FastRecordReader {
+/// A class: the line reader hands one out per line, and a struct's copy retained each of
+/// its arrays.
+package final class FastRecordReader {
     /// What a line holds, as `ObjectBatch.insert(_:attributeValues:relationships:positions:primaryKey:source:)` takes it.
     package struct Record: Equatable {
         /// One per stored attribute, in the entity's order: `.none` when absent, `.some(nil)` for null.
