@@ -78,6 +78,16 @@ struct PlanReport: Encodable {
             table = step.table
             if case .policy(let stage) = step { policies = stage.policies.map(\.policy) }
         }
+
+        /// A `--verify` step: it reads the store and writes nothing (no SQL of its own;
+        /// its queries are its checks').
+        init(_ step: VerificationStep) {
+            kind = step.kind.rawValue
+            summary = step.summary
+            sql = []
+            cost = "\(StepCost.constant)"
+            rows = 0
+        }
     }
     struct Hop: Encodable {
         var from: Int

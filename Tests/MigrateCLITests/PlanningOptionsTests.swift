@@ -46,7 +46,7 @@ import Testing
         let applied = try Self.encoded(apply.global.makePlan(apply.options, timeout: apply.timeout))
         #expect(planned == applied)
         #expect(planned.contains(#""verify":true"#))
-        #expect(planned.contains(#""verifyIntegrity":{}"#))
+        #expect(planned.contains(#""integrity":{}"#))
     }
 
     /// `plan --verify` lists the checks `apply --verify` runs, after the hops.

@@ -42,7 +42,7 @@ import Testing
         let plan = try s.plan(verify: true)
         #expect(plan.options.verify)
         #expect(plan.verification.map(\.kind) == [.verifyIntegrity, .verifyRelationships])
-        guard case .verifyRelationships(let checks) = plan.verification[1] else {
+        guard case .relationships(let checks) = plan.verification[1] else {
             Issue.record("no relationship checks: \(plan.verification)")
             return
         }

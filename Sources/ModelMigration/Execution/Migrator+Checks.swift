@@ -64,16 +64,16 @@ extension Migrator {
     }
 
     /// Runs one `--verify` step on a store at its target.
-    private func verifyCurrent(_ step: MigrationStep, of plan: MigrationPlan, store: Store, result: inout MigrationResult) throws {
+    private func verifyCurrent(_ step: VerificationStep, of plan: MigrationPlan, store: Store, result: inout MigrationResult) throws {
         let connection = store.connection
         switch step {
-        case .verifyIntegrity:
+        case .integrity:
             let integrity = try connection.scalarString("PRAGMA integrity_check") ?? "?"
             guard integrity == "ok" else {
                 throw MigrationError(kind: .verifyFailed, message: "--verify: \(plan.storePath): PRAGMA integrity_check says: \(integrity)")
             }
             result.checksPassed += 1
-        case .verifyStore(let verification):
+        case .store(let verification):
             let audit = StoreAudit(version: plan.target, layout: verification.layout)
             let problems = audit.keyTableProblems(try store.entityKeyRows()) + (try StoreAudit.violations(of: verification.preconditions, on: connection))
             if !problems.isEmpty {
@@ -87,7 +87,7 @@ extension Migrator {
                                 """, with: ". Repair it (or restore a backup)"))
             }
             result.checksPassed += verification.preconditions.count
-        case .verifyCurrentRelationships(let checks):
+        case .currentRelationships(let checks):
             for check in checks {
                 let violations = try connection.scalarInt64(check.sql) ?? 0
                 if violations > 0, let reference = check.reference {
@@ -103,7 +103,7 @@ extension Migrator {
                     result.checksPassed += 1
                 }
             }
-        default:
+        case .policyValues, .relationships:
             throw MigrationError(
                 kind: .verifyFailed,
                 message: """

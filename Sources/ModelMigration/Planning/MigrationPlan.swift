@@ -284,7 +284,7 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
     /// `--verify`'s steps, run after every hop before commit (or, on a store
     /// already at its target, on their own in a read transaction): planned with
     /// the rest, so that `plan --verify` shows exactly what `apply --verify` runs.
-    public var verification: [MigrationStep] = []
+    public var verification: [VerificationStep] = []
     /// The settings the plan was made with.
     public var options = PlanningOptions()
 

@@ -168,8 +168,7 @@ extension MigrationPlanner {
                 if build.table == table || build.buildTable == table { return nil }
             case .createIndex, .dropIndex:
                 continue
-            case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows, .entityNumbers, .policy,
-                .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
+            case .addColumn, .renameColumn, .renameTable, .dropColumn, .dropTable, .updateRows, .deleteRows, .entityNumbers, .policy:
                 return nil
             }
         }

@@ -20,10 +20,6 @@ extension MigrationStep {
         case .rebuildTable: .rebuildTable
         case .fillJoinTable: .fillJoinTable
         case .policy: .policy
-        case .verifyIntegrity: .verifyIntegrity
-        case .verifyPolicyValues: .verifyPolicyValues
-        case .verifyStore: .verifyStore
-        case .verifyRelationships, .verifyCurrentRelationships: .verifyRelationships
         }
     }
 
@@ -36,17 +32,10 @@ extension MigrationStep {
         case .createTable(let build): build.summary
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.summary
         case .policy(let stage): stage.summary
-        case .verifyIntegrity: "PRAGMA integrity_check says ok (every page of the store)"
-        case .verifyPolicyValues: "no property left to a policy is nil where its source had a value"
-        case .verifyStore(let store):
-            "the store's entity numbers, and \(store.preconditions.count) check\(store.preconditions.count == 1 ? "" : "s") of its rows"
-        case .verifyRelationships(let checks): "every relationship of the target version (\(checks.count) check\(checks.count == 1 ? "" : "s"))"
-        case .verifyCurrentRelationships(let checks): "every relationship (\(checks.count) check\(checks.count == 1 ? "" : "s"))"
         }
     }
 
-    /// Its cost class (`--verify`'s steps read the store and write nothing: O(1)
-    /// in rows written).
+    /// Its cost class.
     public var cost: StepCost {
         switch self {
         case .addColumn(let c), .renameColumn(let c), .renameTable(let c), .dropColumn(let c), .dropTable(let c), .createIndex(let c),
@@ -54,7 +43,7 @@ extension MigrationStep {
             c.cost
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.cost
         case .policy(let stage): stage.cost
-        case .createTable, .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: .constant
+        case .createTable: .constant
         }
     }
 
@@ -67,12 +56,10 @@ extension MigrationStep {
         case .createTable(let build): build.table
         case .rebuildTable(let copy), .fillJoinTable(let copy): copy.table
         case .policy(let stage): stage.table
-        case .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: nil
         }
     }
 
-    /// Its SQL statements with their bound values, in order (none for a policy
-    /// step and `--verify`'s steps, whose queries are their checks').
+    /// Its SQL statements with their bound values, in order (none for a policy step).
     public var statements: [SQLFragment] {
         get {
             switch self {
@@ -81,7 +68,7 @@ extension MigrationStep {
                 c.statements
             case .createTable(let build): build.statements
             case .rebuildTable(let copy), .fillJoinTable(let copy): copy.statements
-            case .policy, .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: []
+            case .policy: []
             }
         }
         // Tests replace a statement to make a step fail on purpose.
@@ -100,7 +87,7 @@ extension MigrationStep {
             case .createTable(var build): build.statements = newValue; self = .createTable(build)
             case .rebuildTable(var copy): copy.statements = newValue; self = .rebuildTable(copy)
             case .fillJoinTable(var copy): copy.statements = newValue; self = .fillJoinTable(copy)
-            case .policy, .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships: break
+            case .policy: break
             }
         }
     }
@@ -122,9 +109,7 @@ extension MigrationStep {
     public var reportsRowsDone: Bool {
         switch self {
         case .rebuildTable, .fillJoinTable, .createIndex, .updateRows, .deleteRows: cost.rows > 0
-        case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy,
-            .verifyIntegrity, .verifyPolicyValues, .verifyStore, .verifyRelationships, .verifyCurrentRelationships:
-            false
+        case .addColumn, .renameColumn, .renameTable, .dropColumn, .createTable, .dropTable, .dropIndex, .entityNumbers, .policy: false
         }
     }
 }

@@ -35,25 +35,10 @@ public enum MigrationStep: Sendable, Hashable, Codable {
     case fillJoinTable(TableCopy)
     /// The policies of a hop's custom entity mappings, stage by stage.
     case policy(PolicyStage)
-    /// `--verify`: `PRAGMA integrity_check` answers `ok` (every page of the store).
-    case verifyIntegrity
-    /// `--verify` after a plan with policies: no property left to a policy was
-    /// left nil where the source had a value.
-    case verifyPolicyValues
-    /// `--verify` on a store already at its target: its entity numbers and the rows
-    /// a migration would rely on.
-    case verifyStore(StoreVerification)
-    /// `--verify` after a migration: every relationship of the target version,
-    /// references that dangled before the migration carried as they were.
-    case verifyRelationships([VerifiedCheck])
-    /// `--verify` on a store already at its target: every relationship; dangling
-    /// references are reported (no migration made them), other violations fail.
-    case verifyCurrentRelationships([MigrationCheck])
-
     /// The name of a step's kind, as `plan --json` shows it (`"rebuildTable"`).
     public enum Kind: String, Sendable, Hashable, Codable {
         case addColumn, renameColumn, renameTable, dropColumn, createTable, rebuildTable, fillJoinTable, dropTable, deleteRows, updateRows,
-            createIndex, dropIndex, entityNumbers, policy, verifyIntegrity, verifyPolicyValues, verifyStore, verifyRelationships
+            createIndex, dropIndex, entityNumbers, policy
     }
 
     /// The statements and bookkeeping steps that change one table.
@@ -138,25 +123,5 @@ public enum MigrationStep: Sendable, Hashable, Codable {
         public var policies: [PolicyInvocation]
         /// Its cost class.
         public var cost: StepCost
-    }
-
-    /// What `--verify` checks on a store already at its target, beyond its pages
-    /// and relationships.
-    public struct StoreVerification: Sendable, Hashable, Codable {
-        /// What a migration would rely on (rows of known entities, references to
-        /// the right entities).
-        public var preconditions: [MigrationCheck]
-        /// The store's layout, against which `Z_PRIMARYKEY` is checked.
-        package var layout: StorageLayout
-    }
-
-    /// A relationship check of `--verify` after a migration.
-    public struct VerifiedCheck: Sendable, Hashable, Codable {
-        /// The check on the migrated store.
-        public var check: MigrationCheck
-        /// The same relationship direction in the store before the migration,
-        /// when every hop copies it: as many references as dangled there may
-        /// still dangle (carried as they were).
-        public var before: ReferenceKey?
     }
 }
