@@ -9,9 +9,16 @@ import DataModel
 extension ObjectAccess {
     /// The order value that puts a member at the end of `owner`'s list: one past the
     /// list's highest place (the batch's record of it, else the store's), leaving out
-    /// `member` when its row is already written.
-    func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, batch: ObjectBatch) throws(StoreError) -> Int64 {
-        if let end = try batch.listEnd(list, owner: owner) { return end + 1 }
+    /// `member` when its row is already written. Refused (the member's `field`) when the
+    /// highest place is the largest integer (a `_position` given so): none is after it.
+    func endOfList(_ list: OrderedList, owner: Int64, excluding member: Int64? = nil, field: String, batch: ObjectBatch) throws -> Int64 {
+        func after(_ end: Int64) throws -> Int64 {
+            guard end < Int64.max else {
+                throw RowRefusal(field, "no place is left in the list of object \(owner): a member is at \(end), the last place there is")
+            }
+            return end + 1
+        }
+        if let end = try batch.listEnd(list, owner: owner) { return try after(end) }
         let end = try wrap { () throws(SQLiteError) -> Int64 in
             let statement = try connection.cachedStatement(member == nil ? list.endSQL : list.endExcludingSQL)
             try statement.bind(member.map { [.integer(owner), .integer($0)] } ?? [.integer(owner)])
@@ -21,7 +28,7 @@ extension ObjectAccess {
         // Kept even when the member is then refused and never written: a thousand
         // refused members of one long list read its end once, not a thousand times.
         if member == nil { batch.noteListEnd(list.slot, owner: owner, at: end, appended: true) }
-        return end + 1
+        return try after(end)
     }
 
     /// The places of a new row in the ordered lists its to-ones put it in, bound into
@@ -31,13 +38,17 @@ extension ObjectAccess {
     func placeNewMember(
         _ shape: InsertShape, relationships: [String: [Int64]], positions: [String: Int64], into bindings: inout [DatabaseValue],
         places: inout [ListPlace], batch: ObjectBatch
-    ) throws(StoreError) {
+    ) throws {
         places.removeAll(keepingCapacity: true)
         for membership in shape.memberships {
             guard let owner = Self.given(relationships, membership.relationship)?.first else { continue }
             let given = positions.isEmpty ? nil : positions[membership.relationship]
             let place: Int64
-            if let given { place = given } else { place = try endOfList(membership.list, owner: owner, batch: batch) }
+            if let given {
+                place = given
+            } else {
+                place = try endOfList(membership.list, owner: owner, field: shape.entityName + "." + membership.relationship, batch: batch)
+            }
             bindings[membership.binding] = .integer(place)
             places.append(ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil))
         }
@@ -49,13 +60,17 @@ extension ObjectAccess {
     /// the lists the row was in before: ``currentOwners(_:key:relationships:)``).
     func writtenMemberPlaces(
         _ shape: InsertShape, key: Int64, relationships: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
-    ) throws(StoreError) -> [(InsertShape.OrderedMembership, ListPlace)] {
+    ) throws -> [(InsertShape.OrderedMembership, ListPlace)] {
         var places: [(InsertShape.OrderedMembership, ListPlace)] = []
         for membership in shape.memberships {
             guard let owner = relationships[membership.relationship]?.first else { continue }
             let given = positions[membership.relationship]
             let place: Int64
-            if let given { place = given } else { place = try endOfList(membership.list, owner: owner, excluding: key, batch: batch) }
+            if let given {
+                place = given
+            } else {
+                place = try endOfList(membership.list, owner: owner, excluding: key, field: shape.entityName + "." + membership.relationship, batch: batch)
+            }
             places.append((membership, ListPlace(list: membership.list.slot, owner: owner, place: place, appended: given == nil)))
         }
         return places
@@ -111,7 +126,7 @@ extension ObjectAccess {
     /// inserted, at the end of each destination's list when the inverse is ordered.
     func connectToMany(
         _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch
-    ) throws(StoreError) {
+    ) throws {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
         // Members move between lists here: the counts of inverse sides are read again.
@@ -131,7 +146,7 @@ extension ObjectAccess {
     func setListWhole(
         _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch,
         onlyIf condition: String?
-    ) throws(StoreError) -> Bool {
+    ) throws -> Bool {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination),
             let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root)
@@ -147,9 +162,13 @@ extension ObjectAccess {
             let list = orderedList(table: destinationTable.name, ownerColumn: column, orderColumn: order)
             base = try placesBefore(targets, in: list, owner: key, batch: batch)
             batch.forgetListEnd(list.slot, owner: key)
+            guard base <= Int64.max - Int64(targets.count) else {
+                throw RowRefusal(relationship.declaredIn + "." + r.name, "no place is left after the members the list does not name (the last at \(base))")
+            }
         }
-        if !targets.isEmpty { batch.movedWrittenMembers = true }
         let table = quote(destinationTable.name)
+        try checkRoom(for: targets, relationship, owner: key, in: "SELECT count(*) FROM \(table) WHERE \(quote(column)) = ? AND Z_PK")
+        if !targets.isEmpty { batch.movedWrittenMembers = true }
         if targets.count >= setBasedListMinimum {
             let place = order.map { ", \(quote($0)) = j.key + \(base + 1)" } ?? ""
             let listSQL = """
@@ -180,6 +199,26 @@ extension ObjectAccess {
         return true
     }
 
+    /// A list given whole keeps the owner's members it does not name (their own lines
+    /// named the owner): with them it must stay within the relationship's `maxCount`.
+    /// `countSQL` counts the owner's members, up to the column naming a member (the
+    /// keys the list names are left out after it).
+    private func checkRoom(for targets: [Int64], _ relationship: CompiledRelationship, owner: Int64, in countSQL: String) throws {
+        guard let max = relationship.declaration.maxCount, max > 0 else { return }
+        let others = try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.prepare(countSQL + " NOT IN (SELECT value FROM json_each(?))")
+            try statement.bind([.integer(owner), .text(Self.jsonArray(targets))])
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+        guard others + Int64(targets.count) > Int64(clamping: max) else { return }
+        throw RowRefusal(
+            relationship.declaredIn + "." + relationship.name,
+            """
+            allows at most \(max) objects: the list names \(targets.count), and \(others) other\(others == 1 ? "" : "s") already \
+            name\(others == 1 ? "s" : "") this object
+            """)
+    }
+
     /// The highest place among `owner`'s members in `list` that `targets` leaves out:
     /// a list given whole goes after them (none, for a new owner: no query).
     private func placesBefore(_ targets: [Int64], in list: OrderedList, owner: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
@@ -195,18 +234,33 @@ extension ObjectAccess {
         }
     }
 
-    /// A many-to-many's join rows from `key` to each target (a pair already there is
-    /// kept as it is): at `key`'s list positions when this side is ordered, at the end
-    /// of each target's list when the inverse side is.
-    private func insertJoinRows(_ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch) throws(StoreError) {
+    /// A many-to-many's join rows from `key` to each target: when this side is ordered,
+    /// the list given whole, in its order, after `key`'s members it does not name (a pair
+    /// already there takes its place in the list, as a one-to-many's member does); at
+    /// the end of each target's list when the inverse side is ordered (a pair already
+    /// there keeps its place there).
+    private func insertJoinRows(_ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch) throws {
         guard let plan = joinInsertPlan(for: relationship) else { return }
-        if let order = plan.orderSlot { batch.forgetListEnd(order, owner: key) }
+        if relationship.declaration.maxCount ?? 0 > 0, let (join, mine, theirs) = joinTable(for: relationship) {
+            try checkRoom(
+                for: targets, relationship, owner: key,
+                in: "SELECT count(*) FROM \(quote(join.name)) WHERE \(quote(mine)) = ? AND \(quote(theirs))")
+        }
+        var base: Int64 = 0
+        if let list = plan.orderList {
+            base = try placesBefore(targets, in: list, owner: key, batch: batch)
+            batch.forgetListEnd(list.slot, owner: key)
+            guard base <= Int64.max - Int64(targets.count) else {
+                throw RowRefusal(
+                    relationship.declaredIn + "." + relationship.name, "no place is left after the members the list does not name (the last at \(base))")
+            }
+        }
         for (position, target) in targets.enumerated() {
             var bindings: [DatabaseValue] = [.integer(key), .integer(target)]
-            if plan.orderSlot != nil { bindings.append(.integer(Int64(position + 1))) }
+            if plan.orderList != nil { bindings.append(.integer(base + Int64(position + 1))) }
             var place: Int64?
             if let inverseList = plan.inverseList {
-                place = try endOfList(inverseList, owner: target, batch: batch)
+                place = try endOfList(inverseList, owner: target, field: relationship.declaredIn + "." + relationship.name, batch: batch)
                 bindings.append(.integer(place ?? 0))
             }
             try wrap { () throws(SQLiteError) in
@@ -233,12 +287,15 @@ extension ObjectAccess {
         var columns = [mine, theirs]
         if let order { columns.append(order.name) }
         if let inverseOrder { columns.append(inverseOrder.name) }
+        // A pair already there: this side's place is the list's (it is given whole),
+        // the other side's stays.
+        let conflict = order.map { " ON CONFLICT DO UPDATE SET \(quote($0.name)) = excluded.\(quote($0.name))" } ?? " ON CONFLICT DO NOTHING"
         let plan = JoinInsertPlan(
             sql: """
-                INSERT OR IGNORE INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) \
-                VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+                INSERT INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) \
+                VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))\(conflict)
                 """,
-            orderSlot: order.map { listSlot(table: join.name, orderColumn: $0.name) },
+            orderList: order.map { orderedList(table: join.name, ownerColumn: mine, orderColumn: $0.name, memberColumn: theirs) },
             inverseList: inverseOrder.map { orderedList(table: join.name, ownerColumn: theirs, orderColumn: $0.name) })
         joinInsertPlans[name] = plan
         return plan
@@ -249,17 +306,17 @@ extension ObjectAccess {
 /// A class: it holds its prepared statement while a batch runs.
 final class JoinInsertPlan {
     let sql: String
-    /// This side's list, when it is ordered.
-    let orderSlot: Int?
+    /// This side's lists, when they are ordered.
+    let orderList: OrderedList?
     /// The inverse side's lists, when they are ordered.
     let inverseList: OrderedList?
     /// The prepared `INSERT`, held while a batch runs (looked up by its text per join
     /// row, it cost a hash of that text each time); released when the batch ends.
     private var prepared: Statement?
 
-    init(sql: String, orderSlot: Int?, inverseList: OrderedList?) {
+    init(sql: String, orderList: OrderedList?, inverseList: OrderedList?) {
         self.sql = sql
-        self.orderSlot = orderSlot
+        self.orderList = orderList
         self.inverseList = inverseList
     }
 

@@ -89,6 +89,7 @@ extension ObjectAccess {
             guard let targets = relationships[r.name] else { continue }
             if let rule {
                 for target in targets { try checkTarget(target, rule: rule, field: field, batch: batch, from: key) }
+                if toOne != nil, let target = targets.first { try checkUnclaimed(key, rule: rule, for: target, batch: batch) }
             }
             if let toOne {
                 guard let target = targets.first else { continue }
@@ -118,5 +119,26 @@ extension ObjectAccess {
         }
         for (_, place) in places { batch.noteListEnd(place.list, owner: place.owner, at: place.place, appended: place.appended) }
         if shape.hasOneToOneInverses { try updateOneToOneInverses(of: key, in: shape, relationships: relationships) }
+    }
+
+    /// A to-one that waited may have been set meanwhile from its inverse side (an owner's
+    /// list given whole, the other side of a one-to-one, each checked against the row as
+    /// it was then): the two lines contradict each other unless they name the same
+    /// object, whichever line the batch met first.
+    private func checkUnclaimed(_ key: Int64, rule: TargetRule, for target: Int64, batch: ObjectBatch) throws {
+        guard let column = rule.toOneColumn, let inverse = rule.inverse else { return }
+        let table = rule.sourceTable
+        guard let current = try keyOfRow(sql: "SELECT \(quote(column)) FROM \(quote(table.name)) WHERE Z_PK = ?", key), current != target
+        else { return }
+        let entity = try entityOfRow(in: table, key: key) ?? rule.declaredIn
+        let owner = try entityOfRow(sql: rule.destinationEntitySQL, key: current) ?? rule.destination
+        let claim = inverse.declaration.isToMany ? "is already among the \(inverse.name) of" : "is already the \(inverse.name) of"
+        let named = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? rule.destination
+        throw RowRefusal(
+            rule.field,
+            """
+            \(batch.describe(entity, key)) \(claim) \(batch.describe(owner, current)), which another line gave it; \
+            this line names \(batch.describe(named, target))
+            """)
     }
 }

@@ -522,7 +522,7 @@ extension ObjectAccess {
     }
 
     /// The non-null integer a one-parameter query finds first, if any.
-    private func keyOfRow(sql: String, _ value: Int64) throws(StoreError) -> Int64? {
+    func keyOfRow(sql: String, _ value: Int64) throws(StoreError) -> Int64? {
         try wrap { () throws(SQLiteError) -> Int64? in
             let statement = try connection.cachedStatement(sql)
             try statement.bind([.integer(value)])

@@ -101,8 +101,10 @@ public final class ObjectAccess {
     }
 
     /// The lists of an ordered to-many kept in `orderColumn` of `table`.
-    func orderedList(table: String, ownerColumn: String, orderColumn: String) -> OrderedList {
-        OrderedList(table: table, ownerColumn: ownerColumn, orderColumn: orderColumn, slot: listSlot(table: table, orderColumn: orderColumn))
+    func orderedList(table: String, ownerColumn: String, orderColumn: String, memberColumn: String = "Z_PK") -> OrderedList {
+        OrderedList(
+            table: table, ownerColumn: ownerColumn, orderColumn: orderColumn, memberColumn: memberColumn,
+            slot: listSlot(table: table, orderColumn: orderColumn))
     }
 
     /// The slot of the list whose places are in `orderColumn` of `table`.

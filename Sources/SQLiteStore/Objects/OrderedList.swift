@@ -18,14 +18,17 @@ final class OrderedList {
     /// array of keys names (a list given whole).
     let endExcludingListSQL: String
 
-    init(table: String, ownerColumn: String, orderColumn: String, slot: Int) {
+    /// `memberColumn`: the column naming each member (its row's `Z_PK`, or a join
+    /// table's column of the other side).
+    init(table: String, ownerColumn: String, orderColumn: String, memberColumn: String = "Z_PK", slot: Int) {
         name = Self.name(table: table, orderColumn: orderColumn)
         self.slot = slot
         let (t, owner, order) = (SchemaSQL.quote(table), SchemaSQL.quote(ownerColumn), SchemaSQL.quote(orderColumn))
+        let member = SchemaSQL.quote(memberColumn)
         endSQL = "SELECT coalesce(max(\(order)), 0) FROM \(t) WHERE \(owner) = ?"
-        endExcludingSQL = endSQL + " AND Z_PK <> ?"
+        endExcludingSQL = endSQL + " AND \(member) <> ?"
         highestOwnerSQL = "SELECT coalesce(max(\(owner)), 0) FROM \(t)"
-        endExcludingListSQL = endSQL + " AND Z_PK NOT IN (SELECT value FROM json_each(?))"
+        endExcludingListSQL = endSQL + " AND \(member) NOT IN (SELECT value FROM json_each(?))"
     }
 
     /// The name of the list whose places are in `orderColumn` of `table`.
