@@ -21,9 +21,12 @@ struct FleetTally: Encodable {
     var duplicates = 0
     /// `fleet restore`: stores put back from their backups.
     var restored = 0
+    /// Listed paths that name a backup copy or a store `restore` replaced: never migrated.
+    var notAStore = 0
     var seconds = 0.0
     /// Every store that is not fine, with why (these are few, or the run is wrong),
-    /// and every duplicate path, with the path it duplicates.
+    /// every duplicate path, with the path it duplicates, and every listed path that is
+    /// not a store.
     var problems: [Problem] = []
 
     struct Problem: Encodable {
@@ -49,8 +52,9 @@ struct FleetTally: Encodable {
         case .failed, .usage: failed += 1
         case .duplicate: duplicates += 1
         case .restored: restored += 1
+        case .notAStore: notAStore += 1
         }
-        if outcome.status.isFailure || outcome.status == .duplicate {
+        if outcome.status.isFailure || outcome.status == .duplicate || outcome.status == .notAStore {
             problems.append(Problem(store: outcome.path, status: outcome.status.word, message: outcome.message ?? ""))
         }
     }
@@ -80,6 +84,7 @@ struct FleetTally: Encodable {
             (.interrupted(signal: SIGINT), "stopped by the signal, rolled back (unchanged)"),
             (.unknownVersion, "unknown version"), (.noPath, "no migration path"),
             (.duplicate, "reached again by another path, handled once"),
+            (.notAStore, "listed, but a backup copy or a kept replaced store, never migrated"),
         ]
         for (kind, title) in groups {
             // By path, whatever order the jobs finished in: the same run reads the same.

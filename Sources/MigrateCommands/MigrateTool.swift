@@ -77,6 +77,11 @@ public enum MigrateTool {
                 _ = Output.finish()
                 exit(usage.exitCode)
             }
+            // A failure's exit code stands; what stdout lost is said on stderr too
+            // (`fleet apply --json | head -1` with a failed store said nothing at all).
+            if let lost = Output.stdoutFailure {
+                Output.err("warning: standard output could not be written (\(lost)); what it received is incomplete")
+            }
             Migrate.exit(withError: error)
         }
         exit(Output.finish())

@@ -169,6 +169,7 @@ extension GlobalOptions {
         _ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true,
         cancellation: MigrationCancellation? = nil
     ) -> PlanOutcome {
+        if let reason = FleetStoreList.notAStoreReason(options.store) { return .failure(Outcome(.failed, "\(options.store): \(reason)")) }
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {

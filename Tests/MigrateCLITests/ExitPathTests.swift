@@ -30,9 +30,38 @@ import Testing
         let f = try CLIFixture()
         defer { f.remove() }
         let store = try f.createContacts(version: 1)
+        let (process, stderr) = try Self.runWithStdoutClosed(["apply", "--json"] + f.models + [store], in: f)
+        #expect(process.terminationReason == .exit, "\(stderr)")
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(
+            stderr.contains("warning: standard output could not be written (Broken pipe); what it received is incomplete"),
+            "\(stderr)")
+        let status = try f.migrate(["status"] + f.models + [store])
+        #expect(status.status == 0, "\(status)")
+        #expect(status.stdout == "contacts.sqlite: Contacts version 3, current\n")
+        #expect(!FileManager.default.fileExists(atPath: f.path(store) + "-journal"))
+    }
+
+    /// A command that fails with stdout closed keeps its exit code and still says on
+    /// stderr that its output was lost (`fleet apply --json | head -1` with a failed
+    /// store said nothing).
+    @Test func aFailureWithStdoutClosedSaysItsOutputWasLost() throws {
+        let f = try CLIFixture()
+        defer { f.remove() }
+        try f.directory.write("broken.sqlite", "not a store")
+        for arguments in [["apply", "--json", "broken.sqlite"], ["fleet", "apply", "--json", "broken.sqlite"]] {
+            let (process, stderr) = try Self.runWithStdoutClosed(arguments + f.models, in: f)
+            #expect(process.terminationStatus == 1, "\(stderr)")
+            #expect(stderr.contains("warning: standard output could not be written (Broken pipe); what it received is incomplete"), "\(stderr)")
+        }
+    }
+
+    /// Runs the built `migrate` in `f` with a stdout whose reader closed before it
+    /// started: every write meets EPIPE. Returns the ended process and its stderr.
+    static func runWithStdoutClosed(_ arguments: [String], in f: CLIFixture) throws -> (Process, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandRunner.migratePath)
-        process.arguments = ["apply", "--json"] + f.models + [store]
+        process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: f.directory.path)
         let out = Pipe()
         let err = try TemporaryDirectory(prefix: "exit-path")
@@ -44,16 +73,7 @@ import Testing
         try out.fileHandleForReading.close()
         try process.run()
         process.waitUntilExit()
-        let stderr = try String(contentsOfFile: err.file("stderr"), encoding: .utf8)
-        #expect(process.terminationReason == .exit, "\(stderr)")
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        #expect(
-            stderr.contains("warning: standard output could not be written (Broken pipe); what it received is incomplete"),
-            "\(stderr)")
-        let status = try f.migrate(["status"] + f.models + [store])
-        #expect(status.status == 0, "\(status)")
-        #expect(status.stdout == "contacts.sqlite: Contacts version 3, current\n")
-        #expect(!FileManager.default.fileExists(atPath: f.path(store) + "-journal"))
+        return (process, try String(contentsOfFile: err.file("stderr"), encoding: .utf8))
     }
 
     /// A private copy, an import's folder and a backup copy left in the temporary

@@ -198,6 +198,22 @@ import Testing
         }
         let status = try f.migrate(["fleet", "status"] + f.models + ["fleet"])
         #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
+        // Listed by name (a list `find` made): reported, never handled, no exit code of
+        // their own; named to a single-store command: refused, unchanged.
+        let backups = try FileManager.default.subpathsOfDirectory(atPath: f.path("backups")).filter { $0.hasSuffix(".sqlite") }
+        let listed = [store, replaced, "fleet/t1/stock.sqlite.replaced.20261201T101500Z.sqlite"] + backups.map { "backups/" + $0 }
+        try f.directory.write("list", listed.joined(separator: "\n"))
+        let fleetApply = try f.migrate(["fleet", "apply", "--json", "--stores-from", "list"] + f.models)
+        #expect(fleetApply.status == 0, "\(fleetApply.stderr)")
+        let statuses = try FleetCommandTests.statuses(fleetApply.stdout)
+        #expect(statuses == Dictionary(uniqueKeysWithValues: listed.map { ($0, $0 == store ? "current" : "not-a-store") }), "\(fleetApply.stdout)")
+        let before = FileSnapshot(f.path(replaced)).bytes
+        for command in ["status", "apply"] {
+            let single = try f.migrate([command] + f.models + [replaced])
+            #expect(single.status == 1)
+            #expect(single.stderr == "error: \(replaced): a store `restore` replaced and kept, never a store to migrate (restore it to use it again)\n")
+        }
+        #expect(FileSnapshot(f.path(replaced)).bytes == before)
     }
 
     /// A fresh server: nothing at the path, the backup is put there.

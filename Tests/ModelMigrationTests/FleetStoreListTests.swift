@@ -150,11 +150,34 @@ import Testing
                 switch entry {
                 case .store(let path): stores.append(path)
                 case .duplicate(let path, let first): duplicates[path, default: ""] += first
-                case .unreadable: Issue.record("\(entry)")
+                case .unreadable, .notAStore: Issue.record("\(entry)")
                 }
             }
         }
         #expect(stores.sorted() == [a, b, c])
         #expect(duplicates == [directory.file("hard.sqlite"): a, directory.file("soft.sqlite"): a, a: a, directory.file("linked/c.sqlite"): c])
+    }
+
+    /// Listed paths that name backups or kept replaced stores (a list `find` made) are
+    /// never stores: reported, never handled; a store of that folder is one.
+    @Test func listedBackupsAndKeptCopiesAreNotStores() throws {
+        let directory = try TemporaryDirectory(prefix: "FleetStoreListTests")
+        defer { directory.remove() }
+        let store = try directory.write("shop/Shop.sqlite", "s")
+        let kept = try directory.write("shop/.replaced/Shop.replaced.20261129T040000Z.sqlite", "k")
+        let besideStore = try directory.write("shop/Shop.replaced.20261129T040000Z-2.sqlite", "k")
+        let backup = try directory.write("backups/shop/Shop.v1-to-2.20261129T040000Z.sqlite", "b")
+        let other = try directory.write("shop/.replaced/notes.sqlite", "n")
+        let entries = Array(FleetStoreList(sources: [store, kept, besideStore, backup, other].map { .path($0) }))
+        #expect(entries.map(\.path) == [store, kept, besideStore, backup, other])
+        #expect(entries[0] == .store(store))
+        for entry in entries.dropFirst() {
+            guard case .notAStore(_, let reason) = entry else {
+                Issue.record("\(entry)")
+                continue
+            }
+            #expect(reason.contains("never a store to migrate"))
+        }
+        #expect(FleetRunner.listOutcome(entries[3]).status == .notAStore)
     }
 }

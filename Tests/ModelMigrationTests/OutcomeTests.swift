@@ -14,7 +14,7 @@ import Testing
         #expect(
             rows == [
                 "current 0", "migrated 0", "would-migrate 0", "migration-needed 3", "no-path 4", "unknown-version 5",
-                "destructive 6", "failed 1", "usage 64", "interrupted 130", "duplicate 0", "restored 0",
+                "destructive 6", "failed 1", "usage 64", "interrupted 130", "duplicate 0", "restored 0", "not-a-store 0",
             ])
         #expect(Outcome.Kind.interrupted(signal: 15).exitCode == 143)
         #expect(Outcome.Kind.all.filter(\.isFailure).map(\.word) == ["no-path", "unknown-version", "destructive", "failed", "usage", "interrupted"])

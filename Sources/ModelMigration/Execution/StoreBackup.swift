@@ -128,7 +128,7 @@ package struct StoreBackup {
                 part = (part as NSString).deletingLastPathComponent
             }
             do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+                try Self.createFolders(path)
             } catch {
                 let verb = "cannot create the backup folder"
                 switch Self.creationProblem(path) {
@@ -151,6 +151,24 @@ package struct StoreBackup {
             throw failure(reason: "it is a file, not a folder", advice: advice(for: ENOTDIR), subject: shown)
         }
         guard access(path, W_OK | X_OK) == 0 else { throw failure(errno, subject: shown) }
+    }
+
+    /// `mkdir -p`, again when a folder of the path vanished meanwhile: a store of the same
+    /// fleet run that failed removes the folders it created, which may be parents this
+    /// store's backup is being filed under (a healthy store failed with "cannot create the
+    /// backup folder … doesn't exist" beside a failing sibling). Nothing stands in the way
+    /// when the deepest existing part of the path is a folder this user may write.
+    private static func createFolders(_ path: String) throws {
+        var attempt = 0
+        while true {
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+                return
+            } catch {
+                attempt += 1
+                guard attempt < 50, creationProblem(path).code == nil, creationProblem(path).path != nil else { throw error }
+            }
+        }
     }
 
     /// Why a folder could not be created: the deepest existing part of its path is

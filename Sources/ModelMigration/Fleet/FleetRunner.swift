@@ -62,7 +62,7 @@ public struct FleetRunner: Sendable {
     }
 
     /// The outcome of an entry of the list that is not a store to handle: a
-    /// duplicate, or a source that could not be read.
+    /// duplicate, a backup or kept copy listed, or a source that could not be read.
     package static func listOutcome(_ entry: FleetStoreList.Entry) -> FleetStoreOutcome {
         switch entry {
         case .store(let path):
@@ -76,6 +76,8 @@ public struct FleetRunner: Sendable {
                     """, duplicateOf: first, seconds: 0)
         case .unreadable(let path, let reason):
             return FleetStoreOutcome(path: path, status: .failed, message: "cannot read the store list: \(reason)", seconds: 0)
+        case .notAStore(let path, let reason):
+            return FleetStoreOutcome(path: path, status: .notAStore, message: reason, seconds: 0)
         }
     }
 

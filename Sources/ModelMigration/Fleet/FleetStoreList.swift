@@ -48,11 +48,14 @@ public struct FleetStoreList: Sequence, Sendable {
         /// symbolic link, or the same file listed twice. It is handled once, as `of`.
         case duplicate(path: String, of: String)
         case unreadable(path: String, reason: String)
+        /// A listed path that names a backup copy or a kept replaced store
+        /// (``FleetStoreList/notAStoreReason(_:)``): reported, never handled.
+        case notAStore(path: String, reason: String)
 
         /// The path the entry names.
         public var path: String {
             switch self {
-            case .store(let path), .duplicate(let path, _), .unreadable(let path, _): path
+            case .store(let path), .duplicate(let path, _), .unreadable(let path, _), .notAStore(let path, _): path
             }
         }
     }
@@ -114,8 +117,11 @@ public struct FleetStoreList: Sequence, Sendable {
                 if !list.isExcluded(path) { pendingDirectories.append(path) }
                 return nil
             }
-            // A file given by name is a store whatever its name; a missing one is
-            // reported as such (migrate never creates a store it was asked to migrate).
+            // A file given by name is a store whatever its name, but for the names of
+            // backups and kept replaced stores (a list `find` made holds them: they are
+            // never migrated, nor stop a deploy); a missing one is reported as such
+            // (migrate never creates a store it was asked to migrate).
+            if let reason = FleetStoreList.notAStoreReason(path) { return list.owns(path) ? .notAStore(path: path, reason: reason) : nil }
             var info = stat(), link = stat()
             if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
                 let isLink = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
@@ -175,6 +181,20 @@ public struct FleetStoreList: Sequence, Sendable {
                 if let entry = entry(child, info: info, isLink: isLink) { return entry }
             }
         }
+    }
+
+    /// Why the file at `path` is never a store, when it is not: its name is a backup
+    /// copy's (``isBackupName(_:)``) or a store's that `restore` replaced and kept, or it
+    /// lies in a `.replaced/` folder. `status`, `plan`, `apply` and fleets never take it
+    /// for a store (Docs/Deploying.md, "Rolling back").
+    public static func notAStoreReason(_ path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        let folder = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        if ReplacedStore.isKeptName(name) || folder == ReplacedStore.folderName {
+            return "a store `restore` replaced and kept, never a store to migrate (restore it to use it again)"
+        }
+        if isBackupName(name) { return "a backup copy `apply --backup-dir` took, never a store to migrate (restore it to use it again)" }
+        return nil
     }
 
     /// Whether a file name is one `apply --backup-dir` gives its copies,

@@ -33,12 +33,15 @@ extension Outcome {
         /// (`fleet restore`) Put back from the backup a run took; the store it
         /// replaced is kept (exit 0).
         case restored
+        /// A fleet's listed path that names a backup copy or a store `restore`
+        /// replaced: never a store, never migrated (exit 0: it changes no exit code).
+        case notAStore
 
         /// Every kind, in the order of the table in Docs/JSON.md (`interrupted`
         /// with SIGINT, 2).
         public static let all: [Kind] = [
             .current, .migrated, .wouldMigrate, .migrationNeeded, .noPath, .unknownVersion, .destructive,
-            .failed, .usage, .interrupted(signal: 2), .duplicate, .restored,
+            .failed, .usage, .interrupted(signal: 2), .duplicate, .restored, .notAStore,
         ]
 
         /// The table itself: exit code, word, meaning.
@@ -56,6 +59,7 @@ extension Outcome {
             case .interrupted(let signal): (128 + signal, "interrupted", "stopped by signal \(signal); rolled back, the store is unchanged")
             case .duplicate: (0, "duplicate", "the same store file as a path listed before it; handled once")
             case .restored: (0, "restored", "put back from its backup; the replaced store is kept")
+            case .notAStore: (0, "not-a-store", "a backup copy or a store restore replaced: never migrated")
             }
         }
 
@@ -70,7 +74,7 @@ extension Outcome {
         /// as `migration-needed`.
         public var isFailure: Bool {
             switch self {
-            case .current, .migrated, .wouldMigrate, .migrationNeeded, .duplicate, .restored: false
+            case .current, .migrated, .wouldMigrate, .migrationNeeded, .duplicate, .restored, .notAStore: false
             case .noPath, .unknownVersion, .destructive, .failed, .usage, .interrupted: true
             }
         }
@@ -80,7 +84,7 @@ extension Outcome {
         /// failures, unknown versions, missing paths; then `migration-needed`.
         public var weight: Int {
             switch self {
-            case .current, .migrated, .wouldMigrate, .duplicate, .restored: 0
+            case .current, .migrated, .wouldMigrate, .duplicate, .restored, .notAStore: 0
             case .migrationNeeded: 1
             case .noPath: 2
             case .unknownVersion: 3
