@@ -52,12 +52,12 @@ private let libraryModel = """
         #expect(try ObjectJSONLines.load(access, entity: nil, reader: JSONLinesReader(bytes: Array(lines.joined(separator: "\n").utf8)), file: "l") == 14)
         // (Z_PK, folder, place, Z_OPT) as the store's max() per member gives them, each
         // member written at its line. The list given whole by folder 4 names book 9 of a
-        // later line: it is set when the file has been read, after book 10 joined, and
-        // goes after the members it does not name (book 10 at 2): 9 at 3, 8 at 4.
+        // later line: it takes its places at its own line (9 at 1, 8 at 2, set when the
+        // file has been read), so book 10, a later line, comes after it at 3.
         let rows = try store.connection.prepare("SELECT Z_PK, ZFOLDER, Z_FOK_FOLDER, Z_OPT FROM ZBOOK ORDER BY Z_PK").rows()
         let expected: [[Int64]] = [
-            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 1, 1], [5, 2, 2, 1], [6, 3, 1, 2], [7, 3, 2, 1], [8, 4, 4, 2], [9, 4, 3, 2],
-            [10, 4, 2, 1],
+            [1, 1, 1, 1], [2, 1, 5, 1], [3, 1, 6, 1], [4, 2, 1, 1], [5, 2, 2, 1], [6, 3, 1, 2], [7, 3, 2, 1], [8, 4, 2, 2], [9, 4, 1, 2],
+            [10, 4, 3, 1],
         ]
         #expect(rows == expected.map { $0.map { DatabaseValue.integer($0) } })
     }

@@ -19,12 +19,13 @@ extension ObjectAccess {
             return end + 1
         }
         if let end = try batch.listEnd(list, owner: owner) { return try after(end) }
-        let end = try wrap { () throws(SQLiteError) -> Int64 in
+        let stored = try wrap { () throws(SQLiteError) -> Int64 in
             let statement = try connection.cachedStatement(member == nil ? list.endSQL : list.endExcludingSQL)
             try statement.bind(member.map { [.integer(owner), .integer($0)] } ?? [.integer(owner)])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : 0
         }
+        let end = max(stored, try reservedEnd(list, owner: owner, batch: batch))
         // Kept even when the member is then refused and never written: a thousand
         // refused members of one long list read its end once, not a thousand times.
         if member == nil { batch.noteListEnd(list.slot, owner: owner, at: end, appended: true) }
@@ -125,17 +126,100 @@ extension ObjectAccess {
     /// rows take its key (and their place, for an ordered list), or join rows are
     /// inserted, at the end of each destination's list when the inverse is ordered.
     func connectToMany(
-        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch
+        _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch,
+        reserved: [String: Int64] = [:]
     ) throws {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination) else { return }
         // Members move between lists here: the counts of inverse sides are read again.
         batch.forgetInverseCounts()
         if !relationship.isManyToMany, layout.reverseColumn(for: relationship, destinationRoot: destination.root) != nil {
-            _ = try setListWhole(relationship, from: key, of: entity, to: targets, batch: batch, onlyIf: nil)
+            _ = try setListWhole(
+                relationship, from: key, of: entity, to: targets, batch: batch, onlyIf: nil, reservedBase: reserved[relationship.name])
             return
         }
-        try insertJoinRows(relationship, from: key, to: targets, batch: batch)
+        try insertJoinRows(relationship, from: key, to: targets, batch: batch, reserved: reserved)
+    }
+
+    /// The name under which a waiting many-to-many keeps the place it reserved for its
+    /// object in `target`'s ordered list (the inverse side's).
+    static func reservedPlaceName(_ relationship: String, target: Int64) -> String { relationship + "\u{0}" + String(target) }
+
+    /// The lists an ordered to-many given whole sets (its members' rows, or its join
+    /// table), when this side is ordered.
+    func listGivenWhole(_ relationship: CompiledRelationship) -> OrderedList? {
+        if relationship.isManyToMany { return joinInsertPlan(for: relationship)?.orderList }
+        guard let destination = version.entity(named: relationship.declaration.destination),
+            let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root), let order
+        else { return nil }
+        return orderedList(table: table(of: destination).name, ownerColumn: column, orderColumn: order)
+    }
+
+    /// The places a to-many that waits for its members (a later line) takes at its own
+    /// line: a list given whole, after the owner's members it does not name, and for a
+    /// many-to-many whose other side is ordered, this object's place at the end of each
+    /// member's list. The lists' ends are moved past them, so that members appended by
+    /// later lines come after, as they would had the members come first. Returns
+    /// `positions` with each list's base (the place before its first member) under the
+    /// relationship's name, and each place in a member's list under
+    /// ``reservedPlaceName(_:target:)``, for the reference that sets them when the batch ends.
+    func reservePlaces(
+        _ shape: InsertShape, key: Int64, waiting: [String: [Int64]], positions: [String: Int64], batch: ObjectBatch
+    ) throws -> [String: Int64] {
+        var reserved = positions
+        for (name, targets) in waiting {
+            guard let relationship = shape.entity.relationship(named: name), relationship.declaration.isToMany, !targets.isEmpty else { continue }
+            if relationship.isManyToMany, let inverseList = joinInsertPlan(for: relationship)?.inverseList {
+                for target in targets {
+                    let place = try endOfList(inverseList, owner: target, field: relationship.declaredIn + "." + name, batch: batch)
+                    try reserve(inverseList, owner: target, end: place, batch: batch)
+                    reserved[Self.reservedPlaceName(name, target: target)] = place
+                }
+            }
+            guard let list = listGivenWhole(relationship) else { continue }
+            let base = try placesBefore(targets, in: list, owner: key, batch: batch)
+            guard base <= Int64.max - Int64(targets.count) else { continue }
+            try reserve(list, owner: key, end: base + Int64(targets.count), batch: batch)
+            reserved[name] = base
+        }
+        return reserved
+    }
+
+    /// Notes that `owner`'s list ends at `end` or later, in the batch and, for when the
+    /// batch forgets it, in the connection's temporary database.
+    private func reserve(_ list: OrderedList, owner: Int64, end: Int64, batch: ObjectBatch) throws {
+        try wrap { () throws(SQLiteError) in
+            if !batch.reservesPlaces {
+                try connection.execute(
+                    """
+                    CREATE TEMP TABLE IF NOT EXISTS mm_reserved_places (list INTEGER NOT NULL, owner INTEGER NOT NULL, \
+                    "end" INTEGER NOT NULL, PRIMARY KEY (list, owner));
+                    DELETE FROM temp.mm_reserved_places;
+                    """)
+                batch.reservesPlaces = true
+            }
+            let statement = try connection.cachedStatement(
+                """
+                INSERT INTO temp.mm_reserved_places (list, owner, "end") VALUES (?, ?, ?) \
+                ON CONFLICT (list, owner) DO UPDATE SET "end" = max("end", excluded."end")
+                """)
+            try statement.bind([.integer(Int64(list.slot)), .integer(owner), .integer(end)])
+            try statement.execute()
+        }
+        batch.noteListEnd(list.slot, owner: owner, at: end, appended: true)
+    }
+
+    /// The end a waiting list given whole reserved in `owner`'s list (0 when none did):
+    /// kept in the connection's temporary database, so that an end the batch forgets
+    /// (its caches are bounded) is never read back short of it.
+    private func reservedEnd(_ list: OrderedList, owner: Int64, batch: ObjectBatch) throws(StoreError) -> Int64 {
+        guard batch.reservesPlaces else { return 0 }
+        return try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement("SELECT \"end\" FROM temp.mm_reserved_places WHERE list = ? AND owner = ?")
+            try statement.bind([.integer(Int64(list.slot)), .integer(owner)])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
     }
 
     /// Sets a to-many kept in its members' rows to `targets`, in their order, after the
@@ -145,7 +229,7 @@ extension ObjectAccess {
     /// writes back when not). Otherwise one `UPDATE` per member (`condition` nil).
     func setListWhole(
         _ relationship: CompiledRelationship, from key: Int64, of entity: CompiledEntity, to targets: [Int64], batch: ObjectBatch,
-        onlyIf condition: String?
+        onlyIf condition: String?, reservedBase: Int64? = nil
     ) throws -> Bool {
         let r = relationship.declaration
         guard let destination = version.entity(named: r.destination),
@@ -160,7 +244,7 @@ extension ObjectAccess {
         var base: Int64 = 0
         if let order {
             let list = orderedList(table: destinationTable.name, ownerColumn: column, orderColumn: order)
-            base = try placesBefore(targets, in: list, owner: key, batch: batch)
+            base = try reservedBase ?? placesBefore(targets, in: list, owner: key, batch: batch)
             batch.forgetListEnd(list.slot, owner: key)
             guard base <= Int64.max - Int64(targets.count) else {
                 throw RowRefusal(relationship.declaredIn + "." + r.name, "no place is left after the members the list does not name (the last at \(base))")
@@ -225,13 +309,16 @@ extension ObjectAccess {
         if try batch.listEnd(list, owner: owner) == 0 { return 0 }
         // Without SQLite's JSON functions: after every member (places stay distinct).
         let excluding = try? connection.cachedStatement(list.endExcludingListSQL)
-        return try wrap { () throws(SQLiteError) -> Int64 in
+        let stored = try wrap { () throws(SQLiteError) -> Int64 in
             let statement: Statement
             if let excluding { statement = excluding } else { statement = try connection.cachedStatement(list.endSQL) }
             try statement.bind(excluding == nil ? [.integer(owner)] : [.integer(owner), .text(Self.jsonArray(targets))])
             defer { statement.reset() }
             return try statement.step() ? statement.int64(at: 0) : 0
         }
+        // After places that waiting lines reserved (a many-to-many member's, whose join
+        // row is not written yet), whichever members they are for: at worst a gap.
+        return max(stored, try reservedEnd(list, owner: owner, batch: batch))
     }
 
     /// A many-to-many's join rows from `key` to each target: when this side is ordered,
@@ -239,7 +326,9 @@ extension ObjectAccess {
     /// already there takes its place in the list, as a one-to-many's member does); at
     /// the end of each target's list when the inverse side is ordered (a pair already
     /// there keeps its place there).
-    private func insertJoinRows(_ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch) throws {
+    private func insertJoinRows(
+        _ relationship: CompiledRelationship, from key: Int64, to targets: [Int64], batch: ObjectBatch, reserved: [String: Int64] = [:]
+    ) throws {
         guard let plan = joinInsertPlan(for: relationship) else { return }
         if relationship.declaration.maxCount ?? 0 > 0, let (join, mine, theirs) = joinTable(for: relationship) {
             try checkRoom(
@@ -248,7 +337,7 @@ extension ObjectAccess {
         }
         var base: Int64 = 0
         if let list = plan.orderList {
-            base = try placesBefore(targets, in: list, owner: key, batch: batch)
+            base = try reserved[relationship.name] ?? placesBefore(targets, in: list, owner: key, batch: batch)
             batch.forgetListEnd(list.slot, owner: key)
             guard base <= Int64.max - Int64(targets.count) else {
                 throw RowRefusal(
@@ -260,7 +349,9 @@ extension ObjectAccess {
             if plan.orderList != nil { bindings.append(.integer(base + Int64(position + 1))) }
             var place: Int64?
             if let inverseList = plan.inverseList {
-                place = try endOfList(inverseList, owner: target, field: relationship.declaredIn + "." + relationship.name, batch: batch)
+                place =
+                    try reserved[Self.reservedPlaceName(relationship.name, target: target)]
+                    ?? endOfList(inverseList, owner: target, field: relationship.declaredIn + "." + relationship.name, batch: batch)
                 bindings.append(.integer(place ?? 0))
             }
             try wrap { () throws(SQLiteError) in

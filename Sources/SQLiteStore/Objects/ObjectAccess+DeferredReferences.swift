@@ -21,16 +21,25 @@ extension ObjectAccess {
     }
 
     /// Checks the targets that rows were written naming before they were
-    /// (``ProvisionalTargets``), each once, as on insert; a refusal is filed under
-    /// the first line that named the target and every line of the batch whose row
-    /// still names it.
+    /// (``ProvisionalTargets``), each once, as on insert, with every row of the batch
+    /// counted on the inverse side against its `maxCount`; then sets the entity number
+    /// beside the key of the rows written ahead (a destination with subentities). A
+    /// refusal is filed under the first line that named the target and every line of
+    /// the batch whose row still names it.
     func checkProvisionalTargets(_ batch: ObjectBatch) throws {
         let provisional = batch.provisionalTargets
         batch.provisionalTargets = ProvisionalTargets(memoryLimit: provisionalTargetsInMemory)
         guard !provisional.isEmpty else { return }
         try provisional.forEachTarget(connection) { rule, target, source in
             do {
-                try checkTarget(target, rule: rule, field: rule.field, batch: batch)
+                try checkTarget(target, rule: rule, field: rule.field, batch: batch, countsInverse: false)
+                try checkInverseCount(of: target, rule: rule, batch: batch)
+                if let column = rule.toOneEntityColumn, let toOne = rule.toOneColumn {
+                    let number = try entityNumber(of: rule.destination, primaryKey: target)
+                    try run(
+                        "UPDATE \(quote(rule.sourceTable.name)) SET \(quote(column)) = ? WHERE \(quote(toOne)) = ? AND \(quote(column)) IS NULL",
+                        [.integer(number), .integer(target)])
+                }
             } catch let refusal as RowRefusal {
                 var sources: Set<Int> = [source]
                 if let column = rule.toOneColumn {
@@ -100,7 +109,7 @@ extension ObjectAccess {
                     bindings.append(.integer(try entityNumber(of: r.destination, primaryKey: target)))
                 }
             } else {
-                try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch)
+                try connectToMany(relationship, from: key, of: shape.entity, to: targets, batch: batch, reserved: positions)
             }
         }
         // Its places in the lists its to-ones put it in, set by the same UPDATE.
@@ -140,5 +149,22 @@ extension ObjectAccess {
             \(batch.describe(entity, key)) \(claim) \(batch.describe(owner, current)), which another line gave it; \
             this line names \(batch.describe(named, target))
             """)
+    }
+
+    /// A target's objects on the inverse side, every row of the batch written: within
+    /// the inverse's `maxCount`.
+    private func checkInverseCount(of target: Int64, rule: TargetRule, batch: ObjectBatch) throws {
+        guard let (max, countSQL) = rule.inverseLimit, let inverse = rule.inverse else { return }
+        let count = try wrap { () throws(SQLiteError) -> Int64 in
+            let statement = try connection.cachedStatement(countSQL)
+            try statement.bind([.integer(target)])
+            defer { statement.reset() }
+            return try statement.step() ? statement.int64(at: 0) : 0
+        }
+        guard count > Int64(clamping: max) else { return }
+        let entity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? rule.destination
+        throw RowRefusal(
+            rule.field,
+            "\(batch.describe(entity, target)) would have \(count) \(inverse.name), more than \(inverse.declaredIn).\(inverse.name) allows (\(max))")
     }
 }

@@ -62,6 +62,7 @@ extension ObjectAccess {
         let work = { () throws -> Int in
             try body(batch)
             try self.resolveDeferredReferences(batch)
+            if batch.reservesPlaces { try self.run("DELETE FROM temp.mm_reserved_places", []) }
             try self.checkProvisionalTargets(batch)
             try self.writeHighestKeys(batch.highestKeys)
             try self.checkBatch(batch)
@@ -173,8 +174,9 @@ extension ObjectAccess {
         }
         if key > highest { batch.advanceHighestKey(root: shape.rootNumber, to: key) }
         if !bound.waiting.isEmpty {
+            let reserved = try reservePlaces(shape, key: key, waiting: bound.waiting, positions: positions, batch: batch)
             let reference = DeferredReference(
-                entityName: shape.entityName, key: key, relationships: bound.waiting, positions: positions, source: batch.currentSource)
+                entityName: shape.entityName, key: key, relationships: bound.waiting, positions: reserved, source: batch.currentSource)
             try wrap { () throws(SQLiteError) in try batch.deferredReferences.append(reference, connection: connection) }
         }
         for (relationship, targets) in bound.later {
@@ -352,7 +354,8 @@ extension ObjectAccess {
     /// a target it already owns (the other side of a one-to-one set it) is no conflict.
     /// `known`: the target's entity number, when the caller looked it up.
     func checkTarget(
-        _ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil, known: Int64? = nil
+        _ target: Int64, rule: TargetRule, field: String, batch: ObjectBatch, from written: Int64? = nil, known: Int64? = nil,
+        countsInverse: Bool = true
     ) throws {
         let destination = rule.destination
         // The owner, when read with the entity number (nil: not read).
@@ -396,7 +399,7 @@ extension ObjectAccess {
             }
         }
         // The inverse side's maximum: a to-many inverse gains this object.
-        if let (max, countSQL) = rule.inverseLimit, let inverse = rule.inverse,
+        if countsInverse, let (max, countSQL) = rule.inverseLimit, let inverse = rule.inverse,
             try inverseCount(countSQL, rule: rule, target: target, batch: batch) >= Int64(clamping: max)
         {
             let targetEntity = try entityOfRow(sql: rule.destinationEntitySQL, key: target) ?? destination

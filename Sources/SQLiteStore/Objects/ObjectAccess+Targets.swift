@@ -34,13 +34,16 @@ extension ObjectAccess {
                 continue
             }
             var targets = Self.given(relationships, rule.name) ?? []
+            var ahead = false
             // Required relationships and minimum counts wait for `checkBatch`: another
             // object of the batch may still set them from the inverse side.
             if !targets.isEmpty {
                 try checkCount(targets, of: rule)
                 switch try checkTargets(targets, rule: rule, batch: batch, from: prospective, optimistic: optimistic) {
                 case .written: break
-                case .ahead: bound.ahead.append((rule, targets[0]))
+                case .ahead:
+                    bound.ahead.append((rule, targets[0]))
+                    ahead = true
                 case .waiting:
                     bound.waiting[rule.name] = targets
                     targets = []
@@ -52,7 +55,8 @@ extension ObjectAccess {
             if rule.bindsToOne {
                 bindings.append(targets.first.map { .integer($0) } ?? .null)
                 if rule.bindsEntityNumber {
-                    if let target = targets.first {
+                    // Written ahead: set when the batch ends, once the target is.
+                    if let target = targets.first, !ahead {
                         bindings.append(.integer(try entityNumber(of: rule.destination, primaryKey: target)))
                     } else {
                         bindings.append(.null)

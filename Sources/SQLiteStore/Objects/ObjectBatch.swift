@@ -55,6 +55,9 @@ package final class ObjectBatch {
     /// costs no query. An owner is absent until its list is first read, and forgotten
     /// when the batch writes its list in a way it does not follow (a list given whole).
     private var listEnds: [IntegerTable] = []
+    /// Whether a waiting list given whole reserved its places
+    /// (`temp.mm_reserved_places`, ``ObjectAccess/reservePlaces(_:key:waiting:positions:batch:)``).
+    var reservesPlaces = false
     /// Whether a list given whole by its owner's line moved rows already written into
     /// it (until then, a row whose to-one waited was in no list of that to-one).
     var movedWrittenMembers = false

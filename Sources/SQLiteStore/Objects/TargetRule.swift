@@ -40,14 +40,18 @@ final class TargetRule {
     /// `INSERT`), and the column of the destination's entity number beside it.
     let bindsToOne: Bool
     let bindsEntityNumber: Bool
+    /// The column of the destination's entity number beside this side's to-one column
+    /// (a destination with subentities): set when the batch ends for a row written ahead.
+    let toOneEntityColumn: String?
     /// The inverse side's maximum and the query counting a target's objects on it.
     let inverseLimit: (maximum: UInt64, countSQL: String)?
     /// The count query's ``ObjectAccess/slot(_:)``: the batch keeps each target's count.
     let inverseCountSlot: Int?
     /// Whether a target that is not written yet is written into the row's `INSERT`
     /// anyway, and checked when the batch ends (``ProvisionalTargets``): a to-one whose
-    /// check needs nothing but the target's row (no owner to compare, no count on the
-    /// inverse side, no entity number beside the key).
+    /// check needs nothing but the target's row and its count on the inverse side (no
+    /// owner to compare: not a one-to-one). The entity number beside the key, when the
+    /// destination has subentities, is set when the batch ends.
     let writesAhead: Bool
     /// For a to-many kept in its members' rows (not a many-to-many, no count on the
     /// inverse side): the condition (on the members' table) of a member that
@@ -88,7 +92,8 @@ final class TargetRule {
         toOneColumn = mine
         firstOwnerSQL = mine.map { "SELECT Z_PK FROM \(quote(sourceTable.name)) WHERE \(quote($0)) = ? ORDER BY Z_PK LIMIT 1" }
         bindsToOne = !r.isToMany && rowTable.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) != nil
-        bindsEntityNumber = bindsToOne && rowTable.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name)) != nil
+        toOneEntityColumn = bindsToOne ? rowTable.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))?.name : nil
+        bindsEntityNumber = toOneEntityColumn != nil
         var limit: (UInt64, String)?
         if let inverse, inverse.declaration.isToMany, let max = inverse.declaration.maxCount, max > 0 {
             if r.isToMany {
@@ -101,7 +106,7 @@ final class TargetRule {
         }
         inverseLimit = limit
         inverseCountSlot = limit.map { access.slot($0.1) }
-        writesAhead = bindsToOne && !bindsEntityNumber && ownerSQL == nil && limit == nil
+        writesAhead = bindsToOne && ownerSQL == nil
         if r.isToMany, !relationship.isManyToMany, limit == nil, let ownerColumn {
             let numbers = destinationNumbers.sorted().map(String.init).joined(separator: ", ")
             let table = quote(destinationTable.name)
