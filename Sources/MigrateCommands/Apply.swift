@@ -69,46 +69,33 @@ struct Apply: ParsableCommand {
         let interruption: SignalCancellation
         do { interruption = try SignalCancellation() } catch { throw report(Outcome(.failed, "\(options.store): \(error)")) }
         defer { interruption.stop() }
-        var plan: MigrationPlan
-        let model: CompiledModel
-        let outcome = global.makePlan(options, timeout: timeout, cancellation: interruption.cancellation)
-        switch outcome {
-        case .failure(_, _) where interruption.signal != nil:
-            throw report(Outcome(.interrupted(signal: interruption.signal ?? SIGTERM), "interrupted: rolled back, the store is unchanged"))
-        case .failure(let failure, let rendered):
-            throw report(failure, rendered: rendered)
-        case .plan(let made, let madeFor):
-            plan = made
-            model = madeFor
-        }
-        // The reviewed losses are checked on a current store too: a misspelt name
-        // fails every run, not only the one that needs it.
-        let (gated, refusal) = try gate.gate(plan, model: model, global: global)
-        plan = gated
-        if plan.isEmpty && !verify {
-            reportCurrent(plan)
-            return
-        }
-        if let refusal { throw report(refusal, destructive: plan.unacceptedDestructiveWarnings.map(\.message)) }
-        for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") }
+        let run: StoreRun
+        do { run = try global.storeRun(options.planningOptions, gate: gate) } catch { throw report(error.outcome, rendered: error.rendered) }
+        var migratorOptions = migration.migratorOptions
+        migratorOptions.backupPath = backup
+        migratorOptions.cancellation = interruption.cancellation
+        migratorOptions.rowProgress = !noProgress
         let progress = ProgressReporter(json: global.json)
-        let result: MigrationResult
-        do {
-            var migratorOptions = migration.migratorOptions
-            migratorOptions.backupPath = backup
-            migratorOptions.cancellation = interruption.cancellation
-            migratorOptions.rowProgress = !noProgress
-            result = try Migrator(policyRunner: PolicyEngine(catalog: MigrateTool.policies)).apply(plan, options: migratorOptions) { progress.report($0) }
-        } catch let error as MigrationError where error.kind == .storeChanged && Migrator.reachedTarget(plan, timeout: timeout) {
-            // Lost the race to another replica of the deploy, which did this very migration.
-            progress.finish()
-            reportMigratedByAnother(plan)
-            return
-        } catch {
-            progress.finish()
-            throw report(Outcome(error, signal: interruption.signal))
-        }
+        let ending = run.apply(
+            options.store, options: migratorOptions, interruptedBy: { interruption.signal },
+            willMigrate: { plan in for warning in plan.warnings where !global.json { Output.err("warning: \(warning)") } },
+            progress: { progress.report($0) })
         progress.finish()
+        let plan: MigrationPlan
+        let result: MigrationResult
+        switch ending {
+        case .notPlanned(let failure), .failed(_, let failure):
+            let rendered = GlobalOptions.planningFailure(failure)
+            throw report(rendered.outcome, rendered: rendered.rendered)
+        case .refused(let refused, let refusal):
+            throw report(refusal, destructive: refused.unacceptedDestructiveWarnings.map(\.message))
+        case .current(let current):
+            return reportCurrent(current)
+        case .migratedByAnother(let migrated):
+            return reportMigratedByAnother(migrated)
+        case .ran(let ran, let done):
+            (plan, result) = (ran, done)
+        }
         // `--json`'s done event lists every warning `plan --json` lists, then the
         // policies' (as `fleet apply --json` does): it listed only the latter.
         var reported = result
@@ -191,8 +178,8 @@ struct Apply: ParsableCommand {
         if let folder = backupDirectory, !result.dryRun, result.backup != nil {
             Output.out(
                 """
-                to restore the backup: \(Migrate.toolName) restore \(Self.shellQuoted(options.store)) \
-                --backup-dir \(Self.shellQuoted(folder)) --version \(result.from)
+                to restore the backup: \(Migrate.toolName) restore \(ShellWord.quoted(options.store)) \
+                --backup-dir \(ShellWord.quoted(folder)) --version \(result.from)
                 """)
             printPruned(result)
         } else if let backup = result.backup, !result.dryRun {
@@ -200,8 +187,8 @@ struct Apply: ParsableCommand {
             // the old version, and any -wal/-shm beside the store belongs to the new one.
             Output.out(
                 """
-                to restore the backup, with nothing using the store: cp \(Self.shellQuoted(backup)) \(Self.shellQuoted(options.store)) \
-                && rm -f \(Self.shellQuoted(options.store + "-wal")) \(Self.shellQuoted(options.store + "-shm"))
+                to restore the backup, with nothing using the store: cp \(ShellWord.quoted(backup)) \(ShellWord.quoted(options.store)) \
+                && rm -f \(ShellWord.quoted(options.store + "-wal")) \(ShellWord.quoted(options.store + "-shm"))
                 """)
         }
     }
@@ -313,13 +300,6 @@ struct MigrationRunOptions: ParsableArguments {
         options.keepBackups = keep
         options.tool = "\(Migrate.toolName) \(Migrate.configuration.version)"
         return options
-    }
-}
-
-extension Apply {
-    /// A path as a POSIX shell word.
-    static func shellQuoted(_ text: String) -> String {
-        text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) } ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 

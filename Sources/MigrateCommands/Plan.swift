@@ -23,28 +23,30 @@ struct Plan: ParsableCommand {
     @OptionGroup var gate: DestructiveGate
 
     func run() throws {
-        let outcome = global.makePlan(options)
-        switch outcome {
-        case .failure:
-            throw global.fail(outcome)
-        case .plan(let made, let model):
-            let (plan, refusal) = try gate.gate(made, model: model, global: global)
-            if global.json {
-                if includeModels {
-                    try Output.json(plan)
-                } else {
-                    var report = PlanReport(plan)
-                    report.error = refusal.map(ErrorReport.Detail.init)
-                    try Output.json(report)
-                }
+        let gated: StoreRun.Gated
+        do {
+            gated = try global.storeRun(options.planningOptions, gate: gate).plan(options.store, timeout: 5)
+        } catch let failure as PlanningFailure {
+            throw global.fail(failure)
+        } catch {
+            throw global.fail(GlobalOptions.planningFailure(Outcome(error)))
+        }
+        let (plan, refusal) = (gated.plan, gated.refusal)
+        if global.json {
+            if includeModels {
+                try Output.json(plan)
             } else {
-                Output.out(PlanRenderer.render(plan, showSQL: sql))
+                var report = PlanReport(plan)
+                report.error = refusal.map(ErrorReport.Detail.init)
+                try Output.json(report)
             }
-            if let refusal {
-                // The report above carries the refusal (JSON: its `error` object); text says it on stderr.
-                if !global.json { _ = global.fail(refusal) }
-                throw ExitCode(refusal.kind)
-            }
+        } else {
+            Output.out(PlanRenderer.render(plan, showSQL: sql))
+        }
+        if let refusal {
+            // The report above carries the refusal (JSON: its `error` object); text says it on stderr.
+            if !global.json { _ = global.fail(refusal) }
+            throw ExitCode(refusal.kind)
         }
     }
 }

@@ -133,66 +133,47 @@ struct DestructiveGate: ParsableArguments {
         }
         return result
     }
-
-    /// The plan with its accepted losses marked, and its refusal
-    /// (``MigrationPlan/destructiveRefusal``): nil when the gate is off or the plan
-    /// loses nothing that is not accepted. `model` is the plan's model, which every
-    /// accepted name is checked against.
-    func gate(_ plan: MigrationPlan, model: CompiledModel, global: GlobalOptions) throws -> (plan: MigrationPlan, refusal: Outcome?) {
-        let losses: AcceptedLosses
-        do {
-            losses = try self.losses(for: model, migrations: global.migrations)
-        } catch {
-            throw global.fail(error)
-        }
-        let marked = plan.accepting(losses)
-        return (marked, failOnDestructive ? marked.destructiveRefusal : nil)
-    }
 }
 
-/// What planning ended in: a plan, or an outcome that says why not.
-enum PlanOutcome {
-    /// The plan, and the compiled model it migrates a store of.
-    case plan(MigrationPlan, model: CompiledModel)
-    /// Why no plan, and for model errors the diagnostics rendered with their lines.
-    case failure(Outcome, rendered: String? = nil)
+/// A command that plans could not: the outcome, and for model or mapping-file errors
+/// the diagnostics rendered with their lines.
+struct PlanningFailure: Error {
+    var outcome: Outcome
+    var rendered: String?
 }
 
 extension GlobalOptions {
-    /// Plans the migration of a store with its options' ``PlanningOptions``,
-    /// turning every error into its exit code. `checkingPolicies` false: a mapping
-    /// file may name a policy this `migrate` lacks (read-only commands only tell;
-    /// the plan lists it in ``MigrationPlan/missingPolicies(known:)``).
-    /// `cancellation` (apply's signal handling) stops the planning's own reads: a
-    /// mapping file's filter or value counted over the store may run long.
-    func makePlan(
-        _ options: PlanOptions, timeout: Double = 5, checkingPolicies: Bool = true,
-        cancellation: MigrationCancellation? = nil
-    ) -> PlanOutcome {
-        if let reason = FleetStoreList.notAStoreReason(options.store) { return .failure(Outcome(.failed, "\(options.store): \(reason)")) }
+    /// The one single-store run (``StoreRun``) of `apply`, `plan`, `status` and the
+    /// requests: the models compiled, the planner with this `migrate`'s policies and
+    /// `options`, and with `gate` its reviewed losses and refusal. `checkingPolicies`
+    /// false: a mapping file may name a policy this `migrate` lacks (read-only commands
+    /// only tell; the plan lists it in ``MigrationPlan/missingPolicies(known:)``).
+    func storeRun(_ options: PlanningOptions, gate: DestructiveGate? = nil, checkingPolicies: Bool = true) throws(PlanningFailure) -> StoreRun {
         let result = ModelLoader.load(path: models)
         let compiled: [CompiledModel]
         do {
             compiled = try result.compiledModels()
         } catch {
-            return Self.modelFailure(error.diagnostics, sources: result.sources)
+            throw Self.modelFailure(error.diagnostics, sources: result.sources)
         }
-        do {
-            let store = try Store.open(path: options.store, access: .readOnly, busyTimeout: timeout)
-            defer { try? store.close() }
-            cancellation?.guardStatements(of: store)
-            defer { cancellation?.release(store) }
-            let planner = Self.planner(compiled, migrations: migrations, options: options.planningOptions, checkingPolicies: checkingPolicies)
-            let plan = try planner.plan(store: store)
-            guard let model = compiled.first(where: { $0.name == plan.model }) else { return .failure(Outcome(.failed, "no model \(plan.model)")) }
-            return .plan(plan, model: model)
-        } catch let error as DiagnosticsError {
-            return Self.modelFailure(error.diagnostics, sources: [:])
-        } catch {
-            var outcome = Outcome(error)
-            if outcome.kind == .unknownVersion { outcome.message += restoreHint(PlanningError(classifying: error), store: options.store) }
-            return .failure(outcome)
+        let planner = Self.planner(compiled, migrations: migrations, options: options, checkingPolicies: checkingPolicies)
+        var run = StoreRun(planner: planner) { PolicyEngine(catalog: MigrateTool.policies) }
+        run.toolName = Migrate.toolName
+        if let gate {
+            run.refusesDestructivePlans = gate.failOnDestructive
+            let migrations = self.migrations
+            run.acceptedLosses = { model in try gate.losses(for: model, migrations: migrations) }
         }
+        return run
+    }
+
+    /// Reports a failure of a store run, its diagnostics rendered with their lines.
+    func fail(_ failure: PlanningFailure) -> ExitCode { fail(failure.outcome, rendered: failure.rendered) }
+
+    /// An outcome's failure as a command that plans reports it: model and mapping-file
+    /// diagnostics rendered with their lines.
+    static func planningFailure(_ outcome: Outcome) -> PlanningFailure {
+        outcome.diagnostics.isEmpty ? PlanningFailure(outcome: outcome) : modelFailure(outcome.diagnostics, sources: [:], outcome: outcome)
     }
 
     /// The planner of every command that plans: the models, the mapping files'
@@ -216,35 +197,15 @@ extension GlobalOptions {
         """
     }
 
-    /// For a store newer than this deployment (a rollback of the code, not of the
-    /// store): the command that puts back the backup taken before the newer release
-    /// migrated it.
-    func restoreHint(_ planning: PlanningError, store: String) -> String {
-        guard let unknown = planning.underlying as? UnknownVersionError, unknown.drift == nil, let recognition = unknown.recognition,
-            let stamped = recognition.stampedVersion, let current = recognition.currentVersion, stamped > current
-        else { return "" }
-        return """
-
-            to go back to version \(current): `\(Migrate.toolName) restore \(Apply.shellQuoted(store)) --backup-dir DIR --version \(current)` \
-            puts back the backup `apply --backup-dir DIR` kept when it migrated the store from version \(current) \
-            (changes made to the store since are lost; Docs/Deploying.md: "Rolling back")
-            """
-    }
-
     /// Model or mapping-file errors: every diagnostic, rendered with its line.
-    static func modelFailure(_ diagnostics: [Diagnostic], sources: [String: String]) -> PlanOutcome {
+    static func modelFailure(_ diagnostics: [Diagnostic], sources: [String: String], outcome: Outcome? = nil) -> PlanningFailure {
         // Mapping files are read again for their excerpts (models come with theirs).
         var sources = sources
         for file in Set(diagnostics.compactMap { $0.location?.file }) where sources[file] == nil {
             if let data = FileManager.default.contents(atPath: file), data.count < 1 << 20 { sources[file] = String(decoding: data, as: UTF8.self) }
         }
-        return .failure(Outcome(DiagnosticsError(diagnostics)), rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
-    }
-
-    /// Reports a planning failure and returns its exit code.
-    func fail(_ outcome: PlanOutcome) -> ExitCode {
-        guard case .failure(let failure, let rendered) = outcome else { return ExitCode(Outcome.Kind.failed) }
-        return fail(failure, rendered: rendered)
+        return PlanningFailure(
+            outcome: outcome ?? Outcome(DiagnosticsError(diagnostics)), rendered: DiagnosticRenderer(sources: sources).render(diagnostics))
     }
 }
 

@@ -15,18 +15,19 @@ extension GlobalOptions {
         do { options = try PlanOptions.parse(["--", path]) } catch { throw fail("\(path): not a store path", .usage) }
         // Whether the store is current needs no policy: one this migrate lacks must not
         // hide the answer (exit 3, migrate first) behind exit 4.
-        switch makePlan(options, timeout: timeout, checkingPolicies: false) {
-        case .failure(let failure, let rendered):
-            throw fail(failure, rendered: rendered)
-        case .plan(let plan, _) where !plan.isEmpty:
+        let plan: MigrationPlan
+        do {
+            plan = try storeRun(options.planningOptions, checkingPolicies: false).plan(path, timeout: timeout).plan
+        } catch {
+            throw fail((error as? PlanningFailure) ?? Self.planningFailure(Outcome(error)))
+        }
+        if !plan.isEmpty {
             throw fail(
                 """
                 \(path): the store is at version \(plan.sourceVersion) of \(plan.model), and the current version is \(plan.targetVersion); \
                 migrate it first (`\(Migrate.toolName) apply \(path)`)
                 """,
                 .migrationNeeded)
-        case .plan:
-            break
         }
         do {
             let store = try Store.open(path: path, access: access, busyTimeout: timeout)

@@ -40,30 +40,32 @@ struct Status: ParsableCommand {
 
     func run() throws {
         // Read-only: a policy this migrate lacks does not stop the answer; it is named.
-        switch global.makePlan(options, checkingPolicies: false) {
-        case .failure(let failure, let rendered):
-            guard global.json else { throw global.fail(failure, rendered: rendered) }
+        let plan: MigrationPlan
+        do {
+            plan = try global.storeRun(options.planningOptions, checkingPolicies: false).plan(options.store, timeout: 5).plan
+        } catch {
+            let failure = (error as? PlanningFailure) ?? GlobalOptions.planningFailure(Outcome(error))
+            guard global.json else { throw global.fail(failure) }
             // status answers in its own report whatever the outcome; the error object sits inside it.
-            try Output.json(Report(store: options.store, outcome: failure))
-            throw ExitCode(failure.kind)
-        case .plan(let plan, _):
-            let outcome =
-                plan.isEmpty
-                ? Outcome(.current, "\(options.store): \(plan.model) version \(plan.sourceVersion), current")
-                : Outcome(
-                    .migrationNeeded,
-                    """
-                    \(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed \
-                    (\(plan.allSteps.count) steps)
-                    """)
-            let missing = plan.missingPolicies(known: Set(MigrateTool.policies.names))
-            if global.json {
-                try Output.json(Report(store: options.store, outcome: outcome, plan: plan, missingPolicies: missing.map(\.policy)))
-            } else {
-                Output.out(outcome.message)
-                for (policy, file) in missing { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
-            }
-            if outcome.exitCode != 0 { throw ExitCode(outcome.kind) }
+            try Output.json(Report(store: options.store, outcome: failure.outcome))
+            throw ExitCode(failure.outcome.kind)
         }
+        let outcome =
+            plan.isEmpty
+            ? Outcome(.current, "\(options.store): \(plan.model) version \(plan.sourceVersion), current")
+            : Outcome(
+                .migrationNeeded,
+                """
+                \(options.store): \(plan.model) version \(plan.sourceVersion), migration to \(plan.targetVersion) needed \
+                (\(plan.allSteps.count) steps)
+                """)
+        let missing = plan.missingPolicies(known: Set(MigrateTool.policies.names))
+        if global.json {
+            try Output.json(Report(store: options.store, outcome: outcome, plan: plan, missingPolicies: missing.map(\.policy)))
+        } else {
+            Output.out(outcome.message)
+            for (policy, file) in missing { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
+        }
+        if outcome.exitCode != 0 { throw ExitCode(outcome.kind) }
     }
 }

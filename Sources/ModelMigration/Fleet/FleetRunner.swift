@@ -122,12 +122,20 @@ public struct FleetRunner: Sendable {
         return lstat(path, &link) == 0 ? "a symbolic link to a file that does not exist" : "no such store file"
     }
 
-    /// One store: plan it, and in `.apply` mode migrate it when it needs it.
+    /// The one single-store run every store of the fleet goes through.
+    var storeRun: StoreRun {
+        var run = StoreRun(planner: planner, makePolicyRunner: makePolicyRunner)
+        run.refusesDestructivePlans = refusesDestructivePlans
+        let losses = acceptedLosses
+        run.acceptedLosses = { losses[$0.name] ?? AcceptedLosses() }
+        return run
+    }
+
+    /// One store: plan it, and in `.apply` mode migrate it when it needs it, through
+    /// ``StoreRun`` as `migrate apply` does.
     public func handle(_ path: String, mode: Mode) -> FleetStoreOutcome {
         let started = Date()
         var outcome = FleetStoreOutcome(path: path, status: .failed, seconds: 0)
-        let timeout: Double
-        if case .apply(let options) = mode { timeout = options.timeout } else { timeout = 5 }
         func finish(_ status: Outcome.Kind, _ message: String? = nil) -> FleetStoreOutcome {
             outcome.status = status
             // Messages that start with the store's path say it once.
@@ -139,52 +147,57 @@ public struct FleetRunner: Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             return finish(.failed, "\(path): \(Self.missingStoreWords(path, isFolder: isDirectory.boolValue))")
         }
-        let plan: MigrationPlan
-        switch makePlan(path, timeout: timeout) {
-        case .failure(let failure):
-            recognize(path, into: &outcome)
-            // `fleet apply`: a store that could not even be planned was only read.
-            let unchanged = failure.kind == .failed && !failure.message.contains("nothing was changed")
-            guard case .apply = mode, unchanged else { return finish(failure.kind, failure.message) }
-            return finish(failure.kind, failure.message + "; nothing was changed")
-        case .success(let made): plan = made.accepting(acceptedLosses[made.model] ?? AcceptedLosses())
-        }
-        outcome.model = plan.model
-        outcome.version = plan.sourceVersion
-        outcome.target = plan.targetVersion
-        outcome.warnings = plan.warnings.map(\.description)
-        let refusal = refusesDestructivePlans ? plan.destructiveRefusal : nil
         guard case .apply(var options) = mode else {
-            outcome.plan = plan
-            if let refusal { return finish(refusal.kind, refusal.message) }
-            return finish(plan.isEmpty ? .current : .migrationNeeded)
+            let gated: StoreRun.Gated
+            do {
+                gated = try storeRun.plan(path, timeout: 5)
+            } catch {
+                recognize(path, into: &outcome)
+                let failure = Outcome(error)
+                return finish(failure.kind, failure.message)
+            }
+            describe(gated.plan, into: &outcome)
+            outcome.plan = gated.plan
+            if let refusal = gated.refusal { return finish(refusal.kind, refusal.message) }
+            return finish(gated.plan.isEmpty ? .current : .migrationNeeded)
         }
-        // Stores already at the target are skipped: rerunning a fleet after an
-        // interruption picks up where it stopped.
-        if plan.isEmpty { return finish(.current) }
-        if let refusal { return finish(refusal.kind, refusal.message) }
         let cancellation = MigrationCancellation()
         options.cancellation = cancellation
         stop.register(cancellation)
         defer { stop.unregister(cancellation) }
-        do {
-            let result = try Migrator(policyRunner: makePolicyRunner()).apply(plan, options: options)
+        // A migration the run's stop cancelled is `interrupted`, naming the signal.
+        let ending = storeRun.apply(path, options: options, interruptedBy: { [stop] in stop.isStopped ? stop.signal ?? SIGINT : nil })
+        if let plan = ending.plan { describe(plan, into: &outcome) }
+        switch ending {
+        case .notPlanned(let failure):
+            recognize(path, into: &outcome)
+            // `fleet apply`: a store that could not even be planned was only read.
+            let unchanged = failure.kind == .failed && !failure.message.contains("nothing was changed")
+            return finish(failure.kind, failure.message + (unchanged ? "; nothing was changed" : ""))
+        case .current:
+            // Stores already at the target are skipped: rerunning a fleet after an
+            // interruption picks up where it stopped.
+            return finish(.current)
+        case .migratedByAnother:
+            return finish(.current, "migrated by another process meanwhile")
+        case .refused(_, let refusal):
+            return finish(refusal.kind, refusal.message)
+        case .ran(_, let result):
             outcome.result = result
             outcome.warnings += result.warnings.map { "destructive: \($0)" }
-            return finish(result.dryRun ? .wouldMigrate : .migrated)
-        } catch {
-            // A migration the run's stop cancelled is `interrupted`, naming the signal.
-            let failure = Outcome(error, signal: stop.isStopped ? stop.signal ?? SIGINT : nil)
-            // Another process (a second runner, an app) may have migrated it between
-            // the plan and the lock: then it is where this run wanted it.
-            if !stop.isStopped, case .success(let now) = makePlan(path, timeout: timeout), now.isEmpty,
-                now.sourceVersion == plan.targetVersion
-            {
-                return finish(.current, "migrated by another process meanwhile")
-            }
+            return finish(ending.kind)
+        case .failed(_, let failure):
             outcome.statement = failure.statement
             return finish(failure.kind, failure.message)
         }
+    }
+
+    /// A planned store's model, versions and warnings, for its record.
+    private func describe(_ plan: MigrationPlan, into outcome: inout FleetStoreOutcome) {
+        outcome.model = plan.model
+        outcome.version = plan.sourceVersion
+        outcome.target = plan.targetVersion
+        outcome.warnings = plan.warnings.map(\.description)
     }
 
     /// For a store that could not be planned (no path, a policy missing, a store that
@@ -200,22 +213,5 @@ public struct FleetRunner: Sendable {
         outcome.model = model.name
         outcome.version = version
         outcome.target = planner.options.target ?? model.current.version
-    }
-
-    enum Planned {
-        case success(MigrationPlan)
-        case failure(Outcome)
-    }
-
-    func makePlan(_ path: String, timeout: Double) -> Planned {
-        do {
-            let store = try Store.open(path: path, access: .readOnly, busyTimeout: timeout)
-            defer { try? store.close() }
-            // Planned with the fleet's options, whatever the mode: `fleet apply`
-            // executes the plan `fleet plan` shows.
-            return .success(try planner.plan(store: store))
-        } catch {
-            return .failure(Outcome(error))
-        }
     }
 }
