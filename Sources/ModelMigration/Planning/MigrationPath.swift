@@ -43,15 +43,15 @@ public struct MigrationPath: Sendable, Hashable, Codable {
     /// One piece of the path.
     public struct Piece: Sendable, Hashable, Codable, CustomStringConvertible {
         /// What it executes.
-        public var kind: Kind
+        public package(set) var kind: Kind
         /// The version it starts at.
-        public var from: Int
+        public package(set) var from: Int
         /// The version it ends at.
-        public var to: Int
+        public package(set) var to: Int
         /// The mapping file, for `.mappingFile`.
-        public var mappingFile: String?
+        public package(set) var mappingFile: String?
         /// Why this piece was taken.
-        public var reason: String
+        public package(set) var reason: String
 
         /// Creates a piece.
         public init(kind: Kind, from: Int, to: Int, mappingFile: String?, reason: String) {
@@ -70,14 +70,14 @@ public struct MigrationPath: Sendable, Hashable, Codable {
     }
 
     /// The preference the path was chosen under.
-    public var preference: Preference
+    public package(set) var preference: Preference
     /// The pieces, in order, from the store's version to the target.
-    public var pieces: [Piece]
+    public package(set) var pieces: [Piece]
     /// Why each alternative was not taken.
-    public var notTaken: [String]
+    public package(set) var notTaken: [String]
     /// Where the chain of hops and the direct mapping between the store's version
     /// and the target give different data (empty for one hop).
-    public var differences: [PathDifference]
+    public package(set) var differences: [PathDifference]
 
     /// `mapping file 1-to-5.yaml 1 → 5, then inferred chain 5 → 7`.
     public var summary: String { pieces.map(\.description).joined(separator: ", then ") }

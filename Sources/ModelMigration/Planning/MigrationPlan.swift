@@ -55,17 +55,17 @@ public enum StepCost: Sendable, Hashable, Codable, CustomStringConvertible {
 /// A mapping file's `FUNCTION($entityPolicy, 'selector:', …)` value: the policy's
 /// Swift function the copy calls per source row, under an SQL function name of
 /// its own.
-public struct PolicyFunctionCall: Sendable, Hashable, Codable {
+public struct PolicyFunctionCall: Sendable, Hashable, Encodable {
     /// The policy's name.
-    public var policy: String
+    public package(set) var policy: String
     /// The selector (`firstNameFrom:`).
-    public var selector: String
+    public package(set) var selector: String
     /// The destination entity and attribute the result is stored in.
-    public var entity: String
+    public package(set) var entity: String
     /// The destination attribute.
-    public var attribute: String
+    public package(set) var attribute: String
     /// The types of the arguments' values (nil: no attribute type, as for arithmetic).
-    public var argumentTypes: [AttributeType?]
+    public package(set) var argumentTypes: [AttributeType?]
 
     /// Creates a call.
     public init(policy: String, selector: String, entity: String, attribute: String, argumentTypes: [AttributeType?]) {
@@ -90,43 +90,43 @@ public struct PolicyFunctionCall: Sendable, Hashable, Codable {
 
 /// A policy step: the policy, the entity mapping it runs, and where the rows are
 /// while the hop runs (rebuilt tables still have their build names).
-public struct PolicyInvocation: Sendable, Hashable, Codable {
+public struct PolicyInvocation: Sendable, Hashable, Encodable {
     /// The policy's name.
-    public var policy: String
+    public package(set) var policy: String
     /// The entity mapping's name.
-    public var mappingName: String
+    public package(set) var mappingName: String
     /// The source entity.
-    public var sourceEntity: String
+    public package(set) var sourceEntity: String
     /// The destination entity.
-    public var destinationEntity: String
+    public package(set) var destinationEntity: String
     /// Destination table name → the table's name during the hop.
-    public var buildTables: [String: String]
+    public package(set) var buildTables: [String: String]
 }
 
 /// A check of the store's rows: run before commit on what the plan touched (the
 /// plan fails when `sql` counts more violating rows than the store already had),
 /// or before any step as a precondition (any violating row refuses the migration).
-public struct MigrationCheck: Sendable, Hashable, Codable {
+public struct MigrationCheck: Sendable, Hashable, Encodable {
     /// What is checked, for people.
-    public var summary: String
+    public package(set) var summary: String
     /// `SELECT count(*) …` of the violating rows.
-    public var sql: String
+    public package(set) var sql: String
     /// `SELECT <text> …` naming a few violating rows, for the error message.
-    public var rowsSQL: String? = nil
+    public package(set) var rowsSQL: String? = nil
     /// A cheaper query that finds nothing exactly when `sql` counts nothing (a
     /// reference check over the distinct keys, read from their index, instead of
     /// every row): run first, and `sql` only when it finds something.
-    public var probeSQL: String? = nil
+    public package(set) var probeSQL: String? = nil
     /// For a requirement the data decides: what to do about violating objects.
-    public var remedy: String? = nil
+    public package(set) var remedy: String? = nil
     /// The relationship whose references this check follows: references that
     /// already dangled in the store before the migration are carried as they are,
     /// so the check then allows as many violations as the store had.
-    public var reference: ReferenceKey? = nil
+    public package(set) var reference: ReferenceKey? = nil
 
     /// For a reference check: how to remove the violating references, as Core
     /// Data's nullify would (a join row deleted, a key set to nil).
-    public var repair: Repair? = nil
+    public package(set) var repair: Repair? = nil
 
     /// For a precondition: the table whose rebuild, a step of the first hop that
     /// reads every row of it, finds this check's violations in its own scan (a row
@@ -135,16 +135,16 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
     /// scan of its own for it before the steps; when any step fails, it rolls the
     /// steps back and runs every precondition on the store as it was, refusing it
     /// exactly as before any step. Nil: checked before any step.
-    public var checkedByRebuildOf: String? = nil
+    public package(set) var checkedByRebuildOf: String? = nil
 
     /// A statement removing a check's violations.
-    public struct Repair: Sendable, Hashable, Codable {
+    public struct Repair: Sendable, Hashable, Encodable {
         /// The table it changes.
-        public var table: String
+        public package(set) var table: String
         /// `DELETE …` (join rows) or `UPDATE … SET key = NULL …`.
-        public var sql: String
+        public package(set) var sql: String
         /// True when it deletes rows (a join table's), false when it clears keys.
-        public var deletesRows: Bool
+        public package(set) var deletesRows: Bool
     }
 
     /// Creates a check.
@@ -167,11 +167,11 @@ public struct MigrationCheck: Sendable, Hashable, Codable {
 /// join table, the key column of a to-many without an inverse).
 public struct ReferenceKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The entity declaring the relationship.
-    public var entity: String
+    public package(set) var entity: String
     /// The relationship.
-    public var relationship: String
+    public package(set) var relationship: String
     /// True for the keys of the declaring entity's rows.
-    public var towardOwner: Bool
+    public package(set) var towardOwner: Bool
 
     /// Creates a key.
     public init(entity: String, relationship: String, towardOwner: Bool) {
@@ -186,21 +186,21 @@ public struct ReferenceKey: Sendable, Hashable, Codable, CustomStringConvertible
 /// Something an operator should read before applying: data that will be lost.
 public struct MigrationWarning: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The message.
-    public var message: String
+    public package(set) var message: String
     /// True when data is lost (a dropped attribute or entity holding data).
-    public var isDestructive: Bool
+    public package(set) var isDestructive: Bool
     /// What loses data, as `--accept` names it: `Entity.property`, or `Entity` for
     /// objects of an entity (nil for a warning that names nothing to accept).
-    public var subject: String? = nil
+    public package(set) var subject: String? = nil
     /// How many values, objects or pairs are lost (nil when not counted).
-    public var count: Int64? = nil
+    public package(set) var count: Int64? = nil
     /// The versions of the hop (or fused run of hops) it comes from.
-    public var fromVersion: Int? = nil
+    public package(set) var fromVersion: Int? = nil
     /// The destination version of that hop.
-    public var toVersion: Int? = nil
+    public package(set) var toVersion: Int? = nil
     /// True when a reviewed acceptance (`--accept`, `accepted-losses.yaml`) lets it
     /// through `--fail-on-destructive`.
-    public var isAccepted: Bool? = nil
+    public package(set) var isAccepted: Bool? = nil
 
     /// Creates a warning.
     package init(message: String, isDestructive: Bool, subject: String? = nil, count: Int64? = nil) {
@@ -215,30 +215,30 @@ public struct MigrationWarning: Sendable, Hashable, Codable, CustomStringConvert
 
 /// One segment of the chain: adjacent inferred hops fused into one mapping, or one
 /// hop with its mapping file.
-public struct MigrationHop: Sendable, Hashable, Codable {
+public struct MigrationHop: Sendable, Hashable, Encodable {
     /// The source version.
-    public var from: Int
+    public package(set) var from: Int
     /// The destination version.
-    public var to: Int
+    public package(set) var to: Int
     /// What the path piece it belongs to executes (a mapping file, an inferred
     /// chain, the direct inferred mapping).
-    public var kind: MigrationPath.Kind = .inferredChain
+    public package(set) var kind: MigrationPath.Kind = .inferredChain
     /// The mapping it executes.
-    public var mapping: MappingModel
+    public package(set) var mapping: MappingModel
     /// SHA-256 of the mapping (and of its file, when there is one), recorded in history.
-    public var digest: String
+    public package(set) var digest: String
     /// Steps in execution order.
-    public var steps: [MigrationStep]
+    public package(set) var steps: [MigrationStep]
     /// Checks run after the steps, before commit.
-    public var checks: [MigrationCheck]
+    public package(set) var checks: [MigrationCheck]
     /// What the stored data must satisfy for the hop to migrate, checked on its
     /// source before its steps (by the planner, when the store holds the hop's
     /// source, and by `apply`): any violating object refuses it.
-    public var requirements: [MigrationCheck] = []
+    public package(set) var requirements: [MigrationCheck] = []
     /// The source version of the hop (policies read its rows).
-    public var source: CompiledVersion
+    public package(set) var source: CompiledVersion
     /// The destination version of the hop.
-    public var destination: CompiledVersion
+    public package(set) var destination: CompiledVersion
     /// The store's layout before the hop.
     package var sourceLayout: StorageLayout
     /// The store's layout after the hop.
@@ -247,44 +247,44 @@ public struct MigrationHop: Sendable, Hashable, Codable {
 
 /// Everything `migrate apply` will do, decided before anything is done: `migrate
 /// plan` prints this value, and `apply` executes exactly it.
-public struct MigrationPlan: Sendable, Hashable, Codable {
+public struct MigrationPlan: Sendable, Hashable, Encodable {
     /// The store's path.
-    public var storePath: String
+    public package(set) var storePath: String
     /// The model.
-    public var model: String
+    public package(set) var model: String
     /// The store's version, recognised from its hashes.
-    public var sourceVersion: Int
+    public package(set) var sourceVersion: Int
     /// The target version.
-    public var targetVersion: Int
+    public package(set) var targetVersion: Int
     /// The store's metadata hashes when planned (apply refuses a store that changed since).
-    public var sourceHashesDigest: String
+    public package(set) var sourceHashesDigest: String
     /// The store's UUID.
-    public var storeUUID: String
+    public package(set) var storeUUID: String
     /// Segments in order; empty when there is nothing to do.
-    public var hops: [MigrationHop]
+    public package(set) var hops: [MigrationHop]
     /// The path chosen from the store's version to the target, with why.
     public var path = MigrationPath(preference: .automatic, pieces: [], notTaken: [], differences: [])
     /// Warnings for the operator.
-    public var warnings: [MigrationWarning]
+    public package(set) var warnings: [MigrationWarning]
     /// The compiled target version (stamped into the store and its model cache).
-    public var target: CompiledVersion
+    public package(set) var target: CompiledVersion
     /// The store's entity numbers after the migration.
-    public var entityNumbers: [String: Int]
+    public package(set) var entityNumbers: [String: Int]
     /// The model's current (highest) version.
-    public var currentVersion: Int = 0
+    public package(set) var currentVersion: Int = 0
     /// What the plan relies on in the store, checked in the apply transaction
     /// before any step: a violating row refuses the migration, store unchanged.
-    public var preconditions: [MigrationCheck] = []
+    public package(set) var preconditions: [MigrationCheck] = []
     /// References that already dangle in the store (counted when planning), carried
     /// as they are by the migration.
-    public var danglingReferences: [DanglingReferences] = []
+    public package(set) var danglingReferences: [DanglingReferences] = []
     /// References that dangle in the store and that the plan's first steps remove
     /// (`removesDanglingReferences`): join rows deleted, keys set to nil.
-    public var removedDanglingReferences: [DanglingReferences] = []
+    public package(set) var removedDanglingReferences: [DanglingReferences] = []
     /// `--verify`'s steps, run after every hop before commit (or, on a store
     /// already at its target, on their own in a read transaction): planned with
     /// the rest, so that `plan --verify` shows exactly what `apply --verify` runs.
-    public var verification: [VerificationStep] = []
+    public package(set) var verification: [VerificationStep] = []
     /// The settings the plan was made with.
     public var options = PlanningOptions()
 
@@ -318,11 +318,11 @@ public struct MigrationPlan: Sendable, Hashable, Codable {
 /// found before the migration (real Core Data stores carry some).
 public struct DanglingReferences: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The relationship direction.
-    public var reference: ReferenceKey
+    public package(set) var reference: ReferenceKey
     /// What the references should point to, for people.
-    public var summary: String
+    public package(set) var summary: String
     /// How many rows hold such a reference.
-    public var rows: Int64
+    public package(set) var rows: Int64
 
     public var description: String {
         "\(reference): \(rows) row\(rows == 1 ? "" : "s") already point\(rows == 1 ? "s" : "") to objects the store does not have (carried as they are)"

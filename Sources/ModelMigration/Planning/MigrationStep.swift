@@ -4,7 +4,7 @@ import SQLiteStore
 /// One step of a plan, each kind with exactly the data it is executed with:
 /// `Migrator` switches on the case and never looks at text or emptiness to choose
 /// what to do (Docs/Architecture.md, "Following `migrate apply`").
-public enum MigrationStep: Sendable, Hashable, Codable {
+public enum MigrationStep: Sendable, Hashable, Encodable {
     /// `ALTER TABLE … ADD COLUMN`: O(1).
     case addColumn(TableChange)
     /// `ALTER TABLE … RENAME COLUMN`: O(1).
@@ -42,20 +42,20 @@ public enum MigrationStep: Sendable, Hashable, Codable {
     }
 
     /// The statements and bookkeeping steps that change one table.
-    public struct TableChange: Sendable, Hashable, Codable {
+    public struct TableChange: Sendable, Hashable, Encodable {
         /// What it does, for people.
-        public var summary: String
+        public package(set) var summary: String
         /// The table it changes (after the step, for a rename).
-        public var table: String
+        public package(set) var table: String
         /// The statements, in order.
-        public var statements: [SQLFragment]
+        public package(set) var statements: [SQLFragment]
         /// Its cost class.
-        public var cost: StepCost
+        public package(set) var cost: StepCost
         /// For a unique index: the groups of rows holding the same values, asked
         /// when SQLite refuses the index, so that the refusal names the objects
         /// (values a mapping computed or a move up merged, which no requirement
         /// could read before the hop).
-        public var duplicates: MigrationCheck? = nil
+        public package(set) var duplicates: MigrationCheck? = nil
 
         /// Creates a change.
         package init(summary: String, statements: [SQLFragment], cost: StepCost, table: String, duplicates: MigrationCheck? = nil) {
@@ -74,54 +74,54 @@ public enum MigrationStep: Sendable, Hashable, Codable {
 
     /// A table created empty, under the name it is built under until a later step
     /// moves it into place: O(1).
-    public struct TableBuild: Sendable, Hashable, Codable {
+    public struct TableBuild: Sendable, Hashable, Encodable {
         /// What it does, for people.
-        public var summary: String
+        public package(set) var summary: String
         /// The table's name once in place.
-        public var table: String
+        public package(set) var table: String
         /// The name it is built under.
-        public var buildTable: String
+        public package(set) var buildTable: String
         /// `CREATE TABLE`.
-        public var statements: [SQLFragment]
+        public package(set) var statements: [SQLFragment]
     }
 
     /// A table built anew and filled by set-based copies from the old tables.
-    public struct TableCopy: Sendable, Hashable, Codable {
+    public struct TableCopy: Sendable, Hashable, Encodable {
         /// What it does, for people.
-        public var summary: String
+        public package(set) var summary: String
         /// The table's name once in place.
-        public var table: String
+        public package(set) var table: String
         /// The name it is built under.
-        public var buildTable: String
+        public package(set) var buildTable: String
         /// `CREATE TABLE`, then the copies.
-        public var statements: [SQLFragment]
+        public package(set) var statements: [SQLFragment]
         /// Its cost class.
-        public var cost: StepCost
+        public package(set) var cost: StepCost
         /// The rows the new table must hold: a count query on the old tables, run
         /// just before the copy and compared with the table after it.
-        public var expectedRows: SQLFragment?
+        public package(set) var expectedRows: SQLFragment?
         /// The policy functions its copies call (`FUNCTION($entityPolicy, …)`
         /// values), registered on the connection while the step runs.
-        public var policyFunctions: [PolicyFunctionCall] = []
+        public package(set) var policyFunctions: [PolicyFunctionCall] = []
         /// The source table every row of which the copies read: one unfiltered copy
         /// per entity stored there, and ``expectedRows`` that table's whole count,
         /// so that a row of no entity of its hierarchy fails the count (nil: the
         /// copies read some of its rows, or several tables).
-        public var readsEveryRowOf: String? = nil
+        public package(set) var readsEveryRowOf: String? = nil
     }
 
     /// The policy step of a hop: every custom entity mapping's policy, in the
     /// mapping file's order. They run in Core Data's stages across the hop: every
     /// mapping creates its destination objects, then every mapping sets
     /// relationships, then every mapping validates.
-    public struct PolicyStage: Sendable, Hashable, Codable {
+    public struct PolicyStage: Sendable, Hashable, Encodable {
         /// What it does, for people.
-        public var summary: String
+        public package(set) var summary: String
         /// The first policy's destination table.
-        public var table: String?
+        public package(set) var table: String?
         /// The invocations, at least one.
-        public var policies: [PolicyInvocation]
+        public package(set) var policies: [PolicyInvocation]
         /// Its cost class.
-        public var cost: StepCost
+        public package(set) var cost: StepCost
     }
 }

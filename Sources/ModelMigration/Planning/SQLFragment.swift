@@ -3,7 +3,7 @@ import SQLiteStore
 /// One SQL statement or condition with the values bound to its `?` parameters, in
 /// order: the text and its arguments travel as one value, so that a statement can
 /// never be run with another statement's values (GRDB's `SQL` pairs them the same way).
-public struct SQLFragment: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct SQLFragment: Sendable, Hashable, Encodable, CustomStringConvertible {
     /// The SQL text: identifiers from the layout (quoted), aliases, `?`, keywords.
     public var sql: String
     /// The values for the `?`s, in order (a mapping file's literals are never

@@ -4,7 +4,7 @@ import DataModel
 /// store and writes nothing, planned with the rest so that `plan --verify` shows exactly
 /// what `apply --verify` runs. Its own type, apart from ``MigrationStep`` (which changes
 /// the store): a hop cannot hold a check, nor `--verify` a change.
-public enum VerificationStep: Sendable, Hashable, Codable {
+public enum VerificationStep: Sendable, Hashable, Encodable {
     /// `PRAGMA integrity_check` answers `ok` (every page of the store).
     case integrity
     /// After a plan with policies: no property left to a policy was left nil where the
@@ -27,22 +27,22 @@ public enum VerificationStep: Sendable, Hashable, Codable {
 
     /// What `--verify` checks on a store already at its target, beyond its pages
     /// and relationships.
-    public struct StoreVerification: Sendable, Hashable, Codable {
+    public struct StoreVerification: Sendable, Hashable, Encodable {
         /// What a migration would rely on (rows of known entities, references to
         /// the right entities).
-        public var preconditions: [MigrationCheck]
+        public package(set) var preconditions: [MigrationCheck]
         /// The store's layout, against which `Z_PRIMARYKEY` is checked.
         package var layout: StorageLayout
     }
 
     /// A relationship check of `--verify` after a migration.
-    public struct VerifiedCheck: Sendable, Hashable, Codable {
+    public struct VerifiedCheck: Sendable, Hashable, Encodable {
         /// The check on the migrated store.
-        public var check: MigrationCheck
+        public package(set) var check: MigrationCheck
         /// The same relationship direction in the store before the migration,
         /// when every hop copies it: as many references as dangled there may
         /// still dangle (carried as they were).
-        public var before: ReferenceKey?
+        public package(set) var before: ReferenceKey?
     }
 
     /// The name of its kind.
