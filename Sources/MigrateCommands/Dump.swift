@@ -37,17 +37,9 @@ struct Dump: ParsableCommand {
     /// entity, so no dump can hold them: a dump kept as a backup would lose them
     /// without a word. Said on stderr, with their keys.
     func warnAboutUnknownEntityRows(_ access: ObjectAccess, entity: String) throws {
-        guard let root = access.version.entity(named: entity)?.root, let table = access.layout.table(forEntity: root) else { return }
-        let known = access.layout.entityNumbers.values.sorted().map(String.init).joined(separator: ", ")
-        let sql = "SELECT Z_PK FROM \(Connection.quoteIdentifier(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK LIMIT 6"
-        let keys: [Int64]
-        do {
-            let statement = try access.store.connection.prepare(sql)
-            keys = try statement.rows().compactMap { $0.first?.int64 }
-        } catch {
-            return
-        }
-        guard !keys.isEmpty else { return }
+        guard let root = access.version.entity(named: entity)?.root, let table = access.layout.table(forEntity: root),
+            let keys = try? access.keysOfRowsOfNoEntity(table: root, limit: 6), !keys.isEmpty
+        else { return }
         Output.err(
             """
             warning: \(table.name) holds rows whose Z_ENT is no entity's number (Z_PK \(keys.prefix(5).map(String.init).joined(separator: ", "))\

@@ -140,6 +140,18 @@ public final class ObjectAccess {
         }
     }
 
+    /// The keys of up to `limit` rows of `entityName`'s table whose `Z_ENT` is no
+    /// entity's number (or NULL): they belong to no entity, so no fetch or dump holds them.
+    package func keysOfRowsOfNoEntity(table entityName: String, limit: Int) throws(StoreError) -> [Int64] {
+        let table = table(of: try entity(entityName))
+        let known = layout.entityNumbers.values.sorted().map(String.init).joined(separator: ", ")
+        return try wrap { () throws(SQLiteError) -> [Int64] in
+            try connection.prepare(
+                "SELECT Z_PK FROM \(quote(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK LIMIT \(max(0, limit))"
+            ).rows().compactMap { $0.first?.int64 }
+        }
+    }
+
     /// Whether a row with this primary key exists among `entity` and its subentities.
     public func exists(_ entityName: String, primaryKey: Int64) throws(StoreError) -> Bool {
         let sql: String
