@@ -162,6 +162,21 @@ private let model = """
         for (name, places) in lists { #expect(Set(places).count == places.count, "\(name): \(places)") }
     }
 
+    /// A refused line is reported once: the lines written ahead naming its object are
+    /// not also reported as naming an object that does not exist (20 such lines buried
+    /// the one refusal that said why).
+    @Test func aRefusedOwnerIsReportedOnce() throws {
+        let books = (1...4).map { #"{"_pk":\#($0),"_entity":"Book","shelf":1}"# }
+        let unknownField = try Self.load(books + [#"{"_pk":1,"_entity":"Shelf","color":"red"}"#])
+        #expect(unknownField == .refused("f:5: Shelf.color: no such attribute or relationship (Shelf has books)"), "\(unknownField)")
+        // Over its maxCount: every line says so, none that the shelf does not exist.
+        guard case .refused(let message) = try Self.load(books + [#"{"_pk":1,"_entity":"Shelf","books":[1,2,3]}"#]) else {
+            Issue.record("accepted")
+            return
+        }
+        for line in message.split(separator: "\n") { #expect(line.contains("(3)") || line.contains("at most 3"), "\(line)") }
+    }
+
     /// A `_position` at the largest integer leaves no place after it: the next member
     /// is refused, not a crash.
     @Test func noPlaceAfterTheLargestIsRefused() throws {

@@ -221,19 +221,22 @@ package enum ObjectJSONLines {
                             }
                             if isBlank(line) { return }
                             let object: ParsedObject
+                            var record: JSONValue?
                             do throws(LineRefusal) {
                                 if let bad = invalid {
                                     throw LineRefusal(nil, "not UTF-8 text: byte \(bad + 1) (0x\(hex(line[bad]))) cannot start or continue a UTF-8 character")
                                 }
-                                let record: JSONValue
                                 do throws(JSONParseError) {
                                     record = try JSONValue.parse(buffer: line)
                                 } catch {
                                     throw LineRefusal(nil, "invalid JSON at byte \(error.offset): \(error.message)")
                                 }
-                                object = try self.object(record, entity: entity, version: access.version)
+                                object = try self.object(record ?? .null, entity: entity, version: access.version)
                             } catch {
                                 batch.refuse(source: number, field: error.field, message: error.message)
+                                if let (root, key) = identity(of: record, entity: entity, version: access.version) {
+                                    batch.noteRefusedObject(root: root, key: key)
+                                }
                                 return
                             }
                             try batch.insert(
@@ -249,6 +252,19 @@ package enum ObjectJSONLines {
                 problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
                 count: refused.count)
         }
+    }
+
+    /// The object a refused line names, when it names one: its root entity and its
+    /// `_pk` (the loaded entity when the line has no valid `_entity`).
+    static func identity(of record: JSONValue?, entity: CompiledEntity?, version: CompiledVersion) -> (root: String, key: Int64)? {
+        guard case .object(let fields)? = record, let pk = fields.first(where: { $0.0 == "_pk" })?.1, case .number(let text) = pk,
+            let key = Int64(text)
+        else { return nil }
+        var named = entity
+        if let value = fields.first(where: { $0.0 == "_entity" })?.1, case .string(let name) = value, let found = version.entity(named: name) {
+            named = found
+        }
+        return named.map { ($0.root, key) }
     }
 
     /// The general reader's reading of one valid UTF-8 line: its entity and what `load`

@@ -41,6 +41,13 @@ extension ObjectAccess {
                         [.integer(number), .integer(target)])
                 }
             } catch let refusal as RowRefusal {
+                // The target's own line was refused, and says why: the lines naming it
+                // are not at fault ("no Team with primary key 1" buried the reason).
+                if batch.isRefusedObject(root: rule.destinationTable.entity, key: target),
+                    try entityOfRow(sql: rule.destinationEntitySQL, key: target) == nil
+                {
+                    return
+                }
                 var sources: Set<Int> = [source]
                 if let column = rule.toOneColumn {
                     let sql = "SELECT Z_PK FROM \(quote(rule.sourceTable.name)) WHERE \(quote(column)) = ?"
@@ -75,6 +82,7 @@ extension ObjectAccess {
                 // batch's end do not report its unset relationship a second time.
                 try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
                 batch.rowDeleted(table: slot(shape.table.name), key: item.key)
+                batch.noteRefusedObject(root: shape.rootName, key: item.key)
             }
         }
     }

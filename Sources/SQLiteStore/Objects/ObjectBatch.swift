@@ -23,6 +23,10 @@ package final class ObjectBatch {
     private var onlyEntities: [Int64?] = []
     /// Rows the batch wrote and took out again (``rowDeleted(table:key:)``), per table slot.
     private var deletedRows: [Int: Set<Int64>] = [:]
+    /// Root entity → keys of the objects whose own line was refused (a `_pk` given, or
+    /// a row taken out again when its waiting references were refused): a later check of
+    /// a reference to one is not reported, as the line that defines it already is.
+    private var refusedObjects: [String: Set<Int64>] = [:]
     /// Root entity number → the highest primary key in use (`Z_PRIMARYKEY.Z_MAX` as the
     /// batch advanced it), written back once, when the batch ends.
     var highestKeys: [Int64: Int64] {
@@ -110,7 +114,7 @@ package final class ObjectBatch {
         _ entityName: String, values: [String: AttributeValue?] = [:], relationships: [String: [Int64]] = [:],
         positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
-        try inserting(entityName, source: source) { shape in
+        try inserting(entityName, source: source, requested: requested) { shape in
             let key = try access.insertRow(
                 shape, values: values, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
             if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
@@ -149,7 +153,7 @@ package final class ObjectBatch {
         _ entityName: String, attributeValues: [AttributeValue??], relationships: [String: [Int64]] = [:],
         positions: [String: Int64] = [:], primaryKey requested: Int64? = nil, source: Int
     ) throws(StoreError) -> Int64? {
-        try inserting(entityName, source: source) { shape in
+        try inserting(entityName, source: source, requested: requested) { shape in
             let key = try access.insertRow(
                 shape, given: attributeValues, relationships: relationships, positions: positions, primaryKey: requested, batch: self)
             if !relationships.isEmpty, shape.notesLinks { noteLinks(shape.entity, relationships, source: source) }
@@ -157,10 +161,14 @@ package final class ObjectBatch {
         }
     }
 
-    private func inserting(_ entityName: String, source: Int, _ insertRow: (InsertShape) throws -> Int64) throws(StoreError) -> Int64? {
+    private func inserting(
+        _ entityName: String, source: Int, requested: Int64?, _ insertRow: (InsertShape) throws -> Int64
+    ) throws(StoreError) -> Int64? {
         currentSource = source
+        var root: String?
         do {
             let shape = try access.insertShape(entityName)
+            root = shape.rootName
             let key = try insertRow(shape)
             let slot = shape.tableSlot
             while sources.count <= slot {
@@ -176,6 +184,7 @@ package final class ObjectBatch {
             return key
         } catch let refusal as RowRefusal {
             refuse(source: source, field: refusal.field, message: refusal.message)
+            if let root, let requested { noteRefusedObject(root: root, key: requested) }
             return nil
         } catch let error as StoreError {
             throw error
@@ -367,6 +376,17 @@ package final class ObjectBatch {
         // Memory stays bounded however many objects are refused: only the first
         // `limit` by source are reported.
         if kept.count >= 4 * limit + 64 { trim() }
+    }
+
+    /// Notes that the object `key` of `root`'s table is refused (its line, or its
+    /// references that waited).
+    package func noteRefusedObject(root: String, key: Int64) {
+        refusedObjects[root, default: []].insert(key)
+    }
+
+    /// Whether the object `key` of `root`'s table was refused.
+    func isRefusedObject(root: String, key: Int64) -> Bool {
+        refusedObjects[root]?.contains(key) == true
     }
 
     /// Whether any object was refused so far.
