@@ -25,21 +25,28 @@ extension ObjectJSONLines {
     /// UTF-8 bytes in chunks of whole lines (each ending in LF, about 64 KB a chunk):
     /// the lines are written straight into one buffer, with the field order of each
     /// entity worked out once, not per object.
+    /// `wholeStore` (`dump --all`): a many-to-many ordered on the side the store does not
+    /// keep its pairs on is written on that side too, so that `load --all` sets both
+    /// orders (one side's order was lost on the way back); a dump of one entity writes
+    /// each pair once, so that dumps load back entity by entity.
     package static func dump(
-        _ access: ObjectAccess, entity: String, limit: Int? = nil, progress: ((Int) -> Void)? = nil,
+        _ access: ObjectAccess, entity: String, limit: Int? = nil, wholeStore: Bool = false, progress: ((Int) -> Void)? = nil,
         writeChunk: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws {
         var layouts: [String: LineLayout] = [:]
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         var count = 0
-        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: access.isStoredSide) { object in
+        let includes: (CompiledRelationship) -> Bool = { relationship in
+            access.isStoredSide(relationship) || (wholeStore && relationship.isManyToMany && relationship.declaration.keepsOrder)
+        }
+        try access.forEach(entity, includeSubentities: true, limit: limit, inListOrder: true, relationships: includes) { object in
             let layout: LineLayout
             if let known = layouts[object.entity] {
                 layout = known
             } else {
                 guard let rowEntity = access.version.entity(named: object.entity) else { return }
-                layout = LineLayout(rowEntity, includes: access.isStoredSide)
+                layout = LineLayout(rowEntity, includes: includes)
                 layouts[object.entity] = layout
             }
             for (name, type) in layout.attributes {
@@ -71,7 +78,7 @@ extension ObjectJSONLines {
         for root in rootsInReferenceOrder(access) {
             var written = 0
             try dump(
-                access, entity: root,
+                access, entity: root, wholeStore: true,
                 progress: { count in
                     written = count
                     progress?(before + count)

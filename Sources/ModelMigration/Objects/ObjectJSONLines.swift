@@ -63,7 +63,8 @@ package struct LoadError: Error, Sendable, CustomStringConvertible {
 /// array (in order for ordered relationships). A dump writes each relationship
 /// pair once, on the side the store keeps it (to-one sides; for many-to-many, the
 /// side its join table is named after), so that dumps load back entity by entity;
-/// `load` accepts either side. Members of an ordered one-to-many are written in
+/// `dump --all` adds a many-to-many's other side when it is ordered, so that both
+/// orders come back; `load` accepts either side, or both. Members of an ordered one-to-many are written in
 /// their list's order, and `load`, appending each to its owner's list, keeps it.
 package enum ObjectJSONLines {
     /// One object as a line (keys: `_pk`, `_entity`, then attributes and
