@@ -234,11 +234,7 @@ package enum ObjectJSONLines {
                                 }
                                 object = try self.object(record ?? .null, entity: entity, version: access.version)
                             } catch {
-                                batch.refuse(source: number, field: error.field, message: error.message)
-                                if let (root, key) = identity(of: record, entity: entity, version: access.version) {
-                                    batch.noteRefusedObject(root: root, key: key)
-                                }
-                                return
+                                return refuse(error, line: number, record: record, entity: entity, version: access.version, batch: batch)
                             }
                             try batch.insert(
                                 object.entity, values: object.values, relationships: object.relationships,
@@ -253,6 +249,15 @@ package enum ObjectJSONLines {
                 problems: refused.refusals.map { LoadError.Problem(file: file, line: $0.source, field: $0.field, message: $0.message) },
                 count: refused.count)
         }
+    }
+
+    /// Files a line's refusal, and notes the object it names as refused (the lines
+    /// naming it are then not reported for naming an object that does not exist).
+    private static func refuse(
+        _ refusal: LineRefusal, line: Int, record: JSONValue?, entity: CompiledEntity?, version: CompiledVersion, batch: ObjectBatch
+    ) {
+        batch.refuse(source: line, field: refusal.field, message: refusal.message)
+        if let (root, key) = identity(of: record, entity: entity, version: version) { batch.noteRefusedObject(root: root, key: key) }
     }
 
     /// The object a refused line names, when it names one: its root entity and its
