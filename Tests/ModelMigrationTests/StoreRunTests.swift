@@ -80,7 +80,7 @@ import Testing
         let backups = s.directory.file("backups")
         var options = Migrator.Options()
         options.backupDirectory = backups
-        let ending = try Self.run(s).apply(s.storePath, options: options, willMigrate: { _ in try? s.migrate() })
+        let ending = try Self.run(s).apply(s.storePath, options: options, willMigrate: { _ in _ = try? s.migrate() })
         guard case .migratedByAnother(let plan) = ending else {
             Issue.record("\(ending)")
             return
