@@ -220,20 +220,23 @@ package struct MappingModelConverter: Sendable {
                 continue
             }
             if !written.insert(destinationName).inserted {
-                if lines[0].hasPrefix("  #") {
-                    lines = ["  \(YAMLEmitter.key(destinationName)):"] + (entityMapping.source.map { ["    source: \(YAMLEmitter.key($0))"] } ?? [])
-                }
-                // A second entity mapping into the same entity (objects of two source entities merged): the
-                // file has one entry per destination entity, so this one is written under its Core Data name,
-                // which the loader refuses as no entity of the version.
+                // A further entity mapping into the same entity (objects of two source entities merged): written
+                // under its Core Data name with `destination:` (MappingFiles.md, "Merges").
                 let name = entityMapping.effectiveName
+                guard let sourceName = entityMapping.source else {
+                    // An Add mapping: Core Data fetches no source objects for it and makes none.
+                    mapping.carried.append(
+                        "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a further mapping into \(destinationName) "
+                            + "with no source: Core Data makes no objects for it")
+                    continue
+                }
+                if lines[0].hasPrefix("  #") { lines = [lines[0]] }
                 lines[0] = "  \(YAMLEmitter.key(name)):"
-                lines.insert("    # a second entity mapping into \(destinationName); the mapping file has one entry per destination entity", at: 1)
-                mapping.notCarried.append(
-                    """
-                    \(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a second mapping into \(destinationName) \
-                    (from \(entityMapping.source ?? "no source")); written under the key \(name), which the loader refuses
-                    """)
+                lines.removeAll { $0.hasPrefix("    source: ") }
+                lines.insert(contentsOf: ["    destination: \(YAMLEmitter.key(destinationName))", "    source: \(YAMLEmitter.key(sourceName))"], at: 1)
+                mapping.carried.append(
+                    "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a further mapping into \(destinationName), "
+                        + "its objects made of \(sourceName) too (a merge)")
             }
             body += lines
         }

@@ -123,10 +123,14 @@ struct Diff: ParsableCommand {
             lines.append("")
             // One source entity feeding several: the others are new objects, not a rename, and
             // what another mapping of the same source reads is not removed (MappingFiles.md).
+            let isFurther = mapping.furtherMappings.contains { $0.name == entity.name }
             let change =
                 mapping.isAdditional(entity)
                 ? "new objects, one for each \(entity.source ?? "?") (entity mapping \(entity.name))"
-                : entity.change
+                : isFurther
+                    ? "merged: also one for each \(entity.source ?? "?")"
+                        + (entity.filter.map { " where \($0)" } ?? "") + " (entity mapping \(entity.name))"
+                    : entity.change
             let dropped = entity.droppedProperties.filter { entity.source.map(mapping.droppedProperties(ofSource:))?.contains($0) ?? true }
             lines.append("\(entity.destination ?? entity.source ?? entity.name) (\(change))")
             if entity.kind == .remove || (entity.kind == .copy && entity.layoutChanges.isEmpty) { continue }

@@ -36,8 +36,13 @@ package struct MappingFile: Sendable, Hashable {
 
     /// What the file says about one destination entity.
     package struct EntityOverride: Sendable, Hashable {
-        /// The destination entity.
+        /// The destination entity; for a second mapping into an entity (`destination:`
+        /// given), the entity mapping's name (Core Data's `<Source>To<Destination>`).
         package var name: String
+        /// `destination: Entity`: this entry is a further entity mapping into that
+        /// destination entity, beside the one under the entity's own name (a merge:
+        /// objects of two source entities become objects of one).
+        package var destination: String? = nil
         /// The policy producing its rows.
         package var policy: String?
         /// The source entity, when given.
@@ -116,8 +121,11 @@ package struct MappingFile: Sendable, Hashable {
             for (name, keyNode, body) in reader.mapping(value, subject: "entities", allowed: []) ?? [] {
                 let subject = "entity '\(name)'"
                 var entity = EntityOverride(name: name, policy: nil, source: nil, properties: [:], location: keyNode.location, propertyLocations: [:])
-                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: ["policy", "source", "properties", "filter"]) ?? [] {
+                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: ["policy", "source", "destination", "properties", "filter"])
+                    ?? []
+                {
                     switch entityKey {
+                    case "destination": entity.destination = reader.string(entityValue, subject: "\(subject): destination")
                     case "policy": entity.policy = reader.string(entityValue, subject: "\(subject): policy")
                     case "filter":
                         entity.filter = reader.string(entityValue, subject: "\(subject): filter")

@@ -16,6 +16,10 @@ struct MappingMerge {
     var diagnostics: [Diagnostic] = []
     /// The destination entities whose overrides have problems.
     var troubled: Set<String> = []
+    /// The versions inference went through, and what the file settles: a further
+    /// mapping into an entity is inferred as the entity's own is.
+    var chain: [CompiledVersion] = []
+    var settled = Renames.Settled()
 
     var from: Int { source.version }
     var to: Int { destination.version }
@@ -25,6 +29,10 @@ struct MappingMerge {
     mutating func merge(_ override: MappingFile.EntityOverride) {
         let problems = diagnostics.count
         defer { if diagnostics.count > problems { troubled.insert(override.name) } }
+        if override.destination != nil {
+            mergeFurther(override)
+            return
+        }
         guard let entity = destination.entity(named: override.name) else {
             diagnostics.append(
                 Diagnostic(
@@ -35,6 +43,12 @@ struct MappingMerge {
         }
         guard let index = pairSource(of: override, entity) else { return }
         if let policy = override.policy { applyPolicy(policy, of: override, entity, at: index) }
+        applyOverrides(override, entity, at: index)
+    }
+
+    /// The override's properties and filter over the entity mapping at `index`, then
+    /// the source properties it leaves dropped.
+    mutating func applyOverrides(_ override: MappingFile.EntityOverride, _ entity: CompiledEntity, at index: Int) {
         let sourceEntity = mapping.entityMappings[index].source.flatMap { source.entity(named: $0) }
         for (property, value) in override.properties.sorted(by: { $0.key < $1.key }) {
             applyProperty(property, value, of: override, entity, sourceEntity, at: index)
@@ -145,7 +159,9 @@ struct MappingMerge {
             mapping.entityMappings[index].properties.sort { $0.name < $1.name }
         }
         if mapping.entityMappings[index].kind == .copy { mapping.entityMappings[index].kind = .transform }
-        refusals.removeAll { $0.entity == entity.name && $0.property == property }
+        // A further mapping's refusals are filed under its own name (`mergeFurther`).
+        let subject = override.destination == nil ? entity.name : override.name
+        refusals.removeAll { $0.entity == subject && $0.property == property }
     }
 
     /// The destination property an override sets, and where.

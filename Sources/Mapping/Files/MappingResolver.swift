@@ -51,7 +51,7 @@ package enum MappingResolver {
         let model = (name: destination.model, current: destination)
         let from = source.version, to = destination.version
         var settled = Renames.Settled()
-        for override in file?.entities ?? [] {
+        for override in file?.entities ?? [] where override.destination == nil {
             if let source = override.source { settled.entities[override.name] = source }
             settled.properties[override.name] = Set(override.properties.keys)
         }
@@ -67,6 +67,8 @@ package enum MappingResolver {
         var merge = MappingMerge(
             source: source, destination: destination, file: file, knownPolicies: knownPolicies,
             policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
+        merge.chain = chain
+        merge.settled = settled
         for override in file.entities { merge.merge(override) }
         merge.checkEmptiedInverses()
         // An ambiguous rename the file does not settle leaves its claimants without a

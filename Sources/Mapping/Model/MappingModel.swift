@@ -163,6 +163,23 @@ public struct MappingModel: Sendable, Hashable, Codable {
         entityMappings.first { $0.destination == name }
     }
 
+    /// Every entity mapping producing a destination entity: its own (the one
+    /// `mapping(forDestination:)` gives) first, then the further mappings a mapping
+    /// file adds (`destination:`, a merge), in the file's order.
+    package func mappings(forDestination name: String) -> [EntityMapping] {
+        entityMappings.filter { $0.destination == name }
+    }
+
+    /// The further mappings into destination entities: every mapping into an entity
+    /// after its own.
+    package var furtherMappings: [EntityMapping] {
+        var seen: Set<String> = []
+        return entityMappings.filter { mapping in
+            guard let destination = mapping.destination else { return false }
+            return !seen.insert(destination).inserted
+        }
+    }
+
     /// True when some entity is produced by a policy.
     public var usesPolicies: Bool { entityMappings.contains { $0.kind == .custom } }
 

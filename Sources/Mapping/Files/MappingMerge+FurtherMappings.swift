@@ -1,0 +1,96 @@
+import DataModel
+
+/// A further entity mapping into one destination entity: a mapping file's entry
+/// keyed by the mapping's name, with `destination:` and `source:`
+/// (`PersistedDiscussionOneToOneLockedToPersistedDiscussionOneToOne: { destination:
+/// PersistedOneToOneDiscussion, source: PersistedDiscussionOneToOneLocked }`). As in a
+/// Core Data mapping model with two entity mappings into one entity, each makes
+/// destination objects of its own source objects: the entity's objects are the
+/// union (a merge). The further mapping pairs the source entity's properties as
+/// inference pairs the entity's own (renaming identifiers, widening, nil → default);
+/// its `properties:` and `filter:` override that, as for any entity.
+extension MappingMerge {
+    mutating func mergeFurther(_ override: MappingFile.EntityOverride) {
+        guard let (entity, sourceEntity) = furtherEnds(of: override) else { return }
+        var only = settled
+        only.entities[entity.name] = sourceEntity.name
+        only.properties[entity.name] = Set(override.properties.keys)
+        let (alternative, alternativeRefusals) = MappingInference.inferWithRefusals(
+            from: source, to: destination, through: chain.count >= 2 ? chain : nil, settled: only)
+        guard var further = alternative.mapping(forDestination: entity.name), further.source == sourceEntity.name else {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "entity '\(override.name)': \(sourceEntity.name) cannot be paired with \(entity.name) of version \(to)",
+                    at: override.location))
+            return
+        }
+        further.name = override.name
+        // Its refusals are its own: filed under its name, answered by its overrides.
+        for var refusal in alternativeRefusals where refusal.entity == entity.name && !refusal.kind.isPolicyCode {
+            refusal.entity = override.name
+            refusals.append(refusal)
+        }
+        let last = mapping.entityMappings.lastIndex { $0.destination == entity.name }!
+        mapping.entityMappings.insert(further, at: last + 1)
+        // The source entity is read now: its objects are not dropped.
+        mapping.entityMappings.removeAll { $0.kind == .remove && $0.source == sourceEntity.name }
+        applyOverrides(override, entity, at: last + 1)
+    }
+
+    /// The destination entity and the source entity of a further mapping, or nil with
+    /// the problem noted: both must be entities of their versions, the mapping's name
+    /// must not be a destination entity's, it runs set-based (no policy), and no other
+    /// mapping into the entity reads the same source entity (its objects would be made twice).
+    private mutating func furtherEnds(of override: MappingFile.EntityOverride) -> (CompiledEntity, CompiledEntity)? {
+        let subject = "entity mapping '\(override.name)'"
+        guard let name = override.destination, let entity = destination.entity(named: name) else {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "\(subject): destination '\(override.destination ?? "")' is not an entity of \(destination.model) version \(to)",
+                    at: override.location,
+                    hint: Suggestions.hint(for: override.destination ?? "", in: destination.entities.map(\.name))))
+            return nil
+        }
+        if destination.entity(named: override.name) != nil {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "\(subject): '\(override.name)' is an entity of version \(to); a further mapping into \(name) needs a name of its own",
+                    at: override.location, hint: "name it as Core Data names entity mappings: `<Source>To\(name)`"))
+            return nil
+        }
+        guard let sourceName = override.source else {
+            diagnostics.append(
+                Diagnostic(
+                    .error, "\(subject): a further mapping into \(name) needs `source:` (the entity of version \(from) it makes \(name)s of)",
+                    at: override.location))
+            return nil
+        }
+        guard let sourceEntity = source.entity(named: sourceName) else {
+            diagnostics.append(
+                Diagnostic(
+                    .error, "\(subject): source '\(sourceName)' is not an entity of version \(from)", at: override.location,
+                    hint: Suggestions.hint(for: sourceName, in: source.entities.map(\.name))))
+            return nil
+        }
+        if let policy = override.policy {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "\(subject): policy \(policy): a further mapping into \(name) runs set-based; a policy on it is not supported",
+                    at: override.location, hint: "compute its values with `value:` expressions, or make both sources' objects in one policy"))
+            return nil
+        }
+        if mapping.entityMappings.contains(where: { $0.destination == name && $0.source == sourceName }) {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    "\(subject): another mapping already makes \(name)s of \(sourceName): each \(sourceName) would become two \(name)s",
+                    at: override.location))
+            return nil
+        }
+        return (entity, sourceEntity)
+    }
+}
