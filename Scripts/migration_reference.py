@@ -546,7 +546,7 @@ class EntityMapping:
         self.destination = destination  # Entity of the destination version
         self.source = source  # Entity of the source version
         spec = spec or {}
-        unknown = set(spec) - {"source", "filter", "properties"}
+        unknown = set(spec) - {"source", "destination", "filter", "properties"}
         if unknown:
             raise Unsupported("mapping file keys %s" % sorted(unknown))
         self.filter = parse_predicate(spec["filter"]) if spec.get("filter") else None
@@ -590,6 +590,17 @@ def mapping(source_version, destination_version, spec):
         if source is None:
             continue
         mappings.append(EntityMapping(entity, source, given))
+    # Further entity mappings into one destination entity (a merge: `destination:` under the mapping's own
+    # name): each makes destination objects of its own source objects, in the file's order after the entity's
+    # own mapping, as Core Data's migration manager runs every entity mapping of a mapping model.
+    for name, given in entities.items():
+        if not isinstance(given, dict) or "destination" not in given:
+            continue
+        if given.get("policy"):
+            raise Unsupported("policies")
+        mappings.append(EntityMapping(destination_version.entities[given["destination"]],
+                                      source_version.entities[given["source"]], given))
+        claimed.add(name)
     for m in mappings:
         claimed.add(m.destination.name)
     for name in entities:

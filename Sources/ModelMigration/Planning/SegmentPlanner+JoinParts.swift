@@ -43,10 +43,13 @@ extension SegmentPlanner {
                 let sourceOwner = sourceEntity(for: name), isSameObjectMapping(name),
                 let found = name == entity.name ? own : pairs(for: owner, inherited)
             else { continue }
+            // Objects merged into the owner (further mappings) read the same storage
+            // (`refuseSeparateStorage`): their pairs are the part's too.
+            let owners = [sourceOwner.name] + sourceEntities(for: name).dropFirst().map(\.name)
             if let index = groups.firstIndex(where: { $0.found == found }) {
-                groups[index].owners.append(sourceOwner.name)
+                groups[index].owners.append(contentsOf: owners)
             } else {
-                groups.append((found, [sourceOwner.name]))
+                groups.append((found, owners))
             }
         }
         guard !groups.isEmpty else {
@@ -68,7 +71,7 @@ extension SegmentPlanner {
         guard let target = sourceTarget(entity, relationship, found), let table = sourceLayout.table(forEntity: target.root)?.name else {
             return nil
         }
-        let kept = subtree(destination, relationship.declaration.destination).filter(isSameObjectMapping).compactMap { sourceEntity(for: $0)?.name }
+        let kept = subtree(destination, relationship.declaration.destination).filter(isSameObjectMapping).flatMap { sourceEntities(for: $0).map(\.name) }
         let reachable = Set(subtree(source, target.name))
         guard !reachable.isSubset(of: Set(kept)) else { return nil }
         return (table, numbers(sourceLayout, kept.filter { source.entity(named: $0)?.root == target.root }))

@@ -33,6 +33,7 @@ extension SegmentPlanner {
         var copy = HierarchyCopy(statements: [SQLFragment(SchemaSQL.createTable(renamed))])
         for entity in destination.entities where entity.root == table.entity {
             try copyRows(of: entity, into: table, as: buildName, copy: &copy)
+            try copyFurtherRows(of: entity, into: table, as: buildName, copy: &copy)
         }
         guard let sourceTableName = copy.sourceTableName else {
             steps.append(

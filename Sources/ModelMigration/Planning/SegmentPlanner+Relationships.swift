@@ -122,7 +122,8 @@ extension SegmentPlanner {
         let hierarchy = destination.entities.filter { destinationLayout.table(forEntity: $0.root)?.name == table }
         var total: Int64 = 0
         for entity in hierarchy {
-            if let s = sourceEntity(for: entity.name), let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] {
+            for s in sourceEntities(for: entity.name) {
+                guard let old = sourceLayout.table(forEntity: s.root), let n = sourceLayout.entityNumbers[s.name] else { continue }
                 total = total.adding(saturating: try count(old.name, [n]))
             }
         }

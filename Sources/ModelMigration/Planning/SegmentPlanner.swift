@@ -11,7 +11,9 @@ struct SegmentPlanner {
     let sourceLayout: StorageLayout
     let destination: CompiledVersion
     let destinationLayout: StorageLayout
-    let mapping: MappingModel
+    /// The segment's mapping. Further mappings into one entity (a merge) are copied
+    /// with theirs put first for the time of their copy (`SegmentPlanner+Merges`).
+    var mapping: MappingModel
     /// Counts rows: (table, entity numbers or nil for all).
     let count: (String, [Int]?) throws -> Int64
     /// Counts non-null values of a column among entity numbers.
@@ -57,6 +59,12 @@ struct SegmentPlanner {
 
     func sourceEntity(for destinationEntity: String) -> CompiledEntity? {
         mapping.mapping(forDestination: destinationEntity)?.source.flatMap { source.entity(named: $0) }
+    }
+
+    /// The source entities a destination entity's objects come from: its own
+    /// mapping's, then those of further mappings into it (a merge).
+    func sourceEntities(for destinationEntity: String) -> [CompiledEntity] {
+        mapping.mappings(forDestination: destinationEntity).compactMap { $0.source.flatMap { source.entity(named: $0) } }
     }
 
     func numbers(_ layout: StorageLayout, _ names: [String]) -> [Int] { names.compactMap { layout.entityNumbers[$0] }.sorted() }
@@ -256,7 +264,8 @@ struct SegmentPlanner {
         var tables = TablePlan()
         for table in destinationLayout.tables where table.joinRelationship == nil {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
-            let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
+            let sourceTables = Set(hierarchy.flatMap { sourceEntities(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
+            let merges = try furtherMappingsFeeding(table, sourceTables: sourceTables)
             if sourceTables.count > 1 {
                 throw PlanningError(
                     .noPath,
@@ -266,7 +275,7 @@ struct SegmentPlanner {
                     """)
             }
             let additional = try additionalMappingsFeeding(table)
-            if sourceTables.isEmpty || additional {
+            if sourceTables.isEmpty || additional || merges {
                 let clash = sourceLayout.table(named: table.name) != nil
                 if clash { tables.rebuilt.insert(table.name) }
                 tables.newTables.append(TableBuild(table: table, buildName: clash ? "MM_NEW_" + table.name : table.name))
