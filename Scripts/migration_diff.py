@@ -826,7 +826,7 @@ CHANGES = {
 }
 # Not changes of a version, but also left out with --without: mapping files, their `source:`, spanning files,
 # version 1's hierarchy (a parent with subentities); `many-to-many` and `ordered` also leave version 1's out.
-OTHER_KINDS = ("mapping-files", "source", "spans", "hierarchy", "merges")
+OTHER_KINDS = ("mapping-files", "source", "spans", "hierarchy", "merges", "merge-tables")
 
 
 # MARK: Mapping files
@@ -891,12 +891,19 @@ def merge_into(g, sv, dv, entities):
     read = {p.name for p in paired.values()}
     for s in sorted(sv.entities):
         source = sv.entities[s]
-        if s in read or not source.parent or source.abstract or g.rng.random() < 0.2:
+        if s in read or source.abstract or g.rng.random() < 0.2:
             continue
+        if not source.parent and (source.children or "merge-tables" in g.without):
+            continue  # from another table: an entity without subentities (it takes new keys there)
+
+        def fits(d, p):
+            if not source.parent:
+                return top(sv, p.name) != top(sv, s)
+            return top(sv, p.name) == top(sv, s) and not set(source.own_relationships) & set(dv.entities[d].relationships)
         targets = [d for d, p in sorted(paired.items())
-                   if top(sv, p.name) == top(sv, s) and not dv.entities[d].abstract
-                   and not set(source.own_relationships) & set(dv.entities[d].relationships)
-                   and not (entities.get(d) or {}).get("source")]
+                   if fits(d, p) and not dv.entities[d].abstract and not (entities.get(d) or {}).get("source")
+                   and not any(r.to_many and r.name in source.relationships
+                               for r in dv.entities[d].relationships.values())]
         if not targets:
             continue
         d = g.rng.choice(targets)
@@ -1394,6 +1401,49 @@ MERGES = {
         {(1, 2): {"entities": {"A": {"properties": {"n": {"default": 3}}},
                                "LToA": {"destination": "A", "source": "L"}}}},
         [("A", [{"key": "A1"}]), ("L", [{"_pk": 2, "key": "L1"}])]),
+    "merge-tables": (
+        "one hop removes R (a root entity of its own, WordPress-iOS's ReaderComment) and merges its objects into C "
+        "(RToC: text = body, reader = true): R1 and R2 take new keys in C's table and keep their post, which lists "
+        "them after its own comments (P.cs is ordered); R2's parent R1 is dropped with R.parent",
+        ["{P: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, ordered: true, inverse: post},"
+         " rs: {destination: R, toMany: true, inverse: post}}},"
+         " C: {attributes: {key: string, text: string?}, relationships: {post: {destination: P, inverse: cs, optional: true}}},"
+         " R: {attributes: {key: string, body: string?}, relationships: {post: {destination: P, inverse: rs, optional: true},"
+         " parent: {destination: R, inverse: replies, optional: true}, replies: {destination: R, toMany: true, inverse: parent}}}}",
+         "{P: {attributes: {key: string}, relationships: {cs: {destination: C, toMany: true, ordered: true, inverse: post}}},"
+         " C: {attributes: {key: string, text: string?, reader: {type: boolean, default: false}},"
+         " relationships: {post: {destination: P, inverse: cs, optional: true}}}}"],
+        {(1, 2): {"entities": {"RToC": {"destination": "C", "source": "R",
+                                        "properties": {"text": "$source.body", "reader": {"default": True}}}}}},
+        [("P", [{"key": "P1"}, {"key": "P2"}]), ("C", [{"key": "C1", "text": "c", "post": 1}, {"key": "C2", "post": 1}]),
+         ("R", [{"key": "R1", "body": "r", "post": 1}, {"key": "R2", "post": 2, "parent": 1}, {"key": "R3"}])]),
+    "merge-tables-references": (
+        "N.about points at R objects (to-one) and N.likes holds R objects (many-to-many); one hop merges R into C and "
+        "makes both point at C: every reference follows R's objects to their new keys",
+        ["{C: {attributes: {key: string}}, R: {attributes: {key: string}, relationships: {"
+         " notes: {destination: N, toMany: true, inverse: about}, likers: {destination: N, toMany: true, inverse: likes}}},"
+         " N: {attributes: {key: string}, relationships: {about: {destination: R, inverse: notes, optional: true},"
+         " likes: {destination: R, toMany: true, inverse: likers}}}}",
+         "{C: {attributes: {key: string}, relationships: {notes: {destination: N, toMany: true, inverse: about},"
+         " likers: {destination: N, toMany: true, inverse: likes}}},"
+         " N: {attributes: {key: string}, relationships: {about: {destination: C, inverse: notes, optional: true},"
+         " likes: {destination: C, toMany: true, inverse: likers}}}}"],
+        {(1, 2): {"entities": {"RToC": {"destination": "C", "source": "R"}}}},
+        [("C", [{"key": "C1"}, {"key": "C2"}]), ("R", [{"key": "R1"}, {"key": "R2"}]),
+         ("N", [{"key": "N1", "about": 2, "likes": [1, 2]}, {"key": "N2", "about": 1}])]),
+    "merge-two-tables": (
+        "one hop removes R and Q, two root entities, and merges both into C (RToC, QToC): each takes new keys in C's "
+        "table, none on the same key, and N's references follow both",
+        ["{C: {attributes: {key: string}}, R: {attributes: {key: string}, relationships: {"
+         " rnotes: {destination: N, toMany: true, inverse: r}}}, Q: {attributes: {key: string}, relationships: {"
+         " qnotes: {destination: N, toMany: true, inverse: q}}}, N: {attributes: {key: string}, relationships: {"
+         " r: {destination: R, inverse: rnotes, optional: true}, q: {destination: Q, inverse: qnotes, optional: true}}}}",
+         "{C: {attributes: {key: string}, relationships: {rnotes: {destination: N, toMany: true, inverse: r},"
+         " qnotes: {destination: N, toMany: true, inverse: q}}}, N: {attributes: {key: string}, relationships: {"
+         " r: {destination: C, inverse: rnotes, optional: true}, q: {destination: C, inverse: qnotes, optional: true}}}}"],
+        {(1, 2): {"entities": {"RToC": {"destination": "C", "source": "R"}, "QToC": {"destination": "C", "source": "Q"}}}},
+        [("C", [{"key": "C1"}, {"key": "C2"}]), ("R", [{"key": "R1"}, {"key": "R2"}, {"key": "R3"}]),
+         ("Q", [{"key": "Q1"}, {"key": "Q2"}]), ("N", [{"key": "N1", "r": 3, "q": 1}])]),
 }
 FIXED.update(MERGES)
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's

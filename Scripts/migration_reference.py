@@ -551,6 +551,7 @@ class EntityMapping:
             raise Unsupported("mapping file keys %s" % sorted(unknown))
         self.filter = parse_predicate(spec["filter"]) if spec.get("filter") else None
         self.properties = spec.get("properties") or {}
+        self.further = "destination" in spec  # a further mapping into the entity (a merge)
 
 
 def mapping(source_version, destination_version, spec):

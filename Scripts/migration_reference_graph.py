@@ -130,8 +130,12 @@ def root(version, name):
 def check_hierarchies(source_version, destination_version, mappings):
     """Inference's refusals about entities and relationships across a hierarchy (before any data)."""
     # Merged hierarchies: the entities of one destination hierarchy made from entities of several source ones.
+    # A further mapping (a mapping file's `destination:` entry) is a merge the file asks for, as a mapping
+    # model's second entity mapping into an entity does (WordPress-iOS's ReaderCommentToComment): not inferred.
     sources_by_root = {}
     for m in mappings:
+        if m.further:
+            continue
         sources_by_root.setdefault(root(destination_version, m.destination.name), set()).add(
             root(source_version, m.source.name))
     for top, tops in sorted(sources_by_root.items()):

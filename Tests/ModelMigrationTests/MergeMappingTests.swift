@@ -120,11 +120,93 @@ import Testing
         #expect(!mapping.entityMappings.contains { $0.kind == .remove && $0.source == "Locked" })
     }
 
-    @Test func aMergeFromAnotherTableIsRefusedNamingBothTables() throws {
+    static let blog1 = """
+        entities:
+          Post:
+            attributes: { key: string }
+            relationships:
+              comments: { destination: Comment, toMany: true, ordered: true, inverse: post }
+              readerComments: { destination: ReaderComment, toMany: true, inverse: post }
+          Comment:
+            attributes: { key: string, text: string? }
+            relationships:
+              post: { destination: Post, inverse: comments, optional: true }
+          ReaderComment:
+            attributes: { key: string, body: string? }
+            relationships:
+              post: { destination: Post, inverse: readerComments, optional: true }
+              notes: { destination: Note, toMany: true, inverse: about }
+          Note:
+            attributes: { key: string }
+            relationships:
+              about: { destination: ReaderComment, inverse: notes, optional: true }
+        """
+    static let blog2 = """
+        entities:
+          Post:
+            attributes: { key: string }
+            relationships:
+              comments: { destination: Comment, toMany: true, ordered: true, inverse: post }
+          Comment:
+            attributes: { key: string, text: string?, fromReader: { type: boolean, default: false } }
+            relationships:
+              post: { destination: Post, inverse: comments, optional: true }
+              notes: { destination: Note, toMany: true, inverse: about }
+          Note:
+            attributes: { key: string }
+            relationships:
+              about: { destination: Comment, inverse: notes, optional: true }
+        """
+
+    /// WordPress-iOS's `ReaderCommentToComment` beside `CommentToComment`: two root
+    /// entities, so the ReaderComments take new keys in ZCOMMENT, and the Note that
+    /// pointed at one follows it.
+    @Test func objectsMergedFromAnotherTableTakeNewKeysAndEveryReferenceFollows() throws {
+        let s = try MigrationScenario("Blog", versions: [Self.blog1, Self.blog2])
+        defer { s.remove() }
+        try s.writeMapping(
+            "1-to-2.yaml",
+            """
+            entities:
+              ReaderCommentToComment:
+                destination: Comment
+                source: ReaderComment
+                properties:
+                  text: $source.body
+                  fromReader: { default: true }
+            """)
+        try s.withObjects { access in
+            try access.insert("Post", values: ["key": .string("P1")])
+            try access.insert("Comment", values: ["key": .string("C1"), "text": .string("c")], relationships: ["post": [1]])
+            try access.insert("Comment", values: ["key": .string("C2")], relationships: ["post": [1]])
+            try access.insert("ReaderComment", values: ["key": .string("R1"), "body": .string("r")], relationships: ["post": [1]])
+            try access.insert("ReaderComment", values: ["key": .string("R2")])
+            try access.insert("Note", values: ["key": .string("N1")], relationships: ["about": [2]])
+        }
+        let plan = try s.plan(verify: true)
+        #expect(plan.warnings.isEmpty, "\(plan.warnings)")
+        #expect(plan.allSteps.first?.summary.hasPrefix("give the ReaderComment objects entity mapping ReaderCommentToComment") == true)
+        try Migrator().apply(plan)
+
+        let comments = try s.fetch("Comment")
+        #expect(comments.map(\.primaryKey) == [1, 2, 3, 4])
+        #expect(comments.map { $0.values["key"] } == [.string("C1"), .string("C2"), .string("R1"), .string("R2")])
+        #expect(comments.map { $0.values["text"] ?? nil } == [.string("c"), nil, .string("r"), nil])
+        #expect(comments.map { $0.values["fromReader"] } == [.boolean(false), .boolean(false), .boolean(true), .boolean(true)])
+        #expect(comments.map { $0.relationships["notes"] ?? [] } == [[], [], [], [1]])
+        // The post lists its own comments first, then the merged one.
+        #expect(try s.fetch("Post").map { $0.relationships["comments"] ?? [] } == [[1, 2, 3]])
+        #expect(try s.fetch("Note").map { $0.relationships["about"] ?? [] } == [[4]])
+        #expect(try s.rows("SELECT count(*) FROM sqlite_master WHERE name = 'ZREADERCOMMENT'") == [[.integer(0)]])
+        #expect(try s.entityKeys().first { $0.name == "Comment" }?.maxKey == 4)
+    }
+
+    @Test func aMergeFromAnotherTableOfAnEntityWithSubentitiesIsRefused() throws {
         let v1 = """
             entities:
               Comment: { attributes: { text: string } }
               ReaderComment: { attributes: { text: string } }
+              PinnedComment: { parent: ReaderComment }
             """
         let v2 = """
             entities:
@@ -133,13 +215,13 @@ import Testing
         let s = try MigrationScenario("Blog", versions: [v1, v2])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  ReaderCommentToComment: { destination: Comment, source: ReaderComment }\n")
-        try s.withObjects { access in try access.insert("ReaderComment", values: ["text": .string("r")]) }
         let error = try #require(throws: PlanningError.self) { try s.plan() }
         #expect(error.kind == .noPath)
         #expect(
             error.message
-                == "Comment: the entity mappings CommentToComment and ReaderCommentToComment read objects stored in ZCOMMENT and "
-                + "ZREADERCOMMENT; a merge keeps each object's key, so its sources must share one table (entities of one hierarchy)")
+                == "Comment: entity mapping ReaderCommentToComment merges ReaderComment objects from ZREADERCOMMENT into ZCOMMENT, "
+                + "and ReaderComment has subentities (PinnedComment): objects merged from another table take new keys, "
+                + "which this toolkit gives an entity without subentities only")
     }
 
     @Test func aFurtherMappingWhoseSourceKeepsAToManyElsewhereIsRefused() throws {

@@ -26,12 +26,22 @@ extension MappingMerge {
             return
         }
         further.name = override.name
-        // Its refusals are its own: filed under its name, answered by its overrides.
+        let last = mapping.entityMappings.lastIndex { $0.destination == entity.name }!
+        // Its refusals are its own: filed under its name, answered by its overrides. That
+        // inference made the entity of another source, so a relationship into the entity's
+        // old objects looked like one into new ones; the entity's own mapping still makes
+        // them, and the relationship is copied as across any renamed entity.
         for var refusal in alternativeRefusals where refusal.entity == entity.name && !refusal.kind.isPolicyCode {
+            var trial = mapping
+            let first = trial.entityMappings.firstIndex { $0.destination == entity.name }!
+            trial.entityMappings.insert(further, at: first)
+            if MappingResolver.copiesAcrossRenamedEntity(refusal, mapping: &trial, source: source, destination: destination) {
+                further = trial.entityMappings[first]
+                continue
+            }
             refusal.entity = override.name
             refusals.append(refusal)
         }
-        let last = mapping.entityMappings.lastIndex { $0.destination == entity.name }!
         mapping.entityMappings.insert(further, at: last + 1)
         // The source entity is read now: its objects are not dropped.
         mapping.entityMappings.removeAll { $0.kind == .remove && $0.source == sourceEntity.name }

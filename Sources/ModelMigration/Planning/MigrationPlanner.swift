@@ -297,8 +297,10 @@ public struct MigrationPlanner: Sendable {
         for entityMapping in mapping.entityMappings {
             // An additional mapping of a source entity makes new objects: they take a
             // new number; so does one that makes no objects (`FALSEPREDICATE`), and a
-            // number is never given to two entities.
+            // number is never given to two entities. A further mapping into an entity (a
+            // merge) leaves it the number of the entity's own mapping.
             if let d = entityMapping.destination, let s = entityMapping.source, let n = sourceLayout.entityNumbers[s],
+                mapping.mapping(forDestination: d)?.name == entityMapping.name,
                 !mapping.isAdditional(entityMapping), mapping.mappings(fromSource: s).contains(where: { $0.name == entityMapping.name }),
                 claimed.insert(n).inserted
             {

@@ -269,7 +269,14 @@ extension SegmentPlanner {
                         """, isDestructive: true, subject: table.entity))
             return
         }
-        let rows = try count(table.name, nil)
+        // Objects a further mapping merges into another table are not lost with it
+        // (those its filter leaves out are warned of with the filter).
+        let merged = numbers(
+            sourceLayout,
+            mapping.furtherMappings.compactMap(\.source).filter { name in
+                source.entity(named: name).map { sourceLayout.table(forEntity: $0.root)?.name == table.name } ?? false
+            })
+        let rows = try count(table.name, nil) - (merged.isEmpty ? 0 : try count(table.name, merged))
         if rows > 0 {
             warnings.append(
                 MigrationWarning(

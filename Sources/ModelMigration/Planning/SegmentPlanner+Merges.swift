@@ -6,28 +6,21 @@ import SQLiteStore
 /// further mapping with `destination:`): each makes destination objects of its own
 /// source objects, as Core Data's migration manager runs every entity mapping of a
 /// mapping model in turn. Set-based, that is one `INSERT … SELECT` per mapping into
-/// the rebuilt table. The objects keep their keys, so every source entity of the
-/// merge must be stored in one source table (keys are unique there); a reference to
-/// a merged object then needs no translation, and its entity column is set from the
-/// destination rows (`entityTypeSteps`).
+/// the rebuilt table. Objects keep their keys; those merged in from another source
+/// table (WordPress-iOS's `ReaderComment` into `Comment`) first take new keys there,
+/// above every key of the tables involved, and every reference to them in the
+/// source store follows (`rekeyMergedObjects`), so that the copies then carry keys
+/// as they are and a reference to a merged object needs no translation. Entity
+/// columns are set from the destination rows (`entityTypeSteps`).
 extension SegmentPlanner {
     /// True when a further mapping feeds one of `table`'s entities: the table is then
-    /// built anew. Refused (exit 4) when the merge reads several source tables or
-    /// involves a policy.
-    func furtherMappingsFeeding(_ table: Table, sourceTables: Set<String>) throws -> Bool {
+    /// built anew. Refused (exit 4) when a merge involves a policy, or merges from
+    /// another table the objects of an entity with subentities.
+    func furtherMappingsFeeding(_ table: Table) throws -> Bool {
         let hierarchy = destination.entities.filter { $0.root == table.entity }
         let merged = hierarchy.filter { mapping.mappings(forDestination: $0.name).count > 1 }
-        guard let first = merged.first else { return false }
-        let names = mapping.mappings(forDestination: first.name).map(\.name).joined(separator: " and ")
-        if sourceTables.count > 1 {
-            throw PlanningError(
-                .noPath,
-                """
-                \(first.name): the entity mappings \(names) read objects stored in \
-                \(sourceTables.sorted().joined(separator: " and ")); a merge keeps each object's key, so its sources \
-                must share one table (entities of one hierarchy)
-                """)
-        }
+        guard !merged.isEmpty else { return false }
+        let keeper = keeperTable(of: table)
         for entity in merged {
             let all = mapping.mappings(forDestination: entity.name)
             if let custom = all.first(where: { $0.kind == .custom }) {
@@ -39,8 +32,115 @@ extension SegmentPlanner {
                     a merge runs set-based, so no mapping into a merged entity may have a policy's stages
                     """)
             }
+            for further in all.dropFirst() {
+                if let sourceName = further.source, mapping.mappings(fromSource: sourceName).count > 1 {
+                    let others = mapping.mappings(fromSource: sourceName).filter { $0.name != further.name }.map(\.name)
+                    throw PlanningError(
+                        .noPath,
+                        """
+                        \(entity.name): entity mapping \(further.name) merges \(sourceName) objects that \
+                        \(others.joined(separator: " and ")) also make\(others.count == 1 ? "s" : "") objects of: \
+                        a merge takes a source entity no other mapping reads
+                        """)
+                }
+                guard let sourceName = further.source, let sourceEntity = source.entity(named: sourceName),
+                    let from = sourceLayout.table(forEntity: sourceEntity.root)?.name, from != keeper,
+                    !sourceEntity.subentities.isEmpty
+                else { continue }
+                throw PlanningError(
+                    .noPath,
+                    """
+                    \(entity.name): entity mapping \(further.name) merges \(sourceName) objects from \(from) into \(table.name), \
+                    and \(sourceName) has subentities (\(sourceEntity.subentities.sorted().joined(separator: ", "))): objects \
+                    merged from another table take new keys, which this toolkit gives an entity without subentities only
+                    """)
+            }
         }
         return true
+    }
+
+    /// The source table the objects of `table`'s hierarchy keep their keys from: that
+    /// of the first entity's own mapping that has a source.
+    func keeperTable(of table: Table) -> String? {
+        destination.entities.filter { $0.root == table.entity }.lazy.compactMap { sourceEntity(for: $0.name) }
+            .compactMap { sourceLayout.table(forEntity: $0.root)?.name }.first
+    }
+
+    /// The further mappings whose source objects live in another table than the one
+    /// their destination table keeps keys from, with that table.
+    func mergesFromOtherTables() -> [(mapping: EntityMapping, from: Table, into: Table)] {
+        var result: [(mapping: EntityMapping, from: Table, into: Table)] = []
+        for further in mapping.furtherMappings {
+            guard let name = further.destination, let entity = destination.entity(named: name),
+                let into = destinationLayout.table(forEntity: entity.root), let sourceName = further.source,
+                let sourceEntity = source.entity(named: sourceName), let from = sourceLayout.table(forEntity: sourceEntity.root),
+                let keeper = keeperTable(of: into), from.name != keeper
+            else { continue }
+            result.append((further, from, into))
+        }
+        return result
+    }
+
+    /// Objects merged in from another table take new keys in the source store first:
+    /// above every key of the tables the merge reads and every key counter of their
+    /// entities, in the order of their old keys. Every reference to them follows: the
+    /// to-one keys into their table, the owner keys of to-manys stored on their rows'
+    /// targets, the join rows. Run first in the hop, inside its transaction.
+    mutating func rekeyMergedObjects() throws {
+        for (index, merge) in mergesFromOtherTables().enumerated() {
+            guard let sourceName = merge.mapping.source, let number = sourceLayout.entityNumbers[sourceName],
+                let keeper = keeperTable(of: merge.into)
+            else { continue }
+            let map = "mm_rekey_\(index)"
+            // Above the keys of every table merged into the same one, so that objects
+            // from two other tables never meet on a key.
+            let involved = Set([keeper] + mergesFromOtherTables().filter { $0.into.name == merge.into.name }.map(\.from.name)).sorted()
+            let tables = involved.map { "SELECT max(Z_PK) AS k FROM \(SQLText.q($0))" }
+            let roots = numbers(sourceLayout, source.entities.filter { involved.contains(sourceLayout.table(forEntity: $0.root)?.name ?? "") }.map(\.name))
+            let base = """
+                (SELECT coalesce(max(k), 0) FROM (\(tables.joined(separator: " UNION ALL ")) \
+                UNION ALL SELECT max(Z_MAX) AS k FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(SQLText.list(roots)))))
+                """
+            var sql = [
+                "CREATE TEMP TABLE \(map) (old INTEGER PRIMARY KEY, new INTEGER NOT NULL)",
+                """
+                INSERT INTO \(map) (old, new) SELECT Z_PK, \(base) + row_number() OVER (ORDER BY Z_PK) \
+                FROM \(SQLText.q(merge.from.name)) WHERE Z_ENT = \(number)
+                """,
+                "UPDATE \(SQLText.q(merge.from.name)) SET Z_PK = (SELECT new FROM \(map) WHERE old = Z_PK) WHERE Z_ENT = \(number)",
+            ]
+            for table in sourceLayout.tables {
+                for column in table.columns where pointsInto(column, of: table, merge.from.name, containing: sourceName) {
+                    let c = SQLText.q(column.name), t = SQLText.q(table.name)
+                    sql.append("UPDATE \(t) SET \(c) = (SELECT new FROM \(map) WHERE old = \(t).\(c)) WHERE \(c) IN (SELECT old FROM \(map))")
+                }
+            }
+            sql.append("DROP TABLE \(map)")
+            steps.append(
+                .updateRows(
+                    .init(
+                        summary: """
+                            give the \(sourceName) objects entity mapping \(merge.mapping.name) merges into \(merge.into.name) \
+                            new keys in \(merge.from.name), above every key of \(keeper), and follow them in every reference
+                            """,
+                        sql: sql, cost: .update(rows: try count(merge.from.name, [number])), table: merge.from.name)))
+        }
+    }
+
+    /// Whether a source column holds keys of rows of `tableName` that may be objects of
+    /// `entity`: a to-one into its hierarchy, the owner key of a to-many of it stored
+    /// on its targets' rows, a join table's side.
+    private func pointsInto(_ column: Column, of table: Table, _ tableName: String, containing entity: String) -> Bool {
+        let target: String?
+        switch column.role {
+        case .toOne(let owner, let name): target = source.entity(named: owner)?.relationship(named: name)?.declaration.destination
+        case .toManyKey(let owner, _): target = owner
+        case .joinKey(let name, _): target = name
+        default: target = nil
+        }
+        guard let target, let targetEntity = source.entity(named: target), sourceLayout.table(forEntity: targetEntity.root)?.name == tableName
+        else { return false }
+        return source.lineage(of: entity).contains(target)
     }
 
     /// The copies of the further mappings into `entity`, after its own mapping's:
@@ -58,7 +158,14 @@ extension SegmentPlanner {
             substituted.entityMappings.swapAt(first, index)
             try refuseSeparateStorage(further, of: entity, beside: own, substituted: substituted)
             mapping = substituted
+            // From another table (rekeyed first): the copy adds its rows, but the hierarchy's
+            // table stays the keeper's, and no count of it stands for these rows.
+            let (keptTable, keptNumbers) = (copy.sourceTableName, copy.copiedNumbers)
             try copyRows(of: entity, into: table, as: buildName, copy: &copy)
+            if let keptTable, copy.sourceTableName != keptTable {
+                (copy.sourceTableName, copy.copiedNumbers) = (keptTable, keptNumbers)
+                copy.otherTableCopies += 1
+            }
             mapping = own
         }
     }

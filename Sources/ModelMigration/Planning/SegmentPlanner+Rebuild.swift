@@ -23,6 +23,8 @@ extension SegmentPlanner {
         var rows: Int64 = 0
         /// The table the rows come from (nil: a new table, nothing to copy).
         var sourceTableName: String?
+        /// Copies of objects merged in from other tables (`copyFurtherRows`).
+        var otherTableCopies = 0
     }
 
     /// A table built anew: `CREATE TABLE` under its build name, then one set-based
@@ -46,12 +48,12 @@ extension SegmentPlanner {
         try warnRemovedEntities(of: sourceTableName, into: table)
         // Over the counting limit each entity's count is the table's estimate: the
         // copies of a shared table's entities, summed, would count it once per entity.
-        copy.rows = min(copy.rows, try count(sourceTableName, nil))
+        if copy.otherTableCopies == 0 { copy.rows = min(copy.rows, try count(sourceTableName, nil)) }
         // Every row of the old table is copied (each of its entities, unfiltered):
         // its row count is what the new table must hold, read from the b-tree
         // instead of a scan per entity (apply has checked each row's Z_ENT first).
         var readsEveryRow = false
-        if !copy.expected.isEmpty, copy.expectedArguments.isEmpty {
+        if !copy.expected.isEmpty, copy.expectedArguments.isEmpty, copy.otherTableCopies == 0 {
             let stored = Set(
                 source.entities.filter { sourceLayout.table(forEntity: $0.root)?.name == sourceTableName }
                     .compactMap { sourceLayout.entityNumbers[$0.name] })
@@ -203,53 +205,7 @@ extension SegmentPlanner {
             else { return "NULL" }
             return destinationOfRow(found.source, reversed: !found.reversed)
         case .order(let owner, let name):
-            // This row is a destination of owner.name (ordered to-many): its position.
-            guard let ownerEntity = destination.entity(named: owner), let relationship = ownerEntity.relationship(named: name) else { return "NULL" }
-            let isDestinationRow =
-                relationship.declaration.inverse.map { inverse in
-                    lineage.contains { destination.entity(named: $0)?.relationship(named: inverse) != nil }
-                } ?? lineage.contains(relationship.declaration.destination)
-            guard isDestinationRow else { return "NULL" }
-            let rowTable = sourceLayout.table(forEntity: sourceEntity.root)?.name
-            // Newly ordered from an unordered one-to-many whose pairs this row's table
-            // keeps: the column holding the row's owner in it.
-            var unorderedOwnColumn: String?
-            if let found = pairs(for: ownerEntity, relationship), !found.reversed {
-                switch found.source {
-                case .reverseColumn(_, _, let order?):
-                    return "s.\(SQLText.q(order))"
-                case .reverseColumn(let table, let column, nil) where table == rowTable:
-                    unorderedOwnColumn = column
-                case .join(let table, let mine, let theirs, let order?):
-                    // From an ordered many-to-many: the position under the owner the
-                    // key column keeps (the lowest, as `destinationOfRow` picks it).
-                    return """
-                        (SELECT j.\(SQLText.q(order)) FROM \(SQLText.q(table)) AS j \
-                        WHERE j.\(SQLText.q(theirs)) = s.Z_PK ORDER BY j.\(SQLText.q(mine)) LIMIT 1)
-                        """
-                default:
-                    break
-                }
-            }
-            // Moved up from subentities: each member keeps its place in its owner's
-            // list, read from where that subentity's list kept it (a member is in one
-            // owner's list); newly ordered, the order of primary keys.
-            let inherited = subtree(destination, owner).dropFirst().compactMap { name -> String? in
-                guard let entity = destination.entity(named: name), let r = entity.relationship(named: relationship.name),
-                    let found = pairs(for: entity, r), !found.reversed, case .reverseColumn(let table, _, let order?) = found.source,
-                    table == rowTable
-                else { return nil }
-                return "s.\(SQLText.q(order))"
-            }
-            if !inherited.isEmpty { return "coalesce(\(Array(Set(inherited)).sorted().joined(separator: ", ")), s.Z_PK)" }
-            // Members the list gets only through its inverse (a to-one moved up from a
-            // sibling, say) come after those of its own source relationship, each part
-            // in primary-key order (the reference's order, Docs/Reference.md "Ordered":
-            // Core Data's order of a set is unspecified). 2^62 is above every key.
-            if let column = unorderedOwnColumn, !ownerComesFrom(column, entity: entity, list: relationship) {
-                return "CASE WHEN s.\(SQLText.q(column)) IS NOT NULL THEN s.Z_PK ELSE s.Z_PK + 4611686018427387904 END"
-            }
-            return "s.Z_PK"
+            return position(in: owner, name, entity: entity, lineage: lineage, sourceEntity: sourceEntity)
         case .joinKey, .toOneEntity:
             // Entity-type columns are set by `entityTypeSteps` once every table is in place.
             return "NULL"

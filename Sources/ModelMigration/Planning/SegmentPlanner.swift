@@ -225,7 +225,9 @@ struct SegmentPlanner {
         try warnLostPairs()
         try warnLostKeyColumns(tables)
         warnExternalStorage()
-        // 0. References to objects the relationship can no longer hold go first.
+        // 0. Objects merged into a table from another one take keys of their own there.
+        try rekeyMergedObjects()
+        // References to objects the relationship can no longer hold go first.
         try clearLostTargets()
         try clearMovedDownValues(tables)
 
@@ -264,8 +266,9 @@ struct SegmentPlanner {
         var tables = TablePlan()
         for table in destinationLayout.tables where table.joinRelationship == nil {
             let hierarchy = destination.entities.filter { $0.root == table.entity }
-            let sourceTables = Set(hierarchy.flatMap { sourceEntities(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
-            let merges = try furtherMappingsFeeding(table, sourceTables: sourceTables)
+            let sourceTables = Set(hierarchy.compactMap { sourceEntity(for: $0.name) }.compactMap { sourceLayout.table(forEntity: $0.root)?.name })
+            // Objects merged in from other tables take new keys first (`rekeyMergedObjects`).
+            let merges = try furtherMappingsFeeding(table)
             if sourceTables.count > 1 {
                 throw PlanningError(
                     .noPath,
