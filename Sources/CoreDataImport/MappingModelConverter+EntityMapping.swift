@@ -94,7 +94,10 @@ extension MappingModelConverter {
                 mapping.notCarried.append("\(entry.at): \(sourceName) is not an entity of version \(entry.source.version); the mapping is not written")
                 return false
             }
-            if sourceName != destinationName {
+            // Also when the names agree but the destination's renaming identifier names
+            // another entity (olvid-ios 45's PersistedGroupDiscussion, renamed from
+            // "contactGroup"): inference would not pair the two, the mapping model does.
+            if sourceName != destinationName || (entry.entity.renamedFrom.map { $0 != sourceName } ?? false) {
                 entry.lines.append("    source: \(YAMLEmitter.key(sourceName))")
                 entry.overrides.append("objects from \(sourceName)")
             }

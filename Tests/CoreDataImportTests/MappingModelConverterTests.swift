@@ -590,6 +590,31 @@ import Testing
         #expect(mapping.carried.contains { $0.hasSuffix(hint) } == !twoCandidates, "\(mapping.carried)")
     }
 
+    /// The mapping model pairs an entity with its namesake while the destination's
+    /// renaming identifier names another (olvid-ios 45's `PersistedGroupDiscussion`,
+    /// renamed from "contactGroup"): inference would not pair them, so `source:` is
+    /// written (plan refused the hop: "a policy needs source rows").
+    @Test func aNamesakeSourceIsWrittenWhenTheRenamingIdentifierNamesAnother() throws {
+        let v1 = """
+              Group:
+                attributes: { title: string? }
+
+            """
+        let v2 = """
+              Group:
+                renamedFrom: contactGroup
+                attributes: { title: string? }
+
+            """
+        let mapping = try Self.convertTags(
+            v1, v2,
+            objects: [
+                Self.entity("z10", number: 1, source: "Group", destination: "Group", attributes: ["z11"]),
+                Self.attribute("z11", "title", of: "z10"),
+            ])
+        #expect(mapping.yaml.hasSuffix("entities:\n  Group:\n    source: Group\n"), "\(mapping.yaml)")
+    }
+
     /// A custom source fetch of another entity (`fetchRequestForSourceEntityNamed:"Book"`
     /// on AuthorToAuthor): Core Data makes Authors from the Books it fetches, so the
     /// mapping's source is Book and the fetch's predicate its filter (issue 36: it
