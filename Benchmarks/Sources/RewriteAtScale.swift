@@ -115,7 +115,7 @@ struct RewriteAtScale {
         try c.execute("PRAGMA synchronous = OFF")
         let indexes = try c.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'ZPERSON' AND sql IS NOT NULL").rows()
         try c.transaction(.exclusive) {
-            for index in indexes { try c.execute("DROP INDEX \(SchemaSQL.quote(index[0].string ?? ""))") }
+            for index in indexes { try c.execute("DROP INDEX \(SQLText.q(index[0].string ?? ""))") }
             let person = try c.prepare("INSERT INTO ZPERSON (Z_PK, Z_ENT, Z_OPT, ZFULLNAME, ZEMAIL, ZAGE, ZCITY, ZSCORE) VALUES (?, 3, 1, ?, ?, ?, ?, 0)")
             let first = ["Ann", "José", "Zoë", "Łukasz", "Mei", "Ana María"], last = ["Smith", "García", "da Silva", "Ng", "Müller"]
             for pk in 1...rows {

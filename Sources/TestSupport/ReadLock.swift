@@ -12,7 +12,7 @@ package final class ReadLock: Sendable {
     package init(path: String, table: String) throws {
         let connection = try Connection(path: path, mode: .readOnly, busyTimeout: 0)
         try connection.execute("BEGIN")
-        _ = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table))")
+        _ = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table))")
         self.connection = Locked(connection)
     }
 

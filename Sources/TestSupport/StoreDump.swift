@@ -16,7 +16,7 @@ public enum StoreDump {
             lines.append(row.map { $0.string ?? "\($0)" }.joined(separator: " | "))
         }
         for table in try connection.tables().sorted() {
-            let rows = try connection.prepare("SELECT * FROM \(SchemaSQL.quote(table)) ORDER BY rowid").rows()
+            let rows = try connection.prepare("SELECT * FROM \(SQLText.q(table)) ORDER BY rowid").rows()
             lines.append("-- \(table): \(rows.count) rows")
             for row in rows { lines.append(row.map { "\($0)" }.joined(separator: " | ")) }
         }

@@ -76,7 +76,7 @@ extension MigrationScenario {
 
     /// Raw rows of a table in key order, each row's values as text (`NULL` for nil).
     func table(_ name: String) throws -> [String] {
-        try rows("SELECT * FROM \(SchemaSQL.quote(name)) ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " | ") }
+        try rows("SELECT * FROM \(SQLText.q(name)) ORDER BY Z_PK").map { $0.map { "\($0)" }.joined(separator: " | ") }
     }
 }
 

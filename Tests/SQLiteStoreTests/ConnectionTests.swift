@@ -422,13 +422,13 @@ import Testing
         #expect(try db.indexes(of: "Z_ODD \"NAME\"").map(\.origin) == [.primaryKey])
     }
 
-    @Test func quoteIdentifierDoublesInnerQuotes() throws {
-        #expect(Connection.quoteIdentifier("ZPERSON") == "\"ZPERSON\"")
-        #expect(Connection.quoteIdentifier("a\"b") == "\"a\"\"b\"")
-        #expect(Connection.quoteIdentifier("") == "\"\"")
+    @Test func sqlTextQuotesIdentifiersDoublingInnerQuotes() throws {
+        #expect(SQLText.q("ZPERSON") == "\"ZPERSON\"")
+        #expect(SQLText.q("a\"b") == "\"a\"\"b\"")
+        #expect(SQLText.q("") == "\"\"")
         let db = try Connection.inMemory()
         let name = "odd \"name\"; DROP TABLE x"
-        try db.execute("CREATE TABLE \(Connection.quoteIdentifier(name))(v)")
+        try db.execute("CREATE TABLE \(SQLText.q(name))(v)")
         #expect(try db.tables() == [name])
     }
 

@@ -448,7 +448,7 @@ public struct Migrator {
             try runStatements(change.statements, report: report, on: connection, progress: progress)
             written =
                 change.cost.rowsWritten > 0
-                ? try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(change.table))") ?? 0 : 0
+                ? try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(change.table))") ?? 0 : 0
         case .createIndex(let change):
             do {
                 try runStatements(change.statements, report: report, on: connection, progress: progress)
@@ -523,7 +523,7 @@ public struct Migrator {
             let expected = try copy.expectedRows.map { try connection.scalarInt64($0.sql, arguments: $0.arguments) ?? 0 }
             try runStatements(copy.statements, report: report, on: connection, progress: progress)
             if let expected {
-                let actual = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(copy.buildTable))") ?? 0
+                let actual = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(copy.buildTable))") ?? 0
                 if actual != expected {
                     throw MigrationError(
                         kind: .checkFailed,

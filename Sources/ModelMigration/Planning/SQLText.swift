@@ -1,10 +1,9 @@
 import DataModel
 import SQLiteStore
 
-/// Small helpers for writing SQL text: quoting and literals.
-enum SQLText {
-    static func q(_ identifier: String) -> String { SchemaSQL.quote(identifier) }
-
+/// Small helpers for writing SQL text: literals and lists (quoting is SQLiteStore's
+/// `SQLText.q`, the one quoting function).
+extension SQLText {
     /// A SQL literal for an attribute value stored in a column of `type`.
     static func literal(_ value: AttributeValue?, as type: AttributeType) -> String {
         "\(ValueCoding.databaseValue(value, as: type))"

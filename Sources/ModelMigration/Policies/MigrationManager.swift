@@ -195,7 +195,7 @@ public final class MigrationManager {
         if let physical = try? physicalTable(for: entity) {
             plan.insert = try connection.prepare(
                 """
-                INSERT INTO \(SchemaSQL.quote(physical)) (\(columns.map(SchemaSQL.quote).joined(separator: ", "))) \
+                INSERT INTO \(SQLText.q(physical)) (\(columns.map(SQLText.q).joined(separator: ", "))) \
                 VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
                 """)
         }
@@ -212,7 +212,7 @@ public final class MigrationManager {
         if nextKeys[table] == nil {
             // Above the keys already written and above every source key still to come
             // (the root's Z_MAX is the source's until the hop ends).
-            let written = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(table))") ?? 0
+            let written = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SQLText.q(table))") ?? 0
             let root = destinationLayout.entityNumbers[compiled.root].map(Int64.init) ?? -1
             let reserved = try connection.scalarInt64("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", .integer(root)) ?? 0
             var sourceMax: Int64 = 0
@@ -221,7 +221,7 @@ public final class MigrationManager {
                     == destinationLayout.table(forEntity: compiled.root)?.name,
                 let sourceTable = reader.layout.table(forEntity: sourceEntity.root)
             {
-                sourceMax = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SchemaSQL.quote(sourceTable.name))") ?? 0
+                sourceMax = try connection.scalarInt64("SELECT max(Z_PK) FROM \(SQLText.q(sourceTable.name))") ?? 0
             }
             nextKeys[table] = max(written, reserved, sourceMax)
         }
@@ -306,7 +306,7 @@ public final class MigrationManager {
             guard let attribute = entity.attribute(named: name),
                 let column = table.column(for: .attribute(entity: attribute.declaredIn, property: name))
             else { continue }
-            assignments.append("\(SchemaSQL.quote(column.name)) = ?")
+            assignments.append("\(SQLText.q(column.name)) = ?")
             values.append(ValueCoding.databaseValue(value, as: attribute.declaration))
         }
         for (name, key) in object.toOne.sorted(by: { $0.key < $1.key }) {
@@ -315,11 +315,11 @@ public final class MigrationManager {
             else {
                 throw PolicyError("\(object.entity) has no to-one relationship '\(name)' in version \(destinationVersion.version)")
             }
-            assignments.append("\(SchemaSQL.quote(column.name)) = ?")
+            assignments.append("\(SQLText.q(column.name)) = ?")
             values.append(key.map { .integer($0) } ?? .null)
         }
         guard !assignments.isEmpty else { return }
-        let statement = try connection.cachedStatement("UPDATE \(SchemaSQL.quote(physical)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?")
+        let statement = try connection.cachedStatement("UPDATE \(SQLText.q(physical)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?")
         try statement.bind(values + [.integer(object.primaryKey)])
         try statement.execute()
     }
@@ -404,7 +404,7 @@ public final class MigrationManager {
         let numbers = destinationVersion.subtree(of: name).compactMap { destinationLayout.entityNumbers[$0] }
         let statement = try connection.cachedStatement(
             """
-            SELECT 1 FROM \(SchemaSQL.quote(physical)) \
+            SELECT 1 FROM \(SQLText.q(physical)) \
             WHERE Z_PK = ? AND Z_ENT IN (\((numbers.isEmpty ? [number] : numbers).map(String.init).joined(separator: ",")))
             """)
         try statement.bind([.integer(key)])
@@ -433,7 +433,7 @@ public final class MigrationManager {
     func destinationObject(entity name: String, key: Int64) throws -> DestinationObject? {
         guard let entity = destinationVersion.entity(named: name), let table = destinationLayout.table(forEntity: entity.root) else { return nil }
         let physical = try physicalTable(for: entity)
-        let statement = try connection.cachedStatement("SELECT * FROM \(SchemaSQL.quote(physical)) WHERE Z_PK = ?")
+        let statement = try connection.cachedStatement("SELECT * FROM \(SQLText.q(physical)) WHERE Z_PK = ?")
         try statement.bind([.integer(key)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }

@@ -146,7 +146,7 @@ public struct PolicyEngine: PolicyRunning {
                 let number = hop.destinationLayout.entityNumbers[destinationEntity]
             {
                 let table = try run.manager.physicalTable(for: entity)
-                let own = try connection.prepare("SELECT Z_PK FROM \(SchemaSQL.quote(table)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
+                let own = try connection.prepare("SELECT Z_PK FROM \(SQLText.q(table)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
                 while try own.step() {
                     let key = own.int64(at: 0)
                     run.manager.currentSourceKey = key
@@ -184,13 +184,13 @@ public struct PolicyEngine: PolicyRunning {
             guard !attribute.declaration.isOptional, !attribute.declaration.isTransient,
                 let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name))
             else { return nil }
-            return (attribute.name, SchemaSQL.quote(column.name))
+            return (attribute.name, SQLText.q(column.name))
         }
         guard !required.isEmpty else { return }
         // One pass over the table for every required column.
         let statement = try connection.prepare(
             """
-            SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \(SchemaSQL.quote(physical)) \
+            SELECT Z_PK, \(required.map { "\($0.column) IS NULL" }.joined(separator: ", ")) FROM \(SQLText.q(physical)) \
             WHERE Z_ENT = \(number) AND (\(required.map { "\($0.column) IS NULL" }.joined(separator: " OR "))) ORDER BY Z_PK LIMIT 1
             """)
         guard try statement.step(), let index = required.indices.first(where: { statement.int64(at: Int32($0 + 1)) != 0 }) else { return }
@@ -209,7 +209,7 @@ public struct PolicyEngine: PolicyRunning {
             let table = hop.sourceLayout.table(forEntity: entity.root),
             let number = hop.sourceLayout.entityNumbers[run.invocation.sourceEntity]
         else { return 0 }
-        return try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT = \(number)") ?? 0
+        return try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number)") ?? 0
     }
 
     /// Properties the mapping file leaves to the policy (`name: policy`) that the
@@ -246,9 +246,9 @@ public struct PolicyEngine: PolicyRunning {
             let rows =
                 try connection.scalarInt64(
                     """
-                    SELECT count(*) FROM \(SchemaSQL.quote(physical)) AS d WHERE d.Z_ENT = \(number) AND d.\(SchemaSQL.quote(column.name)) IS NULL
-                    AND EXISTS (SELECT 1 FROM \(SchemaSQL.quote(sourceTable.name)) AS s \
-                    WHERE s.Z_ENT = \(sourceNumber) AND s.\(SchemaSQL.quote(sourceColumn.name)) IS NOT NULL
+                    SELECT count(*) FROM \(SQLText.q(physical)) AS d WHERE d.Z_ENT = \(number) AND d.\(SQLText.q(column.name)) IS NULL
+                    AND EXISTS (SELECT 1 FROM \(SQLText.q(sourceTable.name)) AS s \
+                    WHERE s.Z_ENT = \(sourceNumber) AND s.\(SQLText.q(sourceColumn.name)) IS NOT NULL
                         AND (s.Z_PK = d.Z_PK OR s.Z_PK IN (SELECT source FROM mm_associations WHERE mapping = ? AND destination = d.Z_PK AND entity = ?)))
                     """, .text(run.mapping.name), .text(destinationName)) ?? 0
             if rows > 0 {

@@ -152,7 +152,7 @@ final class SourceReader {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root),
             let number = layout.entityNumbers[entity]
         else { return }
-        let statement = try connection.prepare("SELECT * FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
+        let statement = try connection.prepare("SELECT * FROM \(SQLText.q(table.name)) WHERE Z_ENT = \(number) ORDER BY Z_PK")
         let columns = Self.columnIndex(statement)
         while try statement.step() {
             if let object = try object(from: statement, columns: columns) { try body(object) }
@@ -164,7 +164,7 @@ final class SourceReader {
         guard let compiled = version.entity(named: entity), let table = layout.table(forEntity: compiled.root) else { return nil }
         let statement = try connection.cachedStatement(
             """
-            SELECT * FROM \(SchemaSQL.quote(table.name)) \
+            SELECT * FROM \(SQLText.q(table.name)) \
             WHERE Z_PK = ? AND Z_ENT IN (\(subtreeNumbers(entity).map(String.init).joined(separator: ",")))
             """)
         try statement.bind([.integer(key)])
@@ -193,8 +193,8 @@ final class SourceReader {
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
             let statement = try connection.cachedStatement(
                 """
-                SELECT Z_PK FROM \(SchemaSQL.quote(destinationTable.name)) WHERE \(SchemaSQL.quote(column)) = ? \
-                ORDER BY \(order.map { SchemaSQL.quote($0) + ", " } ?? "")Z_PK
+                SELECT Z_PK FROM \(SQLText.q(destinationTable.name)) WHERE \(SQLText.q(column)) = ? \
+                ORDER BY \(order.map { SQLText.q($0) + ", " } ?? "")Z_PK
                 """)
             try statement.bind([.integer(source.primaryKey)])
             while try statement.step() { keys.append(statement.int64(at: 0)) }
@@ -204,8 +204,8 @@ final class SourceReader {
             let order = join.column(for: .order(entity: relationship.declaredIn, relationship: name))
             let statement = try connection.cachedStatement(
                 """
-                SELECT \(SchemaSQL.quote(theirs)) FROM \(SchemaSQL.quote(join.name)) WHERE \(SchemaSQL.quote(mine)) = ? \
-                ORDER BY \(order.map { SchemaSQL.quote($0.name) + ", " } ?? "")\(SchemaSQL.quote(theirs))
+                SELECT \(SQLText.q(theirs)) FROM \(SQLText.q(join.name)) WHERE \(SQLText.q(mine)) = ? \
+                ORDER BY \(order.map { SQLText.q($0.name) + ", " } ?? "")\(SQLText.q(theirs))
                 """)
             try statement.bind([.integer(source.primaryKey)])
             while try statement.step() { keys.append(statement.int64(at: 0)) }

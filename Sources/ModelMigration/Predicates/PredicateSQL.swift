@@ -81,7 +81,6 @@ package struct PredicateSQL {
         return table
     }
 
-    static func quote(_ name: String) -> String { Connection.quoteIdentifier(name) }
 }
 
 extension CheckedPredicate {
@@ -114,8 +113,6 @@ extension PredicateSQL {
             aliasCount += 1
             return "t\(aliasCount)"
         }
-
-        func quote(_ name: String) -> String { PredicateSQL.quote(name) }
 
         // MARK: Conditions
 
@@ -393,10 +390,10 @@ extension PredicateSQL {
             for (index, hop) in hops.enumerated() {
                 let column = try toOneColumn(hop, of: entity)
                 if index == 0 {
-                    key = "\(alias).\(quote(column))"
+                    key = "\(alias).\(SQLText.q(column))"
                 } else {
                     let h = newAlias()
-                    key = "(SELECT \(h).\(quote(column)) FROM \(quote(try generator.table(of: entity).name)) \(h) WHERE \(h).Z_PK = \(key))"
+                    key = "(SELECT \(h).\(SQLText.q(column)) FROM \(SQLText.q(try generator.table(of: entity).name)) \(h) WHERE \(h).Z_PK = \(key))"
                 }
                 entity = hop.declaration.destination
             }
@@ -416,10 +413,10 @@ extension PredicateSQL {
             case .toOne(let r):
                 column = try toOneColumn(r, of: entity)
             }
-            if path.hops.isEmpty { return "\(alias).\(quote(column))" }
+            if path.hops.isEmpty { return "\(alias).\(SQLText.q(column))" }
             let owner = try key(after: path.hops, from: path.start, alias)
             let h = newAlias()
-            return "(SELECT \(h).\(quote(column)) FROM \(quote(table.name)) \(h) WHERE \(h).Z_PK = \(owner))"
+            return "(SELECT \(h).\(SQLText.q(column)) FROM \(SQLText.q(table.name)) \(h) WHERE \(h).Z_PK = \(owner))"
         }
 
         /// `FROM … WHERE …` selecting the destination rows (as `destinationAlias`) of a
@@ -431,15 +428,15 @@ extension PredicateSQL {
             let table = try generator.table(of: destination)
             let scope = generator.entityCondition(destination, alias: d)
             if !many.relationship.isManyToMany, let reverse = layout.reverseColumn(for: many.relationship, destinationRoot: root) {
-                return "FROM \(quote(table.name)) \(d) WHERE \(d).\(quote(reverse.column)) = \(owner) AND \(scope)"
+                return "FROM \(SQLText.q(table.name)) \(d) WHERE \(d).\(SQLText.q(reverse.column)) = \(owner) AND \(scope)"
             }
             guard let join = layout.joinTable(for: many.relationship) else {
                 throw PredicateSQLError(description: "\(many.owner).\(many.relationship.name): the store has no join table for it")
             }
             let j = newAlias()
             return """
-                FROM \(quote(join.table.name)) \(j) JOIN \(quote(table.name)) \(d) ON \(d).Z_PK = \(j).\(quote(join.theirs)) \
-                WHERE \(j).\(quote(join.mine)) = \(owner) AND \(scope)
+                FROM \(SQLText.q(join.table.name)) \(j) JOIN \(SQLText.q(table.name)) \(d) ON \(d).Z_PK = \(j).\(SQLText.q(join.theirs)) \
+                WHERE \(j).\(SQLText.q(join.mine)) = \(owner) AND \(scope)
                 """
         }
     }

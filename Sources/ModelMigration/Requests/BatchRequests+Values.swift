@@ -15,7 +15,7 @@ extension StoreRequests {
         for attribute in attributes {
             let a = attribute.declaration
             guard let column = table.column(for: .attribute(entity: attribute.declaredIn, property: attribute.name)) else { continue }
-            let c = PredicateSQL.quote(column.name)
+            let c = SQLText.q(column.name)
             var conditions: [String] = []
             var arguments: [DatabaseValue] = []
             if !a.isOptional { conditions.append("\(c) IS NULL") }
@@ -56,9 +56,9 @@ extension StoreRequests {
             bound(a.maximum, ">", measure: measured)
             guard !conditions.isEmpty else { continue }
             let whereClause = "Z_PK IN (\(keys)) AND (\(conditions.joined(separator: " OR ")))"
-            let found = try rows("SELECT Z_PK, \(c) FROM \(PredicateSQL.quote(table.name)) WHERE \(whereClause) ORDER BY Z_PK LIMIT 5", arguments)
+            let found = try rows("SELECT Z_PK, \(c) FROM \(SQLText.q(table.name)) WHERE \(whereClause) ORDER BY Z_PK LIMIT 5", arguments)
             guard !found.isEmpty else { continue }
-            let count = Int(try rows("SELECT count(*) FROM \(PredicateSQL.quote(table.name)) WHERE \(whereClause)", arguments)[0][0].int64 ?? 0)
+            let count = Int(try rows("SELECT count(*) FROM \(SQLText.q(table.name)) WHERE \(whereClause)", arguments)[0][0].int64 ?? 0)
             total += count
             for row in found {
                 let value = ValueCoding.attributeValue(row[1], as: a.type)

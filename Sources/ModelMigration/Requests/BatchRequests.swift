@@ -136,7 +136,7 @@ extension StoreRequests {
     func countsByEntity(table: String, keys: String, _ arguments: [DatabaseValue]) throws -> [String: Int] {
         let names = Dictionary(access.layout.entityNumbers.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         var counts: [String: Int] = [:]
-        for row in try rows("SELECT s.Z_ENT, count(*) FROM \(PredicateSQL.quote(table)) s WHERE s.Z_PK IN (\(keys)) GROUP BY s.Z_ENT", arguments) {
+        for row in try rows("SELECT s.Z_ENT, count(*) FROM \(SQLText.q(table)) s WHERE s.Z_PK IN (\(keys)) GROUP BY s.Z_ENT", arguments) {
             counts[names[Int(row[0].int64 ?? 0)] ?? "?", default: 0] += Int(row[1].int64 ?? 0)
         }
         return counts
@@ -155,7 +155,7 @@ extension StoreRequests {
         let assignments = try checkedAssignments(request.assignments, entity: entity, checker: checker)
         let generator = self.generator
         let table = try generator.table(of: entity.name)
-        let quoted = PredicateSQL.quote(table.name)
+        let quoted = SQLText.q(table.name)
         let condition = try sql { () throws(PredicateSQLError) in try generator.condition(predicate, row: "t0") }
         var sets: [String] = []
         var setArguments: [DatabaseValue] = []
@@ -178,9 +178,9 @@ extension StoreRequests {
                 setArguments += fragment.arguments
             }
             if attribute.declaration.type == .boolean { valueSQL = "(\(valueSQL) <> 0)" }
-            sets.append("\(PredicateSQL.quote(column.name)) = \(valueSQL)")
+            sets.append("\(SQLText.q(column.name)) = \(valueSQL)")
         }
-        if let opt = table.column(for: .changeCounter) { sets.append("\(PredicateSQL.quote(opt.name)) = \(SchemaSQL.incremented(opt.name))") }
+        if let opt = table.column(for: .changeCounter) { sets.append("\(SQLText.q(opt.name)) = \(SchemaSQL.incremented(opt.name))") }
         let scope = generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities)
         let batch = "SELECT pk FROM temp.mm_batch"
         return try inWriteTransaction(timeout: timeout, dryRun: dryRun) {
@@ -281,7 +281,7 @@ extension StoreRequests {
                 defer { _ = try? execute("DELETE FROM temp.mm_doomed") }
                 let matched = try execute(
                     """
-                    INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(PredicateSQL.quote(table.name)) t0 \
+                    INSERT INTO temp.mm_doomed SELECT ?, t0.Z_PK FROM \(SQLText.q(table.name)) t0 \
                     WHERE \(scope) AND \(condition.sql)
                     """,
                     [.text(entity.root)] + condition.arguments)
@@ -295,17 +295,17 @@ extension StoreRequests {
                     var arguments: [DatabaseValue] = []
                     for column in t.columns.prefix(2) {
                         guard case .joinKey(let owner, _) = column.role, let root = version.entity(named: owner)?.root else { continue }
-                        parts.append("\(PredicateSQL.quote(column.name)) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)")
+                        parts.append("\(SQLText.q(column.name)) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)")
                         arguments.append(.text(root))
                     }
                     if !parts.isEmpty {
-                        result.joinRowsRemoved += try execute("DELETE FROM \(PredicateSQL.quote(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments)
+                        result.joinRowsRemoved += try execute("DELETE FROM \(SQLText.q(t.name)) WHERE \(parts.joined(separator: " OR "))", arguments)
                     }
                 }
                 for t in access.layout.tables where t.joinRelationship == nil {
                     let keys = "SELECT pk FROM temp.mm_doomed WHERE root = ?"
                     for (name, count) in try countsByEntity(table: t.name, keys: keys, [.text(t.entity)]) { result.byEntity[name, default: 0] += count }
-                    _ = try execute("DELETE FROM \(PredicateSQL.quote(t.name)) WHERE Z_PK IN (\(keys))", [.text(t.entity)])
+                    _ = try execute("DELETE FROM \(SQLText.q(t.name)) WHERE Z_PK IN (\(keys))", [.text(t.entity)])
                 }
                 return result
             } catch let error as SQLiteError {
@@ -325,7 +325,7 @@ extension StoreRequests {
     func doomedSource(_ entity: CompiledEntity) -> (sql: String, arguments: [DatabaseValue])? {
         guard let table = access.layout.table(forEntity: entity.root) else { return nil }
         let scope = generator.entityCondition(entity.name, alias: "s")
-        return ("FROM temp.mm_doomed m JOIN \(PredicateSQL.quote(table.name)) s ON s.Z_PK = m.pk WHERE m.root = ? AND \(scope)", [.text(entity.root)])
+        return ("FROM temp.mm_doomed m JOIN \(SQLText.q(table.name)) s ON s.Z_PK = m.pk WHERE m.root = ? AND \(scope)", [.text(entity.root)])
     }
 
     /// The destinations of a relationship of the doomed rows: `SELECT key …`.
@@ -336,14 +336,14 @@ extension StoreRequests {
         let r = relationship.declaration
         if !r.isToMany {
             guard let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
-            let c = "s.\(PredicateSQL.quote(column.name))"
+            let c = "s.\(SQLText.q(column.name))"
             return ("SELECT \(c) \(source) AND \(c) IS NOT NULL", arguments)
         }
         if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
             return (
                 """
-                SELECT d.Z_PK FROM \(PredicateSQL.quote(reverse.table.name)) d \
-                WHERE d.\(PredicateSQL.quote(reverse.column)) IN (SELECT s.Z_PK \(source)) \
+                SELECT d.Z_PK FROM \(SQLText.q(reverse.table.name)) d \
+                WHERE d.\(SQLText.q(reverse.column)) IN (SELECT s.Z_PK \(source)) \
                 AND \(generator.entityCondition(destination.name, alias: "d"))
                 """, arguments
             )
@@ -351,8 +351,8 @@ extension StoreRequests {
         guard let join = access.layout.joinTable(for: relationship) else { return nil }
         return (
             """
-            SELECT j.\(PredicateSQL.quote(join.theirs)) FROM \(PredicateSQL.quote(join.table.name)) j \
-            WHERE j.\(PredicateSQL.quote(join.mine)) IN (SELECT s.Z_PK \(source))
+            SELECT j.\(SQLText.q(join.theirs)) FROM \(SQLText.q(join.table.name)) j \
+            WHERE j.\(SQLText.q(join.mine)) IN (SELECT s.Z_PK \(source))
             """, arguments
         )
     }
@@ -383,17 +383,17 @@ extension StoreRequests {
             let staying = "NOT EXISTS (SELECT 1 FROM temp.mm_doomed x WHERE x.root = ? AND x.pk = %@)"
             var test: String
             if !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) {
-                let c = "s.\(PredicateSQL.quote(column.name))"
+                let c = "s.\(SQLText.q(column.name))"
                 test = "\(c) IS NOT NULL AND " + staying.replacingOccurrences(of: "%@", with: c)
             } else if !relationship.isManyToMany, let reverse = access.layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
                 test = """
-                    EXISTS (SELECT 1 FROM \(PredicateSQL.quote(reverse.table.name)) d WHERE d.\(PredicateSQL.quote(reverse.column)) = s.Z_PK \
+                    EXISTS (SELECT 1 FROM \(SQLText.q(reverse.table.name)) d WHERE d.\(SQLText.q(reverse.column)) = s.Z_PK \
                     AND \(generator.entityCondition(destination.name, alias: "d")) AND \(staying.replacingOccurrences(of: "%@", with: "d.Z_PK")))
                     """
             } else if let join = access.layout.joinTable(for: relationship) {
                 test = """
-                    EXISTS (SELECT 1 FROM \(PredicateSQL.quote(join.table.name)) j WHERE j.\(PredicateSQL.quote(join.mine)) = s.Z_PK \
-                    AND \(staying.replacingOccurrences(of: "%@", with: "j.\(PredicateSQL.quote(join.theirs))")))
+                    EXISTS (SELECT 1 FROM \(SQLText.q(join.table.name)) j WHERE j.\(SQLText.q(join.mine)) = s.Z_PK \
+                    AND \(staying.replacingOccurrences(of: "%@", with: "j.\(SQLText.q(join.theirs))")))
                     """
             } else {
                 continue
@@ -427,7 +427,7 @@ extension StoreRequests {
             guard ObjectAccess.hasCountRule(r), let destination = version.entity(named: r.destination),
                 let table = access.layout.table(forEntity: entity.root)
             else { continue }
-            let q = PredicateSQL.quote
+            let q = SQLText.q
             let staying = "s.Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
             let doomed = "IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)"
             let scope = generator.entityCondition(entity.name, alias: "s")
@@ -515,14 +515,14 @@ extension StoreRequests {
                     continue
                 }
                 guard let target else { continue }
-                let c = PredicateSQL.quote(column.name)
-                var sets = ([column.name] + companions).map { "\(PredicateSQL.quote($0)) = NULL" }
+                let c = SQLText.q(column.name)
+                var sets = ([column.name] + companions).map { "\(SQLText.q($0)) = NULL" }
                 if let opt = table.column(for: .changeCounter) {
-                    sets.append("\(PredicateSQL.quote(opt.name)) = \(SchemaSQL.incremented(opt.name))")
+                    sets.append("\(SQLText.q(opt.name)) = \(SchemaSQL.incremented(opt.name))")
                 }
                 cleared += try execute(
                     """
-                    UPDATE \(PredicateSQL.quote(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \
+                    UPDATE \(SQLText.q(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(c) IN (SELECT pk FROM temp.mm_doomed WHERE root = ?) \
                     AND Z_PK NOT IN (SELECT pk FROM temp.mm_doomed WHERE root = ?)
                     """, [.text(target), .text(table.entity)])
             }

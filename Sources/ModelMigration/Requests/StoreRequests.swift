@@ -104,7 +104,7 @@ public struct StoreRequests {
         }
         let condition = try sql { () throws(PredicateSQLError) in try generator.condition(predicate, row: "t0") }
         var text = """
-            SELECT \(selected.joined(separator: ", ")) FROM \(PredicateSQL.quote(table)) t0 \
+            SELECT \(selected.joined(separator: ", ")) FROM \(SQLText.q(table)) t0 \
             WHERE \(generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities))
             """
         if predicate != .constant(true) { text += " AND \(condition.sql)"; arguments += condition.arguments }

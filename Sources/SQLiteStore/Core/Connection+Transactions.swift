@@ -69,7 +69,7 @@ extension Connection {
     /// throws, rolls back to the savepoint, releases it and rethrows. Nests inside
     /// transactions and other savepoints; outside a transaction it is one.
     package func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
-        let quotedName = Self.quoteIdentifier(name)
+        let quotedName = SQLText.q(name)
         let isOutermost = !isInTransaction
         try execute("SAVEPOINT \(quotedName)")
         let result: T

@@ -346,20 +346,6 @@ package final class Connection {
         guard try statement.step() else { return nil }
         return read(statement)
     }
-
-    // MARK: - Identifiers
-
-    /// `identifier` as an SQL quoted identifier: in double quotes, inner quotes doubled.
-    package static func quoteIdentifier(_ identifier: String) -> String {
-        var result = String.UnicodeScalarView()
-        result.append("\"")
-        for scalar in identifier.unicodeScalars {
-            result.append(scalar)
-            if scalar == "\"" { result.append("\"") }
-        }
-        result.append("\"")
-        return String(result)
-    }
 }
 
 // A connection belongs to one thread at a time (SQLITE_OPEN_NOMUTEX); no one may

@@ -50,8 +50,8 @@ final class InsertShape {
             self.orderColumn = orderColumn
             self.list = list
             self.binding = binding
-            ownerSQL = "SELECT \(SchemaSQL.quote(ownerColumn)) FROM \(SchemaSQL.quote(table)) WHERE Z_PK = ?"
-            placeAssignment = "\(SchemaSQL.quote(orderColumn)) = ?"
+            ownerSQL = "SELECT \(SQLText.q(ownerColumn)) FROM \(SQLText.q(table)) WHERE Z_PK = ?"
+            placeAssignment = "\(SQLText.q(orderColumn)) = ?"
         }
     }
 
@@ -198,12 +198,12 @@ final class InsertShape {
         }
         self.toOneColumnCounts = toOneColumnCounts
         memberships = Self.memberships(entity, table: table, access: access, columns: &columns)
-        quotedTable = SchemaSQL.quote(table.name)
+        quotedTable = SQLText.q(table.name)
         toOneAssignments = relationships.map { relationship, _ in
             let r = relationship.declaration
             guard !r.isToMany, let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)) else { return nil }
             let entityColumn = table.column(for: .toOneEntity(entity: relationship.declaredIn, relationship: r.name))
-            return ToOneAssignment(key: "\(SchemaSQL.quote(column.name)) = ?", entityNumber: entityColumn.map { "\(SchemaSQL.quote($0.name)) = ?" })
+            return ToOneAssignment(key: "\(SQLText.q(column.name)) = ?", entityNumber: entityColumn.map { "\(SQLText.q($0.name)) = ?" })
         }
         tableSlot = access.slot(table.name)
         isDestination = access.version.entities.contains { other in
@@ -227,7 +227,7 @@ final class InsertShape {
         relationshipNameList = entity.relationships.map(\.name)
         self.columns = columns
         insertSQL = """
-            INSERT INTO \(access.quote(table.name)) (\(columns.map(access.quote).joined(separator: ", "))) \
+            INSERT INTO \(SQLText.q(table.name)) (\(columns.map(SQLText.q).joined(separator: ", "))) \
             VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """
         let uniqueness = Self.uniquenessChecks(entity, table: table, attributes: attributes, access: access)
@@ -275,12 +275,12 @@ final class InsertShape {
                         let column = table.column(for: .attribute(entity: attribute.declaredIn, property: property)),
                         let position = attributes.firstIndex(where: { $0.attribute.name == property })
                     {
-                        conditions.append("\(access.quote(column.name)) = ?")
+                        conditions.append("\(SQLText.q(column.name)) = ?")
                         properties.append(.attribute(position: position, declaration: attribute.declaration))
                     } else if let relationship = entity.relationship(named: property),
                         let column = table.column(for: .toOne(entity: relationship.declaredIn, relationship: property))
                     {
-                        conditions.append("\(access.quote(column.name)) = ?")
+                        conditions.append("\(SQLText.q(column.name)) = ?")
                         properties.append(.relationship(name: property, destination: relationship.declaration.destination))
                     } else {
                         break
@@ -290,7 +290,7 @@ final class InsertShape {
                 guard conditions.count == constraint.count, !conditions.isEmpty else { continue }
                 let numbers = access.entityNumbers(owner, includeSubentities: true).map(String.init).joined(separator: ",")
                 let sql = """
-                    SELECT Z_PK, Z_ENT FROM \(access.quote(table.name)) \
+                    SELECT Z_PK, Z_ENT FROM \(SQLText.q(table.name)) \
                     WHERE \(conditions.joined(separator: " AND ")) AND Z_ENT IN (\(numbers)) ORDER BY Z_PK LIMIT 1
                     """
                 let indexName = "Z_\(owner.name)_UNIQUE_\(constraint.joined(separator: "_"))"

@@ -64,7 +64,7 @@ extension ObjectAccess {
         let numbers = entityNumbers(entity, includeSubentities: subentities).map(String.init).joined(separator: ",")
         let chunk = 200
         let sql = """
-            SELECT t.Z_PK, \(count) FROM \(quote(table.name)) AS t \
+            SELECT t.Z_PK, \(count) FROM \(SQLText.q(table.name)) AS t \
             WHERE t.Z_PK IN (\(Array(repeating: "?", count: chunk).joined(separator: ","))) AND t.Z_ENT IN (\(numbers))
             """
         var start = 0
@@ -102,13 +102,13 @@ extension ObjectAccess {
     private func countExpression(_ relationship: CompiledRelationship, of table: StorageLayout.Table) -> String? {
         let r = relationship.declaration
         if !r.isToMany {
-            return table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)).map { "(t.\(quote($0.name)) IS NOT NULL)" }
+            return table.column(for: .toOne(entity: relationship.declaredIn, relationship: r.name)).map { "(t.\(SQLText.q($0.name)) IS NOT NULL)" }
         }
         guard let destination = version.entity(named: r.destination) else { return nil }
         if !relationship.isManyToMany, let (destinationTable, column, _) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            return "(SELECT count(*) FROM \(quote(destinationTable.name)) AS d WHERE d.\(quote(column)) = t.Z_PK)"
+            return "(SELECT count(*) FROM \(SQLText.q(destinationTable.name)) AS d WHERE d.\(SQLText.q(column)) = t.Z_PK)"
         }
         guard let (join, mine, _) = joinTable(for: relationship) else { return nil }
-        return "(SELECT count(*) FROM \(quote(join.name)) AS j WHERE j.\(quote(mine)) = t.Z_PK)"
+        return "(SELECT count(*) FROM \(SQLText.q(join.name)) AS j WHERE j.\(SQLText.q(mine)) = t.Z_PK)"
     }
 }

@@ -104,8 +104,8 @@ extension ObjectAccess {
             else { continue }
             try run(
                 """
-                UPDATE \(quote(self.table(of: ownerEntity).name)) \
-                SET \(quote(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
+                UPDATE \(SQLText.q(self.table(of: ownerEntity).name)) \
+                SET \(SQLText.q(column.name)) = ?\(entityTypeAssignment(self.table(of: ownerEntity), owner, inverse, entity)), \
                 Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
                 WHERE Z_PK = ?
                 """,
@@ -119,7 +119,7 @@ extension ObjectAccess {
         guard let column = table.column(for: .toOneEntity(entity: owner, relationship: relationship)),
             let number = layout.entityNumbers[entity.name]
         else { return "" }
-        return ", \(quote(column.name)) = \(number)"
+        return ", \(SQLText.q(column.name)) = \(number)"
     }
 
     /// Connects a row to the destinations of one of its to-many relationships: their
@@ -250,13 +250,13 @@ extension ObjectAccess {
                 throw RowRefusal(relationship.declaredIn + "." + r.name, "no place is left after the members the list does not name (the last at \(base))")
             }
         }
-        let table = quote(destinationTable.name)
-        try checkRoom(for: targets, relationship, owner: key, in: "SELECT count(*) FROM \(table) WHERE \(quote(column)) = ? AND Z_PK")
+        let table = SQLText.q(destinationTable.name)
+        try checkRoom(for: targets, relationship, owner: key, in: "SELECT count(*) FROM \(table) WHERE \(SQLText.q(column)) = ? AND Z_PK")
         if !targets.isEmpty { batch.movedWrittenMembers = true }
         if targets.count >= setBasedListMinimum {
-            let place = order.map { ", \(quote($0)) = j.key + \(base + 1)" } ?? ""
+            let place = order.map { ", \(SQLText.q($0)) = j.key + \(base + 1)" } ?? ""
             let listSQL = """
-                UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
+                UPDATE \(table) SET \(SQLText.q(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) \
                 FROM json_each(?) AS j WHERE \(table).Z_PK = j.value\(condition.map { " AND " + $0 } ?? "")
                 """
             if let statement = try? connection.cachedStatement(listSQL) {
@@ -270,8 +270,8 @@ extension ObjectAccess {
             if condition != nil { return false }
         }
         // Built and prepared once per list, not per member.
-        let place = order.map { ", \(quote($0)) = ?" } ?? ""
-        let sql = "UPDATE \(table) SET \(quote(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?"
+        let place = order.map { ", \(SQLText.q($0)) = ?" } ?? ""
+        let sql = "UPDATE \(table) SET \(SQLText.q(column)) = ?\(type)\(place), Z_OPT = \(SchemaSQL.incremented("Z_OPT")) WHERE Z_PK = ?"
         try wrap { () throws(SQLiteError) in
             let statement = try connection.cachedStatement(sql)
             for (position, target) in targets.enumerated() {
@@ -333,7 +333,7 @@ extension ObjectAccess {
         if relationship.declaration.maxCount ?? 0 > 0, let (join, mine, theirs) = joinTable(for: relationship) {
             try checkRoom(
                 for: targets, relationship, owner: key,
-                in: "SELECT count(*) FROM \(quote(join.name)) WHERE \(quote(mine)) = ? AND \(quote(theirs))")
+                in: "SELECT count(*) FROM \(SQLText.q(join.name)) WHERE \(SQLText.q(mine)) = ? AND \(SQLText.q(theirs))")
         }
         var base: Int64 = 0
         if let list = plan.orderList {
@@ -380,10 +380,10 @@ extension ObjectAccess {
         if let inverseOrder { columns.append(inverseOrder.name) }
         // A pair already there: this side's place is the list's (it is given whole),
         // the other side's stays.
-        let conflict = order.map { " ON CONFLICT DO UPDATE SET \(quote($0.name)) = excluded.\(quote($0.name))" } ?? " ON CONFLICT DO NOTHING"
+        let conflict = order.map { " ON CONFLICT DO UPDATE SET \(SQLText.q($0.name)) = excluded.\(SQLText.q($0.name))" } ?? " ON CONFLICT DO NOTHING"
         let plan = JoinInsertPlan(
             sql: """
-                INSERT INTO \(quote(join.name)) (\(columns.map(quote).joined(separator: ", "))) \
+                INSERT INTO \(SQLText.q(join.name)) (\(columns.map(SQLText.q).joined(separator: ", "))) \
                 VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))\(conflict)
                 """,
             orderList: order.map { orderedList(table: join.name, ownerColumn: mine, orderColumn: $0.name, memberColumn: theirs) },

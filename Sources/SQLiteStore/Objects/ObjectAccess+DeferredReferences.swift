@@ -36,8 +36,9 @@ extension ObjectAccess {
                 try checkInverseCount(of: target, rule: rule, batch: batch)
                 if let column = rule.toOneEntityColumn, let toOne = rule.toOneColumn {
                     let number = try entityNumber(of: rule.destination, primaryKey: target)
+                    let (table, entityColumn) = (SQLText.q(rule.sourceTable.name), SQLText.q(column))
                     try run(
-                        "UPDATE \(quote(rule.sourceTable.name)) SET \(quote(column)) = ? WHERE \(quote(toOne)) = ? AND \(quote(column)) IS NULL",
+                        "UPDATE \(table) SET \(entityColumn) = ? WHERE \(SQLText.q(toOne)) = ? AND \(entityColumn) IS NULL",
                         [.integer(number), .integer(target)])
                 }
             } catch let refusal as RowRefusal {
@@ -50,7 +51,7 @@ extension ObjectAccess {
                 }
                 var sources: Set<Int> = [source]
                 if let column = rule.toOneColumn {
-                    let sql = "SELECT Z_PK FROM \(quote(rule.sourceTable.name)) WHERE \(quote(column)) = ?"
+                    let sql = "SELECT Z_PK FROM \(SQLText.q(rule.sourceTable.name)) WHERE \(SQLText.q(column)) = ?"
                     let keys = try wrap { () throws(SQLiteError) -> [Int64] in
                         let statement = try connection.prepare(sql)
                         try statement.bind([.integer(target)])
@@ -80,7 +81,7 @@ extension ObjectAccess {
                 batch.refuse(source: item.source, field: refusal.field, message: refusal.message)
                 // The batch writes nothing now; the row goes, so that the checks of the
                 // batch's end do not report its unset relationship a second time.
-                try run("DELETE FROM \(quote(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
+                try run("DELETE FROM \(SQLText.q(shape.table.name)) WHERE Z_PK = ?", [.integer(item.key)])
                 batch.rowDeleted(table: slot(shape.table.name), key: item.key)
                 batch.noteRefusedObject(root: shape.rootName, key: item.key)
             }
@@ -145,7 +146,7 @@ extension ObjectAccess {
     private func checkUnclaimed(_ key: Int64, rule: TargetRule, for target: Int64, batch: ObjectBatch) throws {
         guard let column = rule.toOneColumn, let inverse = rule.inverse else { return }
         let table = rule.sourceTable
-        guard let current = try keyOfRow(sql: "SELECT \(quote(column)) FROM \(quote(table.name)) WHERE Z_PK = ?", key), current != target
+        guard let current = try keyOfRow(sql: "SELECT \(SQLText.q(column)) FROM \(SQLText.q(table.name)) WHERE Z_PK = ?", key), current != target
         else { return }
         let entity = try entityOfRow(in: table, key: key) ?? rule.declaredIn
         let owner = try entityOfRow(sql: rule.destinationEntitySQL, key: current) ?? rule.destination

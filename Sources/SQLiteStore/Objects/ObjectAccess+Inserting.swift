@@ -483,7 +483,7 @@ extension ObjectAccess {
 
     /// The entity of the row with this key in `table`, if there is one.
     func entityOfRow(in table: StorageLayout.Table, key: Int64) throws(StoreError) -> String? {
-        let sql = "SELECT Z_ENT FROM \(quote(table.name)) WHERE Z_PK = ?"
+        let sql = "SELECT Z_ENT FROM \(SQLText.q(table.name)) WHERE Z_PK = ?"
         let number = try wrap { () throws(SQLiteError) -> Int64? in
             let statement = try connection.cachedStatement(sql)
             try statement.bind([.integer(key)])
@@ -568,7 +568,7 @@ extension ObjectAccess {
     /// The entity number of the row with this key in an entity's table.
     func entityNumber(of entityName: String, primaryKey: Int64) throws(StoreError) -> Int64 {
         let entity = try entity(entityName)
-        let sql = "SELECT Z_ENT FROM \(quote(table(of: entity).name)) WHERE Z_PK = ?"
+        let sql = "SELECT Z_ENT FROM \(SQLText.q(table(of: entity).name)) WHERE Z_PK = ?"
         return try wrap { () throws(SQLiteError) -> Int64 in
             let statement = try connection.cachedStatement(sql)
             try statement.bind([.integer(primaryKey)])

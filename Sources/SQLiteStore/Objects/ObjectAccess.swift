@@ -112,8 +112,6 @@ public final class ObjectAccess {
         slot(OrderedList.name(table: table, orderColumn: orderColumn))
     }
 
-    func quote(_ name: String) -> String { SchemaSQL.quote(name) }
-
     func run(_ sql: String, _ values: [DatabaseValue]) throws(StoreError) {
         do {
             let statement = try connection.cachedStatement(sql)
@@ -136,7 +134,7 @@ public final class ObjectAccess {
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
         let table = table(of: entity)
         return try wrap { () throws(SQLiteError) -> Int64 in
-            try connection.scalarInt64("SELECT count(*) FROM \(quote(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))") ?? 0
+            try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))") ?? 0
         }
     }
 
@@ -147,7 +145,7 @@ public final class ObjectAccess {
         let known = layout.entityNumbers.values.sorted().map(String.init).joined(separator: ", ")
         return try wrap { () throws(SQLiteError) -> [Int64] in
             try connection.prepare(
-                "SELECT Z_PK FROM \(quote(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK LIMIT \(max(0, limit))"
+                "SELECT Z_PK FROM \(SQLText.q(table.name)) WHERE Z_ENT IS NULL OR Z_ENT NOT IN (\(known)) ORDER BY Z_PK LIMIT \(max(0, limit))"
             ).rows().compactMap { $0.first?.int64 }
         }
     }
@@ -160,7 +158,7 @@ public final class ObjectAccess {
         } else {
             let entity = try entity(entityName)
             let numbers = entityNumbers(entity, includeSubentities: true)
-            sql = "SELECT 1 FROM \(quote(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))"
+            sql = "SELECT 1 FROM \(SQLText.q(table(of: entity).name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))"
             existsSQL[entityName] = sql
         }
         return try wrap { () throws(SQLiteError) -> Bool in
@@ -202,8 +200,8 @@ public final class ObjectAccess {
         let entity = try entity(entityName)
         let table = table(of: entity)
         let numbers = entityNumbers(entity, includeSubentities: includeSubentities)
-        let order = (inListOrder ? listOrderColumn(of: entity) : nil).map { "\(quote($0)), " } ?? ""
-        var sql = "SELECT * FROM \(quote(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) ORDER BY \(order)Z_PK"
+        let order = (inListOrder ? listOrderColumn(of: entity) : nil).map { "\(SQLText.q($0)), " } ?? ""
+        var sql = "SELECT * FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ","))) ORDER BY \(order)Z_PK"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let statement = try connection.prepare(sql)
         let names = statement.columnNames
@@ -281,7 +279,7 @@ public final class ObjectAccess {
         let numbers = entityNumbers(entity, includeSubentities: true)
         var found: StoredObject?
         let statement = try connection.prepare(
-            "SELECT Z_ENT FROM \(quote(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))")
+            "SELECT Z_ENT FROM \(SQLText.q(table.name)) WHERE Z_PK = ? AND Z_ENT IN (\(numbers.map(String.init).joined(separator: ",")))")
         try statement.bind([.integer(primaryKey)])
         guard try statement.step(), let name = nameOfEntity(number: Int(statement.int64(at: 0))) else { return nil }
         try forEach(name, includeSubentities: false, limit: nil) { object in
@@ -304,14 +302,15 @@ public final class ObjectAccess {
         guard let destination = version.entity(named: r.destination) else { return [] }
         let destinationTable = self.table(of: destination)
         if !relationship.isManyToMany, let (_, column, order) = layout.reverseColumn(for: relationship, destinationRoot: destination.root) {
-            let sql = "SELECT Z_PK FROM \(quote(destinationTable.name)) WHERE \(quote(column)) = ? ORDER BY \(order.map { "\(quote($0)), " } ?? "")Z_PK"
+            let sql =
+                "SELECT Z_PK FROM \(SQLText.q(destinationTable.name)) WHERE \(SQLText.q(column)) = ? ORDER BY \(order.map { "\(SQLText.q($0)), " } ?? "")Z_PK"
             return try primaryKeys(sql, primaryKey)
         }
         guard let (join, mine, theirs) = joinTable(for: relationship) else { return [] }
         let order = join.column(for: .order(entity: relationship.declaredIn, relationship: r.name))
         let sql = """
-            SELECT \(quote(theirs)) FROM \(quote(join.name)) WHERE \(quote(mine)) = ? \
-            ORDER BY \(order.map { "\(quote($0.name)), " } ?? "")\(quote(theirs))
+            SELECT \(SQLText.q(theirs)) FROM \(SQLText.q(join.name)) WHERE \(SQLText.q(mine)) = ? \
+            ORDER BY \(order.map { "\(SQLText.q($0.name)), " } ?? "")\(SQLText.q(theirs))
             """
         return try primaryKeys(sql, primaryKey)
     }

@@ -23,8 +23,8 @@ final class OrderedList {
     init(table: String, ownerColumn: String, orderColumn: String, memberColumn: String = "Z_PK", slot: Int) {
         name = Self.name(table: table, orderColumn: orderColumn)
         self.slot = slot
-        let (t, owner, order) = (SchemaSQL.quote(table), SchemaSQL.quote(ownerColumn), SchemaSQL.quote(orderColumn))
-        let member = SchemaSQL.quote(memberColumn)
+        let (t, owner, order) = (SQLText.q(table), SQLText.q(ownerColumn), SQLText.q(orderColumn))
+        let member = SQLText.q(memberColumn)
         endSQL = "SELECT coalesce(max(\(order)), 0) FROM \(t) WHERE \(owner) = ?"
         endExcludingSQL = endSQL + " AND \(member) <> ?"
         highestOwnerSQL = "SELECT coalesce(max(\(owner)), 0) FROM \(t)"

@@ -63,7 +63,7 @@ final class TargetRule {
         let r = relationship.declaration
         let version = access.version
         guard let destination = version.entity(named: r.destination) else { return nil }
-        let quote = SchemaSQL.quote
+        let quote = SQLText.q
         self.relationship = relationship
         self.field = field
         destinationNumbers = Set(access.entityNumbers(destination, includeSubentities: true).map(Int64.init))

@@ -3,36 +3,31 @@ import DataModel
 /// SQL text for a storage layout: `CREATE TABLE` and `CREATE INDEX` statements with
 /// every identifier quoted. Pure functions, so that plans can show the SQL they run.
 package enum SchemaSQL {
-    /// `"name"`, with inner quotes doubled.
-    package static func quote(_ identifier: String) -> String {
-        Connection.quoteIdentifier(identifier)
-    }
-
     /// The change counter `column` plus one, always an integer: a counter at
     /// `Int64.max` wraps to 1 (SQLite's `+` would make it the REAL 9.22e18, which
     /// Core Data does not read back as the same counter), and nil or a value that is
     /// no integer counts from 0.
     package static func incremented(_ column: String) -> String {
-        "(coalesce(\(quote(column)), 0) % 9223372036854775807) + 1"
+        "(coalesce(\(SQLText.q(column)), 0) % 9223372036854775807) + 1"
     }
 
     /// `CREATE TABLE` for one table of a layout.
     package static func createTable(_ table: StorageLayout.Table) -> String {
         var parts = table.columns.map { column -> String in
-            var text = "\(quote(column.name)) \(column.type)"
+            var text = "\(SQLText.q(column.name)) \(column.type)"
             if table.primaryKey == [column.name] { text += " PRIMARY KEY" }
             return text
         }
         if table.primaryKey.count > 1 {
-            parts.append("PRIMARY KEY (\(table.primaryKey.map(quote).joined(separator: ", ")))")
+            parts.append("PRIMARY KEY (\(table.primaryKey.map(SQLText.q).joined(separator: ", ")))")
         }
-        return "CREATE TABLE \(quote(table.name)) ( \(parts.joined(separator: ", ")) )"
+        return "CREATE TABLE \(SQLText.q(table.name)) ( \(parts.joined(separator: ", ")) )"
     }
 
     /// `CREATE [UNIQUE] INDEX` for one index, with `COLLATE BINARY` as Core Data writes it.
     package static func createIndex(_ index: StorageLayout.Index) -> String {
-        let columns = index.columns.map { "\(quote($0.name)) COLLATE BINARY \($0.isDescending ? "DESC" : "ASC")" }
-        var sql = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(quote(index.name)) ON \(quote(index.table)) (\(columns.joined(separator: ", ")))"
+        let columns = index.columns.map { "\(SQLText.q($0.name)) COLLATE BINARY \($0.isDescending ? "DESC" : "ASC")" }
+        var sql = "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQLText.q(index.name)) ON \(SQLText.q(index.table)) (\(columns.joined(separator: ", ")))"
         if let condition = index.condition { sql += " WHERE \(condition)" }
         return sql
     }

@@ -186,8 +186,8 @@ extension Store {
                             func holds(_ column: String, _ numbers: [Int]) throws(SQLiteError) -> Bool {
                                 let list = numbers.map(String.init).joined(separator: ", ")
                                 return try connection.scalarInt64(
-                                    "SELECT EXISTS (SELECT 1 FROM \(SchemaSQL.quote(table.name)) WHERE Z_ENT IN (\(list)) "
-                                        + "AND \(SchemaSQL.quote(column)) IS NOT NULL)") == 1
+                                    "SELECT EXISTS (SELECT 1 FROM \(SQLText.q(table.name)) WHERE Z_ENT IN (\(list)) "
+                                        + "AND \(SQLText.q(column)) IS NOT NULL)") == 1
                             }
                             let (xOwn, yOwn) = (try holds(xColumn, xNumbers), try holds(yColumn, yNumbers))
                             guard !xOwn, !yOwn else { continue }

@@ -81,7 +81,7 @@ extension Store {
                 let indexes = try connection.indexes(of: name).filter { $0.origin == .createIndex }.map {
                     StoreInspection.Index(name: $0.name, columns: $0.columnNames.map { $0 ?? "<expression>" }, isUnique: $0.isUnique)
                 }
-                let rows = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(name))") ?? 0
+                let rows = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(name))") ?? 0
                 tables.append(.init(name: name, columns: columns, indexes: indexes, rowCount: rows))
             }
             let byNumber = Dictionary(keyRows.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
@@ -97,7 +97,7 @@ extension Store {
                 let table = "Z" + root(row).name.uppercased()
                 var count: Int64?
                 if tableNames.contains(table) {
-                    count = try connection.scalarInt64("SELECT count(*) FROM \(SchemaSQL.quote(table)) WHERE Z_ENT = ?", .integer(Int64(row.number)))
+                    count = try connection.scalarInt64("SELECT count(*) FROM \(SQLText.q(table)) WHERE Z_ENT = ?", .integer(Int64(row.number)))
                 }
                 entities.append(
                     .init(
