@@ -105,7 +105,10 @@ public enum NameSplitter {
         for scalar in text.unicodeScalars {
             let space = scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
             if space {
-                if !current.isEmpty { words.append(String(current)); current = String.UnicodeScalarView() }
+                if !current.isEmpty {
+                    words.append(String(current))
+                    current = String.UnicodeScalarView()
+                }
             } else {
                 current.append(scalar)
             }
@@ -155,7 +158,10 @@ public enum NameSplitter {
             while i < n {
                 let byte = bytes[i]
                 if byte == 0xC2 || (0xE1...0xE3).contains(byte) { return nil }
-                if byte == 0x20 || (0x09...0x0D).contains(byte) { i += 1; continue }
+                if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                    i += 1
+                    continue
+                }
                 let start = i
                 while i < n, bytes[i] != 0x20, !(0x09...0x0D).contains(bytes[i]) {
                     if bytes[i] == 0xC2 || (0xE1...0xE3).contains(bytes[i]) { return nil }
@@ -171,7 +177,10 @@ public enum NameSplitter {
             /// Words a..<b joined by single spaces.
             func joined(_ a: Int, _ b: Int) -> String {
                 var single = true
-                for k in a..<(b - 1) where end(k) + 1 != start(k + 1) || bytes[end(k)] != 0x20 { single = false; break }
+                for k in a..<(b - 1) where end(k) + 1 != start(k + 1) || bytes[end(k)] != 0x20 {
+                    single = false
+                    break
+                }
                 if single { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start(a)..<end(b - 1)]), as: UTF8.self) }
                 var result = ""
                 for k in a..<b {

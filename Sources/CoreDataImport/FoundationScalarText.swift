@@ -24,7 +24,10 @@ enum FoundationScalarText {
             guard let digit = asciiDigit(scalar) else { break }
             let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
             let (plus, o2) = times.addingReportingOverflow(UInt64(digit))
-            if o1 || o2 { overflowed = true; break }
+            if o1 || o2 {
+                overflowed = true
+                break
+            }
             magnitude = plus
         }
         if negative {
@@ -45,12 +48,17 @@ enum FoundationScalarText {
         }
         var digits = 0
         while index < scalars.count, asciiDigit(scalars[index]) != nil {
-            result.unicodeScalars.append(scalars[index]); index += 1; digits += 1
+            result.unicodeScalars.append(scalars[index])
+            index += 1
+            digits += 1
         }
         if index < scalars.count, scalars[index] == "." {
             var fraction = "."
             var j = index + 1
-            while j < scalars.count, asciiDigit(scalars[j]) != nil { fraction.unicodeScalars.append(scalars[j]); j += 1 }
+            while j < scalars.count, asciiDigit(scalars[j]) != nil {
+                fraction.unicodeScalars.append(scalars[j])
+                j += 1
+            }
             if fraction.count > 1 || digits > 0 {
                 digits += fraction.count - 1
                 result += fraction.count > 1 ? fraction : ""
@@ -62,9 +70,15 @@ enum FoundationScalarText {
         if index < scalars.count, scalars[index] == "e" || scalars[index] == "E" {
             var exponent = "e"
             var j = index + 1
-            if j < scalars.count, scalars[j] == "+" || scalars[j] == "-" { exponent.unicodeScalars.append(scalars[j]); j += 1 }
+            if j < scalars.count, scalars[j] == "+" || scalars[j] == "-" {
+                exponent.unicodeScalars.append(scalars[j])
+                j += 1
+            }
             let start = j
-            while j < scalars.count, asciiDigit(scalars[j]) != nil { exponent.unicodeScalars.append(scalars[j]); j += 1 }
+            while j < scalars.count, asciiDigit(scalars[j]) != nil {
+                exponent.unicodeScalars.append(scalars[j])
+                j += 1
+            }
             if j > start { result += exponent }
         }
         if result.hasPrefix("-.") { result = "-0" + result.dropFirst() }

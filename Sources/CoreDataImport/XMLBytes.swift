@@ -51,7 +51,10 @@ enum XMLBytes {
         while i < bytes.count {
             let byte = bytes[i]
             if byte < 0x80 {
-                if byte == 0x0A { line += 1; lineStart = i + 1 }
+                if byte == 0x0A {
+                    line += 1
+                    lineStart = i + 1
+                }
                 i += 1
                 continue
             }

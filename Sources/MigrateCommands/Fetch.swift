@@ -80,12 +80,24 @@ struct Fetch: ParsableCommand {
         guard let text else { return [] }
         var items: [String] = [], current = "", depth = 0, quote: Character?
         for c in text {
-            if let q = quote { current.append(c); if c == q { quote = nil }; continue }
+            if let q = quote {
+                current.append(c)
+                if c == q { quote = nil }
+                continue
+            }
             switch c {
-            case "'", "\"": quote = c; current.append(c)
-            case "(", "{": depth += 1; current.append(c)
-            case ")", "}": depth -= 1; current.append(c)
-            case "," where depth == 0: items.append(current.trimmingCharacters(in: .whitespaces)); current = ""
+            case "'", "\"":
+                quote = c
+                current.append(c)
+            case "(", "{":
+                depth += 1
+                current.append(c)
+            case ")", "}":
+                depth -= 1
+                current.append(c)
+            case "," where depth == 0:
+                items.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
             default: current.append(c)
             }
         }
@@ -110,7 +122,10 @@ struct Fetch: ParsableCommand {
                 var buffer = ""
                 try requests.fetch(request) { row in
                     buffer += try FetchRendering.jsonLine(row, columns: columns, store: store) + "\n"
-                    if buffer.utf8.count > 1 << 16 { Output.write(buffer); buffer = "" }
+                    if buffer.utf8.count > 1 << 16 {
+                        Output.write(buffer)
+                        buffer = ""
+                    }
                 }
                 Output.write(buffer)
             } else {

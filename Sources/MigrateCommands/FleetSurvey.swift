@@ -103,7 +103,10 @@ final class FleetSurvey: Sendable {
             }
         }
         let problems = tally.problemLines()
-        if !problems.isEmpty { lines.append(""); lines.append(contentsOf: problems) }
+        if !problems.isEmpty {
+            lines.append("")
+            lines.append(contentsOf: problems)
+        }
         Output.out(lines.joined(separator: "\n"))
         for (policy, file) in gathered.missingPolicies { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
         if tally.destructive > 0 {

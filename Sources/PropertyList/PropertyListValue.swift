@@ -39,14 +39,30 @@ package enum PropertyListValue: Sendable, Hashable {
 
     package func hash(into hasher: inout Hasher) {
         switch self {
-        case .string(let value): hasher.combine(0); hasher.combine(value)
-        case .integer(let value): hasher.combine(1); hasher.combine(value)
-        case .real(let value): hasher.combine(2); hasher.combine(value.bitPattern)
-        case .boolean(let value): hasher.combine(3); hasher.combine(value)
-        case .date(let value): hasher.combine(4); hasher.combine(value.bitPattern)
-        case .data(let value): hasher.combine(5); hasher.combine(value)
-        case .array(let value): hasher.combine(6); hasher.combine(value)
-        case .dictionary(let value): hasher.combine(7); hasher.combine(value)
+        case .string(let value):
+            hasher.combine(0)
+            hasher.combine(value)
+        case .integer(let value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2)
+            hasher.combine(value.bitPattern)
+        case .boolean(let value):
+            hasher.combine(3)
+            hasher.combine(value)
+        case .date(let value):
+            hasher.combine(4)
+            hasher.combine(value.bitPattern)
+        case .data(let value):
+            hasher.combine(5)
+            hasher.combine(value)
+        case .array(let value):
+            hasher.combine(6)
+            hasher.combine(value)
+        case .dictionary(let value):
+            hasher.combine(7)
+            hasher.combine(value)
         }
     }
 }

@@ -109,7 +109,8 @@ import Testing
         #expect(expression.unsupportedParts == ["NSSubqueryExpression"])
         let sum = try ArchivedExpression.decode(
             {
-                let a = ExpressionArchive(); return a.bytes(a.function("stddev:", on: nil, [a.source("x")]))
+                let a = ExpressionArchive()
+                return a.bytes(a.function("stddev:", on: nil, [a.source("x")]))
             }())
         // A function has text; whether it runs is the type checker's verdict (stddev: does not).
         #expect(sum.unsupportedParts == [] && sum.format == "stddev:($source.x)")

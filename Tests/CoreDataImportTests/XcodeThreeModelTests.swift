@@ -220,7 +220,10 @@ import Testing
             case .dictionary(let bucketRef)? = fields["XDBucketForStereotypesstorage"], case .integer(let bucket)? = bucketRef["CF$UID"],
             case .dictionary(let stereotypes) = archive.objects[Int(bucket)], case .array(let keys)? = stereotypes["NS.keys"],
             case .array(let values)? = stereotypes["NS.objects"]
-        else { Issue.record("archive shape"); return }
+        else {
+            Issue.record("archive shape")
+            return
+        }
         fields["XDBucketForStereotypesstorage"] = archive.object(
             "NSMutableDictionary",
             [
@@ -236,7 +239,8 @@ import Testing
             case .dictionary(let notesPlaceholder) = notesRelationship, case .integer(let notesSlot)? = notesPlaceholder["CF$UID"],
             case .integer(let tagIndex)? = tagRef["CF$UID"], case .dictionary(let tagFields) = archive.objects[Int(tagIndex)]
         else {
-            Issue.record("archive shape"); return
+            Issue.record("archive shape")
+            return
         }
         archive.objects[Int(slot)] = .dictionary(tagRef)
         let owned = archive.dictionaryEntries(tagFields["XDBucketForOwnedAttributesstorage"])

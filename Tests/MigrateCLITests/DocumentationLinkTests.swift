@@ -13,7 +13,10 @@ import Testing
         for folder in ["Docs", "Examples"] {
             let enumerator = FileManager.default.enumerator(atPath: root + "/" + folder)
             while let path = enumerator?.nextObject() as? String {
-                if path.hasPrefix(".build") || path.contains("/.build") { enumerator?.skipDescendants(); continue }
+                if path.hasPrefix(".build") || path.contains("/.build") {
+                    enumerator?.skipDescendants()
+                    continue
+                }
                 if path.hasSuffix(".md") { files.append(folder + "/" + path) }
             }
         }
@@ -48,7 +51,10 @@ import Testing
         var inFence = false
         var result: [Substring] = []
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```") { inFence.toggle(); continue }
+            if line.hasPrefix("```") {
+                inFence.toggle()
+                continue
+            }
             if !inFence { result.append(line) }
         }
         return result
@@ -59,7 +65,10 @@ import Testing
         var result: [(Int, String)] = []
         var inFence = false
         for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.hasPrefix("```") { inFence.toggle(); continue }
+            if line.hasPrefix("```") {
+                inFence.toggle()
+                continue
+            }
             guard !inFence else { continue }
             let prose = line.split(separator: "`", omittingEmptySubsequences: false).enumerated()
                 .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " ")

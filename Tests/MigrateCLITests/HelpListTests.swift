@@ -31,7 +31,10 @@ import Testing
         var names: Set<String> = []
         var inOptions = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasSuffix(":") && !line.hasPrefix(" ") { inOptions = line == "OPTIONS:"; continue }
+            if line.hasSuffix(":") && !line.hasPrefix(" ") {
+                inOptions = line == "OPTIONS:"
+                continue
+            }
             guard inOptions, line.hasPrefix("  -") else { continue }
             let head = line.dropFirst(2).components(separatedBy: "  ")[0]
             for match in head.matches(of: /--?[a-z][a-z-]*/) { names.insert(String(match.output)) }
@@ -49,7 +52,10 @@ import Testing
         var subcommands: [String] = []
         var inList = false
         for line in try help([]).split(separator: "\n") {
-            if line == "SUBCOMMANDS:" { inList = true; continue }
+            if line == "SUBCOMMANDS:" {
+                inList = true
+                continue
+            }
             // Wrapped abstracts are indented further than the names.
             if inList, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first, name != "See" {
                 subcommands.append(String(name))

@@ -13,7 +13,10 @@ import Testing
         var result: [String: [[Any]]] = [:]
         var section = "", block: [String]? = nil
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("## ") { section = String(line.dropFirst(3)); continue }
+            if line.hasPrefix("## ") {
+                section = String(line.dropFirst(3))
+                continue
+            }
             if line.hasPrefix("```") {
                 if let lines = block {
                     let body = lines.joined(separator: "\n").replacingOccurrences(of: "…", with: "null")

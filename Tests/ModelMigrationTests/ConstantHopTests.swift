@@ -69,7 +69,10 @@ import Testing
         defer { s.remove() }
         let customers = try s.rows(#"SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Customer'"#)[0][0]
         let books = try s.rows(#"SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'"#)[0][0]
-        guard case .integer(let customer) = customers, case .integer(let book) = books else { Issue.record("entity numbers"); return }
+        guard case .integer(let customer) = customers, case .integer(let book) = books else {
+            Issue.record("entity numbers")
+            return
+        }
         try s.withObjects { access in
             try access.store.connection.execute(
                 """

@@ -116,7 +116,10 @@ import Testing
         #expect(entries.count == 3)
         #expect(entries[0] == .store(directory.file("one.sqlite")))
         #expect(entries[1] == .store(directory.file("d") + "/s1.sqlite"))
-        guard case .unreadable(let path, let reason) = entries[2] else { Issue.record("\(entries)"); return }
+        guard case .unreadable(let path, let reason) = entries[2] else {
+            Issue.record("\(entries)")
+            return
+        }
         #expect(path == directory.file("nope.txt"))
         #expect(reason.contains("No such file"))
     }

@@ -202,7 +202,10 @@ import Testing
     ) throws -> (fused: [[StoredObject]], stepwise: [[StoredObject]], fusedPlan: MigrationPlan) {
         let fused = try MigrationScenario(name, versions: versions)
         let stepwise = try MigrationScenario(name, versions: versions)
-        defer { fused.remove(); stepwise.remove() }
+        defer {
+            fused.remove()
+            stepwise.remove()
+        }
         try fused.withObjects(seed)
         try stepwise.withObjects(seed)
         let plan = try fused.plan(to: versions.count)

@@ -146,7 +146,10 @@ import Testing
                     let underscore = chars[j] == "_"
                     if underscore { j += 1 }
                     var digits = ""
-                    while j < chars.count, chars[j].isNumber { digits.append(chars[j]); j += 1 }
+                    while j < chars.count, chars[j].isNumber {
+                        digits.append(chars[j])
+                        j += 1
+                    }
                     if !digits.isEmpty, let n = Int64(digits), let name = names[n],
                         underscore || (j < chars.count && (chars[j] == "_" || chars[j].isUppercase))
                     {
@@ -197,7 +200,10 @@ import Testing
             .replacingOccurrences(of: "destination: Item", with: "destination: Widget")
         let migrated = try MigrationScenario("Shop", versions: [v1, v2])
         let fresh = try MigrationScenario("Shop", versions: [v1, v2], storeVersion: 2)
-        defer { migrated.remove(); fresh.remove() }
+        defer {
+            migrated.remove()
+            fresh.remove()
+        }
         try migrated.withObjects { o in
             try o.insert("Tag", values: ["label": .string("red")])
             try o.insert("Tag", values: ["label": .string("blue")])
@@ -220,7 +226,10 @@ import Testing
         let start = 1 + Int(seed % UInt64(versions.count - 1))
         let migrated = try MigrationScenario("Gen", versions: versions, storeVersion: start)
         let fresh = try MigrationScenario("Gen", versions: versions, storeVersion: versions.count)
-        defer { migrated.remove(); fresh.remove() }
+        defer {
+            migrated.remove()
+            fresh.remove()
+        }
         do {
             try migrated.migrate()
         } catch {

@@ -250,7 +250,9 @@ import Testing
         #expect(
             try s.fetch("Person")
                 == Pets.people().map {
-                    var p = $0; p.relationships = [:]; return p
+                    var p = $0
+                    p.relationships = [:]
+                    return p
                 })
     }
 

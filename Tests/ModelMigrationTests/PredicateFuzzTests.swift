@@ -191,7 +191,10 @@ import Testing
                 .randomElement(using: &random)!
             }
             if round % 2 == 1 { text = Self.mutate(text, &random) }
-            guard let checked = try? checker.expression(text) else { refused += 1; continue }
+            guard let checked = try? checker.expression(text) else {
+                refused += 1
+                continue
+            }
             compiled += 1
             let fragment = try generator.value(checked, row: "t0")
             let foreign = Self.foreignTokens(fragment.sql, identifiers: identifiers)

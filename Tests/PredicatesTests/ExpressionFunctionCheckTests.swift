@@ -12,13 +12,17 @@ import Testing
 
     func error(_ text: String, entity: String = "Customer") throws -> String {
         let c = try checker(entity)
-        do { _ = try c.expression(text); return "no error" } catch { return error.message }
+        do {
+            _ = try c.expression(text)
+            return "no error"
+        } catch { return error.message }
     }
 
     @Test func parsesTernaryAndIndexes() throws {
         let ternary = try PredicateParser.expression("TERNARY(a > 1, 'x', nil)")
         guard case .ternary(.comparison(let c), .string("x", at: 15), .null(at: 20), at: 0) = ternary else {
-            Issue.record("not a TERNARY"); return
+            Issue.record("not a TERNARY")
+            return
         }
         #expect(c.lhs == .keyPath(variable: nil, components: ["a"], at: 8) && c.op == .greater && c.rhs == .integer(1, at: 12))
         #expect(try PredicateParser.expression("x[FIRST]") == .index(.keyPath(variable: nil, components: ["x"], at: 0), .first, at: 1))
@@ -34,7 +38,10 @@ import Testing
 
     @Test func syntaxErrorsAreLocated() throws {
         func message(_ text: String) -> String {
-            do { _ = try PredicateParser.expression(text); return "no error" } catch { return error.message }
+            do {
+                _ = try PredicateParser.expression(text)
+                return "no error"
+            } catch { return error.message }
         }
         #expect(message("TERNARY(a > 1, 2)") == "column 17: expected ',' between TERNARY's two values, found ')'")
         #expect(message("TERNARY a") == "column 9: expected '(' after TERNARY, found 'a'")

@@ -5,7 +5,8 @@ import Testing
     @Test func parsesComparisonsWithPrecedence() throws {
         let p = try PredicateParser.predicate("a == 1 OR b != 'x' AND NOT c < 2.5")
         guard case .or(let left, .and(_, .not(.comparison(let c), _), _), _) = p, case .comparison(let first) = left else {
-            Issue.record("unexpected tree \(p)"); return
+            Issue.record("unexpected tree \(p)")
+            return
         }
         #expect(first.op == .equal)
         #expect(c.op == .less)
@@ -17,13 +18,17 @@ import Testing
             ("a = 1", Comparison.Operator.equal), ("a <> 1", .notEqual), ("a =< 1", .lessOrEqual), ("a => 1", .greaterOrEqual),
             ("a beginswith 'x'", .beginsWith), ("a LIKE[cd] 'x*'", .like), ("a matches '^x'", .matches),
         ] {
-            guard case .comparison(let c) = try PredicateParser.predicate(text) else { Issue.record("\(text): not a comparison"); continue }
+            guard case .comparison(let c) = try PredicateParser.predicate(text) else {
+                Issue.record("\(text): not a comparison")
+                continue
+            }
             #expect(c.op == op, "\(text)")
         }
         guard case .comparison(let c) = try PredicateParser.predicate("name CONTAINS[cd] 'é'") else { return }
         #expect(c.options == [.caseInsensitive, .diacriticInsensitive])
         guard case .or(.and, .not, _) = try PredicateParser.predicate("a > 1 && b < 2 || !(c == 3)") else {
-            Issue.record("&&, || and ! are AND, OR and NOT"); return
+            Issue.record("&&, || and ! are AND, OR and NOT")
+            return
         }
     }
 
@@ -66,14 +71,18 @@ import Testing
             try PredicateParser.expression("FUNCTION(name, 'uppercaseString')")
                 == .invoke(receiver: .keyPath(variable: nil, components: ["name"], at: 9), selector: "uppercaseString", arguments: [], at: 0))
         guard case .comparison(let c) = try PredicateParser.predicate("FUNCTION($entityPolicy, 'isActive:', a) == YES") else {
-            Issue.record("not a comparison"); return
+            Issue.record("not a comparison")
+            return
         }
         #expect(c.rhs == .boolean(true, at: 43))
     }
 
     @Test func functionExpressionErrorsPointAtTheColumn() {
         func error(_ text: String) -> String {
-            do { _ = try PredicateParser.expression(text); return "no error" } catch { return error.description }
+            do {
+                _ = try PredicateParser.expression(text)
+                return "no error"
+            } catch { return error.description }
         }
         #expect(
             error("FUNCTION($entityPolicy)") == """
@@ -94,13 +103,19 @@ import Testing
     }
 
     @Test func parenthesisedExpressionOnTheLeft() throws {
-        guard case .comparison(let c) = try PredicateParser.predicate("(a + b) * 2 > 3") else { Issue.record("not a comparison"); return }
+        guard case .comparison(let c) = try PredicateParser.predicate("(a + b) * 2 > 3") else {
+            Issue.record("not a comparison")
+            return
+        }
         #expect(c.op == .greater)
     }
 
     @Test func errorsPointAtTheColumn() {
         func error(_ text: String) -> String {
-            do { _ = try PredicateParser.predicate(text); return "no error" } catch { return error.description }
+            do {
+                _ = try PredicateParser.predicate(text)
+                return "no error"
+            } catch { return error.description }
         }
         #expect(error("age >") == "column 6: expected an expression after '>', found the end of the text\n  age >\n       ^")
         #expect(error("age >> 3") == "column 6: expected an expression, found '>'\n  age >> 3\n       ^")
@@ -129,12 +144,18 @@ import Testing
 /// by recursion, is a located error instead (issue 26).
 @Suite struct PredicateLimitTests {
     func error(_ text: String) -> String {
-        do { _ = try PredicateParser.predicate(text); return "no error" } catch { return error.message }
+        do {
+            _ = try PredicateParser.predicate(text)
+            return "no error"
+        } catch { return error.message }
     }
 
     @Test func chainsAreBalanced() throws {
         let p = try PredicateParser.predicate("a == 1 OR b == 2 OR c == 3 OR d == 4")
-        guard case .or(.or(_, _, let left), .or(_, _, let right), let middle) = p else { Issue.record("unexpected tree \(p)"); return }
+        guard case .or(.or(_, _, let left), .or(_, _, let right), let middle) = p else {
+            Issue.record("unexpected tree \(p)")
+            return
+        }
         #expect([left, middle, right] == [7, 17, 27])
         let long = try PredicateParser.predicate((0..<8000).map { "a == \($0)" }.joined(separator: " OR "))
         #expect(PredicateParser.nesting(of: long) == 21)  // 8 for the chain, 10 for a comparison, 3 for a key

@@ -10,7 +10,10 @@ import Testing
 
     func error(_ text: String, entity: String = "Customer") throws -> String {
         let c = try checker(entity)
-        do { _ = try c.predicate(text); return "no error" } catch { return error.message }
+        do {
+            _ = try c.predicate(text)
+            return "no error"
+        } catch { return error.message }
     }
 
     func expectError(_ text: String, entity: String = "Customer", _ expected: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
@@ -21,21 +24,25 @@ import Testing
     @Test func resolvesKeyPathsThroughToOneAndOverToMany() throws {
         let c = try checker("Order")
         guard case .compare(.keyPath(let path), .equal, [], .literal(.string("Oslo"))) = try c.predicate("customer.city.name == 'Oslo'") else {
-            Issue.record("not a key path comparison"); return
+            Issue.record("not a key path comparison")
+            return
         }
         #expect(path.hops.map(\.name) == ["customer", "city"])
         #expect(path.lastEntity == "City")
         guard case .quantified(.any, let many, .beginsWith, [.caseInsensitive], _) = try checker().predicate("ANY orders.number BEGINSWITH[c] 'a'") else {
-            Issue.record("not quantified"); return
+            Issue.record("not quantified")
+            return
         }
         #expect(many.relationship.name == "orders")
         #expect(many.element?.type == .string)
         guard case .compare(.aggregate(.count, let orders, .integer), .greater, [], .literal(.integer(1))) = try checker().predicate("orders.@count > 1") else {
-            Issue.record("not @count"); return
+            Issue.record("not @count")
+            return
         }
         #expect(orders.relationship.name == "orders")
         guard case .compare(.aggregate(.sum, _, .double), .greaterOrEqual, _, _) = try checker().predicate("orders.@sum.total >= 100") else {
-            Issue.record("not @sum"); return
+            Issue.record("not @sum")
+            return
         }
         #expect(try checker(variables: ["source"]).expression("uppercase:($source.name)").type == .string)
         #expect(try checker().expression("CAST('2026-01-01T00:00:00Z', 'NSDate')") == .literal(.date(788_918_400)))
@@ -46,7 +53,10 @@ import Testing
     @Test func functionReceiversItDoesNotKnowAreRefused() throws {
         let c = try checker(variables: ["source"])
         func error(_ text: String) -> String {
-            do { _ = try c.expression(text); return "no error" } catch { return error.description }
+            do {
+                _ = try c.expression(text)
+                return "no error"
+            } catch { return error.description }
         }
         #expect(
             error("FUNCTION($manager, 'firstNameFrom:', $source.name)") == """
@@ -102,7 +112,10 @@ import Testing
         let name = try #require(version.entity(named: "Customer")?.attribute(named: "name")).declaration
         func error(_ text: String, _ attribute: AttributeDescription) throws -> String {
             let c = try checker()
-            do { _ = try c.value(text, for: attribute); return "no error" } catch { return error.message }
+            do {
+                _ = try c.value(text, for: attribute)
+                return "no error"
+            } catch { return error.message }
         }
         #expect(try error("visits + 1", visits) == "no error")
         #expect(try error("20000", visits) == "column 1: 'visits': 20000 is above max 10000")

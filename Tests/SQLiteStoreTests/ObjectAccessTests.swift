@@ -163,7 +163,10 @@ struct Fixture {
         defer { f.remove() }
         let object = try f.roundTrip(["ratio": .double(value)])
         let read = try #require(object?.values["ratio"])
-        guard case .double(let back) = read else { Issue.record("read \(read)"); return }
+        guard case .double(let back) = read else {
+            Issue.record("read \(read)")
+            return
+        }
         #expect(back.bitPattern == value.bitPattern)
         #expect(try f.rows("SELECT ZRATIO, typeof(ZRATIO) FROM ZSAMPLE") == [[.real(value), .text("real")]])
     }
@@ -175,7 +178,10 @@ struct Fixture {
         defer { f.remove() }
         let object = try f.roundTrip(["ratio": .double(-0.0)])
         let read = try #require(object?.values["ratio"])
-        guard case .double(let back) = read else { Issue.record("read \(read)"); return }
+        guard case .double(let back) = read else {
+            Issue.record("read \(read)")
+            return
+        }
         #expect(back == 0)
         #expect(back.sign == .plus)
     }

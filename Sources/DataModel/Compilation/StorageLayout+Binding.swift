@@ -119,7 +119,10 @@ extension StorageLayout {
         let computedNames = Set(layout.indexes.map(\.name))
         for position in layout.indexes.indices {
             let index = layout.indexes[position]
-            if source.indexes.contains(where: { $0.name == index.name }) { names.insert(index.name); continue }
+            if source.indexes.contains(where: { $0.name == index.name }) {
+                names.insert(index.name)
+                continue
+            }
             if let stored = source.indexes.first(where: { $0.hasDefinition(of: index) && !computedNames.contains($0.name) && !names.contains($0.name) }) {
                 layout.indexes[position].name = stored.name
                 names.insert(stored.name)

@@ -162,7 +162,10 @@ struct ModelDecoder {
                 reader.error("\(subject): not a valid composite name (ASCII letters, digits and '_', starting with an uppercase letter)", at: keyNode)
             }
             var composite = CompositeDescription(name: name, location: keyNode.location)
-            if body.isNull { result.append(composite); continue }
+            if body.isNull {
+                result.append(composite)
+                continue
+            }
             guard let fields = reader.mapping(body, subject: subject, allowed: Self.compositeKeys) else { continue }
             for (key, _, value) in fields {
                 switch key {

@@ -78,7 +78,10 @@ struct EntityHierarchy {
                 if state[current] == onPath {
                     // The path from `current` on is a cycle; what led to it is broken.
                     let members = Array(path[positionOnPath[current]...])
-                    for member in members { chain[member] = .cycle; state[member] = done }
+                    for member in members {
+                        chain[member] = .cycle
+                        state[member] = done
+                    }
                     let first = members.min()!
                     let rotation = members.firstIndex(of: first)!
                     cycles.append(Array(members[rotation...] + members[..<rotation]))
@@ -120,7 +123,8 @@ struct EntityHierarchy {
         // (entity, next child position): the frame of an entity still being walked.
         var stack: [(entity: Int, next: Int)] = []
         for top in roots {
-            entry[top] = counter; counter += 1
+            entry[top] = counter
+            counter += 1
             root[top] = top
             preorder.append(top)
             stack.append((top, 0))
@@ -128,7 +132,8 @@ struct EntityHierarchy {
                 if frame.next < children[frame.entity].count {
                     stack[stack.count - 1].next += 1
                     let child = children[frame.entity][frame.next]
-                    entry[child] = counter; counter += 1
+                    entry[child] = counter
+                    counter += 1
                     root[child] = top
                     preorder.append(child)
                     stack.append((child, 0))

@@ -124,7 +124,10 @@ private struct ExactDecimal {
         var scale = 0
         while let c = bytes.first, c != UInt8(ascii: "e"), c != UInt8(ascii: "E") {
             bytes = bytes.dropFirst()
-            if c == UInt8(ascii: ".") { pointAt = mantissa.count; continue }
+            if c == UInt8(ascii: ".") {
+                pointAt = mantissa.count
+                continue
+            }
             guard c >= 48, c <= 57 else { return nil }
             mantissa.append(c - 48)
         }

@@ -81,10 +81,16 @@ package enum ISO8601 {
         let micros = Int64((value * 1_000_000).rounded()) + Int64(referenceDateOffset) * 1_000_000
         var total = micros / 1_000_000
         var fraction = micros % 1_000_000
-        if fraction < 0 { fraction += 1_000_000; total -= 1 }
+        if fraction < 0 {
+            fraction += 1_000_000
+            total -= 1
+        }
         var days = total / 86_400
         var rest = total % 86_400
-        if rest < 0 { rest += 86_400; days -= 1 }
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
         let (y, m, d) = civilFromDays(Int(days))
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var text = """

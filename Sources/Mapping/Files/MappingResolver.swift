@@ -150,7 +150,10 @@ package enum MappingResolver {
                 if character == open { quote = nil }
                 continue
             }
-            if character == "\"" || character == "'" { quote = character; continue }
+            if character == "\"" || character == "'" {
+                quote = character
+                continue
+            }
             if character.isLetter || character.isNumber || character == "_" {
                 word.append(character)
             } else if !word.isEmpty {

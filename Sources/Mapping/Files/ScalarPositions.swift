@@ -49,7 +49,12 @@ package struct ScalarPositions: Sendable, Hashable {
             return column < text[line].count ? text[line][column] : (line + 1 < text.count ? "\n" : nil)
         }
         func advance() {
-            if line < text.count, column < text[line].count { column += 1 } else { line += 1; column = 0 }
+            if line < text.count, column < text[line].count {
+                column += 1
+            } else {
+                line += 1
+                column = 0
+            }
         }
         func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" }
         var index = 0
@@ -67,9 +72,9 @@ package struct ScalarPositions: Sendable, Hashable {
                 positions.append(Position(line: line + 1, column: column))
                 let length =
                     switch escaped {
-                    case "x": 3;
-                    case "u": 5;
-                    case "U": 9;
+                    case "x": 3
+                    case "u": 5
+                    case "U": 9
                     default: 1
                     }
                 for _ in 0..<length { advance() }

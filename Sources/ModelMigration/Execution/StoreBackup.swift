@@ -74,7 +74,8 @@ package struct StoreBackup {
         // and `restore` finds it by that name and folder through any link.
         let resolved =
             realpath(plan.storePath, nil).map { pointer in
-                defer { free(pointer) }; return String(cString: pointer)
+                defer { free(pointer) }
+                return String(cString: pointer)
             } ?? plan.storePath
         let destination: Destination
         if let path = options.backupPath {

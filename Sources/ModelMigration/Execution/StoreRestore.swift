@@ -495,14 +495,25 @@ package enum StoreRestore {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var failure: Int32 = 0
         while failure == 0 {
-            if cancellation?.isCancelled == true { failure = EINTR; break }
+            if cancellation?.isCancelled == true {
+                failure = EINTR
+                break
+            }
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count == 0 { break }
-            if count < 0 { if errno == EINTR { continue }; failure = errno; break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
             var written = 0
             while written < count {
                 let n = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
-                if n < 0 { if errno == EINTR { continue }; failure = errno; break }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
                 written += n
             }
         }

@@ -90,7 +90,10 @@ public struct FleetStoreList: Sequence, Sendable {
                         if let entry = start(path, fromList: true) { return entry }
                         continue
                     }
-                    if let error = reader.error { lines = nil; return .unreadable(path: reader.path, reason: error) }
+                    if let error = reader.error {
+                        lines = nil
+                        return .unreadable(path: reader.path, reason: error)
+                    }
                     lines = nil
                 }
                 guard sourceIndex < list.sources.count else { return nil }

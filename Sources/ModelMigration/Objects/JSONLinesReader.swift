@@ -52,7 +52,10 @@ package final class JSONLinesReader {
     }
 
     private func fill() throws(ReadError) {
-        guard let descriptor, !atEnd else { atEnd = true; return }
+        guard let descriptor, !atEnd else {
+            atEnd = true
+            return
+        }
         if start > 0 {
             let count = end - start
             if count > 0 { buffer.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: $0.baseAddress! + start, count: count) } }

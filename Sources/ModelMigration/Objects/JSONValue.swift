@@ -29,7 +29,11 @@ package enum JSONValue: Sendable, Hashable {
         case .number(let n): hasher.combine(n)
         case .string(let s): hasher.combine(s)
         case .array(let a): hasher.combine(a)
-        case .object(let o): for (k, v) in o { hasher.combine(k); hasher.combine(v) }
+        case .object(let o):
+            for (k, v) in o {
+                hasher.combine(k)
+                hasher.combine(v)
+            }
         }
     }
 
@@ -179,7 +183,10 @@ package enum JSONValue: Sendable, Hashable {
                 index += 1
                 var pairs: [(String, JSONValue)] = []
                 skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(pairs) }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(pairs)
+                }
                 while true {
                     skipWhitespace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
@@ -191,29 +198,50 @@ package enum JSONValue: Sendable, Hashable {
                     pairs.append((key, try value(depth: depth + 1)))
                     skipWhitespace()
                     guard index < bytes.count else { throw error("expected ',' or '}'") }
-                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(pairs) }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        continue
+                    }
+                    if bytes[index] == UInt8(ascii: "}") {
+                        index += 1
+                        return .object(pairs)
+                    }
                     throw error("expected ',' or '}'")
                 }
             case UInt8(ascii: "["):
                 index += 1
                 var items: [JSONValue] = []
                 skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                }
                 while true {
                     skipWhitespace()
                     items.append(try value(depth: depth + 1))
                     skipWhitespace()
                     guard index < bytes.count else { throw error("expected ',' or ']'") }
-                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        continue
+                    }
+                    if bytes[index] == UInt8(ascii: "]") {
+                        index += 1
+                        return .array(items)
+                    }
                     throw error("expected ',' or ']'")
                 }
             case UInt8(ascii: "\""):
                 return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             default:
                 return .number(try number())
             }
@@ -269,11 +297,18 @@ package enum JSONValue: Sendable, Hashable {
             var scalars = String.UnicodeScalarView()
             var raw: [UInt8] = []
             func flush() {
-                if !raw.isEmpty { scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars); raw.removeAll() }
+                if !raw.isEmpty {
+                    scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+                    raw.removeAll()
+                }
             }
             while index < bytes.count {
                 let b = bytes[index]
-                if b == UInt8(ascii: "\"") { index += 1; flush(); return String(scalars) }
+                if b == UInt8(ascii: "\"") {
+                    index += 1
+                    flush()
+                    return String(scalars)
+                }
                 if b < 0x20 { throw error("control character in a string") }
                 if b == UInt8(ascii: "\\") {
                     flush()

@@ -416,14 +416,20 @@ public struct MigrationPlanner: Sendable {
         let destinations = Set(first.steps.filter(\.cost.movesRows).compactMap(\.table))
         var tables: Set<String> = []
         for table in first.sourceLayout.tables where table.joinRelationship == nil {
-            if destinations.contains(table.name) { tables.insert(table.name); continue }
+            if destinations.contains(table.name) {
+                tables.insert(table.name)
+                continue
+            }
             // The table its rows go to, through the hop's mapping of its entities.
             for entity in first.source.entities where entity.root == table.entity {
                 // Every mapping of the entity (one source entity may feed several).
                 let targets = first.mapping.mappings(fromSource: entity.name).compactMap { mapping in
                     mapping.destination.flatMap { first.destination.entity(named: $0)?.root }.flatMap { first.destinationLayout.table(forEntity: $0) }
                 }
-                if targets.contains(where: { destinations.contains($0.name) }) { tables.insert(table.name); break }
+                if targets.contains(where: { destinations.contains($0.name) }) {
+                    tables.insert(table.name)
+                    break
+                }
             }
         }
         for case .policy(let stage) in first.steps {

@@ -74,19 +74,45 @@ extension MigrationStep {
         // Tests replace a statement to make a step fail on purpose.
         set {
             switch self {
-            case .addColumn(var c): c.statements = newValue; self = .addColumn(c)
-            case .renameColumn(var c): c.statements = newValue; self = .renameColumn(c)
-            case .renameTable(var c): c.statements = newValue; self = .renameTable(c)
-            case .dropColumn(var c): c.statements = newValue; self = .dropColumn(c)
-            case .dropTable(var c): c.statements = newValue; self = .dropTable(c)
-            case .createIndex(var c): c.statements = newValue; self = .createIndex(c)
-            case .dropIndex(var c): c.statements = newValue; self = .dropIndex(c)
-            case .updateRows(var c): c.statements = newValue; self = .updateRows(c)
-            case .deleteRows(var c): c.statements = newValue; self = .deleteRows(c)
-            case .entityNumbers(var c): c.statements = newValue; self = .entityNumbers(c)
-            case .createTable(var build): build.statements = newValue; self = .createTable(build)
-            case .rebuildTable(var copy): copy.statements = newValue; self = .rebuildTable(copy)
-            case .fillJoinTable(var copy): copy.statements = newValue; self = .fillJoinTable(copy)
+            case .addColumn(var c):
+                c.statements = newValue
+                self = .addColumn(c)
+            case .renameColumn(var c):
+                c.statements = newValue
+                self = .renameColumn(c)
+            case .renameTable(var c):
+                c.statements = newValue
+                self = .renameTable(c)
+            case .dropColumn(var c):
+                c.statements = newValue
+                self = .dropColumn(c)
+            case .dropTable(var c):
+                c.statements = newValue
+                self = .dropTable(c)
+            case .createIndex(var c):
+                c.statements = newValue
+                self = .createIndex(c)
+            case .dropIndex(var c):
+                c.statements = newValue
+                self = .dropIndex(c)
+            case .updateRows(var c):
+                c.statements = newValue
+                self = .updateRows(c)
+            case .deleteRows(var c):
+                c.statements = newValue
+                self = .deleteRows(c)
+            case .entityNumbers(var c):
+                c.statements = newValue
+                self = .entityNumbers(c)
+            case .createTable(var build):
+                build.statements = newValue
+                self = .createTable(build)
+            case .rebuildTable(var copy):
+                copy.statements = newValue
+                self = .rebuildTable(copy)
+            case .fillJoinTable(var copy):
+                copy.statements = newValue
+                self = .fillJoinTable(copy)
             case .policy: break
             }
         }

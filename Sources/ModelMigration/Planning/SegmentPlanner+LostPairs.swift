@@ -73,7 +73,10 @@ extension SegmentPlanner {
                     let from = sourceName(destinationEntity.name, candidate.name)
                 else { continue }
                 let owner = sourceOwner.relationship(named: from)?.declaredIn
-                if owner == relationship.declaredIn, from == relationship.name { found.append(candidate); continue }
+                if owner == relationship.declaredIn, from == relationship.name {
+                    found.append(candidate)
+                    continue
+                }
                 if let inverse = relationship.declaration.inverse, owner == relationship.inverseEntity, from == inverse {
                     found.append(candidate)
                 }

@@ -251,14 +251,20 @@ public final class MigrationManager {
         if !object.unknown.isEmpty, let name = object.unknown.keys.sorted().first {
             throw PolicyError("\(object.entity) has no attribute '\(name)' in version \(destinationVersion.version)")
         }
-        guard let statement = plan.insert else { _ = try physicalTable(for: destinationVersion.entity(named: object.entity)!); return }
+        guard let statement = plan.insert else {
+            _ = try physicalTable(for: destinationVersion.entity(named: object.entity)!)
+            return
+        }
         // The object's storage follows the plan's shape when it was made by this
         // manager; otherwise values are looked up by name.
         let sameShape = object.shape === plan.shape
         // One buffer for every row's values (an array per row was an allocation each).
         var values = valueBuffer
         valueBuffer = []
-        defer { values.removeAll(keepingCapacity: true); valueBuffer = values }
+        defer {
+            values.removeAll(keepingCapacity: true)
+            valueBuffer = values
+        }
         values.append(.integer(object.primaryKey))
         values.append(.integer(plan.number))
         values.append(.integer(object.changeCounter))

@@ -291,7 +291,11 @@ extension PredicateSQL {
             var result = ""
             var escaped = false
             for c in pattern {
-                if escaped { result += c == "*" || c == "?" || c == "[" || c == "]" ? "[\(c)]" : String(c); escaped = false; continue }
+                if escaped {
+                    result += c == "*" || c == "?" || c == "[" || c == "]" ? "[\(c)]" : String(c)
+                    escaped = false
+                    continue
+                }
                 switch c {
                 case "\\": escaped = true
                 case "*", "?": result.append(c)

@@ -21,9 +21,15 @@ extension StoreRequests {
             if !a.isOptional { conditions.append("\(c) IS NULL") }
             func bound(_ value: AttributeValue?, _ op: String, measure: String) {
                 switch value {
-                case .integer(let v)?: conditions.append("\(measure) \(op) ?"); arguments.append(.integer(v))
-                case .double(let v)?, .date(let v)?: conditions.append("\(measure) \(op) ?"); arguments.append(.real(v))
-                case .decimal(let v)?: conditions.append("\(measure) \(op) ?"); arguments.append(.real(Double(v) ?? 0))
+                case .integer(let v)?:
+                    conditions.append("\(measure) \(op) ?")
+                    arguments.append(.integer(v))
+                case .double(let v)?, .date(let v)?:
+                    conditions.append("\(measure) \(op) ?")
+                    arguments.append(.real(v))
+                case .decimal(let v)?:
+                    conditions.append("\(measure) \(op) ?")
+                    arguments.append(.real(Double(v) ?? 0))
                 default: break
                 }
             }

@@ -107,7 +107,7 @@ public struct StoreRequests {
             SELECT \(selected.joined(separator: ", ")) FROM \(SQLText.q(table)) t0 \
             WHERE \(generator.entityCondition(entity.name, alias: "t0", includeSubentities: request.includesSubentities))
             """
-        if predicate != .constant(true) { text += " AND \(condition.sql)"; arguments += condition.arguments }
+        if predicate != .constant(true) { (text, arguments) = (text + " AND \(condition.sql)", arguments + condition.arguments) }
         var order: [String] = []
         for (value, ascending) in sorts {
             let fragment = try sql { () throws(PredicateSQLError) in

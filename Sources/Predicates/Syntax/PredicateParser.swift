@@ -354,8 +354,12 @@ public struct PredicateParser {
             defer { depth -= 1 }
             let token = advance()
             switch current.kind {
-            case .integer(let v): _ = advance(); return .integer(-v, at: token.position)
-            case .double(let v): _ = advance(); return .double(-v, at: token.position)
+            case .integer(let v):
+                _ = advance()
+                return .integer(-v, at: token.position)
+            case .double(let v):
+                _ = advance()
+                return .double(-v, at: token.position)
             default:
                 let negate = ExpressionSyntax.negate(try parseUnary(), at: token.position)
                 try checkNesting(negate, at: token.position)
@@ -372,9 +376,15 @@ public struct PredicateParser {
             let bracket = advance()
             let index: IndexSyntax
             switch current.keyword {
-            case "FIRST": _ = advance(); index = .first
-            case "LAST": _ = advance(); index = .last
-            case "SIZE": _ = advance(); index = .size
+            case "FIRST":
+                _ = advance()
+                index = .first
+            case "LAST":
+                _ = advance()
+                index = .last
+            case "SIZE":
+                _ = advance()
+                index = .size
             default:
                 guard current.kind != .end, !current.isSymbol("]") else {
                     throw fail("expected FIRST, LAST, SIZE or a position inside [ ], found \(current.shown)", at: current)
@@ -390,9 +400,15 @@ public struct PredicateParser {
     private mutating func parseAtom() throws(PredicateError) -> ExpressionSyntax {
         let token = current
         switch token.kind {
-        case .integer(let v): _ = advance(); return .integer(v, at: token.position)
-        case .double(let v): _ = advance(); return .double(v, at: token.position)
-        case .string(let s): _ = advance(); return .string(s, at: token.position)
+        case .integer(let v):
+            _ = advance()
+            return .integer(v, at: token.position)
+        case .double(let v):
+            _ = advance()
+            return .double(v, at: token.position)
+        case .string(let s):
+            _ = advance()
+            return .string(s, at: token.position)
         case .variable(let name):
             _ = advance()
             return try checked(.keyPath(variable: name, components: try keyPathRest(), at: token.position))
@@ -433,9 +449,15 @@ public struct PredicateParser {
     private mutating func keywordLiteral(_ token: Token) throws(PredicateError) -> ExpressionSyntax? {
         guard let keyword = token.keyword, Self.reserved.contains(keyword) else { return nil }
         switch keyword {
-        case "NIL", "NULL": _ = advance(); return .null(at: token.position)
-        case "YES", "TRUE": _ = advance(); return .boolean(true, at: token.position)
-        case "NO", "FALSE": _ = advance(); return .boolean(false, at: token.position)
+        case "NIL", "NULL":
+            _ = advance()
+            return .null(at: token.position)
+        case "YES", "TRUE":
+            _ = advance()
+            return .boolean(true, at: token.position)
+        case "NO", "FALSE":
+            _ = advance()
+            return .boolean(false, at: token.position)
         case "CAST":
             _ = advance()
             try expect("(", "after CAST")

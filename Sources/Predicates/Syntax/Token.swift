@@ -82,7 +82,10 @@ struct Lexer {
 
     private mutating func name() -> String {
         var text = String.UnicodeScalarView()
-        while let c = peek(), Self.isNamePart(c) { text.append(c); index += 1 }
+        while let c = peek(), Self.isNamePart(c) {
+            text.append(c)
+            index += 1
+        }
         return String(text)
     }
 
@@ -141,7 +144,10 @@ struct Lexer {
                 case "0": text.append("\0")
                 case "u":
                     var hex = ""
-                    while hex.count < 4, let h = peek(), h.properties.isASCIIHexDigit { hex.unicodeScalars.append(h); index += 1 }
+                    while hex.count < 4, let h = peek(), h.properties.isASCIIHexDigit {
+                        hex.unicodeScalars.append(h)
+                        index += 1
+                    }
                     guard hex.count == 4, let value = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(value) else {
                         throw fail("expected four hex digits after \\u", at: index)
                     }
@@ -160,18 +166,27 @@ struct Lexer {
         if peek() == "0", let x = peek(1), x == "x" || x == "X" {
             index += 2
             var hex = ""
-            while let h = peek(), h.properties.isASCIIHexDigit { hex.unicodeScalars.append(h); index += 1 }
+            while let h = peek(), h.properties.isASCIIHexDigit {
+                hex.unicodeScalars.append(h)
+                index += 1
+            }
             guard let value = Int64(hex, radix: 16) else { throw fail("not a hexadecimal number that fits 64 bits", at: start) }
             return Token(kind: .integer(value), position: start)
         }
         var text = ""
         var isInteger = true
-        while let c = peek(), ("0"..."9").contains(c) { text.unicodeScalars.append(c); index += 1 }
+        while let c = peek(), ("0"..."9").contains(c) {
+            text.unicodeScalars.append(c)
+            index += 1
+        }
         if peek() == ".", let d = peek(1), ("0"..."9").contains(d) {
             isInteger = false
             text += "."
             index += 1
-            while let c = peek(), ("0"..."9").contains(c) { text.unicodeScalars.append(c); index += 1 }
+            while let c = peek(), ("0"..."9").contains(c) {
+                text.unicodeScalars.append(c)
+                index += 1
+            }
         }
         if let e = peek(), e == "e" || e == "E" {
             let sign = peek(1) == "-" || peek(1) == "+"
@@ -179,8 +194,14 @@ struct Lexer {
                 isInteger = false
                 text += "e"
                 index += 1
-                if sign { text.unicodeScalars.append(peek()!); index += 1 }
-                while let c = peek(), ("0"..."9").contains(c) { text.unicodeScalars.append(c); index += 1 }
+                if sign {
+                    text.unicodeScalars.append(peek()!)
+                    index += 1
+                }
+                while let c = peek(), ("0"..."9").contains(c) {
+                    text.unicodeScalars.append(c)
+                    index += 1
+                }
             }
         }
         if let c = peek(), Self.isNameStart(c) {

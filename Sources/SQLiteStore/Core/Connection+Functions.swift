@@ -74,7 +74,10 @@ extension Connection {
         sqlite3_create_function_v2(
             db, "mm_fold", 2, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+                guard let context, let arguments, let text = textArgument(arguments[0]) else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 resultText(context, TextFolding.fold(text, flags: Int(sqlite3_value_int64(arguments[1]))))
             }, nil, nil, nil)
         sqlite3_create_function_v2(
@@ -82,7 +85,10 @@ extension Connection {
             { context, _, arguments in
                 guard let context, let arguments else { return }
                 if asciiCaseMapped(context, arguments[0], upper: false) { return }
-                guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+                guard let text = textArgument(arguments[0]) else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 resultText(context, TextFolding.lowercase(text))
             }, nil, nil, nil)
         sqlite3_create_function_v2(
@@ -90,7 +96,10 @@ extension Connection {
             { context, _, arguments in
                 guard let context, let arguments else { return }
                 if asciiCaseMapped(context, arguments[0], upper: true) { return }
-                guard let text = textArgument(arguments[0]) else { sqlite3_result_null(context); return }
+                guard let text = textArgument(arguments[0]) else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 resultText(context, TextFolding.uppercase(text))
             }, nil, nil, nil)
     }
@@ -107,7 +116,10 @@ extension Connection {
                 let zero =
                     (type == SQLITE_INTEGER && sqlite3_value_int64(arguments[0]) == 0)
                     || (type == SQLITE_FLOAT && sqlite3_value_double(arguments[0]) == 0)
-                guard zero else { sqlite3_result_value(context, arguments[0]); return }
+                guard zero else {
+                    sqlite3_result_value(context, arguments[0])
+                    return
+                }
                 let label = textArgument(arguments[2]) ?? "a value"
                 let message =
                     "\(label): division by zero in source row Z_PK \(sqlite3_value_int64(arguments[1]))"
@@ -220,7 +232,10 @@ extension Connection {
                 guard let context, let arguments else { return }
                 let value = arguments[0]
                 let type = sqlite3_value_type(value)
-                guard type != SQLITE_NULL else { sqlite3_result_null(context); return }
+                guard type != SQLITE_NULL else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 let measure: DatabaseValueMeasure
                 let flags = sqlite3_value_int64(arguments[3])
                 if flags & 1 != 0 {
@@ -235,7 +250,10 @@ extension Connection {
                     sqlite3_result_value(context, value)
                     return
                 }
-                guard flags & 2 == 0 else { sqlite3_result_null(context); return }
+                guard flags & 2 == 0 else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 let shown: String
                 switch type {
                 case SQLITE_INTEGER: shown = String(sqlite3_value_int64(value))
@@ -260,11 +278,20 @@ extension Connection {
             db, "mm_integer", 5, flags, nil,
             { context, _, arguments in
                 guard let context, let arguments else { return }
-                guard sqlite3_value_type(arguments[0]) == SQLITE_FLOAT else { sqlite3_result_value(context, arguments[0]); return }
+                guard sqlite3_value_type(arguments[0]) == SQLITE_FLOAT else {
+                    sqlite3_result_value(context, arguments[0])
+                    return
+                }
                 let value = sqlite3_value_double(arguments[0])
                 // [-2^63, 2^63): every double there truncates to an Int64 exactly.
-                if value >= -0x1p63, value < 0x1p63 { sqlite3_result_int64(context, Int64(value)); return }
-                guard sqlite3_value_int64(arguments[4]) & 2 == 0 else { sqlite3_result_null(context); return }
+                if value >= -0x1p63, value < 0x1p63 {
+                    sqlite3_result_int64(context, Int64(value))
+                    return
+                }
+                guard sqlite3_value_int64(arguments[4]) & 2 == 0 else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 let label = textArgument(arguments[2]) ?? "a value"
                 let limits = textArgument(arguments[3]) ?? "its limits"
                 sqlite3_result_error(
@@ -297,8 +324,14 @@ extension Connection {
                     }
                 default: problem = nil
                 }
-                guard let problem else { sqlite3_result_value(context, arguments[0]); return }
-                guard sqlite3_value_int64(arguments[3]) & 2 == 0 else { sqlite3_result_null(context); return }
+                guard let problem else {
+                    sqlite3_result_value(context, arguments[0])
+                    return
+                }
+                guard sqlite3_value_int64(arguments[3]) & 2 == 0 else {
+                    sqlite3_result_null(context)
+                    return
+                }
                 let label = textArgument(arguments[2]) ?? "a value"
                 sqlite3_result_error(
                     context,
@@ -324,7 +357,8 @@ extension Connection {
             db, "mm_matches", 3, flags, connection,
             { context, _, arguments in
                 guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]) else {
-                    sqlite3_result_null(context!); return
+                    sqlite3_result_null(context!)
+                    return
                 }
                 let options = Int(sqlite3_value_int64(arguments[2]))
                 let expression: NSRegularExpression
@@ -437,7 +471,10 @@ private func asciiCaseMapped(_ context: OpaquePointer, _ value: OpaquePointer?, 
 func resultText(_ context: OpaquePointer, _ text: String) {
     // SQLITE_TRANSIENT: SQLite copies the bytes before returning.
     // An empty text has no buffer; a NULL pointer would make the result NULL.
-    if text.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
+    if text.isEmpty {
+        sqlite3_result_text(context, "", 0, nil)
+        return
+    }
     var text = text
     text.withUTF8 { buffer in
         sqlite3_result_text64(
@@ -495,7 +532,11 @@ package enum TextFolding {
             let fraction = i + 1
             var j = fraction
             while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 { j += 1 }
-            if j > fraction || digits > 0 { isInteger = false; digits += j - fraction; i = j }
+            if j > fraction || digits > 0 {
+                isInteger = false
+                digits += j - fraction
+                i = j
+            }
         }
         guard digits > 0 else { return nil }
         if i < bytes.count, bytes[i] == 101 || bytes[i] == 69 {
@@ -503,7 +544,10 @@ package enum TextFolding {
             if j < bytes.count, bytes[j] == 43 || bytes[j] == 45 { j += 1 }
             let exponentStart = j
             while j < bytes.count, bytes[j] >= 48, bytes[j] <= 57 { j += 1 }
-            if j > exponentStart { isInteger = false; i = j }
+            if j > exponentStart {
+                isInteger = false
+                i = j
+            }
         }
         if isInteger {
             // Digits accumulated directly; on overflow, the text decides as before.
@@ -512,7 +556,10 @@ package enum TextFolding {
             for k in digitsStart..<(digitsStart + digits) {
                 let (m, o1) = value.multipliedReportingOverflow(by: 10)
                 let (a, o2) = m.addingReportingOverflow(Int64(bytes[k] - 48))
-                if o1 || o2 { overflow = true; break }
+                if o1 || o2 {
+                    overflow = true
+                    break
+                }
                 value = a
             }
             if !overflow { return .integer(start < digitsStart && bytes[start] == 45 ? -value : value) }

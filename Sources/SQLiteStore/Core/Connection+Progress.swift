@@ -49,7 +49,10 @@ extension Connection {
     /// statement would write on. Replaces any progress handler; `nil` removes it.
     package func stopStatements(when isCancelled: (() -> Bool)?) {
         // Closed after a failure (its store proven unchanged): nothing to remove.
-        guard isOpen else { interruptCheckBox = nil; return }
+        guard isOpen else {
+            interruptCheckBox = nil
+            return
+        }
         guard let isCancelled else {
             sqlite3_progress_handler(db, 0, nil, nil)
             interruptCheckBox = nil

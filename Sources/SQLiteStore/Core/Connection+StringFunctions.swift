@@ -27,26 +27,36 @@ extension Connection {
         sqlite3_create_function_v2(
             db, "mm_utf16_length", 1, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let bytes = textBytes(arguments[0]) else { sqlite3_result_null(context!); return }
+                guard let context, let arguments, let bytes = textBytes(arguments[0]) else {
+                    sqlite3_result_null(context!)
+                    return
+                }
                 sqlite3_result_int64(context, Int64(FoundationText.utf16Length(bytes)))
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_trim", 1, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context!); return }
+                guard let context, let arguments, let text = textArgument(arguments[0]) else {
+                    sqlite3_result_null(context!)
+                    return
+                }
                 resultText(context, text.trimmingCharacters(in: .whitespacesAndNewlines))
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_capitalized", 1, flags, nil,
             { context, _, arguments in
-                guard let context, let arguments, let text = textArgument(arguments[0]) else { sqlite3_result_null(context!); return }
+                guard let context, let arguments, let text = textArgument(arguments[0]) else {
+                    sqlite3_result_null(context!)
+                    return
+                }
                 resultText(context, text.capitalized)
             }, nil, nil, nil)
         sqlite3_create_function_v2(
             db, "mm_component_count", 2, flags, nil,
             { context, _, arguments in
                 guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]) else {
-                    sqlite3_result_null(context!); return
+                    sqlite3_result_null(context!)
+                    return
                 }
                 sqlite3_result_int64(context, Int64(FoundationText.components(text, separator).count))
             }, nil, nil, nil)
@@ -59,11 +69,15 @@ extension Connection {
             db, "mm_substring", 5, flags, nil,
             { context, _, arguments in
                 guard let context, let arguments, let text = textArgument(arguments[0]), sqlite3_value_type(arguments[1]) != SQLITE_NULL else {
-                    sqlite3_result_null(context!); return
+                    sqlite3_result_null(context!)
+                    return
                 }
                 let index = sqlite3_value_int64(arguments[1])
                 let from = sqlite3_value_int64(arguments[2]) == 0
-                if let result = FoundationText.substring(text, index, from: from) { resultText(context, result); return }
+                if let result = FoundationText.substring(text, index, from: from) {
+                    resultText(context, result)
+                    return
+                }
                 let selector = from ? "substringFromIndex:" : "substringToIndex:"
                 outOfRange(
                     context, arguments[3], arguments[4],
@@ -75,7 +89,8 @@ extension Connection {
                 guard let context, let arguments, let text = textBytes(arguments[0]), let separator = textBytes(arguments[1]),
                     sqlite3_value_type(arguments[2]) != SQLITE_NULL
                 else {
-                    sqlite3_result_null(context!); return
+                    sqlite3_result_null(context!)
+                    return
                 }
                 let parts = FoundationText.components(text, separator)
                 let index = sqlite3_value_int64(arguments[2])
@@ -91,7 +106,10 @@ extension Connection {
                     return
                 }
                 let part = parts[chosen]
-                if part.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
+                if part.isEmpty {
+                    sqlite3_result_text(context, "", 0, nil)
+                    return
+                }
                 // SQLITE_TRANSIENT: the bytes are the argument's, valid only during the call.
                 sqlite3_result_text64(
                     context, UnsafeRawPointer(text.baseAddress! + part.lowerBound).assumingMemoryBound(to: CChar.self),
@@ -110,7 +128,8 @@ extension Connection {
                 guard let context, let arguments, let text = textArgument(arguments[0]), let pattern = textArgument(arguments[1]),
                     let template = textArgument(arguments[2])
                 else {
-                    sqlite3_result_null(context!); return
+                    sqlite3_result_null(context!)
+                    return
                 }
                 let expression: NSRegularExpression
                 if let cached = sqlite3_get_auxdata(context, 1) {
@@ -201,7 +220,10 @@ extension Connection {
 /// An index out of range: NULL without a row key (a fetch, `onFailure: nil`), else a
 /// failed statement naming the row, as `NSRangeException` stops Core Data's migration.
 private func outOfRange(_ context: OpaquePointer, _ key: OpaquePointer?, _ label: OpaquePointer?, _ detail: String) {
-    guard sqlite3_value_type(key) != SQLITE_NULL else { sqlite3_result_null(context); return }
+    guard sqlite3_value_type(key) != SQLITE_NULL else {
+        sqlite3_result_null(context)
+        return
+    }
     let name = textArgument(label) ?? "a value"
     sqlite3_result_error(
         context,

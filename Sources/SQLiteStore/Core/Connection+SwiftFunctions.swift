@@ -119,7 +119,10 @@ private func setResult(_ context: OpaquePointer, _ value: DatabaseValue) {
     case .real(let v): sqlite3_result_double(context, v)
     case .text(var text):
         // An empty text has no buffer; a NULL pointer would make the result NULL.
-        if text.isEmpty { sqlite3_result_text(context, "", 0, nil); return }
+        if text.isEmpty {
+            sqlite3_result_text(context, "", 0, nil)
+            return
+        }
         text.withUTF8 { buffer in
             sqlite3_result_text64(
                 context, UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self), sqlite3_uint64(buffer.count),

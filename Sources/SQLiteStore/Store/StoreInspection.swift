@@ -88,7 +88,10 @@ extension Store {
             func root(_ row: EntityKeyRow) -> EntityKeyRow {
                 var current = row
                 var steps = 0
-                while current.parent != 0, let parent = byNumber[current.parent], steps < 1000 { current = parent; steps += 1 }
+                while current.parent != 0, let parent = byNumber[current.parent], steps < 1000 {
+                    current = parent
+                    steps += 1
+                }
                 return current
             }
             let tableNames = Set(tables.map(\.name))
