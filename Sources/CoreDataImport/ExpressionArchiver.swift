@@ -31,7 +31,9 @@ struct ExpressionArchiver {
 
     /// `NSExpressionType` of each archived class (Foundation's `NSExpression.ExpressionType`).
     private static let expressionTypes: [String: Int64] = [
-        "NSConstantValueExpression": 0, "NSSelfExpression": 1, "NSVariableExpression": 2, "NSKeyPathExpression": 3,
+        "NSConstantValueExpression": 0, "NSSelfExpression": 1, "NSVariableExpression": 2,
+        // A key path is archived as the function `valueForKeyPath:` it is (type 4, as in every corpus archive).
+        "NSKeyPathExpression": 4,
         "NSFunctionExpression": 4, "NSKeyPathSpecifierExpression": 10, "NSSymbolicExpression": 11,
         "NSAggregateExpression": 14, "NSTernaryExpression": 20,
     ]

@@ -108,7 +108,7 @@ extension MappingFileExporter {
             // Xcode generates `FUNCTION($manager, "destinationInstancesForEntityMappingNamed:sourceInstances:", …)`
             // from the key path, through the mapping of the related entity.
             mapping.autogenerates = true
-            if from != name { mapping.sourceKeyPath = "$source.\(from)" }
+            if from != name, !filledThroughInverse(relationship, context) { mapping.sourceKeyPath = "$source.\(from)" }
         case .defaultValue:
             // No expression: nothing sets it, so it starts empty.
             break
@@ -120,5 +120,21 @@ extension MappingFileExporter {
             mapping.valueExpression = ExpressionArchiver.archive(ArchivedExpression(syntax))
         }
         return mapping
+    }
+}
+
+extension MappingFileExporter {
+    /// Whether Core Data fills an inferred, renamed relationship through its inverse, as
+    /// Xcode's generated mapping model leaves it: the source has no relationship of its
+    /// name (so Xcode generates no expression for it) and the inverse is carried by the
+    /// mapping of its own entity, and Core Data sets an inverse whenever one side is set.
+    func filledThroughInverse(_ relationship: CompiledRelationship, _ context: PropertyContext) -> Bool {
+        guard context.override?.properties[relationship.name] == nil, context.sourceEntity.relationship(named: relationship.name) == nil,
+            let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity
+        else { return false }
+        switch resolved?.mapping(forDestination: inverseEntity)?.property(inverse)?.source {
+        case .copy?, .convert?: return true
+        default: return false
+        }
     }
 }

@@ -62,9 +62,16 @@ package struct MappingFileExporter: Sendable {
         let listed = file.entities.map(\.name)
         let others = destination.entities.filter { !listed.contains($0.name) && !$0.isAbstract }.map(\.name)
         for entityName in listed + others {
-            guard let entity = destination.entity(named: entityName) else { continue }
             let override = file.entities.first { $0.name == entityName }
-            var mapping = entityMapping(entity, override: override, label: label, omissions: &omissions)
+            var mapping: XcodeMappingModel.EntityMapping
+            if let entity = destination.entity(named: entityName) {
+                mapping = entityMapping(entity, override: override, resolved: resolvedMapping(entity.name), label: label, omissions: &omissions)
+            } else if let override, let second = secondMapping(override, label: label, omissions: &omissions) {
+                mapping = second
+            } else {
+                omissions.append("\(label): \(entityName) is not an entity of version \(destination.version); not written")
+                continue
+            }
             mapping.number = entityMappings.count + 1
             if let policy = mapping.policyClass, !policies.contains(policy) { policies.append(policy) }
             entityMappings.append(mapping)
@@ -86,10 +93,24 @@ package struct MappingFileExporter: Sendable {
     /// The resolved mapping into `entity`, when there is one.
     private func resolvedMapping(_ entity: String) -> EntityMapping? { resolved?.mapping(forDestination: entity) }
 
+    /// A second entity mapping into one destination entity (objects of two source entities
+    /// merged), as the importer writes it: under the key `<Source>To<Destination>`, with
+    /// `source:`. The loader refuses the key; Xcode's format holds it as it came.
+    private func secondMapping(
+        _ override: MappingFile.EntityOverride, label: String, omissions: inout [String]
+    ) -> XcodeMappingModel.EntityMapping? {
+        guard let sourceName = override.source, override.name.hasPrefix(sourceName + "To"),
+            let entity = destination.entity(named: String(override.name.dropFirst(sourceName.count + 2)))
+        else { return nil }
+        var mapping = entityMapping(entity, override: override, resolved: nil, label: label, omissions: &omissions)
+        mapping.name = override.name
+        return mapping
+    }
+
     private func entityMapping(
-        _ entity: CompiledEntity, override: MappingFile.EntityOverride?, label: String, omissions: inout [String]
+        _ entity: CompiledEntity, override: MappingFile.EntityOverride?, resolved resolvedEntity: EntityMapping?, label: String,
+        omissions: inout [String]
     ) -> XcodeMappingModel.EntityMapping {
-        let resolvedEntity = resolvedMapping(entity.name)
         // The source: the file's, else inference's; without a resolved mapping, the same name.
         let sourceName: String?
         if let given = override?.source {
@@ -154,7 +175,7 @@ package struct MappingFileExporter: Sendable {
             case .value(let value)?: return .defaultValue(value)
             case nil:
                 let present = isRelationship ? sourceEntity.relationship(named: name) != nil : sourceEntity.attribute(named: name) != nil
-                return present ? .copy(from: name) : .defaultValue(nil)
+                return present ? .copy(from: name) : .defaultValue(entity.attribute(named: name)?.declaration.defaultValue)
             }
         }
 

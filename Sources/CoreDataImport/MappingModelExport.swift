@@ -38,8 +38,12 @@ package struct MappingModelExport: Sendable {
             let label = (file.path as NSString).lastPathComponent
             var omissions: [String] = []
             let resolved: MappingModel?
+            // Keys that are no entity of the destination (a second entity mapping into one
+            // entity, as the importer writes it) are the exporter's to handle, not inference's.
+            var entities = file
+            entities.entities.removeAll { destination.entity(named: $0.name) == nil }
             do {
-                resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: file)
+                resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: entities)
             } catch {
                 resolved = nil
                 omissions.append(
