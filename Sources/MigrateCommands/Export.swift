@@ -117,11 +117,13 @@ struct Export: ParsableCommand {
         let parent = (output as NSString).deletingLastPathComponent
         let files = mappings.files.map { (path: (parent as NSString).appendingPathComponent($0.path), text: $0.text) }
         if !force {
-            let existing = ([output] + mappings.mappingModels.map { (parent as NSString).appendingPathComponent($0.mappingModel) }
+            let existing =
+                ([output] + mappings.mappingModels.map { (parent as NSString).appendingPathComponent($0.mappingModel) }
                 + mappings.policyStubs.map { (parent as NSString).appendingPathComponent($0) })
                 .filter { FileManager.default.fileExists(atPath: $0) }
             if !existing.isEmpty {
-                throw global.fail("\(existing.joined(separator: ", ")) exist\(existing.count == 1 ? "s" : ""); pass --force to replace \(existing.count == 1 ? "it" : "them")", .failed)
+                let (verb, object) = existing.count == 1 ? ("exists", "it") : ("exist", "them")
+                throw global.fail("\(existing.joined(separator: ", ")) \(verb); pass --force to replace \(object)", .failed)
             }
         }
         do {

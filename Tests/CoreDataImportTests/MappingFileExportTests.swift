@@ -185,7 +185,8 @@ import Testing
         let (export, _) = try Self.export(Self.mappingFile)
         let stub = export.files[1].text
         #expect(stub.contains("import CoreData\n\n@objc(ClientPolicy)\nfinal class ClientPolicy: NSEntityMigrationPolicy {"))
-        #expect(stub.contains("    /// - Shop 1 to 2.xcmappingmodel: Client.tier\n    @objc(tierForVisits:)\n    func tierForVisits(_ argument1: Any?) -> Any? {"))
+        #expect(
+            stub.contains("    /// - Shop 1 to 2.xcmappingmodel: Client.tier\n    @objc(tierForVisits:)\n    func tierForVisits(_ argument1: Any?) -> Any? {"))
         #expect(stub.contains("//   Shop 1 to 2.xcmappingmodel: CustomerToClient\n"))
     }
 

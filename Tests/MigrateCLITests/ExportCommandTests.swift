@@ -100,14 +100,16 @@ import Testing
             ["import", "Xcode/Notes.xcdatamodeld", "-o", "Again", "--mapping-models", "Xcode", "--migrations-out", "Back"], in: project.path)
         #expect(again.status == 0 || again.status == 4, "\(again.stderr)")
         let back = try String(contentsOfFile: project.file("Back/Notes/1-to-2.yaml"), encoding: .utf8)
-        #expect(back.contains("""
-              Note:
-                policy: NotePolicy
-                filter: "pinned == YES"
-                properties:
-                  body: { value: "FUNCTION($entityPolicy, 'bodyFromText:', $source.text)" }
-                  words: { value: "CAST($source.text, 'NSNumber')" }
-            """))
+        #expect(
+            back.contains(
+                """
+                  Note:
+                    policy: NotePolicy
+                    filter: "pinned == YES"
+                    properties:
+                      body: { value: "FUNCTION($entityPolicy, 'bodyFromText:', $source.text)" }
+                      words: { value: "CAST($source.text, 'NSNumber')" }
+                """))
 
         // Everything exists: refused, naming each; --force replaces; --json lists the mapping models.
         let refused = try CommandRunner.migrate(["export", "--model", "Notes", "-o", "Xcode/Notes.xcdatamodeld"], in: project.path)
