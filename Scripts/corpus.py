@@ -395,7 +395,9 @@ def check(entry, migrate, mirrors, clone):
             problems.append(f"{shipped} mapping models shipped, {mm['imported']} imported, {mm['skipped']} reported not imported, "
                             f"{others} of another bundle")
 
-        validate = run([migrate, "validate", models])
+        # validate the versions alone: not the mapping folder of whatever directory the script runs in
+        os.makedirs(os.path.join(work, "NoMigrations"), exist_ok=True)
+        validate = run([migrate, "validate", "--migrations", os.path.join(work, "NoMigrations"), models])
         if validate.returncode != 0:
             problems.append(f"validate failed: {validate.stderr.strip()[:300]}")
 
@@ -448,7 +450,6 @@ def check(entry, migrate, mirrors, clone):
 
         # round trip: export the versions, import them again, compare compiled models
         exported = os.path.join(work, "RoundTrip.xcdatamodeld")
-        os.makedirs(os.path.join(work, "NoMigrations"))
         export = run([migrate, "export", "--models", models, "--migrations", os.path.join(work, "NoMigrations"), "--model", model,
                       "-o", exported, "--json"])
         again = os.path.join(work, "Again")

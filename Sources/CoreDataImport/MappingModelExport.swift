@@ -18,6 +18,9 @@ package struct MappingModelExport: Sendable {
         package var policies: [String]
         /// What Xcode's format has no place for.
         package var omissions: [String]
+        /// What export decided that the file alone does not say (a hop inference refuses is
+        /// written from the file alone).
+        package var notes: [String]
     }
 
     /// The mapping models, in hop order.
@@ -28,6 +31,8 @@ package struct MappingModelExport: Sendable {
     package var files: [(path: String, text: String)] = []
     /// Every omission, one line each.
     package var omissions: [String] { mappingModels.flatMap(\.omissions) }
+    /// Every note, one line each.
+    package var notes: [String] { mappingModels.flatMap(\.notes) }
 
     /// Exports `mappingFiles` of `model`, whose versions `exported` writes into the bundle `bundleName` (`Books.xcdatamodeld`).
     package init(mappingFiles: MappingFiles, model: CompiledModel, exported: ExportedModel, bundleName: String) {
@@ -36,7 +41,7 @@ package struct MappingModelExport: Sendable {
         for file in mappingFiles.files.sorted(by: { ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion) }) {
             guard let source = model.version(file.sourceVersion), let destination = model.version(file.destinationVersion) else { continue }
             let label = (file.path as NSString).lastPathComponent
-            var omissions: [String] = []
+            var notes: [String] = []
             let resolved: MappingModel?
             // Keys that are no entity of the destination (a second entity mapping into one
             // entity, as the importer writes it) are the exporter's to handle, not inference's.
@@ -46,7 +51,7 @@ package struct MappingModelExport: Sendable {
                 resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: entities)
             } catch {
                 resolved = nil
-                omissions.append(
+                notes.append(
                     "\(label): \(model.name) \(file.sourceVersion) → \(file.destinationVersion) does not resolve (\(Self.summary(error))); "
                         + "written from the file alone, its other entities paired by name")
             }
@@ -59,12 +64,12 @@ package struct MappingModelExport: Sendable {
                 file: file, resolved: resolved, source: source, destination: destination,
                 modelPaths: (folder(file.sourceVersion), folder(file.destinationVersion)))
             let result = exporter.export(named: name)
-            omissions += result.omissions
             files.append((path: "\(name)/xcmapping.xml", text: result.mappingModel.xml))
             mappingModels.append(
                 Written(
                     mappingFile: label, mappingModel: name, sourceVersion: file.sourceVersion, destinationVersion: file.destinationVersion,
-                    entityMappings: result.mappingModel.entityMappings.count, policies: result.policies, omissions: omissions))
+                    entityMappings: result.mappingModel.entityMappings.count, policies: result.policies, omissions: result.omissions,
+                    notes: notes))
             Self.collect(result.mappingModel, file: file, into: &stubs, order: &order)
         }
         for name in order {

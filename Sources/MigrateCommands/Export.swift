@@ -86,7 +86,7 @@ struct Export: ParsableCommand {
             return
         }
         for omission in exported.omissions + mappings.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
-        for note in exported.notes { Output.err("note: \(note)") }
+        for note in exported.notes + mappings.notes { Output.err("note: \(note)") }
         Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
         let parent = (output as NSString).deletingLastPathComponent
         for written in mappings.mappingModels {
