@@ -213,4 +213,38 @@ import Testing
         }
         #expect(back.relationships[0].sourceKeyPath == "$source.a.b" && back.relationships[0].sourceMappingName == "AToB")
     }
+
+    /// A spanning file (`1-to-3.yaml`) maps its two versions: the mapping model records
+    /// versions 1 and 3, and the importer pairs it back with that span.
+    @Test func aSpanningFile() throws {
+        let folder = try TemporaryDirectory(prefix: "MappingFileExportTests")
+        defer { folder.remove() }
+        let v1 = "model: Books\nversion: 1\nentities:\n  Book:\n    attributes: { title: string?, pages: string? }\n"
+        let v2 = "model: Books\nversion: 2\nentities:\n  Book:\n    attributes: { title: string? }\n"
+        let v3 = "model: Books\nversion: 3\nentities:\n  Book:\n    attributes: { title: string?, count: integer32? }\n"
+        let span = "entities:\n  Book:\n    properties:\n      count: { value: \"CAST($source.pages, 'NSNumber')\" }\n"
+        try folder.write("Models/Books/1.yaml", v1)
+        try folder.write("Models/Books/2.yaml", v2)
+        try folder.write("Models/Books/3.yaml", v3)
+        try folder.write("Migrations/Books/1-to-3.yaml", span)
+        let model = try ModelLoader.loadModel(path: folder.file("Models/Books"))
+        let files = MappingFiles.load(folder: folder.file("Migrations"), model: "Books", versions: [1, 2, 3])
+        let versions = try #require(ModelLoader.load(path: folder.file("Models/Books")).models.first).versions
+        let export = MappingModelExport(
+            mappingFiles: files, model: model, exported: XcodeModelExporter().export(versions, model: "Books"), bundleName: "Books.xcdatamodeld")
+        #expect(export.mappingModels.map(\.mappingModel) == ["Books 1 to 3.xcmappingmodel"])
+        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Books 1 to 3.xcmappingmodel")
+        #expect(mappingModel.sourceModelPath == "Books.xcdatamodeld/Books.xcdatamodel")
+        #expect(mappingModel.destinationModelPath == "Books.xcdatamodeld/Books 3.xcdatamodel")
+        let imported = MappingModelConverter(
+            model: model,
+            versions: [1, 2, 3].map { n in
+                ImportedVersion(
+                    number: n, source: n == 1 ? "Books.xcdatamodel" : "Books \(n).xcdatamodel", sourcePath: "", isCurrent: n == 3, yaml: "", warnings: [])
+            }, bundleName: "Books"
+        ).convert([mappingModel])
+        let mapping = try #require(imported.mappings.first)
+        #expect(mapping.sourceVersion == 1 && mapping.destinationVersion == 3)
+        #expect(Self.withoutComments(mapping.yaml) == Self.withoutComments(span))
+    }
 }
