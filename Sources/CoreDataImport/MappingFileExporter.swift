@@ -125,7 +125,19 @@ package struct MappingFileExporter: Sendable {
             policyClass: override?.policy ?? resolvedEntity?.policy, autogeneratesSource: true,
             filterPredicate: override?.filter ?? resolvedEntity?.filter, sourceExpression: nil, userInfo: nil,
             attributes: [], relationships: [], unknown: [], line: 0)
-        guard let sourceName, let sourceEntity = source.entity(named: sourceName) else { return mapping }
+        let listed = (override?.properties.keys).map { Array($0).sorted() } ?? []
+        guard let sourceName, let sourceEntity = source.entity(named: sourceName) else {
+            // No source objects (an Add mapping): nothing for a property mapping to fill.
+            if !listed.isEmpty {
+                omissions.append("\(label): \(entity.name): no source entity, so \(listed.joined(separator: ", ")) not written")
+            }
+            return mapping
+        }
+        let stored = Set(entity.attributes.filter { !$0.declaration.isTransient }.map(\.name))
+            .union(entity.relationships.filter { !$0.declaration.isTransient }.map(\.name))
+        for name in listed where !stored.contains(name) {
+            omissions.append("\(label): \(entity.name).\(name): not a stored property of \(entity.name) in version \(destination.version); not written")
+        }
         let context = PropertyContext(
             entity: entity, sourceEntity: sourceEntity, override: override, resolved: resolvedEntity,
             place: "\(label): \(entity.name)")

@@ -169,6 +169,9 @@ import Testing
                   score: { value: "CAST($source.status, 'NSNumber')", onFailure: nil }
                   key: { default: "8c0a3b0e-4f7c-4b1a-9a52-0c1f2d3e4f50" }
                   email: $source.mail
+              Tag:
+                properties:
+                  label: { default: "new" }
             """
         let (export, _) = try Self.export(file)
         #expect(
@@ -177,6 +180,7 @@ import Testing
                     + "(Core Data fails the migration on a value that does not convert)",
                 "1-to-2.yaml: Client.key: { default: 8c0a3b0e-4f7c-4b1a-9a52-0c1f2d3e4f50 }: a uuid constant has no archived form here; "
                     + "not written",
+                "1-to-2.yaml: Tag: no source entity, so label not written",
             ])
     }
 
