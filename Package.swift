@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "Predicates", dependencies: ["DataModel"]),
         .target(name: "Mapping", dependencies: ["DataModel", "Predicates"]),
         // Xcode `.xcdatamodeld` → YAML model versions (`migrate import`).
-        .target(name: "CoreDataImport", dependencies: ["DataModel", "Predicates", "PropertyList", "ScratchFiles"]),
+        .target(name: "CoreDataImport", dependencies: ["DataModel", "Mapping", "Predicates", "PropertyList", "ScratchFiles"]),
         // Binary property lists: store metadata (SQLiteStore) and Xcode 3 models
         // (CoreDataImport). No dependencies.
         .target(name: "PropertyList"),

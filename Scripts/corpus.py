@@ -6,7 +6,8 @@ For every history: `migrate import` of the .xcdatamodeld into a temporary Models
 `migrate validate`, `migrate diff A B` for every adjacent hop (each hop noted with the
 app's own .xcmappingmodel when it ships one), the import of the app's mapping models
 (`import --mapping-models`: mapping files, policy skeletons, what is not carried), an export → import round trip compared
-through `migrate compile`, and `migrate status` for every store against the imported
+through `migrate compile`, the same round trip of every imported mapping file (`export` writes it as an
+.xcmappingmodel, `import --mapping-models` reads that back: the same mapping-file YAML), and `migrate status` for every store against the imported
 model (plus `fleet apply --verify` where an entry asks for it).
 
 Nothing of these apps is in this repository: each entry names the repository, commit
@@ -268,6 +269,66 @@ def compiled(migrate, folder, model):
     return strip(versions)
 
 
+def without_comments(text):
+    """A mapping file's YAML without its comments: what the loader reads. The importer's
+    comments name the .xcmappingmodel imported and the lines of its xcmapping.xml."""
+    kept = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        # a trailing comment: `   # …` after the value (the importer writes three spaces)
+        quotes = 0
+        for i, c in enumerate(line):
+            if c == '"' and (i == 0 or line[i - 1] != "\\"):
+                quotes += 1
+            elif line.startswith("   # ", i) and quotes % 2 == 0:
+                line = line[:i]
+                break
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def mapping_round_trip(migrate, bundle, models, model, migrations, order, work):
+    """Every imported mapping file, on its own: `export --migrations` (a folder holding only
+    it) writes it as an .xcmappingmodel beside the bundle, and `import --mapping-models`
+    of that gives a mapping file again, compared byte for byte and without comments."""
+    result = dict(files=0, identical=0, identical_without_comments=0, refused=0, omissions=0, differences=[])
+    folder = os.path.join(migrations, model)
+    if not os.path.isdir(folder):
+        return result
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".yaml")):
+        result["files"] += 1
+        trip = os.path.join(work, "MappingTrip", name[:-5])
+        os.makedirs(os.path.join(trip, "Migrations", model))
+        shutil.copy(os.path.join(folder, name), os.path.join(trip, "Migrations", model, name))
+        out = os.path.join(trip, "Out")
+        export = run([migrate, "export", "--models", models, "--migrations", os.path.join(trip, "Migrations"), "--model", model,
+                      "-o", os.path.join(out, model + ".xcdatamodeld"), "--json"])
+        if export.returncode != 0:
+            result["refused"] += 1
+            message = (export.stderr.strip().splitlines() or ["?"])[0]
+            result["differences"].append(f"{name}: export refused: {message[:300]}")
+            continue
+        result["omissions"] += sum(len(m["omissions"]) for m in json.loads(export.stdout)["mappingModels"])
+        back = run([migrate, "import", os.path.join(out, model + ".xcdatamodeld"), "-o", os.path.join(trip, "Models"), "--model", model,
+                    "--mapping-models", out, "--migrations-out", os.path.join(trip, "Back"), *order])
+        again = os.path.join(trip, "Back", model, name)
+        if back.returncode not in (0, 4) or not os.path.exists(again):
+            result["differences"].append(f"{name}: import of the export gave no {name} (exit {back.returncode}): {back.stderr.strip()[:300]}")
+            continue
+        with open(os.path.join(folder, name)) as a, open(again) as b:
+            first, second = a.read(), b.read()
+        if first == second:
+            result["identical"] += 1
+        elif without_comments(first) == without_comments(second):
+            result["identical_without_comments"] += 1
+        else:
+            pairs = zip(without_comments(first).splitlines() + [""], without_comments(second).splitlines() + [""])
+            line, (x, y) = next((i + 1, p) for i, p in enumerate(pairs) if p[0] != p[1])
+            result["differences"].append(f"{name}: line {line}: {x.strip()!r} came back as {y.strip()!r}")
+    return result
+
+
 def check(entry, migrate, mirrors, clone):
     problems, notes = [], []
     work = tempfile.mkdtemp(prefix="corpus-")
@@ -334,7 +395,9 @@ def check(entry, migrate, mirrors, clone):
             problems.append(f"{shipped} mapping models shipped, {mm['imported']} imported, {mm['skipped']} reported not imported, "
                             f"{others} of another bundle")
 
-        validate = run([migrate, "validate", models])
+        # validate the versions alone: not the mapping folder of whatever directory the script runs in
+        os.makedirs(os.path.join(work, "NoMigrations"), exist_ok=True)
+        validate = run([migrate, "validate", "--migrations", os.path.join(work, "NoMigrations"), models])
         if validate.returncode != 0:
             problems.append(f"validate failed: {validate.stderr.strip()[:300]}")
 
@@ -387,7 +450,8 @@ def check(entry, migrate, mirrors, clone):
 
         # round trip: export the versions, import them again, compare compiled models
         exported = os.path.join(work, "RoundTrip.xcdatamodeld")
-        export = run([migrate, "export", "--models", models, "--model", model, "-o", exported, "--json"])
+        export = run([migrate, "export", "--models", models, "--migrations", os.path.join(work, "NoMigrations"), "--model", model,
+                      "-o", exported, "--json"])
         again = os.path.join(work, "Again")
         reimport = run([migrate, "import", exported, "-o", again, "--model", model]) if export.returncode == 0 else export
         round_trip = "failed"
@@ -400,6 +464,11 @@ def check(entry, migrate, mirrors, clone):
                 problems.append(f"round trip: versions {differing[:5]} compile differently after export and import")
             else:
                 round_trip = "identical"
+
+        # the imported mapping files: export → import gives the same YAML
+        mapping_trip = mapping_round_trip(migrate, bundle, models, model, os.path.join(work, "Migrations"), order, work)
+        for difference in mapping_trip["differences"]:
+            notes.append(f"mapping round trip: {difference}")
 
         # fidelity: every XML version's `contents` against its export, attribute by attribute
         fidelity = dict(compared=0, identical=0, binary=0, differences={}, examples={})
@@ -461,7 +530,7 @@ def check(entry, migrate, mirrors, clone):
         summary = dict(versions=versions, hops=versions - 1, inferred=inferred, refused_with=with_mapping,
                        refused_without=len(refused) - with_mapping, mappings=len(apps_mappings),
                        mapped_but_inferred=sum(1 for hop in apps_mappings if hop not in refused),
-                       round_trip=round_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm, fidelity=fidelity, paths=paths,
+                       round_trip=round_trip, mapping_round_trip=mapping_trip, stores=store_outcome, fleet=fleet_outcome, mapping_models=mm, fidelity=fidelity, paths=paths,
                        inferred_with_mapping={f"{a}→{b}": name for (a, b), name in sorted(apps_mappings.items()) if (a, b) not in refused},
                        refused={f"{a}→{b}": sorted(k) + (["app mapping model " + apps_mappings[(a, b)]] if (a, b) in apps_mappings else [])
                                 for (a, b), k in sorted(refused.items())})
@@ -508,6 +577,8 @@ def main():
                 totals["stores " + k] = totals.get("stores " + k, 0) + n
             for k, n in s["mapping_models"].items():
                 totals["mapping models " + k] = totals.get("mapping models " + k, 0) + n
+            for k in ("files", "identical", "identical_without_comments", "refused", "omissions"):
+                totals["mapping round trip " + k] = totals.get("mapping round trip " + k, 0) + s["mapping_round_trip"][k]
             fidelity = s["fidelity"]
             for key in ("compared", "identical", "binary"):
                 totals["contents " + key] = totals.get("contents " + key, 0) + fidelity[key]
@@ -527,6 +598,13 @@ def main():
                     print(f"    mapping models: {mm['imported']} imported ({mm['entity_mappings']} entity mappings, {mm['policies']} policies, "
                           f"{mm['expressions']} expressions decoded, {mm['not_carried']} not carried), {mm['skipped']} not imported; "
                           f"{mm['hops_mapped']} hops with the app's mapping model, plan accepts {mm['hops_plan_accepts']}")
+                trip = s["mapping_round_trip"]
+                if trip["files"]:
+                    print(f"    mapping files export → import: {trip['identical'] + trip['identical_without_comments']} of {trip['files']} "
+                          f"give the same YAML ({trip['identical']} byte for byte, {trip['identical_without_comments']} but for comments), "
+                          f"{trip['refused']} refused by export, {trip['omissions']} omissions")
+                    for difference in trip["differences"]:
+                        print(f"      {difference}")
                 if options.verbose:
                     for hop, kinds in s["refused"].items():
                         print(f"    refused {hop}: {', '.join(kinds)}")

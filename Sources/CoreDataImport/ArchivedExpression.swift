@@ -26,6 +26,9 @@ indirect enum ArchivedExpression: Sendable, Hashable {
     case aggregate([ArchivedExpression])
     /// `NSTernaryExpression` (expression type 20): `TERNARY(predicate, a, b)`.
     case conditional(ArchivedPredicate, ArchivedExpression, ArchivedExpression)
+    /// `NSSymbolicExpression` (expression type 11): `FIRST`, `LAST` or `SIZE`, the index
+    /// of `array[FIRST]` (archived as `objectFrom:withIndex:`).
+    case symbol(String)
     /// An archived class the format syntax here has no text for.
     case unsupported(String)
 
@@ -76,6 +79,9 @@ indirect enum ArchivedExpression: Sendable, Hashable {
             return .variable(name)
         case "NSSelfExpression":
             return .evaluatedObject
+        case "NSSymbolicExpression":
+            guard let token = archive.string(fields["NSToken"]) else { return .unsupported("NSSymbolicExpression without its token") }
+            return .symbol(token)
         case "NSKeyPathSpecifierExpression":
             guard let path = archive.string(fields["NSKeyPath"]) else { return .unsupported("NSKeyPathSpecifierExpression without a key path") }
             return .keyPath(base: nil, components: path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
@@ -150,6 +156,7 @@ extension ArchivedExpression {
             }
         case .variable(let name): return "$" + name
         case .evaluatedObject: return "SELF"
+        case .symbol(let token): return token
         case .keyPath(let base, let components):
             let path = components.map(Self.key).joined(separator: ".")
             switch base {
@@ -166,6 +173,8 @@ extension ArchivedExpression {
             case "divide:by:" where args.count == 2: return "(\(args[0]) / \(args[1]))"
             case "castObject:toType:" where args.count == 2: return "CAST(\(args[0]), \(args[1]))"
             case "now": return "now()"
+            // Foundation writes the index function as its `[…]` syntax.
+            case "objectFrom:withIndex:" where args.count == 2: return "\(args[0])[\(args[1])]"
             default: return "\(selector)(\(args.joined(separator: ", ")))"
             }
         case .function(let operand?, let selector, let arguments):
@@ -179,7 +188,7 @@ extension ArchivedExpression {
     /// The `FUNCTION(operand, selector, …)` calls in the expression: operand text, selector, argument count.
     var functionCalls: [(operand: String, selector: String, arguments: Int)] {
         switch self {
-        case .constant, .variable, .evaluatedObject, .unsupported: return []
+        case .constant, .variable, .evaluatedObject, .symbol, .unsupported: return []
         case .keyPath(let base, _): return base?.functionCalls ?? []
         case .function(let operand, let selector, let arguments):
             let own = operand.map { [($0.format, selector, arguments.count)] } ?? []
@@ -195,7 +204,7 @@ extension ArchivedExpression {
     var unsupportedParts: [String] {
         switch self {
         case .unsupported(let what): return [what]
-        case .constant, .variable, .evaluatedObject: return []
+        case .constant, .variable, .evaluatedObject, .symbol: return []
         case .keyPath(let base, _): return base?.unsupportedParts ?? []
         case .function(let operand, _, let arguments): return (operand?.unsupportedParts ?? []) + arguments.flatMap(\.unsupportedParts)
         case .aggregate(let items): return items.flatMap(\.unsupportedParts)

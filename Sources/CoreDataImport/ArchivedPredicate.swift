@@ -23,6 +23,16 @@ indirect enum ArchivedPredicate: Sendable, Hashable {
         10: "IN", 99: "CONTAINS", 100: "BETWEEN",
     ]
 
+    /// The `NSPredicateOperatorType` of an operator symbol: the table above read backwards.
+    static func operatorType(_ symbol: String) -> Int64? {
+        operators.first { $0.value == symbol }?.key
+    }
+
+    /// `NSComparisonPredicate.Options` of `[cd]`-style options: the bits the reader reads.
+    static func optionBits(_ options: String) -> Int64 {
+        (options.contains("c") ? 1 : 0) | (options.contains("d") ? 2 : 0) | (options.contains("n") ? 4 : 0) | (options.contains("l") ? 8 : 0)
+    }
+
     /// Decodes the predicate `value` refers to.
     static func decode(_ value: PropertyListValue?, _ archive: KeyedArchive, depth: Int, budget: inout Int) -> ArchivedPredicate {
         budget -= 1

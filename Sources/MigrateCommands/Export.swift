@@ -2,9 +2,11 @@ import ArgumentParser
 import CoreDataImport
 import DataModel
 import Foundation
+import Mapping
 import ModelMigration
 
-/// `migrate export --model M -o M.xcdatamodeld`: the YAML versions as an Xcode bundle.
+/// `migrate export --model M -o M.xcdatamodeld`: the YAML versions as an Xcode bundle,
+/// and the model's mapping files as `.xcmappingmodel`s beside it.
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a model's YAML versions as an Xcode data model bundle (.xcdatamodeld).",
@@ -12,8 +14,11 @@ struct Export: ParsableCommand {
             One <Model> N.xcdatamodel/contents per version (version 1 is <Model>.xcdatamodel), in the XML \
             current Xcode writes, and .xccurrentversion naming the last version. Importing the bundle gives \
             the same versions: the same compiled model and version hashes. The model is validated and \
-            compiled first. Exit 0 when written; 1 when the model has errors, the model is not found, or OUT \
-            exists (without --force).
+            compiled first. Each mapping file under --migrations/<Model>/ (A-to-B.yaml) is written beside the \
+            bundle as "<Model> A to B.xcmappingmodel", with a Swift NSEntityMigrationPolicy stub \
+            (<Policy>.swift) for each policy the files name; what Xcode's format cannot hold is listed as a \
+            warning. Everything is written or nothing. Exit 0 when written; 1 when the model or a mapping file \
+            has errors, the model is not found, or something to write exists (without --force).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -24,7 +29,7 @@ struct Export: ParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("The bundle to write.", valueName: "path.xcdatamodeld"))
     var output: String
 
-    @Flag(name: .long, help: "Replace an existing bundle at the output path.")
+    @Flag(name: .long, help: "Replace an existing bundle, mapping models and policy stubs at the output paths.")
     var force = false
 
     struct Report: Encodable {
@@ -34,6 +39,10 @@ struct Export: ParsableCommand {
         var current: String
         var omissions: [String]
         var notes: [String]
+        /// The mapping models written beside the bundle, one per mapping file.
+        var mappingModels: [MappingModelExport.Written]
+        /// The policy stubs written beside them (`Policy.swift`).
+        var policyStubs: [String]
     }
 
     func validate() throws {
@@ -51,33 +60,79 @@ struct Export: ParsableCommand {
                     + "\(Self.modelNames(in: global.models).joined(separator: ", ")))", .failed)
         }
         let result = ModelLoader.load(path: folder)
+        let compiled: [CompiledModel]
         do {
-            _ = try result.compiledModels()
+            compiled = try result.compiledModels()
         } catch {
             let errors = error.diagnostics.filter { $0.severity == .error }
             throw global.fail(
                 errors.count == 1 ? errors[0].description : "\(errors.count) errors in the model", .failed,
                 diagnostics: error.diagnostics, rendered: DiagnosticRenderer(sources: result.sources).render(error.diagnostics))
         }
-        guard let loaded = result.models.first(where: { $0.name == model }) ?? result.models.first else {
+        guard let loaded = result.models.first(where: { $0.name == model }) ?? result.models.first,
+            let compiledModel = compiled.first(where: { $0.name == loaded.name })
+        else {
             throw global.fail("\(folder): no model versions", .failed)
         }
         let exported = XcodeModelExporter().export(loaded.versions, model: model)
-        do {
-            try exported.write(to: output, force: force)
-        } catch {
-            throw global.fail(error.description, .failed)
-        }
+        let mappings = try exportMappingFiles(of: compiledModel, exported: exported)
+        try write(exported, mappings)
         let report = Report(
             model: model, bundle: output, versions: exported.versions.map(\.folder),
-            current: exported.current, omissions: exported.omissions, notes: exported.notes)
+            current: exported.current, omissions: exported.omissions, notes: exported.notes,
+            mappingModels: mappings.mappingModels, policyStubs: mappings.policyStubs)
         if global.json {
             try Output.json(report)
             return
         }
-        for omission in exported.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
-        for note in exported.notes { Output.err("note: \(note)") }
+        for omission in exported.omissions + mappings.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
+        for note in exported.notes + mappings.notes { Output.err("note: \(note)") }
         Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
+        let parent = (output as NSString).deletingLastPathComponent
+        for written in mappings.mappingModels {
+            Output.out(
+                "wrote \((parent as NSString).appendingPathComponent(written.mappingModel)) ← \(written.mappingFile) "
+                    + "(\(written.entityMappings) entity mappings\(written.policies.isEmpty ? "" : ", policy " + written.policies.joined(separator: ", ")))")
+        }
+        for stub in mappings.policyStubs {
+            Output.out("wrote \((parent as NSString).appendingPathComponent(stub)) (NSEntityMigrationPolicy stub)")
+        }
+    }
+
+    /// The model's mapping files as mapping models; refuses (exit 1) when one does not load.
+    private func exportMappingFiles(of compiled: CompiledModel, exported: ExportedModel) throws -> MappingModelExport {
+        let files = MappingFiles.load(folder: global.migrations, model: compiled.name, versions: compiled.versions.map(\.version))
+        let errors = files.diagnostics.filter { $0.severity == .error }
+        if !errors.isEmpty {
+            throw global.fail(
+                errors.count == 1 ? errors[0].description : "\(errors.count) errors in the mapping files of \(compiled.name)", .failed,
+                diagnostics: files.diagnostics, rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
+        }
+        let bundle = (output as NSString).lastPathComponent
+        return MappingModelExport(mappingFiles: files, model: compiled, exported: exported, bundleName: bundle)
+    }
+
+    /// The mapping models and stubs beside the bundle, then the bundle: all or nothing.
+    private func write(_ exported: ExportedModel, _ mappings: MappingModelExport) throws {
+        let parent = (output as NSString).deletingLastPathComponent
+        let files = mappings.files.map { (path: (parent as NSString).appendingPathComponent($0.path), text: $0.text) }
+        if !force {
+            let existing =
+                ([output] + mappings.mappingModels.map { (parent as NSString).appendingPathComponent($0.mappingModel) }
+                + mappings.policyStubs.map { (parent as NSString).appendingPathComponent($0) })
+                .filter { FileManager.default.fileExists(atPath: $0) }
+            if !existing.isEmpty {
+                let (verb, object) = existing.count == 1 ? ("exists", "it") : ("exist", "them")
+                throw global.fail("\(existing.joined(separator: ", ")) \(verb); pass --force to replace \(object)", .failed)
+            }
+        }
+        do {
+            try FileSetWriter(files: files).write { try exported.write(to: output, force: force) }
+        } catch let error as ExportError {
+            throw global.fail(error.description, .failed)
+        } catch {
+            throw global.fail("\(error)", .failed)
+        }
     }
 
     static func modelNames(in folder: String) -> [String] {

@@ -10,8 +10,11 @@ struct FileSetWriter {
     /// The files to write, destination path and contents.
     var files: [(path: String, text: String)]
 
-    /// Writes them; on failure throws with nothing changed.
-    func write() throws {
+    /// Writes them; on failure throws with nothing changed. `finishing` runs once every
+    /// file is in place, before what they replaced is discarded: when it throws, the
+    /// files are undone too (export writes its bundle there, so that the bundle and the
+    /// mapping models beside it are written together or not at all).
+    func write(finishing: () throws -> Void = {}) throws {
         let suffix = ".import-\(getpid())"
         let manager = FileManager.default
         var createdFolders: [String] = []
@@ -41,6 +44,7 @@ struct FileSetWriter {
                 staged.removeAll { $0 == path + suffix }
                 placed.append(path)
             }
+            try finishing()
         } catch {
             undo()
             throw error

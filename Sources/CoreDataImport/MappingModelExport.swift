@@ -1,0 +1,116 @@
+import DataModel
+import Foundation
+import Mapping
+
+/// The mapping files of one model, exported beside its `.xcdatamodeld`: one
+/// `<Model> <A> to <B>.xcmappingmodel` per file (spans included) and one
+/// `<Policy>.swift` stub per policy the files name. Pure: the caller writes ``files``.
+package struct MappingModelExport: Sendable {
+    /// One mapping model written, for the report.
+    package struct Written: Sendable, Encodable {
+        /// The mapping file: `1-to-2.yaml`.
+        package var mappingFile: String
+        /// The mapping model folder: `Books 1 to 2.xcmappingmodel`.
+        package var mappingModel: String
+        package var sourceVersion: Int
+        package var destinationVersion: Int
+        package var entityMappings: Int
+        package var policies: [String]
+        /// What Xcode's format has no place for.
+        package var omissions: [String]
+        /// What export decided that the file alone does not say (a hop inference refuses is
+        /// written from the file alone).
+        package var notes: [String]
+    }
+
+    /// The mapping models, in hop order.
+    package var mappingModels: [Written] = []
+    /// The policy stubs written: `Policy.swift`.
+    package var policyStubs: [String] = []
+    /// The files to write, relative to the bundle's folder: `X.xcmappingmodel/xcmapping.xml`, `Policy.swift`.
+    package var files: [(path: String, text: String)] = []
+    /// Every omission, one line each.
+    package var omissions: [String] { mappingModels.flatMap(\.omissions) }
+    /// Every note, one line each.
+    package var notes: [String] { mappingModels.flatMap(\.notes) }
+
+    /// Exports `mappingFiles` of `model`, whose versions `exported` writes into the bundle `bundleName` (`Books.xcdatamodeld`).
+    package init(mappingFiles: MappingFiles, model: CompiledModel, exported: ExportedModel, bundleName: String) {
+        var stubs: [String: MigrationPolicyStub] = [:]
+        var order: [String] = []
+        for file in mappingFiles.files.sorted(by: { ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion) }) {
+            guard let source = model.version(file.sourceVersion), let destination = model.version(file.destinationVersion) else { continue }
+            let label = (file.path as NSString).lastPathComponent
+            var notes: [String] = []
+            let resolved: MappingModel?
+            // Keys that are no entity of the destination (a second entity mapping into one
+            // entity, as the importer writes it) are the exporter's to handle, not inference's.
+            var entities = file
+            entities.entities.removeAll { destination.entity(named: $0.name) == nil }
+            do {
+                resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: entities)
+            } catch {
+                resolved = nil
+                notes.append(
+                    "\(label): \(model.name) \(file.sourceVersion) → \(file.destinationVersion) does not resolve (\(Self.summary(error))); "
+                        + "written from the file alone, its other entities paired by name")
+            }
+            func folder(_ number: Int) -> String {
+                let name = exported.versions.first { $0.number == number }?.folder ?? XcodeModelExporter.defaultFolder(model: model.name, version: number)
+                return "\(bundleName)/\(name)"
+            }
+            let name = MappingFileExporter.folderName(model: model.name, from: file.sourceVersion, to: file.destinationVersion)
+            let exporter = MappingFileExporter(
+                file: file, resolved: resolved, source: source, destination: destination,
+                modelPaths: (folder(file.sourceVersion), folder(file.destinationVersion)))
+            let result = exporter.export(named: name)
+            files.append((path: "\(name)/xcmapping.xml", text: result.mappingModel.xml))
+            mappingModels.append(
+                Written(
+                    mappingFile: label, mappingModel: name, sourceVersion: file.sourceVersion, destinationVersion: file.destinationVersion,
+                    entityMappings: result.mappingModel.entityMappings.count, policies: result.policies, omissions: result.omissions,
+                    notes: notes))
+            Self.collect(result.mappingModel, file: file, into: &stubs, order: &order)
+        }
+        for name in order {
+            files.append((path: "\(name).swift", text: stubs[name]!.swift))
+            policyStubs.append("\(name).swift")
+        }
+    }
+
+    /// The policies of a mapping model: the entity mappings naming each, the
+    /// properties its stages set, the selectors called on it.
+    private static func collect(
+        _ mappingModel: XcodeMappingModel, file: MappingFile, into stubs: inout [String: MigrationPolicyStub], order: inout [String]
+    ) {
+        for entityMapping in mappingModel.entityMappings {
+            guard let policy = entityMapping.policyClass, let destination = entityMapping.destination else { continue }
+            if stubs[policy] == nil {
+                stubs[policy] = MigrationPolicyStub(name: policy, entityMappings: [], stageProperties: [], selectors: [])
+                order.append(policy)
+            }
+            stubs[policy]!.entityMappings.append("\(mappingModel.path): \(entityMapping.effectiveName)")
+            let override = file.entities.first { $0.name == destination }
+            for (property, value) in (override?.properties ?? [:]).sorted(by: { $0.key < $1.key }) {
+                if case .policy = value { stubs[policy]!.stageProperties.append("\(destination).\(property)") }
+            }
+            for attribute in entityMapping.attributes {
+                guard let data = attribute.valueExpression, let expression = try? ArchivedExpression.decode(data) else { continue }
+                for call in expression.functionCalls where call.operand == "$entityPolicy" {
+                    let use = "\(mappingModel.path): \(destination).\(attribute.name)"
+                    if let index = stubs[policy]!.selectors.firstIndex(where: { $0.selector == call.selector }) {
+                        stubs[policy]!.selectors[index].uses.append(use)
+                    } else {
+                        stubs[policy]!.selectors.append(.init(selector: call.selector, uses: [use]))
+                    }
+                }
+            }
+        }
+    }
+
+    /// One line of why a hop does not resolve.
+    private static func summary(_ error: Error) -> String {
+        let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+}
