@@ -126,6 +126,31 @@ import Testing
         #expect(imported.yaml.hasPrefix("# Imported by `migrate import --mapping-models` from Shop 1 to 2.xcmappingmodel\n"))
     }
 
+    /// A further entity mapping into one entity (a merge): exported as a second entity
+    /// mapping into Client, it imports back as the same `destination:` entry.
+    @Test func aFurtherMappingComesBack() throws {
+        let merge = """
+            entities:
+              Client:
+                source: Customer
+                properties:
+                  email: $source.mail
+                  purchases: $source.orders
+              LegacyToClient:
+                destination: Client
+                source: Legacy
+                filter: "name != nil"
+                properties:
+                  tier: { default: "legacy" }
+
+            """
+        let (export, model) = try Self.export(merge)
+        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
+        #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyToClient"])
+        let imported = try Self.reimport(export.files[0].text, model: model)
+        #expect(Self.withoutComments(imported.yaml).contains(Self.withoutComments(merge).replacingOccurrences(of: "entities:\n", with: "")), "\(imported.yaml)")
+    }
+
     /// What Xcode records: the versions' paths in the bundle, one entity mapping per
     /// destination entity and one Remove mapping, each kind of property mapping.
     @Test func whatTheMappingModelRecords() throws {
