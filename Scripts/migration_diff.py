@@ -1444,6 +1444,20 @@ MERGES = {
         {(1, 2): {"entities": {"RToC": {"destination": "C", "source": "R"}, "QToC": {"destination": "C", "source": "Q"}}}},
         [("C", [{"key": "C1"}, {"key": "C2"}]), ("R", [{"key": "R1"}, {"key": "R2"}, {"key": "R3"}]),
          ("Q", [{"key": "Q1"}, {"key": "Q2"}]), ("N", [{"key": "N1", "r": 3, "q": 1}])]),
+    "merge-sibling-owners": (
+        "the siblings A and L each have a to-one owner into an ordered list of their own (X.as, X.ls); one hop "
+        "merges L into A and keeps X.as: the Ls join X1's list through its inverse, after its own members, in key "
+        "order, and L3 (no owner) is in no list (an outside tester: the Ls had no position)",
+        ["{X: {attributes: {key: string}, relationships: {as: {destination: A, toMany: true, ordered: true, inverse: owner},"
+         " ls: {destination: L, toMany: true, ordered: true, inverse: owner}}}, P: {attributes: {key: string}},"
+         " A: {parent: P, relationships: {owner: {destination: X, inverse: as, optional: true}}},"
+         " L: {parent: P, relationships: {owner: {destination: X, inverse: ls, optional: true}}}}",
+         "{X: {attributes: {key: string}, relationships: {as: {destination: A, toMany: true, ordered: true, inverse: owner,"
+         " minCount: 3}}}, P: {attributes: {key: string}},"
+         " A: {parent: P, relationships: {owner: {destination: X, inverse: as, optional: true}}}}"],
+        {(1, 2): {"entities": {"LToA": {"destination": "A", "source": "L"}}}},
+        [("X", [{"key": "X1"}]), ("L", [{"key": "L1", "owner": 1}, {"_pk": 3, "key": "L3"}, {"_pk": 4, "key": "L4", "owner": 1}]),
+         ("A", [{"_pk": 2, "key": "A2", "owner": 1}])]),
 }
 FIXED.update(MERGES)
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's

@@ -243,7 +243,9 @@ import Testing
         try s.writeMapping("1-to-2.yaml", "entities:\n  LockedToOpen: { destination: Open, source: Locked }\n")
         let error = try #require(throws: PlanningError.self) { try s.plan() }
         #expect(error.message.hasPrefix("Open.tags: entity mapping LockedToOpen reads it from Z_"), "\(error.message)")
-        #expect(error.message.hasSuffix("a merge carries a to-many relationship only where both sources inherit it from one parent (one storage)"))
+        #expect(
+            error.message.hasSuffix(
+                "a merge carries a to-many relationship, or a one-to-one, only where both sources inherit it from one parent (one storage, read one way)"))
     }
 
     @Test func fileProblemsOfAFurtherMappingAreNamedWithTheirLines() throws {
@@ -276,5 +278,138 @@ import Testing
                 "10 entity mapping 'TwiceToOpen': another mapping already makes Opens of Open: each Open would become two Opens",
                 "13 entity mapping 'PolicyToOpen': policy Merger: a further mapping into Open runs set-based; a policy on it is not supported",
             ])
+    }
+
+    /// What a merge cannot make, refused in the file with its line: objects of an
+    /// abstract entity, objects another mapping also makes, properties the destination
+    /// does not have (named by the mapping).
+    @Test func aFurtherMappingIntoAnAbstractEntityOrOfASourceAnotherReadsIsRefusedAtItsLine() throws {
+        let v1 = """
+            entities:
+              Item: { abstract: true, attributes: { key: string } }
+              Open: { parent: Item }
+              Locked: { parent: Item }
+              Archive: { attributes: { key: string } }
+            """
+        let v2 = """
+            entities:
+              Item: { abstract: true, attributes: { key: string } }
+              Open: { parent: Item }
+              Archive: { attributes: { key: string } }
+            """
+        let s = try MigrationScenario("Board", versions: [v1, v2])
+        defer { s.remove() }
+        try s.writeMapping(
+            "1-to-2.yaml",
+            """
+            entities:
+              LockedToItem:
+                destination: Item
+                source: Locked
+              LockedToOpen:
+                destination: Open
+                source: Locked
+                properties:
+                  nope: { default: 1 }
+                filter: "nothing > 1"
+              ArchiveToOpen:
+                destination: Open
+                source: Archive
+            """)
+        let error = try #require(throws: DiagnosticsError.self) { try s.plan() }
+        #expect(
+            error.diagnostics.map { "\($0.location?.line ?? 0) \($0.message)" } == [
+                "2 entity mapping 'LockedToItem': Item is abstract in version 2: it has no objects of its own, so none can be made of Locked",
+                "9 property 'LockedToOpen.nope': not a property of Open in version 2",
+                "10 entity mapping 'LockedToOpen': filter: Locked has no attribute or relationship 'nothing'",
+                "11 entity mapping 'ArchiveToOpen': ArchiveToArchive also makes objects of Archive: "
+                    + "a merge takes a source entity no other mapping reads",
+            ], "\(error.diagnostics.map(\.message))")
+    }
+
+    /// A one-to-one the further source declares itself (Core Data keeps one owner per
+    /// target through inverse maintenance, which depends on the order the stages run),
+    /// and an ordered many-to-many the two mappings read in opposite directions (the
+    /// further source's order would be lost): refused, naming the relationship.
+    @Test func aOneToOneOrAnOrderedManyToManyOfTheFurtherSourcesOwnIsRefused() throws {
+        let v1 = """
+            entities:
+              Note: { attributes: { key: string }, relationships: {
+                pinned: { destination: Open, inverse: pinNote, optional: true },
+                lockers: { destination: Locked, toMany: true, inverse: pinNote } } }
+              Item: { attributes: { key: string } }
+              Open: { parent: Item, relationships: { pinNote: { destination: Note, inverse: pinned, optional: true } } }
+              Locked: { parent: Item, relationships: { pinNote: { destination: Note, inverse: lockers, optional: true } } }
+            """
+        let v2 = """
+            entities:
+              Note: { attributes: { key: string }, relationships: { pinned: { destination: Open, inverse: pinNote, optional: true } } }
+              Item: { attributes: { key: string } }
+              Open: { parent: Item, relationships: { pinNote: { destination: Note, inverse: pinned, optional: true } } }
+            """
+        let s = try MigrationScenario("Board", versions: [v1, v2])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  LockedToOpen: { destination: Open, source: Locked }\n")
+        let error = try #require(throws: PlanningError.self) { try s.plan() }
+        #expect(
+            error.message
+                == "Open.pinNote: entity mapping LockedToOpen copies it from Locked.pinNote, Open's own mapping from Open.pinNote, "
+                + "and its inverse pinned is a to-one: a merge carries a one-to-one only where both sources inherit it from one parent "
+                + "(two objects could otherwise point at one)")
+
+        let tags1 = """
+            entities:
+              Comment: { attributes: { key: string } }
+              Reader: { attributes: { key: string }, relationships: { tags: { destination: Tag, toMany: true, ordered: true, inverse: readers } } }
+              Tag: { attributes: { key: string }, relationships: { readers: { destination: Reader, toMany: true, ordered: true, inverse: tags } } }
+            """
+        let tags2 = """
+            entities:
+              Comment: { attributes: { key: string }, relationships: { tags: { destination: Tag, toMany: true, ordered: true, inverse: readers } } }
+              Tag: { attributes: { key: string }, relationships: { readers: { destination: Comment, toMany: true, ordered: true, inverse: tags } } }
+            """
+        let t = try MigrationScenario("Blog", versions: [tags1, tags2])
+        defer { t.remove() }
+        try t.writeMapping("1-to-2.yaml", "entities:\n  ReaderToComment: { destination: Comment, source: Reader }\n")
+        let ordered = try #require(throws: PlanningError.self) { try t.plan() }
+        #expect(ordered.message.hasPrefix("Comment.tags: entity mapping ReaderToComment reads it from Z_"), "\(ordered.message)")
+        #expect(ordered.message.contains("the other way round (its order would be lost)"))
+    }
+
+    /// Siblings with to-ones of their own into one ordered list each: the merged
+    /// objects join the kept list only through its inverse, so they come after its own
+    /// members, in key order; an object in no list gets no position. A `minCount` the
+    /// merged members meet is proved after the copy, not refused before it.
+    @Test func mergedMembersOfAnOrderedListComeAfterItsOwnAndCountTowardsItsMinimum() throws {
+        let v1 = """
+            entities:
+              Holder: { attributes: { key: string }, relationships: {
+                opens: { destination: Open, toMany: true, ordered: true, inverse: owner },
+                lockeds: { destination: Locked, toMany: true, ordered: true, inverse: owner } } }
+              Item: { attributes: { key: string } }
+              Open: { parent: Item, relationships: { owner: { destination: Holder, inverse: opens, optional: true } } }
+              Locked: { parent: Item, relationships: { owner: { destination: Holder, inverse: lockeds, optional: true } } }
+            """
+        let v2 = """
+            entities:
+              Holder: { attributes: { key: string }, relationships: {
+                opens: { destination: Open, toMany: true, ordered: true, inverse: owner, minCount: 3 } } }
+              Item: { attributes: { key: string } }
+              Open: { parent: Item, relationships: { owner: { destination: Holder, inverse: opens, optional: true } } }
+            """
+        let s = try MigrationScenario("Board", versions: [v1, v2])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  LockedToOpen: { destination: Open, source: Locked }\n")
+        try s.withObjects { access in
+            try access.insert("Holder", values: ["key": .string("H1")])
+            try access.insert("Locked", values: ["key": .string("L1")], relationships: ["owner": [1]])
+            try access.insert("Open", values: ["key": .string("O2")], relationships: ["owner": [1]])
+            try access.insert("Locked", values: ["key": .string("L3")], relationships: ["owner": [1]])
+            try access.insert("Locked", values: ["key": .string("L4")])
+        }
+        try s.migrate(verify: true)
+        #expect(try s.fetch("Holder").map { $0.relationships["opens"] ?? [] } == [[2, 1, 3]])
+        let positions = try s.rows("SELECT Z_PK, Z_FOK_OWNER IS NULL FROM ZITEM ORDER BY Z_PK")
+        #expect(positions.map { $0[1] } == [.integer(0), .integer(0), .integer(0), .integer(1)], "\(positions)")
     }
 }

@@ -60,6 +60,10 @@ package struct MappingFile: Sendable, Hashable {
         /// Where each character of the filter's text is in the file.
         package var filterPositions: ScalarPositions? = nil
 
+        /// How messages name the entry: `entity 'Open'`, or for a further mapping
+        /// `entity mapping 'LockedToOpen'`.
+        package var subject: String { destination == nil ? "entity '\(name)'" : "entity mapping '\(name)'" }
+
         /// Whether the policy runs set-based: the entity has a policy, at least one
         /// `FUNCTION($entityPolicy, …)` value and no property set by the policy's
         /// stages (`prop: policy`). The copy then calls the policy's functions; its

@@ -63,6 +63,17 @@ extension MappingMerge {
                     hint: Suggestions.hint(for: override.destination ?? "", in: destination.entities.map(\.name))))
             return nil
         }
+        if entity.isAbstract {
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    """
+                    \(subject): \(name) is abstract in version \(to): it has no objects of its own, \
+                    so none can be made of \(override.source ?? "another entity")
+                    """,
+                    at: override.location, hint: "merge into one of \(name)'s concrete subentities"))
+            return nil
+        }
         if destination.entity(named: override.name) != nil {
             diagnostics.append(
                 Diagnostic(
@@ -102,5 +113,25 @@ extension MappingMerge {
             return nil
         }
         return (entity, sourceEntity)
+    }
+
+    /// Once every entry is merged: a further mapping's source entity must be read by no
+    /// other mapping (a merge of objects that also continue, or that another mapping
+    /// also makes into something, would make each of them twice).
+    mutating func checkFurtherSources() {
+        for override in file.entities where override.destination != nil && !troubled.contains(override.name) {
+            guard let sourceName = override.source else { continue }
+            let others = mapping.mappings(fromSource: sourceName).map(\.name).filter { $0 != override.name }
+            guard !others.isEmpty else { continue }
+            diagnostics.append(
+                Diagnostic(
+                    .error,
+                    """
+                    entity mapping '\(override.name)': \(others.joined(separator: " and ")) also make\(others.count == 1 ? "s" : "") \
+                    objects of \(sourceName): a merge takes a source entity no other mapping reads
+                    """,
+                    at: override.location,
+                    hint: "give the other mapping `filter: \"FALSEPREDICATE\"`, or make these objects in one mapping"))
+        }
     }
 }

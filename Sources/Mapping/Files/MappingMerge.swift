@@ -127,7 +127,7 @@ struct MappingMerge {
         guard target.attribute != nil || relationship != nil else {
             diagnostics.append(
                 Diagnostic(
-                    .error, "property '\(entity.name).\(property)': not a property of \(entity.name) in version \(to)",
+                    .error, "\(target.subject): not a property of \(entity.name) in version \(to)",
                     at: target.location,
                     hint: Suggestions.hint(for: property, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))))
             return
@@ -173,7 +173,8 @@ struct MappingMerge {
         var location: SourceLocation? { override.propertyLocations[property] }
         var attribute: CompiledAttribute? { entity.attribute(named: property) }
         /// `property 'Entity.name'`, as every message about it starts.
-        var subject: String { "property '\(entity.name).\(property)'" }
+        /// (A further mapping's properties are named by the mapping: `'LockedToOpen.x'`.)
+        var subject: String { "property '\(override.destination == nil ? entity.name : override.name).\(property)'" }
     }
 
     /// `$source.name`: a copy, or a widening conversion; nil (with the problem noted)
@@ -416,7 +417,7 @@ struct MappingMerge {
                 let at = override.filterPositions?.location(ofColumn: error.column) ?? override.location
                 diagnostics.append(
                     Diagnostic(
-                        .error, "entity '\(entity.name)': filter: \(error.detail)", at: at,
+                        .error, "\(override.subject): filter: \(error.detail)", at: at,
                         hint: "the filter is a predicate over \(sourceEntity.name) of version \(from) (Docs/Predicates.md)"))
             }
         } else {

@@ -71,6 +71,7 @@ package enum MappingResolver {
         merge.settled = settled
         for override in file.entities { merge.merge(override) }
         merge.checkEmptiedInverses()
+        merge.checkFurtherSources()
         // An ambiguous rename the file does not settle leaves its claimants without a
         // source, so what the file says of them cannot fit: the rename is the cause.
         // Problems of other entities are the file's own.
@@ -132,6 +133,8 @@ package enum MappingResolver {
             mapping.entityMappings[index].properties[p].source == .policy
         else { return false }
         mapping.entityMappings[index].properties[p].source = .copy(from: old.name)
+        // Read now: not dropped (an override of the entity listed it before this pairing).
+        mapping.entityMappings[index].droppedProperties.removeAll { $0 == old.name }
         return true
     }
 

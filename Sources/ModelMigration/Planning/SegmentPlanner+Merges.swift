@@ -158,6 +158,8 @@ extension SegmentPlanner {
             substituted.entityMappings.swapAt(first, index)
             try refuseSeparateStorage(further, of: entity, beside: own, substituted: substituted)
             mapping = substituted
+            copyingFurther = further.name
+            defer { copyingFurther = nil }
             // From another table (rekeyed first): the copy adds its rows, but the hierarchy's
             // table stays the keeper's, and no count of it stands for these rows.
             let (keptTable, keptNumbers) = (copy.sourceTableName, copy.copiedNumbers)
@@ -168,6 +170,15 @@ extension SegmentPlanner {
             }
             mapping = own
         }
+    }
+
+    /// The source relationship a destination relationship is copied from, as declared
+    /// (`Entity.name` of its declaring entity), under this planner's mapping.
+    func declaration(of entity: CompiledEntity, _ relationship: CompiledRelationship) -> String? {
+        guard let sourceEntity = sourceEntity(for: entity.name), let from = sourceName(entity.name, relationship.name),
+            let old = sourceEntity.relationship(named: from)
+        else { return nil }
+        return "\(old.declaredIn).\(from)"
     }
 
     /// A merge carries one storage per relationship: the to-one keys on the entity's
@@ -187,23 +198,44 @@ extension SegmentPlanner {
         let furtherStorages = Set(furtherSource.relationships.compactMap { pairSource(furtherSource, $0.name).map { Self.storageKey($0) } })
         for relationship in entity.relationships where !relationship.declaration.isTransient {
             let r = relationship.declaration
-            // A to-one stored on the entity's rows: each copy writes its own rows' keys.
+            let ownPairs = ownPlanner.pairs(for: entity, relationship)
+            let furtherPairs = furtherPlanner.pairs(for: entity, relationship)
+            let mine = ownPairs.map { Self.storageKey($0.source) }
+            let theirs = furtherPairs.map { Self.storageKey($0.source) }
+            // A to-one stored on the entity's rows: each copy writes its own rows' keys,
+            // and a to-many inverse reads them. A to-one inverse (a one-to-one) keeps its
+            // own column, filled from the entity's own source: only one storage keeps
+            // both sides one-to-one (two owners on one target otherwise).
+            let inverseIsToOne =
+                relationship.inverseEntity.flatMap { destination.entity(named: $0) }
+                .flatMap { owner in r.inverse.flatMap { owner.relationship(named: $0) } }.map { !$0.declaration.isToMany } ?? false
             if !r.isToMany,
                 destinationLayout.table(forEntity: entity.root)?.column(for: .toOne(entity: relationship.declaredIn, relationship: relationship.name)) != nil
             {
-                continue
+                // Sibling relationships of one name may share a column: one relationship is
+                // one declaration.
+                let (own, other) = (ownPlanner.declaration(of: entity, relationship), furtherPlanner.declaration(of: entity, relationship))
+                if !inverseIsToOne || own == other { continue }
+                throw PlanningError(
+                    .noPath,
+                    """
+                    \(entity.name).\(relationship.name): entity mapping \(further.name) copies it from \(other ?? "nothing"), \
+                    \(entity.name)'s own mapping from \(own ?? "nothing"), and its inverse \(r.inverse ?? "") is a to-one: \
+                    a merge carries a one-to-one only where both sources inherit it from one parent (two objects could \
+                    otherwise point at one)
+                    """)
             }
-            let mine = ownPlanner.pairs(for: entity, relationship).map { Self.storageKey($0.source) }
-            let theirs = furtherPlanner.pairs(for: entity, relationship).map { Self.storageKey($0.source) }
-            if mine == theirs { continue }
-            if theirs == nil, mine.map({ !furtherStorages.contains($0) }) ?? true { continue }
+            // An ordered to-many read the other way round loses this side's order.
+            if mine == theirs, !(r.isOrdered && ownPairs?.reversed != furtherPairs?.reversed) { continue }
+            if theirs == nil, !inverseIsToOne, mine.map({ !furtherStorages.contains($0) }) ?? true { continue }
             throw PlanningError(
                 .noPath,
                 """
                 \(entity.name).\(relationship.name): entity mapping \(further.name) reads it from \
                 \(theirs ?? "nothing (left empty)"), \(own.mapping(forDestination: entity.name)?.name ?? entity.name) from \
-                \(mine ?? "nothing (left empty)"); a merge carries a to-many relationship only where both sources \
-                inherit it from one parent (one storage)
+                \(mine ?? "nothing (left empty)")\(mine == theirs ? " the other way round (its order would be lost)" : ""); \
+                a merge carries a to-many relationship, or a one-to-one, only where both sources inherit it from one \
+                parent (one storage, read one way)
                 """)
         }
     }

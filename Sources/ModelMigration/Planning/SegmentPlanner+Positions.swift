@@ -20,13 +20,18 @@ extension SegmentPlanner {
         var unorderedOwnColumn: String?
         if let found = pairs(for: ownerEntity, relationship), !found.reversed {
             switch found.source {
-            case .reverseColumn(let table, _, let order?) where table == rowTable:
+            case .reverseColumn(let table, let column, let order?) where table == rowTable:
+                // A further mapping's row whose owner comes from another to-one (a
+                // sibling's own relationship) joins the list only through its inverse.
+                if copyingFurther != nil, let own = ownOwnerColumn(entity, relationship), own != column {
+                    return Self.afterTheList(owner: own)
+                }
                 return "s.\(SQLText.q(order))"
             case .reverseColumn(_, _, _?):
                 // Objects merged in from another table (a further mapping): members only
                 // through the inverse, after those the list kept, in key order (the keys
                 // they took in their old order, `rekeyMergedObjects`).
-                return "s.Z_PK + 4611686018427387904"
+                return Self.afterTheList(owner: ownOwnerColumn(entity, relationship))
             case .reverseColumn(let table, let column, nil) where table == rowTable:
                 unorderedOwnColumn = column
             case .join(let table, let mine, let theirs, let order?):
@@ -59,5 +64,21 @@ extension SegmentPlanner {
             return "CASE WHEN s.\(SQLText.q(column)) IS NOT NULL THEN s.Z_PK ELSE s.Z_PK + 4611686018427387904 END"
         }
         return "s.Z_PK"
+    }
+
+    /// The column of the copied row's source that holds its owner in `list` (the
+    /// list's inverse to-one, as the current mapping copies it), when it is one.
+    func ownOwnerColumn(_ entity: CompiledEntity, _ list: CompiledRelationship) -> String? {
+        guard let inverse = list.declaration.inverse, let toOne = entity.relationship(named: inverse), !toOne.declaration.isToMany,
+            let found = pairs(for: entity, toOne), !found.reversed, case .column(_, let column, _) = found.source
+        else { return nil }
+        return column
+    }
+
+    /// The position of a member that joins a list only through its inverse: after the
+    /// list's own members (2^62 is above every key), in key order; none outside a list.
+    static func afterTheList(owner column: String?) -> String {
+        guard let column else { return "s.Z_PK + 4611686018427387904" }
+        return "CASE WHEN s.\(SQLText.q(column)) IS NOT NULL THEN s.Z_PK + 4611686018427387904 END"
     }
 }

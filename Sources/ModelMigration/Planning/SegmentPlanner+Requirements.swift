@@ -386,7 +386,11 @@ extension SegmentPlanner {
         }
         var rules: [(condition: String, what: String)] = []
         if !new.isToMany, !new.isOptional, old.isOptional { rules.append(("\(count) = 0", "becomes required, and stored objects have none")) }
-        if new.isToMany, let minimum = new.minCount, minimum > (old.minCount ?? 0) {
+        // Objects merged into the destination (further mappings) join through their own
+        // relationships, which these counts do not see: a minimum is then proved after the
+        // copy (`memberCountChecks`), never refused on a count that misses them.
+        let mergedInto = subtree(destination, new.destination).contains { mapping.mappings(forDestination: $0).count > 1 }
+        if new.isToMany, let minimum = new.minCount, minimum > (old.minCount ?? 0), !mergedInto {
             // Counts bind only a non-empty set, or a required one (Docs/Objects.md).
             let empty = new.isOptional ? " AND \(count) > 0" : ""
             rules.append(("\(count) < \(minimum)\(empty)", "needs at least \(minimum) objects, and stored objects have fewer"))

@@ -14,6 +14,8 @@ struct SegmentPlanner {
     /// The segment's mapping. Further mappings into one entity (a merge) are copied
     /// with theirs put first for the time of their copy (`SegmentPlanner+Merges`).
     var mapping: MappingModel
+    /// The further mapping being copied (`copyFurtherRows`), while it is.
+    var copyingFurther: String?
     /// Counts rows: (table, entity numbers or nil for all).
     let count: (String, [Int]?) throws -> Int64
     /// Counts non-null values of a column among entity numbers.
