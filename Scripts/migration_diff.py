@@ -1458,6 +1458,35 @@ MERGES = {
         {(1, 2): {"entities": {"LToA": {"destination": "A", "source": "L"}}}},
         [("X", [{"key": "X1"}]), ("L", [{"key": "L1", "owner": 1}, {"_pk": 3, "key": "L3"}, {"_pk": 4, "key": "L4", "owner": 1}]),
          ("A", [{"_pk": 2, "key": "A2", "owner": 1}])]),
+    "merge-self-replies": (
+        "C and R each have replies <-> replyTo (a one-to-many into themselves); one hop merges R into C: R2' "
+        "replies to R1', whose replies hold it (an outside tester: refused as 'pairs would be lost')",
+        ["{C: {attributes: {key: string}, relationships: {replyTo: {destination: C, inverse: replies, optional: true},"
+         " replies: {destination: C, toMany: true, inverse: replyTo}}},"
+         " R: {attributes: {key: string}, relationships: {replyTo: {destination: R, inverse: replies, optional: true},"
+         " replies: {destination: R, toMany: true, inverse: replyTo}}}}",
+         "{C: {attributes: {key: string}, relationships: {replyTo: {destination: C, inverse: replies, optional: true},"
+         " replies: {destination: C, toMany: true, inverse: replyTo}}}}"],
+        {(1, 2): {"entities": {"RToC": {"destination": "C", "source": "R"}}}},
+        [("C", [{"key": "C1"}, {"key": "C2", "replyTo": 1}]), ("R", [{"key": "R1"}, {"key": "R2", "replyTo": 1}])]),
+    "merge-sources-refer": (
+        "G (with a to-one rc into R) and R, two root entities, both merge into C, G's entry first in the file: "
+        "G1's rc follows R1 to its new object (an outside tester: refused when G's entry came first)",
+        ["{C: {attributes: {key: string}}, R: {attributes: {key: string}},"
+         " G: {attributes: {key: string}, relationships: {rc: {destination: R, optional: true}}}}",
+         "{C: {attributes: {key: string}, relationships: {rc: {destination: C, optional: true}}}}"],
+        {(1, 2): {"entities": {"GToC": {"destination": "C", "source": "G"}, "RToC": {"destination": "C", "source": "R"}}}},
+        [("C", [{"key": "C1"}]), ("R", [{"key": "R1"}]), ("G", [{"key": "G1", "rc": 1}])]),
+    "merge-into-root": (
+        "R (a root entity of its own) merges into I, a concrete root entity with the subentity S: the Rs take new "
+        "keys in I's table beside the Is and Ss (an outside tester: refused as merged hierarchies)",
+        ["{I: {attributes: {key: string}}, S: {parent: I, attributes: {x: integer16?}}, R: {attributes: {key: string}},"
+         " N: {attributes: {key: string}, relationships: {about: {destination: R, optional: true}}}}",
+         "{I: {attributes: {key: string}}, S: {parent: I, attributes: {x: integer16?}},"
+         " N: {attributes: {key: string}, relationships: {about: {destination: I, optional: true}}}}"],
+        {(1, 2): {"entities": {"RToI": {"destination": "I", "source": "R"}}}},
+        [("I", [{"key": "I1"}]), ("S", [{"_pk": 2, "key": "S1", "x": 4}]), ("R", [{"key": "R1"}, {"key": "R2"}]),
+         ("N", [{"key": "N1", "about": 2}])]),
 }
 FIXED.update(MERGES)
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's

@@ -31,7 +31,10 @@ extension MappingMerge {
         // inference made the entity of another source, so a relationship into the entity's
         // old objects looked like one into new ones; the entity's own mapping still makes
         // them, and the relationship is copied as across any renamed entity.
-        for var refusal in alternativeRefusals where refusal.entity == entity.name && !refusal.kind.isPolicyCode {
+        // Two hierarchies sharing a table is what a merge asks for (the planner gives the
+        // merged objects keys of their own there), not an inferred merge of hierarchies.
+        for var refusal in alternativeRefusals
+        where refusal.entity == entity.name && !refusal.kind.isPolicyCode && refusal.kind != .mergedHierarchies {
             var trial = mapping
             let first = trial.entityMappings.firstIndex { $0.destination == entity.name }!
             trial.entityMappings.insert(further, at: first)
@@ -119,6 +122,7 @@ extension MappingMerge {
     /// other mapping (a merge of objects that also continue, or that another mapping
     /// also makes into something, would make each of them twice).
     mutating func checkFurtherSources() {
+        settleRelationshipsBetweenMergedSources()
         for override in file.entities where override.destination != nil && !troubled.contains(override.name) {
             guard let sourceName = override.source else { continue }
             let others = mapping.mappings(fromSource: sourceName).map(\.name).filter { $0 != override.name }
@@ -132,6 +136,29 @@ extension MappingMerge {
                     """,
                     at: override.location,
                     hint: "give the other mapping `filter: \"FALSEPREDICATE\"`, or make these objects in one mapping"))
+        }
+    }
+
+    /// A further mapping's relationship into objects that a later entry of the file
+    /// merges (Guest.rc into Reader, both merged into Comment): judged again once every
+    /// entry is in, so that the file's order of entries decides nothing.
+    private mutating func settleRelationshipsBetweenMergedSources() {
+        let further = Set(file.entities.filter { $0.destination != nil }.map(\.name))
+        refusals.removeAll { refusal in
+            guard refusal.kind == .destinationChanged, further.contains(refusal.entity),
+                let index = mapping.entityMappings.firstIndex(where: { $0.name == refusal.entity }),
+                let name = mapping.entityMappings[index].destination,
+                let first = mapping.entityMappings.firstIndex(where: { $0.destination == name })
+            else { return false }
+            var trial = mapping
+            trial.entityMappings.swapAt(first, index)
+            var asEntity = refusal
+            asEntity.entity = name
+            guard MappingResolver.copiesAcrossRenamedEntity(asEntity, mapping: &trial, source: source, destination: destination) else {
+                return false
+            }
+            mapping.entityMappings[index] = trial.entityMappings[first]
+            return true
         }
     }
 }

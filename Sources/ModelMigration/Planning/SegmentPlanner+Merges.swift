@@ -225,6 +225,14 @@ extension SegmentPlanner {
                     otherwise point at one)
                     """)
             }
+            // A to-many of the entity into itself whose inverse is a to-one on its rows
+            // (replies ↔ replyTo): each copy writes its own rows' owner keys, the pairs.
+            if r.isToMany, r.destination == entity.name, relationship.inverseEntity == entity.name,
+                let inverse = r.inverse.flatMap({ entity.relationship(named: $0) }), !inverse.declaration.isToMany,
+                destinationLayout.table(forEntity: entity.root)?.column(for: .toOne(entity: inverse.declaredIn, relationship: inverse.name)) != nil
+            {
+                continue
+            }
             // An ordered to-many read the other way round loses this side's order.
             if mine == theirs, !(r.isOrdered && ownPairs?.reversed != furtherPairs?.reversed) { continue }
             if theirs == nil, !inverseIsToOne, mine.map({ !furtherStorages.contains($0) }) ?? true { continue }
