@@ -1487,6 +1487,25 @@ MERGES = {
         {(1, 2): {"entities": {"RToI": {"destination": "I", "source": "R"}}}},
         [("I", [{"key": "I1"}]), ("S", [{"_pk": 2, "key": "S1", "x": 4}]), ("R", [{"key": "R1"}, {"key": "R2"}]),
          ("N", [{"key": "N1", "about": 2}])]),
+    "merge-inherited-to-many": (
+        "E inherits the to-many m (inverse o, a to-one on E) from B; one hop merges the root entity A into E: the As "
+        "have no m, so B1's list keeps E1 only (fuzzer seed 6262 trials 38, 171: refused as pairs lost)",
+        ["{B: {attributes: {key: string}, relationships: {m: {destination: E, toMany: true, inverse: o}}},"
+         " E: {parent: B, relationships: {o: {destination: B, inverse: m, optional: true}}}, A: {attributes: {key: string}}}",
+         "{B: {attributes: {key: string}, relationships: {m: {destination: E, toMany: true, inverse: o}}},"
+         " E: {parent: B, relationships: {o: {destination: B, inverse: m, optional: true}}}}"],
+        {(1, 2): {"entities": {"AToE": {"destination": "E", "source": "A"}}}},
+        [("B", [{"key": "B1"}]), ("E", [{"_pk": 2, "key": "E1", "o": 1}]), ("A", [{"key": "A1"}])]),
+    "merge-ordered-inverse": (
+        "D.m2 is an ordered to-many (inverse A.o2); one hop merges C, which has no m2, into D: D1 keeps its order "
+        "and the Cs have empty lists (fuzzer seed 6262 trial 168: refused as an order lost)",
+        ["{A: {attributes: {key: string}, relationships: {o2: {destination: D, inverse: m2, optional: true}}},"
+         " D: {attributes: {key: string}, relationships: {m2: {destination: A, toMany: true, ordered: true, inverse: o2}}},"
+         " C: {attributes: {key: string}}}",
+         "{A: {attributes: {key: string}, relationships: {o2: {destination: D, inverse: m2, optional: true}}},"
+         " D: {attributes: {key: string}, relationships: {m2: {destination: A, toMany: true, ordered: true, inverse: o2}}}}"],
+        {(1, 2): {"entities": {"CToD": {"destination": "D", "source": "C"}}}},
+        [("D", [{"key": "D1"}]), ("A", [{"key": "A2", "o2": 1}, {"key": "A1", "o2": 1}]), ("C", [{"key": "C1"}])]),
 }
 FIXED.update(MERGES)
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's

@@ -42,6 +42,7 @@ extension MappingMerge {
                 further = trial.entityMappings[first]
                 continue
             }
+            if takesOwnMappingsRelationship(refusal, into: &further) { continue }
             refusal.entity = override.name
             refusals.append(refusal)
         }
@@ -144,21 +145,49 @@ extension MappingMerge {
     /// entry is in, so that the file's order of entries decides nothing.
     private mutating func settleRelationshipsBetweenMergedSources() {
         let further = Set(file.entities.filter { $0.destination != nil }.map(\.name))
-        refusals.removeAll { refusal in
-            guard refusal.kind == .destinationChanged, further.contains(refusal.entity),
-                let index = mapping.entityMappings.firstIndex(where: { $0.name == refusal.entity }),
-                let name = mapping.entityMappings[index].destination,
-                let first = mapping.entityMappings.firstIndex(where: { $0.destination == name })
-            else { return false }
-            var trial = mapping
-            trial.entityMappings.swapAt(first, index)
-            var asEntity = refusal
-            asEntity.entity = name
-            guard MappingResolver.copiesAcrossRenamedEntity(asEntity, mapping: &trial, source: source, destination: destination) else {
-                return false
-            }
+        var kept: [Refusal] = []
+        for refusal in refusals {
+            if refusal.kind == .destinationChanged, further.contains(refusal.entity), settle(refusal) { continue }
+            kept.append(refusal)
+        }
+        refusals = kept
+    }
+
+    /// A further mapping's refusal judged with every entry merged: true when its
+    /// relationship is then carried.
+    private mutating func settle(_ refusal: Refusal) -> Bool {
+        guard let index = mapping.entityMappings.firstIndex(where: { $0.name == refusal.entity }),
+            let name = mapping.entityMappings[index].destination,
+            let first = mapping.entityMappings.firstIndex(where: { $0.destination == name })
+        else { return false }
+        var trial = mapping
+        trial.entityMappings.swapAt(first, index)
+        var asEntity = refusal
+        asEntity.entity = name
+        if MappingResolver.copiesAcrossRenamedEntity(asEntity, mapping: &trial, source: source, destination: destination) {
             mapping.entityMappings[index] = trial.entityMappings[first]
             return true
         }
+        var further = mapping.entityMappings[index]
+        guard takesOwnMappingsRelationship(asEntity, into: &further) else { return false }
+        mapping.entityMappings[index] = further
+        return true
+    }
+
+    /// A relationship both sources inherit from one declaration (a parent's, in one
+    /// source hierarchy): the further mapping carries it as the entity's own mapping
+    /// does (converted the same way), which the inference that made the entity of the
+    /// further source could not see. True when it was so.
+    private func takesOwnMappingsRelationship(_ refusal: Refusal, into further: inout EntityMapping) -> Bool {
+        guard refusal.kind == .destinationChanged, let property = refusal.property, let name = further.destination,
+            let own = mapping.mapping(forDestination: name), own.name != further.name, let ownProperty = own.property(property),
+            let from = MappingResolver.mappingSourceName(ownProperty.source),
+            let ownSource = own.source.flatMap({ source.entity(named: $0) }), let furtherSource = further.source.flatMap({ source.entity(named: $0) }),
+            let declared = ownSource.relationship(named: from)?.declaredIn, furtherSource.relationship(named: from)?.declaredIn == declared,
+            let p = further.properties.firstIndex(where: { $0.name == property })
+        else { return false }
+        further.properties[p].source = ownProperty.source
+        further.droppedProperties.removeAll { $0 == from }
+        return true
     }
 }

@@ -233,9 +233,11 @@ extension SegmentPlanner {
             {
                 continue
             }
-            // An ordered to-many read the other way round loses this side's order.
-            if mine == theirs, !(r.isOrdered && ownPairs?.reversed != furtherPairs?.reversed) { continue }
-            if theirs == nil, !inverseIsToOne, mine.map({ !furtherStorages.contains($0) }) ?? true { continue }
+            // An ordered to-many read the other way round loses this side's order, where the
+            // further source has pairs in that storage.
+            let furtherHasPairs = mine.map { furtherStorages.contains($0) } ?? false
+            if mine == theirs, !(r.isOrdered && ownPairs?.reversed != furtherPairs?.reversed && furtherHasPairs) { continue }
+            if theirs == nil, !furtherHasPairs { continue }
             throw PlanningError(
                 .noPath,
                 """
