@@ -93,16 +93,16 @@ package struct MappingFileExporter: Sendable {
     /// The resolved mapping into `entity`, when there is one.
     private func resolvedMapping(_ entity: String) -> EntityMapping? { resolved?.mapping(forDestination: entity) }
 
-    /// A second entity mapping into one destination entity (objects of two source entities
-    /// merged), as the importer writes it: under the key `<Source>To<Destination>`, with
-    /// `source:`. The loader refuses the key; Xcode's format holds it as it came.
+    /// A further entity mapping into one destination entity (objects of two source
+    /// entities merged): an entry under the mapping's name with `destination:` and
+    /// `source:` (MappingFiles.md, "Merges"), written as a second entity mapping of that
+    /// name into the entity.
     private func secondMapping(
         _ override: MappingFile.EntityOverride, label: String, omissions: inout [String]
     ) -> XcodeMappingModel.EntityMapping? {
-        guard let sourceName = override.source, override.name.hasPrefix(sourceName + "To"),
-            let entity = destination.entity(named: String(override.name.dropFirst(sourceName.count + 2)))
-        else { return nil }
-        var mapping = entityMapping(entity, override: override, resolved: nil, label: label, omissions: &omissions)
+        guard override.source != nil, let name = override.destination, let entity = destination.entity(named: name) else { return nil }
+        let resolvedFurther = resolved?.entityMappings.first { $0.name == override.name }
+        var mapping = entityMapping(entity, override: override, resolved: resolvedFurther, label: label, omissions: &omissions)
         mapping.name = override.name
         return mapping
     }

@@ -43,10 +43,10 @@ package struct MappingModelExport: Sendable {
             let label = (file.path as NSString).lastPathComponent
             var notes: [String] = []
             let resolved: MappingModel?
-            // Keys that are no entity of the destination (a second entity mapping into one
-            // entity, as the importer writes it) are the exporter's to handle, not inference's.
+            // Keys that are no entity of the destination and no further mapping (`destination:`)
+            // are the exporter's to name as omissions, not the resolver's.
             var entities = file
-            entities.entities.removeAll { destination.entity(named: $0.name) == nil }
+            entities.entities.removeAll { $0.destination == nil && destination.entity(named: $0.name) == nil }
             do {
                 resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: entities)
             } catch {

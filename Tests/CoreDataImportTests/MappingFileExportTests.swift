@@ -126,8 +126,9 @@ import Testing
         #expect(imported.yaml.hasPrefix("# Imported by `migrate import --mapping-models` from Shop 1 to 2.xcmappingmodel\n"))
     }
 
-    /// A further entity mapping into one entity (a merge): exported as a second entity
-    /// mapping into Client, it imports back as the same `destination:` entry.
+    /// A further entity mapping into one entity (a merge), under a name of its own:
+    /// exported as a second entity mapping of that name into Client, it imports back as
+    /// the same `destination:` entry.
     @Test func aFurtherMappingComesBack() throws {
         let merge = """
             entities:
@@ -136,7 +137,7 @@ import Testing
                 properties:
                   email: $source.mail
                   purchases: $source.orders
-              LegacyToClient:
+              LegacyClients:
                 destination: Client
                 source: Legacy
                 filter: "name != nil"
@@ -146,7 +147,7 @@ import Testing
             """
         let (export, model) = try Self.export(merge)
         let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
-        #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyToClient"])
+        #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyClients"])
         let imported = try Self.reimport(export.files[0].text, model: model)
         #expect(Self.withoutComments(imported.yaml).contains(Self.withoutComments(merge).replacingOccurrences(of: "entities:\n", with: "")), "\(imported.yaml)")
     }
