@@ -325,6 +325,11 @@ def mapping_round_trip(migrate, bundle, models, model, migrations, order, work):
             result["identical"] += 1
         elif without_comments(first) == without_comments(second):
             result["identical_without_comments"] += 1
+            if os.environ.get("CORPUS_COMMENT_DIFFS"):
+                import difflib
+                for line in difflib.unified_diff(first.splitlines(), second.splitlines(), lineterm="", n=0):
+                    if line[:1] in "+-" and not line.startswith(("+++", "---")):
+                        print(f"COMMENTDIFF {name}: {line[:160]}", file=sys.stderr)
         else:
             pairs = zip(without_comments(first).splitlines() + [""], without_comments(second).splitlines() + [""])
             line, (x, y) = next((i + 1, p) for i, p in enumerate(pairs) if p[0] != p[1])
@@ -507,7 +512,10 @@ def check(entry, migrate, mirrors, clone):
                      if pattern else [full])
             got = {}
             for store in files:
-                status = run([migrate, "status", "--models", models, store, "--json"])
+                # Beside the imported mapping files: a hop the app ships a mapping model for
+                # (`mappedFrom:`) is never inferred without its file.
+                os.makedirs(os.path.join(work, "Migrations"), exist_ok=True)
+                status = run([migrate, "status", "--models", models, "--migrations", os.path.join(work, "Migrations"), store, "--json"])
                 outcome = STATUS.get(status.returncode, f"exit {status.returncode}")
                 got[outcome] = got.get(outcome, 0) + 1
                 if not pattern:
@@ -527,7 +535,9 @@ def check(entry, migrate, mirrors, clone):
         fleet_outcome = {}
         if entry.get("fleet"):
             path, pattern, want = entry["fleet"]
-            fleet = run([migrate, "fleet", "apply", "--models", models, os.path.join(work, path), "--pattern", pattern, "--verify", "--json"])
+            os.makedirs(os.path.join(work, "Migrations"), exist_ok=True)
+            fleet = run([migrate, "fleet", "apply", "--models", models, "--migrations", os.path.join(work, "Migrations"),
+                         os.path.join(work, path), "--pattern", pattern, "--verify", "--json"])
             for line in fleet.stdout.splitlines():
                 record = json.loads(line)
                 if record.get("event") == "store":
