@@ -102,7 +102,11 @@ extension MappingModelConverter {
                 entry.overrides.append("objects from \(sourceName)")
             }
         } else {
-            entry.comments.append("an Add mapping: Core Data creates no \(destinationName) objects from the source")
+            // Into an entity the source does not have, an Add mapping says nothing inference
+            // does not (no objects either way): not written, as an export does not need it.
+            if entry.source.entity(named: destinationName) != nil {
+                entry.comments.append("an Add mapping: Core Data creates no \(destinationName) objects from the source")
+            }
             // Inference would carry the objects of a source entity of that name: none go.
             if entry.source.entity(named: destinationName) != nil {
                 entry.lines.append("    filter: \"FALSEPREDICATE\"")
@@ -342,6 +346,9 @@ extension MappingModelConverter {
         let written = entry.properties.filter { !$0.hasPrefix("      #") }.count
         if written > 0 { entry.overrides.append("\(written) propert\(written == 1 ? "y" : "ies")") }
         let destinationName = entry.destinationName
+        if entry.lines.isEmpty, entityMapping.source == nil, entry.comments.isEmpty {
+            return []
+        }
         if entry.lines.isEmpty {
             // Nothing differs from inference: name the mapping in a comment, so the file lists every one.
             let from = entityMapping.source.map { "\($0) → " } ?? ""

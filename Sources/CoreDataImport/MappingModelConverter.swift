@@ -211,6 +211,7 @@ package struct MappingModelConverter: Sendable {
         let mappedDestinations = Set(mappingModel.entityMappings.compactMap(\.destination))
         var written: Set<String> = []
         let mappingNames = Set(mappingModel.entityMappings.map(\.effectiveName))
+        var asInferred: [(Int, [String])] = []
         for entityMapping in mappingModel.entityMappings {
             var lines = convert(
                 entityMapping, in: mappingModel, source: source, destination: destination, mappingNames: mappingNames,
@@ -238,8 +239,18 @@ package struct MappingModelConverter: Sendable {
                     "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a further mapping into \(destinationName), "
                         + "its objects made of \(sourceName) too (a merge)")
             }
-            body += lines
+            // Entity mappings that change nothing are one comment each: listed after the others,
+            // in the destination version's order, so that an export (which numbers the file's
+            // entries first) imports back as the same file; the order of mappings that only
+            // carry objects as inference does changes nothing in Core Data either.
+            if lines.count == 1, lines[0].hasPrefix("  #") {
+                let index = entityMapping.destination.flatMap { name in destination.entities.firstIndex { $0.name == name } } ?? Int.max
+                asInferred.append((index, lines))
+            } else {
+                body += lines
+            }
         }
+        body += asInferred.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.flatMap(\.element.1)
         mapping.splits = Self.splits(of: mappingModel)
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
         for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
@@ -259,11 +270,20 @@ package struct MappingModelConverter: Sendable {
             mapping.notCarried.isEmpty
             ? []
             : ["# Not carried (plan refuses what is written for it below):"]
-                + mapping.notCarried.map { "#   " + $0.replacingOccurrences(of: "\n", with: " ") }
+                + mapping.notCarried.map { "#   " + Self.withoutLines($0).replacingOccurrences(of: "\n", with: " ") }
         lines.append(body.isEmpty ? "entities: {}" : "entities:")
         mapping.yaml = (lines + body).joined(separator: "\n") + "\n"
         mapping.policies = Array(Set(mapping.policies)).sorted()
         return mapping
+    }
+
+    /// A note as the mapping file keeps it: without the `(line N)` of the `xcmapping.xml`
+    /// it was read from, nor the module of a policy class (`policy:` holds the class's
+    /// own name): the file outlives that `xcmapping.xml`, and an export writes another.
+    /// `--report` and `--json` keep both.
+    static func withoutLines(_ note: String) -> String {
+        note.replacingOccurrences(of: #" \(line [0-9]+\)"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #"policy class [A-Za-z_][A-Za-z0-9_]*\."#, with: "policy class ", options: .regularExpression)
     }
 
     /// What an attribute's value expression is read against.

@@ -38,6 +38,7 @@ package struct MappingModelExport: Sendable {
     package init(mappingFiles: MappingFiles, model: CompiledModel, exported: ExportedModel, bundleName: String) {
         var stubs: [String: MigrationPolicyStub] = [:]
         var order: [String] = []
+        var taken: Set<String> = []
         for file in mappingFiles.files.sorted(by: { ($0.sourceVersion, $0.destinationVersion) < ($1.sourceVersion, $1.destinationVersion) }) {
             guard let source = model.version(file.sourceVersion), let destination = model.version(file.destinationVersion) else { continue }
             let label = (file.path as NSString).lastPathComponent
@@ -59,7 +60,10 @@ package struct MappingModelExport: Sendable {
                 let name = exported.versions.first { $0.number == number }?.folder ?? XcodeModelExporter.defaultFolder(model: model.name, version: number)
                 return "\(bundleName)/\(name)"
             }
-            let name = MappingFileExporter.folderName(model: model.name, from: file.sourceVersion, to: file.destinationVersion)
+            // A file import wrote goes back under the name of the mapping model it came from.
+            let imported = Self.importedName(of: file.path).flatMap { taken.contains($0) ? nil : $0 }
+            let name = imported ?? MappingFileExporter.folderName(model: model.name, from: file.sourceVersion, to: file.destinationVersion)
+            taken.insert(name)
             let exporter = MappingFileExporter(
                 file: file, resolved: resolved, source: source, destination: destination,
                 modelPaths: (folder(file.sourceVersion), folder(file.destinationVersion)))
@@ -112,5 +116,19 @@ package struct MappingModelExport: Sendable {
     private static func summary(_ error: Error) -> String {
         let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
+    /// The mapping model a file was imported from, as the first line `migrate import
+    /// --mapping-models` writes names it (`… from DeltaToDelta2.xcmappingmodel`).
+    static func importedName(of path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 4096), let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first
+        else { return nil }
+        let prefix = "# Imported by `migrate import --mapping-models` from "
+        guard first.hasPrefix(prefix) else { return nil }
+        let name = String(first.dropFirst(prefix.count))
+        guard name.hasSuffix(".xcmappingmodel"), !name.contains("/"), name.count > 15 else { return nil }
+        return name
     }
 }

@@ -115,8 +115,7 @@ import Testing
                     properties:
                       note: { value: "TERNARY($source.total > 10, 'big', $source.note)" }
                       client: $source.customer
-                  # Tag: Tag, every property as inferred; an Add mapping: Core Data creates no Tag objects from the source; \
-                mapping type Add; Core Data names this entity mapping Tag
+                  # Tag: Tag, every property as inferred; mapping type Add; Core Data names this entity mapping Tag
                   Note:
                     # ShopToShop2.cdm has no entity mapping for Note: Core Data migrates none of its objects
                     filter: "FALSEPREDICATE"

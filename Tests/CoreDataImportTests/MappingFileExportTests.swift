@@ -98,8 +98,8 @@ import Testing
     }
 
     /// The importer's reading of an exported `xcmapping.xml`.
-    static func reimport(_ xml: String, model: CompiledModel) throws -> ImportedMapping {
-        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: "Shop 1 to 2.xcmappingmodel")
+    static func reimport(_ xml: String, model: CompiledModel, as name: String = "Shop 1 to 2.xcmappingmodel") throws -> ImportedMapping {
+        let mappingModel = try XcodeMappingModel.parse(Data(xml.utf8), path: name)
         let converter = MappingModelConverter(
             model: model,
             versions: [
@@ -150,6 +150,19 @@ import Testing
         #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyClients"])
         let imported = try Self.reimport(export.files[0].text, model: model)
         #expect(Self.withoutComments(imported.yaml).contains(Self.withoutComments(merge).replacingOccurrences(of: "entities:\n", with: "")), "\(imported.yaml)")
+    }
+
+    /// A mapping file import wrote exports under the mapping model's own name and imports
+    /// back byte for byte, comments included (Docs/MappingFiles.md, the corpus's 37 files).
+    @Test func anImportedFileComesBackByteForByte() throws {
+        let (first, model) = try Self.export(Self.mappingFile)
+        let imported = try Self.reimport(first.files[0].text, model: model, as: "ShopToShop2.xcmappingmodel")
+        let (second, _) = try Self.export(imported.yaml)
+        #expect(second.mappingModels.map(\.mappingModel) == ["ShopToShop2.xcmappingmodel"])
+        #expect(second.files.first?.path == "ShopToShop2.xcmappingmodel/xcmapping.xml")
+        let again = try Self.reimport(second.files[0].text, model: model, as: "ShopToShop2.xcmappingmodel")
+        #expect(again.yaml == imported.yaml)
+        #expect(MappingModelExport.importedName(of: "/nonexistent") == nil)
     }
 
     /// What Xcode records: the versions' paths in the bundle, one entity mapping per

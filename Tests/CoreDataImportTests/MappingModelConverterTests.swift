@@ -210,7 +210,6 @@ import Testing
                       siblings: { value: "FUNCTION($manager, 'destinationInstancesForEntityMappingNamed:sourceInstances:', \
                 'OrderToOrder', $source.customer.orders)" }
                       note: { default: null }   # no attribute mapping in ShopToShop2.xcmappingmodel
-                  # Tag: Tag, every property as inferred; an Add mapping: Core Data creates no Tag objects from the source
                   LegacyToClient:
                     destination: Client
                     source: Legacy

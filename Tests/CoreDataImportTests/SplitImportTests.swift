@@ -41,11 +41,11 @@ import Testing
         #expect(mapping.splits == ["Note feeds 2 entities, each from every Note object: Note (NoteToNote), Tag (NoteToTag)"])
         #expect(
             mapping.yaml.components(separatedBy: "entities:\n").last == """
-                  # NoteToNote: Note → Note, every property as inferred
                   Tag:
                     source: Note
                     properties:
                       label: $source.text
+                  # NoteToNote: Note → Note, every property as inferred
                   Order:
                     # Split.xcmappingmodel has no entity mapping for Order: Core Data migrates none of its objects
                     filter: "FALSEPREDICATE"
