@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(name: "Benchmarks", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"], path: "Benchmarks/Sources"),
         // Generates the example's sample data for `make demo`.
         .executableTarget(name: "DemoData", path: "Sources/DemoData"),
-        .target(name: "TestSupport", dependencies: ["ModelMigration", "DataModel", "SQLiteStore"]),
+        .target(name: "TestSupport", dependencies: ["ModelMigration", "DataModel", "SQLiteStore", "ScratchFiles"]),
         .testTarget(name: "DataModelTests", dependencies: ["DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SQLiteStore", "DataModel", "PropertyList", "ScratchFiles", "TestSupport"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates", "DataModel", "TestSupport"]),

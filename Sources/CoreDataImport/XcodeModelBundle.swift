@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// The versions of an Xcode data model as read from disk: an `.xcdatamodeld` bundle,
 /// a single `.xcdatamodel` folder or a bare `contents` file. A value, so that the
@@ -57,7 +58,7 @@ package struct XcodeModelBundle: Sendable {
 
         if !isDirectory.boolValue {
             // A bare `contents` file: its folder names the version and the model.
-            let folder = (trimmed as NSString).deletingLastPathComponent
+            let folder = PathText.parent(of: trimmed)
             let folderName = (folder as NSString).lastPathComponent
             let version = Version(
                 folder: folderName.isEmpty || folderName == "." ? last : folderName,

@@ -4,6 +4,7 @@ import DataModel
 import Foundation
 import Mapping
 import ModelMigration
+import ScratchFiles
 
 /// `migrate export --model M -o M.xcdatamodeld`: the YAML versions as an Xcode bundle,
 /// and the model's mapping files as `.xcmappingmodel`s beside it.
@@ -88,7 +89,7 @@ struct Export: ParsableCommand {
         for omission in exported.omissions + mappings.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
         for note in exported.notes + mappings.notes { Output.err("note: \(note)") }
         Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
-        let parent = (output as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: output)
         for written in mappings.mappingModels {
             Output.out(
                 "wrote \((parent as NSString).appendingPathComponent(written.mappingModel)) ← \(written.mappingFile) "
@@ -114,7 +115,7 @@ struct Export: ParsableCommand {
 
     /// The mapping models and stubs beside the bundle, then the bundle: all or nothing.
     private func write(_ exported: ExportedModel, _ mappings: MappingModelExport) throws {
-        let parent = (output as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: output)
         let files = mappings.files.map { (path: (parent as NSString).appendingPathComponent($0.path), text: $0.text) }
         if !force {
             let existing =

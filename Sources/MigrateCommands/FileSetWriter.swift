@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// Writes a set of text files all or nothing, as `import` needs: every file is first
 /// written beside its destination under a temporary name (where a full disk or a
@@ -55,10 +56,10 @@ struct FileSetWriter {
     /// Creates the missing folders above `path`, returning them, outermost first.
     static func createFolders(for path: String) throws -> [String] {
         var missing: [String] = []
-        var folder = (path as NSString).deletingLastPathComponent
+        var folder = PathText.parent(of: path)
         while !folder.isEmpty, folder != "/", !FileManager.default.fileExists(atPath: folder) {
             missing.insert(folder, at: 0)
-            folder = (folder as NSString).deletingLastPathComponent
+            folder = PathText.parent(of: folder)
         }
         for folder in missing { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) }
         return missing

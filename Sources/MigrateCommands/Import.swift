@@ -385,7 +385,7 @@ struct Import: ParsableCommand {
         if let migrationsOut { return migrationsOut }
         if let output {
             let trimmed = output.count > 1 && output.hasSuffix("/") ? String(output.dropLast()) : output
-            return ((trimmed as NSString).deletingLastPathComponent as NSString).appendingPathComponent("Migrations")
+            return (PathText.parent(of: trimmed) as NSString).appendingPathComponent("Migrations")
         }
         return global.migrations
     }

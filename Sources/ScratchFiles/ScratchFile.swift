@@ -49,7 +49,7 @@ package enum ScratchFile {
 
     /// A scratch path beside `path` (in its folder) for `purpose`.
     package static func path(beside path: String, purpose: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: path)
         let name = self.name(for: (path as NSString).lastPathComponent, purpose: purpose)
         return folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
     }
@@ -128,7 +128,7 @@ package enum ScratchFile {
     /// Sweeps the folder `path` lies in (``sweep(folder:)``).
     @discardableResult
     package static func sweep(beside path: String) -> [Removed] {
-        sweep(folder: (path as NSString).deletingLastPathComponent)
+        sweep(folder: PathText.parent(of: path))
     }
 
     /// Every entry the sweeps of this process removed since the last call, for the

@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// A unique folder under the system's temporary directory, removed by `remove()`.
 public struct TemporaryDirectory: Sendable {
@@ -19,7 +20,7 @@ public struct TemporaryDirectory: Sendable {
     @discardableResult
     public func write(_ name: String, _ text: String) throws -> String {
         let target = file(name)
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.parent(of: target), withIntermediateDirectories: true)
         try text.write(toFile: target, atomically: true, encoding: .utf8)
         return target
     }
@@ -28,7 +29,7 @@ public struct TemporaryDirectory: Sendable {
     @discardableResult
     public func write(_ name: String, bytes: [UInt8]) throws -> String {
         let target = file(name)
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.parent(of: target), withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: target, contents: Data(bytes)) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target])
         }

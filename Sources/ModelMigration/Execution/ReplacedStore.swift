@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// Where `restore` keeps the store it replaces: in a folder of its own beside the
 /// store, `.replaced/`, as `<store file name>.replaced.<UTC time>[-n].sqlite`.
@@ -20,7 +21,7 @@ enum ReplacedStore {
 
     /// `.replaced/` beside the store file at `target`.
     static func folder(beside target: String) -> String {
-        let parent = (target as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: target)
         return parent.isEmpty ? folderName : (parent as NSString).appendingPathComponent(folderName)
     }
 

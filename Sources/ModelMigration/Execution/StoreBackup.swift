@@ -41,7 +41,7 @@ package struct StoreBackup {
         switch destination {
         case .folder(let folder, _): return folder
         case .file(let path):
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = PathText.parent(of: path)
             return parent.isEmpty ? "." : parent
         }
     }
@@ -60,7 +60,7 @@ package struct StoreBackup {
     /// Fleets and single stores file them alike.
     package static func filedFolder(in root: String, for store: String) -> String {
         let absolute = FleetStoreList.standardized(store)
-        let parent = (absolute as NSString).deletingLastPathComponent
+        let parent = PathText.parent(of: absolute)
         let relative = parent.drop(while: { $0 == "/" })
         return relative.isEmpty ? root : (root as NSString).appendingPathComponent(String(relative))
     }
@@ -126,7 +126,7 @@ package struct StoreBackup {
             var part = path
             while !part.isEmpty, part != "/", stat(part, &info) != 0 {
                 missing.append(part)
-                part = (part as NSString).deletingLastPathComponent
+                part = PathText.parent(of: part)
             }
             do {
                 try Self.createFolders(path)
@@ -176,7 +176,7 @@ package struct StoreBackup {
     /// a file (`ENOTDIR`), or a folder that refuses a new folder (its error); with
     /// that part's path.
     static func creationProblem(_ folder: String) -> (code: Int32?, path: String?) {
-        var path = (folder as NSString).deletingLastPathComponent
+        var path = PathText.parent(of: folder)
         var info = stat()
         while true {
             let shown = path.isEmpty ? "." : path
@@ -185,7 +185,7 @@ package struct StoreBackup {
                 return (access(shown, W_OK | X_OK) == 0 ? nil : errno, shown)
             }
             if path.isEmpty || path == "/" { return (nil, nil) }
-            path = (path as NSString).deletingLastPathComponent
+            path = PathText.parent(of: path)
         }
     }
 

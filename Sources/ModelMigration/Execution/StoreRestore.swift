@@ -200,7 +200,7 @@ package enum StoreRestore {
             throw Failure(kind: .noBackup, message: "\(file): no such backup file; nothing was changed")
         }
         let name = (file as NSString).lastPathComponent
-        let folder = (file as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: file)
         if let dot = name.range(of: ".v", options: .backwards),
             let named = parse(name, storeName: String(name[..<dot.lowerBound]), folder: folder.isEmpty ? "." : folder)
         {
@@ -343,7 +343,7 @@ package enum StoreRestore {
         } else {
             setAside = try putInPlace(temporary, at: target, stamp: stamp, shownAs: storePath)
         }
-        let folder = (target as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: target)
         try? StoreBackup.sync(folder.isEmpty ? "." : folder)
         // Named as the store was given (a folder reached through a link names them
         // too), except when the store itself is a symbolic link: the kept and set-aside
@@ -354,9 +354,9 @@ package enum StoreRestore {
             if storeIsLink || target == storePath { return path }
             if path.hasPrefix(target) { return storePath + path.dropFirst(target.count) }
             // The kept copy, in `.replaced/` beside the file: named from the store's folder as given.
-            let targetFolder = (target as NSString).deletingLastPathComponent + "/"
+            let targetFolder = PathText.parent(of: target) + "/"
             guard path.hasPrefix(targetFolder) else { return path }
-            let given = (storePath as NSString).deletingLastPathComponent
+            let given = PathText.parent(of: storePath)
             let rest = String(path.dropFirst(targetFolder.count))
             return given.isEmpty ? rest : (given as NSString).appendingPathComponent(rest)
         }
@@ -433,7 +433,7 @@ package enum StoreRestore {
         // Scratch copies of killed restores (and backups) are said by the sweep's record.
         ScratchFile.sweep(beside: target)
         // The name restores used before scratch names (`<store>.restoring.<pid>.partial`).
-        let folder = (target as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: target)
         let prefix = (target as NSString).lastPathComponent + ".restoring."
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return [] }
         var removed: [String] = []

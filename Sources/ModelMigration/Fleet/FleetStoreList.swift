@@ -192,7 +192,7 @@ public struct FleetStoreList: Sequence, Sendable {
     /// for a store (Docs/Deploying.md, "Rolling back").
     public static func notAStoreReason(_ path: String) -> String? {
         let name = (path as NSString).lastPathComponent
-        let folder = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+        let folder = (PathText.parent(of: path) as NSString).lastPathComponent
         if ReplacedStore.isKeptName(name) || folder == ReplacedStore.folderName {
             return "a store `restore` replaced and kept, never a store to migrate (restore it to use it again)"
         }

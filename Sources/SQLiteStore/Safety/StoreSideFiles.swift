@@ -1,4 +1,5 @@
 import Foundation
+import ScratchFiles
 
 /// The files SQLite pairs with a database by name: `<db>-journal` (rollback
 /// journal), `<db>-wal` (write-ahead log), `<db>-shm` (its index) and
@@ -86,7 +87,7 @@ package enum StoreSideFiles {
     /// may be missing).
     static func absolute(_ path: String) -> String {
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        let folder = (full as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: full)
         let name = (full as NSString).lastPathComponent
         guard let real = realpath(folder.isEmpty ? "/" : folder, nil) else { return (full as NSString).standardizingPath }
         defer { free(real) }

@@ -61,7 +61,7 @@ public final class Store {
         var privateFolder: String?
         if access == .readOnly, let side = sideFileToRecover(resolved) {
             let copy = try recoveredCopy(of: resolved, side: side, shownAs: path, busyTimeout: busyTimeout)
-            privateFolder = (copy as NSString).deletingLastPathComponent
+            privateFolder = PathText.parent(of: copy)
             do {
                 connection = try openConnection(path: copy, access: .readOnly, busyTimeout: busyTimeout, isWAL: isWAL)
             } catch {
@@ -75,7 +75,7 @@ public final class Store {
                 // SQLite reads a write-ahead log only through its -shm index, which it
                 // must create beside the store: without it, and without the right to
                 // create it, all it says is "unable to open database file".
-                let folder = (resolved as NSString).deletingLastPathComponent
+                let folder = PathText.parent(of: resolved)
                 if isWAL, FileManager.default.fileExists(atPath: resolved + "-wal"), !FileManager.default.fileExists(atPath: resolved + "-shm"),
                     !FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
                 {
@@ -157,7 +157,7 @@ public final class Store {
             guard canAccess(resolved, W_OK) else {
                 throw StoreError(.permissionDenied, "permission denied: this user cannot write the file", path: path)
             }
-            let folder = (resolved as NSString).deletingLastPathComponent
+            let folder = PathText.parent(of: resolved)
             guard canAccess(folder.isEmpty ? "." : folder, W_OK | X_OK) else {
                 throw StoreError(
                     .permissionDenied,
