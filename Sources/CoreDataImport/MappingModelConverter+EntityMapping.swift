@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import Mapping
 
 /// One entity mapping of an Xcode mapping model → its entry in a mapping file.
 extension MappingModelConverter {
@@ -126,7 +127,7 @@ extension MappingModelConverter {
         _ className: String, of entityMapping: XcodeMappingModel.EntityMapping, _ entry: inout EntityEntry,
         mapping: inout ImportedMapping, skeletons: inout [String: PolicySkeleton]
     ) -> String {
-        let policyName = className.split(separator: ".").last.map(String.init) ?? className
+        let policyName = Self.typeName(className.split(separator: ".").last.map(String.init) ?? className)
         entry.lines.append("    policy: \(YAMLEmitter.key(policyName))")
         entry.overrides.append("policy \(policyName) (Core Data class \(className))")
         mapping.policies.append(policyName)
@@ -139,6 +140,17 @@ extension MappingModelConverter {
             "\(entry.at): policy class \(className) is code (Objective-C or Swift); "
                 + "written as policy \(policyName) with a skeleton to port it into")
         return policyName
+    }
+
+    /// A Swift type name for a policy class's own name: other characters become `_`, a
+    /// leading digit or a keyword gets a `_` (it also names the skeleton's file, so no
+    /// path can hide in it: a hostile `/../x` is `____x`).
+    static func typeName(_ name: String) -> String {
+        guard !MappingFile.isTypeName(name) else { return name }
+        let allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_".unicodeScalars
+        var result = String(String.UnicodeScalarView(name.unicodeScalars.map { allowed.contains($0) ? $0 : "_" }))
+        if !MappingFile.isTypeName(result) { result = "_" + result }
+        return result
     }
 
     /// Which source objects: the default fetch narrowed by a predicate (`filter:`), or

@@ -614,6 +614,16 @@ import Testing
         #expect(mapping.yaml.hasSuffix("entities:\n  Group:\n    source: Group\n"), "\(mapping.yaml)")
     }
 
+    /// A policy class's name becomes a Swift type name, which also names its skeleton's
+    /// file: a hostile mapping model's `../../x` cannot write outside `Policies/`.
+    @Test func aPolicyClassNameBecomesATypeName() {
+        #expect(MappingModelConverter.typeName("CustomerPolicy") == "CustomerPolicy")
+        #expect(MappingModelConverter.typeName("/../x") == "____x")
+        #expect(MappingModelConverter.typeName("Foo Bar") == "Foo_Bar")
+        #expect(MappingModelConverter.typeName("1abc") == "_1abc")
+        #expect(MappingModelConverter.typeName("class") == "_class")
+    }
+
     /// A custom source fetch of another entity (`fetchRequestForSourceEntityNamed:"Book"`
     /// on AuthorToAuthor): Core Data makes Authors from the Books it fetches, so the
     /// mapping's source is Book and the fetch's predicate its filter (issue 36: it

@@ -32,6 +32,19 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(MappingFile.versions(ofFile: path) == nil)
     }
 
+    /// A policy names a Swift class and the policy's Swift file: a name that is no type
+    /// name (a path, a space, a keyword, a leading digit) is refused at its line, so that
+    /// no export or stub writes outside its folder or code that does not compile.
+    @Test(arguments: ["../../Evil", "Foo/Bar", "Foo Bar", "class", "1abc", "X\"Y", "Café"])
+    func aPolicyThatIsNoTypeNameIsRefused(name: String) throws {
+        let quoted = "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let result = try Self.parse("entities:\n  Person:\n    policy: \(quoted)\n")
+        #expect(result.file == nil)
+        #expect(result.diagnostics.map(\.message) == ["entity 'Person': policy '\(name)' is not a Swift type name"])
+        #expect(result.diagnostics.first?.location?.line == 3)
+        #expect(MappingFile.isTypeName("SplitFullName") && MappingFile.isTypeName("_P2"))
+    }
+
     @Test func everyFormOfOverride() throws {
         let text = """
             entities:

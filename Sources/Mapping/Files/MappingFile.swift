@@ -93,6 +93,25 @@ package struct MappingFile: Sendable, Hashable {
     /// SHA-256 of the file's bytes (hex): recorded in the migration history.
     package var digest: String
 
+    /// Swift keywords a type cannot be named without backquotes.
+    private static let keywords: Set<String> = [
+        "Any", "Self", "Type", "as", "associatedtype", "break", "case", "catch", "class", "continue", "default", "defer",
+        "deinit", "do", "else", "enum", "extension", "fallthrough", "false", "fileprivate", "for", "func", "guard", "if",
+        "import", "in", "init", "inout", "internal", "is", "let", "nil", "open", "operator", "private", "protocol",
+        "public", "repeat", "rethrows", "return", "self", "static", "struct", "subscript", "super", "switch", "throw",
+        "throws", "true", "try", "typealias", "var", "where", "while",
+    ]
+
+    /// Whether `name` can name a policy's class: an identifier of ASCII letters, digits
+    /// and `_`, not starting with a digit, and no keyword. It also names the policy's
+    /// Swift file, so no path can hide in it.
+    package static func isTypeName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !keywords.contains(name) else { return false }
+        let letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+        return letters.unicodeScalars.contains(first)
+            && name.unicodeScalars.allSatisfy { letters.unicodeScalars.contains($0) || ("0"..."9").contains($0) }
+    }
+
     /// `A-to-B.yaml` → (A, B).
     package static func versions(ofFile path: String) -> (Int, Int)? {
         let name = (path as NSString).lastPathComponent
@@ -130,7 +149,14 @@ package struct MappingFile: Sendable, Hashable {
                 {
                     switch entityKey {
                     case "destination": entity.destination = reader.string(entityValue, subject: "\(subject): destination")
-                    case "policy": entity.policy = reader.string(entityValue, subject: "\(subject): policy")
+                    case "policy":
+                        entity.policy = reader.string(entityValue, subject: "\(subject): policy")
+                        if let name = entity.policy, !Self.isTypeName(name) {
+                            reader.error(
+                                "\(subject): policy '\(name)' is not a Swift type name", at: entityValue,
+                                hint: "letters, digits and _, not starting with a digit, and no Swift keyword (it names the policy's class)")
+                            entity.policy = nil
+                        }
                     case "filter":
                         entity.filter = reader.string(entityValue, subject: "\(subject): filter")
                         entity.filterPositions = positions(entityValue, lines: lines)
