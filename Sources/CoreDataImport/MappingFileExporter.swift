@@ -61,7 +61,7 @@ package struct MappingFileExporter: Sendable {
         let label = (file.path as NSString).lastPathComponent
         let listed = file.entities.map(\.name)
         let others = destination.entities.filter { !listed.contains($0.name) && !$0.isAbstract }.map(\.name)
-        for entityName in listed + others {
+        for entityName in Self.ownMappingsFirst(listed + others, file: file) {
             let override = file.entities.first { $0.name == entityName }
             var mapping: XcodeMappingModel.EntityMapping
             if let entity = destination.entity(named: entityName) {
@@ -88,6 +88,23 @@ package struct MappingFileExporter: Sendable {
             path: name, sourceModelPath: modelPaths.source, destinationModelPath: modelPaths.destination, embedsModels: false,
             entityMappings: entityMappings, unknown: [])
         return Exported(mappingModel: model, policies: policies, omissions: omissions)
+    }
+
+    /// The entries in the order of their entity mappings, each further mapping (a merge)
+    /// after its entity's own: import takes the first mapping into an entity for the
+    /// entity's own (its objects keep their keys), so a further one listed first in the
+    /// file must not come first in the mapping model.
+    static func ownMappingsFirst(_ names: [String], file: MappingFile) -> [String] {
+        var result = names
+        for further in file.entities where further.destination != nil {
+            guard let destination = further.destination, let at = result.firstIndex(of: further.name),
+                let own = result.firstIndex(of: destination), own > at
+            else { continue }
+            result.remove(at: at)
+            let after = result.lastIndex { name in name == destination || file.entities.contains { $0.name == name && $0.destination == destination } }
+            result.insert(further.name, at: (after ?? result.count - 1) + 1)
+        }
+        return result
     }
 
     /// The resolved mapping into `entity`, when there is one.

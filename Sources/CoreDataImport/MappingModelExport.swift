@@ -29,6 +29,10 @@ package struct MappingModelExport: Sendable {
     package var policyStubs: [String] = []
     /// The files to write, relative to the bundle's folder: `X.xcmappingmodel/xcmapping.xml`, `Policy.swift`.
     package var files: [(path: String, text: String)] = []
+    /// Problems of a mapping file with its versions (an unknown entity or property, an
+    /// expression that does not check): the file is what `validate` refuses, so nothing
+    /// may be written from it (the caller refuses the export).
+    package var diagnostics: [Diagnostic] = []
     /// Every omission, one line each.
     package var omissions: [String] { mappingModels.flatMap(\.omissions) }
     /// Every note, one line each.
@@ -50,6 +54,9 @@ package struct MappingModelExport: Sendable {
             entities.entities.removeAll { $0.destination == nil && destination.entity(named: $0.name) == nil }
             do {
                 resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: entities)
+            } catch let error as DiagnosticsError {
+                diagnostics += error.diagnostics
+                continue
             } catch {
                 resolved = nil
                 notes.append(
@@ -68,7 +75,16 @@ package struct MappingModelExport: Sendable {
                 file: file, resolved: resolved, source: source, destination: destination,
                 modelPaths: (folder(file.sourceVersion), folder(file.destinationVersion)))
             let result = exporter.export(named: name)
-            files.append((path: "\(name)/xcmapping.xml", text: result.mappingModel.xml))
+            let xml = result.mappingModel.xml
+            guard XMLText.canHold(xml) else {
+                diagnostics.append(
+                    Diagnostic(
+                        .error,
+                        "\(file.path): a filter or a name holds a control character (other than tab and line breaks), which XML cannot hold",
+                        at: nil, hint: "remove the control character from the mapping file"))
+                continue
+            }
+            files.append((path: "\(name)/xcmapping.xml", text: xml))
             mappingModels.append(
                 Written(
                     mappingFile: label, mappingModel: name, sourceVersion: file.sourceVersion, destinationVersion: file.destinationVersion,

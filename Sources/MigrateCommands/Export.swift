@@ -16,10 +16,12 @@ struct Export: ParsableCommand {
             current Xcode writes, and .xccurrentversion naming the last version. Importing the bundle gives \
             the same versions: the same compiled model and version hashes. The model is validated and \
             compiled first. Each mapping file under --migrations/<Model>/ (A-to-B.yaml) is written beside the \
-            bundle as "<Model> A to B.xcmappingmodel", with a Swift NSEntityMigrationPolicy stub \
-            (<Policy>.swift) for each policy the files name; what Xcode's format cannot hold is listed as a \
-            warning. Everything is written or nothing. Exit 0 when written; 1 when the model or a mapping file \
-            has errors, the model is not found, or something to write exists (without --force).
+            bundle as "<Model> A to B.xcmappingmodel" (a file import wrote: under the mapping model's own \
+            name), with a Swift NSEntityMigrationPolicy stub (<Policy>.swift) for each policy the files name; \
+            what Xcode's format cannot hold is listed as a warning. Everything is written or nothing. Exit 0 \
+            when written; 1 when the model or a mapping file has errors (what validate refuses), the model is \
+            not found, the output is inside --models or the model's mapping files, or something to write \
+            exists (without --force).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -59,6 +61,12 @@ struct Export: ParsableCommand {
             throw global.fail(
                 "\(folder): no such model folder (models under \(global.models): "
                     + "\(Self.modelNames(in: global.models).joined(separator: ", ")))", .failed)
+        }
+        // Written inside the models or the model's mapping files, the export would be read
+        // back as versions or mapping files of their own.
+        for (inside, what) in [(global.models, "--models"), ((global.migrations as NSString).appendingPathComponent(model), "the mapping files")]
+        where Self.isWithin(PathText.parent(of: output), inside) {
+            throw global.fail("\(output): inside \(what) (\(inside)): write the bundle elsewhere", .failed)
         }
         let result = ModelLoader.load(path: folder)
         let compiled: [CompiledModel]
@@ -110,7 +118,15 @@ struct Export: ParsableCommand {
                 diagnostics: files.diagnostics, rendered: DiagnosticRenderer(sources: files.sources).render(files.diagnostics))
         }
         let bundle = (output as NSString).lastPathComponent
-        return MappingModelExport(mappingFiles: files, model: compiled, exported: exported, bundleName: bundle)
+        let export = MappingModelExport(mappingFiles: files, model: compiled, exported: exported, bundleName: bundle)
+        // A file `validate` refuses would come back as another, valid one: refused, nothing written.
+        let problems = export.diagnostics.filter { $0.severity == .error }
+        if !problems.isEmpty {
+            throw global.fail(
+                problems.count == 1 ? problems[0].description : "\(problems.count) errors in the mapping files of \(compiled.name)", .failed,
+                diagnostics: export.diagnostics, rendered: DiagnosticRenderer(sources: files.sources).render(export.diagnostics))
+        }
+        return export
     }
 
     /// The mapping models and stubs beside the bundle, then the bundle: all or nothing.
@@ -134,6 +150,20 @@ struct Export: ParsableCommand {
         } catch {
             throw global.fail("\(error)", .failed)
         }
+    }
+
+    /// Whether `path` is `folder` or inside it (both made absolute, `.` and `..` resolved).
+    static func isWithin(_ path: String, _ folder: String) -> Bool {
+        func absolute(_ p: String) -> [String] {
+            let full = p.hasPrefix("/") ? p : FileManager.default.currentDirectoryPath + "/" + p
+            var parts: [String] = []
+            for part in full.split(separator: "/").map(String.init) where part != "." && !part.isEmpty {
+                if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+            }
+            return parts
+        }
+        let (inner, outer) = (absolute(path), absolute(folder))
+        return inner.count >= outer.count && Array(inner.prefix(outer.count)) == outer
     }
 
     static func modelNames(in folder: String) -> [String] {

@@ -165,6 +165,24 @@ import Testing
         #expect(MappingModelExport.importedName(of: "/nonexistent") == nil)
     }
 
+    /// A file `validate` refuses (a property the version lacks, an expression that does
+    /// not check) is not exported: it would come back as another, valid file.
+    @Test func aFileThatDoesNotFitItsVersionsIsNotExported() throws {
+        let (export, _) = try Self.export("entities:\n  Order:\n    properties:\n      nothere: { default: 1 }\n      note: { value: \"uppercase:(\" }\n")
+        #expect(export.files.isEmpty)
+        #expect(export.diagnostics.map(\.message).contains("property 'Order.nothere': not a property of Order in version 2"), "\(export.diagnostics)")
+        #expect(export.diagnostics.count == 2)
+    }
+
+    /// A further mapping listed before its entity's own entry is exported after it: the
+    /// first mapping into an entity keeps its objects' keys when imported.
+    @Test func anEntitysOwnMappingComesBeforeItsFurtherOnes() throws {
+        let merge = "entities:\n  LegacyClients:\n    destination: Client\n    source: Legacy\n  Client:\n    source: Customer\n"
+        let (export, _) = try Self.export(merge)
+        let mappingModel = try XcodeMappingModel.parse(Data(export.files[0].text.utf8), path: "Shop 1 to 2.xcmappingmodel")
+        #expect(mappingModel.entityMappings.filter { $0.destination == "Client" }.map(\.effectiveName) == ["CustomerToClient", "LegacyClients"])
+    }
+
     /// What Xcode records: the versions' paths in the bundle, one entity mapping per
     /// destination entity and one Remove mapping, each kind of property mapping.
     @Test func whatTheMappingModelRecords() throws {
