@@ -29,9 +29,10 @@ package struct MappingModelExport: Sendable {
     package var policyStubs: [String] = []
     /// The files to write, relative to the bundle's folder: `X.xcmappingmodel/xcmapping.xml`, `Policy.swift`.
     package var files: [(path: String, text: String)] = []
-    /// Problems of a mapping file with its versions (an unknown entity or property, an
-    /// expression that does not check): the file is what `validate` refuses, so nothing
-    /// may be written from it (the caller refuses the export).
+    /// Problems of a mapping file with its versions that the export would drop words of
+    /// (an unknown entity or property, an expression that does not parse): the file is
+    /// what `validate` refuses, and its export would come back as another file, so the
+    /// caller refuses the export.
     package var diagnostics: [Diagnostic] = []
     /// Every omission, one line each.
     package var omissions: [String] { mappingModels.flatMap(\.omissions) }
@@ -47,16 +48,19 @@ package struct MappingModelExport: Sendable {
             guard let source = model.version(file.sourceVersion), let destination = model.version(file.destinationVersion) else { continue }
             let label = (file.path as NSString).lastPathComponent
             var notes: [String] = []
+            var problems: [Diagnostic] = []
             let resolved: MappingModel?
-            // Keys that are no entity of the destination and no further mapping (`destination:`)
-            // are the exporter's to name as omissions, not the resolver's.
-            var entities = file
-            entities.entities.removeAll { $0.destination == nil && destination.entity(named: $0.name) == nil }
             do {
-                resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: entities)
+                resolved = try MappingResolver.resolve(model, from: file.sourceVersion, to: file.destinationVersion, file: file)
             } catch let error as DiagnosticsError {
-                diagnostics += error.diagnostics
-                continue
+                // Written as it says when every word of it has a place in the mapping model
+                // (an imported file the toolkit cannot plan yet); refused below when the
+                // export would drop some (an unknown property, a value that does not parse).
+                resolved = nil
+                problems = error.diagnostics.filter { $0.severity == .error }
+                notes.append(
+                    "\(label): \(model.name) \(file.sourceVersion) → \(file.destinationVersion) does not validate "
+                        + "(\(problems.first?.message ?? "?")); written as the file says")
             } catch {
                 resolved = nil
                 notes.append(
@@ -75,6 +79,10 @@ package struct MappingModelExport: Sendable {
                 file: file, resolved: resolved, source: source, destination: destination,
                 modelPaths: (folder(file.sourceVersion), folder(file.destinationVersion)))
             let result = exporter.export(named: name)
+            if !problems.isEmpty, !result.omissions.isEmpty {
+                diagnostics += problems
+                continue
+            }
             let xml = result.mappingModel.xml
             guard XMLText.canHold(xml) else {
                 diagnostics.append(
