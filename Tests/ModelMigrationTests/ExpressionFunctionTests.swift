@@ -98,6 +98,21 @@ import Testing
         #expect(out["bonus"] == [.double(5), .double(0), .double(0), .double(0)])
     }
 
+    /// A boolean computed with literals on both branches (the example's `isDraft:
+    /// TERNARY($source.publishedAt == nil, YES, NO)`): the value's arguments are bound once
+    /// as the SQL reads it once (it was written twice: SQLITE_RANGE, 3 values for 5
+    /// parameters), and nil stays nil.
+    @Test func aBooleanWithLiteralsOnBothBranches() throws {
+        let out = try Self.applied(
+            ["regular": "boolean?", "some": "boolean?"],
+            [
+                "regular": "TERNARY($source.visits >= 5, YES, NO)",
+                "some": "TERNARY($source.fullName == nil, nil, TERNARY($source.visits > 3, YES, NO))",
+            ])
+        #expect(out["regular"] == [.boolean(false), .boolean(true), .boolean(false), .boolean(true)])
+        #expect(out["some"] == [.boolean(false), .boolean(true), nil, .boolean(true)])
+    }
+
     @Test func numericFunctionsFollowFoundation() throws {
         let out = try Self.applied(
             [

@@ -273,7 +273,10 @@ extension SegmentPlanner {
                 // Infinity and magnitudes no NSDecimalNumber holds fail their row.
                 case .decimal:
                     "mm_decimal(\(value), s.Z_PK, \(Self.bound(.text(label), &arguments)), \(nilOnFailure ? 2 : 0))"
-                case .boolean: "(CASE WHEN \(value) IS NULL THEN NULL WHEN \(value) THEN 1 ELSE 0 END)"
+                // Its truth as SQLite tests it (its numeric value not 0), nil kept: the value
+                // appears once, as its bound arguments do (it was written twice, with the
+                // arguments once: SQLITE_RANGE on a TERNARY with literals).
+                case .boolean: "(CAST(\(value) AS NUMERIC) <> 0)"
                 default: value
                 }
             let held = within(converted, attribute.declaration, label: "\(entity.name).\(property)", nilOnFailure: nilOnFailure, arguments: &arguments)
