@@ -100,18 +100,8 @@ extension DatabaseValue: CustomStringConvertible {
     }
 }
 
-/// `text` between single quotes, inner quotes doubled. Works on Unicode scalars: a quote
-/// followed by a combining mark is one `Character` but still a quote to SQLite.
-private func quotedSQLText(_ text: String) -> String {
-    var result = String.UnicodeScalarView()
-    result.append("'")
-    for scalar in text.unicodeScalars {
-        result.append(scalar)
-        if scalar == "'" { result.append("'") }
-    }
-    result.append("'")
-    return String(result)
-}
+/// `text` as an SQL string literal: between single quotes, inner quotes doubled.
+private func quotedSQLText(_ text: String) -> String { SQLText.enclosed(text, in: "'") }
 
 /// In a plan's JSON, a value bound to a statement: `null`, a number, `{"text": …}`
 /// or `{"blob": "<hex>"}` (an integer and a real stay apart: `{"real": 1.0}`).

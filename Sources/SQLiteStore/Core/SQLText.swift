@@ -3,14 +3,19 @@ package enum SQLText {
     /// `identifier` as an SQL quoted identifier: in double quotes, inner quotes
     /// doubled (`ZPERSON` → `"ZPERSON"`, `a"b` → `"a""b"`). The one quoting function:
     /// every identifier from a model is quoted with it.
-    package static func q(_ identifier: String) -> String {
+    package static func q(_ identifier: String) -> String { enclosed(identifier, in: "\"") }
+
+    /// `text` between `quote`s, inner ones doubled (an identifier in `"`, a string literal
+    /// in `'`). Works on Unicode scalars: a quote followed by a combining mark is one
+    /// `Character` but still a quote to SQLite.
+    package static func enclosed(_ text: String, in quote: Unicode.Scalar) -> String {
         var result = String.UnicodeScalarView()
-        result.append("\"")
-        for scalar in identifier.unicodeScalars {
+        result.append(quote)
+        for scalar in text.unicodeScalars {
             result.append(scalar)
-            if scalar == "\"" { result.append("\"") }
+            if scalar == quote { result.append(quote) }
         }
-        result.append("\"")
+        result.append(quote)
         return String(result)
     }
 }
