@@ -98,9 +98,11 @@ indirect enum ArchivedExpression: Sendable, Hashable {
             }
             guard !selector.isEmpty else { return .unsupported("\(className) without a selector") }
             // A built-in function's operand is Foundation's own utility class, archived as a
-            // constant (or not at all): the call is `name(args)`, not FUNCTION(…).
+            // constant by class name, with no value (or not at all): the call is `name(args)`,
+            // not FUNCTION(…). A constant with a value is a literal receiver
+            // (`FUNCTION('a b', 'componentsSeparatedByString:', ' ')`), kept.
             switch operand {
-            case nil, .constant?, .unsupported?: return .function(operand: nil, selector: selector, arguments: arguments)
+            case nil, .constant(.null)?, .unsupported?: return .function(operand: nil, selector: selector, arguments: arguments)
             default: return .function(operand: operand, selector: selector, arguments: arguments)
             }
         case "NSAggregateExpression":

@@ -36,6 +36,9 @@ import Testing
         "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')[LAST]",
         "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')[SIZE]",
         "FUNCTION($source.fullName, 'componentsSeparatedByString:', ' ')[1]",
+        // A literal receiver is kept (it read back as a built-in function, `uppercaseString()`).
+        "FUNCTION('literal', 'uppercaseString')",
+        "FUNCTION('a b', 'componentsSeparatedByString:', ' ')[LAST]",
         // TERNARY with each predicate form
         "TERNARY($source.visits > 10, 'gold', nil)",
         "TERNARY(($source.name CONTAINS[cd] ' ') AND ((ANY $source.orders.total >= 100) OR (NOT ($source.mail == nil))), "
