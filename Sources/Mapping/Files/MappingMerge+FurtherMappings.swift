@@ -27,22 +27,12 @@ extension MappingMerge {
         }
         further.name = override.name
         let last = mapping.entityMappings.lastIndex { $0.destination == entity.name }!
-        // Its refusals are its own: filed under its name, answered by its overrides. That
-        // inference made the entity of another source, so a relationship into the entity's
-        // old objects looked like one into new ones; the entity's own mapping still makes
-        // them, and the relationship is copied as across any renamed entity.
+        // Its refusals are its own: filed under its name, answered by its overrides; those
+        // about relationships are judged again once every entry is in (`checkFurtherSources`).
         // Two hierarchies sharing a table is what a merge asks for (the planner gives the
         // merged objects keys of their own there), not an inferred merge of hierarchies.
         for var refusal in alternativeRefusals
         where refusal.entity == entity.name && !refusal.kind.isPolicyCode && refusal.kind != .mergedHierarchies {
-            var trial = mapping
-            let first = trial.entityMappings.firstIndex { $0.destination == entity.name }!
-            trial.entityMappings.insert(further, at: first)
-            if MappingResolver.copiesAcrossRenamedEntity(refusal, mapping: &trial, source: source, destination: destination) {
-                further = trial.entityMappings[first]
-                continue
-            }
-            if takesOwnMappingsRelationship(refusal, into: &further) { continue }
             refusal.entity = override.name
             refusals.append(refusal)
         }
@@ -140,9 +130,13 @@ extension MappingMerge {
         }
     }
 
-    /// A further mapping's relationship into objects that a later entry of the file
-    /// merges (Guest.rc into Reader, both merged into Comment): judged again once every
-    /// entry is in, so that the file's order of entries decides nothing.
+    /// A further mapping's relationship that its own inference refused as pointing at
+    /// new objects: that inference made the entity of another source, so a relationship
+    /// into the entity's old objects (or into objects a later entry merges: Guest.rc into
+    /// Reader, both merged into Comment) looked like one into new ones. Judged once every
+    /// entry is in, with the mappings that make those objects, so that the file's order of
+    /// entries decides nothing: copied as across any renamed entity, or as the entity's
+    /// own mapping carries a relationship both sources inherit.
     private mutating func settleRelationshipsBetweenMergedSources() {
         let further = Set(file.entities.filter { $0.destination != nil }.map(\.name))
         var kept: [Refusal] = []
