@@ -1506,6 +1506,14 @@ MERGES = {
          " D: {attributes: {key: string}, relationships: {m2: {destination: A, toMany: true, ordered: true, inverse: o2}}}}"],
         {(1, 2): {"entities": {"CToD": {"destination": "D", "source": "C"}}}},
         [("D", [{"key": "D1"}]), ("A", [{"key": "A2", "o2": 1}, {"key": "A1", "o2": 1}]), ("C", [{"key": "C1"}])]),
+    "merge-range": (
+        "one hop merges D into C, C.p6 (integer32, min -1, max 7) copied from D.p9 (integer16): D1 holds 100, "
+        "refused by both (fuzzer seed 9595 trial 21: the further mapping's copies were held to no range, exit 0)",
+        ["{C: {attributes: {key: string, p6: {type: integer32, optional: true, min: -1, max: 7}}},"
+         " D: {attributes: {key: string, p9: integer16?}}}",
+         "{C: {attributes: {key: string, p6: {type: integer32, optional: true, min: -1, max: 7}}}}"],
+        {(1, 2): {"entities": {"DToC": {"destination": "C", "source": "D", "properties": {"p6": "$source.p9"}}}}},
+        [("C", [{"key": "C1", "p6": 3}]), ("D", [{"key": "D1", "p9": 100}, {"key": "D2", "p9": 2}])]),
 }
 FIXED.update(MERGES)
 # The hierarchy bugs known before the fuzzer generated hierarchies (Docs/Reference.md, the third outside tester's

@@ -152,10 +152,7 @@ extension SegmentPlanner {
         let own = mapping
         defer { mapping = own }
         for further in all.dropFirst() {
-            var substituted = own
-            let first = substituted.entityMappings.firstIndex { $0.name == all[0].name }!
-            let index = substituted.entityMappings.firstIndex { $0.name == further.name }!
-            substituted.entityMappings.swapAt(first, index)
+            let substituted = own.puttingFirst(further)
             try refuseSeparateStorage(further, of: entity, beside: own, substituted: substituted)
             mapping = substituted
             copyingFurther = further.name
@@ -248,5 +245,18 @@ extension SegmentPlanner {
                 parent (one storage, read one way)
                 """)
         }
+    }
+}
+
+extension MappingModel {
+    /// The mapping model with `further` in the place of its entity's own mapping (and
+    /// that one in its place): what one further mapping's copy, and its checks, read.
+    func puttingFirst(_ further: EntityMapping) -> MappingModel {
+        var model = self
+        guard let name = further.destination, let first = model.entityMappings.firstIndex(where: { $0.destination == name }),
+            let index = model.entityMappings.firstIndex(where: { $0.name == further.name })
+        else { return model }
+        model.entityMappings.swapAt(first, index)
+        return model
     }
 }

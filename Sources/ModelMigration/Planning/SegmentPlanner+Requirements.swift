@@ -20,22 +20,20 @@ extension SegmentPlanner {
             case .noObjects: addNoObjects(requirement, file: file)
             }
         }
+        // A further mapping's copies (a merge) must fit the ranges too: judged with its own
+        // source's values, as its copy reads them.
+        let own = mapping
+        for further in own.furtherMappings where further.kind != .custom {
+            guard let name = further.destination, let entity = destination.entity(named: name) else { continue }
+            mapping = own.puttingFirst(further)
+            if let sourceEntity = sourceEntity(for: name) { addRanges(of: entity, further, from: sourceEntity, file: file) }
+        }
+        mapping = own
         for entity in destination.entities {
             guard let entityMapping = mapping.mapping(forDestination: entity.name), entityMapping.kind != .custom,
                 let sourceEntity = sourceEntity(for: entity.name)
             else { continue }
-            for attribute in entity.attributes {
-                // Copied, widened or nil filled with the default: the stored values must
-                // fit a new min/max (a default fills only nils).
-                switch entityMapping.property(attribute.name)?.source {
-                case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
-                    // An inherited attribute is checked with its parent's objects,
-                    // unless this entity reads it from a column of its own (moved up).
-                    if attribute.declaredIn != entity.name, readsAsDeclarer(entity, attribute.name, from: from, in: sourceEntity) { continue }
-                    addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
-                default: continue
-                }
-            }
+            addRanges(of: entity, entityMapping, from: sourceEntity, file: file)
             for relationship in entity.relationships {
                 let source = entityMapping.property(relationship.name)?.source
                 // An inherited relationship is judged with its parent's objects, unless
@@ -350,6 +348,21 @@ extension SegmentPlanner {
                     keep it to-many, reduce those objects to one destination first, \
                     or write \(file) with a policy for \(entity.name) that chooses the one to keep
                     """))
+    }
+
+    /// Copied, widened or nil filled with the default: the stored values must fit a new
+    /// min/max (a default fills only nils).
+    mutating func addRanges(of entity: CompiledEntity, _ entityMapping: EntityMapping, from sourceEntity: CompiledEntity, file: String) {
+        for attribute in entity.attributes {
+            switch entityMapping.property(attribute.name)?.source {
+            case .copy(let from)?, .convert(let from, .widen)?, .convert(let from, .fillDefault)?:
+                // An inherited attribute is checked with its parent's objects,
+                // unless this entity reads it from a column of its own (moved up).
+                if attribute.declaredIn != entity.name, readsAsDeclarer(entity, attribute.name, from: from, in: sourceEntity) { continue }
+                addRange(attribute, of: entity, from: from, in: sourceEntity, file: file)
+            default: continue
+            }
+        }
     }
 
     /// A relationship whose pairs are carried (copied, reshaped or reordered) and
