@@ -37,6 +37,8 @@ indirect enum ArchivedExpression: Sendable, Hashable {
         case string(String)
         case integer(Int64)
         case real(Double)
+        /// An `NSDecimalNumber`, as its decimal text (`-12345678901234567890.5`).
+        case decimal(String)
         case boolean(Bool)
         /// Seconds since 2001-01-01.
         case date(Double)
@@ -130,6 +132,12 @@ indirect enum ArchivedExpression: Sendable, Hashable {
         default:
             switch archive.className(value) {
             case "NSNull"?: return .constant(.null)
+            case "NSDecimalNumber"?, "NSDecimalNumberPlaceholder"?:
+                switch archive.decimal(value) {
+                case .integer(let n)?: return .constant(.integer(n))
+                case .string(let text)?: return .constant(.decimal(text))
+                default: return .unsupported("an NSDecimalNumber constant this importer cannot read")
+                }
             case "NSDate"?:
                 if case .real(let seconds)? = archive.fields(value)?["NS.time"] { return .constant(.date(seconds)) }
                 return .unsupported("an NSDate constant without its time")
@@ -152,6 +160,7 @@ extension ArchivedExpression {
             case .string(let s): return Self.quoted(s)
             case .integer(let n): return String(n)
             case .real(let d): return d.isFinite ? "\(d)" : "CAST(\(Self.quoted(String(d))), 'NSNumber')"
+            case .decimal(let text): return "CAST(\(Self.quoted(text)), 'NSDecimalNumber')"
             case .boolean(let b): return b ? "YES" : "NO"
             case .date(let seconds): return "CAST(\(seconds), 'NSDate')"
             case .null: return "nil"

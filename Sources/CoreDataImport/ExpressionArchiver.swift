@@ -41,7 +41,7 @@ struct ExpressionArchiver {
     /// The superclasses `$classes` lists after each class.
     private static let superclasses: [String: [String]] = [
         "NSKeyPathExpression": ["NSFunctionExpression", "NSExpression"],
-        "NSMutableArray": ["NSArray"], "NSDate": [], "NSArray": [],
+        "NSMutableArray": ["NSArray"], "NSDate": [], "NSArray": [], "NSDecimalNumber": ["NSNumber", "NSValue"],
         "NSComparisonPredicate": ["NSPredicate"], "NSCompoundPredicate": ["NSPredicate"],
         "NSTruePredicate": ["NSPredicate"], "NSFalsePredicate": ["NSPredicate"],
         "NSSubstringPredicateOperator": ["NSStringPredicateOperator", "NSPredicateOperator"],
@@ -158,6 +158,9 @@ struct ExpressionArchiver {
         case .boolean(let b):
             objects.append(.boolean(b))
             return Self.reference(objects.count - 1)
+        case .decimal(let text):
+            let uid = reserve()
+            return finish(uid, "NSDecimalNumber", Self.decimalFields(text) ?? [:])
         case .date(let seconds):
             let uid = reserve()
             return finish(uid, "NSDate", ["NS.time": .real(seconds)])

@@ -10,8 +10,9 @@ import Predicates
 /// | `p: $source.p` (or inferred) | an attribute mapping without a value expression (Xcode's own `$source.p`) |
 /// | `p: $source.q` | `$source.q` |
 /// | `p: { default: v }` | the constant `v`; none when `v` is the model's default (the attribute keeps it) |
+/// | the same on an entity with a policy | an empty mapping where the source lacks `p`, else the constant (none reads as `policy`) |
 /// | `p: { value: "…" }` | the expression, archived |
-/// | `p: policy` | no attribute mapping: the policy sets it |
+/// | `p: policy` | no attribute mapping: the policy sets it (import reads it back so) |
 /// | `r: $source.s` | a relationship mapping Xcode generates from `$source.s` |
 /// | `r: { default: null }` | a relationship mapping without an expression (the relationship starts empty) |
 extension MappingFileExporter {
@@ -42,6 +43,13 @@ extension MappingFileExporter {
         case .defaultValue(let value):
             // The model's own default: no attribute mapping, so the attribute keeps it.
             let typed = value.flatMap { typedValue($0, attribute) }
+            if typed == attribute.declaration.defaultValue, context.override?.policy != nil, !context.policyRunsSetBased {
+                // Import reads no attribute mapping on an entity with a policy as `policy`:
+                // an empty one (the source lacks it) or the constant (it has it) keeps the default.
+                guard context.sourceEntity.attribute(named: name) != nil, let typed, let constant = constant(typed, attribute, text: nil)
+                else { return mapping(nil) }
+                return mapping(.constant(constant))
+            }
             if typed == attribute.declaration.defaultValue { return nil }
             guard let typed else { return mapping(.constant(.null)) }
             guard let constant = constant(typed, attribute, text: context.defaultText(of: name)) else {
@@ -85,8 +93,9 @@ extension MappingFileExporter {
             if let text, let n = Int64(text) { return .integer(n) }
             return .real(d)
         case .decimal(let text):
+            // An NSDecimalNumber, exact: a double would round what the file writes.
             if let n = Int64(text) { return .integer(n) }
-            return Double(text).map { .real($0) }
+            return ExpressionArchiver.decimalFields(text) == nil ? nil : .decimal(text)
         case .string(let s): return .string(s)
         case .boolean(let b): return .boolean(b)
         case .date(let seconds): return .date(seconds)

@@ -185,6 +185,18 @@ package struct MappingFileExporter: Sendable {
         /// `1-to-2.yaml: Entity`, as omissions start.
         var place: String
 
+        /// Whether the entity's policy only hosts functions of its set-based copy: an
+        /// attribute's whole value is `FUNCTION($entityPolicy, …)`, as import decides it.
+        var policyRunsSetBased: Bool {
+            guard override?.policy != nil else { return false }
+            return entity.attributes.contains { attribute in
+                guard case .expression(let text, _, _)? = override?.properties[attribute.name],
+                    let syntax = try? PredicateParser.expression(text)
+                else { return false }
+                return MappingModelConverter.isPolicyCall(ArchivedExpression(syntax))
+            }
+        }
+
         /// Where the property's value comes from: the resolved mapping's, else the
         /// file's, else the same-named source property (or the default).
         /// The file's own words first (its expression as written, not as resolved), a

@@ -70,7 +70,11 @@ extension MappingModelConverter {
         let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
         if let sourceEntity = entry.sourceEntity {
             for attribute in entity.attributes where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
-                guard sourceEntity.attribute(named: attribute.name) != nil else { continue }
+                // One the source lacks: Xcode writes an empty attribute mapping for it, so one
+                // left out of an entity mapping with a policy is the policy's to set (a
+                // compiled mapping model keeps no empty one, so there it says nothing).
+                guard sourceEntity.attribute(named: attribute.name) != nil || (policy != nil && !setBased && !mappingModel.isCompiled)
+                else { continue }
                 if policy != nil, !setBased {
                     entry.properties.append("      \(YAMLEmitter.key(attribute.name)): policy   # no attribute mapping: the policy's code or the default")
                 } else {
@@ -79,7 +83,30 @@ extension MappingModelConverter {
                 }
             }
         }
+        if let sourceEntity = entry.sourceEntity, policy != nil, !setBased {
+            policySetRelationships(of: entityMapping, in: mappingModel, sourceEntity: sourceEntity, &entry)
+        }
         return finish(entityMapping, entry, mapping: &mapping)
+    }
+
+    /// Relationships the source lacks and the entity mapping (which has a policy) has no
+    /// relationship mapping for, nor their inverse: Xcode writes an empty relationship
+    /// mapping for a new relationship, so one left out is the policy's to set.
+    private func policySetRelationships(
+        of entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel, sourceEntity: CompiledEntity,
+        _ entry: inout EntityEntry
+    ) {
+        for relationship in entry.entity.relationships where !relationship.declaration.isTransient {
+            guard sourceEntity.relationship(named: relationship.name) == nil,
+                !entityMapping.relationships.contains(where: { $0.name == relationship.name })
+            else { continue }
+            if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity,
+                Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel)
+            {
+                continue
+            }
+            entry.properties.append("      \(YAMLEmitter.key(relationship.name)): policy   # no relationship mapping: the policy's code, or empty")
+        }
     }
 
     /// The entry's source entity (`source:` when it differs) and the comments on the

@@ -323,6 +323,7 @@ package struct MappingModelConverter: Sendable {
             case .integer(let n) where attribute.type == .boolean && (n == 0 || n == 1): return "{ default: \(n == 1) }"
             case .integer(let n): return "{ default: \(n) }"
             case .real(let d) where d.isFinite: return "{ default: \(d) }"
+            case .decimal(let text): return "{ default: \(text) }"
             case .boolean(let b): return "{ default: \(b) }"
             case .null: return "{ default: null }"
             case .date(let seconds): return "{ default: \(YAMLEmitter.quote(AttributeValue.date(seconds).description)) }"
@@ -379,7 +380,7 @@ package struct MappingModelConverter: Sendable {
         switch constant {
         case .null: return true
         case .string: return type == .string
-        case .integer, .real, .boolean: return [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean].contains(type)
+        case .integer, .real, .decimal, .boolean: return [.integer16, .integer32, .integer64, .decimal, .double, .float, .boolean].contains(type)
         case .date: return type == .date
         }
     }

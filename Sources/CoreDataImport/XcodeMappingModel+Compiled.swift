@@ -50,6 +50,7 @@ extension XcodeMappingModel {
             entityMappings: entityMappings,
             unknown: model.keys.filter { !known.contains($0) }.sorted().map { "mapping model key '\($0)'" })
         result.recordedHashes = compiledEntityHashes(archive)
+        result.isCompiled = true
         return result
     }
 

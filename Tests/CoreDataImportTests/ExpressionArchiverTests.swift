@@ -48,6 +48,10 @@ import Testing
         "TERNARY($source.name ENDSWITH[d] 'e', 1, 0)", "TERNARY($source.rank IN {1, 2}, 1, 0)",
         "TERNARY($source.rank BETWEEN {1, 5}, 1, 0)", "TERNARY($source.a != $source.b, 1, 0)", "TERNARY($source.a <= 2, 1, 0)",
         "TERNARY($source.a < 2, 1, 0)",
+        // [n] and [l] (NSComparisonPredicate.Options 4 and 8) are kept, with [c] and [d]
+        "TERNARY($source.name CONTAINS[n] 'x', 1, 0)", "TERNARY($source.name ==[cdl] 'x', 1, 0)",
+        // Int64.min (its digits alone overflow) and a decimal no double holds
+        "-9223372036854775808", "CAST('-12345678901234567890.123456789', 'NSDecimalNumber')",
     ])
     func everyKindComesBackAsWritten(_ text: String) throws {
         #expect(try roundTrip(text) == text)
@@ -167,5 +171,37 @@ import Testing
         return .comparison(
             modifier: ["", "ANY ", "ALL "].randomElement(using: &random)!, left: .keyPath(base: .variable("source"), components: ["name"]),
             operator: op, options: options, right: expression(depth: 0, &random))
+    }
+
+    /// A decimal constant is archived as Foundation archives an `NSDecimalNumber` and
+    /// read back by the reader Xcode 3 models use (`KeyedArchive.decimal`), exactly:
+    /// hand-worked fields, then random decimals of up to 38 digits.
+    @Test func decimalConstantsAreExact() throws {
+        let fields = try #require(ExpressionArchiver.decimalFields("-1.50"))
+        #expect(fields["NS.exponent"] == .integer(-1) && fields["NS.length"] == .integer(1))
+        #expect(fields["NS.negative"] == .boolean(true) && fields["NS.mantissa.bo"] == .integer(1))
+        #expect(fields["NS.mantissa"] == .data([15, 0] + [UInt8](repeating: 0, count: 14)))
+        // 2^16 needs a second word, least significant first.
+        #expect(ExpressionArchiver.decimalFields("65536")?["NS.mantissa"] == .data([0, 0, 1, 0] + [UInt8](repeating: 0, count: 12)))
+        #expect(ExpressionArchiver.decimalFields("0")?["NS.length"] == .integer(0))
+        // Beyond NSDecimal: 39 digits, an exponent below -128 or above 127.
+        #expect(ExpressionArchiver.decimalFields(String(repeating: "9", count: 39)) == nil)
+        #expect(ExpressionArchiver.decimalFields("1e-129") == nil && ExpressionArchiver.decimalFields("1e166") == nil)
+        #expect(ExpressionArchiver.decimalFields("1e164") != nil)  // 38 digits times 10^127
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let digits = (0..<Int.random(in: 1...38, using: &generator)).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+            let places = Int.random(in: 0...digits.count, using: &generator)
+            let whole = String(digits.dropLast(places))
+            var text = (whole.isEmpty ? "0" : whole) + (places > 0 ? "." + digits.suffix(places) : "")
+            // The reader's form: no leading zeros before the point, none trailing after it.
+            while text.hasPrefix("0"), text.count > 1, !text.hasPrefix("0.") { text.removeFirst() }
+            if text.contains(".") { while text.hasSuffix("0") { text.removeLast() } }
+            if text.hasSuffix(".") { text.removeLast() }
+            if Bool.random(using: &generator), text != "0" { text = "-" + text }
+            let decoded = try ArchivedExpression.decode(ExpressionArchiver.archive(.constant(.decimal(text))))
+            let expected: ArchivedExpression = Int64(text).map { .constant(.integer($0)) } ?? .constant(.decimal(text))
+            #expect(decoded == expected, "\(text)")
+        }
     }
 }

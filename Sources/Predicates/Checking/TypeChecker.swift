@@ -131,7 +131,7 @@ public struct TypeChecker: Sendable {
                 for item in items where !Self.comparable(l, item.type, ordered: op == .between) {
                     throw mismatch(item.type, at: c.rhs.position)
                 }
-                if !options.isEmpty, !l.isText { throw fail("[c] and [d] apply to strings, not \(l)", at: c.operatorPosition) }
+                if !options.isDisjoint(with: .folding), !l.isText { throw fail("[c] and [d] apply to strings, not \(l)", at: c.operatorPosition) }
             case .beginsWith, .endsWith, .contains, .like, .matches:
                 guard l.isText || l == .null else { throw fail("\(op.rawValue) compares strings; \(describe(lhs)) is \(l)", at: c.lhs.position) }
                 guard rhs.type.isText || rhs.type == .null else { throw mismatch(rhs.type, at: c.rhs.position) }
@@ -148,7 +148,9 @@ public struct TypeChecker: Sendable {
             case .equal, .notEqual:
                 if case .list = rhs { throw fail("a list is only a value for IN and BETWEEN", at: c.rhs.position) }
                 guard Self.comparable(l, rhs.type, ordered: false) else { throw mismatch(rhs.type, at: c.rhs.position) }
-                if !options.isEmpty, !(l.isText || rhs.type.isText) { throw fail("[c] and [d] apply to strings, not \(l)", at: c.operatorPosition) }
+                if !options.isDisjoint(with: .folding), !(l.isText || rhs.type.isText) {
+                    throw fail("[c] and [d] apply to strings, not \(l)", at: c.operatorPosition)
+                }
             case .less, .lessOrEqual, .greater, .greaterOrEqual:
                 if l == .null || rhs.type == .null {
                     throw fail("nil can only be compared with == or != (found \(op.rawValue))", at: l == .null ? c.lhs.position : c.rhs.position)

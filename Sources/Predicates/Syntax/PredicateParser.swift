@@ -302,10 +302,8 @@ public struct PredicateParser {
                 switch flag {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
-                case "n": break  // normalized: the text is already Unicode scalars as stored
-                // Locale-sensitive: Core Data's SQLite store compares the stored text
-                // whatever the locale, as it does here.
-                case "l": break
+                case "n": options.insert(.normalized)
+                case "l": options.insert(.localeSensitive)
                 default: throw fail("unknown option '\(flag)' (expected c, d, n, l or cd)", at: current)
                 }
             }

@@ -51,7 +51,10 @@ public struct Comparison: Sendable, Hashable {
         }
     }
 
-    /// `[c]` (case-insensitive) and `[d]` (diacritic-insensitive).
+    /// `[c]` (case-insensitive), `[d]` (diacritic-insensitive), `[n]` (normalized) and
+    /// `[l]` (locale-sensitive): `NSComparisonPredicate.Options`' bits. Only `[c]` and
+    /// `[d]` change a comparison here; `[n]` and `[l]` are kept so that an expression
+    /// goes back to Xcode as it was written.
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
@@ -59,6 +62,12 @@ public struct Comparison: Sendable, Hashable {
         public static let caseInsensitive = Options(rawValue: 1)
         /// `[d]`.
         public static let diacriticInsensitive = Options(rawValue: 2)
+        /// `[n]`: the text is already Unicode scalars as stored, so it compares the same.
+        public static let normalized = Options(rawValue: 4)
+        /// `[l]`: Core Data's SQLite store compares the stored text whatever the locale.
+        public static let localeSensitive = Options(rawValue: 8)
+        /// The options that change what a comparison gives.
+        public static let folding: Options = [.caseInsensitive, .diacriticInsensitive]
     }
 
     public var quantifier: Quantifier?
