@@ -66,7 +66,7 @@ package struct ExportedModel: Sendable {
             try manager.moveItem(atPath: temporary, toPath: path)
         } catch {
             try? manager.removeItem(atPath: temporary)
-            throw ExportError("\(path): cannot write the bundle: \(error.localizedDescription)")
+            throw ExportError("\(path): cannot write the bundle: \(SystemReason.text(error))")
         }
     }
 }

@@ -156,3 +156,32 @@ package struct MappingModelExport: Sendable {
         return name
     }
 }
+
+extension MappingModelExport {
+    /// A mapping model beside the bundle that maps versions of it and that this export
+    /// does not write: one from an earlier export whose mapping file is gone, or one made
+    /// in Xcode alone. Core Data in the app still uses it where its hashes pair, so the
+    /// export names it; it never deletes a file it was not asked to write.
+    package struct Leftover: Sendable, Encodable {
+        /// The `.xcmappingmodel` folder's path.
+        package var path: String
+        /// The model versions it records (`Books.xcdatamodeld/Books 3.xcdatamodel`).
+        package var sourceModel: String
+        package var destinationModel: String
+    }
+
+    /// The mapping models in `folder` that record a model of `bundleName` on either side
+    /// and are not among `written` (folder names).
+    package static func leftovers(in folder: String, bundleName: String, written: Set<String>) -> [Leftover] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        return names.compactMap { name -> Leftover? in
+            guard name.hasSuffix(".xcmappingmodel"), !written.contains(name) else { return nil }
+            let path = (folder as NSString).appendingPathComponent(name)
+            guard let mappingModel = try? XcodeMappingModel.read(path: path),
+                let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath,
+                [source, destination].contains(where: { $0.split(separator: "/").contains(Substring(bundleName)) })
+            else { return nil }
+            return Leftover(path: path, sourceModel: source, destinationModel: destination)
+        }
+    }
+}

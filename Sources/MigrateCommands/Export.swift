@@ -46,6 +46,9 @@ struct Export: ParsableCommand {
         var mappingModels: [MappingModelExport.Written]
         /// The policy stubs written beside them (`Policy.swift`).
         var policyStubs: [String]
+        /// Mapping models beside the bundle that map its versions and that no mapping file
+        /// wrote now: Core Data in the app still uses them; export never deletes them.
+        var leftovers: [MappingModelExport.Leftover]
     }
 
     func validate() throws {
@@ -86,22 +89,30 @@ struct Export: ParsableCommand {
         let exported = XcodeModelExporter().export(loaded.versions, model: model)
         let mappings = try exportMappingFiles(of: compiledModel, exported: exported)
         try write(exported, mappings)
+        let leftovers = MappingModelExport.leftovers(
+            in: PathText.parent(of: output), bundleName: (output as NSString).lastPathComponent,
+            written: Set(mappings.mappingModels.map(\.mappingModel)))
         let report = Report(
             model: model, bundle: output, versions: exported.versions.map(\.folder),
             current: exported.current, omissions: exported.omissions, notes: exported.notes,
-            mappingModels: mappings.mappingModels, policyStubs: mappings.policyStubs)
+            mappingModels: mappings.mappingModels, policyStubs: mappings.policyStubs, leftovers: leftovers)
         if global.json {
             try Output.json(report)
             return
         }
         for omission in exported.omissions + mappings.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
         for note in exported.notes + mappings.notes { Output.err("note: \(note)") }
+        for leftover in leftovers {
+            Output.err(
+                "warning: \(leftover.path) maps \(leftover.sourceModel) to \(leftover.destinationModel) and no mapping file "
+                    + "wrote it: Core Data in the app still uses it; delete it if the hop is now inferred")
+        }
         Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
         let parent = PathText.parent(of: output)
         for written in mappings.mappingModels {
-            Output.out(
-                "wrote \((parent as NSString).appendingPathComponent(written.mappingModel)) ← \(written.mappingFile) "
-                    + "(\(written.entityMappings) entity mappings\(written.policies.isEmpty ? "" : ", policy " + written.policies.joined(separator: ", ")))")
+            let count = "\(written.entityMappings) entity mapping\(written.entityMappings == 1 ? "" : "s")"
+            let policies = written.policies.isEmpty ? "" : ", policy " + written.policies.joined(separator: ", ")
+            Output.out("wrote \((parent as NSString).appendingPathComponent(written.mappingModel)) ← \(written.mappingFile) (\(count)\(policies))")
         }
         for stub in mappings.policyStubs {
             Output.out("wrote \((parent as NSString).appendingPathComponent(stub)) (NSEntityMigrationPolicy stub)")

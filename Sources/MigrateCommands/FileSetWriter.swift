@@ -61,7 +61,14 @@ struct FileSetWriter {
             missing.insert(folder, at: 0)
             folder = PathText.parent(of: folder)
         }
-        for folder in missing { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) }
+        for (index, folder) in missing.enumerated() {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            } catch {
+                for created in missing[..<index].reversed() { try? FileManager.default.removeItem(atPath: created) }
+                throw FileSetError("\(folder): cannot create the folder (\(SystemReason.text(error)))")
+            }
+        }
         return missing
     }
 

@@ -82,7 +82,7 @@ import Testing
         #expect(
             export.stdout == """
                 wrote Xcode/Notes.xcdatamodeld: 2 versions, current Notes 2.xcdatamodel
-                wrote Xcode/Notes 1 to 2.xcmappingmodel ← 1-to-2.yaml (1 entity mappings, policy NotePolicy)
+                wrote Xcode/Notes 1 to 2.xcmappingmodel ← 1-to-2.yaml (1 entity mapping, policy NotePolicy)
                 wrote Xcode/NotePolicy.swift (NSEntityMigrationPolicy stub)
 
                 """)

@@ -59,15 +59,8 @@ extension Store {
         }
     }
 
-    /// The system's words for a file error: the POSIX error under Foundation's
-    /// (`File too large`, `No space left on device`), else the error as it is.
-    static func systemReason(_ error: any Error) -> String {
-        var current = error as NSError
-        while current.domain != NSPOSIXErrorDomain, let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError {
-            current = underlying
-        }
-        return current.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(current.code))) : "\(error)"
-    }
+    /// The system's words for a file error (``SystemReason``).
+    static func systemReason(_ error: any Error) -> String { SystemReason.text(error) }
 
     /// The main file (read through SQLite's own handle: a descriptor of ours, once
     /// closed, would drop the POSIX locks other connections of this process hold on
