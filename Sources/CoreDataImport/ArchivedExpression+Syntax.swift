@@ -17,9 +17,6 @@ extension ArchivedExpression {
             self = components.isEmpty ? .variable(variable) : .keyPath(base: .variable(variable), components: components)
         case .string(let text, _): self = .constant(.string(text))
         case .integer(let n, _): self = .constant(.integer(n))
-        // -9223372036854775808 parses as a double (its digits overflow Int64 before the
-        // sign applies): archived as the integer it is, as `{ default: … }` exports it.
-        case .double(let d, _) where d == -0x1p63: self = .constant(.integer(.min))
         case .double(let d, _): self = .constant(.real(d))
         case .boolean(let b, _): self = .constant(.boolean(b))
         case .null: self = .constant(.null)
@@ -64,12 +61,6 @@ extension ArchivedExpression {
             }
         if type == "NSDate", let number { return .constant(.date(number)) }
         if type == "NSNumber", case .string(let text, _) = value, let d = Double(text), !d.isFinite { return .constant(.real(d)) }
-        // The reader's text of a decimal constant that no Int64 holds.
-        if type == "NSDecimalNumber", case .string(let text, _) = value, Int64(text) == nil,
-            ExpressionArchiver.decimalFields(text) != nil
-        {
-            return .constant(.decimal(text))
-        }
         return .function(operand: nil, selector: "castObject:toType:", arguments: [ArchivedExpression(value), .constant(.string(type))])
     }
 }

@@ -46,6 +46,11 @@ import Testing
             try PredicateParser.expression("{1, -2, YES, nil}")
                 == .list([.integer(1, at: 1), .integer(-2, at: 4), .boolean(true, at: 8), .null(at: 13)], at: 0))
         #expect(try PredicateParser.expression("#in.#and") == .keyPath(variable: nil, components: ["in", "and"], at: 0))
+        // Int64.min is an integer although its digits alone overflow (`$source.n + -9223372036854775808`
+        // computed as a double gave -9223372036854775808 for n = 1); 2^63 alone is a double.
+        #expect(try PredicateParser.expression("-9223372036854775808") == .integer(.min, at: 0))
+        #expect(try PredicateParser.expression("9223372036854775808") == .double(0x1p63, at: 0))
+        #expect(try PredicateParser.expression("-9223372036854775809") == .double(-0x1p63, at: 0))
         #expect(try PredicateParser.expression("'it\\'s'") == .string("it's", at: 0))
         #expect(try PredicateParser.expression("add:to:(1, 2)") == .function("add:to:", [.integer(1, at: 8), .integer(2, at: 11)], at: 0))
     }

@@ -358,6 +358,9 @@ public struct PredicateParser {
             case .double(let v):
                 _ = advance()
                 return .double(-v, at: token.position)
+            case .integerMinMagnitude:
+                _ = advance()
+                return .integer(.min, at: token.position)
             default:
                 let negate = ExpressionSyntax.negate(try parseUnary(), at: token.position)
                 try checkNesting(negate, at: token.position)
@@ -404,6 +407,9 @@ public struct PredicateParser {
         case .double(let v):
             _ = advance()
             return .double(v, at: token.position)
+        case .integerMinMagnitude:
+            _ = advance()
+            return .double(0x1p63, at: token.position)
         case .string(let s):
             _ = advance()
             return .string(s, at: token.position)

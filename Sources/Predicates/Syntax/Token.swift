@@ -10,6 +10,9 @@ struct Token: Sendable, Hashable {
         case string(String)
         case integer(Int64)
         case double(Double)
+        /// `9223372036854775808` (2^63): no Int64 holds it, but after a minus it is
+        /// `Int64.min`, an integer; anywhere else it is a double.
+        case integerMinMagnitude
         /// Punctuation and operators: `==`, `(`, `,`, `&&`…
         case symbol(String)
         case end
@@ -26,7 +29,7 @@ struct Token: Sendable, Hashable {
         case .variable(let name): "'$\(name)'"
         case .keyPathOperator(let name): "'@\(name)'"
         case .string: "a string"
-        case .integer, .double: "a number"
+        case .integer, .double, .integerMinMagnitude: "a number"
         case .symbol(let s): "'\(s)'"
         case .end: "the end of the text"
         }
@@ -208,6 +211,7 @@ struct Lexer {
             throw fail("a number runs into a name ('\(text)\(c)'); put a space between them", at: start)
         }
         if isInteger, let value = Int64(text) { return Token(kind: .integer(value), position: start) }
+        if isInteger, UInt64(text) == 1 << 63 { return Token(kind: .integerMinMagnitude, position: start) }
         guard let value = Double(text), value.isFinite else { throw fail("not a number: \(text)", at: start) }
         return Token(kind: .double(value), position: start)
     }
