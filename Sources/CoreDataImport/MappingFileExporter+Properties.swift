@@ -10,7 +10,7 @@ import Predicates
 /// | `p: $source.p` (or inferred) | an attribute mapping without a value expression (Xcode's own `$source.p`) |
 /// | `p: $source.q` | `$source.q` |
 /// | `p: { default: v }` | the constant `v`; none when `v` is the model's default (the attribute keeps it) |
-/// | the same on an entity with a policy | an empty mapping where the source lacks `p`, else the constant (none reads as `policy`) |
+/// | the same on an entity with a policy | the constant (import reads an attribute nothing sets there as `policy`) |
 /// | `p: { value: "…" }` | the expression, archived |
 /// | `p: policy` | no attribute mapping: the policy sets it (import reads it back so) |
 /// | `r: $source.s` | a relationship mapping Xcode generates from `$source.s` |
@@ -44,11 +44,10 @@ extension MappingFileExporter {
             // The model's own default: no attribute mapping, so the attribute keeps it.
             let typed = value.flatMap { typedValue($0, attribute) }
             if typed == attribute.declaration.defaultValue, context.override?.policy != nil, !context.policyRunsSetBased {
-                // Import reads no attribute mapping on an entity with a policy as `policy`:
-                // an empty one (the source lacks it) or the constant (it has it) keeps the default.
-                guard context.sourceEntity.attribute(named: name) != nil, let typed, let constant = constant(typed, attribute, text: nil)
-                else { return mapping(nil) }
-                return mapping(.constant(constant))
+                // Import reads an attribute that nothing sets, on an entity with a policy, as
+                // `policy`: the default is written as the constant it is.
+                guard let typed else { return mapping(.constant(.null)) }
+                if let constant = constant(typed, attribute, text: nil) { return mapping(.constant(constant)) }
             }
             if typed == attribute.declaration.defaultValue { return nil }
             guard let typed else { return mapping(.constant(.null)) }

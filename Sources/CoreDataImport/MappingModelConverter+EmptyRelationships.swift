@@ -3,22 +3,31 @@ import DataModel
 extension MappingModelConverter {
     /// Relationships that no relationship mapping sets, on either side: Core Data's
     /// `createRelationshipsForDestinationInstance` sets only the mapped ones, and an
-    /// inverse only when its other side is set, so the relationship starts empty,
-    /// where inference would carry the stored pairs. Written `{ default: null }` on
-    /// each side. A relationship whose inverse is mapped keeps its pairs (Core Data
-    /// sets the inverse), as inference carries them: nothing is written.
-    func leaveUnsetRelationshipsEmpty(in mappingModel: XcodeMappingModel, _ entry: inout EntityEntry, mapping: inout ImportedMapping) {
+    /// inverse only when its other side is set. A relationship whose inverse is mapped
+    /// keeps its pairs (Core Data sets the inverse), as inference carries them: nothing
+    /// is written. Otherwise, on an entity mapping with a policy (`policySets`), one that
+    /// has no relationship mapping at all, or that the source lacks, is the policy's to
+    /// set (`r: policy`: its code, or it stays empty); else it starts empty, where
+    /// inference would carry the stored pairs of the source relationship it pairs with,
+    /// so it is written `{ default: null }`.
+    func leaveUnsetRelationships(
+        of entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel, policySets: Bool,
+        _ entry: inout EntityEntry, mapping: inout ImportedMapping
+    ) {
         for relationship in entry.entity.relationships where !relationship.declaration.isTransient {
-            guard entry.sourceEntity?.relationship(named: relationship.name) != nil,
-                !Self.sets(relationship.name, of: [entry.entity.name], in: mappingModel)
-            else { continue }
+            guard !Self.sets(relationship.name, of: [entry.entity.name], in: mappingModel) else { continue }
             if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity,
                 Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel)
             {
                 continue
             }
-            entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { default: null }   # no relationship mapping sets it")
-            mapping.carried.append("\(entry.entity.name).\(relationship.name) left empty (no relationship mapping sets it, nor its inverse)")
+            let inferred = entry.inferred[relationship.name] != nil
+            if policySets, !inferred || !entityMapping.relationships.contains(where: { $0.name == relationship.name }) {
+                entry.properties.append(Self.policyLine(relationship.name))
+            } else if inferred {
+                entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { default: null }   # no relationship mapping sets it")
+                mapping.carried.append("\(entry.entity.name).\(relationship.name) left empty (no relationship mapping sets it, nor its inverse)")
+            }
         }
     }
 

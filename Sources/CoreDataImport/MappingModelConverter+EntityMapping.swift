@@ -22,6 +22,12 @@ extension MappingModelConverter {
         var comments: [String] = []
         var overrides: [String] = []
         var properties: [String] = []
+        /// Destination property → the source property inference pairs it with, the source
+        /// entity given: by renaming identifier, not by name (BookPlayer 3's `Playlist.books`,
+        /// renamed from `relationBookV3`, which version 2 does not have, pairs with none, so
+        /// inference leaves it empty where the mapping model's `$source.books` copies it). A
+        /// copy inference would not make is written out; one it makes is left to it.
+        var inferred: [String: String] = [:]
 
         var destinationName: String { entity.name }
     }
@@ -60,6 +66,11 @@ extension MappingModelConverter {
             entityMapping.source = fetched
         }
         guard sourceObjects(of: entityMapping, &entry, mapping: &mapping) else { return [] }
+        if let sourceEntity = entry.sourceEntity {
+            var settled = Renames.Settled()
+            settled.entities[destinationName] = sourceEntity.name
+            entry.inferred = Renames.hop(from: source, to: destination, settled: settled).properties[destinationName] ?? [:]
+        }
         let policy = entityMapping.policyClass.map { policyClass($0, of: entityMapping, &entry, mapping: &mapping, skeletons: &skeletons) }
         filter(of: entityMapping, &entry, mapping: &mapping)
         for info in userInfo(entityMapping.userInfo) where policy == nil { entry.comments.append("user info (read by no policy): \(info)") }
@@ -68,45 +79,29 @@ extension MappingModelConverter {
             mapping: &mapping, skeletons: &skeletons)
         // Destination properties the entity mapping leaves out: Core Data leaves them at their default.
         let mapped = Set(entityMapping.attributes.map(\.name) + entityMapping.relationships.map(\.name))
-        if let sourceEntity = entry.sourceEntity {
+        if entry.sourceEntity != nil {
             for attribute in entity.attributes where !attribute.declaration.isTransient && !mapped.contains(attribute.name) {
-                // One the source lacks: Xcode writes an empty attribute mapping for it, so one
-                // left out of an entity mapping with a policy is the policy's to set (a
-                // compiled mapping model keeps no empty one, so there it says nothing).
-                guard sourceEntity.attribute(named: attribute.name) != nil || (policy != nil && !setBased && !mappingModel.isCompiled)
-                else { continue }
+                // One the source lacks (none that inference would copy) is the policy's to set,
+                // as with an empty attribute mapping.
+                guard entry.inferred[attribute.name] != nil || (policy != nil && !setBased) else { continue }
                 if policy != nil, !setBased {
-                    entry.properties.append("      \(YAMLEmitter.key(attribute.name)): policy   # no attribute mapping: the policy's code or the default")
+                    entry.properties.append(Self.policyLine(attribute.name))
                 } else {
                     let value = attribute.declaration.defaultValue.map(Self.yamlValue) ?? "null"
                     entry.properties.append("      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # no attribute mapping in \(label)")
                 }
             }
         }
-        if let sourceEntity = entry.sourceEntity, policy != nil, !setBased {
-            policySetRelationships(of: entityMapping, in: mappingModel, sourceEntity: sourceEntity, &entry)
+        if entry.sourceEntity != nil {
+            leaveUnsetRelationships(of: entityMapping, in: mappingModel, policySets: policy != nil && !setBased, &entry, mapping: &mapping)
         }
         return finish(entityMapping, entry, mapping: &mapping)
     }
 
-    /// Relationships the source lacks and the entity mapping (which has a policy) has no
-    /// relationship mapping for, nor their inverse: Xcode writes an empty relationship
-    /// mapping for a new relationship, so one left out is the policy's to set.
-    private func policySetRelationships(
-        of entityMapping: XcodeMappingModel.EntityMapping, in mappingModel: XcodeMappingModel, sourceEntity: CompiledEntity,
-        _ entry: inout EntityEntry
-    ) {
-        for relationship in entry.entity.relationships where !relationship.declaration.isTransient {
-            guard sourceEntity.relationship(named: relationship.name) == nil,
-                !entityMapping.relationships.contains(where: { $0.name == relationship.name })
-            else { continue }
-            if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity,
-                Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel)
-            {
-                continue
-            }
-            entry.properties.append("      \(YAMLEmitter.key(relationship.name)): policy   # no relationship mapping: the policy's code, or empty")
-        }
+    /// `name: policy`, for a property of an entity mapping with a policy that nothing in
+    /// the mapping model sets.
+    static func policyLine(_ name: String) -> String {
+        "      \(YAMLEmitter.key(name)): policy   # nothing in the mapping model sets it: the policy's code or the default"
     }
 
     /// The entry's source entity (`source:` when it differs) and the comments on the
@@ -218,14 +213,14 @@ extension MappingModelConverter {
             && attributeMappings.contains { attributeMapping in
                 attributeMapping.valueExpression.flatMap { try? ArchivedExpression.decode($0) }.map(Self.isPolicyCall) ?? false
             }
-        let context = ValueContext(source: entry.source, sourceEntity: entry.sourceEntity, policy: policy, setBased: setBased)
+        let context = ValueContext(
+            source: entry.source, sourceEntity: entry.sourceEntity, policy: policy, setBased: setBased, inferred: entry.inferred)
         for attributeMapping in attributeMappings {
             convertAttribute(attributeMapping, context, &entry, mapping: &mapping, skeletons: &skeletons)
         }
         for relationshipMapping in relationshipMappings {
             convertRelationship(relationshipMapping, in: mappingModel, mappingNames: mappingNames, &entry, mapping: &mapping)
         }
-        if entry.sourceEntity != nil { leaveUnsetRelationshipsEmpty(in: mappingModel, &entry, mapping: &mapping) }
         return setBased
     }
 
@@ -250,7 +245,17 @@ extension MappingModelConverter {
             // nil the default, so the copy is written out (a mapping file's value is set
             // as computed).
             let a = attribute.declaration
-            if let old = context.sourceEntity?.attribute(named: attribute.name)?.declaration, old.isOptional, !a.isOptional, a.defaultValue != nil {
+            guard let old = context.sourceEntity?.attribute(named: attribute.name)?.declaration else {
+                // A new attribute that nothing in the mapping model sets: on an entity mapping
+                // with a policy, the policy's code sets it or it keeps its default (BookPlayer
+                // 10 → 11's UUIDMigrationPolicy sets the new, required `uuid`).
+                if context.policy != nil, !context.setBased { entry.properties.append(Self.policyLine(attribute.name)) }
+                return
+            }
+            if entry.inferred[attribute.name] != attribute.name {
+                entry.properties.append(
+                    "      \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # inference would pair it by its renaming identifier")
+            } else if old.isOptional, !a.isOptional, a.defaultValue != nil {
                 entry.properties.append(
                     "      \(YAMLEmitter.key(attribute.name)): $source.\(attribute.name)   # as Core Data sets it: a nil is refused, not defaulted")
             }
@@ -304,14 +309,16 @@ extension MappingModelConverter {
             }
             expression = generated
         } else {
-            // No expression: nothing sets it (``leaveUnsetRelationshipsEmpty``).
+            // No expression: nothing sets it (``leaveUnsetRelationships``).
             return
         }
         if let copied = Self.relationshipCopy(
             expression, relationship: relationship.declaration, sourceEntity: entry.sourceEntity,
             source: entry.source, in: mappingModel, mappingNames: mappingNames)
         {
-            if copied != relationship.name { entry.properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(copied)") }
+            if copied != entry.inferred[relationship.name] {
+                entry.properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(copied)")
+            }
             return
         }
         entry.properties.append("      \(YAMLEmitter.key(relationship.name)): { value: \(YAMLEmitter.quote(expression.format)) }")
@@ -349,7 +356,9 @@ extension MappingModelConverter {
         if components.count == 1, relationshipMapping.sourceMappingName == nil {
             // Xcode fills it through whichever mapping carries the related objects over (subentities'
             // mappings included): the objects keep their keys, so this is the relationship copied.
-            if components[0] != relationship.name { entry.properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(components[0])") }
+            if components[0] != entry.inferred[relationship.name] {
+                entry.properties.append("      \(YAMLEmitter.key(relationship.name)): $source.\(components[0])")
+            }
             return nil
         }
         let through =

@@ -296,6 +296,8 @@ package struct MappingModelConverter: Sendable {
         var policy: String?
         /// Whether the policy runs set-based: some value calls `FUNCTION($entityPolicy, …)`.
         var setBased: Bool
+        /// Destination property → the source property inference pairs it with (``EntityEntry/inferred``).
+        var inferred: [String: String] = [:]
     }
 
     /// `FUNCTION($entityPolicy, 'selector:', …)` as the whole expression.
@@ -313,7 +315,9 @@ package struct MappingModelConverter: Sendable {
         let sourceEntity = context.sourceEntity, policy = context.policy
         switch expression {
         case .keyPath(.variable("source")?, let components) where components.count == 1:
-            if components[0] == attribute.name, sourceEntity?.attribute(named: attribute.name) != nil { return nil }
+            // Left to inference where it copies the same (not where the renaming identifier
+            // pairs it with another, or with none).
+            if components[0] == context.inferred[attribute.name], sourceEntity?.attribute(named: components[0]) != nil { return nil }
             return "$source.\(components[0])"
         case .constant(let constant) where Self.isAcceptable(constant, for: attribute.type):
             switch constant {

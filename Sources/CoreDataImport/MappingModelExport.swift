@@ -21,6 +21,9 @@ package struct MappingModelExport: Sendable {
         /// What export decided that the file alone does not say (a hop inference refuses is
         /// written from the file alone).
         package var notes: [String]
+        /// `sourcemodelpath` and `destinationmodelpath`: `Books.xcdatamodeld/Books 2.xcdatamodel`.
+        package var sourceModelPath: String
+        package var destinationModelPath: String
     }
 
     /// The mapping models, in hop order.
@@ -97,7 +100,7 @@ package struct MappingModelExport: Sendable {
                 Written(
                     mappingFile: label, mappingModel: name, sourceVersion: file.sourceVersion, destinationVersion: file.destinationVersion,
                     entityMappings: result.mappingModel.entityMappings.count, policies: result.policies, omissions: result.omissions,
-                    notes: notes))
+                    notes: notes, sourceModelPath: folder(file.sourceVersion), destinationModelPath: folder(file.destinationVersion)))
             Self.collect(result.mappingModel, file: file, into: &stubs, order: &order)
         }
         for name in order {
@@ -158,30 +161,60 @@ package struct MappingModelExport: Sendable {
 }
 
 extension MappingModelExport {
-    /// A mapping model beside the bundle that maps versions of it and that this export
-    /// does not write: one from an earlier export whose mapping file is gone, or one made
-    /// in Xcode alone. Core Data in the app still uses it where its hashes pair, so the
-    /// export names it; it never deletes a file it was not asked to write.
+    /// A mapping model in the bundle's folder (or below it, where `import
+    /// --mapping-models` looks too) that maps versions of the bundle and that this export
+    /// does not write: one from an earlier export whose mapping file is gone or was
+    /// written under another name, or one made in Xcode alone. Core Data in the app still
+    /// uses it where its hashes pair, so the export names it; it never deletes a file it
+    /// was not asked to write. One that cannot be read is named too: an import of the
+    /// folder refuses it.
     package struct Leftover: Sendable, Encodable {
         /// The `.xcmappingmodel` folder's path.
         package var path: String
-        /// The model versions it records (`Books.xcdatamodeld/Books 3.xcdatamodel`).
-        package var sourceModel: String
-        package var destinationModel: String
+        /// The model versions it records (`Books.xcdatamodeld/Books 3.xcdatamodel`); nil when it cannot be read.
+        package var sourceModel: String?
+        package var destinationModel: String?
+        /// The mapping model written now for the same two versions, when there is one.
+        package var sameVersionsAs: String?
+        /// What it means, for a warning.
+        package var message: String
     }
 
-    /// The mapping models in `folder` that record a model of `bundleName` on either side
-    /// and are not among `written` (folder names).
-    package static func leftovers(in folder: String, bundleName: String, written: Set<String>) -> [Leftover] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-        return names.compactMap { name -> Leftover? in
-            guard name.hasSuffix(".xcmappingmodel"), !written.contains(name) else { return nil }
-            let path = (folder as NSString).appendingPathComponent(name)
-            guard let mappingModel = try? XcodeMappingModel.read(path: path),
-                let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath,
+    /// The leftovers in `folder` and below for the bundle `bundleName`, beside the
+    /// mapping models written now (`written`, folder names under `folder`).
+    package func leftovers(in folder: String, bundleName: String) -> [Leftover] {
+        let written = Dictionary(mappingModels.map { ($0.mappingModel, $0) }, uniquingKeysWith: { a, _ in a })
+        var found: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            let last = (relative as NSString).lastPathComponent
+            guard last.hasSuffix(".xcmappingmodel") || last.hasSuffix(".xcdatamodeld") || last.hasPrefix(".") else { continue }
+            enumerator?.skipDescendants()
+            if last.hasSuffix(".xcmappingmodel"), written[relative] == nil { found.append(relative) }
+        }
+        return found.sorted().compactMap { relative in
+            let path = (folder as NSString).appendingPathComponent(relative)
+            let mappingModel: XcodeMappingModel
+            do throws(ImportError) {
+                mappingModel = try XcodeMappingModel.read(path: path)
+            } catch {
+                return Leftover(
+                    path: path,
+                    message: "\(error.problems.joined(separator: "; ")): a mapping model that cannot be read beside the bundle; "
+                        + "an import of this folder with --mapping-models refuses it")
+            }
+            guard let source = mappingModel.sourceModelPath, let destination = mappingModel.destinationModelPath,
                 [source, destination].contains(where: { $0.split(separator: "/").contains(Substring(bundleName)) })
             else { return nil }
-            return Leftover(path: path, sourceModel: source, destinationModel: destination)
+            let same = written.values.first { ($0.sourceModelPath, $0.destinationModelPath) == (source, destination) }?.mappingModel
+            let message =
+                if let same {
+                    "\(path) maps the same versions as \(same), written now: the app would have two mapping models for that hop; delete this one"
+                } else {
+                    "\(path) maps \(source) to \(destination) and no mapping file wrote it: Core Data in the app still uses it; "
+                        + "delete it if the hop is now inferred"
+                }
+            return Leftover(path: path, sourceModel: source, destinationModel: destination, sameVersionsAs: same, message: message)
         }
     }
 }

@@ -50,7 +50,6 @@ extension XcodeMappingModel {
             entityMappings: entityMappings,
             unknown: model.keys.filter { !known.contains($0) }.sorted().map { "mapping model key '\($0)'" })
         result.recordedHashes = compiledEntityHashes(archive)
-        result.isCompiled = true
         return result
     }
 

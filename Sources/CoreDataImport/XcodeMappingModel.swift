@@ -90,9 +90,6 @@ package struct XcodeMappingModel: Sendable {
     /// A compiled mapping model's entity version hashes, by entity name, of its source
     /// and destination entities (`NSSourceEntityVersionHash`…); nil for `xcmapping.xml`.
     package var recordedHashes: (source: [String: [UInt8]], destination: [String: [UInt8]])? = nil
-    /// A compiled mapping model (`.cdm`), which keeps no attribute mapping without an
-    /// expression: its attribute mappings say nothing about the attributes it leaves out.
-    package var isCompiled = false
     /// The entity mappings, in `mappingnumber` order.
     package var entityMappings: [EntityMapping]
     /// Elements or attributes of the file this reader does not know, one line each.

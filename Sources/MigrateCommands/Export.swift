@@ -46,8 +46,8 @@ struct Export: ParsableCommand {
         var mappingModels: [MappingModelExport.Written]
         /// The policy stubs written beside them (`Policy.swift`).
         var policyStubs: [String]
-        /// Mapping models beside the bundle that map its versions and that no mapping file
-        /// wrote now: Core Data in the app still uses them; export never deletes them.
+        /// Mapping models beside the bundle (or below its folder) that map its versions and
+        /// that no mapping file wrote now, or that cannot be read: export never deletes them.
         var leftovers: [MappingModelExport.Leftover]
     }
 
@@ -89,9 +89,7 @@ struct Export: ParsableCommand {
         let exported = XcodeModelExporter().export(loaded.versions, model: model)
         let mappings = try exportMappingFiles(of: compiledModel, exported: exported)
         try write(exported, mappings)
-        let leftovers = MappingModelExport.leftovers(
-            in: PathText.parent(of: output), bundleName: (output as NSString).lastPathComponent,
-            written: Set(mappings.mappingModels.map(\.mappingModel)))
+        let leftovers = mappings.leftovers(in: PathText.parent(of: output), bundleName: (output as NSString).lastPathComponent)
         let report = Report(
             model: model, bundle: output, versions: exported.versions.map(\.folder),
             current: exported.current, omissions: exported.omissions, notes: exported.notes,
@@ -102,11 +100,7 @@ struct Export: ParsableCommand {
         }
         for omission in exported.omissions + mappings.omissions { Output.err("warning: not exported (no place in Xcode's format): \(omission)") }
         for note in exported.notes + mappings.notes { Output.err("note: \(note)") }
-        for leftover in leftovers {
-            Output.err(
-                "warning: \(leftover.path) maps \(leftover.sourceModel) to \(leftover.destinationModel) and no mapping file "
-                    + "wrote it: Core Data in the app still uses it; delete it if the hop is now inferred")
-        }
+        for leftover in leftovers { Output.err("warning: \(leftover.message)") }
         Output.out("wrote \(output): \(exported.versions.count) version\(exported.versions.count == 1 ? "" : "s"), current \(report.current)")
         let parent = PathText.parent(of: output)
         for written in mappings.mappingModels {

@@ -109,7 +109,10 @@ import Testing
                     properties:
                       email: $source.mail
                       purchases: $source.orders
-                      status: policy   # no attribute mapping: the policy's code or the default
+                      city: policy   # nothing in the mapping model sets it: the policy's code or the default
+                      score: policy   # nothing in the mapping model sets it: the policy's code or the default
+                      status: policy   # nothing in the mapping model sets it: the policy's code or the default
+                      tier: policy   # nothing in the mapping model sets it: the policy's code or the default
                   Order:
                     # mapping type Copy
                     properties:

@@ -17,6 +17,12 @@ import Testing
             attributes: { name: string? }
           Person:
             attributes: { fullName: string?, nick: string? }
+            relationships:
+              friend: { destination: Person }
+          Shelf:
+            attributes: { title: string?, heading: string?, label: string? }
+            relationships:
+              items: { destination: Ledger, toMany: true }
 
         """
     static let version2 = """
@@ -30,10 +36,17 @@ import Testing
             relationships:
               home: { destination: City, inverse: people }
               work: { destination: City }
+              friend: { destination: Person }
           City:
             attributes: { name: string? }
             relationships:
               people: { destination: Person, toMany: true, inverse: home }
+          Shelf:
+            attributes:
+              title: { type: string, optional: true, renamedFrom: heading }
+              caption: { type: string, optional: true, renamedFrom: label }
+            relationships:
+              items: { destination: Ledger, toMany: true, renamedFrom: oldItems }
 
         """
 
@@ -74,12 +87,14 @@ import Testing
                   flag: { value: "TERNARY($source.name CONTAINS[n] 'x', 1, TERNARY($source.name ==[cdl] 'y', 2, 0))" }
 
             """
-        #expect(try Self.roundTrip(file).yaml == file)
+        let yaml = try Self.roundTrip(file).yaml
+        #expect(yaml == file)
     }
 
-    /// `policy` on properties the source lacks (attribute and relationship), beside new
-    /// properties the file leaves to inference and a default the model has: Xcode's
-    /// format tells them apart only by which property mappings it holds.
+    /// `policy` on properties the source lacks (attribute and relationship) or has, beside
+    /// a new attribute the file leaves to inference: Xcode's format says "the policy sets
+    /// it" only by leaving a property unset on an entity mapping with a policy, so the
+    /// inferred attribute goes as its default's constant, and comes back as that default.
     @Test func whatThePolicySetsComesBack() throws {
         let file = """
             entities:
@@ -88,38 +103,59 @@ import Testing
                 properties:
                   first: policy
                   nick: policy
+                  friend: policy
                   home: policy
+                  work: policy
 
             """
         let (yaml, export) = try Self.roundTrip(file)
-        #expect(yaml == file)
+        #expect(yaml == file.replacingOccurrences(of: "properties:\n", with: "properties:\n      second: { default: \"x\" }\n"))
         #expect(export.files.map(\.path) == ["Fit 1 to 2.xcmappingmodel/xcmapping.xml", "SplitName.swift"])
-        // The same entity with nothing left to the policy: nothing comes back as `policy`.
-        let inferred = """
-            entities:
-              Person:
-                policy: SplitName
-                properties:
-                  second: { default: "x" }
-
-            """
-        #expect(try Self.roundTrip(inferred).yaml == inferred.replacingOccurrences(of: "    properties:\n      second: { default: \"x\" }\n", with: ""))
+        // An Xcode mapping model that leaves the new attribute and relationship unset on an
+        // entity mapping with a policy (BookPlayer 10 → 11's `uuid`): the policy sets them.
+        let xml = try #require(export.files.first).text
+        #expect(!xml.contains(">first<") && !xml.contains(">home<"))
     }
 
-    /// A mapping model beside the bundle that maps its versions and that no mapping file
-    /// wrote is named; one of another bundle, or one just written, is not.
+    /// A copy of a namesake where the renaming identifier names another property (BookPlayer
+    /// 2 → 3's `Playlist.books`, renamed from `relationBookV3`): Xcode's mapping copies the
+    /// namesake, inference would not, so it is written out both ways; an inferred rename
+    /// (`caption` from `label`) is left to inference both ways.
+    @Test func copiesInferenceWouldNotMakeAreWrittenOut() throws {
+        let file = """
+            entities:
+              Shelf:
+                properties:
+                  title: $source.title
+                  items: $source.items
+
+            """
+        let yaml = try Self.roundTrip(file).yaml
+        #expect(yaml == file)
+    }
+
+    /// A mapping model beside the bundle (or below its folder) that maps its versions and
+    /// that no mapping file wrote is named, and so is one for the same versions as a file
+    /// written now, and one that cannot be read; one of another bundle, one just written,
+    /// or one inside a model bundle is not.
     @Test func leftoverMappingModelsAreNamed() throws {
         let (_, export) = try Self.roundTrip("entities:\n  Person:\n    policy: SplitName\n")
         let xml = try #require(export.files.first { $0.path.hasSuffix("xcmapping.xml") }).text
         let folder = try TemporaryDirectory(prefix: "MappingFileExportFidelityTests")
         defer { folder.remove() }
         try folder.write("Fit 1 to 2.xcmappingmodel/xcmapping.xml", xml)
-        try folder.write("Old 2 to 3.xcmappingmodel/xcmapping.xml", xml)
+        try folder.write("Old 1 to 2.xcmappingmodel/xcmapping.xml", xml)
+        try folder.write(
+            "sub/Older.xcmappingmodel/xcmapping.xml",
+            xml.replacingOccurrences(of: "Fit.xcdatamodeld/Fit 2.xcdatamodel", with: "Fit.xcdatamodeld/Fit 3.xcdatamodel"))
         try folder.write("Other.xcmappingmodel/xcmapping.xml", xml.replacingOccurrences(of: "Fit.xcdatamodeld", with: "Other.xcdatamodeld"))
         try folder.write("Broken.xcmappingmodel/xcmapping.xml", "<database")
-        let leftovers = MappingModelExport.leftovers(
-            in: folder.path, bundleName: "Fit.xcdatamodeld", written: ["Fit 1 to 2.xcmappingmodel"])
-        #expect(leftovers.map { ($0.path as NSString).lastPathComponent } == ["Old 2 to 3.xcmappingmodel"])
-        #expect(leftovers.first?.sourceModel == "Fit.xcdatamodeld/Fit.xcdatamodel")
+        try folder.write("Fit.xcdatamodeld/Inside.xcmappingmodel/xcmapping.xml", xml)
+        let leftovers = export.leftovers(in: folder.path, bundleName: "Fit.xcdatamodeld")
+        #expect(leftovers.map { ($0.path as NSString).lastPathComponent } == ["Broken.xcmappingmodel", "Old 1 to 2.xcmappingmodel", "Older.xcmappingmodel"])
+        #expect(leftovers.map(\.sameVersionsAs) == [nil, "Fit 1 to 2.xcmappingmodel", nil])
+        #expect(leftovers[0].message.hasSuffix("an import of this folder with --mapping-models refuses it"))
+        #expect(leftovers[1].message.hasSuffix("the app would have two mapping models for that hop; delete this one"))
+        #expect(leftovers[2].sourceModel == "Fit.xcdatamodeld/Fit.xcdatamodel" && leftovers[2].destinationModel == "Fit.xcdatamodeld/Fit 3.xcdatamodel")
     }
 }
