@@ -14,7 +14,7 @@ import Predicates
 /// | `p: { value: "…" }` | the expression, archived |
 /// | `p: policy` | no attribute mapping: the policy sets it (import reads it back so) |
 /// | `r: $source.s` | a relationship mapping Xcode generates from `$source.s` |
-/// | `r: { default: null }` | a relationship mapping without an expression (the relationship starts empty) |
+/// | `r: { default: null }` | a relationship mapping without an expression (the relationship starts empty); generated when the source lacks `r` |
 extension MappingFileExporter {
     func attributeMapping(
         _ attribute: CompiledAttribute, _ context: PropertyContext, omissions: inout [String]
@@ -48,6 +48,13 @@ extension MappingFileExporter {
                 // `policy`: the default is written as the constant it is.
                 guard let typed else { return mapping(.constant(.null)) }
                 if let constant = constant(typed, attribute, text: nil) { return mapping(.constant(constant)) }
+            }
+            // Written where the file says it and inference pairs no source attribute: import
+            // writes nothing for an attribute nothing sets then, so it comes back as written.
+            if typed == attribute.declaration.defaultValue, context.inferred[name] == nil, case .value? = context.override?.properties[name],
+                let typed, let constant = constant(typed, attribute, text: context.defaultText(of: name))
+            {
+                return mapping(.constant(constant))
             }
             if typed == attribute.declaration.defaultValue { return nil }
             guard let typed else { return mapping(.constant(.null)) }
@@ -118,8 +125,14 @@ extension MappingFileExporter {
             mapping.autogenerates = true
             if from != name, !filledThroughInverse(relationship, context) { mapping.sourceKeyPath = "$source.\(from)" }
         case .defaultValue:
-            // No expression: nothing sets it, so it starts empty.
-            break
+            // No expression: nothing sets it, so it starts empty. A new relationship (the
+            // source has none of its name) is generated, as Xcode generates it: with no
+            // source key path to read, Core Data writes no expression for it either (import
+            // then says which source relationship it may continue: BookPlayer 7 → 8). Not on
+            // an entity with a policy, where import reads it as the policy's.
+            if context.sourceEntity.relationship(named: name) == nil, context.override?.policy == nil {
+                mapping.autogenerates = true
+            }
         case .expression(let text, _):
             guard let syntax = try? PredicateParser.expression(text) else {
                 omissions.append("\(context.place).\(name): \(text): not an expression NSExpression can read; not written")

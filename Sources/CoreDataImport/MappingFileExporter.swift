@@ -61,8 +61,16 @@ package struct MappingFileExporter: Sendable {
         let label = (file.path as NSString).lastPathComponent
         let listed = file.entities.map(\.name)
         let others = destination.entities.filter { !listed.contains($0.name) && !$0.isAbstract }.map(\.name)
+        var unmigrated: Set<String> = []
         for entityName in Self.ownMappingsFirst(listed + others, file: file) {
             let override = file.entities.first { $0.name == entityName }
+            // An entry that migrates no objects and says nothing else has no entity mapping,
+            // as import writes one for an entity the mapping model has none for (Core Data
+            // migrates none of its objects either way), nor a Remove mapping for its source.
+            if let override, Self.migratesNothing(override), destination.entity(named: entityName) != nil {
+                unmigrated.insert(resolvedMapping(entityName)?.source ?? entityName)
+                continue
+            }
             var mapping: XcodeMappingModel.EntityMapping
             if let entity = destination.entity(named: entityName) {
                 mapping = entityMapping(entity, override: override, resolved: resolvedMapping(entity.name), label: label, omissions: &omissions)
@@ -77,7 +85,7 @@ package struct MappingFileExporter: Sendable {
             entityMappings.append(mapping)
         }
         let mappedSources = Set(entityMappings.compactMap(\.source))
-        for entity in source.entities where !entity.isAbstract && !mappedSources.contains(entity.name) {
+        for entity in source.entities where !entity.isAbstract && !mappedSources.contains(entity.name) && !unmigrated.contains(entity.name) {
             entityMappings.append(
                 XcodeMappingModel.EntityMapping(
                     name: nil, source: entity.name, destination: nil, mappingType: "Undefined", number: entityMappings.count + 1,
@@ -88,6 +96,12 @@ package struct MappingFileExporter: Sendable {
             path: name, sourceModelPath: modelPaths.source, destinationModelPath: modelPaths.destination, embedsModels: false,
             entityMappings: entityMappings, unknown: [])
         return Exported(mappingModel: model, policies: policies, omissions: omissions)
+    }
+
+    /// `E: { filter: "FALSEPREDICATE" }` and nothing else.
+    static func migratesNothing(_ override: MappingFile.EntityOverride) -> Bool {
+        override.filter?.trimmingCharacters(in: .whitespaces) == "FALSEPREDICATE" && override.source == nil && override.policy == nil
+            && override.properties.isEmpty && override.destination == nil
     }
 
     /// The entries in the order of their entity mappings, each further mapping (a merge)
@@ -155,9 +169,12 @@ package struct MappingFileExporter: Sendable {
         for name in listed where !stored.contains(name) {
             omissions.append("\(label): \(entity.name).\(name): not a stored property of \(entity.name) in version \(destination.version); not written")
         }
+        var settled = Renames.Settled()
+        settled.entities[entity.name] = sourceEntity.name
         let context = PropertyContext(
             entity: entity, sourceEntity: sourceEntity, override: override, resolved: resolvedEntity,
-            place: "\(label): \(entity.name)")
+            place: "\(label): \(entity.name)",
+            inferred: Renames.hop(from: source, to: destination, settled: settled).properties[entity.name] ?? [:])
         // The file's properties in its order, then the entity's others in the version's order.
         let fileOrder = (override?.propertyLocations ?? [:]).sorted { ($0.value.line, $0.value.column) < ($1.value.line, $1.value.column) }.map(\.key)
         for attribute in ordered(entity.attributes.map(\.name), fileOrder) {
@@ -184,6 +201,9 @@ package struct MappingFileExporter: Sendable {
         var resolved: EntityMapping?
         /// `1-to-2.yaml: Entity`, as omissions start.
         var place: String
+        /// Destination property → the source property inference pairs it with, as import
+        /// decides what it leaves to inference (`MappingModelConverter.EntityEntry.inferred`).
+        var inferred: [String: String]
 
         /// Whether the entity's policy only hosts functions of its set-based copy: an
         /// attribute's whole value is `FUNCTION($entityPolicy, …)`, as import decides it.

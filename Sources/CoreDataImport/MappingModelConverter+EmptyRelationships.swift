@@ -15,9 +15,9 @@ extension MappingModelConverter {
         _ entry: inout EntityEntry, mapping: inout ImportedMapping
     ) {
         for relationship in entry.entity.relationships where !relationship.declaration.isTransient {
-            guard !Self.sets(relationship.name, of: [entry.entity.name], in: mappingModel) else { continue }
+            guard !Self.sets(relationship.name, of: [entry.entity.name], in: mappingModel, source: entry.source) else { continue }
             if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity,
-                Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel)
+                Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel, source: entry.source)
             {
                 continue
             }
@@ -33,11 +33,18 @@ extension MappingModelConverter {
 
     /// Whether an entity mapping into one of `entities` (an entity and its
     /// subentities, which inherit the relationship) sets the relationship `name`: a
-    /// relationship mapping with a value expression, or one Xcode generates.
-    static func sets(_ name: String, of entities: Set<String>, in mappingModel: XcodeMappingModel) -> Bool {
+    /// relationship mapping with a value expression, or one Xcode generates from a source
+    /// relationship the entity mapping's source has (where it has none, Core Data writes
+    /// no expression: BookPlayer 7 → 8's `item`, olvid's new `contactGroups`).
+    static func sets(_ name: String, of entities: Set<String>, in mappingModel: XcodeMappingModel, source: CompiledVersion) -> Bool {
         mappingModel.entityMappings.contains { entityMapping in
-            entityMapping.destination.map(entities.contains) == true
-                && entityMapping.relationships.contains { $0.name == name && ($0.valueExpression != nil || $0.autogenerates) }
+            guard entityMapping.destination.map(entities.contains) == true,
+                let mapping = entityMapping.relationships.first(where: { $0.name == name })
+            else { return false }
+            if mapping.valueExpression != nil { return true }
+            guard mapping.autogenerates, let sourceEntity = entityMapping.source.flatMap(source.entity(named:)) else { return false }
+            let start = (mapping.sourceKeyPath ?? name).replacingOccurrences(of: "$source.", with: "").split(separator: ".").first
+            return start.map { sourceEntity.relationship(named: String($0)) != nil } ?? false
         }
     }
 }

@@ -342,7 +342,9 @@ extension MappingModelConverter {
             (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
             .split(separator: ".").first.map(String.init) ?? ""
         guard entry.sourceEntity?.relationship(named: start) != nil else {
-            if let moved = Self.movedRelationship(relationship, entry) {
+            // A hint where inference pairs it with nothing either (not for one it carries
+            // through a rename or its inverse).
+            if entry.inferred[relationship.name] == nil, let moved = Self.movedRelationship(relationship, entry) {
                 let key = YAMLEmitter.key(relationship.name)
                 entry.comments.append(
                     "\(relationship.name): no source relationship of that name, so Core Data leaves it empty; "

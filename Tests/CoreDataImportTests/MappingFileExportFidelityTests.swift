@@ -31,12 +31,15 @@ import Testing
         entities:
           Ledger:
             attributes: { name: string?, balance: decimal?, floor: integer64?, flag: integer16? }
+            relationships:
+              owner: { destination: Person, inverse: ledgers }
           Person:
             attributes: { fullName: string?, nick: string?, first: string?, second: { type: string, optional: true, default: "x" } }
             relationships:
               home: { destination: City, inverse: people }
               work: { destination: City }
               friend: { destination: Person }
+              ledgers: { destination: Ledger, toMany: true, inverse: owner }
           City:
             attributes: { name: string? }
             relationships:
@@ -105,6 +108,7 @@ import Testing
                   nick: policy
                   friend: policy
                   home: policy
+                  ledgers: policy
                   work: policy
 
             """
@@ -132,6 +136,27 @@ import Testing
             """
         let yaml = try Self.roundTrip(file).yaml
         #expect(yaml == file)
+    }
+
+    /// An entry that migrates no objects has no entity mapping, as import writes one for an
+    /// entity without one; a default the file writes for a new attribute is a constant
+    /// (import writes nothing for a new attribute nothing sets); the inverse of a
+    /// relationship the policy sets is generated without a source (`Ledger.owner`), which
+    /// sets nothing, so `ledgers: policy` still comes back.
+    @Test func whatTheFileSaysItselfComesBack() throws {
+        let file = """
+            entities:
+              Person:
+                properties:
+                  second: { default: "x" }
+              Ledger:
+                filter: "FALSEPREDICATE"
+
+            """
+        let (yaml, export) = try Self.roundTrip(file)
+        #expect(yaml == file)
+        let xml = try #require(export.files.first).text
+        #expect(!xml.contains(">Ledger<"))
     }
 
     /// A mapping model beside the bundle (or below its folder) that maps its versions and
