@@ -12,7 +12,7 @@ import Predicates
 /// | `p: { default: v }` | the constant `v`; none when `v` is the model's default (the attribute keeps it) |
 /// | the same on an entity with a policy | the constant (import reads an attribute nothing sets there as `policy`) |
 /// | `p: { value: "…" }` | the expression, archived |
-/// | `p: policy` | no attribute mapping: the policy sets it (import reads it back so) |
+/// | `p: policy` | no attribute mapping (an empty one where the source lacks `p`): the policy sets it |
 /// | `r: $source.s` | a relationship mapping Xcode generates from `$source.s` |
 /// | `r: { default: null }` | a relationship mapping without an expression (the relationship starts empty); generated when the source lacks `r` |
 extension MappingFileExporter {
@@ -28,7 +28,10 @@ extension MappingFileExporter {
         }
         switch context.source(of: name, isRelationship: false) {
         case .policy:
-            return nil
+            // An empty mapping where the source has no namesake (Xcode's own for a new
+            // attribute: import reads it as the policy's, in this order); none where it has
+            // one (an empty mapping would copy it).
+            return context.sourceEntity.attribute(named: name) == nil ? mapping(nil) : nil
         case .copy(let from), .convert(let from, .widen), .convert(let from, .reshape), .convert(let from, .reorder):
             return mapping(copy(from, name, context))
         case .convert(let from, .fillDefault):

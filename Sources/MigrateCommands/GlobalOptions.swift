@@ -24,8 +24,11 @@ struct GlobalOptions: ParsableArguments {
         // A folder given on purpose that is not there is a mistake, not "no files".
         if let folder = migrationsOption {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
                 throw ValidationError("--migrations \(folder): no such folder (leave the option out when there are no mapping files)")
+            }
+            guard isDirectory.boolValue else {
+                throw ValidationError("--migrations \(folder): a file, not a folder (the folder that holds <Model>/<A>-to-<B>.yaml)")
             }
         }
     }

@@ -10,8 +10,11 @@ extension Import {
         let fileManager = FileManager.default
         for folder in mappingModels {
             var isDirectory: ObjCBool = false
-            guard fileManager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard fileManager.fileExists(atPath: folder, isDirectory: &isDirectory) else {
                 throw global.fail("\(folder): no such folder (--mapping-models)", .failed)
+            }
+            guard isDirectory.boolValue else {
+                throw global.fail("\(folder): a file, not a folder (--mapping-models takes the folder that holds the .xcmappingmodel bundles)", .failed)
             }
             var found: [String] = []
             if folder.hasSuffix(".xcmappingmodel") { found.append(folder) }

@@ -29,6 +29,10 @@ import Testing
         let result = try f.migrate(["plan", "--migrations", "Migrashuns"] + f.models + [store])
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("Error: --migrations Migrashuns: no such folder (leave the option out when there are no mapping files)\n"))
+        // A file where the folder belongs says so.
+        let file = try f.migrate(["plan", "--migrations", store] + f.models + [store])
+        #expect(file.status == 64)
+        #expect(file.stderr.hasPrefix("Error: --migrations \(store): a file, not a folder (the folder that holds <Model>/<A>-to-<B>.yaml)\n"))
     }
 
     /// A refusal inside a run of fused hops names the one hop that needs a file, in
