@@ -55,17 +55,7 @@ import Testing
 
     /// Export `file` (as `1-to-2.yaml`), import the export; the imported YAML without comments.
     static func roundTrip(_ file: String) throws -> (yaml: String, export: MappingModelExport) {
-        let folder = try TemporaryDirectory(prefix: "MappingFileExportFidelityTests")
-        defer { folder.remove() }
-        try folder.write("Models/Fit/1.yaml", version1)
-        try folder.write("Models/Fit/2.yaml", version2)
-        try folder.write("Migrations/Fit/1-to-2.yaml", file)
-        let model = try ModelLoader.loadModel(path: folder.file("Models/Fit"))
-        let files = MappingFiles.load(folder: folder.file("Migrations"), model: "Fit", versions: [1, 2])
-        #expect(files.diagnostics.isEmpty, "\(files.diagnostics)")
-        let versions = try #require(ModelLoader.load(path: folder.file("Models/Fit")).models.first).versions
-        let export = MappingModelExport(
-            mappingFiles: files, model: model, exported: XcodeModelExporter().export(versions, model: "Fit"), bundleName: "Fit.xcdatamodeld")
+        let (export, model) = try MappingFileExportTests.export(file, model: "Fit", versions: (version1, version2))
         #expect(export.omissions == [] && export.diagnostics == [])
         let xml = try #require(export.files.first { $0.path.hasSuffix("xcmapping.xml") }).text
         let converter = MappingModelConverter(

@@ -82,19 +82,21 @@ import Testing
 
         """
 
-    /// The export of `mappingFile` (as `1-to-2.yaml`) against the two versions.
-    static func export(_ mappingFile: String) throws -> (MappingModelExport, CompiledModel) {
+    /// The export of `mappingFile` (as `1-to-2.yaml`) against the two versions of `model`.
+    static func export(
+        _ mappingFile: String, model name: String = "Shop", versions: (String, String) = (version1, version2)
+    ) throws -> (MappingModelExport, CompiledModel) {
         let folder = try TemporaryDirectory(prefix: "MappingFileExportTests")
         defer { folder.remove() }
-        try folder.write("Models/Shop/1.yaml", version1)
-        try folder.write("Models/Shop/2.yaml", version2)
-        try folder.write("Migrations/Shop/1-to-2.yaml", mappingFile)
-        let model = try ModelLoader.loadModel(path: folder.file("Models/Shop"))
-        let files = MappingFiles.load(folder: folder.file("Migrations"), model: "Shop", versions: [1, 2])
+        try folder.write("Models/\(name)/1.yaml", versions.0)
+        try folder.write("Models/\(name)/2.yaml", versions.1)
+        try folder.write("Migrations/\(name)/1-to-2.yaml", mappingFile)
+        let model = try ModelLoader.loadModel(path: folder.file("Models/\(name)"))
+        let files = MappingFiles.load(folder: folder.file("Migrations"), model: name, versions: [1, 2])
         #expect(files.diagnostics.isEmpty, "\(files.diagnostics)")
-        let versions = try #require(ModelLoader.load(path: folder.file("Models/Shop")).models.first).versions
-        let exported = XcodeModelExporter().export(versions, model: "Shop")
-        return (MappingModelExport(mappingFiles: files, model: model, exported: exported, bundleName: "Shop.xcdatamodeld"), model)
+        let loaded = try #require(ModelLoader.load(path: folder.file("Models/\(name)")).models.first).versions
+        let exported = XcodeModelExporter().export(loaded, model: name)
+        return (MappingModelExport(mappingFiles: files, model: model, exported: exported, bundleName: "\(name).xcdatamodeld"), model)
     }
 
     /// The importer's reading of an exported `xcmapping.xml`.
