@@ -191,6 +191,52 @@ import Testing
                     name: "owner", source: .defaultValue(nil), isRelationship: true))
     }
 
+    /// The inverse may be paired on a subentity only: BookPlayer 7 → 8 moves `Book.lastPlayed`
+    /// and `Book.bookmarks` up to a new parent `LibraryItem`, whose inverses are renamed
+    /// `lastPlayedItem` and `item` without `renamedFrom`. Book's mapping pairs the moved
+    /// relationships by name, and Core Data sets their inverses with them, so the inverses
+    /// continue v7's `lastPlayedBook` and `book` (before, the one-to-one came out half set and
+    /// a required `item` was refused as new). Subentities pairing it differently leave it new.
+    @Test func anInversePairedOnASubentityOnlyLendsItsPairs() throws {
+        let v7 = """
+            entities:
+              Book:
+                attributes: { title: string }
+                relationships:
+                  lastPlayed: { destination: Library, inverse: lastPlayedBook }
+                  marks: { destination: Mark, toMany: true, inverse: book }
+              Mark:
+                attributes: { time: double }
+                relationships:
+                  book: { destination: Book, inverse: marks, optional: false }
+              Library:
+                relationships:
+                  lastPlayedBook: { destination: Book, inverse: lastPlayed }
+            """
+        let v8 = """
+            entities:
+              Item:
+                abstract: true
+                attributes: { title: string }
+                relationships:
+                  lastPlayed: { destination: Library, inverse: lastPlayedItem }
+                  marks: { destination: Mark, toMany: true, inverse: item }
+              Book:
+                parent: Item
+              Mark:
+                attributes: { time: double }
+                relationships:
+                  item: { destination: Item, inverse: marks, optional: false }
+              Library:
+                relationships:
+                  lastPlayedItem: { destination: Item, inverse: lastPlayed }
+            """
+        let mapping = try Models.infer([v7, v8])
+        #expect(mapping.mapping(forDestination: "Library")?.property("lastPlayedItem")?.source == .copy(from: "lastPlayedBook"))
+        #expect(mapping.mapping(forDestination: "Mark")?.property("item")?.source == .copy(from: "book"))
+        #expect(!(mapping.requirements ?? []).contains { $0.kind == .noObjects })
+    }
+
     static func chain(_ names: [(attribute: String, renamedFrom: String?)], entity: [(name: String, renamedFrom: String?)]) -> [String] {
         zip(names, entity).map { attribute, entity in
             var text = "entities:\n  \(entity.name):\n"

@@ -100,17 +100,30 @@ package struct Renames: Sendable {
     /// that knows it as `b`, keeps its objects through its to-many inverse). It pairs
     /// with the source inverse of what its inverse pairs with, when that is a
     /// relationship of its own source entity no other property claims.
+    ///
+    /// The inverse may be paired on a subentity of its entity only (BookPlayer 7 → 8:
+    /// `LibraryItem.lastPlayed` is paired in Book's mapping with v7's `Book.lastPlayed`,
+    /// whose inverse is `Library.lastPlayedBook`, so `Library.lastPlayedItem` continues
+    /// it), as long as every subentity that pairs it agrees.
     mutating func pairThroughInverses(from source: CompiledVersion, to destination: CompiledVersion) {
         for entity in destination.entities {
             guard let sourceName = entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
             for relationship in entity.relationships where !relationship.declaration.isTransient {
                 let r = relationship.declaration
-                guard properties[entity.name]?[r.name] == nil, let inverse = r.inverse,
-                    let pairedInverse = properties[r.destination]?[inverse],
-                    let inverseSource = entities[r.destination].flatMap({ source.entity(named: $0) }),
-                    let sourceInverse = inverseSource.relationship(named: pairedInverse)?.declaration.inverse,
-                    let candidate = sourceEntity.relationship(named: sourceInverse),
-                    candidate.declaration.inverse == pairedInverse,
+                guard properties[entity.name]?[r.name] == nil, let inverse = r.inverse else { continue }
+                // The source relationship each mapping into the inverse's entity (or a
+                // subentity) pairs the inverse with, and that one's own inverse.
+                var found: Set<String> = []
+                for holder in destination.subtree(of: r.destination) {
+                    guard let pairedInverse = properties[holder]?[inverse],
+                        let inverseSource = entities[holder].flatMap({ source.entity(named: $0) }),
+                        let sourceInverse = inverseSource.relationship(named: pairedInverse)?.declaration.inverse,
+                        let candidate = sourceEntity.relationship(named: sourceInverse),
+                        candidate.declaration.inverse == pairedInverse
+                    else { continue }
+                    found.insert(sourceInverse)
+                }
+                guard found.count == 1, let sourceInverse = found.first,
                     !(properties[entity.name] ?? [:]).values.contains(sourceInverse)
                 else { continue }
                 properties[entity.name, default: [:]][r.name] = sourceInverse

@@ -93,13 +93,21 @@ extension SegmentPlanner {
 
     /// True when a destination to-one relationship comes from a to-one whose
     /// inverse was a to-one too (its pairs already agree).
+    /// A relationship moved up to a new parent is judged by the subentities that carry it
+    /// (BookPlayer 7 → 8: `LibraryItem.lastPlayed` was `Book.lastPlayed`): every one that
+    /// pairs it must have had a one-to-one, and at least one must pair it.
     func wasOneToOne(_ relationship: CompiledRelationship) -> Bool {
-        guard let sourceOwner = sourceEntity(for: relationship.declaredIn), let from = sourceName(relationship.declaredIn, relationship.name),
-            let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
-            let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
-            let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse)
-        else { return false }
-        return !oldInverseRelationship.declaration.isToMany
+        var paired = false
+        for holder in destination.subtree(of: relationship.declaredIn) {
+            guard let sourceOwner = sourceEntity(for: holder), let from = sourceName(holder, relationship.name) else { continue }
+            guard let old = sourceOwner.relationship(named: from), !old.declaration.isToMany,
+                let oldInverse = old.declaration.inverse, let oldInverseOwner = old.inverseEntity,
+                let oldInverseRelationship = source.entity(named: oldInverseOwner)?.relationship(named: oldInverse),
+                !oldInverseRelationship.declaration.isToMany
+            else { return false }
+            paired = true
+        }
+        return paired
     }
 
     /// True when a destination to-one relationship is a former to-many.
