@@ -52,6 +52,13 @@ extension MappingFileExporter {
                 guard let typed else { return mapping(.constant(.null)) }
                 if let constant = constant(typed, attribute, text: nil) { return mapping(.constant(constant)) }
             }
+            // An empty mapping where the source has no namesake but inference would copy
+            // another attribute (its renaming identifier's): Core Data sets nothing then.
+            if typed == attribute.declaration.defaultValue, context.sourceEntity.attribute(named: name) == nil,
+                context.inferred[name] != nil, case .value? = context.override?.properties[name]
+            {
+                return mapping(nil)
+            }
             // Written where the file says it and inference pairs no source attribute: import
             // writes nothing for an attribute nothing sets then, so it comes back as written.
             if typed == attribute.declaration.defaultValue, context.inferred[name] == nil, case .value? = context.override?.properties[name],

@@ -248,8 +248,16 @@ extension MappingModelConverter {
             guard let old = context.sourceEntity?.attribute(named: attribute.name)?.declaration else {
                 // A new attribute that nothing in the mapping model sets: on an entity mapping
                 // with a policy, the policy's code sets it or it keeps its default (BookPlayer
-                // 10 → 11's UUIDMigrationPolicy sets the new, required `uuid`).
-                if context.policy != nil, !context.setBased { entry.properties.append(Self.policyLine(attribute.name)) }
+                // 10 → 11's UUIDMigrationPolicy sets the new, required `uuid`); else it keeps
+                // its default, which is written where inference would copy another source
+                // attribute into it (its renaming identifier's).
+                if context.policy != nil, !context.setBased {
+                    entry.properties.append(Self.policyLine(attribute.name))
+                } else if entry.inferred[attribute.name] != nil {
+                    let value = a.defaultValue.map(Self.yamlValue) ?? "null"
+                    entry.properties.append(
+                        "      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # the source has no \(attribute.name): Core Data sets none")
+                }
                 return
             }
             if entry.inferred[attribute.name] != attribute.name {
@@ -342,9 +350,13 @@ extension MappingModelConverter {
             (relationshipMapping.sourceKeyPath ?? relationshipMapping.name).replacingOccurrences(of: "$source.", with: "")
             .split(separator: ".").first.map(String.init) ?? ""
         guard entry.sourceEntity?.relationship(named: start) != nil else {
-            // A hint where inference pairs it with nothing either (not for one it carries
-            // through a rename or its inverse).
-            if entry.inferred[relationship.name] == nil, let moved = Self.movedRelationship(relationship, entry) {
+            // A hint where nothing sets its inverse either (Core Data sets one side when the
+            // other is set: BookPlayer 7 → 8's BookToBook sets `bookmarks`, so `Bookmark.item`).
+            let inverseSet =
+                if let inverse = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity {
+                    Self.sets(inverse, of: Set(entry.destination.subtree(of: inverseEntity)), in: mappingModel, source: entry.source)
+                } else { false }
+            if !inverseSet, let moved = Self.movedRelationship(relationship, entry) {
                 let key = YAMLEmitter.key(relationship.name)
                 entry.comments.append(
                     "\(relationship.name): no source relationship of that name, so Core Data leaves it empty; "

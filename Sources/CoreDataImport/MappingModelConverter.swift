@@ -1,5 +1,6 @@
 import DataModel
 import Foundation
+import Mapping
 import Predicates
 import PropertyList
 
@@ -253,8 +254,11 @@ package struct MappingModelConverter: Sendable {
         body += asInferred.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.flatMap(\.element.1)
         mapping.splits = Self.splits(of: mappingModel)
         // A destination entity no entity mapping fills: Core Data migrates none of its objects.
+        // Where inference would carry objects into it: from a namesake, or the entity its
+        // renaming identifier names (BookPlayer 4's Folder, renamed from PlaylistV3).
+        let inferredSources = Renames.hop(from: source, to: destination).entities
         for entity in destination.entities where !mappedDestinations.contains(entity.name) && !entity.isAbstract {
-            guard source.entity(named: entity.name) != nil else { continue }
+            guard inferredSources[entity.name] != nil else { continue }
             body += [
                 "  \(YAMLEmitter.key(entity.name)):",
                 "    # \(label) has no entity mapping for \(entity.name): Core Data migrates none of its objects",
