@@ -603,6 +603,34 @@ import Testing
         #expect(!carried.yaml.contains("did you mean") && !carried.yaml.contains("item:"), "\(carried.yaml)")
     }
 
+    /// What inference would pair by renaming identifier, the mapping model does not: an
+    /// empty attribute mapping whose source has no namesake sets nothing (mapc writes no
+    /// expression), although inference would copy `old` into `fresh`; an entity that no
+    /// entity mapping fills gets no objects, although inference would carry `Playlist`'s
+    /// into `Folder` (BookPlayer 4, renamed from `PlaylistV3`). Both are written out.
+    @Test func whatTheRenamingIdentifierWouldPairIsNotCarried() throws {
+        let v1 = """
+              T:
+                attributes: { old: string? }
+              Playlist:
+                attributes: { name: string? }
+            """
+        let v2 = """
+              T:
+                attributes: { fresh: { type: string, optional: true, renamedFrom: old } }
+              Folder:
+                renamedFrom: Playlist
+                attributes: { name: string? }
+
+            """
+        let mapping = try Self.convertTags(
+            v1, v2, objects: [Self.entity("z10", number: 1, source: "T", destination: "T", attributes: ["z11"]), Self.attribute("z11", "fresh", of: "z10")])
+        let entities = mapping.yaml.components(separatedBy: "entities:\n").last ?? ""
+        #expect(
+            entities.contains("  T:\n    properties:\n      fresh: { default: null }   # the source has no fresh: Core Data sets none\n"), "\(mapping.yaml)")
+        #expect(entities.contains("  Folder:\n") && entities.contains("    filter: \"FALSEPREDICATE\"\n"), "\(mapping.yaml)")
+    }
+
     /// The mapping model pairs an entity with its namesake while the destination's
     /// renaming identifier names another (olvid-ios 45's `PersistedGroupDiscussion`,
     /// renamed from "contactGroup"): inference would not pair them, so `source:` is
