@@ -1105,6 +1105,20 @@ FIXED = {
         ["A: {attributes: {key: string, n: integer32?}}", "A: {attributes: {key: string, n: integer32}}",
          "A: {attributes: {key: string, n: {type: integer32, default: 40}}}"],
         {}, [("A", [{"key": "A1", "n": 7}, {"key": "A2", "n": None}])]),
+    "inverse-on-subentity": (
+        "one hop moves B.lp (one-to-one with L.lpb) and B.marks up to a new abstract parent P and renames their "
+        "inverses lpi and item without renamedFrom: B's mapping carries lp and marks, and setting one side sets the "
+        "other, so L1 keeps B1 and M1 keeps B1 (BookPlayer 7 → 8; known as: a half-set one-to-one, the required "
+        "item refused as new)",
+        ["{B: {attributes: {key: string}, relationships: {lp: {destination: L, inverse: lpb},"
+         " marks: {destination: M, toMany: true, inverse: book}}},"
+         " M: {attributes: {key: string}, relationships: {book: {destination: B, inverse: marks, optional: false}}},"
+         " L: {attributes: {key: string}, relationships: {lpb: {destination: B, inverse: lp}}}}",
+         "{P: {abstract: true, attributes: {key: string}, relationships: {lp: {destination: L, inverse: lpi},"
+         " marks: {destination: M, toMany: true, inverse: item}}}, B: {parent: P},"
+         " M: {attributes: {key: string}, relationships: {item: {destination: P, inverse: marks, optional: false}}},"
+         " L: {attributes: {key: string}, relationships: {lpi: {destination: P, inverse: lp}}}}"],
+        {}, [("L", [{"key": "L1"}]), ("B", [{"key": "B1", "lp": 1}]), ("M", [{"key": "M1", "book": 1}])]),
     "inverse-pairs": (
         "D.o is renamed o2, then o3 (required) with renamedFrom: o2; the direct mapping 1 → 3 pairs o3 with nothing, "
         "but its inverse A.m pairs, and setting one side sets the other: D1 keeps A1 (seed 60 trial 13)",
@@ -1573,7 +1587,7 @@ CASES = {"intermediate-default": ["intermediate-default", "intermediate-default-
          "found": ["required-to-one", "min-count", "gate-after-earlier-hop", "required-default-max",
                    "checks-see-filter", "composite-unique-fill", "unique-removed-fill", "source-copy-nil",
                    "renamed-from-not-name", "new-required-empty", "later-default", "source-copy-same-type",
-                   "later-default-required", "inverse-pairs", "filter-min-count", "later-default-changed", "renamed-back",
+                   "later-default-required", "inverse-pairs", "inverse-on-subentity", "filter-min-count", "later-default-changed", "renamed-back",
                    "ordered-through-unordered", "new-beside-renamed", "file-settles-rename",
                    "file-on-ambiguous-entity", "file-source-settles-entity", "inverse-to-one-several",
                    "inverse-to-one-single"]}
