@@ -123,9 +123,7 @@ CORPUS = [
                   (26, 27): "requiredWithoutDefault", (28, 29): "requiredWithoutDefault", (30, 31): "typeChange",
                   (40, 41): "requiredWithoutDefault", (41, 42): "requiredWithoutDefault", (48, 49): "requiredWithoutDefault",
                   (49, 50): "requiredWithoutDefault", (58, 59): "requiredWithoutDefault", (59, 60): "requiredWithoutDefault"},
-         mappings_under="Sources/Engine/",
-         round_trip_known={"11-to-12.yaml": "a mapping file names its entity mappings <Source>To<Destination>: "
-                                            "ContactGroupToContactGroupAndMore comes back as ContactGroupToContactGroupJoined"}),
+         mappings_under="Sources/Engine/"),
     # Eight versions in Xcode 3's binary format, with inheritance, fetch requests and counts
     # archived as NSDecimalNumber, and mapping models paired by hash.
     dict(app="Pecunia", repo="pecuniabanking/pecunia-client", commit="81f920bae7eaf013a2456f113a5c39c6f830bf9e",

@@ -152,7 +152,8 @@ package struct MappingFileExporter: Sendable {
             sourceName = source.entity(named: entity.name)?.name
         }
         var mapping = XcodeMappingModel.EntityMapping(
-            name: nil, source: sourceName, destination: entity.name, mappingType: "Undefined", number: 0,
+            name: override?.destination == nil ? override?.mappingName : nil, source: sourceName, destination: entity.name,
+            mappingType: "Undefined", number: 0,
             policyClass: override?.policy ?? resolvedEntity?.policy, autogeneratesSource: true,
             filterPredicate: override?.filter ?? resolvedEntity?.filter, sourceExpression: nil, userInfo: nil,
             attributes: [], relationships: [], unknown: [], line: 0)

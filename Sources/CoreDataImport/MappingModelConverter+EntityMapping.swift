@@ -137,8 +137,14 @@ extension MappingModelConverter {
             }
         }
         if let type = entityMapping.mappingType, type != "Undefined" { entry.comments.append("mapping type \(type)") }
+        // A name of its own: a policy asks the manager for objects by it (a further mapping
+        // into the same entity is written under its name instead, MappingModelConverter.convert).
         if let name = entityMapping.name, name != "\(entityMapping.source ?? "")To\(destinationName)" {
-            entry.comments.append("Core Data names this entity mapping \(name)")
+            if entityMapping.source != nil, MappingFile.isMappingName(name) {
+                entry.lines.append("    mappingName: \(YAMLEmitter.quote(name))")
+            } else {
+                entry.comments.append("Core Data names this entity mapping \(name)")
+            }
         }
         return true
     }

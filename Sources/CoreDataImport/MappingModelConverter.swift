@@ -234,7 +234,7 @@ package struct MappingModelConverter: Sendable {
                 }
                 if lines[0].hasPrefix("  #") { lines = [lines[0]] }
                 lines[0] = "  \(YAMLEmitter.key(name)):"
-                lines.removeAll { $0.hasPrefix("    source: ") }
+                lines.removeAll { $0.hasPrefix("    source: ") || $0.hasPrefix("    mappingName: ") }
                 lines.insert(contentsOf: ["    destination: \(YAMLEmitter.key(destinationName))", "    source: \(YAMLEmitter.key(sourceName))"], at: 1)
                 mapping.carried.append(
                     "\(mapping.mappingModel): entity mapping \(name)\(entityMapping.lineText): a further mapping into \(destinationName), "

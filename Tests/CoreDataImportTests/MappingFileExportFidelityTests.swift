@@ -128,7 +128,8 @@ import Testing
         #expect(yaml == file)
     }
 
-    /// An entry that migrates no objects has no entity mapping, as import writes one for an
+    /// An entity mapping's own name goes to Xcode and back (`mappingName:`); an entry that
+    /// migrates no objects has no entity mapping, as import writes one for an
     /// entity without one; a default the file writes for a new attribute is a constant
     /// (import writes nothing for a new attribute nothing sets); the inverse of a
     /// relationship the policy sets is generated without a source (`Ledger.owner`), which
@@ -139,6 +140,8 @@ import Testing
               Person:
                 properties:
                   second: { default: "x" }
+              Shelf:
+                mappingName: "Shelves And More"
               Ledger:
                 filter: "FALSEPREDICATE"
 
@@ -146,7 +149,7 @@ import Testing
         let (yaml, export) = try Self.roundTrip(file)
         #expect(yaml == file)
         let xml = try #require(export.files.first).text
-        #expect(!xml.contains(">Ledger<"))
+        #expect(!xml.contains(">Ledger<") && xml.contains(">Shelves And More<"))
     }
 
     /// A mapping model beside the bundle (or below its folder) that maps its versions and

@@ -32,6 +32,18 @@ private typealias SourceLocation = DataModel.SourceLocation
         #expect(MappingFile.versions(ofFile: path) == nil)
     }
 
+    /// `mappingName:` names the entity's own mapping as Xcode may (spaces included); empty,
+    /// padded or with a control character it is refused at its line.
+    @Test func aMappingNameIsRead() throws {
+        let named = try Self.parse("entities:\n  Person:\n    mappingName: \"People And More\"\n")
+        #expect(named.diagnostics == [] && named.file?.entities.first?.mappingName == "People And More")
+        for bad in ["\"\"", "\" People\"", "\"A\\tB\""] {
+            let result = try Self.parse("entities:\n  Person:\n    mappingName: \(bad)\n")
+            #expect(result.file == nil, "\(bad)")
+            #expect(result.diagnostics.first?.message.hasPrefix("entity 'Person': mappingName") == true, "\(bad)")
+        }
+    }
+
     /// A policy names a Swift class and the policy's Swift file: a name that is no type
     /// name (a path, a space, a keyword, a leading digit) is refused at its line, so that
     /// no export or stub writes outside its folder or code that does not compile.

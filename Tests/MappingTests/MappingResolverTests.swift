@@ -428,4 +428,15 @@ private typealias SourceLocation = DataModel.SourceLocation
             ])
         #expect(person.droppedProperties == ["age", "handle"])
     }
+
+    /// `mappingName:` renames the entity's own mapping (a policy and a `$manager` expression
+    /// name it so), and a name another mapping of the hop has is refused at the entry.
+    @Test func aMappingNameNamesTheEntitysMapping() throws {
+        let same = "entities:\n  Person:\n    attributes: { name: string }\n  Tag:\n    attributes: { label: string }\n"
+        let named = try Self.resolve("entities:\n  Tag:\n    mappingName: TagsAndMore\n", versions: [same, same]).result.get()
+        #expect(named.mapping(forDestination: "Tag")?.name == "TagsAndMore")
+        #expect(named.mapping(forDestination: "Person")?.name == "PersonToPerson")
+        let clash = try Self.resolve("entities:\n  Tag:\n    mappingName: PersonToPerson\n", versions: [same, same]).result
+        #expect(Self.diagnostics(clash).map(\.message) == ["entity 'Tag': mappingName 'PersonToPerson': another entity mapping of this hop has that name"])
+    }
 }

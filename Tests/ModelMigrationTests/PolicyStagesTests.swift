@@ -41,12 +41,26 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
     }
 }
 
+/// Asks the manager for each loan's member by the Member mapping's own name, `People`.
+struct LoansByMappingName: EntityMigrationPolicy {
+    mutating func begin(_ manager: MigrationManager) throws { PolicyLog.record("begin \(manager.currentEntityMapping.name)") }
+    mutating func createRelationships(for destination: DestinationObject, in manager: MigrationManager) throws {
+        guard let source = try manager.sourceInstances(forEntityMappingName: manager.currentEntityMapping.name, destination: destination).first,
+            let oldMember = try source.object("member")
+        else { return }
+        let members = try manager.destinationInstances(forEntityMappingName: "People", sourceInstances: [oldMember])
+        PolicyLog.record("loan \(destination.primaryKey): member \(members.map(\.primaryKey))")
+    }
+}
+
 /// Policy stages across the mappings of a hop (Core Data's `NSMigrationManager`):
 /// instances of every mapping, then relationships of every mapping, then
 /// validation; associations that last for the hop; properties left to a policy
 /// that it emptied.
 @Suite struct PolicyStagesTests {
-    static let catalog = PolicyCatalog([MergeMembersByEmail.self, RepointLoans.self, StageLog.self, EveryLoanHasAMember.self, Passthrough.self])
+    static let catalog = PolicyCatalog([
+        MergeMembersByEmail.self, RepointLoans.self, StageLog.self, EveryLoanHasAMember.self, Passthrough.self, LoansByMappingName.self,
+    ])
 
     /// The example's Library model (Examples/Library) with a store at version 1:
     /// Ann and Bob, Ann again (member 3, another spelling of her email), Cy; loans
@@ -96,6 +110,15 @@ struct EveryLoanHasAMember: EntityMigrationPolicy {
                 "1 Ann ann@example.com", "2 Bob bob@example.com", "4 Cy cy@example.com",
             ])
         #expect(try s.rows("SELECT Z_PK, ZMEMBER FROM ZLOAN ORDER BY Z_PK").map { $0.map(\.int64) } == [[1, 1], [2, 1], [3, 2], [4, 1]])
+    }
+
+    /// An entity mapping named with `mappingName:` (as Xcode lets a mapping model name
+    /// it: olvid's `ContactGroupToContactGroupAndMore`) is the name the manager answers to.
+    @Test func aPolicyAsksForAMappingByItsOwnName() throws {
+        let s = try Self.library(mapping: "entities:\n  Loan:\n    policy: LoansByMappingName\n  Member:\n    mappingName: People\n")
+        defer { s.remove() }
+        let log = try PolicyLog.capture { _ = try apply(s) }
+        #expect(log == ["begin LoanToLoan", "loan 1: member [3]", "loan 2: member [1]", "loan 3: member [2]", "loan 4: member [3]"])
     }
 
     /// Each stage runs over every mapping, in the mapping file's order, before the

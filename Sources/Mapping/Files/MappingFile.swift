@@ -59,6 +59,10 @@ package struct MappingFile: Sendable, Hashable {
         package var filterLocation: SourceLocation? { filterPositions?.start }
         /// Where each character of the filter's text is in the file.
         package var filterPositions: ScalarPositions? = nil
+        /// `mappingName: Name`: the entity's own mapping's name, where it is not Core Data's
+        /// `<Source>To<Destination>` (an Xcode mapping model may name it anything; a policy
+        /// asks the manager for objects by it). A further mapping's name is its key.
+        package var mappingName: String? = nil
 
         /// How messages name the entry: `entity 'Open'`, or for a further mapping
         /// `entity mapping 'LockedToOpen'`.
@@ -112,6 +116,13 @@ package struct MappingFile: Sendable, Hashable {
             && name.unicodeScalars.allSatisfy { letters.unicodeScalars.contains($0) || ("0"..."9").contains($0) }
     }
 
+    /// Whether `name` can name an entity mapping: any text Xcode keeps (it allows spaces),
+    /// not empty, without control characters or surrounding spaces.
+    package static func isMappingName(_ name: String) -> Bool {
+        !name.isEmpty && name.trimmingCharacters(in: .whitespaces) == name
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// `A-to-B.yaml` → (A, B).
     package static func versions(ofFile path: String) -> (Int, Int)? {
         let name = (path as NSString).lastPathComponent
@@ -144,10 +155,17 @@ package struct MappingFile: Sendable, Hashable {
             for (name, keyNode, body) in reader.mapping(value, subject: "entities", allowed: []) ?? [] {
                 let subject = "entity '\(name)'"
                 var entity = EntityOverride(name: name, policy: nil, source: nil, properties: [:], location: keyNode.location, propertyLocations: [:])
-                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: ["policy", "source", "destination", "properties", "filter"])
-                    ?? []
-                {
+                let allowed = ["policy", "source", "destination", "properties", "filter", "mappingName"]
+                for (entityKey, _, entityValue) in reader.mapping(body, subject: subject, allowed: allowed) ?? [] {
                     switch entityKey {
+                    case "mappingName":
+                        entity.mappingName = reader.string(entityValue, subject: "\(subject): mappingName")
+                        if let name = entity.mappingName, !Self.isMappingName(name) {
+                            reader.error(
+                                "\(subject): mappingName '\(name)' is empty, has surrounding spaces or a control character",
+                                at: entityValue, hint: "Core Data's name is `<Source>To<Destination>`; leave the key out for it")
+                            entity.mappingName = nil
+                        }
                     case "destination": entity.destination = reader.string(entityValue, subject: "\(subject): destination")
                     case "policy":
                         entity.policy = reader.string(entityValue, subject: "\(subject): policy")

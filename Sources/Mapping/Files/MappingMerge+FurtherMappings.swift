@@ -185,3 +185,20 @@ extension MappingMerge {
         return true
     }
 }
+
+extension MappingMerge {
+    /// Two entity mappings of the hop under one name (a `mappingName:`, a further
+    /// mapping's key, or Core Data's `<Source>To<Destination>`): a policy or a `$manager`
+    /// expression asking for objects by it could not say which.
+    mutating func checkMappingNames() {
+        for entry in file.entities {
+            guard let name = entry.mappingName,
+                mapping.entityMappings.filter({ $0.kind != .remove && $0.name == name }).count > 1
+            else { continue }
+            diagnostics.append(
+                Diagnostic(
+                    .error, "\(entry.subject): mappingName '\(name)': another entity mapping of this hop has that name",
+                    at: entry.location, hint: "give it a name of its own (a further mapping's name is its key)"))
+        }
+    }
+}

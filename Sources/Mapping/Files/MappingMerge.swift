@@ -42,6 +42,7 @@ struct MappingMerge {
             return
         }
         guard let index = pairSource(of: override, entity) else { return }
+        if let name = override.mappingName { mapping.entityMappings[index].name = name }
         if let policy = override.policy { applyPolicy(policy, of: override, entity, at: index) }
         applyOverrides(override, entity, at: index)
     }

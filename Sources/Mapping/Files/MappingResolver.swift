@@ -69,7 +69,14 @@ package enum MappingResolver {
             policyFunctions: policyFunctions, mapping: inferred, refusals: refusals)
         merge.chain = chain
         merge.settled = settled
+        // The file's own names first, so that an entry may name another's mapping by them.
+        for override in file.entities where override.destination == nil {
+            guard let name = override.mappingName, let index = merge.mapping.entityMappings.firstIndex(where: { $0.destination == override.name })
+            else { continue }
+            merge.mapping.entityMappings[index].name = name
+        }
         for override in file.entities { merge.merge(override) }
+        merge.checkMappingNames()
         merge.checkEmptiedInverses()
         merge.checkFurtherSources()
         // An ambiguous rename the file does not settle leaves its claimants without a
