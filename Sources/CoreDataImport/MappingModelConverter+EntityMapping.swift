@@ -28,6 +28,8 @@ extension MappingModelConverter {
         /// inference leaves it empty where the mapping model's `$source.books` copies it). A
         /// copy inference would not make is written out; one it makes is left to it.
         var inferred: [String: String] = [:]
+        /// Attributes the policy sets (`p: policy`), written after the others in the entity's order.
+        var policySet: Set<String> = []
 
         var destinationName: String { entity.name }
     }
@@ -85,12 +87,18 @@ extension MappingModelConverter {
                 // as with an empty attribute mapping.
                 guard entry.inferred[attribute.name] != nil || (policy != nil && !setBased) else { continue }
                 if policy != nil, !setBased {
-                    entry.properties.append(Self.policyLine(attribute.name))
+                    entry.policySet.insert(attribute.name)
                 } else {
                     let value = attribute.declaration.defaultValue.map(Self.yamlValue) ?? "null"
                     entry.properties.append("      \(YAMLEmitter.key(attribute.name)): { default: \(value) }   # no attribute mapping in \(label)")
                 }
             }
+        }
+        // What the policy sets, in the entity's order, whether Xcode left an empty attribute
+        // mapping or none (an export writes one where the source lacks the attribute, none
+        // where it has one), so that the order is the same either way.
+        for attribute in entity.attributes where entry.policySet.contains(attribute.name) {
+            entry.properties.append(Self.policyLine(attribute.name))
         }
         if entry.sourceEntity != nil {
             leaveUnsetRelationships(of: entityMapping, in: mappingModel, policySets: policy != nil && !setBased, &entry, mapping: &mapping)
@@ -258,7 +266,7 @@ extension MappingModelConverter {
                 // its default, which is written where inference would copy another source
                 // attribute into it (its renaming identifier's).
                 if context.policy != nil, !context.setBased {
-                    entry.properties.append(Self.policyLine(attribute.name))
+                    entry.policySet.insert(attribute.name)
                 } else if entry.inferred[attribute.name] != nil {
                     let value = a.defaultValue.map(Self.yamlValue) ?? "null"
                     entry.properties.append(

@@ -89,7 +89,7 @@ package struct Renames: Sendable {
             }
             result.properties[entity.name] = map
         }
-        result.pairThroughInverses(from: source, to: destination)
+        result.pairThroughInverses(from: source, to: destination, settled: settled)
         return result
     }
 
@@ -105,7 +105,10 @@ package struct Renames: Sendable {
     /// `LibraryItem.lastPlayed` is paired in Book's mapping with v7's `Book.lastPlayed`,
     /// whose inverse is `Library.lastPlayedBook`, so `Library.lastPlayedItem` continues
     /// it), as long as every subentity that pairs it agrees.
-    mutating func pairThroughInverses(from source: CompiledVersion, to destination: CompiledVersion) {
+    ///
+    /// An inverse a mapping file sets itself (`contactIdentities: policy`, olvid-ios 5 → 6)
+    /// lends nothing: what it holds is the file's, not the source's.
+    mutating func pairThroughInverses(from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled()) {
         for entity in destination.entities {
             guard let sourceName = entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
             for relationship in entity.relationships where !relationship.declaration.isTransient {
@@ -115,7 +118,7 @@ package struct Renames: Sendable {
                 // subentity) pairs the inverse with, and that one's own inverse.
                 var found: Set<String> = []
                 for holder in destination.subtree(of: r.destination) {
-                    guard let pairedInverse = properties[holder]?[inverse],
+                    guard settled.properties[holder]?.contains(inverse) != true, let pairedInverse = properties[holder]?[inverse],
                         let inverseSource = entities[holder].flatMap({ source.entity(named: $0) }),
                         let sourceInverse = inverseSource.relationship(named: pairedInverse)?.declaration.inverse,
                         let candidate = sourceEntity.relationship(named: sourceInverse),
