@@ -500,7 +500,8 @@ def check(entry, migrate, mirrors, clone):
         export = run([migrate, "export", "--models", models, "--migrations", os.path.join(work, "NoMigrations"), "--model", model,
                       "-o", exported, "--json"])
         again = os.path.join(work, "Again")
-        reimport = run([migrate, "import", exported, "-o", again, "--model", model]) if export.returncode == 0 else export
+        # The export keeps the app's version folder names, so their order is given again.
+        reimport = run([migrate, "import", exported, "-o", again, "--model", model, *order]) if export.returncode == 0 else export
         round_trip = "failed"
         if reimport.returncode != 0:
             problems.append(f"round trip failed: {reimport.stderr.strip()[:300]}")
