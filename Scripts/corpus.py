@@ -515,15 +515,9 @@ def check(entry, migrate, mirrors, clone):
 
         # the imported mapping files: export → import gives the same YAML
         mapping_trip = mapping_round_trip(migrate, bundle, models, model, os.path.join(work, "Migrations"), order, work)
-        # Every imported mapping file comes back byte for byte (Docs/Corpus.md), but for the
-        # known differences an entry lists (file → why), each named in a note.
-        known = entry.get("round_trip_known", {})
+        # Every imported mapping file comes back byte for byte (Docs/Corpus.md).
         for difference in mapping_trip["differences"]:
-            file = difference.split(":", 1)[0]
-            if file in known:
-                notes.append(f"mapping round trip, known: {difference} ({known[file]})")
-            else:
-                problems.append(f"mapping round trip: {difference}")
+            problems.append(f"mapping round trip: {difference}")
 
         # fidelity: every XML version's `contents` against its export, attribute by attribute
         fidelity = dict(compared=0, identical=0, binary=0, differences={}, examples={})
