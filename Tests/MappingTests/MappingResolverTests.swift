@@ -439,4 +439,49 @@ private typealias SourceLocation = DataModel.SourceLocation
         let clash = try Self.resolve("entities:\n  Tag:\n    mappingName: PersonToPerson\n", versions: [same, same]).result
         #expect(Self.diagnostics(clash).map(\.message) == ["entity 'Tag': mappingName 'PersonToPerson': another entity mapping of this hop has that name"])
     }
+
+    /// A further mapping keyed with another mapping's name (Member's own `MemberToMember`)
+    /// is refused at the entry (apply failed on it in SQLite).
+    @Test func aFurtherMappingNamedLikeAnotherIsRefused() throws {
+        let v1 = "entities:\n  Member:\n    attributes: { name: string }\n  Guest:\n    attributes: { name: string }\n"
+        let v2 = "entities:\n  Member:\n    attributes: { name: string }\n"
+        let result = try Self.resolve(
+            "entities:\n  MemberToMember:\n    destination: Member\n    source: Guest\n", versions: [v1, v2]
+        ).result
+        #expect(
+            Self.diagnostics(result).map(\.message) == ["entity mapping 'MemberToMember': another entity mapping of this hop has that name"])
+    }
+
+    /// A relationship moved up to a new parent whose inverse is renamed: the file's copy of
+    /// the moved side lends its pairs to the inverse, as inference's own does (Core Data sets
+    /// an inverse whenever one side is set); a `policy` on it lends none.
+    @Test func aCopiedInverseLendsItsPairs() throws {
+        let v1 = """
+            entities:
+              Book:
+                attributes: { title: string }
+                relationships:
+                  lastPlayed: { destination: Library, inverse: lastPlayedBook }
+              Library:
+                relationships:
+                  lastPlayedBook: { destination: Book, inverse: lastPlayed }
+            """
+        let v2 = """
+            entities:
+              Item:
+                abstract: true
+                attributes: { title: string }
+                relationships:
+                  lastPlayed: { destination: Library, inverse: lastPlayedItem }
+              Book:
+                parent: Item
+              Library:
+                relationships:
+                  lastPlayedItem: { destination: Item, inverse: lastPlayed }
+            """
+        let copied = try Self.resolve(
+            "entities:\n  Book:\n    properties:\n      lastPlayed: $source.lastPlayed\n", versions: [v1, v2]
+        ).result.get()
+        #expect(copied.mapping(forDestination: "Library")?.property("lastPlayedItem")?.source == .copy(from: "lastPlayedBook"))
+    }
 }

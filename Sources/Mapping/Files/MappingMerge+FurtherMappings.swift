@@ -192,12 +192,14 @@ extension MappingMerge {
     /// expression asking for objects by it could not say which.
     mutating func checkMappingNames() {
         for entry in file.entities {
-            guard let name = entry.mappingName,
+            // A further mapping is named by its key (an apply would fail on the clash in SQLite).
+            guard let name = entry.destination == nil ? entry.mappingName : entry.name,
                 mapping.entityMappings.filter({ $0.kind != .remove && $0.name == name }).count > 1
             else { continue }
+            let what = entry.destination == nil ? ": mappingName '\(name)'" : ""
             diagnostics.append(
                 Diagnostic(
-                    .error, "\(entry.subject): mappingName '\(name)': another entity mapping of this hop has that name",
+                    .error, "\(entry.subject)\(what): another entity mapping of this hop has that name",
                     at: entry.location, hint: "give it a name of its own (a further mapping's name is its key)"))
         }
     }

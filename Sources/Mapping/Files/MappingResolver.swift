@@ -54,6 +54,8 @@ package enum MappingResolver {
         for override in file?.entities ?? [] where override.destination == nil {
             if let source = override.source { settled.entities[override.name] = source }
             settled.properties[override.name] = Set(override.properties.keys)
+            settled.setOtherwise[override.name] = Set(
+                override.properties.filter { if case .copy = $0.value { false } else { true } }.keys)
         }
         var (inferred, refusals) = MappingInference.inferWithRefusals(
             from: source, to: destination, through: chain, settled: settled)

@@ -24,6 +24,9 @@ package struct Renames: Sendable {
         /// Destination entity → the source entity the file gives it.
         package var entities: [String: String] = [:]
         package var properties: [String: Set<String>] = [:]
+        /// Of those, the ones the file sets otherwise than by copying a source property
+        /// (`policy`, a default, an expression): they lend no pairs to their inverse.
+        package var setOtherwise: [String: Set<String>] = [:]
         package init() {}
     }
 
@@ -106,8 +109,8 @@ package struct Renames: Sendable {
     /// whose inverse is `Library.lastPlayedBook`, so `Library.lastPlayedItem` continues
     /// it), as long as every subentity that pairs it agrees.
     ///
-    /// An inverse a mapping file sets itself (`contactIdentities: policy`, olvid-ios 5 → 6)
-    /// lends nothing: what it holds is the file's, not the source's.
+    /// An inverse a mapping file sets otherwise than by a copy (`contactIdentities: policy`,
+    /// olvid-ios 5 → 6) lends nothing: what it holds is the file's, not the source's.
     mutating func pairThroughInverses(from source: CompiledVersion, to destination: CompiledVersion, settled: Settled = Settled()) {
         for entity in destination.entities {
             guard let sourceName = entities[entity.name], let sourceEntity = source.entity(named: sourceName) else { continue }
@@ -118,7 +121,7 @@ package struct Renames: Sendable {
                 // subentity) pairs the inverse with, and that one's own inverse.
                 var found: Set<String> = []
                 for holder in destination.subtree(of: r.destination) {
-                    guard settled.properties[holder]?.contains(inverse) != true, let pairedInverse = properties[holder]?[inverse],
+                    guard settled.setOtherwise[holder]?.contains(inverse) != true, let pairedInverse = properties[holder]?[inverse],
                         let inverseSource = entities[holder].flatMap({ source.entity(named: $0) }),
                         let sourceInverse = inverseSource.relationship(named: pairedInverse)?.declaration.inverse,
                         let candidate = sourceEntity.relationship(named: sourceInverse),

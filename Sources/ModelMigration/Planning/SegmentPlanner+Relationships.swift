@@ -51,8 +51,9 @@ extension SegmentPlanner {
                     (r.declaredIn, r.name) < (inverse.declaredIn, inverse.name)
                 else { continue }
                 if wasOneToOne(r) && wasOneToOne(inverse) { continue }
-                // Both sides new: nothing stored yet.
-                if sourceName(r.declaredIn, r.name) == nil && sourceName(inverse.declaredIn, inverse.name) == nil { continue }
+                // Both sides new: nothing stored yet (a side moved up to a new parent is carried
+                // by the subentities that had it).
+                if !isCarried(r) && !isCarried(inverse) { continue }
                 // A: the side made to-one (a reshape), else the first by name.
                 let (a, b) = isReshaped(inverse) && !isReshaped(r) ? (inverse, r) : (r, inverse)
                 guard let tableA = destinationLayout.table(forEntity: destination.entity(named: a.declaredIn)!.root),
@@ -108,6 +109,12 @@ extension SegmentPlanner {
             paired = true
         }
         return paired
+    }
+
+    /// Whether some mapping into the relationship's entity or a subentity carries it from
+    /// a source relationship.
+    func isCarried(_ relationship: CompiledRelationship) -> Bool {
+        destination.subtree(of: relationship.declaredIn).contains { sourceName($0, relationship.name) != nil }
     }
 
     /// True when a destination to-one relationship is a former to-many.

@@ -63,11 +63,11 @@ public struct Comparison: Sendable, Hashable {
         /// `[d]`.
         public static let diacriticInsensitive = Options(rawValue: 2)
         /// `[n]`: the text is already Unicode scalars as stored, so it compares the same.
-        public static let normalized = Options(rawValue: 4)
+        package static let normalized = Options(rawValue: 4)
         /// `[l]`: Core Data's SQLite store compares the stored text whatever the locale.
-        public static let localeSensitive = Options(rawValue: 8)
+        package static let localeSensitive = Options(rawValue: 8)
         /// The options that change what a comparison gives.
-        public static let folding: Options = [.caseInsensitive, .diacriticInsensitive]
+        package static let folding: Options = [.caseInsensitive, .diacriticInsensitive]
     }
 
     public var quantifier: Quantifier?
