@@ -78,4 +78,29 @@ import Testing
         #expect(try s.fetch("Book").map { $0.relationships["lastPlayed"] ?? [] } == [[1], []])
         #expect(try s.fetch("Library").map { $0.relationships["lastPlayedItem"] ?? [] } == [[1]])
     }
+
+    /// Leaving the library's side empty while Book's mapping carries the moved-up side is
+    /// refused at the line, as without the hierarchy: the pairs would stay half set.
+    @Test func oneSideLeftEmptyWithTheOtherCarriedBySubentitiesIsRefused() throws {
+        let v1 = """
+            entities:
+              Book:
+                attributes: { title: string? }
+                relationships:
+                  lastPlayed: { destination: Library, inverse: lastPlayedBook }
+              Library:
+                attributes: { name: string? }
+                relationships:
+                  lastPlayedBook: { destination: Book, inverse: lastPlayed }
+
+            """
+        let s = try MigrationScenario("Player", versions: [v1, Self.v2])
+        defer { s.remove() }
+        try s.writeMapping("1-to-2.yaml", "entities:\n  Library:\n    properties:\n      lastPlayedItem: { default: null }\n")
+        #expect {
+            try s.plan()
+        } throws: { error in
+            "\(error)".contains("relationship 'Library.lastPlayedItem': left empty, but its inverse Book.lastPlayed is mapped")
+        }
+    }
 }

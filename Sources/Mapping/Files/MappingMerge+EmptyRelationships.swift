@@ -13,12 +13,16 @@ extension MappingMerge {
             for (property, _) in override.properties.sorted(by: { $0.key < $1.key }) {
                 guard let relationship = entity.relationship(named: property),
                     entityMapping.property(property)?.source == .defaultValue(nil),
-                    let inverseName = relationship.declaration.inverse, let inverseEntity = relationship.inverseEntity,
-                    let inverseMapping = mapping.mapping(forDestination: inverseEntity),
-                    let carried = inverseMapping.property(inverseName)?.source
+                    let inverseName = relationship.declaration.inverse, let declaredIn = relationship.inverseEntity
                 else { continue }
-                // A policy that sets the inverse decides for itself.
-                if carried == .defaultValue(nil) || carried == .policy { continue }
+                // The mapping into the inverse's entity or a subentity (the inverse declared
+                // on a new parent is carried by its subentities) that carries it; a policy that
+                // sets the inverse decides for itself.
+                let carrier = destination.subtree(of: declaredIn).first { name in
+                    guard let carried = mapping.mapping(forDestination: name)?.property(inverseName)?.source else { return false }
+                    return carried != .defaultValue(nil) && carried != .policy
+                }
+                guard let inverseEntity = carrier else { continue }
                 let location = override.propertyLocations[property] ?? override.location
                 diagnostics.append(
                     Diagnostic(
