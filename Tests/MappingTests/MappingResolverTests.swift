@@ -435,6 +435,9 @@ private typealias SourceLocation = DataModel.SourceLocation
         let same = "entities:\n  Person:\n    attributes: { name: string }\n  Tag:\n    attributes: { label: string }\n"
         let named = try Self.resolve("entities:\n  Tag:\n    mappingName: TagsAndMore\n", versions: [same, same]).result.get()
         #expect(named.mapping(forDestination: "Tag")?.name == "TagsAndMore")
+        // `migrate diff` says so (`Tag (unchanged, entity mapping TagsAndMore)`); a default name goes unsaid.
+        #expect(named.mapping(forDestination: "Tag")?.change == "unchanged, entity mapping TagsAndMore")
+        #expect(named.mapping(forDestination: "Person")?.change == "unchanged")
         #expect(named.mapping(forDestination: "Person")?.name == "PersonToPerson")
         let clash = try Self.resolve("entities:\n  Tag:\n    mappingName: PersonToPerson\n", versions: [same, same]).result
         #expect(Self.diagnostics(clash).map(\.message) == ["entity 'Tag': mappingName 'PersonToPerson': another entity mapping of this hop has that name"])

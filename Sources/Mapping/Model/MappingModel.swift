@@ -129,12 +129,16 @@ public struct EntityMapping: Sendable, Hashable, Codable {
     /// How the entity changed, for people: new entity, removed, unchanged, changed
     /// (renamed), or set by a policy. `migrate diff` and `migrate diagram` both say it so.
     public var change: String {
+        // A name of its own (`mappingName:`) is the one policies and `$manager` ask by.
+        let named = kind != .add && kind != .remove && name != "\(source ?? "")To\(destination ?? "")" ? ", entity mapping \(name)" : ""
         switch kind {
-        case .add: "new entity"
-        case .remove: "removed: its rows are dropped"
-        case .copy: "unchanged"
-        case .transform: "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "") + (filter.map { ", only objects where \($0)" } ?? "")
-        case .custom: "policy \(policy ?? "?")" + (source != destination ? ", from \(source ?? "?")" : "")
+        case .add: return "new entity"
+        case .remove: return "removed: its rows are dropped"
+        case .copy: return "unchanged" + named
+        case .transform:
+            return "changed" + (source != destination ? ", renamed from \(source ?? "?")" : "") + (filter.map { ", only objects where \($0)" } ?? "")
+                + named
+        case .custom: return "policy \(policy ?? "?")" + (source != destination ? ", from \(source ?? "?")" : "") + named
         }
     }
 }
