@@ -7,6 +7,20 @@ import Testing
 /// without `renamedFrom` (BookPlayer 7 → 8): Core Data sets an inverse whenever one side
 /// is set, so both sides of the one-to-one end up agreeing, never half set.
 @Suite struct MovedUpOneToOneTests {
+    /// Version 1: the one-to-one `Book.lastPlayed` ↔ `Library.lastPlayedBook`.
+    static let oneToOne = """
+        entities:
+          Book:
+            attributes: { title: string? }
+            relationships:
+              lastPlayed: { destination: Library, inverse: lastPlayedBook }
+          Library:
+            attributes: { name: string? }
+            relationships:
+              lastPlayedBook: { destination: Book, inverse: lastPlayed }
+
+        """
+
     static let v2 = """
         entities:
           Item:
@@ -26,19 +40,7 @@ import Testing
     /// v1's one-to-one `Book.lastPlayed` ↔ `Library.lastPlayedBook`: carried as it is, both
     /// sides, with no destructive warning (there was one partner each already).
     @Test func aOneToOneMovedUpKeepsBothSides() throws {
-        let v1 = """
-            entities:
-              Book:
-                attributes: { title: string? }
-                relationships:
-                  lastPlayed: { destination: Library, inverse: lastPlayedBook }
-              Library:
-                attributes: { name: string? }
-                relationships:
-                  lastPlayedBook: { destination: Book, inverse: lastPlayed }
-
-            """
-        let s = try MigrationScenario("Player", versions: [v1, Self.v2])
+        let s = try MigrationScenario("Player", versions: [Self.oneToOne, Self.v2])
         defer { s.remove() }
         try s.withObjects { o in
             for name in ["L1", "L2"] { try o.insert("Library", values: ["name": .string(name)]) }
@@ -82,19 +84,7 @@ import Testing
     /// Leaving the library's side empty while Book's mapping carries the moved-up side is
     /// refused at the line, as without the hierarchy: the pairs would stay half set.
     @Test func oneSideLeftEmptyWithTheOtherCarriedBySubentitiesIsRefused() throws {
-        let v1 = """
-            entities:
-              Book:
-                attributes: { title: string? }
-                relationships:
-                  lastPlayed: { destination: Library, inverse: lastPlayedBook }
-              Library:
-                attributes: { name: string? }
-                relationships:
-                  lastPlayedBook: { destination: Book, inverse: lastPlayed }
-
-            """
-        let s = try MigrationScenario("Player", versions: [v1, Self.v2])
+        let s = try MigrationScenario("Player", versions: [Self.oneToOne, Self.v2])
         defer { s.remove() }
         try s.writeMapping("1-to-2.yaml", "entities:\n  Library:\n    properties:\n      lastPlayedItem: { default: null }\n")
         #expect {
