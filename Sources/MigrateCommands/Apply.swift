@@ -6,7 +6,7 @@ import SQLiteStore
 import ScratchFiles
 
 /// `migrate apply STORE`: run the plan in one transaction.
-struct Apply: ParsableCommand {
+struct Apply: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Migrate a store to the target version in one transaction: all of it or nothing.",
         discussion: """
@@ -207,13 +207,13 @@ extension Apply {
         for left in result.backupsLeft { Output.err("warning: --keep: \(left)") }
     }
 
-    /// Reports a failure of `apply`: the one renderer (text on stderr), or with
-    /// `--json` the `failed` event that ends the JSON Lines, carrying the error object.
+    /// A failure of `apply`: text on stderr, or with `--json` the `failed` event that
+    /// ends the JSON Lines, carrying the error object (``Output/render(_:)``).
     /// `destructive`: the warnings `--fail-on-destructive` refused.
-    func report(_ failure: Outcome, rendered: String? = nil, destructive: [String]? = nil) -> ExitCode {
-        guard global.json else { return global.fail(failure, rendered: rendered) }
-        Output.jsonLine(Event.failed(failure, destructive: destructive))
-        return ExitCode(failure.kind)
+    func report(_ failure: Outcome, rendered: String? = nil, destructive: [String]? = nil) -> CommandEnding {
+        var ending = global.fail(failure, rendered: rendered)
+        ending.form = .applyEvent(destructive: destructive)
+        return ending
     }
 
     /// `--create-if-missing` with nothing at the path: a new store at the target

@@ -3,7 +3,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate backups prune --backup-dir DIR --keep N`
-struct BackupsPrune: ParsableCommand {
+struct BackupsPrune: MigrateCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
         abstract: "Keep the newest N backups of each store in a backup folder and remove the older ones.",
@@ -86,7 +86,7 @@ struct BackupsPrune: ParsableCommand {
             if !replaced.isEmpty { render(kept, in: replaced.joined(separator: ", "), what: "replaced store") }
         }
         for folder in unreadable where !global.json { Output.err("error: \(folder): cannot be read; the files in it were not pruned") }
-        if !unreadable.isEmpty || (reports + kept).contains(where: { $0.left.contains(where: \.failed) }) { throw ExitCode(1) }
+        if !unreadable.isEmpty || (reports + kept).contains(where: { $0.left.contains(where: \.failed) }) { throw global.said(.failed) }
     }
 
     /// The text of one kind of prune: each file removed, each left, and a count.

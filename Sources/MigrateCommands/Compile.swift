@@ -3,7 +3,7 @@ import DataModel
 import Foundation
 
 /// `migrate compile [PATH] [-o FILE]`: the compiled model as JSON, or a summary.
-struct Compile: ParsableCommand {
+struct Compile: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compile every version into entity metadata, version hashes and storage layout.",
         discussion: "Writes JSON with a stable key order to stdout, or to FILE with -o (then a summary is printed). Exit 1 when a model has errors."

@@ -5,7 +5,7 @@ import ModelMigration
 import SQLiteStore
 
 /// `migrate create STORE`: a new empty store of a model version.
-struct Create: ParsableCommand {
+struct Create: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create an empty store of a model version (default: the current version).")
 
@@ -58,8 +58,6 @@ struct Create: ParsableCommand {
                 throw global.fail("\(store): \(error.message)", .interrupted(signal: interruption.signal ?? SIGTERM))
             }
             try created.close()
-        } catch let error as ExitCode {
-            throw error
         } catch {
             throw global.fail(error)
         }

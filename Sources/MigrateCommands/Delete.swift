@@ -3,7 +3,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate delete STORE ENTITY`: Core Data's `NSBatchDeleteRequest`, following delete rules.
-struct Delete: ParsableCommand {
+struct Delete: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Delete every object a predicate selects, following delete rules, in one transaction (NSBatchDeleteRequest).",
         discussion: """

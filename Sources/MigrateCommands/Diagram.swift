@@ -5,7 +5,7 @@ import ModelMigration
 
 /// `migrate diagram [N | A B]`: a version's entities as a Mermaid or Graphviz
 /// diagram, or the changes from A to B drawn on B.
-struct Diagram: ParsableCommand {
+struct Diagram: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw a version's entities, attributes, relationships and inheritance as a Mermaid erDiagram or Graphviz DOT.",
         discussion: """

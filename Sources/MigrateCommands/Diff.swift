@@ -5,7 +5,7 @@ import Mapping
 import ModelMigration
 
 /// `migrate diff A B`: the mapping between two versions, or every reason there is none.
-struct Diff: ParsableCommand {
+struct Diff: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the mapping between two model versions: per entity, each property kept, renamed, added, removed, converted or set by a policy.",
         discussion: """
@@ -36,7 +36,7 @@ struct Diff: ParsableCommand {
                     DiffReport(
                         mapping: nil, refusals: failure.refusals,
                         error: .init(Outcome(failure))))
-                throw ExitCode(Outcome.Kind.noPath)
+                throw global.said(.noPath)
             }
             throw global.fail(failure)
         }

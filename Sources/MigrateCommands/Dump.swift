@@ -4,7 +4,7 @@ import ModelMigration
 import SQLiteStore
 
 /// `migrate dump STORE ENTITY`: objects as JSON Lines on stdout.
-struct Dump: ParsableCommand {
+struct Dump: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: """
             Write an entity's objects (and its subentities') as JSON Lines, in primary-key order (members of an ordered list \

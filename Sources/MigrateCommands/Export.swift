@@ -8,7 +8,7 @@ import ScratchFiles
 
 /// `migrate export --model M -o M.xcdatamodeld`: the YAML versions as an Xcode bundle,
 /// and the model's mapping files as `.xcmappingmodel`s beside it.
-struct Export: ParsableCommand {
+struct Export: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a model's YAML versions as an Xcode data model bundle (.xcdatamodeld).",
         discussion: """

@@ -4,7 +4,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate fetch STORE ENTITY`: Core Data's `NSFetchRequest`, read-only.
-struct Fetch: ParsableCommand {
+struct Fetch: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch objects with a Core Data predicate, sorted, limited (read-only).",
         discussion: """

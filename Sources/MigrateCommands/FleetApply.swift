@@ -4,7 +4,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate fleet apply STORES…`
-struct FleetApply: ParsableCommand {
+struct FleetApply: MigrateCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Migrate every store of a fleet, --jobs at a time, each atomically as `migrate apply` does.",
@@ -91,15 +91,17 @@ struct FleetApply: ParsableCommand {
         var tally = state.tally
         guard tally.destructive > 0 else { return }
         tally.seconds = context.seconds
-        let code = tally.exitCode(answeringStatus: false)
+        // Destructive plans are there: the run ends with the weightiest outcome.
+        let ending = tally.ending(answeringStatus: false) ?? .destructive
         if global.json {
             for outcome in state.held { Output.jsonLine(FleetStoreRecord(outcome, run: run)) }
-            Output.jsonLine(FleetSummaryRecord(command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+            Output.jsonLine(
+                FleetSummaryRecord(command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: ending.exitCode, tally: tally))
         } else {
             Output.err("error: \(tally.destructiveSummary); no store was changed")
             Output.out((["\(tally.stores) store\(tally.stores == 1 ? "" : "s") planned, none changed"] + tally.problemLines()).joined(separator: "\n"))
         }
-        throw ExitCode(code)
+        throw global.said(ending)
     }
 
     /// Migrates every store, `--jobs` at a time, reporting each as it ends.
@@ -135,16 +137,18 @@ struct FleetApply: ParsableCommand {
         tally.seconds = context.seconds
         // A signal that came after the last store finished stopped nothing.
         let signal = stop.stoppedWork ? signals.received : nil
-        let code = signal.map { Outcome.Kind.interrupted(signal: $0).exitCode } ?? tally.exitCode(answeringStatus: false)
+        let ending = signal.map { Outcome.Kind.interrupted(signal: $0) } ?? tally.ending(answeringStatus: false)
         if tally.stores == 0 && fleet.selectedShard == nil && signal == nil {
             throw global.fail("no stores found (folders are searched for --pattern, \(fleet.pattern) here)", .failed)
         }
         if json {
-            Output.jsonLine(FleetSummaryRecord(command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+            Output.jsonLine(
+                FleetSummaryRecord(
+                    command: "apply", run: run, shard: fleet.selectedShard?.description, exitCode: ending?.exitCode ?? 0, tally: tally))
         } else {
             Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
         }
-        if code != 0 { throw ExitCode(code) }
+        if let ending { throw global.said(ending) }
     }
 
     /// A signal during the gate's pass, before any store was migrated: every store
@@ -158,14 +162,15 @@ struct FleetApply: ParsableCommand {
         }
         tally.seconds = context.seconds
         let signal = context.signals.received ?? SIGTERM
-        let code = Outcome.Kind.interrupted(signal: signal).exitCode
+        let ending = Outcome.Kind.interrupted(signal: signal)
         if global.json {
             Output.jsonLine(
-                FleetSummaryRecord(command: "apply", run: context.id, shard: fleet.selectedShard?.description, exitCode: code, tally: tally))
+                FleetSummaryRecord(
+                    command: "apply", run: context.id, shard: fleet.selectedShard?.description, exitCode: ending.exitCode, tally: tally))
         } else {
             Output.out(summaryLines(tally, signal: signal).joined(separator: "\n"))
         }
-        throw ExitCode(code)
+        throw global.said(ending)
     }
 
     /// The closing text of a run.

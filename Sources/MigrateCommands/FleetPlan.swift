@@ -4,7 +4,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate fleet plan STORES…`
-struct FleetPlan: ParsableCommand {
+struct FleetPlan: MigrateCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Plan a fleet: each distinct chain (model, from, to) shown once, with the number of stores it applies to.",
@@ -33,7 +33,7 @@ struct FleetPlan: ParsableCommand {
         runner.refusesDestructivePlans = gate.failOnDestructive
         runner.acceptedLosses = try gate.losses(for: planner, global: global)
         runner.run(fleet.list(), mode: .survey) { state.add($0) }
-        let code = try state.finish(command: "plan", shard: fleet.selectedShard, showPlans: true, sharded: fleet.selectedShard != nil)
-        if code != 0 { throw ExitCode(code) }
+        let ending = try state.finish(command: "plan", shard: fleet.selectedShard, showPlans: true, sharded: fleet.selectedShard != nil)
+        if let ending { throw global.said(ending) }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate fleet restore (--log FILE [--run ID] | STORES… --backup-dir DIR --version N)`
-struct FleetRestore: ParsableCommand {
+struct FleetRestore: MigrateCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Undo a fleet run: put every store it migrated back to the backup it took, each atomically as `migrate restore` does.",
@@ -143,14 +143,14 @@ struct FleetRestore: ParsableCommand {
 
     /// The closing summary and the exit code, as `fleet apply`'s.
     func finish(_ tally: FleetTally, signal: Int32?, run: String, undoes: String?) throws {
-        let code = signal.map { Outcome.Kind.interrupted(signal: $0).exitCode } ?? tally.exitCode(answeringStatus: false)
+        let ending = signal.map { Outcome.Kind.interrupted(signal: $0) } ?? tally.ending(answeringStatus: false)
         if tally.stores == 0 && signal == nil && log == nil {
             throw global.fail("no stores found (folders are searched for --pattern, \(selection.pattern) here)", .failed)
         }
         if global.json {
             Output.jsonLine(
                 FleetSummaryRecord(
-                    command: "restore", run: run, undoes: undoes, shard: selection.selectedShard?.description, exitCode: code, tally: tally))
+                    command: "restore", run: run, undoes: undoes, shard: selection.selectedShard?.description, exitCode: ending?.exitCode ?? 0, tally: tally))
         } else {
             var parts: [String] = []
             if tally.restored > 0 { parts.append("\(tally.restored) restored (each replaced store kept in .replaced/ beside it)") }
@@ -163,6 +163,6 @@ struct FleetRestore: ParsableCommand {
             if let signal { lines.append("stopped by signal \(signal): no store was half restored; rerun the same command to finish") }
             Output.out((lines + tally.problemLines()).joined(separator: "\n"))
         }
-        if code != 0 { throw ExitCode(code) }
+        if let ending { throw global.said(ending) }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate fleet status STORES…`
-struct FleetStatus: ParsableCommand {
+struct FleetStatus: MigrateCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "How many stores are at each version: current, migratable, without a path, unknown.",
@@ -26,7 +26,7 @@ struct FleetStatus: ParsableCommand {
         let planner = try global.fleetPlanner(fleet.planning.options(), checkingPolicies: false)
         let state = FleetSurvey(json: global.json, knownPolicies: Set(MigrateTool.policies.names))
         FleetRunner(planner: planner, jobs: jobs).run(fleet.list(), mode: .survey) { state.add($0) }
-        let code = try state.finish(command: "status", shard: fleet.selectedShard, showPlans: false, sharded: fleet.selectedShard != nil)
-        if code != 0 { throw ExitCode(code) }
+        let ending = try state.finish(command: "status", shard: fleet.selectedShard, showPlans: false, sharded: fleet.selectedShard != nil)
+        if let ending { throw global.said(ending) }
     }
 }

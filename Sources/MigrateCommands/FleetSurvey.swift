@@ -70,18 +70,18 @@ final class FleetSurvey: Sendable {
         if json { Output.jsonLine(FleetStoreRecord(outcome, missingPolicies: missing.map(\.policy))) }
     }
 
-    /// Prints the closing report and returns the exit code.
-    func finish(command: String, shard: FleetShard?, showPlans: Bool, sharded: Bool) throws -> Int32 {
+    /// Prints the closing report and returns how the run ends (nil: exit 0).
+    func finish(command: String, shard: FleetShard?, showPlans: Bool, sharded: Bool) throws -> Outcome.Kind? {
         var gathered = self.gathered.withLock { $0 }
         gathered.tally.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
         let tally = gathered.tally
         if tally.stores == 0 && !sharded {
             throw ValidationError("no stores found (folders are searched for --pattern, *.sqlite by default)")
         }
-        let code = tally.exitCode(answeringStatus: command == "status")
+        let ending = tally.ending(answeringStatus: command == "status")
         if json {
-            Output.jsonLine(summary(gathered, command: command, shard: shard, code: code, showPlans: showPlans))
-            return code
+            Output.jsonLine(summary(gathered, command: command, shard: shard, code: ending?.exitCode ?? 0, showPlans: showPlans))
+            return ending
         }
         var lines = ["\(tally.stores) store\(tally.stores == 1 ? "" : "s")\(shard.map { " in shard \($0)" } ?? "")"]
         lines.append(contentsOf: versionLines(gathered))
@@ -112,7 +112,7 @@ final class FleetSurvey: Sendable {
         if tally.destructive > 0 {
             Output.err("error: " + tally.destructiveSummary)
         }
-        return code
+        return ending
     }
 
     /// The closing JSON Lines record.

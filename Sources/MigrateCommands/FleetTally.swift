@@ -59,16 +59,17 @@ struct FleetTally: Encodable {
         }
     }
 
-    /// The exit code: that of the weightiest outcome among the stores
+    /// How the run ends: the weightiest outcome among the stores
     /// (``Outcome/Kind/weight``: a destructive plan refused, then a failure, an
     /// unknown version, no path); `migration-needed` counts only when the command
-    /// answers that question (`fleet status`, exit 3); else 0.
-    func exitCode(answeringStatus: Bool) -> Int32 {
+    /// answers that question (`fleet status`, exit 3); nil when every store's
+    /// outcome exits 0.
+    func ending(answeringStatus: Bool) -> Outcome.Kind? {
         let present: [(count: Int, kind: Outcome.Kind)] = [
             (destructive, .destructive), (failed, .failed), (unknownVersion, .unknownVersion),
             (noPath, .noPath), (answeringStatus ? migrationNeeded : 0, .migrationNeeded),
         ]
-        return present.filter { $0.count > 0 }.map(\.kind).max { $0.weight < $1.weight }?.exitCode ?? 0
+        return present.filter { $0.count > 0 }.map(\.kind).max { $0.weight < $1.weight }
     }
 
     /// `N of M stores have a destructive plan (--fail-on-destructive)`, for stderr.

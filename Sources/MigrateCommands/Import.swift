@@ -7,7 +7,7 @@ import ModelMigration
 import ScratchFiles
 
 /// `migrate import PATH.xcdatamodeld`: every Xcode model version as `Models/<Name>/<N>.yaml`.
-struct Import: ParsableCommand {
+struct Import: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import an Xcode data model (.xcdatamodeld, .xcdatamodel or a contents file) as YAML model versions.",
         discussion: """
@@ -222,13 +222,13 @@ struct Import: ParsableCommand {
                 ImportReport(
                     model: imported.name, folder: folder, versions: versions, notes: imported.notes, hops: hops,
                     paths: paths, mappingModels: mappingReport))
-            if uncovered { throw ExitCode(Outcome.Kind.noPath) }
+            if uncovered { throw global.said(.noPath) }
             return
         }
         printWritten(versions, mappingReport, skeletons: mappings?.policies ?? [])
         if let hops { printHops(hops, model: imported.name) }
         if let paths { printPaths(paths) }
-        if uncovered { throw ExitCode(Outcome.Kind.noPath) }
+        if uncovered { throw global.said(.noPath) }
     }
 
     /// The Xcode bundle converted to YAML versions, its notes and the warnings of

@@ -5,7 +5,7 @@ import ModelMigration
 import SQLiteStore
 
 /// `migrate inspect STORE`: what a store holds, read-only.
-struct Inspect: ParsableCommand {
+struct Inspect: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a store's metadata, version, entities, row counts, layout and migration history (read-only).",
         discussion: "Reads stores written by this toolkit and by Apple's Core Data. Exit 0; 1 when the file is not a readable store.")

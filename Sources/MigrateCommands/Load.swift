@@ -4,7 +4,7 @@ import ModelMigration
 import SQLiteStore
 
 /// `migrate load STORE ENTITY FILE`: insert JSON Lines objects, all or nothing.
-struct Load: ParsableCommand {
+struct Load: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Load objects from a JSON Lines file into a store, all or nothing.",
         discussion: "The format is described in Docs/Objects.md (\"Loading and dumping objects\"). FILE - reads standard input.")
@@ -80,7 +80,7 @@ struct Load: ParsableCommand {
     /// The file's name in messages.
     private var fileName: String { file == "-" ? "<stdin>" : file }
 
-    private func unreadable(_ reason: String) -> ExitCode {
+    private func unreadable(_ reason: String) -> CommandEnding {
         global.fail("\(fileName): cannot read the file: \(reason) (nothing was loaded)", .failed)
     }
 
@@ -127,8 +127,6 @@ struct Load: ParsableCommand {
             return global.fail("\(store): another migration, writer or reader holds the store\(who); nothing was loaded", .failed)
         case let error as SQLiteError:
             return global.fail("\(StoreError.from(error, path: store)) (nothing was loaded)", .failed)
-        case let error as ExitCode:
-            return error
         default:
             return global.fail(error)
         }

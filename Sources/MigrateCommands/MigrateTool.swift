@@ -20,21 +20,6 @@ public enum MigrateTool {
     /// When the process started: a fleet run's `tally.seconds` counts from here.
     nonisolated(unsafe) static var started = Date()
 
-    /// The usage outcome of an error the argument parser raised (an unknown option,
-    /// a missing argument, a value that does not parse, a failed `validate()`),
-    /// when `--json` is among the arguments; nil for help, a clean exit or the
-    /// exit code a command threw (those render as they always do).
-    static func jsonUsageError(_ error: any Error) -> Outcome? {
-        guard CommandLine.arguments.dropFirst().contains("--json") else { return nil }
-        let code = Migrate.exitCode(for: error)
-        guard code.rawValue == ExitCode.validationFailure.rawValue else { return nil }
-        let text = Migrate.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return nil }
-        let firstLine = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? text
-        let message = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
-        return Outcome(.usage, message)
-    }
-
     /// Parses the process's arguments, runs the command and exits with its code.
     public static func main(policies: PolicyCatalog) -> Never {
         // A fleet run answers a stop with a record for every store: a signal that
@@ -61,28 +46,29 @@ public enum MigrateTool {
             print(ToolVersion.number)
             exit(0)
         }
+        var command: (any ParsableCommand)?
         do {
-            var command = try Migrate.parseAsRoot()
+            command = try Migrate.parseAsRoot()
             if !(command is FleetApply || command is FleetRestore) { mm_signal_early_release() }
-            try command.run()
+            try command?.run()
         } catch {
-            // Help, usage errors and the exit codes commands throw, as
-            // `ParsableCommand.main()` renders them; the removals are said first.
-            Output.reportRemovedScratch()
-            if let usage = jsonUsageError(error) {
-                // With `--json`, a request the parser refuses is the one error
-                // object on stdout too (Docs/JSON.md), not text on stderr: on one
-                // line, which is also a JSON Lines record (`apply`, `dump`, fleets).
-                Output.jsonLine(ErrorReport(error: .init(usage)))
-                _ = Output.finish()
-                exit(usage.exitCode)
+            // The one place every error is said: a command's ending, argument-parser's
+            // usage errors (with `--json` the error object on stdout too, Docs/JSON.md),
+            // anything else through its outcome; help as argument-parser prints it.
+            let json = (command as? any MigrateCommand)?.global.json ?? CommandLine.arguments.dropFirst().contains("--json")
+            guard let ending = CommandEnding.of(error, command: Migrate.self, json: json) else {
+                Output.reportRemovedScratch()
+                Migrate.exit(withError: error)
             }
+            Output.render(ending)
+            // The removals are said after the failure, as after a success.
+            Output.reportRemovedScratch()
             // A failure's exit code stands; what stdout lost is said on stderr too
             // (`fleet apply --json | head -1` with a failed store said nothing at all).
             if let lost = Output.stdoutFailure {
                 Output.err("warning: standard output could not be written (\(lost)); what it received is incomplete")
             }
-            Migrate.exit(withError: error)
+            exit(ending.exitCode)
         }
         exit(Output.finish())
     }

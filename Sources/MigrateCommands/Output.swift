@@ -157,11 +157,6 @@ struct ErrorReport: Encodable {
     var error: Detail
 }
 
-extension ExitCode {
-    /// The exit code of an outcome's kind (the one table, ``Outcome/Kind``).
-    init(_ kind: Outcome.Kind) { self.init(kind.exitCode) }
-}
-
 extension Output {
     /// One JSON value on one line (JSON Lines events).
     static func jsonLine<T: Encodable>(_ value: T) {
@@ -172,28 +167,33 @@ extension Output {
 }
 
 extension GlobalOptions {
-    /// Reports a failure, the one renderer of outcomes: `error: …` on stderr (or
-    /// `rendered`, the diagnostics with their lines), or with `--json` the error
-    /// object on stdout. Returns the exit code to throw.
-    func fail(_ outcome: Outcome, rendered: String? = nil) -> ExitCode {
-        if json {
-            // One line: a fleet's JSON Lines log stays JSON Lines whatever fails.
-            Output.jsonLine(ErrorReport(error: .init(outcome)))
-        } else {
-            Output.err(rendered ?? "error: \(outcome.message)")
-            if verbose, let statement = outcome.statement { Output.err("  in: \(statement)") }
-        }
-        return ExitCode(outcome.kind)
+    /// A failure of `outcome`, to be said by the one renderer (``Output/render(_:)``):
+    /// `error: …` on stderr (or `rendered`, the diagnostics with their lines), or
+    /// with `--json` the error object on stdout. Commands throw it.
+    func fail(_ outcome: Outcome, rendered: String? = nil) -> CommandEnding {
+        CommandEnding(outcome, rendered: rendered, json: json, verbose: verbose)
     }
 
-    /// Reports a failure of `kind` saying `message` (the whole text after `error: `).
-    func fail(_ message: String, _ kind: Outcome.Kind, diagnostics: [Diagnostic] = [], rendered: String? = nil) -> ExitCode {
+    /// A failure of `kind` saying `message` (the whole text after `error: `).
+    func fail(_ message: String, _ kind: Outcome.Kind, diagnostics: [Diagnostic] = [], rendered: String? = nil) -> CommandEnding {
         fail(Outcome(kind, message, diagnostics: diagnostics), rendered: rendered)
     }
 
-    /// Reports any error through its outcome (``Outcome/init(_:signal:)``).
-    func fail(_ error: any Error) -> ExitCode {
+    /// Any error as a failure through its outcome (``Outcome/init(_:signal:)``); an
+    /// ending already made stays as it is.
+    func fail(_ error: any Error) -> CommandEnding {
+        switch error {
+        case let ending as CommandEnding: ending
+        case let failure as PlanningFailure: fail(failure.outcome, rendered: failure.rendered)
         // `rendered:` names the outcome overload (an Outcome is an Error too).
-        fail(Outcome(error), rendered: nil)
+        default: fail(Outcome(error), rendered: nil)
+        }
+    }
+
+    /// An answer the command has said already, ending with `kind`'s exit code
+    /// (`status`'s migration-needed, a fleet's heaviest outcome, a plan's refusal
+    /// carried in its JSON report).
+    func said(_ kind: Outcome.Kind) -> CommandEnding {
+        CommandEnding(Outcome(kind, kind.meaning), form: .said, json: json, verbose: verbose)
     }
 }

@@ -3,7 +3,7 @@ import ModelMigration
 import SQLiteStore
 
 /// `migrate plan STORE`: every step, its SQL, cost and warnings, changing nothing.
-struct Plan: ParsableCommand {
+struct Plan: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what apply would do: every hop and step with its cost class, destructive warnings, and with --sql the SQL.",
         discussion: """
@@ -45,8 +45,7 @@ struct Plan: ParsableCommand {
         }
         if let refusal {
             // The report above carries the refusal (JSON: its `error` object); text says it on stderr.
-            if !global.json { _ = global.fail(refusal) }
-            throw ExitCode(refusal.kind)
+            throw global.json ? global.said(refusal.kind) : global.fail(refusal)
         }
     }
 }

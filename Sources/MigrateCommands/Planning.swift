@@ -167,9 +167,6 @@ extension GlobalOptions {
         return run
     }
 
-    /// Reports a failure of a store run, its diagnostics rendered with their lines.
-    func fail(_ failure: PlanningFailure) -> ExitCode { fail(failure.outcome, rendered: failure.rendered) }
-
     /// An outcome's failure as a command that plans reports it: model and mapping-file
     /// diagnostics rendered with their lines.
     static func planningFailure(_ outcome: Outcome) -> PlanningFailure {

@@ -4,7 +4,7 @@ import ModelMigration
 import SQLiteStore
 
 /// `migrate restore STORE --backup-dir DIR`: put back a backup `apply` kept.
-struct Restore: ParsableCommand {
+struct Restore: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put back the newest backup of a store that apply --backup-dir kept (of --version N: taken at version N), atomically.",
         discussion: """

@@ -2,7 +2,7 @@ import ArgumentParser
 import ModelMigration
 
 /// `migrate status STORE`: is a migration needed, and possible?
-struct Status: ParsableCommand {
+struct Status: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Tell whether a store is current: exit 0 current, 3 migration needed and possible, 4 no migration path, 5 unknown version.")
 
@@ -44,11 +44,10 @@ struct Status: ParsableCommand {
         do {
             plan = try global.storeRun(options.planningOptions, checkingPolicies: false).plan(options.store, timeout: 5).plan
         } catch {
-            let failure = (error as? PlanningFailure) ?? GlobalOptions.planningFailure(Outcome(error))
-            guard global.json else { throw global.fail(failure) }
+            var ending = global.fail((error as? PlanningFailure) ?? GlobalOptions.planningFailure(Outcome(error)))
             // status answers in its own report whatever the outcome; the error object sits inside it.
-            try Output.json(Report(store: options.store, outcome: failure.outcome))
-            throw ExitCode(failure.outcome.kind)
+            ending.form = .statusReport(store: options.store)
+            throw ending
         }
         let outcome =
             plan.isEmpty
@@ -66,6 +65,6 @@ struct Status: ParsableCommand {
             Output.out(outcome.message)
             for (policy, file) in missing { Output.err(GlobalOptions.missingPolicyWarning(policy, file: file)) }
         }
-        if outcome.exitCode != 0 { throw ExitCode(outcome.kind) }
+        if outcome.exitCode != 0 { throw global.said(outcome.kind) }
     }
 }

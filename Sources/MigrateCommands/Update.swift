@@ -3,7 +3,7 @@ import Foundation
 import ModelMigration
 
 /// `migrate update STORE ENTITY --set 'KEY = EXPR'`: Core Data's `NSBatchUpdateRequest`.
-struct Update: ParsableCommand {
+struct Update: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Set attributes of every object a predicate selects, in one transaction (NSBatchUpdateRequest).",
         discussion: """

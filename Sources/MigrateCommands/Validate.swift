@@ -5,7 +5,7 @@ import Mapping
 import ModelMigration
 
 /// `migrate validate [PATH]`: check every version of every model, report all problems.
-struct Validate: ParsableCommand {
+struct Validate: MigrateCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check model files and report every problem with file, line and column.",
         discussion: """
@@ -70,7 +70,7 @@ struct Validate: ParsableCommand {
                 Output.err("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
             }
         }
-        if hasErrors { throw ExitCode(Outcome.Kind.failed) }
+        if hasErrors { throw global.said(.failed) }
     }
 
     /// The problems of a model's mapping files: what `MappingFiles.load` refuses
