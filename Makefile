@@ -47,6 +47,7 @@ test:
 	$(SWIFT) build $(BUILD_FLAGS)
 	$(SWIFT) test $(BUILD_FLAGS)
 	bash Scripts/public_api.sh
+	python3 Scripts/doc_numbers.py
 
 # Fails when a library module's public API differs from Docs/PublicAPI.txt (read
 # from the last build's modules; `bash Scripts/public_api.sh --update` after a
@@ -58,6 +59,7 @@ test-all:
 	$(SWIFT) build $(BUILD_FLAGS)
 	MIGRATE_SLOW_TESTS=1 $(SWIFT) test $(BUILD_FLAGS)
 	bash Scripts/public_api.sh
+	python3 Scripts/doc_numbers.py
 
 # No Swift line over 160 columns (the lineLength of .swift-format, which holds the
 # formatter settings: 4-space indents, the code's existing line breaks kept); no

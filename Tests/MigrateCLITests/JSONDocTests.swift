@@ -96,11 +96,11 @@ import Testing
         try check("fetch, update, delete", 1, try run(["update"] + f.models + [store, "Item", "--set", "value = value", "--dry-run"]))
     }
 
-    /// The "Outcomes" table lists every outcome of the code's one table, in its
-    /// order, with its word and exit code.
-    @Test func theOutcomesTableIsTheCodes() throws {
-        let text = try String(contentsOfFile: TestModels.packageRoot + "/Docs/JSON.md", encoding: .utf8)
-        let section = try #require(text.components(separatedBy: "## Outcomes\n").dropFirst().first?.components(separatedBy: "\n## ").first)
+    /// The README's "Exit codes" table, the one home of exit codes, lists every
+    /// outcome of the code's one table, in its order, with its word and exit code.
+    @Test func theExitCodesTableIsTheCodes() throws {
+        let text = try String(contentsOfFile: TestModels.packageRoot + "/README.md", encoding: .utf8)
+        let section = try #require(text.components(separatedBy: "## Exit codes\n").dropFirst().first?.components(separatedBy: "\n## ").first)
         let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
             line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
         }

@@ -1,7 +1,7 @@
 extension Outcome {
     /// The one table of outcomes: each kind's exit code, JSON status word and
-    /// meaning. Exit codes are part of the interface (Docs/JSON.md lists them
-    /// with the words); a word, once chosen, keeps its meaning.
+    /// meaning. Exit codes are part of the interface (the README's "Exit codes"
+    /// lists them with the words); a word, once chosen, keeps its meaning.
     public enum Kind: Sendable, Hashable {
         /// At the target version already: nothing to do (exit 0).
         case current
@@ -37,7 +37,7 @@ extension Outcome {
         /// replaced: never a store, never migrated (exit 0: it changes no exit code).
         case notAStore
 
-        /// Every kind, in the order of the table in Docs/JSON.md (`interrupted`
+        /// Every kind, in the order of the README's table (`interrupted`
         /// with SIGINT, 2).
         public static let all: [Kind] = [
             .current, .migrated, .wouldMigrate, .migrationNeeded, .noPath, .unknownVersion, .destructive,
