@@ -38,6 +38,8 @@ LIMITS = [
      "Sources/ModelMigration/Planning/RowCounter.swift", r"planningCountLimit: Int64 = (?P<n>[\d_]+)", None),
     ("Docs/Migrations.md", r"counted exactly in tables up to (?P<n>[\d,]+) rows",
      "Sources/ModelMigration/Planning/RowCounter.swift", r"planningCountLimit: Int64 = (?P<n>[\d_]+)", None),
+    ("Docs/PublicAPI.md", r"up to the count limit, (?P<n>[\d,]+) rows",
+     "Sources/ModelMigration/Planning/RowCounter.swift", r"planningCountLimit: Int64 = (?P<n>[\d_]+)", None),
     ("Docs/ModelFormat.md", r"more than (?P<n>[\d,]+) columns in one",
      "Sources/DataModel/Validation/LayoutValidator.swift", r"maximumColumns = (?P<n>[\d_]+)", None),
     ("Docs/ModelFormat.md", r"files over (?P<n>\d+) MiB",

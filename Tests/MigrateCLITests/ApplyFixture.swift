@@ -1,4 +1,5 @@
 import Foundation
+import ModelMigration
 import TestSupport
 import Testing
 
@@ -48,22 +49,21 @@ struct StockFixture {
 }
 
 /// Version 1 Stock stores, made once per size and shared by tests running in parallel.
-final class StockTemplates: @unchecked Sendable {
+final class StockTemplates: Sendable {
     static let shared = StockTemplates()
-    private let lock = NSLock()
-    private var templates: [Int: [UInt8]] = [:]
+    private let templates = Locked([Int: [UInt8]]())
 
     func bytes(items: Int) throws -> [UInt8] {
         // One maker at a time: the large template takes a while, and two tests
         // asking for it at once should not both make it.
-        lock.lock()
-        defer { lock.unlock() }
-        if let bytes = templates[items] { return bytes }
-        let directory = try TemporaryDirectory(prefix: "MigrateCLITests-stock-template")
-        defer { directory.remove() }
-        try StockStore.create(path: directory.file("template.sqlite"), items: items)
-        let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
-        templates[items] = bytes
-        return bytes
+        try templates.withLock { templates in
+            if let bytes = templates[items] { return bytes }
+            let directory = try TemporaryDirectory(prefix: "MigrateCLITests-stock-template")
+            defer { directory.remove() }
+            try StockStore.create(path: directory.file("template.sqlite"), items: items)
+            let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
+            templates[items] = bytes
+            return bytes
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ModelMigration
 import TestSupport
 import Testing
 
@@ -52,13 +53,12 @@ struct CLIFixture {
 }
 
 /// Stores made by `migrate create`, shared by tests running in parallel.
-final class StoreTemplates: @unchecked Sendable {
+final class StoreTemplates: Sendable {
     static let shared = StoreTemplates()
-    private let lock = NSLock()
-    private var templates: [Int: [UInt8]] = [:]
+    private let templates = Locked([Int: [UInt8]]())
 
     func bytes(version: Int, models: String) throws -> [UInt8] {
-        if let bytes = lock.withLock({ templates[version] }) { return bytes }
+        if let bytes = templates.withLock({ $0[version] }) { return bytes }
         let directory = try TemporaryDirectory(prefix: "MigrateCLITests-template")
         defer { directory.remove() }
         let result = try CommandRunner.migrate(
@@ -66,7 +66,7 @@ final class StoreTemplates: @unchecked Sendable {
             in: directory.path)
         #expect(result.status == 0, "\(result.stderr)")
         let bytes = try #require(FileManager.default.contents(atPath: directory.file("template.sqlite")).map { [UInt8]($0) })
-        return lock.withLock {
+        return templates.withLock { templates in
             if let first = templates[version] { return first }
             templates[version] = bytes
             return bytes

@@ -93,11 +93,12 @@ public struct FleetRunner: Sendable {
     ) {
         // The list, advanced by one worker at a time.
         let source = Locked(items)
-        let reporting = NSLock()
+        // One report at a time.
+        let reporting = Locked(())
         let work = {
             while let item = source.withLock({ $0.next() }) {
                 let outcome = stop.isStopped ? unstarted(item) : handle(item)
-                reporting.withLock { report(outcome) }
+                reporting.withLock { _ in report(outcome) }
             }
         }
         // Large stacks: a policy's work and SQLite's parser run on these threads.
